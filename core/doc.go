@@ -1,0 +1,41 @@
+// Package core is bulkad's typed array language: the core language of paper 000 (Smeding,
+// Konarski, Peyton Jones, Fitzgibbon, §3.2–3.3, Figs. 7–8) with the extensions bulkad needs
+// (more element-wise operations, casts, argmaxOuter, iota, matmul, share, result tuples).
+//
+// Types are Array sh ρ with a static shape sh and ρ ∈ {f64, f32, i64, bool}; rank 0 is a
+// scalar. Every construct has its own Go type (Var, Lit, Let, Share, Cond, Unary, Cast,
+// Binary, Index, SumOuter, ArgmaxOuter, Gather, Scatter, FromVector, Replicate, Transpose,
+// Reshape, Build1, Iota, MatMul, Tuple); constructors (NewBinary, …, or a Builder) check the
+// typing rules and return errors such as
+//
+//	core: add: operand shapes [3 4] and [4 3] differ
+//
+// Terms are immutable DAGs; every traversal is linear in the number of distinct nodes.
+//
+// Partial operations never crash (§5.2): index and gather out of bounds give 0, scatter drops
+// out-of-range writes and adds colliding ones, integer quot and rem by zero give 0.
+//
+// # Text syntax
+//
+// Programs print (Program.String, Term.String) and parse (ParseProgram, Parse) in this syntax:
+//
+//	fn (a : [5] f64, b : [5] f64, k : [] i64) => body
+//	let x = u in v        cond b u v        x        1.5   2   true   lit [2,3] f64 [1,2,3,4,5,6]
+//	t + u  t - u  t * u  t / u  -t  t < u  t <= u  t > u  t >= u  t == u  t != u  b && c  b || c
+//	exp t  log t  sqrt t  sin t  cos t  tan t  tanh t  sigmoid t  abs t  sign t  recip t
+//	floor t  ceil t  log1p t  expm1 t  neg t  not b
+//	max t u  min t u  pow t u  atan2 t u  quot t u  rem t u  cast f32 t
+//	index t [e1, e2]  (also t ! [e1, e2])
+//	sumOuter t  argmaxOuter t  replicate 3 t  tr [1,0] t  reshape [2,3] t  iota 5
+//	gather [4,2] t (\[i,j] -> [e1, e2])        scatter [6] t (\[i] -> [quot i 2])
+//	[t1, t2, t3]  (fromVector)     build1 5 (\i -> t)     build [2,3] (\[i,j] -> t)
+//	matmul t u    share 7 t        (t1, t2)  (result tuple, top level only)
+//
+// Precedence, loosest first: let and lambdas (extend to the right); ||; &&; comparisons
+// (non-associative); + and - (left); * and / (left); prefix application (an operation name
+// followed by atomic arguments); atoms (variables, literals, parenthesised terms, [..]).
+// Unary minus is printed as neg; a negative literal is printed in parentheses, (-1.5).
+// Scalar f64, i64 and bool literals print bare; every other literal prints as lit sh ρ [..].
+// A share whose ID was already printed in the same term prints without its body (share 7);
+// the parser resolves it to the earlier occurrence.
+package core

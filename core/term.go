@@ -1,0 +1,385 @@
+package core
+
+import "fmt"
+
+// Term is a node of the core language (paper 000, Fig. 7). Every construct has its own Go
+// type (go/ast style); a switch on the concrete type is the way to inspect a term.
+//
+// Terms are immutable DAGs: a subterm may be shared by pointer, and every traversal in this
+// module is linear in the number of distinct nodes. Build terms only through the constructors
+// (NewBinary, NewGather, …, or a Builder): they check the typing rules of Fig. 8 and cache the
+// result type. A term built as a struct literal has no type and is rejected by the checkers.
+type Term interface {
+	// Type is the array type of the term (shape and dtype). A Tuple has no array type and
+	// returns the zero Type; use Tuple.Types.
+	Type() Type
+	String() string
+	isTerm()
+}
+
+// node carries the cached result type of every term.
+type node struct{ typ Type }
+
+func (n *node) Type() Type { return n.typ }
+func (*node) isTerm()      {}
+
+// Var is a variable reference (and, in Let, Build1, IndexFn and Program.Params, a binder).
+// Variables are identified by name; two Var values with the same name in the same scope
+// denote the same variable.
+type Var struct {
+	node
+	Name string
+}
+
+// Lit is a literal array. Floating literals keep their values in F (float32 literals hold
+// values exactly representable as float32), Int64 literals in I, Bool literals in B, all in
+// row-major order; exactly one of the three is non-nil.
+type Lit struct {
+	node
+	F []float64
+	I []int64
+	B []bool
+}
+
+// Let binds Var to Bound in Body (let x = u in v).
+type Let struct {
+	node
+	Var   *Var
+	Bound Term
+	Body  Term
+}
+
+// Share is global sharing (paper 000 §2.5, §7.3): all Share nodes with the same ID denote the
+// same value, computed once. IDs are generated per transformation, never globally.
+type Share struct {
+	node
+	ID   int
+	Body Term
+}
+
+// Cond is the strict conditional cond c u v (c : [] bool; u and v of equal type). Both
+// branches are evaluated (§5.2).
+type Cond struct {
+	node
+	C, Then, Else Term
+}
+
+// UnOp names an element-wise unary operation.
+type UnOp uint8
+
+// The element-wise unary operations.
+const (
+	OpNeg UnOp = iota + 1
+	OpAbs
+	OpSign
+	OpExp
+	OpLog
+	OpSqrt
+	OpSin
+	OpCos
+	OpTan
+	OpTanh
+	OpSigmoid
+	OpRecip
+	OpFloor
+	OpCeil
+	OpLog1p
+	OpExpm1
+	OpNot
+	numUnOps
+)
+
+var unOpNames = [...]string{
+	OpNeg: "neg", OpAbs: "abs", OpSign: "sign", OpExp: "exp", OpLog: "log", OpSqrt: "sqrt",
+	OpSin: "sin", OpCos: "cos", OpTan: "tan", OpTanh: "tanh", OpSigmoid: "sigmoid",
+	OpRecip: "recip", OpFloor: "floor", OpCeil: "ceil", OpLog1p: "log1p", OpExpm1: "expm1",
+	OpNot: "not",
+}
+
+// String returns the operation's name in the text syntax.
+func (o UnOp) String() string {
+	if o > 0 && o < numUnOps {
+		return unOpNames[o]
+	}
+	return fmt.Sprintf("unop(%d)", uint8(o))
+}
+
+// UnOps lists every unary operation (for tables and generators).
+func UnOps() []UnOp {
+	ops := make([]UnOp, 0, numUnOps-1)
+	for o := OpNeg; o < numUnOps; o++ {
+		ops = append(ops, o)
+	}
+	return ops
+}
+
+// ParseUnOp looks an operation up by its name in the text syntax.
+func ParseUnOp(s string) (UnOp, bool) {
+	for o := OpNeg; o < numUnOps; o++ {
+		if unOpNames[o] == s {
+			return o, true
+		}
+	}
+	return 0, false
+}
+
+// Dtypes reports which operand dtypes the operation accepts.
+func (o UnOp) accepts(d Dtype) bool {
+	switch o {
+	case OpNeg, OpAbs, OpSign:
+		return d.IsNumeric()
+	case OpNot:
+		return d == Bool
+	default:
+		return d.IsFloat()
+	}
+}
+
+// Unary is an element-wise unary operation; the result has the operand's type.
+type Unary struct {
+	node
+	Op UnOp
+	X  Term
+}
+
+// Cast converts every element to dtype To. Float→int truncates toward zero (NaN and values
+// outside the int64 range give 0); bool→number gives 0 or 1; number→bool tests x != 0.
+type Cast struct {
+	node
+	To Dtype
+	X  Term
+}
+
+// BinOp names an element-wise binary operation.
+type BinOp uint8
+
+// The element-wise binary operations. Both operands have the same type; comparisons return bool.
+const (
+	OpAdd BinOp = iota + 1
+	OpSub
+	OpMul
+	OpDiv
+	OpPow
+	OpMax
+	OpMin
+	OpAtan2
+	OpQuot
+	OpRem
+	OpLt
+	OpLe
+	OpGt
+	OpGe
+	OpEq
+	OpNe
+	OpAnd
+	OpOr
+	numBinOps
+)
+
+var binOpNames = [...]string{
+	OpAdd: "+", OpSub: "-", OpMul: "*", OpDiv: "/", OpPow: "pow", OpMax: "max", OpMin: "min",
+	OpAtan2: "atan2", OpQuot: "quot", OpRem: "rem", OpLt: "<", OpLe: "<=", OpGt: ">", OpGe: ">=",
+	OpEq: "==", OpNe: "!=", OpAnd: "&&", OpOr: "||",
+}
+
+var binOpWords = [...]string{
+	OpAdd: "add", OpSub: "sub", OpMul: "mul", OpDiv: "div", OpPow: "pow", OpMax: "max", OpMin: "min",
+	OpAtan2: "atan2", OpQuot: "quot", OpRem: "rem", OpLt: "lt", OpLe: "le", OpGt: "gt", OpGe: "ge",
+	OpEq: "eq", OpNe: "ne", OpAnd: "and", OpOr: "or",
+}
+
+// String returns the operation's symbol or name in the text syntax.
+func (o BinOp) String() string {
+	if o > 0 && o < numBinOps {
+		return binOpNames[o]
+	}
+	return fmt.Sprintf("binop(%d)", uint8(o))
+}
+
+// Word returns the operation's name as used in error messages (add, sub, lt, …).
+func (o BinOp) Word() string {
+	if o > 0 && o < numBinOps {
+		return binOpWords[o]
+	}
+	return o.String()
+}
+
+// BinOps lists every binary operation.
+func BinOps() []BinOp {
+	ops := make([]BinOp, 0, numBinOps-1)
+	for o := OpAdd; o < numBinOps; o++ {
+		ops = append(ops, o)
+	}
+	return ops
+}
+
+// ParseBinOp looks an operation up by its symbol or name in the text syntax.
+func ParseBinOp(s string) (BinOp, bool) {
+	for o := OpAdd; o < numBinOps; o++ {
+		if binOpNames[o] == s {
+			return o, true
+		}
+	}
+	return 0, false
+}
+
+// IsInfix reports whether the text syntax writes the operation between its operands.
+func (o BinOp) IsInfix() bool {
+	switch o {
+	case OpPow, OpMax, OpMin, OpAtan2, OpQuot, OpRem:
+		return false
+	}
+	return o > 0 && o < numBinOps
+}
+
+// IsComparison reports whether the operation returns bool from numeric (or bool, for == and !=) operands.
+func (o BinOp) IsComparison() bool { return o >= OpLt && o <= OpNe }
+
+func (o BinOp) accepts(d Dtype) bool {
+	switch o {
+	case OpAdd, OpSub, OpMul, OpMax, OpMin, OpLt, OpLe, OpGt, OpGe:
+		return d.IsNumeric()
+	case OpDiv, OpPow, OpAtan2:
+		return d.IsFloat()
+	case OpQuot, OpRem:
+		return d == Int64
+	case OpEq, OpNe:
+		return d.Valid()
+	case OpAnd, OpOr:
+		return d == Bool
+	}
+	return false
+}
+
+// Binary is an element-wise binary operation on two operands of equal type.
+type Binary struct {
+	node
+	Op   BinOp
+	X, Y Term
+}
+
+// Index projects the subarray at a (possibly partial) index: index t [e1, …, em].
+// Out-of-bounds indices give zeros (§5.2).
+type Index struct {
+	node
+	X  Term
+	Ix []Term
+}
+
+// SumOuter sums along the outermost dimension.
+type SumOuter struct {
+	node
+	X Term
+}
+
+// ArgmaxOuter returns, for every position of the inner dimensions, the index along the
+// outermost dimension of the largest element (the first one on ties; NaN is never the
+// maximum unless all are NaN, then 0; an empty outer dimension gives 0). The result is i64.
+type ArgmaxOuter struct {
+	node
+	X Term
+}
+
+// IndexFn is an index function \[i1,…,in] -> [e1,…,em]: Vars are i64 scalar binders and Out
+// are i64 scalar terms. Index functions are never differentiated (§6.3).
+type IndexFn struct {
+	Vars []*Var
+	Out  []Term
+}
+
+// Gather is gather sh t f: result[is ++ rest] = t[f(is) ++ rest]; out-of-bounds reads give 0.
+type Gather struct {
+	node
+	Shape Shape
+	X     Term
+	Fn    *IndexFn
+}
+
+// Scatter is scatter sh t f: result[f(is) ++ rest] += t[is ++ rest]; out-of-range writes are
+// dropped and colliding writes are added.
+type Scatter struct {
+	node
+	Shape Shape
+	X     Term
+	Fn    *IndexFn
+}
+
+// FromVector stacks n ≥ 1 arrays of equal type into one with a new outermost dimension n.
+type FromVector struct {
+	node
+	Elems []Term
+}
+
+// Replicate adds an outermost dimension of size N holding copies of X.
+type Replicate struct {
+	node
+	N int
+	X Term
+}
+
+// Transpose is the generalised transpose tr [j1,…,jm] t (§3.2): the result's dimension p is
+// the operand's dimension Perm[p] for p < m; dimensions from m on are unchanged.
+type Transpose struct {
+	node
+	Perm []int
+	X    Term
+}
+
+// Reshape reinterprets the row-major elements of X with a new shape of equal size.
+type Reshape struct {
+	node
+	Shape Shape
+	X     Term
+}
+
+// Build1 is build1 N (\Var -> Body): an array whose outermost index i holds Body[Var := i].
+type Build1 struct {
+	node
+	N    int
+	Var  *Var
+	Body Term
+}
+
+// Iota is [0, 1, …, N-1] as an i64 vector.
+type Iota struct {
+	node
+	N int
+}
+
+// MatMul is the backend primitive matrix product of X : [m,k] and Y : [k,n].
+type MatMul struct {
+	node
+	X, Y Term
+}
+
+// Tuple groups several results. It may only be the body of a program (possibly under lets);
+// it is how gradient programs return the value and the gradients together.
+type Tuple struct {
+	node
+	Elems []Term
+}
+
+// Types returns the types of the tuple's components.
+func (t *Tuple) Types() []Type {
+	ts := make([]Type, len(t.Elems))
+	for i, e := range t.Elems {
+		ts[i] = e.Type()
+	}
+	return ts
+}
+
+// Program is a closed core program: fn (params) => body.
+type Program struct {
+	Params []*Var
+	Body   Term
+}
+
+// Param returns the parameter with the given name, or nil.
+func (p *Program) Param(name string) *Var {
+	for _, v := range p.Params {
+		if v.Name == name {
+			return v
+		}
+	}
+	return nil
+}

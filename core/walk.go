@@ -1,0 +1,744 @@
+package core
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/pkg/errors"
+)
+
+// Children returns the direct subterms of t in a fixed order:
+//
+//	Let: Bound, Body          Build1: Body               Cond: C, Then, Else
+//	Index: X, Ix...           Gather/Scatter: X, Fn.Out...
+//	Binary/MatMul: X, Y       FromVector/Tuple: Elems... Share: Body
+//	Unary, Cast, SumOuter, ArgmaxOuter, Replicate, Transpose, Reshape: X
+//	Var, Lit, Iota: none
+//
+// BoundIn tells which of them are under a binder.
+func Children(t Term) []Term {
+	switch t := t.(type) {
+	case *Let:
+		return []Term{t.Bound, t.Body}
+	case *Share:
+		return []Term{t.Body}
+	case *Cond:
+		return []Term{t.C, t.Then, t.Else}
+	case *Unary:
+		return []Term{t.X}
+	case *Cast:
+		return []Term{t.X}
+	case *Binary:
+		return []Term{t.X, t.Y}
+	case *Index:
+		return append([]Term{t.X}, t.Ix...)
+	case *SumOuter:
+		return []Term{t.X}
+	case *ArgmaxOuter:
+		return []Term{t.X}
+	case *Gather:
+		return append([]Term{t.X}, t.Fn.Out...)
+	case *Scatter:
+		return append([]Term{t.X}, t.Fn.Out...)
+	case *FromVector:
+		return append([]Term{}, t.Elems...)
+	case *Replicate:
+		return []Term{t.X}
+	case *Transpose:
+		return []Term{t.X}
+	case *Reshape:
+		return []Term{t.X}
+	case *Build1:
+		return []Term{t.Body}
+	case *MatMul:
+		return []Term{t.X, t.Y}
+	case *Tuple:
+		return append([]Term{}, t.Elems...)
+	}
+	return nil
+}
+
+// BoundIn returns the variables that t binds in its k-th child (see Children), or nil.
+func BoundIn(t Term, k int) []*Var {
+	switch t := t.(type) {
+	case *Let:
+		if k == 1 {
+			return []*Var{t.Var}
+		}
+	case *Build1:
+		if k == 0 {
+			return []*Var{t.Var}
+		}
+	case *Gather:
+		if k >= 1 {
+			return t.Fn.Vars
+		}
+	case *Scatter:
+		if k >= 1 {
+			return t.Fn.Vars
+		}
+	}
+	return nil
+}
+
+// Rebuild returns a term of the same construct and parameters as t with new children (in the
+// order of Children), re-checking the typing rules. It returns t itself when every child is
+// unchanged (pointer-equal).
+func Rebuild(t Term, kids []Term) (Term, error) {
+	old := Children(t)
+	if len(old) != len(kids) {
+		return nil, errors.Errorf("core: rebuild %T: %d children, want %d", t, len(kids), len(old))
+	}
+	same := true
+	for i := range old {
+		if old[i] != kids[i] {
+			same = false
+			break
+		}
+	}
+	if same {
+		return t, nil
+	}
+	switch t := t.(type) {
+	case *Let:
+		return NewLet(t.Var, kids[0], kids[1])
+	case *Share:
+		return NewShare(t.ID, kids[0])
+	case *Cond:
+		return NewCond(kids[0], kids[1], kids[2])
+	case *Unary:
+		return NewUnary(t.Op, kids[0])
+	case *Cast:
+		return NewCast(t.To, kids[0])
+	case *Binary:
+		return NewBinary(t.Op, kids[0], kids[1])
+	case *Index:
+		return NewIndex(kids[0], kids[1:])
+	case *SumOuter:
+		return NewSumOuter(kids[0])
+	case *ArgmaxOuter:
+		return NewArgmaxOuter(kids[0])
+	case *Gather:
+		fn, err := NewIndexFn(t.Fn.Vars, kids[1:])
+		if err != nil {
+			return nil, err
+		}
+		return NewGather(t.Shape, kids[0], fn)
+	case *Scatter:
+		fn, err := NewIndexFn(t.Fn.Vars, kids[1:])
+		if err != nil {
+			return nil, err
+		}
+		return NewScatter(t.Shape, kids[0], fn)
+	case *FromVector:
+		return NewFromVector(kids)
+	case *Replicate:
+		return NewReplicate(t.N, kids[0])
+	case *Transpose:
+		return NewTranspose(t.Perm, kids[0])
+	case *Reshape:
+		return NewReshape(t.Shape, kids[0])
+	case *Build1:
+		return NewBuild1(t.N, t.Var, kids[0])
+	case *MatMul:
+		return NewMatMul(kids[0], kids[1])
+	case *Tuple:
+		return NewTuple(kids)
+	}
+	return nil, errors.Errorf("core: rebuild: unknown term %T", t)
+}
+
+// PostOrder calls f once for every distinct node reachable from t (by pointer identity),
+// children before parents. It is linear in the number of distinct nodes.
+func PostOrder(t Term, f func(Term)) {
+	seen := map[Term]bool{}
+	type frame struct {
+		t    Term
+		kids []Term
+		next int
+	}
+	if t == nil {
+		return
+	}
+	stack := []frame{{t: t, kids: Children(t)}}
+	seen[t] = true
+	for len(stack) > 0 {
+		top := &stack[len(stack)-1]
+		if top.next < len(top.kids) {
+			c := top.kids[top.next]
+			top.next++
+			if c != nil && !seen[c] {
+				seen[c] = true
+				stack = append(stack, frame{t: c, kids: Children(c)})
+			}
+			continue
+		}
+		f(top.t)
+		stack = stack[:len(stack)-1]
+	}
+}
+
+// Size is the number of distinct nodes (by pointer identity) reachable from t.
+func Size(t Term) int {
+	n := 0
+	PostOrder(t, func(Term) { n++ })
+	return n
+}
+
+// FreeVars returns the free variables of t with their types, sorted by name. It is linear in
+// the number of distinct nodes times the number of free variables per node.
+func FreeVars(t Term) []*Var {
+	fv := newFVCache()
+	m := fv.of(t)
+	vs := make([]*Var, 0, len(m))
+	for _, v := range m {
+		vs = append(vs, v)
+	}
+	sort.Slice(vs, func(i, j int) bool { return vs[i].Name < vs[j].Name })
+	return vs
+}
+
+// fvCache memoises free-variable sets by node.
+type fvCache struct {
+	m map[Term]map[string]*Var
+}
+
+func newFVCache() *fvCache { return &fvCache{m: map[Term]map[string]*Var{}} }
+
+var emptyFV = map[string]*Var{}
+
+func (c *fvCache) of(t Term) map[string]*Var {
+	if t == nil {
+		return emptyFV
+	}
+	if s, ok := c.m[t]; ok {
+		return s
+	}
+	PostOrder(t, func(n Term) {
+		if _, ok := c.m[n]; ok {
+			return
+		}
+		if v, ok := n.(*Var); ok {
+			c.m[n] = map[string]*Var{v.Name: v}
+			return
+		}
+		kids := Children(n)
+		var out map[string]*Var
+		for k, kid := range kids {
+			ks := c.m[kid]
+			bound := BoundIn(n, k)
+			for name, v := range ks {
+				if boundName(bound, name) {
+					continue
+				}
+				if out == nil {
+					out = map[string]*Var{}
+				}
+				out[name] = v
+			}
+		}
+		if out == nil {
+			out = emptyFV
+		}
+		c.m[n] = out
+	})
+	return c.m[t]
+}
+
+func boundName(vs []*Var, name string) bool {
+	for _, v := range vs {
+		if v.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// HasFree reports whether variable name occurs free in t.
+func HasFree(t Term, name string) bool {
+	_, ok := newFVCache().of(t)[name]
+	return ok
+}
+
+// Check verifies a program: distinct parameter names, every free variable of the body is a
+// parameter, every variable occurrence has its binder's type, every node was built by a
+// constructor, and a Tuple appears only as the result (the body, possibly under lets).
+func Check(p *Program) error {
+	if p == nil || p.Body == nil {
+		return errors.New("core: program: nil program or body")
+	}
+	scope := map[string]Type{}
+	for _, v := range p.Params {
+		if v == nil {
+			return errors.New("core: program: nil parameter")
+		}
+		if _, dup := scope[v.Name]; dup {
+			return errors.Errorf("core: program: parameter %s declared twice", v.Name)
+		}
+		if !v.Type().Dtype.Valid() {
+			return errors.Errorf("core: program: parameter %s has no type", v.Name)
+		}
+		scope[v.Name] = v.Type()
+	}
+	// Tuples only at the top.
+	top := p.Body
+	for {
+		if l, ok := top.(*Let); ok {
+			top = l.Body
+			continue
+		}
+		break
+	}
+	var terr error
+	PostOrder(p.Body, func(n Term) {
+		if terr != nil {
+			return
+		}
+		if _, ok := n.(*Tuple); ok && n != top {
+			terr = errors.New("core: program: a tuple appears below the top level")
+			return
+		}
+		if _, ok := n.(*Tuple); !ok {
+			if l, ok := n.(*Let); !ok || !isTupleBody(l) {
+				if !n.Type().Dtype.Valid() {
+					terr = errors.Errorf("core: program: node %T has no type (build terms with the core constructors)", n)
+				}
+			}
+		}
+	})
+	if terr != nil {
+		return terr
+	}
+	// Scoping and variable types: each variable occurrence must agree with its binder.
+	fv := newFVCache()
+	var serr error
+	PostOrder(p.Body, func(n Term) {
+		if serr != nil {
+			return
+		}
+		kids := Children(n)
+		for k, kid := range kids {
+			for _, b := range BoundIn(n, k) {
+				if v, ok := fv.of(kid)[b.Name]; ok && !v.Type().Equal(b.Type()) {
+					serr = errors.Errorf("core: program: variable %s bound with type %v is used with type %v", b.Name, b.Type(), v.Type())
+					return
+				}
+			}
+		}
+	})
+	if serr != nil {
+		return serr
+	}
+	for name, v := range fv.of(p.Body) {
+		t, ok := scope[name]
+		if !ok {
+			return errors.Errorf("core: program: free variable %s (%v) is not a parameter", name, v.Type())
+		}
+		if !t.Equal(v.Type()) {
+			return errors.Errorf("core: program: parameter %s has type %v but is used with type %v", name, t, v.Type())
+		}
+	}
+	return nil
+}
+
+func isTupleBody(l *Let) bool {
+	var t Term = l
+	for {
+		if x, ok := t.(*Let); ok {
+			t = x.Body
+			continue
+		}
+		_, ok := t.(*Tuple)
+		return ok
+	}
+}
+
+// Equal reports whether a and b are structurally equal: the same constructs with the same
+// parameters, variable names, literal values and shares, recursively. Binder names must match
+// (it is not equality up to renaming). Linear in the number of distinct node pairs visited.
+func Equal(a, b Term) bool {
+	return (&eqCache{m: map[[2]Term]bool{}}).eq(a, b)
+}
+
+type eqCache struct{ m map[[2]Term]bool }
+
+func (c *eqCache) eq(a, b Term) bool {
+	if a == b {
+		return true
+	}
+	if a == nil || b == nil {
+		return false
+	}
+	key := [2]Term{a, b}
+	if r, ok := c.m[key]; ok {
+		return r
+	}
+	r := c.shallow(a, b)
+	if r {
+		ka, kb := Children(a), Children(b)
+		if len(ka) != len(kb) {
+			r = false
+		} else {
+			for i := range ka {
+				if !c.eq(ka[i], kb[i]) {
+					r = false
+					break
+				}
+			}
+		}
+	}
+	c.m[key] = r
+	return r
+}
+
+func sameVars(a, b []*Var) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Name != b[i].Name || !a[i].Type().Equal(b[i].Type()) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// shallow compares everything but the children.
+func (c *eqCache) shallow(a, b Term) bool {
+	if fmt.Sprintf("%T", a) != fmt.Sprintf("%T", b) {
+		return false
+	}
+	if _, isTuple := a.(*Tuple); !isTuple {
+		if !a.Type().Equal(b.Type()) {
+			return false
+		}
+	}
+	switch a := a.(type) {
+	case *Var:
+		return a.Name == b.(*Var).Name
+	case *Lit:
+		bl := b.(*Lit)
+		if len(a.F) != len(bl.F) || len(a.I) != len(bl.I) || len(a.B) != len(bl.B) {
+			return false
+		}
+		for i := range a.F {
+			if a.F[i] != bl.F[i] && !(a.F[i] != a.F[i] && bl.F[i] != bl.F[i]) {
+				return false
+			}
+		}
+		for i := range a.I {
+			if a.I[i] != bl.I[i] {
+				return false
+			}
+		}
+		for i := range a.B {
+			if a.B[i] != bl.B[i] {
+				return false
+			}
+		}
+		return true
+	case *Let:
+		return a.Var.Name == b.(*Let).Var.Name
+	case *Share:
+		return a.ID == b.(*Share).ID
+	case *Unary:
+		return a.Op == b.(*Unary).Op
+	case *Cast:
+		return a.To == b.(*Cast).To
+	case *Binary:
+		return a.Op == b.(*Binary).Op
+	case *Index:
+		return len(a.Ix) == len(b.(*Index).Ix)
+	case *Gather:
+		bg := b.(*Gather)
+		return a.Shape.Equal(bg.Shape) && sameVars(a.Fn.Vars, bg.Fn.Vars) && len(a.Fn.Out) == len(bg.Fn.Out)
+	case *Scatter:
+		bs := b.(*Scatter)
+		return a.Shape.Equal(bs.Shape) && sameVars(a.Fn.Vars, bs.Fn.Vars) && len(a.Fn.Out) == len(bs.Fn.Out)
+	case *FromVector:
+		return len(a.Elems) == len(b.(*FromVector).Elems)
+	case *Replicate:
+		return a.N == b.(*Replicate).N
+	case *Transpose:
+		return sameInts(a.Perm, b.(*Transpose).Perm)
+	case *Reshape:
+		return a.Shape.Equal(b.(*Reshape).Shape)
+	case *Build1:
+		bb := b.(*Build1)
+		return a.N == bb.N && a.Var.Name == bb.Var.Name
+	case *Iota:
+		return a.N == b.(*Iota).N
+	case *Tuple:
+		return len(a.Elems) == len(b.(*Tuple).Elems)
+	}
+	return true
+}
+
+// ProgramEqual reports whether two programs have the same parameters (names and types) and
+// structurally equal bodies.
+func ProgramEqual(a, b *Program) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return sameVars(a.Params, b.Params) && Equal(a.Body, b.Body)
+}
+
+// Namer generates variable names that occur nowhere in the terms it was made from. One Namer
+// belongs to one transformation; there is no global counter.
+type Namer struct {
+	used map[string]bool
+	next map[string]int
+}
+
+// NewNamer makes a Namer that avoids every name used (free or bound) in the given terms and
+// the parameters of the given programs.
+func NewNamer(terms ...Term) *Namer {
+	n := &Namer{used: map[string]bool{}, next: map[string]int{}}
+	for _, t := range terms {
+		n.Avoid(t)
+	}
+	return n
+}
+
+// Avoid records every name used in t.
+func (n *Namer) Avoid(t Term) {
+	PostOrder(t, func(x Term) {
+		switch x := x.(type) {
+		case *Var:
+			n.used[x.Name] = true
+		case *Let:
+			n.used[x.Var.Name] = true
+		case *Build1:
+			n.used[x.Var.Name] = true
+		case *Gather:
+			for _, v := range x.Fn.Vars {
+				n.used[v.Name] = true
+			}
+		case *Scatter:
+			for _, v := range x.Fn.Vars {
+				n.used[v.Name] = true
+			}
+		}
+	})
+}
+
+// AvoidName records one name.
+func (n *Namer) AvoidName(name string) { n.used[name] = true }
+
+// Fresh returns a new name prefix_k (prefix must be a valid name) not used before.
+func (n *Namer) Fresh(prefix string) string {
+	for {
+		k := n.next[prefix]
+		n.next[prefix] = k + 1
+		name := fmt.Sprintf("%s_%d", prefix, k)
+		if !n.used[name] {
+			n.used[name] = true
+			return name
+		}
+	}
+}
+
+// FreshVar returns a variable of type t with a fresh name.
+func (n *Namer) FreshVar(prefix string, t Type) *Var {
+	return &Var{node: node{Type{t.Shape.Clone(), t.Dtype}}, Name: n.Fresh(prefix)}
+}
+
+// Subst replaces the free occurrences of the variables named in sub by the given terms,
+// renaming binders that would capture a free variable of a replacement. Subterms without
+// free occurrences are returned unchanged (pointer sharing is preserved), and each distinct
+// node is rewritten once per substitution scope. Replacement types must equal the variables'.
+func Subst(t Term, sub map[string]Term) (Term, error) {
+	s := &substituter{fv: newFVCache(), memo: map[*substScope]map[Term]Term{}}
+	for name, r := range sub {
+		if r == nil {
+			return nil, errors.Errorf("core: subst: replacement for %s is nil", name)
+		}
+	}
+	var names []Term
+	for _, r := range sub {
+		names = append(names, r)
+	}
+	s.namer = NewNamer(append(names, t)...)
+	return s.run(t, &substScope{sub: sub})
+}
+
+type substScope struct {
+	sub map[string]Term
+	// replFV holds free variables of the replacements (for capture checks).
+	replFV map[string]bool
+}
+
+type substituter struct {
+	fv    *fvCache
+	memo  map[*substScope]map[Term]Term
+	namer *Namer
+}
+
+func (s *substituter) relevant(t Term, sc *substScope) bool {
+	fv := s.fv.of(t)
+	if len(fv) < len(sc.sub) {
+		for name := range fv {
+			if _, ok := sc.sub[name]; ok {
+				return true
+			}
+		}
+		return false
+	}
+	for name := range sc.sub {
+		if _, ok := fv[name]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *substituter) scopeFV(sc *substScope) map[string]bool {
+	if sc.replFV == nil {
+		sc.replFV = map[string]bool{}
+		for _, r := range sc.sub {
+			for name := range s.fv.of(r) {
+				sc.replFV[name] = true
+			}
+		}
+	}
+	return sc.replFV
+}
+
+func (s *substituter) run(t Term, sc *substScope) (Term, error) {
+	if t == nil || !s.relevant(t, sc) {
+		return t, nil
+	}
+	m := s.memo[sc]
+	if m == nil {
+		m = map[Term]Term{}
+		s.memo[sc] = m
+	}
+	if r, ok := m[t]; ok {
+		return r, nil
+	}
+	var out Term
+	var err error
+	switch x := t.(type) {
+	case *Var:
+		r := sc.sub[x.Name]
+		if !r.Type().Equal(x.Type()) {
+			return nil, errors.Errorf("core: subst: %s has type %v, replacement has type %v", x.Name, x.Type(), r.Type())
+		}
+		out = r
+	default:
+		kids := Children(t)
+		nk := make([]Term, len(kids))
+		binders := map[int][]*Var{}
+		// All children under the same binders (the outputs of an index function) share one
+		// renamed scope.
+		var lastBound []*Var
+		var lastScope *substScope
+		var lastNB []*Var
+		for k, kid := range kids {
+			bound := BoundIn(t, k)
+			inner := sc
+			if len(bound) > 0 {
+				if lastBound != nil && &lastBound[0] == &bound[0] {
+					inner = lastScope
+					binders[k] = lastNB
+				} else {
+					var nb []*Var
+					inner, nb, err = s.enter(sc, bound)
+					if err != nil {
+						return nil, err
+					}
+					binders[k] = nb
+					lastBound, lastScope, lastNB = bound, inner, nb
+				}
+			}
+			nk[k], err = s.run(kid, inner)
+			if err != nil {
+				return nil, err
+			}
+		}
+		out, err = s.rebuildWithBinders(t, nk, binders)
+		if err != nil {
+			return nil, err
+		}
+	}
+	m[t] = out
+	return out, nil
+}
+
+// enter handles binders: shadowed names leave the substitution, capturing binders are renamed.
+func (s *substituter) enter(sc *substScope, bound []*Var) (*substScope, []*Var, error) {
+	rfv := s.scopeFV(sc)
+	var nsub map[string]Term
+	nb := make([]*Var, len(bound))
+	copyOnce := func() {
+		if nsub == nil {
+			nsub = make(map[string]Term, len(sc.sub)+1)
+			for k, v := range sc.sub {
+				nsub[k] = v
+			}
+		}
+	}
+	for i, b := range bound {
+		nb[i] = b
+		if _, ok := sc.sub[b.Name]; ok {
+			copyOnce()
+			delete(nsub, b.Name)
+		}
+		if rfv[b.Name] {
+			copyOnce()
+			fresh := s.namer.FreshVar(b.Name, b.Type())
+			nsub[b.Name] = fresh
+			nb[i] = fresh
+		}
+	}
+	if nsub == nil {
+		return sc, nb, nil
+	}
+	return &substScope{sub: nsub}, nb, nil
+}
+
+func (s *substituter) rebuildWithBinders(t Term, kids []Term, binders map[int][]*Var) (Term, error) {
+	renamed := false
+	for k, nb := range binders {
+		ob := BoundIn(t, k)
+		for i := range nb {
+			if nb[i] != ob[i] {
+				renamed = true
+			}
+		}
+	}
+	if !renamed {
+		return Rebuild(t, kids)
+	}
+	switch x := t.(type) {
+	case *Let:
+		return NewLet(binders[1][0], kids[0], kids[1])
+	case *Build1:
+		return NewBuild1(x.N, binders[0][0], kids[0])
+	case *Gather:
+		fn, err := NewIndexFn(binders[1], kids[1:])
+		if err != nil {
+			return nil, err
+		}
+		return NewGather(x.Shape, kids[0], fn)
+	case *Scatter:
+		fn, err := NewIndexFn(binders[1], kids[1:])
+		if err != nil {
+			return nil, err
+		}
+		return NewScatter(x.Shape, kids[0], fn)
+	}
+	return Rebuild(t, kids)
+}
