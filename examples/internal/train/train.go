@@ -4,6 +4,7 @@ package train
 
 import (
 	"fmt"
+	"image/color"
 	"io"
 	"sort"
 	"strings"
@@ -143,11 +144,14 @@ func (c *Curve) Plot(path, title string) error {
 	if err != nil {
 		return errors.Wrap(err, "train: plot")
 	}
-	ll.Color = plotter.DefaultLineStyle.Color
+	ll.Color = color.RGBA{R: 31, G: 119, B: 180, A: 255}
+	ll.Width = vg.Points(1.5)
 	al, err := plotter.NewLine(acc)
 	if err != nil {
 		return errors.Wrap(err, "train: plot")
 	}
+	al.Color = color.RGBA{R: 214, G: 39, B: 40, A: 255}
+	al.Width = vg.Points(1.5)
 	al.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
 	p.Add(plotter.NewGrid(), ll, al)
 	p.Legend.Add("loss", ll)
