@@ -412,7 +412,7 @@ func (pl *plan) plan1(t core.Term) (ref, error) {
 
 func (pl *plan) constant(t core.Term, val any, name string) (ref, error) {
 	return pl.add(t, nil, func([]*gorgonia.Node) (*gorgonia.Node, error) {
-		return gorgonia.NewConstant(val, gorgonia.WithName(name)), nil
+		return pl.g.AddNode(gorgonia.NewConstant(val, gorgonia.WithName(name), gorgonia.In(pl.g))), nil
 	}), nil
 }
 
@@ -655,10 +655,14 @@ func (pl *plan) build(opt Options) (out []*gorgonia.Node, err error) {
 			err = errors.Errorf("raise: build: Gorgonia panicked: %v", r)
 		}
 		if err != nil {
+			var added []*gorgonia.Node
 			for _, n := range pl.g.AllNodes() {
-				if !pre[n] {
-					pl.g.RemoveNode(n)
+				if n != nil && !pre[n] {
+					added = append(added, n)
 				}
+			}
+			for i := len(added) - 1; i >= 0; i-- {
+				pl.g.RemoveNode(added[i])
 			}
 			out = nil
 		}
