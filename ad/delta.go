@@ -76,18 +76,18 @@ func (k DeltaKind) String() string {
 type Delta struct {
 	Kind   DeltaKind
 	Type   core.Type
-	Name   string       // DInput
-	ID     int          // DShare
-	A, B   *Delta       // operands
-	Elems  []*Delta     // DFromVector
-	Factor core.Term    // DScale
-	Ix     []core.Term  // DIndex
+	Name   string        // DInput
+	ID     int           // DShare
+	A, B   *Delta        // operands
+	Elems  []*Delta      // DFromVector
+	Factor core.Term     // DScale
+	Ix     []core.Term   // DIndex
 	Fn     *core.IndexFn // DGather, DScatter
-	Shape  core.Shape   // DGather, DScatter, DReshape: the result shape
-	N      int          // DReplicate
-	Perm   []int        // DTranspose
-	Other  core.Term    // DMatMulL, DMatMulR: the primal matrix
-	Cond   core.Term    // DSelect
+	Shape  core.Shape    // DGather, DScatter, DReshape: the result shape
+	N      int           // DReplicate
+	Perm   []int         // DTranspose
+	Other  core.Term     // DMatMulL, DMatMulR: the primal matrix
+	Cond   core.Term     // DSelect
 }
 
 // IsZero reports whether d is the Zero constructor.

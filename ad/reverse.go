@@ -253,7 +253,7 @@ func (a *termAlg) gather(sh core.Shape, c core.Term, fn *core.IndexFn) core.Term
 func (a *termAlg) index(c core.Term, k int) core.Term {
 	return a.b.Index(c, core.ScalarI(int64(k)))
 }
-func (a *termAlg) transpose(perm []int, c core.Term) core.Term { return a.b.Transpose(perm, c) }
+func (a *termAlg) transpose(perm []int, c core.Term) core.Term  { return a.b.Transpose(perm, c) }
 func (a *termAlg) reshape(sh core.Shape, c core.Term) core.Term { return a.b.Reshape(sh, c) }
 func (a *termAlg) matmulL(c core.Term, other core.Term) core.Term {
 	return a.b.MatMul(c, a.b.Transpose([]int{1, 0}, other))
@@ -457,4 +457,3 @@ func shareToLet(roots []core.Term, namer *core.Namer) ([]binding, []core.Term, e
 	}
 	return binds, out, nil
 }
-
