@@ -13,10 +13,10 @@ import (
 // (h + PadTop + PadBottom - (DilationH*(KH-1)+1)) / StrideH + 1, and likewise the width.
 // Zero dilations count as 1.
 type Window struct {
-	KH, KW                                int
+	KH, KW                               int
 	PadTop, PadBottom, PadLeft, PadRight int
-	StrideH, StrideW                      int
-	DilationH, DilationW                  int
+	StrideH, StrideW                     int
+	DilationH, DilationW                 int
 }
 
 func (w Window) dil() (int, int) {

@@ -247,7 +247,9 @@ func ConvNet(dt tensor.Dtype, batch, h, w, filters, classes int, drop float64, s
 	flat := filters * (h / 2) * (w / 2)
 	wd := b.param("wd", 1/math.Sqrt(float64(flat)), flat, classes)
 	bd := b.param("bd", 0.1, classes)
-	c := b.do(func() (*G.Node, error) { return G.Conv2d(x, f, tensor.Shape{3, 3}, []int{1, 1}, []int{1, 1}, []int{1, 1}) })
+	c := b.do(func() (*G.Node, error) {
+		return G.Conv2d(x, f, tensor.Shape{3, 3}, []int{1, 1}, []int{1, 1}, []int{1, 1})
+	})
 	r := b.do(func() (*G.Node, error) { return G.Rectify(c) })
 	p := b.do(func() (*G.Node, error) { return G.MaxPool2D(r, tensor.Shape{2, 2}, []int{0, 0}, []int{2, 2}) })
 	if drop > 0 {
