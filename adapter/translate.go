@@ -63,7 +63,13 @@ type translator struct {
 
 // Translate translates the graph of cost (a scalar node) into a core program whose parameters
 // include the wrt nodes. See the package documentation for the rules.
-func Translate(cost *gorgonia.Node, wrt ...*gorgonia.Node) (tr *Translation, err error) {
+func Translate(cost *gorgonia.Node, wrt ...*gorgonia.Node) (*Translation, error) {
+	return translateGraph(cost, wrt, true)
+}
+
+// translateGraph is Translate; with scalarCost false it accepts any result node (tests use it
+// to check single operations).
+func translateGraph(cost *gorgonia.Node, wrt []*gorgonia.Node, scalarCost bool) (tr *Translation, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			tr, err = nil, errors.Errorf("adapter: translate: panic inside Gorgonia: %v", r)
@@ -76,7 +82,7 @@ func Translate(cost *gorgonia.Node, wrt ...*gorgonia.Node) (tr *Translation, err
 	if g == nil {
 		return nil, errors.Errorf("adapter: translate: cost node %q (ID %d) belongs to no graph", cost.Name(), cost.ID())
 	}
-	if !cost.IsScalar() || cost.Shape().Dims() != 0 {
+	if scalarCost && (!cost.IsScalar() || cost.Shape().Dims() != 0) {
 		return nil, errors.Errorf("adapter: translate: cost node %q (ID %d) has shape %v, want a scalar", cost.Name(), cost.ID(), cost.Shape())
 	}
 	isWrt := map[int64]bool{}
@@ -205,7 +211,9 @@ func coreDtype(d tensor.Dtype) (core.Dtype, error) {
 		return core.Float64, nil
 	case tensor.Float32:
 		return core.Float32, nil
-	case tensor.Int64:
+	case tensor.Int64, tensor.Int:
+		// Go's int is 64 bits on every platform Gorgonia supports; a parameter of dtype Int
+		// must be given as an int64 tensor.
 		return core.Int64, nil
 	case tensor.Bool:
 		return core.Bool, nil
