@@ -141,7 +141,7 @@ func TestEvalFusedInBuildAndShared(t *testing.T) {
 		x := b.Var("x", ty(d, 3, 2))
 		i := b.Var("i", Scalar(Int64))
 		row := b.Index(x, i)
-		sq := b.Mul(row, row)                                                    // used twice below
+		sq := b.Mul(row, row)                                                       // used twice below
 		body := b.Add(b.Sub(sq, b.Replicate(2, ScalarF(d, 1))), b.Unary(OpNeg, sq)) // = -1
 		other := b.Mul(sq, b.Replicate(2, ScalarF(d, 3)))
 		p := mustProg(t, &b, []*Var{x}, b.Tuple(b.Build1(3, i, body), b.Build1(3, i, other)))
