@@ -19,6 +19,9 @@ type Options struct {
 	// node is wrapped in a copy op). Grad needs this: gorgonia.SetDerivOf must be applied to a
 	// node the TapeMachine executes and that denotes one gradient only.
 	FreshResults bool
+	// Components selects the result components to raise, by position in the result tuple
+	// (nil: all). Lets that no selected component depends on are not raised.
+	Components []int
 }
 
 // Raise adds to g the nodes that compute p's result and returns one node per component of
@@ -39,7 +42,7 @@ func RaiseWith(g *gorgonia.ExprGraph, p *core.Program, bind map[string]*gorgonia
 	if err != nil {
 		return nil, err
 	}
-	if err := pl.program(p); err != nil {
+	if err := pl.program(p, opt); err != nil {
 		return nil, err
 	}
 	return pl.build(opt)
@@ -104,53 +107,72 @@ func (pl *plan) checkBound(name string, t core.Type, n *gorgonia.Node) error {
 	return nil
 }
 
-func (pl *plan) program(p *core.Program) error {
-	body := p.Body
+func (pl *plan) program(p *core.Program, opt Options) error {
 	// The let chain above the result (primal lets, cotangent lets): iterate, do not recurse.
-	type saved struct {
-		name string
-		old  ref
-		had  bool
-	}
-	var undo []saved
-	defer func() {
-		for i := len(undo) - 1; i >= 0; i-- {
-			if undo[i].had {
-				pl.env[undo[i].name] = undo[i].old
-			} else {
-				delete(pl.env, undo[i].name)
-			}
-		}
-	}()
+	var chain []*core.Let
+	body := p.Body
 	for {
 		l, ok := body.(*core.Let)
 		if !ok {
 			break
 		}
+		chain = append(chain, l)
+		body = l.Body
+	}
+	results := []core.Term{body}
+	if tu, ok := body.(*core.Tuple); ok {
+		results = tu.Elems
+	}
+	if opt.Components != nil {
+		sel := make([]core.Term, len(opt.Components))
+		for i, c := range opt.Components {
+			if c < 0 || c >= len(results) {
+				return errors.Errorf("raise: program: component %d requested, the result has %d", c, len(results))
+			}
+			sel[i] = results[c]
+		}
+		results = sel
+	}
+	// Liveness: only lets the selected results depend on are raised (the TapeMachine runs
+	// every node of the graph, so a dead node costs time at every step).
+	live := map[string]bool{}
+	for _, r := range results {
+		for _, v := range core.FreeVars(r) {
+			live[v.Name] = true
+		}
+	}
+	needed := make([]bool, len(chain))
+	for i := len(chain) - 1; i >= 0; i-- {
+		l := chain[i]
+		if !live[l.Var.Name] {
+			continue
+		}
+		needed[i] = true
+		delete(live, l.Var.Name)
+		if n, ok := pl.bind[l.Var.Name]; ok && n != nil {
+			continue // bound to an existing node: its definition is not raised
+		}
+		for _, v := range core.FreeVars(l.Bound) {
+			live[v.Name] = true
+		}
+	}
+	for i, l := range chain {
+		if !needed[i] {
+			continue
+		}
 		r, err := pl.letBound(l)
 		if err != nil {
 			return err
 		}
-		old, had := pl.env[l.Var.Name]
-		undo = append(undo, saved{l.Var.Name, old, had})
 		pl.bindVar(l.Var.Name, r)
-		body = l.Body
 	}
-	if tu, ok := body.(*core.Tuple); ok {
-		for _, e := range tu.Elems {
-			r, err := pl.term(e)
-			if err != nil {
-				return err
-			}
-			pl.outs = append(pl.outs, r)
+	for _, e := range results {
+		r, err := pl.term(e)
+		if err != nil {
+			return err
 		}
-		return nil
+		pl.outs = append(pl.outs, r)
 	}
-	r, err := pl.term(body)
-	if err != nil {
-		return err
-	}
-	pl.outs = []ref{r}
 	return nil
 }
 
