@@ -62,6 +62,9 @@ type step struct {
 	ins  []ref
 	make func(kids []*gorgonia.Node) (*gorgonia.Node, error)
 	typ  core.Type
+	// native steps call Gorgonia's own constructors, whose shape inference assumes every
+	// child's DimSizer is a tensor.Shape.
+	native bool
 }
 
 type plan struct {
@@ -309,7 +312,9 @@ func (pl *plan) native(t core.Term, ins []core.Term, f func(kids []*gorgonia.Nod
 	if err != nil {
 		return ref{}, err
 	}
-	return pl.add(t, rs, f), nil
+	r := pl.add(t, rs, f)
+	pl.steps[r.step].native = true
+	return r, nil
 }
 
 func unwrapReplicate(t core.Term) (core.Term, bool) {
@@ -604,17 +609,82 @@ func (pl *plan) gatherScatter(t core.Term, sh core.Shape, x core.Term, fn *core.
 		k = &gatherK{dom: sh[:n], src: xt.Shape[:m], rest: xt.Shape[m:].Size(), fn: prog}
 	}
 	return pl.custom(t, kind, ins, func(vs []*core.Var) (core.Term, []*core.Var, error) {
-		// The op's program: the first input renamed, free variables keep their names.
-		params := append([]*core.Var{vs[0]}, prog.frees...)
-		var b core.Term
-		var err error
-		if scatter {
-			b, err = core.NewScatter(sh, vs[0], fn)
-		} else {
-			b, err = core.NewGather(sh, vs[0], fn)
+		// The op's program: the extra inputs (free variables, hoisted subterms) become
+		// parameters, so the printed program is closed and names exactly what the op computes.
+		vars := map[string]core.Term{}
+		terms := map[core.Term]core.Term{}
+		for i, f := range prog.frees {
+			if v, ok := f.(*core.Var); ok {
+				vars[v.Name] = vs[i+1]
+			} else {
+				terms[f] = vs[i+1]
+			}
 		}
-		return b, params, err
+		out := make([]core.Term, len(fn.Out))
+		r := &replacer{vars: vars, terms: terms, memo: map[core.Term]core.Term{}}
+		for i, o := range fn.Out {
+			var err error
+			if out[i], err = r.run(o, fn.Vars); err != nil {
+				return nil, nil, err
+			}
+		}
+		fn2, err := core.NewIndexFn(fn.Vars, out)
+		if err != nil {
+			return nil, nil, err
+		}
+		var b core.Term
+		if scatter {
+			b, err = core.NewScatter(sh, vs[0], fn2)
+		} else {
+			b, err = core.NewGather(sh, vs[0], fn2)
+		}
+		return b, vs, err
 	}, k)
+}
+
+// replacer substitutes parameter variables for free variables (by name, unless shadowed)
+// and for hoisted subterms (by identity) in an index function's outputs.
+type replacer struct {
+	vars  map[string]core.Term
+	terms map[core.Term]core.Term
+	memo  map[core.Term]core.Term
+}
+
+func (r *replacer) run(t core.Term, bound []*core.Var) (core.Term, error) {
+	if x, ok := r.terms[t]; ok {
+		return x, nil
+	}
+	if v, ok := t.(*core.Var); ok {
+		for _, b := range bound {
+			if b.Name == v.Name {
+				return t, nil
+			}
+		}
+		if x, ok := r.vars[v.Name]; ok {
+			return x, nil
+		}
+		return t, nil
+	}
+	if x, ok := r.memo[t]; ok && len(bound) == 0 {
+		return x, nil
+	}
+	kids := core.Children(t)
+	nk := make([]core.Term, len(kids))
+	for i, k := range kids {
+		b := bound
+		if extra := core.BoundIn(t, i); len(extra) > 0 {
+			b = append(append([]*core.Var{}, bound...), extra...)
+		}
+		var err error
+		if nk[i], err = r.run(k, b); err != nil {
+			return nil, err
+		}
+	}
+	x, err := core.Rebuild(t, nk)
+	if err != nil {
+		return nil, err
+	}
+	return x, nil
 }
 
 func (pl *plan) transpose(t *core.Transpose) (ref, error) {
@@ -700,6 +770,17 @@ func (pl *plan) build(opt Options) (out []*gorgonia.Node, err error) {
 		kids := make([]*gorgonia.Node, len(s.ins))
 		for j, r := range s.ins {
 			kids[j] = get(r)
+			if _, isDS := kids[j].Op().(gorgonia.DimSizer); isDS && s.native {
+				// e.g. a SizeOf node: Gorgonia's ops would read its op as the child's shape.
+				nt, _ := nodeType(kids[j])
+				op, err := copyOp(nt, "dimsizer")
+				if err != nil {
+					return nil, err
+				}
+				if kids[j], err = gorgonia.ApplyOp(op, kids[j]); err != nil {
+					return nil, termErr(s.term, "copying a DimSizer child: %v", err)
+				}
+			}
 		}
 		n, err := s.make(kids)
 		if err != nil {
