@@ -662,18 +662,46 @@ func TestEvalBuild1HoistsClosedSubterms(t *testing.T) {
 	}
 	checkFloats(t, "build1", floats(t, rs[0]), []float64{5, 6, 7, 8, 9}, 0)
 
-	// Nested: build1 2 (\i -> build1 3 (\j -> cast (i*10) + cast j)): cast(i*10) depends on i
-	// only, so it runs once per outer index (2 times), not 6.
+	// Nested: build1 2 (\i -> build1 3 (\j -> (cast (i*10) + a) + cast j)): the first
+	// summand depends on i and the parameter a only, so it runs once per outer index (2
+	// times), not 6.
 	var b2 Builder
+	a := b2.Var("a", Scalar(Float64))
 	i2 := b2.Var("i", Scalar(Int64))
 	j2 := b2.Var("j", Scalar(Int64))
-	ci := b2.Cast(Float64, b2.Mul(i2, ScalarI(10)))
-	p2 := mustProg(t, &b2, nil, b2.Build1(2, i2, b2.Build1(3, j2, b2.Add(ci, b2.Cast(Float64, j2)))))
-	counts, rs = countEvals(t, p2, nil)
+	ci := b2.Add(b2.Cast(Float64, b2.Mul(i2, ScalarI(10))), a)
+	p2 := mustProg(t, &b2, []*Var{a}, b2.Build1(2, i2, b2.Build1(3, j2, b2.Add(ci, b2.Cast(Float64, j2)))))
+	counts, rs = countEvals(t, p2, map[string]*tensor.Dense{"a": fd(Float64, nil, 0.5)})
 	if counts[ci] != 2 {
 		t.Fatalf("outer-only subterm evaluated %d times, want 2", counts[ci])
 	}
-	checkFloats(t, "nested build", floats(t, rs[0]), []float64{0, 1, 2, 10, 11, 12}, 0)
+	checkFloats(t, "nested build", floats(t, rs[0]), []float64{0.5, 1.5, 2.5, 10.5, 11.5, 12.5}, 0)
+
+	// A closed subterm (no free variables) is computed once by Compile and not by any run.
+	var b3 Builder
+	x3 := b3.Var("x", ty(Float64, 3))
+	closed := b3.Replicate(3, b3.Unary(OpExp, ScalarF(Float64, 1)))
+	p3 := mustProg(t, &b3, []*Var{x3}, b3.Mul(x3, closed))
+	e, err := Compile(p3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	e.hook = func(u Term) {
+		if u == closed {
+			n++
+		}
+	}
+	for run := 1; run <= 2; run++ {
+		rs, err := e.Run(map[string]*tensor.Dense{"x": fd(Float64, []int{3}, 1, 2, float64(run))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkFloats(t, "closed subterm", floats(t, rs[0]), []float64{math.E, 2 * math.E, float64(run) * math.E}, 1e-15)
+	}
+	if n != 0 {
+		t.Fatalf("closed subterm evaluated %d times by runs, want 0", n)
+	}
 }
 
 func TestEvalDeepSharing(t *testing.T) {

@@ -19,6 +19,9 @@ type Options struct {
 	// node is wrapped in a copy op). Grad needs this: gorgonia.SetDerivOf must be applied to a
 	// node the TapeMachine executes and that denotes one gradient only.
 	FreshResults bool
+	// Components selects the result components to raise, by position in the result tuple
+	// (nil: all). Lets that no selected component depends on are not raised.
+	Components []int
 }
 
 // Raise adds to g the nodes that compute p's result and returns one node per component of
@@ -39,7 +42,7 @@ func RaiseWith(g *gorgonia.ExprGraph, p *core.Program, bind map[string]*gorgonia
 	if err != nil {
 		return nil, err
 	}
-	if err := pl.program(p); err != nil {
+	if err := pl.program(p, opt); err != nil {
 		return nil, err
 	}
 	return pl.build(opt)
@@ -59,6 +62,9 @@ type step struct {
 	ins  []ref
 	make func(kids []*gorgonia.Node) (*gorgonia.Node, error)
 	typ  core.Type
+	// native steps call Gorgonia's own constructors, whose shape inference assumes every
+	// child's DimSizer is a tensor.Shape.
+	native bool
 }
 
 type plan struct {
@@ -104,53 +110,72 @@ func (pl *plan) checkBound(name string, t core.Type, n *gorgonia.Node) error {
 	return nil
 }
 
-func (pl *plan) program(p *core.Program) error {
-	body := p.Body
+func (pl *plan) program(p *core.Program, opt Options) error {
 	// The let chain above the result (primal lets, cotangent lets): iterate, do not recurse.
-	type saved struct {
-		name string
-		old  ref
-		had  bool
-	}
-	var undo []saved
-	defer func() {
-		for i := len(undo) - 1; i >= 0; i-- {
-			if undo[i].had {
-				pl.env[undo[i].name] = undo[i].old
-			} else {
-				delete(pl.env, undo[i].name)
-			}
-		}
-	}()
+	var chain []*core.Let
+	body := p.Body
 	for {
 		l, ok := body.(*core.Let)
 		if !ok {
 			break
 		}
+		chain = append(chain, l)
+		body = l.Body
+	}
+	results := []core.Term{body}
+	if tu, ok := body.(*core.Tuple); ok {
+		results = tu.Elems
+	}
+	if opt.Components != nil {
+		sel := make([]core.Term, len(opt.Components))
+		for i, c := range opt.Components {
+			if c < 0 || c >= len(results) {
+				return errors.Errorf("raise: program: component %d requested, the result has %d", c, len(results))
+			}
+			sel[i] = results[c]
+		}
+		results = sel
+	}
+	// Liveness: only lets the selected results depend on are raised (the TapeMachine runs
+	// every node of the graph, so a dead node costs time at every step).
+	live := map[string]bool{}
+	for _, r := range results {
+		for _, v := range core.FreeVars(r) {
+			live[v.Name] = true
+		}
+	}
+	needed := make([]bool, len(chain))
+	for i := len(chain) - 1; i >= 0; i-- {
+		l := chain[i]
+		if !live[l.Var.Name] {
+			continue
+		}
+		needed[i] = true
+		delete(live, l.Var.Name)
+		if n, ok := pl.bind[l.Var.Name]; ok && n != nil {
+			continue // bound to an existing node: its definition is not raised
+		}
+		for _, v := range core.FreeVars(l.Bound) {
+			live[v.Name] = true
+		}
+	}
+	for i, l := range chain {
+		if !needed[i] {
+			continue
+		}
 		r, err := pl.letBound(l)
 		if err != nil {
 			return err
 		}
-		old, had := pl.env[l.Var.Name]
-		undo = append(undo, saved{l.Var.Name, old, had})
 		pl.bindVar(l.Var.Name, r)
-		body = l.Body
 	}
-	if tu, ok := body.(*core.Tuple); ok {
-		for _, e := range tu.Elems {
-			r, err := pl.term(e)
-			if err != nil {
-				return err
-			}
-			pl.outs = append(pl.outs, r)
+	for _, e := range results {
+		r, err := pl.term(e)
+		if err != nil {
+			return err
 		}
-		return nil
+		pl.outs = append(pl.outs, r)
 	}
-	r, err := pl.term(body)
-	if err != nil {
-		return err
-	}
-	pl.outs = []ref{r}
 	return nil
 }
 
@@ -287,7 +312,9 @@ func (pl *plan) native(t core.Term, ins []core.Term, f func(kids []*gorgonia.Nod
 	if err != nil {
 		return ref{}, err
 	}
-	return pl.add(t, rs, f), nil
+	r := pl.add(t, rs, f)
+	pl.steps[r.step].native = true
+	return r, nil
 }
 
 func unwrapReplicate(t core.Term) (core.Term, bool) {
@@ -582,17 +609,82 @@ func (pl *plan) gatherScatter(t core.Term, sh core.Shape, x core.Term, fn *core.
 		k = &gatherK{dom: sh[:n], src: xt.Shape[:m], rest: xt.Shape[m:].Size(), fn: prog}
 	}
 	return pl.custom(t, kind, ins, func(vs []*core.Var) (core.Term, []*core.Var, error) {
-		// The op's program: the first input renamed, free variables keep their names.
-		params := append([]*core.Var{vs[0]}, prog.frees...)
-		var b core.Term
-		var err error
-		if scatter {
-			b, err = core.NewScatter(sh, vs[0], fn)
-		} else {
-			b, err = core.NewGather(sh, vs[0], fn)
+		// The op's program: the extra inputs (free variables, hoisted subterms) become
+		// parameters, so the printed program is closed and names exactly what the op computes.
+		vars := map[string]core.Term{}
+		terms := map[core.Term]core.Term{}
+		for i, f := range prog.frees {
+			if v, ok := f.(*core.Var); ok {
+				vars[v.Name] = vs[i+1]
+			} else {
+				terms[f] = vs[i+1]
+			}
 		}
-		return b, params, err
+		out := make([]core.Term, len(fn.Out))
+		r := &replacer{vars: vars, terms: terms, memo: map[core.Term]core.Term{}}
+		for i, o := range fn.Out {
+			var err error
+			if out[i], err = r.run(o, fn.Vars); err != nil {
+				return nil, nil, err
+			}
+		}
+		fn2, err := core.NewIndexFn(fn.Vars, out)
+		if err != nil {
+			return nil, nil, err
+		}
+		var b core.Term
+		if scatter {
+			b, err = core.NewScatter(sh, vs[0], fn2)
+		} else {
+			b, err = core.NewGather(sh, vs[0], fn2)
+		}
+		return b, vs, err
 	}, k)
+}
+
+// replacer substitutes parameter variables for free variables (by name, unless shadowed)
+// and for hoisted subterms (by identity) in an index function's outputs.
+type replacer struct {
+	vars  map[string]core.Term
+	terms map[core.Term]core.Term
+	memo  map[core.Term]core.Term
+}
+
+func (r *replacer) run(t core.Term, bound []*core.Var) (core.Term, error) {
+	if x, ok := r.terms[t]; ok {
+		return x, nil
+	}
+	if v, ok := t.(*core.Var); ok {
+		for _, b := range bound {
+			if b.Name == v.Name {
+				return t, nil
+			}
+		}
+		if x, ok := r.vars[v.Name]; ok {
+			return x, nil
+		}
+		return t, nil
+	}
+	if x, ok := r.memo[t]; ok && len(bound) == 0 {
+		return x, nil
+	}
+	kids := core.Children(t)
+	nk := make([]core.Term, len(kids))
+	for i, k := range kids {
+		b := bound
+		if extra := core.BoundIn(t, i); len(extra) > 0 {
+			b = append(append([]*core.Var{}, bound...), extra...)
+		}
+		var err error
+		if nk[i], err = r.run(k, b); err != nil {
+			return nil, err
+		}
+	}
+	x, err := core.Rebuild(t, nk)
+	if err != nil {
+		return nil, err
+	}
+	return x, nil
 }
 
 func (pl *plan) transpose(t *core.Transpose) (ref, error) {
@@ -678,6 +770,17 @@ func (pl *plan) build(opt Options) (out []*gorgonia.Node, err error) {
 		kids := make([]*gorgonia.Node, len(s.ins))
 		for j, r := range s.ins {
 			kids[j] = get(r)
+			if _, isDS := kids[j].Op().(gorgonia.DimSizer); isDS && s.native {
+				// e.g. a SizeOf node: Gorgonia's ops would read its op as the child's shape.
+				nt, _ := nodeType(kids[j])
+				op, err := copyOp(nt, "dimsizer")
+				if err != nil {
+					return nil, err
+				}
+				if kids[j], err = gorgonia.ApplyOp(op, kids[j]); err != nil {
+					return nil, termErr(s.term, "copying a DimSizer child: %v", err)
+				}
+			}
 		}
 		n, err := s.make(kids)
 		if err != nil {
