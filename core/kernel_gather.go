@@ -15,8 +15,8 @@ type ixPlan struct {
 	r, o   []int64
 	vo     [][]int64 // m × vecChunk outputs of a row-vectorised index function
 	voff   []int     // vecChunk target offsets (-1: out of bounds)
-	base   []int64 // per-output constant parts, evaluated once per run
-	okRows bool    // affine fast path usable this run
+	base   []int64   // per-output constant parts, evaluated once per run
+	okRows bool      // affine fast path usable this run
 }
 
 func newIxPlan(fn *idxFn, dom []int, tgtShape Shape, m int) *ixPlan {
