@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"strings"
 	"testing"
 
 	"github.com/bulkad/bulkad/core"
@@ -189,13 +190,20 @@ func (b *gen) from(vals []float64, shape ...int) *G.Node {
 	return n
 }
 
-// runGraph runs a graph's forward pass on a TapeMachine, turning panics into errors.
+// runGraph runs a graph's forward pass on a TapeMachine, turning panics into errors. Every op
+// node is first pinned with a Read statement: otherwise the TapeMachine reuses the registers of
+// dead nodes in place, and the values left in intermediate nodes after the run are clobbered.
 func runGraph(g *G.ExprGraph) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("tape machine panicked: %v", r)
 		}
 	}()
+	for _, n := range g.AllNodes() {
+		if n.Op() != nil && !strings.Contains(fmt.Sprintf("%T", n.Op()), "readOp") {
+			G.Read(n, new(G.Value))
+		}
+	}
 	vm := G.NewTapeMachine(g)
 	defer vm.Close()
 	return vm.RunAll()

@@ -225,7 +225,7 @@ func coreDtype(d tensor.Dtype) (core.Dtype, error) {
 // tag for unnamed op nodes), "_", its ID, and a suffix when needed.
 func (t *translator) name(n *gorgonia.Node, tag, suffix string) string {
 	base := n.Name()
-	if n.Op() != nil && strings.HasPrefix(base, n.Op().String()+"(") {
+	if n.Op() != nil && strings.HasPrefix(base, fmt.Sprint(n.Op())+"(") { // fmt survives a panicking String
 		base = tag
 	}
 	var sb strings.Builder
