@@ -387,11 +387,11 @@ func (v *vectorizer) ixKey(ix []core.Term) string {
 
 // ---- small term helpers (the input is type-checked, so failures are bugs) ----
 
-func idx(x core.Term, ix ...core.Term) core.Term { return must(core.NewIndex(x, ix)) }
+func idx(x core.Term, ix ...core.Term) core.Term  { return must(core.NewIndex(x, ix)) }
 func bin(op core.BinOp, x, y core.Term) core.Term { return must(core.NewBinary(op, x, y)) }
-func tr(perm []int, x core.Term) core.Term         { return must(core.NewTranspose(perm, x)) }
-func rep(n int, x core.Term) core.Term             { return must(core.NewReplicate(n, x)) }
-func fromVec(es ...core.Term) core.Term            { return must(core.NewFromVector(es)) }
+func tr(perm []int, x core.Term) core.Term        { return must(core.NewTranspose(perm, x)) }
+func rep(n int, x core.Term) core.Term            { return must(core.NewReplicate(n, x)) }
+func fromVec(es ...core.Term) core.Term           { return must(core.NewFromVector(es)) }
 func gather(sh core.Shape, x core.Term, vars []*core.Var, out []core.Term) core.Term {
 	return must(core.NewGather(sh, x, mustFn(vars, out)))
 }
