@@ -957,3 +957,15 @@ func TestRunIntoReuseAndAllocs(t *testing.T) {
 		checkFloats(t, "run result kept", floats(t, r1[0]), []float64{0, 11, 22, 0}, 0)
 	}
 }
+
+// Regression: a let-bound variable whose value is closed (computed at Compile) used by a
+// closed consumer must be computed before that consumer.
+func TestEvalClosedLetOrder(t *testing.T) {
+	var b Builder
+	p2 := b.Var("p2", Scalar(Float64))
+	x2 := b.Var("x2", Scalar(Float64))
+	s := b.Let(x2, ScalarF(Float64, 1.5), b.SumOuter(b.Replicate(4, x2)))
+	p := mustProg(t, &b, []*Var{p2}, b.Add(b.Unary(OpSign, b.Replicate(3, s)), b.Replicate(3, b.Mul(s, p2))))
+	got := evalF(t, p, map[string]*tensor.Dense{"p2": tensor.New(tensor.FromScalar(0.5))})
+	checkFloats(t, "closed let", got, []float64{4, 4, 4}, 0)
+}
