@@ -580,9 +580,17 @@ func (pl *plan) gatherScatter(t core.Term, sh core.Shape, x core.Term, fn *core.
 	kind := "gather"
 	if scatter {
 		kind = "scatter"
-		k = &scatterK{dom: xt.Shape[:n], dst: sh[:m], rest: xt.Shape[n:].Size(), fn: prog}
+		sk := &scatterK{dom: xt.Shape[:n], dst: sh[:m], rest: xt.Shape[n:].Size(), fn: prog}
+		if len(prog.frees) == 0 {
+			sk.ast, sk.abase, sk.aff = affinePlan(fn, sk.dom, sk.dst)
+		}
+		k = sk
 	} else {
-		k = &gatherK{dom: sh[:n], src: xt.Shape[:m], rest: xt.Shape[m:].Size(), fn: prog}
+		gk := &gatherK{dom: sh[:n], src: xt.Shape[:m], rest: xt.Shape[m:].Size(), fn: prog}
+		if len(prog.frees) == 0 {
+			gk.ast, gk.abase, gk.aff = affinePlan(fn, gk.dom, gk.src)
+		}
+		k = gk
 	}
 	return pl.custom(t, kind, ins, func(vs []*core.Var) (core.Term, []*core.Var, error) {
 		// The op's program: the extra inputs (free variables, hoisted subterms) become
