@@ -43,8 +43,9 @@ type compiler struct {
 	memo   map[Term][]memoEntry
 	shares map[int][]memoEntry
 	root   *scope
-	// konst holds the instructions of closed subterms (no free variables): they run once,
-	// at the end of Compile, and never again.
+	// konst holds the instructions of closed subterms (no free variables, or only variables
+	// bound to closed terms): they run once, at the end of Compile, and never again. Its
+	// depth is -1, below the root scope.
 	konst *scope
 	// uses counts the parents of every node (with multiplicity), for element-wise fusion.
 	uses map[Term]int
@@ -58,7 +59,7 @@ func compileProgram(p *Program) (*Exec, error) {
 	c := &compiler{
 		e: e, fv: newFVCache(), names: map[Term][]string{}, env: map[string]*binding{},
 		memo: map[Term][]memoEntry{}, shares: map[int][]memoEntry{}, root: e.root,
-		kernel: map[*buf]bool{}, konst: &scope{}, uses: map[Term]int{},
+		kernel: map[*buf]bool{}, konst: &scope{depth: -1}, uses: map[Term]int{},
 	}
 	PostOrder(p.Body, func(n Term) {
 		for _, k := range Children(n) {
@@ -144,7 +145,7 @@ func (c *compiler) placement(t Term) (*scope, []int, error) {
 	if len(names) == 0 {
 		return c.konst, nil, nil
 	}
-	sc := c.root
+	sc := c.konst
 	ids := make([]int, len(names))
 	for i, n := range names {
 		b := c.env[n]
@@ -464,9 +465,9 @@ func (c *compiler) build(t Term, sc *scope) (*buf, *scope, error) {
 		n := t.Y.Type().Shape[1]
 		switch t.Type().Dtype {
 		case Float64:
-			c.emit(sc, t, func() { matmulK(out.f64, x.f64, y.f64, m, k, n) })
+			c.emit(sc, t, func() { matmul64(out.f64, x.f64, y.f64, m, k, n) })
 		case Float32:
-			c.emit(sc, t, func() { matmulK(out.f32, x.f32, y.f32, m, k, n) })
+			c.emit(sc, t, func() { matmul32(out.f32, x.f32, y.f32, m, k, n) })
 		}
 		return out, sc, nil
 	}

@@ -957,3 +957,47 @@ func TestRunIntoReuseAndAllocs(t *testing.T) {
 		checkFloats(t, "run result kept", floats(t, r1[0]), []float64{0, 11, 22, 0}, 0)
 	}
 }
+
+// Regression: a let-bound variable whose value is closed (computed at Compile) used by a
+// closed consumer must be computed before that consumer.
+func TestEvalClosedLetOrder(t *testing.T) {
+	var b Builder
+	p2 := b.Var("p2", Scalar(Float64))
+	x2 := b.Var("x2", Scalar(Float64))
+	s := b.Let(x2, ScalarF(Float64, 1.5), b.SumOuter(b.Replicate(4, x2)))
+	p := mustProg(t, &b, []*Var{p2}, b.Add(b.Unary(OpSign, b.Replicate(3, s)), b.Replicate(3, b.Mul(s, p2))))
+	got := evalF(t, p, map[string]*tensor.Dense{"p2": tensor.New(tensor.FromScalar(0.5))})
+	checkFloats(t, "closed let", got, []float64{4, 4, 4}, 0)
+}
+
+// Products above gemmThreshold go through gonum's gemm; both paths against a naive loop.
+func TestEvalMatMulLarge(t *testing.T) {
+	for _, d := range floatDtypes {
+		for _, s := range [][3]int{{70, 65, 80}, {5, 3, 4}, {3, 0, 2}} {
+			m, k, n := s[0], s[1], s[2]
+			xs, ys := benchData(m*k, 11), benchData(k*n, 12)
+			var b Builder
+			x := b.Var("x", ty(d, m, k))
+			y := b.Var("y", ty(d, k, n))
+			p := mustProg(t, &b, []*Var{x, y}, b.MatMul(x, y))
+			got := evalF(t, p, map[string]*tensor.Dense{"x": fd(d, []int{m, k}, xs...), "y": fd(d, []int{k, n}, ys...)})
+			want := make([]float64, m*n)
+			for i := 0; i < m; i++ {
+				for j := 0; j < n; j++ {
+					for q := 0; q < k; q++ {
+						a, c := xs[i*k+q], ys[q*n+j]
+						if d == Float32 {
+							a, c = float64(float32(a)), float64(float32(c))
+						}
+						want[i*n+j] += a * c
+					}
+				}
+			}
+			tol := 1e-12
+			if d == Float32 {
+				tol = 1e-5
+			}
+			checkFloats(t, fmt.Sprintf("matmul %v %v", s, d), got, want, tol)
+		}
+	}
+}

@@ -1,5 +1,10 @@
 package core
 
+import (
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
+)
+
 // Array kernels on flat row-major slices with strides precomputed at compile time.
 
 // zeroRange sets n elements of v from offset off to zero.
@@ -134,6 +139,28 @@ func permCopy[T any](p *permPlan, dst, src []T) {
 			idx[k] = 0
 		}
 	}
+}
+
+// gemmThreshold is the number of multiply-adds from which matmul uses gonum's blocked
+// (and parallel) gemm; smaller products use matmulK, which does not allocate.
+const gemmThreshold = 64 * 64 * 64
+
+// matmul64 computes dst[M,N] = x[M,K] · y[K,N] in float64.
+func matmul64(dst, x, y []float64, m, k, n int) {
+	if m*k*n >= gemmThreshold {
+		gonum.Implementation{}.Dgemm(blas.NoTrans, blas.NoTrans, m, n, k, 1, x, max(k, 1), y, max(n, 1), 0, dst, max(n, 1))
+		return
+	}
+	matmulK(dst, x, y, m, k, n)
+}
+
+// matmul32 computes dst[M,N] = x[M,K] · y[K,N] in float32 arithmetic.
+func matmul32(dst, x, y []float32, m, k, n int) {
+	if m*k*n >= gemmThreshold {
+		gonum.Implementation{}.Sgemm(blas.NoTrans, blas.NoTrans, m, n, k, 1, x, max(k, 1), y, max(n, 1), 0, dst, max(n, 1))
+		return
+	}
+	matmulK(dst, x, y, m, k, n)
 }
 
 // matmulK computes dst[M,N] = x[M,K] · y[K,N] with an i-k-j loop (row of y streamed).

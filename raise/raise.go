@@ -76,6 +76,10 @@ type plan struct {
 	share map[int]ref
 	outs  []ref
 	ever  map[string]bool // names ever bound by a let
+	// lazy holds the bound terms of top-level lets planned on first use (when every
+	// top-level let name is distinct), so fusions can look through them.
+	lazy   map[string]core.Term
+	pushed map[unKey]core.Term // unary operations pushed through broadcast views
 }
 
 func newPlan(g *gorgonia.ExprGraph, p *core.Program, bind map[string]*gorgonia.Node) (*plan, error) {
@@ -85,7 +89,7 @@ func newPlan(g *gorgonia.ExprGraph, p *core.Program, bind map[string]*gorgonia.N
 	if p == nil || p.Body == nil {
 		return nil, errors.New("raise: program: nil program or body")
 	}
-	pl := &plan{g: g, bind: bind, env: map[string]ref{}, memo: map[core.Term]ref{}, share: map[int]ref{}, ever: map[string]bool{}}
+	pl := &plan{g: g, bind: bind, env: map[string]ref{}, memo: map[core.Term]ref{}, share: map[int]ref{}, ever: map[string]bool{}, lazy: map[string]core.Term{}, pushed: map[unKey]core.Term{}}
 	for _, v := range p.Params {
 		n, ok := bind[v.Name]
 		if !ok || n == nil {
@@ -159,8 +163,24 @@ func (pl *plan) program(p *core.Program, opt Options) error {
 			live[v.Name] = true
 		}
 	}
+	distinct := map[string]bool{}
+	for _, v := range p.Params {
+		distinct[v.Name] = true
+	}
+	lazyOK := true
+	for _, l := range chain {
+		if distinct[l.Var.Name] {
+			lazyOK = false
+		}
+		distinct[l.Var.Name] = true
+	}
 	for i, l := range chain {
 		if !needed[i] {
+			continue
+		}
+		if n, ok := pl.bind[l.Var.Name]; lazyOK && (!ok || n == nil) {
+			pl.lazy[l.Var.Name] = l.Bound
+			pl.ever[l.Var.Name] = true
 			continue
 		}
 		r, err := pl.letBound(l)
@@ -317,21 +337,6 @@ func (pl *plan) native(t core.Term, ins []core.Term, f func(kids []*gorgonia.Nod
 	return r, nil
 }
 
-func unwrapReplicate(t core.Term) (core.Term, bool) {
-	r, ok := t.(*core.Replicate)
-	if !ok {
-		return t, false
-	}
-	var x core.Term = r
-	for {
-		rr, ok := x.(*core.Replicate)
-		if !ok {
-			return x, true
-		}
-		x = rr.X
-	}
-}
-
 func isSwap(t core.Term) (core.Term, bool) {
 	tr, ok := t.(*core.Transpose)
 	if !ok || len(tr.Perm) != 2 || tr.Perm[0] != 1 || tr.Perm[1] != 0 || len(tr.X.Type().Shape) != 2 {
@@ -345,6 +350,14 @@ func (pl *plan) plan1(t core.Term) (ref, error) {
 	case *core.Var:
 		r, ok := pl.env[t.Name]
 		if !ok {
+			if b, lazy := pl.lazy[t.Name]; lazy {
+				r, err := pl.term(b)
+				if err != nil {
+					return ref{}, err
+				}
+				pl.env[t.Name] = r
+				return r, nil
+			}
 			return ref{}, termErr(t, "unbound variable (%v)", t.Type())
 		}
 		return r, nil
@@ -400,14 +413,13 @@ func (pl *plan) plan1(t core.Term) (ref, error) {
 	case *core.Index:
 		return pl.index(t)
 	case *core.SumOuter:
-		xt := t.X.Type()
-		if xt.Dtype.IsFloat() && len(xt.Shape) >= 1 {
-			return pl.native(t, []core.Term{t.X}, func(k []*gorgonia.Node) (*gorgonia.Node, error) { return gorgonia.Sum(k[0], 0) })
-		}
-		return pl.simple(t, "sumOuter", sumOuterK{})
+		return pl.sumOuter(t)
 	case *core.ArgmaxOuter:
-		return pl.simple(t, "argmaxOuter", argmaxK{n: t.X.Type().Shape[0]})
+		return pl.argmaxOuter(t)
 	case *core.Gather:
+		if g, ok := pl.gatherOfTranspose(t); ok {
+			return pl.term(g)
+		}
 		return pl.gatherScatter(t, t.Shape, t.X, t.Fn, false)
 	case *core.Scatter:
 		return pl.gatherScatter(t, t.Shape, t.X, t.Fn, true)
@@ -508,12 +520,10 @@ func nativeBinary(op core.BinOp) func(a, b *gorgonia.Node) (*gorgonia.Node, erro
 }
 
 func (pl *plan) binary(t *core.Binary) (ref, error) {
-	// Fusion: x op replicate… y reads y cyclically instead of materialising the replicate.
-	if inner, ok := unwrapReplicate(t.Y); ok {
-		return pl.bcast(t, t.X, inner, false)
-	}
-	if inner, ok := unwrapReplicate(t.X); ok {
-		return pl.bcast(t, inner, t.Y, true)
+	// Fusion: operands that are replicates and transposes (of unary functions) of smaller
+	// arrays are read through strides instead of being materialised.
+	if vx, vy := pl.view(t.X), pl.view(t.Y); !vx.trivial || !vy.trivial {
+		return pl.stridedBinary(t, vx, vy)
 	}
 	if t.X.Type().Dtype.IsFloat() && !t.Op.IsComparison() {
 		if f := nativeBinary(t.Op); f != nil {
@@ -521,40 +531,6 @@ func (pl *plan) binary(t *core.Binary) (ref, error) {
 		}
 	}
 	return pl.simple(t, t.Op.Word(), binaryK{t.Op})
-}
-
-// bcast plans x op (replicate … y) (or (replicate … x) op y when left).
-func (pl *plan) bcast(t *core.Binary, x, y core.Term, left bool) (ref, error) {
-	return pl.custom(t, t.Op.Word(), []core.Term{x, y}, func(vs []*core.Var) (core.Term, []*core.Var, error) {
-		small := core.Term(vs[1])
-		big := core.Term(vs[0])
-		if left {
-			small, big = vs[0], vs[1]
-		}
-		// Re-wrap the small operand in the same replicates.
-		full := t.Y
-		if left {
-			full = t.X
-		}
-		var ns []int
-		for r, ok := full.(*core.Replicate); ok; r, ok = r.X.(*core.Replicate) {
-			ns = append(ns, r.N)
-		}
-		for i := len(ns) - 1; i >= 0; i-- {
-			var err error
-			if small, err = core.NewReplicate(ns[i], small); err != nil {
-				return nil, nil, err
-			}
-		}
-		var b core.Term
-		var err error
-		if left {
-			b, err = core.NewBinary(t.Op, small, big)
-		} else {
-			b, err = core.NewBinary(t.Op, big, small)
-		}
-		return b, vs, err
-	}, binaryK{t.Op})
 }
 
 func (pl *plan) index(t *core.Index) (ref, error) {
@@ -604,9 +580,17 @@ func (pl *plan) gatherScatter(t core.Term, sh core.Shape, x core.Term, fn *core.
 	kind := "gather"
 	if scatter {
 		kind = "scatter"
-		k = &scatterK{dom: xt.Shape[:n], dst: sh[:m], rest: xt.Shape[n:].Size(), fn: prog}
+		sk := &scatterK{dom: xt.Shape[:n], dst: sh[:m], rest: xt.Shape[n:].Size(), fn: prog}
+		if len(prog.frees) == 0 {
+			sk.ast, sk.abase, sk.aff = affinePlan(fn, sk.dom, sk.dst)
+		}
+		k = sk
 	} else {
-		k = &gatherK{dom: sh[:n], src: xt.Shape[:m], rest: xt.Shape[m:].Size(), fn: prog}
+		gk := &gatherK{dom: sh[:n], src: xt.Shape[:m], rest: xt.Shape[m:].Size(), fn: prog}
+		if len(prog.frees) == 0 {
+			gk.ast, gk.abase, gk.aff = affinePlan(fn, gk.dom, gk.src)
+		}
+		k = gk
 	}
 	return pl.custom(t, kind, ins, func(vs []*core.Var) (core.Term, []*core.Var, error) {
 		// The op's program: the extra inputs (free variables, hoisted subterms) become
@@ -703,6 +687,9 @@ func (pl *plan) transpose(t *core.Transpose) (ref, error) {
 	if identity {
 		return pl.term(t.X)
 	}
+	if u, ok := pl.transposeOf(t); ok {
+		return pl.term(u)
+	}
 	if xt.Dtype.IsFloat() {
 		return pl.native(t, []core.Term{t.X}, func(k []*gorgonia.Node) (*gorgonia.Node, error) {
 			return gorgonia.Transpose(k[0], perm...)
@@ -712,8 +699,14 @@ func (pl *plan) transpose(t *core.Transpose) (ref, error) {
 }
 
 func (pl *plan) matmul(t *core.MatMul) (ref, error) {
-	a, ta := isSwap(t.X)
-	b, tb := isSwap(t.Y)
+	a, ta := isSwap(pl.peel(t.X))
+	b, tb := isSwap(pl.peel(t.Y))
+	if !ta {
+		a = t.X
+	}
+	if !tb {
+		b = t.Y
+	}
 	xs, ys := t.X.Type().Shape, t.Y.Type().Shape
 	k := gemmK{transA: ta, transB: tb, m: xs[0], k: xs[1], n: ys[1]}
 	return pl.custom(t, "matmul", []core.Term{a, b}, func(vs []*core.Var) (core.Term, []*core.Var, error) {
