@@ -1,0 +1,123 @@
+package train
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/pkg/errors"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// Example describes one example program for Main.
+type Example struct {
+	Name     string
+	Defaults Config
+	// Init draws the initial parameters for dtype dt from seed.
+	Init func(dt tensor.Dtype, seed int64) []*tensor.Dense
+	// Build builds the graph (see BuildFunc).
+	Build BuildFunc
+	// XShape is the shape of an input batch of the given size.
+	XShape func(batch int) []int
+	// Load returns the training and test sets and a description; dataDir is the -data flag
+	// ("" for the built-in data) and n the -n flag.
+	Load func(dataDir string, n int, seed int64) (trainSet, testSet *Data, desc string, err error)
+	// DefaultN is the default of -n (examples drawn for built-in data).
+	DefaultN int
+	// ExtraFlags registers the example's own flags; they are parsed before Init and Build run.
+	ExtraFlags func(fs *flag.FlagSet)
+}
+
+// Main parses args (without the program name), trains the example with grad (named
+// gradName), and prints to out. With -compare it also trains with ref (Gorgonia's Grad) from
+// the same initial parameters and prints both step times and the largest gradient difference.
+func Main(ex Example, grad GradFunc, gradName string, ref GradFunc, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet(ex.Name, flag.ContinueOnError)
+	fs.SetOutput(out)
+	d := ex.Defaults
+	dataDir := fs.String("data", "", "directory with the real data set (default: the built-in data)")
+	compare := fs.Bool("compare", false, "also train with gorgonia.Grad; compare step times and gradients")
+	plotTo := fs.String("plot", "", "write the loss/accuracy curve to this PNG file")
+	steps := fs.Int("steps", 0, "stop after this many training steps (0: train all epochs)")
+	epochs := fs.Int("epochs", d.Epochs, "training epochs")
+	bs := fs.Int("batch", d.Batch, "batch size")
+	n := fs.Int("n", ex.DefaultN, "training examples drawn for the built-in data")
+	lr := fs.Float64("lr", d.LearnRate, "Adam learning rate")
+	dtype := fs.String("dtype", "float64", "float64 or float32")
+	seed := fs.Int64("seed", d.Seed, "random seed (data order and initial weights)")
+	if ex.ExtraFlags != nil {
+		ex.ExtraFlags(fs)
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cfg := d
+	cfg.Name = ex.Name
+	cfg.Epochs, cfg.Batch, cfg.Steps, cfg.LearnRate, cfg.Seed = *epochs, *bs, *steps, *lr, *seed
+	switch *dtype {
+	case "float64":
+		cfg.Dtype = tensor.Float64
+	case "float32":
+		cfg.Dtype = tensor.Float32
+	default:
+		return errors.Errorf("%s: -dtype %q: want float64 or float32", ex.Name, *dtype)
+	}
+	if cfg.Batch <= 0 || cfg.Epochs <= 0 {
+		return errors.Errorf("%s: -batch and -epochs must be positive", ex.Name)
+	}
+	if f, ok := out.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			cfg.TTY = true
+		}
+	}
+	trainSet, testSet, desc, err := ex.Load(*dataDir, *n, cfg.Seed)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "data: %d training and %d test examples (%s)\n", trainSet.N, testSet.N, desc)
+	init := ex.Init(cfg.Dtype, cfg.Seed)
+	xs := ex.XShape(cfg.Batch)
+	res, err := Run(cfg, ex.Build, init, grad, gradName, trainSet, testSet, xs, out)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "%s: %d steps, median %s/step, held-out accuracy %.2f%%\n", gradName, res.Steps, FormatDuration(res.StepTime), 100*res.TestAcc)
+	if *plotTo != "" {
+		if err := res.Curve.Plot(*plotTo, fmt.Sprintf("%s training with %s", ex.Name, gradName)); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "wrote %s\n", *plotTo)
+	}
+	if !*compare {
+		return nil
+	}
+	gres, err := Run(cfg, ex.Build, init, ref, "gorgonia.Grad", trainSet, testSet, xs, out)
+	if err != nil {
+		return errors.Wrap(err, "with gorgonia.Grad")
+	}
+	fmt.Fprintf(out, "gorgonia.Grad: %d steps, median %s/step, held-out accuracy %.2f%%\n", gres.Steps, FormatDuration(gres.StepTime), 100*gres.TestAcc)
+	fmt.Fprintf(out, "step time %s / gorgonia.Grad: %.2f\n", gradName, float64(res.StepTime)/float64(gres.StepTime))
+	idx := make([]int, cfg.Batch)
+	for i := range idx {
+		idx[i] = i % trainSet.N
+	}
+	x, y, _ := Batch(cfg.Dtype, trainSet, idx, xs, cfg.Classes)
+	diff, err := GradientDifference(cfg, ex.Build, init, grad, ref, x, y)
+	if err != nil {
+		return errors.Wrap(err, "comparing gradients")
+	}
+	fmt.Fprintf(out, "largest gradient difference on one batch from the same weights: %.3g\n", diff)
+	return nil
+}
+
+// Must is gorgonia.Must that records the first error in *err instead of panicking.
+func Must(err *error) func(n *G.Node, e error) *G.Node {
+	return func(n *G.Node, e error) *G.Node {
+		if e != nil && *err == nil {
+			*err = e
+		}
+		return n
+	}
+}

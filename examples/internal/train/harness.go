@@ -1,0 +1,310 @@
+package train
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"math/rand"
+	"time"
+
+	"github.com/pkg/errors"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// GradFunc is the signature shared by gorgonia.Grad and bulkad.Grad.
+type GradFunc func(cost *G.Node, wrt ...*G.Node) (G.Nodes, error)
+
+// Data is a classification dataset: N rows of Features values and a label each.
+type Data struct {
+	X        []float64
+	Labels   []int
+	N        int
+	Features int
+}
+
+// Net is a built classifier graph: inputs X (batch × features, any shape with that many
+// elements) and one-hot targets Y (batch × classes), the scalar Cost, the Logits
+// (batch × classes) and the learnable parameters in the order of the builder's params.
+type Net struct {
+	G      *G.ExprGraph
+	X, Y   *G.Node
+	Cost   *G.Node
+	Logits *G.Node
+	Learn  G.Nodes
+}
+
+// BuildFunc builds a classifier for batches of the given size with the given parameter
+// values. With training false it may leave out dropout and need not build Y or Cost.
+type BuildFunc func(dt tensor.Dtype, batch int, params []*tensor.Dense, training bool) (*Net, error)
+
+// Config is a training run.
+type Config struct {
+	Name      string // model name for the output
+	Dtype     tensor.Dtype
+	Batch     int
+	Epochs    int
+	Steps     int // stop after this many steps in total (0: no limit)
+	LearnRate float64
+	Seed      int64
+	Classes   int
+	TTY       bool // redraw the progress bar in place
+}
+
+// Result is what a training run reports.
+type Result struct {
+	Curve    Curve
+	StepTime time.Duration // median
+	TestAcc  float64
+	Steps    int
+}
+
+// Dense makes a tensor of dtype dt (Float64 or Float32) from float64 values.
+func Dense(dt tensor.Dtype, shape []int, v []float64) *tensor.Dense {
+	if dt == tensor.Float32 {
+		f := make([]float32, len(v))
+		for i := range v {
+			f[i] = float32(v[i])
+		}
+		return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(f))
+	}
+	return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(append([]float64{}, v...)))
+}
+
+// Floats returns a value's elements as float64.
+func Floats(v G.Value) []float64 {
+	if v == nil {
+		return nil
+	}
+	switch d := v.Data().(type) {
+	case []float64:
+		return d
+	case []float32:
+		out := make([]float64, len(d))
+		for i, x := range d {
+			out[i] = float64(x)
+		}
+		return out
+	case float64:
+		return []float64{d}
+	case float32:
+		return []float64{float64(d)}
+	}
+	return nil
+}
+
+// Glorot draws an in×out weight matrix, Glorot-uniform, from rng.
+func Glorot(rng *rand.Rand, dt tensor.Dtype, shape []int, fanIn, fanOut int) *tensor.Dense {
+	lim := math.Sqrt(6 / float64(fanIn+fanOut))
+	n := 1
+	for _, k := range shape {
+		n *= k
+	}
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = (rng.Float64()*2 - 1) * lim
+	}
+	return Dense(dt, shape, v)
+}
+
+// Batch copies rows idx of d into a batch tensor shaped like x and a one-hot target tensor.
+func Batch(dt tensor.Dtype, d *Data, idx []int, xShape []int, classes int) (*tensor.Dense, *tensor.Dense, []int) {
+	n := len(idx)
+	xv := make([]float64, n*d.Features)
+	labels := make([]int, n)
+	for i, k := range idx {
+		copy(xv[i*d.Features:], d.X[k*d.Features:(k+1)*d.Features])
+		labels[i] = d.Labels[k]
+	}
+	yv := make([]float64, n*classes)
+	OneHot(yv, labels, classes)
+	return Dense(dt, xShape, xv), Dense(dt, []int{n, classes}, yv), labels
+}
+
+// Trainer is a compiled training graph with its machine and solver.
+type Trainer struct {
+	Net     *Net
+	VM      G.VM
+	Solver  G.Solver
+	cost    G.Value
+	logits  G.Value
+	classes int
+}
+
+// NewTrainer builds the training graph, differentiates it with grad and compiles it.
+func NewTrainer(cfg Config, build BuildFunc, params []*tensor.Dense, grad GradFunc) (*Trainer, error) {
+	cl := make([]*tensor.Dense, len(params))
+	for i, p := range params {
+		cl[i] = p.Clone().(*tensor.Dense)
+	}
+	n, err := build(cfg.Dtype, cfg.Batch, cl, true)
+	if err != nil {
+		return nil, errors.Wrapf(err, "%s: building the graph", cfg.Name)
+	}
+	t := &Trainer{Net: n, classes: cfg.Classes}
+	G.Read(n.Cost, &t.cost)
+	G.Read(n.Logits, &t.logits)
+	if _, err := grad(n.Cost, n.Learn...); err != nil {
+		return nil, errors.Wrapf(err, "%s: gradient", cfg.Name)
+	}
+	t.VM = G.NewTapeMachine(n.G, G.BindDualValues(n.Learn...))
+	t.Solver = G.NewAdamSolver(G.WithLearnRate(cfg.LearnRate))
+	return t, nil
+}
+
+// Forward sets the batch and runs the tape (forward and gradient) without a solver step.
+func (t *Trainer) Forward(x, y *tensor.Dense) error {
+	if err := G.Let(t.Net.X, x); err != nil {
+		return err
+	}
+	if err := G.Let(t.Net.Y, y); err != nil {
+		return err
+	}
+	return errors.Wrap(t.VM.RunAll(), "running the tape")
+}
+
+// Step runs one training step and returns the batch loss and accuracy.
+func (t *Trainer) Step(x, y *tensor.Dense, labels []int) (float64, float64, error) {
+	if err := t.Forward(x, y); err != nil {
+		return 0, 0, err
+	}
+	loss := Floats(t.cost)[0]
+	acc := Accuracy(Argmax(Floats(t.logits), len(labels), t.classes), labels)
+	if err := t.Solver.Step(G.NodesToValueGrads(t.Net.Learn)); err != nil {
+		return 0, 0, errors.Wrap(err, "solver step")
+	}
+	t.VM.Reset()
+	return loss, acc, nil
+}
+
+// Params returns the current parameter values.
+func (t *Trainer) Params() []*tensor.Dense {
+	out := make([]*tensor.Dense, len(t.Net.Learn))
+	for i, n := range t.Net.Learn {
+		out[i] = n.Value().(*tensor.Dense)
+	}
+	return out
+}
+
+// Evaluate returns the accuracy of params on d (whole batches only) with a forward-only graph.
+func Evaluate(cfg Config, build BuildFunc, params []*tensor.Dense, d *Data, xShape []int) (float64, error) {
+	n, err := build(cfg.Dtype, cfg.Batch, params, false)
+	if err != nil {
+		return 0, errors.Wrapf(err, "%s: building the evaluation graph", cfg.Name)
+	}
+	vm := G.NewTapeMachine(n.G)
+	defer vm.Close()
+	ok, total := 0, 0
+	for start := 0; start+cfg.Batch <= d.N; start += cfg.Batch {
+		idx := make([]int, cfg.Batch)
+		for i := range idx {
+			idx[i] = start + i
+		}
+		x, _, labels := Batch(cfg.Dtype, d, idx, xShape, cfg.Classes)
+		if err := G.Let(n.X, x); err != nil {
+			return 0, err
+		}
+		if err := vm.RunAll(); err != nil {
+			return 0, err
+		}
+		pred := Argmax(Floats(n.Logits.Value()), cfg.Batch, cfg.Classes)
+		for i := range pred {
+			if pred[i] == labels[i] {
+				ok++
+			}
+		}
+		total += cfg.Batch
+		vm.Reset()
+	}
+	if total == 0 {
+		return 0, errors.Errorf("%s: evaluate: %d examples is fewer than one batch of %d", cfg.Name, d.N, cfg.Batch)
+	}
+	return float64(ok) / float64(total), nil
+}
+
+// Run trains from params on trainSet (shuffled each epoch), prints a progress bar per epoch
+// to out, and evaluates on testSet. xShape is the shape of one input batch.
+func Run(cfg Config, build BuildFunc, params []*tensor.Dense, grad GradFunc, gradName string, trainSet, testSet *Data, xShape []int, out io.Writer) (*Result, error) {
+	tr, err := NewTrainer(cfg, build, params, grad)
+	if err != nil {
+		return nil, err
+	}
+	defer tr.VM.Close()
+	rng := rand.New(rand.NewSource(cfg.Seed + 1))
+	perEpoch := trainSet.N / cfg.Batch
+	if perEpoch == 0 {
+		return nil, errors.Errorf("%s: %d training examples is fewer than one batch of %d", cfg.Name, trainSet.N, cfg.Batch)
+	}
+	res := &Result{}
+	var times []time.Duration
+	fmt.Fprintf(out, "training %s (%v, batch %d) with %s\n", cfg.Name, cfg.Dtype, cfg.Batch, gradName)
+	for epoch := 1; epoch <= cfg.Epochs; epoch++ {
+		order := rng.Perm(trainSet.N)
+		steps := perEpoch
+		if cfg.Steps > 0 && res.Steps+steps > cfg.Steps {
+			steps = cfg.Steps - res.Steps
+		}
+		bar := NewProgress(out, fmt.Sprintf("epoch %d", epoch), steps, cfg.TTY)
+		var sumLoss, sumAcc float64
+		for b := 0; b < steps; b++ {
+			x, y, labels := Batch(cfg.Dtype, trainSet, order[b*cfg.Batch:(b+1)*cfg.Batch], xShape, cfg.Classes)
+			t0 := time.Now()
+			loss, acc, err := tr.Step(x, y, labels)
+			if err != nil {
+				return nil, errors.Wrapf(err, "%s: step %d", cfg.Name, res.Steps+1)
+			}
+			times = append(times, time.Since(t0))
+			if math.IsNaN(loss) {
+				return nil, errors.Errorf("%s: loss became NaN at step %d", cfg.Name, res.Steps+1)
+			}
+			res.Steps++
+			res.Curve.Add(loss, acc)
+			sumLoss += loss
+			sumAcc += acc
+			bar.Update(b+1, sumLoss/float64(b+1), sumAcc/float64(b+1), Median(times))
+		}
+		if cfg.Steps > 0 && res.Steps >= cfg.Steps {
+			break
+		}
+	}
+	res.StepTime = Median(times)
+	if res.TestAcc, err = Evaluate(cfg, build, tr.Params(), testSet, xShape); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// GradientDifference computes the gradients of one batch with two autodiffs from the same
+// parameters and returns the largest absolute difference over all parameters.
+func GradientDifference(cfg Config, build BuildFunc, params []*tensor.Dense, a, b GradFunc, x, y *tensor.Dense) (float64, error) {
+	var grads [2][][]float64
+	for k, grad := range []GradFunc{a, b} {
+		tr, err := NewTrainer(cfg, build, params, grad)
+		if err != nil {
+			return 0, err
+		}
+		if err := tr.Forward(x, y); err != nil {
+			tr.VM.Close()
+			return 0, err
+		}
+		for _, n := range tr.Net.Learn {
+			gv, err := n.Grad()
+			if err != nil {
+				tr.VM.Close()
+				return 0, errors.Wrapf(err, "gradient of %s", n.Name())
+			}
+			grads[k] = append(grads[k], append([]float64{}, Floats(gv)...))
+		}
+		tr.VM.Close()
+	}
+	worst := 0.0
+	for i := range grads[0] {
+		if len(grads[0][i]) != len(grads[1][i]) {
+			return 0, errors.Errorf("gradient %d: %d vs %d elements", i, len(grads[0][i]), len(grads[1][i]))
+		}
+		for j := range grads[0][i] {
+			worst = math.Max(worst, math.Abs(grads[0][i][j]-grads[1][i][j]))
+		}
+	}
+	return worst, nil
+}
