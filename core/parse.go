@@ -295,6 +295,7 @@ type syn struct {
 	binop BinOp
 	dtype Dtype // Cast
 	kids  []*syn
+	flex  int8 // memo of flexible: 0 unknown, 1 yes, -1 no
 }
 
 // ---- parser ----
@@ -1154,6 +1155,16 @@ func wrapAt(t token, err error) error {
 // subtree contains no variables and no shares, so the order in which it is elaborated
 // relative to its siblings does not matter.
 func flexible(s *syn) bool {
+	if s.flex == 0 {
+		s.flex = -1
+		if flexibleNode(s) {
+			s.flex = 1
+		}
+	}
+	return s.flex > 0
+}
+
+func flexibleNode(s *syn) bool {
 	switch s.kind {
 	case synFloat:
 		return true

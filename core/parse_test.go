@@ -3,10 +3,12 @@ package core_test
 import (
 	"fmt"
 	"math"
+	"math/rand"
 	"strings"
 	"testing"
 
 	"github.com/bulkad/bulkad/core"
+	"github.com/bulkad/bulkad/core/coretest"
 )
 
 func f64s(sh ...int) core.Type { return core.Type{Shape: sh, Dtype: core.Float64} }
@@ -78,10 +80,11 @@ func TestParseGolden(t *testing.T) {
 		{`fn (x : [2,3] f64) => tr [1,0] x`, `fn (x : [2,3] f64) => tr [1,0] x`},
 		{`fn (x : [2,3] f64) => reshape [3, 2] x`, `fn (x : [2,3] f64) => reshape [3,2] x`},
 		{`fn () => iota 5`, `fn () => iota 5`},
-		{`fn (x : [3,2] f64) => gather [4,2] x (\[i,j] -> [quot i 2])`, `fn (x : [3,2] f64) => gather [4,2] x (\[i, j] -> [quot i 2])`},
-		{`fn (x : [3,2] f64) => gather [4,2] x (\i -> [i, 1])`, `fn (x : [3,2] f64) => gather [4,2] x (\[i] -> [i, 1])`},
+		{`fn (x : [3,2] f64) => gather [4,2] x (\[i] -> [quot i 2])`, `fn (x : [3,2] f64) => gather [4,2] x (\[i] -> [quot i 2])`},
+		{`fn (x : [3,2] f64) => gather [4,3] x (\[i,j] -> [j, i])`, `fn (x : [3,2] f64) => gather [4,3] x (\[i, j] -> [j, i])`},
+		{`fn (x : [3,2] f64) => gather [4] x (\i -> [i, 1])`, `fn (x : [3,2] f64) => gather [4] x (\[i] -> [i, 1])`},
 		{`fn (t : [9] f64) => scatter [6] t (\[i] -> [quot i 2])`, `fn (t : [9] f64) => scatter [6] t (\[i] -> [quot i 2])`},
-		{`fn (t : [9] f64) => scatter [] t (\[] -> [])`, `fn (t : [9] f64) => scatter [] t (\[] -> [])`},
+		{`fn (t : [9] f64) => scatter [9] t (\[] -> [])`, `fn (t : [9] f64) => scatter [9] t (\[] -> [])`},
 		{`fn (x : [] f64, y : [] f64) => [x, y, x]`, `fn (x : [] f64, y : [] f64) => [x, y, x]`},
 		{`fn () => [[1, 2], [3, 4]]`, `fn () => [[1, 2], [3, 4]]`},
 		{`fn () => build1 5 (\i -> i * i)`, `fn () => build1 5 (\i -> i * i)`},
@@ -231,8 +234,8 @@ func TestParseErrors(t *testing.T) {
 		{`fn () => build1 (-2) (\i -> i)`, `core: parse: line 1:17: expected non-negative integer, found "("`},
 		{`fn () => replicate x 1.0`, `core: parse: line 1:20: expected non-negative integer, found "x"`},
 		{`fn () => lit [2] i64 [1, 2.5]`, `core: parse: line 1:26: expected i64 value, found "2.5"`},
-		{`fn () => lit [2] bool [1, 0]`, `core: parse: line 1:23: expected bool value, found "1"`},
-		{`fn () => lit [2] f64 [1 2]`, `core: parse: line 1:24: expected "," or "]", found "2"`},
+		{`fn () => lit [2] bool [1, 0]`, `core: parse: line 1:24: expected bool value, found "1"`},
+		{`fn () => lit [2] f64 [1 2]`, `core: parse: line 1:25: expected "," or "]", found "2"`},
 		{`fn () => share 3`, `core: parse: line 1:17: expected term, found end of input`},
 		{`fn () => 1.5 @ 2`, `core: parse: line 1:14: expected a term, operator or punctuation, found unexpected character '@'`},
 		{`fn () => 1 & 2`, `core: parse: line 1:12: expected a term, operator or punctuation, found unexpected character '&'`},
@@ -266,14 +269,14 @@ func TestParseTypeErrors(t *testing.T) {
 		{`fn (x : [3] f64) => x * 2`, `core: parse: line 1:23: core: mul: operand dtypes f64 and i64 differ`},
 		{`fn (x : [3] f64) => y`, `core: parse: line 1:21: variable y is not bound`},
 		{`fn (x : [3] f64) => let y = x in y + z`, `core: parse: line 1:38: variable z is not bound`},
-		{`fn (x : [3] f64) => (let y = x in y) + y`, `core: parse: line 1:41: variable y is not bound`},
-		{`fn (x : [3] f64) => build1 3 (\i -> x ! [i]) + x ! [i]`, `core: parse: line 1:54: variable i is not bound`},
+		{`fn (x : [3] f64) => (let y = x in y) + y`, `core: parse: line 1:40: variable y is not bound`},
+		{`fn (x : [3] f64) => build1 3 (\i -> x ! [i]) + x ! [i]`, `core: parse: line 1:53: variable i is not bound`},
 		{`fn (x : [3] i64) => not x`, `core: parse: line 1:21: core: not: operand dtype i64 not supported (want bool)`},
 		{`fn (x : [3] f64) => cond x x x`, `core: parse: line 1:21: core: cond: condition has type [3] f64, want [] bool`},
 		{`fn (x : [3] f64) => sumOuter (sumOuter x)`, `core: parse: line 1:21: core: sumOuter: operand is a scalar (shape []), want rank ≥ 1`},
 		{`fn (x : [3] f64) => index x [0, 1]`, `core: parse: line 1:21: core: index: 2 indices into an array of shape [3]`},
 		{`fn (x : [3] f64) => x ! [1.0]`, `core: parse: line 1:23: core: index: index component 0 has type [] f64, want [] i64`},
-		{`fn (x : [3] f64) => tr [1,1] x`, `core: parse: line 1:21: core: tr: [1 1] is not a permutation of 0..1`},
+		{`fn (x : [3,3] f64) => tr [1,1] x`, `core: parse: line 1:23: core: tr: [1 1] is not a permutation of 0..1`},
 		{`fn (x : [3] f64) => reshape [2,2] x`, `core: parse: line 1:21: core: reshape: cannot reshape [3] (3 elements) to [2 2] (4 elements)`},
 		{`fn (x : [3] f64) => gather [2,2] x (\[i] -> [i])`, `core: parse: line 1:21: core: gather: result shape [2 2] with 1 index variables needs inner dimensions [2] of the operand shape [3]`},
 		{`fn (x : [3] f64) => gather [2] x (\[i, i] -> [i])`, `core: parse: line 1:21: core: index function: variable i bound twice`},
@@ -375,8 +378,9 @@ func TestParseDeepNesting(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if core.Size(p.Body) != 4*n+1+(n+1) {
-		t.Errorf("Size = %d, want %d", core.Size(p.Body), 4*n+1+(n+1))
+	// n lets, n bound sums, variables x0..xn, n+1 sums in the final chain
+	if core.Size(p.Body) != 4*n+2 {
+		t.Errorf("Size = %d, want %d", core.Size(p.Body), 4*n+2)
 	}
 }
 
@@ -423,6 +427,59 @@ func TestRoundTripRandom(t *testing.T) {
 	t.Logf("constructs generated: %v", kinds)
 }
 
+// TestRoundTripCoretest runs the round trip over the programs of the shared generator
+// (package coretest), small ones and a few large let chains.
+func TestRoundTripCoretest(t *testing.T) {
+	n := 1000
+	if testing.Short() {
+		n = 200
+	}
+	skipped := 0
+	for seed := int64(0); seed < int64(n); seed++ {
+		cfg := coretest.Config{}
+		switch seed % 4 {
+		case 1:
+			cfg.Dtype = core.Float32
+		case 2:
+			cfg.Smooth, cfg.ScalarResult = true, true
+		case 3:
+			cfg.Dtype = core.Float64
+		}
+		if seed%100 == 0 {
+			cfg.TargetNodes = 2000
+		}
+		p := coretestProgram(seed, cfg)
+		if p == nil {
+			skipped++
+			continue
+		}
+		src := p.String()
+		q, err := core.ParseProgram(src)
+		if err != nil {
+			t.Fatalf("seed %d: %v\nprogram: %s", seed, err, src)
+		}
+		if !core.ProgramEqual(p, q) {
+			t.Fatalf("seed %d: round trip differs\nprogram: %s\nreparsed: %s", seed, src, q.String())
+		}
+	}
+	if skipped > n/10 {
+		t.Errorf("coretest.RandomProgram failed on %d of %d seeds", skipped, n)
+	} else if skipped > 0 {
+		t.Logf("coretest.RandomProgram failed on %d of %d seeds (skipped)", skipped, n)
+	}
+}
+
+// coretestProgram calls coretest.RandomProgram, returning nil if the generator itself fails
+// (it panics on its own bugs; e.g. it may form the reserved name "i64" from prefix "i").
+func coretestProgram(seed int64, cfg coretest.Config) (p *core.Program) {
+	defer func() {
+		if r := recover(); r != nil {
+			p = nil
+		}
+	}()
+	return coretest.RandomProgram(rand.New(rand.NewSource(seed)), cfg)
+}
+
 func typeName(x interface{}) string { return fmt.Sprintf("%T", x) }
 
 // FuzzParse checks that parsing arbitrary input never panics and that whatever parses
@@ -460,4 +517,432 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("round trip differs for %q\nprinted: %s\nreprinted: %s", src, out, q.String())
 		}
 	})
+}
+
+// rtGen generates random well-typed programs covering every construct: nested build1, lets
+// (with shadowing), gathers and scatters with index functions over bound variables, shares
+// reused by pointer, literals of every dtype (negative, -0, inf, nan), casts and tuples.
+// Every term is built with the core Builder; a builder error is a generator bug.
+type rtGen struct {
+	r      *rand.Rand
+	b      core.Builder
+	fd     core.Dtype // the program's main float dtype
+	scope  []*core.Var
+	params map[string]bool
+	shares []core.Term // shares whose free variables are parameters only (reusable anywhere)
+	nextID int
+	nodes  int // budget counter
+}
+
+func newRTGen(seed int64) *rtGen {
+	g := &rtGen{r: rand.New(rand.NewSource(seed)), fd: core.Float64, params: map[string]bool{}}
+	if g.r.Intn(2) == 0 {
+		g.fd = core.Float32
+	}
+	return g
+}
+
+var rtBinderNames = []string{"x", "y", "i", "j", "k", "v_1", "w'"}
+
+func (g *rtGen) shape(maxRank int) core.Shape {
+	r := g.r.Intn(maxRank + 1)
+	sh := make(core.Shape, r)
+	for i := range sh {
+		sh[i] = 1 + g.r.Intn(3)
+	}
+	return sh
+}
+
+func (g *rtGen) dtype() core.Dtype {
+	switch g.r.Intn(6) {
+	case 0:
+		return core.Int64
+	case 1:
+		return core.Bool
+	case 2:
+		if g.fd == core.Float64 {
+			return core.Float32
+		}
+		return core.Float64
+	}
+	return g.fd
+}
+
+// program makes a random program.
+func (g *rtGen) program() *core.Program {
+	np := 1 + g.r.Intn(3)
+	var params []*core.Var
+	for k := 0; k < np; k++ {
+		d := g.fd
+		if g.r.Intn(4) == 0 {
+			d = g.dtype()
+		}
+		v := g.b.Var(fmt.Sprintf("a%d", k), core.Type{Shape: g.shape(3), Dtype: d})
+		params = append(params, v)
+		g.params[v.Name] = true
+	}
+	g.scope = append(g.scope, params...)
+	depth := 2 + g.r.Intn(4)
+	var body core.Term
+	if g.r.Intn(6) == 0 {
+		n := g.r.Intn(4)
+		elems := make([]core.Term, n)
+		for k := range elems {
+			elems[k] = g.term(g.ty(), depth)
+		}
+		body = g.b.Tuple(elems...)
+		if g.r.Intn(2) == 0 {
+			v := g.fresh(g.ty())
+			bound := g.term(v.Type(), depth)
+			body = g.b.Let(v, bound, body)
+		}
+	} else {
+		body = g.term(g.ty(), depth)
+	}
+	if err := g.b.Err(); err != nil {
+		panic(fmt.Sprintf("generator bug: %v", err))
+	}
+	p, err := core.NewProgram(params, body)
+	if err != nil {
+		panic(fmt.Sprintf("generator bug: %v\n%v", err, (&core.Program{Params: params, Body: body}).String()))
+	}
+	return p
+}
+
+func (g *rtGen) ty() core.Type { return core.Type{Shape: g.shape(3), Dtype: g.dtype()} }
+
+func (g *rtGen) fresh(t core.Type) *core.Var {
+	return g.b.Var(rtBinderNames[g.r.Intn(len(rtBinderNames))], t)
+}
+
+// visible returns the in-scope variables of type t (the innermost binding of each name).
+func (g *rtGen) visible(t core.Type) []*core.Var {
+	seen := map[string]bool{}
+	var out []*core.Var
+	for k := len(g.scope) - 1; k >= 0; k-- {
+		v := g.scope[k]
+		if seen[v.Name] {
+			continue
+		}
+		seen[v.Name] = true
+		if v.Type().Equal(t) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func (g *rtGen) with(vs []*core.Var, f func() core.Term) core.Term {
+	n := len(g.scope)
+	g.scope = append(g.scope, vs...)
+	t := f()
+	g.scope = g.scope[:n]
+	return t
+}
+
+func (g *rtGen) float(d core.Dtype) float64 {
+	switch g.r.Intn(12) {
+	case 0:
+		return math.Inf(1)
+	case 1:
+		return math.Inf(-1)
+	case 2:
+		return math.NaN()
+	case 3:
+		return math.Copysign(0, -1)
+	case 4:
+		return float64(g.r.Intn(7) - 3)
+	case 5:
+		return g.r.NormFloat64() * 1e30
+	case 6:
+		return g.r.NormFloat64() * 1e-30
+	}
+	return g.r.NormFloat64()
+}
+
+func (g *rtGen) lit(t core.Type) core.Term {
+	n := t.Shape.Size()
+	var l *core.Lit
+	var err error
+	switch t.Dtype {
+	case core.Float64, core.Float32:
+		vs := make([]float64, n)
+		for k := range vs {
+			vs[k] = g.float(t.Dtype)
+		}
+		l, err = core.NewLitF(t, vs)
+	case core.Int64:
+		vs := make([]int64, n)
+		for k := range vs {
+			switch g.r.Intn(8) {
+			case 0:
+				vs[k] = math.MinInt64
+			case 1:
+				vs[k] = math.MaxInt64
+			default:
+				vs[k] = int64(g.r.Intn(11) - 5)
+			}
+		}
+		l, err = core.NewLitI(t.Shape, vs)
+	default:
+		vs := make([]bool, n)
+		for k := range vs {
+			vs[k] = g.r.Intn(2) == 0
+		}
+		l, err = core.NewLitB(t.Shape, vs)
+	}
+	if err != nil {
+		g.b.SetErr(err)
+		return nil
+	}
+	return l
+}
+
+// index makes a small i64 scalar index term, preferring the in-scope i64 variables.
+func (g *rtGen) index(depth int) core.Term {
+	vs := g.visible(core.Scalar(core.Int64))
+	switch {
+	case len(vs) > 0 && g.r.Intn(3) > 0:
+		v := vs[g.r.Intn(len(vs))]
+		switch g.r.Intn(4) {
+		case 0:
+			return g.b.Binary(core.OpQuot, v, core.ScalarI(2))
+		case 1:
+			return g.b.Add(v, core.ScalarI(int64(g.r.Intn(3))))
+		}
+		return v
+	case depth > 0 && g.r.Intn(3) == 0:
+		return g.term(core.Scalar(core.Int64), depth-1)
+	}
+	return core.ScalarI(int64(g.r.Intn(4) - 1))
+}
+
+func (g *rtGen) indexes(n, depth int) []core.Term {
+	ix := make([]core.Term, n)
+	for k := range ix {
+		ix[k] = g.index(depth)
+	}
+	return ix
+}
+
+func (g *rtGen) indexVars(n int) []*core.Var {
+	vs := make([]*core.Var, n)
+	used := map[string]bool{}
+	for k := range vs {
+		name := rtBinderNames[g.r.Intn(len(rtBinderNames))]
+		for used[name] {
+			name += "'"
+		}
+		used[name] = true
+		vs[k] = g.b.Var(name, core.Scalar(core.Int64))
+	}
+	return vs
+}
+
+// term makes a random term of type t.
+func (g *rtGen) term(t core.Type, depth int) core.Term {
+	if g.b.Err() != nil {
+		return nil
+	}
+	g.nodes++
+	if depth <= 0 || g.nodes > 400 {
+		if vs := g.visible(t); len(vs) > 0 && g.r.Intn(3) > 0 {
+			return vs[g.r.Intn(len(vs))]
+		}
+		if t.Dtype == core.Int64 && len(t.Shape) == 1 && g.r.Intn(3) == 0 {
+			return g.b.Iota(t.Shape[0])
+		}
+		return g.lit(t)
+	}
+	d := depth - 1
+	sh, dt := t.Shape, t.Dtype
+	var opts []func() core.Term
+	add := func(f func() core.Term) { opts = append(opts, f) }
+	add(func() core.Term { return g.lit(t) })
+	if vs := g.visible(t); len(vs) > 0 {
+		add(func() core.Term { return vs[g.r.Intn(len(vs))] })
+	}
+	// element-wise
+	add(func() core.Term {
+		var ops []core.UnOp
+		for _, op := range core.UnOps() {
+			switch {
+			case op == core.OpNot && dt == core.Bool,
+				(op == core.OpNeg || op == core.OpAbs || op == core.OpSign) && dt.IsNumeric(),
+				op != core.OpNot && op != core.OpNeg && op != core.OpAbs && op != core.OpSign && dt.IsFloat():
+				ops = append(ops, op)
+			}
+		}
+		if len(ops) == 0 {
+			return g.lit(t)
+		}
+		return g.b.Unary(ops[g.r.Intn(len(ops))], g.term(t, d))
+	})
+	add(func() core.Term {
+		var ops []core.BinOp
+		for _, op := range core.BinOps() {
+			if op.IsComparison() {
+				continue
+			}
+			switch {
+			case (op == core.OpAnd || op == core.OpOr) && dt == core.Bool,
+				(op == core.OpQuot || op == core.OpRem) && dt == core.Int64,
+				(op == core.OpDiv || op == core.OpPow || op == core.OpAtan2) && dt.IsFloat(),
+				(op == core.OpAdd || op == core.OpSub || op == core.OpMul || op == core.OpMax || op == core.OpMin) && dt.IsNumeric():
+				ops = append(ops, op)
+			}
+		}
+		if len(ops) == 0 {
+			return g.lit(t)
+		}
+		return g.b.Binary(ops[g.r.Intn(len(ops))], g.term(t, d), g.term(t, d))
+	})
+	if dt == core.Bool {
+		add(func() core.Term {
+			ops := []core.BinOp{core.OpLt, core.OpLe, core.OpGt, core.OpGe, core.OpEq, core.OpNe}
+			op := ops[g.r.Intn(len(ops))]
+			od := []core.Dtype{g.fd, core.Int64, core.Bool}[g.r.Intn(3)]
+			if od == core.Bool && op != core.OpEq && op != core.OpNe {
+				od = g.fd
+			}
+			ot := core.Type{Shape: sh, Dtype: od}
+			return g.b.Binary(op, g.term(ot, d), g.term(ot, d))
+		})
+	}
+	add(func() core.Term {
+		return g.b.Cast(dt, g.term(core.Type{Shape: sh, Dtype: g.dtype()}, d))
+	})
+	add(func() core.Term {
+		return g.b.Cond(g.term(core.Scalar(core.Bool), d), g.term(t, d), g.term(t, d))
+	})
+	// binding
+	add(func() core.Term {
+		v := g.fresh(g.ty())
+		bound := g.term(v.Type(), d)
+		return g.b.Let(v, bound, g.with([]*core.Var{v}, func() core.Term { return g.term(t, d) }))
+	})
+	add(func() core.Term {
+		var same []core.Term
+		for _, s := range g.shares {
+			if s.Type().Equal(t) {
+				same = append(same, s)
+			}
+		}
+		if len(same) > 0 && g.r.Intn(2) == 0 {
+			return same[g.r.Intn(len(same))]
+		}
+		g.nextID++
+		id := g.nextID
+		s := g.b.Share(id, g.term(t, d))
+		if s != nil {
+			closed := true
+			for _, v := range core.FreeVars(s) {
+				if !g.params[v.Name] {
+					closed = false
+				}
+			}
+			if closed {
+				g.shares = append(g.shares, s)
+			}
+		}
+		return s
+	})
+	// array constructs
+	add(func() core.Term {
+		m := g.r.Intn(3)
+		full := make(core.Shape, m)
+		for k := range full {
+			full[k] = 1 + g.r.Intn(3)
+		}
+		full = append(full, sh...)
+		return g.b.Index(g.term(core.Type{Shape: full, Dtype: dt}, d), g.indexes(m, d)...)
+	})
+	if dt.IsNumeric() {
+		add(func() core.Term {
+			return g.b.SumOuter(g.term(core.Type{Shape: append(core.Shape{1 + g.r.Intn(3)}, sh...), Dtype: dt}, d))
+		})
+	}
+	if dt == core.Int64 {
+		add(func() core.Term {
+			od := []core.Dtype{g.fd, core.Int64}[g.r.Intn(2)]
+			return g.b.ArgmaxOuter(g.term(core.Type{Shape: append(core.Shape{1 + g.r.Intn(3)}, sh...), Dtype: od}, d))
+		})
+		if len(sh) == 1 {
+			add(func() core.Term { return g.b.Iota(sh[0]) })
+		}
+	}
+	// gather: result sh = domain(n) ++ rest; x shape = [k1..km] ++ rest
+	add(func() core.Term {
+		n := g.r.Intn(len(sh) + 1)
+		m := g.r.Intn(3)
+		xsh := make(core.Shape, m)
+		for k := range xsh {
+			xsh[k] = 1 + g.r.Intn(4)
+		}
+		xsh = append(xsh, sh[n:]...)
+		x := g.term(core.Type{Shape: xsh, Dtype: dt}, d)
+		vs := g.indexVars(n)
+		var outs []core.Term
+		g.with(vs, func() core.Term { outs = g.indexes(m, d); return nil })
+		return g.b.Gather(sh, x, g.b.IndexFn(vs, outs...))
+	})
+	if dt.IsNumeric() {
+		// scatter: x shape = domain(n) ++ rest; result sh = [k'1..k'm] ++ rest
+		add(func() core.Term {
+			m := g.r.Intn(len(sh) + 1)
+			n := g.r.Intn(3)
+			xsh := make(core.Shape, n)
+			for k := range xsh {
+				xsh[k] = 1 + g.r.Intn(4)
+			}
+			xsh = append(xsh, sh[m:]...)
+			x := g.term(core.Type{Shape: xsh, Dtype: dt}, d)
+			vs := g.indexVars(n)
+			var outs []core.Term
+			g.with(vs, func() core.Term { outs = g.indexes(m, d); return nil })
+			return g.b.Scatter(sh, x, g.b.IndexFn(vs, outs...))
+		})
+	}
+	if len(sh) > 0 {
+		inner := core.Type{Shape: sh[1:], Dtype: dt}
+		add(func() core.Term {
+			elems := make([]core.Term, sh[0])
+			for k := range elems {
+				elems[k] = g.term(inner, d)
+			}
+			return g.b.FromVector(elems...)
+		})
+		add(func() core.Term { return g.b.Replicate(sh[0], g.term(inner, d)) })
+		add(func() core.Term {
+			v := g.b.Var(rtBinderNames[g.r.Intn(len(rtBinderNames))], core.Scalar(core.Int64))
+			return g.b.Build1(sh[0], v, g.with([]*core.Var{v}, func() core.Term { return g.term(inner, d) }))
+		})
+		add(func() core.Term {
+			m := 1 + g.r.Intn(len(sh))
+			perm := g.r.Perm(m)
+			xsh := append(core.Shape{}, sh...)
+			for i := 0; i < m; i++ {
+				xsh[perm[i]] = sh[i]
+			}
+			return g.b.Transpose(perm, g.term(core.Type{Shape: xsh, Dtype: dt}, d))
+		})
+	}
+	add(func() core.Term {
+		// reshape from the flattened shape, or from the shape with a unit dimension added
+		var xsh core.Shape
+		if g.r.Intn(2) == 0 {
+			xsh = core.Shape{sh.Size()}
+		} else {
+			xsh = append(core.Shape{1}, sh...)
+		}
+		return g.b.Reshape(sh, g.term(core.Type{Shape: xsh, Dtype: dt}, d))
+	})
+	if dt.IsFloat() && len(sh) == 2 {
+		add(func() core.Term {
+			k := 1 + g.r.Intn(3)
+			return g.b.MatMul(g.term(core.Type{Shape: core.Shape{sh[0], k}, Dtype: dt}, d),
+				g.term(core.Type{Shape: core.Shape{k, sh[1]}, Dtype: dt}, d))
+		})
+	}
+	return opts[g.r.Intn(len(opts))]()
 }
