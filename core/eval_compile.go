@@ -465,9 +465,9 @@ func (c *compiler) build(t Term, sc *scope) (*buf, *scope, error) {
 		n := t.Y.Type().Shape[1]
 		switch t.Type().Dtype {
 		case Float64:
-			c.emit(sc, t, func() { matmulK(out.f64, x.f64, y.f64, m, k, n) })
+			c.emit(sc, t, func() { matmul64(out.f64, x.f64, y.f64, m, k, n) })
 		case Float32:
-			c.emit(sc, t, func() { matmulK(out.f32, x.f32, y.f32, m, k, n) })
+			c.emit(sc, t, func() { matmul32(out.f32, x.f32, y.f32, m, k, n) })
 		}
 		return out, sc, nil
 	}
