@@ -1,0 +1,634 @@
+package ad
+
+import (
+	"github.com/bulkad/bulkad/core"
+	"github.com/pkg/errors"
+	"gorgonia.org/tensor"
+)
+
+// DretName is the name of the cotangent parameter of a VJP artifact.
+const DretName = "dret"
+
+// TangentPrefix prefixes the tangent parameters of a JVP program: d_<name>.
+const TangentPrefix = "d_"
+
+// Options configure a differentiation.
+type Options struct {
+	// Wrt names the parameters to differentiate with respect to (all float parameters when
+	// empty). A non-float or unknown name is an error.
+	Wrt []string
+	// Keep names lets of the input program that must survive unchanged (name and value) in the
+	// artifact's primal part, so that a caller can bind them to values it already has.
+	Keep []string
+	// SkipBOT skips the bulk-operation transform (the program must then contain no float build1).
+	SkipBOT bool
+	// NoSimplify skips the simplifier (before and after differentiation).
+	NoSimplify bool
+}
+
+// Artifact is a differentiated program: an ordinary core program, built once, that computes
+// the value and the gradients and can be evaluated many times.
+//
+// Its body has the form
+//
+//	let <primal lets> in let <cotangent lets> in (value, g_1, …, g_k)
+//
+// a top-level core.Tuple whose components are the primal result and one gradient per Wrt
+// name, in that order. Its parameters are the input program's (plus DretName, the incoming
+// cotangent, for a VJP artifact; a Grad artifact uses the cotangent 1).
+type Artifact struct {
+	prog  *core.Program
+	wrt   []string
+	vjp   bool
+	stats Stats
+}
+
+// Program returns the gradient program.
+func (a *Artifact) Program() *core.Program { return a.prog }
+
+// Wrt returns the names of the parameters the gradients are taken with respect to, in the
+// order of the result tuple.
+func (a *Artifact) Wrt() []string { return append([]string{}, a.wrt...) }
+
+// String prints the gradient program in the text syntax.
+func (a *Artifact) String() string { return a.prog.String() }
+
+// Run evaluates the gradient program. args holds every parameter (and DretName for a VJP
+// artifact); it returns the value and the gradient of every Wrt parameter by name.
+func (a *Artifact) Run(args map[string]*tensor.Dense) (*tensor.Dense, map[string]*tensor.Dense, error) {
+	outs, err := evalTuple(a.prog, args)
+	if err != nil {
+		return nil, nil, errors.Wrap(err, "ad: run")
+	}
+	if len(outs) != len(a.wrt)+1 {
+		return nil, nil, errors.Errorf("ad: run: program returned %d results, want %d", len(outs), len(a.wrt)+1)
+	}
+	grads := make(map[string]*tensor.Dense, len(a.wrt))
+	for k, name := range a.wrt {
+		grads[name] = outs[k+1]
+	}
+	return outs[0], grads, nil
+}
+
+// Grad differentiates p, whose result is a rank-0 float, with respect to the parameters
+// named in wrt (every float parameter when wrt is empty).
+func Grad(p *core.Program, wrt ...string) (*Artifact, error) {
+	return GradWith(p, Options{Wrt: wrt})
+}
+
+// VJP is Grad for a program with any float result: the artifact takes the incoming
+// cotangent as the parameter DretName ("dret"), of the result's type.
+func VJP(p *core.Program, wrt ...string) (*Artifact, error) {
+	return VJPWith(p, Options{Wrt: wrt})
+}
+
+// GradWith is Grad with options.
+func GradWith(p *core.Program, o Options) (*Artifact, error) {
+	return build(p, o, false, "grad")
+}
+
+// VJPWith is VJP with options.
+func VJPWith(p *core.Program, o Options) (*Artifact, error) {
+	return build(p, o, true, "vjp")
+}
+
+func build(p *core.Program, o Options, vjp bool, op string) (*Artifact, error) {
+	r, err := differentiate(p, o, vjp, op)
+	if err != nil {
+		return nil, err
+	}
+	prog, stats, err := r.symbolic()
+	if err != nil {
+		return nil, errors.Wrapf(err, "ad: %s", op)
+	}
+	if !o.NoSimplify {
+		prog, err = simplifyProgram(prog, o.Keep)
+		if err != nil {
+			return nil, errors.Wrapf(err, "ad: %s: simplify gradient program", op)
+		}
+	}
+	return &Artifact{prog: prog, wrt: r.wrt, vjp: vjp, stats: stats}, nil
+}
+
+// diffResult is the output of the forward pass: Eq. (6) of paper 000 — primal bindings, the
+// primal result and the symbolic Delta of the result.
+type diffResult struct {
+	op     string
+	prog   *core.Program // the program that was differentiated (after BOT, simplify, uniquify)
+	params []*core.Var   // the artifact's parameters
+	wrt    []string
+	binds  []binding
+	value  core.Term
+	delta  *Delta
+	maxID  int
+	namer  *core.Namer
+	ct     core.Term // the incoming cotangent: 1 or the variable dret
+}
+
+func resolveWrt(p *core.Program, wrt []string, op string) ([]string, error) {
+	if len(wrt) == 0 {
+		var out []string
+		for _, v := range p.Params {
+			if v.Type().Dtype.IsFloat() {
+				out = append(out, v.Name)
+			}
+		}
+		return out, nil
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, name := range wrt {
+		v := p.Param(name)
+		if v == nil {
+			return nil, errors.Errorf("ad: %s: %q is not a parameter of the program", op, name)
+		}
+		if !v.Type().Dtype.IsFloat() {
+			return nil, errors.Errorf("ad: %s: parameter %s has type %v; only float parameters can be differentiated", op, name, v.Type())
+		}
+		if !seen[name] {
+			seen[name] = true
+			out = append(out, name)
+		}
+	}
+	return out, nil
+}
+
+// prepare checks p and brings it to the form the forward pass takes: BOT-normal (unless
+// SkipBOT), simplified (unless NoSimplify), with distinct let names.
+func prepare(p *core.Program, o Options, reserved []string, op string) (*core.Program, error) {
+	if err := core.Check(p); err != nil {
+		return nil, errors.Wrapf(err, "ad: %s", op)
+	}
+	q := p
+	var err error
+	if !o.SkipBOT {
+		q, err = vectorize(q)
+		if err != nil {
+			return nil, errors.Wrapf(err, "ad: %s: bot", op)
+		}
+	}
+	if !o.NoSimplify {
+		q, err = simplifyProgram(q, o.Keep)
+		if err != nil {
+			return nil, errors.Wrapf(err, "ad: %s: simplify", op)
+		}
+	}
+	return uniquify(q, reserved)
+}
+
+func differentiate(p *core.Program, o Options, vjp bool, op string) (*diffResult, error) {
+	if p == nil {
+		return nil, errors.Errorf("ad: %s: nil program", op)
+	}
+	if vjp && p.Param(DretName) != nil {
+		return nil, errors.Errorf("ad: %s: parameter name %s is reserved for the cotangent", op, DretName)
+	}
+	for _, k := range o.Keep {
+		if k == DretName {
+			return nil, errors.Errorf("ad: %s: let name %s is reserved for the cotangent", op, DretName)
+		}
+	}
+	wrt, err := resolveWrt(p, o.Wrt, op)
+	if err != nil {
+		return nil, err
+	}
+	q, err := prepare(p, o, []string{DretName}, op)
+	if err != nil {
+		return nil, err
+	}
+	if err := resultCheck(q.Body, vjp, op); err != nil {
+		return nil, err
+	}
+	wset := map[string]bool{}
+	for _, w := range wrt {
+		wset[w] = true
+	}
+	namer := core.NewNamer(q.Body)
+	for _, v := range q.Params {
+		namer.AvoidName(v.Name)
+	}
+	namer.AvoidName(DretName)
+	f := newForward(q, namer, wset)
+	res, err := f.run(q.Body)
+	if err != nil {
+		return nil, errors.Wrapf(err, "ad: %s", op)
+	}
+	r := &diffResult{
+		op: op, prog: q, wrt: wrt, binds: f.binds, value: res.p, delta: res.d,
+		maxID: f.g.nextID, namer: namer, params: append([]*core.Var{}, q.Params...),
+	}
+	rt := res.p.Type()
+	if vjp {
+		dret, err := core.NewVar(DretName, rt)
+		if err != nil {
+			return nil, err
+		}
+		r.params = append(r.params, dret)
+		r.ct = dret
+	} else {
+		r.ct = core.ScalarF(rt.Dtype, 1)
+	}
+	return r, nil
+}
+
+func resultCheck(body core.Term, vjp bool, op string) error {
+	t := body
+	for {
+		l, ok := t.(*core.Let)
+		if !ok {
+			break
+		}
+		t = l.Body
+	}
+	if _, ok := t.(*core.Tuple); ok {
+		return errors.Errorf("ad: %s: the program returns a tuple; differentiate a program with one array result", op)
+	}
+	ty := t.Type()
+	if !ty.Dtype.IsFloat() {
+		return errors.Errorf("ad: %s: result has type %v, want a float result", op, ty)
+	}
+	if !vjp && len(ty.Shape) != 0 {
+		return errors.Errorf("ad: %s: result has type %v, want a rank-0 float (use VJP for array results)", op, ty)
+	}
+	return nil
+}
+
+// symbolic runs the symbolic reverse pass (Fig. 19), shareToLet (Fig. 20) and the wrapper
+// (Fig. 21), giving the unsimplified gradient program.
+func (r *diffResult) symbolic() (*core.Program, Stats, error) {
+	alg := newTermAlg()
+	grads, stats, err := reversePass[core.Term](alg, r.ct, r.delta, r.maxID)
+	if err != nil {
+		return nil, stats, err
+	}
+	roots := make([]core.Term, len(r.wrt))
+	for k, name := range r.wrt {
+		g, ok := grads[name]
+		if !ok {
+			g = constantTerm(&alg.b, r.prog.Param(name).Type(), 0)
+		}
+		roots[k] = g
+	}
+	if err := alg.err(); err != nil {
+		return nil, stats, err
+	}
+	cbinds, roots, err := shareToLet(roots, r.namer)
+	if err != nil {
+		return nil, stats, err
+	}
+	var b core.Builder
+	body := b.Tuple(append([]core.Term{r.value}, roots...)...)
+	body = wrapLets(&b, cbinds, body)
+	body = wrapLets(&b, r.binds, body)
+	if err := b.Err(); err != nil {
+		return nil, stats, err
+	}
+	prog, err := core.NewProgram(r.params, body)
+	if err != nil {
+		return nil, stats, errors.Wrap(err, "internal error: gradient program does not check")
+	}
+	return prog, stats, nil
+}
+
+// wrapLets puts the bindings, first one outermost, around body.
+func wrapLets(b *core.Builder, binds []binding, body core.Term) core.Term {
+	for k := len(binds) - 1; k >= 0; k-- {
+		body = b.Let(binds[k].Var, binds[k].Term, body)
+	}
+	return body
+}
+
+// concrete runs the concrete reverse pass (Fig. 17) on values: the primal bindings are
+// evaluated at args, then the Delta is transposed on arrays. It returns the value and the
+// gradients by name (for testing the symbolic pipeline against).
+func (r *diffResult) concrete(args map[string]*value) (*value, map[string]*value, Stats, error) {
+	ev := newEvaluator(nil)
+	for _, v := range r.params {
+		a, ok := args[v.Name]
+		if !ok {
+			return nil, nil, Stats{}, errors.Errorf("ad: concrete: argument %s is missing", v.Name)
+		}
+		ev.env[v.Name] = a
+	}
+	for _, bd := range r.binds {
+		x, err := ev.eval(bd.Term)
+		if err != nil {
+			return nil, nil, Stats{}, err
+		}
+		ev.env[bd.Var.Name] = x
+	}
+	val, err := ev.eval(r.value)
+	if err != nil {
+		return nil, nil, Stats{}, err
+	}
+	ct, err := ev.eval(r.ct)
+	if err != nil {
+		return nil, nil, Stats{}, err
+	}
+	alg := &valueAlg{ev: ev, ph: [2]string{r.namer.Fresh("ph"), r.namer.Fresh("ph")}}
+	grads, stats, err := reversePass[*value](alg, ct, r.delta, r.maxID)
+	if err != nil {
+		return nil, nil, stats, err
+	}
+	out := map[string]*value{}
+	for _, name := range r.wrt {
+		g, ok := grads[name]
+		if !ok {
+			g = newValue(r.prog.Param(name).Type())
+		}
+		out[name] = g
+	}
+	return val, out, stats, nil
+}
+
+// JVP returns a program computing the value of p and its forward derivative along tangents:
+// its parameters are p's followed by one tangent parameter TangentPrefix+name ("d_x") per
+// wrt parameter (every float parameter when wrt is empty), of that parameter's type; its body
+// is let <primal lets> in let <tangent lets> in (value, tangent).
+func JVP(p *core.Program, wrt ...string) (*core.Program, error) {
+	return JVPWith(p, Options{Wrt: wrt})
+}
+
+// JVPWith is JVP with options.
+func JVPWith(p *core.Program, o Options) (*core.Program, error) {
+	const op = "jvp"
+	if p == nil {
+		return nil, errors.New("ad: jvp: nil program")
+	}
+	wrt, err := resolveWrt(p, o.Wrt, op)
+	if err != nil {
+		return nil, err
+	}
+	var reserved []string
+	for _, w := range wrt {
+		name := TangentPrefix + w
+		if p.Param(name) != nil {
+			return nil, errors.Errorf("ad: jvp: parameter name %s is reserved for the tangent of %s", name, w)
+		}
+		reserved = append(reserved, name)
+	}
+	q, err := prepare(p, o, reserved, op)
+	if err != nil {
+		return nil, err
+	}
+	if err := resultCheck(q.Body, true, op); err != nil {
+		return nil, err
+	}
+	wset := map[string]bool{}
+	for _, w := range wrt {
+		wset[w] = true
+	}
+	namer := core.NewNamer(q.Body)
+	for _, v := range q.Params {
+		namer.AvoidName(v.Name)
+	}
+	for _, n := range reserved {
+		namer.AvoidName(n)
+	}
+	f := newForward(q, namer, wset)
+	res, err := f.run(q.Body)
+	if err != nil {
+		return nil, errors.Wrap(err, "ad: jvp")
+	}
+	params := append([]*core.Var{}, q.Params...)
+	tvars := map[string]*core.Var{}
+	for _, w := range wrt {
+		v, err := core.NewVar(TangentPrefix+w, q.Param(w).Type())
+		if err != nil {
+			return nil, err
+		}
+		params = append(params, v)
+		tvars[w] = v
+	}
+	var b core.Builder
+	tan := tangentTerm(&b, res.d, tvars)
+	if err := b.Err(); err != nil {
+		return nil, errors.Wrap(err, "ad: jvp")
+	}
+	tbinds, roots, err := shareToLet([]core.Term{tan}, namer)
+	if err != nil {
+		return nil, errors.Wrap(err, "ad: jvp")
+	}
+	body := b.Tuple(res.p, roots[0])
+	body = wrapLets(&b, tbinds, body)
+	body = wrapLets(&b, f.binds, body)
+	if err := b.Err(); err != nil {
+		return nil, errors.Wrap(err, "ad: jvp")
+	}
+	prog, err := core.NewProgram(params, body)
+	if err != nil {
+		return nil, errors.Wrap(err, "ad: jvp: internal error")
+	}
+	if !o.NoSimplify {
+		prog, err = simplifyProgram(prog, o.Keep)
+		if err != nil {
+			return nil, errors.Wrap(err, "ad: jvp: simplify")
+		}
+	}
+	return prog, nil
+}
+
+// tangentTerm interprets a Delta forwards as a term (the forward derivative); Share nodes
+// become share terms with the same IDs, so shareToLet can bind them.
+func tangentTerm(b *core.Builder, d *Delta, tvars map[string]*core.Var) core.Term {
+	memo := map[*Delta]core.Term{}
+	var rec func(d *Delta) core.Term
+	rec = func(d *Delta) core.Term {
+		if t, ok := memo[d]; ok {
+			return t
+		}
+		var t core.Term
+		switch d.Kind {
+		case DZero:
+			t = constantTerm(b, d.Type, 0)
+		case DInput:
+			t = tvars[d.Name]
+		case DAdd:
+			t = b.Add(rec(d.A), rec(d.B))
+		case DNeg:
+			t = b.Unary(core.OpNeg, rec(d.A))
+		case DScale:
+			t = b.Mul(d.Factor, rec(d.A))
+		case DShare:
+			t = b.Share(d.ID, rec(d.A))
+		case DIndex:
+			t = b.Index(rec(d.A), d.Ix...)
+		case DSumOuter:
+			t = b.SumOuter(rec(d.A))
+		case DGather:
+			t = b.Gather(d.Shape, rec(d.A), d.Fn)
+		case DScatter:
+			t = b.Scatter(d.Shape, rec(d.A), d.Fn)
+		case DFromVector:
+			es := make([]core.Term, len(d.Elems))
+			for k, e := range d.Elems {
+				es[k] = rec(e)
+			}
+			t = b.FromVector(es...)
+		case DReplicate:
+			t = b.Replicate(d.N, rec(d.A))
+		case DTranspose:
+			t = b.Transpose(d.Perm, rec(d.A))
+		case DReshape:
+			t = b.Reshape(d.Shape, rec(d.A))
+		case DMatMulL:
+			t = b.MatMul(rec(d.A), d.Other)
+		case DMatMulR:
+			t = b.MatMul(d.Other, rec(d.A))
+		case DCast:
+			t = b.Cast(d.Type.Dtype, rec(d.A))
+		case DSelect:
+			t = b.Cond(d.Cond, rec(d.A), rec(d.B))
+		default:
+			b.SetErr(errors.Errorf("ad: jvp: unknown Delta constructor %v", d.Kind))
+		}
+		if t == nil && b.Err() == nil {
+			b.SetErr(errors.Errorf("ad: jvp: no tangent for %v", d.Kind))
+		}
+		memo[d] = t
+		return t
+	}
+	return rec(d)
+}
+
+// uniquify renames lets so that every let name in the program is distinct from the
+// parameters, from reserved names and from every other let (the first occurrence keeps its
+// name). Occurrences are renamed accordingly, respecting shadowing by build1 and index-function
+// binders. Nodes are rewritten once per renaming scope, so the common case (no duplicate
+// names) rewrites nothing.
+func uniquify(p *core.Program, reserved []string) (*core.Program, error) {
+	u := &uniquifier{seen: map[string]bool{}, memo: map[uKey]core.Term{}}
+	for _, v := range p.Params {
+		u.seen[v.Name] = true
+	}
+	for _, n := range reserved {
+		u.seen[n] = true
+	}
+	u.namer = core.NewNamer(p.Body)
+	for _, n := range reserved {
+		u.namer.AvoidName(n)
+	}
+	for _, v := range p.Params {
+		u.namer.AvoidName(v.Name)
+	}
+	root := &renaming{m: map[string]*core.Var{}}
+	body := u.rn(p.Body, root)
+	if u.b.Err() != nil {
+		return nil, errors.Wrap(u.b.Err(), "ad: uniquify")
+	}
+	if body == p.Body {
+		return p, nil
+	}
+	return core.NewProgram(p.Params, body)
+}
+
+type renaming struct{ m map[string]*core.Var }
+
+type uKey struct {
+	t core.Term
+	r *renaming
+}
+
+type uniquifier struct {
+	b     core.Builder
+	seen  map[string]bool
+	namer *core.Namer
+	memo  map[uKey]core.Term
+}
+
+// without returns r minus the names bound by vars (they shadow any renaming).
+func (r *renaming) without(vars []*core.Var) *renaming {
+	hit := false
+	for _, v := range vars {
+		if _, ok := r.m[v.Name]; ok {
+			hit = true
+		}
+	}
+	if !hit {
+		return r
+	}
+	m := make(map[string]*core.Var, len(r.m))
+	for k, v := range r.m {
+		m[k] = v
+	}
+	for _, v := range vars {
+		delete(m, v.Name)
+	}
+	return &renaming{m: m}
+}
+
+func (u *uniquifier) rn(t core.Term, r *renaming) core.Term {
+	if u.b.Err() != nil {
+		return nil
+	}
+	key := uKey{t, r}
+	if x, ok := u.memo[key]; ok {
+		return x
+	}
+	var out core.Term
+	switch x := t.(type) {
+	case *core.Var:
+		if nv, ok := r.m[x.Name]; ok {
+			out = nv
+		} else {
+			out = x
+		}
+	case *core.Lit, *core.Iota:
+		out = t
+	case *core.Let:
+		bound := u.rn(x.Bound, r)
+		v := x.Var
+		inner := r.without([]*core.Var{v})
+		if u.seen[v.Name] {
+			nv := u.namer.FreshVar(v.Name, v.Type())
+			m := make(map[string]*core.Var, len(inner.m)+1)
+			for k, w := range inner.m {
+				m[k] = w
+			}
+			m[v.Name] = nv
+			inner = &renaming{m: m}
+			v = nv
+		}
+		u.seen[v.Name] = true
+		body := u.rn(x.Body, inner)
+		if v == x.Var && bound == x.Bound && body == x.Body {
+			out = t
+		} else {
+			out = u.b.Let(v, bound, body)
+		}
+	default:
+		kids := core.Children(t)
+		nk := make([]core.Term, len(kids))
+		for k, c := range kids {
+			inner := r
+			if bv := core.BoundIn(t, k); len(bv) > 0 {
+				inner = r.without(bv)
+			}
+			nk[k] = u.rn(c, inner)
+		}
+		out = u.b.Rebuild(t, nk)
+	}
+	u.memo[key] = out
+	return out
+}
+
+// evalTuple evaluates a program's results as tensors.
+func evalTuple(p *core.Program, args map[string]*tensor.Dense) ([]*tensor.Dense, error) {
+	vals := map[string]*value{}
+	for _, v := range p.Params {
+		a, err := fromDense(v.Name, args[v.Name], v.Type())
+		if err != nil {
+			return nil, err
+		}
+		vals[v.Name] = a
+	}
+	outs, err := evalProgram(p, vals)
+	if err != nil {
+		return nil, err
+	}
+	ds := make([]*tensor.Dense, len(outs))
+	for k, o := range outs {
+		ds[k] = o.toDense()
+	}
+	return ds, nil
+}

@@ -1,0 +1,36 @@
+// Package ad is bulkad's reverse-mode automatic differentiation: the dual-arrays algorithm of
+// paper 000 (Smeding, Konarski, Peyton Jones, Fitzgibbon), §6–7, on the core language.
+//
+// A program is differentiated once into an Artifact, an ordinary core program
+//
+//	fn (params…[, dret]) => let <primal lets> in let <cotangent lets> in (value, g_1, …, g_k)
+//
+// that computes the value and the gradients and can then be evaluated many times. The
+// pipeline: core.Check → BOT (bot.Vectorize) → simplify → forward pass into dual arrays
+// (Figs. 14–15: the primal stays a core term, the tangent is a symbolic Delta whose Share IDs
+// come from a per-differentiation counter) → symbolic reverse pass (Fig. 19: cotangents are
+// core terms, shared with `share` where they are duplicated) → shareToLet (Fig. 20) → wrapper
+// (Fig. 21) → simplify. The result contains no `share`.
+//
+// The reverse pass visits shared Delta nodes in decreasing ID order, each once (paper 001), so
+// differentiation time and artifact size are linear in the program size. A concrete reverse
+// pass on arrays (Fig. 17) over the same Delta exists for testing.
+//
+// Conventions for non-smooth points and special cases:
+//   - integers and booleans are never differentiated; argmaxOuter, comparisons, floor, ceil,
+//     sign and casts to integers have derivative 0; a gradient has its parameter's dtype;
+//   - max/min: on a tie the first argument gets the whole gradient (so ReLU written max 0 x
+//     gives 0 to x at x = 0);
+//   - abs'(0) = 0 (abs' = sign);
+//   - pow x y: ∂/∂x = y·x^(y−1), taken as 0 where y = 0; ∂/∂y = x^y·log x, taken as 0 where
+//     x^y = 0 (both by element-wise selection, so the undefined value does not leak);
+//   - atan2 x y: ∂/∂x = y/(x²+y²), ∂/∂y = −x/(x²+y²) (NaN at the origin);
+//   - cond c u v: the branch not taken gets a zero cotangent, selected with cond (not a
+//     multiplication by 0). A NaN in a local derivative of the untaken branch still reaches
+//     its inputs through the scaling 0·NaN (the "double where" problem); write the guard
+//     around the argument of the partial operation to avoid it;
+//   - a parameter the result does not depend on gets a zero gradient.
+//
+// VJP artifacts take the incoming cotangent as the parameter "dret"; JVP programs take one
+// tangent parameter "d_<name>" per differentiated parameter and return (value, tangent).
+package ad

@@ -1,0 +1,561 @@
+package ad
+
+import (
+	"github.com/bulkad/bulkad/core"
+	"github.com/pkg/errors"
+)
+
+// binding is one primal let of the artifact: Var = Term, in order.
+type binding struct {
+	Var  *core.Var
+	Term core.Term
+}
+
+// dual is the result of the forward pass on one term: its primal term (over the primal
+// bindings) and, for float terms, its Delta.
+type dual struct {
+	p core.Term
+	d *Delta
+}
+
+// forward is the forward transformation of paper 000, Figs. 14–15, done directly on the
+// (BOT-normal) core term: instead of emitting monadic code and simplifying it into the form of
+// Eq. (6), it produces that form at once — a list of primal let-bindings (every let of the input,
+// hoisted to the top with its name, plus bindings for primal values that the Delta refers to),
+// the primal result term, and the symbolic Delta of the result. Lets can be hoisted because
+// cond is strict and every operation is total (§5.2) and because uniquify made every let name
+// distinct. Index terms and index functions are copied, not differentiated (§6.2–6.3).
+type forward struct {
+	g      deltaBuilder
+	b      core.Builder
+	namer  *core.Namer
+	binds  []binding
+	memo   map[core.Term]*dual
+	env    map[string]*Delta
+	atoms  map[core.Term]core.Term
+	refs   map[core.Term]int
+	consts map[constKey]core.Term
+}
+
+type constKey struct {
+	shape string
+	dt    core.Dtype
+	v     float64
+}
+
+func newForward(p *core.Program, namer *core.Namer, wrt map[string]bool) *forward {
+	f := &forward{
+		namer:  namer,
+		memo:   map[core.Term]*dual{},
+		env:    map[string]*Delta{},
+		atoms:  map[core.Term]core.Term{},
+		refs:   map[core.Term]int{},
+		consts: map[constKey]core.Term{},
+	}
+	for _, v := range p.Params {
+		if !v.Type().Dtype.IsFloat() {
+			continue
+		}
+		if wrt[v.Name] {
+			f.env[v.Name] = &Delta{Kind: DInput, Type: v.Type(), Name: v.Name}
+		} else {
+			f.env[v.Name] = zeroDelta(v.Type())
+		}
+	}
+	core.PostOrder(p.Body, func(t core.Term) {
+		kids := core.Children(t)
+		for k, c := range kids {
+			if len(core.BoundIn(t, k)) > 0 {
+				if _, isLet := t.(*core.Let); !isLet {
+					continue
+				}
+			}
+			f.refs[c]++
+		}
+	})
+	return f
+}
+
+// atom returns a variable or literal equal to primal term p, let-binding p if needed.
+func (f *forward) atom(p core.Term) core.Term {
+	switch p.(type) {
+	case *core.Var, *core.Lit:
+		return p
+	}
+	if a, ok := f.atoms[p]; ok {
+		return a
+	}
+	v := f.namer.FreshVar("p", p.Type())
+	f.binds = append(f.binds, binding{Var: v, Term: p})
+	f.atoms[p] = v
+	return v
+}
+
+// constant is an array of type t filled with v, as replicates of a scalar literal.
+func (f *forward) constant(t core.Type, v float64) core.Term {
+	key := constKey{t.Shape.String(), t.Dtype, v}
+	if c, ok := f.consts[key]; ok {
+		return c
+	}
+	c := constantTerm(&f.b, t, v)
+	f.consts[key] = c
+	return c
+}
+
+func constantTerm(b *core.Builder, t core.Type, v float64) core.Term {
+	var c core.Term
+	switch t.Dtype {
+	case core.Float64, core.Float32:
+		c = core.ScalarF(t.Dtype, v)
+	case core.Int64:
+		c = core.ScalarI(int64(v))
+	default:
+		c = core.ScalarB(v != 0)
+	}
+	for k := len(t.Shape) - 1; k >= 0; k-- {
+		c = b.Replicate(t.Shape[k], c)
+	}
+	return c
+}
+
+// where selects element-wise: a where mask is true, else b (mask : sh bool). It is a gather
+// from [b, a] at the mask's value, so a NaN or infinity in the branch not selected does not
+// leak into the result (a multiplication by a 0/1 mask would).
+func where(b *core.Builder, namer *core.Namer, mask, x, y core.Term) core.Term {
+	sh := mask.Type().Shape
+	if len(sh) == 0 {
+		return b.Cond(mask, x, y)
+	}
+	vars := make([]*core.Var, len(sh))
+	ix := make([]core.Term, len(sh))
+	for k := range sh {
+		vars[k] = namer.FreshVar("w", core.Scalar(core.Int64))
+		ix[k] = vars[k]
+	}
+	sel := b.Cast(core.Int64, b.Index(mask, ix...))
+	fn := b.IndexFn(vars, append([]core.Term{sel}, ix...)...)
+	return b.Gather(sh, b.FromVector(y, x), fn)
+}
+
+func (f *forward) run(t core.Term) (*dual, error) {
+	r := f.visit(t)
+	if err := f.b.Err(); err != nil {
+		return nil, err
+	}
+	if r == nil {
+		return nil, errors.New("ad: forward: internal error: no result")
+	}
+	return r, nil
+}
+
+func (f *forward) visit(t core.Term) *dual {
+	if f.b.Err() != nil {
+		return nil
+	}
+	if r, ok := f.memo[t]; ok {
+		return r
+	}
+	r := f.visit1(t)
+	if r == nil {
+		if f.b.Err() == nil {
+			f.b.SetErr(errors.Errorf("ad: forward: cannot differentiate %T", t))
+		}
+		return nil
+	}
+	// A primal value used by several parents is bound once.
+	if f.refs[t] > 1 {
+		if _, isLet := t.(*core.Let); !isLet {
+			r = &dual{p: f.atom(r.p), d: r.d}
+		}
+	}
+	f.memo[t] = r
+	return r
+}
+
+func isFloat(t core.Term) bool { return t.Type().Dtype.IsFloat() }
+
+// rebuildPrimal rebuilds t from the primal terms of its children (children under binders are
+// copied unchanged); for terms whose result is not float, this is the whole transformation.
+func (f *forward) rebuildPrimal(t core.Term) []core.Term {
+	kids := core.Children(t)
+	nk := make([]core.Term, len(kids))
+	for k, c := range kids {
+		if len(core.BoundIn(t, k)) > 0 {
+			nk[k] = c
+			continue
+		}
+		r := f.visit(c)
+		if r == nil {
+			return nil
+		}
+		nk[k] = r.p
+	}
+	return nk
+}
+
+func (f *forward) primalOnly(t core.Term) *dual {
+	nk := f.rebuildPrimal(t)
+	if nk == nil {
+		return nil
+	}
+	p := f.b.Rebuild(t, nk)
+	if p == nil {
+		return nil
+	}
+	r := &dual{p: p}
+	if isFloat(t) {
+		r.d = zeroDelta(t.Type())
+	}
+	return r
+}
+
+func (f *forward) visit1(t core.Term) *dual {
+	g := &f.g
+	b := &f.b
+	switch t := t.(type) {
+	case *core.Var:
+		r := &dual{p: t}
+		if isFloat(t) {
+			d, ok := f.env[t.Name]
+			if !ok {
+				b.SetErr(errors.Errorf("ad: forward: float variable %s is not bound by a parameter or a let", t.Name))
+				return nil
+			}
+			r.d = d
+		}
+		return r
+	case *core.Lit, *core.Iota:
+		return f.primalOnly(t)
+	case *core.Let:
+		u := f.visit(t.Bound)
+		if u == nil {
+			return nil
+		}
+		f.binds = append(f.binds, binding{Var: t.Var, Term: u.p})
+		f.atoms[u.p] = t.Var
+		if isFloat(t.Var) {
+			f.env[t.Var.Name] = u.d
+		}
+		return f.visit(t.Body)
+	case *core.Share:
+		return f.visit(t.Body)
+	case *core.Build1:
+		if isFloat(t) {
+			b.SetErr(errors.Errorf("ad: forward: build1 of type %v remains; differentiate the output of the BOT (do not set SkipBOT for programs with float build1)", t.Type()))
+			return nil
+		}
+		return f.primalOnly(t)
+	case *core.Tuple:
+		b.SetErr(errors.New("ad: forward: a tuple result cannot be differentiated; differentiate each component"))
+		return nil
+	}
+	if !isFloat(t) {
+		return f.primalOnly(t)
+	}
+	switch t := t.(type) {
+	case *core.Cond:
+		c := f.visit(t.C)
+		u := f.visit(t.Then)
+		v := f.visit(t.Else)
+		if c == nil || u == nil || v == nil {
+			return nil
+		}
+		ca := f.atom(c.p)
+		r := &dual{p: b.Cond(ca, u.p, v.p)}
+		if u.d.IsZero() && v.d.IsZero() {
+			r.d = zeroDelta(t.Type())
+		} else {
+			r.d = g.share(&Delta{Kind: DSelect, Type: t.Type(), Cond: ca, A: u.d, B: v.d})
+		}
+		return r
+	case *core.Unary:
+		return f.unary(t)
+	case *core.Cast:
+		x := f.visit(t.X)
+		if x == nil {
+			return nil
+		}
+		r := &dual{p: b.Cast(t.To, x.p)}
+		switch {
+		case !isFloat(t.X):
+			r.d = zeroDelta(t.Type())
+		case t.X.Type().Dtype == t.To:
+			r.d = x.d
+		default:
+			r.d = g.share(g.unary(DCast, t.Type(), x.d))
+		}
+		return r
+	case *core.Binary:
+		return f.binary(t)
+	case *core.Index:
+		x := f.visit(t.X)
+		if x == nil {
+			return nil
+		}
+		ix := make([]core.Term, len(t.Ix))
+		for k, e := range t.Ix {
+			r := f.visit(e)
+			if r == nil {
+				return nil
+			}
+			ix[k] = f.atom(r.p)
+		}
+		r := &dual{p: b.Index(x.p, ix...), d: zeroDelta(t.Type())}
+		if !x.d.IsZero() {
+			r.d = g.share(&Delta{Kind: DIndex, Type: t.Type(), A: x.d, Ix: ix})
+		}
+		return r
+	case *core.SumOuter:
+		x := f.visit(t.X)
+		if x == nil {
+			return nil
+		}
+		return &dual{p: b.SumOuter(x.p), d: g.share(g.unary(DSumOuter, t.Type(), x.d))}
+	case *core.Gather:
+		x := f.visit(t.X)
+		if x == nil {
+			return nil
+		}
+		r := &dual{p: b.Gather(t.Shape, x.p, t.Fn), d: zeroDelta(t.Type())}
+		if !x.d.IsZero() {
+			r.d = g.share(&Delta{Kind: DGather, Type: t.Type(), A: x.d, Shape: t.Shape, Fn: t.Fn})
+		}
+		return r
+	case *core.Scatter:
+		x := f.visit(t.X)
+		if x == nil {
+			return nil
+		}
+		r := &dual{p: b.Scatter(t.Shape, x.p, t.Fn), d: zeroDelta(t.Type())}
+		if !x.d.IsZero() {
+			r.d = g.share(&Delta{Kind: DScatter, Type: t.Type(), A: x.d, Shape: t.Shape, Fn: t.Fn})
+		}
+		return r
+	case *core.FromVector:
+		ps := make([]core.Term, len(t.Elems))
+		ds := make([]*Delta, len(t.Elems))
+		allZero := true
+		for k, e := range t.Elems {
+			r := f.visit(e)
+			if r == nil {
+				return nil
+			}
+			ps[k], ds[k] = r.p, r.d
+			if !r.d.IsZero() {
+				allZero = false
+			}
+		}
+		r := &dual{p: b.FromVector(ps...), d: zeroDelta(t.Type())}
+		if !allZero {
+			r.d = g.share(&Delta{Kind: DFromVector, Type: t.Type(), Elems: ds})
+		}
+		return r
+	case *core.Replicate:
+		x := f.visit(t.X)
+		if x == nil {
+			return nil
+		}
+		r := &dual{p: b.Replicate(t.N, x.p), d: zeroDelta(t.Type())}
+		if !x.d.IsZero() {
+			r.d = g.share(&Delta{Kind: DReplicate, Type: t.Type(), A: x.d, N: t.N})
+		}
+		return r
+	case *core.Transpose:
+		x := f.visit(t.X)
+		if x == nil {
+			return nil
+		}
+		r := &dual{p: b.Transpose(t.Perm, x.p), d: zeroDelta(t.Type())}
+		if !x.d.IsZero() {
+			r.d = g.share(&Delta{Kind: DTranspose, Type: t.Type(), A: x.d, Perm: t.Perm})
+		}
+		return r
+	case *core.Reshape:
+		x := f.visit(t.X)
+		if x == nil {
+			return nil
+		}
+		r := &dual{p: b.Reshape(t.Shape, x.p), d: zeroDelta(t.Type())}
+		if !x.d.IsZero() {
+			r.d = g.share(&Delta{Kind: DReshape, Type: t.Type(), A: x.d, Shape: t.Shape})
+		}
+		return r
+	case *core.MatMul:
+		x := f.visit(t.X)
+		y := f.visit(t.Y)
+		if x == nil || y == nil {
+			return nil
+		}
+		var dl, dr *Delta
+		xp, yp := x.p, y.p
+		if !x.d.IsZero() {
+			yp = f.atom(y.p)
+			dl = &Delta{Kind: DMatMulL, Type: t.Type(), A: x.d, Other: yp}
+		} else {
+			dl = zeroDelta(t.Type())
+		}
+		if !y.d.IsZero() {
+			xp = f.atom(x.p)
+			dr = &Delta{Kind: DMatMulR, Type: t.Type(), A: y.d, Other: xp}
+		} else {
+			dr = zeroDelta(t.Type())
+		}
+		return &dual{p: b.MatMul(xp, yp), d: g.share(g.add(dl, dr))}
+	}
+	return nil
+}
+
+func (f *forward) unary(t *core.Unary) *dual {
+	g := &f.g
+	b := &f.b
+	x := f.visit(t.X)
+	if x == nil {
+		return nil
+	}
+	ty := t.Type()
+	if x.d.IsZero() {
+		return &dual{p: b.Unary(t.Op, x.p), d: zeroDelta(ty)}
+	}
+	one := func() core.Term { return f.constant(ty, 1) }
+	var xa core.Term
+	if t.Op != core.OpNeg && t.Op != core.OpSign && t.Op != core.OpFloor && t.Op != core.OpCeil {
+		xa = f.atom(x.p)
+	} else {
+		xa = x.p
+	}
+	p := b.Unary(t.Op, xa)
+	if p == nil {
+		return nil
+	}
+	pa := func() core.Term {
+		a := f.atom(p)
+		p = a
+		return a
+	}
+	var factor core.Term
+	switch t.Op {
+	case core.OpNeg:
+		return &dual{p: p, d: g.share(g.neg(x.d))}
+	case core.OpSign, core.OpFloor, core.OpCeil:
+		return &dual{p: p, d: zeroDelta(ty)}
+	case core.OpAbs:
+		// abs' = sign, so abs'(0) = 0.
+		factor = b.Unary(core.OpSign, xa)
+	case core.OpExp:
+		factor = pa()
+	case core.OpExpm1:
+		factor = b.Unary(core.OpExp, xa)
+	case core.OpLog:
+		factor = b.Unary(core.OpRecip, xa)
+	case core.OpLog1p:
+		factor = b.Unary(core.OpRecip, b.Add(one(), xa))
+	case core.OpSqrt:
+		s := pa()
+		factor = b.Unary(core.OpRecip, b.Add(s, s))
+	case core.OpSin:
+		factor = b.Unary(core.OpCos, xa)
+	case core.OpCos:
+		factor = b.Unary(core.OpNeg, b.Unary(core.OpSin, xa))
+	case core.OpTan:
+		s := pa()
+		factor = b.Add(one(), b.Mul(s, s))
+	case core.OpTanh:
+		s := pa()
+		factor = b.Sub(one(), b.Mul(s, s))
+	case core.OpSigmoid:
+		s := pa()
+		factor = b.Mul(s, b.Sub(one(), s))
+	case core.OpRecip:
+		s := pa()
+		factor = b.Unary(core.OpNeg, b.Mul(s, s))
+	default:
+		b.SetErr(errors.Errorf("ad: forward: no derivative for %v", t.Op))
+		return nil
+	}
+	return &dual{p: p, d: g.share(g.scale(factor, x.d))}
+}
+
+func (f *forward) binary(t *core.Binary) *dual {
+	g := &f.g
+	b := &f.b
+	x := f.visit(t.X)
+	y := f.visit(t.Y)
+	if x == nil || y == nil {
+		return nil
+	}
+	ty := t.Type()
+	if x.d.IsZero() && y.d.IsZero() {
+		return &dual{p: b.Binary(t.Op, x.p, y.p), d: zeroDelta(ty)}
+	}
+	switch t.Op {
+	case core.OpAdd:
+		return &dual{p: b.Add(x.p, y.p), d: g.share(g.add(x.d, y.d))}
+	case core.OpSub:
+		return &dual{p: b.Sub(x.p, y.p), d: g.share(g.add(x.d, g.neg(y.d)))}
+	}
+	xa, ya := f.atom(x.p), f.atom(y.p)
+	p := b.Binary(t.Op, xa, ya)
+	if p == nil {
+		return nil
+	}
+	var fx, fy core.Term // factors for dx and dy; nil means no contribution
+	switch t.Op {
+	case core.OpMul:
+		fx, fy = ya, xa
+	case core.OpDiv:
+		pa := f.atom(p)
+		p = pa
+		if !x.d.IsZero() {
+			fx = b.Unary(core.OpRecip, ya)
+		}
+		if !y.d.IsZero() {
+			fy = b.Unary(core.OpNeg, b.Div(pa, ya))
+		}
+	case core.OpPow:
+		pa := f.atom(p)
+		p = pa
+		zero := f.constant(ty, 0)
+		if !x.d.IsZero() {
+			// d/dx x^y = y * x^(y-1), taken as 0 where y == 0 (x^0 is constant, even at x = 0).
+			fx = where(b, f.namer, b.Binary(core.OpEq, ya, zero), zero,
+				b.Mul(ya, b.Binary(core.OpPow, xa, b.Sub(ya, f.constant(ty, 1)))))
+		}
+		if !y.d.IsZero() {
+			// d/dy x^y = x^y * log x, taken as 0 where x^y == 0 (a zero base).
+			fy = where(b, f.namer, b.Binary(core.OpEq, pa, zero), zero, b.Mul(pa, b.Unary(core.OpLog, xa)))
+		}
+	case core.OpMax, core.OpMin:
+		// The first argument gets the gradient on ties.
+		cmp := core.OpGe
+		if t.Op == core.OpMin {
+			cmp = core.OpLe
+		}
+		m := f.atom(b.Cast(ty.Dtype, b.Binary(cmp, xa, ya)))
+		if !x.d.IsZero() {
+			fx = m
+		}
+		if !y.d.IsZero() {
+			fy = b.Sub(f.constant(ty, 1), m)
+		}
+	case core.OpAtan2:
+		// atan2 x y = angle of (y, x): d/dx = y/(x²+y²), d/dy = -x/(x²+y²) (NaN at the origin).
+		den := f.atom(b.Add(b.Mul(xa, xa), b.Mul(ya, ya)))
+		if !x.d.IsZero() {
+			fx = b.Div(ya, den)
+		}
+		if !y.d.IsZero() {
+			fy = b.Div(b.Unary(core.OpNeg, xa), den)
+		}
+	default:
+		b.SetErr(errors.Errorf("ad: forward: no derivative for %v", t.Op.Word()))
+		return nil
+	}
+	dx, dy := zeroDelta(ty), zeroDelta(ty)
+	if fx != nil {
+		dx = g.scale(fx, x.d)
+	}
+	if fy != nil {
+		dy = g.scale(fy, y.d)
+	}
+	return &dual{p: p, d: g.share(g.add(dx, dy))}
+}

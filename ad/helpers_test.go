@@ -1,0 +1,186 @@
+package ad
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"sort"
+	"testing"
+
+	"github.com/bulkad/bulkad/core"
+	"gorgonia.org/tensor"
+)
+
+// f64 is the rank-r float64 type of the given shape.
+func f64(sh ...int) core.Type { return core.Type{Shape: core.Shape(sh), Dtype: core.Float64} }
+
+func f32(sh ...int) core.Type { return core.Type{Shape: core.Shape(sh), Dtype: core.Float32} }
+
+func mustProg(t testing.TB, b *core.Builder, params []*core.Var, body core.Term) *core.Program {
+	t.Helper()
+	if err := b.Err(); err != nil {
+		t.Fatalf("building program: %v", err)
+	}
+	p, err := core.NewProgram(params, body)
+	if err != nil {
+		t.Fatalf("building program: %v", err)
+	}
+	return p
+}
+
+// vals makes a value of type ty from float64s.
+func vals(ty core.Type, xs ...float64) *value {
+	v := newValue(ty)
+	copy(v.f, xs)
+	v.round()
+	return v
+}
+
+func dense(v *value) *tensor.Dense { return v.toDense() }
+
+func denseToF64(d *tensor.Dense) []float64 {
+	switch x := d.Data().(type) {
+	case []float64:
+		return append([]float64{}, x...)
+	case float64:
+		return []float64{x}
+	case []float32:
+		out := make([]float64, len(x))
+		for k, a := range x {
+			out[k] = float64(a)
+		}
+		return out
+	case float32:
+		return []float64{float64(x)}
+	}
+	panic(fmt.Sprintf("unexpected data %T", d.Data()))
+}
+
+// evalPrimal evaluates p (one result) with ad's evaluator.
+func evalPrimal(p *core.Program, args map[string]*value) (*value, error) {
+	outs, err := evalProgram(p, args)
+	if err != nil {
+		return nil, err
+	}
+	return outs[0], nil
+}
+
+// runArtifact runs a with the given argument values and returns value and gradients as float64s.
+func runArtifact(t testing.TB, a *Artifact, args map[string]*value) ([]float64, map[string][]float64) {
+	t.Helper()
+	da := map[string]*tensor.Dense{}
+	for k, v := range args {
+		da[k] = dense(v)
+	}
+	val, grads, err := a.Run(da)
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, a)
+	}
+	g := map[string][]float64{}
+	for k, v := range grads {
+		g[k] = denseToF64(v)
+	}
+	return denseToF64(val), g
+}
+
+// fdGrad computes the gradient of <dret, p(args)> by central differences in float64, for the
+// float parameters in wrt.
+func fdGrad(t testing.TB, p *core.Program, args map[string]*value, dret *value, wrt []string) map[string][]float64 {
+	t.Helper()
+	obj := func() float64 {
+		v, err := evalPrimal(p, args)
+		if err != nil {
+			t.Fatalf("eval: %v", err)
+		}
+		s := 0.0
+		for k, x := range v.f {
+			c := 1.0
+			if dret != nil {
+				c = dret.f[k]
+			}
+			s += c * x
+		}
+		return s
+	}
+	out := map[string][]float64{}
+	for _, name := range wrt {
+		a := args[name]
+		g := make([]float64, len(a.f))
+		for k := range a.f {
+			x := a.f[k]
+			h := 1e-6 * math.Max(1, math.Abs(x))
+			a.f[k] = x + h
+			fp := obj()
+			a.f[k] = x - h
+			fm := obj()
+			a.f[k] = x
+			g[k] = (fp - fm) / (2 * h)
+		}
+		out[name] = g
+	}
+	return out
+}
+
+// relErr is |a-b| / max(1, |a|, |b|)-style relative error with an absolute floor.
+func relErr(a, b float64) float64 {
+	if a == b {
+		return 0
+	}
+	d := math.Abs(a - b)
+	s := math.Max(math.Abs(a), math.Abs(b))
+	if s < 1 {
+		return d
+	}
+	return d / s
+}
+
+func closeSlices(a, b []float64, tol float64) (int, bool) {
+	if len(a) != len(b) {
+		return -1, false
+	}
+	for k := range a {
+		if math.IsNaN(a[k]) && math.IsNaN(b[k]) {
+			continue
+		}
+		if relErr(a[k], b[k]) > tol {
+			return k, false
+		}
+	}
+	return 0, true
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// randomArgs draws every parameter: floats uniformly in [lo, hi], away from 0 by at least
+// minAbs; ints in [0, 4); bools at random.
+func randomArgs(rng *rand.Rand, p *core.Program, lo, hi, minAbs float64) map[string]*value {
+	args := map[string]*value{}
+	for _, v := range p.Params {
+		x := newValue(v.Type())
+		for k := range x.f {
+			for {
+				a := lo + (hi-lo)*rng.Float64()
+				if math.Abs(a) >= minAbs {
+					x.f[k] = a
+					break
+				}
+			}
+		}
+		for k := range x.i {
+			x.i[k] = int64(rng.Intn(4))
+		}
+		for k := range x.b {
+			x.b[k] = rng.Intn(2) == 0
+		}
+		x.round()
+		args[v.Name] = x
+	}
+	return args
+}

@@ -1,0 +1,224 @@
+package core
+
+import (
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
+)
+
+// Array kernels on flat row-major slices with strides precomputed at compile time.
+
+// zeroRange sets n elements of v from offset off to zero.
+func (v *buf) zeroRange(off, n int) {
+	switch v.typ.Dtype {
+	case Float64:
+		clear(v.f64[off : off+n])
+	case Float32:
+		clear(v.f32[off : off+n])
+	case Int64:
+		clear(v.i64[off : off+n])
+	case Bool:
+		clear(v.b[off : off+n])
+	}
+}
+
+// copyRange copies n elements of src from srcOff into v at off.
+func (v *buf) copyRange(off int, src *buf, srcOff, n int) {
+	switch v.typ.Dtype {
+	case Float64:
+		copy(v.f64[off:off+n], src.f64[srcOff:srcOff+n])
+	case Float32:
+		copy(v.f32[off:off+n], src.f32[srcOff:srcOff+n])
+	case Int64:
+		copy(v.i64[off:off+n], src.i64[srcOff:srcOff+n])
+	case Bool:
+		copy(v.b[off:off+n], src.b[srcOff:srcOff+n])
+	}
+}
+
+// sumOuterK sums the rows of x (outer × inner) into dst (inner), in the element type's arithmetic.
+func sumOuterK[T numT](dst, x []T, outer, inner int) {
+	clear(dst)
+	for i := 0; i < outer; i++ {
+		row := x[i*inner : (i+1)*inner]
+		for j, v := range row {
+			dst[j] += v
+		}
+	}
+}
+
+// argmaxOuterK writes, for each inner position, the first outer index holding the maximum;
+// NaN is skipped; when every element is NaN or outer is 0 the result is 0. best is scratch
+// of length inner.
+func argmaxOuterK[T numT](dst []int64, x []T, best []T, outer, inner int) {
+	for j := range dst {
+		dst[j] = -1
+	}
+	for i := 0; i < outer; i++ {
+		row := x[i*inner : (i+1)*inner]
+		for j, v := range row {
+			if v != v {
+				continue
+			}
+			if dst[j] < 0 || v > best[j] {
+				dst[j] = int64(i)
+				best[j] = v
+			}
+		}
+	}
+	for j := range dst {
+		if dst[j] < 0 {
+			dst[j] = 0
+		}
+	}
+}
+
+// permPlan is a strided copy: dst (row-major over dims) takes src at offset Σ idx_k·str_k.
+// Adjacent dimensions that are contiguous in the source are merged at compile time.
+type permPlan struct {
+	dims []int
+	str  []int
+	base int   // source offset of the first element
+	idx  []int // scratch odometer
+}
+
+func newPermPlan(dims, str []int) *permPlan {
+	// merge dimension k into k+1 when src is contiguous across them
+	var md, ms []int
+	for k := range dims {
+		if dims[k] == 1 {
+			continue
+		}
+		md = append(md, dims[k])
+		ms = append(ms, str[k])
+	}
+	for k := len(md) - 2; k >= 0; k-- {
+		if ms[k] == ms[k+1]*md[k+1] {
+			md[k] *= md[k+1]
+			ms[k] = ms[k+1]
+			md = append(md[:k+1], md[k+2:]...)
+			ms = append(ms[:k+1], ms[k+2:]...)
+		}
+	}
+	return &permPlan{dims: md, str: ms, idx: make([]int, len(md))}
+}
+
+func permCopy[T any](p *permPlan, dst, src []T) {
+	r := len(p.dims)
+	if r == 0 {
+		if len(dst) > 0 {
+			dst[0] = src[p.base]
+		}
+		return
+	}
+	if len(dst) == 0 {
+		return
+	}
+	if r >= 2 && p.str[r-2] == 1 && p.str[r-1] != 1 {
+		permCopyTiled(p, dst, src)
+		return
+	}
+	last := p.dims[r-1]
+	ls := p.str[r-1]
+	idx := p.idx
+	clear(idx)
+	off := p.base
+	for o := 0; o < len(dst); o += last {
+		row := dst[o : o+last]
+		if ls == 1 {
+			copy(row, src[off:off+last])
+		} else {
+			s := off
+			for j := range row {
+				row[j] = src[s]
+				s += ls
+			}
+		}
+		// advance the odometer over dims[:r-1]
+		for k := r - 2; k >= 0; k-- {
+			idx[k]++
+			off += p.str[k]
+			if idx[k] < p.dims[k] {
+				break
+			}
+			off -= idx[k] * p.str[k]
+			idx[k] = 0
+		}
+	}
+}
+
+// gemmThreshold is the number of multiply-adds from which matmul uses gonum's blocked
+// (and parallel) gemm; smaller products use matmulK, which does not allocate.
+const gemmThreshold = 64 * 64 * 64
+
+// matmul64 computes dst[M,N] = x[M,K] · y[K,N] in float64.
+func matmul64(dst, x, y []float64, m, k, n int) {
+	if m*k*n >= gemmThreshold {
+		gonum.Implementation{}.Dgemm(blas.NoTrans, blas.NoTrans, m, n, k, 1, x, max(k, 1), y, max(n, 1), 0, dst, max(n, 1))
+		return
+	}
+	matmulK(dst, x, y, m, k, n)
+}
+
+// matmul32 computes dst[M,N] = x[M,K] · y[K,N] in float32 arithmetic.
+func matmul32(dst, x, y []float32, m, k, n int) {
+	if m*k*n >= gemmThreshold {
+		gonum.Implementation{}.Sgemm(blas.NoTrans, blas.NoTrans, m, n, k, 1, x, max(k, 1), y, max(n, 1), 0, dst, max(n, 1))
+		return
+	}
+	matmulK(dst, x, y, m, k, n)
+}
+
+// permCopyTiled handles a plan whose last two dimensions are a transposition (the source is
+// contiguous along the second-to-last dimension): each A×B slab is copied in 32×32 tiles so
+// that both the reads and the writes stay within a few cache lines.
+func permCopyTiled[T any](p *permPlan, dst, src []T) {
+	const tile = 32
+	r := len(p.dims)
+	a, b := p.dims[r-2], p.dims[r-1]
+	sb := p.str[r-1]
+	idx := p.idx
+	clear(idx)
+	off := p.base
+	for o := 0; o < len(dst); o += a * b {
+		slab := dst[o : o+a*b]
+		for i0 := 0; i0 < a; i0 += tile {
+			i1 := min(i0+tile, a)
+			for j0 := 0; j0 < b; j0 += tile {
+				j1 := min(j0+tile, b)
+				for i := i0; i < i1; i++ {
+					row := slab[i*b+j0 : i*b+j1]
+					s := off + i + j0*sb
+					for j := range row {
+						row[j] = src[s]
+						s += sb
+					}
+				}
+			}
+		}
+		for k := r - 3; k >= 0; k-- {
+			idx[k]++
+			off += p.str[k]
+			if idx[k] < p.dims[k] {
+				break
+			}
+			off -= idx[k] * p.str[k]
+			idx[k] = 0
+		}
+	}
+}
+
+// matmulK computes dst[M,N] = x[M,K] · y[K,N] with an i-k-j loop (row of y streamed).
+func matmulK[T floatT](dst, x, y []T, m, k, n int) {
+	for i := 0; i < m; i++ {
+		c := dst[i*n : (i+1)*n]
+		clear(c)
+		xr := x[i*k : (i+1)*k]
+		for p, a := range xr {
+			b := y[p*n : (p+1)*n]
+			b = b[:len(c)]
+			for j := range c {
+				c[j] += a * b[j]
+			}
+		}
+	}
+}

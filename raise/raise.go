@@ -1,0 +1,828 @@
+package raise
+
+import (
+	"fmt"
+	"hash/fnv"
+	"strconv"
+	"strings"
+
+	"github.com/bulkad/bulkad/core"
+	"github.com/pkg/errors"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// Options tunes RaiseWith.
+type Options struct {
+	// FreshResults makes every returned node a node created by this call and distinct from
+	// the other results (a result that would be an existing node, a constant or a repeated
+	// node is wrapped in a copy op). Grad needs this: gorgonia.SetDerivOf must be applied to a
+	// node the TapeMachine executes and that denotes one gradient only.
+	FreshResults bool
+	// Components selects the result components to raise, by position in the result tuple
+	// (nil: all). Lets that no selected component depends on are not raised.
+	Components []int
+}
+
+// Raise adds to g the nodes that compute p's result and returns one node per component of
+// the result tuple (one node when the body is not a tuple).
+//
+// bind maps names to existing nodes of g: every parameter of p must be bound, with a node of
+// the parameter's type; a let whose name is bound is not raised — its variable denotes the
+// bound node (this is how a gradient program reuses the forward pass instead of recomputing
+// it). The whole program is validated before the first node is added; on error the graph is
+// left unchanged and the error names the offending term.
+func Raise(g *gorgonia.ExprGraph, p *core.Program, bind map[string]*gorgonia.Node) ([]*gorgonia.Node, error) {
+	return RaiseWith(g, p, bind, Options{})
+}
+
+// RaiseWith is Raise with options.
+func RaiseWith(g *gorgonia.ExprGraph, p *core.Program, bind map[string]*gorgonia.Node, opt Options) ([]*gorgonia.Node, error) {
+	pl, err := newPlan(g, p, bind)
+	if err != nil {
+		return nil, err
+	}
+	if err := pl.program(p, opt); err != nil {
+		return nil, err
+	}
+	return pl.build(opt)
+}
+
+// ---- planning ----
+
+// A ref is a planned value: either an existing node or the result of a step.
+type ref struct {
+	node *gorgonia.Node
+	step int // index into plan.steps when node == nil
+}
+
+// A step makes one node from the nodes of its inputs.
+type step struct {
+	term core.Term // for error messages
+	ins  []ref
+	make func(kids []*gorgonia.Node) (*gorgonia.Node, error)
+	typ  core.Type
+	// native steps call Gorgonia's own constructors, whose shape inference assumes every
+	// child's DimSizer is a tensor.Shape.
+	native bool
+}
+
+type plan struct {
+	g     *gorgonia.ExprGraph
+	bind  map[string]*gorgonia.Node
+	steps []step
+	env   map[string]ref
+	memo  map[core.Term]ref
+	share map[int]ref
+	outs  []ref
+	ever  map[string]bool // names ever bound by a let
+	// lazy holds the bound terms of top-level lets planned on first use (when every
+	// top-level let name is distinct), so fusions can look through them.
+	lazy   map[string]core.Term
+	pushed map[unKey]core.Term // unary operations pushed through broadcast views
+}
+
+func newPlan(g *gorgonia.ExprGraph, p *core.Program, bind map[string]*gorgonia.Node) (*plan, error) {
+	if g == nil {
+		return nil, errors.New("raise: graph: nil graph")
+	}
+	if p == nil || p.Body == nil {
+		return nil, errors.New("raise: program: nil program or body")
+	}
+	pl := &plan{g: g, bind: bind, env: map[string]ref{}, memo: map[core.Term]ref{}, share: map[int]ref{}, ever: map[string]bool{}, lazy: map[string]core.Term{}, pushed: map[unKey]core.Term{}}
+	for _, v := range p.Params {
+		n, ok := bind[v.Name]
+		if !ok || n == nil {
+			return nil, errors.Errorf("raise: param %s : %v: not bound to a node", v.Name, v.Type())
+		}
+		if err := pl.checkBound(v.Name, v.Type(), n); err != nil {
+			return nil, err
+		}
+		pl.env[v.Name] = ref{node: n}
+	}
+	return pl, nil
+}
+
+func (pl *plan) checkBound(name string, t core.Type, n *gorgonia.Node) error {
+	if n.Graph() != pl.g {
+		return errors.Errorf("raise: binding %s: node %v belongs to another graph", name, n)
+	}
+	nt, ok := nodeType(n)
+	if !ok || !nt.Equal(t) {
+		return errors.Errorf("raise: binding %s: node %v has dtype %v shape %v, want %v", name, n, n.Dtype(), n.Shape(), t)
+	}
+	return nil
+}
+
+func (pl *plan) program(p *core.Program, opt Options) error {
+	// The let chain above the result (primal lets, cotangent lets): iterate, do not recurse.
+	var chain []*core.Let
+	body := p.Body
+	for {
+		l, ok := body.(*core.Let)
+		if !ok {
+			break
+		}
+		chain = append(chain, l)
+		body = l.Body
+	}
+	results := []core.Term{body}
+	if tu, ok := body.(*core.Tuple); ok {
+		results = tu.Elems
+	}
+	if opt.Components != nil {
+		sel := make([]core.Term, len(opt.Components))
+		for i, c := range opt.Components {
+			if c < 0 || c >= len(results) {
+				return errors.Errorf("raise: program: component %d requested, the result has %d", c, len(results))
+			}
+			sel[i] = results[c]
+		}
+		results = sel
+	}
+	// Liveness: only lets the selected results depend on are raised (the TapeMachine runs
+	// every node of the graph, so a dead node costs time at every step).
+	live := map[string]bool{}
+	for _, r := range results {
+		for _, v := range core.FreeVars(r) {
+			live[v.Name] = true
+		}
+	}
+	needed := make([]bool, len(chain))
+	for i := len(chain) - 1; i >= 0; i-- {
+		l := chain[i]
+		if !live[l.Var.Name] {
+			continue
+		}
+		needed[i] = true
+		delete(live, l.Var.Name)
+		if n, ok := pl.bind[l.Var.Name]; ok && n != nil {
+			continue // bound to an existing node: its definition is not raised
+		}
+		for _, v := range core.FreeVars(l.Bound) {
+			live[v.Name] = true
+		}
+	}
+	distinct := map[string]bool{}
+	for _, v := range p.Params {
+		distinct[v.Name] = true
+	}
+	lazyOK := true
+	for _, l := range chain {
+		if distinct[l.Var.Name] {
+			lazyOK = false
+		}
+		distinct[l.Var.Name] = true
+	}
+	for i, l := range chain {
+		if !needed[i] {
+			continue
+		}
+		if n, ok := pl.bind[l.Var.Name]; lazyOK && (!ok || n == nil) {
+			pl.lazy[l.Var.Name] = l.Bound
+			pl.ever[l.Var.Name] = true
+			continue
+		}
+		r, err := pl.letBound(l)
+		if err != nil {
+			return err
+		}
+		pl.bindVar(l.Var.Name, r)
+	}
+	for _, e := range results {
+		r, err := pl.term(e)
+		if err != nil {
+			return err
+		}
+		pl.outs = append(pl.outs, r)
+	}
+	return nil
+}
+
+// bindVar binds name in the environment; rebinding a name that was bound before starts a
+// fresh memo table (terms planned under the old binding may mean something else now).
+func (pl *plan) bindVar(name string, r ref) {
+	if _, had := pl.env[name]; had || pl.ever[name] {
+		pl.memo = map[core.Term]ref{}
+		pl.share = map[int]ref{}
+	}
+	pl.ever[name] = true
+	pl.env[name] = r
+}
+
+func (pl *plan) letBound(l *core.Let) (ref, error) {
+	if n, ok := pl.bind[l.Var.Name]; ok && n != nil {
+		if err := pl.checkBound(l.Var.Name, l.Var.Type(), n); err != nil {
+			return ref{}, err
+		}
+		return ref{node: n}, nil
+	}
+	return pl.term(l.Bound)
+}
+
+func (pl *plan) add(t core.Term, ins []ref, mk func([]*gorgonia.Node) (*gorgonia.Node, error)) ref {
+	pl.steps = append(pl.steps, step{term: t, ins: ins, make: mk, typ: t.Type()})
+	return ref{step: len(pl.steps) - 1}
+}
+
+func termErr(t core.Term, format string, args ...any) error {
+	s := t.String()
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return errors.Errorf("raise: %s: %s", s, fmt.Sprintf(format, args...))
+}
+
+func (pl *plan) term(t core.Term) (ref, error) {
+	if r, ok := pl.memo[t]; ok {
+		return r, nil
+	}
+	r, err := pl.plan1(t)
+	if err != nil {
+		return ref{}, err
+	}
+	pl.memo[t] = r
+	return r, nil
+}
+
+func (pl *plan) terms(ts ...core.Term) ([]ref, error) {
+	rs := make([]ref, len(ts))
+	for i, t := range ts {
+		r, err := pl.term(t)
+		if err != nil {
+			return nil, err
+		}
+		rs[i] = r
+	}
+	return rs, nil
+}
+
+// inVars makes the parameter variables of a custom op's one-node program.
+func inVars(avoid map[string]bool, ts ...core.Type) ([]*core.Var, error) {
+	vs := make([]*core.Var, len(ts))
+	for i, t := range ts {
+		name := "x" + strconv.Itoa(i)
+		for avoid[name] {
+			name += "_"
+		}
+		v, err := core.NewVar(name, t)
+		if err != nil {
+			return nil, err
+		}
+		vs[i] = v
+	}
+	return vs, nil
+}
+
+func asTerms(vs []*core.Var) []core.Term {
+	ts := make([]core.Term, len(vs))
+	for i, v := range vs {
+		ts[i] = v
+	}
+	return ts
+}
+
+// custom plans a custom op over the given input terms: the op's program is t rebuilt with
+// each input replaced by a parameter (extra params, e.g. index-function free variables, are
+// appended by the caller through rebuild).
+func (pl *plan) custom(t core.Term, kind string, ins []core.Term, rebuild func(vs []*core.Var) (core.Term, []*core.Var, error), k kernel) (ref, error) {
+	rs, err := pl.terms(ins...)
+	if err != nil {
+		return ref{}, err
+	}
+	types := make([]core.Type, len(ins))
+	for i, x := range ins {
+		types[i] = x.Type()
+	}
+	avoid := map[string]bool{}
+	core.PostOrder(t, func(u core.Term) {
+		if v, ok := u.(*core.Var); ok {
+			avoid[v.Name] = true
+		}
+	})
+	vs, err := inVars(avoid, types...)
+	if err != nil {
+		return ref{}, termErr(t, "%v", err)
+	}
+	body, params, err := rebuild(vs)
+	if err != nil {
+		return ref{}, termErr(t, "%v", err)
+	}
+	op, err := newOp(kind, params, body, k)
+	if err != nil {
+		return ref{}, termErr(t, "%v", err)
+	}
+	return pl.add(t, rs, func(kids []*gorgonia.Node) (*gorgonia.Node, error) {
+		return gorgonia.ApplyOp(op, kids...)
+	}), nil
+}
+
+// simple plans a custom op whose program is t with its children replaced by parameters.
+func (pl *plan) simple(t core.Term, kind string, k kernel) (ref, error) {
+	kids := core.Children(t)
+	return pl.custom(t, kind, kids, func(vs []*core.Var) (core.Term, []*core.Var, error) {
+		b, err := core.Rebuild(t, asTerms(vs))
+		return b, vs, err
+	}, k)
+}
+
+// native plans a node built by a Gorgonia function of the children's nodes.
+func (pl *plan) native(t core.Term, ins []core.Term, f func(kids []*gorgonia.Node) (*gorgonia.Node, error)) (ref, error) {
+	rs, err := pl.terms(ins...)
+	if err != nil {
+		return ref{}, err
+	}
+	r := pl.add(t, rs, f)
+	pl.steps[r.step].native = true
+	return r, nil
+}
+
+func isSwap(t core.Term) (core.Term, bool) {
+	tr, ok := t.(*core.Transpose)
+	if !ok || len(tr.Perm) != 2 || tr.Perm[0] != 1 || tr.Perm[1] != 0 || len(tr.X.Type().Shape) != 2 {
+		return t, false
+	}
+	return tr.X, true
+}
+
+func (pl *plan) plan1(t core.Term) (ref, error) {
+	switch t := t.(type) {
+	case *core.Var:
+		r, ok := pl.env[t.Name]
+		if !ok {
+			if b, lazy := pl.lazy[t.Name]; lazy {
+				r, err := pl.term(b)
+				if err != nil {
+					return ref{}, err
+				}
+				pl.env[t.Name] = r
+				return r, nil
+			}
+			return ref{}, termErr(t, "unbound variable (%v)", t.Type())
+		}
+		return r, nil
+	case *core.Let:
+		r, err := pl.letBound(t)
+		if err != nil {
+			return ref{}, err
+		}
+		old, had := pl.env[t.Var.Name]
+		pl.bindVar(t.Var.Name, r)
+		body, err := pl.term(t.Body)
+		if had {
+			pl.bindVar(t.Var.Name, old)
+		} else {
+			delete(pl.env, t.Var.Name)
+		}
+		return body, err
+	case *core.Share:
+		if r, ok := pl.share[t.ID]; ok {
+			return r, nil
+		}
+		r, err := pl.term(t.Body)
+		if err != nil {
+			return ref{}, err
+		}
+		pl.share[t.ID] = r
+		return r, nil
+	case *core.Lit:
+		return pl.constant(t, litValue(t), litName(t))
+	case *core.Iota:
+		v := make([]int64, t.N)
+		for i := range v {
+			v[i] = int64(i)
+		}
+		var val any = tensor.New(tensor.WithShape(t.N), tensor.WithBacking(v))
+		return pl.constant(t, val, fmt.Sprintf("bulkad: iota %d", t.N))
+	case *core.Unary:
+		if t.X.Type().Dtype.IsFloat() {
+			if f := nativeUnary(t.Op); f != nil {
+				return pl.native(t, []core.Term{t.X}, func(k []*gorgonia.Node) (*gorgonia.Node, error) { return f(k[0]) })
+			}
+		}
+		return pl.simple(t, t.Op.String(), unaryK{t.Op})
+	case *core.Binary:
+		return pl.binary(t)
+	case *core.Cast:
+		if t.To == t.X.Type().Dtype {
+			return pl.term(t.X)
+		}
+		return pl.simple(t, "cast", castK{})
+	case *core.Cond:
+		return pl.simple(t, "cond", condK{})
+	case *core.Index:
+		return pl.index(t)
+	case *core.SumOuter:
+		return pl.sumOuter(t)
+	case *core.ArgmaxOuter:
+		return pl.argmaxOuter(t)
+	case *core.Gather:
+		if g, ok := pl.gatherOfTranspose(t); ok {
+			return pl.term(g)
+		}
+		return pl.gatherScatter(t, t.Shape, t.X, t.Fn, false)
+	case *core.Scatter:
+		return pl.gatherScatter(t, t.Shape, t.X, t.Fn, true)
+	case *core.FromVector:
+		return pl.simple(t, "fromVector", concatK{copies: 1})
+	case *core.Replicate:
+		return pl.simple(t, "replicate", concatK{copies: t.N})
+	case *core.Transpose:
+		return pl.transpose(t)
+	case *core.Reshape:
+		xt := t.X.Type()
+		if xt.Shape.Equal(t.Shape) {
+			return pl.term(t.X)
+		}
+		if xt.Dtype.IsFloat() && len(xt.Shape) > 0 && len(t.Shape) > 0 {
+			sh := tensor.Shape(append([]int(nil), t.Shape...))
+			return pl.native(t, []core.Term{t.X}, func(k []*gorgonia.Node) (*gorgonia.Node, error) { return gorgonia.Reshape(k[0], sh) })
+		}
+		return pl.simple(t, "reshape", concatK{copies: 1})
+	case *core.MatMul:
+		return pl.matmul(t)
+	case *core.Build1:
+		return ref{}, termErr(t, "build1 is not supported (vectorise the program first)")
+	case *core.Tuple:
+		return ref{}, termErr(t, "a tuple below the top level")
+	}
+	return ref{}, termErr(t, "unsupported term %T", t)
+}
+
+func (pl *plan) constant(t core.Term, val any, name string) (ref, error) {
+	return pl.add(t, nil, func([]*gorgonia.Node) (*gorgonia.Node, error) {
+		return pl.g.AddNode(gorgonia.NewConstant(val, gorgonia.WithName(name), gorgonia.In(pl.g))), nil
+	}), nil
+}
+
+// litName names a literal constant uniquely by dtype, shape and content (Gorgonia
+// deduplicates constants by name).
+func litName(l *core.Lit) string {
+	t := l.Type()
+	if t.Shape.Size() <= 8 {
+		return "bulkad: " + l.String() + " : " + t.String()
+	}
+	h := fnv.New64a()
+	fmt.Fprint(h, l.F, l.I, l.B)
+	return fmt.Sprintf("bulkad: lit %v #%x", t, h.Sum64())
+}
+
+func nativeUnary(op core.UnOp) func(*gorgonia.Node) (*gorgonia.Node, error) {
+	switch op {
+	case core.OpNeg:
+		return gorgonia.Neg
+	case core.OpAbs:
+		return gorgonia.Abs
+	case core.OpSign:
+		return gorgonia.Sign
+	case core.OpExp:
+		return gorgonia.Exp
+	case core.OpLog:
+		return gorgonia.Log
+	case core.OpSqrt:
+		return gorgonia.Sqrt
+	case core.OpSin:
+		return gorgonia.Sin
+	case core.OpCos:
+		return gorgonia.Cos
+	case core.OpTanh:
+		return gorgonia.Tanh
+	case core.OpSigmoid:
+		return gorgonia.Sigmoid
+	case core.OpRecip:
+		return gorgonia.Inverse
+	case core.OpFloor:
+		return gorgonia.Floor
+	case core.OpCeil:
+		return gorgonia.Ceil
+	case core.OpLog1p:
+		return gorgonia.Log1p
+	case core.OpExpm1:
+		return gorgonia.Expm1
+	}
+	return nil
+}
+
+func nativeBinary(op core.BinOp) func(a, b *gorgonia.Node) (*gorgonia.Node, error) {
+	switch op {
+	case core.OpAdd:
+		return gorgonia.Add
+	case core.OpSub:
+		return gorgonia.Sub
+	case core.OpMul:
+		return gorgonia.HadamardProd
+	case core.OpDiv:
+		return gorgonia.HadamardDiv
+	case core.OpPow:
+		return gorgonia.Pow
+	}
+	return nil
+}
+
+func (pl *plan) binary(t *core.Binary) (ref, error) {
+	// Fusion: operands that are replicates and transposes (of unary functions) of smaller
+	// arrays are read through strides instead of being materialised.
+	if vx, vy := pl.view(t.X), pl.view(t.Y); !vx.trivial || !vy.trivial {
+		return pl.stridedBinary(t, vx, vy)
+	}
+	if t.X.Type().Dtype.IsFloat() && !t.Op.IsComparison() {
+		if f := nativeBinary(t.Op); f != nil {
+			return pl.native(t, []core.Term{t.X, t.Y}, func(k []*gorgonia.Node) (*gorgonia.Node, error) { return f(k[0], k[1]) })
+		}
+	}
+	return pl.simple(t, t.Op.Word(), binaryK{t.Op})
+}
+
+func (pl *plan) index(t *core.Index) (ref, error) {
+	xt := t.X.Type()
+	ins := []core.Term{t.X}
+	fixed := make([]int64, len(t.Ix))
+	for i, e := range t.Ix {
+		if l, ok := e.(*core.Lit); ok && l.I[0] >= 0 {
+			fixed[i] = l.I[0]
+			continue
+		}
+		fixed[i] = -1
+		ins = append(ins, e)
+	}
+	if len(t.Ix) == 0 {
+		return pl.term(t.X)
+	}
+	k := indexK{outer: xt.Shape[:len(t.Ix)], fixed: fixed, rest: t.Type().Shape.Size()}
+	return pl.custom(t, "index", ins, func(vs []*core.Var) (core.Term, []*core.Var, error) {
+		ix := make([]core.Term, len(t.Ix))
+		j := 1
+		for i, e := range t.Ix {
+			if fixed[i] >= 0 {
+				ix[i] = e
+			} else {
+				ix[i] = vs[j]
+				j++
+			}
+		}
+		b, err := core.NewIndex(vs[0], ix)
+		return b, vs, err
+	}, k)
+}
+
+func (pl *plan) gatherScatter(t core.Term, sh core.Shape, x core.Term, fn *core.IndexFn, scatter bool) (ref, error) {
+	prog, err := compileIndexFn(fn)
+	if err != nil {
+		return ref{}, termErr(t, "%v", err)
+	}
+	ins := []core.Term{x}
+	for _, v := range prog.frees {
+		ins = append(ins, v)
+	}
+	xt := x.Type()
+	n, m := len(fn.Vars), len(fn.Out)
+	var k kernel
+	kind := "gather"
+	if scatter {
+		kind = "scatter"
+		sk := &scatterK{dom: xt.Shape[:n], dst: sh[:m], rest: xt.Shape[n:].Size(), fn: prog}
+		if len(prog.frees) == 0 {
+			sk.ast, sk.abase, sk.aff = affinePlan(fn, sk.dom, sk.dst)
+		}
+		k = sk
+	} else {
+		gk := &gatherK{dom: sh[:n], src: xt.Shape[:m], rest: xt.Shape[m:].Size(), fn: prog}
+		if len(prog.frees) == 0 {
+			gk.ast, gk.abase, gk.aff = affinePlan(fn, gk.dom, gk.src)
+		}
+		k = gk
+	}
+	return pl.custom(t, kind, ins, func(vs []*core.Var) (core.Term, []*core.Var, error) {
+		// The op's program: the extra inputs (free variables, hoisted subterms) become
+		// parameters, so the printed program is closed and names exactly what the op computes.
+		vars := map[string]core.Term{}
+		terms := map[core.Term]core.Term{}
+		for i, f := range prog.frees {
+			if v, ok := f.(*core.Var); ok {
+				vars[v.Name] = vs[i+1]
+			} else {
+				terms[f] = vs[i+1]
+			}
+		}
+		out := make([]core.Term, len(fn.Out))
+		r := &replacer{vars: vars, terms: terms, memo: map[core.Term]core.Term{}}
+		for i, o := range fn.Out {
+			var err error
+			if out[i], err = r.run(o, fn.Vars); err != nil {
+				return nil, nil, err
+			}
+		}
+		fn2, err := core.NewIndexFn(fn.Vars, out)
+		if err != nil {
+			return nil, nil, err
+		}
+		var b core.Term
+		if scatter {
+			b, err = core.NewScatter(sh, vs[0], fn2)
+		} else {
+			b, err = core.NewGather(sh, vs[0], fn2)
+		}
+		return b, vs, err
+	}, k)
+}
+
+// replacer substitutes parameter variables for free variables (by name, unless shadowed)
+// and for hoisted subterms (by identity) in an index function's outputs.
+type replacer struct {
+	vars  map[string]core.Term
+	terms map[core.Term]core.Term
+	memo  map[core.Term]core.Term
+}
+
+func (r *replacer) run(t core.Term, bound []*core.Var) (core.Term, error) {
+	if x, ok := r.terms[t]; ok {
+		return x, nil
+	}
+	if v, ok := t.(*core.Var); ok {
+		for _, b := range bound {
+			if b.Name == v.Name {
+				return t, nil
+			}
+		}
+		if x, ok := r.vars[v.Name]; ok {
+			return x, nil
+		}
+		return t, nil
+	}
+	if x, ok := r.memo[t]; ok && len(bound) == 0 {
+		return x, nil
+	}
+	kids := core.Children(t)
+	nk := make([]core.Term, len(kids))
+	for i, k := range kids {
+		b := bound
+		if extra := core.BoundIn(t, i); len(extra) > 0 {
+			b = append(append([]*core.Var{}, bound...), extra...)
+		}
+		var err error
+		if nk[i], err = r.run(k, b); err != nil {
+			return nil, err
+		}
+	}
+	x, err := core.Rebuild(t, nk)
+	if err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+func (pl *plan) transpose(t *core.Transpose) (ref, error) {
+	xt := t.X.Type()
+	perm := make([]int, len(xt.Shape))
+	identity := true
+	for i := range perm {
+		perm[i] = i
+		if i < len(t.Perm) {
+			perm[i] = t.Perm[i]
+		}
+		if perm[i] != i {
+			identity = false
+		}
+	}
+	if identity {
+		return pl.term(t.X)
+	}
+	if u, ok := pl.transposeOf(t); ok {
+		return pl.term(u)
+	}
+	if xt.Dtype.IsFloat() {
+		return pl.native(t, []core.Term{t.X}, func(k []*gorgonia.Node) (*gorgonia.Node, error) {
+			return gorgonia.Transpose(k[0], perm...)
+		})
+	}
+	return pl.simple(t, "tr", transposeK{perm: perm, shape: xt.Shape})
+}
+
+func (pl *plan) matmul(t *core.MatMul) (ref, error) {
+	a, ta := isSwap(pl.peel(t.X))
+	b, tb := isSwap(pl.peel(t.Y))
+	if !ta {
+		a = t.X
+	}
+	if !tb {
+		b = t.Y
+	}
+	xs, ys := t.X.Type().Shape, t.Y.Type().Shape
+	k := gemmK{transA: ta, transB: tb, m: xs[0], k: xs[1], n: ys[1]}
+	return pl.custom(t, "matmul", []core.Term{a, b}, func(vs []*core.Var) (core.Term, []*core.Var, error) {
+		var x, y core.Term = vs[0], vs[1]
+		var err error
+		if ta {
+			if x, err = core.NewTranspose([]int{1, 0}, x); err != nil {
+				return nil, nil, err
+			}
+		}
+		if tb {
+			if y, err = core.NewTranspose([]int{1, 0}, y); err != nil {
+				return nil, nil, err
+			}
+		}
+		m, err := core.NewMatMul(x, y)
+		return m, vs, err
+	}, k)
+}
+
+// ---- building ----
+
+func (pl *plan) build(opt Options) (out []*gorgonia.Node, err error) {
+	pre := map[*gorgonia.Node]bool{}
+	for _, n := range pl.g.AllNodes() {
+		pre[n] = true
+	}
+	salt := len(pre)
+	defer func() {
+		if r := recover(); r != nil {
+			err = errors.Errorf("raise: build: Gorgonia panicked: %v", r)
+		}
+		if err != nil {
+			var added []*gorgonia.Node
+			for _, n := range pl.g.AllNodes() {
+				if n != nil && !pre[n] {
+					added = append(added, n)
+				}
+			}
+			for i := len(added) - 1; i >= 0; i-- {
+				pl.g.RemoveNode(added[i])
+			}
+			out = nil
+		}
+	}()
+	nodes := make([]*gorgonia.Node, len(pl.steps))
+	get := func(r ref) *gorgonia.Node {
+		if r.node != nil {
+			return r.node
+		}
+		return nodes[r.step]
+	}
+	for i, s := range pl.steps {
+		kids := make([]*gorgonia.Node, len(s.ins))
+		for j, r := range s.ins {
+			kids[j] = get(r)
+			if _, isDS := kids[j].Op().(gorgonia.DimSizer); isDS && s.native {
+				// e.g. a SizeOf node: Gorgonia's ops would read its op as the child's shape.
+				nt, _ := nodeType(kids[j])
+				op, err := copyOp(nt, "dimsizer")
+				if err != nil {
+					return nil, err
+				}
+				if kids[j], err = gorgonia.ApplyOp(op, kids[j]); err != nil {
+					return nil, termErr(s.term, "copying a DimSizer child: %v", err)
+				}
+			}
+		}
+		n, err := s.make(kids)
+		if err != nil {
+			return nil, termErr(s.term, "building the node: %v", err)
+		}
+		if nt, ok := nodeType(n); !ok || !nt.Equal(s.typ) {
+			return nil, termErr(s.term, "Gorgonia built a node of dtype %v shape %v, want %v", n.Dtype(), n.Shape(), s.typ)
+		}
+		nodes[i] = n
+	}
+	out = make([]*gorgonia.Node, len(pl.outs))
+	seen := map[*gorgonia.Node]bool{}
+	for i, r := range pl.outs {
+		n := get(r)
+		if opt.FreshResults && (pre[n] || seen[n] || n.Graph() != pl.g || isConstantNode(n)) {
+			nt, _ := nodeType(n)
+			op, err := copyOp(nt, fmt.Sprintf("%d.%d", salt, i))
+			if err != nil {
+				return nil, err
+			}
+			if n, err = gorgonia.ApplyOp(op, n); err != nil {
+				return nil, errors.Wrapf(err, "raise: result %d: copying", i)
+			}
+		}
+		seen[n] = true
+		out[i] = n
+	}
+	return out, nil
+}
+
+func isConstantNode(n *gorgonia.Node) bool {
+	if n.Op() == nil {
+		return false
+	}
+	_, ok := n.Op().(interface{ Value() gorgonia.Value })
+	return ok && strings.HasPrefix(fmt.Sprintf("%T", n.Op()), "gorgonia.constant")
+}
+
+// copyOp is the identity as a fresh node; salt distinguishes copies that must not be
+// deduplicated (it is part of the hash and of the printed form).
+func copyOp(t core.Type, salt string) (*Op, error) {
+	v, err := core.NewVar("x0", t)
+	if err != nil {
+		return nil, err
+	}
+	o, err := newOp("copy", []*core.Var{v}, v, concatK{copies: 1})
+	if err != nil {
+		return nil, err
+	}
+	o.text += " #" + salt
+	return o, nil
+}
