@@ -13,7 +13,7 @@ type checkOpts struct {
 	noFD    bool    // skip the finite-difference comparison (for non-smooth points)
 	noJVP   bool
 	dotTol  float64 // tolerance of the JVP/VJP identity (default 1e-10)
-	skipBOT bool // also compare the artifact built with SkipBOT
+	skipBOT bool    // also compare the artifact built with SkipBOT
 }
 
 // checkGradient differentiates p (VJP with a random cotangent when the result is not a

@@ -416,7 +416,7 @@ func TestShadowedLets(t *testing.T) {
 	yy := b.Var("y", f64(3))
 	dret := b.Var("dret", f64(3))
 	inner := b.Let(yy, b.Unary(core.OpSin, y), b.Mul(yy, y)) // inner y shadows outer y
-	other := b.Let(y, b.Unary(core.OpExp, x), y)            // a sibling let with the same name
+	other := b.Let(y, b.Unary(core.OpExp, x), y)             // a sibling let with the same name
 	body := b.Let(dret, b.Mul(x, x), b.Let(y, b.Mul(x, dret), b.Add(inner, b.Mul(other, y))))
 	p := mustProg(t, &b, []*core.Var{x}, body)
 	rng := rand.New(rand.NewSource(5))
