@@ -1,0 +1,336 @@
+package adapter
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/bulkad/bulkad/core"
+	"github.com/pkg/errors"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// Translation is a Gorgonia graph translated into a core program.
+type Translation struct {
+	// Program's params are the graph inputs the cost depends on, the wrt nodes and the
+	// untranslated nodes; its body is one let per translated node, with the cost's variable
+	// as the result.
+	Program *core.Program
+	// Params maps each parameter name to the node whose value it is bound to.
+	Params map[string]*gorgonia.Node
+	// Lets maps each let variable to the Gorgonia node whose value it denotes (same shape and
+	// dtype).
+	Lets map[string]*gorgonia.Node
+	// Wrt holds the parameter names of the wrt nodes, in the order given to Translate.
+	Wrt []string
+}
+
+// String prints the program followed by the parameter and let bindings.
+func (t *Translation) String() string {
+	var sb strings.Builder
+	sb.WriteString(t.Program.String())
+	sb.WriteString("\n-- params:")
+	for _, p := range t.Program.Params {
+		n := t.Params[p.Name]
+		fmt.Fprintf(&sb, "\n--   %s = node %d %q", p.Name, n.ID(), n.Name())
+	}
+	names := make([]string, 0, len(t.Lets))
+	for k := range t.Lets {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	sb.WriteString("\n-- lets:")
+	for _, k := range names {
+		n := t.Lets[k]
+		fmt.Fprintf(&sb, "\n--   %s = node %d %q", k, n.ID(), n.Name())
+	}
+	sb.WriteString("\n-- wrt: " + strings.Join(t.Wrt, ", "))
+	return sb.String()
+}
+
+// translator holds the state of one translation (no package-level state).
+type translator struct {
+	g       *gorgonia.ExprGraph
+	terms   map[int64]core.Term // node ID → the term denoting its value (a Var)
+	params  []*core.Var
+	pnames  map[string]*gorgonia.Node
+	lets    []*core.Var
+	bounds  []core.Term
+	letNode map[string]*gorgonia.Node
+	used    map[string]bool
+}
+
+// Translate translates the graph of cost (a scalar node) into a core program whose parameters
+// include the wrt nodes. See the package documentation for the rules.
+func Translate(cost *gorgonia.Node, wrt ...*gorgonia.Node) (tr *Translation, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			tr, err = nil, errors.Errorf("adapter: translate: panic inside Gorgonia: %v", r)
+		}
+	}()
+	if cost == nil {
+		return nil, errors.New("adapter: translate: cost node is nil")
+	}
+	g := cost.Graph()
+	if g == nil {
+		return nil, errors.Errorf("adapter: translate: cost node %q (ID %d) belongs to no graph", cost.Name(), cost.ID())
+	}
+	if !cost.IsScalar() || cost.Shape().Dims() != 0 {
+		return nil, errors.Errorf("adapter: translate: cost node %q (ID %d) has shape %v, want a scalar", cost.Name(), cost.ID(), cost.Shape())
+	}
+	isWrt := map[int64]bool{}
+	for i, w := range wrt {
+		if w == nil {
+			return nil, errors.Errorf("adapter: translate: wrt node %d is nil", i)
+		}
+		if w.Graph() != g || !g.Has(w.ID()) || g.Node(w.ID()).(*gorgonia.Node) != w {
+			return nil, errors.Errorf("adapter: translate: wrt node %q (ID %d) is not in the cost's graph", w.Name(), w.ID())
+		}
+		isWrt[w.ID()] = true
+	}
+	t := &translator{
+		g: g, terms: map[int64]core.Term{}, pnames: map[string]*gorgonia.Node{},
+		letNode: map[string]*gorgonia.Node{}, used: map[string]bool{},
+	}
+	// The wrt nodes come first among the parameters, in the order given.
+	wrtNames := make([]string, len(wrt))
+	for i, w := range wrt {
+		v, err := t.param(w)
+		if err != nil {
+			return nil, err
+		}
+		wrtNames[i] = v.Name
+	}
+	order, deps := t.postOrder(cost, isWrt)
+	for _, n := range order {
+		if _, done := t.terms[n.ID()]; done {
+			continue
+		}
+		if !deps[n.ID()] {
+			if _, err := t.param(n); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if err := t.translate(n); err != nil {
+			return nil, err
+		}
+	}
+	body := t.terms[cost.ID()]
+	for i := len(t.lets) - 1; i >= 0; i-- {
+		l, err := core.NewLet(t.lets[i], t.bounds[i], body)
+		if err != nil {
+			return nil, errors.Wrapf(err, "adapter: translate: let %s", t.lets[i].Name)
+		}
+		body = l
+	}
+	p, err := core.NewProgram(t.params, body)
+	if err != nil {
+		return nil, errors.Wrap(err, "adapter: translate: the translated program does not check")
+	}
+	return &Translation{Program: p, Params: t.pnames, Lets: t.letNode, Wrt: wrtNames}, nil
+}
+
+// children returns a node's operands in order (duplicates kept).
+func (t *translator) children(n *gorgonia.Node) []*gorgonia.Node {
+	it := t.g.From(n.ID())
+	if it == nil {
+		return nil
+	}
+	var cs []*gorgonia.Node
+	for it.Next() {
+		cs = append(cs, it.Node().(*gorgonia.Node))
+	}
+	return cs
+}
+
+// postOrder lists the nodes the cost reads, children first, without descending below wrt
+// nodes, and marks the ones that depend on a wrt node. It is iterative (deep graphs).
+func (t *translator) postOrder(cost *gorgonia.Node, isWrt map[int64]bool) ([]*gorgonia.Node, map[int64]bool) {
+	type frame struct {
+		n    *gorgonia.Node
+		kids []*gorgonia.Node
+		next int
+	}
+	deps := map[int64]bool{}
+	seen := map[int64]bool{cost.ID(): true}
+	var order []*gorgonia.Node
+	push := func(n *gorgonia.Node) frame {
+		if isWrt[n.ID()] {
+			return frame{n: n}
+		}
+		return frame{n: n, kids: t.children(n)}
+	}
+	stack := []frame{push(cost)}
+	for len(stack) > 0 {
+		top := &stack[len(stack)-1]
+		if top.next < len(top.kids) {
+			c := top.kids[top.next]
+			top.next++
+			if !seen[c.ID()] {
+				seen[c.ID()] = true
+				stack = append(stack, push(c))
+			}
+			continue
+		}
+		n := top.n
+		d := isWrt[n.ID()]
+		for _, c := range top.kids {
+			d = d || deps[c.ID()]
+		}
+		deps[n.ID()] = d
+		order = append(order, n)
+		stack = stack[:len(stack)-1]
+	}
+	return order, deps
+}
+
+// coreType converts a node's shape and dtype.
+func coreType(n *gorgonia.Node) (core.Type, error) {
+	d, err := coreDtype(n.Dtype())
+	if err != nil {
+		return core.Type{}, errors.Wrapf(err, "adapter: node %q (ID %d)", n.Name(), n.ID())
+	}
+	sh := core.Shape{}
+	if !n.IsScalar() {
+		sh = core.Shape(n.Shape().Clone())
+	}
+	return core.Type{Shape: sh, Dtype: d}, nil
+}
+
+func coreDtype(d tensor.Dtype) (core.Dtype, error) {
+	switch d {
+	case tensor.Float64:
+		return core.Float64, nil
+	case tensor.Float32:
+		return core.Float32, nil
+	case tensor.Int64:
+		return core.Int64, nil
+	case tensor.Bool:
+		return core.Bool, nil
+	}
+	return core.InvalidDtype, errors.Errorf("dtype %v has no core equivalent (want float64, float32, int64 or bool)", d)
+}
+
+// name derives a fresh, valid core identifier from a node: its sanitised name (or the op's
+// tag for unnamed op nodes), "_", its ID, and a suffix when needed.
+func (t *translator) name(n *gorgonia.Node, tag, suffix string) string {
+	base := n.Name()
+	if n.Op() != nil && strings.HasPrefix(base, n.Op().String()+"(") {
+		base = tag
+	}
+	var sb strings.Builder
+	for _, r := range base {
+		if sb.Len() >= 24 {
+			break
+		}
+		switch {
+		case r == '_' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9'):
+			sb.WriteRune(r)
+		default:
+			if s := sb.String(); len(s) > 0 && s[len(s)-1] != '_' {
+				sb.WriteByte('_')
+			}
+		}
+	}
+	s := strings.TrimRight(sb.String(), "_")
+	if s == "" || (s[0] >= '0' && s[0] <= '9') {
+		s = "n" + s
+	}
+	name := fmt.Sprintf("%s_%d%s", s, n.ID(), suffix)
+	for k := 2; t.used[name] || !core.ValidName(name); k++ {
+		name = fmt.Sprintf("%s_%d%s_%d", s, n.ID(), suffix, k)
+	}
+	t.used[name] = true
+	return name
+}
+
+// param binds a new parameter to node n (once per node) and records it as n's term.
+func (t *translator) param(n *gorgonia.Node) (*core.Var, error) {
+	if v, ok := t.terms[n.ID()].(*core.Var); ok && t.pnames[v.Name] == n {
+		return v, nil
+	}
+	v, err := t.newParam(n, "")
+	if err != nil {
+		return nil, err
+	}
+	t.terms[n.ID()] = v
+	return v, nil
+}
+
+// newParam makes a parameter bound to n's value without making it n's term (used by
+// translations that read their own node's value, like dropout).
+func (t *translator) newParam(n *gorgonia.Node, suffix string) (*core.Var, error) {
+	ty, err := coreType(n)
+	if err != nil {
+		return nil, err
+	}
+	v, err := core.NewVar(t.name(n, "input", suffix), ty)
+	if err != nil {
+		return nil, errors.Wrap(err, "adapter: translate")
+	}
+	t.params = append(t.params, v)
+	t.pnames[v.Name] = n
+	return v, nil
+}
+
+// translate emits the let of one node whose children are already translated.
+func (t *translator) translate(n *gorgonia.Node) error {
+	op := n.Op()
+	if op == nil {
+		_, err := t.param(n)
+		return err
+	}
+	e, ok := lookup(op)
+	if !ok {
+		return errors.Errorf("adapter: translate: node %q (ID %d) with op %s (%T) is on a path from a wrt node to the cost but has no translation; supported ops: %s",
+			n.Name(), n.ID(), op, op, strings.Join(SupportedOps(), ", "))
+	}
+	kids := t.children(n)
+	args := make([]core.Term, len(kids))
+	for i, k := range kids {
+		args[i] = t.terms[k.ID()]
+		if args[i] == nil {
+			return errors.Errorf("adapter: translate: node %q (ID %d): operand %d (node %d) was not translated", n.Name(), n.ID(), i, k.ID())
+		}
+	}
+	want, err := coreType(n)
+	if err != nil {
+		return err
+	}
+	c := &opCtx{t: t, n: n, op: op, want: want, kids: kids}
+	term, err := e.fn(c, args)
+	if err != nil {
+		return errors.Wrapf(err, "adapter: translate: node %q (ID %d) with op %s (%T)", n.Name(), n.ID(), op, op)
+	}
+	term, err = fit(term, want)
+	if err != nil {
+		return errors.Wrapf(err, "adapter: translate: node %q (ID %d) with op %s (%T)", n.Name(), n.ID(), op, op)
+	}
+	v, err := core.NewVar(t.name(n, e.tag, ""), want)
+	if err != nil {
+		return errors.Wrap(err, "adapter: translate")
+	}
+	t.lets = append(t.lets, v)
+	t.bounds = append(t.bounds, term)
+	t.letNode[v.Name] = n
+	t.terms[n.ID()] = v
+	return nil
+}
+
+// fit reshapes a translated term to the node's shape when only the shape's spelling differs
+// (Gorgonia sometimes keeps or drops unit dimensions); anything else is an error.
+func fit(term core.Term, want core.Type) (core.Term, error) {
+	got := term.Type()
+	if got.Dtype != want.Dtype {
+		return nil, errors.Errorf("translation has dtype %v, the node has %v", got.Dtype, want.Dtype)
+	}
+	if got.Shape.Equal(want.Shape) {
+		return term, nil
+	}
+	if got.Shape.Size() != want.Shape.Size() {
+		return nil, errors.Errorf("translation has shape %v, the node has %v", got.Shape, want.Shape)
+	}
+	return core.NewReshape(want.Shape, term)
+}

@@ -1,0 +1,505 @@
+package core
+
+import (
+	"github.com/pkg/errors"
+)
+
+// scope is a list of instructions run together: the root scope once per run, the body scope
+// of a build1 once per index, the scope of a non-compiled index function once per point of
+// its domain. A node is placed in the deepest scope among the binders of its free variables,
+// so a subterm that does not depend on a lambda-bound variable is hoisted out of the loop.
+type scope struct {
+	parent *scope
+	depth  int
+	code   []func()
+}
+
+func (s *scope) run() {
+	for _, f := range s.code {
+		f()
+	}
+}
+
+// binding is what a variable name refers to during compilation: the slot holding its value
+// and the scope in which that value is (re)computed.
+type binding struct {
+	id  int
+	val *buf
+	sc  *scope
+}
+
+type memoEntry struct {
+	ids []int
+	val *buf
+	sc  *scope
+}
+
+type compiler struct {
+	e      *Exec
+	fv     *fvCache
+	names  map[Term][]string
+	env    map[string]*binding
+	nextID int
+	memo   map[Term][]memoEntry
+	shares map[int][]memoEntry
+	root   *scope
+	// kernel records the buffers written by a kernel into fresh storage (not aliases).
+	kernel map[*buf]bool
+}
+
+func compileProgram(p *Program) (*Exec, error) {
+	e := &Exec{prog: p, root: &scope{}}
+	c := &compiler{
+		e: e, fv: newFVCache(), names: map[Term][]string{}, env: map[string]*binding{},
+		memo: map[Term][]memoEntry{}, shares: map[int][]memoEntry{}, root: e.root,
+		kernel: map[*buf]bool{},
+	}
+	for _, v := range p.Params {
+		b := &buf{typ: v.Type()}
+		e.params = append(e.params, b)
+		c.env[v.Name] = &binding{id: c.newID(), val: b, sc: c.root}
+	}
+	if err := c.results(p.Body); err != nil {
+		return nil, err
+	}
+	if len(e.results) == 1 && c.kernel[e.results[0]] {
+		e.direct = true
+		for _, pb := range e.params {
+			if pb == e.results[0] {
+				e.direct = false
+			}
+		}
+	}
+	return e, nil
+}
+
+func (c *compiler) newID() int { c.nextID++; return c.nextID }
+
+// results compiles the program body: lets around a tuple, a tuple, or a single term.
+func (c *compiler) results(t Term) error {
+	if l, ok := t.(*Let); ok && isTupleBody(l) {
+		vb, vs, err := c.compile(l.Bound)
+		if err != nil {
+			return err
+		}
+		restore := c.bind(l.Var.Name, vb, vs)
+		err = c.results(l.Body)
+		restore()
+		return err
+	}
+	if tu, ok := t.(*Tuple); ok {
+		for _, el := range tu.Elems {
+			v, _, err := c.compile(el)
+			if err != nil {
+				return err
+			}
+			c.e.results = append(c.e.results, v)
+			c.e.rtypes = append(c.e.rtypes, el.Type())
+		}
+		return nil
+	}
+	v, _, err := c.compile(t)
+	if err != nil {
+		return err
+	}
+	c.e.results = append(c.e.results, v)
+	c.e.rtypes = append(c.e.rtypes, t.Type())
+	return nil
+}
+
+// bind binds name to a value and returns the function that restores the previous binding.
+func (c *compiler) bind(name string, v *buf, sc *scope) func() {
+	old, had := c.env[name]
+	c.env[name] = &binding{id: c.newID(), val: v, sc: sc}
+	return func() {
+		if had {
+			c.env[name] = old
+		} else {
+			delete(c.env, name)
+		}
+	}
+}
+
+// placement returns the deepest scope among the bindings of t's free variables and the
+// binding ids (the memo key together with t).
+func (c *compiler) placement(t Term) (*scope, []int, error) {
+	names, ok := c.names[t]
+	if !ok {
+		names = sortedNames(c.fv.of(t))
+		c.names[t] = names
+	}
+	sc := c.root
+	var ids []int
+	if len(names) > 0 {
+		ids = make([]int, len(names))
+	}
+	for i, n := range names {
+		b := c.env[n]
+		if b == nil {
+			return nil, nil, errors.Errorf("core: eval: unbound variable %s", n)
+		}
+		ids[i] = b.id
+		if b.sc.depth > sc.depth {
+			sc = b.sc
+		}
+	}
+	return sc, ids, nil
+}
+
+func lookup(es []memoEntry, ids []int) (memoEntry, bool) {
+	for _, m := range es {
+		if len(m.ids) != len(ids) {
+			continue
+		}
+		same := true
+		for i := range ids {
+			if m.ids[i] != ids[i] {
+				same = false
+				break
+			}
+		}
+		if same {
+			return m, true
+		}
+	}
+	return memoEntry{}, false
+}
+
+// compile returns the slot holding t's value and the scope in which it is computed. Each
+// distinct node is compiled once per binding of its free variables.
+func (c *compiler) compile(t Term) (*buf, *scope, error) {
+	if t == nil {
+		return nil, nil, errors.New("core: eval: nil term")
+	}
+	sc, ids, err := c.placement(t)
+	if err != nil {
+		return nil, nil, err
+	}
+	if m, ok := lookup(c.memo[t], ids); ok {
+		return m.val, m.sc, nil
+	}
+	sh, isShare := t.(*Share)
+	if isShare {
+		if m, ok := lookup(c.shares[sh.ID], ids); ok {
+			c.memo[t] = append(c.memo[t], m)
+			return m.val, m.sc, nil
+		}
+	}
+	v, vs, err := c.build(t, sc)
+	if err != nil {
+		return nil, nil, err
+	}
+	m := memoEntry{ids: ids, val: v, sc: vs}
+	c.memo[t] = append(c.memo[t], m)
+	if isShare {
+		c.shares[sh.ID] = append(c.shares[sh.ID], m)
+	}
+	return v, vs, nil
+}
+
+// emit appends an instruction for term t to scope sc.
+func (c *compiler) emit(sc *scope, t Term, k func()) {
+	e := c.e
+	sc.code = append(sc.code, func() {
+		if e.hook != nil {
+			e.hook(t)
+		}
+		k()
+	})
+}
+
+func (c *compiler) compileAll(ts []Term) ([]*buf, error) {
+	out := make([]*buf, len(ts))
+	for i, t := range ts {
+		v, _, err := c.compile(t)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// fresh allocates the output slot of a kernel.
+func (c *compiler) fresh(t Type) *buf {
+	v := newBuf(t)
+	c.kernel[v] = true
+	return v
+}
+
+func (c *compiler) build(t Term, sc *scope) (*buf, *scope, error) {
+	switch t := t.(type) {
+	case *Var:
+		b := c.env[t.Name]
+		if b == nil {
+			return nil, nil, errors.Errorf("core: eval: unbound variable %s", t.Name)
+		}
+		return b.val, b.sc, nil
+	case *Lit:
+		v, err := litBuf(t)
+		if err != nil {
+			return nil, nil, err
+		}
+		return v, c.root, nil
+	case *Iota:
+		v := newBuf(t.Type())
+		for i := range v.i64 {
+			v.i64[i] = int64(i)
+		}
+		return v, c.root, nil
+	case *Let:
+		vb, vs, err := c.compile(t.Bound)
+		if err != nil {
+			return nil, nil, err
+		}
+		restore := c.bind(t.Var.Name, vb, vs)
+		defer restore()
+		return c.compile(t.Body)
+	case *Share:
+		return c.compile(t.Body)
+	case *Reshape:
+		return c.compile(t.X)
+	case *Tuple:
+		return nil, nil, errors.New("core: eval: a tuple appears below the top level")
+	case *Cond:
+		xs, err := c.compileAll([]Term{t.C, t.Then, t.Else})
+		if err != nil {
+			return nil, nil, err
+		}
+		cb, tb, eb := xs[0], xs[1], xs[2]
+		out := &buf{typ: t.Type()}
+		c.emit(sc, t, func() {
+			if cb.b[0] {
+				out.aliasOf(tb)
+			} else {
+				out.aliasOf(eb)
+			}
+		})
+		return out, sc, nil
+	case *Unary:
+		x, _, err := c.compile(t.X)
+		if err != nil {
+			return nil, nil, err
+		}
+		out := c.fresh(t.Type())
+		op := t.Op
+		switch t.Type().Dtype {
+		case Float64:
+			c.emit(sc, t, func() { unaryFloat(op, out.f64, x.f64) })
+		case Float32:
+			c.emit(sc, t, func() { unaryFloat(op, out.f32, x.f32) })
+		case Int64:
+			c.emit(sc, t, func() { unaryInt(op, out.i64, x.i64) })
+		case Bool:
+			c.emit(sc, t, func() { unaryBool(op, out.b, x.b) })
+		}
+		return out, sc, nil
+	case *Cast:
+		x, _, err := c.compile(t.X)
+		if err != nil {
+			return nil, nil, err
+		}
+		out := c.fresh(t.Type())
+		to, from := t.To, t.X.Type().Dtype
+		c.emit(sc, t, func() { castKernel(to, from, out, x) })
+		return out, sc, nil
+	case *Binary:
+		xs, err := c.compileAll([]Term{t.X, t.Y})
+		if err != nil {
+			return nil, nil, err
+		}
+		x, y := xs[0], xs[1]
+		out := c.fresh(t.Type())
+		op := t.Op
+		if op.IsComparison() {
+			switch t.X.Type().Dtype {
+			case Float64:
+				c.emit(sc, t, func() { compare(op, out.b, x.f64, y.f64) })
+			case Float32:
+				c.emit(sc, t, func() { compare(op, out.b, x.f32, y.f32) })
+			case Int64:
+				c.emit(sc, t, func() { compare(op, out.b, x.i64, y.i64) })
+			case Bool:
+				c.emit(sc, t, func() { binaryBool(op, out.b, x.b, y.b) })
+			}
+			return out, sc, nil
+		}
+		switch t.Type().Dtype {
+		case Float64:
+			c.emit(sc, t, func() { binaryFloat(op, out.f64, x.f64, y.f64) })
+		case Float32:
+			c.emit(sc, t, func() { binaryFloat(op, out.f32, x.f32, y.f32) })
+		case Int64:
+			c.emit(sc, t, func() { binaryInt(op, out.i64, x.i64, y.i64) })
+		case Bool:
+			c.emit(sc, t, func() { binaryBool(op, out.b, x.b, y.b) })
+		}
+		return out, sc, nil
+	case *Index:
+		return c.buildIndex(t, sc)
+	case *SumOuter:
+		x, _, err := c.compile(t.X)
+		if err != nil {
+			return nil, nil, err
+		}
+		out := c.fresh(t.Type())
+		xs := t.X.Type().Shape
+		outer, inner := xs[0], Shape(xs[1:]).Size()
+		switch t.Type().Dtype {
+		case Float64:
+			c.emit(sc, t, func() { sumOuterK(out.f64, x.f64, outer, inner) })
+		case Float32:
+			c.emit(sc, t, func() { sumOuterK(out.f32, x.f32, outer, inner) })
+		case Int64:
+			c.emit(sc, t, func() { sumOuterK(out.i64, x.i64, outer, inner) })
+		}
+		return out, sc, nil
+	case *ArgmaxOuter:
+		x, _, err := c.compile(t.X)
+		if err != nil {
+			return nil, nil, err
+		}
+		out := c.fresh(t.Type())
+		xs := t.X.Type().Shape
+		outer, inner := xs[0], Shape(xs[1:]).Size()
+		switch t.X.Type().Dtype {
+		case Float64:
+			best := make([]float64, inner)
+			c.emit(sc, t, func() { argmaxOuterK(out.i64, x.f64, best, outer, inner) })
+		case Float32:
+			best := make([]float32, inner)
+			c.emit(sc, t, func() { argmaxOuterK(out.i64, x.f32, best, outer, inner) })
+		case Int64:
+			best := make([]int64, inner)
+			c.emit(sc, t, func() { argmaxOuterK(out.i64, x.i64, best, outer, inner) })
+		}
+		return out, sc, nil
+	case *Gather:
+		return c.buildGather(t, sc)
+	case *Scatter:
+		return c.buildScatter(t, sc)
+	case *FromVector:
+		xs, err := c.compileAll(t.Elems)
+		if err != nil {
+			return nil, nil, err
+		}
+		out := c.fresh(t.Type())
+		sz := t.Elems[0].Type().Shape.Size()
+		c.emit(sc, t, func() {
+			for k, x := range xs {
+				out.copyAt(k*sz, x)
+			}
+		})
+		return out, sc, nil
+	case *Replicate:
+		x, _, err := c.compile(t.X)
+		if err != nil {
+			return nil, nil, err
+		}
+		out := c.fresh(t.Type())
+		n, sz := t.N, t.X.Type().Shape.Size()
+		c.emit(sc, t, func() {
+			for k := 0; k < n; k++ {
+				out.copyAt(k*sz, x)
+			}
+		})
+		return out, sc, nil
+	case *Transpose:
+		x, _, err := c.compile(t.X)
+		if err != nil {
+			return nil, nil, err
+		}
+		out := c.fresh(t.Type())
+		xs := t.X.Type().Shape
+		xstr := xs.Strides()
+		str := make([]int, len(xs))
+		for p := range xs {
+			if p < len(t.Perm) {
+				str[p] = xstr[t.Perm[p]]
+			} else {
+				str[p] = xstr[p]
+			}
+		}
+		plan := newPermPlan(t.Type().Shape, str)
+		switch t.Type().Dtype {
+		case Float64:
+			c.emit(sc, t, func() { permCopy(plan, out.f64, x.f64) })
+		case Float32:
+			c.emit(sc, t, func() { permCopy(plan, out.f32, x.f32) })
+		case Int64:
+			c.emit(sc, t, func() { permCopy(plan, out.i64, x.i64) })
+		case Bool:
+			c.emit(sc, t, func() { permCopy(plan, out.b, x.b) })
+		}
+		return out, sc, nil
+	case *Build1:
+		return c.buildBuild1(t, sc)
+	case *MatMul:
+		xs, err := c.compileAll([]Term{t.X, t.Y})
+		if err != nil {
+			return nil, nil, err
+		}
+		x, y := xs[0], xs[1]
+		out := c.fresh(t.Type())
+		m, k := t.X.Type().Shape[0], t.X.Type().Shape[1]
+		n := t.Y.Type().Shape[1]
+		switch t.Type().Dtype {
+		case Float64:
+			c.emit(sc, t, func() { matmulK(out.f64, x.f64, y.f64, m, k, n) })
+		case Float32:
+			c.emit(sc, t, func() { matmulK(out.f32, x.f32, y.f32, m, k, n) })
+		}
+		return out, sc, nil
+	}
+	return nil, nil, errors.Errorf("core: eval: unknown term %T", t)
+}
+
+func (c *compiler) buildBuild1(t *Build1, sc *scope) (*buf, *scope, error) {
+	iv := &buf{typ: Scalar(Int64), i64: make([]int64, 1)}
+	body := &scope{parent: sc, depth: sc.depth + 1}
+	restore := c.bind(t.Var.Name, iv, body)
+	bb, _, err := c.compile(t.Body)
+	restore()
+	if err != nil {
+		return nil, nil, err
+	}
+	out := c.fresh(t.Type())
+	n, sz := t.N, t.Body.Type().Shape.Size()
+	c.emit(sc, t, func() {
+		for i := 0; i < n; i++ {
+			iv.i64[0] = int64(i)
+			body.run()
+			out.copyAt(i*sz, bb)
+		}
+	})
+	return out, sc, nil
+}
+
+func (c *compiler) buildIndex(t *Index, sc *scope) (*buf, *scope, error) {
+	x, _, err := c.compile(t.X)
+	if err != nil {
+		return nil, nil, err
+	}
+	ix, err := c.compileAll(t.Ix)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := c.fresh(t.Type())
+	xs := t.X.Type().Shape
+	str := xs.Strides()
+	m := len(t.Ix)
+	block := Shape(xs[m:]).Size()
+	c.emit(sc, t, func() {
+		off := 0
+		for k := 0; k < m; k++ {
+			v := ix[k].i64[0]
+			if v < 0 || v >= int64(xs[k]) {
+				out.zeroRange(0, block)
+				return
+			}
+			off += int(v) * str[k]
+		}
+		out.copyRange(0, x, off, block)
+	})
+	return out, sc, nil
+}

@@ -1,0 +1,931 @@
+package core
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"gorgonia.org/tensor"
+)
+
+// ---- helpers ----
+
+var floatDtypes = []Dtype{Float64, Float32}
+
+func ty(d Dtype, sh ...int) Type { return Type{Shape: Shape(sh), Dtype: d} }
+
+// fd makes a float tensor of dtype d (values rounded to float32 for Float32).
+func fd(d Dtype, sh []int, vals ...float64) *tensor.Dense {
+	if d == Float32 {
+		f := make([]float32, len(vals))
+		for i, v := range vals {
+			f[i] = float32(v)
+		}
+		return tensor.New(tensor.WithShape(sh...), tensor.WithBacking(f))
+	}
+	return tensor.New(tensor.WithShape(sh...), tensor.WithBacking(append([]float64{}, vals...)))
+}
+
+func id(sh []int, vals ...int64) *tensor.Dense {
+	return tensor.New(tensor.WithShape(sh...), tensor.WithBacking(append([]int64{}, vals...)))
+}
+
+func bd(sh []int, vals ...bool) *tensor.Dense {
+	return tensor.New(tensor.WithShape(sh...), tensor.WithBacking(append([]bool{}, vals...)))
+}
+
+// floats reads a float tensor as float64s.
+func floats(t *testing.T, d *tensor.Dense) []float64 {
+	t.Helper()
+	switch d.Dtype() {
+	case tensor.Float64:
+		return append([]float64{}, d.Float64s()...)
+	case tensor.Float32:
+		out := []float64{}
+		for _, v := range d.Float32s() {
+			out = append(out, float64(v))
+		}
+		return out
+	}
+	t.Fatalf("not a float tensor: %v", d.Dtype())
+	return nil
+}
+
+func sameFloat(a, b float64, tol float64) bool {
+	if math.IsNaN(a) || math.IsNaN(b) {
+		return math.IsNaN(a) && math.IsNaN(b)
+	}
+	if math.IsInf(a, 0) || math.IsInf(b, 0) {
+		return a == b
+	}
+	return math.Abs(a-b) <= tol*(1+math.Abs(b))
+}
+
+func tolOf(d Dtype) float64 {
+	if d == Float32 {
+		return 1e-6
+	}
+	return 1e-14
+}
+
+func checkFloats(t *testing.T, what string, got []float64, want []float64, tol float64) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: got %d values %v, want %d values %v", what, len(got), got, len(want), want)
+	}
+	for i := range want {
+		if !sameFloat(got[i], want[i], tol) {
+			t.Fatalf("%s: element %d = %v, want %v (got %v, want %v)", what, i, got[i], want[i], got, want)
+		}
+	}
+}
+
+func mustProg(t *testing.T, b *Builder, params []*Var, body Term) *Program {
+	t.Helper()
+	if err := b.Err(); err != nil {
+		t.Fatalf("building: %v", err)
+	}
+	p, err := NewProgram(params, body)
+	if err != nil {
+		t.Fatalf("NewProgram: %v", err)
+	}
+	return p
+}
+
+func evalF(t *testing.T, p *Program, args map[string]*tensor.Dense) []float64 {
+	t.Helper()
+	r, err := Eval(p, args)
+	if err != nil {
+		t.Fatalf("Eval %s: %v", p, err)
+	}
+	return floats(t, r)
+}
+
+func evalI(t *testing.T, p *Program, args map[string]*tensor.Dense) []int64 {
+	t.Helper()
+	r, err := Eval(p, args)
+	if err != nil {
+		t.Fatalf("Eval %s: %v", p, err)
+	}
+	if r.Dtype() != tensor.Int64 {
+		t.Fatalf("Eval %s: dtype %v, want int64", p, r.Dtype())
+	}
+	return append([]int64{}, r.Int64s()...)
+}
+
+func evalB(t *testing.T, p *Program, args map[string]*tensor.Dense) []bool {
+	t.Helper()
+	r, err := Eval(p, args)
+	if err != nil {
+		t.Fatalf("Eval %s: %v", p, err)
+	}
+	return append([]bool{}, r.Bools()...)
+}
+
+func eqInts(a, b []int64) bool { return fmt.Sprint(a) == fmt.Sprint(b) }
+
+// ---- element-wise ----
+
+func TestEvalUnaryFloat(t *testing.T) {
+	xs := []float64{-2, -0.5, 0, 1.5, 3}
+	sig := func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
+	sgn := func(x float64) float64 {
+		if x > 0 {
+			return 1
+		}
+		if x < 0 {
+			return -1
+		}
+		return 0
+	}
+	cases := []struct {
+		op UnOp
+		f  func(float64) float64
+	}{
+		{OpNeg, func(x float64) float64 { return -x }}, {OpAbs, math.Abs}, {OpSign, sgn},
+		{OpExp, math.Exp}, {OpLog, math.Log}, {OpSqrt, math.Sqrt}, {OpSin, math.Sin},
+		{OpCos, math.Cos}, {OpTan, math.Tan}, {OpTanh, math.Tanh}, {OpSigmoid, sig},
+		{OpRecip, func(x float64) float64 { return 1 / x }}, {OpFloor, math.Floor},
+		{OpCeil, math.Ceil}, {OpLog1p, math.Log1p}, {OpExpm1, math.Expm1},
+	}
+	for _, d := range floatDtypes {
+		for _, c := range cases {
+			var b Builder
+			x := b.Var("x", ty(d, 5))
+			p := mustProg(t, &b, []*Var{x}, b.Unary(c.op, x))
+			got := evalF(t, p, map[string]*tensor.Dense{"x": fd(d, []int{5}, xs...)})
+			want := make([]float64, len(xs))
+			for i, v := range xs {
+				if d == Float32 {
+					v = float64(float32(v))
+				}
+				want[i] = c.f(v)
+			}
+			checkFloats(t, fmt.Sprintf("%v %v", c.op, d), got, want, tolOf(d))
+		}
+	}
+}
+
+func TestEvalUnaryEdges(t *testing.T) {
+	for _, d := range floatDtypes {
+		var b Builder
+		x := b.Var("x", ty(d, 4))
+		body := b.Tuple(b.Unary(OpSigmoid, x), b.Unary(OpRecip, x), b.Unary(OpSign, x))
+		p := mustProg(t, &b, []*Var{x}, body)
+		rs, err := EvalTuple(p, map[string]*tensor.Dense{"x": fd(d, []int{4}, -800, 800, 0, math.NaN())})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkFloats(t, "sigmoid", floats(t, rs[0]), []float64{0, 1, 0.5, math.NaN()}, 0)
+		checkFloats(t, "recip", floats(t, rs[1]), []float64{-1.0 / 800, 1.0 / 800, math.Inf(1), math.NaN()}, tolOf(d))
+		checkFloats(t, "sign", floats(t, rs[2]), []float64{-1, 1, 0, math.NaN()}, 0)
+	}
+}
+
+func TestEvalBinaryFloat(t *testing.T) {
+	xs := []float64{1, -2, 3, 0.5}
+	ys := []float64{2, 4, -1, 0.5}
+	cases := []struct {
+		op   BinOp
+		want []float64
+	}{
+		{OpAdd, []float64{3, 2, 2, 1}},
+		{OpSub, []float64{-1, -6, 4, 0}},
+		{OpMul, []float64{2, -8, -3, 0.25}},
+		{OpDiv, []float64{0.5, -0.5, -3, 1}},
+		{OpPow, []float64{1, 16, 1.0 / 3, math.Sqrt(0.5)}},
+		{OpMax, []float64{2, 4, 3, 0.5}},
+		{OpMin, []float64{1, -2, -1, 0.5}},
+		{OpAtan2, []float64{math.Atan2(1, 2), math.Atan2(-2, 4), math.Atan2(3, -1), math.Pi / 4}},
+	}
+	for _, d := range floatDtypes {
+		for _, c := range cases {
+			var b Builder
+			x := b.Var("x", ty(d, 4))
+			y := b.Var("y", ty(d, 4))
+			p := mustProg(t, &b, []*Var{x, y}, b.Binary(c.op, x, y))
+			got := evalF(t, p, map[string]*tensor.Dense{"x": fd(d, []int{4}, xs...), "y": fd(d, []int{4}, ys...)})
+			checkFloats(t, fmt.Sprintf("%v %v", c.op, d), got, c.want, tolOf(d))
+		}
+	}
+}
+
+func TestEvalFloat32Arithmetic(t *testing.T) {
+	// 1 + 2^-30 is 1 in float32 but not in float64: f32 must compute in float32.
+	var b Builder
+	x := b.Var("x", ty(Float32, 1))
+	y := b.Var("y", ty(Float32, 1))
+	p := mustProg(t, &b, []*Var{x, y}, b.Sub(b.Add(x, y), x))
+	got := evalF(t, p, map[string]*tensor.Dense{"x": fd(Float32, []int{1}, 1), "y": fd(Float32, []int{1}, math.Pow(2, -30))})
+	if got[0] != 0 {
+		t.Fatalf("(1 + 2^-30) - 1 in f32 = %v, want 0", got[0])
+	}
+}
+
+func TestEvalCompareLogic(t *testing.T) {
+	for _, d := range floatDtypes {
+		cases := []struct {
+			op   BinOp
+			want []bool
+		}{
+			{OpLt, []bool{true, false, false, false}},
+			{OpLe, []bool{true, true, false, false}},
+			{OpGt, []bool{false, false, true, false}},
+			{OpGe, []bool{false, true, true, false}},
+			{OpEq, []bool{false, true, false, false}},
+			{OpNe, []bool{true, false, true, true}},
+		}
+		for _, c := range cases {
+			var b Builder
+			x := b.Var("x", ty(d, 4))
+			y := b.Var("y", ty(d, 4))
+			p := mustProg(t, &b, []*Var{x, y}, b.Binary(c.op, x, y))
+			got := evalB(t, p, map[string]*tensor.Dense{"x": fd(d, []int{4}, 1, 2, 3, math.NaN()), "y": fd(d, []int{4}, 2, 2, 1, 1)})
+			if fmt.Sprint(got) != fmt.Sprint(c.want) {
+				t.Fatalf("%v %v: got %v want %v", c.op, d, got, c.want)
+			}
+		}
+	}
+	var b Builder
+	x := b.Var("x", ty(Bool, 4))
+	y := b.Var("y", ty(Bool, 4))
+	p := mustProg(t, &b, []*Var{x, y}, b.Tuple(b.Binary(OpAnd, x, y), b.Binary(OpOr, x, y), b.Unary(OpNot, x), b.Binary(OpEq, x, y)))
+	rs, err := EvalTuple(p, map[string]*tensor.Dense{"x": bd([]int{4}, true, true, false, false), "y": bd([]int{4}, true, false, true, false)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"[true false false false]", "[true true true false]", "[false false true true]", "[true false false true]"}
+	for i, w := range want {
+		if fmt.Sprint(rs[i].Bools()) != w {
+			t.Fatalf("logic result %d: got %v want %s", i, rs[i].Bools(), w)
+		}
+	}
+}
+
+func TestEvalIntOps(t *testing.T) {
+	xs := []int64{7, -7, 7, -7, 5, math.MinInt64}
+	ys := []int64{2, 2, -2, -2, 0, -1}
+	cases := []struct {
+		op   BinOp
+		want []int64
+	}{
+		{OpQuot, []int64{3, -3, -3, 3, 0, math.MinInt64}},
+		{OpRem, []int64{1, -1, 1, -1, 0, 0}},
+		{OpAdd, []int64{9, -5, 5, -9, 5, math.MaxInt64}},
+		{OpMul, []int64{14, -14, -14, 14, 0, math.MinInt64}},
+		{OpMax, []int64{7, 2, 7, -2, 5, -1}},
+		{OpMin, []int64{2, -7, -2, -7, 0, math.MinInt64}},
+	}
+	for _, c := range cases {
+		var b Builder
+		x := b.Var("x", ty(Int64, 6))
+		y := b.Var("y", ty(Int64, 6))
+		p := mustProg(t, &b, []*Var{x, y}, b.Binary(c.op, x, y))
+		got := evalI(t, p, map[string]*tensor.Dense{"x": id([]int{6}, xs...), "y": id([]int{6}, ys...)})
+		if !eqInts(got, c.want) {
+			t.Fatalf("%v: got %v want %v", c.op, got, c.want)
+		}
+	}
+	var b Builder
+	x := b.Var("x", ty(Int64, 3))
+	p := mustProg(t, &b, []*Var{x}, b.Tuple(b.Unary(OpNeg, x), b.Unary(OpAbs, x), b.Unary(OpSign, x)))
+	rs, err := EvalTuple(p, map[string]*tensor.Dense{"x": id([]int{3}, -4, 0, 9)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, w := range []string{"[4 0 -9]", "[4 0 9]", "[-1 0 1]"} {
+		if fmt.Sprint(rs[i].Int64s()) != w {
+			t.Fatalf("int unary %d: got %v want %s", i, rs[i].Int64s(), w)
+		}
+	}
+}
+
+func TestEvalCast(t *testing.T) {
+	for _, d := range floatDtypes {
+		var b Builder
+		x := b.Var("x", ty(d, 6))
+		p := mustProg(t, &b, []*Var{x}, b.Tuple(b.Cast(Int64, x), b.Cast(Bool, x)))
+		rs, err := EvalTuple(p, map[string]*tensor.Dense{"x": fd(d, []int{6}, 1.7, -1.7, math.NaN(), 1e30, -1e30, 0)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprint(rs[0].Int64s()); got != "[1 -1 0 0 0 0]" {
+			t.Fatalf("cast %v→i64: %s", d, got)
+		}
+		if got := fmt.Sprint(rs[1].Bools()); got != "[true true true true true false]" {
+			t.Fatalf("cast %v→bool: %s", d, got)
+		}
+	}
+	var b Builder
+	i := b.Var("i", ty(Int64, 3))
+	bb := b.Var("b", ty(Bool, 2))
+	p := mustProg(t, &b, []*Var{i, bb}, b.Tuple(b.Cast(Float32, i), b.Cast(Float64, bb), b.Cast(Int64, bb)))
+	rs, err := EvalTuple(p, map[string]*tensor.Dense{"i": id([]int{3}, -3, 0, 5), "b": bd([]int{2}, true, false)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rs[0].Dtype() != tensor.Float32 || fmt.Sprint(rs[0].Float32s()) != "[-3 0 5]" {
+		t.Fatalf("i64→f32: %v %v", rs[0].Dtype(), rs[0])
+	}
+	if fmt.Sprint(rs[1].Float64s()) != "[1 0]" || fmt.Sprint(rs[2].Int64s()) != "[1 0]" {
+		t.Fatalf("bool casts: %v %v", rs[1], rs[2])
+	}
+	// f64 → f32 rounds.
+	var b2 Builder
+	x := b2.Var("x", ty(Float64, 1))
+	p2 := mustProg(t, &b2, []*Var{x}, b2.Cast(Float32, x))
+	r, err := Eval(p2, map[string]*tensor.Dense{"x": fd(Float64, []int{1}, 0.1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Float32s()[0] != float32(0.1) {
+		t.Fatalf("f64→f32: %v", r.Float32s())
+	}
+}
+
+// ---- array operations ----
+
+func TestEvalIndex(t *testing.T) {
+	for _, d := range floatDtypes {
+		cases := []struct {
+			ix   []int64
+			want []float64
+		}{
+			{[]int64{1}, []float64{4, 5, 6}},
+			{[]int64{1, 2}, []float64{6}},
+			{[]int64{2}, []float64{0, 0, 0}},
+			{[]int64{-1}, []float64{0, 0, 0}},
+			{[]int64{0, 3}, []float64{0}},
+			{[]int64{}, []float64{1, 2, 3, 4, 5, 6}},
+		}
+		for _, c := range cases {
+			var b Builder
+			x := b.Var("x", ty(d, 2, 3))
+			var ix []Term
+			for _, v := range c.ix {
+				ix = append(ix, ScalarI(v))
+			}
+			p := mustProg(t, &b, []*Var{x}, b.Index(x, ix...))
+			got := evalF(t, p, map[string]*tensor.Dense{"x": fd(d, []int{2, 3}, 1, 2, 3, 4, 5, 6)})
+			checkFloats(t, fmt.Sprintf("index %v", c.ix), got, c.want, 0)
+		}
+	}
+}
+
+func TestEvalSumArgmax(t *testing.T) {
+	nan := math.NaN()
+	for _, d := range floatDtypes {
+		var b Builder
+		x := b.Var("x", ty(d, 3, 4))
+		p := mustProg(t, &b, []*Var{x}, b.Tuple(b.SumOuter(x), b.ArgmaxOuter(x)))
+		rs, err := EvalTuple(p, map[string]*tensor.Dense{"x": fd(d, []int{3, 4},
+			1, 5, nan, nan,
+			3, 5, 2, nan,
+			3, 4, 7, nan)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkFloats(t, "sumOuter", floats(t, rs[0]), []float64{7, 14, nan, nan}, 0)
+		if got := fmt.Sprint(rs[1].Int64s()); got != "[1 0 2 0]" {
+			t.Fatalf("argmaxOuter %v: %s, want [1 0 2 0] (first max wins, NaN ignored, all NaN → 0)", d, got)
+		}
+		// empty outer dimension
+		var b2 Builder
+		y := b2.Var("y", ty(d, 0, 2))
+		p2 := mustProg(t, &b2, []*Var{y}, b2.Tuple(b2.SumOuter(y), b2.ArgmaxOuter(y)))
+		rs, err = EvalTuple(p2, map[string]*tensor.Dense{"y": fd(d, []int{0, 2})})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkFloats(t, "sumOuter empty", floats(t, rs[0]), []float64{0, 0}, 0)
+		if got := fmt.Sprint(rs[1].Int64s()); got != "[0 0]" {
+			t.Fatalf("argmaxOuter empty: %s", got)
+		}
+	}
+	var b Builder
+	x := b.Var("x", ty(Int64, 3))
+	p := mustProg(t, &b, []*Var{x}, b.Tuple(b.SumOuter(x), b.ArgmaxOuter(x)))
+	rs, err := EvalTuple(p, map[string]*tensor.Dense{"x": id([]int{3}, 4, 9, 9)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rs[0].Int64s()[0] != 22 || rs[1].Int64s()[0] != 1 {
+		t.Fatalf("i64 sum/argmax: %v %v", rs[0], rs[1])
+	}
+}
+
+func TestEvalShapeOps(t *testing.T) {
+	for _, d := range floatDtypes {
+		x6 := fd(d, []int{2, 3}, 1, 2, 3, 4, 5, 6)
+		type tc struct {
+			name string
+			mk   func(b *Builder, x Term) Term
+			want []float64
+		}
+		cases := []tc{
+			{"tr [1,0]", func(b *Builder, x Term) Term { return b.Transpose([]int{1, 0}, x) }, []float64{1, 4, 2, 5, 3, 6}},
+			{"tr [0]", func(b *Builder, x Term) Term { return b.Transpose([]int{0}, x) }, []float64{1, 2, 3, 4, 5, 6}},
+			{"reshape [3,2]", func(b *Builder, x Term) Term { return b.Reshape(Shape{3, 2}, x) }, []float64{1, 2, 3, 4, 5, 6}},
+			{"replicate 2", func(b *Builder, x Term) Term { return b.Replicate(2, b.Index(x, ScalarI(1))) }, []float64{4, 5, 6, 4, 5, 6}},
+			{"fromVector", func(b *Builder, x Term) Term {
+				return b.FromVector(b.Index(x, ScalarI(1)), b.Index(x, ScalarI(0)), b.Index(x, ScalarI(1)))
+			}, []float64{4, 5, 6, 1, 2, 3, 4, 5, 6}},
+			{"matmul", func(b *Builder, x Term) Term { return b.MatMul(x, b.Transpose([]int{1, 0}, x)) }, []float64{14, 32, 32, 77}},
+			{"cond true", func(b *Builder, x Term) Term {
+				return b.Cond(ScalarB(true), x, b.Unary(OpNeg, x))
+			}, []float64{1, 2, 3, 4, 5, 6}},
+			{"cond false", func(b *Builder, x Term) Term {
+				return b.Cond(b.Binary(OpLt, b.Index(x, ScalarI(0), ScalarI(0)), ScalarF(d, 0)), x, b.Unary(OpNeg, x))
+			}, []float64{-1, -2, -3, -4, -5, -6}},
+		}
+		for _, c := range cases {
+			var b Builder
+			x := b.Var("x", ty(d, 2, 3))
+			p := mustProg(t, &b, []*Var{x}, c.mk(&b, x))
+			checkFloats(t, c.name, evalF(t, p, map[string]*tensor.Dense{"x": x6}), c.want, 0)
+		}
+		// 3-D transposes against a naive loop.
+		var b Builder
+		x := b.Var("x", ty(d, 2, 3, 4))
+		perms := [][]int{{2, 0, 1}, {1, 0}, {0, 2, 1}, {1, 2, 0}}
+		vals := make([]float64, 24)
+		for i := range vals {
+			vals[i] = float64(i)
+		}
+		for _, perm := range perms {
+			var bb Builder
+			p := mustProg(t, &bb, []*Var{x}, bb.Transpose(perm, x))
+			got := evalF(t, p, map[string]*tensor.Dense{"x": fd(d, []int{2, 3, 4}, vals...)})
+			xs := []int{2, 3, 4}
+			full := append(append([]int{}, perm...), []int{0, 1, 2}[len(perm):]...)
+			os := []int{xs[full[0]], xs[full[1]], xs[full[2]]}
+			var want []float64
+			for a := 0; a < os[0]; a++ {
+				for c := 0; c < os[1]; c++ {
+					for e := 0; e < os[2]; e++ {
+						var in [3]int
+						in[full[0]], in[full[1]], in[full[2]] = a, c, e
+						want = append(want, vals[in[0]*12+in[1]*4+in[2]])
+					}
+				}
+			}
+			checkFloats(t, fmt.Sprintf("tr %v", perm), got, want, 0)
+		}
+	}
+	var b Builder
+	p := mustProg(t, &b, nil, b.Iota(4))
+	if got := evalI(t, p, nil); !eqInts(got, []int64{0, 1, 2, 3}) {
+		t.Fatalf("iota: %v", got)
+	}
+}
+
+func TestEvalMatMul(t *testing.T) {
+	for _, d := range floatDtypes {
+		var b Builder
+		x := b.Var("x", ty(d, 2, 3))
+		y := b.Var("y", ty(d, 3, 2))
+		p := mustProg(t, &b, []*Var{x, y}, b.MatMul(x, y))
+		got := evalF(t, p, map[string]*tensor.Dense{
+			"x": fd(d, []int{2, 3}, 1, 2, 3, 4, 5, 6),
+			"y": fd(d, []int{3, 2}, 7, 8, 9, 10, 11, 12)})
+		checkFloats(t, "matmul", got, []float64{58, 64, 139, 154}, 0)
+	}
+}
+
+func TestEvalBuild1(t *testing.T) {
+	for _, d := range floatDtypes {
+		// build1 3 (\i -> index x [2 - i] * 10)  → reversed, scaled
+		var b Builder
+		x := b.Var("x", ty(d, 3, 2))
+		i := b.Var("i", Scalar(Int64))
+		body := b.Mul(b.Index(x, b.Sub(ScalarI(2), i)), b.Replicate(2, ScalarF(d, 10)))
+		p := mustProg(t, &b, []*Var{x}, b.Build1(3, i, body))
+		got := evalF(t, p, map[string]*tensor.Dense{"x": fd(d, []int{3, 2}, 1, 2, 3, 4, 5, 6)})
+		checkFloats(t, "build1", got, []float64{50, 60, 30, 40, 10, 20}, 0)
+		// nested build: build [2,3] (\[i,j] -> cast (i*3+j)) with i shadowed by the inner binder name
+		var b2 Builder
+		i2 := b2.Var("i", Scalar(Int64))
+		j2 := b2.Var("j", Scalar(Int64))
+		inner := b2.Build1(3, j2, b2.Cast(d, b2.Add(b2.Mul(i2, ScalarI(3)), j2)))
+		p2 := mustProg(t, &b2, nil, b2.Build1(2, i2, inner))
+		checkFloats(t, "build [2,3]", evalF(t, p2, nil), []float64{0, 1, 2, 3, 4, 5}, 0)
+	}
+}
+
+// ---- gather / scatter ----
+
+func TestEvalScatterPaperExample(t *testing.T) {
+	for _, d := range floatDtypes {
+		var b Builder
+		tv := b.Var("t", ty(d, 9))
+		i := b.Var("i", Scalar(Int64))
+		body := b.Scatter(Shape{6}, tv, b.IndexFn([]*Var{i}, b.Binary(OpQuot, i, ScalarI(2))))
+		p := mustProg(t, &b, []*Var{tv}, body)
+		got := evalF(t, p, map[string]*tensor.Dense{"t": fd(d, []int{9}, 1, 2, 3, 4, 5, 6, 7, 8, 9)})
+		checkFloats(t, "§3.3 scatter", got, []float64{3, 7, 11, 15, 9, 0}, 0)
+	}
+}
+
+func TestEvalGatherScatterCases(t *testing.T) {
+	vals := []float64{1, 2, 3, 4, 5, 6}
+	for _, d := range floatDtypes {
+		type tc struct {
+			name string
+			mk   func(b *Builder, x, am Term) Term
+			want []float64
+		}
+		iv := func(b *Builder, n string) *Var { return b.Var(n, Scalar(Int64)) }
+		cases := []tc{
+			{"gather transpose (affine)", func(b *Builder, x, am Term) Term {
+				i, j := iv(b, "i"), iv(b, "j")
+				return b.Gather(Shape{3, 2}, x, b.IndexFn([]*Var{i, j}, j, i))
+			}, []float64{1, 4, 2, 5, 3, 6}},
+			{"gather shifted, out of bounds → 0 (affine)", func(b *Builder, x, am Term) Term {
+				i, j := iv(b, "i"), iv(b, "j")
+				return b.Gather(Shape{2, 3}, x, b.IndexFn([]*Var{i, j}, i, b.Sub(j, ScalarI(1))))
+			}, []float64{0, 1, 2, 0, 4, 5}},
+			{"gather reversed rows with rest dims (affine, negative coef)", func(b *Builder, x, am Term) Term {
+				i := iv(b, "i")
+				return b.Gather(Shape{3, 3}, x, b.IndexFn([]*Var{i}, b.Sub(ScalarI(1), i)))
+			}, []float64{4, 5, 6, 1, 2, 3, 0, 0, 0}},
+			{"gather by index array (closure)", func(b *Builder, x, am Term) Term {
+				j := iv(b, "j")
+				return b.Gather(Shape{3}, x, b.IndexFn([]*Var{j}, b.Index(am, j), j))
+			}, []float64{4, 2, 0}},
+			{"gather with quot (closure)", func(b *Builder, x, am Term) Term {
+				k := iv(b, "k")
+				return b.Gather(Shape{6}, b.Reshape(Shape{6}, x), b.IndexFn([]*Var{k}, b.Binary(OpQuot, k, ScalarI(2))))
+			}, []float64{1, 1, 2, 2, 3, 3}},
+			{"gather with cond (closure)", func(b *Builder, x, am Term) Term {
+				k := iv(b, "k")
+				c := b.Cond(b.Binary(OpLt, k, ScalarI(3)), b.Add(k, ScalarI(3)), b.Sub(k, ScalarI(3)))
+				return b.Gather(Shape{6}, b.Reshape(Shape{6}, x), b.IndexFn([]*Var{k}, c))
+			}, []float64{4, 5, 6, 1, 2, 3}},
+			{"gather via a let (scope fallback)", func(b *Builder, x, am Term) Term {
+				k := iv(b, "k")
+				u := iv(b, "u")
+				e := b.Let(u, b.Add(k, k), b.Add(u, ScalarI(1)))
+				return b.Gather(Shape{3}, b.Reshape(Shape{6}, x), b.IndexFn([]*Var{k}, e))
+			}, []float64{2, 4, 6}},
+			{"gather, no index variables", func(b *Builder, x, am Term) Term {
+				return b.Gather(Shape{3}, x, b.IndexFn(nil, ScalarI(1)))
+			}, []float64{4, 5, 6}},
+			{"scatter transpose (affine)", func(b *Builder, x, am Term) Term {
+				i, j := iv(b, "i"), iv(b, "j")
+				return b.Scatter(Shape{3, 2}, x, b.IndexFn([]*Var{i, j}, j, i))
+			}, []float64{1, 4, 2, 5, 3, 6}},
+			{"scatter rows, drop out of range and add collisions (affine)", func(b *Builder, x, am Term) Term {
+				i := iv(b, "i")
+				return b.Scatter(Shape{1, 3}, x, b.IndexFn([]*Var{i}, b.Mul(i, ScalarI(0))))
+			}, []float64{5, 7, 9}},
+			{"scatter out of range dropped (affine)", func(b *Builder, x, am Term) Term {
+				i := iv(b, "i")
+				return b.Scatter(Shape{2, 3}, x, b.IndexFn([]*Var{i}, b.Add(i, ScalarI(1))))
+			}, []float64{0, 0, 0, 1, 2, 3}},
+			{"scatter by index array (closure)", func(b *Builder, x, am Term) Term {
+				j := iv(b, "j")
+				return b.Scatter(Shape{4}, b.Index(x, ScalarI(1)), b.IndexFn([]*Var{j}, b.Index(am, j)))
+			}, []float64{5, 4, 0, 0}},
+		}
+		for _, c := range cases {
+			var b Builder
+			x := b.Var("x", ty(d, 2, 3))
+			am := b.Var("am", ty(Int64, 3))
+			p := mustProg(t, &b, []*Var{x, am}, c.mk(&b, x, am))
+			got := evalF(t, p, map[string]*tensor.Dense{"x": fd(d, []int{2, 3}, vals...), "am": id([]int{3}, 1, 0, 7)})
+			checkFloats(t, c.name+" "+p.String(), got, c.want, 0)
+		}
+	}
+}
+
+// ---- sharing ----
+
+func countEvals(t *testing.T, p *Program, args map[string]*tensor.Dense) (map[Term]int, []*tensor.Dense) {
+	t.Helper()
+	e, err := Compile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := map[Term]int{}
+	e.hook = func(n Term) { counts[n]++ }
+	rs, err := e.Run(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return counts, rs
+}
+
+func TestEvalLetShareOnce(t *testing.T) {
+	var b Builder
+	x := b.Var("x", ty(Float64, 3))
+	ex := b.Unary(OpExp, x)
+	y := b.Var("y", ty(Float64, 3))
+	p := mustProg(t, &b, []*Var{x}, b.Let(y, ex, b.Add(y, b.Mul(y, y))))
+	counts, rs := countEvals(t, p, map[string]*tensor.Dense{"x": fd(Float64, []int{3}, 0, 1, 2)})
+	if counts[ex] != 1 {
+		t.Fatalf("let-bound exp evaluated %d times, want 1", counts[ex])
+	}
+	e1 := math.E
+	checkFloats(t, "let", floats(t, rs[0]), []float64{2, e1 + e1*e1, math.Exp(2) + math.Exp(4)}, 1e-14)
+
+	// Two distinct share nodes with the same ID denote one value, computed once.
+	var b2 Builder
+	x = b2.Var("x", ty(Float64, 3))
+	ex1 := b2.Unary(OpExp, x)
+	ex2 := b2.Unary(OpExp, x)
+	s1 := b2.Share(7, ex1)
+	s2 := b2.Share(7, ex2)
+	p2 := mustProg(t, &b2, []*Var{x}, b2.Add(s1, s2))
+	counts, rs = countEvals(t, p2, map[string]*tensor.Dense{"x": fd(Float64, []int{3}, 0, 1, 2)})
+	if counts[ex1]+counts[ex2] != 1 {
+		t.Fatalf("share 7 evaluated %d+%d times, want once", counts[ex1], counts[ex2])
+	}
+	checkFloats(t, "share", floats(t, rs[0]), []float64{2, 2 * e1, 2 * math.Exp(2)}, 1e-14)
+}
+
+func TestEvalBuild1HoistsClosedSubterms(t *testing.T) {
+	// build1 5 (\i -> index x [i] + sumOuter y): sumOuter y is closed in the body.
+	var b Builder
+	x := b.Var("x", ty(Float32, 5))
+	y := b.Var("y", ty(Float32, 4))
+	i := b.Var("i", Scalar(Int64))
+	sy := b.SumOuter(y)
+	ix := b.Index(x, i)
+	p := mustProg(t, &b, []*Var{x, y}, b.Build1(5, i, b.Add(ix, sy)))
+	counts, rs := countEvals(t, p, map[string]*tensor.Dense{"x": fd(Float32, []int{5}, 1, 2, 3, 4, 5), "y": fd(Float32, []int{4}, 1, 1, 1, 1)})
+	if counts[sy] != 1 {
+		t.Fatalf("closed sumOuter in build1 body evaluated %d times, want 1", counts[sy])
+	}
+	if counts[ix] != 5 {
+		t.Fatalf("index x [i] evaluated %d times, want 5", counts[ix])
+	}
+	checkFloats(t, "build1", floats(t, rs[0]), []float64{5, 6, 7, 8, 9}, 0)
+
+	// Nested: build1 2 (\i -> build1 3 (\j -> cast (i*10) + cast j)): cast(i*10) depends on i
+	// only, so it runs once per outer index (2 times), not 6.
+	var b2 Builder
+	i2 := b2.Var("i", Scalar(Int64))
+	j2 := b2.Var("j", Scalar(Int64))
+	ci := b2.Cast(Float64, b2.Mul(i2, ScalarI(10)))
+	p2 := mustProg(t, &b2, nil, b2.Build1(2, i2, b2.Build1(3, j2, b2.Add(ci, b2.Cast(Float64, j2)))))
+	counts, rs = countEvals(t, p2, nil)
+	if counts[ci] != 2 {
+		t.Fatalf("outer-only subterm evaluated %d times, want 2", counts[ci])
+	}
+	checkFloats(t, "nested build", floats(t, rs[0]), []float64{0, 1, 2, 10, 11, 12}, 0)
+}
+
+func TestEvalDeepSharing(t *testing.T) {
+	const levels = 60
+	// let chain: let x1 = x0 + x0 in let x2 = x1 + x1 in … x60
+	var b Builder
+	x0 := b.Var("x0", ty(Float64, 2))
+	vars := []*Var{x0}
+	bounds := []Term{}
+	for k := 1; k <= levels; k++ {
+		prev := vars[k-1]
+		bounds = append(bounds, b.Add(prev, prev))
+		vars = append(vars, b.Var(fmt.Sprintf("x%d", k), ty(Float64, 2)))
+	}
+	var body Term = vars[levels]
+	for k := levels; k >= 1; k-- {
+		body = b.Let(vars[k], bounds[k-1], body)
+	}
+	p := mustProg(t, &b, []*Var{x0}, body)
+	checkFloats(t, "let chain", evalF(t, p, map[string]*tensor.Dense{"x0": fd(Float64, []int{2}, 1, -3)}),
+		[]float64{math.Pow(2, levels), -3 * math.Pow(2, levels)}, 0)
+
+	// share chain: s_{k+1} = share k (s_k + s_k), a DAG with 2^60 paths.
+	var b2 Builder
+	x := b2.Var("x", ty(Float32, 2))
+	var s Term = x
+	for k := 1; k <= levels; k++ {
+		s = b2.Share(k, b2.Add(s, s))
+	}
+	p2 := mustProg(t, &b2, []*Var{x}, s)
+	counts, rs := countEvals(t, p2, map[string]*tensor.Dense{"x": fd(Float32, []int{2}, 1, 0.5)})
+	total := 0
+	for _, n := range counts {
+		total += n
+	}
+	if total != levels {
+		t.Fatalf("share chain ran %d instructions, want %d", total, levels)
+	}
+	checkFloats(t, "share chain", floats(t, rs[0]), []float64{math.Pow(2, levels), math.Pow(2, levels-1)}, 0)
+
+	// plain pointer sharing without share/let
+	var b3 Builder
+	x = b3.Var("x", ty(Float64, 1))
+	s = x
+	for k := 1; k <= levels; k++ {
+		s = b3.Add(s, s)
+	}
+	p3 := mustProg(t, &b3, []*Var{x}, s)
+	checkFloats(t, "pointer chain", evalF(t, p3, map[string]*tensor.Dense{"x": fd(Float64, []int{1}, 1)}), []float64{math.Pow(2, levels)}, 0)
+}
+
+func TestEvalShadowing(t *testing.T) {
+	// The same node u = x + 1 (one pointer) under two bindings of x must get two values:
+	// let x = a in let y = u in let x = c in u + y  =  (c+1) + (a+1).
+	var b Builder
+	a := b.Var("a", ty(Float64, 1))
+	c := b.Var("c", ty(Float64, 1))
+	x := b.Var("x", ty(Float64, 1))
+	y := b.Var("y", ty(Float64, 1))
+	one, _ := NewLitF(ty(Float64, 1), []float64{1})
+	u := b.Add(x, one)
+	body := b.Let(x, a, b.Let(y, u, b.Let(x, c, b.Add(u, y))))
+	p := mustProg(t, &b, []*Var{a, c}, body)
+	got := evalF(t, p, map[string]*tensor.Dense{"a": fd(Float64, []int{1}, 10), "c": fd(Float64, []int{1}, 100)})
+	checkFloats(t, "shadowing", got, []float64{112}, 0)
+}
+
+// ---- API, arguments, errors ----
+
+func TestEvalTupleAndTerm(t *testing.T) {
+	var b Builder
+	x := b.Var("x", ty(Float64, 2))
+	y := b.Var("y", ty(Float64, 2))
+	s := b.Var("s", ty(Float64, 2))
+	p := mustProg(t, &b, []*Var{x}, b.Let(s, b.Add(x, x), b.Tuple(s, b.SumOuter(s))))
+	rs, err := EvalTuple(p, map[string]*tensor.Dense{"x": fd(Float64, []int{2}, 1, 2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFloats(t, "tuple 0", floats(t, rs[0]), []float64{2, 4}, 0)
+	checkFloats(t, "tuple 1", floats(t, rs[1]), []float64{6}, 0)
+	if len(rs[1].Shape()) != 0 {
+		t.Fatalf("scalar result has shape %v, want ()", rs[1].Shape())
+	}
+	if _, err := Eval(p, map[string]*tensor.Dense{"x": fd(Float64, []int{2}, 1, 2)}); err == nil || !strings.Contains(err.Error(), "tuple") {
+		t.Fatalf("Eval of a tuple program: %v", err)
+	}
+	term := b.Mul(x, y)
+	r, err := EvalTerm(term, map[string]*tensor.Dense{"x": fd(Float64, []int{2}, 1, 2), "y": fd(Float64, []int{2}, 3, 4), "z": fd(Float64, []int{1}, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFloats(t, "EvalTerm", floats(t, r), []float64{3, 8}, 0)
+	if _, err := EvalTerm(term, map[string]*tensor.Dense{"x": fd(Float64, []int{2}, 1, 2)}); err == nil || !strings.Contains(err.Error(), "y") {
+		t.Fatalf("EvalTerm with a missing variable: %v", err)
+	}
+}
+
+func TestEvalArgumentErrors(t *testing.T) {
+	var b Builder
+	x := b.Var("x", ty(Float64, 4))
+	p := mustProg(t, &b, []*Var{x}, b.Unary(OpExp, x))
+	cases := []struct {
+		args map[string]*tensor.Dense
+		want string
+	}{
+		{map[string]*tensor.Dense{}, "missing argument for parameter x : [4] f64"},
+		{nil, "missing argument"},
+		{map[string]*tensor.Dense{"x": fd(Float64, []int{3}, 1, 2, 3)}, "argument x has shape [3] (f64), parameter x : [4] f64"},
+		{map[string]*tensor.Dense{"x": fd(Float32, []int{4}, 1, 2, 3, 4)}, "argument x has shape [4] (f32), parameter x : [4] f64"},
+		{map[string]*tensor.Dense{"x": id([]int{4}, 1, 2, 3, 4)}, "argument x has shape [4] (i64)"},
+		{map[string]*tensor.Dense{"x": nil}, "argument x is nil"},
+		{map[string]*tensor.Dense{"x": fd(Float64, []int{4}, 1, 2, 3, 4), "w": fd(Float64, []int{4}, 1, 2, 3, 4)}, "argument w is not a parameter"},
+	}
+	for _, c := range cases {
+		_, err := Eval(p, c.args)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Fatalf("args %v: error %v, want it to contain %q", c.args, err, c.want)
+		}
+		if !strings.HasPrefix(err.Error(), "core: eval: ") {
+			t.Fatalf("error %q lacks the core: eval: prefix", err)
+		}
+	}
+	if _, err := Eval(nil, nil); err == nil {
+		t.Fatal("Eval(nil) succeeded")
+	}
+	if _, err := EvalTuple(&Program{}, nil); err == nil {
+		t.Fatal("EvalTuple of an empty program succeeded")
+	}
+	if _, err := EvalTerm(nil, nil); err == nil {
+		t.Fatal("EvalTerm(nil) succeeded")
+	}
+	if _, err := Compile(&Program{Body: &Var{Name: "x"}}); err == nil {
+		t.Fatal("Compile of an untyped term succeeded")
+	}
+	var e *Exec
+	if _, err := e.Run(nil); err == nil {
+		t.Fatal("nil Exec ran")
+	}
+	if err := e.RunInto(nil); err == nil {
+		t.Fatal("nil Exec ran")
+	}
+	ex, err := Compile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ex.RunInto([]*tensor.Dense{fd(Float64, []int{4}, 0, 0, 0, 0)}); err == nil {
+		t.Fatal("RunInto with too few arguments succeeded")
+	}
+	if err := ex.RunInto([]*tensor.Dense{fd(Float64, []int{3}, 0, 0, 0)}, fd(Float64, []int{4}, 1, 2, 3, 4)); err == nil {
+		t.Fatal("RunInto with a wrong output shape succeeded")
+	}
+	if err := ex.RunInto(nil, fd(Float64, []int{4}, 1, 2, 3, 4)); err == nil {
+		t.Fatal("RunInto without outputs succeeded")
+	}
+}
+
+func TestEvalNonContiguousArgument(t *testing.T) {
+	var b Builder
+	x := b.Var("x", ty(Float64, 3, 2))
+	p := mustProg(t, &b, []*Var{x}, b.Reshape(Shape{6}, x))
+	d := fd(Float64, []int{2, 3}, 1, 2, 3, 4, 5, 6)
+	if err := d.T(); err != nil {
+		t.Fatal(err)
+	}
+	got := evalF(t, p, map[string]*tensor.Dense{"x": d})
+	checkFloats(t, "transposed view argument", got, []float64{1, 4, 2, 5, 3, 6}, 0)
+}
+
+func TestDenseLitConversions(t *testing.T) {
+	l, err := NewLitF(ty(Float32, 2, 2), []float64{1, 2.5, -3, 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := DenseFromLit(l)
+	if d.Dtype() != tensor.Float32 || fmt.Sprint(d.Shape()) != "(2, 2)" || fmt.Sprint(d.Float32s()) != "[1 2.5 -3 4]" {
+		t.Fatalf("DenseFromLit: %v %v %v", d.Dtype(), d.Shape(), d.Float32s())
+	}
+	typ, err := TypeOfDense(d)
+	if err != nil || !typ.Equal(ty(Float32, 2, 2)) {
+		t.Fatalf("TypeOfDense: %v %v", typ, err)
+	}
+	back, err := LitFromDense(d)
+	if err != nil || !Equal(back, l) {
+		t.Fatalf("LitFromDense: %v %v", back, err)
+	}
+	s := DenseFromLit(ScalarI(7))
+	if len(s.Shape()) != 0 || s.Int64s()[0] != 7 {
+		t.Fatalf("scalar literal: shape %v data %v", s.Shape(), s.Int64s())
+	}
+	if DenseFromLit(nil) != nil {
+		t.Fatal("DenseFromLit(nil) != nil")
+	}
+	if _, err := TypeOfDense(tensor.New(tensor.WithShape(2), tensor.WithBacking([]int32{1, 2}))); err == nil {
+		t.Fatal("TypeOfDense accepted int32")
+	}
+	lb, err := LitFromDense(bd([]int{2}, true, false))
+	if err != nil || !Equal(lb, mustLitB(t, Shape{2}, true, false)) {
+		t.Fatalf("LitFromDense bool: %v %v", lb, err)
+	}
+}
+
+func mustLitB(t *testing.T, sh Shape, vs ...bool) *Lit {
+	l, err := NewLitB(sh, vs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// ---- Compile / RunInto ----
+
+func TestRunIntoReuseAndAllocs(t *testing.T) {
+	for _, d := range floatDtypes {
+		// fn (x : [3,4], am : [4] i64) => gather [4] x (\[j] -> [index am [j], j])
+		var b Builder
+		x := b.Var("x", ty(d, 3, 4))
+		am := b.Var("am", ty(Int64, 4))
+		j := b.Var("j", Scalar(Int64))
+		p := mustProg(t, &b, []*Var{x, am}, b.Gather(Shape{4}, x, b.IndexFn([]*Var{j}, b.Index(am, j), j)))
+		e, err := Compile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := fd(d, []int{4}, 0, 0, 0, 0)
+		xv := fd(d, []int{3, 4}, 0, 1, 2, 3, 10, 11, 12, 13, 20, 21, 22, 23)
+		a1 := id([]int{4}, 0, 1, 2, 3)
+		if err := e.RunInto([]*tensor.Dense{out}, xv, a1); err != nil {
+			t.Fatal(err)
+		}
+		checkFloats(t, "run 1", floats(t, out), []float64{0, 11, 22, 0}, 0)
+		a2 := id([]int{4}, 2, 2, -1, 1)
+		if err := e.RunInto([]*tensor.Dense{out}, xv, a2); err != nil {
+			t.Fatal(err)
+		}
+		checkFloats(t, "run 2", floats(t, out), []float64{20, 21, 0, 13}, 0)
+		allocs := testing.AllocsPerRun(20, func() {
+			if err := e.RunInto([]*tensor.Dense{out}, xv, a1); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if allocs > 1 {
+			t.Fatalf("RunInto of a single gather allocates %v times per run, want ≤ 1", allocs)
+		}
+		// Run returns fresh tensors that later runs do not overwrite.
+		r1, err := e.Run(map[string]*tensor.Dense{"x": xv, "am": a1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.Run(map[string]*tensor.Dense{"x": xv, "am": a2}); err != nil {
+			t.Fatal(err)
+		}
+		checkFloats(t, "run result kept", floats(t, r1[0]), []float64{0, 11, 22, 0}, 0)
+	}
+}

@@ -1,0 +1,153 @@
+package core
+
+// Array kernels on flat row-major slices with strides precomputed at compile time.
+
+// zeroRange sets n elements of v from offset off to zero.
+func (v *buf) zeroRange(off, n int) {
+	switch v.typ.Dtype {
+	case Float64:
+		clear(v.f64[off : off+n])
+	case Float32:
+		clear(v.f32[off : off+n])
+	case Int64:
+		clear(v.i64[off : off+n])
+	case Bool:
+		clear(v.b[off : off+n])
+	}
+}
+
+// copyRange copies n elements of src from srcOff into v at off.
+func (v *buf) copyRange(off int, src *buf, srcOff, n int) {
+	switch v.typ.Dtype {
+	case Float64:
+		copy(v.f64[off:off+n], src.f64[srcOff:srcOff+n])
+	case Float32:
+		copy(v.f32[off:off+n], src.f32[srcOff:srcOff+n])
+	case Int64:
+		copy(v.i64[off:off+n], src.i64[srcOff:srcOff+n])
+	case Bool:
+		copy(v.b[off:off+n], src.b[srcOff:srcOff+n])
+	}
+}
+
+// sumOuterK sums the rows of x (outer × inner) into dst (inner), in the element type's arithmetic.
+func sumOuterK[T numT](dst, x []T, outer, inner int) {
+	clear(dst)
+	for i := 0; i < outer; i++ {
+		row := x[i*inner : (i+1)*inner]
+		for j, v := range row {
+			dst[j] += v
+		}
+	}
+}
+
+// argmaxOuterK writes, for each inner position, the first outer index holding the maximum;
+// NaN is skipped; when every element is NaN or outer is 0 the result is 0. best is scratch
+// of length inner.
+func argmaxOuterK[T numT](dst []int64, x []T, best []T, outer, inner int) {
+	for j := range dst {
+		dst[j] = -1
+	}
+	for i := 0; i < outer; i++ {
+		row := x[i*inner : (i+1)*inner]
+		for j, v := range row {
+			if v != v {
+				continue
+			}
+			if dst[j] < 0 || v > best[j] {
+				dst[j] = int64(i)
+				best[j] = v
+			}
+		}
+	}
+	for j := range dst {
+		if dst[j] < 0 {
+			dst[j] = 0
+		}
+	}
+}
+
+// permPlan is a strided copy: dst (row-major over dims) takes src at offset Σ idx_k·str_k.
+// Adjacent dimensions that are contiguous in the source are merged at compile time.
+type permPlan struct {
+	dims []int
+	str  []int
+	idx  []int // scratch odometer
+}
+
+func newPermPlan(dims, str []int) *permPlan {
+	// merge dimension k into k+1 when src is contiguous across them
+	var md, ms []int
+	for k := range dims {
+		if dims[k] == 1 {
+			continue
+		}
+		md = append(md, dims[k])
+		ms = append(ms, str[k])
+	}
+	for k := len(md) - 2; k >= 0; k-- {
+		if ms[k] == ms[k+1]*md[k+1] {
+			md[k] *= md[k+1]
+			ms[k] = ms[k+1]
+			md = append(md[:k+1], md[k+2:]...)
+			ms = append(ms[:k+1], ms[k+2:]...)
+		}
+	}
+	return &permPlan{dims: md, str: ms, idx: make([]int, len(md))}
+}
+
+func permCopy[T any](p *permPlan, dst, src []T) {
+	r := len(p.dims)
+	if r == 0 {
+		if len(dst) > 0 {
+			dst[0] = src[0]
+		}
+		return
+	}
+	if len(dst) == 0 {
+		return
+	}
+	last := p.dims[r-1]
+	ls := p.str[r-1]
+	idx := p.idx
+	clear(idx)
+	off := 0
+	for o := 0; o < len(dst); o += last {
+		row := dst[o : o+last]
+		if ls == 1 {
+			copy(row, src[off:off+last])
+		} else {
+			s := off
+			for j := range row {
+				row[j] = src[s]
+				s += ls
+			}
+		}
+		// advance the odometer over dims[:r-1]
+		for k := r - 2; k >= 0; k-- {
+			idx[k]++
+			off += p.str[k]
+			if idx[k] < p.dims[k] {
+				break
+			}
+			off -= idx[k] * p.str[k]
+			idx[k] = 0
+		}
+	}
+}
+
+// matmulK computes dst[M,N] = x[M,K] · y[K,N] with an i-k-j loop (row of y streamed).
+func matmulK[T floatT](dst, x, y []T, m, k, n int) {
+	for i := 0; i < m; i++ {
+		c := dst[i*n : (i+1)*n]
+		clear(c)
+		xr := x[i*k : (i+1)*k]
+		for p, a := range xr {
+			b := y[p*n : (p+1)*n]
+			b = b[:len(c)]
+			for j := range c {
+				c[j] += a * b[j]
+			}
+		}
+	}
+}

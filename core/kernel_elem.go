@@ -1,0 +1,405 @@
+package core
+
+import "math"
+
+// Element-wise kernels on flat slices. Float32 values are computed in float32 arithmetic
+// (transcendental functions are evaluated in float64 and rounded once to float32, which is
+// within one float32 ulp of a float32 implementation).
+
+type floatT interface{ ~float64 | ~float32 }
+
+type numT interface{ ~float64 | ~float32 | ~int64 }
+
+// sigmoid64 is the numerically stable logistic function: it never evaluates exp of a large
+// positive argument, so it gives exactly 0 or 1 in the tails instead of NaN.
+func sigmoid64(x float64) float64 {
+	if x >= 0 {
+		return 1 / (1 + math.Exp(-x))
+	}
+	e := math.Exp(x)
+	return e / (1 + e)
+}
+
+func signF(x float64) float64 {
+	switch {
+	case x > 0:
+		return 1
+	case x < 0:
+		return -1
+	}
+	return x // ±0 and NaN
+}
+
+// unaryFloat applies op to every element of x (dst and x have equal length).
+//
+// Edge behaviour: sign(±0) = ±0 and sign(NaN) = NaN; recip(0) = +Inf and recip(-0) = -Inf
+// (IEEE division); log of a negative number is NaN; sigmoid is numerically stable.
+func unaryFloat[T floatT](op UnOp, dst, x []T) {
+	x = x[:len(dst)]
+	switch op {
+	case OpNeg:
+		for i, v := range x {
+			dst[i] = -v
+		}
+	case OpAbs:
+		for i, v := range x {
+			dst[i] = T(math.Abs(float64(v)))
+		}
+	case OpSign:
+		for i, v := range x {
+			dst[i] = T(signF(float64(v)))
+		}
+	case OpExp:
+		for i, v := range x {
+			dst[i] = T(math.Exp(float64(v)))
+		}
+	case OpLog:
+		for i, v := range x {
+			dst[i] = T(math.Log(float64(v)))
+		}
+	case OpSqrt:
+		for i, v := range x {
+			dst[i] = T(math.Sqrt(float64(v)))
+		}
+	case OpSin:
+		for i, v := range x {
+			dst[i] = T(math.Sin(float64(v)))
+		}
+	case OpCos:
+		for i, v := range x {
+			dst[i] = T(math.Cos(float64(v)))
+		}
+	case OpTan:
+		for i, v := range x {
+			dst[i] = T(math.Tan(float64(v)))
+		}
+	case OpTanh:
+		for i, v := range x {
+			dst[i] = T(math.Tanh(float64(v)))
+		}
+	case OpSigmoid:
+		for i, v := range x {
+			dst[i] = T(sigmoid64(float64(v)))
+		}
+	case OpRecip:
+		for i, v := range x {
+			dst[i] = 1 / v
+		}
+	case OpFloor:
+		for i, v := range x {
+			dst[i] = T(math.Floor(float64(v)))
+		}
+	case OpCeil:
+		for i, v := range x {
+			dst[i] = T(math.Ceil(float64(v)))
+		}
+	case OpLog1p:
+		for i, v := range x {
+			dst[i] = T(math.Log1p(float64(v)))
+		}
+	case OpExpm1:
+		for i, v := range x {
+			dst[i] = T(math.Expm1(float64(v)))
+		}
+	}
+}
+
+// unaryInt applies neg, abs or sign to i64 elements (two's complement: neg and abs of
+// math.MinInt64 give math.MinInt64).
+func unaryInt(op UnOp, dst, x []int64) {
+	x = x[:len(dst)]
+	switch op {
+	case OpNeg:
+		for i, v := range x {
+			dst[i] = -v
+		}
+	case OpAbs:
+		for i, v := range x {
+			if v < 0 {
+				v = -v
+			}
+			dst[i] = v
+		}
+	case OpSign:
+		for i, v := range x {
+			switch {
+			case v > 0:
+				dst[i] = 1
+			case v < 0:
+				dst[i] = -1
+			default:
+				dst[i] = 0
+			}
+		}
+	}
+}
+
+func unaryBool(op UnOp, dst, x []bool) {
+	x = x[:len(dst)]
+	if op == OpNot {
+		for i, v := range x {
+			dst[i] = !v
+		}
+	}
+}
+
+// binaryArith applies an arithmetic operation that is valid for every numeric dtype
+// (+ - * max min). max and min of floats follow math.Max and math.Min (NaN wins).
+func binaryArith[T numT](op BinOp, dst, x, y []T) {
+	x = x[:len(dst)]
+	y = y[:len(dst)]
+	switch op {
+	case OpAdd:
+		for i := range dst {
+			dst[i] = x[i] + y[i]
+		}
+	case OpSub:
+		for i := range dst {
+			dst[i] = x[i] - y[i]
+		}
+	case OpMul:
+		for i := range dst {
+			dst[i] = x[i] * y[i]
+		}
+	case OpMax:
+		for i := range dst {
+			dst[i] = maxOf(x[i], y[i])
+		}
+	case OpMin:
+		for i := range dst {
+			dst[i] = minOf(x[i], y[i])
+		}
+	}
+}
+
+func isNaN[T numT](v T) bool { return v != v }
+
+func maxOf[T numT](a, b T) T {
+	switch {
+	case isNaN(a):
+		return a
+	case isNaN(b):
+		return b
+	case a > b:
+		return a
+	case b > a:
+		return b
+	}
+	// equal: prefer +0 over -0 like math.Max
+	if a == 0 && math.Signbit(float64(a)) {
+		return b
+	}
+	return a
+}
+
+func minOf[T numT](a, b T) T {
+	switch {
+	case isNaN(a):
+		return a
+	case isNaN(b):
+		return b
+	case a < b:
+		return a
+	case b < a:
+		return b
+	}
+	if a == 0 && math.Signbit(float64(b)) {
+		return b
+	}
+	return a
+}
+
+// binaryFloat applies / pow atan2 (float only): IEEE division (x/0 = ±Inf or NaN), math.Pow,
+// math.Atan2.
+func binaryFloat[T floatT](op BinOp, dst, x, y []T) {
+	x = x[:len(dst)]
+	y = y[:len(dst)]
+	switch op {
+	case OpDiv:
+		for i := range dst {
+			dst[i] = x[i] / y[i]
+		}
+	case OpPow:
+		for i := range dst {
+			dst[i] = T(math.Pow(float64(x[i]), float64(y[i])))
+		}
+	case OpAtan2:
+		for i := range dst {
+			dst[i] = T(math.Atan2(float64(x[i]), float64(y[i])))
+		}
+	default:
+		binaryArith(op, dst, x, y)
+	}
+}
+
+// quotI is integer division truncating toward zero; division by zero gives 0 (and
+// math.MinInt64 quot -1 gives math.MinInt64, as in Go).
+func quotI(a, b int64) int64 {
+	if b == 0 {
+		return 0
+	}
+	if b == -1 {
+		return -a
+	}
+	return a / b
+}
+
+// remI is the remainder with the sign of the dividend (Go's %); remainder by zero gives 0.
+func remI(a, b int64) int64 {
+	if b == 0 || b == -1 {
+		return 0
+	}
+	return a % b
+}
+
+func binaryInt(op BinOp, dst, x, y []int64) {
+	x = x[:len(dst)]
+	y = y[:len(dst)]
+	switch op {
+	case OpQuot:
+		for i := range dst {
+			dst[i] = quotI(x[i], y[i])
+		}
+	case OpRem:
+		for i := range dst {
+			dst[i] = remI(x[i], y[i])
+		}
+	default:
+		binaryArith(op, dst, x, y)
+	}
+}
+
+// compare applies a comparison; NaN compares unequal to everything (IEEE).
+func compare[T numT](op BinOp, dst []bool, x, y []T) {
+	x = x[:len(dst)]
+	y = y[:len(dst)]
+	switch op {
+	case OpLt:
+		for i := range dst {
+			dst[i] = x[i] < y[i]
+		}
+	case OpLe:
+		for i := range dst {
+			dst[i] = x[i] <= y[i]
+		}
+	case OpGt:
+		for i := range dst {
+			dst[i] = x[i] > y[i]
+		}
+	case OpGe:
+		for i := range dst {
+			dst[i] = x[i] >= y[i]
+		}
+	case OpEq:
+		for i := range dst {
+			dst[i] = x[i] == y[i]
+		}
+	case OpNe:
+		for i := range dst {
+			dst[i] = x[i] != y[i]
+		}
+	}
+}
+
+func binaryBool(op BinOp, dst, x, y []bool) {
+	x = x[:len(dst)]
+	y = y[:len(dst)]
+	switch op {
+	case OpAnd:
+		for i := range dst {
+			dst[i] = x[i] && y[i]
+		}
+	case OpOr:
+		for i := range dst {
+			dst[i] = x[i] || y[i]
+		}
+	case OpEq:
+		for i := range dst {
+			dst[i] = x[i] == y[i]
+		}
+	case OpNe:
+		for i := range dst {
+			dst[i] = x[i] != y[i]
+		}
+	}
+}
+
+// floatToInt truncates toward zero; NaN and values outside the int64 range give 0.
+func floatToInt(v float64) int64 {
+	if v != v || v >= 9223372036854775807.0 || v < -9223372036854775808.0 {
+		return 0
+	}
+	return int64(v)
+}
+
+// castKernel converts every element of x (dtype from) into dst (dtype to): float→int
+// truncates toward zero (NaN and out-of-range give 0), bool→number gives 0 or 1,
+// number→bool is x != 0 (so NaN → true), f64→f32 rounds to nearest.
+func castKernel(to, from Dtype, dst, x *buf) {
+	switch from {
+	case Float64:
+		castFrom(to, dst, x.f64)
+	case Float32:
+		castFrom(to, dst, x.f32)
+	case Int64:
+		castFrom(to, dst, x.i64)
+	case Bool:
+		switch to {
+		case Float64:
+			for i, v := range x.b[:len(dst.f64)] {
+				dst.f64[i] = b2n[float64](v)
+			}
+		case Float32:
+			for i, v := range x.b[:len(dst.f32)] {
+				dst.f32[i] = b2n[float32](v)
+			}
+		case Int64:
+			for i, v := range x.b[:len(dst.i64)] {
+				dst.i64[i] = b2n[int64](v)
+			}
+		case Bool:
+			copy(dst.b, x.b)
+		}
+	}
+}
+
+func b2n[T numT](v bool) T {
+	if v {
+		return 1
+	}
+	return 0
+}
+
+func castFrom[S numT](to Dtype, dst *buf, x []S) {
+	switch to {
+	case Float64:
+		for i, v := range x[:len(dst.f64)] {
+			dst.f64[i] = float64(v)
+		}
+	case Float32:
+		for i, v := range x[:len(dst.f32)] {
+			dst.f32[i] = float32(v)
+		}
+	case Int64:
+		var z S
+		if isIntType(z) {
+			for i, v := range x[:len(dst.i64)] {
+				dst.i64[i] = int64(v)
+			}
+			return
+		}
+		for i, v := range x[:len(dst.i64)] {
+			dst.i64[i] = floatToInt(float64(v))
+		}
+	case Bool:
+		for i, v := range x[:len(dst.b)] {
+			dst.b[i] = v != 0
+		}
+	}
+}
+
+// isIntType reports whether the type parameter is int64 (1/2 truncates to 0 only for integers).
+func isIntType[T numT](z T) bool {
+	one := z + 1
+	return one/2 == 0
+}

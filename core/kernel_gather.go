@@ -1,0 +1,303 @@
+package core
+
+// Gather and scatter kernels. Both walk a domain of n index variables (the result's outer
+// dimensions for gather, the operand's for scatter), map each point through the compiled index
+// function to m indices of the other array, and move a contiguous block of `rest` elements.
+
+// ixPlan is the static part of a gather or scatter.
+type ixPlan struct {
+	fn   *idxFn
+	dom  []int   // domain dimensions (n)
+	tgt  []int64 // bounds of the m computed indices
+	tstr []int   // strides (in elements) of the m computed indices
+	rest int     // elements per block
+	// scratch (one Exec is not used concurrently)
+	r, o   []int64
+	base   []int64 // per-output constant parts, evaluated once per run
+	okRows bool    // affine fast path usable this run
+}
+
+func newIxPlan(fn *idxFn, dom []int, tgtShape Shape, m int) *ixPlan {
+	full := tgtShape.Strides()
+	p := &ixPlan{fn: fn, dom: append([]int{}, dom...), rest: Shape(tgtShape[m:]).Size()}
+	for k := 0; k < m; k++ {
+		p.tgt = append(p.tgt, int64(tgtShape[k]))
+		p.tstr = append(p.tstr, full[k])
+	}
+	p.r = make([]int64, len(dom))
+	p.o = make([]int64, m)
+	p.base = make([]int64, m)
+	return p
+}
+
+// affLimit bounds coefficients and constants for the strided path so that no intermediate
+// product can overflow; larger values use the checked per-point path.
+const affLimit = 1 << 30
+
+// prepare evaluates the dynamic constant parts of an affine index function for this run.
+func (p *ixPlan) prepare() {
+	p.okRows = p.fn.aff != nil && len(p.dom) > 0
+	if !p.okRows {
+		return
+	}
+	for k, a := range p.fn.aff {
+		v := a.c0
+		if a.dyn != nil {
+			v += a.dyn()
+		}
+		p.base[k] = v
+		if v > affLimit || v < -affLimit {
+			p.okRows = false
+		}
+		for _, c := range a.c {
+			if c > affLimit || c < -affLimit {
+				p.okRows = false
+			}
+		}
+	}
+	for _, d := range p.dom {
+		if d > affLimit {
+			p.okRows = false
+		}
+	}
+}
+
+func floorDiv(a, b int64) int64 { // b > 0
+	q := a / b
+	if (a%b != 0) && (a < 0) {
+		q--
+	}
+	return q
+}
+
+func ceilDiv(a, b int64) int64 { return -floorDiv(-a, b) } // b > 0
+
+// row computes, for the current outer point p.r[:n-1], the interval [lo,hi) of the innermost
+// variable for which every index is in bounds, the target offset at t = 0 and the offset step.
+func (p *ixPlan) row() (lo, hi, off0, step int64) {
+	n := len(p.dom)
+	lo, hi = 0, int64(p.dom[n-1])
+	for k, a := range p.fn.aff {
+		b := p.base[k]
+		for j := 0; j < n-1; j++ {
+			b += a.c[j] * p.r[j]
+		}
+		c := a.c[n-1]
+		K := p.tgt[k]
+		switch {
+		case c == 0:
+			if b < 0 || b >= K {
+				return 0, 0, 0, 0
+			}
+		case c > 0:
+			lo = max(lo, ceilDiv(-b, c))
+			hi = min(hi, floorDiv(K-1-b, c)+1)
+		default:
+			lo = max(lo, ceilDiv(b-K+1, -c))
+			hi = min(hi, floorDiv(b, -c)+1)
+		}
+		off0 += b * int64(p.tstr[k])
+		step += c * int64(p.tstr[k])
+	}
+	if hi <= lo {
+		return 0, 0, 0, 0
+	}
+	return
+}
+
+// point computes the target offset of the current point p.r, or -1 when out of bounds.
+func (p *ixPlan) point() int {
+	p.fn.eval(p.r, p.o)
+	off := 0
+	for k, v := range p.o {
+		if v < 0 || v >= p.tgt[k] {
+			return -1
+		}
+		off += int(v) * p.tstr[k]
+	}
+	return off
+}
+
+// next advances the odometer p.r over dims[:upto]; it reports false after the last point.
+func (p *ixPlan) next(upto int) bool {
+	for k := upto - 1; k >= 0; k-- {
+		p.r[k]++
+		if p.r[k] < int64(p.dom[k]) {
+			return true
+		}
+		p.r[k] = 0
+	}
+	return false
+}
+
+func (p *ixPlan) domSize() int {
+	n := 1
+	for _, d := range p.dom {
+		n *= d
+	}
+	return n
+}
+
+// gatherK: dst[point ++ rest] = src[f(point) ++ rest], zeros out of bounds.
+func gatherK[T any](p *ixPlan, dst, src []T) {
+	p.prepare()
+	clear(p.r)
+	R := p.rest
+	total := p.domSize()
+	if total == 0 || R == 0 {
+		return
+	}
+	if p.okRows {
+		n := len(p.dom)
+		tn := p.dom[n-1]
+		o := 0
+		for {
+			lo, hi, off0, step := p.row()
+			row := dst[o : o+tn*R]
+			ilo, ihi := int(lo), int(hi)
+			clear(row[:ilo*R])
+			clear(row[ihi*R:])
+			if ihi > ilo {
+				s := int(off0 + lo*step)
+				st := int(step)
+				if R == 1 {
+					seg := row[ilo:ihi]
+					if st == 1 {
+						copy(seg, src[s:s+len(seg)])
+					} else {
+						for t := range seg {
+							seg[t] = src[s]
+							s += st
+						}
+					}
+				} else {
+					for t := ilo; t < ihi; t++ {
+						copy(row[t*R:(t+1)*R], src[s:s+R])
+						s += st
+					}
+				}
+			}
+			o += tn * R
+			if !p.next(n - 1) {
+				return
+			}
+		}
+	}
+	for o := 0; o < total*R; o += R {
+		off := p.point()
+		if off < 0 {
+			clear(dst[o : o+R])
+		} else if R == 1 {
+			dst[o] = src[off]
+		} else {
+			copy(dst[o:o+R], src[off:off+R])
+		}
+		p.next(len(p.dom))
+	}
+}
+
+// scatterK: dst[f(point) ++ rest] += src[point ++ rest]; out-of-range writes are dropped.
+func scatterK[T numT](p *ixPlan, dst, src []T) {
+	p.prepare()
+	clear(dst)
+	clear(p.r)
+	R := p.rest
+	total := p.domSize()
+	if total == 0 || R == 0 {
+		return
+	}
+	if p.okRows {
+		n := len(p.dom)
+		tn := p.dom[n-1]
+		o := 0
+		for {
+			lo, hi, off0, step := p.row()
+			if hi > lo {
+				d := int(off0 + lo*step)
+				st := int(step)
+				if R == 1 {
+					seg := src[o+int(lo) : o+int(hi)]
+					for _, v := range seg {
+						dst[d] += v
+						d += st
+					}
+				} else {
+					for t := int(lo); t < int(hi); t++ {
+						drow := dst[d : d+R]
+						srow := src[o+t*R : o+(t+1)*R]
+						for i, v := range srow {
+							drow[i] += v
+						}
+						d += st
+					}
+				}
+			}
+			o += tn * R
+			if !p.next(n - 1) {
+				return
+			}
+		}
+	}
+	for o := 0; o < total*R; o += R {
+		off := p.point()
+		if off >= 0 {
+			if R == 1 {
+				dst[off] += src[o]
+			} else {
+				drow := dst[off : off+R]
+				for i, v := range src[o : o+R] {
+					drow[i] += v
+				}
+			}
+		}
+		p.next(len(p.dom))
+	}
+}
+
+func (c *compiler) buildGather(t *Gather, sc *scope) (*buf, *scope, error) {
+	x, _, err := c.compile(t.X)
+	if err != nil {
+		return nil, nil, err
+	}
+	fn, err := c.compileIndexFn(t.Fn, sc)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := c.fresh(t.Type())
+	n, m := len(t.Fn.Vars), len(t.Fn.Out)
+	p := newIxPlan(fn, t.Shape[:n], t.X.Type().Shape, m)
+	switch t.Type().Dtype {
+	case Float64:
+		c.emit(sc, t, func() { gatherK(p, out.f64, x.f64) })
+	case Float32:
+		c.emit(sc, t, func() { gatherK(p, out.f32, x.f32) })
+	case Int64:
+		c.emit(sc, t, func() { gatherK(p, out.i64, x.i64) })
+	case Bool:
+		c.emit(sc, t, func() { gatherK(p, out.b, x.b) })
+	}
+	return out, sc, nil
+}
+
+func (c *compiler) buildScatter(t *Scatter, sc *scope) (*buf, *scope, error) {
+	x, _, err := c.compile(t.X)
+	if err != nil {
+		return nil, nil, err
+	}
+	fn, err := c.compileIndexFn(t.Fn, sc)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := c.fresh(t.Type())
+	n, m := len(t.Fn.Vars), len(t.Fn.Out)
+	p := newIxPlan(fn, t.X.Type().Shape[:n], t.Shape, m)
+	switch t.Type().Dtype {
+	case Float64:
+		c.emit(sc, t, func() { scatterK(p, out.f64, x.f64) })
+	case Float32:
+		c.emit(sc, t, func() { scatterK(p, out.f32, x.f32) })
+	case Int64:
+		c.emit(sc, t, func() { scatterK(p, out.i64, x.i64) })
+	}
+	return out, sc, nil
+}

@@ -1,0 +1,194 @@
+package lower
+
+import (
+	"math"
+
+	"github.com/bulkad/bulkad/core"
+	"github.com/pkg/errors"
+)
+
+// unaryNames lists the element-wise functions Unary accepts (Gorgonia's unary set).
+var unaryNames = [...]string{
+	"abs", "sign", "ceil", "floor", "sin", "cos", "exp", "ln", "log2", "neg", "square", "sqrt",
+	"inv", "invSqrt", "cube", "tanh", "sigmoid", "log1p", "expm1", "softplus",
+}
+
+// UnaryNames returns the names accepted by Unary.
+func UnaryNames() []string { return append([]string{}, unaryNames[:]...) }
+
+// Unary applies the element-wise function name (one of UnaryNames) to the float array x.
+//
+// The definitions follow Gorgonia v0.9.18 exactly where it deviates from the mathematical
+// function: sigmoid is 1 above 19 (15 for float32) and 0 below -709 (-88); softplus is x above
+// 16 (14) and 0 below -708 (-103); sign is -1 for negative, 1 for positive and 0 at 0 (the tensor
+// kernels' convention).
+func Unary(name string, x core.Term) (core.Term, error) {
+	op := "unary " + name
+	if err := checkTerm(op, x); err != nil {
+		return nil, err
+	}
+	t := x.Type()
+	if !t.Dtype.IsFloat() {
+		return nil, errors.Errorf("lower: %s: operand dtype %v, want f64 or f32", op, t.Dtype)
+	}
+	var b core.Builder
+	lit := func(v float64) core.Term {
+		l, err := FullLike(t, v)
+		b.SetErr(err)
+		return l
+	}
+	var r core.Term
+	switch name {
+	case "abs":
+		r = b.Unary(core.OpAbs, x)
+	case "sign":
+		r = b.Unary(core.OpSign, x)
+	case "ceil":
+		r = b.Unary(core.OpCeil, x)
+	case "floor":
+		r = b.Unary(core.OpFloor, x)
+	case "sin":
+		r = b.Unary(core.OpSin, x)
+	case "cos":
+		r = b.Unary(core.OpCos, x)
+	case "exp":
+		r = b.Unary(core.OpExp, x)
+	case "ln":
+		r = b.Unary(core.OpLog, x)
+	case "log2":
+		r = b.Div(b.Unary(core.OpLog, x), lit(math.Ln2))
+	case "neg":
+		r = b.Unary(core.OpNeg, x)
+	case "square":
+		r = b.Mul(x, x)
+	case "sqrt":
+		r = b.Unary(core.OpSqrt, x)
+	case "inv":
+		r = b.Unary(core.OpRecip, x)
+	case "invSqrt":
+		r = b.Unary(core.OpRecip, b.Unary(core.OpSqrt, x))
+	case "cube":
+		r = b.Mul(b.Mul(x, x), x)
+	case "tanh":
+		r = b.Unary(core.OpTanh, x)
+	case "sigmoid":
+		lo, hi := -709.0, 19.0
+		if t.Dtype == core.Float32 {
+			lo, hi = -88, 15
+		}
+		// 1 above hi, 0 below lo, sigmoid x in between; the masks are exact 0/1 factors.
+		above := b.Cast(t.Dtype, b.Binary(core.OpGt, x, lit(hi)))
+		inside := b.Cast(t.Dtype, b.Binary(core.OpGe, x, lit(lo)))
+		one := lit(1)
+		s := b.Unary(core.OpSigmoid, x)
+		r = b.Add(above, b.Mul(b.Mul(b.Sub(one, above), inside), s))
+	case "log1p":
+		r = b.Unary(core.OpLog1p, x)
+	case "expm1":
+		r = b.Unary(core.OpExpm1, x)
+	case "softplus":
+		lo, hi := -708.0, 16.0
+		if t.Dtype == core.Float32 {
+			lo, hi = -103, 14
+		}
+		// x above hi, 0 below lo, log1p (exp x) in between (exp of min x hi cannot overflow).
+		above := b.Cast(t.Dtype, b.Binary(core.OpGt, x, lit(hi)))
+		inside := b.Cast(t.Dtype, b.Binary(core.OpGe, x, lit(lo)))
+		sp := b.Unary(core.OpLog1p, b.Unary(core.OpExp, b.Binary(core.OpMin, x, lit(hi))))
+		r = b.Add(b.Mul(above, x), b.Mul(b.Mul(b.Sub(lit(1), above), inside), sp))
+	default:
+		return nil, errors.Errorf("lower: unary: unknown function %q (known: %v)", name, unaryNames)
+	}
+	return result(op, &b, r)
+}
+
+// BinaryNames lists the element-wise operations Binary accepts.
+var binaryNames = map[string]core.BinOp{
+	"add": core.OpAdd, "sub": core.OpSub, "mul": core.OpMul, "div": core.OpDiv, "pow": core.OpPow,
+	"lt": core.OpLt, "gt": core.OpGt, "le": core.OpLe, "ge": core.OpGe, "eq": core.OpEq, "ne": core.OpNe,
+	"max": core.OpMax, "min": core.OpMin,
+}
+
+// BinaryOp returns the core operation of an element-wise operation name (add sub mul div pow
+// lt gt le ge eq ne max min).
+func BinaryOp(name string) (core.BinOp, bool) {
+	o, ok := binaryNames[name]
+	return o, ok
+}
+
+// Binary applies an element-wise binary operation. The operands have one dtype and equal
+// shapes, or one of them has a single element and is broadcast to the other's shape.
+// Comparisons return bool, or with retSame 1 and 0 in the operands' dtype.
+func Binary(op core.BinOp, x, y core.Term, retSame bool) (core.Term, error) {
+	name := "binary " + op.Word()
+	if err := checkTerm(name, x, y); err != nil {
+		return nil, err
+	}
+	x, y, err := matchShapes(name, x, y)
+	if err != nil {
+		return nil, err
+	}
+	var b core.Builder
+	r := b.Binary(op, x, y)
+	if op.IsComparison() && retSame {
+		r = b.Cast(x.Type().Dtype, r)
+	}
+	return result(name, &b, r)
+}
+
+// matchShapes broadcasts a single-element operand to the other operand's shape.
+func matchShapes(op string, x, y core.Term) (core.Term, core.Term, error) {
+	xs, ys := x.Type().Shape, y.Type().Shape
+	if xs.Equal(ys) {
+		return x, y, nil
+	}
+	var err error
+	switch {
+	case xs.Size() == 1 && len(xs) <= len(ys):
+		x, err = Broadcast(x, ys)
+	case ys.Size() == 1 && len(ys) <= len(xs):
+		y, err = Broadcast(y, xs)
+	case xs.Size() == ys.Size():
+		return nil, nil, errors.Errorf("lower: %s: operand shapes %v and %v differ", op, xs, ys)
+	default:
+		return nil, nil, errors.Errorf("lower: %s: operand shapes %v and %v differ and neither is a single element", op, xs, ys)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return x, y, nil
+}
+
+// MaxBetween is the element-wise maximum of two arrays of one type.
+func MaxBetween(x, y core.Term) (core.Term, error) { return Binary(core.OpMax, x, y, false) }
+
+// MinBetween is the element-wise minimum of two arrays of one type.
+func MinBetween(x, y core.Term) (core.Term, error) { return Binary(core.OpMin, x, y, false) }
+
+// Clamp limits every element of x to [lo, hi].
+func Clamp(x core.Term, lo, hi float64) (core.Term, error) {
+	if err := checkTerm("clamp", x); err != nil {
+		return nil, err
+	}
+	if lo > hi {
+		return nil, errors.Errorf("lower: clamp: lower bound %v above upper bound %v", lo, hi)
+	}
+	var b core.Builder
+	l, err := FullLike(x.Type(), lo)
+	b.SetErr(err)
+	h, err := FullLike(x.Type(), hi)
+	b.SetErr(err)
+	return result("clamp", &b, b.Binary(core.OpMin, b.Binary(core.OpMax, x, l), h))
+}
+
+// Convert changes the dtype of x (float↔float rounds, float→int truncates toward zero).
+func Convert(x core.Term, to core.Dtype) (core.Term, error) {
+	if err := checkTerm("convert", x); err != nil {
+		return nil, err
+	}
+	if x.Type().Dtype == to {
+		return x, nil
+	}
+	var b core.Builder
+	return result("convert", &b, b.Cast(to, x))
+}

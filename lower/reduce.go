@@ -1,0 +1,194 @@
+package lower
+
+import (
+	"github.com/bulkad/bulkad/core"
+	"github.com/pkg/errors"
+)
+
+// Sum adds x's elements along the given axes (all axes when none are given); the result has
+// x's other dimensions in order.
+func Sum(x core.Term, axes ...int) (core.Term, error) {
+	if err := checkTerm("sum", x); err != nil {
+		return nil, err
+	}
+	r := x.Type().Shape.Rank()
+	if len(axes) == 0 {
+		axes = allAxes(r)
+	}
+	perm, err := moveToFront("sum", axes, r)
+	if err != nil {
+		return nil, err
+	}
+	var b core.Builder
+	t := transposeIfNeeded(&b, perm, x)
+	if len(axes) > 1 {
+		sh := t.Type().Shape
+		t = b.Reshape(append(core.Shape{prod(sh[:len(axes)])}, sh[len(axes):]...), t)
+	}
+	if len(axes) > 0 {
+		t = b.SumOuter(t)
+	}
+	return result("sum", &b, t)
+}
+
+func allAxes(r int) []int {
+	a := make([]int, r)
+	for i := range a {
+		a[i] = i
+	}
+	return a
+}
+
+// Max is the largest element along the given axes (all axes when none are given), computed as
+// argmaxOuter over the axes moved to the front and a gather at the argmax.
+func Max(x core.Term, axes ...int) (core.Term, error) {
+	if err := checkTerm("max", x); err != nil {
+		return nil, err
+	}
+	r := x.Type().Shape.Rank()
+	if len(axes) == 0 {
+		axes = allAxes(r)
+	}
+	if len(axes) == 0 {
+		return x, nil
+	}
+	perm, err := moveToFront("max", axes, r)
+	if err != nil {
+		return nil, err
+	}
+	var b core.Builder
+	t := transposeIfNeeded(&b, perm, x)
+	sh := t.Type().Shape
+	rest := sh[len(axes):].Clone()
+	t = reshapeIfNeeded(&b, append(core.Shape{prod(sh[:len(axes)])}, rest...), t)
+	idx := b.ArgmaxOuter(t)
+	vs, ts := indexVars(&b, len(rest))
+	out := append([]core.Term{b.Index(idx, ts...)}, ts...)
+	return result("max", &b, b.Gather(rest, t, b.IndexFn(vs, out...)))
+}
+
+// Mean is Sum divided by the number of elements summed.
+func Mean(x core.Term, axes ...int) (core.Term, error) {
+	s, err := Sum(x, axes...)
+	if err != nil {
+		return nil, errors.Wrap(err, "lower: mean")
+	}
+	n := 1
+	xs := x.Type().Shape
+	if len(axes) == 0 {
+		n = xs.Size()
+	}
+	for _, a := range axes {
+		n *= xs[a]
+	}
+	c, err := FullLike(s.Type(), float64(n))
+	if err != nil {
+		return nil, err
+	}
+	var b core.Builder
+	return result("mean", &b, b.Div(s, c))
+}
+
+// reduceKeep applies a reduction along one axis and broadcasts the result back to x's shape.
+func reduceKeep(op string, x core.Term, axis int, red func(core.Term, ...int) (core.Term, error)) (core.Term, error) {
+	r, err := red(x, axis)
+	if err != nil {
+		return nil, err
+	}
+	e, err := Expand(r, axis, x.Type().Shape[axis])
+	if err != nil {
+		return nil, errors.Wrapf(err, "lower: %s", op)
+	}
+	return e, nil
+}
+
+func checkAxis(op string, x core.Term, axis int) error {
+	if err := checkTerm(op, x); err != nil {
+		return err
+	}
+	if r := x.Type().Shape.Rank(); axis < 0 || axis >= r {
+		return errors.Errorf("lower: %s: axis %d out of range for shape %v", op, axis, x.Type().Shape)
+	}
+	if !x.Type().Dtype.IsFloat() {
+		return errors.Errorf("lower: %s: operand dtype %v, want f64 or f32", op, x.Type().Dtype)
+	}
+	return nil
+}
+
+// shifted returns x minus its maximum along axis (broadcast back), the stabilising shift of
+// softmax and logsumexp, and the maximum itself.
+func shifted(op string, x core.Term, axis int) (z, m core.Term, err error) {
+	if m, err = Max(x, axis); err != nil {
+		return nil, nil, err
+	}
+	mb, err := Expand(m, axis, x.Type().Shape[axis])
+	if err != nil {
+		return nil, nil, errors.Wrapf(err, "lower: %s", op)
+	}
+	var b core.Builder
+	z = b.Sub(x, mb)
+	return z, m, wrap(op, &b)
+}
+
+// Softmax is exp(x) / Σ exp(x) along axis, computed stably (x minus its maximum first).
+func Softmax(x core.Term, axis int) (core.Term, error) {
+	if err := checkAxis("softmax", x, axis); err != nil {
+		return nil, err
+	}
+	z, _, err := shifted("softmax", x, axis)
+	if err != nil {
+		return nil, err
+	}
+	var b core.Builder
+	e := b.Unary(core.OpExp, z)
+	if err := wrap("softmax", &b); err != nil {
+		return nil, err
+	}
+	s, err := reduceKeep("softmax", e, axis, Sum)
+	if err != nil {
+		return nil, err
+	}
+	return result("softmax", &b, b.Div(e, s))
+}
+
+// LogSoftmax is x - log Σ exp(x) along axis, computed stably.
+func LogSoftmax(x core.Term, axis int) (core.Term, error) {
+	if err := checkAxis("log-softmax", x, axis); err != nil {
+		return nil, err
+	}
+	z, _, err := shifted("log-softmax", x, axis)
+	if err != nil {
+		return nil, err
+	}
+	var b core.Builder
+	e := b.Unary(core.OpExp, z)
+	if err := wrap("log-softmax", &b); err != nil {
+		return nil, err
+	}
+	s, err := reduceKeep("log-softmax", e, axis, Sum)
+	if err != nil {
+		return nil, err
+	}
+	return result("log-softmax", &b, b.Sub(z, b.Unary(core.OpLog, s)))
+}
+
+// LogSumExp is log Σ exp(x) along axis (the axis disappears), computed stably.
+func LogSumExp(x core.Term, axis int) (core.Term, error) {
+	if err := checkAxis("logsumexp", x, axis); err != nil {
+		return nil, err
+	}
+	z, m, err := shifted("logsumexp", x, axis)
+	if err != nil {
+		return nil, err
+	}
+	var b core.Builder
+	e := b.Unary(core.OpExp, z)
+	if err := wrap("logsumexp", &b); err != nil {
+		return nil, err
+	}
+	s, err := Sum(e, axis)
+	if err != nil {
+		return nil, err
+	}
+	return result("logsumexp", &b, b.Add(b.Unary(core.OpLog, s), m))
+}

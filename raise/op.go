@@ -1,0 +1,155 @@
+package raise
+
+import (
+	"fmt"
+	"hash"
+	"hash/fnv"
+
+	"github.com/bulkad/bulkad/core"
+	"github.com/chewxy/hm"
+	"github.com/pkg/errors"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// Op is a bulkad custom Gorgonia op: one core operation (possibly a cheap fusion of a few)
+// with a CPU kernel on flat slices. Its meaning is the one-node core program Program()
+// (fn (inputs) => term), which String prints and WriteHash hashes, so two Ops hash equal
+// only when they compute the same function.
+type Op struct {
+	prog *core.Program
+	text string // prog printed
+	body string // prog.Body printed
+	kind string
+	args []core.Type
+	out  core.Type
+	k    kernel
+}
+
+var (
+	_ gorgonia.Op              = (*Op)(nil)
+	_ gorgonia.UsePreallocDoer = (*Op)(nil)
+)
+
+// newOp wraps term t over the parameters params (its inputs, in order) with kernel k.
+func newOp(kind string, params []*core.Var, t core.Term, k kernel) (*Op, error) {
+	p, err := core.NewProgram(params, t)
+	if err != nil {
+		return nil, errors.Wrapf(err, "raise: %s: building the op's program", kind)
+	}
+	o := &Op{prog: p, text: p.String(), body: t.String(), kind: kind, out: t.Type(), k: k}
+	for _, v := range params {
+		o.args = append(o.args, v.Type())
+	}
+	return o, nil
+}
+
+// Program returns the one-node core program the op computes (its inputs are the params).
+func (o *Op) Program() *core.Program { return o.prog }
+
+// Kind names the operation (gather, scatter, matmul, …), for statistics.
+func (o *Op) Kind() string { return o.kind }
+
+// Arity is the number of inputs.
+func (o *Op) Arity() int { return len(o.args) }
+
+// Type is the Gorgonia function type of the op (input types → output type).
+func (o *Op) Type() hm.Type {
+	ts := make([]hm.Type, 0, len(o.args)+1)
+	for _, a := range o.args {
+		ts = append(ts, hmType(a))
+	}
+	ts = append(ts, hmType(o.out))
+	if len(ts) == 1 {
+		return ts[0]
+	}
+	return hm.NewFnType(ts...)
+}
+
+// InferShape returns the output shape (static in the core language).
+func (o *Op) InferShape(ds ...gorgonia.DimSizer) (tensor.Shape, error) {
+	if len(ds) != len(o.args) {
+		return nil, errors.Errorf("raise: %s: %d input shapes, want %d", o.kind, len(ds), len(o.args))
+	}
+	for i, d := range ds {
+		s, ok := d.(tensor.Shape)
+		if !ok {
+			continue
+		}
+		want := o.args[i].Shape
+		if !(s.IsScalar() && len(want) == 0) && !s.Eq(tensor.Shape(want)) {
+			return nil, errors.Errorf("raise: %s: input %d has shape %v, want %v", o.kind, i, s, want)
+		}
+	}
+	return tensorShape(o.out.Shape), nil
+}
+
+func (o *Op) inputs(vs []gorgonia.Value) ([]any, error) {
+	if len(vs) != len(o.args) {
+		return nil, errors.Errorf("raise: %s: %d inputs, want %d", o.kind, len(vs), len(o.args))
+	}
+	ins := make([]any, len(vs))
+	for i, v := range vs {
+		s, err := flat(v)
+		if err != nil {
+			return nil, errors.Wrapf(err, "raise: %s: input %d", o.kind, i)
+		}
+		if n := o.args[i].Shape.Size(); sliceLen(s) != n {
+			return nil, errors.Errorf("raise: %s: input %d has %d elements, want %d (%v)", o.kind, i, sliceLen(s), n, o.args[i])
+		}
+		ins[i] = s
+	}
+	return ins, nil
+}
+
+// Do runs the kernel into a new value.
+func (o *Op) Do(vs ...gorgonia.Value) (gorgonia.Value, error) {
+	ins, err := o.inputs(vs)
+	if err != nil {
+		return nil, err
+	}
+	v, out := newValue(o.out)
+	if err := o.k.run(out, ins); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// UsePreallocDo runs the kernel into prealloc when it has the output's type and shape, and
+// into a new value otherwise.
+func (o *Op) UsePreallocDo(prealloc gorgonia.Value, vs ...gorgonia.Value) (gorgonia.Value, error) {
+	out, ok := reuse(prealloc, o.out)
+	if !ok {
+		return o.Do(vs...)
+	}
+	ins, err := o.inputs(vs)
+	if err != nil {
+		return nil, err
+	}
+	if err := o.k.run(out, ins); err != nil {
+		return nil, err
+	}
+	return prealloc, nil
+}
+
+// ReturnsPtr is false: the result never aliases an input.
+func (o *Op) ReturnsPtr() bool { return false }
+
+// CallsExtern is false: kernels are pure Go.
+func (o *Op) CallsExtern() bool { return false }
+
+// OverwritesInput is -1: inputs are never overwritten.
+func (o *Op) OverwritesInput() int { return -1 }
+
+// WriteHash writes the op's full one-node program (every parameter, index functions included).
+func (o *Op) WriteHash(h hash.Hash) { fmt.Fprintf(h, "bulkad %s", o.text) }
+
+// Hashcode hashes WriteHash's output.
+func (o *Op) Hashcode() uint32 {
+	h := fnv.New32a()
+	o.WriteHash(h)
+	return h.Sum32()
+}
+
+// String prints the op's term in the core syntax over its inputs.
+func (o *Op) String() string { return o.body }

@@ -1,0 +1,732 @@
+package raise
+
+import (
+	"fmt"
+	"hash/fnv"
+	"strconv"
+	"strings"
+
+	"github.com/bulkad/bulkad/core"
+	"github.com/pkg/errors"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// Options tunes RaiseWith.
+type Options struct {
+	// FreshResults makes every returned node a node created by this call and distinct from
+	// the other results (a result that would be an existing node, a constant or a repeated
+	// node is wrapped in a copy op). Grad needs this: gorgonia.SetDerivOf must be applied to a
+	// node the TapeMachine executes and that denotes one gradient only.
+	FreshResults bool
+}
+
+// Raise adds to g the nodes that compute p's result and returns one node per component of
+// the result tuple (one node when the body is not a tuple).
+//
+// bind maps names to existing nodes of g: every parameter of p must be bound, with a node of
+// the parameter's type; a let whose name is bound is not raised — its variable denotes the
+// bound node (this is how a gradient program reuses the forward pass instead of recomputing
+// it). The whole program is validated before the first node is added; on error the graph is
+// left unchanged and the error names the offending term.
+func Raise(g *gorgonia.ExprGraph, p *core.Program, bind map[string]*gorgonia.Node) ([]*gorgonia.Node, error) {
+	return RaiseWith(g, p, bind, Options{})
+}
+
+// RaiseWith is Raise with options.
+func RaiseWith(g *gorgonia.ExprGraph, p *core.Program, bind map[string]*gorgonia.Node, opt Options) ([]*gorgonia.Node, error) {
+	pl, err := newPlan(g, p, bind)
+	if err != nil {
+		return nil, err
+	}
+	if err := pl.program(p); err != nil {
+		return nil, err
+	}
+	return pl.build(opt)
+}
+
+// ---- planning ----
+
+// A ref is a planned value: either an existing node or the result of a step.
+type ref struct {
+	node *gorgonia.Node
+	step int // index into plan.steps when node == nil
+}
+
+// A step makes one node from the nodes of its inputs.
+type step struct {
+	term core.Term // for error messages
+	ins  []ref
+	make func(kids []*gorgonia.Node) (*gorgonia.Node, error)
+	typ  core.Type
+}
+
+type plan struct {
+	g     *gorgonia.ExprGraph
+	bind  map[string]*gorgonia.Node
+	steps []step
+	env   map[string]ref
+	memo  map[core.Term]ref
+	share map[int]ref
+	outs  []ref
+	ever  map[string]bool // names ever bound by a let
+}
+
+func newPlan(g *gorgonia.ExprGraph, p *core.Program, bind map[string]*gorgonia.Node) (*plan, error) {
+	if g == nil {
+		return nil, errors.New("raise: graph: nil graph")
+	}
+	if p == nil || p.Body == nil {
+		return nil, errors.New("raise: program: nil program or body")
+	}
+	pl := &plan{g: g, bind: bind, env: map[string]ref{}, memo: map[core.Term]ref{}, share: map[int]ref{}, ever: map[string]bool{}}
+	for _, v := range p.Params {
+		n, ok := bind[v.Name]
+		if !ok || n == nil {
+			return nil, errors.Errorf("raise: param %s : %v: not bound to a node", v.Name, v.Type())
+		}
+		if err := pl.checkBound(v.Name, v.Type(), n); err != nil {
+			return nil, err
+		}
+		pl.env[v.Name] = ref{node: n}
+	}
+	return pl, nil
+}
+
+func (pl *plan) checkBound(name string, t core.Type, n *gorgonia.Node) error {
+	if n.Graph() != pl.g {
+		return errors.Errorf("raise: binding %s: node %v belongs to another graph", name, n)
+	}
+	nt, ok := nodeType(n)
+	if !ok || !nt.Equal(t) {
+		return errors.Errorf("raise: binding %s: node %v has dtype %v shape %v, want %v", name, n, n.Dtype(), n.Shape(), t)
+	}
+	return nil
+}
+
+func (pl *plan) program(p *core.Program) error {
+	body := p.Body
+	// The let chain above the result (primal lets, cotangent lets): iterate, do not recurse.
+	type saved struct {
+		name string
+		old  ref
+		had  bool
+	}
+	var undo []saved
+	defer func() {
+		for i := len(undo) - 1; i >= 0; i-- {
+			if undo[i].had {
+				pl.env[undo[i].name] = undo[i].old
+			} else {
+				delete(pl.env, undo[i].name)
+			}
+		}
+	}()
+	for {
+		l, ok := body.(*core.Let)
+		if !ok {
+			break
+		}
+		r, err := pl.letBound(l)
+		if err != nil {
+			return err
+		}
+		old, had := pl.env[l.Var.Name]
+		undo = append(undo, saved{l.Var.Name, old, had})
+		pl.bindVar(l.Var.Name, r)
+		body = l.Body
+	}
+	if tu, ok := body.(*core.Tuple); ok {
+		for _, e := range tu.Elems {
+			r, err := pl.term(e)
+			if err != nil {
+				return err
+			}
+			pl.outs = append(pl.outs, r)
+		}
+		return nil
+	}
+	r, err := pl.term(body)
+	if err != nil {
+		return err
+	}
+	pl.outs = []ref{r}
+	return nil
+}
+
+// bindVar binds name in the environment; rebinding a name that was bound before starts a
+// fresh memo table (terms planned under the old binding may mean something else now).
+func (pl *plan) bindVar(name string, r ref) {
+	if _, had := pl.env[name]; had || pl.ever[name] {
+		pl.memo = map[core.Term]ref{}
+		pl.share = map[int]ref{}
+	}
+	pl.ever[name] = true
+	pl.env[name] = r
+}
+
+func (pl *plan) letBound(l *core.Let) (ref, error) {
+	if n, ok := pl.bind[l.Var.Name]; ok && n != nil {
+		if err := pl.checkBound(l.Var.Name, l.Var.Type(), n); err != nil {
+			return ref{}, err
+		}
+		return ref{node: n}, nil
+	}
+	return pl.term(l.Bound)
+}
+
+func (pl *plan) add(t core.Term, ins []ref, mk func([]*gorgonia.Node) (*gorgonia.Node, error)) ref {
+	pl.steps = append(pl.steps, step{term: t, ins: ins, make: mk, typ: t.Type()})
+	return ref{step: len(pl.steps) - 1}
+}
+
+func termErr(t core.Term, format string, args ...any) error {
+	s := t.String()
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return errors.Errorf("raise: %s: %s", s, fmt.Sprintf(format, args...))
+}
+
+func (pl *plan) term(t core.Term) (ref, error) {
+	if r, ok := pl.memo[t]; ok {
+		return r, nil
+	}
+	r, err := pl.plan1(t)
+	if err != nil {
+		return ref{}, err
+	}
+	pl.memo[t] = r
+	return r, nil
+}
+
+func (pl *plan) terms(ts ...core.Term) ([]ref, error) {
+	rs := make([]ref, len(ts))
+	for i, t := range ts {
+		r, err := pl.term(t)
+		if err != nil {
+			return nil, err
+		}
+		rs[i] = r
+	}
+	return rs, nil
+}
+
+// inVars makes the parameter variables of a custom op's one-node program.
+func inVars(avoid map[string]bool, ts ...core.Type) ([]*core.Var, error) {
+	vs := make([]*core.Var, len(ts))
+	for i, t := range ts {
+		name := "x" + strconv.Itoa(i)
+		for avoid[name] {
+			name += "_"
+		}
+		v, err := core.NewVar(name, t)
+		if err != nil {
+			return nil, err
+		}
+		vs[i] = v
+	}
+	return vs, nil
+}
+
+func asTerms(vs []*core.Var) []core.Term {
+	ts := make([]core.Term, len(vs))
+	for i, v := range vs {
+		ts[i] = v
+	}
+	return ts
+}
+
+// custom plans a custom op over the given input terms: the op's program is t rebuilt with
+// each input replaced by a parameter (extra params, e.g. index-function free variables, are
+// appended by the caller through rebuild).
+func (pl *plan) custom(t core.Term, kind string, ins []core.Term, rebuild func(vs []*core.Var) (core.Term, []*core.Var, error), k kernel) (ref, error) {
+	rs, err := pl.terms(ins...)
+	if err != nil {
+		return ref{}, err
+	}
+	types := make([]core.Type, len(ins))
+	for i, x := range ins {
+		types[i] = x.Type()
+	}
+	avoid := map[string]bool{}
+	core.PostOrder(t, func(u core.Term) {
+		if v, ok := u.(*core.Var); ok {
+			avoid[v.Name] = true
+		}
+	})
+	vs, err := inVars(avoid, types...)
+	if err != nil {
+		return ref{}, termErr(t, "%v", err)
+	}
+	body, params, err := rebuild(vs)
+	if err != nil {
+		return ref{}, termErr(t, "%v", err)
+	}
+	op, err := newOp(kind, params, body, k)
+	if err != nil {
+		return ref{}, termErr(t, "%v", err)
+	}
+	return pl.add(t, rs, func(kids []*gorgonia.Node) (*gorgonia.Node, error) {
+		return gorgonia.ApplyOp(op, kids...)
+	}), nil
+}
+
+// simple plans a custom op whose program is t with its children replaced by parameters.
+func (pl *plan) simple(t core.Term, kind string, k kernel) (ref, error) {
+	kids := core.Children(t)
+	return pl.custom(t, kind, kids, func(vs []*core.Var) (core.Term, []*core.Var, error) {
+		b, err := core.Rebuild(t, asTerms(vs))
+		return b, vs, err
+	}, k)
+}
+
+// native plans a node built by a Gorgonia function of the children's nodes.
+func (pl *plan) native(t core.Term, ins []core.Term, f func(kids []*gorgonia.Node) (*gorgonia.Node, error)) (ref, error) {
+	rs, err := pl.terms(ins...)
+	if err != nil {
+		return ref{}, err
+	}
+	return pl.add(t, rs, f), nil
+}
+
+func unwrapReplicate(t core.Term) (core.Term, bool) {
+	r, ok := t.(*core.Replicate)
+	if !ok {
+		return t, false
+	}
+	var x core.Term = r
+	for {
+		rr, ok := x.(*core.Replicate)
+		if !ok {
+			return x, true
+		}
+		x = rr.X
+	}
+}
+
+func isSwap(t core.Term) (core.Term, bool) {
+	tr, ok := t.(*core.Transpose)
+	if !ok || len(tr.Perm) != 2 || tr.Perm[0] != 1 || tr.Perm[1] != 0 || len(tr.X.Type().Shape) != 2 {
+		return t, false
+	}
+	return tr.X, true
+}
+
+func (pl *plan) plan1(t core.Term) (ref, error) {
+	switch t := t.(type) {
+	case *core.Var:
+		r, ok := pl.env[t.Name]
+		if !ok {
+			return ref{}, termErr(t, "unbound variable (%v)", t.Type())
+		}
+		return r, nil
+	case *core.Let:
+		r, err := pl.letBound(t)
+		if err != nil {
+			return ref{}, err
+		}
+		old, had := pl.env[t.Var.Name]
+		pl.bindVar(t.Var.Name, r)
+		body, err := pl.term(t.Body)
+		if had {
+			pl.bindVar(t.Var.Name, old)
+		} else {
+			delete(pl.env, t.Var.Name)
+		}
+		return body, err
+	case *core.Share:
+		if r, ok := pl.share[t.ID]; ok {
+			return r, nil
+		}
+		r, err := pl.term(t.Body)
+		if err != nil {
+			return ref{}, err
+		}
+		pl.share[t.ID] = r
+		return r, nil
+	case *core.Lit:
+		return pl.constant(t, litValue(t), litName(t))
+	case *core.Iota:
+		v := make([]int64, t.N)
+		for i := range v {
+			v[i] = int64(i)
+		}
+		var val any = tensor.New(tensor.WithShape(t.N), tensor.WithBacking(v))
+		return pl.constant(t, val, fmt.Sprintf("bulkad: iota %d", t.N))
+	case *core.Unary:
+		if t.X.Type().Dtype.IsFloat() {
+			if f := nativeUnary(t.Op); f != nil {
+				return pl.native(t, []core.Term{t.X}, func(k []*gorgonia.Node) (*gorgonia.Node, error) { return f(k[0]) })
+			}
+		}
+		return pl.simple(t, t.Op.String(), unaryK{t.Op})
+	case *core.Binary:
+		return pl.binary(t)
+	case *core.Cast:
+		if t.To == t.X.Type().Dtype {
+			return pl.term(t.X)
+		}
+		return pl.simple(t, "cast", castK{})
+	case *core.Cond:
+		return pl.simple(t, "cond", condK{})
+	case *core.Index:
+		return pl.index(t)
+	case *core.SumOuter:
+		xt := t.X.Type()
+		if xt.Dtype.IsFloat() && len(xt.Shape) >= 1 {
+			return pl.native(t, []core.Term{t.X}, func(k []*gorgonia.Node) (*gorgonia.Node, error) { return gorgonia.Sum(k[0], 0) })
+		}
+		return pl.simple(t, "sumOuter", sumOuterK{})
+	case *core.ArgmaxOuter:
+		return pl.simple(t, "argmaxOuter", argmaxK{n: t.X.Type().Shape[0]})
+	case *core.Gather:
+		return pl.gatherScatter(t, t.Shape, t.X, t.Fn, false)
+	case *core.Scatter:
+		return pl.gatherScatter(t, t.Shape, t.X, t.Fn, true)
+	case *core.FromVector:
+		return pl.simple(t, "fromVector", concatK{copies: 1})
+	case *core.Replicate:
+		return pl.simple(t, "replicate", concatK{copies: t.N})
+	case *core.Transpose:
+		return pl.transpose(t)
+	case *core.Reshape:
+		xt := t.X.Type()
+		if xt.Shape.Equal(t.Shape) {
+			return pl.term(t.X)
+		}
+		if xt.Dtype.IsFloat() && len(xt.Shape) > 0 && len(t.Shape) > 0 {
+			sh := tensor.Shape(append([]int(nil), t.Shape...))
+			return pl.native(t, []core.Term{t.X}, func(k []*gorgonia.Node) (*gorgonia.Node, error) { return gorgonia.Reshape(k[0], sh) })
+		}
+		return pl.simple(t, "reshape", concatK{copies: 1})
+	case *core.MatMul:
+		return pl.matmul(t)
+	case *core.Build1:
+		return ref{}, termErr(t, "build1 is not supported (vectorise the program first)")
+	case *core.Tuple:
+		return ref{}, termErr(t, "a tuple below the top level")
+	}
+	return ref{}, termErr(t, "unsupported term %T", t)
+}
+
+func (pl *plan) constant(t core.Term, val any, name string) (ref, error) {
+	return pl.add(t, nil, func([]*gorgonia.Node) (*gorgonia.Node, error) {
+		return pl.g.AddNode(gorgonia.NewConstant(val, gorgonia.WithName(name), gorgonia.In(pl.g))), nil
+	}), nil
+}
+
+// litName names a literal constant uniquely by dtype, shape and content (Gorgonia
+// deduplicates constants by name).
+func litName(l *core.Lit) string {
+	t := l.Type()
+	if t.Shape.Size() <= 8 {
+		return "bulkad: " + l.String() + " : " + t.String()
+	}
+	h := fnv.New64a()
+	fmt.Fprint(h, l.F, l.I, l.B)
+	return fmt.Sprintf("bulkad: lit %v #%x", t, h.Sum64())
+}
+
+func nativeUnary(op core.UnOp) func(*gorgonia.Node) (*gorgonia.Node, error) {
+	switch op {
+	case core.OpNeg:
+		return gorgonia.Neg
+	case core.OpAbs:
+		return gorgonia.Abs
+	case core.OpSign:
+		return gorgonia.Sign
+	case core.OpExp:
+		return gorgonia.Exp
+	case core.OpLog:
+		return gorgonia.Log
+	case core.OpSqrt:
+		return gorgonia.Sqrt
+	case core.OpSin:
+		return gorgonia.Sin
+	case core.OpCos:
+		return gorgonia.Cos
+	case core.OpTanh:
+		return gorgonia.Tanh
+	case core.OpSigmoid:
+		return gorgonia.Sigmoid
+	case core.OpRecip:
+		return gorgonia.Inverse
+	case core.OpFloor:
+		return gorgonia.Floor
+	case core.OpCeil:
+		return gorgonia.Ceil
+	case core.OpLog1p:
+		return gorgonia.Log1p
+	case core.OpExpm1:
+		return gorgonia.Expm1
+	}
+	return nil
+}
+
+func nativeBinary(op core.BinOp) func(a, b *gorgonia.Node) (*gorgonia.Node, error) {
+	switch op {
+	case core.OpAdd:
+		return gorgonia.Add
+	case core.OpSub:
+		return gorgonia.Sub
+	case core.OpMul:
+		return gorgonia.HadamardProd
+	case core.OpDiv:
+		return gorgonia.HadamardDiv
+	case core.OpPow:
+		return gorgonia.Pow
+	}
+	return nil
+}
+
+func (pl *plan) binary(t *core.Binary) (ref, error) {
+	// Fusion: x op replicate… y reads y cyclically instead of materialising the replicate.
+	if inner, ok := unwrapReplicate(t.Y); ok {
+		return pl.bcast(t, t.X, inner, false)
+	}
+	if inner, ok := unwrapReplicate(t.X); ok {
+		return pl.bcast(t, inner, t.Y, true)
+	}
+	if t.X.Type().Dtype.IsFloat() && !t.Op.IsComparison() {
+		if f := nativeBinary(t.Op); f != nil {
+			return pl.native(t, []core.Term{t.X, t.Y}, func(k []*gorgonia.Node) (*gorgonia.Node, error) { return f(k[0], k[1]) })
+		}
+	}
+	return pl.simple(t, t.Op.Word(), binaryK{t.Op})
+}
+
+// bcast plans x op (replicate … y) (or (replicate … x) op y when left).
+func (pl *plan) bcast(t *core.Binary, x, y core.Term, left bool) (ref, error) {
+	return pl.custom(t, t.Op.Word(), []core.Term{x, y}, func(vs []*core.Var) (core.Term, []*core.Var, error) {
+		small := core.Term(vs[1])
+		big := core.Term(vs[0])
+		if left {
+			small, big = vs[0], vs[1]
+		}
+		// Re-wrap the small operand in the same replicates.
+		full := t.Y
+		if left {
+			full = t.X
+		}
+		var ns []int
+		for r, ok := full.(*core.Replicate); ok; r, ok = r.X.(*core.Replicate) {
+			ns = append(ns, r.N)
+		}
+		for i := len(ns) - 1; i >= 0; i-- {
+			var err error
+			if small, err = core.NewReplicate(ns[i], small); err != nil {
+				return nil, nil, err
+			}
+		}
+		var b core.Term
+		var err error
+		if left {
+			b, err = core.NewBinary(t.Op, small, big)
+		} else {
+			b, err = core.NewBinary(t.Op, big, small)
+		}
+		return b, vs, err
+	}, binaryK{t.Op})
+}
+
+func (pl *plan) index(t *core.Index) (ref, error) {
+	xt := t.X.Type()
+	ins := []core.Term{t.X}
+	fixed := make([]int64, len(t.Ix))
+	for i, e := range t.Ix {
+		if l, ok := e.(*core.Lit); ok && l.I[0] >= 0 {
+			fixed[i] = l.I[0]
+			continue
+		}
+		fixed[i] = -1
+		ins = append(ins, e)
+	}
+	if len(t.Ix) == 0 {
+		return pl.term(t.X)
+	}
+	k := indexK{outer: xt.Shape[:len(t.Ix)], fixed: fixed, rest: t.Type().Shape.Size()}
+	return pl.custom(t, "index", ins, func(vs []*core.Var) (core.Term, []*core.Var, error) {
+		ix := make([]core.Term, len(t.Ix))
+		j := 1
+		for i, e := range t.Ix {
+			if fixed[i] >= 0 {
+				ix[i] = e
+			} else {
+				ix[i] = vs[j]
+				j++
+			}
+		}
+		b, err := core.NewIndex(vs[0], ix)
+		return b, vs, err
+	}, k)
+}
+
+func (pl *plan) gatherScatter(t core.Term, sh core.Shape, x core.Term, fn *core.IndexFn, scatter bool) (ref, error) {
+	prog, err := compileIndexFn(fn)
+	if err != nil {
+		return ref{}, termErr(t, "%v", err)
+	}
+	ins := []core.Term{x}
+	for _, v := range prog.frees {
+		ins = append(ins, v)
+	}
+	xt := x.Type()
+	n, m := len(fn.Vars), len(fn.Out)
+	var k kernel
+	kind := "gather"
+	if scatter {
+		kind = "scatter"
+		k = &scatterK{dom: xt.Shape[:n], dst: sh[:m], rest: xt.Shape[n:].Size(), fn: prog}
+	} else {
+		k = &gatherK{dom: sh[:n], src: xt.Shape[:m], rest: xt.Shape[m:].Size(), fn: prog}
+	}
+	return pl.custom(t, kind, ins, func(vs []*core.Var) (core.Term, []*core.Var, error) {
+		// The op's program: the first input renamed, free variables keep their names.
+		params := append([]*core.Var{vs[0]}, prog.frees...)
+		var b core.Term
+		var err error
+		if scatter {
+			b, err = core.NewScatter(sh, vs[0], fn)
+		} else {
+			b, err = core.NewGather(sh, vs[0], fn)
+		}
+		return b, params, err
+	}, k)
+}
+
+func (pl *plan) transpose(t *core.Transpose) (ref, error) {
+	xt := t.X.Type()
+	perm := make([]int, len(xt.Shape))
+	identity := true
+	for i := range perm {
+		perm[i] = i
+		if i < len(t.Perm) {
+			perm[i] = t.Perm[i]
+		}
+		if perm[i] != i {
+			identity = false
+		}
+	}
+	if identity {
+		return pl.term(t.X)
+	}
+	if xt.Dtype.IsFloat() {
+		return pl.native(t, []core.Term{t.X}, func(k []*gorgonia.Node) (*gorgonia.Node, error) {
+			return gorgonia.Transpose(k[0], perm...)
+		})
+	}
+	return pl.simple(t, "tr", transposeK{perm: perm, shape: xt.Shape})
+}
+
+func (pl *plan) matmul(t *core.MatMul) (ref, error) {
+	a, ta := isSwap(t.X)
+	b, tb := isSwap(t.Y)
+	xs, ys := t.X.Type().Shape, t.Y.Type().Shape
+	k := gemmK{transA: ta, transB: tb, m: xs[0], k: xs[1], n: ys[1]}
+	return pl.custom(t, "matmul", []core.Term{a, b}, func(vs []*core.Var) (core.Term, []*core.Var, error) {
+		var x, y core.Term = vs[0], vs[1]
+		var err error
+		if ta {
+			if x, err = core.NewTranspose([]int{1, 0}, x); err != nil {
+				return nil, nil, err
+			}
+		}
+		if tb {
+			if y, err = core.NewTranspose([]int{1, 0}, y); err != nil {
+				return nil, nil, err
+			}
+		}
+		m, err := core.NewMatMul(x, y)
+		return m, vs, err
+	}, k)
+}
+
+// ---- building ----
+
+func (pl *plan) build(opt Options) (out []*gorgonia.Node, err error) {
+	pre := map[*gorgonia.Node]bool{}
+	for _, n := range pl.g.AllNodes() {
+		pre[n] = true
+	}
+	salt := len(pre)
+	defer func() {
+		if r := recover(); r != nil {
+			err = errors.Errorf("raise: build: Gorgonia panicked: %v", r)
+		}
+		if err != nil {
+			var added []*gorgonia.Node
+			for _, n := range pl.g.AllNodes() {
+				if n != nil && !pre[n] {
+					added = append(added, n)
+				}
+			}
+			for i := len(added) - 1; i >= 0; i-- {
+				pl.g.RemoveNode(added[i])
+			}
+			out = nil
+		}
+	}()
+	nodes := make([]*gorgonia.Node, len(pl.steps))
+	get := func(r ref) *gorgonia.Node {
+		if r.node != nil {
+			return r.node
+		}
+		return nodes[r.step]
+	}
+	for i, s := range pl.steps {
+		kids := make([]*gorgonia.Node, len(s.ins))
+		for j, r := range s.ins {
+			kids[j] = get(r)
+		}
+		n, err := s.make(kids)
+		if err != nil {
+			return nil, termErr(s.term, "building the node: %v", err)
+		}
+		if nt, ok := nodeType(n); !ok || !nt.Equal(s.typ) {
+			return nil, termErr(s.term, "Gorgonia built a node of dtype %v shape %v, want %v", n.Dtype(), n.Shape(), s.typ)
+		}
+		nodes[i] = n
+	}
+	out = make([]*gorgonia.Node, len(pl.outs))
+	seen := map[*gorgonia.Node]bool{}
+	for i, r := range pl.outs {
+		n := get(r)
+		if opt.FreshResults && (pre[n] || seen[n] || n.Graph() != pl.g || isConstantNode(n)) {
+			nt, _ := nodeType(n)
+			op, err := copyOp(nt, fmt.Sprintf("%d.%d", salt, i))
+			if err != nil {
+				return nil, err
+			}
+			if n, err = gorgonia.ApplyOp(op, n); err != nil {
+				return nil, errors.Wrapf(err, "raise: result %d: copying", i)
+			}
+		}
+		seen[n] = true
+		out[i] = n
+	}
+	return out, nil
+}
+
+func isConstantNode(n *gorgonia.Node) bool {
+	if n.Op() == nil {
+		return false
+	}
+	_, ok := n.Op().(interface{ Value() gorgonia.Value })
+	return ok && strings.HasPrefix(fmt.Sprintf("%T", n.Op()), "gorgonia.constant")
+}
+
+// copyOp is the identity as a fresh node; salt distinguishes copies that must not be
+// deduplicated (it is part of the hash and of the printed form).
+func copyOp(t core.Type, salt string) (*Op, error) {
+	v, err := core.NewVar("x0", t)
+	if err != nil {
+		return nil, err
+	}
+	o, err := newOp("copy", []*core.Var{v}, v, concatK{copies: 1})
+	if err != nil {
+		return nil, err
+	}
+	o.text += " #" + salt
+	return o, nil
+}

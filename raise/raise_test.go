@@ -1,0 +1,408 @@
+package raise
+
+import (
+	"math"
+	"math/rand"
+	"strings"
+	"testing"
+
+	"github.com/bulkad/bulkad/core"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+func f64(sh ...int) core.Type { return core.Type{Shape: core.Shape(sh), Dtype: core.Float64} }
+func i64(sh ...int) core.Type { return core.Type{Shape: core.Shape(sh), Dtype: core.Int64} }
+
+// input makes a graph input node holding the given float64 or int64 data.
+func input(t *testing.T, g *gorgonia.ExprGraph, name string, sh []int, data any) *gorgonia.Node {
+	t.Helper()
+	var v gorgonia.Value
+	var dt tensor.Dtype
+	switch d := data.(type) {
+	case []float64:
+		dt = tensor.Float64
+		if len(sh) == 0 {
+			v = gorgonia.NewF64(d[0])
+		} else {
+			v = tensor.New(tensor.WithShape(sh...), tensor.WithBacking(d))
+		}
+	case []int64:
+		dt = tensor.Int64
+		if len(sh) == 0 {
+			v = gorgonia.NewI64(d[0])
+		} else {
+			v = tensor.New(tensor.WithShape(sh...), tensor.WithBacking(d))
+		}
+	}
+	var n *gorgonia.Node
+	if len(sh) == 0 {
+		n = gorgonia.NewScalar(g, dt, gorgonia.WithName(name))
+	} else {
+		n = gorgonia.NewTensor(g, dt, len(sh), gorgonia.WithShape(sh...), gorgonia.WithName(name))
+	}
+	if err := gorgonia.Let(n, v); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func values(t *testing.T, n *gorgonia.Node) any {
+	t.Helper()
+	s, err := flat(n.Value())
+	if err != nil {
+		t.Fatal(err)
+	}
+	switch x := s.(type) {
+	case []float64:
+		return append([]float64(nil), x...)
+	case []int64:
+		return append([]int64(nil), x...)
+	case []bool:
+		return append([]bool(nil), x...)
+	}
+	return s
+}
+
+func randF(r *rand.Rand, n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = r.NormFloat64()
+	}
+	return v
+}
+
+func closeF(a, b []float64, tol float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Abs(a[i]-b[i]) > tol*(1+math.Abs(b[i])) {
+			return false
+		}
+	}
+	return true
+}
+
+func mustVar(t *testing.T, name string, ty core.Type) *core.Var {
+	v, err := core.NewVar(name, ty)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// run raises p over the bindings, runs a TapeMachine twice (the second run exercises the
+// preallocated path) and returns the result nodes.
+func run(t *testing.T, g *gorgonia.ExprGraph, p *core.Program, bind map[string]*gorgonia.Node) []*gorgonia.Node {
+	t.Helper()
+	outs, err := Raise(g, p, bind)
+	if err != nil {
+		t.Fatalf("Raise(%v): %v", p, err)
+	}
+	m := gorgonia.NewTapeMachine(g)
+	defer m.Close()
+	for i := 0; i < 2; i++ {
+		if err := m.RunAll(); err != nil {
+			t.Fatalf("RunAll(%v): %v", p, err)
+		}
+		m.Reset()
+	}
+	return outs
+}
+
+func TestGatherScatterMatmul(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	var b core.Builder
+	x := mustVar(t, "x", f64(2, 3))
+	ix := mustVar(t, "ix", i64(4))
+	v := mustVar(t, "v", f64(6))
+	a := mustVar(t, "a", f64(3, 2))
+	c := mustVar(t, "c", f64(3, 4))
+	i, j := mustVar(t, "i", core.Scalar(core.Int64)), mustVar(t, "j", core.Scalar(core.Int64))
+	// gather [3,2] x (\[i,j] -> [j,i])   (a transpose)
+	g1 := b.Gather(core.Shape{3, 2}, x, b.IndexFn([]*core.Var{i, j}, j, i))
+	// gather [4,3] x (\[i] -> [index ix [i]])  (row selection; ix has an out-of-bounds entry)
+	g2 := b.Gather(core.Shape{4, 3}, x, b.IndexFn([]*core.Var{i}, b.Index(ix, i)))
+	// scatter [2] v (\[i] -> [quot i 2])  (pairs 0,1 → 0; 2,3 → 1; 4,5 dropped)
+	s1 := b.Scatter(core.Shape{2}, v, b.IndexFn([]*core.Var{i}, b.Binary(core.OpQuot, i, core.ScalarI(2))))
+	// matmul (tr [1,0] a) c : [2,4]
+	m1 := b.MatMul(b.Transpose([]int{1, 0}, a), c)
+	body := b.Tuple(g1, g2, s1, m1)
+	if b.Err() != nil {
+		t.Fatal(b.Err())
+	}
+	p, err := core.NewProgram([]*core.Var{x, ix, v, a, c}, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := gorgonia.NewGraph()
+	xd, vd, ad, cd := randF(r, 6), randF(r, 6), randF(r, 6), randF(r, 12)
+	ixd := []int64{1, 0, 7, 1}
+	bind := map[string]*gorgonia.Node{
+		"x": input(t, g, "x", []int{2, 3}, xd), "ix": input(t, g, "ix", []int{4}, ixd),
+		"v": input(t, g, "v", []int{6}, vd), "a": input(t, g, "a", []int{3, 2}, ad), "c": input(t, g, "c", []int{3, 4}, cd),
+	}
+	outs := run(t, g, p, bind)
+
+	want1 := make([]float64, 6)
+	for i := 0; i < 3; i++ {
+		for j := 0; j < 2; j++ {
+			want1[i*2+j] = xd[j*3+i]
+		}
+	}
+	want2 := make([]float64, 12)
+	for i, k := range ixd {
+		for j := 0; j < 3; j++ {
+			if k >= 0 && k < 2 {
+				want2[i*3+j] = xd[int(k)*3+j]
+			}
+		}
+	}
+	want3 := []float64{vd[0] + vd[1], vd[2] + vd[3]}
+	want4 := make([]float64, 8)
+	for i := 0; i < 2; i++ {
+		for j := 0; j < 4; j++ {
+			for k := 0; k < 3; k++ {
+				want4[i*4+j] += ad[k*2+i] * cd[k*4+j]
+			}
+		}
+	}
+	for k, want := range [][]float64{want1, want2, want3, want4} {
+		if got := values(t, outs[k]).([]float64); !closeF(got, want, 1e-14) {
+			t.Errorf("result %d of %v:\n got %v\nwant %v", k, p, got, want)
+		}
+	}
+	// The matmul's transpose is a flag, not a node.
+	if op, ok := outs[3].Op().(*Op); !ok || op.Kind() != "matmul" || !op.k.(gemmK).transA || op.k.(gemmK).transB {
+		t.Errorf("matmul node has op %v (%T)", outs[3].Op(), outs[3].Op())
+	}
+	for _, n := range g.AllNodes() {
+		if n.Op() != nil && strings.Contains(n.Op().String(), "ᵀ") {
+			t.Errorf("unexpected transpose node %v", n)
+		}
+	}
+}
+
+func TestElementwiseAndMoves(t *testing.T) {
+	r := rand.New(rand.NewSource(2))
+	var b core.Builder
+	x := mustVar(t, "x", f64(2, 3))
+	y := mustVar(t, "y", f64(3))
+	k := mustVar(t, "k", i64())
+	s := mustVar(t, "s", f64())
+	outs := []core.Term{
+		b.Mul(x, b.Replicate(2, y)), // 0 fused broadcast
+		b.Unary(core.OpTan, y),      // 1 custom unary
+		b.Unary(core.OpSigmoid, y),  // 2 native unary
+		b.ArgmaxOuter(x),            // 3 argmax
+		b.Cast(core.Float64, b.Binary(core.OpLt, y, b.Replicate(3, s))), // 4 comparison + cast
+		b.Index(x, k),                           // 5 dynamic index
+		b.FromVector(y, b.Unary(core.OpNeg, y)), // 6 fromVector
+		b.Cond(b.Binary(core.OpGt, s, core.ScalarF(core.Float64, 0)), y, b.Unary(core.OpExp, y)), // 7 cond
+		b.Cast(core.Float64, b.Iota(3)),            // 8 iota
+		b.SumOuter(x),                              // 9 native Sum
+		b.Transpose([]int{1, 0}, x),                // 10 native transpose
+		b.Reshape(core.Shape{3, 2}, x),             // 11 native reshape
+		b.Binary(core.OpMax, y, b.Replicate(3, s)), // 12 fused custom max
+	}
+	body := b.Tuple(outs...)
+	if b.Err() != nil {
+		t.Fatal(b.Err())
+	}
+	p, err := core.NewProgram([]*core.Var{x, y, k, s}, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := gorgonia.NewGraph()
+	xd, yd := randF(r, 6), randF(r, 3)
+	sd := 0.1
+	bind := map[string]*gorgonia.Node{
+		"x": input(t, g, "x", []int{2, 3}, xd), "y": input(t, g, "y", []int{3}, yd),
+		"k": input(t, g, "k", nil, []int64{1}), "s": input(t, g, "s", nil, []float64{sd}),
+	}
+	res := run(t, g, p, bind)
+	sig := func(v float64) float64 { return 1 / (1 + math.Exp(-v)) }
+	var am []int64
+	for j := 0; j < 3; j++ {
+		if xd[3+j] > xd[j] {
+			am = append(am, 1)
+		} else {
+			am = append(am, 0)
+		}
+	}
+	lt := func(v float64) float64 {
+		if v < sd {
+			return 1
+		}
+		return 0
+	}
+	want := []any{
+		[]float64{xd[0] * yd[0], xd[1] * yd[1], xd[2] * yd[2], xd[3] * yd[0], xd[4] * yd[1], xd[5] * yd[2]},
+		[]float64{math.Tan(yd[0]), math.Tan(yd[1]), math.Tan(yd[2])},
+		[]float64{sig(yd[0]), sig(yd[1]), sig(yd[2])},
+		am,
+		[]float64{lt(yd[0]), lt(yd[1]), lt(yd[2])},
+		[]float64{xd[3], xd[4], xd[5]},
+		[]float64{yd[0], yd[1], yd[2], -yd[0], -yd[1], -yd[2]},
+		[]float64{yd[0], yd[1], yd[2]},
+		[]float64{0, 1, 2},
+		[]float64{xd[0] + xd[3], xd[1] + xd[4], xd[2] + xd[5]},
+		[]float64{xd[0], xd[3], xd[1], xd[4], xd[2], xd[5]},
+		xd,
+		[]float64{math.Max(yd[0], sd), math.Max(yd[1], sd), math.Max(yd[2], sd)},
+	}
+	for i, w := range want {
+		got := values(t, res[i])
+		switch w := w.(type) {
+		case []float64:
+			if g, ok := got.([]float64); !ok || !closeF(g, w, 1e-14) {
+				t.Errorf("result %d (%v): got %v, want %v", i, outs[i], got, w)
+			}
+		case []int64:
+			g, ok := got.([]int64)
+			if !ok || len(g) != len(w) {
+				t.Errorf("result %d (%v): got %v, want %v", i, outs[i], got, w)
+				continue
+			}
+			for j := range g {
+				if g[j] != w[j] {
+					t.Errorf("result %d (%v): got %v, want %v", i, outs[i], got, w)
+				}
+			}
+		}
+	}
+	// No replicate was materialised: the fused products read y cyclically.
+	for _, n := range g.AllNodes() {
+		if op, ok := n.Op().(*Op); ok && op.Kind() == "replicate" {
+			t.Errorf("replicate materialised: %v", n)
+		}
+	}
+}
+
+// A let bound to an existing node is not raised again: the forward pass is reused.
+func TestBoundLetNotRecomputed(t *testing.T) {
+	var b core.Builder
+	x := mustVar(t, "x", f64(3))
+	h := mustVar(t, "h", f64(3))
+	body := b.Let(h, b.Unary(core.OpExp, x), b.Tuple(b.Mul(h, x), b.SumOuter(h)))
+	p, err := core.NewProgram([]*core.Var{x}, body)
+	if err != nil || b.Err() != nil {
+		t.Fatal(err, b.Err())
+	}
+	g := gorgonia.NewGraph()
+	xd := []float64{0.5, -1, 2}
+	xn := input(t, g, "x", []int{3}, xd)
+	hn, err := gorgonia.Exp(xn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := len(g.AllNodes())
+	res := run(t, g, p, map[string]*gorgonia.Node{"x": xn, "h": hn})
+	exps := 0
+	for _, n := range g.AllNodes() {
+		if n.Op() != nil && n.Op().String() == "exp" {
+			exps++
+		}
+	}
+	if exps != 1 {
+		t.Errorf("%d exp nodes after raising, want 1 (the original)", exps)
+	}
+	if added := len(g.AllNodes()) - before; added != 2 {
+		t.Errorf("raise added %d nodes, want 2 (the product and the sum)", added)
+	}
+	got := values(t, res[1]).([]float64)
+	want := math.Exp(0.5) + math.Exp(-1) + math.Exp(2)
+	if math.Abs(got[0]-want) > 1e-12 {
+		t.Errorf("sum = %v, want %v", got[0], want)
+	}
+}
+
+func TestFailureLeavesGraphUnchanged(t *testing.T) {
+	var b core.Builder
+	x := mustVar(t, "x", f64(3))
+	i := mustVar(t, "i", core.Scalar(core.Int64))
+	// A good term first, then build1 (unsupported): nothing may be added.
+	body := b.Tuple(b.Mul(x, x), b.Build1(3, i, b.Index(x, i)))
+	p, err := core.NewProgram([]*core.Var{x}, body)
+	if err != nil || b.Err() != nil {
+		t.Fatal(err, b.Err())
+	}
+	g := gorgonia.NewGraph()
+	xn := input(t, g, "x", []int{3}, []float64{1, 2, 3})
+	before := len(g.AllNodes())
+	if _, err := Raise(g, p, map[string]*gorgonia.Node{"x": xn}); err == nil || !strings.Contains(err.Error(), "build1") {
+		t.Errorf("Raise: err = %v, want an error naming build1", err)
+	}
+	// Unbound parameter, wrong-type binding, node from another graph.
+	other := gorgonia.NewGraph()
+	on := input(t, other, "x", []int{3}, []float64{1, 2, 3})
+	wrong := input(t, g, "w", []int{4}, []float64{1, 2, 3, 4})
+	q, _ := core.NewProgram([]*core.Var{x}, b.Mul(x, x))
+	for _, bind := range []map[string]*gorgonia.Node{{}, {"x": wrong}, {"x": on}} {
+		before = len(g.AllNodes())
+		if _, err := Raise(g, q, bind); err == nil {
+			t.Errorf("Raise with bindings %v: no error", bind)
+		}
+		if n := len(g.AllNodes()); n != before {
+			t.Errorf("graph grew from %d to %d nodes on error", before, n)
+		}
+	}
+}
+
+// Ops that differ only in their index function must not be deduplicated.
+func TestHashDistinguishesIndexFunctions(t *testing.T) {
+	var b core.Builder
+	x := mustVar(t, "x", f64(4))
+	i := mustVar(t, "i", core.Scalar(core.Int64))
+	g1 := b.Gather(core.Shape{4}, x, b.IndexFn([]*core.Var{i}, b.Sub(core.ScalarI(3), i)))
+	g2 := b.Gather(core.Shape{4}, x, b.IndexFn([]*core.Var{i}, b.Add(i, core.ScalarI(1))))
+	p, err := core.NewProgram([]*core.Var{x}, b.Tuple(g1, g2))
+	if err != nil || b.Err() != nil {
+		t.Fatal(err, b.Err())
+	}
+	g := gorgonia.NewGraph()
+	xn := input(t, g, "x", []int{4}, []float64{1, 2, 3, 4})
+	res := run(t, g, p, map[string]*gorgonia.Node{"x": xn})
+	if res[0] == res[1] {
+		t.Fatal("two different gathers were deduplicated into one node")
+	}
+	if got := values(t, res[0]).([]float64); !closeF(got, []float64{4, 3, 2, 1}, 0) {
+		t.Errorf("reverse gather = %v", got)
+	}
+	if got := values(t, res[1]).([]float64); !closeF(got, []float64{2, 3, 4, 0}, 0) {
+		t.Errorf("shift gather = %v (out of bounds must read 0)", got)
+	}
+}
+
+// A tensor literal feeding Gorgonia's in-place arithmetic must survive repeated runs.
+func TestLiteralSurvivesRuns(t *testing.T) {
+	x := mustVar(t, "x", f64(3))
+	lit, err := core.NewLitF(f64(3), []float64{1, 2, 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b core.Builder
+	body := b.Mul(b.Add(lit, x), x)
+	p, err := core.NewProgram([]*core.Var{x}, body)
+	if err != nil || b.Err() != nil {
+		t.Fatal(err, b.Err())
+	}
+	g := gorgonia.NewGraph()
+	xn := input(t, g, "x", []int{3}, []float64{1, 1, 2})
+	res, err := Raise(g, p, map[string]*gorgonia.Node{"x": xn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := gorgonia.NewTapeMachine(g)
+	defer m.Close()
+	for run := 0; run < 3; run++ {
+		if err := m.RunAll(); err != nil {
+			t.Fatal(err)
+		}
+		if got := values(t, res[0]).([]float64); !closeF(got, []float64{2, 3, 10}, 0) {
+			t.Fatalf("run %d: got %v, want [2 3 10]", run, got)
+		}
+		m.Reset()
+	}
+}

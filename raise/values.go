@@ -1,0 +1,191 @@
+package raise
+
+import (
+	"unsafe"
+
+	"github.com/bulkad/bulkad/core"
+	"github.com/chewxy/hm"
+	"github.com/pkg/errors"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// tensorDtype maps a core dtype to the tensor package's dtype.
+func tensorDtype(d core.Dtype) (tensor.Dtype, error) {
+	switch d {
+	case core.Float64:
+		return tensor.Float64, nil
+	case core.Float32:
+		return tensor.Float32, nil
+	case core.Int64:
+		return tensor.Int64, nil
+	case core.Bool:
+		return tensor.Bool, nil
+	}
+	return tensor.Dtype{}, errors.Errorf("raise: dtype: unsupported dtype %v", d)
+}
+
+// coreDtype maps a tensor dtype back to a core dtype.
+func coreDtype(d tensor.Dtype) (core.Dtype, bool) {
+	switch d {
+	case tensor.Float64:
+		return core.Float64, true
+	case tensor.Float32:
+		return core.Float32, true
+	case tensor.Int64:
+		return core.Int64, true
+	case tensor.Bool:
+		return core.Bool, true
+	}
+	return core.InvalidDtype, false
+}
+
+// hmType is the Gorgonia type of a value of core type t: the dtype itself for a scalar,
+// a TensorType otherwise.
+func hmType(t core.Type) hm.Type {
+	dt, _ := tensorDtype(t.Dtype)
+	if len(t.Shape) == 0 {
+		return dt
+	}
+	return gorgonia.TensorType{Dims: len(t.Shape), Of: dt}
+}
+
+// tensorShape converts a core shape to a tensor shape (the scalar shape for rank 0).
+func tensorShape(s core.Shape) tensor.Shape {
+	if len(s) == 0 {
+		return tensor.ScalarShape()
+	}
+	return tensor.Shape(append([]int(nil), s...))
+}
+
+// nodeType returns the core type of a Gorgonia node, or false when its dtype has no core
+// counterpart.
+func nodeType(n *gorgonia.Node) (core.Type, bool) {
+	d, ok := coreDtype(n.Dtype())
+	if !ok {
+		return core.Type{}, false
+	}
+	sh := n.Shape()
+	if sh.IsScalar() {
+		return core.Scalar(d), true
+	}
+	return core.Type{Shape: core.Shape(append([]int(nil), sh...)), Dtype: d}, true
+}
+
+// flat returns the backing slice of a value ([]float64, []float32, []int64 or []bool),
+// materialising views. A scalar value yields a one-element slice aliasing it.
+func flat(v gorgonia.Value) (any, error) {
+	switch x := v.(type) {
+	case *gorgonia.F64:
+		return unsafe.Slice((*float64)(x), 1), nil
+	case *gorgonia.F32:
+		return unsafe.Slice((*float32)(x), 1), nil
+	case *gorgonia.I64:
+		return unsafe.Slice((*int64)(x), 1), nil
+	case *gorgonia.B:
+		return unsafe.Slice((*bool)(x), 1), nil
+	case *tensor.Dense:
+		if x.RequiresIterator() {
+			m, ok := x.Materialize().(*tensor.Dense)
+			if !ok {
+				return nil, errors.Errorf("raise: value: cannot materialise a %T", x)
+			}
+			x = m
+		}
+		switch x.Dtype() {
+		case tensor.Float64:
+			return x.Float64s(), nil
+		case tensor.Float32:
+			return x.Float32s(), nil
+		case tensor.Int64:
+			return x.Int64s(), nil
+		case tensor.Bool:
+			return x.Bools(), nil
+		}
+		return nil, errors.Errorf("raise: value: unsupported dtype %v", x.Dtype())
+	case nil:
+		return nil, errors.New("raise: value: nil input")
+	}
+	return nil, errors.Errorf("raise: value: unsupported value type %T", v)
+}
+
+// newValue allocates a zeroed value of core type t and returns it with its backing slice.
+func newValue(t core.Type) (gorgonia.Value, any) {
+	if len(t.Shape) == 0 {
+		switch t.Dtype {
+		case core.Float64:
+			v := gorgonia.NewF64(0)
+			return v, unsafe.Slice((*float64)(v), 1)
+		case core.Float32:
+			v := gorgonia.NewF32(0)
+			return v, unsafe.Slice((*float32)(v), 1)
+		case core.Int64:
+			v := gorgonia.NewI64(0)
+			return v, unsafe.Slice((*int64)(v), 1)
+		default:
+			v := gorgonia.NewB(false)
+			return v, unsafe.Slice((*bool)(v), 1)
+		}
+	}
+	dt, _ := tensorDtype(t.Dtype)
+	d := tensor.New(tensor.WithShape(t.Shape...), tensor.Of(dt))
+	s, _ := flat(d)
+	return d, s
+}
+
+// reuse returns prealloc's backing slice when prealloc has exactly type t (so a kernel may
+// write into it), or false.
+func reuse(prealloc gorgonia.Value, t core.Type) (any, bool) {
+	if prealloc == nil {
+		return nil, false
+	}
+	if len(t.Shape) == 0 {
+		if _, isDense := prealloc.(*tensor.Dense); isDense {
+			return nil, false
+		}
+	} else {
+		d, ok := prealloc.(*tensor.Dense)
+		if !ok || d.RequiresIterator() || !d.Shape().Eq(tensor.Shape(t.Shape)) {
+			return nil, false
+		}
+	}
+	if cd, ok := coreDtype(prealloc.Dtype()); !ok || cd != t.Dtype {
+		return nil, false
+	}
+	s, err := flat(prealloc)
+	if err != nil {
+		return nil, false
+	}
+	return s, true
+}
+
+// denseOf builds a tensor value of type t holding a copy of the literal's elements.
+func litValue(l *core.Lit) any {
+	t := l.Type()
+	switch t.Dtype {
+	case core.Float64:
+		if len(t.Shape) == 0 {
+			return l.F[0]
+		}
+		return tensor.New(tensor.WithShape(t.Shape...), tensor.WithBacking(append([]float64(nil), l.F...)))
+	case core.Float32:
+		f := make([]float32, len(l.F))
+		for i, v := range l.F {
+			f[i] = float32(v)
+		}
+		if len(t.Shape) == 0 {
+			return f[0]
+		}
+		return tensor.New(tensor.WithShape(t.Shape...), tensor.WithBacking(f))
+	case core.Int64:
+		if len(t.Shape) == 0 {
+			return l.I[0]
+		}
+		return tensor.New(tensor.WithShape(t.Shape...), tensor.WithBacking(append([]int64(nil), l.I...)))
+	default:
+		if len(t.Shape) == 0 {
+			return l.B[0]
+		}
+		return tensor.New(tensor.WithShape(t.Shape...), tensor.WithBacking(append([]bool(nil), l.B...)))
+	}
+}
