@@ -1,6 +1,8 @@
 package ad
 
 import (
+	"sync"
+
 	"github.com/bulkad/bulkad/core"
 	"github.com/pkg/errors"
 	"gorgonia.org/tensor"
@@ -36,11 +38,17 @@ type Options struct {
 // a top-level core.Tuple whose components are the primal result and one gradient per Wrt
 // name, in that order. Its parameters are the input program's (plus DretName, the incoming
 // cotangent, for a VJP artifact; a Grad artifact uses the cotangent 1).
+//
+// An Artifact is safe for concurrent use: Run serialises the evaluations of its compiled
+// program.
 type Artifact struct {
 	prog  *core.Program
 	wrt   []string
 	vjp   bool
 	stats Stats
+
+	mu   sync.Mutex
+	exec *core.Exec
 }
 
 // Program returns the gradient program.
@@ -56,7 +64,17 @@ func (a *Artifact) String() string { return a.prog.String() }
 // Run evaluates the gradient program. args holds every parameter (and DretName for a VJP
 // artifact); it returns the value and the gradient of every Wrt parameter by name.
 func (a *Artifact) Run(args map[string]*tensor.Dense) (*tensor.Dense, map[string]*tensor.Dense, error) {
-	outs, err := evalTuple(a.prog, args)
+	a.mu.Lock()
+	if a.exec == nil {
+		ex, err := core.Compile(a.prog)
+		if err != nil {
+			a.mu.Unlock()
+			return nil, nil, errors.Wrap(err, "ad: run: compile")
+		}
+		a.exec = ex
+	}
+	outs, err := a.exec.Run(args)
+	a.mu.Unlock()
 	if err != nil {
 		return nil, nil, errors.Wrap(err, "ad: run")
 	}
@@ -612,23 +630,3 @@ func (u *uniquifier) rn(t core.Term, r *renaming) core.Term {
 	return out
 }
 
-// evalTuple evaluates a program's results as tensors.
-func evalTuple(p *core.Program, args map[string]*tensor.Dense) ([]*tensor.Dense, error) {
-	vals := map[string]*value{}
-	for _, v := range p.Params {
-		a, err := fromDense(v.Name, args[v.Name], v.Type())
-		if err != nil {
-			return nil, err
-		}
-		vals[v.Name] = a
-	}
-	outs, err := evalProgram(p, vals)
-	if err != nil {
-		return nil, err
-	}
-	ds := make([]*tensor.Dense, len(outs))
-	for k, o := range outs {
-		ds[k] = o.toDense()
-	}
-	return ds, nil
-}
