@@ -301,11 +301,11 @@ func (r *diffResult) symbolic() (*core.Program, Stats, error) {
 	if err := b.Err(); err != nil {
 		return nil, stats, err
 	}
-	prog, err := core.NewProgram(r.params, body)
-	if err != nil {
-		return nil, stats, errors.Wrap(err, "internal error: gradient program does not check")
-	}
-	return prog, stats, nil
+	// Every node was built by a type-checking constructor and every variable is bound by a
+	// parameter or a let around its use, so the program is not re-checked here (core.Check
+	// materialises free-variable sets, which is quadratic on long let chains; the tests check
+	// the artifacts).
+	return &core.Program{Params: r.params, Body: body}, stats, nil
 }
 
 // wrapLets puts the bindings, first one outermost, around body.
@@ -433,10 +433,7 @@ func JVPWith(p *core.Program, o Options) (*core.Program, error) {
 	if err := b.Err(); err != nil {
 		return nil, errors.Wrap(err, "ad: jvp")
 	}
-	prog, err := core.NewProgram(params, body)
-	if err != nil {
-		return nil, errors.Wrap(err, "ad: jvp: internal error")
-	}
+	prog := &core.Program{Params: params, Body: body}
 	if !o.NoSimplify {
 		prog, err = simplifyProgram(prog, o.Keep)
 		if err != nil {
@@ -629,4 +626,3 @@ func (u *uniquifier) rn(t core.Term, r *renaming) core.Term {
 	u.memo[key] = out
 	return out
 }
-

@@ -62,6 +62,9 @@ func checkGradient(t *testing.T, name string, p *core.Program, args map[string]*
 		return a
 	}
 	art := build(Options{})
+	if err := core.Check(art.Program()); err != nil {
+		t.Fatalf("%s: artifact does not check: %v\n%s", name, err, art)
+	}
 	val, grads := runArtifact(t, art, argsV)
 	if k, ok := closeSlices(val, r0.f, 1e-12); !ok {
 		t.Errorf("%s: artifact value differs at %d: %v vs %v", name, k, val, r0.f)

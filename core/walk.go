@@ -214,35 +214,60 @@ func (c *fvCache) of(t Term) map[string]*Var {
 	if s, ok := c.m[t]; ok {
 		return s
 	}
-	PostOrder(t, func(n Term) {
-		if _, ok := c.m[n]; ok {
-			return
-		}
-		if v, ok := n.(*Var); ok {
-			c.m[n] = map[string]*Var{v.Name: v}
-			return
-		}
-		kids := Children(n)
-		var out map[string]*Var
-		for k, kid := range kids {
-			ks := c.m[kid]
-			bound := BoundIn(n, k)
-			for name, v := range ks {
-				if boundName(bound, name) {
-					continue
+	// Post-order walk that does not descend into nodes already in the cache, so that calls
+	// of of for many nodes of one DAG stay linear overall.
+	type frame struct {
+		t    Term
+		kids []Term
+		next int
+	}
+	stack := []frame{{t: t, kids: Children(t)}}
+	for len(stack) > 0 {
+		top := &stack[len(stack)-1]
+		if top.next < len(top.kids) {
+			k := top.kids[top.next]
+			top.next++
+			if k != nil {
+				if _, ok := c.m[k]; !ok {
+					stack = append(stack, frame{t: k, kids: Children(k)})
 				}
-				if out == nil {
-					out = map[string]*Var{}
-				}
-				out[name] = v
 			}
+			continue
 		}
-		if out == nil {
-			out = emptyFV
+		n := top.t
+		stack = stack[:len(stack)-1]
+		if _, ok := c.m[n]; ok {
+			continue
 		}
-		c.m[n] = out
-	})
+		c.m[n] = c.compute(n)
+	}
 	return c.m[t]
+}
+
+// compute builds the free-variable set of n from its children's cached sets.
+func (c *fvCache) compute(n Term) map[string]*Var {
+	if v, ok := n.(*Var); ok {
+		return map[string]*Var{v.Name: v}
+	}
+	kids := Children(n)
+	var out map[string]*Var
+	for k, kid := range kids {
+		ks := c.m[kid]
+		bound := BoundIn(n, k)
+		for name, v := range ks {
+			if boundName(bound, name) {
+				continue
+			}
+			if out == nil {
+				out = map[string]*Var{}
+			}
+			out[name] = v
+		}
+	}
+	if out == nil {
+		out = emptyFV
+	}
+	return out
 }
 
 func boundName(vs []*Var, name string) bool {
@@ -282,13 +307,16 @@ func Check(p *Program) error {
 	}
 	// Tuples only at the top.
 	top := p.Body
+	spine := map[Term]bool{} // the lets around the result, which may have a tuple body
 	for {
 		if l, ok := top.(*Let); ok {
+			spine[l] = true
 			top = l.Body
 			continue
 		}
 		break
 	}
+	_, topIsTuple := top.(*Tuple)
 	var terr error
 	PostOrder(p.Body, func(n Term) {
 		if terr != nil {
@@ -299,7 +327,7 @@ func Check(p *Program) error {
 			return
 		}
 		if _, ok := n.(*Tuple); !ok {
-			if l, ok := n.(*Let); !ok || !isTupleBody(l) {
+			if l, ok := n.(*Let); !ok || !spine[l] || !topIsTuple {
 				if !n.Type().Dtype.Valid() {
 					terr = errors.Errorf("core: program: node %T has no type (build terms with the core constructors)", n)
 				}
