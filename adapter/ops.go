@@ -52,7 +52,6 @@ var opTable = [...]entry{
 	{"gorgonia.sliceOp", "slice", "Slice (ranges with steps, integer indices)", trSlice},
 	{"gorgonia.concatOp", "concat", "Concat", trConcat},
 	{"gorgonia.repeatOp", "repeat", "Repeat (broadcasting)", trRepeat},
-	{"gorgonia.atOp", "at", "At", trAt},
 	{"gorgonia.softmaxOp", "softmax", "SoftMax, LogSoftMax", trSoftmax},
 	{"gorgonia.im2colOp", "im2col", "Im2Col (kernel, pad, stride, dilation)", trIm2col},
 	{"gorgonia.col2imOp", "col2im", "col2im", trCol2im},
@@ -410,21 +409,6 @@ func trRepeat(c *opCtx, args []core.Term) (core.Term, error) {
 		return nil, errors.Errorf("cannot repeat shape %v along axis %d to %v", in, along, out)
 	}
 	return lower.Repeat(x, along, out[along]/in[along])
-}
-
-func trAt(c *opCtx, args []core.Term) (core.Term, error) {
-	if err := arity(args, 1); err != nil {
-		return nil, err
-	}
-	co, err := intsField(c.op, "coordinates")
-	if err != nil {
-		return nil, err
-	}
-	ix := make([]core.Term, len(co))
-	for i, v := range co {
-		ix[i] = core.ScalarI(int64(v))
-	}
-	return core.NewIndex(args[0], ix)
 }
 
 // trSoftmax reads isLog from the op itself: SoftMax and LogSoftMax have the same hash, so a

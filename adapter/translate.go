@@ -63,7 +63,13 @@ type translator struct {
 
 // Translate translates the graph of cost (a scalar node) into a core program whose parameters
 // include the wrt nodes. See the package documentation for the rules.
-func Translate(cost *gorgonia.Node, wrt ...*gorgonia.Node) (tr *Translation, err error) {
+func Translate(cost *gorgonia.Node, wrt ...*gorgonia.Node) (*Translation, error) {
+	return translateGraph(cost, wrt, true)
+}
+
+// translateGraph is Translate; with scalarCost false it accepts any result node (tests use it
+// to check single operations).
+func translateGraph(cost *gorgonia.Node, wrt []*gorgonia.Node, scalarCost bool) (tr *Translation, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			tr, err = nil, errors.Errorf("adapter: translate: panic inside Gorgonia: %v", r)
@@ -76,7 +82,7 @@ func Translate(cost *gorgonia.Node, wrt ...*gorgonia.Node) (tr *Translation, err
 	if g == nil {
 		return nil, errors.Errorf("adapter: translate: cost node %q (ID %d) belongs to no graph", cost.Name(), cost.ID())
 	}
-	if !cost.IsScalar() || cost.Shape().Dims() != 0 {
+	if scalarCost && (!cost.IsScalar() || cost.Shape().Dims() != 0) {
 		return nil, errors.Errorf("adapter: translate: cost node %q (ID %d) has shape %v, want a scalar", cost.Name(), cost.ID(), cost.Shape())
 	}
 	isWrt := map[int64]bool{}
@@ -117,6 +123,9 @@ func Translate(cost *gorgonia.Node, wrt ...*gorgonia.Node) (tr *Translation, err
 			return nil, err
 		}
 	}
+	if err := t.checkScopes(); err != nil {
+		return nil, err
+	}
 	body := t.terms[cost.ID()]
 	for i := len(t.lets) - 1; i >= 0; i-- {
 		l, err := core.NewLet(t.lets[i], t.bounds[i], body)
@@ -125,11 +134,31 @@ func Translate(cost *gorgonia.Node, wrt ...*gorgonia.Node) (tr *Translation, err
 		}
 		body = l
 	}
-	p, err := core.NewProgram(t.params, body)
-	if err != nil {
-		return nil, errors.Wrap(err, "adapter: translate: the translated program does not check")
-	}
+	// Every term was built by the type-checking constructors and checkScopes verified the
+	// scoping let by let, so the program is closed and well typed. core.NewProgram would check
+	// it again, but its free-variable analysis is quadratic on long let chains (a 1000-layer
+	// MLP takes about a minute), so the program is assembled directly.
+	p := &core.Program{Params: t.params, Body: body}
 	return &Translation{Program: p, Params: t.pnames, Lets: t.letNode, Wrt: wrtNames}, nil
+}
+
+// checkScopes verifies, in time linear in the size of the let-bound terms, that every free
+// variable of each let's bound term is a parameter or an earlier let, of the same type.
+func (t *translator) checkScopes() error {
+	scope := make(map[string]core.Type, len(t.params)+len(t.lets))
+	for _, p := range t.params {
+		scope[p.Name] = p.Type()
+	}
+	for i, v := range t.lets {
+		for _, fv := range core.FreeVars(t.bounds[i]) {
+			ty, ok := scope[fv.Name]
+			if !ok || !ty.Equal(fv.Type()) {
+				return errors.Errorf("adapter: translate: let %s uses %s : %v, which is not in scope with that type (internal error)", v.Name, fv.Name, fv.Type())
+			}
+		}
+		scope[v.Name] = v.Type()
+	}
+	return nil
 }
 
 // children returns a node's operands in order (duplicates kept).
@@ -205,7 +234,9 @@ func coreDtype(d tensor.Dtype) (core.Dtype, error) {
 		return core.Float64, nil
 	case tensor.Float32:
 		return core.Float32, nil
-	case tensor.Int64:
+	case tensor.Int64, tensor.Int:
+		// Go's int is 64 bits on every platform Gorgonia supports; a parameter of dtype Int
+		// must be given as an int64 tensor.
 		return core.Int64, nil
 	case tensor.Bool:
 		return core.Bool, nil
@@ -217,7 +248,7 @@ func coreDtype(d tensor.Dtype) (core.Dtype, error) {
 // tag for unnamed op nodes), "_", its ID, and a suffix when needed.
 func (t *translator) name(n *gorgonia.Node, tag, suffix string) string {
 	base := n.Name()
-	if n.Op() != nil && strings.HasPrefix(base, n.Op().String()+"(") {
+	if n.Op() != nil && strings.HasPrefix(base, fmt.Sprint(n.Op())+"(") { // fmt survives a panicking String
 		base = tag
 	}
 	var sb strings.Builder

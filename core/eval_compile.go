@@ -43,8 +43,15 @@ type compiler struct {
 	memo   map[Term][]memoEntry
 	shares map[int][]memoEntry
 	root   *scope
+	// konst holds the instructions of closed subterms (no free variables, or only variables
+	// bound to closed terms): they run once, at the end of Compile, and never again. Its
+	// depth is -1, below the root scope.
+	konst *scope
+	// uses counts the parents of every node (with multiplicity), for element-wise fusion.
+	uses map[Term]int
 	// kernel records the buffers written by a kernel into fresh storage (not aliases).
-	kernel map[*buf]bool
+	kernel      map[*buf]bool
+	resultScope *scope
 }
 
 func compileProgram(p *Program) (*Exec, error) {
@@ -52,8 +59,13 @@ func compileProgram(p *Program) (*Exec, error) {
 	c := &compiler{
 		e: e, fv: newFVCache(), names: map[Term][]string{}, env: map[string]*binding{},
 		memo: map[Term][]memoEntry{}, shares: map[int][]memoEntry{}, root: e.root,
-		kernel: map[*buf]bool{},
+		kernel: map[*buf]bool{}, konst: &scope{depth: -1}, uses: map[Term]int{},
 	}
+	PostOrder(p.Body, func(n Term) {
+		for _, k := range Children(n) {
+			c.uses[k]++
+		}
+	})
 	for _, v := range p.Params {
 		b := &buf{typ: v.Type()}
 		e.params = append(e.params, b)
@@ -62,7 +74,10 @@ func compileProgram(p *Program) (*Exec, error) {
 	if err := c.results(p.Body); err != nil {
 		return nil, err
 	}
-	if len(e.results) == 1 && c.kernel[e.results[0]] {
+	if err := runGuarded(c.konst); err != nil {
+		return nil, err
+	}
+	if len(e.results) == 1 && c.kernel[e.results[0]] && c.resultScope == c.root {
 		e.direct = true
 		for _, pb := range e.params {
 			if pb == e.results[0] {
@@ -98,10 +113,11 @@ func (c *compiler) results(t Term) error {
 		}
 		return nil
 	}
-	v, _, err := c.compile(t)
+	v, vs, err := c.compile(t)
 	if err != nil {
 		return err
 	}
+	c.resultScope = vs
 	c.e.results = append(c.e.results, v)
 	c.e.rtypes = append(c.e.rtypes, t.Type())
 	return nil
@@ -128,11 +144,11 @@ func (c *compiler) placement(t Term) (*scope, []int, error) {
 		names = sortedNames(c.fv.of(t))
 		c.names[t] = names
 	}
-	sc := c.root
-	var ids []int
-	if len(names) > 0 {
-		ids = make([]int, len(names))
+	if len(names) == 0 {
+		return c.konst, nil, nil
 	}
+	sc := c.konst
+	ids := make([]int, len(names))
 	for i, n := range names {
 		b := c.env[n]
 		if b == nil {
@@ -240,13 +256,13 @@ func (c *compiler) build(t Term, sc *scope) (*buf, *scope, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		return v, c.root, nil
+		return v, c.konst, nil
 	case *Iota:
 		v := newBuf(t.Type())
 		for i := range v.i64 {
 			v.i64[i] = int64(i)
 		}
-		return v, c.root, nil
+		return v, c.konst, nil
 	case *Let:
 		vb, vs, err := c.compile(t.Bound)
 		if err != nil {
@@ -277,6 +293,9 @@ func (c *compiler) build(t Term, sc *scope) (*buf, *scope, error) {
 		})
 		return out, sc, nil
 	case *Unary:
+		if fusible(t) {
+			return c.buildFused(t, sc)
+		}
 		x, _, err := c.compile(t.X)
 		if err != nil {
 			return nil, nil, err
@@ -304,6 +323,9 @@ func (c *compiler) build(t Term, sc *scope) (*buf, *scope, error) {
 		c.emit(sc, t, func() { castKernel(to, from, out, x) })
 		return out, sc, nil
 	case *Binary:
+		if fusible(t) {
+			return c.buildFused(t, sc)
+		}
 		xs, err := c.compileAll([]Term{t.X, t.Y})
 		if err != nil {
 			return nil, nil, err
@@ -445,9 +467,9 @@ func (c *compiler) build(t Term, sc *scope) (*buf, *scope, error) {
 		n := t.Y.Type().Shape[1]
 		switch t.Type().Dtype {
 		case Float64:
-			c.emit(sc, t, func() { matmulK(out.f64, x.f64, y.f64, m, k, n) })
+			c.emit(sc, t, func() { matmul64(out.f64, x.f64, y.f64, m, k, n) })
 		case Float32:
-			c.emit(sc, t, func() { matmulK(out.f32, x.f32, y.f32, m, k, n) })
+			c.emit(sc, t, func() { matmul32(out.f32, x.f32, y.f32, m, k, n) })
 		}
 		return out, sc, nil
 	}
@@ -502,4 +524,15 @@ func (c *compiler) buildIndex(t *Index, sc *scope) (*buf, *scope, error) {
 		out.copyRange(0, x, off, block)
 	})
 	return out, sc, nil
+}
+
+// runGuarded runs a scope, turning a panic (an evaluator bug) into an error.
+func runGuarded(s *scope) (err error) {
+	defer func() {
+		if x := recover(); x != nil {
+			err = errors.Errorf("core: eval: internal error (please report): %v", x)
+		}
+	}()
+	s.run()
+	return nil
 }

@@ -38,6 +38,9 @@ type idxFn struct {
 	n, m int
 	aff  []*affine                  // non-nil when every output is affine
 	eval func(r []int64, o []int64) // always set
+	// vec, when set, fills o[k][:cnt] with output k at innermost index t0 … t0+cnt-1
+	// (cnt ≤ vecChunk), the outer variables taken from r.
+	vec func(r []int64, t0 int64, cnt int, o [][]int64)
 }
 
 // compileIndexFn compiles fn in placement scope sc.
@@ -98,6 +101,28 @@ func (c *compiler) compileIndexFn(fn *IndexFn, sc *scope) (*idxFn, error) {
 			f.eval = func(r []int64, o []int64) {
 				for k, g := range fs {
 					o[k] = g(r)
+				}
+			}
+			if n > 0 {
+				inner := fn.Vars[n-1].Name
+				vs := make([]vfn, m)
+				for k, o := range fn.Out {
+					v, good, err := ic.vecFn(o, inner)
+					if err != nil {
+						return nil, err
+					}
+					if !good {
+						vs = nil
+						break
+					}
+					vs[k] = v
+				}
+				if vs != nil {
+					f.vec = func(r []int64, t0 int64, cnt int, o [][]int64) {
+						for k, v := range vs {
+							v(r, t0, o[k][:cnt])
+						}
+					}
 				}
 			}
 			return f, nil

@@ -662,18 +662,46 @@ func TestEvalBuild1HoistsClosedSubterms(t *testing.T) {
 	}
 	checkFloats(t, "build1", floats(t, rs[0]), []float64{5, 6, 7, 8, 9}, 0)
 
-	// Nested: build1 2 (\i -> build1 3 (\j -> cast (i*10) + cast j)): cast(i*10) depends on i
-	// only, so it runs once per outer index (2 times), not 6.
+	// Nested: build1 2 (\i -> build1 3 (\j -> (cast (i*10) + a) + cast j)): the first
+	// summand depends on i and the parameter a only, so it runs once per outer index (2
+	// times), not 6.
 	var b2 Builder
+	a := b2.Var("a", Scalar(Float64))
 	i2 := b2.Var("i", Scalar(Int64))
 	j2 := b2.Var("j", Scalar(Int64))
-	ci := b2.Cast(Float64, b2.Mul(i2, ScalarI(10)))
-	p2 := mustProg(t, &b2, nil, b2.Build1(2, i2, b2.Build1(3, j2, b2.Add(ci, b2.Cast(Float64, j2)))))
-	counts, rs = countEvals(t, p2, nil)
+	ci := b2.Add(b2.Cast(Float64, b2.Mul(i2, ScalarI(10))), a)
+	p2 := mustProg(t, &b2, []*Var{a}, b2.Build1(2, i2, b2.Build1(3, j2, b2.Add(ci, b2.Cast(Float64, j2)))))
+	counts, rs = countEvals(t, p2, map[string]*tensor.Dense{"a": fd(Float64, nil, 0.5)})
 	if counts[ci] != 2 {
 		t.Fatalf("outer-only subterm evaluated %d times, want 2", counts[ci])
 	}
-	checkFloats(t, "nested build", floats(t, rs[0]), []float64{0, 1, 2, 10, 11, 12}, 0)
+	checkFloats(t, "nested build", floats(t, rs[0]), []float64{0.5, 1.5, 2.5, 10.5, 11.5, 12.5}, 0)
+
+	// A closed subterm (no free variables) is computed once by Compile and not by any run.
+	var b3 Builder
+	x3 := b3.Var("x", ty(Float64, 3))
+	closed := b3.Replicate(3, b3.Unary(OpExp, ScalarF(Float64, 1)))
+	p3 := mustProg(t, &b3, []*Var{x3}, b3.Mul(x3, closed))
+	e, err := Compile(p3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	e.hook = func(u Term) {
+		if u == closed {
+			n++
+		}
+	}
+	for run := 1; run <= 2; run++ {
+		rs, err := e.Run(map[string]*tensor.Dense{"x": fd(Float64, []int{3}, 1, 2, float64(run))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkFloats(t, "closed subterm", floats(t, rs[0]), []float64{math.E, 2 * math.E, float64(run) * math.E}, 1e-15)
+	}
+	if n != 0 {
+		t.Fatalf("closed subterm evaluated %d times by runs, want 0", n)
+	}
 }
 
 func TestEvalDeepSharing(t *testing.T) {
@@ -927,5 +955,64 @@ func TestRunIntoReuseAndAllocs(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkFloats(t, "run result kept", floats(t, r1[0]), []float64{0, 11, 22, 0}, 0)
+	}
+}
+
+// Regression: a let-bound variable whose value is closed (computed at Compile) used by a
+// closed consumer must be computed before that consumer.
+func TestEvalClosedLetOrder(t *testing.T) {
+	var b Builder
+	p2 := b.Var("p2", Scalar(Float64))
+	x2 := b.Var("x2", Scalar(Float64))
+	s := b.Let(x2, ScalarF(Float64, 1.5), b.SumOuter(b.Replicate(4, x2)))
+	p := mustProg(t, &b, []*Var{p2}, b.Add(b.Unary(OpSign, b.Replicate(3, s)), b.Replicate(3, b.Mul(s, p2))))
+	got := evalF(t, p, map[string]*tensor.Dense{"p2": tensor.New(tensor.FromScalar(0.5))})
+	checkFloats(t, "closed let", got, []float64{4, 4, 4}, 0)
+}
+
+// Products above gemmThreshold go through gonum's gemm; both paths against a naive loop.
+func TestEvalMatMulLarge(t *testing.T) {
+	for _, d := range floatDtypes {
+		for _, s := range [][3]int{{70, 65, 80}, {5, 3, 4}, {3, 0, 2}} {
+			m, k, n := s[0], s[1], s[2]
+			xs, ys := benchData(m*k, 11), benchData(k*n, 12)
+			var b Builder
+			x := b.Var("x", ty(d, m, k))
+			y := b.Var("y", ty(d, k, n))
+			p := mustProg(t, &b, []*Var{x, y}, b.MatMul(x, y))
+			got := evalF(t, p, map[string]*tensor.Dense{"x": fd(d, []int{m, k}, xs...), "y": fd(d, []int{k, n}, ys...)})
+			want := make([]float64, m*n)
+			for i := 0; i < m; i++ {
+				for j := 0; j < n; j++ {
+					for q := 0; q < k; q++ {
+						a, c := xs[i*k+q], ys[q*n+j]
+						if d == Float32 {
+							a, c = float64(float32(a)), float64(float32(c))
+						}
+						want[i*n+j] += a * c
+					}
+				}
+			}
+			tol := 1e-12
+			if d == Float32 {
+				tol = 1e-5
+			}
+			checkFloats(t, fmt.Sprintf("matmul %v %v", s, d), got, want, tol)
+		}
+	}
+}
+
+// A literal tampered with after construction gives an error, not a panic.
+func TestEvalTamperedLiteral(t *testing.T) {
+	l, err := NewLitF(ty(Float64, 3), []float64{1, 2, 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b Builder
+	x := b.Var("x", ty(Float64, 3))
+	p := mustProg(t, &b, []*Var{x}, b.Add(x, l))
+	l.F = l.F[:1]
+	if _, err := Eval(p, map[string]*tensor.Dense{"x": fd(Float64, []int{3}, 1, 2, 3)}); err == nil {
+		t.Fatal("Eval with a 1-value literal of shape [3] succeeded")
 	}
 }

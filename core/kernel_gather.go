@@ -13,8 +13,10 @@ type ixPlan struct {
 	rest int     // elements per block
 	// scratch (one Exec is not used concurrently)
 	r, o   []int64
-	base   []int64 // per-output constant parts, evaluated once per run
-	okRows bool    // affine fast path usable this run
+	vo     [][]int64 // m × vecChunk outputs of a row-vectorised index function
+	voff   []int     // vecChunk target offsets (-1: out of bounds)
+	base   []int64   // per-output constant parts, evaluated once per run
+	okRows bool      // affine fast path usable this run
 }
 
 func newIxPlan(fn *idxFn, dom []int, tgtShape Shape, m int) *ixPlan {
@@ -27,6 +29,13 @@ func newIxPlan(fn *idxFn, dom []int, tgtShape Shape, m int) *ixPlan {
 	p.r = make([]int64, len(dom))
 	p.o = make([]int64, m)
 	p.base = make([]int64, m)
+	if fn.vec != nil {
+		p.vo = make([][]int64, m)
+		for k := range p.vo {
+			p.vo[k] = make([]int64, vecChunk)
+		}
+		p.voff = make([]int, vecChunk)
+	}
 	return p
 }
 
@@ -103,6 +112,25 @@ func (p *ixPlan) row() (lo, hi, off0, step int64) {
 		return 0, 0, 0, 0
 	}
 	return
+}
+
+// chunk computes the target offsets of the points (r[:n-1], t0+q) for q < cnt into p.voff
+// (-1 when out of bounds).
+func (p *ixPlan) chunk(t0 int64, cnt int) []int {
+	p.fn.vec(p.r, t0, cnt, p.vo)
+	offs := p.voff[:cnt]
+	clear(offs)
+	for k, vs := range p.vo {
+		hi, st := p.tgt[k], p.tstr[k]
+		for q, v := range vs[:cnt] {
+			if v < 0 || v >= hi || offs[q] < 0 {
+				offs[q] = -1
+			} else {
+				offs[q] += int(v) * st
+			}
+		}
+	}
+	return offs
 }
 
 // point computes the target offset of the current point p.r, or -1 when out of bounds.
@@ -183,6 +211,29 @@ func gatherK[T any](p *ixPlan, dst, src []T) {
 			}
 		}
 	}
+	if p.fn.vec != nil && len(p.dom) > 0 {
+		n := len(p.dom)
+		tn := p.dom[n-1]
+		o := 0
+		for {
+			for t0 := 0; t0 < tn; t0 += vecChunk {
+				cnt := min(vecChunk, tn-t0)
+				for _, off := range p.chunk(int64(t0), cnt) {
+					if off < 0 {
+						clear(dst[o : o+R])
+					} else if R == 1 {
+						dst[o] = src[off]
+					} else {
+						copy(dst[o:o+R], src[off:off+R])
+					}
+					o += R
+				}
+			}
+			if !p.next(n - 1) {
+				return
+			}
+		}
+	}
 	for o := 0; o < total*R; o += R {
 		off := p.point()
 		if off < 0 {
@@ -238,6 +289,32 @@ func scatterK[T numT](p *ixPlan, dst, src []T) {
 			}
 		}
 	}
+	if p.fn.vec != nil && len(p.dom) > 0 {
+		n := len(p.dom)
+		tn := p.dom[n-1]
+		o := 0
+		for {
+			for t0 := 0; t0 < tn; t0 += vecChunk {
+				cnt := min(vecChunk, tn-t0)
+				for _, off := range p.chunk(int64(t0), cnt) {
+					if off >= 0 {
+						if R == 1 {
+							dst[off] += src[o]
+						} else {
+							drow := dst[off : off+R]
+							for i, v := range src[o : o+R] {
+								drow[i] += v
+							}
+						}
+					}
+					o += R
+				}
+			}
+			if !p.next(n - 1) {
+				return
+			}
+		}
+	}
 	for o := 0; o < total*R; o += R {
 		off := p.point()
 		if off >= 0 {
@@ -265,6 +342,19 @@ func (c *compiler) buildGather(t *Gather, sc *scope) (*buf, *scope, error) {
 	}
 	out := c.fresh(t.Type())
 	n, m := len(t.Fn.Vars), len(t.Fn.Out)
+	if plan := inBoundsPlan(fn, t.Shape, t.X.Type().Shape, n, m); plan != nil {
+		switch t.Type().Dtype {
+		case Float64:
+			c.emit(sc, t, func() { permCopy(plan, out.f64, x.f64) })
+		case Float32:
+			c.emit(sc, t, func() { permCopy(plan, out.f32, x.f32) })
+		case Int64:
+			c.emit(sc, t, func() { permCopy(plan, out.i64, x.i64) })
+		case Bool:
+			c.emit(sc, t, func() { permCopy(plan, out.b, x.b) })
+		}
+		return out, sc, nil
+	}
 	p := newIxPlan(fn, t.Shape[:n], t.X.Type().Shape, m)
 	switch t.Type().Dtype {
 	case Float64:
@@ -300,4 +390,47 @@ func (c *compiler) buildScatter(t *Scatter, sc *scope) (*buf, *scope, error) {
 		c.emit(sc, t, func() { scatterK(p, out.i64, x.i64) })
 	}
 	return out, sc, nil
+}
+
+// inBoundsPlan turns a gather whose index function is affine with static coefficients and
+// constants, and provably in bounds on the whole domain, into a strided copy (which merges
+// contiguous dimensions and tiles transpositions). It returns nil otherwise.
+func inBoundsPlan(fn *idxFn, sh, xs Shape, n, m int) *permPlan {
+	if fn.aff == nil || sh.Size() == 0 {
+		return nil
+	}
+	xstr := xs.Strides()
+	base := 0
+	str := make([]int, 0, len(sh))
+	for j := 0; j < n; j++ {
+		str = append(str, 0)
+	}
+	for k, a := range fn.aff {
+		if a.dyn != nil {
+			return nil
+		}
+		lo, hi := a.c0, a.c0
+		for j, c := range a.c {
+			if c > affLimit || c < -affLimit || sh[j] > affLimit {
+				return nil
+			}
+			span := c * int64(sh[j]-1)
+			if span > 0 {
+				hi += span
+			} else {
+				lo += span
+			}
+			str[j] += int(c) * xstr[k]
+		}
+		if a.c0 > affLimit || a.c0 < -affLimit || lo < 0 || hi >= int64(xs[k]) {
+			return nil
+		}
+		base += int(a.c0) * xstr[k]
+	}
+	for k := m; k < len(xs); k++ {
+		str = append(str, xstr[k])
+	}
+	p := newPermPlan(sh, str)
+	p.base = base
+	return p
 }

@@ -214,8 +214,8 @@ func (c *fvCache) of(t Term) map[string]*Var {
 	if s, ok := c.m[t]; ok {
 		return s
 	}
-	// Post-order walk that does not descend into nodes already in the cache, so that calls
-	// of of for many nodes of one DAG stay linear overall.
+	// Post-order over the nodes not yet cached: cached subterms are not entered again, so a
+	// sequence of calls (one per node, as in Check and Subst) stays linear overall.
 	type frame struct {
 		t    Term
 		kids []Term
@@ -225,11 +225,11 @@ func (c *fvCache) of(t Term) map[string]*Var {
 	for len(stack) > 0 {
 		top := &stack[len(stack)-1]
 		if top.next < len(top.kids) {
-			k := top.kids[top.next]
+			kid := top.kids[top.next]
 			top.next++
-			if k != nil {
-				if _, ok := c.m[k]; !ok {
-					stack = append(stack, frame{t: k, kids: Children(k)})
+			if kid != nil {
+				if _, ok := c.m[kid]; !ok {
+					stack = append(stack, frame{t: kid, kids: Children(kid)})
 				}
 			}
 			continue
@@ -239,35 +239,29 @@ func (c *fvCache) of(t Term) map[string]*Var {
 		if _, ok := c.m[n]; ok {
 			continue
 		}
-		c.m[n] = c.compute(n)
+		if v, ok := n.(*Var); ok {
+			c.m[n] = map[string]*Var{v.Name: v}
+			continue
+		}
+		var out map[string]*Var
+		for k, kid := range top.kids {
+			bound := BoundIn(n, k)
+			for name, v := range c.m[kid] {
+				if boundName(bound, name) {
+					continue
+				}
+				if out == nil {
+					out = map[string]*Var{}
+				}
+				out[name] = v
+			}
+		}
+		if out == nil {
+			out = emptyFV
+		}
+		c.m[n] = out
 	}
 	return c.m[t]
-}
-
-// compute builds the free-variable set of n from its children's cached sets.
-func (c *fvCache) compute(n Term) map[string]*Var {
-	if v, ok := n.(*Var); ok {
-		return map[string]*Var{v.Name: v}
-	}
-	kids := Children(n)
-	var out map[string]*Var
-	for k, kid := range kids {
-		ks := c.m[kid]
-		bound := BoundIn(n, k)
-		for name, v := range ks {
-			if boundName(bound, name) {
-				continue
-			}
-			if out == nil {
-				out = map[string]*Var{}
-			}
-			out[name] = v
-		}
-	}
-	if out == nil {
-		out = emptyFV
-	}
-	return out
 }
 
 func boundName(vs []*Var, name string) bool {
@@ -307,16 +301,23 @@ func Check(p *Program) error {
 	}
 	// Tuples only at the top.
 	top := p.Body
-	spine := map[Term]bool{} // the lets around the result, which may have a tuple body
+	var chain []Term
 	for {
 		if l, ok := top.(*Let); ok {
-			spine[l] = true
+			chain = append(chain, l)
 			top = l.Body
 			continue
 		}
 		break
 	}
-	_, topIsTuple := top.(*Tuple)
+	// The lets above a result tuple have no array type (computed once: not per let, which
+	// would be quadratic in the length of the chain).
+	tupleLets := map[Term]bool{}
+	if _, ok := top.(*Tuple); ok {
+		for _, l := range chain {
+			tupleLets[l] = true
+		}
+	}
 	var terr error
 	PostOrder(p.Body, func(n Term) {
 		if terr != nil {
@@ -326,12 +327,8 @@ func Check(p *Program) error {
 			terr = errors.New("core: program: a tuple appears below the top level")
 			return
 		}
-		if _, ok := n.(*Tuple); !ok {
-			if l, ok := n.(*Let); !ok || !spine[l] || !topIsTuple {
-				if !n.Type().Dtype.Valid() {
-					terr = errors.Errorf("core: program: node %T has no type (build terms with the core constructors)", n)
-				}
-			}
+		if _, ok := n.(*Tuple); !ok && !tupleLets[n] && !n.Type().Dtype.Valid() {
+			terr = errors.Errorf("core: program: node %T has no type (build terms with the core constructors)", n)
 		}
 	})
 	if terr != nil {

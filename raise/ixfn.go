@@ -35,13 +35,16 @@ type ixProg struct {
 	nslots int
 	nfslot int
 	outs   []iexpr
-	frees  []*core.Var
+	// frees are the op's extra inputs: free variables of the index function and hoisted
+	// subterms that do not depend on its bound variables (e.g. an argmax array).
+	frees []core.Term
 }
 
 type ixCompiler struct {
 	scope   map[string]int // int slots
 	fscope  map[string]int // float slots (let-bound floats)
 	freeIdx map[string]int
+	hoisted map[core.Term]int
 	prog    *ixProg
 }
 
@@ -49,7 +52,7 @@ type ixCompiler struct {
 // appearance and must be supplied, in that order, to newEnv.
 func compileIndexFn(fn *core.IndexFn) (*ixProg, error) {
 	p := &ixProg{nvars: len(fn.Vars)}
-	c := &ixCompiler{scope: map[string]int{}, fscope: map[string]int{}, freeIdx: map[string]int{}, prog: p}
+	c := &ixCompiler{scope: map[string]int{}, fscope: map[string]int{}, freeIdx: map[string]int{}, hoisted: map[core.Term]int{}, prog: p}
 	for i, v := range fn.Vars {
 		c.scope[v.Name] = i
 	}
@@ -74,6 +77,60 @@ func (c *ixCompiler) free(v *core.Var) int {
 	return k
 }
 
+// hoist makes t (which must not depend on the index function's bound variables) an extra
+// input of the op; ok is false when t depends on them.
+func (c *ixCompiler) hoist(t core.Term) (int, bool) {
+	if v, isVar := t.(*core.Var); isVar {
+		if _, b := c.scope[v.Name]; b {
+			return 0, false
+		}
+		if _, b := c.fscope[v.Name]; b {
+			return 0, false
+		}
+		return c.free(v), true
+	}
+	if k, ok := c.hoisted[t]; ok {
+		return k, true
+	}
+	for _, v := range core.FreeVars(t) {
+		if _, b := c.scope[v.Name]; b {
+			return 0, false
+		}
+		if _, b := c.fscope[v.Name]; b {
+			return 0, false
+		}
+	}
+	k := len(c.prog.frees)
+	c.hoisted[t] = k
+	c.prog.frees = append(c.prog.frees, t)
+	return k, true
+}
+
+// hoistScalar reads a hoisted scalar subterm (as int or float).
+func (c *ixCompiler) hoistScalar(t core.Term) (iexpr, fexpr, bool) {
+	if !t.Type().IsScalar() {
+		return nil, nil, false
+	}
+	switch t.(type) {
+	case *core.Var, *core.Lit:
+		return nil, nil, false
+	}
+	k, ok := c.hoist(t)
+	if !ok {
+		return nil, nil, false
+	}
+	switch t.Type().Dtype {
+	case core.Int64:
+		return func(e *ixEnv) int64 { return e.arrs[k].i[0] }, nil, true
+	case core.Bool:
+		return func(e *ixEnv) int64 { return b2i(e.arrs[k].b[0]) }, nil, true
+	case core.Float32:
+		return nil, func(e *ixEnv) float64 { return float64(e.arrs[k].f32[0]) }, true
+	default:
+		return nil, func(e *ixEnv) float64 { return e.arrs[k].f[0] }, true
+	}
+}
+
 func unsupportedIx(t core.Term) error {
 	return errors.Errorf("raise: index function: unsupported term %v : %v", t, t.Type())
 }
@@ -83,6 +140,13 @@ func (c *ixCompiler) ints(t core.Term) (iexpr, error) {
 	ty := t.Type()
 	if !ty.IsScalar() || (ty.Dtype != core.Int64 && ty.Dtype != core.Bool) {
 		return nil, unsupportedIx(t)
+	}
+	switch t.(type) {
+	case *core.Var, *core.Lit, *core.Share, *core.Let, *core.Cond, *core.Unary, *core.Cast, *core.Binary, *core.Index:
+	default:
+		if f, _, ok := c.hoistScalar(t); ok {
+			return f, nil
+		}
 	}
 	switch t := t.(type) {
 	case *core.Var:
@@ -207,7 +271,7 @@ func (c *ixCompiler) ints(t core.Term) (iexpr, error) {
 		if err != nil {
 			return nil, err
 		}
-		k := c.freeIdx[t.X.(*core.Var).Name]
+		k, _ := c.hoist(t.X)
 		if ty.Dtype == core.Bool {
 			return func(e *ixEnv) int64 {
 				o := off(e)
@@ -280,14 +344,12 @@ func (c *ixCompiler) let(t *core.Let, body func() (iexpr, error)) (iexpr, error)
 
 // index compiles a full index of a free array variable by i64 terms (out of bounds gives 0).
 func (c *ixCompiler) index(t *core.Index) (iexpr, error) {
-	v, ok := t.X.(*core.Var)
-	if !ok || len(t.Ix) != len(t.X.Type().Shape) {
+	if len(t.Ix) != len(t.X.Type().Shape) {
 		return nil, unsupportedIx(t)
 	}
-	if _, bound := c.scope[v.Name]; bound {
+	if _, ok := c.hoist(t.X); !ok {
 		return nil, unsupportedIx(t)
 	}
-	c.free(v)
 	ix := make([]iexpr, len(t.Ix))
 	for i, e := range t.Ix {
 		var err error
@@ -349,6 +411,13 @@ func (c *ixCompiler) floats(t core.Term) (fexpr, error) {
 		}
 		return func(e *ixEnv) float64 { return float64(x(e)) }, nil
 	}
+	switch t.(type) {
+	case *core.Var, *core.Lit, *core.Share, *core.Cast, *core.Index, *core.Unary, *core.Binary:
+	default:
+		if _, f, ok := c.hoistScalar(t); ok {
+			return f, nil
+		}
+	}
 	switch t := t.(type) {
 	case *core.Var:
 		if s, ok := c.fscope[t.Name]; ok {
@@ -371,7 +440,7 @@ func (c *ixCompiler) floats(t core.Term) (fexpr, error) {
 		if err != nil {
 			return nil, err
 		}
-		k := c.freeIdx[t.X.(*core.Var).Name]
+		k, _ := c.hoist(t.X)
 		if ty.Dtype == core.Float32 {
 			return func(e *ixEnv) float64 {
 				o := off(e)
@@ -446,7 +515,7 @@ func (p *ixProg) newEnv(arrs []any) (*ixEnv, error) {
 			return nil, errors.Errorf("raise: index function: free array %d has unsupported element type %T", k, a)
 		}
 		if n := p.frees[k].Type().Shape.Size(); sliceLen(a) != n {
-			return nil, errors.Errorf("raise: index function: free variable %s has %d elements, want %d", p.frees[k].Name, sliceLen(a), n)
+			return nil, errors.Errorf("raise: index function: extra input %d has %d elements, want %d", k, sliceLen(a), n)
 		}
 	}
 	return e, nil

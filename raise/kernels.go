@@ -61,9 +61,38 @@ type gatherK struct {
 	src  []int // the indexed outer dims of x
 	rest int   // elements per block
 	fn   *ixProg
+	// affine fast path (see affinePlan)
+	aff   bool
+	ast   []int
+	abase int
 }
 
 func (k *gatherK) run(out any, ins []any) error {
+	if k.aff && len(ins) == 1 {
+		switch o := out.(type) {
+		case []float64:
+			if x, ok := ins[0].([]float64); ok {
+				gatherAffine(o, x, k.dom, k.ast, k.abase, k.rest)
+				return nil
+			}
+		case []float32:
+			if x, ok := ins[0].([]float32); ok {
+				gatherAffine(o, x, k.dom, k.ast, k.abase, k.rest)
+				return nil
+			}
+		case []int64:
+			if x, ok := ins[0].([]int64); ok {
+				gatherAffine(o, x, k.dom, k.ast, k.abase, k.rest)
+				return nil
+			}
+		case []bool:
+			if x, ok := ins[0].([]bool); ok {
+				gatherAffine(o, x, k.dom, k.ast, k.abase, k.rest)
+				return nil
+			}
+		}
+		return typeErr("gather", out, ins)
+	}
 	env, err := k.fn.newEnv(ins[1:])
 	if err != nil {
 		return err
@@ -137,9 +166,38 @@ type scatterK struct {
 	dst  []int // outer dims of the result addressed by the index function
 	rest int
 	fn   *ixProg
+	// affine fast path (see affinePlan)
+	aff   bool
+	ast   []int
+	abase int
 }
 
 func (k *scatterK) run(out any, ins []any) error {
+	if k.aff && len(ins) == 1 {
+		switch o := out.(type) {
+		case []float64:
+			if x, ok := ins[0].([]float64); ok {
+				scatterAffine(o, x, k.dom, k.ast, k.abase, k.rest, func(a, b float64) float64 { return a + b })
+				return nil
+			}
+		case []float32:
+			if x, ok := ins[0].([]float32); ok {
+				scatterAffine(o, x, k.dom, k.ast, k.abase, k.rest, func(a, b float32) float32 { return a + b })
+				return nil
+			}
+		case []int64:
+			if x, ok := ins[0].([]int64); ok {
+				scatterAffine(o, x, k.dom, k.ast, k.abase, k.rest, func(a, b int64) int64 { return a + b })
+				return nil
+			}
+		case []bool:
+			if x, ok := ins[0].([]bool); ok {
+				scatterAffine(o, x, k.dom, k.ast, k.abase, k.rest, func(a, b bool) bool { return a || b })
+				return nil
+			}
+		}
+		return typeErr("scatter", out, ins)
+	}
 	env, err := k.fn.newEnv(ins[1:])
 	if err != nil {
 		return err
@@ -394,25 +452,32 @@ func sumLoop[T num](out []T, in any) error {
 	return nil
 }
 
-type argmaxK struct{ n int }
+// argmaxK is argmax along the middle axis of an operand viewed as [pre, n, post].
+type argmaxK struct{ pre, n, post int }
 
 func (k argmaxK) run(out any, ins []any) error {
 	o, ok := out.([]int64)
 	if !ok {
 		return typeErr("argmaxOuter", out, ins)
 	}
-	switch x := ins[0].(type) {
-	case []float64:
-		argmaxLoop(o, x, k.n, func(v float64) bool { return v != v })
-		return nil
-	case []float32:
-		argmaxLoop(o, x, k.n, func(v float32) bool { return v != v })
-		return nil
-	case []int64:
-		argmaxLoop(o, x, k.n, func(int64) bool { return false })
-		return nil
+	if len(o) != k.pre*k.post || sliceLen(ins[0]) != k.pre*k.n*k.post {
+		return typeErr("argmaxOuter", out, ins)
 	}
-	return typeErr("argmaxOuter", out, ins)
+	for p := 0; p < k.pre; p++ {
+		oo := o[p*k.post : (p+1)*k.post]
+		lo, hi := p*k.n*k.post, (p+1)*k.n*k.post
+		switch x := ins[0].(type) {
+		case []float64:
+			argmaxLoop(oo, x[lo:hi], k.n, func(v float64) bool { return v != v })
+		case []float32:
+			argmaxLoop(oo, x[lo:hi], k.n, func(v float32) bool { return v != v })
+		case []int64:
+			argmaxLoop(oo, x[lo:hi], k.n, func(int64) bool { return false })
+		default:
+			return typeErr("argmaxOuter", out, ins)
+		}
+	}
+	return nil
 }
 
 func argmaxLoop[T num](out []int64, x []T, n int, isNaN func(T) bool) {
@@ -784,6 +849,159 @@ func floatCmp[T ~float64 | ~float32](op core.BinOp) func(a, b T) bool {
 		return func(a, b T) bool { return a == b }
 	case core.OpNe:
 		return func(a, b T) bool { return a != b }
+	}
+	return nil
+}
+
+// stridedBinK is an element-wise binary operation whose operands are read through strides
+// (0 along broadcast dimensions): the fused x op tr (replicate … y) and friends.
+type stridedBinK struct {
+	op     core.BinOp
+	shape  []int
+	xs, ys []int
+}
+
+func (k stridedBinK) run(out any, ins []any) error {
+	switch x := ins[0].(type) {
+	case []float64:
+		y, ok := ins[1].([]float64)
+		if !ok {
+			break
+		}
+		if o, ok := out.([]float64); ok {
+			switch k.op {
+			case core.OpAdd:
+				return stridedLoop(k, o, x, y, func(a, b float64) float64 { return a + b })
+			case core.OpSub:
+				return stridedLoop(k, o, x, y, func(a, b float64) float64 { return a - b })
+			case core.OpMul:
+				return stridedLoop(k, o, x, y, func(a, b float64) float64 { return a * b })
+			case core.OpDiv:
+				return stridedLoop(k, o, x, y, func(a, b float64) float64 { return a / b })
+			}
+			if f := floatBin(k.op); f != nil {
+				return stridedLoop(k, o, x, y, f)
+			}
+		}
+		if o, ok := out.([]bool); ok {
+			if f := floatCmp[float64](k.op); f != nil {
+				return stridedLoop(k, o, x, y, f)
+			}
+		}
+	case []float32:
+		y, ok := ins[1].([]float32)
+		if !ok {
+			break
+		}
+		if o, ok := out.([]float32); ok {
+			switch k.op {
+			case core.OpAdd:
+				return stridedLoop(k, o, x, y, func(a, b float32) float32 { return a + b })
+			case core.OpSub:
+				return stridedLoop(k, o, x, y, func(a, b float32) float32 { return a - b })
+			case core.OpMul:
+				return stridedLoop(k, o, x, y, func(a, b float32) float32 { return a * b })
+			case core.OpDiv:
+				return stridedLoop(k, o, x, y, func(a, b float32) float32 { return a / b })
+			}
+			if f := floatBin(k.op); f != nil {
+				return stridedLoop(k, o, x, y, func(a, b float32) float32 { return float32(f(float64(a), float64(b))) })
+			}
+		}
+		if o, ok := out.([]bool); ok {
+			if f := floatCmp[float32](k.op); f != nil {
+				return stridedLoop(k, o, x, y, f)
+			}
+		}
+	case []int64:
+		y, ok := ins[1].([]int64)
+		f := intBinFunc(k.op)
+		if !ok || f == nil || k.op == core.OpAnd || k.op == core.OpOr {
+			break
+		}
+		switch o := out.(type) {
+		case []int64:
+			if !k.op.IsComparison() {
+				return stridedLoop(k, o, x, y, f)
+			}
+		case []bool:
+			if k.op.IsComparison() {
+				return stridedLoop(k, o, x, y, func(a, b int64) bool { return f(a, b) != 0 })
+			}
+		}
+	case []bool:
+		y, ok := ins[1].([]bool)
+		o, ok2 := out.([]bool)
+		if !ok || !ok2 {
+			break
+		}
+		switch k.op {
+		case core.OpAnd:
+			return stridedLoop(k, o, x, y, func(a, b bool) bool { return a && b })
+		case core.OpOr:
+			return stridedLoop(k, o, x, y, func(a, b bool) bool { return a || b })
+		case core.OpEq:
+			return stridedLoop(k, o, x, y, func(a, b bool) bool { return a == b })
+		case core.OpNe:
+			return stridedLoop(k, o, x, y, func(a, b bool) bool { return a != b })
+		}
+	}
+	return typeErr(k.op.String(), out, ins)
+}
+
+func stridedLoop[T, U elem](k stridedBinK, out []U, x, y []T, f func(a, b T) U) error {
+	n := len(k.shape)
+	if n == 0 {
+		out[0] = f(x[0], y[0])
+		return nil
+	}
+	last := k.shape[n-1]
+	sx, sy := k.xs[n-1], k.ys[n-1]
+	var idxBuf [8]int
+	idx := idxBuf[:0]
+	if n-1 > len(idxBuf) {
+		idx = make([]int, n-1)
+	} else {
+		idx = idxBuf[:n-1]
+	}
+	xo, yo := 0, 0
+	for p := 0; p+last <= len(out) && last > 0; p += last {
+		o := out[p : p+last]
+		xi, yi := xo, yo
+		switch {
+		case sx == 1 && sy == 0:
+			b := y[yi]
+			for j, a := range x[xi : xi+last] {
+				o[j] = f(a, b)
+			}
+		case sx == 0 && sy == 1:
+			a := x[xi]
+			for j, b := range y[yi : yi+last] {
+				o[j] = f(a, b)
+			}
+		case sx == 1 && sy == 1:
+			xs, ys := x[xi:xi+last], y[yi:yi+last]
+			for j := range o {
+				o[j] = f(xs[j], ys[j])
+			}
+		default:
+			for j := range o {
+				o[j] = f(x[xi], y[yi])
+				xi += sx
+				yi += sy
+			}
+		}
+		for d := n - 2; d >= 0; d-- {
+			idx[d]++
+			xo += k.xs[d]
+			yo += k.ys[d]
+			if idx[d] < k.shape[d] {
+				break
+			}
+			xo -= k.xs[d] * k.shape[d]
+			yo -= k.ys[d] * k.shape[d]
+			idx[d] = 0
+		}
 	}
 	return nil
 }

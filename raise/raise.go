@@ -19,6 +19,9 @@ type Options struct {
 	// node is wrapped in a copy op). Grad needs this: gorgonia.SetDerivOf must be applied to a
 	// node the TapeMachine executes and that denotes one gradient only.
 	FreshResults bool
+	// Components selects the result components to raise, by position in the result tuple
+	// (nil: all). Lets that no selected component depends on are not raised.
+	Components []int
 }
 
 // Raise adds to g the nodes that compute p's result and returns one node per component of
@@ -39,7 +42,7 @@ func RaiseWith(g *gorgonia.ExprGraph, p *core.Program, bind map[string]*gorgonia
 	if err != nil {
 		return nil, err
 	}
-	if err := pl.program(p); err != nil {
+	if err := pl.program(p, opt); err != nil {
 		return nil, err
 	}
 	return pl.build(opt)
@@ -59,6 +62,9 @@ type step struct {
 	ins  []ref
 	make func(kids []*gorgonia.Node) (*gorgonia.Node, error)
 	typ  core.Type
+	// native steps call Gorgonia's own constructors, whose shape inference assumes every
+	// child's DimSizer is a tensor.Shape.
+	native bool
 }
 
 type plan struct {
@@ -70,6 +76,10 @@ type plan struct {
 	share map[int]ref
 	outs  []ref
 	ever  map[string]bool // names ever bound by a let
+	// lazy holds the bound terms of top-level lets planned on first use (when every
+	// top-level let name is distinct), so fusions can look through them.
+	lazy   map[string]core.Term
+	pushed map[unKey]core.Term // unary operations pushed through broadcast views
 }
 
 func newPlan(g *gorgonia.ExprGraph, p *core.Program, bind map[string]*gorgonia.Node) (*plan, error) {
@@ -79,7 +89,7 @@ func newPlan(g *gorgonia.ExprGraph, p *core.Program, bind map[string]*gorgonia.N
 	if p == nil || p.Body == nil {
 		return nil, errors.New("raise: program: nil program or body")
 	}
-	pl := &plan{g: g, bind: bind, env: map[string]ref{}, memo: map[core.Term]ref{}, share: map[int]ref{}, ever: map[string]bool{}}
+	pl := &plan{g: g, bind: bind, env: map[string]ref{}, memo: map[core.Term]ref{}, share: map[int]ref{}, ever: map[string]bool{}, lazy: map[string]core.Term{}, pushed: map[unKey]core.Term{}}
 	for _, v := range p.Params {
 		n, ok := bind[v.Name]
 		if !ok || n == nil {
@@ -104,53 +114,88 @@ func (pl *plan) checkBound(name string, t core.Type, n *gorgonia.Node) error {
 	return nil
 }
 
-func (pl *plan) program(p *core.Program) error {
-	body := p.Body
+func (pl *plan) program(p *core.Program, opt Options) error {
 	// The let chain above the result (primal lets, cotangent lets): iterate, do not recurse.
-	type saved struct {
-		name string
-		old  ref
-		had  bool
-	}
-	var undo []saved
-	defer func() {
-		for i := len(undo) - 1; i >= 0; i-- {
-			if undo[i].had {
-				pl.env[undo[i].name] = undo[i].old
-			} else {
-				delete(pl.env, undo[i].name)
-			}
-		}
-	}()
+	var chain []*core.Let
+	body := p.Body
 	for {
 		l, ok := body.(*core.Let)
 		if !ok {
 			break
 		}
+		chain = append(chain, l)
+		body = l.Body
+	}
+	results := []core.Term{body}
+	if tu, ok := body.(*core.Tuple); ok {
+		results = tu.Elems
+	}
+	if opt.Components != nil {
+		sel := make([]core.Term, len(opt.Components))
+		for i, c := range opt.Components {
+			if c < 0 || c >= len(results) {
+				return errors.Errorf("raise: program: component %d requested, the result has %d", c, len(results))
+			}
+			sel[i] = results[c]
+		}
+		results = sel
+	}
+	// Liveness: only lets the selected results depend on are raised (the TapeMachine runs
+	// every node of the graph, so a dead node costs time at every step).
+	live := map[string]bool{}
+	for _, r := range results {
+		for _, v := range core.FreeVars(r) {
+			live[v.Name] = true
+		}
+	}
+	needed := make([]bool, len(chain))
+	for i := len(chain) - 1; i >= 0; i-- {
+		l := chain[i]
+		if !live[l.Var.Name] {
+			continue
+		}
+		needed[i] = true
+		delete(live, l.Var.Name)
+		if n, ok := pl.bind[l.Var.Name]; ok && n != nil {
+			continue // bound to an existing node: its definition is not raised
+		}
+		for _, v := range core.FreeVars(l.Bound) {
+			live[v.Name] = true
+		}
+	}
+	distinct := map[string]bool{}
+	for _, v := range p.Params {
+		distinct[v.Name] = true
+	}
+	lazyOK := true
+	for _, l := range chain {
+		if distinct[l.Var.Name] {
+			lazyOK = false
+		}
+		distinct[l.Var.Name] = true
+	}
+	for i, l := range chain {
+		if !needed[i] {
+			continue
+		}
+		if n, ok := pl.bind[l.Var.Name]; lazyOK && (!ok || n == nil) {
+			pl.lazy[l.Var.Name] = l.Bound
+			pl.ever[l.Var.Name] = true
+			continue
+		}
 		r, err := pl.letBound(l)
 		if err != nil {
 			return err
 		}
-		old, had := pl.env[l.Var.Name]
-		undo = append(undo, saved{l.Var.Name, old, had})
 		pl.bindVar(l.Var.Name, r)
-		body = l.Body
 	}
-	if tu, ok := body.(*core.Tuple); ok {
-		for _, e := range tu.Elems {
-			r, err := pl.term(e)
-			if err != nil {
-				return err
-			}
-			pl.outs = append(pl.outs, r)
+	for _, e := range results {
+		r, err := pl.term(e)
+		if err != nil {
+			return err
 		}
-		return nil
+		pl.outs = append(pl.outs, r)
 	}
-	r, err := pl.term(body)
-	if err != nil {
-		return err
-	}
-	pl.outs = []ref{r}
 	return nil
 }
 
@@ -287,22 +332,9 @@ func (pl *plan) native(t core.Term, ins []core.Term, f func(kids []*gorgonia.Nod
 	if err != nil {
 		return ref{}, err
 	}
-	return pl.add(t, rs, f), nil
-}
-
-func unwrapReplicate(t core.Term) (core.Term, bool) {
-	r, ok := t.(*core.Replicate)
-	if !ok {
-		return t, false
-	}
-	var x core.Term = r
-	for {
-		rr, ok := x.(*core.Replicate)
-		if !ok {
-			return x, true
-		}
-		x = rr.X
-	}
+	r := pl.add(t, rs, f)
+	pl.steps[r.step].native = true
+	return r, nil
 }
 
 func isSwap(t core.Term) (core.Term, bool) {
@@ -318,6 +350,14 @@ func (pl *plan) plan1(t core.Term) (ref, error) {
 	case *core.Var:
 		r, ok := pl.env[t.Name]
 		if !ok {
+			if b, lazy := pl.lazy[t.Name]; lazy {
+				r, err := pl.term(b)
+				if err != nil {
+					return ref{}, err
+				}
+				pl.env[t.Name] = r
+				return r, nil
+			}
 			return ref{}, termErr(t, "unbound variable (%v)", t.Type())
 		}
 		return r, nil
@@ -373,14 +413,13 @@ func (pl *plan) plan1(t core.Term) (ref, error) {
 	case *core.Index:
 		return pl.index(t)
 	case *core.SumOuter:
-		xt := t.X.Type()
-		if xt.Dtype.IsFloat() && len(xt.Shape) >= 1 {
-			return pl.native(t, []core.Term{t.X}, func(k []*gorgonia.Node) (*gorgonia.Node, error) { return gorgonia.Sum(k[0], 0) })
-		}
-		return pl.simple(t, "sumOuter", sumOuterK{})
+		return pl.sumOuter(t)
 	case *core.ArgmaxOuter:
-		return pl.simple(t, "argmaxOuter", argmaxK{n: t.X.Type().Shape[0]})
+		return pl.argmaxOuter(t)
 	case *core.Gather:
+		if g, ok := pl.gatherOfTranspose(t); ok {
+			return pl.term(g)
+		}
 		return pl.gatherScatter(t, t.Shape, t.X, t.Fn, false)
 	case *core.Scatter:
 		return pl.gatherScatter(t, t.Shape, t.X, t.Fn, true)
@@ -481,12 +520,10 @@ func nativeBinary(op core.BinOp) func(a, b *gorgonia.Node) (*gorgonia.Node, erro
 }
 
 func (pl *plan) binary(t *core.Binary) (ref, error) {
-	// Fusion: x op replicate… y reads y cyclically instead of materialising the replicate.
-	if inner, ok := unwrapReplicate(t.Y); ok {
-		return pl.bcast(t, t.X, inner, false)
-	}
-	if inner, ok := unwrapReplicate(t.X); ok {
-		return pl.bcast(t, inner, t.Y, true)
+	// Fusion: operands that are replicates and transposes (of unary functions) of smaller
+	// arrays are read through strides instead of being materialised.
+	if vx, vy := pl.view(t.X), pl.view(t.Y); !vx.trivial || !vy.trivial {
+		return pl.stridedBinary(t, vx, vy)
 	}
 	if t.X.Type().Dtype.IsFloat() && !t.Op.IsComparison() {
 		if f := nativeBinary(t.Op); f != nil {
@@ -494,40 +531,6 @@ func (pl *plan) binary(t *core.Binary) (ref, error) {
 		}
 	}
 	return pl.simple(t, t.Op.Word(), binaryK{t.Op})
-}
-
-// bcast plans x op (replicate … y) (or (replicate … x) op y when left).
-func (pl *plan) bcast(t *core.Binary, x, y core.Term, left bool) (ref, error) {
-	return pl.custom(t, t.Op.Word(), []core.Term{x, y}, func(vs []*core.Var) (core.Term, []*core.Var, error) {
-		small := core.Term(vs[1])
-		big := core.Term(vs[0])
-		if left {
-			small, big = vs[0], vs[1]
-		}
-		// Re-wrap the small operand in the same replicates.
-		full := t.Y
-		if left {
-			full = t.X
-		}
-		var ns []int
-		for r, ok := full.(*core.Replicate); ok; r, ok = r.X.(*core.Replicate) {
-			ns = append(ns, r.N)
-		}
-		for i := len(ns) - 1; i >= 0; i-- {
-			var err error
-			if small, err = core.NewReplicate(ns[i], small); err != nil {
-				return nil, nil, err
-			}
-		}
-		var b core.Term
-		var err error
-		if left {
-			b, err = core.NewBinary(t.Op, small, big)
-		} else {
-			b, err = core.NewBinary(t.Op, big, small)
-		}
-		return b, vs, err
-	}, binaryK{t.Op})
 }
 
 func (pl *plan) index(t *core.Index) (ref, error) {
@@ -577,22 +580,95 @@ func (pl *plan) gatherScatter(t core.Term, sh core.Shape, x core.Term, fn *core.
 	kind := "gather"
 	if scatter {
 		kind = "scatter"
-		k = &scatterK{dom: xt.Shape[:n], dst: sh[:m], rest: xt.Shape[n:].Size(), fn: prog}
+		sk := &scatterK{dom: xt.Shape[:n], dst: sh[:m], rest: xt.Shape[n:].Size(), fn: prog}
+		if len(prog.frees) == 0 {
+			sk.ast, sk.abase, sk.aff = affinePlan(fn, sk.dom, sk.dst)
+		}
+		k = sk
 	} else {
-		k = &gatherK{dom: sh[:n], src: xt.Shape[:m], rest: xt.Shape[m:].Size(), fn: prog}
+		gk := &gatherK{dom: sh[:n], src: xt.Shape[:m], rest: xt.Shape[m:].Size(), fn: prog}
+		if len(prog.frees) == 0 {
+			gk.ast, gk.abase, gk.aff = affinePlan(fn, gk.dom, gk.src)
+		}
+		k = gk
 	}
 	return pl.custom(t, kind, ins, func(vs []*core.Var) (core.Term, []*core.Var, error) {
-		// The op's program: the first input renamed, free variables keep their names.
-		params := append([]*core.Var{vs[0]}, prog.frees...)
-		var b core.Term
-		var err error
-		if scatter {
-			b, err = core.NewScatter(sh, vs[0], fn)
-		} else {
-			b, err = core.NewGather(sh, vs[0], fn)
+		// The op's program: the extra inputs (free variables, hoisted subterms) become
+		// parameters, so the printed program is closed and names exactly what the op computes.
+		vars := map[string]core.Term{}
+		terms := map[core.Term]core.Term{}
+		for i, f := range prog.frees {
+			if v, ok := f.(*core.Var); ok {
+				vars[v.Name] = vs[i+1]
+			} else {
+				terms[f] = vs[i+1]
+			}
 		}
-		return b, params, err
+		out := make([]core.Term, len(fn.Out))
+		r := &replacer{vars: vars, terms: terms, memo: map[core.Term]core.Term{}}
+		for i, o := range fn.Out {
+			var err error
+			if out[i], err = r.run(o, fn.Vars); err != nil {
+				return nil, nil, err
+			}
+		}
+		fn2, err := core.NewIndexFn(fn.Vars, out)
+		if err != nil {
+			return nil, nil, err
+		}
+		var b core.Term
+		if scatter {
+			b, err = core.NewScatter(sh, vs[0], fn2)
+		} else {
+			b, err = core.NewGather(sh, vs[0], fn2)
+		}
+		return b, vs, err
 	}, k)
+}
+
+// replacer substitutes parameter variables for free variables (by name, unless shadowed)
+// and for hoisted subterms (by identity) in an index function's outputs.
+type replacer struct {
+	vars  map[string]core.Term
+	terms map[core.Term]core.Term
+	memo  map[core.Term]core.Term
+}
+
+func (r *replacer) run(t core.Term, bound []*core.Var) (core.Term, error) {
+	if x, ok := r.terms[t]; ok {
+		return x, nil
+	}
+	if v, ok := t.(*core.Var); ok {
+		for _, b := range bound {
+			if b.Name == v.Name {
+				return t, nil
+			}
+		}
+		if x, ok := r.vars[v.Name]; ok {
+			return x, nil
+		}
+		return t, nil
+	}
+	if x, ok := r.memo[t]; ok && len(bound) == 0 {
+		return x, nil
+	}
+	kids := core.Children(t)
+	nk := make([]core.Term, len(kids))
+	for i, k := range kids {
+		b := bound
+		if extra := core.BoundIn(t, i); len(extra) > 0 {
+			b = append(append([]*core.Var{}, bound...), extra...)
+		}
+		var err error
+		if nk[i], err = r.run(k, b); err != nil {
+			return nil, err
+		}
+	}
+	x, err := core.Rebuild(t, nk)
+	if err != nil {
+		return nil, err
+	}
+	return x, nil
 }
 
 func (pl *plan) transpose(t *core.Transpose) (ref, error) {
@@ -611,6 +687,9 @@ func (pl *plan) transpose(t *core.Transpose) (ref, error) {
 	if identity {
 		return pl.term(t.X)
 	}
+	if u, ok := pl.transposeOf(t); ok {
+		return pl.term(u)
+	}
 	if xt.Dtype.IsFloat() {
 		return pl.native(t, []core.Term{t.X}, func(k []*gorgonia.Node) (*gorgonia.Node, error) {
 			return gorgonia.Transpose(k[0], perm...)
@@ -620,8 +699,14 @@ func (pl *plan) transpose(t *core.Transpose) (ref, error) {
 }
 
 func (pl *plan) matmul(t *core.MatMul) (ref, error) {
-	a, ta := isSwap(t.X)
-	b, tb := isSwap(t.Y)
+	a, ta := isSwap(pl.peel(t.X))
+	b, tb := isSwap(pl.peel(t.Y))
+	if !ta {
+		a = t.X
+	}
+	if !tb {
+		b = t.Y
+	}
 	xs, ys := t.X.Type().Shape, t.Y.Type().Shape
 	k := gemmK{transA: ta, transB: tb, m: xs[0], k: xs[1], n: ys[1]}
 	return pl.custom(t, "matmul", []core.Term{a, b}, func(vs []*core.Var) (core.Term, []*core.Var, error) {
@@ -678,6 +763,17 @@ func (pl *plan) build(opt Options) (out []*gorgonia.Node, err error) {
 		kids := make([]*gorgonia.Node, len(s.ins))
 		for j, r := range s.ins {
 			kids[j] = get(r)
+			if _, isDS := kids[j].Op().(gorgonia.DimSizer); isDS && s.native {
+				// e.g. a SizeOf node: Gorgonia's ops would read its op as the child's shape.
+				nt, _ := nodeType(kids[j])
+				op, err := copyOp(nt, "dimsizer")
+				if err != nil {
+					return nil, err
+				}
+				if kids[j], err = gorgonia.ApplyOp(op, kids[j]); err != nil {
+					return nil, termErr(s.term, "copying a DimSizer child: %v", err)
+				}
+			}
 		}
 		n, err := s.make(kids)
 		if err != nil {

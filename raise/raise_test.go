@@ -406,3 +406,68 @@ func TestLiteralSurvivesRuns(t *testing.T) {
 		m.Reset()
 	}
 }
+
+// Window gathers and scatters (affine index functions, provably in bounds) take the strided
+// fast path; shifted ones (not provably in bounds) the general path. Both against naive loops.
+func TestAffineGatherScatter(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	var b core.Builder
+	x := mustVar(t, "x", f64(6, 6, 2))
+	y := mustVar(t, "y", f64(2, 2, 3, 3, 2))
+	v := mustVar(t, "v", f64(5))
+	a, c := mustVar(t, "a", core.Scalar(core.Int64)), mustVar(t, "c", core.Scalar(core.Int64))
+	i, j := mustVar(t, "i", core.Scalar(core.Int64)), mustVar(t, "j", core.Scalar(core.Int64))
+	two := core.ScalarI(2)
+	win := func() *core.IndexFn {
+		return b.IndexFn([]*core.Var{a, c, i, j}, b.Add(b.Mul(two, i), a), b.Add(b.Mul(two, j), c))
+	}
+	g := b.Gather(core.Shape{2, 2, 3, 3, 2}, x, win())
+	s := b.Scatter(core.Shape{6, 6, 2}, y, win())
+	shift := b.Gather(core.Shape{5}, v, b.IndexFn([]*core.Var{i}, b.Sub(i, core.ScalarI(1))))
+	p, err := core.NewProgram([]*core.Var{x, y, v}, b.Tuple(g, s, shift))
+	if err != nil || b.Err() != nil {
+		t.Fatal(err, b.Err())
+	}
+	gr := gorgonia.NewGraph()
+	xd, yd, vd := randF(r, 72), randF(r, 72), randF(r, 5)
+	res := run(t, gr, p, map[string]*gorgonia.Node{
+		"x": input(t, gr, "x", []int{6, 6, 2}, xd), "y": input(t, gr, "y", []int{2, 2, 3, 3, 2}, yd), "v": input(t, gr, "v", []int{5}, vd)})
+	for _, n := range res[:2] {
+		op := n.Op().(*Op)
+		switch k := op.k.(type) {
+		case *gatherK:
+			if !k.aff {
+				t.Errorf("window gather did not take the affine path")
+			}
+		case *scatterK:
+			if !k.aff {
+				t.Errorf("window scatter did not take the affine path")
+			}
+		}
+	}
+	if k := res[2].Op().(*Op).k.(*gatherK); k.aff {
+		t.Errorf("shifted gather (reads index -1) took the affine path")
+	}
+	wantG := make([]float64, 72)
+	wantS := make([]float64, 72)
+	for aa := 0; aa < 2; aa++ {
+		for cc := 0; cc < 2; cc++ {
+			for ii := 0; ii < 3; ii++ {
+				for jj := 0; jj < 3; jj++ {
+					for e := 0; e < 2; e++ {
+						dom := (((aa*2+cc)*3+ii)*3+jj)*2 + e
+						src := ((2*ii+aa)*6+(2*jj+cc))*2 + e
+						wantG[dom] = xd[src]
+						wantS[src] += yd[dom]
+					}
+				}
+			}
+		}
+	}
+	wantShift := []float64{0, vd[0], vd[1], vd[2], vd[3]}
+	for k, want := range [][]float64{wantG, wantS, wantShift} {
+		if got := values(t, res[k]).([]float64); !closeF(got, want, 1e-14) {
+			t.Errorf("result %d:\n got %v\nwant %v", k, got, want)
+		}
+	}
+}

@@ -1,0 +1,307 @@
+package core
+
+import (
+	"math"
+	"math/rand"
+	"testing"
+
+	"gorgonia.org/tensor"
+)
+
+// Benchmarks of the evaluator (Compile once, then RunInto per iteration) next to hand-written
+// Go loops doing the same work: go test -run xxx -bench . ./core
+
+const benchN = 1024 // matrices are benchN × benchN (1M elements)
+
+func benchData(n int, seed int64) []float64 {
+	rng := rand.New(rand.NewSource(seed))
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = rng.Float64()*2 - 1
+	}
+	return v
+}
+
+func benchDense(sh []int, seed int64) *tensor.Dense {
+	return tensor.New(tensor.WithShape(sh...), tensor.WithBacking(benchData(Shape(sh).Size(), seed)))
+}
+
+func benchExec(b *testing.B, bl *Builder, params []*Var, body Term) *Exec {
+	b.Helper()
+	if err := bl.Err(); err != nil {
+		b.Fatal(err)
+	}
+	p, err := NewProgram(params, body)
+	if err != nil {
+		b.Fatal(err)
+	}
+	e, err := Compile(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return e
+}
+
+func runBench(b *testing.B, e *Exec, outSh []int, args ...*tensor.Dense) {
+	out := tensor.New(tensor.WithShape(outSh...), tensor.Of(tensor.Float64))
+	outs := []*tensor.Dense{out}
+	b.SetBytes(int64(8 * Shape(outSh).Size()))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := e.RunInto(outs, args...); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// Gather with an affine index function: shift every row left by one (rows are contiguous).
+func BenchmarkGatherShift_Eval(b *testing.B) {
+	var bl Builder
+	x := bl.Var("x", ty(Float64, benchN, benchN))
+	i, j := bl.Var("i", Scalar(Int64)), bl.Var("j", Scalar(Int64))
+	e := benchExec(b, &bl, []*Var{x}, bl.Gather(Shape{benchN, benchN}, x, bl.IndexFn([]*Var{i, j}, i, bl.Add(j, ScalarI(1)))))
+	runBench(b, e, []int{benchN, benchN}, benchDense([]int{benchN, benchN}, 1))
+}
+
+func BenchmarkGatherShift_Loop(b *testing.B) {
+	x := benchData(benchN*benchN, 1)
+	out := make([]float64, benchN*benchN)
+	b.SetBytes(int64(8 * len(out)))
+	b.ResetTimer()
+	for it := 0; it < b.N; it++ {
+		for i := 0; i < benchN; i++ {
+			for j := 0; j < benchN; j++ {
+				if j+1 < benchN {
+					out[i*benchN+j] = x[i*benchN+j+1]
+				} else {
+					out[i*benchN+j] = 0
+				}
+			}
+		}
+	}
+}
+
+// Gather with an affine index function: transposition (strided reads).
+func BenchmarkGatherTranspose_Eval(b *testing.B) {
+	var bl Builder
+	x := bl.Var("x", ty(Float64, benchN, benchN))
+	i, j := bl.Var("i", Scalar(Int64)), bl.Var("j", Scalar(Int64))
+	e := benchExec(b, &bl, []*Var{x}, bl.Gather(Shape{benchN, benchN}, x, bl.IndexFn([]*Var{i, j}, j, i)))
+	runBench(b, e, []int{benchN, benchN}, benchDense([]int{benchN, benchN}, 1))
+}
+
+func BenchmarkGatherTranspose_Loop(b *testing.B) {
+	x := benchData(benchN*benchN, 1)
+	out := make([]float64, benchN*benchN)
+	b.SetBytes(int64(8 * len(out)))
+	b.ResetTimer()
+	for it := 0; it < b.N; it++ {
+		for i := 0; i < benchN; i++ {
+			for j := 0; j < benchN; j++ {
+				out[i*benchN+j] = x[j*benchN+i]
+			}
+		}
+	}
+}
+
+// Gather by an index array (non-affine: a compiled closure per row): rows picked by am.
+func BenchmarkGatherRows_Eval(b *testing.B) {
+	var bl Builder
+	x := bl.Var("x", ty(Float64, benchN, benchN))
+	am := bl.Var("am", ty(Int64, benchN))
+	i := bl.Var("i", Scalar(Int64))
+	e := benchExec(b, &bl, []*Var{x, am}, bl.Gather(Shape{benchN, benchN}, x, bl.IndexFn([]*Var{i}, bl.Index(am, i))))
+	idx := make([]int64, benchN)
+	for k := range idx {
+		idx[k] = int64((k * 7) % benchN)
+	}
+	runBench(b, e, []int{benchN, benchN}, benchDense([]int{benchN, benchN}, 1), tensor.New(tensor.WithShape(benchN), tensor.WithBacking(idx)))
+}
+
+func BenchmarkGatherRows_Loop(b *testing.B) {
+	x := benchData(benchN*benchN, 1)
+	idx := make([]int64, benchN)
+	for k := range idx {
+		idx[k] = int64((k * 7) % benchN)
+	}
+	out := make([]float64, benchN*benchN)
+	b.SetBytes(int64(8 * len(out)))
+	b.ResetTimer()
+	for it := 0; it < b.N; it++ {
+		for i := 0; i < benchN; i++ {
+			r := idx[i]
+			row := out[i*benchN : (i+1)*benchN]
+			if r < 0 || r >= benchN {
+				clear(row)
+				continue
+			}
+			copy(row, x[int(r)*benchN:int(r+1)*benchN])
+		}
+	}
+}
+
+// Scatter, the paper's pattern: scatter [N/2] x (\[i] -> [quot i 2]) on 1M elements
+// (non-affine index function: a compiled closure per element).
+func BenchmarkScatterQuot_Eval(b *testing.B) {
+	const n = benchN * benchN
+	var bl Builder
+	x := bl.Var("x", ty(Float64, n))
+	i := bl.Var("i", Scalar(Int64))
+	e := benchExec(b, &bl, []*Var{x}, bl.Scatter(Shape{n / 2}, x, bl.IndexFn([]*Var{i}, bl.Binary(OpQuot, i, ScalarI(2)))))
+	runBench(b, e, []int{n / 2}, benchDense([]int{n}, 2))
+}
+
+func BenchmarkScatterQuot_Loop(b *testing.B) {
+	const n = benchN * benchN
+	x := benchData(n, 2)
+	out := make([]float64, n/2)
+	b.SetBytes(int64(8 * len(out)))
+	b.ResetTimer()
+	for it := 0; it < b.N; it++ {
+		clear(out)
+		for i := 0; i < n; i++ {
+			if k := i / 2; k < len(out) {
+				out[k] += x[i]
+			}
+		}
+	}
+}
+
+// Scatter with an affine index function: scatter-transpose (the derivative of a transpose gather).
+func BenchmarkScatterTranspose_Eval(b *testing.B) {
+	var bl Builder
+	x := bl.Var("x", ty(Float64, benchN, benchN))
+	i, j := bl.Var("i", Scalar(Int64)), bl.Var("j", Scalar(Int64))
+	e := benchExec(b, &bl, []*Var{x}, bl.Scatter(Shape{benchN, benchN}, x, bl.IndexFn([]*Var{i, j}, j, i)))
+	runBench(b, e, []int{benchN, benchN}, benchDense([]int{benchN, benchN}, 1))
+}
+
+func BenchmarkScatterTranspose_Loop(b *testing.B) {
+	x := benchData(benchN*benchN, 1)
+	out := make([]float64, benchN*benchN)
+	b.SetBytes(int64(8 * len(out)))
+	b.ResetTimer()
+	for it := 0; it < b.N; it++ {
+		clear(out)
+		for i := 0; i < benchN; i++ {
+			for j := 0; j < benchN; j++ {
+				out[j*benchN+i] += x[i*benchN+j]
+			}
+		}
+	}
+}
+
+// sumOuter of a 1024×1024 matrix.
+func BenchmarkSumOuter_Eval(b *testing.B) {
+	var bl Builder
+	x := bl.Var("x", ty(Float64, benchN, benchN))
+	e := benchExec(b, &bl, []*Var{x}, bl.SumOuter(x))
+	runBench(b, e, []int{benchN}, benchDense([]int{benchN, benchN}, 3))
+}
+
+func BenchmarkSumOuter_Loop(b *testing.B) {
+	x := benchData(benchN*benchN, 3)
+	out := make([]float64, benchN)
+	b.SetBytes(int64(8 * len(out)))
+	b.ResetTimer()
+	for it := 0; it < b.N; it++ {
+		clear(out)
+		for i := 0; i < benchN; i++ {
+			row := x[i*benchN : (i+1)*benchN]
+			for j, v := range row {
+				out[j] += v
+			}
+		}
+	}
+}
+
+const benchMM = 256
+
+// matmul of two 256×256 matrices (16.7M multiply-adds).
+func BenchmarkMatMul_Eval(b *testing.B) {
+	var bl Builder
+	x := bl.Var("x", ty(Float64, benchMM, benchMM))
+	y := bl.Var("y", ty(Float64, benchMM, benchMM))
+	e := benchExec(b, &bl, []*Var{x, y}, bl.MatMul(x, y))
+	runBench(b, e, []int{benchMM, benchMM}, benchDense([]int{benchMM, benchMM}, 4), benchDense([]int{benchMM, benchMM}, 5))
+}
+
+func BenchmarkMatMul_Loop(b *testing.B) {
+	x := benchData(benchMM*benchMM, 4)
+	y := benchData(benchMM*benchMM, 5)
+	out := make([]float64, benchMM*benchMM)
+	b.SetBytes(int64(8 * len(out)))
+	b.ResetTimer()
+	for it := 0; it < b.N; it++ {
+		for i := 0; i < benchMM; i++ {
+			for j := 0; j < benchMM; j++ {
+				s := 0.0
+				for k := 0; k < benchMM; k++ {
+					s += x[i*benchMM+k] * y[k*benchMM+j]
+				}
+				out[i*benchMM+j] = s
+			}
+		}
+	}
+}
+
+// Element-wise chain on 1M elements: exp(x) * y + x * x - y.
+func BenchmarkElementwise_Eval(b *testing.B) {
+	const n = benchN * benchN
+	var bl Builder
+	x := bl.Var("x", ty(Float64, n))
+	y := bl.Var("y", ty(Float64, n))
+	body := bl.Sub(bl.Add(bl.Mul(bl.Unary(OpExp, x), y), bl.Mul(x, x)), y)
+	e := benchExec(b, &bl, []*Var{x, y}, body)
+	runBench(b, e, []int{n}, benchDense([]int{n}, 6), benchDense([]int{n}, 7))
+}
+
+func BenchmarkElementwise_Loop(b *testing.B) {
+	const n = benchN * benchN
+	x := benchData(n, 6)
+	y := benchData(n, 7)
+	out := make([]float64, n)
+	b.SetBytes(int64(8 * n))
+	b.ResetTimer()
+	for it := 0; it < b.N; it++ {
+		for i := range out {
+			out[i] = math.Exp(x[i])*y[i] + x[i]*x[i] - y[i]
+		}
+	}
+}
+
+// Cheap element-wise chain (memory bound): (x + y) * x - y * 0.5.
+func BenchmarkElementwiseCheap_Eval(b *testing.B) {
+	const n = benchN * benchN
+	var bl Builder
+	x := bl.Var("x", ty(Float64, n))
+	y := bl.Var("y", ty(Float64, n))
+	half := bl.Replicate(n, ScalarF(Float64, 0.5))
+	body := bl.Sub(bl.Mul(bl.Add(x, y), x), bl.Mul(y, half))
+	e := benchExec(b, &bl, []*Var{x, y}, body)
+	runBench(b, e, []int{n}, benchDense([]int{n}, 6), benchDense([]int{n}, 7))
+}
+
+func BenchmarkElementwiseCheap_Loop(b *testing.B) {
+	const n = benchN * benchN
+	x := benchData(n, 6)
+	y := benchData(n, 7)
+	out := make([]float64, n)
+	b.SetBytes(int64(8 * n))
+	b.ResetTimer()
+	for it := 0; it < b.N; it++ {
+		for i := range out {
+			out[i] = (x[i]+y[i])*x[i] - y[i]*0.5
+		}
+	}
+}
+
+// Transpose of a 1024×1024 matrix (tiled copy) next to a naive loop.
+func BenchmarkTranspose_Eval(b *testing.B) {
+	var bl Builder
+	x := bl.Var("x", ty(Float64, benchN, benchN))
+	e := benchExec(b, &bl, []*Var{x}, bl.Transpose([]int{1, 0}, x))
+	runBench(b, e, []int{benchN, benchN}, benchDense([]int{benchN, benchN}, 1))
+}
+
+func BenchmarkTranspose_Loop(b *testing.B) { BenchmarkGatherTranspose_Loop(b) }

@@ -1,0 +1,278 @@
+package core
+
+// Element-wise fusion. A tree of float element-wise operations (unary, and non-comparison
+// binary, all of one float dtype) whose inner nodes have a single parent and live in the same
+// scope is run as one kernel: it walks the output in blocks of fuseBlock elements and
+// evaluates the tree on each block with a small stack of block-sized temporaries, so the
+// intermediate arrays are never written to memory. A replicate of a rank-0 term (the
+// broadcasting the parser inserts) is read as a scalar instead of being materialised.
+
+const fuseBlock = 1024
+
+type fuseKind uint8
+
+const (
+	fLeaf fuseKind = iota
+	fScalar
+	fUnary
+	fBinary
+	fBin2L // (a op1 b) op2 leaf: bin is op1, bin2 is op2, leafKind/leaf is the third operand
+	fBin2R // c op2 (a op1 b) with the three operands on the stack
+)
+
+type fuseIns struct {
+	kind fuseKind
+	un   UnOp
+	bin  BinOp
+	leaf int // fLeaf: index into leaves; fScalar: index into scalars
+	// superinstructions
+	bin2     BinOp
+	leafKind fuseKind
+}
+
+// peephole merges two consecutive binary operations into one superinstruction.
+func peephole(code []fuseIns) []fuseIns {
+	var out []fuseIns
+	for i := 0; i < len(code); i++ {
+		in := code[i]
+		if in.kind == fBinary && bin2Covered(in.bin) {
+			if i+2 < len(code) && (code[i+1].kind == fLeaf || code[i+1].kind == fScalar) &&
+				code[i+2].kind == fBinary && bin2Covered(code[i+2].bin) {
+				out = append(out, fuseIns{kind: fBin2L, bin: in.bin, bin2: code[i+2].bin, leafKind: code[i+1].kind, leaf: code[i+1].leaf})
+				i += 2
+				continue
+			}
+			if i+1 < len(code) && code[i+1].kind == fBinary && bin2Covered(code[i+1].bin) {
+				out = append(out, fuseIns{kind: fBin2R, bin: in.bin, bin2: code[i+1].bin})
+				i++
+				continue
+			}
+		}
+		out = append(out, in)
+	}
+	return out
+}
+
+type fusePlan struct {
+	code    []fuseIns
+	leaves  []*buf
+	scalars []*buf
+	depth   int // maximal stack depth
+}
+
+// fusible reports whether t is an element-wise float operation with operands of its dtype.
+func fusible(t Term) bool {
+	d := t.Type().Dtype
+	if !d.IsFloat() {
+		return false
+	}
+	switch t := t.(type) {
+	case *Unary:
+		return t.X.Type().Dtype == d
+	case *Binary:
+		return !t.Op.IsComparison() && t.X.Type().Dtype == d
+	}
+	return false
+}
+
+// scalarOf returns the rank-0 term under a chain of replicates, or nil.
+func scalarOf(t Term) Term {
+	for {
+		r, ok := t.(*Replicate)
+		if !ok {
+			break
+		}
+		t = r.X
+	}
+	if t.Type().IsScalar() {
+		return t
+	}
+	return nil
+}
+
+// buildFused compiles the element-wise tree rooted at t (fusible) in scope sc.
+func (c *compiler) buildFused(t Term, sc *scope) (*buf, *scope, error) {
+	fp := &fusePlan{}
+	leafIx := map[*buf]int{}
+	depth := 0
+	var walk func(u Term, root bool) error
+	walk = func(u Term, root bool) error {
+		if !root && fusible(u) && c.uses[u] == 1 {
+			usc, ids, err := c.placement(u)
+			if err != nil {
+				return err
+			}
+			if _, done := lookup(c.memo[u], ids); !done && usc == sc {
+				return c.fuseNode(u, fp, walk, &depth)
+			}
+		}
+		if root {
+			return c.fuseNode(u, fp, walk, &depth)
+		}
+		if s := scalarOf(u); s != nil && !u.Type().IsScalar() {
+			v, _, err := c.compile(s)
+			if err != nil {
+				return err
+			}
+			fp.code = append(fp.code, fuseIns{kind: fScalar, leaf: len(fp.scalars)})
+			fp.scalars = append(fp.scalars, v)
+		} else {
+			v, _, err := c.compile(u)
+			if err != nil {
+				return err
+			}
+			k, ok := leafIx[v]
+			if !ok {
+				k = len(fp.leaves)
+				leafIx[v] = k
+				fp.leaves = append(fp.leaves, v)
+			}
+			fp.code = append(fp.code, fuseIns{kind: fLeaf, leaf: k})
+		}
+		depth++
+		if depth > fp.depth {
+			fp.depth = depth
+		}
+		return nil
+	}
+	if err := walk(t, true); err != nil {
+		return nil, nil, err
+	}
+	fp.code = peephole(fp.code)
+	out := c.fresh(t.Type())
+	n := t.Type().Shape.Size()
+	switch t.Type().Dtype {
+	case Float64:
+		st := newFuseState[float64](fp)
+		c.emit(sc, t, func() { st.run(fp, out.f64, n, leaves64(fp, st)) })
+	case Float32:
+		st := newFuseState[float32](fp)
+		c.emit(sc, t, func() { st.run(fp, out.f32, n, leaves32(fp, st)) })
+	}
+	return out, sc, nil
+}
+
+func (c *compiler) fuseNode(u Term, fp *fusePlan, walk func(Term, bool) error, depth *int) error {
+	switch u := u.(type) {
+	case *Unary:
+		if err := walk(u.X, false); err != nil {
+			return err
+		}
+		fp.code = append(fp.code, fuseIns{kind: fUnary, un: u.Op})
+	case *Binary:
+		if err := walk(u.X, false); err != nil {
+			return err
+		}
+		if err := walk(u.Y, false); err != nil {
+			return err
+		}
+		fp.code = append(fp.code, fuseIns{kind: fBinary, bin: u.Op})
+		*depth--
+	}
+	return nil
+}
+
+// fuseState is the per-Exec scratch of a fused kernel.
+type fuseState[T floatT] struct {
+	tmp    [][]T // depth temporaries of fuseBlock elements
+	cur    [][]T // operand stack (views of leaves, scalar blocks or temporaries)
+	sblk   [][]T // one constant block per scalar leaf, filled at each run
+	leaves [][]T // the leaves' data for this run
+}
+
+func newFuseState[T floatT](fp *fusePlan) *fuseState[T] {
+	st := &fuseState[T]{
+		tmp:    make([][]T, fp.depth+1),
+		cur:    make([][]T, fp.depth+1),
+		sblk:   make([][]T, len(fp.scalars)),
+		leaves: make([][]T, len(fp.leaves)),
+	}
+	for i := range st.tmp {
+		st.tmp[i] = make([]T, fuseBlock)
+	}
+	for i := range st.sblk {
+		st.sblk[i] = make([]T, fuseBlock)
+	}
+	return st
+}
+
+func leaves64(fp *fusePlan, st *fuseState[float64]) [][]float64 {
+	for i, l := range fp.leaves {
+		st.leaves[i] = l.f64
+	}
+	for i, s := range fp.scalars {
+		v := s.f64[0]
+		for j := range st.sblk[i] {
+			st.sblk[i][j] = v
+		}
+	}
+	return st.leaves
+}
+
+func leaves32(fp *fusePlan, st *fuseState[float32]) [][]float32 {
+	for i, l := range fp.leaves {
+		st.leaves[i] = l.f32
+	}
+	for i, s := range fp.scalars {
+		v := s.f32[0]
+		for j := range st.sblk[i] {
+			st.sblk[i][j] = v
+		}
+	}
+	return st.leaves
+}
+
+func (st *fuseState[T]) run(fp *fusePlan, dst []T, n int, leaves [][]T) {
+	last := len(fp.code) - 1
+	for off := 0; off < n; off += fuseBlock {
+		m := min(fuseBlock, n-off)
+		sp := 0
+		for pc, in := range fp.code {
+			switch in.kind {
+			case fLeaf:
+				st.cur[sp] = leaves[in.leaf][off : off+m]
+				sp++
+			case fScalar:
+				st.cur[sp] = st.sblk[in.leaf][:m]
+				sp++
+			case fUnary:
+				d := st.tmp[sp-1][:m]
+				if pc == last {
+					d = dst[off : off+m]
+				}
+				unaryFloat(in.un, d, st.cur[sp-1])
+				st.cur[sp-1] = d
+			case fBinary:
+				d := st.tmp[sp-2][:m]
+				if pc == last {
+					d = dst[off : off+m]
+				}
+				binaryFloat(in.bin, d, st.cur[sp-2], st.cur[sp-1])
+				st.cur[sp-2] = d
+				sp--
+			case fBin2L:
+				d := st.tmp[sp-2][:m]
+				if pc == last {
+					d = dst[off : off+m]
+				}
+				var c []T
+				if in.leafKind == fLeaf {
+					c = leaves[in.leaf][off : off+m]
+				} else {
+					c = st.sblk[in.leaf][:m]
+				}
+				bin2L(in.bin, in.bin2, d, st.cur[sp-2], st.cur[sp-1], c)
+				st.cur[sp-2] = d
+				sp--
+			case fBin2R:
+				d := st.tmp[sp-3][:m]
+				if pc == last {
+					d = dst[off : off+m]
+				}
+				bin2R(in.bin, in.bin2, d, st.cur[sp-3], st.cur[sp-2], st.cur[sp-1])
+				st.cur[sp-3] = d
+				sp -= 2
+			}
+		}
+	}
+}

@@ -1,0 +1,127 @@
+package bulkad
+
+import (
+	"sort"
+
+	"github.com/bulkad/bulkad/ad"
+	"github.com/bulkad/bulkad/adapter"
+	"github.com/bulkad/bulkad/core"
+	"github.com/bulkad/bulkad/raise"
+	"github.com/pkg/errors"
+	"gorgonia.org/gorgonia"
+)
+
+// Gradient is a differentiated Gorgonia cost: the translation of its graph into the core
+// language and the gradient artifact. It is independent of the graph's values: build once,
+// raise or evaluate many times.
+type Gradient struct {
+	// Translation is the cost's graph as a core program with its node bindings.
+	Translation *adapter.Translation
+	// Artifact is the gradient program: (value, ∂cost/∂wrt_1, …, ∂cost/∂wrt_k).
+	Artifact *ad.Artifact
+
+	cost *gorgonia.Node
+	wrt  gorgonia.Nodes
+}
+
+// Program returns the gradient program (printable with String).
+func (d *Gradient) Program() *core.Program { return d.Artifact.Program() }
+
+// String prints the gradient program in the core syntax.
+func (d *Gradient) String() string { return d.Artifact.Program().String() }
+
+// Cost returns the differentiated cost node.
+func (d *Gradient) Cost() *gorgonia.Node { return d.cost }
+
+// Wrt returns the nodes the gradient is taken with respect to, in order.
+func (d *Gradient) Wrt() gorgonia.Nodes { return append(gorgonia.Nodes(nil), d.wrt...) }
+
+// Bindings maps every parameter and kept let of the gradient program to the Gorgonia node
+// whose value it denotes.
+func (d *Gradient) Bindings() map[string]*gorgonia.Node {
+	m := make(map[string]*gorgonia.Node, len(d.Translation.Params)+len(d.Translation.Lets))
+	for k, n := range d.Translation.Params {
+		m[k] = n
+	}
+	for k, n := range d.Translation.Lets {
+		m[k] = n
+	}
+	return m
+}
+
+func check(cost *gorgonia.Node, wrt []*gorgonia.Node) error {
+	if cost == nil {
+		return errors.New("bulkad: grad: cost node is nil")
+	}
+	g := cost.Graph()
+	if g == nil {
+		return errors.Errorf("bulkad: grad: cost node %v belongs to no graph", cost)
+	}
+	if !cost.IsScalar() {
+		return errors.Errorf("bulkad: grad: cost %v has shape %v, want a scalar", cost, cost.Shape())
+	}
+	if len(wrt) == 0 {
+		return errors.New("bulkad: grad: no wrt nodes")
+	}
+	for i, w := range wrt {
+		if w == nil {
+			return errors.Errorf("bulkad: grad: wrt node %d is nil", i)
+		}
+		if w.Graph() != g {
+			return errors.Errorf("bulkad: grad: wrt node %d (%v) belongs to another graph than the cost", i, w)
+		}
+	}
+	return nil
+}
+
+// Differentiate returns the inspectable gradient of cost with respect to wrt (its core
+// program, printable) without touching the graph.
+func Differentiate(cost *gorgonia.Node, wrt ...*gorgonia.Node) (*Gradient, error) {
+	if err := check(cost, wrt); err != nil {
+		return nil, err
+	}
+	tr, err := adapter.Translate(cost, wrt...)
+	if err != nil {
+		return nil, errors.Wrap(err, "bulkad: grad")
+	}
+	keep := make([]string, 0, len(tr.Lets))
+	for k := range tr.Lets {
+		keep = append(keep, k)
+	}
+	sort.Strings(keep)
+	art, err := ad.GradWith(tr.Program, ad.Options{Wrt: tr.Wrt, Keep: keep})
+	if err != nil {
+		return nil, errors.Wrap(err, "bulkad: grad")
+	}
+	return &Gradient{Translation: tr, Artifact: art, cost: cost, wrt: append(gorgonia.Nodes(nil), wrt...)}, nil
+}
+
+// Grad is a drop-in replacement for gorgonia.Grad: same arguments, same result order, gradient nodes
+// added to cost's graph and registered with gorgonia.SetDerivOf so BindDualValues and solvers work.
+//
+// Unlike gorgonia.Grad, a wrt node need not be an input: bulkad differentiates with respect to
+// any node the cost depends on, cutting the graph there. On error the graph is unchanged.
+func Grad(cost *gorgonia.Node, wrt ...*gorgonia.Node) (gorgonia.Nodes, error) {
+	d, err := Differentiate(cost, wrt...)
+	if err != nil {
+		return nil, err
+	}
+	return d.Raise()
+}
+
+// Raise adds the gradient nodes to the cost's graph (as Grad does) and returns them in wrt
+// order, registered with gorgonia.SetDerivOf.
+func (d *Gradient) Raise() (gorgonia.Nodes, error) {
+	comps := make([]int, len(d.wrt))
+	for i := range comps {
+		comps[i] = i + 1 // component 0 is the value: the cost node already computes it
+	}
+	outs, err := raise.RaiseWith(d.cost.Graph(), d.Artifact.Program(), d.Bindings(), raise.Options{FreshResults: true, Components: comps})
+	if err != nil {
+		return nil, errors.Wrap(err, "bulkad: grad")
+	}
+	for i, n := range outs {
+		gorgonia.SetDerivOf(n, d.wrt[i])
+	}
+	return gorgonia.Nodes(outs), nil
+}

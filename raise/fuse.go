@@ -1,0 +1,288 @@
+package raise
+
+import (
+	"github.com/bulkad/bulkad/core"
+	"gorgonia.org/gorgonia"
+)
+
+// Fusions that avoid materialising broadcasts and transposes. They look through top-level
+// lets that are planned lazily (pl.lazy) and through shares, so a let bound to
+// tr [1,0] (replicate 3 s) feeding only element-wise operations is never built as a node.
+
+// peel returns the term a variable or share denotes when it is known (a lazily planned let),
+// or t itself.
+func (pl *plan) peel(t core.Term) core.Term {
+	for i := 0; i < 1<<20; i++ {
+		switch u := t.(type) {
+		case *core.Share:
+			t = u.Body
+			continue
+		case *core.Var:
+			if b, ok := pl.lazy[u.Name]; ok {
+				t = b
+				continue
+			}
+		}
+		return t
+	}
+	return t
+}
+
+// viewStep is one layer of a broadcast view: a replicate or a transpose (unary operations and
+// casts are pushed onto the base instead).
+type viewStep struct {
+	rep  int   // replicate count, or 0 for a transpose
+	perm []int // full permutation of a transpose
+}
+
+// view describes t as a strided read of a smaller or permuted base array.
+type view struct {
+	base    core.Term
+	strides []int      // per dimension of t, into base's row-major layout
+	steps   []viewStep // outermost first
+	trivial bool       // t is its own base
+}
+
+func trivialView(t core.Term) view {
+	return view{base: t, strides: t.Type().Shape.Strides(), trivial: true}
+}
+
+type unKey struct {
+	op   core.UnOp
+	cast core.Dtype
+	base core.Term
+}
+
+// view analyses t as replicates and transposes (with element-wise unary operations and
+// casts pushed through them) of a base term.
+func (pl *plan) view(t core.Term) view {
+	switch u := pl.peel(t).(type) {
+	case *core.Replicate:
+		v := pl.view(u.X)
+		return view{base: v.base, strides: append([]int{0}, v.strides...),
+			steps: append([]viewStep{{rep: u.N}}, v.steps...)}
+	case *core.Transpose:
+		v := pl.view(u.X)
+		perm := fullPerm(u.Perm, len(u.X.Type().Shape))
+		st := make([]int, len(perm))
+		for p, q := range perm {
+			st[p] = v.strides[q]
+		}
+		return view{base: v.base, strides: st, steps: append([]viewStep{{perm: perm}}, v.steps...)}
+	case *core.Unary:
+		v := pl.view(u.X)
+		if v.trivial {
+			break
+		}
+		k := unKey{op: u.Op, base: v.base}
+		b, ok := pl.pushed[k]
+		if !ok {
+			var err error
+			if b, err = core.NewUnary(u.Op, v.base); err != nil {
+				break
+			}
+			pl.pushed[k] = b
+		}
+		v.base = b
+		return v
+	case *core.Cast:
+		v := pl.view(u.X)
+		if v.trivial {
+			break
+		}
+		k := unKey{cast: u.To, base: v.base}
+		b, ok := pl.pushed[k]
+		if !ok {
+			var err error
+			if b, err = core.NewCast(u.To, v.base); err != nil {
+				break
+			}
+			pl.pushed[k] = b
+		}
+		v.base = b
+		return v
+	}
+	return trivialView(t)
+}
+
+// wrap rebuilds the view's replicates and transposes over x (a variable standing for the base).
+func (v view) wrap(x core.Term) (core.Term, error) {
+	var err error
+	for i := len(v.steps) - 1; i >= 0; i-- {
+		s := v.steps[i]
+		if s.rep > 0 {
+			x, err = core.NewReplicate(s.rep, x)
+		} else {
+			x, err = core.NewTranspose(s.perm, x)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return x, nil
+}
+
+func fullPerm(perm []int, rank int) []int {
+	p := make([]int, rank)
+	for i := range p {
+		p[i] = i
+		if i < len(perm) {
+			p[i] = perm[i]
+		}
+	}
+	return p
+}
+
+// axisPerm reports whether perm moves one axis a to the front and keeps the others in order
+// (then sumOuter/argmaxOuter of the transpose reduce along axis a of the operand).
+func axisPerm(perm []int) (int, bool) {
+	prev := -1
+	for _, q := range perm[1:] {
+		if q == perm[0] {
+			continue
+		}
+		if q < prev {
+			return 0, false
+		}
+		prev = q
+	}
+	return perm[0], true
+}
+
+// stridedBinary plans x op y where at least one operand is a non-trivial view: one custom op
+// reading both bases through strides.
+func (pl *plan) stridedBinary(t *core.Binary, vx, vy view) (ref, error) {
+	k := stridedBinK{op: t.Op, shape: t.X.Type().Shape, xs: vx.strides, ys: vy.strides}
+	return pl.custom(t, t.Op.Word(), []core.Term{vx.base, vy.base}, func(vs []*core.Var) (core.Term, []*core.Var, error) {
+		x, err := vx.wrap(vs[0])
+		if err != nil {
+			return nil, nil, err
+		}
+		y, err := vy.wrap(vs[1])
+		if err != nil {
+			return nil, nil, err
+		}
+		b, err := core.NewBinary(t.Op, x, y)
+		return b, vs, err
+	}, k)
+}
+
+// sumOuter plans sumOuter x; sumOuter (tr perm y) becomes Gorgonia's Sum along one axis of y.
+func (pl *plan) sumOuter(t *core.SumOuter) (ref, error) {
+	xt := t.X.Type()
+	if !xt.Dtype.IsFloat() {
+		return pl.simple(t, "sumOuter", sumOuterK{})
+	}
+	if tr, ok := pl.peel(t.X).(*core.Transpose); ok {
+		perm := fullPerm(tr.Perm, len(xt.Shape))
+		if a, ok := axisPerm(perm); ok {
+			return pl.native(t, []core.Term{tr.X}, func(k []*gorgonia.Node) (*gorgonia.Node, error) { return gorgonia.Sum(k[0], a) })
+		}
+	}
+	return pl.native(t, []core.Term{t.X}, func(k []*gorgonia.Node) (*gorgonia.Node, error) { return gorgonia.Sum(k[0], 0) })
+}
+
+// argmaxOuter plans argmaxOuter x; argmaxOuter (tr perm y) reduces along one axis of y.
+func (pl *plan) argmaxOuter(t *core.ArgmaxOuter) (ref, error) {
+	x := t.X
+	axis := 0
+	if tr, ok := pl.peel(t.X).(*core.Transpose); ok {
+		perm := fullPerm(tr.Perm, len(t.X.Type().Shape))
+		if a, ok := axisPerm(perm); ok {
+			x, axis = tr.X, a
+		}
+	}
+	sh := x.Type().Shape
+	k := argmaxK{pre: sh[:axis].Size(), n: sh[axis], post: sh[axis+1:].Size()}
+	if x == t.X {
+		return pl.simple(t, "argmaxOuter", k)
+	}
+	return pl.custom(t, "argmaxOuter", []core.Term{x}, func(vs []*core.Var) (core.Term, []*core.Var, error) {
+		perm := make([]int, len(sh))
+		perm[0] = axis
+		j := 1
+		for i := range sh {
+			if i != axis {
+				perm[j] = i
+				j++
+			}
+		}
+		trx, err := core.NewTranspose(perm, vs[0])
+		if err != nil {
+			return nil, nil, err
+		}
+		b, err := core.NewArgmaxOuter(trx)
+		return b, vs, err
+	}, k)
+}
+
+// gatherOfTranspose rewrites gather sh (tr perm y) f, when f indexes every dimension, as a
+// gather from y with f's outputs permuted.
+func (pl *plan) gatherOfTranspose(t *core.Gather) (core.Term, bool) {
+	tr, ok := pl.peel(t.X).(*core.Transpose)
+	if !ok || len(t.Fn.Out) != len(t.X.Type().Shape) {
+		return nil, false
+	}
+	perm := fullPerm(tr.Perm, len(t.X.Type().Shape))
+	out := make([]core.Term, len(perm))
+	for p, q := range perm {
+		out[q] = t.Fn.Out[p]
+	}
+	fn, err := core.NewIndexFn(t.Fn.Vars, out)
+	if err != nil {
+		return nil, false
+	}
+	g, err := core.NewGather(t.Shape, tr.X, fn)
+	if err != nil {
+		return nil, false
+	}
+	return g, true
+}
+
+// transposeOf rewrites tr perm (scatter …) with full index functions, and tr perm (gather …)
+// whose domain is the whole result, as one scatter or gather with permuted indices.
+func (pl *plan) transposeOf(t *core.Transpose) (core.Term, bool) {
+	rank := len(t.X.Type().Shape)
+	perm := fullPerm(t.Perm, rank)
+	switch u := pl.peel(t.X).(type) {
+	case *core.Scatter:
+		if len(u.Fn.Out) != rank {
+			return nil, false
+		}
+		out := make([]core.Term, rank)
+		sh := make(core.Shape, rank)
+		for p, q := range perm {
+			out[p] = u.Fn.Out[q]
+			sh[p] = u.Shape[q]
+		}
+		fn, err := core.NewIndexFn(u.Fn.Vars, out)
+		if err != nil {
+			return nil, false
+		}
+		s, err := core.NewScatter(sh, u.X, fn)
+		if err != nil {
+			return nil, false
+		}
+		return s, true
+	case *core.Gather:
+		if len(u.Fn.Vars) != rank {
+			return nil, false
+		}
+		vars := make([]*core.Var, rank)
+		sh := make(core.Shape, rank)
+		for p, q := range perm {
+			vars[p] = u.Fn.Vars[q]
+			sh[p] = u.Shape[q]
+		}
+		fn, err := core.NewIndexFn(vars, u.Fn.Out)
+		if err != nil {
+			return nil, false
+		}
+		g, err := core.NewGather(sh, u.X, fn)
+		if err != nil {
+			return nil, false
+		}
+		return g, true
+	}
+	return nil, false
+}
