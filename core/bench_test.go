@@ -295,3 +295,13 @@ func BenchmarkElementwiseCheap_Loop(b *testing.B) {
 		}
 	}
 }
+
+// Transpose of a 1024×1024 matrix (tiled copy) next to a naive loop.
+func BenchmarkTranspose_Eval(b *testing.B) {
+	var bl Builder
+	x := bl.Var("x", ty(Float64, benchN, benchN))
+	e := benchExec(b, &bl, []*Var{x}, bl.Transpose([]int{1, 0}, x))
+	runBench(b, e, []int{benchN, benchN}, benchDense([]int{benchN, benchN}, 1))
+}
+
+func BenchmarkTranspose_Loop(b *testing.B) { BenchmarkGatherTranspose_Loop(b) }

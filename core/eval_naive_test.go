@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"os"
 	"testing"
 
 	"github.com/bulkad/bulkad/core"
@@ -622,4 +623,28 @@ func sameNval(d *tensor.Dense, v *nval) error {
 		}
 	}
 	return nil
+}
+
+// TestEvalNaiveHeavy runs 7500 random programs of several generator configurations (about
+// 6 s); it is skipped unless EVAL_HEAVY is set.
+func TestEvalNaiveHeavy(t *testing.T) {
+	if os.Getenv("EVAL_HEAVY") == "" {
+		t.Skip()
+	}
+	cfgs := []coretest.Config{{}, {MaxDepth: 9, MaxDim: 5}, {Dtype: core.Float32, MaxDepth: 8}, {TargetNodes: 60}, {ScalarResult: true, Smooth: true}}
+	for ci, cfg := range cfgs {
+		for seed := int64(1); seed <= 1500; seed++ {
+			rng := rand.New(rand.NewSource(seed))
+			p := coretest.RandomProgram(rng, cfg)
+			args := coretest.RandomArgs(rng, p)
+			got, err := core.Eval(p, args)
+			if err != nil {
+				t.Fatalf("cfg %d seed %d: %s: %v", ci, seed, p, err)
+			}
+			want := naiveEval(p, args)
+			if err := sameNval(got, want); err != nil {
+				t.Fatalf("cfg %d seed %d: %s\nargs %v\n%v", ci, seed, p, args, err)
+			}
+		}
+	}
 }

@@ -969,3 +969,50 @@ func TestEvalClosedLetOrder(t *testing.T) {
 	got := evalF(t, p, map[string]*tensor.Dense{"p2": tensor.New(tensor.FromScalar(0.5))})
 	checkFloats(t, "closed let", got, []float64{4, 4, 4}, 0)
 }
+
+// Products above gemmThreshold go through gonum's gemm; both paths against a naive loop.
+func TestEvalMatMulLarge(t *testing.T) {
+	for _, d := range floatDtypes {
+		for _, s := range [][3]int{{70, 65, 80}, {5, 3, 4}, {3, 0, 2}} {
+			m, k, n := s[0], s[1], s[2]
+			xs, ys := benchData(m*k, 11), benchData(k*n, 12)
+			var b Builder
+			x := b.Var("x", ty(d, m, k))
+			y := b.Var("y", ty(d, k, n))
+			p := mustProg(t, &b, []*Var{x, y}, b.MatMul(x, y))
+			got := evalF(t, p, map[string]*tensor.Dense{"x": fd(d, []int{m, k}, xs...), "y": fd(d, []int{k, n}, ys...)})
+			want := make([]float64, m*n)
+			for i := 0; i < m; i++ {
+				for j := 0; j < n; j++ {
+					for q := 0; q < k; q++ {
+						a, c := xs[i*k+q], ys[q*n+j]
+						if d == Float32 {
+							a, c = float64(float32(a)), float64(float32(c))
+						}
+						want[i*n+j] += a * c
+					}
+				}
+			}
+			tol := 1e-12
+			if d == Float32 {
+				tol = 1e-5
+			}
+			checkFloats(t, fmt.Sprintf("matmul %v %v", s, d), got, want, tol)
+		}
+	}
+}
+
+// A literal tampered with after construction gives an error, not a panic.
+func TestEvalTamperedLiteral(t *testing.T) {
+	l, err := NewLitF(ty(Float64, 3), []float64{1, 2, 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b Builder
+	x := b.Var("x", ty(Float64, 3))
+	p := mustProg(t, &b, []*Var{x}, b.Add(x, l))
+	l.F = l.F[:1]
+	if _, err := Eval(p, map[string]*tensor.Dense{"x": fd(Float64, []int{3}, 1, 2, 3)}); err == nil {
+		t.Fatal("Eval with a 1-value literal of shape [3] succeeded")
+	}
+}

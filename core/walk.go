@@ -214,20 +214,39 @@ func (c *fvCache) of(t Term) map[string]*Var {
 	if s, ok := c.m[t]; ok {
 		return s
 	}
-	PostOrder(t, func(n Term) {
+	// Post-order over the nodes not yet cached: cached subterms are not entered again, so a
+	// sequence of calls (one per node, as in Check and Subst) stays linear overall.
+	type frame struct {
+		t    Term
+		kids []Term
+		next int
+	}
+	stack := []frame{{t: t, kids: Children(t)}}
+	for len(stack) > 0 {
+		top := &stack[len(stack)-1]
+		if top.next < len(top.kids) {
+			kid := top.kids[top.next]
+			top.next++
+			if kid != nil {
+				if _, ok := c.m[kid]; !ok {
+					stack = append(stack, frame{t: kid, kids: Children(kid)})
+				}
+			}
+			continue
+		}
+		n := top.t
+		stack = stack[:len(stack)-1]
 		if _, ok := c.m[n]; ok {
-			return
+			continue
 		}
 		if v, ok := n.(*Var); ok {
 			c.m[n] = map[string]*Var{v.Name: v}
-			return
+			continue
 		}
-		kids := Children(n)
 		var out map[string]*Var
-		for k, kid := range kids {
-			ks := c.m[kid]
+		for k, kid := range top.kids {
 			bound := BoundIn(n, k)
-			for name, v := range ks {
+			for name, v := range c.m[kid] {
 				if boundName(bound, name) {
 					continue
 				}
@@ -241,7 +260,7 @@ func (c *fvCache) of(t Term) map[string]*Var {
 			out = emptyFV
 		}
 		c.m[n] = out
-	})
+	}
 	return c.m[t]
 }
 
@@ -282,12 +301,22 @@ func Check(p *Program) error {
 	}
 	// Tuples only at the top.
 	top := p.Body
+	var chain []Term
 	for {
 		if l, ok := top.(*Let); ok {
+			chain = append(chain, l)
 			top = l.Body
 			continue
 		}
 		break
+	}
+	// The lets above a result tuple have no array type (computed once: not per let, which
+	// would be quadratic in the length of the chain).
+	tupleLets := map[Term]bool{}
+	if _, ok := top.(*Tuple); ok {
+		for _, l := range chain {
+			tupleLets[l] = true
+		}
 	}
 	var terr error
 	PostOrder(p.Body, func(n Term) {
@@ -298,12 +327,8 @@ func Check(p *Program) error {
 			terr = errors.New("core: program: a tuple appears below the top level")
 			return
 		}
-		if _, ok := n.(*Tuple); !ok {
-			if l, ok := n.(*Let); !ok || !isTupleBody(l) {
-				if !n.Type().Dtype.Valid() {
-					terr = errors.Errorf("core: program: node %T has no type (build terms with the core constructors)", n)
-				}
-			}
+		if _, ok := n.(*Tuple); !ok && !tupleLets[n] && !n.Type().Dtype.Valid() {
+			terr = errors.Errorf("core: program: node %T has no type (build terms with the core constructors)", n)
 		}
 	})
 	if terr != nil {
