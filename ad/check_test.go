@@ -12,7 +12,8 @@ type checkOpts struct {
 	fdTol   float64 // tolerance against finite differences (default 1e-6)
 	noFD    bool    // skip the finite-difference comparison (for non-smooth points)
 	noJVP   bool
-	skipBOT bool // also compare the artifact built with SkipBOT
+	dotTol  float64 // tolerance of the JVP/VJP identity (default 1e-10)
+	skipBOT bool    // also compare the artifact built with SkipBOT
 }
 
 // checkGradient differentiates p (VJP with a random cotangent when the result is not a
@@ -61,6 +62,9 @@ func checkGradient(t *testing.T, name string, p *core.Program, args map[string]*
 		return a
 	}
 	art := build(Options{})
+	if err := core.Check(art.Program()); err != nil {
+		t.Fatalf("%s: artifact does not check: %v\n%s", name, err, art)
+	}
 	val, grads := runArtifact(t, art, argsV)
 	if k, ok := closeSlices(val, r0.f, 1e-12); !ok {
 		t.Errorf("%s: artifact value differs at %d: %v vs %v", name, k, val, r0.f)
@@ -104,13 +108,16 @@ func checkGradient(t *testing.T, name string, p *core.Program, args map[string]*
 		}
 	}
 	if !o.noJVP {
-		checkJVPDot(t, name, p, args, wrt, dret, grads, rng)
+		if o.dotTol == 0 {
+			o.dotTol = 1e-10
+		}
+		checkJVPDot(t, name, p, args, wrt, dret, grads, rng, o.dotTol)
 	}
 	return grads
 }
 
 // checkJVPDot checks <dt, JVP(ds)> == <VJP(dt), ds> (dt = dret, or 1 for a scalar result).
-func checkJVPDot(t *testing.T, name string, p *core.Program, args map[string]*value, wrt []string, dret *value, grads map[string][]float64, rng *rand.Rand) {
+func checkJVPDot(t *testing.T, name string, p *core.Program, args map[string]*value, wrt []string, dret *value, grads map[string][]float64, rng *rand.Rand, tol float64) {
 	t.Helper()
 	jp, err := JVP(p, wrt...)
 	if err != nil {
@@ -143,10 +150,6 @@ func checkJVPDot(t *testing.T, name string, p *core.Program, args map[string]*va
 			c = dret.f[k]
 		}
 		lhs += c * x
-	}
-	tol := 1e-10
-	if outs[1].typ.Dtype == core.Float32 {
-		tol = 1e-4
 	}
 	if relErr(lhs, rhs) > tol {
 		t.Errorf("%s: <dt, jvp ds> = %v but <vjp dt, ds> = %v\njvp: %s", name, lhs, rhs, jp)

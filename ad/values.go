@@ -187,6 +187,12 @@ func (e *evaluator) lookup(name string) (*value, bool) {
 
 // evalProgram evaluates p's body (a Tuple gives several results).
 func evalProgram(p *core.Program, args map[string]*value) ([]*value, error) {
+	// With distinct let names, a let can extend the environment in place and results can be
+	// memoised by node.
+	p, err := uniquify(p, nil)
+	if err != nil {
+		return nil, err
+	}
 	e := newEvaluator(map[string]*value{})
 	for _, v := range p.Params {
 		a, ok := args[v.Name]

@@ -117,6 +117,15 @@ func Compile(p *Program) (*Exec, error) {
 	if err := Check(p); err != nil {
 		return nil, err
 	}
+	return compileGuarded(p)
+}
+
+func compileGuarded(p *Program) (e *Exec, err error) {
+	defer func() {
+		if x := recover(); x != nil {
+			e, err = nil, errors.Errorf("core: eval: internal error while compiling (please report): %v", x)
+		}
+	}()
 	return compileProgram(p)
 }
 
@@ -147,7 +156,9 @@ func (e *Exec) Run(args map[string]*tensor.Dense) ([]*tensor.Dense, error) {
 			return nil, err
 		}
 	}
-	e.exec()
+	if err := e.exec(); err != nil {
+		return nil, err
+	}
 	outs := make([]*tensor.Dense, len(e.results))
 	for i, r := range e.results {
 		outs[i] = r.dense(e.rtypes[i])
@@ -180,22 +191,21 @@ func (e *Exec) RunInto(outs []*tensor.Dense, args ...*tensor.Dense) error {
 			return err
 		}
 	}
-	var saved buf
 	if e.direct {
 		r := e.results[0]
-		saved = *r
 		f64, f32, i64, b, err := denseData(outs[0], e.rtypes[0].Dtype, e.rtypes[0].Shape.Size())
 		if err != nil {
 			return err
 		}
-		if !outs[0].RequiresIterator() {
-			r.f64, r.f32, r.i64, r.b = f64, f32, i64, b
-			e.exec()
-			*r = saved
-			return nil
-		}
+		saved := *r
+		r.f64, r.f32, r.i64, r.b = f64, f32, i64, b
+		err = e.exec()
+		*r = saved
+		return err
 	}
-	e.exec()
+	if err := e.exec(); err != nil {
+		return err
+	}
 	for i, o := range outs {
 		r := e.results[i]
 		switch e.rtypes[i].Dtype {
@@ -212,10 +222,18 @@ func (e *Exec) RunInto(outs []*tensor.Dense, args ...*tensor.Dense) error {
 	return nil
 }
 
-func (e *Exec) exec() {
+// exec runs the root scope. A panic in a kernel would be a bug of the evaluator (every
+// partial operation is total); it is turned into an error rather than crashing the caller.
+func (e *Exec) exec() (err error) {
+	defer func() {
+		if x := recover(); x != nil {
+			err = errors.Errorf("core: eval: internal error (please report): %v", x)
+		}
+	}()
 	for _, f := range e.root.code {
 		f()
 	}
+	return nil
 }
 
 func paramList(ps []*Var) string {

@@ -74,7 +74,9 @@ func compileProgram(p *Program) (*Exec, error) {
 	if err := c.results(p.Body); err != nil {
 		return nil, err
 	}
-	c.konst.run()
+	if err := runGuarded(c.konst); err != nil {
+		return nil, err
+	}
 	if len(e.results) == 1 && c.kernel[e.results[0]] && c.resultScope == c.root {
 		e.direct = true
 		for _, pb := range e.params {
@@ -312,6 +314,9 @@ func (c *compiler) build(t Term, sc *scope) (*buf, *scope, error) {
 		}
 		return out, sc, nil
 	case *Cast:
+		if fusible(t) {
+			return c.buildFused(t, sc)
+		}
 		x, _, err := c.compile(t.X)
 		if err != nil {
 			return nil, nil, err
@@ -522,4 +527,15 @@ func (c *compiler) buildIndex(t *Index, sc *scope) (*buf, *scope, error) {
 		out.copyRange(0, x, off, block)
 	})
 	return out, sc, nil
+}
+
+// runGuarded runs a scope, turning a panic (an evaluator bug) into an error.
+func runGuarded(s *scope) (err error) {
+	defer func() {
+		if x := recover(); x != nil {
+			err = errors.Errorf("core: eval: internal error (please report): %v", x)
+		}
+	}()
+	s.run()
+	return nil
 }

@@ -1001,3 +1001,18 @@ func TestEvalMatMulLarge(t *testing.T) {
 		}
 	}
 }
+
+// A literal tampered with after construction gives an error, not a panic.
+func TestEvalTamperedLiteral(t *testing.T) {
+	l, err := NewLitF(ty(Float64, 3), []float64{1, 2, 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b Builder
+	x := b.Var("x", ty(Float64, 3))
+	p := mustProg(t, &b, []*Var{x}, b.Add(x, l))
+	l.F = l.F[:1]
+	if _, err := Eval(p, map[string]*tensor.Dense{"x": fd(Float64, []int{3}, 1, 2, 3)}); err == nil {
+		t.Fatal("Eval with a 1-value literal of shape [3] succeeded")
+	}
+}
