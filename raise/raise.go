@@ -294,12 +294,29 @@ func (pl *plan) custom(t core.Term, kind string, ins []core.Term, rebuild func(v
 	for i, x := range ins {
 		types[i] = x.Type()
 	}
+	// Parameter names must not clash with the names the op's program keeps: the variables
+	// of an index function (the rest of t is replaced by parameters). Walk only those, so
+	// planning stays linear in the program size.
 	avoid := map[string]bool{}
-	core.PostOrder(t, func(u core.Term) {
-		if v, ok := u.(*core.Var); ok {
+	var fn *core.IndexFn
+	switch u := t.(type) {
+	case *core.Gather:
+		fn = u.Fn
+	case *core.Scatter:
+		fn = u.Fn
+	}
+	if fn != nil {
+		for _, v := range fn.Vars {
 			avoid[v.Name] = true
 		}
-	})
+		for _, o := range fn.Out {
+			core.PostOrder(o, func(u core.Term) {
+				if v, ok := u.(*core.Var); ok {
+					avoid[v.Name] = true
+				}
+			})
+		}
+	}
 	vs, err := inVars(avoid, types...)
 	if err != nil {
 		return ref{}, termErr(t, "%v", err)
@@ -442,7 +459,7 @@ func (pl *plan) plan1(t core.Term) (ref, error) {
 	case *core.MatMul:
 		return pl.matmul(t)
 	case *core.Build1:
-		return ref{}, termErr(t, "build1 is not supported (vectorise the program first)")
+		return pl.evalOp(t, "build1")
 	case *core.Tuple:
 		return ref{}, termErr(t, "a tuple below the top level")
 	}
@@ -568,7 +585,11 @@ func (pl *plan) index(t *core.Index) (ref, error) {
 func (pl *plan) gatherScatter(t core.Term, sh core.Shape, x core.Term, fn *core.IndexFn, scatter bool) (ref, error) {
 	prog, err := compileIndexFn(fn)
 	if err != nil {
-		return ref{}, termErr(t, "%v", err)
+		kind := "gather"
+		if scatter {
+			kind = "scatter"
+		}
+		return pl.evalOp(t, kind)
 	}
 	ins := []core.Term{x}
 	for _, v := range prog.frees {
