@@ -18,8 +18,9 @@ var loadLibrary = sync.OnceValues(loadVK)
 // numSlots is the number of storage buffer bindings every kernel's layout has.
 const numSlots = 4
 
-// pushBytes is the size of the push-constant range shared by all kernels.
-const pushBytes = 64
+// pushBytes is the size of the push-constant range shared by all kernels (the minimum
+// maxPushConstantsSize Vulkan guarantees).
+const pushBytes = 128
 
 // waitTimeout bounds one dispatch (lavapipe runs big matmuls slowly, real GPUs need far less).
 const waitTimeout = 10 * time.Minute
