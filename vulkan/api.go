@@ -149,6 +149,7 @@ func argOf[E any](s []E, upload, download bool) arg {
 type job struct {
 	op     string
 	shader string
+	spec   []uint32 // specialization constants 0, 1, … (a pipeline per distinct value)
 	args   []arg
 	passes []pass
 }
@@ -326,7 +327,7 @@ func Unary[T Float](d *Device, op string, dst, src []T) error {
 	if len(dst) == 0 {
 		return nil
 	}
-	return d.run(job{op: name, shader: "unary" + suffix[T](), passes: onePass(len(dst), 256, uint32(len(dst)), code),
+	return d.run(job{op: name, shader: "unary" + suffix[T](), spec: []uint32{code}, passes: onePass(len(dst), 256, uint32(len(dst))),
 		args: []arg{argOf(dst, false, true), argOf(src, true, false)}})
 }
 
@@ -350,8 +351,12 @@ func Binary[T Float](d *Device, op string, dst, x, y []T) error {
 	if err := checkLen(name, n); err != nil {
 		return err
 	}
-	return d.run(job{op: name, shader: "binary" + suffix[T](),
-		passes: onePass(n, 256, uint32(n), code, uint32(len(x)), uint32(len(y)), 0),
+	mode := uint32(0)
+	if len(x) != n || len(y) != n {
+		mode = 1
+	}
+	return d.run(job{op: name, shader: "binary" + suffix[T](), spec: []uint32{code, mode},
+		passes: onePass(n, 256, uint32(n), uint32(len(x)), uint32(len(y)), 0),
 		args:   []arg{argOf(dst, false, true), argOf(x, true, false), argOf(y, true, false)}})
 }
 
@@ -411,12 +416,12 @@ func BinaryStrided[T Float](d *Device, op string, dst, x, y []T, shape, xStrides
 	if len(sh) > maxStridedRank {
 		return unsupported("vulkan: %s: %d dimensions after merging (shape %v), the shader takes %d", name, len(sh), shape, maxStridedRank)
 	}
-	push := make([]uint32, 5+3*maxStridedRank)
-	push[0], push[1], push[2], push[3], push[4] = uint32(n), code, 1, 1, uint32(len(sh))
+	push := make([]uint32, 4+3*maxStridedRank)
+	push[0], push[1], push[2], push[3] = uint32(n), 1, 1, uint32(len(sh))
 	for k := range sh {
-		push[5+k], push[5+maxStridedRank+k], push[5+2*maxStridedRank+k] = uint32(sh[k]), uint32(xs[k]), uint32(ys[k])
+		push[4+k], push[4+maxStridedRank+k], push[4+2*maxStridedRank+k] = uint32(sh[k]), uint32(xs[k]), uint32(ys[k])
 	}
-	return d.run(job{op: name, shader: "binary" + suffix[T](), passes: []pass{{push: push, items: n, perGroup: 256}},
+	return d.run(job{op: name, shader: "binary" + suffix[T](), spec: []uint32{code, 2}, passes: []pass{{push: push, items: n, perGroup: 256}},
 		args: []arg{argOf(dst, false, true), argOf(x, true, false), argOf(y, true, false)}})
 }
 
@@ -628,10 +633,10 @@ func matmulWith[T Float](d *Device, dst, a, b []T, m, k, n int, transA, transB b
 		for k0 := 0; k0 < k; k0 += kChunk {
 			k1 := min(k, k0+kChunk)
 			passes = append(passes, pass{items: t1 - t0, perGroup: 1, push: []uint32{uint32(m), uint32(k), uint32(n),
-				b2u(transA), b2u(transB), uint32(t0), uint32(t1), uint32(k0), uint32(k1), b2u(k0 > 0)}})
+				uint32(t0), uint32(t1), uint32(k0), uint32(k1), b2u(k0 > 0)}})
 		}
 	}
-	return d.run(job{op: "matmul", shader: "matmul" + suffix[T](), passes: passes,
+	return d.run(job{op: "matmul", shader: "matmul" + suffix[T](), spec: []uint32{b2u(transA), b2u(transB)}, passes: passes,
 		args: []arg{argOf(dst, false, true), argOf(a, true, false), argOf(b, true, false)}})
 }
 

@@ -765,3 +765,36 @@ func TestArgmaxNaN(t *testing.T) {
 		t.Errorf("argmax over an empty axis = %v (err %v), want [0 0]", dst, err)
 	}
 }
+
+// TestConcurrentCalls shares one device between goroutines (calls are serialised inside).
+func TestConcurrentCalls(t *testing.T) {
+	d := device(t)
+	errs := make(chan error, 4)
+	for g := 0; g < 4; g++ {
+		go func(g int) {
+			rng := rand.New(rand.NewSource(int64(g)))
+			for it := 0; it < 10; it++ {
+				n := 1 + rng.Intn(5000)
+				x := uniform[float32](rng, n, -1, 1)
+				y := uniform[float32](rng, n, -1, 1)
+				dst := make([]float32, n)
+				if err := Binary(d, "*", dst, x, y); err != nil {
+					errs <- err
+					return
+				}
+				for i := range dst {
+					if dst[i] != x[i]*y[i] {
+						errs <- fmt.Errorf("goroutine %d iteration %d: out[%d] = %v, want %v", g, it, i, dst[i], x[i]*y[i])
+						return
+					}
+				}
+			}
+			errs <- nil
+		}(g)
+	}
+	for g := 0; g < 4; g++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}

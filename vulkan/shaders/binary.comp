@@ -1,19 +1,21 @@
 #version 450
-// dst[i] = x[xi] op y[yi]. With rank 0 the operands are read cyclically, xi = i % lx and
-// yi = i % ly (lx = n for a full operand, 1 for a broadcast scalar). With rank 1..4, i is
-// decomposed row-major over shape and xi, yi are the dot products of that multi-index with
-// the operands' strides (0 along broadcast dimensions).
-// Op codes match vulkan/api.go (binaryCode); max and min return NaN when an operand is NaN and
-// order +0 above -0, as bulkad's core evaluator does.
+// dst[i] = x[xi] op y[yi]. Specialization constants: OP (codes in vulkan/api.go, binaryCode)
+// and MODE: 0 full operands (xi = yi = i); 1 cyclic operands, xi = i % lx, yi = i % ly (a
+// broadcast scalar has length 1); 2 strided, i is decomposed row-major over shape (rank 1..4)
+// and xi, yi are the dot products of that multi-index with the operands' strides (0 along
+// broadcast dimensions). max and min return NaN when an operand is NaN and order +0 above -0,
+// as bulkad's core evaluator does.
 #include "common.glsl"
 layout(local_size_x = 256) in;
 layout(std430, binding = 0) writeonly buffer Dst { T dst[]; };
 layout(std430, binding = 1) readonly buffer X { T x[]; };
 layout(std430, binding = 2) readonly buffer Y { T y[]; };
 layout(push_constant) uniform P {
-	uint n; uint op; uint lx; uint ly; uint rank;
+	uint n; uint lx; uint ly; uint rank;
 	uint shape[4]; uint xs[4]; uint ys[4];
 } p;
+layout(constant_id = 0) const uint OP = 0u;
+layout(constant_id = 1) const uint MODE = 0u;
 
 #ifndef F64
 // powG follows Go's math.Pow on the cases GLSL's pow leaves undefined (x <= 0, y = 0, x = 1).
@@ -61,7 +63,7 @@ T minG(T a, T b) {
 }
 
 T apply(T a, T b) {
-	switch (p.op) {
+	switch (OP) {
 	case 0u: return a + b;
 	case 1u: return a - b;
 	case 2u: return a * b;
@@ -78,11 +80,12 @@ T apply(T a, T b) {
 void main() {
 	uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
 	for (uint i = gl_GlobalInvocationID.x; i < p.n; i += stride) {
-		uint xi, yi;
-		if (p.rank == 0u) {
+		uint xi = i;
+		uint yi = i;
+		if (MODE == 1u) {
 			xi = i % p.lx;
 			yi = i % p.ly;
-		} else {
+		} else if (MODE == 2u) {
 			xi = 0u;
 			yi = 0u;
 			uint r = i;

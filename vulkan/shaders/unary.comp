@@ -1,10 +1,12 @@
 #version 450
-// dst[i] = op(src[i]). Op codes match vulkan/kernels.go (unaryOps).
+// dst[i] = op(src[i]). The op is a specialization constant (codes in vulkan/api.go,
+// unaryCode), so each op compiles to its own pipeline without a per-element switch.
 #include "common.glsl"
 layout(local_size_x = 256) in;
 layout(std430, binding = 0) writeonly buffer Dst { T dst[]; };
 layout(std430, binding = 1) readonly buffer Src { T src[]; };
-layout(push_constant) uniform P { uint n; uint op; } p;
+layout(push_constant) uniform P { uint n; } p;
+layout(constant_id = 0) const uint OP = 0u;
 
 T nanT() {
 #ifdef F64
@@ -94,7 +96,7 @@ float expm1G(float x) {
 #endif
 
 T apply(T x) {
-	switch (p.op) {
+	switch (OP) {
 	case 0u: return -x;
 	case 1u: return abs(x);
 	case 2u: return sign(x);
