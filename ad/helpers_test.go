@@ -184,3 +184,5 @@ func randomArgs(rng *rand.Rand, p *core.Program, lo, hi, minAbs float64) map[str
 	}
 	return args
 }
+
+func newRng(seed int64) *rand.Rand { return rand.New(rand.NewSource(seed)) }

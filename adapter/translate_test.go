@@ -232,6 +232,17 @@ func TestErrors(t *testing.T) {
 		t.Errorf("panicking op off the path: %v", err)
 	}
 
+	// an op whose Gorgonia kernel is known to be wrong in this setting is refused
+	bx := b.in(-1, 1, 2, 4, 3)
+	bi := G.NewTensor(b.g, tensor.Int, 1, G.WithShape(2), G.WithName("bi"), G.WithValue(tensor.New(tensor.WithShape(2), tensor.WithBacking([]int{1, 2}))))
+	if _, err := Translate(must(G.Sum(must(G.ByIndices(bx, bi, 1)))), bx); err == nil || !strings.Contains(err.Error(), "wrong values") {
+		t.Errorf("ByIndices along axis 1 of [2 4 3]: got %v, want a refusal", err)
+	}
+
+	if _, err := Translate(must(G.Sum(must(G.Sparsemax(xw, 0)))), w); err == nil || !strings.Contains(err.Error(), "wrong values") {
+		t.Errorf("Sparsemax along axis 0: got %v, want a refusal", err)
+	}
+
 	// non-scalar cost
 	if _, err := Translate(xw, w); err == nil || !strings.Contains(err.Error(), "scalar") {
 		t.Errorf("non-scalar cost: got %v", err)

@@ -314,6 +314,9 @@ func (c *compiler) build(t Term, sc *scope) (*buf, *scope, error) {
 		}
 		return out, sc, nil
 	case *Cast:
+		if fusible(t) {
+			return c.buildFused(t, sc)
+		}
 		x, _, err := c.compile(t.X)
 		if err != nil {
 			return nil, nil, err

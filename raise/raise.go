@@ -294,12 +294,29 @@ func (pl *plan) custom(t core.Term, kind string, ins []core.Term, rebuild func(v
 	for i, x := range ins {
 		types[i] = x.Type()
 	}
+	// Parameter names must not clash with the names the op's program keeps: the variables
+	// of an index function (the rest of t is replaced by parameters). Walk only those, so
+	// planning stays linear in the program size.
 	avoid := map[string]bool{}
-	core.PostOrder(t, func(u core.Term) {
-		if v, ok := u.(*core.Var); ok {
+	var fn *core.IndexFn
+	switch u := t.(type) {
+	case *core.Gather:
+		fn = u.Fn
+	case *core.Scatter:
+		fn = u.Fn
+	}
+	if fn != nil {
+		for _, v := range fn.Vars {
 			avoid[v.Name] = true
 		}
-	})
+		for _, o := range fn.Out {
+			core.PostOrder(o, func(u core.Term) {
+				if v, ok := u.(*core.Var); ok {
+					avoid[v.Name] = true
+				}
+			})
+		}
+	}
 	vs, err := inVars(avoid, types...)
 	if err != nil {
 		return ref{}, termErr(t, "%v", err)
@@ -313,8 +330,41 @@ func (pl *plan) custom(t core.Term, kind string, ins []core.Term, rebuild func(v
 		return ref{}, termErr(t, "%v", err)
 	}
 	return pl.add(t, rs, func(kids []*gorgonia.Node) (*gorgonia.Node, error) {
-		return gorgonia.ApplyOp(op, kids...)
+		return applyChecked(pl.g, op, kids)
 	}), nil
+}
+
+// applyChecked applies op to kids. Gorgonia deduplicates nodes by a 32-bit hash and its
+// equality test does not compare children, so a hash collision would silently return an
+// unrelated node (in long chains this happens: an 8000-step chain collided in our tests). A
+// returned node with other children or another op is detected and the op is salted.
+func applyChecked(g *gorgonia.ExprGraph, op *Op, kids []*gorgonia.Node) (*gorgonia.Node, error) {
+	for salt := 0; salt < 8; salt++ {
+		o := op
+		if salt > 0 {
+			o = op.salted(fmt.Sprintf("salt %d", salt))
+		}
+		n, err := gorgonia.ApplyOp(o, kids...)
+		if err != nil {
+			return nil, err
+		}
+		if n.Op() != nil && n.Op().Hashcode() == o.Hashcode() && n.Op().String() == o.String() && sameChildren(g, n, kids) {
+			return n, nil
+		}
+	}
+	return nil, errors.Errorf("raise: %s: Gorgonia keeps returning an unrelated node (hash collisions)", op.kind)
+}
+
+func sameChildren(g *gorgonia.ExprGraph, n *gorgonia.Node, kids []*gorgonia.Node) bool {
+	it := g.From(n.ID())
+	i := 0
+	for it.Next() {
+		if i >= len(kids) || it.Node() != kids[i] {
+			return false
+		}
+		i++
+	}
+	return i == len(kids)
 }
 
 // simple plans a custom op whose program is t with its children replaced by parameters.
@@ -442,7 +492,7 @@ func (pl *plan) plan1(t core.Term) (ref, error) {
 	case *core.MatMul:
 		return pl.matmul(t)
 	case *core.Build1:
-		return ref{}, termErr(t, "build1 is not supported (vectorise the program first)")
+		return pl.evalOp(t, "build1")
 	case *core.Tuple:
 		return ref{}, termErr(t, "a tuple below the top level")
 	}
@@ -568,7 +618,11 @@ func (pl *plan) index(t *core.Index) (ref, error) {
 func (pl *plan) gatherScatter(t core.Term, sh core.Shape, x core.Term, fn *core.IndexFn, scatter bool) (ref, error) {
 	prog, err := compileIndexFn(fn)
 	if err != nil {
-		return ref{}, termErr(t, "%v", err)
+		kind := "gather"
+		if scatter {
+			kind = "scatter"
+		}
+		return pl.evalOp(t, kind)
 	}
 	ins := []core.Term{x}
 	for _, v := range prog.frees {
