@@ -64,6 +64,8 @@ var opTable = [...]entry{
 	{"gorgonia.dtConvOp", "conv", "ConvType (dtype conversion)", trConvType},
 	{"gorgonia.dropoutOp", "dropout", "Dropout (mask read from the node's own value)", trDropout},
 	{"gorgonia.BatchNormOp", "bn", "BatchNorm (training mode)", trBatchNorm},
+	{"gorgonia.GroupNormOp", "gn", "GroupNorm", trGroupNorm},
+	{"gorgonia.sparsemaxOp", "sparsemax", "Sparsemax (last axis)", trSparsemax},
 	{"gorgonia.byIndicesOp", "take", "ByIndices (indices of dtype Int become an i64 parameter)", trByIndices},
 }
 
@@ -645,4 +647,36 @@ func trByIndices(c *opCtx, args []core.Term) (core.Term, error) {
 		}
 	}
 	return lower.Take(args[0], idx, axis)
+}
+
+// trSparsemax: Gorgonia's kernel is right only along the last axis (for another axis it
+// builds an invalid transpose and returns the transposed data under the input's shape).
+func trSparsemax(c *opCtx, args []core.Term) (core.Term, error) {
+	if err := arity(args, 1); err != nil {
+		return nil, err
+	}
+	axis, err := intField(c.op, "axis")
+	if err != nil {
+		return nil, err
+	}
+	last := args[0].Type().Shape.Rank() - 1
+	if axis != -1 && axis != last {
+		return nil, errors.Errorf("Sparsemax along axis %d of shape %v: Gorgonia's kernel computes wrong values for any axis but the last, so it is not translated", axis, args[0].Type().Shape)
+	}
+	return lower.Sparsemax(args[0], last)
+}
+
+func trGroupNorm(c *opCtx, args []core.Term) (core.Term, error) {
+	if err := arity(args, 1); err != nil {
+		return nil, err
+	}
+	groups, err := intField(c.op, "numGroups")
+	if err != nil {
+		return nil, err
+	}
+	eps, err := floatField(c.op, "epsilon")
+	if err != nil {
+		return nil, err
+	}
+	return lower.GroupNorm(args[0], groups, eps)
 }

@@ -239,6 +239,10 @@ func TestErrors(t *testing.T) {
 		t.Errorf("ByIndices along axis 1 of [2 4 3]: got %v, want a refusal", err)
 	}
 
+	if _, err := Translate(must(G.Sum(must(G.Sparsemax(xw, 0)))), w); err == nil || !strings.Contains(err.Error(), "wrong values") {
+		t.Errorf("Sparsemax along axis 0: got %v, want a refusal", err)
+	}
+
 	// non-scalar cost
 	if _, err := Translate(xw, w); err == nil || !strings.Contains(err.Error(), "scalar") {
 		t.Errorf("non-scalar cost: got %v", err)

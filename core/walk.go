@@ -335,35 +335,80 @@ func Check(p *Program) error {
 		return terr
 	}
 	// Scoping and variable types: each variable occurrence must agree with its binder.
-	fv := newFVCache()
-	var serr error
-	PostOrder(p.Body, func(n Term) {
-		if serr != nil {
+	sc := &scopeChecker{env: map[string][]scopeEntry{}, seen: map[scopeKey]bool{}}
+	for _, v := range p.Params {
+		sc.env[v.Name] = []scopeEntry{{typ: v.Type(), param: true}}
+	}
+	sc.visit(p.Body)
+	return sc.err
+}
+
+// scopeChecker walks a term top-down with a scoped symbol table. A node is visited once per
+// distinct scope it is reached in (scopes get a new version when a binder is entered), so a
+// tree-shaped term (sharing through let-bound variables) is checked in linear time, and only
+// compound subterms shared by pointer across different scopes are visited more than once.
+type scopeChecker struct {
+	env     map[string][]scopeEntry
+	version int
+	next    int
+	seen    map[scopeKey]bool
+	err     error
+}
+
+type scopeEntry struct {
+	typ   Type
+	param bool
+}
+
+type scopeKey struct {
+	t       Term
+	version int
+}
+
+func (c *scopeChecker) visit(t Term) {
+	if c.err != nil || t == nil {
+		return
+	}
+	key := scopeKey{t, c.version}
+	if c.seen[key] {
+		return
+	}
+	c.seen[key] = true
+	if v, ok := t.(*Var); ok {
+		stack := c.env[v.Name]
+		if len(stack) == 0 {
+			c.err = errors.Errorf("core: program: free variable %s (%v) is not a parameter", v.Name, v.Type())
 			return
 		}
-		kids := Children(n)
-		for k, kid := range kids {
-			for _, b := range BoundIn(n, k) {
-				if v, ok := fv.of(kid)[b.Name]; ok && !v.Type().Equal(b.Type()) {
-					serr = errors.Errorf("core: program: variable %s bound with type %v is used with type %v", b.Name, b.Type(), v.Type())
-					return
-				}
+		top := stack[len(stack)-1]
+		if !top.typ.Equal(v.Type()) {
+			if top.param {
+				c.err = errors.Errorf("core: program: parameter %s has type %v but is used with type %v", v.Name, top.typ, v.Type())
+			} else {
+				c.err = errors.Errorf("core: program: variable %s bound with type %v is used with type %v", v.Name, top.typ, v.Type())
 			}
 		}
-	})
-	if serr != nil {
-		return serr
+		return
 	}
-	for name, v := range fv.of(p.Body) {
-		t, ok := scope[name]
-		if !ok {
-			return errors.Errorf("core: program: free variable %s (%v) is not a parameter", name, v.Type())
+	for k, kid := range Children(t) {
+		bound := BoundIn(t, k)
+		if len(bound) == 0 {
+			c.visit(kid)
+			continue
 		}
-		if !t.Equal(v.Type()) {
-			return errors.Errorf("core: program: parameter %s has type %v but is used with type %v", name, t, v.Type())
+		for _, b := range bound {
+			c.env[b.Name] = append(c.env[b.Name], scopeEntry{typ: b.Type()})
+		}
+		saved := c.version
+		c.next++
+		c.version = c.next
+		c.visit(kid)
+		c.version = saved
+		for _, b := range bound {
+			st := c.env[b.Name]
+			c.env[b.Name] = st[:len(st)-1]
 		}
 	}
-	return nil
 }
 
 func isTupleBody(l *Let) bool {

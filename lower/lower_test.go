@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"sort"
 	"strings"
 	"testing"
 
@@ -339,5 +340,46 @@ func TestErrors(t *testing.T) {
 		} else if !strings.HasPrefix(err.Error(), "lower: ") {
 			t.Errorf("%s: error %q does not start with \"lower: \"", name, err)
 		}
+	}
+}
+
+// TestSparsemaxAgainstSorting compares with the sorting algorithm of Martins & Astudillo
+// (2016), along every axis of a 3-D array.
+func TestSparsemaxAgainstSorting(t *testing.T) {
+	a := randArr(rand.New(rand.NewSource(10)), 3, 4, 5)
+	dims := []int{3, 4, 5}
+	for axis := 0; axis < 3; axis++ {
+		got, _ := evalOn(t, func(x ...core.Term) (core.Term, error) { return Sparsemax(x[0], axis) }, a)
+		want := make([]float64, len(a.v))
+		strides := []int{20, 5, 1}
+		for base := 0; base < len(a.v); base++ {
+			if (base/strides[axis])%dims[axis] != 0 {
+				continue // visit each line once, from its first element
+			}
+			n := dims[axis]
+			z := make([]float64, n)
+			for k := range z {
+				z[k] = a.v[base+k*strides[axis]]
+			}
+			srt := append([]float64{}, z...)
+			sort.Sort(sort.Reverse(sort.Float64Slice(srt)))
+			cum, kk, cs := 0.0, 0, 0.0
+			for j, v := range srt {
+				cum += v
+				if 1+float64(j+1)*v > cum {
+					kk, cs = j+1, cum
+				}
+			}
+			tau := (cs - 1) / float64(kk)
+			sum := 0.0
+			for k, v := range z {
+				want[base+k*strides[axis]] = math.Max(v-tau, 0)
+				sum += math.Max(v-tau, 0)
+			}
+			if math.Abs(sum-1) > 1e-12 {
+				t.Fatalf("reference does not sum to 1: %v", sum)
+			}
+		}
+		near(t, fmt.Sprintf("sparsemax axis %d", axis), got, want, 1e-12)
 	}
 }
