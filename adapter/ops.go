@@ -64,6 +64,7 @@ var opTable = [...]entry{
 	{"gorgonia.dtConvOp", "conv", "ConvType (dtype conversion)", trConvType},
 	{"gorgonia.dropoutOp", "dropout", "Dropout (mask read from the node's own value)", trDropout},
 	{"gorgonia.BatchNormOp", "bn", "BatchNorm (training mode)", trBatchNorm},
+	{"gorgonia.GroupNormOp", "gn", "GroupNorm", trGroupNorm},
 	{"gorgonia.sparsemaxOp", "sparsemax", "Sparsemax (last axis)", trSparsemax},
 	{"gorgonia.byIndicesOp", "take", "ByIndices (indices of dtype Int become an i64 parameter)", trByIndices},
 }
@@ -663,4 +664,19 @@ func trSparsemax(c *opCtx, args []core.Term) (core.Term, error) {
 		return nil, errors.Errorf("Sparsemax along axis %d of shape %v: Gorgonia's kernel computes wrong values for any axis but the last, so it is not translated", axis, args[0].Type().Shape)
 	}
 	return lower.Sparsemax(args[0], last)
+}
+
+func trGroupNorm(c *opCtx, args []core.Term) (core.Term, error) {
+	if err := arity(args, 1); err != nil {
+		return nil, err
+	}
+	groups, err := intField(c.op, "numGroups")
+	if err != nil {
+		return nil, err
+	}
+	eps, err := floatField(c.op, "epsilon")
+	if err != nil {
+		return nil, err
+	}
+	return lower.GroupNorm(args[0], groups, eps)
 }

@@ -279,6 +279,12 @@ func opCases() []opCase {
 		opCase{name: "sparsemax [2,2,6]", build: func(b *gen) (*G.Node, error) { return G.Sparsemax(b.in(-1, 1, 2, 2, 6)) }},
 		opCase{name: "sparsemax [3,4] axis 1", build: func(b *gen) (*G.Node, error) { return G.Sparsemax(b.in(-1, 1, 3, 4), 1) }},
 		opCase{name: "sparsemax [7]", build: func(b *gen) (*G.Node, error) { return G.Sparsemax(b.in(-0.3, 0.3, 7)) }},
+		opCase{name: "groupnorm [2,4,3,3] 2 groups", build: func(b *gen) (*G.Node, error) {
+			return G.GroupNorm(b.in(-2, 2, 2, 4, 3, 3), b.in(0.5, 1.5, 2, 4, 3, 3), b.in(-1, 1, 2, 4, 3, 3), 2, 4, 1e-5)
+		}},
+		opCase{name: "groupnorm [3,6,5] 3 groups", build: func(b *gen) (*G.Node, error) {
+			return G.GroupNorm(b.in(-2, 2, 3, 6, 5), b.in(0.5, 1.5, 3, 6, 5), b.in(-1, 1, 3, 6, 5), 3, 6, 1e-3)
+		}},
 		opCase{name: "global average pool", build: func(b *gen) (*G.Node, error) { return G.GlobalAveragePool2D(b.in(-2, 2, 2, 3, 4, 5)) }},
 		opCase{name: "upsample x2", build: func(b *gen) (*G.Node, error) { return G.Upsample2D(b.in(-2, 2, 2, 3, 2, 3), 2) }},
 		opCase{name: "upsample x3", build: func(b *gen) (*G.Node, error) { return G.Upsample2D(b.in(-2, 2, 1, 2, 3, 2), 3) }},

@@ -51,6 +51,11 @@ func newOp(kind string, params []*core.Var, t core.Term, k kernel) (*Op, error) 
 	return o, nil
 }
 
+// salted returns a copy of the op whose hash (and printed program) also includes salt.
+func (o *Op) salted(salt string) *Op {
+	return &Op{prog: o.prog, text: o.text + " #" + salt, body: o.body, kind: o.kind, args: o.args, out: o.out, k: o.k}
+}
+
 // Program returns the one-node core program the op computes (its inputs are the params).
 func (o *Op) Program() *core.Program { return o.prog }
 

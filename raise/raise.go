@@ -330,8 +330,41 @@ func (pl *plan) custom(t core.Term, kind string, ins []core.Term, rebuild func(v
 		return ref{}, termErr(t, "%v", err)
 	}
 	return pl.add(t, rs, func(kids []*gorgonia.Node) (*gorgonia.Node, error) {
-		return gorgonia.ApplyOp(op, kids...)
+		return applyChecked(pl.g, op, kids)
 	}), nil
+}
+
+// applyChecked applies op to kids. Gorgonia deduplicates nodes by a 32-bit hash and its
+// equality test does not compare children, so a hash collision would silently return an
+// unrelated node (in long chains this happens: an 8000-step chain collided in our tests). A
+// returned node with other children or another op is detected and the op is salted.
+func applyChecked(g *gorgonia.ExprGraph, op *Op, kids []*gorgonia.Node) (*gorgonia.Node, error) {
+	for salt := 0; salt < 8; salt++ {
+		o := op
+		if salt > 0 {
+			o = op.salted(fmt.Sprintf("salt %d", salt))
+		}
+		n, err := gorgonia.ApplyOp(o, kids...)
+		if err != nil {
+			return nil, err
+		}
+		if n.Op() != nil && n.Op().Hashcode() == o.Hashcode() && n.Op().String() == o.String() && sameChildren(g, n, kids) {
+			return n, nil
+		}
+	}
+	return nil, errors.Errorf("raise: %s: Gorgonia keeps returning an unrelated node (hash collisions)", op.kind)
+}
+
+func sameChildren(g *gorgonia.ExprGraph, n *gorgonia.Node, kids []*gorgonia.Node) bool {
+	it := g.From(n.ID())
+	i := 0
+	for it.Next() {
+		if i >= len(kids) || it.Node() != kids[i] {
+			return false
+		}
+		i++
+	}
+	return i == len(kids)
 }
 
 // simple plans a custom op whose program is t with its children replaced by parameters.

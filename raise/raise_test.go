@@ -3,6 +3,7 @@ package raise
 import (
 	"math"
 	"math/rand"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -490,5 +491,48 @@ func TestBuild1Fallback(t *testing.T) {
 	res := run(t, g, p, map[string]*gorgonia.Node{"x": input(t, g, "x", []int{3}, []float64{1.5, 2, -3})})
 	if got := values(t, res[0]).([]float64); !closeF(got, []float64{0, 2, -6}, 0) {
 		t.Errorf("build1 = %v, want [0 2 -6]", got)
+	}
+}
+
+// Gorgonia deduplicates nodes by a 32-bit hash without comparing children: in a long chain of
+// identical steps the hashes eventually repeat and Gorgonia would return an earlier node (a
+// chain like this one collided near step 8250 before raise salted colliding ops). Every step must
+// get its own node.
+func TestLongChainNoHashCollision(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long chain")
+	}
+	const n = 9000
+	x := mustVar(t, "x", f64(4, 4))
+	w := mustVar(t, "w", f64(4, 4))
+	cur := core.Term(x)
+	var b core.Builder
+	vars := make([]*core.Var, n)
+	bounds := make([]core.Term, n)
+	for i := 0; i < n; i++ {
+		vars[i] = mustVar(t, "h"+strconv.Itoa(i), f64(4, 4))
+		bounds[i] = b.Unary(core.OpTanh, b.MatMul(cur, w)) // a custom and a native op per step
+		cur = vars[i]
+	}
+	body := core.Term(cur)
+	for i := n - 1; i >= 0; i-- {
+		l, err := core.NewLet(vars[i], bounds[i], body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body = l
+	}
+	if b.Err() != nil {
+		t.Fatal(b.Err())
+	}
+	p := &core.Program{Params: []*core.Var{x, w}, Body: body}
+	g := gorgonia.NewGraph()
+	bind := map[string]*gorgonia.Node{
+		"x": input(t, g, "x", []int{4, 4}, make([]float64, 16)), "w": input(t, g, "w", []int{4, 4}, make([]float64, 16))}
+	if _, err := Raise(g, p, bind); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(g.AllNodes()), 2*n+2; got != want {
+		t.Errorf("graph has %d nodes, want %d (two per step and the inputs)", got, want)
 	}
 }

@@ -149,6 +149,7 @@ func argOf[E any](s []E, upload, download bool) arg {
 type job struct {
 	op     string
 	shader string
+	spec   []uint32 // specialization constants 0, 1, … (a pipeline per distinct value)
 	args   []arg
 	passes []pass
 }
@@ -228,6 +229,10 @@ func unaryCode(op string) (code uint32, f64, ok bool) {
 		return 12, false, true
 	case "sigmoid":
 		return 13, false, true
+	case "log1p":
+		return 14, false, true
+	case "expm1":
+		return 15, false, true
 	}
 	return 0, false, false
 }
@@ -256,7 +261,7 @@ func binaryCode(op string) (code uint32, f64, ok bool) {
 // UnaryOps lists the op names Unary accepts (float32; see Supports for float64).
 func UnaryOps() []string {
 	return []string{"neg", "abs", "sign", "floor", "ceil", "recip", "sqrt", "exp", "log", "sin",
-		"cos", "tan", "tanh", "sigmoid"}
+		"cos", "tan", "tanh", "sigmoid", "log1p", "expm1"}
 }
 
 // BinaryOps lists the op names Binary accepts (float32; see Supports for float64).
@@ -322,41 +327,120 @@ func Unary[T Float](d *Device, op string, dst, src []T) error {
 	if len(dst) == 0 {
 		return nil
 	}
-	return d.run(job{op: name, shader: "unary" + suffix[T](), passes: onePass(len(dst), 256, uint32(len(dst)), code),
+	return d.run(job{op: name, shader: "unary" + suffix[T](), spec: []uint32{code}, passes: onePass(len(dst), 256, uint32(len(dst))),
 		args: []arg{argOf(dst, false, true), argOf(src, true, false)}})
 }
 
-// Binary sets dst[i] = x[i] op y[i] for op in BinaryOps; x or y may have length 1 and is then
-// broadcast. On float64, pow is ErrUnsupported. pow follows Go's math.Pow for x <= 0, y = 0
-// and x = 1; max and min of NaN follow the device.
+// Binary sets dst[i] = x[i % len(x)] op y[i % len(y)] for op in BinaryOps: operands shorter
+// than dst (a broadcast scalar, or core's fused x op replicate n y) are read cyclically, so
+// len(x) and len(y) must divide len(dst). On float64, pow is ErrUnsupported. As in bulkad's
+// core evaluator, max and min return NaN when an operand is NaN and order +0 above -0, and
+// pow follows math.Pow on x <= 0, y = 0 and x = 1.
 func Binary[T Float](d *Device, op string, dst, x, y []T) error {
-	code, f64, ok := binaryCode(op)
-	if !ok {
-		return errors.Errorf("vulkan: binary: unknown op %q", op)
+	code, name, err := binaryPlan[T](op)
+	if err != nil {
+		return err
 	}
-	name := "binary " + op
 	n := len(dst)
-	if (len(x) != n && len(x) != 1) || (len(y) != n && len(y) != 1) || (n == 0 && (len(x) > 0 || len(y) > 0)) {
-		return errors.Errorf("vulkan: %s: operands of %d and %d elements for a result of %d", name, len(x), len(y), n)
+	if n == 0 {
+		return nil
 	}
-	if is64[T]() && !f64 {
-		return unsupported("vulkan: %s: no float64 shader (GLSL has no double %s)", name, op)
+	if len(x) == 0 || len(y) == 0 || n%len(x) != 0 || n%len(y) != 0 {
+		return errors.Errorf("vulkan: %s: operands of %d and %d elements for a result of %d (lengths must divide it)", name, len(x), len(y), n)
 	}
 	if err := checkLen(name, n); err != nil {
 		return err
 	}
+	mode := uint32(0)
+	if len(x) != n || len(y) != n {
+		mode = 1
+	}
+	return d.run(job{op: name, shader: "binary" + suffix[T](), spec: []uint32{code, mode},
+		passes: onePass(n, 256, uint32(n), uint32(len(x)), uint32(len(y)), 0),
+		args:   []arg{argOf(dst, false, true), argOf(x, true, false), argOf(y, true, false)}})
+}
+
+func binaryPlan[T Float](op string) (code uint32, name string, err error) {
+	code, f64, ok := binaryCode(op)
+	if !ok {
+		return 0, "", errors.Errorf("vulkan: binary: unknown op %q", op)
+	}
+	name = "binary " + op
+	if is64[T]() && !f64 {
+		return 0, "", unsupported("vulkan: %s: no float64 shader (GLSL has no double %s)", name, op)
+	}
+	return code, name, nil
+}
+
+// maxStridedRank is the rank BinaryStrided handles after merging dimensions.
+const maxStridedRank = 4
+
+// BinaryStrided sets dst (row-major over shape) to x op y where the operands are read
+// through strides: element (i1..ir) of dst is x[Σ ik·xStrides[k]] op y[Σ ik·yStrides[k]]
+// (stride 0 along a broadcast dimension). Dimensions that are contiguous in both operands
+// are merged; more than 4 remaining dimensions are ErrUnsupported.
+func BinaryStrided[T Float](d *Device, op string, dst, x, y []T, shape, xStrides, yStrides []int) error {
+	code, name, err := binaryPlan[T](op)
+	if err != nil {
+		return err
+	}
+	if len(xStrides) != len(shape) || len(yStrides) != len(shape) {
+		return errors.Errorf("vulkan: %s: shape %v with strides %v and %v", name, shape, xStrides, yStrides)
+	}
+	n := 1
+	maxX, maxY := 0, 0
+	for k, e := range shape {
+		if e < 0 || xStrides[k] < 0 || yStrides[k] < 0 {
+			return errors.Errorf("vulkan: %s: negative extent or stride in shape %v, strides %v and %v", name, shape, xStrides, yStrides)
+		}
+		n *= e
+		if e > 0 {
+			maxX += (e - 1) * xStrides[k]
+			maxY += (e - 1) * yStrides[k]
+		}
+	}
+	if len(dst) != n {
+		return errors.Errorf("vulkan: %s: dst of %d elements for shape %v", name, len(dst), shape)
+	}
 	if n == 0 {
 		return nil
 	}
-	xs, ys := uint32(1), uint32(1)
-	if len(x) != n {
-		xs = 0
+	if maxX >= len(x) || maxY >= len(y) {
+		return errors.Errorf("vulkan: %s: shape %v with strides %v and %v reads past operands of %d and %d elements",
+			name, shape, xStrides, yStrides, len(x), len(y))
 	}
-	if len(y) != n {
-		ys = 0
+	if err := checkLen(name, n, len(x), len(y)); err != nil {
+		return err
 	}
-	return d.run(job{op: name, shader: "binary" + suffix[T](), passes: onePass(n, 256, uint32(n), code, xs, ys),
+	sh, xs, ys := mergeDims(shape, xStrides, yStrides)
+	if len(sh) > maxStridedRank {
+		return unsupported("vulkan: %s: %d dimensions after merging (shape %v), the shader takes %d", name, len(sh), shape, maxStridedRank)
+	}
+	push := make([]uint32, 4+3*maxStridedRank)
+	push[0], push[1], push[2], push[3] = uint32(n), 1, 1, uint32(len(sh))
+	for k := range sh {
+		push[4+k], push[4+maxStridedRank+k], push[4+2*maxStridedRank+k] = uint32(sh[k]), uint32(xs[k]), uint32(ys[k])
+	}
+	return d.run(job{op: name, shader: "binary" + suffix[T](), spec: []uint32{code, 2}, passes: []pass{{push: push, items: n, perGroup: 256}},
 		args: []arg{argOf(dst, false, true), argOf(x, true, false), argOf(y, true, false)}})
+}
+
+// mergeDims drops dimensions of extent 1 and merges neighbours that are contiguous in both
+// operands (stride of the outer = extent × stride of the inner).
+func mergeDims(shape, xs, ys []int) (sh, mx, my []int) {
+	for k, e := range shape {
+		if e == 1 {
+			continue
+		}
+		last := len(sh) - 1
+		if last >= 0 && mx[last] == e*xs[k] && my[last] == e*ys[k] {
+			sh[last] *= e
+			mx[last], my[last] = xs[k], ys[k]
+			continue
+		}
+		sh, mx, my = append(sh, e), append(mx, xs[k]), append(my, ys[k])
+	}
+	return sh, mx, my
 }
 
 // reduction strategies for SumAxis and ArgmaxAxis
@@ -453,8 +537,8 @@ func sumAxis[T Float](d *Device, dst, src []T, outer, n, inner, mode int) error 
 }
 
 // ArgmaxAxis views src as [outer, n, inner] and sets dst (viewed as [outer, inner]) to the
-// smallest index along the middle axis at which the maximum occurs (n >= 1). With NaNs the
-// result is unspecified.
+// smallest index along the middle axis at which the maximum occurs. As in bulkad's core
+// evaluator, NaNs are skipped and an axis of NaNs only (or an empty axis) gives 0.
 func ArgmaxAxis[I Index, T Float](d *Device, dst []I, src []T, outer, n, inner int) error {
 	return argmaxAxis(d, dst, src, outer, n, inner, reduceAuto)
 }
@@ -477,7 +561,8 @@ func argmaxAxis[I Index, T Float](d *Device, dst []I, src []T, outer, n, inner, 
 		return nil
 	}
 	if n == 0 {
-		return errors.Errorf("vulkan: %s: empty axis in [%d %d %d]", name, outer, n, inner)
+		clear(dst) // as core's evaluator: argmax over an empty axis is 0
+		return nil
 	}
 	shader, perGroup, seg, segs := reducePlan("argmax", suffix[T](), outs, n, mode)
 	out, direct := any(dst).([]int32)
@@ -498,17 +583,17 @@ func argmaxAxis[I Index, T Float](d *Device, dst []I, src []T, outer, n, inner, 
 		}
 		return nil
 	}
-	// Combine the segments' first maxima; the earliest segment wins ties.
+	// Combine the segments' first maxima (-1: a segment of NaNs); the earliest segment wins ties.
 	for a := 0; a < outer; a++ {
 		for b := 0; b < inner; b++ {
-			best := int(out[a*segs*inner+b])
-			for s := 1; s < segs; s++ {
+			best := -1
+			for s := 0; s < segs; s++ {
 				j := int(out[(a*segs+s)*inner+b])
-				if src[(a*n+j)*inner+b] > src[(a*n+best)*inner+b] {
+				if j >= 0 && (best < 0 || src[(a*n+j)*inner+b] > src[(a*n+best)*inner+b]) {
 					best = j
 				}
 			}
-			dst[a*inner+b] = I(best)
+			dst[a*inner+b] = I(max(best, 0))
 		}
 	}
 	return nil
@@ -548,10 +633,10 @@ func matmulWith[T Float](d *Device, dst, a, b []T, m, k, n int, transA, transB b
 		for k0 := 0; k0 < k; k0 += kChunk {
 			k1 := min(k, k0+kChunk)
 			passes = append(passes, pass{items: t1 - t0, perGroup: 1, push: []uint32{uint32(m), uint32(k), uint32(n),
-				b2u(transA), b2u(transB), uint32(t0), uint32(t1), uint32(k0), uint32(k1), b2u(k0 > 0)}})
+				uint32(t0), uint32(t1), uint32(k0), uint32(k1), b2u(k0 > 0)}})
 		}
 	}
-	return d.run(job{op: "matmul", shader: "matmul" + suffix[T](), passes: passes,
+	return d.run(job{op: "matmul", shader: "matmul" + suffix[T](), spec: []uint32{b2u(transA), b2u(transB)}, passes: passes,
 		args: []arg{argOf(dst, false, true), argOf(a, true, false), argOf(b, true, false)}})
 }
 

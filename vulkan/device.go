@@ -18,8 +18,9 @@ var loadLibrary = sync.OnceValues(loadVK)
 // numSlots is the number of storage buffer bindings every kernel's layout has.
 const numSlots = 4
 
-// pushBytes is the size of the push-constant range shared by all kernels.
-const pushBytes = 64
+// pushBytes is the size of the push-constant range shared by all kernels (the minimum
+// maxPushConstantsSize Vulkan guarantees).
+const pushBytes = 128
 
 // waitTimeout bounds one dispatch (lavapipe runs big matmuls slowly, real GPUs need far less).
 const waitTimeout = 10 * time.Minute
@@ -434,9 +435,14 @@ func (d *Device) freeSlot(i int) {
 	*s = slot{}
 }
 
-// pipeline returns the cached compute pipeline of a shader, creating it on first use.
-func (d *Device) pipeline(shader string) (uintptr, error) {
-	if p, ok := d.pipelines[shader]; ok {
+// pipeline returns the cached compute pipeline of a shader with the given specialization
+// constants (ids 0, 1, …), creating it on first use.
+func (d *Device) pipeline(shader string, spec []uint32) (uintptr, error) {
+	key := shader
+	for _, c := range spec {
+		key += "/" + strconv.Itoa(int(c))
+	}
+	if p, ok := d.pipelines[key]; ok {
 		return p, nil
 	}
 	code, err := shaderWords(shader)
@@ -459,12 +465,26 @@ func (d *Device) pipeline(shader string) (uintptr, error) {
 		layout:            d.pipeLayout,
 		basePipelineIndex: -1,
 	}
+	var entries []vkSpecializationMapEntry
+	var si *vkSpecializationInfo
+	if len(spec) > 0 {
+		data := append([]uint32(nil), spec...)
+		entries = make([]vkSpecializationMapEntry, len(spec))
+		for i := range entries {
+			entries[i] = vkSpecializationMapEntry{constantID: uint32(i), offset: uint32(4 * i), size: 4}
+		}
+		si = &vkSpecializationInfo{mapEntryCount: uint32(len(spec)), pMapEntries: &entries[0],
+			dataSize: uintptr(4 * len(data)), pData: unsafe.Pointer(&data[0])}
+		cpci.stage.pSpecializationInfo = si
+	}
 	var p uintptr
 	if r := v.createComputePipelines(d.device, 0, 1, unsafe.Pointer(cpci), nil, unsafe.Pointer(&p)); r != vkSuccess {
 		return 0, vkError("create pipeline "+shader, r)
 	}
 	runtime.KeepAlive(cpci)
-	d.pipelines[shader] = p
+	runtime.KeepAlive(si)
+	runtime.KeepAlive(entries)
+	d.pipelines[key] = p
 	return p, nil
 }
 
@@ -513,7 +533,7 @@ func (d *Device) run(j job) error {
 			return errors.Errorf("vulkan: %s: %d push-constant words exceed the layout's %d bytes", j.op, len(p.push), pushBytes)
 		}
 	}
-	pipe, err := d.pipeline(j.shader)
+	pipe, err := d.pipeline(j.shader, j.spec)
 	if err != nil {
 		return errors.WithMessage(err, "vulkan: "+j.op)
 	}

@@ -11,9 +11,10 @@ import (
 // Tolerances (float32), stated once:
 //   - neg abs sign floor ceil recip and + - * / max min: bitwise equal to Go's float32 result.
 //   - sqrt: <= 2 ulp (Vulkan allows sqrt to be inexact; lavapipe is exact).
-//   - exp log sin cos tan tanh sigmoid: <= 8 ulp of the correctly rounded value (from float64
+//   - exp log sin cos tan tanh sigmoid log1p expm1: <= 8 ulp of the correctly rounded value (from float64
 //     math), or absolute <= 1e-7 for sin, cos and tan (whose Vulkan precision is absolute).
-//     Measured on lavapipe: exp 3, log 1, sin 1, cos 1, tan 3, tanh 6, sigmoid 5 ulp.
+//     Measured on lavapipe: exp 3, log 1, sin 1, cos 1, tan 3, tanh 6, sigmoid 5 ulp (see
+//     TestUnaryFloat32 -v for log1p and expm1).
 //   - pow (x > 0): relative <= 4e-6 (GLSL pow is exp2(y*log2(x)); measured 1.4e-6).
 //   - reductions, matmul, scatter-add: |got - exact| <= 1e-5 * sum of |terms| (float32), the
 //     condition-aware form of "1e-5 relative" (exact = float64 sum of the same float32 inputs);
@@ -66,6 +67,12 @@ func TestUnaryFloat32(t *testing.T) {
 			rng := rand.New(rand.NewSource(seed))
 			lo, hi := unaryDomain(op)
 			src := uniform[float32](rng, n, lo, hi)
+			switch op {
+			case "log1p":
+				src = logUniform[float32](rng, n, -9, 3, -0.999)
+			case "expm1":
+				src = logUniform[float32](rng, n, -9, 1.9, -100)
+			}
 			dst := make([]float32, n)
 			if err := Unary(d, op, dst, src); err != nil {
 				t.Fatalf("%s n=%d: %v", op, n, err)
@@ -82,6 +89,13 @@ func TestUnaryFloat32(t *testing.T) {
 			}
 			if bad > 0 {
 				t.Errorf("%s n=%d: %d of %d wrong", op, n, bad, n)
+			}
+			if n == 1000 {
+				worst := 0.0
+				for i, x := range src {
+					worst = math.Max(worst, ulps(dst[i], float32(unaryRef(op, float64(x)))))
+				}
+				t.Logf("%s: worst error %g ulp on %d inputs", op, worst, n)
 			}
 		}
 	}
@@ -101,6 +115,8 @@ func TestUnarySpecialValues(t *testing.T) {
 		{"exp", 0, 1}, {"sigmoid", -200, 0}, {"sigmoid", 200, 1}, {"sigmoid", 0, 0.5},
 		{"tanh", 30, 1}, {"tanh", -30, -1}, {"tanh", 0, 0}, {"sign", 0, 0}, {"abs", -inf, inf},
 		{"floor", -0.5, -1}, {"ceil", -0.5, 0}, {"exp", -100, float32(math.Exp(-100))},
+		{"log1p", -1, -inf}, {"log1p", -2, nan}, {"log1p", 0, 0}, {"log1p", 1e-30, 1e-30}, {"expm1", 0, 0},
+		{"expm1", 1e-30, 1e-30}, {"expm1", -200, -1}, {"expm1", 200, inf},
 	}
 	src := make([]float32, len(cases))
 	dst := make([]float32, 1)
@@ -162,7 +178,7 @@ func TestBinary(t *testing.T) {
 			sizes = append(sizes, 1000003)
 		}
 		for _, n := range sizes {
-			for _, bc := range []string{"full", "x scalar", "y scalar"} {
+			for _, bc := range []string{"full", "x scalar", "y scalar", "y cyclic"} {
 				seed := int64(n*7 + len(op) + len(bc))
 				rng := rand.New(rand.NewSource(seed))
 				nx, ny := n, n
@@ -171,6 +187,13 @@ func TestBinary(t *testing.T) {
 					nx = 1
 				case "y scalar":
 					ny = 1
+				case "y cyclic":
+					for _, div := range []int{7, 3, 1} {
+						if n%div == 0 {
+							ny = n / div
+							break
+						}
+					}
 				}
 				xlo, ylo := -10.0, -10.0
 				if op == "pow" {
@@ -184,13 +207,7 @@ func TestBinary(t *testing.T) {
 				}
 				bad := 0
 				for i := range dst {
-					xi, yi := x[0], y[0]
-					if nx == n {
-						xi = x[i]
-					}
-					if ny == n {
-						yi = y[i]
-					}
+					xi, yi := x[i%nx], y[i%ny]
 					want := binary32(op, xi, yi)
 					ok := math.Float32bits(dst[i]) == math.Float32bits(want)
 					if op == "pow" {
@@ -571,10 +588,11 @@ func TestArgumentErrors(t *testing.T) {
 		{"unknown unary", Unary(d, "erf", f, f)},
 		{"unary lengths", Unary(d, "neg", f[:2], f)},
 		{"unknown binary", Binary(d, "atan2", f, f, f)},
-		{"binary lengths", Binary(d, "+", f, f[:2], f)},
+		{"binary lengths", Binary(d, "+", f, f[:4], f)},
+		{"strided shape", BinaryStrided(d, "+", f, f, f, []int{2, 3}, []int{3}, []int{3, 1})},
 		{"sum shape", SumAxis(d, f[:2], f, 1, 5, 1)},
 		{"sumOuter", SumOuter(d, f[:4], f)},
-		{"argmax empty axis", ArgmaxAxis(d, []int32{0}, f[:0], 1, 0, 1)},
+		{"argmax shape", ArgmaxAxis(d, []int32{0}, f[:5], 1, 6, 1)},
 		{"matmul shape", MatMul(d, f[:4], f, f, 2, 2, 2, false, false)},
 		{"gather block", Gather(d, f, f, []int32{0, 1}, 2)},
 		{"gather zero block", Gather(d, f, f, []int32{0}, 0)},
@@ -623,5 +641,160 @@ func TestOpenClose(t *testing.T) {
 	}
 	if err := Unary(d, "neg", x, x); err == nil {
 		t.Error("kernel on a closed device: no error")
+	}
+}
+
+func TestMaxMinSpecialValues(t *testing.T) {
+	d := device(t)
+	nan, inf := math.NaN(), math.Inf(1)
+	negz := math.Copysign(0, -1)
+	vals := []float64{nan, 0, negz, 1, -1, inf, -inf}
+	var x32, y32 []float32
+	var x64, y64 []float64
+	for _, a := range vals {
+		for _, b := range vals {
+			x32, y32 = append(x32, float32(a)), append(y32, float32(b))
+			x64, y64 = append(x64, a), append(y64, b)
+		}
+	}
+	for _, op := range []string{"max", "min"} {
+		d32 := make([]float32, len(x32))
+		if err := Binary(d, op, d32, x32, y32); err != nil {
+			t.Fatal(err)
+		}
+		for i := range d32 {
+			want := float32(binaryRef(op, float64(x32[i]), float64(y32[i])))
+			if math.Float32bits(d32[i]) != math.Float32bits(want) && !(d32[i] != d32[i] && want != want) {
+				t.Errorf("float32 %s(%v, %v) = %v, want %v", op, x32[i], y32[i], d32[i], want)
+			}
+		}
+		if !d.SupportsFloat64() {
+			continue
+		}
+		d64 := make([]float64, len(x64))
+		if err := Binary(d, op, d64, x64, y64); err != nil {
+			t.Fatal(err)
+		}
+		for i := range d64 {
+			want := binaryRef(op, x64[i], y64[i])
+			if math.Float64bits(d64[i]) != math.Float64bits(want) && !(d64[i] != d64[i] && want != want) {
+				t.Errorf("float64 %s(%v, %v) = %v, want %v", op, x64[i], y64[i], d64[i], want)
+			}
+		}
+	}
+}
+
+func TestBinaryStrided(t *testing.T) {
+	d := device(t)
+	cases := []struct {
+		shape, xs, ys []int
+		nx, ny        int
+	}{
+		{[]int{3, 4, 5}, []int{20, 5, 1}, []int{0, 1, 0}, 60, 4},                       // y broadcast over rows and columns
+		{[]int{3, 4, 5}, []int{1, 3, 12}, []int{20, 5, 1}, 60, 60},                     // x transposed
+		{[]int{2, 3, 1, 4, 5}, []int{60, 20, 0, 5, 1}, []int{0, 0, 0, 5, 1}, 120, 20},  // merges to rank 2
+		{[]int{17, 33}, []int{0, 0}, []int{33, 1}, 1, 561},                             // x scalar
+		{[]int{2, 3, 2, 3, 2}, []int{1, 2, 6, 12, 36}, []int{36, 12, 6, 2, 1}, 72, 72}, // 5 unmergeable dims
+		{[]int{}, []int{}, []int{}, 1, 1},                                              // rank 0
+	}
+	for ci, c := range cases {
+		rng := rand.New(rand.NewSource(int64(ci)))
+		x := uniform[float32](rng, c.nx, -3, 3)
+		y := uniform[float32](rng, c.ny, -3, 3)
+		want := stridedRef("-", x, y, c.shape, c.xs, c.ys)
+		dst := make([]float32, len(want))
+		err := BinaryStrided(d, "-", dst, x, y, c.shape, c.xs, c.ys)
+		if len(c.shape) == 5 && c.xs[0] == 1 {
+			if !errors.Is(err, ErrUnsupported) {
+				t.Errorf("case %d: 5 unmergeable dimensions: err = %v, want ErrUnsupported", ci, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("case %d: %v", ci, err)
+		}
+		for i := range want {
+			if math.Float32bits(dst[i]) != math.Float32bits(want[i]) {
+				t.Errorf("case %d (shape %v): out[%d] = %v, want %v", ci, c.shape, i, dst[i], want[i])
+				break
+			}
+		}
+	}
+	if err := BinaryStrided(d, "+", make([]float32, 4), make([]float32, 4), make([]float32, 2), []int{4}, []int{1}, []int{1}); err == nil {
+		t.Error("strides reading past y: no error")
+	}
+}
+
+func TestArgmaxNaN(t *testing.T) {
+	d := device(t)
+	nan := float32(math.NaN())
+	// Columns: NaN first then values; all NaN; a tie after a NaN.
+	src := []float32{
+		nan, nan, 1,
+		2, nan, nan,
+		5, nan, 1,
+	}
+	for _, mode := range []int{reduceThread, reduceGroup} {
+		dst := make([]int64, 3)
+		if err := argmaxAxis(d, dst, src, 1, 3, 3, mode); err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(dst) != "[2 0 0]" {
+			t.Errorf("mode %d: argmax with NaNs = %v, want [2 0 0]", mode, dst)
+		}
+	}
+	// A long axis whose first segments are NaN only.
+	n := 3*segThread + 5
+	long := make([]float32, n)
+	for i := range long {
+		long[i] = nan
+	}
+	long[n-3], long[n-2] = 7, 7
+	for _, mode := range []int{reduceThread, reduceGroup} {
+		dst := make([]int32, 1)
+		if err := argmaxAxis(d, dst, long, 1, n, 1, mode); err != nil {
+			t.Fatal(err)
+		}
+		if int(dst[0]) != n-3 {
+			t.Errorf("mode %d: argmax of NaNs then two 7s = %d, want %d", mode, dst[0], n-3)
+		}
+	}
+	// Empty axis: 0, like core's evaluator.
+	dst := []int64{5, 5}
+	if err := ArgmaxAxis(d, dst, []float32{}, 1, 0, 2); err != nil || dst[0] != 0 || dst[1] != 0 {
+		t.Errorf("argmax over an empty axis = %v (err %v), want [0 0]", dst, err)
+	}
+}
+
+// TestConcurrentCalls shares one device between goroutines (calls are serialised inside).
+func TestConcurrentCalls(t *testing.T) {
+	d := device(t)
+	errs := make(chan error, 4)
+	for g := 0; g < 4; g++ {
+		go func(g int) {
+			rng := rand.New(rand.NewSource(int64(g)))
+			for it := 0; it < 10; it++ {
+				n := 1 + rng.Intn(5000)
+				x := uniform[float32](rng, n, -1, 1)
+				y := uniform[float32](rng, n, -1, 1)
+				dst := make([]float32, n)
+				if err := Binary(d, "*", dst, x, y); err != nil {
+					errs <- err
+					return
+				}
+				for i := range dst {
+					if dst[i] != x[i]*y[i] {
+						errs <- fmt.Errorf("goroutine %d iteration %d: out[%d] = %v, want %v", g, it, i, dst[i], x[i]*y[i])
+						return
+					}
+				}
+			}
+			errs <- nil
+		}(g)
+	}
+	for g := 0; g < 4; g++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
 	}
 }

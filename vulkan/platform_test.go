@@ -40,6 +40,8 @@ func TestStructLayout(t *testing.T) {
 		{"VkPushConstantRange", unsafe.Sizeof(vkPushConstantRange{}), 12},
 		{"VkPipelineLayoutCreateInfo", unsafe.Sizeof(vkPipelineLayoutCreateInfo{}), 48},
 		{"VkPipelineShaderStageCreateInfo", unsafe.Sizeof(vkPipelineShaderStageCreateInfo{}), 48},
+		{"VkSpecializationMapEntry", unsafe.Sizeof(vkSpecializationMapEntry{}), 16},
+		{"VkSpecializationInfo", unsafe.Sizeof(vkSpecializationInfo{}), 32},
 		{"VkComputePipelineCreateInfo", unsafe.Sizeof(vkComputePipelineCreateInfo{}), 96},
 		{"VkComputePipelineCreateInfo.stage", unsafe.Offsetof(vkComputePipelineCreateInfo{}.stage), 24},
 		{"VkComputePipelineCreateInfo.layout", unsafe.Offsetof(vkComputePipelineCreateInfo{}.layout), 72},

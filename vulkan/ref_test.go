@@ -67,6 +67,10 @@ func unaryRef(op string, x float64) float64 {
 		return math.Tanh(x)
 	case "sigmoid":
 		return 1 / (1 + math.Exp(-x))
+	case "log1p":
+		return math.Log1p(x)
+	case "expm1":
+		return math.Expm1(x)
 	}
 	panic("unknown op " + op)
 }
@@ -81,9 +85,15 @@ func binaryRef(op string, x, y float64) float64 {
 		return x * y
 	case "/":
 		return x / y
-	case "max":
-		return math.Max(x, y)
-	case "min":
+	case "max", "min":
+		// bulkad's core evaluator: a NaN operand wins (unlike math.Max(NaN, +Inf) = +Inf),
+		// and +0 > -0.
+		if x != x || y != y {
+			return math.NaN()
+		}
+		if op == "max" {
+			return math.Max(x, y)
+		}
 		return math.Min(x, y)
 	case "pow":
 		return math.Pow(x, y)
@@ -135,13 +145,17 @@ func argmaxRef[T Float](src []T, outer, n, inner int) []int64 {
 	out := make([]int64, outer*inner)
 	for a := 0; a < outer; a++ {
 		for b := 0; b < inner; b++ {
-			best, arg := src[a*n*inner+b], 0
-			for j := 1; j < n; j++ {
-				if v := src[(a*n+j)*inner+b]; v > best {
-					best, arg = v, j
+			arg := -1
+			for j := 0; j < n; j++ {
+				v := src[(a*n+j)*inner+b]
+				if v != v {
+					continue // NaN is skipped
+				}
+				if arg < 0 || v > src[(a*n+arg)*inner+b] {
+					arg = j
 				}
 			}
-			out[a*inner+b] = int64(arg)
+			out[a*inner+b] = int64(max(arg, 0))
 		}
 	}
 	return out
@@ -207,4 +221,47 @@ func scatterRef[T Float](dst0, src []T, idx []int32, block int) (sum, mag []floa
 		}
 	}
 	return sum, mag
+}
+
+// logUniform draws ±10^u, u uniform in [lo, hi], with values below min replaced by their
+// negation's absolute value (for ops defined above a bound).
+func logUniform[T Float](rng *rand.Rand, n int, lo, hi, min float64) []T {
+	s := make([]T, n)
+	for i := range s {
+		v := math.Pow(10, lo+(hi-lo)*rng.Float64())
+		if rng.Intn(2) == 0 {
+			v = -v
+		}
+		if v < min {
+			v = math.Abs(v)
+		}
+		s[i] = T(v)
+	}
+	return s
+}
+
+// stridedRef evaluates x op y over shape with strides in float64 (float32 ops in float32).
+func stridedRef(op string, x, y []float32, shape, xs, ys []int) []float32 {
+	n := 1
+	for _, e := range shape {
+		n *= e
+	}
+	out := make([]float32, n)
+	ix := make([]int, len(shape))
+	for i := range out {
+		xi, yi := 0, 0
+		for k := range ix {
+			xi += ix[k] * xs[k]
+			yi += ix[k] * ys[k]
+		}
+		out[i] = binary32(op, x[xi], y[yi])
+		for k := len(ix) - 1; k >= 0; k-- {
+			ix[k]++
+			if ix[k] < shape[k] {
+				break
+			}
+			ix[k] = 0
+		}
+	}
+	return out
 }

@@ -262,7 +262,20 @@ type vkPipelineShaderStageCreateInfo struct {
 	stage               uint32
 	module              uintptr
 	pName               *byte
-	pSpecializationInfo unsafe.Pointer
+	pSpecializationInfo *vkSpecializationInfo
+}
+
+type vkSpecializationMapEntry struct {
+	constantID uint32
+	offset     uint32
+	size       uintptr
+}
+
+type vkSpecializationInfo struct {
+	mapEntryCount uint32
+	pMapEntries   *vkSpecializationMapEntry
+	dataSize      uintptr
+	pData         unsafe.Pointer
 }
 
 type vkComputePipelineCreateInfo struct {

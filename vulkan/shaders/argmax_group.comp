@@ -27,7 +27,7 @@ void main() {
 		uint arg = NONE;
 		for (uint j = s * p.seg + lid; j < j1; j += 256u) {
 			T v = src[base + j * p.inner];
-			if (arg == NONE || v > best) {
+			if (!isnan(v) && (arg == NONE || v > best)) {
 				best = v;
 				arg = j;
 			}
@@ -49,7 +49,7 @@ void main() {
 			barrier();
 		}
 		if (lid == 0u) {
-			dst[o] = int(bestI[0]);
+			dst[o] = bestI[0] != NONE ? int(bestI[0]) : (segs == 1u ? 0 : -1);
 		}
 		barrier();
 	}

@@ -1,12 +1,16 @@
 #version 450
 // src viewed as [outer, n, inner], the axis cut into S = ceil(n/seg) segments as in
 // sum_thread.comp; dst[(a*S + s)*inner + b] = the smallest j in segment s maximising
-// src[(a*n + j)*inner + b] (first maximum wins). One invocation per output element.
+// src[(a*n + j)*inner + b] (first maximum wins, NaN skipped, as in bulkad's core evaluator);
+// a segment of NaNs only gives 0 when it is the whole axis and -1 (for the host's combining
+// step) otherwise. One invocation per output element.
 #include "common.glsl"
 layout(local_size_x = 256) in;
 layout(std430, binding = 0) writeonly buffer Dst { int dst[]; };
 layout(std430, binding = 1) readonly buffer Src { T src[]; };
 layout(push_constant) uniform P { uint outer; uint n; uint inner; uint seg; } p;
+
+const uint NONE = 0xffffffffu;
 
 void main() {
 	uint segs = (p.n + p.seg - 1u) / p.seg;
@@ -20,15 +24,15 @@ void main() {
 		uint base = a * p.n * p.inner + b;
 		uint j0 = s * p.seg;
 		uint j1 = min(p.n, j0 + p.seg);
-		T best = src[base + j0 * p.inner];
-		uint arg = j0;
-		for (uint j = j0 + 1u; j < j1; j++) {
+		T best = T(0);
+		uint arg = NONE;
+		for (uint j = j0; j < j1; j++) {
 			T v = src[base + j * p.inner];
-			if (v > best) {
+			if (!isnan(v) && (arg == NONE || v > best)) {
 				best = v;
 				arg = j;
 			}
 		}
-		dst[o] = int(arg);
+		dst[o] = arg != NONE ? int(arg) : (segs == 1u ? 0 : -1);
 	}
 }

@@ -1,6 +1,7 @@
 #version 450
 // dst[m,n] = op(A)[m,k] * op(B)[k,n], op = transpose when the flag is set:
-// A is stored [m,k] (or [k,m] when transA), B is stored [k,n] (or [n,k] when transB).
+// A is stored [m,k] (or [k,m] when TRANS_A), B is stored [k,n] (or [n,k] when TRANS_B);
+// the flags are specialization constants.
 // 16x16 output tiles through shared memory. One dispatch covers the tiles from tile0 on
 // (workgroups stride over them) and the products with l in [k0, k1); with accumulate set it
 // adds to dst instead of overwriting it, so the host can split long k ranges and many tiles
@@ -11,9 +12,10 @@ layout(std430, binding = 0) buffer Dst { T dst[]; };
 layout(std430, binding = 1) readonly buffer A { T a[]; };
 layout(std430, binding = 2) readonly buffer B { T b[]; };
 layout(push_constant) uniform P {
-	uint m; uint k; uint n; uint transA; uint transB;
-	uint tile0; uint tile1; uint k0; uint k1; uint accumulate;
+	uint m; uint k; uint n; uint tile0; uint tile1; uint k0; uint k1; uint accumulate;
 } p;
+layout(constant_id = 0) const uint TRANS_A = 0u;
+layout(constant_id = 1) const uint TRANS_B = 0u;
 
 shared T As[16][16];
 shared T Bs[16][16];
@@ -30,13 +32,13 @@ void main() {
 			uint la = l0 + tx;
 			T va = T(0);
 			if (row < p.m && la < p.k1) {
-				va = p.transA != 0u ? a[la * p.m + row] : a[row * p.k + la];
+				va = TRANS_A != 0u ? a[la * p.m + row] : a[row * p.k + la];
 			}
 			As[ty][tx] = va;
 			uint lb = l0 + ty;
 			T vb = T(0);
 			if (lb < p.k1 && col < p.n) {
-				vb = p.transB != 0u ? b[col * p.k + lb] : b[lb * p.n + col];
+				vb = TRANS_B != 0u ? b[col * p.k + lb] : b[lb * p.n + col];
 			}
 			Bs[ty][tx] = vb;
 			barrier();

@@ -1,10 +1,12 @@
 #version 450
-// dst[i] = op(src[i]). Op codes match vulkan/kernels.go (unaryOps).
+// dst[i] = op(src[i]). The op is a specialization constant (codes in vulkan/api.go,
+// unaryCode), so each op compiles to its own pipeline without a per-element switch.
 #include "common.glsl"
 layout(local_size_x = 256) in;
 layout(std430, binding = 0) writeonly buffer Dst { T dst[]; };
 layout(std430, binding = 1) readonly buffer Src { T src[]; };
-layout(push_constant) uniform P { uint n; uint op; } p;
+layout(push_constant) uniform P { uint n; } p;
+layout(constant_id = 0) const uint OP = 0u;
 
 T nanT() {
 #ifdef F64
@@ -53,10 +55,48 @@ float tanhG(float x) {
 	}
 	return sign(x) * (1.0 - 2.0 / (expG(2.0 * a) + 1.0));
 }
+
+// log1pG is log(1+x), accurate for small x: for |x| < 0.5 it sums the series of
+// 2 atanh(s), s = x/(2+x), |s| < 1/3, instead of calling log near 1 (whose Vulkan precision is
+// absolute, not relative).
+float log1pG(float x) {
+	if (x < -1.0) {
+		return nanT();
+	}
+	if (x == -1.0) {
+		return -infT();
+	}
+	if (abs(x) >= 0.5) {
+		return log(1.0 + x);
+	}
+	float s = x / (2.0 + x);
+	float s2 = s * s;
+	float poly = 1.0 + s2 * (1.0 / 3.0 + s2 * (1.0 / 5.0 + s2 * (1.0 / 7.0 + s2 * (1.0 / 9.0 +
+		s2 * (1.0 / 11.0 + s2 * (1.0 / 13.0 + s2 * (1.0 / 15.0 + s2 * (1.0 / 17.0))))))));
+	return 2.0 * s * poly;
+}
+
+// expm1G is exp(x)-1, accurate for small x: the Taylor series for |x| < 0.5.
+float expm1G(float x) {
+	if (abs(x) >= 0.5) {
+		return expG(x) - 1.0;
+	}
+	float r = 1.0 + x / 11.0;
+	r = 1.0 + x / 10.0 * r;
+	r = 1.0 + x / 9.0 * r;
+	r = 1.0 + x / 8.0 * r;
+	r = 1.0 + x / 7.0 * r;
+	r = 1.0 + x / 6.0 * r;
+	r = 1.0 + x / 5.0 * r;
+	r = 1.0 + x / 4.0 * r;
+	r = 1.0 + x / 3.0 * r;
+	r = 1.0 + x / 2.0 * r;
+	return x * r;
+}
 #endif
 
 T apply(T x) {
-	switch (p.op) {
+	switch (OP) {
 	case 0u: return -x;
 	case 1u: return abs(x);
 	case 2u: return sign(x);
@@ -72,6 +112,8 @@ T apply(T x) {
 	case 11u: return tan(x);
 	case 12u: return tanhG(x);
 	case 13u: return T(1) / (T(1) + expG(-x));
+	case 14u: return log1pG(x);
+	case 15u: return expm1G(x);
 #endif
 	}
 	return nanT();
