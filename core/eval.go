@@ -1,8 +1,6 @@
 package core
 
 import (
-	"sort"
-
 	"github.com/pkg/errors"
 	"gorgonia.org/tensor"
 )
@@ -287,14 +285,4 @@ func (e *Exec) bindArg(i int, d *tensor.Dense) error {
 	p := e.params[i]
 	p.f64, p.f32, p.i64, p.b = f64, f32, i64, b
 	return nil
-}
-
-// sortedNames returns the keys of a free-variable map in order.
-func sortedNames(m map[string]*Var) []string {
-	ns := make([]string, 0, len(m))
-	for n := range m {
-		ns = append(ns, n)
-	}
-	sort.Strings(ns)
-	return ns
 }

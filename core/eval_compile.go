@@ -141,7 +141,12 @@ func (c *compiler) bind(name string, v *buf, sc *scope) func() {
 func (c *compiler) placement(t Term) (*scope, []int, error) {
 	names, ok := c.names[t]
 	if !ok {
-		names = sortedNames(c.fv.of(t))
+		// any fixed order will do: the list is cached, so a node's memo keys always agree
+		fv := c.fv.of(t)
+		names = make([]string, 0, len(fv))
+		for n := range fv {
+			names = append(names, n)
+		}
 		c.names[t] = names
 	}
 	if len(names) == 0 {

@@ -2,6 +2,8 @@ package tests
 
 import (
 	"fmt"
+	"hash"
+	"hash/fnv"
 	"math"
 	"sort"
 	"strings"
@@ -9,6 +11,7 @@ import (
 
 	"github.com/bulkad/bulkad"
 	"github.com/bulkad/bulkad/raise"
+	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -234,11 +237,11 @@ func TestBadInputs(t *testing.T) {
 	cost, _ := G.Sum(sq)
 	other := G.NewGraph()
 	y := G.NewVector(other, tensor.Float64, G.WithShape(4), G.WithName("y"))
-	sm, err := G.Sparsemax(x)
+	un, err := G.ApplyOp(userOp{}, x) // a user-defined op: no translation exists
 	if err != nil {
 		t.Fatal(err)
 	}
-	smCost, _ := G.Sum(sm)
+	unCost, _ := G.Sum(un)
 	cases := []struct {
 		name string
 		cost *G.Node
@@ -249,7 +252,7 @@ func TestBadInputs(t *testing.T) {
 		{"wrt from another graph", cost, []*G.Node{y}},
 		{"nil wrt", cost, []*G.Node{nil}},
 		{"no wrt", cost, nil},
-		{"unsupported op (sparsemax)", smCost, []*G.Node{x}},
+		{"unsupported op (user-defined)", unCost, []*G.Node{x}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -273,3 +276,25 @@ func TestBadInputs(t *testing.T) {
 		})
 	}
 }
+
+// userOp is a user-defined Gorgonia op (the identity) that bulkad cannot know.
+type userOp struct{}
+
+func (userOp) Arity() int { return 1 }
+func (userOp) Type() hm.Type {
+	return hm.NewFnType(hm.TypeVariable('a'), hm.TypeVariable('a'))
+}
+func (userOp) InferShape(ds ...G.DimSizer) (tensor.Shape, error) {
+	return ds[0].(tensor.Shape).Clone(), nil
+}
+func (userOp) Do(vs ...G.Value) (G.Value, error) { return vs[0], nil }
+func (userOp) ReturnsPtr() bool                  { return false }
+func (userOp) CallsExtern() bool                 { return false }
+func (userOp) OverwritesInput() int              { return -1 }
+func (userOp) WriteHash(h hash.Hash)             { fmt.Fprint(h, "userOp") }
+func (userOp) Hashcode() uint32 {
+	h := fnv.New32a()
+	fmt.Fprint(h, "userOp")
+	return h.Sum32()
+}
+func (userOp) String() string { return "userOp" }
