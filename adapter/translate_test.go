@@ -63,6 +63,11 @@ func TestZoo(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		big, err := models.ConvNetMNIST(dt, 2, [4]float64{0.2, 0.2, 0.2, 0.55}, 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		zoo = append(zoo, big)
 		for _, m := range zoo {
 			label := fmt.Sprintf("%s/%v", m.Name, dt)
 			if err := runGraph(m.G); err != nil {

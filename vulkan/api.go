@@ -71,7 +71,11 @@ type Info struct {
 	Int64Atomics     bool
 	MaxBufferBytes   uint64 // maxStorageBufferRange
 	MaxWorkgroups    uint32 // workgroups per dispatch used (grid-stride beyond that)
-	HostCachedMemory bool   // buffers live in host-cached memory
+	HostCachedMemory bool   // the host-visible buffers live in host-cached memory
+	// Staging: the shaders use device-local buffers, filled from and copied back to the
+	// host-visible ones inside each submission (discrete GPUs); transfers then count as
+	// Compute time in Timings, except the host-side copies.
+	Staging bool
 }
 
 // Timings accumulates where a device's kernel calls spent their time.

@@ -25,11 +25,22 @@ const pushBytes = 128
 // waitTimeout bounds one dispatch (lavapipe runs big matmuls slowly, real GPUs need far less).
 const waitTimeout = 10 * time.Minute
 
-// slot is a host-visible, host-coherent storage buffer, persistently mapped.
+// slot is a host-visible, host-coherent buffer, persistently mapped, and, when the device
+// stages (discrete GPUs), a device-local twin that the shaders use; otherwise the shaders use
+// the host-visible buffer directly.
 type slot struct {
-	buffer, memory uintptr
-	size           uint64
-	mapped         unsafe.Pointer
+	buffer, memory       uintptr
+	size                 uint64
+	mapped               unsafe.Pointer
+	devBuffer, devMemory uintptr
+}
+
+// shaderBuffer is the buffer the shaders bind.
+func (s *slot) shaderBuffer() uintptr {
+	if s.devBuffer != 0 {
+		return s.devBuffer
+	}
+	return s.buffer
 }
 
 // Device is an open Vulkan logical device with one compute queue, its pipelines (created on
@@ -43,8 +54,11 @@ type Device struct {
 	family                            uint32
 	info                              Info
 	needs                             int // feature bits (need*) the device satisfies
-	memType                           uint32
 	maxGroups                         uint32
+	// staging: buffers the shaders use live in device-local memory and are copied to and
+	// from host-visible ones inside the submission (set when host-visible memory is not
+	// device-local, i.e. discrete GPUs).
+	staging bool
 
 	dsLayout, pipeLayout, descPool, descSet, cmdPool, cmdBuf, fence uintptr
 	slots                                                           [numSlots]slot
@@ -288,7 +302,15 @@ func (d *Device) createObjects() error {
 		return vkError("open: create fence", r)
 	}
 	runtime.KeepAlive(fci)
-	// Memory type for all buffers: probe with a small buffer.
+	// Stage through device-local memory when host-visible memory is not device-local (and
+	// some device-local memory exists): discrete GPUs.
+	if mt, ok := hostMemoryType(v, d.physical, ^uint32(0)); ok {
+		var mp vkPhysicalDeviceMemoryProperties
+		v.getPhysicalDeviceMemoryProperties(d.physical, unsafe.Pointer(&mp))
+		_, hasLocal := memoryTypeWith(v, d.physical, ^uint32(0), memoryDeviceLocal)
+		d.staging = mp.memoryTypes[mt].propertyFlags&memoryDeviceLocal == 0 && hasLocal
+	}
+	d.info.Staging = d.staging
 	for i := range d.slots {
 		if err := d.ensureSlot(i, 256); err != nil {
 			return err
@@ -388,36 +410,77 @@ func (d *Device) ensureSlot(i int, bytes int) error {
 		size = need
 	}
 	d.freeSlot(i)
+	usage := uint32(bufferUsageStorage | bufferUsageTransferSrc | bufferUsageTransferDst)
+	buf, mem, flags, err := d.newBuffer(size, usage, true)
+	if err != nil {
+		return err
+	}
+	s.buffer, s.memory, s.size = buf, mem, size
+	var p unsafe.Pointer
+	if r := d.v.mapMemory(d.device, s.memory, 0, ^uint64(0), 0, unsafe.Pointer(&p)); r != vkSuccess {
+		return vkError("map memory", r)
+	}
+	s.mapped = p
+	d.info.HostCachedMemory = flags&memoryHostCached != 0
+	if d.staging {
+		if s.devBuffer, s.devMemory, _, err = d.newBuffer(size, usage, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// newBuffer creates a buffer with its own memory: host-visible coherent memory (host), or
+// device-local memory when there is some (else any memory type the buffer accepts).
+func (d *Device) newBuffer(size uint64, usage uint32, host bool) (buf, mem uintptr, flags uint32, err error) {
 	v := d.v
-	bci := &vkBufferCreateInfo{sType: stBufferCreateInfo, size: size, usage: bufferUsageStorage, sharingMode: sharingModeExclusive}
-	if r := v.createBuffer(d.device, unsafe.Pointer(bci), nil, unsafe.Pointer(&s.buffer)); r != vkSuccess {
-		return vkError("create buffer of "+strconv.Itoa(int(size))+" bytes", r)
+	bci := &vkBufferCreateInfo{sType: stBufferCreateInfo, size: size, usage: usage, sharingMode: sharingModeExclusive}
+	if r := v.createBuffer(d.device, unsafe.Pointer(bci), nil, unsafe.Pointer(&buf)); r != vkSuccess {
+		return 0, 0, 0, vkError("create buffer of "+strconv.Itoa(int(size))+" bytes", r)
 	}
 	runtime.KeepAlive(bci)
 	var req vkMemoryRequirements
-	v.getBufferMemoryRequirements(d.device, s.buffer, unsafe.Pointer(&req))
-	mt, ok := hostMemoryType(v, d.physical, req.memoryTypeBits)
-	if !ok {
-		return errors.Errorf("vulkan: create buffer: %s has no host-visible coherent memory for storage buffers", d.info.Name)
+	v.getBufferMemoryRequirements(d.device, buf, unsafe.Pointer(&req))
+	var mt uint32
+	var ok bool
+	if host {
+		mt, ok = hostMemoryType(v, d.physical, req.memoryTypeBits)
+	} else {
+		mt, ok = memoryTypeWith(v, d.physical, req.memoryTypeBits, memoryDeviceLocal)
+		if !ok {
+			mt, ok = memoryTypeWith(v, d.physical, req.memoryTypeBits, 0)
+		}
 	}
-	d.memType = mt
+	if !ok {
+		v.destroyBuffer(d.device, buf, nil)
+		return 0, 0, 0, errors.Errorf("vulkan: create buffer: %s has no suitable memory type for storage buffers (host-visible: %v)", d.info.Name, host)
+	}
 	mai := &vkMemoryAllocateInfo{sType: stMemoryAllocateInfo, allocationSize: req.size, memoryTypeIndex: mt}
-	if r := v.allocateMemory(d.device, unsafe.Pointer(mai), nil, unsafe.Pointer(&s.memory)); r != vkSuccess {
-		return vkError("allocate "+strconv.Itoa(int(req.size))+" bytes", r)
+	if r := v.allocateMemory(d.device, unsafe.Pointer(mai), nil, unsafe.Pointer(&mem)); r != vkSuccess {
+		v.destroyBuffer(d.device, buf, nil)
+		return 0, 0, 0, vkError("allocate "+strconv.Itoa(int(req.size))+" bytes", r)
 	}
 	runtime.KeepAlive(mai)
-	if r := v.bindBufferMemory(d.device, s.buffer, s.memory, 0); r != vkSuccess {
-		return vkError("bind buffer memory", r)
+	if r := v.bindBufferMemory(d.device, buf, mem, 0); r != vkSuccess {
+		v.destroyBuffer(d.device, buf, nil)
+		v.freeMemory(d.device, mem, nil)
+		return 0, 0, 0, vkError("bind buffer memory", r)
 	}
-	var p unsafe.Pointer
-	if r := v.mapMemory(d.device, s.memory, 0, ^uint64(0), 0, unsafe.Pointer(&p)); r != vkSuccess {
-		return vkError("map memory", r)
-	}
-	s.mapped, s.size = p, size
 	var mp vkPhysicalDeviceMemoryProperties
 	v.getPhysicalDeviceMemoryProperties(d.physical, unsafe.Pointer(&mp))
-	d.info.HostCachedMemory = mp.memoryTypes[mt].propertyFlags&memoryHostCached != 0
-	return nil
+	return buf, mem, mp.memoryTypes[mt].propertyFlags, nil
+}
+
+// memoryTypeWith returns the first memory type among typeBits having all of flags.
+func memoryTypeWith(v *vk, pd uintptr, typeBits, flags uint32) (uint32, bool) {
+	var mp vkPhysicalDeviceMemoryProperties
+	v.getPhysicalDeviceMemoryProperties(pd, unsafe.Pointer(&mp))
+	for i := uint32(0); i < mp.memoryTypeCount && i < 32; i++ {
+		if typeBits&(1<<i) != 0 && mp.memoryTypes[i].propertyFlags&flags == flags {
+			return i, true
+		}
+	}
+	return 0, false
 }
 
 func (d *Device) freeSlot(i int) {
@@ -431,6 +494,12 @@ func (d *Device) freeSlot(i int) {
 	}
 	if s.memory != 0 {
 		v.freeMemory(d.device, s.memory, nil)
+	}
+	if s.devBuffer != 0 {
+		v.destroyBuffer(d.device, s.devBuffer, nil)
+	}
+	if s.devMemory != 0 {
+		v.freeMemory(d.device, s.devMemory, nil)
 	}
 	*s = slot{}
 }
@@ -552,7 +621,7 @@ func (d *Device) run(j job) error {
 	var infos [numSlots]vkDescriptorBufferInfo
 	var writes [numSlots]vkWriteDescriptorSet
 	for i := range infos {
-		infos[i] = vkDescriptorBufferInfo{buffer: d.slots[i].buffer, rng: d.slots[i].size}
+		infos[i] = vkDescriptorBufferInfo{buffer: d.slots[i].shaderBuffer(), rng: d.slots[i].size}
 		writes[i] = vkWriteDescriptorSet{sType: stWriteDescriptorSet, dstSet: d.descSet, dstBinding: uint32(i),
 			descriptorCount: 1, descriptorType: descriptorStorageBuffer, pBufferInfo: &infos[i]}
 	}
@@ -564,8 +633,26 @@ func (d *Device) run(j job) error {
 		return vkError(j.op+": reset command buffer", r)
 	}
 	cbbi := &vkCommandBufferBeginInfo{sType: stCommandBufferBeginInfo, flags: commandBufferOneTimeSubmit}
+	toShader := &vkMemoryBarrier{sType: stMemoryBarrier, srcAccessMask: accessTransferWrite, dstAccessMask: accessShaderRead | accessShaderWrite}
+	toTransfer := &vkMemoryBarrier{sType: stMemoryBarrier, srcAccessMask: accessShaderWrite, dstAccessMask: accessTransferRead}
+	transferToHost := &vkMemoryBarrier{sType: stMemoryBarrier, srcAccessMask: accessTransferWrite, dstAccessMask: accessHostRead}
+	var back [numSlots]vkBufferCopy
 	if r := v.beginCommandBuffer(cb, unsafe.Pointer(cbbi)); r != vkSuccess {
 		return vkError(j.op+": begin command buffer", r)
+	}
+	var regions [numSlots]vkBufferCopy
+	if d.staging {
+		copied := false
+		for i, a := range j.args {
+			if a.upload && a.bytes > 0 {
+				regions[i] = vkBufferCopy{size: uint64(a.bytes)}
+				v.cmdCopyBuffer(cb, d.slots[i].buffer, d.slots[i].devBuffer, 1, unsafe.Pointer(&regions[i]))
+				copied = true
+			}
+		}
+		if copied {
+			v.cmdPipelineBarrier(cb, pipelineStageTransfer, pipelineStageComputeShader, 0, 1, unsafe.Pointer(toShader), 0, nil, 0, nil)
+		}
 	}
 	v.cmdBindPipeline(cb, pipelineBindCompute, pipe)
 	v.cmdBindDescriptorSets(cb, pipelineBindCompute, d.pipeLayout, 0, 1, unsafe.Pointer(&d.descSet), 0, nil)
@@ -588,7 +675,18 @@ func (d *Device) run(j job) error {
 		v.cmdDispatch(cb, uint32(groups), 1, 1)
 	}
 	mb := &vkMemoryBarrier{sType: stMemoryBarrier, srcAccessMask: accessShaderWrite, dstAccessMask: accessHostRead}
-	v.cmdPipelineBarrier(cb, pipelineStageComputeShader, pipelineStageHost, 0, 1, unsafe.Pointer(mb), 0, nil, 0, nil)
+	if d.staging {
+		v.cmdPipelineBarrier(cb, pipelineStageComputeShader, pipelineStageTransfer, 0, 1, unsafe.Pointer(toTransfer), 0, nil, 0, nil)
+		for i, a := range j.args {
+			if a.download && a.bytes > 0 {
+				back[i] = vkBufferCopy{size: uint64(a.bytes)}
+				v.cmdCopyBuffer(cb, d.slots[i].devBuffer, d.slots[i].buffer, 1, unsafe.Pointer(&back[i]))
+			}
+		}
+		v.cmdPipelineBarrier(cb, pipelineStageTransfer, pipelineStageHost, 0, 1, unsafe.Pointer(transferToHost), 0, nil, 0, nil)
+	} else {
+		v.cmdPipelineBarrier(cb, pipelineStageComputeShader, pipelineStageHost, 0, 1, unsafe.Pointer(mb), 0, nil, 0, nil)
+	}
 	if r := v.endCommandBuffer(cb); r != vkSuccess {
 		return vkError(j.op+": end command buffer", r)
 	}
@@ -600,6 +698,11 @@ func (d *Device) run(j job) error {
 	runtime.KeepAlive(cbbi)
 	runtime.KeepAlive(mb)
 	runtime.KeepAlive(between)
+	runtime.KeepAlive(toShader)
+	runtime.KeepAlive(toTransfer)
+	runtime.KeepAlive(transferToHost)
+	runtime.KeepAlive(&regions)
+	runtime.KeepAlive(&back)
 	runtime.KeepAlive(si)
 	runtime.KeepAlive(&push)
 	if r != vkSuccess {

@@ -56,6 +56,7 @@ func TestStructLayout(t *testing.T) {
 		{"VkMemoryBarrier", unsafe.Sizeof(vkMemoryBarrier{}), 24},
 		{"VkSubmitInfo", unsafe.Sizeof(vkSubmitInfo{}), 72},
 		{"VkFenceCreateInfo", unsafe.Sizeof(vkFenceCreateInfo{}), 24},
+		{"VkBufferCopy", unsafe.Sizeof(vkBufferCopy{}), 24},
 		// Offsets from offsetof() in the same program.
 		{"VkPhysicalDeviceProperties.deviceType", propDeviceType, 16},
 		{"VkPhysicalDeviceProperties.deviceName", propDeviceName, 20},
@@ -142,6 +143,67 @@ func TestGridStride(t *testing.T) {
 	for i := range acc {
 		if !within(float64(acc[i]), wantS[i], magS[i], 1e-5) {
 			t.Fatalf("scatter with 3 workgroups: out[%d] = %v, want %v", i, acc[i], wantS[i])
+		}
+	}
+}
+
+// TestStagingPath forces the discrete-GPU path (device-local buffers filled and drained by
+// copies inside the submission) on whatever device there is.
+func TestStagingPath(t *testing.T) {
+	device(t)
+	d, err := Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	d.mu.Lock()
+	d.staging = true
+	for i := range d.slots {
+		d.freeSlot(i)
+	}
+	d.mu.Unlock()
+	rng := rand.New(rand.NewSource(11))
+	n := 10007
+	x := uniform[float32](rng, n, -2, 2)
+	y := uniform[float32](rng, n, -2, 2)
+	dst := make([]float32, n)
+	if err := Binary(d, "*", dst, x, y); err != nil {
+		t.Fatal(err)
+	}
+	for i := range dst {
+		if dst[i] != x[i]*y[i] {
+			t.Fatalf("staged multiply: out[%d] = %v, want %v", i, dst[i], x[i]*y[i])
+		}
+	}
+	if d.slots[0].devBuffer == 0 {
+		t.Fatal("staging requested but the slot has no device-local buffer")
+	}
+	// ScatterAdd both uploads and downloads dst.
+	idx := make([]int32, n)
+	for i := range idx {
+		idx[i] = int32(rng.Intn(40) - 3)
+	}
+	acc := uniform[float32](rng, 37, -1, 1)
+	want, mag := scatterRef(acc, x, idx, 1)
+	if err := ScatterAdd(d, acc, x, idx, 1); err != nil {
+		t.Fatal(err)
+	}
+	for i := range acc {
+		if !within(float64(acc[i]), want[i], mag[i], 1e-5) {
+			t.Fatalf("staged scatter: out[%d] = %v, want %v", i, acc[i], want[i])
+		}
+	}
+	// A matmul in several accumulating dispatches.
+	a := uniform[float32](rng, 40*300, -1, 1)
+	b := uniform[float32](rng, 300*24, -1, 1)
+	c := make([]float32, 40*24)
+	if err := matmulWith(d, c, a, b, 40, 300, 24, false, true, 3, 64); err != nil {
+		t.Fatal(err)
+	}
+	wantC, magC := matmulRef(a, b, 40, 300, 24, false, true)
+	for i := range c {
+		if !within(float64(c[i]), wantC[i], magC[i], 1e-5) {
+			t.Fatalf("staged matmul: out[%d] = %v, want %v", i, c[i], wantC[i])
 		}
 	}
 }

@@ -48,6 +48,12 @@ const (
 
 	queueComputeBit             = 0x2
 	bufferUsageStorage          = 0x20
+	bufferUsageTransferSrc      = 0x1
+	bufferUsageTransferDst      = 0x2
+	memoryDeviceLocal           = 0x1
+	pipelineStageTransfer       = 0x1000
+	accessTransferRead          = 0x800
+	accessTransferWrite         = 0x1000
 	memoryHostVisible           = 0x2
 	memoryHostCoherent          = 0x4
 	memoryHostCached            = 0x8
@@ -370,6 +376,12 @@ type vkSubmitInfo struct {
 	pSignalSemaphores    unsafe.Pointer
 }
 
+type vkBufferCopy struct {
+	srcOffset uint64
+	dstOffset uint64
+	size      uint64
+}
+
 type vkFenceCreateInfo struct {
 	sType uint32
 	pNext unsafe.Pointer
@@ -425,6 +437,7 @@ type vk struct {
 	cmdBindDescriptorSets              func(cb uintptr, bindPoint uint32, layout uintptr, first, count uint32, sets unsafe.Pointer, dynCount uint32, dyn unsafe.Pointer)
 	cmdPushConstants                   func(cb, layout uintptr, stages, offset, size uint32, values unsafe.Pointer)
 	cmdDispatch                        func(cb uintptr, x, y, z uint32)
+	cmdCopyBuffer                      func(cb, src, dst uintptr, count uint32, regions unsafe.Pointer)
 	cmdPipelineBarrier                 func(cb uintptr, src, dst, deps, memCount uint32, mem unsafe.Pointer, bufCount uint32, buf unsafe.Pointer, imgCount uint32, img unsafe.Pointer)
 	queueSubmit                        func(queue uintptr, count uint32, submits unsafe.Pointer, fence uintptr) int32
 	createFence                        func(device uintptr, info, alloc, out unsafe.Pointer) int32
@@ -512,6 +525,7 @@ func loadVK() (*vk, error) {
 		{&v.cmdBindDescriptorSets, "vkCmdBindDescriptorSets", false},
 		{&v.cmdPushConstants, "vkCmdPushConstants", false},
 		{&v.cmdDispatch, "vkCmdDispatch", false},
+		{&v.cmdCopyBuffer, "vkCmdCopyBuffer", false},
 		{&v.cmdPipelineBarrier, "vkCmdPipelineBarrier", false},
 		{&v.queueSubmit, "vkQueueSubmit", false},
 		{&v.createFence, "vkCreateFence", false},

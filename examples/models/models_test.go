@@ -86,3 +86,16 @@ func TestBadArguments(t *testing.T) {
 		t.Error("odd image: no error")
 	}
 }
+
+func TestConvNetMNIST(t *testing.T) {
+	m, err := ConvNetMNIST(tensor.Float32, 2, [4]float64{0.2, 0.2, 0.2, 0.55}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := costOf(t, m); math.IsNaN(c) || c <= 0 {
+		t.Errorf("cost %v", c)
+	}
+	if s := m.Out.Shape(); s[0] != 2 || s[1] != 10 {
+		t.Errorf("output shape %v", s)
+	}
+}
