@@ -229,12 +229,53 @@ func (a *termAlg) zero(t core.Type) core.Term {
 func (a *termAlg) add(x, y core.Term) core.Term { return a.b.Add(x, y) }
 func (a *termAlg) neg(x core.Term) core.Term    { return a.b.Unary(core.OpNeg, x) }
 func (a *termAlg) scale(x core.Term, f core.Term) core.Term {
+	// 1 * f = f exactly (also for NaN and infinities), so a cotangent of ones (the seed of
+	// Grad, replicated by sumOuter's transpose) costs no multiplication.
+	if isOnes(x) && x != nil && f != nil && x.Type().Equal(f.Type()) {
+		return f
+	}
+	if isOnes(f) {
+		return x
+	}
 	return a.b.Mul(x, f)
+}
+
+// isConstant reports whether t is a literal or replicates of a literal.
+func isConstant(t core.Term) bool {
+	switch x := t.(type) {
+	case *core.Lit:
+		return true
+	case *core.Replicate:
+		return isConstant(x.X)
+	}
+	return false
+}
+
+// isOnes reports whether t is a literal of ones or replicates of one.
+func isOnes(t core.Term) bool {
+	switch x := t.(type) {
+	case *core.Lit:
+		if x.F == nil {
+			return false
+		}
+		for _, v := range x.F {
+			if v != 1 {
+				return false
+			}
+		}
+		return true
+	case *core.Replicate:
+		return isOnes(x.X)
+	}
+	return false
 }
 func (a *termAlg) dup(x core.Term) core.Term {
 	switch x.(type) {
 	case *core.Var, *core.Lit, *core.Share, nil:
 		return x
+	}
+	if isConstant(x) {
+		return x // a replicated literal is not worth a let; keeping it visible enables 1*x = x
 	}
 	a.nextID++
 	return a.b.Share(a.nextID, x)

@@ -1,6 +1,8 @@
 package core
 
 import (
+	"sync"
+
 	"github.com/pkg/errors"
 	"gorgonia.org/tensor"
 )
@@ -71,8 +73,8 @@ func resultTerm(t Term) Term {
 // flat-slice kernels with preallocated buffers, compiled index functions and one memo slot
 // per distinct subterm, so that it can be run many times.
 //
-// An Exec keeps its intermediate buffers between runs, so one Exec must not be used by
-// several goroutines at the same time (compile one per goroutine instead).
+// An Exec keeps its intermediate buffers between runs. It is safe for concurrent use, but
+// its runs are serialised by a mutex; compile one Exec per goroutine for parallel runs.
 //
 // Semantics of the constructs (paper 000, §3.2–3.3 and §5.2):
 //   - let and share evaluate their bound term once per run (share memoised by ID); a subterm
@@ -93,6 +95,7 @@ func resultTerm(t Term) Term {
 //     min return NaN when an operand is NaN;
 //   - sumOuter of an empty outer dimension is 0.
 type Exec struct {
+	mu      sync.Mutex
 	prog    *Program
 	params  []*buf // parameter slots, in Params order (storage set by each run)
 	results []*buf
@@ -140,6 +143,8 @@ func (e *Exec) Run(args map[string]*tensor.Dense) ([]*tensor.Dense, error) {
 	if e == nil {
 		return nil, errors.New("core: eval: nil Exec")
 	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	for name := range args {
 		if e.prog.Param(name) == nil {
 			return nil, errors.Errorf("core: eval: argument %s is not a parameter of the program (parameters: %s)", name, paramList(e.prog.Params))
@@ -173,6 +178,8 @@ func (e *Exec) RunInto(outs []*tensor.Dense, args ...*tensor.Dense) error {
 	if e == nil {
 		return errors.New("core: eval: nil Exec")
 	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	if len(args) != len(e.params) {
 		return errors.Errorf("core: eval: %d arguments for %d parameters (%s)", len(args), len(e.params), paramList(e.prog.Params))
 	}

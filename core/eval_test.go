@@ -1016,3 +1016,38 @@ func TestEvalTamperedLiteral(t *testing.T) {
 		t.Fatal("Eval with a 1-value literal of shape [3] succeeded")
 	}
 }
+
+// Concurrent runs of one Exec are serialised and each gets its own correct result.
+func TestExecConcurrentRuns(t *testing.T) {
+	var b Builder
+	x := b.Var("x", ty(Float64, 3))
+	p := mustProg(t, &b, []*Var{x}, b.Mul(x, x))
+	e, err := Compile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 8)
+	for g := 0; g < 8; g++ {
+		go func(g int) {
+			v := float64(g)
+			for it := 0; it < 200; it++ {
+				rs, err := e.Run(map[string]*tensor.Dense{"x": fd(Float64, []int{3}, v, v+1, v+2)})
+				if err != nil {
+					errs <- err
+					return
+				}
+				got := rs[0].Float64s()
+				if got[0] != v*v || got[1] != (v+1)*(v+1) || got[2] != (v+2)*(v+2) {
+					errs <- fmt.Errorf("goroutine %d: got %v", g, got)
+					return
+				}
+			}
+			errs <- nil
+		}(g)
+	}
+	for g := 0; g < 8; g++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}

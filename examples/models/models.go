@@ -407,7 +407,9 @@ func ConvNetMNIST(dt tensor.Dtype, batch int, drop [4]float64, seed int64) (m *M
 	w3 := b.param("w3", 1/math.Sqrt(128*9), 128*3*3, 625)
 	w4 := b.param("w4", 1/math.Sqrt(625), 625, 10)
 	block := func(in, w *G.Node, p float64) *G.Node {
-		c := b.do(func() (*G.Node, error) { return G.Conv2d(in, w, tensor.Shape{3, 3}, []int{1, 1}, []int{1, 1}, []int{1, 1}) })
+		c := b.do(func() (*G.Node, error) {
+			return G.Conv2d(in, w, tensor.Shape{3, 3}, []int{1, 1}, []int{1, 1}, []int{1, 1})
+		})
 		a := b.do(func() (*G.Node, error) { return G.Rectify(c) })
 		out := b.do(func() (*G.Node, error) { return G.MaxPool2D(a, tensor.Shape{2, 2}, []int{0, 0}, []int{2, 2}) })
 		if p > 0 {
