@@ -79,15 +79,15 @@ func TestAgainstCoreEval(t *testing.T) {
 		return d
 	}
 	args := map[string]*tensor.Dense{
-		"x": tensor.New(tensor.WithShape(3, 4), tensor.WithBacking(f64s(12))),
-		"y": tensor.New(tensor.WithShape(4), tensor.WithBacking(f64s(4))),
-		"z": tensor.New(tensor.WithShape(4, 3), tensor.WithBacking(f64s(12))),
-		"s": tensor.New(tensor.FromScalar(0.3)),
-		"k": tensor.New(tensor.FromScalar(int64(2))),
-		"v": tensor.New(tensor.WithShape(6), tensor.WithBacking(f64s(6))),
+		"x":  tensor.New(tensor.WithShape(3, 4), tensor.WithBacking(f64s(12))),
+		"y":  tensor.New(tensor.WithShape(4), tensor.WithBacking(f64s(4))),
+		"z":  tensor.New(tensor.WithShape(4, 3), tensor.WithBacking(f64s(12))),
+		"s":  tensor.New(tensor.FromScalar(0.3)),
+		"k":  tensor.New(tensor.FromScalar(int64(2))),
+		"v":  tensor.New(tensor.WithShape(6), tensor.WithBacking(f64s(6))),
 		"am": tensor.New(tensor.WithShape(3), tensor.WithBacking([]int64{3, 0, 7})),
-		"w": tensor.New(tensor.WithShape(3, 4), tensor.WithBacking(f32s(12))),
-		"u": tensor.New(tensor.WithShape(4), tensor.WithBacking(f32s(4))),
+		"w":  tensor.New(tensor.WithShape(3, 4), tensor.WithBacking(f32s(12))),
+		"u":  tensor.New(tensor.WithShape(4), tensor.WithBacking(f32s(4))),
 	}
 	for _, src := range terms {
 		src := src
