@@ -735,3 +735,34 @@ func Replicate[T Float](d *Device, dst, src []T) error {
 		passes: onePass(len(dst)*w, 256, uint32(len(dst)*w), uint32(len(src)*w)),
 		args:   []arg{argOf(dst, false, true), argOf(src, true, false)}})
 }
+
+// Worthwhile is a heuristic for callers choosing between this device and their CPU kernel:
+// whether a call of kernel (op for unary and binary) with the given work (elements of the
+// result; m·k·n for matmul) is expected to be faster on the device, every call paying about
+// 100 µs of submission and copying its operands both ways. It is never true on a CPU device
+// (lavapipe), where the device path is for tests only. The thresholds are estimates (no GPU
+// was available to measure them): only compute-heavy kernels pay for their transfers — matmul
+// from m·k·n = 2^22 and transcendental element-wise ops from 2^18 elements; cheap element-wise
+// ops, reductions, gathers, scatters and replicate move as many bytes as the CPU loop reads,
+// so they pay only once data stays on the device, which this package does not do.
+func (d *Device) Worthwhile(kernel, op string, work int) bool {
+	if d == nil {
+		return false
+	}
+	switch t := d.Type(); {
+	case t == CPU, t == Other:
+		return false
+	}
+	switch kernel {
+	case "matmul":
+		return work >= 1<<22
+	case "unary":
+		switch op {
+		case "exp", "log", "sin", "cos", "tan", "tanh", "sigmoid", "log1p", "expm1":
+			return work >= 1<<18
+		}
+	case "binary":
+		return op == "pow" && work >= 1<<18
+	}
+	return false
+}

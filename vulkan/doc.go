@@ -9,7 +9,8 @@
 // A Device is one logical device on the best physical device (discrete GPU, then integrated,
 // then virtual, then CPU implementations such as Mesa's lavapipe) with one compute queue. Its
 // kernels are package-level generic functions over float32 and float64 slices that copy their
-// inputs into host-visible storage buffers, run one compute dispatch, and copy the result back:
+// inputs into host-visible storage buffers (staged through device-local ones inside the same
+// submission on discrete GPUs), run the dispatch, and copy the result back:
 //
 //	Unary(d, "exp", dst, src)               dst[i] = exp(src[i])
 //	Binary(d, "+", dst, x, y)               dst[i] = x[i%len(x)] + y[i%len(y)]
@@ -45,10 +46,11 @@
 // # Using it from a CPU kernel
 //
 // Open one Device per process (it is safe for concurrent use) and, in each kernel, try the
-// device first when the work is large enough and fall back on any error:
+// device first when it is expected to pay (Worthwhile) or when forced (tests on lavapipe), and
+// fall back on any error:
 //
-//	if dev != nil && len(out) >= threshold && vulkan.Supports[float32](dev, "unary", op.String()) {
-//		if err := vulkan.Unary(dev, op.String(), out, in); err == nil {
+//	if (force || dev.Worthwhile("unary", op, len(out))) && vulkan.Supports[float32](dev, "unary", op) {
+//		if err := vulkan.Unary(dev, op, out, in); err == nil {
 //			return nil
 //		} else if !errors.Is(err, vulkan.ErrUnsupported) {
 //			// a real failure: report it once, then run the CPU kernel

@@ -798,3 +798,17 @@ func TestConcurrentCalls(t *testing.T) {
 		}
 	}
 }
+
+func TestWorthwhile(t *testing.T) {
+	var none *Device
+	if none.Worthwhile("matmul", "", 1<<30) {
+		t.Error("a nil device is never worthwhile")
+	}
+	d, err := shared()
+	if err != nil {
+		t.Skip("no device")
+	}
+	if d.Type() == CPU && d.Worthwhile("matmul", "", 1<<30) {
+		t.Error("a CPU device (lavapipe) is never worthwhile")
+	}
+}
