@@ -174,8 +174,10 @@ func resolveWrt(p *core.Program, wrt []string, op string) ([]string, error) {
 // prepare checks p and brings it to the form the forward pass takes: BOT-normal (unless
 // SkipBOT), simplified (unless NoSimplify), with distinct let names.
 func prepare(p *core.Program, o Options, reserved []string, op string) (*core.Program, error) {
-	if err := core.Check(p); err != nil {
-		return nil, errors.Wrapf(err, "ad: %s", op)
+	if o.SkipBOT { // bot.Vectorize checks its input itself
+		if err := core.Check(p); err != nil {
+			return nil, errors.Wrapf(err, "ad: %s", op)
+		}
 	}
 	q := p
 	var err error
