@@ -301,25 +301,47 @@ func TestCastGradient(t *testing.T) {
 	}
 }
 
-// TestCondUntakenNaN: a NaN primal value in the branch not taken does not poison the gradient.
+// TestCondUntakenNaN: a NaN in the branch not taken — its primal value or its local
+// derivative — does not poison the gradient (the "double where" problem).
 func TestCondUntakenNaN(t *testing.T) {
-	var b core.Builder
-	x, y := b.Var("x", f64()), b.Var("y", f64())
-	// cond (x > 0) (sqrt x + y) (y * y): at x = -4 the taken branch is y*y; sqrt x is NaN.
-	body := b.Cond(b.Binary(core.OpGt, x, core.ScalarF(core.Float64, 0)), b.Add(b.Unary(core.OpSqrt, x), y), b.Mul(y, y))
-	p := mustProg(t, &b, []*core.Var{x, y}, body)
-	a, err := Grad(p)
-	if err != nil {
-		t.Fatal(err)
+	cases := []struct {
+		name, src string
+		x         float64
+		wantV     float64
+		wantG     float64
+	}{
+		// sqrt x and sqrt' x are NaN at x = -4; the taken branch is y*y (y = 3).
+		{"sqrt", `fn (x : [] f64, y : [] f64) => cond (x > 0.0) (sqrt x + y) (y * y)`, -4, 9, 0},
+		// log' 0 = inf in the untaken branch; nested conds.
+		{"nested", `fn (x : [] f64, y : [] f64) => cond (y > 0.0) (cond (x > 0.0) (log x * y) (x * y)) (exp x)`, 0, 0, 3},
+		// the else branch is the untaken one.
+		{"else", `fn (x : [] f64, y : [] f64) => cond (x <= 0.0) (x * y) (sqrt x * log x)`, -2, -6, 3},
+		// let-bound inside the branch, used twice there.
+		{"let", `fn (x : [] f64, y : [] f64) => cond (x > 0.0) (let s = sqrt x in s * s + y) y`, -1, 3, 0},
 	}
-	v, g := runArtifact(t, a, map[string]*value{"x": vals(f64(), -4), "y": vals(f64(), 3)})
-	if v[0] != 9 || g["y"][0] != 6 {
-		t.Errorf("value %v, d/dy %v; want 9, 6", v, g["y"])
-	}
-	// d/dx: the cotangent of sqrt x is exactly 0, scaled by 1/(2 sqrt x) = NaN. This is the
-	// documented "double where" limitation; record what happens so a change is noticed.
-	if !math.IsNaN(g["x"][0]) && g["x"][0] != 0 {
-		t.Errorf("d/dx = %v, want 0 or NaN", g["x"][0])
+	for _, c := range cases {
+		p := parse(t, c.src)
+		args := map[string]*value{"x": vals(f64(), c.x), "y": vals(f64(), 3)}
+		a, err := Grad(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, g := runArtifact(t, a, args)
+		if v[0] != c.wantV || g["x"][0] != c.wantG {
+			t.Errorf("%s: value %v, d/dx %v; want %v, %v\n%s", c.name, v, g["x"], c.wantV, c.wantG, a)
+		}
+		// The concrete reverse pass agrees.
+		dr, err := differentiate(p, Options{}, false, "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, cg, _, err := dr.concrete(args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cg["x"].f[0] != c.wantG {
+			t.Errorf("%s: concrete d/dx %v, want %v", c.name, cg["x"].f, c.wantG)
+		}
 	}
 }
 

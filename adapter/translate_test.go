@@ -248,6 +248,19 @@ func TestErrors(t *testing.T) {
 		t.Errorf("Sparsemax along axis 0: got %v, want a refusal", err)
 	}
 
+	// batch norm in inference mode reads running statistics held in the op: refused
+	bnx := b.in(-1, 1, 4, 3)
+	bny, _, _, bnop, err := G.BatchNorm(bnx, b.in(0.5, 1, 4, 3), b.in(-1, 1, 4, 3), 0.9, 1e-5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := bnop.SetTraining(false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Translate(must(G.Sum(bny)), bnx); err == nil || !strings.Contains(err.Error(), "inference mode") {
+		t.Errorf("batch norm in inference mode: got %v, want a refusal", err)
+	}
+
 	// non-scalar cost
 	if _, err := Translate(xw, w); err == nil || !strings.Contains(err.Error(), "scalar") {
 		t.Errorf("non-scalar cost: got %v", err)

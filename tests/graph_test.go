@@ -298,3 +298,43 @@ func (userOp) Hashcode() uint32 {
 	return h.Sum32()
 }
 func (userOp) String() string { return "userOp" }
+
+// TestRepeatedAndUnrelatedWrt: a wrt node given twice gets the same gradient node at both
+// positions (registered once, so BindDualValues does not double it); a wrt node the cost does
+// not depend on gets zeros. cost = Σ x², so ∂cost/∂x = 2x.
+func TestRepeatedAndUnrelatedWrt(t *testing.T) {
+	g := G.NewGraph()
+	x := G.NewVector(g, tensor.Float64, G.WithShape(3), G.WithName("x"),
+		G.WithValue(tensor.New(tensor.WithShape(3), tensor.WithBacking([]float64{1, -2, 3}))))
+	u := G.NewVector(g, tensor.Float64, G.WithShape(3), G.WithName("u"),
+		G.WithValue(tensor.New(tensor.WithShape(3), tensor.WithBacking([]float64{4, 5, 6}))))
+	cost := G.Must(G.Sum(G.Must(G.Square(x))))
+	gs, err := bulkad.Grad(cost, x, u, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gs[0] != gs[2] {
+		t.Errorf("repeated wrt: two different gradient nodes")
+	}
+	vm, err := runOnce(g, G.Nodes{x, u})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer vm.Close()
+	want := []float64{2, -4, 6}
+	dx, _ := x.Grad()
+	for name, got := range map[string][]float64{"node": valuesOf(gs[0].Value()), "x.Grad()": valuesOf(dx)} {
+		for i := range want {
+			if got[i] != want[i] {
+				t.Errorf("%s: ∂cost/∂x = %v, want %v", name, got, want)
+				break
+			}
+		}
+	}
+	for _, v := range valuesOf(gs[1].Value()) {
+		if v != 0 {
+			t.Errorf("∂cost/∂u = %v, want zeros", valuesOf(gs[1].Value()))
+			break
+		}
+	}
+}

@@ -9,7 +9,8 @@
 // A Device is one logical device on the best physical device (discrete GPU, then integrated,
 // then virtual, then CPU implementations such as Mesa's lavapipe) with one compute queue. Its
 // kernels are package-level generic functions over float32 and float64 slices that copy their
-// inputs into host-visible storage buffers, run one compute dispatch, and copy the result back:
+// inputs into host-visible storage buffers (staged through device-local ones inside the same
+// submission on discrete GPUs), run the dispatch, and copy the result back:
 //
 //	Unary(d, "exp", dst, src)               dst[i] = exp(src[i])
 //	Binary(d, "+", dst, x, y)               dst[i] = x[i%len(x)] + y[i%len(y)]
@@ -19,6 +20,8 @@
 //	MatMul(d, dst, a, b, m, k, n, tA, tB)   dst[m,n] = op(a)[m,k] * op(b)[k,n]
 //	Gather(d, dst, src, idx, block)         dst block i = src block idx[i] (0 when out of range)
 //	ScatterAdd(d, dst, src, idx, block)     dst block idx[i] += src block i (dropped when out of range)
+//	GatherAffine(d, dst, src, dom, strides, base, block)      Gather with block index base + Σ c·strides
+//	ScatterAddAffine(d, dst, src, dom, strides, base, block)  ScatterAdd with the same affine map
 //	Replicate(d, dst, src)                  dst = src repeated len(dst)/len(src) times
 //
 // A kernel the device cannot run (float64 without shaderFloat64, transcendental float64 ops,
@@ -45,10 +48,11 @@
 // # Using it from a CPU kernel
 //
 // Open one Device per process (it is safe for concurrent use) and, in each kernel, try the
-// device first when the work is large enough and fall back on any error:
+// device first when it is expected to pay (Worthwhile) or when forced (tests on lavapipe), and
+// fall back on any error:
 //
-//	if dev != nil && len(out) >= threshold && vulkan.Supports[float32](dev, "unary", op.String()) {
-//		if err := vulkan.Unary(dev, op.String(), out, in); err == nil {
+//	if (force || dev.Worthwhile("unary", op, len(out))) && vulkan.Supports[float32](dev, "unary", op) {
+//		if err := vulkan.Unary(dev, op, out, in); err == nil {
 //			return nil
 //		} else if !errors.Is(err, vulkan.ErrUnsupported) {
 //			// a real failure: report it once, then run the CPU kernel

@@ -207,3 +207,14 @@ func TestStagingPath(t *testing.T) {
 		}
 	}
 }
+
+func TestMissingLibrary(t *testing.T) {
+	_, err := loadVKFrom([]string{"libvulkan-missing.so.9"})
+	if err == nil {
+		t.Fatal("loading a missing library: no error")
+	}
+	const want = "vulkan: open: libvulkan-missing.so.9 not found: "
+	if got := err.Error(); len(got) < len(want) || got[:len(want)] != want {
+		t.Errorf("error %q does not start with %q", got, want)
+	}
+}

@@ -458,8 +458,10 @@ func libraryNames() []string {
 
 // loadVK opens the Vulkan loader and resolves the entry points. It never panics: a missing
 // symbol is an error (purego.RegisterLibFunc would panic, so symbols are looked up first).
-func loadVK() (*vk, error) {
-	names := libraryNames()
+func loadVK() (*vk, error) { return loadVKFrom(libraryNames()) }
+
+// loadVKFrom tries the library names in order.
+func loadVKFrom(names []string) (*vk, error) {
 	var lib uintptr
 	var firstErr error
 	for _, name := range names {
