@@ -39,16 +39,16 @@ type Options struct {
 // name, in that order. Its parameters are the input program's (plus DretName, the incoming
 // cotangent, for a VJP artifact; a Grad artifact uses the cotangent 1).
 //
-// An Artifact is safe for concurrent use: Run serialises the evaluations of its compiled
-// program.
+// An Artifact is safe for concurrent use: the program is compiled once per concurrent Run
+// (core.Exec keeps buffers between runs) and the compiled programs are reused.
 type Artifact struct {
 	prog  *core.Program
 	wrt   []string
 	vjp   bool
 	stats Stats
 
-	mu   sync.Mutex
-	exec *core.Exec
+	mu    sync.Mutex
+	execs []*core.Exec // idle compiled programs
 }
 
 // Program returns the gradient program.
@@ -64,16 +64,22 @@ func (a *Artifact) String() string { return a.prog.String() }
 // Run evaluates the gradient program. args holds every parameter (and DretName for a VJP
 // artifact); it returns the value and the gradient of every Wrt parameter by name.
 func (a *Artifact) Run(args map[string]*tensor.Dense) (*tensor.Dense, map[string]*tensor.Dense, error) {
+	var ex *core.Exec
 	a.mu.Lock()
-	if a.exec == nil {
-		ex, err := core.Compile(a.prog)
-		if err != nil {
-			a.mu.Unlock()
+	if n := len(a.execs); n > 0 {
+		ex = a.execs[n-1]
+		a.execs = a.execs[:n-1]
+	}
+	a.mu.Unlock()
+	if ex == nil {
+		var err error
+		if ex, err = core.Compile(a.prog); err != nil {
 			return nil, nil, errors.Wrap(err, "ad: run: compile")
 		}
-		a.exec = ex
 	}
-	outs, err := a.exec.Run(args)
+	outs, err := ex.Run(args)
+	a.mu.Lock()
+	a.execs = append(a.execs, ex)
 	a.mu.Unlock()
 	if err != nil {
 		return nil, nil, errors.Wrap(err, "ad: run")
@@ -174,8 +180,10 @@ func resolveWrt(p *core.Program, wrt []string, op string) ([]string, error) {
 // prepare checks p and brings it to the form the forward pass takes: BOT-normal (unless
 // SkipBOT), simplified (unless NoSimplify), with distinct let names.
 func prepare(p *core.Program, o Options, reserved []string, op string) (*core.Program, error) {
-	if err := core.Check(p); err != nil {
-		return nil, errors.Wrapf(err, "ad: %s", op)
+	if o.SkipBOT { // bot.Vectorize checks its input itself
+		if err := core.Check(p); err != nil {
+			return nil, errors.Wrapf(err, "ad: %s", op)
+		}
 	}
 	q := p
 	var err error

@@ -28,6 +28,7 @@ func TestOpgraphs(t *testing.T) {
 				t.Errorf("%s: translate: %v", label, err)
 				continue
 			}
+			checkBindings(t, label, tr)
 			got, err := evalTranslation(tr)
 			if err != nil {
 				t.Errorf("%s: eval: %v", label, err)

@@ -103,6 +103,7 @@ func TestRandomGraphs(t *testing.T) {
 				t.Errorf("%s: translate cost: %v", label, err)
 				continue
 			}
+			checkBindings(t, label, tr)
 			got, err := evalTranslation(tr)
 			if err != nil {
 				t.Errorf("%s: eval: %v", label, err)

@@ -188,7 +188,38 @@ func MaxPool2D(x core.Term, w Window) (core.Term, error) {
 	if err := wrap("max-pool", &b); err != nil {
 		return nil, err
 	}
-	return Max(g, 0)
+	return maxOuterOneHot(g)
+}
+
+// maxOuterOneHot is the maximum along the outermost dimension written as a sum with a one-hot
+// mask of the (first) argmax: Σ_k x[k] · (k == argmax). It equals the gather at the argmax
+// exactly (the other terms are ±0), and unlike the gather its derivative is a bulk product
+// with the mask rather than a scatter through a data-dependent index.
+func maxOuterOneHot(x core.Term) (core.Term, error) {
+	if err := checkTerm("max", x); err != nil {
+		return nil, err
+	}
+	xs := x.Type().Shape
+	if xs.Rank() == 0 {
+		return nil, errors.Errorf("lower: max: operand is a scalar")
+	}
+	var b core.Builder
+	k := xs[0]
+	idx := b.Replicate(k, b.ArgmaxOuter(x))
+	ones := append(core.Shape{k}, make(core.Shape, xs.Rank()-1)...)
+	for i := 1; i < len(ones); i++ {
+		ones[i] = 1
+	}
+	pos := b.Reshape(ones, b.Iota(k))
+	if err := wrap("max", &b); err != nil {
+		return nil, err
+	}
+	posB, err := Broadcast(pos, xs)
+	if err != nil {
+		return nil, err
+	}
+	mask := b.Cast(x.Type().Dtype, b.Binary(core.OpEq, posB, idx))
+	return result("max", &b, b.SumOuter(b.Mul(x, mask)))
 }
 
 // SumPool2D is the sum over each window of x : [b,c,h,w] (padding counts as 0).

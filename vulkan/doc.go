@@ -20,6 +20,8 @@
 //	MatMul(d, dst, a, b, m, k, n, tA, tB)   dst[m,n] = op(a)[m,k] * op(b)[k,n]
 //	Gather(d, dst, src, idx, block)         dst block i = src block idx[i] (0 when out of range)
 //	ScatterAdd(d, dst, src, idx, block)     dst block idx[i] += src block i (dropped when out of range)
+//	GatherAffine(d, dst, src, dom, strides, base, block)      Gather with block index base + Σ c·strides
+//	ScatterAddAffine(d, dst, src, dom, strides, base, block)  ScatterAdd with the same affine map
 //	Replicate(d, dst, src)                  dst = src repeated len(dst)/len(src) times
 //
 // A kernel the device cannot run (float64 without shaderFloat64, transcendental float64 ops,

@@ -812,3 +812,143 @@ func TestWorthwhile(t *testing.T) {
 		t.Error("a CPU device (lavapipe) is never worthwhile")
 	}
 }
+
+func testAffine[T Float](t *testing.T, d *Device) {
+	cases := []struct {
+		name          string
+		dom, st       []int
+		base, block   int
+		srcBlocks     int
+		unsupportedOK bool
+	}{
+		{"transpose", []int{3, 4}, []int{1, 3}, 0, 1, 12, false},
+		{"im2col 3x3 windows, 2 channels", []int{4, 5, 3, 3}, []int{7, 1, 7, 1}, 0, 2, 42, false},
+		{"reverse", []int{10}, []int{-1}, 9, 3, 10, false},
+		{"partly out of range", []int{5}, []int{2}, 3, 1, 8, false},
+		{"negative base", []int{4, 2}, []int{1, 4}, -2, 1, 6, false},
+		{"broadcast rows", []int{6, 5}, []int{0, 1}, 0, 1, 5, false},
+		{"rank 7", []int{2, 2, 2, 2, 2, 2, 2}, []int{1, 2, 4, 8, 16, 32, 64}, 0, 1, 128, true},
+		{"rank 7 that merges", []int{2, 2, 2, 2, 2, 2, 2}, []int{64, 32, 16, 8, 4, 2, 1}, 0, 1, 128, false},
+	}
+	for ci, c := range cases {
+		rng := rand.New(rand.NewSource(int64(ci)))
+		src := uniform[T](rng, c.srcBlocks*c.block, -2, 2)
+		js := affineRef(c.dom, c.st, c.base)
+		// gather
+		dst := make([]T, len(js)*c.block)
+		for i := range dst {
+			dst[i] = 42
+		}
+		err := GatherAffine(d, dst, src, c.dom, c.st, c.base, c.block)
+		if c.unsupportedOK {
+			if !errors.Is(err, ErrUnsupported) {
+				t.Errorf("%s gather %s: err = %v, want ErrUnsupported", dtypeName[T](), c.name, err)
+			}
+		} else if err != nil {
+			t.Fatalf("%s gather %s: %v", dtypeName[T](), c.name, err)
+		} else {
+			for p, j := range js {
+				for r := 0; r < c.block; r++ {
+					var want T
+					if j >= 0 && j < c.srcBlocks {
+						want = src[j*c.block+r]
+					}
+					if got := dst[p*c.block+r]; got != want {
+						t.Errorf("%s gather %s: block %d elem %d = %v, want %v (source block %d)", dtypeName[T](), c.name, p, r, got, want, j)
+					}
+				}
+			}
+		}
+		// scatter-add: the same map, the other way, onto a non-zero dst
+		acc := uniform[T](rng, c.srcBlocks*c.block, -1, 1)
+		upd := uniform[T](rng, len(js)*c.block, -1, 1)
+		want := make([]float64, len(acc))
+		mag := make([]float64, len(acc))
+		for i, v := range acc {
+			want[i], mag[i] = float64(v), math.Abs(float64(v))
+		}
+		for p, j := range js {
+			if j < 0 || j >= c.srcBlocks {
+				continue
+			}
+			for r := 0; r < c.block; r++ {
+				want[j*c.block+r] += float64(upd[p*c.block+r])
+				mag[j*c.block+r] += math.Abs(float64(upd[p*c.block+r]))
+			}
+		}
+		err = ScatterAddAffine(d, acc, upd, c.dom, c.st, c.base, c.block)
+		if c.unsupportedOK || (is64[T]() && !Supports[T](d, "scatter", "")) {
+			if !errors.Is(err, ErrUnsupported) {
+				t.Errorf("%s scatter %s: err = %v, want ErrUnsupported", dtypeName[T](), c.name, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s scatter %s: %v", dtypeName[T](), c.name, err)
+		}
+		for i := range acc {
+			if !within(float64(acc[i]), want[i], mag[i], tolOf[T]()) {
+				t.Errorf("%s scatter %s: out[%d] = %v, want %v", dtypeName[T](), c.name, i, acc[i], want[i])
+				break
+			}
+		}
+	}
+}
+
+func TestAffineGatherScatter(t *testing.T) {
+	d := device(t)
+	testAffine[float32](t, d)
+	testAffine[float64](t, d)
+	// A large im2col-like gather: 1000003 is prime, so use a domain just over a million.
+	src := uniform[float32](rand.New(rand.NewSource(9)), 1030*1030, -1, 1)
+	dom, st := []int{1000, 1000, 2, 2}, []int{1030, 1, 1030, 1}
+	dst := make([]float32, 4000000)
+	if err := GatherAffine(d, dst, src, dom, st, 0, 1); err != nil {
+		t.Fatal(err)
+	}
+	for p, j := range affineRef(dom, st, 0) {
+		if dst[p] != src[j] {
+			t.Fatalf("large affine gather: out[%d] = %v, want %v", p, dst[p], src[j])
+		}
+	}
+}
+
+// TestScatterContention sends every element to one target (worst case for the atomics and
+// the compare-and-swap loops).
+func TestScatterContention(t *testing.T) {
+	d := device(t)
+	n := 1000003
+	src := make([]float32, n)
+	for i := range src {
+		src[i] = 1
+	}
+	idx := make([]int32, n)
+	for _, shader := range []string{"", "scatter_cas_f32"} {
+		dst := []float32{0.5}
+		var err error
+		if shader == "" {
+			err = ScatterAdd(d, dst, src, idx, 1)
+		} else {
+			err = scatterAdd(d, dst, src, idx, 1, shader)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if dst[0] != float32(n)+0.5 { // every partial sum below 2^24 is exact
+			t.Errorf("%q: %d ones into one element = %v, want %v", shader, n, dst[0], float32(n)+0.5)
+		}
+	}
+	if Supports[float64](d, "scatter", "") {
+		src64 := make([]float64, n)
+		for i := range src64 {
+			src64[i] = 1
+		}
+		dst := []float64{0.5}
+		if err := ScatterAdd(d, dst, src64, idx, 1); err != nil {
+			t.Fatal(err)
+		}
+		if dst[0] != float64(n)+0.5 {
+			t.Errorf("float64: %d ones into one element = %v, want %v", n, dst[0], float64(n)+0.5)
+		}
+	}
+}

@@ -265,3 +265,28 @@ func stridedRef(op string, x, y []float32, shape, xs, ys []int) []float32 {
 	}
 	return out
 }
+
+// affineRef walks dom row-major and returns, for each point, the block index base + Σ c·st.
+func affineRef(dom, st []int, base int) []int {
+	n := 1
+	for _, e := range dom {
+		n *= e
+	}
+	out := make([]int, n)
+	ix := make([]int, len(dom))
+	for p := range out {
+		j := base
+		for k, c := range ix {
+			j += c * st[k]
+		}
+		out[p] = j
+		for k := len(ix) - 1; k >= 0; k-- {
+			ix[k]++
+			if ix[k] < dom[k] {
+				break
+			}
+			ix[k] = 0
+		}
+	}
+	return out
+}

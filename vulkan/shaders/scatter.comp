@@ -1,6 +1,7 @@
 #version 450
-// dst[idx[i]*block + r] += src[i*block + r] for 0 <= idx[i] < dstBlocks (others dropped).
-// Accumulation is atomic: with -DATOMIC_FLOAT a float32 atomicAdd (VK_EXT_shader_atomic_float),
+// Block j of dst (block elements) gets block i of src added, for 0 <= j < blocks (others are
+// dropped). AFFINE = 0: j = idx[i] (an index table); AFFINE = 1: i is decomposed row-major over
+// dom[0..rank) and j = base + Σ c_k·st[k]. Accumulation is atomic: with -DATOMIC_FLOAT a float32 atomicAdd (VK_EXT_shader_atomic_float),
 // otherwise a compare-and-swap loop on the bit pattern (uint for float32, uint64 for float64).
 #ifdef F64
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
@@ -20,7 +21,25 @@ layout(std430, binding = 0) buffer Dst { uint dst[]; };
 #endif
 layout(std430, binding = 1) readonly buffer Src { T src[]; };
 layout(std430, binding = 2) readonly buffer Idx { int idx[]; };
-layout(push_constant) uniform P { uint n; uint block; uint dstBlocks; } p;
+layout(push_constant) uniform P {
+	uint n; uint block; uint blocks; int base; uint rank;
+	uint dom[6]; int st[6];
+} p;
+layout(constant_id = 0) const uint AFFINE = 0u;
+
+int target(uint i) {
+	if (AFFINE == 0u) {
+		return idx[i];
+	}
+	int j = p.base;
+	uint r = i;
+	for (int d = int(p.rank) - 1; d >= 0; d--) {
+		uint c = r % p.dom[d];
+		r /= p.dom[d];
+		j += int(c) * p.st[d];
+	}
+	return j;
+}
 
 void add(uint j, T v) {
 #if defined(ATOMIC_FLOAT)
@@ -52,9 +71,9 @@ void main() {
 	uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
 	for (uint e = gl_GlobalInvocationID.x; e < p.n; e += stride) {
 		uint i = e / p.block;
-		int id = idx[i];
-		if (id >= 0 && uint(id) < p.dstBlocks) {
-			add(uint(id) * p.block + (e - i * p.block), src[e]);
+		int j = target(i);
+		if (j >= 0 && uint(j) < p.blocks) {
+			add(uint(j) * p.block + (e - i * p.block), src[e]);
 		}
 	}
 }
