@@ -123,7 +123,7 @@ func simplify(t Term, params []*Var, opts []SimplifyOption) (out Term, err error
 		u := s.rewrite(t)
 		in := newInliner(cfg, namer)
 		u = in.run(u)
-		if u == t {
+		if u == t || Equal(u, t) {
 			break
 		}
 		t = u

@@ -214,7 +214,10 @@ func (c *fvCache) of(t Term) map[string]*Var {
 	if s, ok := c.m[t]; ok {
 		return s
 	}
-	PostOrder(t, func(n Term) {
+	// Nodes already in the cache are not walked again (so that filling the cache from many
+	// roots stays linear), and a node whose free variables are those of a single child
+	// shares that child's set.
+	postOrderSkip(t, func(n Term) bool { _, ok := c.m[n]; return ok }, func(n Term) {
 		if _, ok := c.m[n]; ok {
 			return
 		}
@@ -224,9 +227,24 @@ func (c *fvCache) of(t Term) map[string]*Var {
 		}
 		kids := Children(n)
 		var out map[string]*Var
+		shared := false
 		for k, kid := range kids {
 			ks := c.m[kid]
+			if len(ks) == 0 {
+				continue
+			}
 			bound := BoundIn(n, k)
+			if out == nil && len(bound) == 0 {
+				out, shared = ks, true
+				continue
+			}
+			if shared {
+				cp := make(map[string]*Var, len(out)+len(ks))
+				for name, v := range out {
+					cp[name] = v
+				}
+				out, shared = cp, false
+			}
 			for name, v := range ks {
 				if boundName(bound, name) {
 					continue
@@ -243,6 +261,35 @@ func (c *fvCache) of(t Term) map[string]*Var {
 		c.m[n] = out
 	})
 	return c.m[t]
+}
+
+// postOrderSkip is PostOrder that does not enter nodes for which skip returns true (they are
+// neither visited nor walked).
+func postOrderSkip(t Term, skip func(Term) bool, f func(Term)) {
+	if t == nil || skip(t) {
+		return
+	}
+	seen := map[Term]bool{t: true}
+	type frame struct {
+		t    Term
+		kids []Term
+		next int
+	}
+	stack := []frame{{t: t, kids: Children(t)}}
+	for len(stack) > 0 {
+		top := &stack[len(stack)-1]
+		if top.next < len(top.kids) {
+			c := top.kids[top.next]
+			top.next++
+			if c != nil && !seen[c] && !skip(c) {
+				seen[c] = true
+				stack = append(stack, frame{t: c, kids: Children(c)})
+			}
+			continue
+		}
+		f(top.t)
+		stack = stack[:len(stack)-1]
+	}
 }
 
 func boundName(vs []*Var, name string) bool {
@@ -289,6 +336,14 @@ func Check(p *Program) error {
 		}
 		break
 	}
+	// The lets of the top spine above a tuple result (computed once: testing every let with
+	// isTupleBody would be quadratic in a let chain).
+	tupleLets := map[Term]bool{}
+	if _, ok := top.(*Tuple); ok {
+		for x := p.Body; x != top; x = x.(*Let).Body {
+			tupleLets[x] = true
+		}
+	}
 	var terr error
 	PostOrder(p.Body, func(n Term) {
 		if terr != nil {
@@ -299,7 +354,7 @@ func Check(p *Program) error {
 			return
 		}
 		if _, ok := n.(*Tuple); !ok {
-			if l, ok := n.(*Let); !ok || !isTupleBody(l) {
+			if l, ok := n.(*Let); !ok || !tupleLets[l] {
 				if !n.Type().Dtype.Valid() {
 					terr = errors.Errorf("core: program: node %T has no type (build terms with the core constructors)", n)
 				}
