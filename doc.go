@@ -24,6 +24,8 @@
 //
 //   - wrt may be any node the cost depends on, not only an input: the graph is cut at that
 //     node and the gradient is taken with respect to its value (gorgonia.Grad refuses).
+//   - A wrt node the cost does not depend on gets a zero gradient; a wrt node given twice gets
+//     the same gradient node at both positions.
 //   - Gradients Gorgonia gets wrong or cannot compute (Log2, InverseSqrt, AveragePool2D,
 //     OuterProd, GlobalAveragePool2D) are correct.
 //   - Grad has no side effects on failure: a bad argument (nil or non-scalar cost, a wrt node

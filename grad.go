@@ -21,7 +21,9 @@ type Gradient struct {
 	Artifact *ad.Artifact
 
 	cost *gorgonia.Node
-	wrt  gorgonia.Nodes
+	wrt  gorgonia.Nodes // as given (may repeat a node)
+	uniq gorgonia.Nodes // distinct wrt nodes, in order of first appearance (the artifact's order)
+	pos  []int          // wrt[i] is uniq[pos[i]]
 }
 
 // Program returns the gradient program (printable with String).
@@ -33,7 +35,7 @@ func (d *Gradient) String() string { return d.Artifact.Program().String() }
 // Cost returns the differentiated cost node.
 func (d *Gradient) Cost() *gorgonia.Node { return d.cost }
 
-// Wrt returns the nodes the gradient is taken with respect to, in order.
+// Wrt returns the nodes the gradient is taken with respect to, in order (as given).
 func (d *Gradient) Wrt() gorgonia.Nodes { return append(gorgonia.Nodes(nil), d.wrt...) }
 
 // Bindings maps every parameter and kept let of the gradient program to the Gorgonia node
@@ -80,7 +82,19 @@ func Differentiate(cost *gorgonia.Node, wrt ...*gorgonia.Node) (*Gradient, error
 	if err := check(cost, wrt); err != nil {
 		return nil, err
 	}
-	tr, err := adapter.Translate(cost, wrt...)
+	var uniq gorgonia.Nodes
+	pos := make([]int, len(wrt))
+	first := map[*gorgonia.Node]int{}
+	for i, w := range wrt {
+		k, ok := first[w]
+		if !ok {
+			k = len(uniq)
+			first[w] = k
+			uniq = append(uniq, w)
+		}
+		pos[i] = k
+	}
+	tr, err := adapter.Translate(cost, uniq...)
 	if err != nil {
 		return nil, errors.Wrap(err, "bulkad: grad")
 	}
@@ -93,7 +107,10 @@ func Differentiate(cost *gorgonia.Node, wrt ...*gorgonia.Node) (*Gradient, error
 	if err != nil {
 		return nil, errors.Wrap(err, "bulkad: grad")
 	}
-	return &Gradient{Translation: tr, Artifact: art, cost: cost, wrt: append(gorgonia.Nodes(nil), wrt...)}, nil
+	if len(art.Wrt()) != len(uniq) {
+		return nil, errors.Errorf("bulkad: grad: the artifact has %d gradients for %d wrt nodes", len(art.Wrt()), len(uniq))
+	}
+	return &Gradient{Translation: tr, Artifact: art, cost: cost, wrt: append(gorgonia.Nodes(nil), wrt...), uniq: uniq, pos: pos}, nil
 }
 
 // Grad is a drop-in replacement for gorgonia.Grad: same arguments, same result order, gradient nodes
@@ -110,9 +127,10 @@ func Grad(cost *gorgonia.Node, wrt ...*gorgonia.Node) (gorgonia.Nodes, error) {
 }
 
 // Raise adds the gradient nodes to the cost's graph (as Grad does) and returns them in wrt
-// order, registered with gorgonia.SetDerivOf.
+// order, registered with gorgonia.SetDerivOf. A wrt node given twice gets the same gradient
+// node at both positions, registered once.
 func (d *Gradient) Raise() (gorgonia.Nodes, error) {
-	comps := make([]int, len(d.wrt))
+	comps := make([]int, len(d.uniq))
 	for i := range comps {
 		comps[i] = i + 1 // component 0 is the value: the cost node already computes it
 	}
@@ -121,7 +139,11 @@ func (d *Gradient) Raise() (gorgonia.Nodes, error) {
 		return nil, errors.Wrap(err, "bulkad: grad")
 	}
 	for i, n := range outs {
-		gorgonia.SetDerivOf(n, d.wrt[i])
+		gorgonia.SetDerivOf(n, d.uniq[i])
 	}
-	return gorgonia.Nodes(outs), nil
+	res := make(gorgonia.Nodes, len(d.wrt))
+	for i, k := range d.pos {
+		res[i] = outs[k]
+	}
+	return res, nil
 }

@@ -1,6 +1,8 @@
 package ad
 
 import (
+	"sync"
+
 	"github.com/bulkad/bulkad/core"
 	"github.com/pkg/errors"
 	"gorgonia.org/tensor"
@@ -36,11 +38,17 @@ type Options struct {
 // a top-level core.Tuple whose components are the primal result and one gradient per Wrt
 // name, in that order. Its parameters are the input program's (plus DretName, the incoming
 // cotangent, for a VJP artifact; a Grad artifact uses the cotangent 1).
+//
+// An Artifact is safe for concurrent use: the program is compiled once per concurrent Run
+// (core.Exec keeps buffers between runs) and the compiled programs are reused.
 type Artifact struct {
 	prog  *core.Program
 	wrt   []string
 	vjp   bool
 	stats Stats
+
+	mu    sync.Mutex
+	execs []*core.Exec // idle compiled programs
 }
 
 // Program returns the gradient program.
@@ -56,7 +64,23 @@ func (a *Artifact) String() string { return a.prog.String() }
 // Run evaluates the gradient program. args holds every parameter (and DretName for a VJP
 // artifact); it returns the value and the gradient of every Wrt parameter by name.
 func (a *Artifact) Run(args map[string]*tensor.Dense) (*tensor.Dense, map[string]*tensor.Dense, error) {
-	outs, err := evalTuple(a.prog, args)
+	var ex *core.Exec
+	a.mu.Lock()
+	if n := len(a.execs); n > 0 {
+		ex = a.execs[n-1]
+		a.execs = a.execs[:n-1]
+	}
+	a.mu.Unlock()
+	if ex == nil {
+		var err error
+		if ex, err = core.Compile(a.prog); err != nil {
+			return nil, nil, errors.Wrap(err, "ad: run: compile")
+		}
+	}
+	outs, err := ex.Run(args)
+	a.mu.Lock()
+	a.execs = append(a.execs, ex)
+	a.mu.Unlock()
 	if err != nil {
 		return nil, nil, errors.Wrap(err, "ad: run")
 	}
@@ -156,8 +180,10 @@ func resolveWrt(p *core.Program, wrt []string, op string) ([]string, error) {
 // prepare checks p and brings it to the form the forward pass takes: BOT-normal (unless
 // SkipBOT), simplified (unless NoSimplify), with distinct let names.
 func prepare(p *core.Program, o Options, reserved []string, op string) (*core.Program, error) {
-	if err := core.Check(p); err != nil {
-		return nil, errors.Wrapf(err, "ad: %s", op)
+	if o.SkipBOT { // bot.Vectorize checks its input itself
+		if err := core.Check(p); err != nil {
+			return nil, errors.Wrapf(err, "ad: %s", op)
+		}
 	}
 	q := p
 	var err error
@@ -283,11 +309,11 @@ func (r *diffResult) symbolic() (*core.Program, Stats, error) {
 	if err := b.Err(); err != nil {
 		return nil, stats, err
 	}
-	prog, err := core.NewProgram(r.params, body)
-	if err != nil {
-		return nil, stats, errors.Wrap(err, "internal error: gradient program does not check")
-	}
-	return prog, stats, nil
+	// Every node was built by a type-checking constructor and every variable is bound by a
+	// parameter or a let around its use, so the program is not re-checked here (core.Check
+	// materialises free-variable sets, which is quadratic on long let chains; the tests check
+	// the artifacts).
+	return &core.Program{Params: r.params, Body: body}, stats, nil
 }
 
 // wrapLets puts the bindings, first one outermost, around body.
@@ -415,10 +441,7 @@ func JVPWith(p *core.Program, o Options) (*core.Program, error) {
 	if err := b.Err(); err != nil {
 		return nil, errors.Wrap(err, "ad: jvp")
 	}
-	prog, err := core.NewProgram(params, body)
-	if err != nil {
-		return nil, errors.Wrap(err, "ad: jvp: internal error")
-	}
+	prog := &core.Program{Params: params, Body: body}
 	if !o.NoSimplify {
 		prog, err = simplifyProgram(prog, o.Keep)
 		if err != nil {
@@ -610,25 +633,4 @@ func (u *uniquifier) rn(t core.Term, r *renaming) core.Term {
 	}
 	u.memo[key] = out
 	return out
-}
-
-// evalTuple evaluates a program's results as tensors.
-func evalTuple(p *core.Program, args map[string]*tensor.Dense) ([]*tensor.Dense, error) {
-	vals := map[string]*value{}
-	for _, v := range p.Params {
-		a, err := fromDense(v.Name, args[v.Name], v.Type())
-		if err != nil {
-			return nil, err
-		}
-		vals[v.Name] = a
-	}
-	outs, err := evalProgram(p, vals)
-	if err != nil {
-		return nil, err
-	}
-	ds := make([]*tensor.Dense, len(outs))
-	for k, o := range outs {
-		ds[k] = o.toDense()
-	}
-	return ds, nil
 }

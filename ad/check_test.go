@@ -9,10 +9,12 @@ import (
 
 // checkOpts tune checkGradient.
 type checkOpts struct {
-	fdTol   float64 // tolerance against finite differences (default 1e-6)
-	noFD    bool    // skip the finite-difference comparison (for non-smooth points)
-	noJVP   bool
-	skipBOT bool // also compare the artifact built with SkipBOT
+	fdTol    float64 // tolerance against finite differences (default 1e-6)
+	noFD     bool    // skip the finite-difference comparison (for non-smooth points)
+	noJVP    bool
+	dotTol   float64 // tolerance of the JVP/VJP identity (default 1e-10)
+	crossTol float64 // tolerance between pipelines and against the primal value (default 1e-12)
+	skipBOT  bool    // also compare the artifact built with SkipBOT
 }
 
 // checkGradient differentiates p (VJP with a random cotangent when the result is not a
@@ -27,6 +29,9 @@ func checkGradient(t *testing.T, name string, p *core.Program, args map[string]*
 	t.Helper()
 	if o.fdTol == 0 {
 		o.fdTol = 1e-6
+	}
+	if o.crossTol == 0 {
+		o.crossTol = 1e-12
 	}
 	rng := rand.New(rand.NewSource(int64(len(name))*7919 + 17))
 	r0, err := evalPrimal(p, args)
@@ -61,8 +66,11 @@ func checkGradient(t *testing.T, name string, p *core.Program, args map[string]*
 		return a
 	}
 	art := build(Options{})
+	if err := core.Check(art.Program()); err != nil {
+		t.Fatalf("%s: artifact does not check: %v\n%s", name, err, art)
+	}
 	val, grads := runArtifact(t, art, argsV)
-	if k, ok := closeSlices(val, r0.f, 1e-12); !ok {
+	if k, ok := closeSlices(val, r0.f, o.crossTol); !ok {
 		t.Errorf("%s: artifact value differs at %d: %v vs %v", name, k, val, r0.f)
 	}
 	wrt := art.Wrt()
@@ -82,7 +90,7 @@ func checkGradient(t *testing.T, name string, p *core.Program, args map[string]*
 	for _, on := range sortedKeys(others) {
 		_, g2 := runArtifact(t, others[on], argsV)
 		for _, w := range wrt {
-			if k, ok := closeSlices(grads[w], g2[w], 1e-12); !ok {
+			if k, ok := closeSlices(grads[w], g2[w], o.crossTol); !ok {
 				t.Errorf("%s: %s artifact differs for %s at %d: %v vs %v", name, on, w, k, grads[w], g2[w])
 			}
 		}
@@ -99,18 +107,21 @@ func checkGradient(t *testing.T, name string, p *core.Program, args map[string]*
 		t.Errorf("%s: reverse pass visited %d shares for %d IDs", name, st.SharesVisited, st.ShareIDs)
 	}
 	for _, w := range wrt {
-		if k, ok := closeSlices(grads[w], cg[w].f, 1e-12); !ok {
+		if k, ok := closeSlices(grads[w], cg[w].f, o.crossTol); !ok {
 			t.Errorf("%s: concrete reverse pass differs for %s at %d: %v vs %v", name, w, k, grads[w], cg[w].f)
 		}
 	}
 	if !o.noJVP {
-		checkJVPDot(t, name, p, args, wrt, dret, grads, rng)
+		if o.dotTol == 0 {
+			o.dotTol = 1e-10
+		}
+		checkJVPDot(t, name, p, args, wrt, dret, grads, rng, o.dotTol)
 	}
 	return grads
 }
 
 // checkJVPDot checks <dt, JVP(ds)> == <VJP(dt), ds> (dt = dret, or 1 for a scalar result).
-func checkJVPDot(t *testing.T, name string, p *core.Program, args map[string]*value, wrt []string, dret *value, grads map[string][]float64, rng *rand.Rand) {
+func checkJVPDot(t *testing.T, name string, p *core.Program, args map[string]*value, wrt []string, dret *value, grads map[string][]float64, rng *rand.Rand, tol float64) {
 	t.Helper()
 	jp, err := JVP(p, wrt...)
 	if err != nil {
@@ -143,10 +154,6 @@ func checkJVPDot(t *testing.T, name string, p *core.Program, args map[string]*va
 			c = dret.f[k]
 		}
 		lhs += c * x
-	}
-	tol := 1e-10
-	if outs[1].typ.Dtype == core.Float32 {
-		tol = 1e-4
 	}
 	if relErr(lhs, rhs) > tol {
 		t.Errorf("%s: <dt, jvp ds> = %v but <vjp dt, ds> = %v\njvp: %s", name, lhs, rhs, jp)

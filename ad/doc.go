@@ -26,9 +26,13 @@
 //     x^y = 0 (both by element-wise selection, so the undefined value does not leak);
 //   - atan2 x y: ∂/∂x = y/(x²+y²), ∂/∂y = −x/(x²+y²) (NaN at the origin);
 //   - cond c u v: the branch not taken gets a zero cotangent, selected with cond (not a
-//     multiplication by 0). A NaN in a local derivative of the untaken branch still reaches
-//     its inputs through the scaling 0·NaN (the "double where" problem); write the guard
-//     around the argument of the partial operation to avoid it;
+//     multiplication by 0), and inside a branch every multiplication of the cotangent by a
+//     primal value (a local derivative) is guarded by the branch condition, so a NaN or
+//     infinite derivative in the branch not taken does not poison the gradient (the "double
+//     where" problem: the gradient of cond (x > 0) (sqrt x) 0 at x = -1 is 0). The guard is
+//     kept through shared subterms whose every use is inside the same branch; a value
+//     computed outside the cond and used in both places is not guarded. Conds inside build1
+//     become gathers under the BOT and are not guarded;
 //   - a parameter the result does not depend on gets a zero gradient.
 //
 // VJP artifacts take the incoming cotangent as the parameter "dret"; JVP programs take one

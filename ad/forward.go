@@ -35,6 +35,11 @@ type forward struct {
 	atoms  map[core.Term]core.Term
 	refs   map[core.Term]int
 	consts map[constKey]core.Term
+	// letFor maps the bound term of a let to its variable, so that when the forward pass
+	// needs that term's primal as a variable (a scaling factor), it binds it under the let's
+	// own name (Options.Keep relies on let names and bound terms surviving).
+	letFor  map[core.Term]*core.Var
+	emitted map[*core.Var]bool
 }
 
 type constKey struct {
@@ -45,12 +50,14 @@ type constKey struct {
 
 func newForward(p *core.Program, namer *core.Namer, wrt map[string]bool) *forward {
 	f := &forward{
-		namer:  namer,
-		memo:   map[core.Term]*dual{},
-		env:    map[string]*Delta{},
-		atoms:  map[core.Term]core.Term{},
-		refs:   map[core.Term]int{},
-		consts: map[constKey]core.Term{},
+		namer:   namer,
+		memo:    map[core.Term]*dual{},
+		env:     map[string]*Delta{},
+		atoms:   map[core.Term]core.Term{},
+		refs:    map[core.Term]int{},
+		consts:  map[constKey]core.Term{},
+		letFor:  map[core.Term]*core.Var{},
+		emitted: map[*core.Var]bool{},
 	}
 	for _, v := range p.Params {
 		if !v.Type().Dtype.IsFloat() {
@@ -89,6 +96,22 @@ func (f *forward) atom(p core.Term) core.Term {
 	f.binds = append(f.binds, binding{Var: v, Term: p})
 	f.atoms[p] = v
 	return v
+}
+
+// selfAtom is atom for the primal p of node t: if t is the bound term of a let not yet
+// emitted, p is bound to that let's variable.
+func (f *forward) selfAtom(t core.Term, p core.Term) core.Term {
+	if v, ok := f.letFor[t]; ok && !f.emitted[v] {
+		switch p.(type) {
+		case *core.Var, *core.Lit:
+			return p
+		}
+		f.binds = append(f.binds, binding{Var: v, Term: p})
+		f.emitted[v] = true
+		f.atoms[p] = v
+		return v
+	}
+	return f.atom(p)
 }
 
 // constant is an array of type t filled with v, as replicates of a scalar literal.
@@ -165,7 +188,7 @@ func (f *forward) visit(t core.Term) *dual {
 	// A primal value used by several parents is bound once.
 	if f.refs[t] > 1 {
 		if _, isLet := t.(*core.Let); !isLet {
-			r = &dual{p: f.atom(r.p), d: r.d}
+			r = &dual{p: f.selfAtom(t, r.p), d: r.d}
 		}
 	}
 	f.memo[t] = r
@@ -227,12 +250,20 @@ func (f *forward) visit1(t core.Term) *dual {
 	case *core.Lit, *core.Iota:
 		return f.primalOnly(t)
 	case *core.Let:
+		if _, ok := f.letFor[t.Bound]; !ok {
+			f.letFor[t.Bound] = t.Var
+		}
 		u := f.visit(t.Bound)
 		if u == nil {
 			return nil
 		}
-		f.binds = append(f.binds, binding{Var: t.Var, Term: u.p})
-		f.atoms[u.p] = t.Var
+		if !f.emitted[t.Var] {
+			f.binds = append(f.binds, binding{Var: t.Var, Term: u.p})
+			f.emitted[t.Var] = true
+			if _, ok := f.atoms[u.p]; !ok {
+				f.atoms[u.p] = t.Var
+			}
+		}
 		if isFloat(t.Var) {
 			f.env[t.Var.Name] = u.d
 		}
@@ -428,7 +459,7 @@ func (f *forward) unary(t *core.Unary) *dual {
 		return nil
 	}
 	pa := func() core.Term {
-		a := f.atom(p)
+		a := f.selfAtom(t, p)
 		p = a
 		return a
 	}
@@ -503,7 +534,7 @@ func (f *forward) binary(t *core.Binary) *dual {
 	case core.OpMul:
 		fx, fy = ya, xa
 	case core.OpDiv:
-		pa := f.atom(p)
+		pa := f.selfAtom(t, p)
 		p = pa
 		if !x.d.IsZero() {
 			fx = b.Unary(core.OpRecip, ya)
@@ -512,7 +543,7 @@ func (f *forward) binary(t *core.Binary) *dual {
 			fy = b.Unary(core.OpNeg, b.Div(pa, ya))
 		}
 	case core.OpPow:
-		pa := f.atom(p)
+		pa := f.selfAtom(t, p)
 		p = pa
 		zero := f.constant(ty, 0)
 		if !x.d.IsZero() {

@@ -184,3 +184,8 @@ func randomArgs(rng *rand.Rand, p *core.Program, lo, hi, minAbs float64) map[str
 	}
 	return args
 }
+
+func newRng(seed int64) *rand.Rand { return rand.New(rand.NewSource(seed)) }
+
+func sinf(x float64) float64 { return math.Sin(x) }
+func cosf(x float64) float64 { return math.Cos(x) }

@@ -31,6 +31,11 @@ type algebra[C any] interface {
 	cast(to core.Dtype, c C) C
 	selectThen(cond core.Term, c C) C // cond cond c 0
 	selectElse(cond core.Term, c C) C // cond cond 0 c
+	// guard is cond g c 0: a cotangent that must be exactly zero when g is false, even if c
+	// is NaN there (see guard below).
+	guard(g core.Term, c C) C
+	and(x, y core.Term) core.Term
+	not(x core.Term) core.Term
 	err() error
 }
 
@@ -53,7 +58,27 @@ type reverser[C any] struct {
 	dfrag []*Delta
 	accum []C
 	has   []bool
+	gd    []*guard
 	stats Stats
+	// guards memoises the guard of each branch of each Select under each outer guard.
+	guards map[guardKey]*guard
+}
+
+// guard is the condition under which the current cotangent is live: the conjunction of the
+// conditions of the cond branches the reverse pass is inside. Cotangents of a branch not
+// taken are zero; multiplying such a zero by a NaN or infinite local derivative of that
+// branch (sqrt' at a negative number, log' at 0) would give NaN, so inside a branch every
+// multiplication by a primal value is wrapped as cond g (c * f) 0. This avoids the "double
+// where" problem: the gradient of cond (x > 0) (sqrt x) 0 at x = -1 is 0, not NaN. A Share
+// node keeps the guard of its contributions only if they all have the same guard.
+type guard struct {
+	c core.Term
+}
+
+type guardKey struct {
+	outer *guard
+	sel   *Delta
+	then  bool
 }
 
 // reversePass transposes d (whose Share IDs are ≤ maxID) applied to the cotangent c: it
@@ -61,26 +86,28 @@ type reverser[C any] struct {
 // Fig. 5/17/19). Each Share node is evaluated once with the sum of its cotangents.
 func reversePass[C any](alg algebra[C], c C, d *Delta, maxID int) (map[string]C, Stats, error) {
 	r := &reverser[C]{
-		alg:   alg,
-		grad:  map[string]C{},
-		dfrag: make([]*Delta, maxID+1),
-		accum: make([]C, maxID+1),
-		has:   make([]bool, maxID+1),
+		alg:    alg,
+		grad:   map[string]C{},
+		dfrag:  make([]*Delta, maxID+1),
+		accum:  make([]C, maxID+1),
+		has:    make([]bool, maxID+1),
+		gd:     make([]*guard, maxID+1),
+		guards: map[guardKey]*guard{},
 	}
 	r.stats.MaxID = maxID
 	r.stats.ShareIDs = countShareIDs(d)
-	if err := r.eval(c, d); err != nil {
+	if err := r.eval(c, d, nil); err != nil {
 		return nil, r.stats, err
 	}
 	for id := maxID; id >= 1; id-- {
 		if !r.has[id] {
 			continue
 		}
-		c, d := r.accum[id], r.dfrag[id]
+		c, d, g := r.accum[id], r.dfrag[id], r.gd[id]
 		var zero C
-		r.accum[id], r.has[id], r.dfrag[id] = zero, false, nil
+		r.accum[id], r.has[id], r.dfrag[id], r.gd[id] = zero, false, nil, nil
 		r.stats.SharesVisited++
-		if err := r.eval(c, d); err != nil {
+		if err := r.eval(c, d, g); err != nil {
 			return nil, r.stats, err
 		}
 	}
@@ -121,7 +148,33 @@ func inversePerm(p []int) []int {
 	return inv
 }
 
-func (r *reverser[C]) eval(c C, d *Delta) error {
+// branchGuard returns the guard of one branch of Select node sel inside outer.
+func (r *reverser[C]) branchGuard(outer *guard, sel *Delta, then bool) *guard {
+	k := guardKey{outer, sel, then}
+	if g, ok := r.guards[k]; ok {
+		return g
+	}
+	c := sel.Cond
+	if !then {
+		c = r.alg.not(c)
+	}
+	if outer != nil {
+		c = r.alg.and(outer.c, c)
+	}
+	g := &guard{c: c}
+	r.guards[k] = g
+	return g
+}
+
+// guarded wraps a cotangent computed by a multiplication with primal values in the guard.
+func (r *reverser[C]) guarded(g *guard, c C) C {
+	if g == nil {
+		return c
+	}
+	return r.alg.guard(g.c, c)
+}
+
+func (r *reverser[C]) eval(c C, d *Delta, g *guard) error {
 	if err := r.alg.err(); err != nil {
 		return err
 	}
@@ -143,63 +196,66 @@ func (r *reverser[C]) eval(c C, d *Delta) error {
 		}
 		if r.has[d.ID] {
 			r.accum[d.ID] = a.add(r.accum[d.ID], c)
+			if r.gd[d.ID] != g {
+				r.gd[d.ID] = nil
+			}
 		} else {
-			r.accum[d.ID], r.has[d.ID], r.dfrag[d.ID] = c, true, d.A
+			r.accum[d.ID], r.has[d.ID], r.dfrag[d.ID], r.gd[d.ID] = c, true, d.A, g
 		}
 		return nil
 	case DAdd:
 		cs := a.dup(c)
-		if err := r.eval(cs, d.A); err != nil {
+		if err := r.eval(cs, d.A, g); err != nil {
 			return err
 		}
-		return r.eval(cs, d.B)
+		return r.eval(cs, d.B, g)
 	case DNeg:
-		return r.eval(a.neg(c), d.A)
+		return r.eval(a.neg(c), d.A, g)
 	case DScale:
-		return r.eval(a.scale(c, d.Factor), d.A)
+		return r.eval(r.guarded(g, a.scale(c, d.Factor)), d.A, g)
 	case DIndex:
-		return r.eval(a.oneHot(d.A.Type.Shape, d.Ix, c), d.A)
+		return r.eval(a.oneHot(d.A.Type.Shape, d.Ix, c), d.A, g)
 	case DSumOuter:
-		return r.eval(a.replicate(d.A.Type.Shape[0], c), d.A)
+		return r.eval(a.replicate(d.A.Type.Shape[0], c), d.A, g)
 	case DGather:
-		return r.eval(a.scatter(d.A.Type.Shape, c, d.Fn), d.A)
+		return r.eval(a.scatter(d.A.Type.Shape, c, d.Fn), d.A, g)
 	case DScatter:
-		return r.eval(a.gather(d.A.Type.Shape, c, d.Fn), d.A)
+		return r.eval(a.gather(d.A.Type.Shape, c, d.Fn), d.A, g)
 	case DFromVector:
 		cs := a.dup(c)
 		for k := len(d.Elems) - 1; k >= 0; k-- {
 			if d.Elems[k].IsZero() {
 				continue
 			}
-			if err := r.eval(a.index(cs, k), d.Elems[k]); err != nil {
+			if err := r.eval(a.index(cs, k), d.Elems[k], g); err != nil {
 				return err
 			}
 		}
 		return nil
 	case DReplicate:
-		return r.eval(a.sumOuter(c), d.A)
+		return r.eval(a.sumOuter(c), d.A, g)
 	case DTranspose:
-		return r.eval(a.transpose(inversePerm(d.Perm), c), d.A)
+		return r.eval(a.transpose(inversePerm(d.Perm), c), d.A, g)
 	case DReshape:
-		return r.eval(a.reshape(d.A.Type.Shape, c), d.A)
+		return r.eval(a.reshape(d.A.Type.Shape, c), d.A, g)
 	case DMatMulL:
-		return r.eval(a.matmulL(c, d.Other), d.A)
+		return r.eval(r.guarded(g, a.matmulL(c, d.Other)), d.A, g)
 	case DMatMulR:
-		return r.eval(a.matmulR(d.Other, c), d.A)
+		return r.eval(r.guarded(g, a.matmulR(d.Other, c)), d.A, g)
 	case DCast:
-		return r.eval(a.cast(d.A.Type.Dtype, c), d.A)
+		return r.eval(a.cast(d.A.Type.Dtype, c), d.A, g)
 	case DSelect:
 		if d.A.IsZero() {
-			return r.eval(a.selectElse(d.Cond, c), d.B)
+			return r.eval(a.selectElse(d.Cond, c), d.B, r.branchGuard(g, d, false))
 		}
 		if d.B.IsZero() {
-			return r.eval(a.selectThen(d.Cond, c), d.A)
+			return r.eval(a.selectThen(d.Cond, c), d.A, r.branchGuard(g, d, true))
 		}
 		cs := a.dup(c)
-		if err := r.eval(a.selectThen(d.Cond, cs), d.A); err != nil {
+		if err := r.eval(a.selectThen(d.Cond, cs), d.A, r.branchGuard(g, d, true)); err != nil {
 			return err
 		}
-		return r.eval(a.selectElse(d.Cond, cs), d.B)
+		return r.eval(a.selectElse(d.Cond, cs), d.B, r.branchGuard(g, d, false))
 	}
 	return errors.Errorf("ad: reverse: unknown Delta constructor %v", d.Kind)
 }
@@ -229,12 +285,53 @@ func (a *termAlg) zero(t core.Type) core.Term {
 func (a *termAlg) add(x, y core.Term) core.Term { return a.b.Add(x, y) }
 func (a *termAlg) neg(x core.Term) core.Term    { return a.b.Unary(core.OpNeg, x) }
 func (a *termAlg) scale(x core.Term, f core.Term) core.Term {
+	// 1 * f = f exactly (also for NaN and infinities), so a cotangent of ones (the seed of
+	// Grad, replicated by sumOuter's transpose) costs no multiplication.
+	if isOnes(x) && x != nil && f != nil && x.Type().Equal(f.Type()) {
+		return f
+	}
+	if isOnes(f) {
+		return x
+	}
 	return a.b.Mul(x, f)
+}
+
+// isConstant reports whether t is a literal or replicates of a literal.
+func isConstant(t core.Term) bool {
+	switch x := t.(type) {
+	case *core.Lit:
+		return true
+	case *core.Replicate:
+		return isConstant(x.X)
+	}
+	return false
+}
+
+// isOnes reports whether t is a literal of ones or replicates of one.
+func isOnes(t core.Term) bool {
+	switch x := t.(type) {
+	case *core.Lit:
+		if x.F == nil {
+			return false
+		}
+		for _, v := range x.F {
+			if v != 1 {
+				return false
+			}
+		}
+		return true
+	case *core.Replicate:
+		return isOnes(x.X)
+	}
+	return false
 }
 func (a *termAlg) dup(x core.Term) core.Term {
 	switch x.(type) {
 	case *core.Var, *core.Lit, *core.Share, nil:
 		return x
+	}
+	if isConstant(x) {
+		return x // a replicated literal is not worth a let; keeping it visible enables 1*x = x
 	}
 	a.nextID++
 	return a.b.Share(a.nextID, x)
@@ -268,6 +365,14 @@ func (a *termAlg) selectThen(cond core.Term, c core.Term) core.Term {
 	}
 	return a.b.Cond(cond, c, a.zero(c.Type()))
 }
+func (a *termAlg) guard(g core.Term, c core.Term) core.Term {
+	if c == nil {
+		return nil
+	}
+	return a.b.Cond(g, c, a.zero(c.Type()))
+}
+func (a *termAlg) and(x, y core.Term) core.Term { return a.b.Binary(core.OpAnd, x, y) }
+func (a *termAlg) not(x core.Term) core.Term    { return a.b.Unary(core.OpNot, x) }
 func (a *termAlg) selectElse(cond core.Term, c core.Term) core.Term {
 	if c == nil {
 		return nil
@@ -371,6 +476,23 @@ func (a *valueAlg) selectThen(cond core.Term, c *value) *value {
 }
 func (a *valueAlg) selectElse(cond core.Term, c *value) *value {
 	return a.sel(cond, c, false)
+}
+func (a *valueAlg) guard(g core.Term, c *value) *value { return a.sel(g, c, true) }
+func (a *valueAlg) and(x, y core.Term) core.Term {
+	var b core.Builder
+	t := b.Binary(core.OpAnd, x, y)
+	if err := b.Err(); err != nil && a.fail == nil {
+		a.fail = err
+	}
+	return t
+}
+func (a *valueAlg) not(x core.Term) core.Term {
+	var b core.Builder
+	t := b.Unary(core.OpNot, x)
+	if err := b.Err(); err != nil && a.fail == nil {
+		a.fail = err
+	}
+	return t
 }
 func (a *valueAlg) sel(cond core.Term, c *value, then bool) *value {
 	if a.fail != nil || c == nil {

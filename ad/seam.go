@@ -1,11 +1,12 @@
 package ad
 
-import "github.com/bulkad/bulkad/core"
+import (
+	"github.com/bulkad/bulkad/bot"
+	"github.com/bulkad/bulkad/core"
+)
 
-// vectorize is the bulk-operation transform (package bot). Until bot.Vectorize is available
-// this seam returns the program unchanged; programs with float build1 are then rejected by
-// the forward pass.
-func vectorize(p *core.Program) (*core.Program, error) { return p, nil }
+// vectorize is the bulk-operation transform (package bot).
+func vectorize(p *core.Program) (*core.Program, error) { return bot.Vectorize(p) }
 
 // simplifyProgram is core.Simplify with the lets in keep preserved. Until the simplifier is
 // available this seam returns the program unchanged.

@@ -55,68 +55,6 @@ func (v *value) numAt(k int) float64 {
 	return 0
 }
 
-// fromDense converts a tensor argument into a value of type t.
-func fromDense(name string, d *tensor.Dense, t core.Type) (*value, error) {
-	if d == nil {
-		return nil, errors.Errorf("ad: run: argument %s is missing", name)
-	}
-	sh := core.Shape(d.Shape())
-	if d.IsScalar() {
-		sh = core.Shape{}
-	}
-	if !sh.Equal(t.Shape) && !(sh.Size() == 1 && t.Shape.Size() == 1 && len(t.Shape) == 0) {
-		return nil, errors.Errorf("ad: run: argument %s has shape %v, want %v", name, sh, t.Shape)
-	}
-	v := newValue(t)
-	switch data := d.Data().(type) {
-	case []float64:
-		if t.Dtype != core.Float64 {
-			return nil, errors.Errorf("ad: run: argument %s has dtype float64, want %v", name, t.Dtype)
-		}
-		copy(v.f, data)
-	case float64:
-		if t.Dtype != core.Float64 {
-			return nil, errors.Errorf("ad: run: argument %s has dtype float64, want %v", name, t.Dtype)
-		}
-		v.f[0] = data
-	case []float32:
-		if t.Dtype != core.Float32 {
-			return nil, errors.Errorf("ad: run: argument %s has dtype float32, want %v", name, t.Dtype)
-		}
-		for k, x := range data {
-			v.f[k] = float64(x)
-		}
-	case float32:
-		if t.Dtype != core.Float32 {
-			return nil, errors.Errorf("ad: run: argument %s has dtype float32, want %v", name, t.Dtype)
-		}
-		v.f[0] = float64(data)
-	case []int64:
-		if t.Dtype != core.Int64 {
-			return nil, errors.Errorf("ad: run: argument %s has dtype int64, want %v", name, t.Dtype)
-		}
-		copy(v.i, data)
-	case int64:
-		if t.Dtype != core.Int64 {
-			return nil, errors.Errorf("ad: run: argument %s has dtype int64, want %v", name, t.Dtype)
-		}
-		v.i[0] = data
-	case []bool:
-		if t.Dtype != core.Bool {
-			return nil, errors.Errorf("ad: run: argument %s has dtype bool, want %v", name, t.Dtype)
-		}
-		copy(v.b, data)
-	case bool:
-		if t.Dtype != core.Bool {
-			return nil, errors.Errorf("ad: run: argument %s has dtype bool, want %v", name, t.Dtype)
-		}
-		v.b[0] = data
-	default:
-		return nil, errors.Errorf("ad: run: argument %s has unsupported data %T", name, data)
-	}
-	return v, nil
-}
-
 // toDense converts a value into a tensor of its dtype and shape.
 func (v *value) toDense() *tensor.Dense {
 	var backing interface{}
@@ -187,6 +125,12 @@ func (e *evaluator) lookup(name string) (*value, bool) {
 
 // evalProgram evaluates p's body (a Tuple gives several results).
 func evalProgram(p *core.Program, args map[string]*value) ([]*value, error) {
+	// With distinct let names, a let can extend the environment in place and results can be
+	// memoised by node.
+	p, err := uniquify(p, nil)
+	if err != nil {
+		return nil, err
+	}
 	e := newEvaluator(map[string]*value{})
 	for _, v := range p.Params {
 		a, ok := args[v.Name]

@@ -23,4 +23,19 @@
 //   - constants are parameters bound to their nodes;
 //   - Gorgonia's Dropout draws its mask inside the op: its translation binds the dropout node's
 //     own output as a parameter and rebuilds x ⊙ mask / keep from it (exact where x ≠ 0).
+//
+// Gorgonia v0.9.18 behaviour reproduced (the translation computes what the TapeMachine computes)
+// or refused (the translation reports an error instead of disagreeing):
+//   - AveragePool2D divides each window's sum by the input width, not the window size
+//     (reproduced; lower.AvgPool2D is the textbook version);
+//   - sigmoid is exactly 1 above 19 (float32: 15) and 0 below -709 (-88), softplus is x above
+//     16 (14) and 0 below -708 (-103) (reproduced);
+//   - MaxPool2D/AveragePool2D with four paddings offset the windows by the south/east padding
+//     (reproduced);
+//   - ByIndices along an axis > 0 with outer dimensions steps by the number of indices
+//     (refused); Sparsemax along any axis but the last fails or transposes wrongly (refused);
+//   - Log(SoftMax(a)) is rewritten by turning the softmax node itself into a log-softmax, which
+//     every other consumer of that node then sees: translate after the graph is complete;
+//   - ConvType converts only between floats and Int (Int lets are i64; an Int parameter must be
+//     given as an int64 tensor).
 package adapter

@@ -64,6 +64,9 @@ var opTable = [...]entry{
 	{"gorgonia.dtConvOp", "conv", "ConvType (dtype conversion)", trConvType},
 	{"gorgonia.dropoutOp", "dropout", "Dropout (mask read from the node's own value)", trDropout},
 	{"gorgonia.BatchNormOp", "bn", "BatchNorm (training mode)", trBatchNorm},
+	{"gorgonia.GroupNormOp", "gn", "GroupNorm", trGroupNorm},
+	{"gorgonia.sparsemaxOp", "sparsemax", "Sparsemax (last axis)", trSparsemax},
+	{"gorgonia.byIndicesOp", "take", "ByIndices (indices of dtype Int become an i64 parameter)", trByIndices},
 }
 
 // lookup finds the table entry of an op by its Go type.
@@ -619,4 +622,61 @@ func trBatchNorm(c *opCtx, args []core.Term) (core.Term, error) {
 		return nil, err
 	}
 	return lower.BatchNormTrain(args[0], eps)
+}
+
+// trByIndices selects along an axis at integer indices (a data-dependent gather). The indices
+// are usually an input of dtype Int: its parameter has type i64 and takes an int64 tensor.
+func trByIndices(c *opCtx, args []core.Term) (core.Term, error) {
+	if err := arity(args, 2); err != nil {
+		return nil, err
+	}
+	axis, err := intField(c.op, "axis")
+	if err != nil {
+		return nil, err
+	}
+	idx := args[1]
+	xs := args[0].Type().Shape
+	if axis > 0 && axis < xs.Rank() && xs[:axis].Size() > 1 && xs[axis] != idx.Type().Shape.Size() {
+		// tensor v0.9.24's ByIndices steps over the outer dimensions by the number of indices
+		// instead of the axis length, so its values are wrong here; refuse rather than disagree.
+		return nil, errors.Errorf("ByIndices along axis %d of shape %v with %d indices: Gorgonia's kernel computes wrong values here (outer stride uses the number of indices), so it is not translated", axis, xs, idx.Type().Shape.Size())
+	}
+	if idx.Type().Shape.Rank() != 1 {
+		if idx, err = lower.Reshape(idx, core.Shape{idx.Type().Shape.Size()}); err != nil {
+			return nil, err
+		}
+	}
+	return lower.Take(args[0], idx, axis)
+}
+
+// trSparsemax: Gorgonia's kernel is right only along the last axis (for another axis it
+// builds an invalid transpose and returns the transposed data under the input's shape).
+func trSparsemax(c *opCtx, args []core.Term) (core.Term, error) {
+	if err := arity(args, 1); err != nil {
+		return nil, err
+	}
+	axis, err := intField(c.op, "axis")
+	if err != nil {
+		return nil, err
+	}
+	last := args[0].Type().Shape.Rank() - 1
+	if axis != -1 && axis != last {
+		return nil, errors.Errorf("Sparsemax along axis %d of shape %v: Gorgonia's kernel computes wrong values for any axis but the last, so it is not translated", axis, args[0].Type().Shape)
+	}
+	return lower.Sparsemax(args[0], last)
+}
+
+func trGroupNorm(c *opCtx, args []core.Term) (core.Term, error) {
+	if err := arity(args, 1); err != nil {
+		return nil, err
+	}
+	groups, err := intField(c.op, "numGroups")
+	if err != nil {
+		return nil, err
+	}
+	eps, err := floatField(c.op, "epsilon")
+	if err != nil {
+		return nil, err
+	}
+	return lower.GroupNorm(args[0], groups, eps)
 }

@@ -273,6 +273,18 @@ func opCases() []opCase {
 		)
 	}
 	cs = append(cs,
+		opCase{name: "byIndices axis 0", build: func(b *gen) (*G.Node, error) { return G.ByIndices(b.in(-2, 2, 4, 3), intVec(b, 3, 0, 3, 3), 0) }},
+		opCase{name: "byIndices axis 1", build: func(b *gen) (*G.Node, error) { return G.ByIndices(b.in(-2, 2, 1, 4, 3), intVec(b, 1, 3, 1), 1) }},
+		opCase{name: "sparsemax [3,5]", build: func(b *gen) (*G.Node, error) { return G.Sparsemax(b.in(-2, 2, 3, 5)) }},
+		opCase{name: "sparsemax [2,2,6]", build: func(b *gen) (*G.Node, error) { return G.Sparsemax(b.in(-1, 1, 2, 2, 6)) }},
+		opCase{name: "sparsemax [3,4] axis 1", build: func(b *gen) (*G.Node, error) { return G.Sparsemax(b.in(-1, 1, 3, 4), 1) }},
+		opCase{name: "sparsemax [7]", build: func(b *gen) (*G.Node, error) { return G.Sparsemax(b.in(-0.3, 0.3, 7)) }},
+		opCase{name: "groupnorm [2,4,3,3] 2 groups", build: func(b *gen) (*G.Node, error) {
+			return G.GroupNorm(b.in(-2, 2, 2, 4, 3, 3), b.in(0.5, 1.5, 2, 4, 3, 3), b.in(-1, 1, 2, 4, 3, 3), 2, 4, 1e-5)
+		}},
+		opCase{name: "groupnorm [3,6,5] 3 groups", build: func(b *gen) (*G.Node, error) {
+			return G.GroupNorm(b.in(-2, 2, 3, 6, 5), b.in(0.5, 1.5, 3, 6, 5), b.in(-1, 1, 3, 6, 5), 3, 6, 1e-3)
+		}},
 		opCase{name: "global average pool", build: func(b *gen) (*G.Node, error) { return G.GlobalAveragePool2D(b.in(-2, 2, 2, 3, 4, 5)) }},
 		opCase{name: "upsample x2", build: func(b *gen) (*G.Node, error) { return G.Upsample2D(b.in(-2, 2, 2, 3, 2, 3), 2) }},
 		opCase{name: "upsample x3", build: func(b *gen) (*G.Node, error) { return G.Upsample2D(b.in(-2, 2, 1, 2, 3, 2), 3) }},
@@ -357,4 +369,10 @@ func TestOpTableCoverage(t *testing.T) {
 			t.Errorf("op table entry %s is not exercised by any case", e.typ)
 		}
 	}
+}
+
+// intVec makes an input vector of dtype Int (off the differentiable path).
+func intVec(b *gen, vals ...int) *G.Node {
+	return G.NewTensor(b.g, tensor.Int, 1, G.WithShape(len(vals)), G.WithName(fmt.Sprintf("idx%d", len(b.ins))),
+		G.WithValue(tensor.New(tensor.WithShape(len(vals)), tensor.WithBacking(append([]int{}, vals...)))))
 }

@@ -72,7 +72,7 @@ func Translate(cost *gorgonia.Node, wrt ...*gorgonia.Node) (*Translation, error)
 func translateGraph(cost *gorgonia.Node, wrt []*gorgonia.Node, scalarCost bool) (tr *Translation, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			tr, err = nil, errors.Errorf("adapter: translate: panic inside Gorgonia: %v", r)
+			tr, err = nil, errors.Errorf("adapter: translate: panic during translation (inside Gorgonia or an op table entry): %v", r)
 		}
 	}()
 	if cost == nil {
@@ -123,6 +123,9 @@ func translateGraph(cost *gorgonia.Node, wrt []*gorgonia.Node, scalarCost bool) 
 			return nil, err
 		}
 	}
+	if err := t.checkScopes(); err != nil {
+		return nil, err
+	}
 	body := t.terms[cost.ID()]
 	for i := len(t.lets) - 1; i >= 0; i-- {
 		l, err := core.NewLet(t.lets[i], t.bounds[i], body)
@@ -131,11 +134,31 @@ func translateGraph(cost *gorgonia.Node, wrt []*gorgonia.Node, scalarCost bool) 
 		}
 		body = l
 	}
-	p, err := core.NewProgram(t.params, body)
-	if err != nil {
-		return nil, errors.Wrap(err, "adapter: translate: the translated program does not check")
-	}
+	// Every term was built by the type-checking constructors and checkScopes verified the
+	// scoping let by let, so the program is closed and well typed. core.NewProgram would check
+	// it again, but its free-variable analysis is quadratic on long let chains (a 1000-layer
+	// MLP takes about a minute), so the program is assembled directly.
+	p := &core.Program{Params: t.params, Body: body}
 	return &Translation{Program: p, Params: t.pnames, Lets: t.letNode, Wrt: wrtNames}, nil
+}
+
+// checkScopes verifies, in time linear in the size of the let-bound terms, that every free
+// variable of each let's bound term is a parameter or an earlier let, of the same type.
+func (t *translator) checkScopes() error {
+	scope := make(map[string]core.Type, len(t.params)+len(t.lets))
+	for _, p := range t.params {
+		scope[p.Name] = p.Type()
+	}
+	for i, v := range t.lets {
+		for _, fv := range core.FreeVars(t.bounds[i]) {
+			ty, ok := scope[fv.Name]
+			if !ok || !ty.Equal(fv.Type()) {
+				return errors.Errorf("adapter: translate: let %s uses %s : %v, which is not in scope with that type (internal error)", v.Name, fv.Name, fv.Type())
+			}
+		}
+		scope[v.Name] = v.Type()
+	}
+	return nil
 }
 
 // children returns a node's operands in order (duplicates kept).

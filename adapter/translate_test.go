@@ -63,6 +63,11 @@ func TestZoo(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		big, err := models.ConvNetMNIST(dt, 2, [4]float64{0.2, 0.2, 0.2, 0.55}, 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		zoo = append(zoo, big)
 		for _, m := range zoo {
 			label := fmt.Sprintf("%s/%v", m.Name, dt)
 			if err := runGraph(m.G); err != nil {
@@ -107,6 +112,9 @@ func TestZoo(t *testing.T) {
 // type, and the translation prints.
 func checkBindings(t *testing.T, label string, tr *Translation) {
 	t.Helper()
+	if err := core.Check(tr.Program); err != nil {
+		t.Errorf("%s: the program does not check: %v", label, err)
+	}
 	seen := map[string]bool{}
 	for _, p := range tr.Program.Params {
 		if seen[p.Name] || !core.ValidName(p.Name) {
@@ -229,6 +237,30 @@ func TestErrors(t *testing.T) {
 		t.Errorf("panicking op off the path: %v", err)
 	}
 
+	// an op whose Gorgonia kernel is known to be wrong in this setting is refused
+	bx := b.in(-1, 1, 2, 4, 3)
+	bi := G.NewTensor(b.g, tensor.Int, 1, G.WithShape(2), G.WithName("bi"), G.WithValue(tensor.New(tensor.WithShape(2), tensor.WithBacking([]int{1, 2}))))
+	if _, err := Translate(must(G.Sum(must(G.ByIndices(bx, bi, 1)))), bx); err == nil || !strings.Contains(err.Error(), "wrong values") {
+		t.Errorf("ByIndices along axis 1 of [2 4 3]: got %v, want a refusal", err)
+	}
+
+	if _, err := Translate(must(G.Sum(must(G.Sparsemax(xw, 0)))), w); err == nil || !strings.Contains(err.Error(), "wrong values") {
+		t.Errorf("Sparsemax along axis 0: got %v, want a refusal", err)
+	}
+
+	// batch norm in inference mode reads running statistics held in the op: refused
+	bnx := b.in(-1, 1, 4, 3)
+	bny, _, _, bnop, err := G.BatchNorm(bnx, b.in(0.5, 1, 4, 3), b.in(-1, 1, 4, 3), 0.9, 1e-5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := bnop.SetTraining(false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Translate(must(G.Sum(bny)), bnx); err == nil || !strings.Contains(err.Error(), "inference mode") {
+		t.Errorf("batch norm in inference mode: got %v, want a refusal", err)
+	}
+
 	// non-scalar cost
 	if _, err := Translate(xw, w); err == nil || !strings.Contains(err.Error(), "scalar") {
 		t.Errorf("non-scalar cost: got %v", err)
@@ -343,23 +375,7 @@ func TestTraps(t *testing.T) {
 	// Log(SoftMax(a)) is rewritten at build time by turning the softmax node itself into a
 	// log-softmax (isLog = true): one let per distinct op node (x⊙x, log-softmax, sq+sq, add,
 	// sum), and the translation follows the op's field.
-	ops := 0
-	seen := map[int64]bool{}
-	var walk func(n *G.Node)
-	walk = func(n *G.Node) {
-		if seen[n.ID()] {
-			return
-		}
-		seen[n.ID()] = true
-		if n.Op() != nil {
-			ops++
-		}
-		it := b.g.From(n.ID())
-		for it.Next() {
-			walk(it.Node().(*G.Node))
-		}
-	}
-	walk(cost)
+	ops := reachableOps(cost)
 	if len(tr.Lets) != ops || ops != 5 {
 		t.Errorf("%d lets for %d op nodes, want 5:\n%v", len(tr.Lets), ops, tr)
 	}
@@ -367,4 +383,27 @@ func TestTraps(t *testing.T) {
 		t.Logf("the softmax node was not turned into a log-softmax: %v", sm.Op())
 	}
 	checkBindings(t, "traps", tr)
+}
+
+// reachableOps counts the op nodes with operands (not constants) that n reads, itself included.
+func reachableOps(n *G.Node) int {
+	ops := 0
+	seen := map[int64]bool{n.ID(): true}
+	stack := []*G.Node{n}
+	for len(stack) > 0 {
+		m := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		it := m.Graph().From(m.ID())
+		if m.Op() != nil && it.Len() > 0 {
+			ops++
+		}
+		for it.Next() {
+			c := it.Node().(*G.Node)
+			if !seen[c.ID()] {
+				seen[c.ID()] = true
+				stack = append(stack, c)
+			}
+		}
+	}
+	return ops
 }

@@ -3,6 +3,7 @@ package core
 import (
 	"math"
 	"math/rand"
+	"os"
 	"testing"
 
 	"gorgonia.org/tensor"
@@ -293,5 +294,50 @@ func BenchmarkElementwiseCheap_Loop(b *testing.B) {
 		for i := range out {
 			out[i] = (x[i]+y[i])*x[i] - y[i]*0.5
 		}
+	}
+}
+
+// Transpose of a 1024×1024 matrix (tiled copy) next to a naive loop.
+func BenchmarkTranspose_Eval(b *testing.B) {
+	var bl Builder
+	x := bl.Var("x", ty(Float64, benchN, benchN))
+	e := benchExec(b, &bl, []*Var{x}, bl.Transpose([]int{1, 0}, x))
+	runBench(b, e, []int{benchN, benchN}, benchDense([]int{benchN, benchN}, 1))
+}
+
+func BenchmarkTranspose_Loop(b *testing.B) { BenchmarkGatherTranspose_Loop(b) }
+
+// TestBenchRatios runs every Eval/Loop benchmark pair alternately (rounds × both, keeping the
+// fastest of each) and prints the ratios; the machine is shared, so alternating is fairer than
+// two separate runs. Skipped unless BENCH_RATIOS is set:
+//
+//	BENCH_RATIOS=1 go test -run TestBenchRatios -v ./core
+func TestBenchRatios(t *testing.T) {
+	if os.Getenv("BENCH_RATIOS") == "" {
+		t.Skip("set BENCH_RATIOS=1")
+	}
+	pairs := []struct {
+		name       string
+		eval, loop func(*testing.B)
+	}{
+		{"GatherShift (affine)", BenchmarkGatherShift_Eval, BenchmarkGatherShift_Loop},
+		{"GatherTranspose (affine, in bounds)", BenchmarkGatherTranspose_Eval, BenchmarkGatherTranspose_Loop},
+		{"GatherRows (index array)", BenchmarkGatherRows_Eval, BenchmarkGatherRows_Loop},
+		{"ScatterQuot (quot i 2)", BenchmarkScatterQuot_Eval, BenchmarkScatterQuot_Loop},
+		{"ScatterTranspose (affine)", BenchmarkScatterTranspose_Eval, BenchmarkScatterTranspose_Loop},
+		{"SumOuter", BenchmarkSumOuter_Eval, BenchmarkSumOuter_Loop},
+		{"MatMul 256", BenchmarkMatMul_Eval, BenchmarkMatMul_Loop},
+		{"Elementwise (exp chain)", BenchmarkElementwise_Eval, BenchmarkElementwise_Loop},
+		{"ElementwiseCheap", BenchmarkElementwiseCheap_Eval, BenchmarkElementwiseCheap_Loop},
+		{"Transpose", BenchmarkTranspose_Eval, BenchmarkTranspose_Loop},
+	}
+	const rounds = 5
+	for _, p := range pairs {
+		be, bl := math.Inf(1), math.Inf(1)
+		for r := 0; r < rounds; r++ {
+			be = math.Min(be, float64(testing.Benchmark(p.eval).NsPerOp()))
+			bl = math.Min(bl, float64(testing.Benchmark(p.loop).NsPerOp()))
+		}
+		t.Logf("%-36s eval %9.3f ms  loop %9.3f ms  ratio %.2f", p.name, be/1e6, bl/1e6, be/bl)
 	}
 }

@@ -55,6 +55,7 @@ var keywords = func() map[string]bool {
 		"index": true, "sumOuter": true, "argmaxOuter": true, "gather": true, "scatter": true,
 		"replicate": true, "tr": true, "reshape": true, "build1": true, "build": true, "iota": true,
 		"matmul": true, "share": true, "cast": true, "f64": true, "f32": true, "i64": true, "bool": true,
+		"inf": true, "nan": true,
 	}
 	for o := OpNeg; o < numUnOps; o++ {
 		m[unOpNames[o]] = true

@@ -32,9 +32,22 @@
 //	matmul t u    share 7 t        (t1, t2)  (result tuple, top level only)
 //
 // Precedence, loosest first: let and lambdas (extend to the right); ||; &&; comparisons
-// (non-associative); + and - (left); * and / (left); prefix application (an operation name
-// followed by atomic arguments); atoms (variables, literals, parenthesised terms, [..]).
-// Unary minus is printed as neg; a negative literal is printed in parentheses, (-1.5).
+// (non-associative); + and - (left); * and / (left); prefix minus and prefix application (an
+// operation name followed by atomic arguments), each optionally followed by postfix
+// indexing t ! [e1, …] (so exp x ! [0] is index (exp x) [0] and -x ! [0] is neg (index x [0]));
+// atoms (variables, literals, parenthesised terms, [..]).
+// Unary minus is printed as neg; a negative literal is printed in parentheses, (-1.5), and
+// a minus sign written directly before a number makes a negative literal.
+//
+// Literals: an integer literal (2) is i64; a literal with '.' or an exponent (1.5, 2e-3) and
+// inf and nan (reserved words) are floating and take the float dtype their context needs —
+// the other operand of a binary operation, the other branch of a cond, the other elements
+// of a [..] — and f64 otherwise. In lit sh ρ [..] the values of a float array may be
+// written without '.'. A rank-0 operand of a binary operation whose other operand is an
+// array is broadcast with replicate: x * 2.0 with x : [5] f64 is x * replicate 5 2.0.
+// build1 n (\[i] -> t) may also be written with brackets, gather and scatter accept \i ->
+// for a single variable, and build [k1,…,kn] (\[i1,…,in] -> t) is n nested build1s.
+// A result tuple (t1, t2) (or (t,) or ()) may only be the whole body, possibly under lets.
 // Scalar f64, i64 and bool literals print bare; every other literal prints as lit sh ρ [..].
 // A share whose ID was already printed in the same term prints without its body (share 7);
 // the parser resolves it to the earlier occurrence.

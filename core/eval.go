@@ -1,7 +1,7 @@
 package core
 
 import (
-	"sort"
+	"sync"
 
 	"github.com/pkg/errors"
 	"gorgonia.org/tensor"
@@ -73,8 +73,8 @@ func resultTerm(t Term) Term {
 // flat-slice kernels with preallocated buffers, compiled index functions and one memo slot
 // per distinct subterm, so that it can be run many times.
 //
-// An Exec keeps its intermediate buffers between runs, so one Exec must not be used by
-// several goroutines at the same time (compile one per goroutine instead).
+// An Exec keeps its intermediate buffers between runs. It is safe for concurrent use, but
+// its runs are serialised by a mutex; compile one Exec per goroutine for parallel runs.
 //
 // Semantics of the constructs (paper 000, §3.2–3.3 and §5.2):
 //   - let and share evaluate their bound term once per run (share memoised by ID); a subterm
@@ -95,6 +95,7 @@ func resultTerm(t Term) Term {
 //     min return NaN when an operand is NaN;
 //   - sumOuter of an empty outer dimension is 0.
 type Exec struct {
+	mu      sync.Mutex
 	prog    *Program
 	params  []*buf // parameter slots, in Params order (storage set by each run)
 	results []*buf
@@ -117,6 +118,15 @@ func Compile(p *Program) (*Exec, error) {
 	if err := Check(p); err != nil {
 		return nil, err
 	}
+	return compileGuarded(p)
+}
+
+func compileGuarded(p *Program) (e *Exec, err error) {
+	defer func() {
+		if x := recover(); x != nil {
+			e, err = nil, errors.Errorf("core: eval: internal error while compiling (please report): %v", x)
+		}
+	}()
 	return compileProgram(p)
 }
 
@@ -133,6 +143,8 @@ func (e *Exec) Run(args map[string]*tensor.Dense) ([]*tensor.Dense, error) {
 	if e == nil {
 		return nil, errors.New("core: eval: nil Exec")
 	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	for name := range args {
 		if e.prog.Param(name) == nil {
 			return nil, errors.Errorf("core: eval: argument %s is not a parameter of the program (parameters: %s)", name, paramList(e.prog.Params))
@@ -147,7 +159,9 @@ func (e *Exec) Run(args map[string]*tensor.Dense) ([]*tensor.Dense, error) {
 			return nil, err
 		}
 	}
-	e.exec()
+	if err := e.exec(); err != nil {
+		return nil, err
+	}
 	outs := make([]*tensor.Dense, len(e.results))
 	for i, r := range e.results {
 		outs[i] = r.dense(e.rtypes[i])
@@ -164,6 +178,8 @@ func (e *Exec) RunInto(outs []*tensor.Dense, args ...*tensor.Dense) error {
 	if e == nil {
 		return errors.New("core: eval: nil Exec")
 	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	if len(args) != len(e.params) {
 		return errors.Errorf("core: eval: %d arguments for %d parameters (%s)", len(args), len(e.params), paramList(e.prog.Params))
 	}
@@ -180,22 +196,21 @@ func (e *Exec) RunInto(outs []*tensor.Dense, args ...*tensor.Dense) error {
 			return err
 		}
 	}
-	var saved buf
 	if e.direct {
 		r := e.results[0]
-		saved = *r
 		f64, f32, i64, b, err := denseData(outs[0], e.rtypes[0].Dtype, e.rtypes[0].Shape.Size())
 		if err != nil {
 			return err
 		}
-		if !outs[0].RequiresIterator() {
-			r.f64, r.f32, r.i64, r.b = f64, f32, i64, b
-			e.exec()
-			*r = saved
-			return nil
-		}
+		saved := *r
+		r.f64, r.f32, r.i64, r.b = f64, f32, i64, b
+		err = e.exec()
+		*r = saved
+		return err
 	}
-	e.exec()
+	if err := e.exec(); err != nil {
+		return err
+	}
 	for i, o := range outs {
 		r := e.results[i]
 		switch e.rtypes[i].Dtype {
@@ -212,10 +227,18 @@ func (e *Exec) RunInto(outs []*tensor.Dense, args ...*tensor.Dense) error {
 	return nil
 }
 
-func (e *Exec) exec() {
+// exec runs the root scope. A panic in a kernel would be a bug of the evaluator (every
+// partial operation is total); it is turned into an error rather than crashing the caller.
+func (e *Exec) exec() (err error) {
+	defer func() {
+		if x := recover(); x != nil {
+			err = errors.Errorf("core: eval: internal error (please report): %v", x)
+		}
+	}()
 	for _, f := range e.root.code {
 		f()
 	}
+	return nil
 }
 
 func paramList(ps []*Var) string {
@@ -269,14 +292,4 @@ func (e *Exec) bindArg(i int, d *tensor.Dense) error {
 	p := e.params[i]
 	p.f64, p.f32, p.i64, p.b = f64, f32, i64, b
 	return nil
-}
-
-// sortedNames returns the keys of a free-variable map in order.
-func sortedNames(m map[string]*Var) []string {
-	ns := make([]string, 0, len(m))
-	for n := range m {
-		ns = append(ns, n)
-	}
-	sort.Strings(ns)
-	return ns
 }

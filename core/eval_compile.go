@@ -43,8 +43,9 @@ type compiler struct {
 	memo   map[Term][]memoEntry
 	shares map[int][]memoEntry
 	root   *scope
-	// konst holds the instructions of closed subterms (no free variables): they run once,
-	// at the end of Compile, and never again.
+	// konst holds the instructions of closed subterms (no free variables, or only variables
+	// bound to closed terms): they run once, at the end of Compile, and never again. Its
+	// depth is -1, below the root scope.
 	konst *scope
 	// uses counts the parents of every node (with multiplicity), for element-wise fusion.
 	uses map[Term]int
@@ -58,7 +59,7 @@ func compileProgram(p *Program) (*Exec, error) {
 	c := &compiler{
 		e: e, fv: newFVCache(), names: map[Term][]string{}, env: map[string]*binding{},
 		memo: map[Term][]memoEntry{}, shares: map[int][]memoEntry{}, root: e.root,
-		kernel: map[*buf]bool{}, konst: &scope{}, uses: map[Term]int{},
+		kernel: map[*buf]bool{}, konst: &scope{depth: -1}, uses: map[Term]int{},
 	}
 	PostOrder(p.Body, func(n Term) {
 		for _, k := range Children(n) {
@@ -73,7 +74,9 @@ func compileProgram(p *Program) (*Exec, error) {
 	if err := c.results(p.Body); err != nil {
 		return nil, err
 	}
-	c.konst.run()
+	if err := runGuarded(c.konst); err != nil {
+		return nil, err
+	}
 	if len(e.results) == 1 && c.kernel[e.results[0]] && c.resultScope == c.root {
 		e.direct = true
 		for _, pb := range e.params {
@@ -138,13 +141,18 @@ func (c *compiler) bind(name string, v *buf, sc *scope) func() {
 func (c *compiler) placement(t Term) (*scope, []int, error) {
 	names, ok := c.names[t]
 	if !ok {
-		names = sortedNames(c.fv.of(t))
+		// any fixed order will do: the list is cached, so a node's memo keys always agree
+		fv := c.fv.of(t)
+		names = make([]string, 0, len(fv))
+		for n := range fv {
+			names = append(names, n)
+		}
 		c.names[t] = names
 	}
 	if len(names) == 0 {
 		return c.konst, nil, nil
 	}
-	sc := c.root
+	sc := c.konst
 	ids := make([]int, len(names))
 	for i, n := range names {
 		b := c.env[n]
@@ -311,6 +319,9 @@ func (c *compiler) build(t Term, sc *scope) (*buf, *scope, error) {
 		}
 		return out, sc, nil
 	case *Cast:
+		if fusible(t) {
+			return c.buildFused(t, sc)
+		}
 		x, _, err := c.compile(t.X)
 		if err != nil {
 			return nil, nil, err
@@ -464,9 +475,9 @@ func (c *compiler) build(t Term, sc *scope) (*buf, *scope, error) {
 		n := t.Y.Type().Shape[1]
 		switch t.Type().Dtype {
 		case Float64:
-			c.emit(sc, t, func() { matmulK(out.f64, x.f64, y.f64, m, k, n) })
+			c.emit(sc, t, func() { matmul64(out.f64, x.f64, y.f64, m, k, n) })
 		case Float32:
-			c.emit(sc, t, func() { matmulK(out.f32, x.f32, y.f32, m, k, n) })
+			c.emit(sc, t, func() { matmul32(out.f32, x.f32, y.f32, m, k, n) })
 		}
 		return out, sc, nil
 	}
@@ -521,4 +532,15 @@ func (c *compiler) buildIndex(t *Index, sc *scope) (*buf, *scope, error) {
 		out.copyRange(0, x, off, block)
 	})
 	return out, sc, nil
+}
+
+// runGuarded runs a scope, turning a panic (an evaluator bug) into an error.
+func runGuarded(s *scope) (err error) {
+	defer func() {
+		if x := recover(); x != nil {
+			err = errors.Errorf("core: eval: internal error (please report): %v", x)
+		}
+	}()
+	s.run()
+	return nil
 }

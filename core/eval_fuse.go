@@ -16,6 +16,7 @@ const (
 	fScalar
 	fUnary
 	fBinary
+	fCmp   // cast (a cmp b): 1 or 0 in the float dtype
 	fBin2L // (a op1 b) op2 leaf: bin is op1, bin2 is op2, leafKind/leaf is the third operand
 	fBin2R // c op2 (a op1 b) with the three operands on the stack
 )
@@ -71,6 +72,10 @@ func fusible(t Term) bool {
 		return t.X.Type().Dtype == d
 	case *Binary:
 		return !t.Op.IsComparison() && t.X.Type().Dtype == d
+	case *Cast:
+		// cast ρ (a cmp b) with a, b of dtype ρ: the 0/1 masks of relu and clamp derivatives
+		c, ok := t.X.(*Binary)
+		return ok && c.Op.IsComparison() && c.X.Type().Dtype == d
 	}
 	return false
 }
@@ -168,6 +173,16 @@ func (c *compiler) fuseNode(u Term, fp *fusePlan, walk func(Term, bool) error, d
 		}
 		fp.code = append(fp.code, fuseIns{kind: fBinary, bin: u.Op})
 		*depth--
+	case *Cast:
+		cmp := u.X.(*Binary)
+		if err := walk(cmp.X, false); err != nil {
+			return err
+		}
+		if err := walk(cmp.Y, false); err != nil {
+			return err
+		}
+		fp.code = append(fp.code, fuseIns{kind: fCmp, bin: cmp.Op})
+		*depth--
 	}
 	return nil
 }
@@ -250,6 +265,14 @@ func (st *fuseState[T]) run(fp *fusePlan, dst []T, n int, leaves [][]T) {
 				binaryFloat(in.bin, d, st.cur[sp-2], st.cur[sp-1])
 				st.cur[sp-2] = d
 				sp--
+			case fCmp:
+				d := st.tmp[sp-2][:m]
+				if pc == last {
+					d = dst[off : off+m]
+				}
+				cmpMask(in.bin, d, st.cur[sp-2], st.cur[sp-1])
+				st.cur[sp-2] = d
+				sp--
 			case fBin2L:
 				d := st.tmp[sp-2][:m]
 				if pc == last {
@@ -273,6 +296,37 @@ func (st *fuseState[T]) run(fp *fusePlan, dst []T, n int, leaves [][]T) {
 				st.cur[sp-3] = d
 				sp -= 2
 			}
+		}
+	}
+}
+
+// cmpMask writes 1 where a cmp b holds and 0 elsewhere (NaN compares false except for !=).
+func cmpMask[T floatT](op BinOp, d, a, b []T) {
+	a, b = a[:len(d)], b[:len(d)]
+	switch op {
+	case OpLt:
+		for i := range d {
+			d[i] = b2n[T](a[i] < b[i])
+		}
+	case OpLe:
+		for i := range d {
+			d[i] = b2n[T](a[i] <= b[i])
+		}
+	case OpGt:
+		for i := range d {
+			d[i] = b2n[T](a[i] > b[i])
+		}
+	case OpGe:
+		for i := range d {
+			d[i] = b2n[T](a[i] >= b[i])
+		}
+	case OpEq:
+		for i := range d {
+			d[i] = b2n[T](a[i] == b[i])
+		}
+	case OpNe:
+		for i := range d {
+			d[i] = b2n[T](a[i] != b[i])
 		}
 	}
 }

@@ -46,7 +46,23 @@ func (g *elemGen) gen(depth int) Term {
 		}
 	}
 	var t Term
-	if g.rng.Intn(3) == 0 {
+	if g.rng.Intn(6) == 0 {
+		ops := []BinOp{OpLt, OpLe, OpGt, OpGe, OpEq, OpNe}
+		op := ops[g.rng.Intn(len(ops))]
+		x, y := g.gen(depth-1), g.gen(depth-1)
+		t = g.b.Cast(g.d, g.b.Binary(op, x, y))
+		xr, yr := g.ref(x), g.ref(y)
+		f := map[BinOp]func(a, b float64) bool{OpLt: func(a, b float64) bool { return a < b },
+			OpLe: func(a, b float64) bool { return a <= b }, OpGt: func(a, b float64) bool { return a > b },
+			OpGe: func(a, b float64) bool { return a >= b }, OpEq: func(a, b float64) bool { return a == b },
+			OpNe: func(a, b float64) bool { return a != b }}[op]
+		g.refs[t] = func(i int) float64 {
+			if f(xr(i), yr(i)) {
+				return 1
+			}
+			return 0
+		}
+	} else if g.rng.Intn(3) == 0 {
 		ops := []UnOp{OpNeg, OpAbs, OpTanh, OpSigmoid, OpSin, OpExp}
 		op := ops[g.rng.Intn(len(ops))]
 		x := g.gen(depth - 1)
@@ -98,7 +114,7 @@ func (g *elemGen) ref(t Term) func(int) float64 {
 func TestEvalFusedElementwiseRandom(t *testing.T) {
 	seed := int64(7)
 	rng := rand.New(rand.NewSource(seed))
-	for iter := 0; iter < 60; iter++ {
+	for iter := 0; iter < 150; iter++ {
 		d := floatDtypes[iter%2]
 		n := []int{1, 7, 1024, 1500, 2100}[rng.Intn(5)]
 		var b Builder

@@ -957,3 +957,97 @@ func TestRunIntoReuseAndAllocs(t *testing.T) {
 		checkFloats(t, "run result kept", floats(t, r1[0]), []float64{0, 11, 22, 0}, 0)
 	}
 }
+
+// Regression: a let-bound variable whose value is closed (computed at Compile) used by a
+// closed consumer must be computed before that consumer.
+func TestEvalClosedLetOrder(t *testing.T) {
+	var b Builder
+	p2 := b.Var("p2", Scalar(Float64))
+	x2 := b.Var("x2", Scalar(Float64))
+	s := b.Let(x2, ScalarF(Float64, 1.5), b.SumOuter(b.Replicate(4, x2)))
+	p := mustProg(t, &b, []*Var{p2}, b.Add(b.Unary(OpSign, b.Replicate(3, s)), b.Replicate(3, b.Mul(s, p2))))
+	got := evalF(t, p, map[string]*tensor.Dense{"p2": tensor.New(tensor.FromScalar(0.5))})
+	checkFloats(t, "closed let", got, []float64{4, 4, 4}, 0)
+}
+
+// Products above gemmThreshold go through gonum's gemm; both paths against a naive loop.
+func TestEvalMatMulLarge(t *testing.T) {
+	for _, d := range floatDtypes {
+		for _, s := range [][3]int{{70, 65, 80}, {5, 3, 4}, {3, 0, 2}} {
+			m, k, n := s[0], s[1], s[2]
+			xs, ys := benchData(m*k, 11), benchData(k*n, 12)
+			var b Builder
+			x := b.Var("x", ty(d, m, k))
+			y := b.Var("y", ty(d, k, n))
+			p := mustProg(t, &b, []*Var{x, y}, b.MatMul(x, y))
+			got := evalF(t, p, map[string]*tensor.Dense{"x": fd(d, []int{m, k}, xs...), "y": fd(d, []int{k, n}, ys...)})
+			want := make([]float64, m*n)
+			for i := 0; i < m; i++ {
+				for j := 0; j < n; j++ {
+					for q := 0; q < k; q++ {
+						a, c := xs[i*k+q], ys[q*n+j]
+						if d == Float32 {
+							a, c = float64(float32(a)), float64(float32(c))
+						}
+						want[i*n+j] += a * c
+					}
+				}
+			}
+			tol := 1e-12
+			if d == Float32 {
+				tol = 1e-5
+			}
+			checkFloats(t, fmt.Sprintf("matmul %v %v", s, d), got, want, tol)
+		}
+	}
+}
+
+// A literal tampered with after construction gives an error, not a panic.
+func TestEvalTamperedLiteral(t *testing.T) {
+	l, err := NewLitF(ty(Float64, 3), []float64{1, 2, 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b Builder
+	x := b.Var("x", ty(Float64, 3))
+	p := mustProg(t, &b, []*Var{x}, b.Add(x, l))
+	l.F = l.F[:1]
+	if _, err := Eval(p, map[string]*tensor.Dense{"x": fd(Float64, []int{3}, 1, 2, 3)}); err == nil {
+		t.Fatal("Eval with a 1-value literal of shape [3] succeeded")
+	}
+}
+
+// Concurrent runs of one Exec are serialised and each gets its own correct result.
+func TestExecConcurrentRuns(t *testing.T) {
+	var b Builder
+	x := b.Var("x", ty(Float64, 3))
+	p := mustProg(t, &b, []*Var{x}, b.Mul(x, x))
+	e, err := Compile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 8)
+	for g := 0; g < 8; g++ {
+		go func(g int) {
+			v := float64(g)
+			for it := 0; it < 200; it++ {
+				rs, err := e.Run(map[string]*tensor.Dense{"x": fd(Float64, []int{3}, v, v+1, v+2)})
+				if err != nil {
+					errs <- err
+					return
+				}
+				got := rs[0].Float64s()
+				if got[0] != v*v || got[1] != (v+1)*(v+1) || got[2] != (v+2)*(v+2) {
+					errs <- fmt.Errorf("goroutine %d: got %v", g, got)
+					return
+				}
+			}
+			errs <- nil
+		}(g)
+	}
+	for g := 0; g < 8; g++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -1,5 +1,10 @@
 package core
 
+import (
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
+)
+
 // Array kernels on flat row-major slices with strides precomputed at compile time.
 
 // zeroRange sets n elements of v from offset off to zero.
@@ -72,6 +77,7 @@ func argmaxOuterK[T numT](dst []int64, x []T, best []T, outer, inner int) {
 type permPlan struct {
 	dims []int
 	str  []int
+	base int   // source offset of the first element
 	idx  []int // scratch odometer
 }
 
@@ -100,18 +106,22 @@ func permCopy[T any](p *permPlan, dst, src []T) {
 	r := len(p.dims)
 	if r == 0 {
 		if len(dst) > 0 {
-			dst[0] = src[0]
+			dst[0] = src[p.base]
 		}
 		return
 	}
 	if len(dst) == 0 {
 		return
 	}
+	if r >= 2 && p.str[r-2] == 1 && p.str[r-1] != 1 {
+		permCopyTiled(p, dst, src)
+		return
+	}
 	last := p.dims[r-1]
 	ls := p.str[r-1]
 	idx := p.idx
 	clear(idx)
-	off := 0
+	off := p.base
 	for o := 0; o < len(dst); o += last {
 		row := dst[o : o+last]
 		if ls == 1 {
@@ -125,6 +135,67 @@ func permCopy[T any](p *permPlan, dst, src []T) {
 		}
 		// advance the odometer over dims[:r-1]
 		for k := r - 2; k >= 0; k-- {
+			idx[k]++
+			off += p.str[k]
+			if idx[k] < p.dims[k] {
+				break
+			}
+			off -= idx[k] * p.str[k]
+			idx[k] = 0
+		}
+	}
+}
+
+// gemmThreshold is the number of multiply-adds from which matmul uses gonum's blocked
+// (and parallel) gemm; smaller products use matmulK, which does not allocate.
+const gemmThreshold = 64 * 64 * 64
+
+// matmul64 computes dst[M,N] = x[M,K] · y[K,N] in float64.
+func matmul64(dst, x, y []float64, m, k, n int) {
+	if m*k*n >= gemmThreshold {
+		gonum.Implementation{}.Dgemm(blas.NoTrans, blas.NoTrans, m, n, k, 1, x, max(k, 1), y, max(n, 1), 0, dst, max(n, 1))
+		return
+	}
+	matmulK(dst, x, y, m, k, n)
+}
+
+// matmul32 computes dst[M,N] = x[M,K] · y[K,N] in float32 arithmetic.
+func matmul32(dst, x, y []float32, m, k, n int) {
+	if m*k*n >= gemmThreshold {
+		gonum.Implementation{}.Sgemm(blas.NoTrans, blas.NoTrans, m, n, k, 1, x, max(k, 1), y, max(n, 1), 0, dst, max(n, 1))
+		return
+	}
+	matmulK(dst, x, y, m, k, n)
+}
+
+// permCopyTiled handles a plan whose last two dimensions are a transposition (the source is
+// contiguous along the second-to-last dimension): each A×B slab is copied in 32×32 tiles so
+// that both the reads and the writes stay within a few cache lines.
+func permCopyTiled[T any](p *permPlan, dst, src []T) {
+	const tile = 32
+	r := len(p.dims)
+	a, b := p.dims[r-2], p.dims[r-1]
+	sb := p.str[r-1]
+	idx := p.idx
+	clear(idx)
+	off := p.base
+	for o := 0; o < len(dst); o += a * b {
+		slab := dst[o : o+a*b]
+		for i0 := 0; i0 < a; i0 += tile {
+			i1 := min(i0+tile, a)
+			for j0 := 0; j0 < b; j0 += tile {
+				j1 := min(j0+tile, b)
+				for i := i0; i < i1; i++ {
+					row := slab[i*b+j0 : i*b+j1]
+					s := off + i + j0*sb
+					for j := range row {
+						row[j] = src[s]
+						s += sb
+					}
+				}
+			}
+		}
+		for k := r - 3; k >= 0; k-- {
 			idx[k]++
 			off += p.str[k]
 			if idx[k] < p.dims[k] {

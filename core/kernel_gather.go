@@ -168,6 +168,7 @@ func (p *ixPlan) domSize() int {
 
 // gatherK: dst[point ++ rest] = src[f(point) ++ rest], zeros out of bounds.
 func gatherK[T any](p *ixPlan, dst, src []T) {
+	var zero T
 	p.prepare()
 	clear(p.r)
 	R := p.rest
@@ -218,6 +219,20 @@ func gatherK[T any](p *ixPlan, dst, src []T) {
 		for {
 			for t0 := 0; t0 < tn; t0 += vecChunk {
 				cnt := min(vecChunk, tn-t0)
+				if len(p.vo) == 1 && R == 1 {
+					p.fn.vec(p.r, int64(t0), cnt, p.vo)
+					hi, st := p.tgt[0], p.tstr[0]
+					seg := dst[o : o+cnt]
+					for q, v := range p.vo[0][:cnt] {
+						if v >= 0 && v < hi {
+							seg[q] = src[int(v)*st]
+						} else {
+							seg[q] = zero
+						}
+					}
+					o += cnt
+					continue
+				}
 				for _, off := range p.chunk(int64(t0), cnt) {
 					if off < 0 {
 						clear(dst[o : o+R])
@@ -296,6 +311,18 @@ func scatterK[T numT](p *ixPlan, dst, src []T) {
 		for {
 			for t0 := 0; t0 < tn; t0 += vecChunk {
 				cnt := min(vecChunk, tn-t0)
+				if len(p.vo) == 1 && R == 1 {
+					// one computed index, one element per point: no offset pass
+					p.fn.vec(p.r, int64(t0), cnt, p.vo)
+					hi, st := p.tgt[0], p.tstr[0]
+					for q, v := range p.vo[0][:cnt] {
+						if v >= 0 && v < hi {
+							dst[int(v)*st] += src[o+q]
+						}
+					}
+					o += cnt
+					continue
+				}
 				for _, off := range p.chunk(int64(t0), cnt) {
 					if off >= 0 {
 						if R == 1 {
@@ -342,6 +369,19 @@ func (c *compiler) buildGather(t *Gather, sc *scope) (*buf, *scope, error) {
 	}
 	out := c.fresh(t.Type())
 	n, m := len(t.Fn.Vars), len(t.Fn.Out)
+	if plan := inBoundsPlan(fn, t.Shape, t.X.Type().Shape, n, m); plan != nil {
+		switch t.Type().Dtype {
+		case Float64:
+			c.emit(sc, t, func() { permCopy(plan, out.f64, x.f64) })
+		case Float32:
+			c.emit(sc, t, func() { permCopy(plan, out.f32, x.f32) })
+		case Int64:
+			c.emit(sc, t, func() { permCopy(plan, out.i64, x.i64) })
+		case Bool:
+			c.emit(sc, t, func() { permCopy(plan, out.b, x.b) })
+		}
+		return out, sc, nil
+	}
 	p := newIxPlan(fn, t.Shape[:n], t.X.Type().Shape, m)
 	switch t.Type().Dtype {
 	case Float64:
@@ -377,4 +417,47 @@ func (c *compiler) buildScatter(t *Scatter, sc *scope) (*buf, *scope, error) {
 		c.emit(sc, t, func() { scatterK(p, out.i64, x.i64) })
 	}
 	return out, sc, nil
+}
+
+// inBoundsPlan turns a gather whose index function is affine with static coefficients and
+// constants, and provably in bounds on the whole domain, into a strided copy (which merges
+// contiguous dimensions and tiles transpositions). It returns nil otherwise.
+func inBoundsPlan(fn *idxFn, sh, xs Shape, n, m int) *permPlan {
+	if fn.aff == nil || sh.Size() == 0 {
+		return nil
+	}
+	xstr := xs.Strides()
+	base := 0
+	str := make([]int, 0, len(sh))
+	for j := 0; j < n; j++ {
+		str = append(str, 0)
+	}
+	for k, a := range fn.aff {
+		if a.dyn != nil {
+			return nil
+		}
+		lo, hi := a.c0, a.c0
+		for j, c := range a.c {
+			if c > affLimit || c < -affLimit || sh[j] > affLimit {
+				return nil
+			}
+			span := c * int64(sh[j]-1)
+			if span > 0 {
+				hi += span
+			} else {
+				lo += span
+			}
+			str[j] += int(c) * xstr[k]
+		}
+		if a.c0 > affLimit || a.c0 < -affLimit || lo < 0 || hi >= int64(xs[k]) {
+			return nil
+		}
+		base += int(a.c0) * xstr[k]
+	}
+	for k := m; k < len(xs); k++ {
+		str = append(str, xstr[k])
+	}
+	p := newPermPlan(sh, str)
+	p.base = base
+	return p
 }

@@ -93,8 +93,10 @@ func (f *IndexFn) String() string {
 
 func (pr *printer) w(s string) { pr.b.WriteString(s) }
 
+// open writes "(" and reports true when a construct of precedence need appears in a context
+// that requires precedence prec or tighter.
 func (pr *printer) open(need, prec int) bool {
-	if prec < need {
+	if need < prec {
 		pr.w("(")
 		return true
 	}

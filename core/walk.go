@@ -214,38 +214,39 @@ func (c *fvCache) of(t Term) map[string]*Var {
 	if s, ok := c.m[t]; ok {
 		return s
 	}
-	// Nodes already in the cache are not walked again (so that filling the cache from many
-	// roots stays linear), and a node whose free variables are those of a single child
-	// shares that child's set.
-	postOrderSkip(t, func(n Term) bool { _, ok := c.m[n]; return ok }, func(n Term) {
+	// Post-order over the nodes not yet cached: cached subterms are not entered again, so a
+	// sequence of calls (one per node, as in Check and Subst) stays linear overall.
+	type frame struct {
+		t    Term
+		kids []Term
+		next int
+	}
+	stack := []frame{{t: t, kids: Children(t)}}
+	for len(stack) > 0 {
+		top := &stack[len(stack)-1]
+		if top.next < len(top.kids) {
+			kid := top.kids[top.next]
+			top.next++
+			if kid != nil {
+				if _, ok := c.m[kid]; !ok {
+					stack = append(stack, frame{t: kid, kids: Children(kid)})
+				}
+			}
+			continue
+		}
+		n := top.t
+		stack = stack[:len(stack)-1]
 		if _, ok := c.m[n]; ok {
-			return
+			continue
 		}
 		if v, ok := n.(*Var); ok {
 			c.m[n] = map[string]*Var{v.Name: v}
-			return
+			continue
 		}
-		kids := Children(n)
 		var out map[string]*Var
-		shared := false
-		for k, kid := range kids {
-			ks := c.m[kid]
-			if len(ks) == 0 {
-				continue
-			}
+		for k, kid := range top.kids {
 			bound := BoundIn(n, k)
-			if out == nil && len(bound) == 0 {
-				out, shared = ks, true
-				continue
-			}
-			if shared {
-				cp := make(map[string]*Var, len(out)+len(ks))
-				for name, v := range out {
-					cp[name] = v
-				}
-				out, shared = cp, false
-			}
-			for name, v := range ks {
+			for name, v := range c.m[kid] {
 				if boundName(bound, name) {
 					continue
 				}
@@ -259,37 +260,8 @@ func (c *fvCache) of(t Term) map[string]*Var {
 			out = emptyFV
 		}
 		c.m[n] = out
-	})
+	}
 	return c.m[t]
-}
-
-// postOrderSkip is PostOrder that does not enter nodes for which skip returns true (they are
-// neither visited nor walked).
-func postOrderSkip(t Term, skip func(Term) bool, f func(Term)) {
-	if t == nil || skip(t) {
-		return
-	}
-	seen := map[Term]bool{t: true}
-	type frame struct {
-		t    Term
-		kids []Term
-		next int
-	}
-	stack := []frame{{t: t, kids: Children(t)}}
-	for len(stack) > 0 {
-		top := &stack[len(stack)-1]
-		if top.next < len(top.kids) {
-			c := top.kids[top.next]
-			top.next++
-			if c != nil && !seen[c] && !skip(c) {
-				seen[c] = true
-				stack = append(stack, frame{t: c, kids: Children(c)})
-			}
-			continue
-		}
-		f(top.t)
-		stack = stack[:len(stack)-1]
-	}
 }
 
 func boundName(vs []*Var, name string) bool {
@@ -329,19 +301,21 @@ func Check(p *Program) error {
 	}
 	// Tuples only at the top.
 	top := p.Body
+	var chain []Term
 	for {
 		if l, ok := top.(*Let); ok {
+			chain = append(chain, l)
 			top = l.Body
 			continue
 		}
 		break
 	}
-	// The lets of the top spine above a tuple result (computed once: testing every let with
-	// isTupleBody would be quadratic in a let chain).
+	// The lets above a result tuple have no array type (computed once: not per let, which
+	// would be quadratic in the length of the chain).
 	tupleLets := map[Term]bool{}
 	if _, ok := top.(*Tuple); ok {
-		for x := p.Body; x != top; x = x.(*Let).Body {
-			tupleLets[x] = true
+		for _, l := range chain {
+			tupleLets[l] = true
 		}
 	}
 	var terr error
@@ -353,47 +327,88 @@ func Check(p *Program) error {
 			terr = errors.New("core: program: a tuple appears below the top level")
 			return
 		}
-		if _, ok := n.(*Tuple); !ok {
-			if l, ok := n.(*Let); !ok || !tupleLets[l] {
-				if !n.Type().Dtype.Valid() {
-					terr = errors.Errorf("core: program: node %T has no type (build terms with the core constructors)", n)
-				}
-			}
+		if _, ok := n.(*Tuple); !ok && !tupleLets[n] && !n.Type().Dtype.Valid() {
+			terr = errors.Errorf("core: program: node %T has no type (build terms with the core constructors)", n)
 		}
 	})
 	if terr != nil {
 		return terr
 	}
 	// Scoping and variable types: each variable occurrence must agree with its binder.
-	fv := newFVCache()
-	var serr error
-	PostOrder(p.Body, func(n Term) {
-		if serr != nil {
+	sc := &scopeChecker{env: map[string][]scopeEntry{}, seen: map[scopeKey]bool{}}
+	for _, v := range p.Params {
+		sc.env[v.Name] = []scopeEntry{{typ: v.Type(), param: true}}
+	}
+	sc.visit(p.Body)
+	return sc.err
+}
+
+// scopeChecker walks a term top-down with a scoped symbol table. A node is visited once per
+// distinct scope it is reached in (scopes get a new version when a binder is entered), so a
+// tree-shaped term (sharing through let-bound variables) is checked in linear time, and only
+// compound subterms shared by pointer across different scopes are visited more than once.
+type scopeChecker struct {
+	env     map[string][]scopeEntry
+	version int
+	next    int
+	seen    map[scopeKey]bool
+	err     error
+}
+
+type scopeEntry struct {
+	typ   Type
+	param bool
+}
+
+type scopeKey struct {
+	t       Term
+	version int
+}
+
+func (c *scopeChecker) visit(t Term) {
+	if c.err != nil || t == nil {
+		return
+	}
+	key := scopeKey{t, c.version}
+	if c.seen[key] {
+		return
+	}
+	c.seen[key] = true
+	if v, ok := t.(*Var); ok {
+		stack := c.env[v.Name]
+		if len(stack) == 0 {
+			c.err = errors.Errorf("core: program: free variable %s (%v) is not a parameter", v.Name, v.Type())
 			return
 		}
-		kids := Children(n)
-		for k, kid := range kids {
-			for _, b := range BoundIn(n, k) {
-				if v, ok := fv.of(kid)[b.Name]; ok && !v.Type().Equal(b.Type()) {
-					serr = errors.Errorf("core: program: variable %s bound with type %v is used with type %v", b.Name, b.Type(), v.Type())
-					return
-				}
+		top := stack[len(stack)-1]
+		if !top.typ.Equal(v.Type()) {
+			if top.param {
+				c.err = errors.Errorf("core: program: parameter %s has type %v but is used with type %v", v.Name, top.typ, v.Type())
+			} else {
+				c.err = errors.Errorf("core: program: variable %s bound with type %v is used with type %v", v.Name, top.typ, v.Type())
 			}
 		}
-	})
-	if serr != nil {
-		return serr
+		return
 	}
-	for name, v := range fv.of(p.Body) {
-		t, ok := scope[name]
-		if !ok {
-			return errors.Errorf("core: program: free variable %s (%v) is not a parameter", name, v.Type())
+	for k, kid := range Children(t) {
+		bound := BoundIn(t, k)
+		if len(bound) == 0 {
+			c.visit(kid)
+			continue
 		}
-		if !t.Equal(v.Type()) {
-			return errors.Errorf("core: program: parameter %s has type %v but is used with type %v", name, t, v.Type())
+		for _, b := range bound {
+			c.env[b.Name] = append(c.env[b.Name], scopeEntry{typ: b.Type()})
+		}
+		saved := c.version
+		c.next++
+		c.version = c.next
+		c.visit(kid)
+		c.version = saved
+		for _, b := range bound {
+			st := c.env[b.Name]
+			c.env[b.Name] = st[:len(st)-1]
 		}
 	}
-	return nil
 }
 
 func isTupleBody(l *Let) bool {

@@ -188,7 +188,38 @@ func MaxPool2D(x core.Term, w Window) (core.Term, error) {
 	if err := wrap("max-pool", &b); err != nil {
 		return nil, err
 	}
-	return Max(g, 0)
+	return maxOuterOneHot(g)
+}
+
+// maxOuterOneHot is the maximum along the outermost dimension written as a sum with a one-hot
+// mask of the (first) argmax: Σ_k x[k] · (k == argmax). It equals the gather at the argmax
+// exactly (the other terms are ±0), and unlike the gather its derivative is a bulk product
+// with the mask rather than a scatter through a data-dependent index.
+func maxOuterOneHot(x core.Term) (core.Term, error) {
+	if err := checkTerm("max", x); err != nil {
+		return nil, err
+	}
+	xs := x.Type().Shape
+	if xs.Rank() == 0 {
+		return nil, errors.Errorf("lower: max: operand is a scalar")
+	}
+	var b core.Builder
+	k := xs[0]
+	idx := b.Replicate(k, b.ArgmaxOuter(x))
+	ones := append(core.Shape{k}, make(core.Shape, xs.Rank()-1)...)
+	for i := 1; i < len(ones); i++ {
+		ones[i] = 1
+	}
+	pos := b.Reshape(ones, b.Iota(k))
+	if err := wrap("max", &b); err != nil {
+		return nil, err
+	}
+	posB, err := Broadcast(pos, xs)
+	if err != nil {
+		return nil, err
+	}
+	mask := b.Cast(x.Type().Dtype, b.Binary(core.OpEq, posB, idx))
+	return result("max", &b, b.SumOuter(b.Mul(x, mask)))
 }
 
 // SumPool2D is the sum over each window of x : [b,c,h,w] (padding counts as 0).
@@ -299,4 +330,43 @@ func BatchNormTrain(x core.Term, eps float64) (core.Term, error) {
 	beta := b.Unary(core.OpNeg, b.Mul(mean, alpha))
 	y := b.Add(b.Mul(x3, bc(alpha)), bc(beta))
 	return result("batch norm", &b, reshapeIfNeeded(&b, xs, y))
+}
+
+// GroupNorm normalises x : [b,c,…] over each group of c/groups consecutive channels and all
+// spatial positions of one sample: x·r - μ·r with r = 1/√(max(σ²,0)+ε), μ and σ² (biased) the
+// group's mean and variance (Gorgonia's formulation; scale and shift are separate operations).
+func GroupNorm(x core.Term, groups int, eps float64) (core.Term, error) {
+	if err := checkTerm("group norm", x); err != nil {
+		return nil, err
+	}
+	xs := x.Type().Shape
+	if xs.Rank() < 2 || !x.Type().Dtype.IsFloat() || groups < 1 || xs[1]%groups != 0 {
+		return nil, errors.Errorf("lower: group norm: operand %v with %d groups, want float [b,c,…] with c divisible by the groups", x.Type(), groups)
+	}
+	rows := xs[0] * groups
+	n := xs.Size() / rows
+	d := x.Type().Dtype
+	var b core.Builder
+	full := func(sh core.Shape, v float64) core.Term {
+		t, err := FullLike(core.Type{Shape: sh, Dtype: d}, v)
+		b.SetErr(err)
+		return t
+	}
+	sum := func(t core.Term) core.Term {
+		s, err := Sum(t, 1)
+		b.SetErr(err)
+		return s
+	}
+	expand := func(t core.Term) core.Term {
+		e, err := Expand(t, 1, n)
+		b.SetErr(err)
+		return e
+	}
+	x2 := b.Reshape(core.Shape{rows, n}, x)
+	mean := b.Div(sum(x2), full(core.Shape{rows}, float64(n)))
+	cen := b.Sub(x2, expand(mean))
+	v := b.Div(sum(b.Mul(cen, cen)), full(core.Shape{rows}, float64(n)))
+	r := b.Unary(core.OpRecip, b.Unary(core.OpSqrt, b.Add(b.Binary(core.OpMax, v, full(core.Shape{rows}, 0)), full(core.Shape{rows}, eps))))
+	y := b.Add(b.Mul(expand(r), x2), expand(b.Mul(b.Unary(core.OpNeg, r), mean)))
+	return result("group norm", &b, reshapeIfNeeded(&b, xs, y))
 }

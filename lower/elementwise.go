@@ -102,7 +102,7 @@ func Unary(name string, x core.Term) (core.Term, error) {
 	return result(op, &b, r)
 }
 
-// BinaryNames lists the element-wise operations Binary accepts.
+// binaryNames maps the element-wise operation names BinaryOp accepts to core operations.
 var binaryNames = map[string]core.BinOp{
 	"add": core.OpAdd, "sub": core.OpSub, "mul": core.OpMul, "div": core.OpDiv, "pow": core.OpPow,
 	"lt": core.OpLt, "gt": core.OpGt, "le": core.OpLe, "ge": core.OpGe, "eq": core.OpEq, "ne": core.OpNe,

@@ -192,3 +192,71 @@ func LogSumExp(x core.Term, axis int) (core.Term, error) {
 	}
 	return result("logsumexp", &b, b.Add(b.Unary(core.OpLog, s), m))
 }
+
+// Sparsemax is the Euclidean projection of x onto the probability simplex along axis (Martins
+// and Astudillo, 2016): max(z - τ, 0) with z = x - max x and τ chosen so that the result sums
+// to 1. The support is found without sorting: element i is in it when
+// 1 + k_i z_i > Σ_{j: z_j ≥ z_i} z_j, where k_i = #{j: z_j ≥ z_i} (pairwise comparisons, n² per row).
+func Sparsemax(x core.Term, axis int) (core.Term, error) {
+	if err := checkAxis("sparsemax", x, axis); err != nil {
+		return nil, err
+	}
+	xs := x.Type().Shape
+	r := xs.Rank()
+	// move axis last and flatten the others: [rows, n]
+	perm := make([]int, 0, r)
+	for a := 0; a < r; a++ {
+		if a != axis {
+			perm = append(perm, a)
+		}
+	}
+	perm = append(perm, axis)
+	var b core.Builder
+	xt := transposeIfNeeded(&b, perm, x)
+	n := xs[axis]
+	rows := xs.Size() / n
+	x2 := reshapeIfNeeded(&b, core.Shape{rows, n}, xt)
+	if err := wrap("sparsemax", &b); err != nil {
+		return nil, err
+	}
+	z, _, err := shifted("sparsemax", x2, 1)
+	if err != nil {
+		return nil, err
+	}
+	d := x.Type().Dtype
+	full := func(sh core.Shape, v float64) core.Term {
+		t, err := FullLike(core.Type{Shape: sh, Dtype: d}, v)
+		b.SetErr(err)
+		return t
+	}
+	sum := func(t core.Term, axis int) core.Term {
+		s, err := Sum(t, axis)
+		b.SetErr(err)
+		return s
+	}
+	expand := func(t core.Term) core.Term {
+		e, err := Expand(t, 1, n)
+		b.SetErr(err)
+		return e
+	}
+	vs, ts := indexVars(&b, 3) // [row, i, j]
+	zi := b.Gather(core.Shape{rows, n, n}, z, b.IndexFn(vs, ts[0], ts[1]))
+	zj := b.Gather(core.Shape{rows, n, n}, z, b.IndexFn(vs, ts[0], ts[2]))
+	ge := b.Cast(d, b.Binary(core.OpGe, zj, zi))
+	k := sum(ge, 2)
+	s := sum(b.Mul(ge, zj), 2)
+	in := b.Cast(d, b.Binary(core.OpGt, b.Add(full(core.Shape{rows, n}, 1), b.Mul(k, z)), s))
+	kk := sum(in, 1)
+	cs := sum(b.Mul(in, z), 1)
+	tau := b.Div(b.Sub(cs, full(core.Shape{rows}, 1)), kk)
+	out := b.Binary(core.OpMax, b.Sub(z, expand(tau)), full(core.Shape{rows, n}, 0))
+	if err := wrap("sparsemax", &b); err != nil {
+		return nil, err
+	}
+	out = reshapeIfNeeded(&b, xt.Type().Shape, out)
+	inv := make([]int, r)
+	for i, p := range perm {
+		inv[p] = i
+	}
+	return result("sparsemax", &b, transposeIfNeeded(&b, inv, out))
+}

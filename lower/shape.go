@@ -140,3 +140,25 @@ func Repeat(x core.Term, axis, n int) (core.Term, error) {
 	}
 	return result("repeat", &b, b.Gather(sh, x, b.IndexFn(vs, ix...)))
 }
+
+// Take selects positions idx[0], idx[1], … of x along axis (idx : [n] i64): the result has
+// x's shape with that axis of length n. Out-of-range indices read 0.
+func Take(x, idx core.Term, axis int) (core.Term, error) {
+	if err := checkTerm("take", x, idx); err != nil {
+		return nil, err
+	}
+	xs, is := x.Type().Shape, idx.Type().Shape
+	if axis < 0 || axis >= xs.Rank() {
+		return nil, errors.Errorf("lower: take: axis %d out of range for shape %v", axis, xs)
+	}
+	if is.Rank() != 1 || idx.Type().Dtype != core.Int64 {
+		return nil, errors.Errorf("lower: take: indices %v, want a vector of i64", idx.Type())
+	}
+	var b core.Builder
+	vs, ts := indexVars(&b, axis+1)
+	ix := append([]core.Term{}, ts...)
+	ix[axis] = b.Index(idx, ts[axis])
+	sh := xs.Clone()
+	sh[axis] = is[0]
+	return result("take", &b, b.Gather(sh, x, b.IndexFn(vs, ix...)))
+}

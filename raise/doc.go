@@ -13,11 +13,21 @@
 //     slices: gather, scatter (accumulating), replicate, index, fromVector, cond, argmaxOuter,
 //     casts, comparisons and the element-wise operations Gorgonia lacks, and a matmul with
 //     transA/transB flags (one gonum GEMM, no materialised transpose);
-//   - literals and iota become Gorgonia constants.
+//   - literals and iota become Gorgonia constants;
+//   - what no specialised kernel covers (build1, an index function the compiler rejects) runs
+//     as one custom op through package core's evaluator (core.Compile, Exec.RunInto).
 //
-// Cheap fusions: an element-wise binary operation with a replicated operand
-// (x * replicate n s) reads the small operand cyclically instead of materialising the
-// replicated array, and tr [1,0] feeding a matmul becomes a transpose flag of the GEMM.
+// Cheap fusions: an element-wise binary operation whose operands are replicates and
+// transposes of smaller arrays (x * tr [1,0] (replicate n s), with unary functions and casts
+// pushed onto the small array) reads them through strides instead of materialising them;
+// tr [1,0] feeding a matmul becomes a transpose flag of the GEMM; sumOuter and argmaxOuter of
+// a transpose reduce along an axis of the operand; a transpose of a gather or scatter is folded
+// into its index function. Top-level lets are planned lazily, so a let used only through such
+// fusions never becomes a node, and lets the selected results do not need are not raised.
+//
+// Gathers and scatters whose index functions are affine and provably in bounds (convolution
+// and pooling windows, strided slices) run as strided copies without per-element closures.
+// Custom ops reuse their output buffer across TapeMachine runs.
 //
 // Index functions of gather and scatter are compiled once, when the op is built, into
 // closures over an integer environment; their free variables (for example an argmax array)

@@ -31,8 +31,9 @@ func (pl *plan) peel(t core.Term) core.Term {
 // viewStep is one layer of a broadcast view: a replicate or a transpose (unary operations and
 // casts are pushed onto the base instead).
 type viewStep struct {
-	rep  int   // replicate count, or 0 for a transpose
-	perm []int // full permutation of a transpose
+	rep   int        // replicate count (> 0), or
+	perm  []int      // full permutation of a transpose, or
+	shape core.Shape // target shape of a reshape
 }
 
 // view describes t as a strided read of a smaller or permuted base array.
@@ -69,6 +70,23 @@ func (pl *plan) view(t core.Term) view {
 			st[p] = v.strides[q]
 		}
 		return view{base: v.base, strides: st, steps: append([]viewStep{{perm: perm}}, v.steps...)}
+	case *core.Reshape:
+		// A reshape of a cyclic read (outer replicates of a contiguous base, e.g. of a
+		// scalar) stays cyclic when the new shape ends in dimensions covering the base.
+		v := pl.view(u.X)
+		if v.trivial || !cyclic(v, u.X.Type().Shape) {
+			break
+		}
+		p := v.base.Type().Shape.Size()
+		sh := u.Shape
+		for k := 0; k <= len(sh); k++ {
+			if sh[k:].Size() != p {
+				continue
+			}
+			st := make([]int, len(sh))
+			copy(st[k:], sh[k:].Strides())
+			return view{base: v.base, strides: st, steps: append([]viewStep{{shape: sh.Clone()}}, v.steps...)}
+		}
 	case *core.Unary:
 		v := pl.view(u.X)
 		if v.trivial {
@@ -110,16 +128,46 @@ func (v view) wrap(x core.Term) (core.Term, error) {
 	var err error
 	for i := len(v.steps) - 1; i >= 0; i-- {
 		s := v.steps[i]
-		if s.rep > 0 {
+		switch {
+		case s.rep > 0:
 			x, err = core.NewReplicate(s.rep, x)
-		} else {
+		case s.perm != nil:
 			x, err = core.NewTranspose(s.perm, x)
+		default:
+			x, err = core.NewReshape(s.shape, x)
 		}
 		if err != nil {
 			return nil, err
 		}
 	}
 	return x, nil
+}
+
+// cyclic reports whether the view reads its base contiguously and cyclically: zero strides on
+// leading dimensions, the base's row-major strides on the trailing ones.
+func cyclic(v view, sh core.Shape) bool {
+	p := v.base.Type().Shape.Size()
+	for k := 0; k <= len(sh); k++ {
+		if sh[k:].Size() != p {
+			continue
+		}
+		rm := sh[k:].Strides()
+		ok := true
+		for d := range sh {
+			want := 0
+			if d >= k {
+				want = rm[d-k]
+			}
+			if v.strides[d] != want && sh[d] != 1 {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
 }
 
 func fullPerm(perm []int, rank int) []int {

@@ -61,9 +61,38 @@ type gatherK struct {
 	src  []int // the indexed outer dims of x
 	rest int   // elements per block
 	fn   *ixProg
+	// affine fast path (see affinePlan)
+	aff   bool
+	ast   []int
+	abase int
 }
 
 func (k *gatherK) run(out any, ins []any) error {
+	if k.aff && len(ins) == 1 {
+		switch o := out.(type) {
+		case []float64:
+			if x, ok := ins[0].([]float64); ok {
+				gatherAffine(o, x, k.dom, k.ast, k.abase, k.rest)
+				return nil
+			}
+		case []float32:
+			if x, ok := ins[0].([]float32); ok {
+				gatherAffine(o, x, k.dom, k.ast, k.abase, k.rest)
+				return nil
+			}
+		case []int64:
+			if x, ok := ins[0].([]int64); ok {
+				gatherAffine(o, x, k.dom, k.ast, k.abase, k.rest)
+				return nil
+			}
+		case []bool:
+			if x, ok := ins[0].([]bool); ok {
+				gatherAffine(o, x, k.dom, k.ast, k.abase, k.rest)
+				return nil
+			}
+		}
+		return typeErr("gather", out, ins)
+	}
 	env, err := k.fn.newEnv(ins[1:])
 	if err != nil {
 		return err
@@ -137,9 +166,38 @@ type scatterK struct {
 	dst  []int // outer dims of the result addressed by the index function
 	rest int
 	fn   *ixProg
+	// affine fast path (see affinePlan)
+	aff   bool
+	ast   []int
+	abase int
 }
 
 func (k *scatterK) run(out any, ins []any) error {
+	if k.aff && len(ins) == 1 {
+		switch o := out.(type) {
+		case []float64:
+			if x, ok := ins[0].([]float64); ok {
+				scatterAffine(o, x, k.dom, k.ast, k.abase, k.rest, func(a, b float64) float64 { return a + b })
+				return nil
+			}
+		case []float32:
+			if x, ok := ins[0].([]float32); ok {
+				scatterAffine(o, x, k.dom, k.ast, k.abase, k.rest, func(a, b float32) float32 { return a + b })
+				return nil
+			}
+		case []int64:
+			if x, ok := ins[0].([]int64); ok {
+				scatterAffine(o, x, k.dom, k.ast, k.abase, k.rest, func(a, b int64) int64 { return a + b })
+				return nil
+			}
+		case []bool:
+			if x, ok := ins[0].([]bool); ok {
+				scatterAffine(o, x, k.dom, k.ast, k.abase, k.rest, func(a, b bool) bool { return a || b })
+				return nil
+			}
+		}
+		return typeErr("scatter", out, ins)
+	}
 	env, err := k.fn.newEnv(ins[1:])
 	if err != nil {
 		return err

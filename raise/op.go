@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash"
 	"hash/fnv"
+	"sync"
 
 	"github.com/bulkad/bulkad/core"
 	"github.com/chewxy/hm"
@@ -24,6 +25,12 @@ type Op struct {
 	args []core.Type
 	out  core.Type
 	k    kernel
+
+	// The output buffer is reused across runs (the TapeMachine clears its registers at every
+	// Reset, so UsePreallocDo alone would allocate at every step).
+	mu        sync.Mutex
+	cache     gorgonia.Value
+	cacheFlat any
 }
 
 var (
@@ -42,6 +49,11 @@ func newOp(kind string, params []*core.Var, t core.Term, k kernel) (*Op, error) 
 		o.args = append(o.args, v.Type())
 	}
 	return o, nil
+}
+
+// salted returns a copy of the op whose hash (and printed program) also includes salt.
+func (o *Op) salted(salt string) *Op {
+	return &Op{prog: o.prog, text: o.text + " #" + salt, body: o.body, kind: o.kind, args: o.args, out: o.out, k: o.k}
 }
 
 // Program returns the one-node core program the op computes (its inputs are the params).
@@ -102,17 +114,51 @@ func (o *Op) inputs(vs []gorgonia.Value) ([]any, error) {
 	return ins, nil
 }
 
-// Do runs the kernel into a new value.
+// Do runs the kernel into the op's output buffer (allocated at the first run and reused: like
+// Gorgonia's preallocated values, a result is valid until the next run).
 func (o *Op) Do(vs ...gorgonia.Value) (gorgonia.Value, error) {
 	ins, err := o.inputs(vs)
 	if err != nil {
 		return nil, err
 	}
-	v, out := newValue(o.out)
-	if err := o.k.run(out, ins); err != nil {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.cache == nil || aliases(o.cacheFlat, ins) {
+		o.cache, o.cacheFlat = newValue(o.out)
+	}
+	if err := o.k.run(o.cacheFlat, ins); err != nil {
+		o.cache, o.cacheFlat = nil, nil
 		return nil, err
 	}
-	return v, nil
+	return o.cache, nil
+}
+
+// aliases reports whether buf shares its first element with one of the inputs.
+func aliases(buf any, ins []any) bool {
+	for _, in := range ins {
+		if sameBacking(buf, in) {
+			return true
+		}
+	}
+	return false
+}
+
+func sameBacking(a, b any) bool {
+	switch x := a.(type) {
+	case []float64:
+		y, ok := b.([]float64)
+		return ok && len(x) > 0 && len(y) > 0 && &x[0] == &y[0]
+	case []float32:
+		y, ok := b.([]float32)
+		return ok && len(x) > 0 && len(y) > 0 && &x[0] == &y[0]
+	case []int64:
+		y, ok := b.([]int64)
+		return ok && len(x) > 0 && len(y) > 0 && &x[0] == &y[0]
+	case []bool:
+		y, ok := b.([]bool)
+		return ok && len(x) > 0 && len(y) > 0 && &x[0] == &y[0]
+	}
+	return false
 }
 
 // UsePreallocDo runs the kernel into prealloc when it has the output's type and shape, and
@@ -125,6 +171,9 @@ func (o *Op) UsePreallocDo(prealloc gorgonia.Value, vs ...gorgonia.Value) (gorgo
 	ins, err := o.inputs(vs)
 	if err != nil {
 		return nil, err
+	}
+	if aliases(out, ins) {
+		return o.Do(vs...)
 	}
 	if err := o.k.run(out, ins); err != nil {
 		return nil, err

@@ -294,12 +294,29 @@ func (pl *plan) custom(t core.Term, kind string, ins []core.Term, rebuild func(v
 	for i, x := range ins {
 		types[i] = x.Type()
 	}
+	// Parameter names must not clash with the names the op's program keeps: the variables
+	// of an index function (the rest of t is replaced by parameters). Walk only those, so
+	// planning stays linear in the program size.
 	avoid := map[string]bool{}
-	core.PostOrder(t, func(u core.Term) {
-		if v, ok := u.(*core.Var); ok {
+	var fn *core.IndexFn
+	switch u := t.(type) {
+	case *core.Gather:
+		fn = u.Fn
+	case *core.Scatter:
+		fn = u.Fn
+	}
+	if fn != nil {
+		for _, v := range fn.Vars {
 			avoid[v.Name] = true
 		}
-	})
+		for _, o := range fn.Out {
+			core.PostOrder(o, func(u core.Term) {
+				if v, ok := u.(*core.Var); ok {
+					avoid[v.Name] = true
+				}
+			})
+		}
+	}
 	vs, err := inVars(avoid, types...)
 	if err != nil {
 		return ref{}, termErr(t, "%v", err)
@@ -313,8 +330,41 @@ func (pl *plan) custom(t core.Term, kind string, ins []core.Term, rebuild func(v
 		return ref{}, termErr(t, "%v", err)
 	}
 	return pl.add(t, rs, func(kids []*gorgonia.Node) (*gorgonia.Node, error) {
-		return gorgonia.ApplyOp(op, kids...)
+		return applyChecked(pl.g, op, kids)
 	}), nil
+}
+
+// applyChecked applies op to kids. Gorgonia deduplicates nodes by a 32-bit hash and its
+// equality test does not compare children, so a hash collision would silently return an
+// unrelated node (in long chains this happens: an 8000-step chain collided in our tests). A
+// returned node with other children or another op is detected and the op is salted.
+func applyChecked(g *gorgonia.ExprGraph, op *Op, kids []*gorgonia.Node) (*gorgonia.Node, error) {
+	for salt := 0; salt < 8; salt++ {
+		o := op
+		if salt > 0 {
+			o = op.salted(fmt.Sprintf("salt %d", salt))
+		}
+		n, err := gorgonia.ApplyOp(o, kids...)
+		if err != nil {
+			return nil, err
+		}
+		if n.Op() != nil && n.Op().Hashcode() == o.Hashcode() && n.Op().String() == o.String() && sameChildren(g, n, kids) {
+			return n, nil
+		}
+	}
+	return nil, errors.Errorf("raise: %s: Gorgonia keeps returning an unrelated node (hash collisions)", op.kind)
+}
+
+func sameChildren(g *gorgonia.ExprGraph, n *gorgonia.Node, kids []*gorgonia.Node) bool {
+	it := g.From(n.ID())
+	i := 0
+	for it.Next() {
+		if i >= len(kids) || it.Node() != kids[i] {
+			return false
+		}
+		i++
+	}
+	return i == len(kids)
 }
 
 // simple plans a custom op whose program is t with its children replaced by parameters.
@@ -442,7 +492,7 @@ func (pl *plan) plan1(t core.Term) (ref, error) {
 	case *core.MatMul:
 		return pl.matmul(t)
 	case *core.Build1:
-		return ref{}, termErr(t, "build1 is not supported (vectorise the program first)")
+		return pl.evalOp(t, "build1")
 	case *core.Tuple:
 		return ref{}, termErr(t, "a tuple below the top level")
 	}
@@ -568,7 +618,7 @@ func (pl *plan) index(t *core.Index) (ref, error) {
 func (pl *plan) gatherScatter(t core.Term, sh core.Shape, x core.Term, fn *core.IndexFn, scatter bool) (ref, error) {
 	prog, err := compileIndexFn(fn)
 	if err != nil {
-		return ref{}, termErr(t, "%v", err)
+		return pl.evalIndexed(t, x, scatter)
 	}
 	ins := []core.Term{x}
 	for _, v := range prog.frees {
@@ -580,9 +630,17 @@ func (pl *plan) gatherScatter(t core.Term, sh core.Shape, x core.Term, fn *core.
 	kind := "gather"
 	if scatter {
 		kind = "scatter"
-		k = &scatterK{dom: xt.Shape[:n], dst: sh[:m], rest: xt.Shape[n:].Size(), fn: prog}
+		sk := &scatterK{dom: xt.Shape[:n], dst: sh[:m], rest: xt.Shape[n:].Size(), fn: prog}
+		if len(prog.frees) == 0 {
+			sk.ast, sk.abase, sk.aff = affinePlan(fn, sk.dom, sk.dst)
+		}
+		k = sk
 	} else {
-		k = &gatherK{dom: sh[:n], src: xt.Shape[:m], rest: xt.Shape[m:].Size(), fn: prog}
+		gk := &gatherK{dom: sh[:n], src: xt.Shape[:m], rest: xt.Shape[m:].Size(), fn: prog}
+		if len(prog.frees) == 0 {
+			gk.ast, gk.abase, gk.aff = affinePlan(fn, gk.dom, gk.src)
+		}
+		k = gk
 	}
 	return pl.custom(t, kind, ins, func(vs []*core.Var) (core.Term, []*core.Var, error) {
 		// The op's program: the extra inputs (free variables, hoisted subterms) become
@@ -597,7 +655,7 @@ func (pl *plan) gatherScatter(t core.Term, sh core.Shape, x core.Term, fn *core.
 			}
 		}
 		out := make([]core.Term, len(fn.Out))
-		r := &replacer{vars: vars, terms: terms, memo: map[core.Term]core.Term{}}
+		r := &replacer{vars: vars, terms: terms, rewrites: prog.rewrites, memo: map[core.Term]core.Term{}}
 		for i, o := range fn.Out {
 			var err error
 			if out[i], err = r.run(o, fn.Vars); err != nil {
@@ -621,14 +679,18 @@ func (pl *plan) gatherScatter(t core.Term, sh core.Shape, x core.Term, fn *core.
 // replacer substitutes parameter variables for free variables (by name, unless shadowed)
 // and for hoisted subterms (by identity) in an index function's outputs.
 type replacer struct {
-	vars  map[string]core.Term
-	terms map[core.Term]core.Term
-	memo  map[core.Term]core.Term
+	vars     map[string]core.Term
+	terms    map[core.Term]core.Term
+	rewrites map[core.Term]core.Term
+	memo     map[core.Term]core.Term
 }
 
 func (r *replacer) run(t core.Term, bound []*core.Var) (core.Term, error) {
 	if x, ok := r.terms[t]; ok {
 		return x, nil
+	}
+	if x, ok := r.rewrites[t]; ok {
+		return r.run(x, bound)
 	}
 	if v, ok := t.(*core.Var); ok {
 		for _, b := range bound {

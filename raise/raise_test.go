@@ -3,6 +3,7 @@ package raise
 import (
 	"math"
 	"math/rand"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -321,18 +322,22 @@ func TestBoundLetNotRecomputed(t *testing.T) {
 func TestFailureLeavesGraphUnchanged(t *testing.T) {
 	var b core.Builder
 	x := mustVar(t, "x", f64(3))
-	i := mustVar(t, "i", core.Scalar(core.Int64))
-	// A good term first, then build1 (unsupported): nothing may be added.
-	body := b.Tuple(b.Mul(x, x), b.Build1(3, i, b.Index(x, i)))
+	h := mustVar(t, "h", f64(3))
+	// A good term first, then a let bound to a node of the wrong shape: nothing may be added.
+	body := b.Let(h, b.Unary(core.OpExp, x), b.Tuple(b.Mul(x, x), b.Add(h, x)))
 	p, err := core.NewProgram([]*core.Var{x}, body)
 	if err != nil || b.Err() != nil {
 		t.Fatal(err, b.Err())
 	}
 	g := gorgonia.NewGraph()
 	xn := input(t, g, "x", []int{3}, []float64{1, 2, 3})
+	bad := input(t, g, "bad", []int{2}, []float64{1, 2})
 	before := len(g.AllNodes())
-	if _, err := Raise(g, p, map[string]*gorgonia.Node{"x": xn}); err == nil || !strings.Contains(err.Error(), "build1") {
-		t.Errorf("Raise: err = %v, want an error naming build1", err)
+	if _, err := Raise(g, p, map[string]*gorgonia.Node{"x": xn, "h": bad}); err == nil || !strings.Contains(err.Error(), "binding h") {
+		t.Errorf("Raise: err = %v, want an error naming the binding of h", err)
+	}
+	if n := len(g.AllNodes()); n != before {
+		t.Errorf("graph grew from %d to %d nodes on error", before, n)
 	}
 	// Unbound parameter, wrong-type binding, node from another graph.
 	other := gorgonia.NewGraph()
@@ -404,5 +409,130 @@ func TestLiteralSurvivesRuns(t *testing.T) {
 			t.Fatalf("run %d: got %v, want [2 3 10]", run, got)
 		}
 		m.Reset()
+	}
+}
+
+// Window gathers and scatters (affine index functions, provably in bounds) take the strided
+// fast path; shifted ones (not provably in bounds) the general path. Both against naive loops.
+func TestAffineGatherScatter(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	var b core.Builder
+	x := mustVar(t, "x", f64(6, 6, 2))
+	y := mustVar(t, "y", f64(2, 2, 3, 3, 2))
+	v := mustVar(t, "v", f64(5))
+	a, c := mustVar(t, "a", core.Scalar(core.Int64)), mustVar(t, "c", core.Scalar(core.Int64))
+	i, j := mustVar(t, "i", core.Scalar(core.Int64)), mustVar(t, "j", core.Scalar(core.Int64))
+	two := core.ScalarI(2)
+	win := func() *core.IndexFn {
+		return b.IndexFn([]*core.Var{a, c, i, j}, b.Add(b.Mul(two, i), a), b.Add(b.Mul(two, j), c))
+	}
+	g := b.Gather(core.Shape{2, 2, 3, 3, 2}, x, win())
+	s := b.Scatter(core.Shape{6, 6, 2}, y, win())
+	shift := b.Gather(core.Shape{5}, v, b.IndexFn([]*core.Var{i}, b.Sub(i, core.ScalarI(1))))
+	p, err := core.NewProgram([]*core.Var{x, y, v}, b.Tuple(g, s, shift))
+	if err != nil || b.Err() != nil {
+		t.Fatal(err, b.Err())
+	}
+	gr := gorgonia.NewGraph()
+	xd, yd, vd := randF(r, 72), randF(r, 72), randF(r, 5)
+	res := run(t, gr, p, map[string]*gorgonia.Node{
+		"x": input(t, gr, "x", []int{6, 6, 2}, xd), "y": input(t, gr, "y", []int{2, 2, 3, 3, 2}, yd), "v": input(t, gr, "v", []int{5}, vd)})
+	for _, n := range res[:2] {
+		op := n.Op().(*Op)
+		switch k := op.k.(type) {
+		case *gatherK:
+			if !k.aff {
+				t.Errorf("window gather did not take the affine path")
+			}
+		case *scatterK:
+			if !k.aff {
+				t.Errorf("window scatter did not take the affine path")
+			}
+		}
+	}
+	if k := res[2].Op().(*Op).k.(*gatherK); k.aff {
+		t.Errorf("shifted gather (reads index -1) took the affine path")
+	}
+	wantG := make([]float64, 72)
+	wantS := make([]float64, 72)
+	for aa := 0; aa < 2; aa++ {
+		for cc := 0; cc < 2; cc++ {
+			for ii := 0; ii < 3; ii++ {
+				for jj := 0; jj < 3; jj++ {
+					for e := 0; e < 2; e++ {
+						dom := (((aa*2+cc)*3+ii)*3+jj)*2 + e
+						src := ((2*ii+aa)*6+(2*jj+cc))*2 + e
+						wantG[dom] = xd[src]
+						wantS[src] += yd[dom]
+					}
+				}
+			}
+		}
+	}
+	wantShift := []float64{0, vd[0], vd[1], vd[2], vd[3]}
+	for k, want := range [][]float64{wantG, wantS, wantShift} {
+		if got := values(t, res[k]).([]float64); !closeF(got, want, 1e-14) {
+			t.Errorf("result %d:\n got %v\nwant %v", k, got, want)
+		}
+	}
+}
+
+// build1 (not vectorised) runs through package core's evaluator as one custom op.
+func TestBuild1Fallback(t *testing.T) {
+	var b core.Builder
+	x := mustVar(t, "x", f64(3))
+	i := mustVar(t, "i", core.Scalar(core.Int64))
+	body := b.Build1(3, i, b.Mul(b.Index(x, i), b.Cast(core.Float64, i)))
+	p, err := core.NewProgram([]*core.Var{x}, body)
+	if err != nil || b.Err() != nil {
+		t.Fatal(err, b.Err())
+	}
+	g := gorgonia.NewGraph()
+	res := run(t, g, p, map[string]*gorgonia.Node{"x": input(t, g, "x", []int{3}, []float64{1.5, 2, -3})})
+	if got := values(t, res[0]).([]float64); !closeF(got, []float64{0, 2, -6}, 0) {
+		t.Errorf("build1 = %v, want [0 2 -6]", got)
+	}
+}
+
+// Gorgonia deduplicates nodes by a 32-bit hash without comparing children: in a long chain of
+// identical steps the hashes eventually repeat and Gorgonia would return an earlier node (a
+// chain like this one collided near step 8250 before raise salted colliding ops). Every step must
+// get its own node.
+func TestLongChainNoHashCollision(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long chain")
+	}
+	const n = 9000
+	x := mustVar(t, "x", f64(4, 4))
+	w := mustVar(t, "w", f64(4, 4))
+	cur := core.Term(x)
+	var b core.Builder
+	vars := make([]*core.Var, n)
+	bounds := make([]core.Term, n)
+	for i := 0; i < n; i++ {
+		vars[i] = mustVar(t, "h"+strconv.Itoa(i), f64(4, 4))
+		bounds[i] = b.Unary(core.OpTanh, b.MatMul(cur, w)) // a custom and a native op per step
+		cur = vars[i]
+	}
+	body := core.Term(cur)
+	for i := n - 1; i >= 0; i-- {
+		l, err := core.NewLet(vars[i], bounds[i], body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body = l
+	}
+	if b.Err() != nil {
+		t.Fatal(b.Err())
+	}
+	p := &core.Program{Params: []*core.Var{x, w}, Body: body}
+	g := gorgonia.NewGraph()
+	bind := map[string]*gorgonia.Node{
+		"x": input(t, g, "x", []int{4, 4}, make([]float64, 16)), "w": input(t, g, "w", []int{4, 4}, make([]float64, 16))}
+	if _, err := Raise(g, p, bind); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(g.AllNodes()), 2*n+2; got != want {
+		t.Errorf("graph has %d nodes, want %d (two per step and the inputs)", got, want)
 	}
 }

@@ -2,6 +2,8 @@ package tests
 
 import (
 	"fmt"
+	"hash"
+	"hash/fnv"
 	"math"
 	"sort"
 	"strings"
@@ -9,6 +11,7 @@ import (
 
 	"github.com/bulkad/bulkad"
 	"github.com/bulkad/bulkad/raise"
+	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -234,11 +237,11 @@ func TestBadInputs(t *testing.T) {
 	cost, _ := G.Sum(sq)
 	other := G.NewGraph()
 	y := G.NewVector(other, tensor.Float64, G.WithShape(4), G.WithName("y"))
-	sm, err := G.Sparsemax(x)
+	un, err := G.ApplyOp(userOp{}, x) // a user-defined op: no translation exists
 	if err != nil {
 		t.Fatal(err)
 	}
-	smCost, _ := G.Sum(sm)
+	unCost, _ := G.Sum(un)
 	cases := []struct {
 		name string
 		cost *G.Node
@@ -249,7 +252,7 @@ func TestBadInputs(t *testing.T) {
 		{"wrt from another graph", cost, []*G.Node{y}},
 		{"nil wrt", cost, []*G.Node{nil}},
 		{"no wrt", cost, nil},
-		{"unsupported op (sparsemax)", smCost, []*G.Node{x}},
+		{"unsupported op (user-defined)", unCost, []*G.Node{x}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -271,5 +274,67 @@ func TestBadInputs(t *testing.T) {
 				t.Errorf("graph changed from %d to %d nodes", before, after)
 			}
 		})
+	}
+}
+
+// userOp is a user-defined Gorgonia op (the identity) that bulkad cannot know.
+type userOp struct{}
+
+func (userOp) Arity() int { return 1 }
+func (userOp) Type() hm.Type {
+	return hm.NewFnType(hm.TypeVariable('a'), hm.TypeVariable('a'))
+}
+func (userOp) InferShape(ds ...G.DimSizer) (tensor.Shape, error) {
+	return ds[0].(tensor.Shape).Clone(), nil
+}
+func (userOp) Do(vs ...G.Value) (G.Value, error) { return vs[0], nil }
+func (userOp) ReturnsPtr() bool                  { return false }
+func (userOp) CallsExtern() bool                 { return false }
+func (userOp) OverwritesInput() int              { return -1 }
+func (userOp) WriteHash(h hash.Hash)             { fmt.Fprint(h, "userOp") }
+func (userOp) Hashcode() uint32 {
+	h := fnv.New32a()
+	fmt.Fprint(h, "userOp")
+	return h.Sum32()
+}
+func (userOp) String() string { return "userOp" }
+
+// TestRepeatedAndUnrelatedWrt: a wrt node given twice gets the same gradient node at both
+// positions (registered once, so BindDualValues does not double it); a wrt node the cost does
+// not depend on gets zeros. cost = Σ x², so ∂cost/∂x = 2x.
+func TestRepeatedAndUnrelatedWrt(t *testing.T) {
+	g := G.NewGraph()
+	x := G.NewVector(g, tensor.Float64, G.WithShape(3), G.WithName("x"),
+		G.WithValue(tensor.New(tensor.WithShape(3), tensor.WithBacking([]float64{1, -2, 3}))))
+	u := G.NewVector(g, tensor.Float64, G.WithShape(3), G.WithName("u"),
+		G.WithValue(tensor.New(tensor.WithShape(3), tensor.WithBacking([]float64{4, 5, 6}))))
+	cost := G.Must(G.Sum(G.Must(G.Square(x))))
+	gs, err := bulkad.Grad(cost, x, u, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gs[0] != gs[2] {
+		t.Errorf("repeated wrt: two different gradient nodes")
+	}
+	vm, err := runOnce(g, G.Nodes{x, u})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer vm.Close()
+	want := []float64{2, -4, 6}
+	dx, _ := x.Grad()
+	for name, got := range map[string][]float64{"node": valuesOf(gs[0].Value()), "x.Grad()": valuesOf(dx)} {
+		for i := range want {
+			if got[i] != want[i] {
+				t.Errorf("%s: ∂cost/∂x = %v, want %v", name, got, want)
+				break
+			}
+		}
+	}
+	for _, v := range valuesOf(gs[1].Value()) {
+		if v != 0 {
+			t.Errorf("∂cost/∂u = %v, want zeros", valuesOf(gs[1].Value()))
+			break
+		}
 	}
 }

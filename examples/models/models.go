@@ -386,3 +386,53 @@ func Zoo(dt tensor.Dtype, seed int64) ([]*Model, error) {
 	}
 	return ms, nil
 }
+
+// ConvNetMNIST is the network of Gorgonia's convnet example on 28×28 images x : [batch,1,28,28]
+// with one-hot targets y : [batch,10]: three blocks conv 3×3 (pad 1; 32, 64, 128 filters),
+// ReLU, 2×2 max-pool (stride 2), dropout; a dense layer 128·3·3 → 625 with ReLU and dropout; a
+// dense layer 625 → 10 with softmax; cost = -mean(y ⊙ log softmax) over all elements (Gorgonia
+// rewrites log(softmax) into a log-softmax). drop holds the four dropout probabilities of the
+// example (0.2, 0.2, 0.2, 0.55); zeros disable them.
+func ConvNetMNIST(dt tensor.Dtype, batch int, drop [4]float64, seed int64) (m *Model, err error) {
+	defer guard("convnet-mnist", &err)
+	b, err := newBuilder(dt, seed)
+	if err != nil {
+		return nil, err
+	}
+	x := b.node("x", b.values(1, batch, 1, 28, 28), batch, 1, 28, 28)
+	y := b.node("y", b.oneHot(batch, 10), batch, 10)
+	w0 := b.param("w0", 1.0/3, 32, 1, 3, 3)
+	w1 := b.param("w1", 1/math.Sqrt(32*9), 64, 32, 3, 3)
+	w2 := b.param("w2", 1/math.Sqrt(64*9), 128, 64, 3, 3)
+	w3 := b.param("w3", 1/math.Sqrt(128*9), 128*3*3, 625)
+	w4 := b.param("w4", 1/math.Sqrt(625), 625, 10)
+	block := func(in, w *G.Node, p float64) *G.Node {
+		c := b.do(func() (*G.Node, error) {
+			return G.Conv2d(in, w, tensor.Shape{3, 3}, []int{1, 1}, []int{1, 1}, []int{1, 1})
+		})
+		a := b.do(func() (*G.Node, error) { return G.Rectify(c) })
+		out := b.do(func() (*G.Node, error) { return G.MaxPool2D(a, tensor.Shape{2, 2}, []int{0, 0}, []int{2, 2}) })
+		if p > 0 {
+			o := out
+			out = b.do(func() (*G.Node, error) { return G.Dropout(o, p) })
+		}
+		return out
+	}
+	l0 := block(x, w0, drop[0])
+	l1 := block(l0, w1, drop[1])
+	l2 := block(l1, w2, drop[2])
+	r2 := b.do(func() (*G.Node, error) { return G.Reshape(l2, tensor.Shape{batch, 128 * 3 * 3}) })
+	h := b.do(func() (*G.Node, error) { return G.Mul(r2, w3) })
+	h = b.do(func() (*G.Node, error) { return G.Rectify(h) })
+	if drop[3] > 0 {
+		hh := h
+		h = b.do(func() (*G.Node, error) { return G.Dropout(hh, drop[3]) })
+	}
+	logits := b.do(func() (*G.Node, error) { return G.Mul(h, w4) })
+	out := b.do(func() (*G.Node, error) { return G.SoftMax(logits) })
+	lg := b.do(func() (*G.Node, error) { return G.Log(out) })
+	losses := b.do(func() (*G.Node, error) { return G.HadamardProd(lg, y) })
+	mean := b.do(func() (*G.Node, error) { return G.Mean(losses) })
+	cost := b.do(func() (*G.Node, error) { return G.Neg(mean) })
+	return b.finish(&Model{Name: "convnet-mnist", Cost: cost, Wrt: G.Nodes{w0, w1, w2, w3, w4}, Inputs: G.Nodes{x, y}, Out: out})
+}

@@ -1,0 +1,751 @@
+package bulkad
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/pkg/errors"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+
+	"github.com/bulkad/bulkad/ad"
+	"github.com/bulkad/bulkad/adapter"
+	"github.com/bulkad/bulkad/core"
+)
+
+// CheckOption configures Check.
+type CheckOption func(*checkConfig)
+
+type checkConfig struct {
+	atol, rtol float64
+	tolSet     bool
+	step       float64
+	seed       int64
+	maxProbes  int
+	gorgonia   bool
+}
+
+// WithTolerance sets the comparison rule |got − want| ≤ atol + rtol·|want|, applied entry by
+// entry with the finite-difference value as want. Defaults: atol 1e-6, rtol 1e-5 for float64
+// graphs; atol 1e-3, rtol 1e-3 for float32 graphs (their gradients are computed in float32).
+func WithTolerance(atol, rtol float64) CheckOption {
+	return func(c *checkConfig) { c.atol, c.rtol, c.tolSet = atol, rtol, true }
+}
+
+// WithStep sets the finite-difference step h (default 1e-6): each probed entry x is moved to
+// x ± h·max(1, |x|) and the cost difference divided by the distance.
+func WithStep(h float64) CheckOption { return func(c *checkConfig) { c.step = h } }
+
+// WithSeed sets the seed that chooses which entries are probed (default 1).
+func WithSeed(seed int64) CheckOption { return func(c *checkConfig) { c.seed = seed } }
+
+// WithMaxProbes sets the largest number of entries probed per wrt tensor (default 16; 0 or
+// less probes every entry). Probing a random subset keeps big models fast.
+func WithMaxProbes(n int) CheckOption { return func(c *checkConfig) { c.maxProbes = n } }
+
+// WithGorgonia sets whether Gorgonia's own Grad is run for comparison (default true).
+func WithGorgonia(on bool) CheckOption { return func(c *checkConfig) { c.gorgonia = on } }
+
+// ErrStat summarises the differences between two gradients over the probed entries.
+type ErrStat struct {
+	MaxAbs float64 `json:"max_abs"`
+	MaxRel float64 `json:"max_rel"`
+	OK     bool    `json:"ok"` // every probed entry within the tolerance
+}
+
+// NodeReport is Check's result for one wrt node.
+type NodeReport struct {
+	Name   string `json:"name"`
+	Shape  []int  `json:"shape"`
+	Probed int    `json:"probed"`
+	// BulkadVsFD compares bulkad's gradient with central finite differences.
+	BulkadVsFD ErrStat `json:"bulkad_vs_fd"`
+	// GorgoniaVsFD and BulkadVsGorgonia are set when Gorgonia ran and succeeded.
+	GorgoniaVsFD     *ErrStat `json:"gorgonia_vs_fd,omitempty"`
+	BulkadVsGorgonia *ErrStat `json:"bulkad_vs_gorgonia,omitempty"`
+	// Gorgonia is "ok", "wrong", "failed: <reason>" or "not run".
+	Gorgonia string `json:"gorgonia"`
+	// Verdict is a one-word summary: "ok" when bulkad matches finite differences, else "WRONG".
+	Verdict string `json:"verdict"`
+}
+
+// Report is the result of Check.
+type Report struct {
+	Cost  string  `json:"cost"`
+	Dtype string  `json:"dtype"`
+	Value float64 `json:"value"`
+	// ForwardMismatch is the relative difference between Gorgonia's forward value of the cost
+	// and the value of bulkad's translation (should be ~0; large means a translation bug).
+	ForwardMismatch float64 `json:"forward_mismatch"`
+	Atol            float64 `json:"atol"`
+	Rtol            float64 `json:"rtol"`
+	// GorgoniaError is set when Gorgonia's Grad or TapeMachine failed (error or panic).
+	GorgoniaError string `json:"gorgonia_error,omitempty"`
+	// BulkadError is set when bulkad could not differentiate or run the graph.
+	BulkadError string `json:"bulkad_error,omitempty"`
+	// FDMode says how the finite differences were computed.
+	FDMode string       `json:"fd_mode"`
+	Nodes  []NodeReport `json:"nodes"`
+}
+
+// OK reports whether bulkad's gradient matched finite differences for every wrt node and its
+// forward value matched Gorgonia's.
+func (r *Report) OK() bool {
+	if r.BulkadError != "" || len(r.Nodes) == 0 {
+		return false
+	}
+	if r.ForwardMismatch > math.Max(r.Rtol, 1e-6) {
+		return false
+	}
+	for _, n := range r.Nodes {
+		if !n.BulkadVsFD.OK {
+			return false
+		}
+	}
+	return true
+}
+
+// JSON returns the report as indented JSON.
+func (r *Report) JSON() ([]byte, error) { return json.MarshalIndent(r, "", "  ") }
+
+func fmtStat(s *ErrStat) string {
+	if s == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.1e / %.1e", s.MaxAbs, s.MaxRel)
+}
+
+// String renders the report as an aligned table (errors as max abs / max rel).
+func (r *Report) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "cost %s (%s) = %.6g; tolerance |Δ| ≤ %.0e + %.0e·|fd|\n", r.Cost, r.Dtype, r.Value, r.Atol, r.Rtol)
+	fmt.Fprintf(&b, "finite differences: %s; forward mismatch %.1e\n", r.FDMode, r.ForwardMismatch)
+	if r.BulkadError != "" {
+		fmt.Fprintf(&b, "bulkad failed: %s\n", r.BulkadError)
+	}
+	if r.GorgoniaError != "" {
+		fmt.Fprintf(&b, "gorgonia failed: %s\n", r.GorgoniaError)
+	}
+	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "node\tshape\tprobed\tbulkad vs fd\tgorgonia vs fd\tbulkad vs gorgonia\tgorgonia\tverdict")
+	for _, n := range r.Nodes {
+		fmt.Fprintf(w, "%s\t%v\t%d\t%s\t%s\t%s\t%s\t%s\n", n.Name, n.Shape, n.Probed, fmtStat(&n.BulkadVsFD),
+			fmtStat(n.GorgoniaVsFD), fmtStat(n.BulkadVsGorgonia), n.Gorgonia, n.Verdict)
+	}
+	w.Flush()
+	return b.String()
+}
+
+// Check differentiates cost with respect to wrt three ways — bulkad, Gorgonia's own Grad (on
+// a clone of the graph, so the caller's graph is untouched), and central finite differences —
+// and compares them on a random subset of entries (see WithMaxProbes).
+//
+// The point of evaluation is the graph's current input values. Finite differences are the
+// reference and always run in float64:
+//   - for a float64 graph whose wrt nodes are inputs and which has no random operations, by
+//     re-running Gorgonia's own forward pass on a clone (independent of bulkad's translation);
+//   - otherwise on bulkad's translation of the graph promoted to float64 (every f32 in the core
+//     program replaced by f64) with the nodes that do not depend on wrt — random ones such as
+//     dropout masks included — held at the values one forward pass gave them. The report's
+//     ForwardMismatch compares the translation's value with Gorgonia's.
+//
+// A failure inside Gorgonia (error or panic) is recorded in the report, never returned; so is
+// a graph bulkad cannot differentiate (Report.BulkadError), as long as finite differences can
+// still be computed.
+func Check(cost *gorgonia.Node, wrt gorgonia.Nodes, opts ...CheckOption) (*Report, error) {
+	cfg := checkConfig{step: 1e-6, seed: 1, maxProbes: 16, gorgonia: true}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if err := check(cost, wrt); err != nil {
+		return nil, errors.Wrap(err, "bulkad: check")
+	}
+	g := cost.Graph()
+	idx := map[*gorgonia.Node]int{}
+	for i, n := range g.AllNodes() {
+		idx[n] = i
+	}
+	f32 := cost.Dtype() == tensor.Float32
+	if !cfg.tolSet {
+		cfg.atol, cfg.rtol = 1e-6, 1e-5
+		if f32 {
+			cfg.atol, cfg.rtol = 1e-3, 1e-3
+		}
+	}
+	rep := &Report{Cost: cost.Name(), Dtype: "float64", Atol: cfg.atol, Rtol: cfg.rtol}
+	if f32 {
+		rep.Dtype = "float32"
+	}
+
+	// The translation is made first: its parameters name the nodes whose values fix the point
+	// of evaluation.
+	tr, terr := adapter.Translate(cost, wrt...)
+	need := []int{idx[cost]}
+	for _, n := range wrt {
+		need = append(need, idx[n])
+	}
+	if terr == nil {
+		for _, n := range tr.Params {
+			if i, ok := idx[n]; ok {
+				need = append(need, i)
+			}
+		}
+	}
+
+	// 1. Gorgonia on a clone; its forward values fix the point of evaluation.
+	var ggrads []*tensor.Dense
+	var vals map[int]gorgonia.Value
+	var gcost float64
+	var err error
+	if cfg.gorgonia {
+		ggrads, vals, gcost, err = gorgoniaGrads(g, cost, wrt, idx, need)
+		if err != nil {
+			rep.GorgoniaError = err.Error()
+			ggrads, vals = nil, nil
+		}
+	}
+	if vals == nil {
+		if vals, gcost, err = forwardValues(g, cost, idx, need); err != nil {
+			return nil, errors.Wrap(err, "bulkad: check: forward pass on a clone of the graph")
+		}
+	}
+	rep.Value = gcost
+
+	// 2. bulkad.
+	var bgrads map[string]*tensor.Dense
+	var args map[string]*tensor.Dense
+	err = terr
+	if err == nil {
+		args, err = pointArgs(tr, vals, idx)
+	}
+	if err == nil {
+		var art *ad.Artifact
+		if art, err = ad.GradWith(tr.Program, ad.Options{Wrt: tr.Wrt}); err == nil {
+			var value *tensor.Dense
+			if value, bgrads, err = art.Run(args); err == nil {
+				v := toFloats(value)[0]
+				rep.ForwardMismatch = math.Abs(v-gcost) / math.Max(1, math.Abs(gcost))
+			}
+		}
+	}
+	if err != nil {
+		rep.BulkadError = err.Error()
+		bgrads = nil
+	}
+	if terr != nil {
+		tr = nil
+	}
+
+	// 3. Finite differences.
+	fd, mode, err := newFD(g, cost, wrt, idx, vals, tr, args, f32)
+	if err != nil {
+		return nil, errors.Wrap(err, "bulkad: check: finite differences")
+	}
+	rep.FDMode = mode
+	rng := rand.New(rand.NewSource(cfg.seed))
+	for k, n := range wrt {
+		size := n.Shape().TotalSize()
+		if n.IsScalar() {
+			size = 1
+		}
+		probes := chooseProbes(rng, size, cfg.maxProbes)
+		nr := NodeReport{Name: n.Name(), Shape: append([]int{}, n.Shape()...), Probed: len(probes), Gorgonia: "not run"}
+		if rep.GorgoniaError != "" {
+			nr.Gorgonia = "failed"
+		}
+		ref := make([]float64, len(probes))
+		for j, e := range probes {
+			if ref[j], err = fd.derivative(k, e, cfg.step); err != nil {
+				return nil, errors.Wrapf(err, "bulkad: check: finite differences for %s", n.Name())
+			}
+		}
+		nr.Verdict = "ok"
+		if bgrads != nil {
+			nr.BulkadVsFD = compare(toFloats(bgrads[tr.Wrt[k]]), ref, probes, cfg)
+		} else {
+			nr.BulkadVsFD = ErrStat{MaxAbs: math.Inf(1), MaxRel: math.Inf(1)}
+		}
+		if !nr.BulkadVsFD.OK {
+			nr.Verdict = "WRONG"
+			if bgrads == nil {
+				nr.Verdict = "FAILED"
+			}
+		}
+		if ggrads != nil {
+			gg := toFloats(ggrads[k])
+			s1 := compare(gg, ref, probes, cfg)
+			nr.GorgoniaVsFD = &s1
+			nr.Gorgonia = "ok"
+			if !s1.OK {
+				nr.Gorgonia = "wrong"
+			}
+			if bgrads != nil {
+				gref := make([]float64, len(probes))
+				for j, e := range probes {
+					if e < len(gg) {
+						gref[j] = gg[e]
+					}
+				}
+				s2 := compare(toFloats(bgrads[tr.Wrt[k]]), gref, probes, cfg)
+				nr.BulkadVsGorgonia = &s2
+			}
+		}
+		rep.Nodes = append(rep.Nodes, nr)
+	}
+	return rep, nil
+}
+
+// pointArgs reads the translation's parameter values from the forward values.
+func pointArgs(tr *adapter.Translation, vals map[int]gorgonia.Value, idx map[*gorgonia.Node]int) (map[string]*tensor.Dense, error) {
+	args := map[string]*tensor.Dense{}
+	for name, n := range tr.Params {
+		i, ok := idx[n]
+		if !ok || vals[i] == nil {
+			return nil, errors.Errorf("node %s (parameter %s) has no value; give every input a value first", n.Name(), name)
+		}
+		d, ok := vals[i].(*tensor.Dense)
+		if !ok {
+			var err error
+			if d, err = scalarDense(vals[i]); err != nil {
+				return nil, errors.Wrapf(err, "value of %s", n.Name())
+			}
+		}
+		args[name] = d
+	}
+	return args, nil
+}
+
+// fdEval computes central finite differences of the cost by one of two methods (see Check).
+type fdEval struct {
+	// Gorgonia forward on a clone.
+	vm    gorgonia.VM
+	cost2 *gorgonia.Node
+	wrt2  gorgonia.Nodes
+	// Translation promoted to float64.
+	exec   *core.Exec
+	args64 map[string]*tensor.Dense
+	names  []string
+	// The float64 values and shapes of the wrt nodes (perturbed one entry at a time).
+	base   [][]float64
+	shapes []tensor.Shape
+}
+
+func newFD(g *gorgonia.ExprGraph, cost *gorgonia.Node, wrt gorgonia.Nodes, idx map[*gorgonia.Node]int, vals map[int]gorgonia.Value, tr *adapter.Translation, args map[string]*tensor.Dense, f32 bool) (*fdEval, string, error) {
+	allInputs := true
+	for _, n := range wrt {
+		if n.Op() != nil {
+			allInputs = false
+		}
+	}
+	random := false
+	for _, n := range g.AllNodes() {
+		if n.Op() != nil {
+			op := strings.ToLower(fmt.Sprintf("%T", n.Op()))
+			if strings.Contains(op, "random") || strings.Contains(op, "dropout") {
+				random = true
+			}
+		}
+	}
+	if !f32 && allInputs && !random {
+		fd, err := gorgoniaFD(g, cost, wrt, idx, vals)
+		if err == nil {
+			return fd, "gorgonia forward, float64", nil
+		}
+		if tr == nil {
+			return nil, "", err
+		}
+	}
+	if tr == nil || args == nil {
+		return nil, "", errors.New("bulkad cannot translate the graph and Gorgonia's forward pass cannot be used for finite differences (float32 graph, non-input wrt node or random operations)")
+	}
+	p64, err := promote(tr.Program)
+	if err != nil {
+		return nil, "", errors.Wrap(err, "promoting to float64")
+	}
+	exec, err := core.Compile(p64)
+	if err != nil {
+		return nil, "", errors.Wrap(err, "compiling the promoted program")
+	}
+	fd := &fdEval{exec: exec, args64: map[string]*tensor.Dense{}, names: tr.Wrt}
+	for name, d := range args {
+		fd.args64[name] = toF64Dense(d)
+	}
+	for _, name := range tr.Wrt {
+		d := fd.args64[name]
+		fd.base = append(fd.base, append([]float64{}, toFloats(d)...))
+		fd.shapes = append(fd.shapes, d.Shape().Clone())
+	}
+	return fd, "bulkad translation promoted to float64", nil
+}
+
+func gorgoniaFD(g *gorgonia.ExprGraph, cost *gorgonia.Node, wrt gorgonia.Nodes, idx map[*gorgonia.Node]int, vals map[int]gorgonia.Value) (fd *fdEval, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = errors.Errorf("panic in Gorgonia's forward pass: %v", r)
+		}
+	}()
+	g2 := g.Clone().(*gorgonia.ExprGraph)
+	all := g2.AllNodes()
+	fd = &fdEval{cost2: all[idx[cost]]}
+	for _, n := range wrt {
+		fd.wrt2 = append(fd.wrt2, all[idx[n]])
+		v := vals[idx[n]]
+		if v == nil {
+			return nil, errors.Errorf("wrt node %s has no value", n.Name())
+		}
+		d, ok := v.(*tensor.Dense)
+		if !ok {
+			if d, err = scalarDense(v); err != nil {
+				return nil, err
+			}
+		}
+		fd.base = append(fd.base, append([]float64{}, toFloats(d)...))
+		fd.shapes = append(fd.shapes, d.Shape().Clone())
+	}
+	fd.vm = gorgonia.NewTapeMachine(g2)
+	return fd, nil
+}
+
+// valueAt evaluates the cost with entry e of wrt node k set to x (all else at the base point).
+func (f *fdEval) valueAt(k, e int, x float64) (v float64, err error) {
+	vals := append([]float64{}, f.base[k]...)
+	vals[e] = x
+	var d *tensor.Dense
+	if f.shapes[k].IsScalar() {
+		d = tensor.New(tensor.FromScalar(vals[0]))
+	} else {
+		d = tensor.New(tensor.WithShape(f.shapes[k].Clone()...), tensor.WithBacking(vals))
+	}
+	if f.exec != nil {
+		old := f.args64[f.names[k]]
+		f.args64[f.names[k]] = d
+		out, err := f.exec.Run(f.args64)
+		f.args64[f.names[k]] = old
+		if err != nil {
+			return 0, err
+		}
+		return toFloats(out[0])[0], nil
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = errors.Errorf("panic in Gorgonia's forward pass: %v", r)
+		}
+	}()
+	// Fresh copies every run: Gorgonia ops may reshape or overwrite their inputs in place.
+	for i, n := range f.wrt2 {
+		var val interface{}
+		switch {
+		case i == k && f.shapes[i].IsScalar():
+			val = gorgonia.NewF64(vals[0])
+		case i == k:
+			val = d
+		case f.shapes[i].IsScalar():
+			val = gorgonia.NewF64(f.base[i][0])
+		default:
+			val = tensor.New(tensor.WithShape(f.shapes[i].Clone()...), tensor.WithBacking(append([]float64{}, f.base[i]...)))
+		}
+		if err := gorgonia.Let(n, val); err != nil {
+			return 0, err
+		}
+	}
+	if err := f.vm.RunAll(); err != nil {
+		return 0, err
+	}
+	v = toFloats(scalarOrDense(f.cost2.Value()))[0]
+	f.vm.Reset()
+	return v, nil
+}
+
+// derivative is the central difference of the cost along entry e of wrt node k.
+func (f *fdEval) derivative(k, e int, step float64) (float64, error) {
+	orig := f.base[k][e]
+	h := step * math.Max(1, math.Abs(orig))
+	fp, err := f.valueAt(k, e, orig+h)
+	if err != nil {
+		return 0, err
+	}
+	fm, err := f.valueAt(k, e, orig-h)
+	if err != nil {
+		return 0, err
+	}
+	return (fp - fm) / (2 * h), nil
+}
+
+// compare checks got[probes[j]] against want[j].
+func compare(got, want []float64, probes []int, cfg checkConfig) ErrStat {
+	s := ErrStat{OK: true}
+	for j, e := range probes {
+		if e >= len(got) {
+			s.OK = false
+			s.MaxAbs = math.Inf(1)
+			continue
+		}
+		d := math.Abs(got[e] - want[j])
+		if math.IsNaN(d) {
+			d = math.Inf(1)
+		}
+		s.MaxAbs = math.Max(s.MaxAbs, d)
+		s.MaxRel = math.Max(s.MaxRel, d/math.Max(math.Abs(want[j]), 1e-300))
+		if !(d <= cfg.atol+cfg.rtol*math.Abs(want[j])) {
+			s.OK = false
+		}
+	}
+	if len(probes) == 0 {
+		s.MaxRel = 0
+	}
+	return s
+}
+
+// chooseProbes picks up to max distinct entries of n (all when max ≤ 0 or n ≤ max), sorted.
+func chooseProbes(rng *rand.Rand, n, max int) []int {
+	if max <= 0 || n <= max {
+		p := make([]int, n)
+		for i := range p {
+			p[i] = i
+		}
+		return p
+	}
+	p := rng.Perm(n)[:max]
+	sort.Ints(p)
+	return p
+}
+
+// readAll adds a Read of every needed node to the clone g2 (a TapeMachine reuses the registers
+// of values it no longer needs, so node values must be pinned to be read after a run).
+func readAll(g2 *gorgonia.ExprGraph, need []int) map[int]*gorgonia.Value {
+	all := g2.AllNodes()
+	slots := map[int]*gorgonia.Value{}
+	for _, i := range need {
+		if _, ok := slots[i]; ok {
+			continue
+		}
+		n := all[i]
+		if n.Op() == nil {
+			continue // inputs keep their values
+		}
+		v := new(gorgonia.Value)
+		gorgonia.Read(n, v)
+		slots[i] = v
+	}
+	return slots
+}
+
+func collect(all gorgonia.Nodes, need []int, slots map[int]*gorgonia.Value) (map[int]gorgonia.Value, error) {
+	vals := map[int]gorgonia.Value{}
+	for _, i := range need {
+		var v gorgonia.Value
+		if s, ok := slots[i]; ok {
+			v = *s
+		} else {
+			v = all[i].Value()
+		}
+		if v == nil {
+			continue
+		}
+		c, err := gorgonia.CloneValue(v)
+		if err != nil {
+			return nil, err
+		}
+		vals[i] = c
+	}
+	return vals, nil
+}
+
+// gorgoniaGrads runs gorgonia.Grad and a TapeMachine on a clone of g, returning the wrt
+// gradients, the values of the needed nodes (by index in g.AllNodes()) and the cost. Panics
+// become errors.
+func gorgoniaGrads(g *gorgonia.ExprGraph, cost *gorgonia.Node, wrt gorgonia.Nodes, idx map[*gorgonia.Node]int, need []int) (grads []*tensor.Dense, vals map[int]gorgonia.Value, c float64, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = errors.Errorf("panic: %v", r)
+		}
+	}()
+	g2 := g.Clone().(*gorgonia.ExprGraph)
+	all := g2.AllNodes()
+	wrt2 := make(gorgonia.Nodes, len(wrt))
+	for i, n := range wrt {
+		j, ok := idx[n]
+		if !ok {
+			return nil, nil, 0, errors.Errorf("wrt node %s is not in the cost's graph", n.Name())
+		}
+		wrt2[i] = all[j]
+	}
+	slots := readAll(g2, need)
+	if _, err := gorgonia.Grad(all[idx[cost]], wrt2...); err != nil {
+		return nil, nil, 0, err
+	}
+	vm := gorgonia.NewTapeMachine(g2, gorgonia.BindDualValues(wrt2...))
+	defer vm.Close()
+	if err := vm.RunAll(); err != nil {
+		return nil, nil, 0, err
+	}
+	for _, n := range wrt2 {
+		gv, err := n.Grad()
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		d, ok := gv.(*tensor.Dense)
+		if !ok {
+			if d, err = scalarDense(gv); err != nil {
+				return nil, nil, 0, err
+			}
+		}
+		grads = append(grads, d.Clone().(*tensor.Dense))
+	}
+	if vals, err = collect(all, need, slots); err != nil {
+		return nil, nil, 0, err
+	}
+	return grads, vals, costOf(vals, idx[cost]), nil
+}
+
+// forwardValues runs a forward-only TapeMachine on a clone of g.
+func forwardValues(g *gorgonia.ExprGraph, cost *gorgonia.Node, idx map[*gorgonia.Node]int, need []int) (vals map[int]gorgonia.Value, c float64, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = errors.Errorf("panic: %v", r)
+		}
+	}()
+	g2 := g.Clone().(*gorgonia.ExprGraph)
+	slots := readAll(g2, need)
+	vm := gorgonia.NewTapeMachine(g2)
+	defer vm.Close()
+	if err := vm.RunAll(); err != nil {
+		return nil, 0, err
+	}
+	if vals, err = collect(g2.AllNodes(), need, slots); err != nil {
+		return nil, 0, err
+	}
+	return vals, costOf(vals, idx[cost]), nil
+}
+
+func costOf(vals map[int]gorgonia.Value, i int) float64 {
+	v, ok := vals[i]
+	if !ok {
+		return math.NaN()
+	}
+	return toFloats(scalarOrDense(v))[0]
+}
+
+func scalarOrDense(v gorgonia.Value) *tensor.Dense {
+	if d, ok := v.(*tensor.Dense); ok {
+		return d
+	}
+	d, _ := scalarDense(v)
+	return d
+}
+
+// scalarDense converts a Gorgonia scalar value (F64, F32, …) into a rank-0 dense tensor.
+func scalarDense(v gorgonia.Value) (*tensor.Dense, error) {
+	if v == nil {
+		return nil, errors.New("no value")
+	}
+	switch x := v.Data().(type) {
+	case float64, float32, int64, bool:
+		return tensor.New(tensor.FromScalar(x)), nil
+	case int:
+		return tensor.New(tensor.FromScalar(int64(x))), nil
+	}
+	return nil, errors.Errorf("value of type %T not supported", v)
+}
+
+// toFloats returns the elements of d as float64 (a copy for float32).
+func toFloats(d *tensor.Dense) []float64 {
+	if d == nil {
+		return []float64{math.NaN()}
+	}
+	switch x := d.Data().(type) {
+	case []float64:
+		return x
+	case []float32:
+		out := make([]float64, len(x))
+		for i, v := range x {
+			out[i] = float64(v)
+		}
+		return out
+	case float64:
+		return []float64{x}
+	case float32:
+		return []float64{float64(x)}
+	}
+	return []float64{math.NaN()}
+}
+
+// toF64Dense copies d, converting float32 to float64.
+func toF64Dense(d *tensor.Dense) *tensor.Dense {
+	if d.Dtype() != tensor.Float32 {
+		return d.Clone().(*tensor.Dense)
+	}
+	vals := toFloats(d)
+	if d.Shape().IsScalar() {
+		return tensor.New(tensor.FromScalar(vals[0]))
+	}
+	return tensor.New(tensor.WithShape(d.Shape().Clone()...), tensor.WithBacking(vals))
+}
+
+// promote returns p with every f32 type replaced by f64 (variables, literals, casts).
+func promote(p *core.Program) (*core.Program, error) {
+	memo := map[core.Term]core.Term{}
+	pt := func(t core.Type) core.Type {
+		if t.Dtype == core.Float32 {
+			t.Dtype = core.Float64
+		}
+		return t
+	}
+	pv := func(v *core.Var) (*core.Var, error) {
+		if v.Type().Dtype != core.Float32 {
+			return v, nil
+		}
+		return core.NewVar(v.Name, pt(v.Type()))
+	}
+	var err error
+	core.PostOrder(p.Body, func(t core.Term) {
+		if err != nil {
+			return
+		}
+		kids := core.Children(t)
+		nk := make([]core.Term, len(kids))
+		for i, k := range kids {
+			nk[i] = memo[k]
+		}
+		var out core.Term
+		switch x := t.(type) {
+		case *core.Var:
+			out, err = pv(x)
+		case *core.Lit:
+			if x.Type().Dtype == core.Float32 {
+				out, err = core.NewLitF(pt(x.Type()), x.F)
+			} else {
+				out = x
+			}
+		case *core.Cast:
+			to := x.To
+			if to == core.Float32 {
+				to = core.Float64
+			}
+			out, err = core.NewCast(to, nk[0])
+		case *core.Let:
+			var v *core.Var
+			if v, err = pv(x.Var); err == nil {
+				out, err = core.NewLet(v, nk[0], nk[1])
+			}
+		default:
+			out, err = core.Rebuild(t, nk)
+		}
+		memo[t] = out
+	})
+	if err != nil {
+		return nil, err
+	}
+	params := make([]*core.Var, len(p.Params))
+	for i, v := range p.Params {
+		if params[i], err = pv(v); err != nil {
+			return nil, err
+		}
+	}
+	return core.NewProgram(params, memo[p.Body])
+}

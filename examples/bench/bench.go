@@ -1,0 +1,225 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"time"
+
+	"github.com/pkg/errors"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+
+	"github.com/bulkad/bulkad"
+	"github.com/bulkad/bulkad/examples/models"
+)
+
+// gradFunc is the signature of gorgonia.Grad and bulkad.Grad.
+type gradFunc func(cost *G.Node, wrt ...*G.Node) (G.Nodes, error)
+
+// spec is one benchmarked model: a constructor that returns a fresh graph with the same
+// weights and data every time (same seed).
+type spec struct {
+	Name  string
+	Build func(dt tensor.Dtype) (*models.Model, error)
+}
+
+// specs are the benchmarked zoo models at the sizes of the issue (MLP 784-512-10 batch 128,
+// small convnet batch 32, tanh RNN, single-head attention).
+func specs(small bool) []spec {
+	if small {
+		return []spec{
+			{"mlp", func(dt tensor.Dtype) (*models.Model, error) { return models.MLP(dt, 8, []int{32, 16, 10}, 1) }},
+			{"convnet", func(dt tensor.Dtype) (*models.Model, error) { return models.ConvNet(dt, 2, 8, 8, 4, 10, 0, 1) }},
+			{"rnn", func(dt tensor.Dtype) (*models.Model, error) { return models.RNN(dt, 4, 8, 8, 4, 1) }},
+			{"attention", func(dt tensor.Dtype) (*models.Model, error) { return models.Attention(dt, 8, 8, 1) }},
+		}
+	}
+	return []spec{
+		{"mlp 784-512-10 b128", func(dt tensor.Dtype) (*models.Model, error) { return models.MLP(dt, 128, []int{784, 512, 10}, 1) }},
+		{"convnet 28x28x32 b32", func(dt tensor.Dtype) (*models.Model, error) { return models.ConvNet(dt, 32, 28, 28, 32, 10, 0, 1) }},
+		{"rnn 64→128 x16 b32", func(dt tensor.Dtype) (*models.Model, error) { return models.RNN(dt, 32, 64, 128, 16, 1) }},
+		{"attention 128x64", func(dt tensor.Dtype) (*models.Model, error) { return models.Attention(dt, 128, 64, 1) }},
+	}
+}
+
+// Row is one line of the table.
+type Row struct {
+	Model           string  `json:"model"`
+	Dtype           string  `json:"dtype"`
+	BulkadStepMS    float64 `json:"bulkad_step_ms"`
+	GorgoniaStepMS  float64 `json:"gorgonia_step_ms"`
+	Ratio           float64 `json:"ratio_bulkad_over_gorgonia"`
+	ForwardMS       float64 `json:"forward_ms"`
+	BulkadOverFwd   float64 `json:"bulkad_over_forward"`
+	GorgoniaOverFwd float64 `json:"gorgonia_over_forward"`
+	NodesBulkad     int     `json:"nodes_added_bulkad"`
+	NodesGorgonia   int     `json:"nodes_added_gorgonia"`
+	DiffMSBulkad    float64 `json:"differentiation_ms_bulkad"`
+	DiffMSGorgonia  float64 `json:"differentiation_ms_gorgonia"`
+	AllocsBulkad    float64 `json:"alloc_kb_per_step_bulkad"`
+	AllocsGorgonia  float64 `json:"alloc_kb_per_step_gorgonia"`
+}
+
+// prepared is a compiled graph ready to step.
+type prepared struct {
+	vm    G.VM
+	nodes int // nodes added by Grad
+	diff  time.Duration
+}
+
+func prepare(s spec, dt tensor.Dtype, grad gradFunc) (*prepared, error) {
+	m, err := s.Build(dt)
+	if err != nil {
+		return nil, err
+	}
+	before := len(m.G.AllNodes())
+	p := &prepared{}
+	var opts []G.VMOpt
+	if grad != nil {
+		t0 := time.Now()
+		if _, err := grad(m.Cost, m.Wrt...); err != nil {
+			return nil, errors.Wrapf(err, "%s: grad", s.Name)
+		}
+		p.diff = time.Since(t0)
+		opts = append(opts, G.BindDualValues(m.Wrt...))
+	}
+	p.nodes = len(m.G.AllNodes()) - before
+	p.vm = G.NewTapeMachine(m.G, opts...)
+	return p, nil
+}
+
+func (p *prepared) step() (time.Duration, error) {
+	t0 := time.Now()
+	if err := p.vm.RunAll(); err != nil {
+		return 0, err
+	}
+	d := time.Since(t0)
+	p.vm.Reset()
+	return d, nil
+}
+
+func median(ds []time.Duration) float64 {
+	s := append([]time.Duration{}, ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return float64(s[len(s)/2]) / float64(time.Millisecond)
+}
+
+// measure runs bulkad, Gorgonia and the forward pass alternating (A B C A B C …) for rounds
+// rounds after one warm-up round, and reports medians.
+func measure(s spec, dt tensor.Dtype, rounds int) (Row, error) {
+	row := Row{Model: s.Name, Dtype: dt.String()}
+	a, err := prepare(s, dt, bulkad.Grad)
+	if err != nil {
+		return row, err
+	}
+	defer a.vm.Close()
+	b, err := prepare(s, dt, G.Grad)
+	if err != nil {
+		return row, err
+	}
+	defer b.vm.Close()
+	c, err := prepare(s, dt, nil)
+	if err != nil {
+		return row, err
+	}
+	defer c.vm.Close()
+	var ta, tb, tc []time.Duration
+	var ma, mb float64
+	for r := 0; r <= rounds; r++ {
+		for k, p := range []*prepared{a, b, c} {
+			var ms0, ms1 runtimeMem
+			ms0.read()
+			d, err := p.step()
+			if err != nil {
+				return row, errors.Wrapf(err, "%s: step", s.Name)
+			}
+			ms1.read()
+			if r == 0 {
+				continue // warm-up
+			}
+			switch k {
+			case 0:
+				ta = append(ta, d)
+				ma += ms1.sub(ms0)
+			case 1:
+				tb = append(tb, d)
+				mb += ms1.sub(ms0)
+			case 2:
+				tc = append(tc, d)
+			}
+		}
+	}
+	row.BulkadStepMS, row.GorgoniaStepMS, row.ForwardMS = median(ta), median(tb), median(tc)
+	row.Ratio = row.BulkadStepMS / row.GorgoniaStepMS
+	row.BulkadOverFwd = row.BulkadStepMS / row.ForwardMS
+	row.GorgoniaOverFwd = row.GorgoniaStepMS / row.ForwardMS
+	row.NodesBulkad, row.NodesGorgonia = a.nodes, b.nodes
+	row.DiffMSBulkad = float64(a.diff) / float64(time.Millisecond)
+	row.DiffMSGorgonia = float64(b.diff) / float64(time.Millisecond)
+	row.AllocsBulkad = ma / float64(rounds) / 1024
+	row.AllocsGorgonia = mb / float64(rounds) / 1024
+	return row, nil
+}
+
+// Growth is differentiation time against graph size for deep MLPs.
+type Growth struct {
+	Layers   []int     `json:"layers"`
+	Nodes    []int     `json:"nodes"`
+	Millis   []float64 `json:"millis"`
+	Exponent float64   `json:"exponent"` // least-squares slope of log time over log nodes
+}
+
+// growth times bulkad.Grad (translate, BOT, AD, simplify, raise) on MLPs of the given depths.
+func growth(depths []int, width int) (*Growth, error) {
+	gr := &Growth{}
+	for _, L := range depths {
+		sizes := make([]int, L+1)
+		for i := range sizes {
+			sizes[i] = width
+		}
+		var best time.Duration
+		var nodes int
+		for rep := 0; rep < 3; rep++ {
+			m, err := models.MLP(tensor.Float64, 4, sizes, 1)
+			if err != nil {
+				return nil, err
+			}
+			nodes = len(m.G.AllNodes())
+			t0 := time.Now()
+			if _, err := bulkad.Grad(m.Cost, m.Wrt...); err != nil {
+				return nil, errors.Wrapf(err, "mlp with %d layers", L)
+			}
+			if d := time.Since(t0); rep == 0 || d < best {
+				best = d
+			}
+		}
+		gr.Layers = append(gr.Layers, L)
+		gr.Nodes = append(gr.Nodes, nodes)
+		gr.Millis = append(gr.Millis, float64(best)/float64(time.Millisecond))
+	}
+	gr.Exponent = slope(gr.Nodes, gr.Millis)
+	return gr, nil
+}
+
+// slope fits log y = a + e·log x by least squares and returns e.
+func slope(xs []int, ys []float64) float64 {
+	n := float64(len(xs))
+	var sx, sy, sxx, sxy float64
+	for i := range xs {
+		x, y := math.Log(float64(xs[i])), math.Log(ys[i])
+		sx += x
+		sy += y
+		sxx += x * x
+		sxy += x * y
+	}
+	return (n*sxy - sx*sy) / (n*sxx - sx*sx)
+}
+
+func fmtRow(r Row) string {
+	return fmt.Sprintf("| %s | %s | %.2f | %.2f | **%.2f** | %.2f | %.2f | %d / %d | %.1f / %.1f | %.0f / %.0f |",
+		r.Model, r.Dtype, r.BulkadStepMS, r.GorgoniaStepMS, r.Ratio, r.BulkadOverFwd, r.GorgoniaOverFwd,
+		r.NodesBulkad, r.NodesGorgonia, r.DiffMSBulkad, r.DiffMSGorgonia, r.AllocsBulkad, r.AllocsGorgonia)
+}
+
+const header = "| model | dtype | bulkad step ms | gorgonia step ms | bulkad/gorgonia | bulkad (value+grad)/forward | gorgonia/forward | nodes added bulkad / gorgonia | differentiation ms bulkad / gorgonia | alloc KiB/step bulkad / gorgonia |\n|---|---|---|---|---|---|---|---|---|---|"

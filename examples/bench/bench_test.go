@@ -1,0 +1,103 @@
+package main
+
+import (
+	"testing"
+
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+
+	"github.com/bulkad/bulkad"
+)
+
+// TestBenchSmoke runs the whole command on tiny models: every model steps with both
+// autodiffs, the numbers are positive, and the exponent is finite.
+func TestBenchSmoke(t *testing.T) {
+	res, err := run(true, 2, "", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Rows) != 8 {
+		t.Fatalf("%d rows", len(res.Rows))
+	}
+	for _, r := range res.Rows {
+		if !(r.BulkadStepMS > 0 && r.GorgoniaStepMS > 0 && r.ForwardMS > 0 && r.NodesBulkad > 0 && r.NodesGorgonia > 0) {
+			t.Errorf("row %+v", r)
+		}
+	}
+	if e := res.Growth.Exponent; e != e || e <= 0 {
+		t.Errorf("exponent %v", e)
+	}
+}
+
+func TestSlope(t *testing.T) {
+	// y = 3 x²: slope 2.
+	if s := slope([]int{1, 10, 100}, []float64{3, 300, 30000}); s < 1.999 || s > 2.001 {
+		t.Errorf("slope %v", s)
+	}
+}
+
+func benchStep(b *testing.B, s spec, dt tensor.Dtype, grad gradFunc) {
+	p, err := prepare(s, dt, grad)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.vm.Close()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := p.step(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// Training-step benchmarks (forward + gradient): go test -bench Step ./examples/bench
+func BenchmarkStep(b *testing.B) {
+	for _, s := range specs(false) {
+		for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
+			b.Run(s.Name+"/"+dt.String()+"/bulkad", func(b *testing.B) { benchStep(b, s, dt, bulkad.Grad) })
+			b.Run(s.Name+"/"+dt.String()+"/gorgonia", func(b *testing.B) { benchStep(b, s, dt, G.Grad) })
+			b.Run(s.Name+"/"+dt.String()+"/forward", func(b *testing.B) { benchStep(b, s, dt, nil) })
+		}
+	}
+}
+
+// Differentiation-time benchmarks: go test -bench Differentiate ./examples/bench
+func BenchmarkDifferentiate(b *testing.B) {
+	for _, s := range specs(false) {
+		b.Run(s.Name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				m, err := s.Build(tensor.Float64)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				if _, err := bulkad.Grad(m.Cost, m.Wrt...); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	for _, L := range []int{10, 100, 1000} {
+		b.Run("mlp-layers-"+itoa(L), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if _, err := growth([]int{L}, 16); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	s := ""
+	for n > 0 {
+		s = string(rune('0'+n%10)) + s
+		n /= 10
+	}
+	return s
+}

@@ -1,0 +1,162 @@
+// Command gradcheck answers "which autodiff can I trust?": it runs bulkad.Check — bulkad's
+// gradient, Gorgonia's own gradient and central finite differences in float64 — over every
+// model of the zoo (examples/models) and every single-op graph (examples/opgraphs), and
+// prints one table (or JSON with -json).
+//
+//	go run ./examples/gradcheck            # float64 graphs
+//	go run ./examples/gradcheck -dtype float32
+//	go run ./examples/gradcheck -json
+//
+// Columns: the largest absolute error of bulkad against finite differences, of Gorgonia
+// against finite differences, and the verdicts ("ok", "wrong", "failed" = Gorgonia's Grad or
+// machine returned an error or panicked, "refused" = Gorgonia declines to differentiate).
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/pkg/errors"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+
+	"github.com/bulkad/bulkad"
+	"github.com/bulkad/bulkad/examples/models"
+	"github.com/bulkad/bulkad/examples/opgraphs"
+)
+
+// Row is one checked graph.
+type Row struct {
+	Graph    string         `json:"graph"`
+	Kind     string         `json:"kind"` // "model" or "op"
+	Dtype    string         `json:"dtype"`
+	Bulkad   string         `json:"bulkad"`   // ok / WRONG / FAILED
+	Gorgonia string         `json:"gorgonia"` // ok / wrong / failed / refused
+	BulkadFD float64        `json:"bulkad_max_abs_err"`
+	GorgFD   float64        `json:"gorgonia_max_abs_err"`
+	Report   *bulkad.Report `json:"report,omitempty"`
+	Error    string         `json:"error,omitempty"`
+}
+
+func main() {
+	asJSON := flag.Bool("json", false, "print JSON instead of a table")
+	dtype := flag.String("dtype", "float64", "float64 or float32")
+	probes := flag.Int("probes", 12, "entries probed per wrt tensor")
+	flag.Parse()
+	dt := tensor.Float64
+	if *dtype == "float32" {
+		dt = tensor.Float32
+	} else if *dtype != "float64" {
+		fmt.Fprintf(os.Stderr, "error: -dtype %q: want float64 or float32\n", *dtype)
+		os.Exit(2)
+	}
+	rows, err := run(dt, *probes)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "error:", err)
+		os.Exit(1)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rows); err != nil {
+			fmt.Fprintln(os.Stderr, "error:", err)
+			os.Exit(1)
+		}
+	} else {
+		printTable(os.Stdout, rows)
+	}
+	for _, r := range rows {
+		if r.Bulkad != "ok" {
+			os.Exit(1)
+		}
+	}
+}
+
+func run(dt tensor.Dtype, probes int) ([]Row, error) {
+	var rows []Row
+	zoo, err := models.Zoo(dt, 1)
+	if err != nil {
+		return nil, errors.Wrap(err, "building the zoo")
+	}
+	for _, m := range zoo {
+		rows = append(rows, check(m.Name, "model", dt, m.Cost, m.Wrt, probes, false))
+	}
+	for _, c := range opgraphs.Cases() {
+		gr, err := c.Build(dt, 1)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, check(c.Name, "op", dt, gr.Cost, gr.Wrt, probes, c.GorgoniaRefuses))
+	}
+	return rows, nil
+}
+
+func check(name, kind string, dt tensor.Dtype, cost *G.Node, wrt G.Nodes, probes int, refuses bool) Row {
+	r := Row{Graph: name, Kind: kind, Dtype: dt.String()}
+	rep, err := bulkad.Check(cost, wrt, bulkad.WithMaxProbes(probes))
+	if err != nil {
+		r.Bulkad, r.Gorgonia, r.Error = "FAILED", "-", err.Error()
+		return r
+	}
+	r.Report = rep
+	r.Bulkad = "ok"
+	if !rep.OK() {
+		r.Bulkad = "WRONG"
+		if rep.BulkadError != "" {
+			r.Bulkad = "FAILED"
+		}
+	}
+	r.Gorgonia = "ok"
+	for _, n := range rep.Nodes {
+		r.BulkadFD = max(r.BulkadFD, n.BulkadVsFD.MaxAbs)
+		if n.GorgoniaVsFD != nil {
+			r.GorgFD = max(r.GorgFD, n.GorgoniaVsFD.MaxAbs)
+		}
+		if n.Gorgonia == "wrong" {
+			r.Gorgonia = "wrong"
+		}
+	}
+	if rep.GorgoniaError != "" {
+		r.Gorgonia = "failed"
+		if refuses {
+			r.Gorgonia = "refused"
+		}
+		r.GorgFD = -1
+	}
+	return r
+}
+
+func printTable(w io.Writer, rows []Row) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "graph\tkind\tdtype\tbulkad vs fd\tbulkad\tgorgonia vs fd\tgorgonia")
+	nb, ng := 0, 0
+	for _, r := range rows {
+		gfd := fmt.Sprintf("%.1e", r.GorgFD)
+		if r.GorgFD < 0 {
+			gfd = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.1e\t%s\t%s\t%s\n", r.Graph, r.Kind, r.Dtype, r.BulkadFD, r.Bulkad, gfd, r.Gorgonia)
+		if r.Bulkad == "ok" {
+			nb++
+		}
+		if r.Gorgonia == "ok" {
+			ng++
+		}
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\nbulkad matches finite differences on %d/%d graphs; Gorgonia on %d/%d.\n", nb, len(rows), ng, len(rows))
+	var bad []string
+	for _, r := range rows {
+		if r.Gorgonia == "wrong" || r.Gorgonia == "failed" {
+			bad = append(bad, r.Graph)
+		}
+	}
+	if len(bad) > 0 {
+		fmt.Fprintf(w, "Gorgonia wrong or failing: %s.\n", strings.Join(bad, ", "))
+	}
+}

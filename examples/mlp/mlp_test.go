@@ -1,0 +1,94 @@
+package main
+
+import (
+	"bytes"
+	"math/rand"
+	"strings"
+	"testing"
+
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+
+	"github.com/bulkad/bulkad"
+	"github.com/bulkad/bulkad/examples/internal/train"
+)
+
+// TestShortTrainingLearns trains briefly with bulkad.Grad and checks that the loss goes down
+// and the held-out accuracy is far above chance (10%).
+func TestShortTrainingLearns(t *testing.T) {
+	h := 64
+	ex := example(&h)
+	trainSet, testSet, _, err := ex.Load("", 1500, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := ex.Defaults
+	cfg.Dtype, cfg.Batch, cfg.Epochs, cfg.LearnRate, cfg.Seed = tensor.Float64, 50, 2, 0.003, 5
+	var out bytes.Buffer
+	res, err := train.Run(cfg, ex.Build, ex.Init(cfg.Dtype, 5), bulkad.Grad, "bulkad.Grad", trainSet, testSet, ex.XShape(50), &out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	n := len(res.Curve.Loss)
+	if n != 60 {
+		t.Fatalf("%d steps, want 60", n)
+	}
+	first, last := mean(res.Curve.Loss[:10]), mean(res.Curve.Loss[n-10:])
+	t.Logf("loss %.3f -> %.3f, held-out accuracy %.3f", first, last, res.TestAcc)
+	if !(last < 0.6*first) {
+		t.Errorf("loss did not decrease enough: %.3f -> %.3f", first, last)
+	}
+	if res.TestAcc < 0.5 {
+		t.Errorf("held-out accuracy %.3f, want > 0.5 (chance is 0.1)", res.TestAcc)
+	}
+}
+
+// TestGradientsMatchGorgonia: on the MLP, bulkad's gradients equal Gorgonia's (which are
+// correct for these ops) for both dtypes.
+func TestGradientsMatchGorgonia(t *testing.T) {
+	h := 32
+	ex := example(&h)
+	trainSet, _, _, err := ex.Load("", 200, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		dt  tensor.Dtype
+		tol float64
+	}{{tensor.Float64, 1e-10}, {tensor.Float32, 1e-4}} {
+		cfg := ex.Defaults
+		cfg.Dtype, cfg.Batch = tc.dt, 20
+		idx := rand.New(rand.NewSource(1)).Perm(trainSet.N)[:20]
+		x, y, _ := train.Batch(tc.dt, trainSet, idx, ex.XShape(20), 10)
+		diff, err := train.GradientDifference(cfg, ex.Build, ex.Init(tc.dt, 3), bulkad.Grad, G.Grad, x, y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff > tc.tol {
+			t.Errorf("%v: largest gradient difference %g > %g", tc.dt, diff, tc.tol)
+		}
+	}
+}
+
+// TestMainSmoke runs the command's flag path for a few steps with -compare.
+func TestMainSmoke(t *testing.T) {
+	var out bytes.Buffer
+	h := 16
+	err := train.Main(example(&h), bulkad.Grad, "bulkad.Grad", G.Grad, []string{"-steps", "3", "-n", "300", "-batch", "50", "-compare"}, &out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	for _, want := range []string{"held-out accuracy", "step time bulkad.Grad / gorgonia.Grad", "largest gradient difference"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+func mean(v []float64) float64 {
+	s := 0.0
+	for _, x := range v {
+		s += x
+	}
+	return s / float64(len(v))
+}

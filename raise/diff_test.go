@@ -1,0 +1,196 @@
+package raise
+
+import (
+	"math"
+	"math/rand"
+	"testing"
+
+	"github.com/bulkad/bulkad/core"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// Differential test: every construct and every fusion of raise against package core's
+// reference evaluator, term by term (each term is its own program, so a failure names it).
+func TestAgainstCoreEval(t *testing.T) {
+	params := "x : [3,4] f64, y : [4] f64, z : [4,3] f64, s : [] f64, k : [] i64, v : [6] f64, am : [3] i64, w : [3,4] f32, u : [4] f32"
+	terms := []string{
+		"x * replicate 3 y",
+		"replicate 3 y - x",
+		"x - tr [1,0] (replicate 4 (exp (sumOuter (tr [1,0] x))))",
+		"x / tr [1,0] (replicate 4 (recip (sumOuter (tr [1,0] x))))",
+		"reshape [3,4] (replicate 12 s) * x",
+		"x * reshape [3,4] (replicate 3 (neg y))",
+		"cast f64 (argmaxOuter (tr [1,0] x))",
+		"cast f64 (argmaxOuter x)",
+		"sumOuter (tr [1,0] x)",
+		"sumOuter x",
+		"sumOuter (replicate 3 y)",
+		"gather [3] (tr [1,0] x) (\\[i] -> [index am [i], i])",
+		"tr [1,0] (scatter [4,3] v (\\[i] -> [rem i 4, quot i 2]))",
+		"tr [1,0] (gather [4,3] x (\\[i,j] -> [j, i]))",
+		"gather [2,2,2,2] x (\\[a,b,i,j] -> [i + a, 2 * j + b])",
+		"scatter [3,4] (gather [2,2,2,2] x (\\[a,b,i,j] -> [i + a, 2 * j + b])) (\\[a,b,i,j] -> [i + a, 2 * j + b])",
+		"gather [3,4] x (\\[i,j] -> [i - 1, j + 1])",
+		"scatter [3] v (\\[i] -> [quot i 2 - 1])",
+		"gather [3] y (\\[i] -> [index (argmaxOuter (tr [1,0] x)) [i]])",
+		"gather [3,4] x (\\[i,j] -> [cast i64 (index (cast f64 am) [i]), j])",
+		"gather [3] x (\\[i] -> [i, argmaxOuter (gather [4] (tr [1,0] x) (\\[p] -> [p, i]))])",
+		"scatter [3,4] (sumOuter (tr [1,0] x)) (\\[i] -> [i, argmaxOuter (gather [4] (tr [1,0] x) (\\[p] -> [p, i]))])",
+		"gather [3] y (\\[i] -> [argmaxOuter (gather [2] y (\\[p] -> [p + i]))])",
+		"matmul x z",
+		"matmul (tr [1,0] z) (tr [1,0] x)",
+		"matmul x (tr [1,0] x)",
+		"cond (s > 0.0) x (neg x)",
+		"cond (s < 0.0) x (neg x)",
+		"index x [k]",
+		"index x [2]",
+		"index x [k + 5]",
+		"[y, exp y]",
+		"cast f64 (iota 4)",
+		"build1 3 (\\i -> index x [i] * y)",
+		"let a = exp x in a * a + x",
+		"cast f64 (quot (iota 5) (replicate 5 k) + rem (iota 5) (replicate 5 k))",
+		"cast f64 (max (iota 4) (replicate 4 k)) + cast f64 (y > replicate 4 s)",
+		"cast f64 ((y > replicate 4 s) && (y < replicate 4 (s + 1.0)))",
+		"tan x + sigmoid x + tanh x + log1p (abs x) + expm1 x + sqrt (abs x)",
+		"floor x + ceil x + sign x + sin x * cos x",
+		"pow (abs x + reshape [3,4] (replicate 12 1.0)) x",
+		"max x (tr [1,0] z) + min x (neg x)",
+		"atan2 x (tr [1,0] z)",
+		"reshape [12] x",
+		"reshape [] (reshape [1] s)",
+		"tr [1,0] x",
+		"cast f64 w * x",
+		"w * replicate 3 u",
+		"matmul (tr [1,0] w) w",
+		"sumOuter (tr [1,0] w)",
+	}
+	r := rand.New(rand.NewSource(5))
+	f64s := func(n int) []float64 {
+		d := make([]float64, n)
+		for i := range d {
+			d[i] = r.NormFloat64()
+		}
+		return d
+	}
+	f32s := func(n int) []float32 {
+		d := make([]float32, n)
+		for i := range d {
+			d[i] = float32(r.NormFloat64())
+		}
+		return d
+	}
+	args := map[string]*tensor.Dense{
+		"x":  tensor.New(tensor.WithShape(3, 4), tensor.WithBacking(f64s(12))),
+		"y":  tensor.New(tensor.WithShape(4), tensor.WithBacking(f64s(4))),
+		"z":  tensor.New(tensor.WithShape(4, 3), tensor.WithBacking(f64s(12))),
+		"s":  tensor.New(tensor.FromScalar(0.3)),
+		"k":  tensor.New(tensor.FromScalar(int64(2))),
+		"v":  tensor.New(tensor.WithShape(6), tensor.WithBacking(f64s(6))),
+		"am": tensor.New(tensor.WithShape(3), tensor.WithBacking([]int64{3, 0, 7})),
+		"w":  tensor.New(tensor.WithShape(3, 4), tensor.WithBacking(f32s(12))),
+		"u":  tensor.New(tensor.WithShape(4), tensor.WithBacking(f32s(4))),
+	}
+	for _, src := range terms {
+		src := src
+		t.Run(src, func(t *testing.T) {
+			p, err := core.ParseProgram("fn (" + params + ") => " + src)
+			if err != nil {
+				t.Fatalf("parse: %v", err)
+			}
+			want, err := core.EvalTuple(p, args)
+			if err != nil {
+				t.Fatalf("core.EvalTuple: %v", err)
+			}
+			g := gorgonia.NewGraph()
+			bind := map[string]*gorgonia.Node{}
+			for _, v := range p.Params {
+				bind[v.Name] = nodeFor(t, g, v, args[v.Name])
+			}
+			outs := run(t, g, p, bind)
+			got, err := flat(outs[0].Value())
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantFlat, err := flat(want[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			tol := 1e-12
+			if want[0].Dtype() == tensor.Float32 {
+				tol = 1e-6
+			}
+			if !sameValues(got, wantFlat, tol) {
+				t.Errorf("%s\n raise %v\n  core %v", p, got, wantFlat)
+			}
+		})
+	}
+}
+
+// nodeFor makes an input node holding a copy of d (type of v).
+func nodeFor(t *testing.T, g *gorgonia.ExprGraph, v *core.Var, d *tensor.Dense) *gorgonia.Node {
+	t.Helper()
+	vt := v.Type()
+	dt, _ := tensorDtype(vt.Dtype)
+	var val gorgonia.Value
+	if len(vt.Shape) == 0 {
+		switch x := d.Data().(type) {
+		case float64:
+			val = gorgonia.NewF64(x)
+		case int64:
+			val = gorgonia.NewI64(x)
+		case float32:
+			val = gorgonia.NewF32(x)
+		}
+		n := gorgonia.NewScalar(g, dt, gorgonia.WithName(v.Name))
+		if err := gorgonia.Let(n, val); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	n := gorgonia.NewTensor(g, dt, len(vt.Shape), gorgonia.WithShape(vt.Shape...), gorgonia.WithName(v.Name))
+	if err := gorgonia.Let(n, d.Clone().(*tensor.Dense)); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func sameValues(a, b any, tol float64) bool {
+	switch x := a.(type) {
+	case []float64:
+		y, ok := b.([]float64)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !(math.Abs(x[i]-y[i]) <= tol*(1+math.Abs(y[i])) || (x[i] != x[i] && y[i] != y[i])) {
+				return false
+			}
+		}
+		return true
+	case []float32:
+		y, ok := b.([]float32)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if math.Abs(float64(x[i]-y[i])) > tol*(1+math.Abs(float64(y[i]))) {
+				return false
+			}
+		}
+		return true
+	case []int64:
+		y, ok := b.([]int64)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if x[i] != y[i] {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}

@@ -1,0 +1,104 @@
+package raise
+
+import (
+	"github.com/bulkad/bulkad/core"
+	"github.com/pkg/errors"
+	"gorgonia.org/tensor"
+)
+
+// evalK runs a one-term core program with package core's evaluator: the fallback for what the
+// specialised kernels do not cover (build1, index functions the compiler rejects).
+type evalK struct {
+	ex   *core.Exec
+	args []core.Type
+	out  core.Type
+}
+
+func denseOver(t core.Type, s any) *tensor.Dense {
+	sh := []int(t.Shape)
+	if len(sh) == 0 {
+		sh = nil
+	}
+	opts := []tensor.ConsOpt{tensor.WithBacking(s)}
+	if len(sh) > 0 {
+		opts = append(opts, tensor.WithShape(sh...))
+	} else {
+		opts = append(opts, tensor.WithShape())
+	}
+	return tensor.New(opts...)
+}
+
+func (k *evalK) run(out any, ins []any) error {
+	args := make([]*tensor.Dense, len(ins))
+	for i, in := range ins {
+		args[i] = denseOver(k.args[i], in)
+	}
+	if err := k.ex.RunInto([]*tensor.Dense{denseOver(k.out, out)}, args...); err != nil {
+		return errors.Wrap(err, "raise: core evaluator")
+	}
+	return nil
+}
+
+// evalOp plans t as one custom op evaluated by package core: its inputs are t's free variables.
+func (pl *plan) evalOp(t core.Term, kind string) (ref, error) {
+	fvs := core.FreeVars(t)
+	ins := make([]core.Term, len(fvs))
+	types := make([]core.Type, len(fvs))
+	for i, v := range fvs {
+		ins[i] = v
+		types[i] = v.Type()
+	}
+	p, err := core.NewProgram(fvs, t)
+	if err != nil {
+		return ref{}, termErr(t, "%v", err)
+	}
+	ex, err := core.Compile(p)
+	if err != nil {
+		return ref{}, termErr(t, "compiling for the core evaluator: %v", err)
+	}
+	k := &evalK{ex: ex, args: types, out: t.Type()}
+	return pl.custom(t, kind, ins, func([]*core.Var) (core.Term, []*core.Var, error) { return t, fvs, nil }, k)
+}
+
+// evalIndexed plans a gather or scatter whose index function the compiler rejects: the op's
+// inputs are the array x and the index function's free variables; package core evaluates it.
+func (pl *plan) evalIndexed(t, x core.Term, scatter bool) (ref, error) {
+	kind := "gather"
+	if scatter {
+		kind = "scatter"
+	}
+	xv := core.NewNamer(t).FreshVar("arr", x.Type())
+	var body core.Term
+	var err error
+	switch u := t.(type) {
+	case *core.Gather:
+		body, err = core.NewGather(u.Shape, xv, u.Fn)
+	case *core.Scatter:
+		body, err = core.NewScatter(u.Shape, xv, u.Fn)
+	}
+	if err != nil {
+		return ref{}, termErr(t, "%v", err)
+	}
+	fvs := core.FreeVars(body)
+	params := []*core.Var{xv}
+	ins := []core.Term{x}
+	types := []core.Type{x.Type()}
+	for _, v := range fvs {
+		if v.Name == xv.Name {
+			continue
+		}
+		params = append(params, v)
+		ins = append(ins, v)
+		types = append(types, v.Type())
+	}
+	p, err := core.NewProgram(params, body)
+	if err != nil {
+		return ref{}, termErr(t, "%v", err)
+	}
+	ex, err := core.Compile(p)
+	if err != nil {
+		return ref{}, termErr(t, "compiling for the core evaluator: %v", err)
+	}
+	k := &evalK{ex: ex, args: types, out: t.Type()}
+	return pl.custom(t, kind, ins, func([]*core.Var) (core.Term, []*core.Var, error) { return body, params, nil }, k)
+}

@@ -1,0 +1,873 @@
+package vulkan
+
+import (
+	"embed"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"time"
+	"unsafe"
+
+	"github.com/pkg/errors"
+)
+
+// Float is the element type of the float kernels.
+type Float interface{ ~float32 | ~float64 }
+
+// Index is the element type of ArgmaxAxis results.
+type Index interface{ ~int32 | ~int64 }
+
+// ErrUnsupported is matched (errors.Is) by the errors of kernels this device cannot run; the
+// caller should run its CPU kernel instead. Other errors are real failures.
+var ErrUnsupported = errors.New("vulkan: unsupported")
+
+// unsupportedError is an ErrUnsupported with its own message.
+type unsupportedError struct{ msg string }
+
+func (e *unsupportedError) Error() string        { return e.msg }
+func (e *unsupportedError) Is(target error) bool { return target == ErrUnsupported }
+
+func unsupported(format string, args ...any) error {
+	return errors.WithStack(&unsupportedError{msg: fmt.Sprintf(format, args...)})
+}
+
+// DeviceType is the kind of physical device, in Vulkan's terms.
+type DeviceType int
+
+// Physical device kinds (VkPhysicalDeviceType).
+const (
+	Other DeviceType = iota
+	IntegratedGPU
+	DiscreteGPU
+	VirtualGPU
+	CPU
+)
+
+// String names the device type.
+func (t DeviceType) String() string {
+	switch t {
+	case IntegratedGPU:
+		return "integrated GPU"
+	case DiscreteGPU:
+		return "discrete GPU"
+	case VirtualGPU:
+		return "virtual GPU"
+	case CPU:
+		return "CPU"
+	}
+	return "other"
+}
+
+// Info describes an open device.
+type Info struct {
+	Name       string
+	Type       DeviceType
+	APIVersion string // e.g. "1.3.230"
+	Float64    bool   // shaderFloat64 enabled: float64 arithmetic kernels run on the device
+	// AtomicFloat32Add is VK_EXT_shader_atomic_float's buffer add; without it float32
+	// ScatterAdd uses a compare-and-swap loop.
+	AtomicFloat32Add bool
+	// Int64Atomics (with Float64 and shaderInt64) lets float64 ScatterAdd run on the device.
+	Int64Atomics     bool
+	MaxBufferBytes   uint64 // maxStorageBufferRange
+	MaxWorkgroups    uint32 // workgroups per dispatch used (grid-stride beyond that)
+	HostCachedMemory bool   // the host-visible buffers live in host-cached memory
+	// Staging: the shaders use device-local buffers, filled from and copied back to the
+	// host-visible ones inside each submission (discrete GPUs); transfers then count as
+	// Compute time in Timings, except the host-side copies.
+	Staging bool
+}
+
+// Timings accumulates where a device's kernel calls spent their time.
+type Timings struct {
+	Calls    int           // kernel dispatches
+	Upload   time.Duration // copying inputs from Go slices into the device buffers
+	Compute  time.Duration // recording, submitting and waiting for the dispatch
+	Download time.Duration // copying results back into Go slices
+}
+
+// Total is Upload + Compute + Download.
+func (t Timings) Total() time.Duration { return t.Upload + t.Compute + t.Download }
+
+// Feature bits a shader needs.
+const (
+	needFloat64 = 1 << iota
+	needAtomicFloat32
+	needFloat64Atomics
+)
+
+// shaderNeeds lists every embedded shader with the device features it needs.
+func shaderNeeds(name string) (needs int, ok bool) {
+	switch name {
+	case "unary_f32", "binary_f32", "sum_thread_f32", "sum_group_f32", "argmax_thread_f32",
+		"argmax_group_f32", "matmul_f32", "gather", "replicate", "scatter_cas_f32":
+		return 0, true
+	case "unary_f64", "binary_f64", "sum_thread_f64", "sum_group_f64", "argmax_thread_f64",
+		"argmax_group_f64", "matmul_f64":
+		return needFloat64, true
+	case "scatter_atomic_f32":
+		return needAtomicFloat32, true
+	case "scatter_cas_f64":
+		return needFloat64Atomics, true
+	}
+	return 0, false
+}
+
+//go:embed shaders/*.spv
+var spirv embed.FS
+
+// shaderWords returns the SPIR-V of a shader as aligned 32-bit words.
+func shaderWords(name string) ([]uint32, error) {
+	b, err := spirv.ReadFile("shaders/" + name + ".spv")
+	if err != nil {
+		return nil, errors.Errorf("vulkan: shader %s: not embedded: %v", name, err)
+	}
+	if len(b) < 20 || len(b)%4 != 0 {
+		return nil, errors.Errorf("vulkan: shader %s: %d bytes is not SPIR-V", name, len(b))
+	}
+	w := make([]uint32, len(b)/4)
+	for i := range w {
+		w[i] = binary.LittleEndian.Uint32(b[4*i:])
+	}
+	if w[0] != 0x07230203 {
+		return nil, errors.Errorf("vulkan: shader %s: bad SPIR-V magic %#x", name, w[0])
+	}
+	return w, nil
+}
+
+// arg is one storage buffer binding of a dispatch (binding i = args[i]).
+type arg struct {
+	ptr      unsafe.Pointer
+	bytes    int
+	upload   bool // copy the Go memory into the buffer before the dispatch
+	download bool // copy the buffer back into the Go memory after it
+}
+
+func argOf[E any](s []E, upload, download bool) arg {
+	var z E
+	return arg{unsafe.Pointer(unsafe.SliceData(s)), len(s) * int(unsafe.Sizeof(z)), upload, download}
+}
+
+// job is one submission: a shader, its buffers, and one or more dispatches (passes) of it,
+// separated by compute-to-compute barriers.
+type job struct {
+	op     string
+	shader string
+	spec   []uint32 // specialization constants 0, 1, … (a pipeline per distinct value)
+	args   []arg
+	passes []pass
+}
+
+// pass is one dispatch: its push constants and the number of work items, of which one
+// workgroup covers perGroup before the shader's grid-stride loop takes over.
+type pass struct {
+	push     []uint32
+	items    int
+	perGroup int
+}
+
+func onePass(items, perGroup int, push ...uint32) []pass {
+	return []pass{{push: push, items: items, perGroup: perGroup}}
+}
+
+// maxElements bounds every length so indices fit the shaders' uint arithmetic.
+const maxElements = math.MaxInt32
+
+func is64[T Float]() bool {
+	var z T
+	return unsafe.Sizeof(z) == 8
+}
+
+func suffix[T Float]() string {
+	if is64[T]() {
+		return "_f64"
+	}
+	return "_f32"
+}
+
+func dtypeName[T Float]() string {
+	if is64[T]() {
+		return "float64"
+	}
+	return "float32"
+}
+
+func checkLen(op string, lens ...int) error {
+	for _, n := range lens {
+		if n > maxElements {
+			return unsupported("vulkan: %s: %d elements exceed the kernels' 2^31-1 limit", op, n)
+		}
+	}
+	return nil
+}
+
+// unaryCode maps an op name (core's names) to the shader's op code; f64 says whether the
+// float64 shader has it (GLSL has no double exp/log/trigonometric functions).
+func unaryCode(op string) (code uint32, f64, ok bool) {
+	switch op {
+	case "neg":
+		return 0, true, true
+	case "abs":
+		return 1, true, true
+	case "sign":
+		return 2, true, true
+	case "floor":
+		return 3, true, true
+	case "ceil":
+		return 4, true, true
+	case "recip":
+		return 5, true, true
+	case "sqrt":
+		return 6, true, true
+	case "exp":
+		return 7, false, true
+	case "log":
+		return 8, false, true
+	case "sin":
+		return 9, false, true
+	case "cos":
+		return 10, false, true
+	case "tan":
+		return 11, false, true
+	case "tanh":
+		return 12, false, true
+	case "sigmoid":
+		return 13, false, true
+	case "log1p":
+		return 14, false, true
+	case "expm1":
+		return 15, false, true
+	}
+	return 0, false, false
+}
+
+// binaryCode maps an op symbol or word (core's names) to the shader's op code.
+func binaryCode(op string) (code uint32, f64, ok bool) {
+	switch op {
+	case "+", "add":
+		return 0, true, true
+	case "-", "sub":
+		return 1, true, true
+	case "*", "mul":
+		return 2, true, true
+	case "/", "div":
+		return 3, true, true
+	case "max":
+		return 4, true, true
+	case "min":
+		return 5, true, true
+	case "pow":
+		return 6, false, true
+	}
+	return 0, false, false
+}
+
+// UnaryOps lists the op names Unary accepts (float32; see Supports for float64).
+func UnaryOps() []string {
+	return []string{"neg", "abs", "sign", "floor", "ceil", "recip", "sqrt", "exp", "log", "sin",
+		"cos", "tan", "tanh", "sigmoid", "log1p", "expm1"}
+}
+
+// BinaryOps lists the op names Binary accepts (float32; see Supports for float64).
+func BinaryOps() []string { return []string{"+", "-", "*", "/", "max", "min", "pow"} }
+
+// Supports reports whether kernel ("unary", "binary", "sum", "argmax", "matmul", "gather",
+// "scatter", "replicate"; binary covers BinaryStrided, gather and scatter their affine forms)
+// with op (unary and binary only) runs on d for element type T. A nil
+// or closed device supports nothing. Sizes are not considered (see Info.MaxBufferBytes).
+func Supports[T Float](d *Device, kernel, op string) bool {
+	if d == nil {
+		return false
+	}
+	var shader string
+	switch kernel {
+	case "unary":
+		_, f64, ok := unaryCode(op)
+		if !ok || (is64[T]() && !f64) {
+			return false
+		}
+		shader = "unary" + suffix[T]()
+	case "binary":
+		_, f64, ok := binaryCode(op)
+		if !ok || (is64[T]() && !f64) {
+			return false
+		}
+		shader = "binary" + suffix[T]()
+	case "sum":
+		shader = "sum_thread" + suffix[T]()
+	case "argmax":
+		shader = "argmax_thread" + suffix[T]()
+	case "matmul":
+		shader = "matmul" + suffix[T]()
+	case "gather":
+		shader = "gather"
+	case "replicate":
+		shader = "replicate"
+	case "scatter":
+		shader = scatterShader[T](d)
+	default:
+		return false
+	}
+	return d.check("supports", shader) == nil
+}
+
+// Unary sets dst[i] = op(src[i]) for op in UnaryOps. On float64 only neg, abs, sign, floor,
+// ceil, recip and sqrt exist (ErrUnsupported otherwise). sqrt and log of negative numbers
+// give NaN and log(0) gives -Inf, as in Go; other out-of-domain inputs follow the device.
+func Unary[T Float](d *Device, op string, dst, src []T) error {
+	code, f64, ok := unaryCode(op)
+	if !ok {
+		return errors.Errorf("vulkan: unary: unknown op %q", op)
+	}
+	name := "unary " + op
+	if len(dst) != len(src) {
+		return errors.Errorf("vulkan: %s: dst has %d elements, src %d", name, len(dst), len(src))
+	}
+	if is64[T]() && !f64 {
+		return unsupported("vulkan: %s: no float64 shader (GLSL has no double %s)", name, op)
+	}
+	if err := checkLen(name, len(dst)); err != nil {
+		return err
+	}
+	if len(dst) == 0 {
+		return nil
+	}
+	return d.run(job{op: name, shader: "unary" + suffix[T](), spec: []uint32{code}, passes: onePass(len(dst), 256, uint32(len(dst))),
+		args: []arg{argOf(dst, false, true), argOf(src, true, false)}})
+}
+
+// Binary sets dst[i] = x[i % len(x)] op y[i % len(y)] for op in BinaryOps: operands shorter
+// than dst (a broadcast scalar, or core's fused x op replicate n y) are read cyclically, so
+// len(x) and len(y) must divide len(dst). On float64, pow is ErrUnsupported. As in bulkad's
+// core evaluator, max and min return NaN when an operand is NaN and order +0 above -0, and
+// pow follows math.Pow on x <= 0, y = 0 and x = 1.
+func Binary[T Float](d *Device, op string, dst, x, y []T) error {
+	code, name, err := binaryPlan[T](op)
+	if err != nil {
+		return err
+	}
+	n := len(dst)
+	if n == 0 {
+		return nil
+	}
+	if len(x) == 0 || len(y) == 0 || n%len(x) != 0 || n%len(y) != 0 {
+		return errors.Errorf("vulkan: %s: operands of %d and %d elements for a result of %d (lengths must divide it)", name, len(x), len(y), n)
+	}
+	if err := checkLen(name, n); err != nil {
+		return err
+	}
+	mode := uint32(0)
+	if len(x) != n || len(y) != n {
+		mode = 1
+	}
+	return d.run(job{op: name, shader: "binary" + suffix[T](), spec: []uint32{code, mode},
+		passes: onePass(n, 256, uint32(n), uint32(len(x)), uint32(len(y)), 0),
+		args:   []arg{argOf(dst, false, true), argOf(x, true, false), argOf(y, true, false)}})
+}
+
+func binaryPlan[T Float](op string) (code uint32, name string, err error) {
+	code, f64, ok := binaryCode(op)
+	if !ok {
+		return 0, "", errors.Errorf("vulkan: binary: unknown op %q", op)
+	}
+	name = "binary " + op
+	if is64[T]() && !f64 {
+		return 0, "", unsupported("vulkan: %s: no float64 shader (GLSL has no double %s)", name, op)
+	}
+	return code, name, nil
+}
+
+// maxStridedRank is the rank BinaryStrided handles after merging dimensions.
+const maxStridedRank = 4
+
+// BinaryStrided sets dst (row-major over shape) to x op y where the operands are read
+// through strides: element (i1..ir) of dst is x[Σ ik·xStrides[k]] op y[Σ ik·yStrides[k]]
+// (stride 0 along a broadcast dimension). Dimensions that are contiguous in both operands
+// are merged; more than 4 remaining dimensions are ErrUnsupported.
+func BinaryStrided[T Float](d *Device, op string, dst, x, y []T, shape, xStrides, yStrides []int) error {
+	code, name, err := binaryPlan[T](op)
+	if err != nil {
+		return err
+	}
+	if len(xStrides) != len(shape) || len(yStrides) != len(shape) {
+		return errors.Errorf("vulkan: %s: shape %v with strides %v and %v", name, shape, xStrides, yStrides)
+	}
+	n := 1
+	maxX, maxY := 0, 0
+	for k, e := range shape {
+		if e < 0 || xStrides[k] < 0 || yStrides[k] < 0 {
+			return errors.Errorf("vulkan: %s: negative extent or stride in shape %v, strides %v and %v", name, shape, xStrides, yStrides)
+		}
+		n *= e
+		if e > 0 {
+			maxX += (e - 1) * xStrides[k]
+			maxY += (e - 1) * yStrides[k]
+		}
+	}
+	if len(dst) != n {
+		return errors.Errorf("vulkan: %s: dst of %d elements for shape %v", name, len(dst), shape)
+	}
+	if n == 0 {
+		return nil
+	}
+	if maxX >= len(x) || maxY >= len(y) {
+		return errors.Errorf("vulkan: %s: shape %v with strides %v and %v reads past operands of %d and %d elements",
+			name, shape, xStrides, yStrides, len(x), len(y))
+	}
+	if err := checkLen(name, n, len(x), len(y)); err != nil {
+		return err
+	}
+	sh, xs, ys := mergeDims(shape, xStrides, yStrides)
+	if len(sh) > maxStridedRank {
+		return unsupported("vulkan: %s: %d dimensions after merging (shape %v), the shader takes %d", name, len(sh), shape, maxStridedRank)
+	}
+	push := make([]uint32, 4+3*maxStridedRank)
+	push[0], push[1], push[2], push[3] = uint32(n), 1, 1, uint32(len(sh))
+	for k := range sh {
+		push[4+k], push[4+maxStridedRank+k], push[4+2*maxStridedRank+k] = uint32(sh[k]), uint32(xs[k]), uint32(ys[k])
+	}
+	return d.run(job{op: name, shader: "binary" + suffix[T](), spec: []uint32{code, 2}, passes: []pass{{push: push, items: n, perGroup: 256}},
+		args: []arg{argOf(dst, false, true), argOf(x, true, false), argOf(y, true, false)}})
+}
+
+// mergeDims drops dimensions of extent 1 and merges neighbours that are contiguous in both
+// operands (stride of the outer = extent × stride of the inner).
+func mergeDims(shape, xs, ys []int) (sh, mx, my []int) {
+	for k, e := range shape {
+		if e == 1 {
+			continue
+		}
+		last := len(sh) - 1
+		if last >= 0 && mx[last] == e*xs[k] && my[last] == e*ys[k] {
+			sh[last] *= e
+			mx[last], my[last] = xs[k], ys[k]
+			continue
+		}
+		sh, mx, my = append(sh, e), append(mx, xs[k]), append(my, ys[k])
+	}
+	return sh, mx, my
+}
+
+// reduction strategies for SumAxis and ArgmaxAxis
+const (
+	reduceAuto = iota
+	reduceThread
+	reduceGroup
+)
+
+// Longest axis segment one invocation (thread strategy) or one workgroup (group strategy)
+// reduces in one dispatch; longer axes are reduced per segment and the segments combined on
+// the host. This bounds the loop iterations per invocation (see shaders/common.glsl).
+const (
+	segThread = 16384
+	segGroup  = 256 * 4096
+)
+
+// groupReduce chooses a workgroup per output (long axes, few outputs) over an invocation per
+// output.
+func groupReduce(outs, n int) bool { return n >= 1024 || (outs < 4096 && n >= 64) }
+
+func checkAxis(name string, lenDst, lenSrc, outer, n, inner int) error {
+	if outer < 0 || n < 0 || inner < 0 {
+		return errors.Errorf("vulkan: %s: negative extent in [%d %d %d]", name, outer, n, inner)
+	}
+	if lenSrc != outer*n*inner || lenDst != outer*inner {
+		return errors.Errorf("vulkan: %s: src of %d and dst of %d elements do not fit [%d %d %d] -> [%d %d]",
+			name, lenSrc, lenDst, outer, n, inner, outer, inner)
+	}
+	return checkLen(name, lenSrc, lenDst)
+}
+
+// reducePlan picks the shader variant and the segment length of a reduction.
+func reducePlan(prefix, sfx string, outs, n, mode int) (shader string, perGroup, seg, segs int) {
+	group := mode == reduceGroup || (mode == reduceAuto && groupReduce(outs, n))
+	shader, perGroup, seg = prefix+"_thread"+sfx, 256, segThread
+	if group {
+		shader, perGroup, seg = prefix+"_group"+sfx, 1, segGroup
+	}
+	if n <= seg {
+		seg = n
+	}
+	return shader, perGroup, seg, (n + seg - 1) / seg
+}
+
+// SumAxis views src as [outer, n, inner] (row-major) and sets dst (viewed as [outer, inner])
+// to the sum over the middle axis. sumOuter is SumAxis(d, dst, src, 1, n, len(dst)).
+func SumAxis[T Float](d *Device, dst, src []T, outer, n, inner int) error {
+	return sumAxis(d, dst, src, outer, n, inner, reduceAuto)
+}
+
+// SumOuter sums src viewed as [len(src)/len(dst), len(dst)] over its first axis into dst.
+func SumOuter[T Float](d *Device, dst, src []T) error {
+	if len(dst) == 0 || len(src)%len(dst) != 0 {
+		return errors.Errorf("vulkan: sumOuter: src of %d elements is not a multiple of dst's %d", len(src), len(dst))
+	}
+	return sumAxis(d, dst, src, 1, len(src)/len(dst), len(dst), reduceAuto)
+}
+
+func sumAxis[T Float](d *Device, dst, src []T, outer, n, inner, mode int) error {
+	const name = "sumAxis"
+	if err := checkAxis(name, len(dst), len(src), outer, n, inner); err != nil {
+		return err
+	}
+	outs := outer * inner
+	if outs == 0 {
+		return nil
+	}
+	if n == 0 {
+		clear(dst)
+		return nil
+	}
+	shader, perGroup, seg, segs := reducePlan("sum", suffix[T](), outs, n, mode)
+	out := dst
+	if segs > 1 {
+		out = make([]T, outs*segs)
+	}
+	err := d.run(job{op: name, shader: shader,
+		passes: onePass(outs*segs, perGroup, uint32(outer), uint32(n), uint32(inner), uint32(seg)),
+		args:   []arg{argOf(out, false, true), argOf(src, true, false)}})
+	if err != nil || segs == 1 {
+		return err
+	}
+	for a := 0; a < outer; a++ {
+		for b := 0; b < inner; b++ {
+			var acc float64
+			for s := 0; s < segs; s++ {
+				acc += float64(out[(a*segs+s)*inner+b])
+			}
+			dst[a*inner+b] = T(acc)
+		}
+	}
+	return nil
+}
+
+// ArgmaxAxis views src as [outer, n, inner] and sets dst (viewed as [outer, inner]) to the
+// smallest index along the middle axis at which the maximum occurs. As in bulkad's core
+// evaluator, NaNs are skipped and an axis of NaNs only (or an empty axis) gives 0.
+func ArgmaxAxis[I Index, T Float](d *Device, dst []I, src []T, outer, n, inner int) error {
+	return argmaxAxis(d, dst, src, outer, n, inner, reduceAuto)
+}
+
+// ArgmaxOuter is ArgmaxAxis over the first axis of src viewed as [len(src)/len(dst), len(dst)].
+func ArgmaxOuter[I Index, T Float](d *Device, dst []I, src []T) error {
+	if len(dst) == 0 || len(src)%len(dst) != 0 {
+		return errors.Errorf("vulkan: argmaxOuter: src of %d elements is not a multiple of dst's %d", len(src), len(dst))
+	}
+	return argmaxAxis(d, dst, src, 1, len(src)/len(dst), len(dst), reduceAuto)
+}
+
+func argmaxAxis[I Index, T Float](d *Device, dst []I, src []T, outer, n, inner, mode int) error {
+	const name = "argmaxAxis"
+	if err := checkAxis(name, len(dst), len(src), outer, n, inner); err != nil {
+		return err
+	}
+	outs := outer * inner
+	if outs == 0 {
+		return nil
+	}
+	if n == 0 {
+		clear(dst) // as core's evaluator: argmax over an empty axis is 0
+		return nil
+	}
+	shader, perGroup, seg, segs := reducePlan("argmax", suffix[T](), outs, n, mode)
+	out, direct := any(dst).([]int32)
+	if !direct || segs > 1 {
+		out = make([]int32, outs*segs)
+	}
+	err := d.run(job{op: name, shader: shader,
+		passes: onePass(outs*segs, perGroup, uint32(outer), uint32(n), uint32(inner), uint32(seg)),
+		args:   []arg{argOf(out, false, true), argOf(src, true, false)}})
+	if err != nil {
+		return err
+	}
+	if segs == 1 {
+		if !direct {
+			for i, v := range out {
+				dst[i] = I(v)
+			}
+		}
+		return nil
+	}
+	// Combine the segments' first maxima (-1: a segment of NaNs); the earliest segment wins ties.
+	for a := 0; a < outer; a++ {
+		for b := 0; b < inner; b++ {
+			best := -1
+			for s := 0; s < segs; s++ {
+				j := int(out[(a*segs+s)*inner+b])
+				if j >= 0 && (best < 0 || src[(a*n+j)*inner+b] > src[(a*n+best)*inner+b]) {
+					best = j
+				}
+			}
+			dst[a*inner+b] = I(max(best, 0))
+		}
+	}
+	return nil
+}
+
+// MatMul sets dst (m×n, row-major) to op(a)·op(b) where op(a) is m×k and op(b) is k×n: a is
+// stored m×k, or k×m when transA; b is stored k×n, or n×k when transB.
+func MatMul[T Float](d *Device, dst, a, b []T, m, k, n int, transA, transB bool) error {
+	const name = "matmul"
+	if m < 0 || k < 0 || n < 0 {
+		return errors.Errorf("vulkan: %s: negative size m=%d k=%d n=%d", name, m, k, n)
+	}
+	if len(a) != m*k || len(b) != k*n || len(dst) != m*n {
+		return errors.Errorf("vulkan: %s: a of %d, b of %d, dst of %d elements do not fit m=%d k=%d n=%d",
+			name, len(a), len(b), len(dst), m, k, n)
+	}
+	if err := checkLen(name, len(a), len(b), len(dst)); err != nil {
+		return err
+	}
+	if len(dst) == 0 {
+		return nil
+	}
+	return matmulWith(d, dst, a, b, m, k, n, transA, transB, matmulTiles, matmulK)
+}
+
+func matmulWith[T Float](d *Device, dst, a, b []T, m, k, n int, transA, transB bool, tileChunk, kChunk int) error {
+	if k == 0 {
+		clear(dst)
+		return nil
+	}
+	// One workgroup per 16x16 tile, at most matmulTiles tiles and matmulK products per
+	// dispatch (see shaders/common.glsl); later k ranges accumulate.
+	tiles := ((m + 15) / 16) * ((n + 15) / 16)
+	var passes []pass
+	for t0 := 0; t0 < tiles; t0 += tileChunk {
+		t1 := min(tiles, t0+tileChunk)
+		for k0 := 0; k0 < k; k0 += kChunk {
+			k1 := min(k, k0+kChunk)
+			passes = append(passes, pass{items: t1 - t0, perGroup: 1, push: []uint32{uint32(m), uint32(k), uint32(n),
+				uint32(t0), uint32(t1), uint32(k0), uint32(k1), b2u(k0 > 0)}})
+		}
+	}
+	return d.run(job{op: "matmul", shader: "matmul" + suffix[T](), spec: []uint32{b2u(transA), b2u(transB)}, passes: passes,
+		args: []arg{argOf(dst, false, true), argOf(a, true, false), argOf(b, true, false)}})
+}
+
+// Work per matmul dispatch: tiles (one workgroup each) and length of the k range.
+const (
+	matmulTiles = 65535
+	matmulK     = 8192
+)
+
+func b2u(b bool) uint32 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// words returns the number of 32-bit words of one T.
+func words[T Float]() int {
+	if is64[T]() {
+		return 2
+	}
+	return 1
+}
+
+// Gather copies blocks of block consecutive elements: block i of dst is block idx[i] of src,
+// or zeros when idx[i] < 0 or idx[i] >= len(src)/block. len(dst) = len(idx)*block.
+func Gather[T Float](d *Device, dst, src []T, idx []int32, block int) error {
+	const name = "gather"
+	if block < 1 || len(dst) != len(idx)*block || len(src)%block != 0 {
+		return errors.Errorf("vulkan: %s: dst of %d, src of %d elements, %d indices, block %d do not fit",
+			name, len(dst), len(src), len(idx), block)
+	}
+	w := words[T]()
+	if err := checkLen(name, len(dst)*w, len(src)*w); err != nil {
+		return err
+	}
+	if len(dst) == 0 {
+		return nil
+	}
+	return d.run(job{op: name, shader: "gather", spec: []uint32{0},
+		passes: onePass(len(dst)*w, 256, uint32(len(dst)*w), uint32(block*w), uint32(len(src)/block), 0, 0),
+		args:   []arg{argOf(dst, false, true), argOf(src, true, false), argOf(idx, true, false)}})
+}
+
+func scatterShader[T Float](d *Device) string {
+	if is64[T]() {
+		return "scatter_cas_f64"
+	}
+	if d.check("scatter", "scatter_atomic_f32") == nil {
+		return "scatter_atomic_f32"
+	}
+	return "scatter_cas_f32"
+}
+
+// ScatterAdd accumulates blocks of block consecutive elements: block idx[i] of dst gets block
+// i of src added, for 0 <= idx[i] < len(dst)/block (other blocks are dropped). dst keeps its
+// previous contents (zero it for a plain scatter). len(src) = len(idx)*block. Repeated indices
+// accumulate atomically, in an unspecified order (results may differ from a sequential loop
+// by float rounding).
+func ScatterAdd[T Float](d *Device, dst, src []T, idx []int32, block int) error {
+	const name = "scatterAdd"
+	if block < 1 || len(src) != len(idx)*block || len(dst)%block != 0 {
+		return errors.Errorf("vulkan: %s: dst of %d, src of %d elements, %d indices, block %d do not fit",
+			name, len(dst), len(src), len(idx), block)
+	}
+	if err := checkLen(name, len(dst), len(src)); err != nil {
+		return err
+	}
+	if len(src) == 0 || len(dst) == 0 {
+		return nil
+	}
+	return d.run(job{op: name, shader: scatterShader[T](d), spec: []uint32{0},
+		passes: onePass(len(src), 256, uint32(len(src)), uint32(block), uint32(len(dst)/block), 0, 0),
+		args:   []arg{argOf(dst, true, true), argOf(src, true, false), argOf(idx, true, false)}})
+}
+
+// maxAffineRank is the domain rank GatherAffine and ScatterAddAffine handle after merging.
+const maxAffineRank = 6
+
+// affinePlan checks an affine index map over dom and packs the push constants shared by the
+// gather and scatter shaders: n words, block words, blocks, base, rank, dom[6], strides[6].
+func affinePlan(name string, dom, strides []int, base, block, words, blocks int) ([]uint32, int, error) {
+	if len(strides) != len(dom) || block < 1 {
+		return nil, 0, errors.Errorf("vulkan: %s: domain %v with strides %v and block %d", name, dom, strides, block)
+	}
+	points := 1
+	reach := abs(base)
+	for k, e := range dom {
+		if e < 0 {
+			return nil, 0, errors.Errorf("vulkan: %s: negative extent in domain %v", name, dom)
+		}
+		points *= e
+		if e > 0 {
+			reach += (e - 1) * abs(strides[k])
+		}
+	}
+	if reach > math.MaxInt32 {
+		return nil, 0, unsupported("vulkan: %s: affine offsets up to %d exceed int32 (domain %v, strides %v, base %d)", name, reach, dom, strides, base)
+	}
+	if err := checkLen(name, points*block*words, blocks*block*words); err != nil {
+		return nil, 0, err
+	}
+	var sh, st []int
+	for k, e := range dom {
+		if e == 1 {
+			continue
+		}
+		if last := len(sh) - 1; last >= 0 && st[last] == e*strides[k] {
+			sh[last] *= e
+			st[last] = strides[k]
+			continue
+		}
+		sh, st = append(sh, e), append(st, strides[k])
+	}
+	if len(sh) > maxAffineRank {
+		return nil, 0, unsupported("vulkan: %s: %d dimensions after merging (domain %v, strides %v), the shader takes %d", name, len(sh), dom, strides, maxAffineRank)
+	}
+	push := make([]uint32, 5+2*maxAffineRank)
+	push[0], push[1], push[2], push[3], push[4] = uint32(points*block*words), uint32(block*words), uint32(blocks), uint32(int32(base)), uint32(len(sh))
+	for k := range sh {
+		push[5+k], push[5+maxAffineRank+k] = uint32(sh[k]), uint32(int32(st[k]))
+	}
+	return push, points, nil
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// GatherAffine is Gather with an affine index map instead of a table: dst is row-major over
+// dom (times block elements), and block p = (c_1..c_r) of dst is block base + Σ c_k·strides[k]
+// of src, or zeros when that is outside src (strides may be negative). Dimensions that are
+// contiguous in src are merged; more than 6 remaining are ErrUnsupported.
+func GatherAffine[T Float](d *Device, dst, src []T, dom, strides []int, base, block int) error {
+	const name = "gatherAffine"
+	if block < 1 || len(src)%block != 0 {
+		return errors.Errorf("vulkan: %s: src of %d elements is not a whole number of blocks of %d", name, len(src), block)
+	}
+	push, points, err := affinePlan(name, dom, strides, base, block, words[T](), len(src)/block)
+	if err != nil {
+		return err
+	}
+	if len(dst) != points*block {
+		return errors.Errorf("vulkan: %s: dst of %d elements for domain %v and block %d", name, len(dst), dom, block)
+	}
+	if len(dst) == 0 {
+		return nil
+	}
+	return d.run(job{op: name, shader: "gather", spec: []uint32{1},
+		passes: []pass{{push: push, items: int(push[0]), perGroup: 256}},
+		args:   []arg{argOf(dst, false, true), argOf(src, true, false)}})
+}
+
+// ScatterAddAffine is ScatterAdd with an affine index map: src is row-major over dom (times
+// block elements), and block p = (c_1..c_r) of src is added to block base + Σ c_k·strides[k]
+// of dst, dropped when that is outside dst. Several points may hit one block (overlapping
+// windows): the additions are atomic. dst keeps its previous contents.
+func ScatterAddAffine[T Float](d *Device, dst, src []T, dom, strides []int, base, block int) error {
+	const name = "scatterAddAffine"
+	if block < 1 || len(dst)%block != 0 {
+		return errors.Errorf("vulkan: %s: dst of %d elements is not a whole number of blocks of %d", name, len(dst), block)
+	}
+	push, points, err := affinePlan(name, dom, strides, base, block, 1, len(dst)/block)
+	if err != nil {
+		return err
+	}
+	if len(src) != points*block {
+		return errors.Errorf("vulkan: %s: src of %d elements for domain %v and block %d", name, len(src), dom, block)
+	}
+	if len(src) == 0 || len(dst) == 0 {
+		return nil
+	}
+	return d.run(job{op: name, shader: scatterShader[T](d), spec: []uint32{1},
+		passes: []pass{{push: push, items: len(src), perGroup: 256}},
+		args:   []arg{argOf(dst, true, true), argOf(src, true, false)}})
+}
+
+// Replicate fills dst with copies of src: dst[i] = src[i % len(src)]; len(dst) must be a
+// multiple of len(src) (core's replicate N x is Replicate with len(dst) = N*len(x)).
+func Replicate[T Float](d *Device, dst, src []T) error {
+	const name = "replicate"
+	if len(src) == 0 && len(dst) == 0 {
+		return nil
+	}
+	if len(src) == 0 || len(dst)%len(src) != 0 {
+		return errors.Errorf("vulkan: %s: dst of %d elements is not a multiple of src's %d", name, len(dst), len(src))
+	}
+	w := words[T]()
+	if err := checkLen(name, len(dst)*w); err != nil {
+		return err
+	}
+	return d.run(job{op: name, shader: "replicate",
+		passes: onePass(len(dst)*w, 256, uint32(len(dst)*w), uint32(len(src)*w)),
+		args:   []arg{argOf(dst, false, true), argOf(src, true, false)}})
+}
+
+// Worthwhile is a heuristic for callers choosing between this device and their CPU kernel:
+// whether a call of kernel (op for unary and binary) with the given work (elements of the
+// result; m·k·n for matmul) is expected to be faster on the device, every call paying about
+// 100 µs of submission and copying its operands both ways. It is never true on a CPU device
+// (lavapipe), where the device path is for tests only. The thresholds are estimates (no GPU
+// was available to measure them): only compute-heavy kernels pay for their transfers — matmul
+// from m·k·n = 2^22 and transcendental element-wise ops from 2^18 elements; cheap element-wise
+// ops, reductions, gathers, scatters and replicate move as many bytes as the CPU loop reads,
+// so they pay only once data stays on the device, which this package does not do.
+func (d *Device) Worthwhile(kernel, op string, work int) bool {
+	if d == nil {
+		return false
+	}
+	switch t := d.Type(); {
+	case t == CPU, t == Other:
+		return false
+	}
+	switch kernel {
+	case "matmul":
+		return work >= 1<<22
+	case "unary":
+		switch op {
+		case "exp", "log", "sin", "cos", "tan", "tanh", "sigmoid", "log1p", "expm1":
+			return work >= 1<<18
+		}
+	case "binary":
+		return op == "pow" && work >= 1<<18
+	}
+	return false
+}

@@ -1,0 +1,68 @@
+// Package vulkan runs bulkad's hot array kernels as Vulkan compute shaders, without cgo.
+//
+// The Vulkan loader (libvulkan.so.1) is opened at run time through github.com/ebitengine/purego,
+// once per process; a binary that imports this package builds with CGO_ENABLED=0 and runs on
+// machines without Vulkan, where Open returns an error and callers stay on their CPU kernels.
+// Builds for platforms purego does not cover, or with the build tag novulkan, get a stub whose
+// Open always fails.
+//
+// A Device is one logical device on the best physical device (discrete GPU, then integrated,
+// then virtual, then CPU implementations such as Mesa's lavapipe) with one compute queue. Its
+// kernels are package-level generic functions over float32 and float64 slices that copy their
+// inputs into host-visible storage buffers (staged through device-local ones inside the same
+// submission on discrete GPUs), run the dispatch, and copy the result back:
+//
+//	Unary(d, "exp", dst, src)               dst[i] = exp(src[i])
+//	Binary(d, "+", dst, x, y)               dst[i] = x[i%len(x)] + y[i%len(y)]
+//	BinaryStrided(d, "*", dst, x, y, shape, xStrides, yStrides)  broadcasting through strides
+//	SumAxis(d, dst, src, outer, n, inner)   sum over the middle axis of [outer, n, inner]
+//	ArgmaxAxis(d, dst, src, outer, n, inner) first index of the maximum along that axis
+//	MatMul(d, dst, a, b, m, k, n, tA, tB)   dst[m,n] = op(a)[m,k] * op(b)[k,n]
+//	Gather(d, dst, src, idx, block)         dst block i = src block idx[i] (0 when out of range)
+//	ScatterAdd(d, dst, src, idx, block)     dst block idx[i] += src block i (dropped when out of range)
+//	GatherAffine(d, dst, src, dom, strides, base, block)      Gather with block index base + Σ c·strides
+//	ScatterAddAffine(d, dst, src, dom, strides, base, block)  ScatterAdd with the same affine map
+//	Replicate(d, dst, src)                  dst = src repeated len(dst)/len(src) times
+//
+// A kernel the device cannot run (float64 without shaderFloat64, transcendental float64 ops,
+// which GLSL does not have, float64 scatter without 64-bit atomics, buffers above the device's
+// storage-buffer limit) returns an error for which errors.Is(err, ErrUnsupported) holds; the
+// caller then runs its CPU kernel. Supports answers the same question without running anything.
+//
+// Semantics follow bulkad's core evaluator: max and min propagate NaN and order +0 above -0,
+// argmax skips NaN (0 when an axis has no number), pow follows math.Pow at x <= 0, gather
+// reads 0 and scatter drops writes out of range. Element-wise results are bitwise those of Go
+// for neg abs sign floor ceil recip + - * / max min (and sqrt on lavapipe); exp log sin cos tan
+// tanh sigmoid log1p expm1 are within 8 ulp, pow within 4e-6 relative; sums, matmul and
+// scatter-add within 1e-5 of the sum of the magnitudes of their terms (float32), since the
+// summation order differs (scatter-add is atomic, in no fixed order).
+//
+// Shaders are GLSL in shaders/*.comp with their SPIR-V committed next to them and embedded;
+// `go generate` rebuilds the SPIR-V with glslc. Ops and transpose flags are specialization
+// constants (one pipeline per op, created on first use and cached per Device). Every kernel
+// loops grid-stride, so sizes beyond 65535 workgroups work, and the host splits long
+// reductions and large matmuls so that no invocation runs more than about 20000 loop
+// iterations: llvmpipe (lavapipe) silently cuts every invocation off after 65535. Device.Timings
+// separates host↔buffer transfer time from dispatch time.
+//
+// # Using it from a CPU kernel
+//
+// Open one Device per process (it is safe for concurrent use) and, in each kernel, try the
+// device first when it is expected to pay (Worthwhile) or when forced (tests on lavapipe), and
+// fall back on any error:
+//
+//	if (force || dev.Worthwhile("unary", op, len(out))) && vulkan.Supports[float32](dev, "unary", op) {
+//		if err := vulkan.Unary(dev, op, out, in); err == nil {
+//			return nil
+//		} else if !errors.Is(err, vulkan.ErrUnsupported) {
+//			// a real failure: report it once, then run the CPU kernel
+//		}
+//	}
+//	// CPU kernel
+//
+// Gather and scatter take index tables: entry i is the flat block index (in units of block
+// elements) that block i reads from or adds to, -1 (or anything out of range) to read 0 or drop
+// the write; compute them once per op when the index function does not depend on run-time
+// arrays. On a CPU device (Type() == CPU) the device path is never faster than Go: use it only
+// to test.
+package vulkan

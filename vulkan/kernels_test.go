@@ -1,0 +1,954 @@
+package vulkan
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand"
+	"testing"
+)
+
+// Tolerances (float32), stated once:
+//   - neg abs sign floor ceil recip and + - * / max min: bitwise equal to Go's float32 result.
+//   - sqrt: <= 2 ulp (Vulkan allows sqrt to be inexact; lavapipe is exact).
+//   - exp log sin cos tan tanh sigmoid log1p expm1: <= 8 ulp of the correctly rounded value (from float64
+//     math), or absolute <= 1e-7 for sin, cos and tan (whose Vulkan precision is absolute).
+//     Measured on lavapipe: exp 3, log 1, sin 1, cos 1, tan 3, tanh 6, sigmoid 5 ulp (see
+//     TestUnaryFloat32 -v for log1p and expm1).
+//   - pow (x > 0): relative <= 4e-6 (GLSL pow is exp2(y*log2(x)); measured 1.4e-6).
+//   - reductions, matmul, scatter-add: |got - exact| <= 1e-5 * sum of |terms| (float32), the
+//     condition-aware form of "1e-5 relative" (exact = float64 sum of the same float32 inputs);
+//     float64 uses 1e-12.
+//   - gather, replicate, argmax: exact.
+
+var exactUnary = map[string]bool{"neg": true, "abs": true, "sign": true, "floor": true, "ceil": true, "recip": true}
+
+// unaryDomain is the input range each op is tested on.
+func unaryDomain(op string) (lo, hi float64) {
+	switch op {
+	case "sqrt":
+		return 0, 1000
+	case "log":
+		return 1e-6, 1e6
+	case "exp":
+		return -87, 88
+	case "tan":
+		return -1.5, 1.5
+	case "sin", "cos":
+		return -20, 20
+	case "sigmoid", "tanh":
+		return -30, 30
+	}
+	return -100, 100
+}
+
+func unaryOK32(op string, got, want float32) bool {
+	if exactUnary[op] {
+		return math.Float32bits(got) == math.Float32bits(want)
+	}
+	if op == "sqrt" {
+		return ulps(got, want) <= 2
+	}
+	if (op == "sin" || op == "cos" || op == "tan") && math.Abs(float64(got)-float64(want)) <= 1e-7 {
+		return true
+	}
+	return ulps(got, want) <= 8
+}
+
+func TestUnaryFloat32(t *testing.T) {
+	d := device(t)
+	for _, op := range UnaryOps() {
+		sizes := []int{1, 7, 1000}
+		if op == "neg" || op == "exp" {
+			sizes = append(sizes, 1000003)
+		}
+		for _, n := range sizes {
+			seed := int64(len(op)*1000 + n)
+			rng := rand.New(rand.NewSource(seed))
+			lo, hi := unaryDomain(op)
+			src := uniform[float32](rng, n, lo, hi)
+			switch op {
+			case "log1p":
+				src = logUniform[float32](rng, n, -9, 3, -0.999)
+			case "expm1":
+				src = logUniform[float32](rng, n, -9, 1.9, -100)
+			}
+			dst := make([]float32, n)
+			if err := Unary(d, op, dst, src); err != nil {
+				t.Fatalf("%s n=%d: %v", op, n, err)
+			}
+			bad := 0
+			for i, x := range src {
+				want := float32(unaryRef(op, float64(x)))
+				if !unaryOK32(op, dst[i], want) {
+					if bad < 3 {
+						t.Errorf("%s n=%d seed=%d: %s(%g) = %g, want %g (%g ulp)", op, n, seed, op, x, dst[i], want, ulps(dst[i], want))
+					}
+					bad++
+				}
+			}
+			if bad > 0 {
+				t.Errorf("%s n=%d: %d of %d wrong", op, n, bad, n)
+			}
+			if n == 1000 {
+				worst := 0.0
+				for i, x := range src {
+					worst = math.Max(worst, ulps(dst[i], float32(unaryRef(op, float64(x)))))
+				}
+				t.Logf("%s: worst error %g ulp on %d inputs", op, worst, n)
+			}
+		}
+	}
+}
+
+func TestUnarySpecialValues(t *testing.T) {
+	d := device(t)
+	inf := float32(math.Inf(1))
+	nan := float32(math.NaN())
+	cases := []struct {
+		op   string
+		x    float32
+		want float32
+	}{
+		{"log", 0, -inf}, {"log", -1, nan}, {"log", inf, inf}, {"sqrt", -1, nan}, {"sqrt", 0, 0},
+		{"sqrt", inf, inf}, {"recip", 0, inf}, {"recip", inf, 0}, {"exp", -200, 0}, {"exp", 200, inf},
+		{"exp", 0, 1}, {"sigmoid", -200, 0}, {"sigmoid", 200, 1}, {"sigmoid", 0, 0.5},
+		{"tanh", 30, 1}, {"tanh", -30, -1}, {"tanh", 0, 0}, {"sign", 0, 0}, {"abs", -inf, inf},
+		{"floor", -0.5, -1}, {"ceil", -0.5, 0}, {"exp", -100, float32(math.Exp(-100))},
+		{"log1p", -1, -inf}, {"log1p", -2, nan}, {"log1p", 0, 0}, {"log1p", 1e-30, 1e-30}, {"expm1", 0, 0},
+		{"expm1", 1e-30, 1e-30}, {"expm1", -200, -1}, {"expm1", 200, inf},
+	}
+	src := make([]float32, len(cases))
+	dst := make([]float32, 1)
+	for i, c := range cases {
+		src[i] = c.x
+		if err := Unary(d, c.op, dst, src[i:i+1]); err != nil {
+			t.Fatal(err)
+		}
+		got := dst[0]
+		ok := got == c.want || (got != got && c.want != c.want)
+		if !ok {
+			t.Errorf("%s(%g) = %g, want %g", c.op, c.x, got, c.want)
+		}
+	}
+}
+
+func TestUnaryFloat64(t *testing.T) {
+	d := device(t)
+	rng := rand.New(rand.NewSource(64))
+	for _, op := range UnaryOps() {
+		src := uniform[float64](rng, 1001, -100, 100)
+		if op == "sqrt" {
+			src = uniform[float64](rng, 1001, 0, 100)
+		}
+		dst := make([]float64, len(src))
+		err := Unary(d, op, dst, src)
+		_, f64, _ := unaryCode(op)
+		if !f64 || !d.SupportsFloat64() {
+			if !errors.Is(err, ErrUnsupported) {
+				t.Errorf("%s float64: err = %v, want ErrUnsupported", op, err)
+			}
+			if Supports[float64](d, "unary", op) {
+				t.Errorf("Supports[float64](unary, %s) = true for an unsupported op", op)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s float64: %v", op, err)
+		}
+		for i, x := range src {
+			want := unaryRef(op, x)
+			ok := math.Float64bits(dst[i]) == math.Float64bits(want)
+			if op == "sqrt" {
+				ok = math.Abs(dst[i]-want) <= 4e-16*want
+			}
+			if !ok {
+				t.Errorf("%s float64(%v) = %v, want %v", op, x, dst[i], want)
+				break
+			}
+		}
+	}
+}
+
+func TestBinary(t *testing.T) {
+	d := device(t)
+	for _, op := range BinaryOps() {
+		sizes := []int{1, 7, 1000}
+		if op == "+" {
+			sizes = append(sizes, 1000003)
+		}
+		for _, n := range sizes {
+			for _, bc := range []string{"full", "x scalar", "y scalar", "y cyclic"} {
+				seed := int64(n*7 + len(op) + len(bc))
+				rng := rand.New(rand.NewSource(seed))
+				nx, ny := n, n
+				switch bc {
+				case "x scalar":
+					nx = 1
+				case "y scalar":
+					ny = 1
+				case "y cyclic":
+					for _, div := range []int{7, 3, 1} {
+						if n%div == 0 {
+							ny = n / div
+							break
+						}
+					}
+				}
+				xlo, ylo := -10.0, -10.0
+				if op == "pow" {
+					xlo, ylo = 0.01, -5
+				}
+				x := uniform[float32](rng, nx, xlo, 10)
+				y := uniform[float32](rng, ny, ylo, 5)
+				dst := make([]float32, n)
+				if err := Binary(d, op, dst, x, y); err != nil {
+					t.Fatalf("%s %s n=%d: %v", op, bc, n, err)
+				}
+				bad := 0
+				for i := range dst {
+					xi, yi := x[i%nx], y[i%ny]
+					want := binary32(op, xi, yi)
+					ok := math.Float32bits(dst[i]) == math.Float32bits(want)
+					if op == "pow" {
+						w := math.Pow(float64(xi), float64(yi))
+						ok = math.Abs(float64(dst[i])-w) <= 4e-6*math.Abs(w)
+					}
+					if !ok {
+						if bad < 3 {
+							t.Errorf("%s %s n=%d seed=%d: %g %s %g = %g, want %g", op, bc, n, seed, xi, op, yi, dst[i], want)
+						}
+						bad++
+					}
+				}
+			}
+		}
+	}
+	// float64: exact for everything but pow, which is unsupported.
+	rng := rand.New(rand.NewSource(6464))
+	for _, op := range BinaryOps() {
+		x := uniform[float64](rng, 333, -10, 10)
+		y := uniform[float64](rng, 333, -10, 10)
+		dst := make([]float64, 333)
+		err := Binary(d, op, dst, x, y)
+		if op == "pow" || !d.SupportsFloat64() {
+			if !errors.Is(err, ErrUnsupported) {
+				t.Errorf("%s float64: err = %v, want ErrUnsupported", op, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range x {
+			if want := binaryRef(op, x[i], y[i]); math.Float64bits(dst[i]) != math.Float64bits(want) {
+				t.Errorf("float64 %v %s %v = %v, want %v", x[i], op, y[i], dst[i], want)
+				break
+			}
+		}
+	}
+}
+
+func TestPowSpecialCases(t *testing.T) {
+	d := device(t)
+	inf := math.Inf(1)
+	cases := [][2]float64{{-2, 3}, {-2, 2}, {-2, -1}, {-2, 0.5}, {0, 2}, {0, -1}, {0, -2}, {0, 0},
+		{5, 0}, {1, 123.5}, {-1, 3}, {2, 10}, {inf, 1}, {-8, 1.0 / 3}}
+	x := make([]float32, len(cases))
+	y := make([]float32, len(cases))
+	for i, c := range cases {
+		x[i], y[i] = float32(c[0]), float32(c[1])
+	}
+	dst := make([]float32, len(cases))
+	if err := Binary(d, "pow", dst, x, y); err != nil {
+		t.Fatal(err)
+	}
+	for i := range cases {
+		want := float32(math.Pow(float64(x[i]), float64(y[i])))
+		ok := dst[i] == want || (dst[i] != dst[i] && want != want) || math.Abs(float64(dst[i]-want)) <= 4e-6*math.Abs(float64(want))
+		if !ok {
+			t.Errorf("pow(%g, %g) = %g, want %g", x[i], y[i], dst[i], want)
+		}
+	}
+}
+
+// within reports |got - want| <= tol * mag (+ the smallest normal, for all-zero inputs).
+func within(got, want, mag, tol float64) bool {
+	return math.Abs(got-want) <= tol*mag+1e-30
+}
+
+func tolOf[T Float]() float64 {
+	if is64[T]() {
+		return 1e-12
+	}
+	return 1e-5
+}
+
+func testSum[T Float](t *testing.T, d *Device) {
+	shapes := [][3]int{{1, 1, 1}, {1, 7, 1}, {3, 7, 5}, {2, 1000, 17}, {1000, 3, 1}, {1, 1000003, 1}, {7, 300, 33}, {4, 0, 3}}
+	for _, sh := range shapes {
+		for _, mode := range []int{reduceAuto, reduceThread, reduceGroup} {
+			if sh[1] == 1000003 && mode == reduceThread && is64[T]() {
+				continue // one invocation summing a million values: correct but slow on lavapipe
+			}
+			outer, n, inner := sh[0], sh[1], sh[2]
+			seed := int64(outer*31 + n*7 + inner + mode)
+			rng := rand.New(rand.NewSource(seed))
+			src := uniform[T](rng, outer*n*inner, -1, 1)
+			dst := make([]T, outer*inner)
+			for i := range dst {
+				dst[i] = T(math.NaN()) // must be overwritten
+			}
+			if err := sumAxis(d, dst, src, outer, n, inner, mode); err != nil {
+				t.Fatalf("%v mode %d: %v", sh, mode, err)
+			}
+			want, mag := sumRef(src, outer, n, inner)
+			for i := range dst {
+				if !within(float64(dst[i]), want[i], mag[i], tolOf[T]()) {
+					t.Errorf("%s sum %v mode %d seed %d: out[%d] = %v, want %v (scale %v)", dtypeName[T](), sh, mode, seed, i, dst[i], want[i], mag[i])
+					break
+				}
+			}
+		}
+	}
+	// SumOuter is the first-axis case.
+	src := []T{1, 2, 3, 4, 5, 6}
+	dst := make([]T, 3)
+	if err := SumOuter(d, dst, src); err != nil {
+		t.Fatal(err)
+	}
+	if dst[0] != 5 || dst[1] != 7 || dst[2] != 9 {
+		t.Errorf("SumOuter([[1 2 3] [4 5 6]]) = %v, want [5 7 9]", dst)
+	}
+}
+
+func TestSumAxis(t *testing.T) {
+	d := device(t)
+	// Axes longer than one dispatch's segment (segThread, segGroup) are reduced per segment.
+	for _, c := range []struct{ n, mode int }{{3*segGroup + 5, reduceGroup}, {5*segThread + 3, reduceThread}} {
+		rng := rand.New(rand.NewSource(int64(c.n)))
+		src := uniform[float32](rng, c.n, -1, 1)
+		dst := make([]float32, 1)
+		if err := sumAxis(d, dst, src, 1, c.n, 1, c.mode); err != nil {
+			t.Fatal(err)
+		}
+		want, mag := sumRef(src, 1, c.n, 1)
+		if !within(float64(dst[0]), want[0], mag[0], 1e-5) {
+			t.Errorf("sum of %d values (mode %d) = %v, want %v", c.n, c.mode, dst[0], want[0])
+		}
+	}
+	testSum[float32](t, d)
+	if d.SupportsFloat64() {
+		testSum[float64](t, d)
+	}
+}
+
+func testArgmax[T Float](t *testing.T, d *Device) {
+	shapes := [][3]int{{1, 1, 1}, {1, 7, 1}, {5, 7, 3}, {2, 1000, 17}, {1000, 3, 1}, {1, 1000003, 1}, {3, 300, 33}}
+	for _, sh := range shapes {
+		for _, mode := range []int{reduceAuto, reduceThread, reduceGroup} {
+			outer, n, inner := sh[0], sh[1], sh[2]
+			seed := int64(outer*31 + n*7 + inner + mode)
+			rng := rand.New(rand.NewSource(seed))
+			src := make([]T, outer*n*inner)
+			for i := range src {
+				src[i] = T(rng.Intn(20) - 10) // many ties: the first maximum must win
+			}
+			want := argmaxRef(src, outer, n, inner)
+			got64 := make([]int64, outer*inner)
+			if err := argmaxAxis(d, got64, src, outer, n, inner, mode); err != nil {
+				t.Fatalf("%v: %v", sh, err)
+			}
+			got32 := make([]int32, outer*inner)
+			if err := argmaxAxis(d, got32, src, outer, n, inner, mode); err != nil {
+				t.Fatalf("%v: %v", sh, err)
+			}
+			for i := range want {
+				if got64[i] != want[i] || int64(got32[i]) != want[i] {
+					t.Errorf("%s argmax %v mode %d seed %d: out[%d] = %d (int32 %d), want %d", dtypeName[T](), sh, mode, seed, i, got64[i], got32[i], want[i])
+					break
+				}
+			}
+		}
+	}
+	src := []T{3, 5, 9, 4, 5, 1}
+	dst := make([]int64, 3)
+	if err := ArgmaxOuter(d, dst, src); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(dst) != "[1 0 0]" {
+		t.Errorf("ArgmaxOuter([[3 5 9] [4 5 1]]) = %v, want [1 0 0]", dst)
+	}
+}
+
+func TestArgmaxAxis(t *testing.T) {
+	d := device(t)
+	// The maximum at the very end of long axes (and a tie at the start of a later segment).
+	for _, c := range []struct{ n, mode int }{{1000003, reduceThread}, {1000003, reduceGroup}, {2*segGroup + 7, reduceGroup}, {3 * segThread, reduceThread}} {
+		src := make([]float32, c.n)
+		for i := range src {
+			src[i] = float32(i % 1000)
+		}
+		src[c.n-1] = 5000
+		dst := make([]int32, 1)
+		if err := argmaxAxis(d, dst, src, 1, c.n, 1, c.mode); err != nil {
+			t.Fatal(err)
+		}
+		if int(dst[0]) != c.n-1 {
+			t.Errorf("argmax of %d values with the maximum last (mode %d) = %d, want %d", c.n, c.mode, dst[0], c.n-1)
+		}
+		src[c.n-1] = 999 // ties: the first 999 is at index 999
+		if err := argmaxAxis(d, dst, src, 1, c.n, 1, c.mode); err != nil {
+			t.Fatal(err)
+		}
+		if dst[0] != 999 {
+			t.Errorf("argmax of %d values with ties (mode %d) = %d, want 999", c.n, c.mode, dst[0])
+		}
+	}
+	testArgmax[float32](t, d)
+	if d.SupportsFloat64() {
+		testArgmax[float64](t, d)
+	}
+}
+
+func testMatMul[T Float](t *testing.T, d *Device, sizes [][3]int) {
+	for _, sz := range sizes {
+		m, k, n := sz[0], sz[1], sz[2]
+		for _, ta := range []bool{false, true} {
+			for _, tb := range []bool{false, true} {
+				seed := int64(m*1000000 + k*1000 + n)
+				rng := rand.New(rand.NewSource(seed))
+				a := uniform[T](rng, m*k, -1, 1)
+				b := uniform[T](rng, k*n, -1, 1)
+				dst := make([]T, m*n)
+				if err := MatMul(d, dst, a, b, m, k, n, ta, tb); err != nil {
+					t.Fatalf("%v: %v", sz, err)
+				}
+				want, mag := matmulRef(a, b, m, k, n, ta, tb)
+				for i := range dst {
+					if !within(float64(dst[i]), want[i], mag[i], tolOf[T]()) {
+						t.Errorf("%s matmul m=%d k=%d n=%d tA=%v tB=%v seed=%d: out[%d,%d] = %v, want %v",
+							dtypeName[T](), m, k, n, ta, tb, seed, i/n, i%n, dst[i], want[i])
+						break
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestMatMul(t *testing.T) {
+	d := device(t)
+	// Split into several dispatches: tile ranges of 2 tiles and k ranges of 32, accumulating.
+	for _, sz := range [][3]int{{33, 100, 17}, {5, 20000, 3}} {
+		m, k, n := sz[0], sz[1], sz[2]
+		rng := rand.New(rand.NewSource(int64(m + k + n)))
+		a := uniform[float32](rng, m*k, -1, 1)
+		b := uniform[float32](rng, k*n, -1, 1)
+		dst := make([]float32, m*n)
+		kChunk := 32
+		if k > 10000 {
+			kChunk = matmulK
+		}
+		if err := matmulWith(d, dst, a, b, m, k, n, true, false, 2, kChunk); err != nil {
+			t.Fatal(err)
+		}
+		want, mag := matmulRef(a, b, m, k, n, true, false)
+		for i := range dst {
+			if !within(float64(dst[i]), want[i], mag[i], 1e-5) {
+				t.Errorf("split matmul %v: out[%d] = %v, want %v", sz, i, dst[i], want[i])
+				break
+			}
+		}
+	}
+	testMatMul[float32](t, d, [][3]int{{1, 1, 1}, {7, 5, 3}, {1, 7, 1}, {33, 17, 45}, {100, 300, 70}, {16, 16, 16}, {5, 0, 4}})
+	if d.SupportsFloat64() {
+		testMatMul[float64](t, d, [][3]int{{1, 1, 1}, {33, 17, 45}, {64, 100, 31}})
+	}
+}
+
+func testGather[T Float](t *testing.T, d *Device, n int) {
+	for _, block := range []int{1, 3} {
+		seed := int64(n + block)
+		rng := rand.New(rand.NewSource(seed))
+		src := uniform[T](rng, 1000*block, -5, 5)
+		idx := make([]int32, n)
+		for i := range idx {
+			idx[i] = int32(rng.Intn(1100) - 50) // about 9% out of range (dropped, read as 0)
+		}
+		dst := make([]T, n*block)
+		for i := range dst {
+			dst[i] = 42 // must be overwritten, also with zeros
+		}
+		if err := Gather(d, dst, src, idx, block); err != nil {
+			t.Fatal(err)
+		}
+		want := gatherRef(src, idx, block)
+		for i := range want {
+			if dst[i] != want[i] {
+				t.Errorf("%s gather n=%d block=%d seed=%d: out[%d] = %v, want %v", dtypeName[T](), n, block, seed, i, dst[i], want[i])
+				break
+			}
+		}
+	}
+}
+
+func TestGather(t *testing.T) {
+	d := device(t)
+	for _, n := range []int{1, 7, 1000, 1000003} {
+		testGather[float32](t, d, n)
+	}
+	for _, n := range []int{1, 7, 1000} {
+		testGather[float64](t, d, n)
+	}
+}
+
+func testScatter[T Float](t *testing.T, d *Device, n int, shader string) {
+	for _, block := range []int{1, 4} {
+		for _, nDst := range []int{1, 7, 1000} {
+			seed := int64(n*3 + block + nDst)
+			rng := rand.New(rand.NewSource(seed))
+			src := uniform[T](rng, n*block, -1, 1)
+			idx := make([]int32, n)
+			for i := range idx {
+				idx[i] = int32(rng.Intn(nDst+4) - 2) // repeated indices, some negative or too large
+			}
+			dst := uniform[T](rng, nDst*block, -1, 1) // ScatterAdd accumulates onto dst
+			want, mag := scatterRef(dst, src, idx, block)
+			var err error
+			if shader == "" {
+				err = ScatterAdd(d, dst, src, idx, block)
+			} else {
+				err = scatterAdd(d, dst, src, idx, block, shader)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range want {
+				if !within(float64(dst[i]), want[i], mag[i], tolOf[T]()) {
+					t.Errorf("%s scatter %q n=%d nDst=%d block=%d seed=%d: out[%d] = %v, want %v", dtypeName[T](), shader, n, nDst, block, seed, i, dst[i], want[i])
+					break
+				}
+			}
+		}
+	}
+}
+
+func TestScatterAdd(t *testing.T) {
+	d := device(t)
+	for _, n := range []int{1, 7, 1000, 1000003} {
+		testScatter[float32](t, d, n, "")
+	}
+	// The compare-and-swap fallback (devices without float atomics) must also be right.
+	testScatter[float32](t, d, 1000, "scatter_cas_f32")
+	if Supports[float64](d, "scatter", "") {
+		for _, n := range []int{1, 7, 1000} {
+			testScatter[float64](t, d, n, "")
+		}
+	} else {
+		err := ScatterAdd(d, make([]float64, 2), make([]float64, 2), []int32{0, 1}, 1)
+		if !errors.Is(err, ErrUnsupported) {
+			t.Errorf("float64 scatter on a device without 64-bit atomics: err = %v, want ErrUnsupported", err)
+		}
+	}
+}
+
+func testReplicate[T Float](t *testing.T, d *Device) {
+	for _, sz := range [][2]int{{1, 1}, {1, 7}, {7, 3}, {1000, 5}, {3, 333334}} {
+		rng := rand.New(rand.NewSource(int64(sz[0] + sz[1])))
+		src := uniform[T](rng, sz[0], -3, 3)
+		dst := make([]T, sz[0]*sz[1])
+		if err := Replicate(d, dst, src); err != nil {
+			t.Fatal(err)
+		}
+		for i := range dst {
+			if dst[i] != src[i%len(src)] {
+				t.Errorf("%s replicate %v: out[%d] = %v, want %v", dtypeName[T](), sz, i, dst[i], src[i%len(src)])
+				break
+			}
+		}
+	}
+}
+
+func TestReplicate(t *testing.T) {
+	d := device(t)
+	testReplicate[float32](t, d)
+	testReplicate[float64](t, d)
+}
+
+// TestArgumentErrors needs no device: shapes are checked before anything runs, and a nil
+// device is an error, never a panic.
+func TestArgumentErrors(t *testing.T) {
+	var d *Device
+	f := make([]float32, 6)
+	cases := []struct {
+		name string
+		err  error
+	}{
+		{"unknown unary", Unary(d, "erf", f, f)},
+		{"unary lengths", Unary(d, "neg", f[:2], f)},
+		{"unknown binary", Binary(d, "atan2", f, f, f)},
+		{"binary lengths", Binary(d, "+", f, f[:4], f)},
+		{"strided shape", BinaryStrided(d, "+", f, f, f, []int{2, 3}, []int{3}, []int{3, 1})},
+		{"sum shape", SumAxis(d, f[:2], f, 1, 5, 1)},
+		{"sumOuter", SumOuter(d, f[:4], f)},
+		{"argmax shape", ArgmaxAxis(d, []int32{0}, f[:5], 1, 6, 1)},
+		{"matmul shape", MatMul(d, f[:4], f, f, 2, 2, 2, false, false)},
+		{"gather block", Gather(d, f, f, []int32{0, 1}, 2)},
+		{"gather zero block", Gather(d, f, f, []int32{0}, 0)},
+		{"scatter block", ScatterAdd(d, f[:5], f[:4], []int32{0, 1}, 2)},
+		{"replicate", Replicate(d, f[:5], f[:2])},
+		{"nil device", Unary(d, "neg", f, f)},
+	}
+	for _, c := range cases {
+		if c.err == nil {
+			t.Errorf("%s: no error", c.name)
+		} else if len(c.err.Error()) < 8 || c.err.Error()[:8] != "vulkan: " {
+			t.Errorf("%s: error %q does not start with \"vulkan: \"", c.name, c.err)
+		}
+	}
+	if Supports[float32](d, "unary", "neg") {
+		t.Error("a nil device supports nothing")
+	}
+	// Empty inputs are no-ops that need no device.
+	if err := Unary(d, "neg", f[:0], f[:0]); err != nil {
+		t.Errorf("empty unary: %v", err)
+	}
+}
+
+func TestOpenClose(t *testing.T) {
+	device(t) // skip without Vulkan
+	d, err := Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := []float32{1, 2}
+	if err := Unary(d, "neg", x, x); err != nil || x[0] != -1 || x[1] != -2 {
+		t.Fatalf("neg in place: %v %v", x, err)
+	}
+	if tm := d.Timings(); tm.Calls != 1 || tm.Compute <= 0 {
+		t.Errorf("timings after one call: %+v", tm)
+	}
+	d.ResetTimings()
+	if tm := d.Timings(); tm.Calls != 0 || tm.Total() != 0 {
+		t.Errorf("timings after reset: %+v", tm)
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	if err := Unary(d, "neg", x, x); err == nil {
+		t.Error("kernel on a closed device: no error")
+	}
+}
+
+func TestMaxMinSpecialValues(t *testing.T) {
+	d := device(t)
+	nan, inf := math.NaN(), math.Inf(1)
+	negz := math.Copysign(0, -1)
+	vals := []float64{nan, 0, negz, 1, -1, inf, -inf}
+	var x32, y32 []float32
+	var x64, y64 []float64
+	for _, a := range vals {
+		for _, b := range vals {
+			x32, y32 = append(x32, float32(a)), append(y32, float32(b))
+			x64, y64 = append(x64, a), append(y64, b)
+		}
+	}
+	for _, op := range []string{"max", "min"} {
+		d32 := make([]float32, len(x32))
+		if err := Binary(d, op, d32, x32, y32); err != nil {
+			t.Fatal(err)
+		}
+		for i := range d32 {
+			want := float32(binaryRef(op, float64(x32[i]), float64(y32[i])))
+			if math.Float32bits(d32[i]) != math.Float32bits(want) && !(d32[i] != d32[i] && want != want) {
+				t.Errorf("float32 %s(%v, %v) = %v, want %v", op, x32[i], y32[i], d32[i], want)
+			}
+		}
+		if !d.SupportsFloat64() {
+			continue
+		}
+		d64 := make([]float64, len(x64))
+		if err := Binary(d, op, d64, x64, y64); err != nil {
+			t.Fatal(err)
+		}
+		for i := range d64 {
+			want := binaryRef(op, x64[i], y64[i])
+			if math.Float64bits(d64[i]) != math.Float64bits(want) && !(d64[i] != d64[i] && want != want) {
+				t.Errorf("float64 %s(%v, %v) = %v, want %v", op, x64[i], y64[i], d64[i], want)
+			}
+		}
+	}
+}
+
+func TestBinaryStrided(t *testing.T) {
+	d := device(t)
+	cases := []struct {
+		shape, xs, ys []int
+		nx, ny        int
+	}{
+		{[]int{3, 4, 5}, []int{20, 5, 1}, []int{0, 1, 0}, 60, 4},                       // y broadcast over rows and columns
+		{[]int{3, 4, 5}, []int{1, 3, 12}, []int{20, 5, 1}, 60, 60},                     // x transposed
+		{[]int{2, 3, 1, 4, 5}, []int{60, 20, 0, 5, 1}, []int{0, 0, 0, 5, 1}, 120, 20},  // merges to rank 2
+		{[]int{17, 33}, []int{0, 0}, []int{33, 1}, 1, 561},                             // x scalar
+		{[]int{2, 3, 2, 3, 2}, []int{1, 2, 6, 12, 36}, []int{36, 12, 6, 2, 1}, 72, 72}, // 5 unmergeable dims
+		{[]int{}, []int{}, []int{}, 1, 1},                                              // rank 0
+	}
+	for ci, c := range cases {
+		rng := rand.New(rand.NewSource(int64(ci)))
+		x := uniform[float32](rng, c.nx, -3, 3)
+		y := uniform[float32](rng, c.ny, -3, 3)
+		want := stridedRef("-", x, y, c.shape, c.xs, c.ys)
+		dst := make([]float32, len(want))
+		err := BinaryStrided(d, "-", dst, x, y, c.shape, c.xs, c.ys)
+		if len(c.shape) == 5 && c.xs[0] == 1 {
+			if !errors.Is(err, ErrUnsupported) {
+				t.Errorf("case %d: 5 unmergeable dimensions: err = %v, want ErrUnsupported", ci, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("case %d: %v", ci, err)
+		}
+		for i := range want {
+			if math.Float32bits(dst[i]) != math.Float32bits(want[i]) {
+				t.Errorf("case %d (shape %v): out[%d] = %v, want %v", ci, c.shape, i, dst[i], want[i])
+				break
+			}
+		}
+	}
+	if err := BinaryStrided(d, "+", make([]float32, 4), make([]float32, 4), make([]float32, 2), []int{4}, []int{1}, []int{1}); err == nil {
+		t.Error("strides reading past y: no error")
+	}
+}
+
+func TestArgmaxNaN(t *testing.T) {
+	d := device(t)
+	nan := float32(math.NaN())
+	// Columns: NaN first then values; all NaN; a tie after a NaN.
+	src := []float32{
+		nan, nan, 1,
+		2, nan, nan,
+		5, nan, 1,
+	}
+	for _, mode := range []int{reduceThread, reduceGroup} {
+		dst := make([]int64, 3)
+		if err := argmaxAxis(d, dst, src, 1, 3, 3, mode); err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(dst) != "[2 0 0]" {
+			t.Errorf("mode %d: argmax with NaNs = %v, want [2 0 0]", mode, dst)
+		}
+	}
+	// A long axis whose first segments are NaN only.
+	n := 3*segThread + 5
+	long := make([]float32, n)
+	for i := range long {
+		long[i] = nan
+	}
+	long[n-3], long[n-2] = 7, 7
+	for _, mode := range []int{reduceThread, reduceGroup} {
+		dst := make([]int32, 1)
+		if err := argmaxAxis(d, dst, long, 1, n, 1, mode); err != nil {
+			t.Fatal(err)
+		}
+		if int(dst[0]) != n-3 {
+			t.Errorf("mode %d: argmax of NaNs then two 7s = %d, want %d", mode, dst[0], n-3)
+		}
+	}
+	// Empty axis: 0, like core's evaluator.
+	dst := []int64{5, 5}
+	if err := ArgmaxAxis(d, dst, []float32{}, 1, 0, 2); err != nil || dst[0] != 0 || dst[1] != 0 {
+		t.Errorf("argmax over an empty axis = %v (err %v), want [0 0]", dst, err)
+	}
+}
+
+// TestConcurrentCalls shares one device between goroutines (calls are serialised inside).
+func TestConcurrentCalls(t *testing.T) {
+	d := device(t)
+	errs := make(chan error, 4)
+	for g := 0; g < 4; g++ {
+		go func(g int) {
+			rng := rand.New(rand.NewSource(int64(g)))
+			for it := 0; it < 10; it++ {
+				n := 1 + rng.Intn(5000)
+				x := uniform[float32](rng, n, -1, 1)
+				y := uniform[float32](rng, n, -1, 1)
+				dst := make([]float32, n)
+				if err := Binary(d, "*", dst, x, y); err != nil {
+					errs <- err
+					return
+				}
+				for i := range dst {
+					if dst[i] != x[i]*y[i] {
+						errs <- fmt.Errorf("goroutine %d iteration %d: out[%d] = %v, want %v", g, it, i, dst[i], x[i]*y[i])
+						return
+					}
+				}
+			}
+			errs <- nil
+		}(g)
+	}
+	for g := 0; g < 4; g++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func TestWorthwhile(t *testing.T) {
+	var none *Device
+	if none.Worthwhile("matmul", "", 1<<30) {
+		t.Error("a nil device is never worthwhile")
+	}
+	d, err := shared()
+	if err != nil {
+		t.Skip("no device")
+	}
+	if d.Type() == CPU && d.Worthwhile("matmul", "", 1<<30) {
+		t.Error("a CPU device (lavapipe) is never worthwhile")
+	}
+}
+
+func testAffine[T Float](t *testing.T, d *Device) {
+	cases := []struct {
+		name          string
+		dom, st       []int
+		base, block   int
+		srcBlocks     int
+		unsupportedOK bool
+	}{
+		{"transpose", []int{3, 4}, []int{1, 3}, 0, 1, 12, false},
+		{"im2col 3x3 windows, 2 channels", []int{4, 5, 3, 3}, []int{7, 1, 7, 1}, 0, 2, 42, false},
+		{"reverse", []int{10}, []int{-1}, 9, 3, 10, false},
+		{"partly out of range", []int{5}, []int{2}, 3, 1, 8, false},
+		{"negative base", []int{4, 2}, []int{1, 4}, -2, 1, 6, false},
+		{"broadcast rows", []int{6, 5}, []int{0, 1}, 0, 1, 5, false},
+		{"rank 7", []int{2, 2, 2, 2, 2, 2, 2}, []int{1, 2, 4, 8, 16, 32, 64}, 0, 1, 128, true},
+		{"rank 7 that merges", []int{2, 2, 2, 2, 2, 2, 2}, []int{64, 32, 16, 8, 4, 2, 1}, 0, 1, 128, false},
+	}
+	for ci, c := range cases {
+		rng := rand.New(rand.NewSource(int64(ci)))
+		src := uniform[T](rng, c.srcBlocks*c.block, -2, 2)
+		js := affineRef(c.dom, c.st, c.base)
+		// gather
+		dst := make([]T, len(js)*c.block)
+		for i := range dst {
+			dst[i] = 42
+		}
+		err := GatherAffine(d, dst, src, c.dom, c.st, c.base, c.block)
+		if c.unsupportedOK {
+			if !errors.Is(err, ErrUnsupported) {
+				t.Errorf("%s gather %s: err = %v, want ErrUnsupported", dtypeName[T](), c.name, err)
+			}
+		} else if err != nil {
+			t.Fatalf("%s gather %s: %v", dtypeName[T](), c.name, err)
+		} else {
+			for p, j := range js {
+				for r := 0; r < c.block; r++ {
+					var want T
+					if j >= 0 && j < c.srcBlocks {
+						want = src[j*c.block+r]
+					}
+					if got := dst[p*c.block+r]; got != want {
+						t.Errorf("%s gather %s: block %d elem %d = %v, want %v (source block %d)", dtypeName[T](), c.name, p, r, got, want, j)
+					}
+				}
+			}
+		}
+		// scatter-add: the same map, the other way, onto a non-zero dst
+		acc := uniform[T](rng, c.srcBlocks*c.block, -1, 1)
+		upd := uniform[T](rng, len(js)*c.block, -1, 1)
+		want := make([]float64, len(acc))
+		mag := make([]float64, len(acc))
+		for i, v := range acc {
+			want[i], mag[i] = float64(v), math.Abs(float64(v))
+		}
+		for p, j := range js {
+			if j < 0 || j >= c.srcBlocks {
+				continue
+			}
+			for r := 0; r < c.block; r++ {
+				want[j*c.block+r] += float64(upd[p*c.block+r])
+				mag[j*c.block+r] += math.Abs(float64(upd[p*c.block+r]))
+			}
+		}
+		err = ScatterAddAffine(d, acc, upd, c.dom, c.st, c.base, c.block)
+		if c.unsupportedOK || (is64[T]() && !Supports[T](d, "scatter", "")) {
+			if !errors.Is(err, ErrUnsupported) {
+				t.Errorf("%s scatter %s: err = %v, want ErrUnsupported", dtypeName[T](), c.name, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s scatter %s: %v", dtypeName[T](), c.name, err)
+		}
+		for i := range acc {
+			if !within(float64(acc[i]), want[i], mag[i], tolOf[T]()) {
+				t.Errorf("%s scatter %s: out[%d] = %v, want %v", dtypeName[T](), c.name, i, acc[i], want[i])
+				break
+			}
+		}
+	}
+}
+
+func TestAffineGatherScatter(t *testing.T) {
+	d := device(t)
+	testAffine[float32](t, d)
+	testAffine[float64](t, d)
+	// A large im2col-like gather: 1000003 is prime, so use a domain just over a million.
+	src := uniform[float32](rand.New(rand.NewSource(9)), 1030*1030, -1, 1)
+	dom, st := []int{1000, 1000, 2, 2}, []int{1030, 1, 1030, 1}
+	dst := make([]float32, 4000000)
+	if err := GatherAffine(d, dst, src, dom, st, 0, 1); err != nil {
+		t.Fatal(err)
+	}
+	for p, j := range affineRef(dom, st, 0) {
+		if dst[p] != src[j] {
+			t.Fatalf("large affine gather: out[%d] = %v, want %v", p, dst[p], src[j])
+		}
+	}
+}
+
+// TestScatterContention sends every element to one target (worst case for the atomics and
+// the compare-and-swap loops).
+func TestScatterContention(t *testing.T) {
+	d := device(t)
+	n := 1000003
+	src := make([]float32, n)
+	for i := range src {
+		src[i] = 1
+	}
+	idx := make([]int32, n)
+	for _, shader := range []string{"", "scatter_cas_f32"} {
+		dst := []float32{0.5}
+		var err error
+		if shader == "" {
+			err = ScatterAdd(d, dst, src, idx, 1)
+		} else {
+			err = scatterAdd(d, dst, src, idx, 1, shader)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if dst[0] != float32(n)+0.5 { // every partial sum below 2^24 is exact
+			t.Errorf("%q: %d ones into one element = %v, want %v", shader, n, dst[0], float32(n)+0.5)
+		}
+	}
+	if Supports[float64](d, "scatter", "") {
+		src64 := make([]float64, n)
+		for i := range src64 {
+			src64[i] = 1
+		}
+		dst := []float64{0.5}
+		if err := ScatterAdd(d, dst, src64, idx, 1); err != nil {
+			t.Fatal(err)
+		}
+		if dst[0] != float64(n)+0.5 {
+			t.Errorf("float64: %d ones into one element = %v, want %v", n, dst[0], float64(n)+0.5)
+		}
+	}
+}
