@@ -72,7 +72,7 @@ func Translate(cost *gorgonia.Node, wrt ...*gorgonia.Node) (*Translation, error)
 func translateGraph(cost *gorgonia.Node, wrt []*gorgonia.Node, scalarCost bool) (tr *Translation, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			tr, err = nil, errors.Errorf("adapter: translate: panic inside Gorgonia: %v", r)
+			tr, err = nil, errors.Errorf("adapter: translate: panic during translation (inside Gorgonia or an op table entry): %v", r)
 		}
 	}()
 	if cost == nil {

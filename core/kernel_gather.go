@@ -168,6 +168,7 @@ func (p *ixPlan) domSize() int {
 
 // gatherK: dst[point ++ rest] = src[f(point) ++ rest], zeros out of bounds.
 func gatherK[T any](p *ixPlan, dst, src []T) {
+	var zero T
 	p.prepare()
 	clear(p.r)
 	R := p.rest
@@ -218,6 +219,20 @@ func gatherK[T any](p *ixPlan, dst, src []T) {
 		for {
 			for t0 := 0; t0 < tn; t0 += vecChunk {
 				cnt := min(vecChunk, tn-t0)
+				if len(p.vo) == 1 && R == 1 {
+					p.fn.vec(p.r, int64(t0), cnt, p.vo)
+					hi, st := p.tgt[0], p.tstr[0]
+					seg := dst[o : o+cnt]
+					for q, v := range p.vo[0][:cnt] {
+						if v >= 0 && v < hi {
+							seg[q] = src[int(v)*st]
+						} else {
+							seg[q] = zero
+						}
+					}
+					o += cnt
+					continue
+				}
 				for _, off := range p.chunk(int64(t0), cnt) {
 					if off < 0 {
 						clear(dst[o : o+R])
@@ -296,6 +311,18 @@ func scatterK[T numT](p *ixPlan, dst, src []T) {
 		for {
 			for t0 := 0; t0 < tn; t0 += vecChunk {
 				cnt := min(vecChunk, tn-t0)
+				if len(p.vo) == 1 && R == 1 {
+					// one computed index, one element per point: no offset pass
+					p.fn.vec(p.r, int64(t0), cnt, p.vo)
+					hi, st := p.tgt[0], p.tstr[0]
+					for q, v := range p.vo[0][:cnt] {
+						if v >= 0 && v < hi {
+							dst[int(v)*st] += src[o+q]
+						}
+					}
+					o += cnt
+					continue
+				}
 				for _, off := range p.chunk(int64(t0), cnt) {
 					if off >= 0 {
 						if R == 1 {

@@ -912,3 +912,43 @@ func TestAffineGatherScatter(t *testing.T) {
 		}
 	}
 }
+
+// TestScatterContention sends every element to one target (worst case for the atomics and
+// the compare-and-swap loops).
+func TestScatterContention(t *testing.T) {
+	d := device(t)
+	n := 1000003
+	src := make([]float32, n)
+	for i := range src {
+		src[i] = 1
+	}
+	idx := make([]int32, n)
+	for _, shader := range []string{"", "scatter_cas_f32"} {
+		dst := []float32{0.5}
+		var err error
+		if shader == "" {
+			err = ScatterAdd(d, dst, src, idx, 1)
+		} else {
+			err = scatterAdd(d, dst, src, idx, 1, shader)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if dst[0] != float32(n)+0.5 { // every partial sum below 2^24 is exact
+			t.Errorf("%q: %d ones into one element = %v, want %v", shader, n, dst[0], float32(n)+0.5)
+		}
+	}
+	if Supports[float64](d, "scatter", "") {
+		src64 := make([]float64, n)
+		for i := range src64 {
+			src64[i] = 1
+		}
+		dst := []float64{0.5}
+		if err := ScatterAdd(d, dst, src64, idx, 1); err != nil {
+			t.Fatal(err)
+		}
+		if dst[0] != float64(n)+0.5 {
+			t.Errorf("float64: %d ones into one element = %v, want %v", n, dst[0], float64(n)+0.5)
+		}
+	}
+}
