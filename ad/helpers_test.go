@@ -39,6 +39,9 @@ func vals(ty core.Type, xs ...float64) *value {
 func dense(v *value) *tensor.Dense { return v.toDense() }
 
 func denseToF64(d *tensor.Dense) []float64 {
+	if d.Shape().TotalSize() == 0 && !d.IsScalar() {
+		return []float64{} // Data panics on empty tensors
+	}
 	switch x := d.Data().(type) {
 	case []float64:
 		return append([]float64{}, x...)
