@@ -392,6 +392,9 @@ func isSwap(t core.Term) (core.Term, bool) {
 	if !ok || len(tr.Perm) != 2 || tr.Perm[0] != 1 || tr.Perm[1] != 0 || len(tr.X.Type().Shape) != 2 {
 		return t, false
 	}
+	if inner, ok := isSwap(tr.X); ok {
+		return inner, false // tr (tr z) = z
+	}
 	return tr.X, true
 }
 
