@@ -444,3 +444,23 @@ func TestShadowedLets(t *testing.T) {
 	rng := rand.New(rand.NewSource(5))
 	checkGradient(t, "shadow", p, randomArgs(rng, p, -1, 1, 0), checkOpts{skipBOT: true})
 }
+
+// TestEmptyArrays: programs over arrays with a zero dimension differentiate and run (the
+// gradients are empty or zero).
+func TestEmptyArrays(t *testing.T) {
+	for _, src := range []string{
+		`fn (x : [0] f64, y : [] f64) => sumOuter (x * replicate 0 y) + y`,
+		`fn (x : [0,3] f64, w : [3,2] f64) => sumOuter (sumOuter (matmul x w))`,
+		`fn (x : [4,0] f64, y : [2] f64) => sumOuter (sumOuter (tr [1,0] (exp x))) + sumOuter (gather [0] y (\[i] -> [i]))`,
+		`fn (x : [3] f64) => sumOuter (scatter [0] x (\[i] -> [i])) + index x [1]`,
+	} {
+		p := parse(t, src)
+		rng := rand.New(rand.NewSource(1))
+		g := checkGradient(t, src, p, randomArgs(rng, p, -1, 1, 0), checkOpts{})
+		for name, v := range g {
+			if len(v) != p.Param(name).Type().Shape.Size() {
+				t.Errorf("%s: gradient of %s has %d elements", src, name, len(v))
+			}
+		}
+	}
+}

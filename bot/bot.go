@@ -136,9 +136,24 @@ func (v *vectorizer) freeVars(t core.Term) map[string]bool {
 	if x, ok := t.(*core.Var); ok {
 		s = map[string]bool{x.Name: true}
 	} else {
+		shared := false
 		for k, c := range core.Children(t) {
 			cs := v.freeVars(c)
+			if len(cs) == 0 {
+				continue
+			}
 			bound := core.BoundIn(t, k)
+			if s == nil && len(bound) == 0 {
+				s, shared = cs, true // share the single child's set (never mutated)
+				continue
+			}
+			if shared {
+				cp := make(map[string]bool, len(s)+len(cs))
+				for name := range s {
+					cp[name] = true
+				}
+				s, shared = cp, false
+			}
 			for name := range cs {
 				if isBound(bound, name) {
 					continue

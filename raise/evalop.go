@@ -59,3 +59,46 @@ func (pl *plan) evalOp(t core.Term, kind string) (ref, error) {
 	k := &evalK{ex: ex, args: types, out: t.Type()}
 	return pl.custom(t, kind, ins, func([]*core.Var) (core.Term, []*core.Var, error) { return t, fvs, nil }, k)
 }
+
+// evalIndexed plans a gather or scatter whose index function the compiler rejects: the op's
+// inputs are the array x and the index function's free variables; package core evaluates it.
+func (pl *plan) evalIndexed(t, x core.Term, scatter bool) (ref, error) {
+	kind := "gather"
+	if scatter {
+		kind = "scatter"
+	}
+	xv := core.NewNamer(t).FreshVar("arr", x.Type())
+	var body core.Term
+	var err error
+	switch u := t.(type) {
+	case *core.Gather:
+		body, err = core.NewGather(u.Shape, xv, u.Fn)
+	case *core.Scatter:
+		body, err = core.NewScatter(u.Shape, xv, u.Fn)
+	}
+	if err != nil {
+		return ref{}, termErr(t, "%v", err)
+	}
+	fvs := core.FreeVars(body)
+	params := []*core.Var{xv}
+	ins := []core.Term{x}
+	types := []core.Type{x.Type()}
+	for _, v := range fvs {
+		if v.Name == xv.Name {
+			continue
+		}
+		params = append(params, v)
+		ins = append(ins, v)
+		types = append(types, v.Type())
+	}
+	p, err := core.NewProgram(params, body)
+	if err != nil {
+		return ref{}, termErr(t, "%v", err)
+	}
+	ex, err := core.Compile(p)
+	if err != nil {
+		return ref{}, termErr(t, "compiling for the core evaluator: %v", err)
+	}
+	k := &evalK{ex: ex, args: types, out: t.Type()}
+	return pl.custom(t, kind, ins, func([]*core.Var) (core.Term, []*core.Var, error) { return body, params, nil }, k)
+}

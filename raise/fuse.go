@@ -287,12 +287,52 @@ func (pl *plan) gatherOfTranspose(t *core.Gather) (core.Term, bool) {
 	return g, true
 }
 
-// transposeOf rewrites tr perm (scatter …) with full index functions, and tr perm (gather …)
-// whose domain is the whole result, as one scatter or gather with permuted indices.
+// transposeOf rewrites a transpose so that it is never materialised by itself:
+//
+//	tr p (tr q z)          = tr (q∘p) z (or z)
+//	tr [1,0] (matmul a b)  = matmul (tr [1,0] b) (tr [1,0] a)   (GEMM flags)
+//	tr p (x op y)          = (tr p x) op (tr p y)               (a strided element-wise op)
+//	tr p (scatter …), tr p (gather …) with full index functions: permuted index functions.
 func (pl *plan) transposeOf(t *core.Transpose) (core.Term, bool) {
 	rank := len(t.X.Type().Shape)
 	perm := fullPerm(t.Perm, rank)
 	switch u := pl.peel(t.X).(type) {
+	case *core.Transpose:
+		q := fullPerm(u.Perm, rank)
+		r := make([]int, rank)
+		for i := range r {
+			r[i] = q[perm[i]]
+		}
+		x, err := core.NewTranspose(r, u.X)
+		if err != nil {
+			return nil, false
+		}
+		return x, true
+	case *core.MatMul:
+		if rank != 2 || perm[0] != 1 {
+			return nil, false
+		}
+		a, err1 := core.NewTranspose([]int{1, 0}, u.Y)
+		b, err2 := core.NewTranspose([]int{1, 0}, u.X)
+		if err1 != nil || err2 != nil {
+			return nil, false
+		}
+		m, err := core.NewMatMul(a, b)
+		if err != nil {
+			return nil, false
+		}
+		return m, true
+	case *core.Binary:
+		x, err1 := core.NewTranspose(perm, u.X)
+		y, err2 := core.NewTranspose(perm, u.Y)
+		if err1 != nil || err2 != nil {
+			return nil, false
+		}
+		b, err := core.NewBinary(u.Op, x, y)
+		if err != nil {
+			return nil, false
+		}
+		return b, true
 	case *core.Scatter:
 		if len(u.Fn.Out) != rank {
 			return nil, false

@@ -38,6 +38,9 @@ type ixProg struct {
 	// frees are the op's extra inputs: free variables of the index function and hoisted
 	// subterms that do not depend on its bound variables (e.g. an argmax array).
 	frees []core.Term
+	// rewrites maps subterms of the index function to the equivalent terms compiled
+	// instead (see argmaxColumn); the op's printed program applies them too.
+	rewrites map[core.Term]core.Term
 }
 
 type ixCompiler struct {
@@ -146,6 +149,19 @@ func (c *ixCompiler) ints(t core.Term) (iexpr, error) {
 	default:
 		if f, _, ok := c.hoistScalar(t); ok {
 			return f, nil
+		}
+	}
+	if a, ok := t.(*core.ArgmaxOuter); ok {
+		ix, done := c.prog.rewrites[t]
+		if !done {
+			ix, done = argmaxColumn(a)
+		}
+		if done {
+			if c.prog.rewrites == nil {
+				c.prog.rewrites = map[core.Term]core.Term{}
+			}
+			c.prog.rewrites[t] = ix
+			return c.ints(ix)
 		}
 	}
 	switch t := t.(type) {
@@ -608,4 +624,38 @@ func sliceLen(a any) int {
 		return len(s)
 	}
 	return -1
+}
+
+// argmaxColumn rewrites argmaxOuter (gather [n] a (\[p] -> [p, e1, …, ek])) — the argmax of
+// one column of a, chosen by index terms that may depend on the enclosing index function's
+// variables — as index (argmaxOuter a) [e1, …, ek], whose argmax array does not depend on
+// them and can be computed once. Out-of-bounds columns give 0 either way.
+func argmaxColumn(t *core.ArgmaxOuter) (core.Term, bool) {
+	g, ok := t.X.(*core.Gather)
+	if !ok || len(g.Fn.Vars) != 1 || len(g.Shape) != 1 {
+		return nil, false
+	}
+	a := g.X
+	ash := a.Type().Shape
+	p := g.Fn.Vars[0]
+	if len(g.Fn.Out) != len(ash) || len(ash) == 0 || g.Shape[0] != ash[0] {
+		return nil, false
+	}
+	if v, ok := g.Fn.Out[0].(*core.Var); !ok || v.Name != p.Name {
+		return nil, false
+	}
+	for _, o := range g.Fn.Out[1:] {
+		if core.HasFree(o, p.Name) {
+			return nil, false
+		}
+	}
+	am, err := core.NewArgmaxOuter(a)
+	if err != nil {
+		return nil, false
+	}
+	ix, err := core.NewIndex(am, append([]core.Term{}, g.Fn.Out[1:]...))
+	if err != nil {
+		return nil, false
+	}
+	return ix, true
 }

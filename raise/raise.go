@@ -392,6 +392,9 @@ func isSwap(t core.Term) (core.Term, bool) {
 	if !ok || len(tr.Perm) != 2 || tr.Perm[0] != 1 || tr.Perm[1] != 0 || len(tr.X.Type().Shape) != 2 {
 		return t, false
 	}
+	if inner, ok := isSwap(tr.X); ok {
+		return inner, false // tr (tr z) = z
+	}
 	return tr.X, true
 }
 
@@ -618,11 +621,7 @@ func (pl *plan) index(t *core.Index) (ref, error) {
 func (pl *plan) gatherScatter(t core.Term, sh core.Shape, x core.Term, fn *core.IndexFn, scatter bool) (ref, error) {
 	prog, err := compileIndexFn(fn)
 	if err != nil {
-		kind := "gather"
-		if scatter {
-			kind = "scatter"
-		}
-		return pl.evalOp(t, kind)
+		return pl.evalIndexed(t, x, scatter)
 	}
 	ins := []core.Term{x}
 	for _, v := range prog.frees {
@@ -659,7 +658,7 @@ func (pl *plan) gatherScatter(t core.Term, sh core.Shape, x core.Term, fn *core.
 			}
 		}
 		out := make([]core.Term, len(fn.Out))
-		r := &replacer{vars: vars, terms: terms, memo: map[core.Term]core.Term{}}
+		r := &replacer{vars: vars, terms: terms, rewrites: prog.rewrites, memo: map[core.Term]core.Term{}}
 		for i, o := range fn.Out {
 			var err error
 			if out[i], err = r.run(o, fn.Vars); err != nil {
@@ -683,14 +682,18 @@ func (pl *plan) gatherScatter(t core.Term, sh core.Shape, x core.Term, fn *core.
 // replacer substitutes parameter variables for free variables (by name, unless shadowed)
 // and for hoisted subterms (by identity) in an index function's outputs.
 type replacer struct {
-	vars  map[string]core.Term
-	terms map[core.Term]core.Term
-	memo  map[core.Term]core.Term
+	vars     map[string]core.Term
+	terms    map[core.Term]core.Term
+	rewrites map[core.Term]core.Term
+	memo     map[core.Term]core.Term
 }
 
 func (r *replacer) run(t core.Term, bound []*core.Var) (core.Term, error) {
 	if x, ok := r.terms[t]; ok {
 		return x, nil
+	}
+	if x, ok := r.rewrites[t]; ok {
+		return r.run(x, bound)
 	}
 	if v, ok := t.(*core.Var); ok {
 		for _, b := range bound {

@@ -153,8 +153,13 @@ func (g *gen) mkVar(name string, t core.Type) *core.Var {
 }
 
 func (g *gen) fresh(prefix string, t core.Type) *core.Var {
-	g.next++
-	return g.mkVar(fmt.Sprintf("%s%d", prefix, g.next), t)
+	for {
+		g.next++
+		name := fmt.Sprintf("%s%d", prefix, g.next)
+		if !core.IsKeyword(name) {
+			return g.mkVar(name, t)
+		}
+	}
 }
 
 func (g *gen) dim() int { return 1 + g.rng.Intn(g.cfg.MaxDim) }
@@ -200,27 +205,41 @@ func (g *gen) varsOf(t core.Type) []*core.Var {
 }
 
 // chain builds let x1 = t1 in let x2 = t2 in … in final, until about target nodes exist.
+// Each bound term may use the parameters and the last 8 bindings (as the layers of a model
+// use the preceding few), so the free variables of every subterm stay few.
 func (g *gen) chain(rt core.Type, target int) core.Term {
 	type bind struct {
 		v *core.Var
 		t core.Term
 	}
 	var binds []bind
-	var pops []func()
+	base := append([]*core.Var{}, g.env...)
+	window := func() {
+		g.env = append([]*core.Var{}, base...)
+		from := max(0, len(binds)-8)
+		for _, b := range binds[from:] {
+			g.env = append(g.env, b.v)
+		}
+	}
 	for g.nodes < target {
+		window()
 		t := core.Type{Shape: g.shape(g.pick(3)), Dtype: g.dt}
 		bound := g.term(t, 4+g.pick(3))
+		if len(binds) > 0 {
+			// keep the chain alive: every binding uses the previous one
+			bound = g.check(core.NewBinary(core.OpAdd, bound, g.reduceTo(binds[len(binds)-1].v, t)))
+		}
 		v := g.fresh("x", t)
 		binds = append(binds, bind{v, bound})
-		pops = append(pops, g.push(v, 0))
 	}
+	window()
 	body := g.term(rt, 4)
-	// Make the result depend on many bindings: add indexed sums of the last few.
+	// Make the result depend on the last bindings: add their sums.
 	for k := len(binds) - 1; k >= 0 && k >= len(binds)-8; k-- {
 		body = g.check(core.NewBinary(core.OpAdd, body, g.reduceTo(binds[k].v, rt)))
 	}
+	g.env = base
 	for k := len(binds) - 1; k >= 0; k-- {
-		pops[k]()
 		body = g.check(core.NewLet(binds[k].v, binds[k].t, body))
 	}
 	return body

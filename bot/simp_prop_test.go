@@ -1,0 +1,57 @@
+package bot
+
+import (
+	"math/rand"
+	"testing"
+
+	"github.com/bulkad/bulkad/core"
+	"github.com/bulkad/bulkad/core/coretest"
+	"gorgonia.org/tensor"
+)
+
+// checkSimplify checks Eval(Simplify(q)) == Eval(q) with NaiveEval (and core.Eval, counted
+// like in checkVectorize).
+func checkSimplify(t *testing.T, seed int64, what string, q *core.Program, args map[string]*tensor.Dense, st *propStats, opts ...core.SimplifyOption) (*core.Program, bool) {
+	t.Helper()
+	r, err := core.Simplify(q, opts...)
+	if err != nil {
+		t.Errorf("seed %d: Simplify(%s): %v\nprogram: %v", seed, what, err, q)
+		return nil, false
+	}
+	tol := tolFor(q)
+	want, err := coretest.NaiveEval(q, args)
+	if err != nil {
+		t.Errorf("seed %d: NaiveEval(%s): %v", seed, what, err)
+		return nil, false
+	}
+	got, err := coretest.NaiveEval(r, args)
+	if err != nil {
+		t.Errorf("seed %d: NaiveEval(Simplify(%s)): %v\nsimplified: %v", seed, what, err, r)
+		return nil, false
+	}
+	if d := coretest.Close(want, got, tol); d != "" {
+		t.Errorf("seed %d: value changed by Simplify(%s): %s\nprogram: %v\nsimplified: %v\nargs: %v", seed, what, d, q, r, args)
+		return nil, false
+	}
+	return r, true
+}
+
+func TestSimplifyProperty(t *testing.T) {
+	var st propStats
+	for seed := int64(0); seed < 2000; seed++ {
+		rng := rand.New(rand.NewSource(seed))
+		cfg := coretest.Config{ScalarResult: seed%5 == 0, Smooth: seed%7 == 0}
+		p := coretest.RandomProgram(rng, cfg)
+		args := coretest.RandomArgs(rng, p)
+		if _, ok := checkSimplify(t, seed, "p", p, args, &st); !ok {
+			return
+		}
+		q, err := Vectorize(p)
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if _, ok := checkSimplify(t, seed, "Vectorize(p)", q, args, &st); !ok {
+			return
+		}
+	}
+}
