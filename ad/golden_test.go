@@ -309,3 +309,35 @@ func TestArtifactAPI(t *testing.T) {
 		t.Errorf("Run without arguments succeeded")
 	}
 }
+
+// TestGoldenMatmatBuild: matmat written element-wise with build1 and sumOuter becomes one
+// matmul under the BOT and the simplifier's contraction, and its VJP is two matmuls with
+// transposes.
+func TestGoldenMatmatBuild(t *testing.T) {
+	p := parse(t, `fn (x : [3,4] f64, y : [4,2] f64) => build1 3 (\i -> build1 2 (\j -> sumOuter (build1 4 (\k -> index x [i, k] * index y [k, j]))))`)
+	a, err := VJP(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noShare(t, a)
+	tu, lets := tupleOf(a.Program())
+	for k, want := range [][2]string{{"dret", "y"}, {"x", "dret"}} {
+		g := resolve(tu.Elems[k+1], lets)
+		m, ok := g.(*core.MatMul)
+		if !ok {
+			t.Fatalf("gradient %d is %s, want a matmul: %s", k, g, a)
+		}
+		// one operand is the transpose of a parameter, the other the cotangent
+		ops := []core.Term{resolve(m.X, lets), resolve(m.Y, lets)}
+		tr, isTr := ops[1-k].(*core.Transpose)
+		if !isTr {
+			t.Errorf("gradient %d: operand %s is not a transpose: %s", k, ops[1-k], a)
+			continue
+		}
+		if v, ok := tr.X.(*core.Var); !ok || (v.Name != want[0] && v.Name != want[1]) {
+			t.Errorf("gradient %d: transposes %s: %s", k, tr.X, a)
+		}
+	}
+	rng := rand.New(rand.NewSource(9))
+	checkGradient(t, "matmat build", p, randomArgs(rng, p, -1, 1, 0), checkOpts{})
+}

@@ -126,8 +126,11 @@ func fdGrad(t testing.TB, p *core.Program, args map[string]*value, dret *value, 
 
 // relErr is |a-b| / max(1, |a|, |b|)-style relative error with an absolute floor.
 func relErr(a, b float64) float64 {
-	if a == b {
+	if a == b || (math.IsNaN(a) && math.IsNaN(b)) {
 		return 0
+	}
+	if math.IsNaN(a) || math.IsNaN(b) || math.IsInf(a, 0) || math.IsInf(b, 0) {
+		return math.Inf(1)
 	}
 	d := math.Abs(a - b)
 	s := math.Max(math.Abs(a), math.Abs(b))

@@ -139,3 +139,31 @@ func TestRandomProgramsF32(t *testing.T) {
 		}
 	}
 }
+
+// TestRandomProgramsNonSmooth: random programs with every operation (kinks, comparisons,
+// float conds, argmaxOuter of floats, float-to-int casts) differentiate, and the pipelines
+// agree with each other and with the JVP (no finite differences: points may sit on kinks).
+func TestRandomProgramsNonSmooth(t *testing.T) {
+	n := 300
+	failures := 0
+	for seed := int64(1); seed <= int64(n) && failures < 5; seed++ {
+		cfg := coretest.Config{Dtype: core.Float64, ScalarResult: seed%2 == 0, MaxDepth: 5}
+		p := coretest.RandomProgram(rand.New(rand.NewSource(seed)), cfg)
+		dargs := coretest.RandomArgs(rand.New(rand.NewSource(seed+2e6)), p)
+		args := map[string]*value{}
+		for _, v := range p.Params {
+			args[v.Name] = denseToValue(dargs[v.Name], v.Type())
+		}
+		o := checkOpts{noFD: true, skipBOT: !hasBuild1(p.Body)}
+		if hasFloat32(p.Body) {
+			o.crossTol, o.dotTol = 1e-5, 1e-5
+		}
+		ok := t.Run("", func(t *testing.T) {
+			t.Logf("seed %d: %s", seed, p)
+			checkGradient(t, "nonsmooth", p, args, o)
+		})
+		if !ok {
+			failures++
+		}
+	}
+}

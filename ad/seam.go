@@ -8,6 +8,8 @@ import (
 // vectorize is the bulk-operation transform (package bot).
 func vectorize(p *core.Program) (*core.Program, error) { return bot.Vectorize(p) }
 
-// simplifyProgram is core.Simplify with the lets in keep preserved. Until the simplifier is
-// available this seam returns the program unchanged.
-func simplifyProgram(p *core.Program, keep []string) (*core.Program, error) { return p, nil }
+// simplifyProgram is core.Simplify (index/gather fusion, let inlining, matmul contraction)
+// with the lets named in keep preserved.
+func simplifyProgram(p *core.Program, keep []string) (*core.Program, error) {
+	return core.Simplify(p, core.KeepLets(keep...))
+}

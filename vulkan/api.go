@@ -100,10 +100,10 @@ const (
 func shaderNeeds(name string) (needs int, ok bool) {
 	switch name {
 	case "unary_f32", "binary_f32", "sum_thread_f32", "sum_group_f32", "argmax_thread_f32",
-		"argmax_group_f32", "matmul_f32", "gather", "replicate", "scatter_cas_f32":
+		"argmax_group_f32", "matmul_f32", "matmul_simple_f32", "gather", "replicate", "scatter_cas_f32":
 		return 0, true
 	case "unary_f64", "binary_f64", "sum_thread_f64", "sum_group_f64", "argmax_thread_f64",
-		"argmax_group_f64", "matmul_f64":
+		"argmax_group_f64", "matmul_f64", "matmul_simple_f64":
 		return needFloat64, true
 	case "scatter_atomic_f32":
 		return needAtomicFloat32, true
@@ -518,6 +518,9 @@ func sumAxis[T Float](d *Device, dst, src []T, outer, n, inner, mode int) error 
 		clear(dst)
 		return nil
 	}
+	if mode == reduceAuto && d.Type() == CPU {
+		mode = reduceThread // no workgroup barriers on CPU devices; long axes still split
+	}
 	shader, perGroup, seg, segs := reducePlan("sum", suffix[T](), outs, n, mode)
 	out := dst
 	if segs > 1 {
@@ -568,6 +571,9 @@ func argmaxAxis[I Index, T Float](d *Device, dst []I, src []T, outer, n, inner, 
 	if n == 0 {
 		clear(dst) // as core's evaluator: argmax over an empty axis is 0
 		return nil
+	}
+	if mode == reduceAuto && d.Type() == CPU {
+		mode = reduceThread
 	}
 	shader, perGroup, seg, segs := reducePlan("argmax", suffix[T](), outs, n, mode)
 	out, direct := any(dst).([]int32)
@@ -621,16 +627,27 @@ func MatMul[T Float](d *Device, dst, a, b []T, m, k, n int, transA, transB bool)
 	if len(dst) == 0 {
 		return nil
 	}
+	if d.Type() == CPU {
+		return matmulSimple(d, dst, a, b, m, k, n, transA, transB, matmulOuts, matmulK)
+	}
 	return matmulWith(d, dst, a, b, m, k, n, transA, transB, matmulTiles, matmulK)
 }
 
+// Work per matmul dispatch: tiles (one workgroup each) or outputs (one invocation each), and
+// the length of the k range.
+const (
+	matmulTiles = 65535
+	matmulOuts  = 65535 * 256
+	matmulK     = 8192
+)
+
+// matmulWith runs the tiled shared-memory shader (GPUs) in dispatches of at most tileChunk
+// tiles and kChunk products; later k ranges accumulate.
 func matmulWith[T Float](d *Device, dst, a, b []T, m, k, n int, transA, transB bool, tileChunk, kChunk int) error {
 	if k == 0 {
 		clear(dst)
 		return nil
 	}
-	// One workgroup per 16x16 tile, at most matmulTiles tiles and matmulK products per
-	// dispatch (see shaders/common.glsl); later k ranges accumulate.
 	tiles := ((m + 15) / 16) * ((n + 15) / 16)
 	var passes []pass
 	for t0 := 0; t0 < tiles; t0 += tileChunk {
@@ -645,11 +662,26 @@ func matmulWith[T Float](d *Device, dst, a, b []T, m, k, n int, transA, transB b
 		args: []arg{argOf(dst, false, true), argOf(a, true, false), argOf(b, true, false)}})
 }
 
-// Work per matmul dispatch: tiles (one workgroup each) and length of the k range.
-const (
-	matmulTiles = 65535
-	matmulK     = 8192
-)
+// matmulSimple runs the one-invocation-per-output shader (CPU devices) in dispatches of at
+// most outChunk outputs and kChunk products.
+func matmulSimple[T Float](d *Device, dst, a, b []T, m, k, n int, transA, transB bool, outChunk, kChunk int) error {
+	if k == 0 {
+		clear(dst)
+		return nil
+	}
+	outs := m * n
+	var passes []pass
+	for o0 := 0; o0 < outs; o0 += outChunk {
+		o1 := min(outs, o0+outChunk)
+		for k0 := 0; k0 < k; k0 += kChunk {
+			k1 := min(k, k0+kChunk)
+			passes = append(passes, pass{items: o1 - o0, perGroup: 256, push: []uint32{uint32(m), uint32(k), uint32(n),
+				uint32(o0), uint32(o1), uint32(k0), uint32(k1), b2u(k0 > 0)}})
+		}
+	}
+	return d.run(job{op: "matmul", shader: "matmul_simple" + suffix[T](), spec: []uint32{b2u(transA), b2u(transB)}, passes: passes,
+		args: []arg{argOf(dst, false, true), argOf(a, true, false), argOf(b, true, false)}})
+}
 
 func b2u(b bool) uint32 {
 	if b {

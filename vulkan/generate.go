@@ -18,6 +18,8 @@ package vulkan
 //go:generate glslc --target-env=vulkan1.0 -O -DF64 -o shaders/argmax_group_f64.spv shaders/argmax_group.comp
 //go:generate glslc --target-env=vulkan1.0 -O -o shaders/matmul_f32.spv shaders/matmul.comp
 //go:generate glslc --target-env=vulkan1.0 -O -DF64 -o shaders/matmul_f64.spv shaders/matmul.comp
+//go:generate glslc --target-env=vulkan1.0 -O -o shaders/matmul_simple_f32.spv shaders/matmul_simple.comp
+//go:generate glslc --target-env=vulkan1.0 -O -DF64 -o shaders/matmul_simple_f64.spv shaders/matmul_simple.comp
 //go:generate glslc --target-env=vulkan1.0 -O -o shaders/gather.spv shaders/gather.comp
 //go:generate glslc --target-env=vulkan1.0 -O -o shaders/replicate.spv shaders/replicate.comp
 //go:generate glslc --target-env=vulkan1.0 -O -DATOMIC_FLOAT -o shaders/scatter_atomic_f32.spv shaders/scatter.comp

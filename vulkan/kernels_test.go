@@ -420,16 +420,28 @@ func testMatMul[T Float](t *testing.T, d *Device, sizes [][3]int) {
 				rng := rand.New(rand.NewSource(seed))
 				a := uniform[T](rng, m*k, -1, 1)
 				b := uniform[T](rng, k*n, -1, 1)
-				dst := make([]T, m*n)
-				if err := MatMul(d, dst, a, b, m, k, n, ta, tb); err != nil {
-					t.Fatalf("%v: %v", sz, err)
-				}
 				want, mag := matmulRef(a, b, m, k, n, ta, tb)
-				for i := range dst {
-					if !within(float64(dst[i]), want[i], mag[i], tolOf[T]()) {
-						t.Errorf("%s matmul m=%d k=%d n=%d tA=%v tB=%v seed=%d: out[%d,%d] = %v, want %v",
-							dtypeName[T](), m, k, n, ta, tb, seed, i/n, i%n, dst[i], want[i])
-						break
+				// Both shaders whatever the device: tiled (GPUs) and one invocation per output
+				// (CPU devices), then the automatic choice.
+				variants := []func([]T) error{
+					func(dst []T) error { return matmulWith(d, dst, a, b, m, k, n, ta, tb, matmulTiles, matmulK) },
+					func(dst []T) error { return matmulSimple(d, dst, a, b, m, k, n, ta, tb, matmulOuts, matmulK) },
+					func(dst []T) error { return MatMul(d, dst, a, b, m, k, n, ta, tb) },
+				}
+				for vi, run := range variants {
+					dst := make([]T, m*n)
+					for i := range dst {
+						dst[i] = 42
+					}
+					if err := run(dst); err != nil {
+						t.Fatalf("%v variant %d: %v", sz, vi, err)
+					}
+					for i := range dst {
+						if !within(float64(dst[i]), want[i], mag[i], tolOf[T]()) {
+							t.Errorf("%s matmul variant %d m=%d k=%d n=%d tA=%v tB=%v seed=%d: out[%d,%d] = %v, want %v",
+								dtypeName[T](), vi, m, k, n, ta, tb, seed, i/n, i%n, dst[i], want[i])
+							break
+						}
 					}
 				}
 			}
@@ -450,14 +462,20 @@ func TestMatMul(t *testing.T) {
 		if k > 10000 {
 			kChunk = matmulK
 		}
-		if err := matmulWith(d, dst, a, b, m, k, n, true, false, 2, kChunk); err != nil {
-			t.Fatal(err)
-		}
 		want, mag := matmulRef(a, b, m, k, n, true, false)
-		for i := range dst {
-			if !within(float64(dst[i]), want[i], mag[i], 1e-5) {
-				t.Errorf("split matmul %v: out[%d] = %v, want %v", sz, i, dst[i], want[i])
-				break
+		for vi, run := range []func() error{
+			func() error { return matmulWith(d, dst, a, b, m, k, n, true, false, 2, kChunk) },
+			func() error { return matmulSimple(d, dst, a, b, m, k, n, true, false, 37, kChunk) },
+		} {
+			clear(dst)
+			if err := run(); err != nil {
+				t.Fatal(err)
+			}
+			for i := range dst {
+				if !within(float64(dst[i]), want[i], mag[i], 1e-5) {
+					t.Errorf("split matmul variant %d %v: out[%d] = %v, want %v", vi, sz, i, dst[i], want[i])
+					break
+				}
 			}
 		}
 	}
