@@ -31,15 +31,17 @@ func (pl *plan) peel(t core.Term) core.Term {
 // viewStep is one layer of a broadcast view: a replicate or a transpose (unary operations and
 // casts are pushed onto the base instead).
 type viewStep struct {
-	rep   int        // replicate count (> 0), or
-	perm  []int      // full permutation of a transpose, or
-	shape core.Shape // target shape of a reshape
+	rep    int          // replicate count (> 0), or
+	perm   []int        // full permutation of a transpose, or
+	gather *core.Gather // an affine in-bounds gather of the base, or
+	shape  core.Shape   // target shape of a reshape
 }
 
 // view describes t as a strided read of a smaller or permuted base array.
 type view struct {
 	base    core.Term
 	strides []int      // per dimension of t, into base's row-major layout
+	offset  int        // element offset of t's first element in base
 	steps   []viewStep // outermost first
 	trivial bool       // t is its own base
 }
@@ -60,7 +62,7 @@ func (pl *plan) view(t core.Term) view {
 	switch u := pl.peel(t).(type) {
 	case *core.Replicate:
 		v := pl.view(u.X)
-		return view{base: v.base, strides: append([]int{0}, v.strides...),
+		return view{base: v.base, strides: append([]int{0}, v.strides...), offset: v.offset,
 			steps: append([]viewStep{{rep: u.N}}, v.steps...)}
 	case *core.Transpose:
 		v := pl.view(u.X)
@@ -69,12 +71,36 @@ func (pl *plan) view(t core.Term) view {
 		for p, q := range perm {
 			st[p] = v.strides[q]
 		}
-		return view{base: v.base, strides: st, steps: append([]viewStep{{perm: perm}}, v.steps...)}
+		return view{base: v.base, strides: st, offset: v.offset, steps: append([]viewStep{{perm: perm}}, v.steps...)}
+	case *core.Gather:
+		// An affine gather proved in bounds (a broadcast or a window of the operand) is a
+		// strided read of its operand.
+		xv := pl.view(u.X)
+		if !xv.trivial {
+			break
+		}
+		n, m := len(u.Fn.Vars), len(u.Fn.Out)
+		xsh := u.X.Type().Shape
+		prog, err := compileIndexFn(u.Fn)
+		if err != nil || len(prog.frees) > 0 {
+			break
+		}
+		st, base, ok := affinePlan(u.Fn, u.Shape[:n], xsh[:m])
+		if !ok {
+			break
+		}
+		r := xsh[m:].Size()
+		strides := make([]int, 0, len(u.Shape))
+		for _, a := range st {
+			strides = append(strides, a*r)
+		}
+		strides = append(strides, xsh[m:].Strides()...)
+		return view{base: u.X, strides: strides, offset: base * r, steps: []viewStep{{gather: u}}}
 	case *core.Reshape:
 		// A reshape of a cyclic read (outer replicates of a contiguous base, e.g. of a
 		// scalar) stays cyclic when the new shape ends in dimensions covering the base.
 		v := pl.view(u.X)
-		if v.trivial || !cyclic(v, u.X.Type().Shape) {
+		if v.trivial || v.offset != 0 || !cyclic(v, u.X.Type().Shape) {
 			break
 		}
 		p := v.base.Type().Shape.Size()
@@ -133,6 +159,8 @@ func (v view) wrap(x core.Term) (core.Term, error) {
 			x, err = core.NewReplicate(s.rep, x)
 		case s.perm != nil:
 			x, err = core.NewTranspose(s.perm, x)
+		case s.gather != nil:
+			x, err = core.NewGather(s.gather.Shape, x, s.gather.Fn)
 		default:
 			x, err = core.NewReshape(s.shape, x)
 		}
@@ -200,7 +228,7 @@ func axisPerm(perm []int) (int, bool) {
 // stridedBinary plans x op y where at least one operand is a non-trivial view: one custom op
 // reading both bases through strides.
 func (pl *plan) stridedBinary(t *core.Binary, vx, vy view) (ref, error) {
-	k := stridedBinK{op: t.Op, shape: t.X.Type().Shape, xs: vx.strides, ys: vy.strides}
+	k := stridedBinK{op: t.Op, shape: t.X.Type().Shape, xs: vx.strides, ys: vy.strides, xo: vx.offset, yo: vy.offset}
 	return pl.custom(t, t.Op.Word(), []core.Term{vx.base, vy.base}, func(vs []*core.Var) (core.Term, []*core.Var, error) {
 		x, err := vx.wrap(vs[0])
 		if err != nil {
@@ -373,4 +401,61 @@ func (pl *plan) transposeOf(t *core.Transpose) (core.Term, bool) {
 		return g, true
 	}
 	return nil, false
+}
+
+// maskMul plans cast ρ (p cmp q) * z (either operand order) as one op reading p, q and z
+// through their views: out = z · (1 if p cmp q else 0), with no mask array materialised.
+// The gradient of max, max-pooling and argmax-style selections has this form.
+func (pl *plan) maskMul(t *core.Binary) (ref, bool, error) {
+	if t.Op != core.OpMul || !t.Type().Dtype.IsFloat() {
+		return ref{}, false, nil
+	}
+	for side := 0; side < 2; side++ {
+		mask, z := t.X, t.Y
+		if side == 1 {
+			mask, z = t.Y, t.X
+		}
+		c, ok := pl.peel(mask).(*core.Cast)
+		if !ok || c.To != t.Type().Dtype {
+			continue
+		}
+		cmp, ok := pl.peel(c.X).(*core.Binary)
+		if !ok || !cmp.Op.IsComparison() || !cmp.X.Type().Dtype.IsNumeric() {
+			continue
+		}
+		vp, vq, vz := pl.view(cmp.X), pl.view(cmp.Y), pl.view(z)
+		k := maskMulK{cmp: cmp.Op, shape: t.Type().Shape,
+			st: [3][]int{vp.strides, vq.strides, vz.strides}, off: [3]int{vp.offset, vq.offset, vz.offset}}
+		r, err := pl.custom(t, "maskMul", []core.Term{vp.base, vq.base, vz.base}, func(vs []*core.Var) (core.Term, []*core.Var, error) {
+			pt, err := vp.wrap(vs[0])
+			if err != nil {
+				return nil, nil, err
+			}
+			qt, err := vq.wrap(vs[1])
+			if err != nil {
+				return nil, nil, err
+			}
+			zt, err := vz.wrap(vs[2])
+			if err != nil {
+				return nil, nil, err
+			}
+			b, err := core.NewBinary(cmp.Op, pt, qt)
+			if err != nil {
+				return nil, nil, err
+			}
+			m, err := core.NewCast(c.To, b)
+			if err != nil {
+				return nil, nil, err
+			}
+			var prod core.Term
+			if side == 0 {
+				prod, err = core.NewBinary(core.OpMul, m, zt)
+			} else {
+				prod, err = core.NewBinary(core.OpMul, zt, m)
+			}
+			return prod, vs, err
+		}, k)
+		return r, true, err
+	}
+	return ref{}, false, nil
 }

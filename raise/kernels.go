@@ -859,6 +859,7 @@ type stridedBinK struct {
 	op     core.BinOp
 	shape  []int
 	xs, ys []int
+	xo, yo int // offsets of the first element
 }
 
 func (k stridedBinK) run(out any, ins []any) error {
@@ -952,7 +953,7 @@ func (k stridedBinK) run(out any, ins []any) error {
 func stridedLoop[T, U elem](k stridedBinK, out []U, x, y []T, f func(a, b T) U) error {
 	n := len(k.shape)
 	if n == 0 {
-		out[0] = f(x[0], y[0])
+		out[0] = f(x[k.xo], y[k.yo])
 		return nil
 	}
 	last := k.shape[n-1]
@@ -964,7 +965,7 @@ func stridedLoop[T, U elem](k stridedBinK, out []U, x, y []T, f func(a, b T) U) 
 	} else {
 		idx = idxBuf[:n-1]
 	}
-	xo, yo := 0, 0
+	xo, yo := k.xo, k.yo
 	for p := 0; p+last <= len(out) && last > 0; p += last {
 		o := out[p : p+last]
 		xi, yi := xo, yo
@@ -1004,4 +1005,114 @@ func stridedLoop[T, U elem](k stridedBinK, out []U, x, y []T, f func(a, b T) U) 
 		}
 	}
 	return nil
+}
+
+// maskMulK is out = z · (1 if p cmp q else 0) with p, q, z read through strides.
+type maskMulK struct {
+	cmp   core.BinOp
+	shape []int
+	st    [3][]int
+	off   [3]int
+}
+
+func (k maskMulK) run(out any, ins []any) error {
+	switch o := out.(type) {
+	case []float64:
+		z, ok := ins[2].([]float64)
+		if !ok {
+			break
+		}
+		return maskDispatch(k, o, ins[0], ins[1], z)
+	case []float32:
+		z, ok := ins[2].([]float32)
+		if !ok {
+			break
+		}
+		return maskDispatch(k, o, ins[0], ins[1], z)
+	}
+	return typeErr("maskMul", out, ins)
+}
+
+func maskDispatch[F ~float64 | ~float32](k maskMulK, out []F, p, q any, z []F) error {
+	switch a := p.(type) {
+	case []int64:
+		if b, ok := q.([]int64); ok {
+			return maskLoop(k, out, a, b, z, numCmp[int64](k.cmp))
+		}
+	case []float64:
+		if b, ok := q.([]float64); ok {
+			return maskLoop(k, out, a, b, z, numCmp[float64](k.cmp))
+		}
+	case []float32:
+		if b, ok := q.([]float32); ok {
+			return maskLoop(k, out, a, b, z, numCmp[float32](k.cmp))
+		}
+	}
+	return errors.Errorf("raise: maskMul: operand types %s and %s", typeName(p), typeName(q))
+}
+
+func numCmp[T num](op core.BinOp) func(a, b T) bool {
+	switch op {
+	case core.OpLt:
+		return func(a, b T) bool { return a < b }
+	case core.OpLe:
+		return func(a, b T) bool { return a <= b }
+	case core.OpGt:
+		return func(a, b T) bool { return a > b }
+	case core.OpGe:
+		return func(a, b T) bool { return a >= b }
+	case core.OpEq:
+		return func(a, b T) bool { return a == b }
+	}
+	return func(a, b T) bool { return a != b }
+}
+
+func maskLoop[T num, F ~float64 | ~float32](k maskMulK, out []F, p, q []T, z []F, cmp func(a, b T) bool) error {
+	if cmp == nil {
+		return errors.Errorf("raise: maskMul: comparison %v", k.cmp)
+	}
+	n := len(k.shape)
+	if n == 0 {
+		out[0] = z[k.off[2]] * b2f[F](cmp(p[k.off[0]], q[k.off[1]]))
+		return nil
+	}
+	last := k.shape[n-1]
+	sp, sq, sz := k.st[0][n-1], k.st[1][n-1], k.st[2][n-1]
+	idx := make([]int, n-1)
+	po, qo, zo := k.off[0], k.off[1], k.off[2]
+	for at := 0; at+last <= len(out) && last > 0; at += last {
+		pi, qi, zi := po, qo, zo
+		o := out[at : at+last]
+		for j := range o {
+			if cmp(p[pi], q[qi]) {
+				o[j] = z[zi]
+			} else {
+				o[j] = z[zi] * 0
+			}
+			pi += sp
+			qi += sq
+			zi += sz
+		}
+		for d := n - 2; d >= 0; d-- {
+			idx[d]++
+			po += k.st[0][d]
+			qo += k.st[1][d]
+			zo += k.st[2][d]
+			if idx[d] < k.shape[d] {
+				break
+			}
+			po -= k.st[0][d] * k.shape[d]
+			qo -= k.st[1][d] * k.shape[d]
+			zo -= k.st[2][d] * k.shape[d]
+			idx[d] = 0
+		}
+	}
+	return nil
+}
+
+func b2f[F ~float64 | ~float32](b bool) F {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -573,6 +573,9 @@ func nativeBinary(op core.BinOp) func(a, b *gorgonia.Node) (*gorgonia.Node, erro
 }
 
 func (pl *plan) binary(t *core.Binary) (ref, error) {
+	if r, ok, err := pl.maskMul(t); ok {
+		return r, err
+	}
 	// Fusion: operands that are replicates and transposes (of unary functions) of smaller
 	// arrays are read through strides instead of being materialised.
 	if vx, vy := pl.view(t.X), pl.view(t.Y); !vx.trivial || !vy.trivial {

@@ -518,6 +518,9 @@ func sumAxis[T Float](d *Device, dst, src []T, outer, n, inner, mode int) error 
 		clear(dst)
 		return nil
 	}
+	if mode == reduceAuto && d.Type() == CPU {
+		mode = reduceThread // no workgroup barriers on CPU devices; long axes still split
+	}
 	shader, perGroup, seg, segs := reducePlan("sum", suffix[T](), outs, n, mode)
 	out := dst
 	if segs > 1 {
@@ -568,6 +571,9 @@ func argmaxAxis[I Index, T Float](d *Device, dst []I, src []T, outer, n, inner, 
 	if n == 0 {
 		clear(dst) // as core's evaluator: argmax over an empty axis is 0
 		return nil
+	}
+	if mode == reduceAuto && d.Type() == CPU {
+		mode = reduceThread
 	}
 	shader, perGroup, seg, segs := reducePlan("argmax", suffix[T](), outs, n, mode)
 	out, direct := any(dst).([]int32)

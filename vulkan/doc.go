@@ -43,7 +43,9 @@
 // loops grid-stride, so sizes beyond 65535 workgroups work, and the host splits long
 // reductions and large matmuls so that no invocation runs more than about 20000 loop
 // iterations: llvmpipe (lavapipe) silently cuts every invocation off after 65535. Device.Timings
-// separates host↔buffer transfer time from dispatch time.
+// separates host↔buffer transfer time from dispatch time. On CPU devices the kernels avoid
+// workgroup barriers (matmul without shared-memory tiles, one invocation per reduction output),
+// which lavapipe runs slowly; GPUs get the tiled matmul and workgroup reductions.
 //
 // # Using it from a CPU kernel
 //
