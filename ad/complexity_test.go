@@ -93,13 +93,17 @@ func TestElementChainLinear(t *testing.T) {
 	}
 }
 
-func BenchmarkGradDoubling(b *testing.B) {
-	for _, n := range []int{100, 1000, 10000} {
-		p := doubling(b, n)
-		b.Run(fmt.Sprint(n), func(b *testing.B) {
+// benchGrad measures Grad on p, with the full pipeline and with the simplifier off (the
+// differentiation proper: forward pass, reverse pass, shareToLet, wrapper; plus the BOT).
+func benchGrad(b *testing.B, name string, p *core.Program) {
+	for _, o := range []struct {
+		tag string
+		opt Options
+	}{{"full", Options{}}, {"nosimplify", Options{NoSimplify: true}}} {
+		b.Run(name+"/"+o.tag, func(b *testing.B) {
 			var size int
 			for i := 0; i < b.N; i++ {
-				a, err := Grad(p)
+				a, err := GradWith(p, o.opt)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -110,19 +114,14 @@ func BenchmarkGradDoubling(b *testing.B) {
 	}
 }
 
+func BenchmarkGradDoubling(b *testing.B) {
+	for _, n := range []int{100, 1000, 10000} {
+		benchGrad(b, fmt.Sprint(n), doubling(b, n))
+	}
+}
+
 func BenchmarkGradElementChain(b *testing.B) {
 	for _, n := range []int{100, 1000} {
-		p := elementChain(b, n)
-		b.Run(fmt.Sprint(n), func(b *testing.B) {
-			var size int
-			for i := 0; i < b.N; i++ {
-				a, err := Grad(p)
-				if err != nil {
-					b.Fatal(err)
-				}
-				size = core.Size(a.Program().Body)
-			}
-			b.ReportMetric(float64(size), "artifact-nodes")
-		})
+		benchGrad(b, fmt.Sprint(n), elementChain(b, n))
 	}
 }
