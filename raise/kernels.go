@@ -480,24 +480,21 @@ func (k argmaxK) run(out any, ins []any) error {
 	return nil
 }
 
-func argmaxLoop[T num](out []int64, x []T, n int, isNaN func(T) bool) {
+// argmaxLoop streams over the rows of x ([n, len(out)]): the first maximum wins, NaN never
+// wins against a number, an all-NaN (or empty) column gives 0.
+func argmaxLoop[T num](out []int64, x []T, n int, _ func(T) bool) {
 	r := len(out)
 	for j := range out {
-		best := -1
-		var bv T
-		for i := 0; i < n; i++ {
-			v := x[i*r+j]
-			if isNaN(v) {
-				continue
-			}
-			if best < 0 || v > bv {
-				best, bv = i, v
+		out[j] = 0
+	}
+	for i := 1; i < n; i++ {
+		row := x[i*r : (i+1)*r]
+		for j, v := range row {
+			b := x[int(out[j])*r+j]
+			if v > b || (b != b && v == v) {
+				out[j] = int64(i)
 			}
 		}
-		if best < 0 {
-			best = 0
-		}
-		out[j] = int64(best)
 	}
 }
 

@@ -536,3 +536,30 @@ func TestLongChainNoHashCollision(t *testing.T) {
 		t.Errorf("graph has %d nodes, want %d (two per step and the inputs)", got, want)
 	}
 }
+
+// argmaxOuter: first maximum on ties, NaN never the maximum unless a column is all NaN (0).
+func TestArgmaxTiesAndNaN(t *testing.T) {
+	nan := math.NaN()
+	x := mustVar(t, "x", f64(3, 4))
+	var b core.Builder
+	p, err := core.NewProgram([]*core.Var{x}, b.Tuple(b.ArgmaxOuter(x), b.ArgmaxOuter(b.Transpose([]int{1, 0}, x))))
+	if err != nil || b.Err() != nil {
+		t.Fatal(err, b.Err())
+	}
+	g := gorgonia.NewGraph()
+	data := []float64{
+		nan, 2, nan, 1,
+		5, 2, nan, 0,
+		5, 1, nan, 3,
+	}
+	res := run(t, g, p, map[string]*gorgonia.Node{"x": input(t, g, "x", []int{3, 4}, data)})
+	for k, want := range [][]int64{{1, 0, 0, 2}, {1, 0, 0}} {
+		got := values(t, res[k]).([]int64)
+		for i := range want {
+			if got[i] != want[i] {
+				t.Errorf("result %d: argmax = %v, want %v", k, got, want)
+				break
+			}
+		}
+	}
+}
