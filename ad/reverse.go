@@ -347,6 +347,7 @@ func (a *termAlg) scatter(sh core.Shape, c core.Term, fn *core.IndexFn) core.Ter
 func (a *termAlg) gather(sh core.Shape, c core.Term, fn *core.IndexFn) core.Term {
 	return a.b.Gather(sh, c, fn)
 }
+
 // index is index c [k], written as the equivalent gather (\[] -> [k]) so that the gradient
 // program stays in BOT normal form whatever c is.
 func (a *termAlg) index(c core.Term, k int) core.Term {
