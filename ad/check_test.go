@@ -4,6 +4,7 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/bulkad/bulkad/bot"
 	"github.com/bulkad/bulkad/core"
 )
 
@@ -69,6 +70,19 @@ func checkGradient(t *testing.T, name string, p *core.Program, args map[string]*
 	if err := core.Check(art.Program()); err != nil {
 		t.Fatalf("%s: artifact does not check: %v\n%s", name, err, art)
 	}
+	// The differentiation preserves the BOT normal form of its input (checked on the
+	// unsimplified artifact: core.Simplify may inline a let into an index position).
+	if q, err := bot.Vectorize(p); err == nil && bot.CheckNormalForm(q.Body) == nil {
+		raw := build(Options{NoSimplify: true})
+		if err := bot.CheckNormalForm(raw.Program().Body); err != nil {
+			t.Errorf("%s: unsimplified artifact of a BOT-normal program is not BOT-normal: %v\n%s", name, err, raw)
+		}
+	}
+	core.PostOrder(art.Program().Body, func(n core.Term) {
+		if _, ok := n.(*core.Share); ok {
+			t.Errorf("%s: artifact contains share: %s", name, art)
+		}
+	})
 	val, grads := runArtifact(t, art, argsV)
 	if k, ok := closeSlices(val, r0.f, o.crossTol); !ok {
 		t.Errorf("%s: artifact value differs at %d: %v vs %v", name, k, val, r0.f)

@@ -141,8 +141,9 @@ func constantTerm(b *core.Builder, t core.Type, v float64) core.Term {
 	return c
 }
 
-// where selects element-wise: a where mask is true, else b (mask : sh bool). It is a gather
-// from [b, a] at the mask's value, so a NaN or infinity in the branch not selected does not
+// where selects element-wise: a where mask is true, else b (mask : sh bool, a variable or
+// literal, so that the index into it stays in BOT normal form). It is a gather from [b, a] at
+// the mask's value, so a NaN or infinity in the branch not selected does not
 // leak into the result (a multiplication by a 0/1 mask would).
 func where(b *core.Builder, namer *core.Namer, mask, x, y core.Term) core.Term {
 	sh := mask.Type().Shape
@@ -548,12 +549,12 @@ func (f *forward) binary(t *core.Binary) *dual {
 		zero := f.constant(ty, 0)
 		if !x.d.IsZero() {
 			// d/dx x^y = y * x^(y-1), taken as 0 where y == 0 (x^0 is constant, even at x = 0).
-			fx = where(b, f.namer, b.Binary(core.OpEq, ya, zero), zero,
+			fx = where(b, f.namer, f.atom(b.Binary(core.OpEq, ya, zero)), zero,
 				b.Mul(ya, b.Binary(core.OpPow, xa, b.Sub(ya, f.constant(ty, 1)))))
 		}
 		if !y.d.IsZero() {
 			// d/dy x^y = x^y * log x, taken as 0 where x^y == 0 (a zero base).
-			fy = where(b, f.namer, b.Binary(core.OpEq, pa, zero), zero, b.Mul(pa, b.Unary(core.OpLog, xa)))
+			fy = where(b, f.namer, f.atom(b.Binary(core.OpEq, pa, zero)), zero, b.Mul(pa, b.Unary(core.OpLog, xa)))
 		}
 	case core.OpMax, core.OpMin:
 		// The first argument gets the gradient on ties.

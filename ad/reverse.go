@@ -347,8 +347,19 @@ func (a *termAlg) scatter(sh core.Shape, c core.Term, fn *core.IndexFn) core.Ter
 func (a *termAlg) gather(sh core.Shape, c core.Term, fn *core.IndexFn) core.Term {
 	return a.b.Gather(sh, c, fn)
 }
+
+// index is index c [k], written as the equivalent gather (\[] -> [k]) so that the gradient
+// program stays in BOT normal form whatever c is.
 func (a *termAlg) index(c core.Term, k int) core.Term {
-	return a.b.Index(c, core.ScalarI(int64(k)))
+	if c == nil {
+		return nil
+	}
+	sh := c.Type().Shape
+	if len(sh) == 0 {
+		a.b.SetErr(errors.New("ad: reverse: fromVector cotangent is a scalar"))
+		return nil
+	}
+	return a.b.Gather(sh[1:], c, a.b.IndexFn(nil, core.ScalarI(int64(k))))
 }
 func (a *termAlg) transpose(perm []int, c core.Term) core.Term  { return a.b.Transpose(perm, c) }
 func (a *termAlg) reshape(sh core.Shape, c core.Term) core.Term { return a.b.Reshape(sh, c) }
