@@ -12,12 +12,10 @@ import (
 // variables (op inputs after the first).
 
 type ixArr struct {
-	i       []int64
-	b       []bool
-	f       []float64
-	f32     []float32
-	shape   []int
-	strides []int
+	i   []int64
+	b   []bool
+	f   []float64
+	f32 []float32
 }
 
 type ixEnv struct {
