@@ -38,6 +38,7 @@ func TestAgainstCoreEval(t *testing.T) {
 		"gather [3] x (\\[i] -> [i, argmaxOuter (gather [4] (tr [1,0] x) (\\[p] -> [p, i]))])",
 		"scatter [3,4] (sumOuter (tr [1,0] x)) (\\[i] -> [i, argmaxOuter (gather [4] (tr [1,0] x) (\\[p] -> [p, i]))])",
 		"gather [3] y (\\[i] -> [argmaxOuter (gather [2] y (\\[p] -> [p + i]))])",
+		"gather [3] x (\\[i] -> [i, argmaxOuter (gather [4] x (\\[p] -> [i, p]))])",
 		"matmul x z",
 		"x * gather [3,4] y (\\[i,j] -> [j])",
 		"gather [2,2] x (\\[i,j] -> [i + 1, 2 * j + 1]) + gather [2,2] x (\\[i,j] -> [i, j])",

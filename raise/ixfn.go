@@ -12,12 +12,10 @@ import (
 // variables (op inputs after the first).
 
 type ixArr struct {
-	i       []int64
-	b       []bool
-	f       []float64
-	f32     []float32
-	shape   []int
-	strides []int
+	i   []int64
+	b   []bool
+	f   []float64
+	f32 []float32
 }
 
 type ixEnv struct {
@@ -626,10 +624,12 @@ func sliceLen(a any) int {
 	return -1
 }
 
-// argmaxColumn rewrites argmaxOuter (gather [n] a (\[p] -> [p, e1, …, ek])) — the argmax of
-// one column of a, chosen by index terms that may depend on the enclosing index function's
-// variables — as index (argmaxOuter a) [e1, …, ek], whose argmax array does not depend on
-// them and can be computed once. Out-of-bounds columns give 0 either way.
+// argmaxColumn rewrites argmaxOuter (gather [n] a (\[p] -> [e1, …, p, …, ek])) — the argmax
+// along one axis d of a (p at position d), at a position chosen by index terms that may
+// depend on the enclosing index function's variables — as
+// index (argmaxOuter (tr perm a)) [e1, …, ek] with perm moving axis d to the front; that
+// argmax array does not depend on them and is computed once. Out-of-bounds positions give 0
+// either way.
 func argmaxColumn(t *core.ArgmaxOuter) (core.Term, bool) {
 	g, ok := t.X.(*core.Gather)
 	if !ok || len(g.Fn.Vars) != 1 || len(g.Shape) != 1 {
@@ -638,22 +638,42 @@ func argmaxColumn(t *core.ArgmaxOuter) (core.Term, bool) {
 	a := g.X
 	ash := a.Type().Shape
 	p := g.Fn.Vars[0]
-	if len(g.Fn.Out) != len(ash) || len(ash) == 0 || g.Shape[0] != ash[0] {
+	if len(g.Fn.Out) != len(ash) || len(ash) == 0 {
 		return nil, false
 	}
-	if v, ok := g.Fn.Out[0].(*core.Var); !ok || v.Name != p.Name {
-		return nil, false
-	}
-	for _, o := range g.Fn.Out[1:] {
+	axis := -1
+	var rest []core.Term
+	for d, o := range g.Fn.Out {
+		if v, ok := o.(*core.Var); ok && v.Name == p.Name && axis < 0 {
+			axis = d
+			continue
+		}
 		if core.HasFree(o, p.Name) {
 			return nil, false
 		}
+		rest = append(rest, o)
 	}
-	am, err := core.NewArgmaxOuter(a)
+	if axis < 0 || g.Shape[0] != ash[axis] {
+		return nil, false
+	}
+	x := a
+	if axis != 0 {
+		perm := []int{axis}
+		for d := range ash {
+			if d != axis {
+				perm = append(perm, d)
+			}
+		}
+		var err error
+		if x, err = core.NewTranspose(perm, a); err != nil {
+			return nil, false
+		}
+	}
+	am, err := core.NewArgmaxOuter(x)
 	if err != nil {
 		return nil, false
 	}
-	ix, err := core.NewIndex(am, append([]core.Term{}, g.Fn.Out[1:]...))
+	ix, err := core.NewIndex(am, rest)
 	if err != nil {
 		return nil, false
 	}

@@ -661,7 +661,7 @@ func (pl *plan) gatherScatter(t core.Term, sh core.Shape, x core.Term, fn *core.
 			}
 		}
 		out := make([]core.Term, len(fn.Out))
-		r := &replacer{vars: vars, terms: terms, rewrites: prog.rewrites, memo: map[core.Term]core.Term{}}
+		r := &replacer{vars: vars, terms: terms, rewrites: prog.rewrites}
 		for i, o := range fn.Out {
 			var err error
 			if out[i], err = r.run(o, fn.Vars); err != nil {
@@ -688,7 +688,6 @@ type replacer struct {
 	vars     map[string]core.Term
 	terms    map[core.Term]core.Term
 	rewrites map[core.Term]core.Term
-	memo     map[core.Term]core.Term
 }
 
 func (r *replacer) run(t core.Term, bound []*core.Var) (core.Term, error) {
@@ -708,9 +707,6 @@ func (r *replacer) run(t core.Term, bound []*core.Var) (core.Term, error) {
 			return x, nil
 		}
 		return t, nil
-	}
-	if x, ok := r.memo[t]; ok && len(bound) == 0 {
-		return x, nil
 	}
 	kids := core.Children(t)
 	nk := make([]core.Term, len(kids))
