@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/bulkad/bulkad/core"
+	"github.com/chewxy/hm"
 	"github.com/pkg/errors"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -339,6 +340,10 @@ func (pl *plan) custom(t core.Term, kind string, ins []core.Term, rebuild func(v
 // unrelated node (in long chains this happens: an 8000-step chain collided in our tests). A
 // returned node with other children or another op is detected and the op is salted.
 func applyChecked(g *gorgonia.ExprGraph, op *Op, kids []*gorgonia.Node) (*gorgonia.Node, error) {
+	op.argHM = make([]hm.Type, len(kids))
+	for i, k := range kids {
+		op.argHM[i] = k.Type()
+	}
 	for salt := 0; salt < 8; salt++ {
 		o := op
 		if salt > 0 {
