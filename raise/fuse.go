@@ -252,7 +252,17 @@ func (pl *plan) sumOuter(t *core.SumOuter) (ref, error) {
 	if tr, ok := pl.peel(t.X).(*core.Transpose); ok {
 		perm := fullPerm(tr.Perm, len(xt.Shape))
 		if a, ok := axisPerm(perm); ok {
-			return pl.native(t, []core.Term{tr.X}, func(k []*gorgonia.Node) (*gorgonia.Node, error) { return gorgonia.Sum(k[0], a) })
+			r, err := pl.native(t, []core.Term{tr.X}, func(k []*gorgonia.Node) (*gorgonia.Node, error) { return gorgonia.Sum(k[0], a) })
+			if err == nil {
+				pl.steps[r.step].fallback = func(vs []*core.Var) (core.Term, error) {
+					x, err := core.NewTranspose(perm, vs[0])
+					if err != nil {
+						return nil, err
+					}
+					return core.NewSumOuter(x)
+				}
+			}
+			return r, err
 		}
 	}
 	return pl.native(t, []core.Term{t.X}, func(k []*gorgonia.Node) (*gorgonia.Node, error) { return gorgonia.Sum(k[0], 0) })
