@@ -58,6 +58,10 @@ func (a *Artifact) Program() *core.Program { return a.prog }
 // order of the result tuple.
 func (a *Artifact) Wrt() []string { return append([]string{}, a.wrt...) }
 
+// Stats reports the work of the symbolic reverse pass that built the artifact (Share IDs,
+// Share nodes visited, Delta nodes visited).
+func (a *Artifact) Stats() Stats { return a.stats }
+
 // String prints the gradient program in the text syntax.
 func (a *Artifact) String() string { return a.prog.String() }
 

@@ -125,3 +125,26 @@ func BenchmarkGradElementChain(b *testing.B) {
 		benchGrad(b, fmt.Sprint(n), elementChain(b, n))
 	}
 }
+
+// TestDoublingPlain: x_{i+1} = x_i + x_i (paper 001's exponential-sharing example) for n = 60:
+// the gradient is exactly 2^60, and the reverse pass visits each Share once.
+func TestDoublingPlain(t *testing.T) {
+	p := parse(t, "fn (x_0 : [] f64) => "+func() string {
+		s := ""
+		for i := 1; i <= 60; i++ {
+			s += fmt.Sprintf("let x_%d = x_%d + x_%d in ", i, i-1, i-1)
+		}
+		return s + "x_60"
+	}())
+	a, err := Grad(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := a.Stats(); st.SharesVisited != st.ShareIDs || st.ShareIDs != 60 {
+		t.Errorf("stats %+v, want 60 share IDs each visited once", st)
+	}
+	_, g := runArtifact(t, a, map[string]*value{"x_0": vals(f64(), 0.1)})
+	if g["x_0"][0] != float64(uint64(1)<<60) {
+		t.Errorf("gradient %v, want 2^60", g["x_0"][0])
+	}
+}

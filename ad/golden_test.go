@@ -341,3 +341,81 @@ func TestGoldenMatmatBuild(t *testing.T) {
 	rng := rand.New(rand.NewSource(9))
 	checkGradient(t, "matmat build", p, randomArgs(rng, p, -1, 1, 0), checkOpts{})
 }
+
+// component returns the program computing component k of a's result tuple (the artifact
+// is an ordinary core program, so it can be differentiated again).
+func component(t *testing.T, p *core.Program, k int, drop string) *core.Program {
+	t.Helper()
+	var lets []*core.Let
+	body := p.Body
+	for {
+		l, ok := body.(*core.Let)
+		if !ok {
+			break
+		}
+		lets = append(lets, l)
+		body = l.Body
+	}
+	var out core.Term = body.(*core.Tuple).Elems[k]
+	var b core.Builder
+	for i := len(lets) - 1; i >= 0; i-- {
+		out = b.Let(lets[i].Var, lets[i].Bound, out)
+	}
+	var params []*core.Var
+	for _, v := range p.Params {
+		if v.Name != drop {
+			params = append(params, v)
+		}
+	}
+	return mustProg(t, &b, params, out)
+}
+
+// TestSecondOrder: differentiating a gradient program again gives second derivatives:
+// f = sumOuter (x * sin x * y): d²f/dx_i² = (2 cos x_i - x_i sin x_i) y_i, d²f/dx_i dy_i = sin x_i + x_i cos x_i.
+func TestSecondOrder(t *testing.T) {
+	p := parse(t, `fn (x : [3] f64, y : [3] f64) => sumOuter (x * sin x * y)`)
+	a, err := Grad(p, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gx := component(t, a.Program(), 1, "")
+	// sum of the gradient components: its gradient is the row sums of the Hessian, which is
+	// diagonal per element here.
+	var b core.Builder
+	sum := b.SumOuter(resultOf(gx.Body))
+	sp := mustProg(t, &b, gx.Params, replaceResult(&b, gx.Body, sum))
+	h, err := Grad(sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := map[string]*value{"x": vals(f64(3), 0.3, -1.2, 2), "y": vals(f64(3), 1.5, -0.5, 0.25)}
+	_, g := runArtifact(t, h, args)
+	for i := 0; i < 3; i++ {
+		x, y := args["x"].f[i], args["y"].f[i]
+		if want := (2*cosf(x) - x*sinf(x)) * y; relErr(g["x"][i], want) > 1e-12 {
+			t.Errorf("d²f/dx%d² = %v, want %v", i, g["x"][i], want)
+		}
+		if want := sinf(x) + x*cosf(x); relErr(g["y"][i], want) > 1e-12 {
+			t.Errorf("d²f/dx%d dy%d = %v, want %v", i, i, g["y"][i], want)
+		}
+	}
+	checkGradient(t, "second order", sp, args, checkOpts{})
+}
+
+func resultOf(t core.Term) core.Term {
+	for {
+		l, ok := t.(*core.Let)
+		if !ok {
+			return t
+		}
+		t = l.Body
+	}
+}
+
+func replaceResult(b *core.Builder, t core.Term, r core.Term) core.Term {
+	l, ok := t.(*core.Let)
+	if !ok {
+		return r
+	}
+	return b.Let(l.Var, l.Bound, replaceResult(b, l.Body, r))
+}

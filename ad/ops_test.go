@@ -464,3 +464,29 @@ func TestEmptyArrays(t *testing.T) {
 		}
 	}
 }
+
+// TestLogSumExpStable: the max-shifted logsumexp has gradient softmax x, finite at large
+// inputs and with a -inf input (anchors.md: no NaN gradients where the value is finite).
+func TestLogSumExpStable(t *testing.T) {
+	p := parse(t, `fn (x : [3] f64) => let m = index x [argmaxOuter x] in m + log (sumOuter (exp (x - replicate 3 m)))`)
+	a, err := Grad(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range [][]float64{{1000, 1001, 999}, {0, math.Inf(-1), 1}, {-3, 2, 0.5}} {
+		v, g := runArtifact(t, a, map[string]*value{"x": vals(f64(3), in...)})
+		mx := math.Max(in[0], math.Max(in[1], in[2]))
+		s := 0.0
+		for _, x := range in {
+			s += math.Exp(x - mx)
+		}
+		if relErr(v[0], mx+math.Log(s)) > 1e-14 {
+			t.Errorf("lse %v = %v", in, v)
+		}
+		for k, x := range in {
+			if want := math.Exp(x-mx) / s; relErr(g["x"][k], want) > 1e-14 {
+				t.Errorf("lse %v: gradient %v, want softmax (component %d: %v)", in, g["x"], k, want)
+			}
+		}
+	}
+}

@@ -167,3 +167,32 @@ func TestRandomProgramsNonSmooth(t *testing.T) {
 		}
 	}
 }
+
+// TestRandomProgramsAnyDtype: random programs of either float dtype, smooth or not, scalar
+// or array results, differentiate (VJP and JVP) without error and their artifacts run; the
+// gradients have their parameters' dtypes.
+func TestRandomProgramsAnyDtype(t *testing.T) {
+	for seed := int64(1); seed <= 300; seed++ {
+		cfg := coretest.Config{Smooth: seed%3 == 0, ScalarResult: seed%2 == 0}
+		p := coretest.RandomProgram(rand.New(rand.NewSource(seed)), cfg)
+		a, err := VJP(p)
+		if err != nil {
+			t.Fatalf("seed %d: vjp: %v\n%s", seed, err, p)
+		}
+		if _, err := JVP(p); err != nil {
+			t.Fatalf("seed %d: jvp: %v\n%s", seed, err, p)
+		}
+		args := coretest.RandomArgs(rand.New(rand.NewSource(seed+3e6)), p)
+		r := resultOf(p.Body).Type()
+		args[DretName] = randomDense(rand.New(rand.NewSource(seed)), r, 1)
+		_, grads, err := a.Run(args)
+		if err != nil {
+			t.Fatalf("seed %d: run: %v\n%s", seed, err, a)
+		}
+		for _, w := range a.Wrt() {
+			if got, want := grads[w].Dtype().Name(), p.Param(w).Type().Dtype; (want == core.Float32) != (got == "float32") {
+				t.Errorf("seed %d: gradient of %s has dtype %s, parameter %v", seed, w, got, want)
+			}
+		}
+	}
+}

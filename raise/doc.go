@@ -34,6 +34,11 @@
 // become extra inputs of the op. Every custom op prints in the core syntax and hashes its
 // full printed form, so Gorgonia's hash-based node deduplication is sound.
 //
+// Gorgonia deduplicates nodes by a 32-bit hash without comparing children, so a collision
+// would silently return an unrelated node. Raise checks every node it gets back: a custom op
+// answered with another node is salted and applied again; a native constructor answered with
+// an existing node on other children is rebuilt as a custom op.
+//
 // Raise validates the whole program (supported constructs, compilable index functions,
 // bindings with matching types) before it adds any node; an error names the offending term
 // and leaves the graph unchanged.

@@ -252,7 +252,17 @@ func (pl *plan) sumOuter(t *core.SumOuter) (ref, error) {
 	if tr, ok := pl.peel(t.X).(*core.Transpose); ok {
 		perm := fullPerm(tr.Perm, len(xt.Shape))
 		if a, ok := axisPerm(perm); ok {
-			return pl.native(t, []core.Term{tr.X}, func(k []*gorgonia.Node) (*gorgonia.Node, error) { return gorgonia.Sum(k[0], a) })
+			r, err := pl.native(t, []core.Term{tr.X}, func(k []*gorgonia.Node) (*gorgonia.Node, error) { return gorgonia.Sum(k[0], a) })
+			if err == nil {
+				pl.steps[r.step].fallback = func(vs []*core.Var) (core.Term, error) {
+					x, err := core.NewTranspose(perm, vs[0])
+					if err != nil {
+						return nil, err
+					}
+					return core.NewSumOuter(x)
+				}
+			}
+			return r, err
 		}
 	}
 	return pl.native(t, []core.Term{t.X}, func(k []*gorgonia.Node) (*gorgonia.Node, error) { return gorgonia.Sum(k[0], 0) })
@@ -260,6 +270,9 @@ func (pl *plan) sumOuter(t *core.SumOuter) (ref, error) {
 
 // argmaxOuter plans argmaxOuter x; argmaxOuter (tr perm y) reduces along one axis of y.
 func (pl *plan) argmaxOuter(t *core.ArgmaxOuter) (ref, error) {
+	if r, ok, err := pl.argmaxOfView(t); ok {
+		return r, err
+	}
 	x := t.X
 	axis := 0
 	if tr, ok := pl.peel(t.X).(*core.Transpose); ok {
@@ -458,4 +471,67 @@ func (pl *plan) maskMul(t *core.Binary) (ref, bool, error) {
 		return r, true, err
 	}
 	return ref{}, false, nil
+}
+
+// argmaxOfView plans argmaxOuter v where v is a strided view (e.g. the windows of a pooling
+// layer gathered from the feature map), possibly reshaped so that its first k dimensions are
+// merged into the reduced one: the argmax reads the base through strides, and the window
+// array is never materialised.
+func (pl *plan) argmaxOfView(t *core.ArgmaxOuter) (ref, bool, error) {
+	x := pl.peel(t.X)
+	k := 1
+	var reshape core.Shape
+	if r, ok := x.(*core.Reshape); ok {
+		ysh := r.X.Type().Shape
+		// [d0 … dk-1] ++ rest  →  [d0·…·dk-1] ++ rest
+		for k = 1; k <= len(ysh); k++ {
+			if ysh[:k].Size() == r.Shape[0] && ysh[k:].Equal(r.Shape[1:]) {
+				break
+			}
+		}
+		if k > len(ysh) || len(r.Shape) == 0 {
+			return ref{}, false, nil
+		}
+		reshape = r.Shape
+		x = r.X
+	}
+	v := pl.view(x)
+	if v.trivial || !v.base.Type().Dtype.IsNumeric() {
+		return ref{}, false, nil
+	}
+	sh := x.Type().Shape
+	if len(sh) < k {
+		return ref{}, false, nil
+	}
+	ak := &argmaxViewK{inner: sh[k:], innerSt: v.strides[k:], off: v.offset}
+	outer := sh[:k]
+	idx := make([]int, k)
+	for i := 0; i < outer.Size(); i++ {
+		o := 0
+		for d := range idx {
+			o += idx[d] * v.strides[d]
+		}
+		ak.outerOff = append(ak.outerOff, o)
+		for d := k - 1; d >= 0; d-- {
+			idx[d]++
+			if idx[d] < outer[d] {
+				break
+			}
+			idx[d] = 0
+		}
+	}
+	r, err := pl.custom(t, "argmaxOuter", []core.Term{v.base}, func(vs []*core.Var) (core.Term, []*core.Var, error) {
+		w, err := v.wrap(vs[0])
+		if err != nil {
+			return nil, nil, err
+		}
+		if reshape != nil {
+			if w, err = core.NewReshape(reshape, w); err != nil {
+				return nil, nil, err
+			}
+		}
+		a, err := core.NewArgmaxOuter(w)
+		return a, vs, err
+	}, ak)
+	return r, true, err
 }

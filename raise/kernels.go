@@ -1113,3 +1113,76 @@ func b2f[F ~float64 | ~float32](b bool) F {
 	}
 	return 0
 }
+
+// argmaxViewK is argmax over the outer positions (flat offsets outerOff) of a strided view of
+// its input, for every inner position (shape inner, strides innerSt): first maximum wins, NaN
+// never wins against a number, all-NaN gives 0.
+type argmaxViewK struct {
+	outerOff []int
+	inner    []int
+	innerSt  []int
+	off      int
+}
+
+func (k *argmaxViewK) run(out any, ins []any) error {
+	o, ok := out.([]int64)
+	if !ok {
+		return typeErr("argmaxOuter", out, ins)
+	}
+	switch x := ins[0].(type) {
+	case []float64:
+		argmaxView(k, o, x)
+	case []float32:
+		argmaxView(k, o, x)
+	case []int64:
+		argmaxView(k, o, x)
+	default:
+		return typeErr("argmaxOuter", out, ins)
+	}
+	return nil
+}
+
+func argmaxView[T num](k *argmaxViewK, out []int64, x []T) {
+	for j := range out {
+		out[j] = 0
+	}
+	n := len(k.inner)
+	for i := 1; i < len(k.outerOff); i++ {
+		oi := k.off + k.outerOff[i]
+		if n == 0 {
+			v, b := x[oi], x[k.off+k.outerOff[out[0]]]
+			if v > b || (b != b && v == v) {
+				out[0] = int64(i)
+			}
+			continue
+		}
+		last, sl := k.inner[n-1], k.innerSt[n-1]
+		var idxBuf [8]int
+		idx := idxBuf[:0]
+		if n-1 <= len(idxBuf) {
+			idx = idxBuf[:n-1]
+		} else {
+			idx = make([]int, n-1)
+		}
+		io := 0
+		for p := 0; p+last <= len(out) && last > 0; p += last {
+			ii := io
+			for j := p; j < p+last; j++ {
+				v, b := x[oi+ii], x[k.off+k.outerOff[out[j]]+ii]
+				if v > b || (b != b && v == v) {
+					out[j] = int64(i)
+				}
+				ii += sl
+			}
+			for d := n - 2; d >= 0; d-- {
+				idx[d]++
+				io += k.innerSt[d]
+				if idx[d] < k.inner[d] {
+					break
+				}
+				io -= k.innerSt[d] * k.inner[d]
+				idx[d] = 0
+			}
+		}
+	}
+}

@@ -25,6 +25,9 @@ type Op struct {
 	args []core.Type
 	out  core.Type
 	k    kernel
+	// argHM, when set, are the children's Gorgonia types (e.g. Int for an i64 input),
+	// used by Type instead of the types derived from args.
+	argHM []hm.Type
 
 	// The output buffer is reused across runs (the TapeMachine clears its registers at every
 	// Reset, so UsePreallocDo alone would allocate at every step).
@@ -53,7 +56,7 @@ func newOp(kind string, params []*core.Var, t core.Term, k kernel) (*Op, error) 
 
 // salted returns a copy of the op whose hash (and printed program) also includes salt.
 func (o *Op) salted(salt string) *Op {
-	return &Op{prog: o.prog, text: o.text + " #" + salt, body: o.body, kind: o.kind, args: o.args, out: o.out, k: o.k}
+	return &Op{prog: o.prog, text: o.text + " #" + salt, body: o.body, kind: o.kind, args: o.args, out: o.out, k: o.k, argHM: o.argHM}
 }
 
 // Program returns the one-node core program the op computes (its inputs are the params).
@@ -68,7 +71,11 @@ func (o *Op) Arity() int { return len(o.args) }
 // Type is the Gorgonia function type of the op (input types → output type).
 func (o *Op) Type() hm.Type {
 	ts := make([]hm.Type, 0, len(o.args)+1)
-	for _, a := range o.args {
+	for i, a := range o.args {
+		if i < len(o.argHM) && o.argHM[i] != nil {
+			ts = append(ts, o.argHM[i])
+			continue
+		}
 		ts = append(ts, hmType(a))
 	}
 	ts = append(ts, hmType(o.out))

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/bulkad/bulkad/core"
+	"github.com/chewxy/hm"
 	"github.com/pkg/errors"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -65,6 +66,9 @@ type step struct {
 	// native steps call Gorgonia's own constructors, whose shape inference assumes every
 	// child's DimSizer is a tensor.Shape.
 	native bool
+	// fallback, for native steps, builds the step's term over variables standing for its
+	// inputs: used (through the core evaluator) when Gorgonia returns an unrelated node.
+	fallback func(vs []*core.Var) (core.Term, error)
 }
 
 type plan struct {
@@ -339,6 +343,10 @@ func (pl *plan) custom(t core.Term, kind string, ins []core.Term, rebuild func(v
 // unrelated node (in long chains this happens: an 8000-step chain collided in our tests). A
 // returned node with other children or another op is detected and the op is salted.
 func applyChecked(g *gorgonia.ExprGraph, op *Op, kids []*gorgonia.Node) (*gorgonia.Node, error) {
+	op.argHM = make([]hm.Type, len(kids))
+	for i, k := range kids {
+		op.argHM[i] = k.Type()
+	}
 	for salt := 0; salt < 8; salt++ {
 		o := op
 		if salt > 0 {
@@ -384,6 +392,7 @@ func (pl *plan) native(t core.Term, ins []core.Term, f func(kids []*gorgonia.Nod
 	}
 	r := pl.add(t, rs, f)
 	pl.steps[r.step].native = true
+	pl.steps[r.step].fallback = func(vs []*core.Var) (core.Term, error) { return core.Rebuild(t, asTerms(vs)) }
 	return r, nil
 }
 
@@ -809,6 +818,7 @@ func (pl *plan) build(opt Options) (out []*gorgonia.Node, err error) {
 		}
 	}()
 	nodes := make([]*gorgonia.Node, len(pl.steps))
+	made := map[*gorgonia.Node]bool{}
 	get := func(r ref) *gorgonia.Node {
 		if r.node != nil {
 			return r.node
@@ -835,6 +845,15 @@ func (pl *plan) build(opt Options) (out []*gorgonia.Node, err error) {
 		if err != nil {
 			return nil, termErr(s.term, "building the node: %v", err)
 		}
+		if s.native && (pre[n] || made[n]) && !sameChildren(pl.g, n, kids) {
+			// Gorgonia returned an existing node built on other children: a 32-bit hash
+			// collision (or a stabilising rewrite that met an existing node). Build the step
+			// as a custom op instead, which is checked and salted.
+			if n, err = pl.nativeFallback(s, kids); err != nil {
+				return nil, err
+			}
+		}
+		made[n] = true
 		if nt, ok := nodeType(n); !ok || !nt.Equal(s.typ) {
 			return nil, termErr(s.term, "Gorgonia built a node of dtype %v shape %v, want %v", n.Dtype(), n.Shape(), s.typ)
 		}
@@ -858,6 +877,42 @@ func (pl *plan) build(opt Options) (out []*gorgonia.Node, err error) {
 		out[i] = n
 	}
 	return out, nil
+}
+
+// nativeFallback builds a native step as a custom op evaluated by package core.
+func (pl *plan) nativeFallback(s step, kids []*gorgonia.Node) (*gorgonia.Node, error) {
+	if s.fallback == nil {
+		return nil, termErr(s.term, "Gorgonia returned an unrelated existing node and no fallback exists")
+	}
+	types := make([]core.Type, len(kids))
+	for i, k := range kids {
+		t, ok := nodeType(k)
+		if !ok {
+			return nil, termErr(s.term, "child %d has unsupported dtype %v", i, k.Dtype())
+		}
+		types[i] = t
+	}
+	vs, err := inVars(nil, types...)
+	if err != nil {
+		return nil, termErr(s.term, "%v", err)
+	}
+	body, err := s.fallback(vs)
+	if err != nil {
+		return nil, termErr(s.term, "%v", err)
+	}
+	p, err := core.NewProgram(vs, body)
+	if err != nil {
+		return nil, termErr(s.term, "%v", err)
+	}
+	ex, err := core.Compile(p)
+	if err != nil {
+		return nil, termErr(s.term, "%v", err)
+	}
+	op, err := newOp("fallback", vs, body, &evalK{ex: ex, args: types, out: body.Type()})
+	if err != nil {
+		return nil, termErr(s.term, "%v", err)
+	}
+	return applyChecked(pl.g, op, kids)
 }
 
 func isConstantNode(n *gorgonia.Node) bool {

@@ -563,3 +563,31 @@ func TestArgmaxTiesAndNaN(t *testing.T) {
 		}
 	}
 }
+
+// When Gorgonia answers a native constructor with an existing node built on other children
+// (a hash collision, or a stabilising rewrite such as neg (neg x) = x meeting an existing
+// node), the step is rebuilt as a checked custom op; values stay exact.
+func TestNativeUnrelatedNodeFallback(t *testing.T) {
+	x := mustVar(t, "x", f64(3))
+	var b core.Builder
+	p, err := core.NewProgram([]*core.Var{x}, b.Tuple(b.Unary(core.OpNeg, b.Unary(core.OpNeg, x))))
+	if err != nil || b.Err() != nil {
+		t.Fatal(err, b.Err())
+	}
+	g := gorgonia.NewGraph()
+	xn := input(t, g, "x", []int{3}, []float64{1, -2, 3})
+	res := run(t, g, p, map[string]*gorgonia.Node{"x": xn})
+	if got := values(t, res[0]).([]float64); !closeF(got, []float64{1, -2, 3}, 0) {
+		t.Errorf("neg (neg x) = %v", got)
+	}
+	fallbacks := 0
+	for _, n := range g.AllNodes() {
+		if o, ok := n.Op().(*Op); ok && o.Kind() == "fallback" {
+			fallbacks++
+		}
+	}
+	t.Logf("raised neg (neg x): result node %v, %d fallback ops", res[0], fallbacks)
+	if res[0] == xn && fallbacks == 0 {
+		t.Errorf("the result is the input node itself but no fallback op was built")
+	}
+}

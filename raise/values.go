@@ -1,6 +1,7 @@
 package raise
 
 import (
+	"strconv"
 	"unsafe"
 
 	"github.com/bulkad/bulkad/core"
@@ -36,6 +37,10 @@ func coreDtype(d tensor.Dtype) (core.Dtype, bool) {
 		return core.Int64, true
 	case tensor.Bool:
 		return core.Bool, true
+	case tensor.Int:
+		if strconv.IntSize == 64 {
+			return core.Int64, true // Gorgonia's default integer dtype (e.g. ByIndices indices)
+		}
 	}
 	return core.InvalidDtype, false
 }
@@ -84,6 +89,11 @@ func flat(v gorgonia.Value) (any, error) {
 		return unsafe.Slice((*int64)(x), 1), nil
 	case *gorgonia.B:
 		return unsafe.Slice((*bool)(x), 1), nil
+	case *gorgonia.I:
+		if strconv.IntSize != 64 {
+			break
+		}
+		return unsafe.Slice((*int64)(unsafe.Pointer(x)), 1), nil
 	case *tensor.Dense:
 		if x.RequiresIterator() {
 			m, ok := x.Materialize().(*tensor.Dense)
@@ -101,6 +111,12 @@ func flat(v gorgonia.Value) (any, error) {
 			return x.Int64s(), nil
 		case tensor.Bool:
 			return x.Bools(), nil
+		case tensor.Int:
+			if is := x.Ints(); strconv.IntSize == 64 && len(is) > 0 {
+				return unsafe.Slice((*int64)(unsafe.Pointer(&is[0])), len(is)), nil
+			} else if strconv.IntSize == 64 {
+				return []int64{}, nil
+			}
 		}
 		return nil, errors.Errorf("raise: value: unsupported dtype %v", x.Dtype())
 	case nil:

@@ -139,6 +139,13 @@ func artifactRun(t *testing.T, b built) [][]float64 {
 func dense(v G.Value) *tensor.Dense {
 	switch x := v.(type) {
 	case *tensor.Dense:
+		if is, ok := x.Data().([]int); ok { // Gorgonia's Int is the core language's i64
+			i64 := make([]int64, len(is))
+			for i, v := range is {
+				i64[i] = int64(v)
+			}
+			return tensor.New(tensor.WithShape(x.Shape()...), tensor.WithBacking(i64))
+		}
 		return x
 	case *G.F64:
 		return tensor.New(tensor.FromScalar(float64(*x)))

@@ -1,0 +1,110 @@
+package tests
+
+import (
+	"math/rand"
+	"testing"
+
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+type extraMk func(g *G.ExprGraph, in func(name string, lo, hi float64, shape ...int) *G.Node) (*G.Node, G.Nodes, error)
+
+// extraCase is one op of the adapter's table that examples/opgraphs does not cover.
+type extraCase struct {
+	name          string
+	gorgoniaWrong bool
+	mk            extraMk
+}
+
+// The adapter's table ops that examples/opgraphs does not cover (Sparsemax, ByIndices,
+// GroupNorm, BatchNorm, Dropout with probability 0), through the same acceptance checks.
+// Each cost is Σ op(inputs) ⊙ r with a fixed random weight r.
+func TestExtraOps(t *testing.T) {
+	for _, c := range extraCases() {
+		c := c
+		t.Run(c.name, func(t *testing.T) { checkAll(t, extraCtor(c), c.gorgoniaWrong) })
+	}
+}
+
+// Gorgonia's Dropout with probability 0 is the identity, but gorgonia.Grad returns a zero
+// gradient through it; bulkad matches finite differences.
+func TestDropoutZeroGorgoniaWrongBulkadMatchesFD(t *testing.T) {
+	for _, c := range extraCases() {
+		if c.name == "dropout(0)" {
+			checkAll(t, extraCtor(c), true)
+			return
+		}
+	}
+	t.Fatal("no dropout case")
+}
+
+func extraCases() []extraCase {
+	return []extraCase{
+		{"sparsemax", false, func(g *G.ExprGraph, in func(string, float64, float64, ...int) *G.Node) (*G.Node, G.Nodes, error) {
+			x := in("x", -2, 2, 3, 5)
+			y, err := G.Sparsemax(x)
+			return y, G.Nodes{x}, err
+		}},
+		{"byIndices", false, func(g *G.ExprGraph, in func(string, float64, float64, ...int) *G.Node) (*G.Node, G.Nodes, error) {
+			x := in("x", -2, 2, 4, 3)
+			ix := G.NewVector(g, tensor.Int, G.WithShape(3), G.WithName("ix"),
+				G.WithValue(tensor.New(tensor.WithShape(3), tensor.WithBacking([]int{3, 0, 3}))))
+			y, err := G.ByIndices(x, ix, 0)
+			return y, G.Nodes{x}, err
+		}},
+		{"groupNorm", false, func(g *G.ExprGraph, in func(string, float64, float64, ...int) *G.Node) (*G.Node, G.Nodes, error) {
+			x := in("x", -2, 2, 2, 4, 3, 3)
+			sc := in("scale", 0.5, 1.5, 2, 4, 3, 3)
+			bi := in("bias", -1, 1, 2, 4, 3, 3)
+			y, err := G.GroupNorm(x, sc, bi, 2, 4, 1e-5)
+			return y, G.Nodes{x, sc, bi}, err
+		}},
+		{"batchNorm", false, func(g *G.ExprGraph, in func(string, float64, float64, ...int) *G.Node) (*G.Node, G.Nodes, error) {
+			// Explicit scale and bias: BatchNorm's own are randomly initialised (not reproducible).
+			x := in("x", -2, 2, 4, 2, 3, 3)
+			sc := in("scale", 0.5, 1.5, 4, 2, 3, 3)
+			bi := in("bias", -1, 1, 4, 2, 3, 3)
+			y, _, _, _, err := G.BatchNorm(x, sc, bi, 0.9, 1e-5)
+			return y, G.Nodes{x, sc, bi}, err
+		}},
+		{"dropout(0)", true, func(g *G.ExprGraph, in func(string, float64, float64, ...int) *G.Node) (*G.Node, G.Nodes, error) {
+			x := in("x", -2, 2, 4, 5)
+			y, err := G.Dropout(x, 0)
+			return y, G.Nodes{x}, err
+		}},
+	}
+}
+
+func extraCtor(c extraCase) ctor {
+	return func() (built, error) {
+		g := G.NewGraph()
+		rng := rand.New(rand.NewSource(seed))
+		in := func(name string, lo, hi float64, shape ...int) *G.Node {
+			n := 1
+			for _, k := range shape {
+				n *= k
+			}
+			v := make([]float64, n)
+			for i := range v {
+				v[i] = lo + (hi-lo)*rng.Float64()
+			}
+			return G.NewTensor(g, tensor.Float64, len(shape), G.WithShape(shape...), G.WithName(name),
+				G.WithValue(tensor.New(tensor.WithShape(shape...), tensor.WithBacking(v))))
+		}
+		out, wrt, err := c.mk(g, in)
+		if err != nil {
+			return built{}, err
+		}
+		r := in("r", -1, 1, out.Shape()...)
+		prod, err := G.HadamardProd(out, r)
+		if err != nil {
+			return built{}, err
+		}
+		cost, err := G.Sum(prod)
+		if err != nil {
+			return built{}, err
+		}
+		return built{g: g, cost: cost, wrt: wrt}, nil
+	}
+}
