@@ -121,8 +121,12 @@ func simplify(t Term, params []*Var, opts []SimplifyOption) (out Term, err error
 		s := &simplifier{cfg: cfg, namer: namer, free: free, memo: map[Term]Term{}}
 		s.collectRanges(t)
 		u := s.rewrite(t)
-		in := newInliner(cfg, namer)
-		u = in.run(u)
+		if v, ok := fastInline(cfg, u, free); ok {
+			u = v
+		} else {
+			in := newInliner(cfg, namer)
+			u = in.run(u)
+		}
 		if u == t || Equal(u, t) {
 			break
 		}

@@ -1,0 +1,136 @@
+package core
+
+// fastInline is a linear-time version of the inliner (see inliner) for the common case of a
+// term whose let variables have names bound nowhere else (no other let, lambda variable or
+// parameter has the name) and whose lets are not inside a lambda (build1 body or index
+// function). Under those conditions no replacement can be captured and a let variable occurs
+// only inside its own body, so:
+//   - occurrence counts come from one pass over the DAG that counts paths from the root
+//     (capped at 2; an occurrence in a build1 body or index function counts as 2), and
+//   - the rewrite of a node does not depend on its context, so it is memoised by pointer.
+//
+// A let node reached by several paths counts its variable's uses once per path, so such a let
+// is inlined less often than by the general inliner — never wrongly. It reports false when the
+// conditions do not hold; the caller then runs the general inliner.
+func fastInline(cfg *simplifyConfig, t Term, free map[string]bool) (Term, bool) {
+	lets := map[string]*Let{}
+	lambda := map[string]bool{}
+	ok := true
+	var order []Term // post-order: children before parents
+	PostOrder(t, func(n Term) {
+		order = append(order, n)
+		switch x := n.(type) {
+		case *Let:
+			if other, dup := lets[x.Var.Name]; dup && other != x {
+				ok = false
+			}
+			lets[x.Var.Name] = x
+		case *Build1:
+			lambda[x.Var.Name] = true
+		case *Gather:
+			for _, v := range x.Fn.Vars {
+				lambda[v.Name] = true
+			}
+		case *Scatter:
+			for _, v := range x.Fn.Vars {
+				lambda[v.Name] = true
+			}
+		}
+	})
+	if !ok {
+		return nil, false
+	}
+	for name := range lets {
+		if lambda[name] || free[name] {
+			return nil, false
+		}
+	}
+	// Path counts from the root, capped at 2; edges into a lambda body count double. A let
+	// under a lambda makes the fast path inapplicable.
+	pc := make(map[Term]int8, len(order))
+	underLambda := make(map[Term]bool, len(order))
+	pc[t] = 1
+	for i := len(order) - 1; i >= 0; i-- {
+		n := order[i]
+		c := pc[n]
+		if _, isLet := n.(*Let); isLet && underLambda[n] {
+			return nil, false
+		}
+		for k, kid := range Children(n) {
+			rep := false
+			switch n.(type) {
+			case *Build1:
+				rep = true
+			case *Gather, *Scatter:
+				rep = k >= 1
+			}
+			add := c
+			if rep && add > 0 {
+				add = 2
+			}
+			pc[kid] = min(2, pc[kid]+add)
+			if rep || underLambda[n] {
+				underLambda[kid] = true
+			}
+		}
+	}
+	count := map[string]int8{}
+	for _, n := range order {
+		if v, isVar := n.(*Var); isVar {
+			if _, isLetVar := lets[v.Name]; isLetVar {
+				count[v.Name] = min(2, count[v.Name]+pc[n])
+			}
+		}
+	}
+	f := &fastInliner{cfg: cfg, count: count, env: map[string]Term{}, memo: make(map[Term]Term, len(order))}
+	return f.visit(t), true
+}
+
+type fastInliner struct {
+	cfg   *simplifyConfig
+	count map[string]int8
+	env   map[string]Term
+	memo  map[Term]Term
+}
+
+func (f *fastInliner) visit(t Term) Term {
+	if r, ok := f.memo[t]; ok {
+		return r
+	}
+	var r Term
+	switch x := t.(type) {
+	case *Var:
+		r = x
+		if rep, ok := f.env[x.Name]; ok {
+			r = rep
+		}
+	case *Let:
+		bound := f.visit(x.Bound)
+		n := f.count[x.Var.Name]
+		switch {
+		case n == 0:
+			r = f.visit(x.Body) // dead let
+		case !f.cfg.keep[x.Var.Name] && (n == 1 || inlinable(bound)):
+			f.env[x.Var.Name] = bound
+			r = f.visit(x.Body)
+		default:
+			body := f.visit(x.Body)
+			r = x
+			if bound != x.Bound || body != x.Body {
+				r = mk(NewLet(x.Var, bound, body))
+			}
+		}
+	default:
+		kids := Children(t)
+		nk := make([]Term, len(kids))
+		for k, c := range kids {
+			nk[k] = f.visit(c)
+		}
+		var err error
+		if r, err = Rebuild(t, nk); err != nil {
+			panic(err.Error())
+		}
+	}
+	f.memo[t] = r
+	return r
+}
