@@ -247,6 +247,11 @@ func TestBOTFig10(t *testing.T) {
 		// index (op t) ix ~> op (index t ix)
 		{"unary", `index (sin a) [k]`, `sin (index a [k])`},
 		{"unary guarded", `index (exp a) [k]`, `index [exp (index a [k])] [` + guard("4") + `]`},
+		// float neg 0 is -0, not the +0 an out-of-bounds read gives (atan2 tells them apart)
+		{"neg guarded", `index (neg a) [k]`, `index [neg (index a [k])] [` + guard("4") + `]`},
+		{"neg i64", `index (neg iv) [k]`, `neg (index iv [k])`},
+		{"signed zero", `index (atan2 (neg a) (neg a)) [k]`,
+			`atan2 (index [neg (index a [k])] [` + guard("4") + `]) (index [neg (index a [k])] [` + guard("4") + `])`},
 		{"not guarded", `index (not bv) [k]`, `index [not (index bv [k])] [` + guard("4") + `]`},
 		{"cast", `index (cast f32 a) [k]`, `cast f32 (index a [k])`},
 		// index (sumOuter t) ix ~> sumOuter (index (tr [1..n,0] t) ix) ~> sumOuter (gather t (\[p]. p::ix))
