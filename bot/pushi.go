@@ -115,12 +115,17 @@ func (v *vectorizer) pushI1(x core.Term, ix []core.Term) core.Term {
 		return v.guarded(ok, a.X, ix[1:])
 
 	case *core.Transpose:
+		// index (tr P t) ix ~> index (gather sh t (\is. P-permuted is)) ix   (Fig. 10; see pushTranspose)
 		return v.pushTranspose(a, ix)
 
 	case *core.Reshape:
+		// index (reshape sh t) ix ~> index (gather sh t (\is. fromLinearIdx (shape t) (toLinearIdx sh is))) ix
+		// (Fig. 10, with lets for the components; see pushReshape)
 		return v.withLets(ix, func(is []core.Term) core.Term { return v.pushReshape(a, is) })
 
 	case *core.Gather:
+		// index (gather (k::sh) t (\(i::is). ix)) (u::ix') ~> index (gather sh t (\is. let i = u in ix)) ix'
+		// index (gather [] t (\[]. ix)) ix' ~> index (index t ix) ix'   (Fig. 10; see pushGather)
 		n := len(a.Fn.Vars)
 		l := min(len(ix), n)
 		return v.withLets(ix[:l], func(is []core.Term) core.Term {

@@ -2,7 +2,8 @@ package core
 
 // fastInline is a linear-time version of the inliner (see inliner) for the common case of a
 // term whose let variables have names bound nowhere else (no other let, lambda variable or
-// parameter has the name) and whose lets are not inside a lambda (build1 body or index
+// parameter has the name), whose lambda variables are not named like a parameter, and whose
+// lets are not inside a lambda (build1 body or index
 // function). Under those conditions no replacement can be captured and a let variable occurs
 // only inside its own body, so:
 //   - occurrence counts come from one pass over the DAG that counts paths from the root
@@ -42,6 +43,13 @@ func fastInline(cfg *simplifyConfig, t Term, free map[string]bool) (Term, bool) 
 	}
 	for name := range lets {
 		if lambda[name] || free[name] {
+			return nil, false
+		}
+	}
+	// A lambda variable named like a free variable could capture it when a replacement that
+	// mentions the free variable is inlined under the lambda.
+	for name := range lambda {
+		if free[name] {
 			return nil, false
 		}
 	}

@@ -36,6 +36,7 @@ func TestFastInline(t *testing.T) {
 		{name: "in gather", src: "let k = cast i64 (sumOuter x) in gather [3] y (\\[i] -> [k + i])", want: "let k = cast i64 (sumOuter x) in gather [3] y (\\[i] -> [k + i])"},
 		{name: "duplicate let names", src: "(let a = x * y in a) + (let a = x + y in a)", declined: true},
 		{name: "let named like a param", src: "let x = y * y in x + x", declined: true},
+		{name: "lambda named like a param", src: "let k = sumOuter x in gather [3] y (\\[x] -> [x])", declined: true},
 		{name: "let under lambda", src: "build1 3 (\\i -> let a = index x [i] in a * a)", declined: true},
 	}
 	for _, c := range cases {
