@@ -611,16 +611,24 @@ func (n *Namer) Avoid(t Term) {
 		switch x := x.(type) {
 		case *Var:
 			n.used[x.Name] = true
-		case *Let, *Build1, *Gather, *Scatter:
-			for k := range Children(x) {
-				for _, v := range BoundIn(x, k) {
-					if v != nil {
-						n.used[v.Name] = true
-					}
-				}
-			}
+		case *Let:
+			n.avoidVars(x.Var)
+		case *Build1:
+			n.avoidVars(x.Var)
+		case *Gather:
+			n.avoidVars(fnVars(x.Fn)...)
+		case *Scatter:
+			n.avoidVars(fnVars(x.Fn)...)
 		}
 	})
+}
+
+func (n *Namer) avoidVars(vs ...*Var) {
+	for _, v := range vs {
+		if v != nil {
+			n.used[v.Name] = true
+		}
+	}
 }
 
 // AvoidName records one name.
