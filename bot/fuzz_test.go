@@ -28,6 +28,10 @@ func FuzzVectorize(f *testing.F) {
 			MaxBuildNest: 2 + int(flags>>4&3),   // 2..5
 			MaxDim:       2 + int(flags>>6&1)*2, // 2 or 4
 		}
+		if seed%3 != 0 {
+			cfg.BuildProb = 0.4
+			cfg.Shares = true
+		}
 		p := coretest.RandomProgram(rng, cfg)
 		args := coretest.RandomArgs(rng, p)
 		var st propStats
