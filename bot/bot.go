@@ -328,7 +328,7 @@ func (v *vectorizer) norm(t core.Term) core.Term {
 	var r core.Term
 	switch x := t.(type) {
 	case *core.Var, *core.Lit, *core.Iota:
-		r = t
+		r = t // already normal
 	case *core.Build1:
 		v.setRange(x.Var.Name, 0, int64(x.N)-1)
 		body := v.norm(x.Body)
@@ -361,6 +361,8 @@ func (v *vectorizer) norm(t core.Term) core.Term {
 		body := v.norm(x.Body)
 		r = rebuildKeep(t, []core.Term{bound, body})
 	default:
+		// every other construct (and a result tuple, componentwise): normalise the children;
+		// only build1 and index have rules of their own (Figs. 9–11)
 		r = v.normKids(t)
 	}
 	v.normM[t] = r

@@ -79,14 +79,30 @@ func checkVectorize(t *testing.T, seed int64, p *core.Program, args map[string]*
 	return q, true
 }
 
-// TestVectorizeProperty: 2000 random programs (seeds 0..1999; every 5th has a scalar
-// result, every 7th is Smooth).
+// propConfig is the generator configuration of the property tests for a seed: every 5th
+// program has a scalar result, every 7th is Smooth, and the odd seeds favour build1 (nested
+// up to 3 deep, 4 for every 4th seed) and use share.
+func propConfig(seed int64) coretest.Config {
+	cfg := coretest.Config{ScalarResult: seed%5 == 0, Smooth: seed%7 == 0}
+	if seed%2 == 1 {
+		cfg.BuildProb = 0.5
+		cfg.Shares = true
+	}
+	if seed%4 == 3 {
+		cfg.MaxBuildNest = 4
+	}
+	return cfg
+}
+
+// propPrograms is the number of programs of the property tests.
+const propPrograms = 5000
+
+// TestVectorizeProperty: propPrograms random programs (seeds 0.., configured by propConfig).
 func TestVectorizeProperty(t *testing.T) {
 	var st propStats
-	for seed := int64(0); seed < 2000; seed++ {
+	for seed := int64(0); seed < propPrograms; seed++ {
 		rng := rand.New(rand.NewSource(seed))
-		cfg := coretest.Config{ScalarResult: seed%5 == 0, Smooth: seed%7 == 0}
-		p := coretest.RandomProgram(rng, cfg)
+		p := coretest.RandomProgram(rng, propConfig(seed))
 		if _, ok := checkVectorize(t, seed, p, coretest.RandomArgs(rng, p), &st); !ok {
 			return
 		}

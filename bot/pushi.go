@@ -66,7 +66,7 @@ func (v *vectorizer) pushI1(x core.Term, ix []core.Term) core.Term {
 		// Out of bounds the left side reads 0 and the right side gives op 0; for operations
 		// with op 0 ≠ 0 (exp, cos, sigmoid, log, recip, not) the result is guarded unless
 		// ix is provably in bounds (see opGuard).
-		if unaryKeepsZero(a.Op) {
+		if unaryKeepsZero(a.Op, a.Type().Dtype) {
 			return must(core.NewUnary(a.Op, v.pushI(a.X, ix)))
 		}
 		return v.opGuard(a, ix, func(is []core.Term) core.Term {
@@ -115,12 +115,17 @@ func (v *vectorizer) pushI1(x core.Term, ix []core.Term) core.Term {
 		return v.guarded(ok, a.X, ix[1:])
 
 	case *core.Transpose:
+		// index (tr P t) ix ~> index (gather sh t (\is. P-permuted is)) ix   (Fig. 10; see pushTranspose)
 		return v.pushTranspose(a, ix)
 
 	case *core.Reshape:
+		// index (reshape sh t) ix ~> index (gather sh t (\is. fromLinearIdx (shape t) (toLinearIdx sh is))) ix
+		// (Fig. 10, with lets for the components; see pushReshape)
 		return v.withLets(ix, func(is []core.Term) core.Term { return v.pushReshape(a, is) })
 
 	case *core.Gather:
+		// index (gather (k::sh) t (\(i::is). ix)) (u::ix') ~> index (gather sh t (\is. let i = u in ix)) ix'
+		// index (gather [] t (\[]. ix)) ix' ~> index (index t ix) ix'   (Fig. 10; see pushGather)
 		n := len(a.Fn.Vars)
 		l := min(len(ix), n)
 		return v.withLets(ix[:l], func(is []core.Term) core.Term {
@@ -379,12 +384,15 @@ func (v *vectorizer) pushGather(a *core.Gather, ix []core.Term) core.Term {
 	return r
 }
 
-// unaryKeepsZero reports whether op 0 = 0, so that pushing an out-of-bounds index through
-// op keeps reading 0.
-func unaryKeepsZero(op core.UnOp) bool {
+// unaryKeepsZero reports whether op 0 = 0 (exactly +0 for floats), so that pushing an
+// out-of-bounds index through op keeps reading 0. Float neg is excluded: neg 0 is -0, which
+// atan2, / and recip distinguish from the 0 that an out-of-bounds read gives.
+func unaryKeepsZero(op core.UnOp, dt core.Dtype) bool {
 	switch op {
 	case core.OpExp, core.OpCos, core.OpSigmoid, core.OpLog, core.OpRecip, core.OpNot:
 		return false
+	case core.OpNeg:
+		return !dt.IsFloat()
 	}
 	return true
 }

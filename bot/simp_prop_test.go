@@ -38,10 +38,9 @@ func checkSimplify(t *testing.T, seed int64, what string, q *core.Program, args 
 
 func TestSimplifyProperty(t *testing.T) {
 	var st propStats
-	for seed := int64(0); seed < 2000; seed++ {
+	for seed := int64(0); seed < propPrograms; seed++ {
 		rng := rand.New(rand.NewSource(seed))
-		cfg := coretest.Config{ScalarResult: seed%5 == 0, Smooth: seed%7 == 0}
-		p := coretest.RandomProgram(rng, cfg)
+		p := coretest.RandomProgram(rng, propConfig(seed))
 		args := coretest.RandomArgs(rng, p)
 		if _, ok := checkSimplify(t, seed, "p", p, args, &st); !ok {
 			return

@@ -51,4 +51,8 @@
 // Scalar f64, i64 and bool literals print bare; every other literal prints as lit sh ρ [..].
 // A share whose ID was already printed in the same term prints without its body (share 7);
 // the parser resolves it to the earlier occurrence.
+//
+// Parse errors read "core: parse: line L:C: expected X, found Y"; type errors carry the
+// position of the construct in front of the constructor's message, e.g.
+// "core: parse: line 1:40: core: add: operand shapes [3 4] and [4 3] differ".
 package core

@@ -429,14 +429,23 @@ func (p *parser) shape() (Shape, error) {
 	if err != nil {
 		return nil, err
 	}
+	if tooLarge(xs) {
+		return nil, p.errAt(at, "shape %v has too many elements", xs)
+	}
+	return Shape(xs), nil
+}
+
+// tooLarge reports whether an array of shape sh would have more than 2^62 elements (so that
+// element counts and byte sizes computed from it cannot overflow).
+func tooLarge(sh []int) bool {
 	n := int64(1)
-	for _, k := range xs {
-		if k != 0 && n > math.MaxInt64/int64(k) {
-			return nil, p.errAt(at, "shape %v has too many elements", xs)
+	for _, k := range sh {
+		if k != 0 && n > (1<<62)/int64(k) {
+			return true
 		}
 		n *= int64(k)
 	}
-	return Shape(xs), nil
+	return false
 }
 
 func (p *parser) dtype() (Dtype, error) {
@@ -1280,6 +1289,9 @@ func (e *elaborator) term(s *syn, hint Dtype) (Term, error) {
 	keep := func(t Term, err error) (Term, error) {
 		if err != nil {
 			return nil, wrapAt(at, err)
+		}
+		if sh := t.Type().Shape; tooLarge(sh) {
+			return nil, errors.Errorf("core: parse: line %d:%d: result shape %v has too many elements", at.line, at.col, sh)
 		}
 		return t, nil
 	}

@@ -243,6 +243,8 @@ func TestParseErrors(t *testing.T) {
 		{`fn () => -9223372036854775809`, `core: parse: line 1:11: integer literal -9223372036854775809 out of the i64 range`},
 		{`fn () => 1e400`, `core: parse: line 1:10: floating literal 1e400 out of range`},
 		{`fn () => lit [1] f32 [1e39]`, `core: parse: line 1:23: floating literal 1e39 out of the f32 range`},
+		{`fn () => lit [4294967296,4294967296] f64 []`, `core: parse: line 1:14: shape [4294967296 4294967296] has too many elements`},
+		{`fn () => replicate 4294967296 (replicate 4294967296 1.0)`, `core: parse: line 1:10: result shape [4294967296 4294967296] has too many elements`},
 		{`fn (x : [3] f64) => index x [0`, `core: parse: line 1:31: expected "," or "]", found end of input`},
 		{`fn (x : [3] f64) => x ! 0`, `core: parse: line 1:25: expected "[", found "0"`},
 		{`fn (x : [3] f64) => cast f16 x`, `core: parse: line 1:26: expected dtype (f64, f32, i64 or bool), found "f16"`},

@@ -191,6 +191,10 @@ func (pr *printer) indexList(ix []Term) {
 }
 
 func (pr *printer) indexFn(f *IndexFn) {
+	if f == nil {
+		pr.w("<nil>")
+		return
+	}
 	pr.w("\\[")
 	for i, v := range f.Vars {
 		if i > 0 {
@@ -200,6 +204,14 @@ func (pr *printer) indexFn(f *IndexFn) {
 	}
 	pr.w("] -> ")
 	pr.indexList(f.Out)
+}
+
+func (pr *printer) varName(v *Var) {
+	if v == nil {
+		pr.w("<nil>")
+		return
+	}
+	pr.w(v.Name)
 }
 
 func (pr *printer) ints(xs []int) {
@@ -225,7 +237,7 @@ func (pr *printer) term(t Term, prec int) {
 	case *Let:
 		p := pr.open(precLet, prec)
 		pr.w("let ")
-		pr.w(t.Var.Name)
+		pr.varName(t.Var)
 		pr.w(" = ")
 		pr.term(t.Bound, precLet)
 		pr.w(" in ")
@@ -358,7 +370,7 @@ func (pr *printer) term(t Term, prec int) {
 		pr.w("build1 ")
 		pr.w(strconv.Itoa(t.N))
 		pr.w(" (\\")
-		pr.w(t.Var.Name)
+		pr.varName(t.Var)
 		pr.w(" -> ")
 		pr.term(t.Body, precLet)
 		pr.w(")")

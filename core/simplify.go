@@ -58,8 +58,9 @@ func MaxRounds(n int) SimplifyOption {
 //   - tr of tr → one tr; identity tr → operand; reshape of reshape → one reshape; identity
 //     reshape → operand;
 //   - sumOuter (replicate n x) → x * n (x for n = 1, zeros for n = 0);
-//   - x + 0, 0 + x, x - 0, x * 1, 1 * x, x / 1 → x; neg (neg x) → x; 0 * x → 0 only with
-//     AssumeFinite;
+//   - x + 0, 0 + x, x - 0, x * 1, 1 * x, x / 1 → x; neg (neg x) → x; 0 * x → 0 for i64,
+//     and for floats only with AssumeFinite; x + 0 → x (and 0 + x) is exact up to the sign
+//     of zero: for x = -0 it keeps -0 where x + 0 is +0 (only atan2, / and recip can tell);
 //   - constant folding of i64 and bool scalar arithmetic, comparisons and logic, cond with a
 //     literal condition or equal branches, replicate of a scalar literal into a literal of
 //     at most 4 elements;

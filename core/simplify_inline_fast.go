@@ -2,12 +2,17 @@ package core
 
 // fastInline is a linear-time version of the inliner (see inliner) for the common case of a
 // term whose let variables have names bound nowhere else (no other let, lambda variable or
-// parameter has the name) and whose lets are not inside a lambda (build1 body or index
+// parameter has the name), whose lambda variables are not named like a parameter, and whose
+// lets are not inside a lambda (build1 body or index
 // function). Under those conditions no replacement can be captured and a let variable occurs
 // only inside its own body, so:
 //   - occurrence counts come from one pass over the DAG that counts paths from the root
 //     (capped at 2; an occurrence in a build1 body or index function counts as 2), and
 //   - the rewrite of a node does not depend on its context, so it is memoised by pointer.
+//
+// A let whose variable is indexed directly (index x [..]) is inlined only when its bound term
+// may stand in an index position of the normal form of Theorem 5.1, so simplification keeps a
+// BOT-normal program BOT-normal.
 //
 // A let node reached by several paths counts its variable's uses once per path, so such a let
 // is inlined less often than by the general inliner — never wrongly. It reports false when the
@@ -45,6 +50,13 @@ func fastInline(cfg *simplifyConfig, t Term, free map[string]bool) (Term, bool) 
 			return nil, false
 		}
 	}
+	// A lambda variable named like a free variable could capture it when a replacement that
+	// mentions the free variable is inlined under the lambda.
+	for name := range lambda {
+		if free[name] {
+			return nil, false
+		}
+	}
 	// Path counts from the root, capped at 2; edges into a lambda body count double. A let
 	// under a lambda makes the fast path inapplicable.
 	pc := make(map[Term]int8, len(order))
@@ -75,22 +87,29 @@ func fastInline(cfg *simplifyConfig, t Term, free map[string]bool) (Term, bool) 
 		}
 	}
 	count := map[string]int8{}
+	indexed := map[string]bool{}
 	for _, n := range order {
-		if v, isVar := n.(*Var); isVar {
-			if _, isLetVar := lets[v.Name]; isLetVar {
-				count[v.Name] = min(2, count[v.Name]+pc[n])
+		switch x := n.(type) {
+		case *Var:
+			if _, isLetVar := lets[x.Name]; isLetVar {
+				count[x.Name] = min(2, count[x.Name]+pc[n])
+			}
+		case *Index:
+			if v, isVar := x.X.(*Var); isVar {
+				indexed[v.Name] = true
 			}
 		}
 	}
-	f := &fastInliner{cfg: cfg, count: count, env: map[string]Term{}, memo: make(map[Term]Term, len(order))}
+	f := &fastInliner{cfg: cfg, count: count, indexed: indexed, env: map[string]Term{}, memo: make(map[Term]Term, len(order))}
 	return f.visit(t), true
 }
 
 type fastInliner struct {
-	cfg   *simplifyConfig
-	count map[string]int8
-	env   map[string]Term
-	memo  map[Term]Term
+	cfg     *simplifyConfig
+	count   map[string]int8
+	indexed map[string]bool // let variables indexed directly (index x [..])
+	env     map[string]Term
+	memo    map[Term]Term
 }
 
 func (f *fastInliner) visit(t Term) Term {
@@ -110,7 +129,7 @@ func (f *fastInliner) visit(t Term) Term {
 		switch {
 		case n == 0:
 			r = f.visit(x.Body) // dead let
-		case !f.cfg.keep[x.Var.Name] && (n == 1 || inlinable(bound)):
+		case !f.cfg.keep[x.Var.Name] && (n == 1 || inlinable(bound)) && (!f.indexed[x.Var.Name] || indexable(bound)):
 			f.env[x.Var.Name] = bound
 			r = f.visit(x.Body)
 		default:
@@ -133,4 +152,15 @@ func (f *fastInliner) visit(t Term) Term {
 	}
 	f.memo[t] = r
 	return r
+}
+
+// indexable reports whether index t [..] is one of the normal forms of Theorem 5.1 (paper
+// 000): t a variable, a literal, a fromVector or a scatter. Inlining a let into an index
+// position keeps the program BOT-normal only for such bound terms.
+func indexable(t Term) bool {
+	switch t.(type) {
+	case *Var, *Lit, *FromVector, *Scatter:
+		return true
+	}
+	return false
 }

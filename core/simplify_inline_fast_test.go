@@ -34,8 +34,11 @@ func TestFastInline(t *testing.T) {
 		{name: "keep dead", src: "let a = x * y in x + y", want: "x + y", keep: []string{"a"}},
 		{name: "in build1", src: "let a = sumOuter x in build1 3 (\\i -> a + index y [i])", want: "let a = sumOuter x in build1 3 (\\i -> a + index y [i])"},
 		{name: "in gather", src: "let k = cast i64 (sumOuter x) in gather [3] y (\\[i] -> [k + i])", want: "let k = cast i64 (sumOuter x) in gather [3] y (\\[i] -> [k + i])"},
+		{name: "indexed let stays", src: "let a = x * y in index a [1]", want: "let a = x * y in index a [1]"},
+		{name: "indexed variable let inlined", src: "let a = x in index a [1]", want: "index x [1]"},
 		{name: "duplicate let names", src: "(let a = x * y in a) + (let a = x + y in a)", declined: true},
 		{name: "let named like a param", src: "let x = y * y in x + x", declined: true},
+		{name: "lambda named like a param", src: "let k = sumOuter x in gather [3] y (\\[x] -> [x])", declined: true},
 		{name: "let under lambda", src: "build1 3 (\\i -> let a = index x [i] in a * a)", declined: true},
 	}
 	for _, c := range cases {

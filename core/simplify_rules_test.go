@@ -294,6 +294,20 @@ func TestSimplifyArithmeticRules(t *testing.T) {
 	if r, err = core.EvalTerm(out, env); err != nil || !math.IsNaN(r.Data().(float64)) {
 		t.Errorf("Simplify(0.0 * x) at x = +Inf gives %v (%v), want NaN", r, err)
 	}
+	// Documented: x + 0 → x keeps the sign of a zero x (-0 + 0 is +0, the rewrite gives -0).
+	in = parseS(t, `atan2 (neg x + 0.0) (-1.0)`)
+	if out, err = core.SimplifyTerm(in); err != nil {
+		t.Fatal(err)
+	}
+	if want := parseS(t, `atan2 (neg x) (-1.0)`); !core.Equal(out, want) {
+		t.Fatalf("got %v, want %v", out, want)
+	}
+	env["x"] = tensor.New(tensor.WithShape(), tensor.WithBacking([]float64{0}))
+	r1, err1 := core.EvalTerm(in, env)
+	r2, err2 := core.EvalTerm(out, env)
+	if err1 != nil || err2 != nil || r1.Data().(float64) != math.Pi || r2.Data().(float64) != -math.Pi {
+		t.Errorf("signed zero: atan2(-0 + 0, -1) = %v, atan2(-0, -1) = %v (%v %v); want π and -π", r1, r2, err1, err2)
+	}
 }
 
 func TestSimplifyConstantFolding(t *testing.T) {

@@ -37,9 +37,9 @@ func Children(t Term) []Term {
 	case *ArgmaxOuter:
 		return []Term{t.X}
 	case *Gather:
-		return append([]Term{t.X}, t.Fn.Out...)
+		return append([]Term{t.X}, fnOut(t.Fn)...)
 	case *Scatter:
-		return append([]Term{t.X}, t.Fn.Out...)
+		return append([]Term{t.X}, fnOut(t.Fn)...)
 	case *FromVector:
 		return append([]Term{}, t.Elems...)
 	case *Replicate:
@@ -58,24 +58,39 @@ func Children(t Term) []Term {
 	return nil
 }
 
+// fnOut and fnVars read an index function's parts, tolerating a nil one (a struct literal).
+func fnOut(f *IndexFn) []Term {
+	if f == nil {
+		return nil
+	}
+	return f.Out
+}
+
+func fnVars(f *IndexFn) []*Var {
+	if f == nil {
+		return nil
+	}
+	return f.Vars
+}
+
 // BoundIn returns the variables that t binds in its k-th child (see Children), or nil.
 func BoundIn(t Term, k int) []*Var {
 	switch t := t.(type) {
 	case *Let:
-		if k == 1 {
+		if k == 1 && t.Var != nil {
 			return []*Var{t.Var}
 		}
 	case *Build1:
-		if k == 0 {
+		if k == 0 && t.Var != nil {
 			return []*Var{t.Var}
 		}
 	case *Gather:
 		if k >= 1 {
-			return t.Fn.Vars
+			return fnVars(t.Fn)
 		}
 	case *Scatter:
 		if k >= 1 {
-			return t.Fn.Vars
+			return fnVars(t.Fn)
 		}
 	}
 	return nil
@@ -119,13 +134,13 @@ func Rebuild(t Term, kids []Term) (Term, error) {
 	case *ArgmaxOuter:
 		return NewArgmaxOuter(kids[0])
 	case *Gather:
-		fn, err := NewIndexFn(t.Fn.Vars, kids[1:])
+		fn, err := NewIndexFn(fnVars(t.Fn), kids[1:])
 		if err != nil {
 			return nil, err
 		}
 		return NewGather(t.Shape, kids[0], fn)
 	case *Scatter:
-		fn, err := NewIndexFn(t.Fn.Vars, kids[1:])
+		fn, err := NewIndexFn(fnVars(t.Fn), kids[1:])
 		if err != nil {
 			return nil, err
 		}
@@ -466,11 +481,19 @@ func sameVars(a, b []*Var) bool {
 		return false
 	}
 	for i := range a {
-		if a[i].Name != b[i].Name || !a[i].Type().Equal(b[i].Type()) {
+		if !sameVar(a[i], b[i]) || (a[i] != nil && !a[i].Type().Equal(b[i].Type())) {
 			return false
 		}
 	}
 	return true
+}
+
+// sameVar compares binder names, tolerating nil binders (struct literals).
+func sameVar(a, b *Var) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Name == b.Name
 }
 
 func sameInts(a, b []int) bool {
@@ -520,7 +543,7 @@ func (c *eqCache) shallow(a, b Term) bool {
 		}
 		return true
 	case *Let:
-		return a.Var.Name == b.(*Let).Var.Name
+		return sameVar(a.Var, b.(*Let).Var)
 	case *Share:
 		return a.ID == b.(*Share).ID
 	case *Unary:
@@ -533,10 +556,10 @@ func (c *eqCache) shallow(a, b Term) bool {
 		return len(a.Ix) == len(b.(*Index).Ix)
 	case *Gather:
 		bg := b.(*Gather)
-		return a.Shape.Equal(bg.Shape) && sameVars(a.Fn.Vars, bg.Fn.Vars) && len(a.Fn.Out) == len(bg.Fn.Out)
+		return a.Shape.Equal(bg.Shape) && (a.Fn == nil) == (bg.Fn == nil) && sameVars(fnVars(a.Fn), fnVars(bg.Fn)) && len(fnOut(a.Fn)) == len(fnOut(bg.Fn))
 	case *Scatter:
 		bs := b.(*Scatter)
-		return a.Shape.Equal(bs.Shape) && sameVars(a.Fn.Vars, bs.Fn.Vars) && len(a.Fn.Out) == len(bs.Fn.Out)
+		return a.Shape.Equal(bs.Shape) && (a.Fn == nil) == (bs.Fn == nil) && sameVars(fnVars(a.Fn), fnVars(bs.Fn)) && len(fnOut(a.Fn)) == len(fnOut(bs.Fn))
 	case *FromVector:
 		return len(a.Elems) == len(b.(*FromVector).Elems)
 	case *Replicate:
@@ -547,7 +570,7 @@ func (c *eqCache) shallow(a, b Term) bool {
 		return a.Shape.Equal(b.(*Reshape).Shape)
 	case *Build1:
 		bb := b.(*Build1)
-		return a.N == bb.N && a.Var.Name == bb.Var.Name
+		return a.N == bb.N && sameVar(a.Var, bb.Var)
 	case *Iota:
 		return a.N == b.(*Iota).N
 	case *Tuple:
@@ -589,19 +612,23 @@ func (n *Namer) Avoid(t Term) {
 		case *Var:
 			n.used[x.Name] = true
 		case *Let:
-			n.used[x.Var.Name] = true
+			n.avoidVars(x.Var)
 		case *Build1:
-			n.used[x.Var.Name] = true
+			n.avoidVars(x.Var)
 		case *Gather:
-			for _, v := range x.Fn.Vars {
-				n.used[v.Name] = true
-			}
+			n.avoidVars(fnVars(x.Fn)...)
 		case *Scatter:
-			for _, v := range x.Fn.Vars {
-				n.used[v.Name] = true
-			}
+			n.avoidVars(fnVars(x.Fn)...)
 		}
 	})
+}
+
+func (n *Namer) avoidVars(vs ...*Var) {
+	for _, v := range vs {
+		if v != nil {
+			n.used[v.Name] = true
+		}
+	}
 }
 
 // AvoidName records one name.

@@ -483,3 +483,62 @@ func TestDAG60(t *testing.T) {
 		t.Errorf("share chain prints as %.80s…", shareProg.String())
 	}
 }
+
+// TestStructLiteralTerms checks that terms built as struct literals (no type, nil fields)
+// are rejected with errors by the constructors and the checker, and that no traversal
+// panics on them.
+func TestStructLiteralTerms(t *testing.T) {
+	x := mustVar(t, "x", f64s(3))
+	mk := func() []core.Term {
+		return []core.Term{&core.Var{}, &core.Lit{}, &core.Let{}, &core.Share{}, &core.Cond{}, &core.Unary{},
+			&core.Cast{}, &core.Binary{}, &core.Index{}, &core.SumOuter{}, &core.ArgmaxOuter{}, &core.Gather{},
+			&core.Scatter{}, &core.FromVector{}, &core.Replicate{}, &core.Transpose{}, &core.Reshape{},
+			&core.Build1{}, &core.Iota{}, &core.MatMul{}, &core.Tuple{}}
+	}
+	as, bs := mk(), mk()
+	for k, l := range as {
+		ops := []struct {
+			name string
+			f    func() error
+		}{
+			{"NewProgram", func() error {
+				_, err := core.NewProgram([]*core.Var{x}, l)
+				if _, isTuple := l.(*core.Tuple); !isTuple && err == nil {
+					return errorf("accepted")
+				}
+				return nil
+			}},
+			{"NewUnary", func() error {
+				if _, err := core.NewUnary(core.OpExp, l); err == nil {
+					return errorf("accepted")
+				}
+				return nil
+			}},
+			{"String", func() error { _ = l.String(); return nil }},
+			{"FreeVars", func() error { core.FreeVars(l); return nil }},
+			{"Size", func() error { core.Size(l); return nil }},
+			{"Equal", func() error { core.Equal(l, bs[k]); core.Equal(l, x); return nil }},
+			{"Subst", func() error { _, _ = core.Subst(l, map[string]core.Term{"x": x}); return nil }},
+			{"Rebuild", func() error { _, _ = core.Rebuild(l, core.Children(l)); return nil }},
+			{"Namer", func() error { core.NewNamer(l); return nil }},
+		}
+		for _, op := range ops {
+			func() {
+				defer func() {
+					if r := recover(); r != nil {
+						t.Errorf("%T: %s panics: %v", l, op.name, r)
+					}
+				}()
+				if err := op.f(); err != nil {
+					t.Errorf("%T: %s: %v", l, op.name, err)
+				}
+			}()
+		}
+	}
+}
+
+type errString string
+
+func (e errString) Error() string { return string(e) }
+
+func errorf(s string) error { return errString(s) }

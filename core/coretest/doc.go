@@ -4,7 +4,8 @@
 // RandomProgram(rng, cfg) returns a closed program built with the core constructors, so it
 // always type-checks. What it covers:
 //
-//   - every construct of the core language except Share and Tuple: variables, literals
+//   - every construct of the core language except Tuple (Share only with Config.Shares):
+//     variables, literals
 //     (scalars and small arrays), let (with sharing: the let variable is preferred in the
 //     body, so it is usually used several times), strict cond, every unary and binary
 //     operation, cast, index, sumOuter, argmaxOuter (in index positions), gather and scatter,
@@ -16,7 +17,10 @@
 //   - float64 or float32 programs (Config.Dtype; zero picks one at random), with i64 and bool
 //     subterms.
 //
-// Options: Config.ScalarResult makes the result a rank-0 float (for gradients);
+// Options: Config.BuildProb makes build1 (and so deep nesting) more frequent; Config.Shares
+// adds share nodes (a share used as both operands of an operation, and closed shares reused
+// across the program). Both are off by default, and then the generated programs are the same
+// as without them. Config.ScalarResult makes the result a rank-0 float (for gradients);
 // Config.Smooth restricts the float computation to operations that are differentiable
 // everywhere the program is evaluated (no abs, sign, floor, ceil, max, min, atan2, rem on
 // floats, no float comparisons or float-to-int casts that feed conds or indices, no

@@ -29,6 +29,13 @@ type Config struct {
 	Smooth bool
 	// TargetNodes > 0 generates a chain of lets with roughly this many distinct nodes.
 	TargetNodes int
+	// BuildProb > 0 makes every float array term a build1 with this probability (while the
+	// nesting bound allows), so that build1 nests deeply more often (BOT tests).
+	BuildProb float64
+	// Shares adds global sharing: a term reused as both operands of a binary operation is
+	// wrapped in share, and closed terms (whose free variables are parameters) are wrapped
+	// in share and reused elsewhere.
+	Shares bool
 }
 
 type gen struct {
@@ -43,6 +50,10 @@ type gen struct {
 	nest  int
 	nodes int
 	ivLen int
+	// shareID is the last share ID used; closed holds closed share nodes for reuse.
+	shareID int
+	closed  []*core.Share
+	params  map[string]bool
 }
 
 // RandomProgram returns a random well-typed program (see the package documentation for
@@ -78,6 +89,10 @@ func RandomProgram(rng *rand.Rand, cfg Config) *core.Program {
 		params = append(params, g.mkVar("flag", core.Scalar(core.Bool)))
 	}
 	g.env = append(g.env, params...)
+	g.params = map[string]bool{}
+	for _, v := range params {
+		g.params[v.Name] = true
+	}
 	var rt core.Type
 	if cfg.ScalarResult {
 		rt = core.Scalar(g.dt)
@@ -278,6 +293,13 @@ func (g *gen) constant(t core.Type) core.Term {
 
 // leaf returns a variable, an indexed parameter or a constant of float type t.
 func (g *gen) leaf(t core.Type) core.Term {
+	if g.cfg.Shares && g.chance(0.3) {
+		for k := len(g.closed) - 1; k >= 0; k-- {
+			if g.closed[k].Type().Equal(t) {
+				return g.closed[k]
+			}
+		}
+	}
 	if vs := g.varsOf(t); len(vs) > 0 && g.chance(0.8) {
 		// Prefer inner (recent) variables, so lets are shared.
 		k := g.pick(len(vs))
@@ -334,6 +356,12 @@ func (g *gen) term(t core.Type, depth int) core.Term {
 		return g.leaf(t)
 	}
 	rank := len(t.Shape)
+	if g.cfg.BuildProb > 0 && rank > 0 && g.nest < g.cfg.MaxBuildNest && g.chance(g.cfg.BuildProb) {
+		return g.build(t, depth)
+	}
+	if g.cfg.Shares && g.chance(0.08) {
+		return g.share(g.term(t, depth-1))
+	}
 	for {
 		switch g.pick(22) {
 		case 0, 1:
@@ -491,7 +519,11 @@ func (g *gen) binary(t core.Type, depth int) core.Term {
 	x := g.term(t, depth-1)
 	var y core.Term
 	if g.chance(0.3) {
-		// reuse x: sharing of a subterm without a let
+		// reuse x: sharing of a subterm without a let (or with share)
+		if g.cfg.Shares && g.chance(0.5) {
+			g.shareID++
+			x = g.check(core.NewShare(g.shareID, x))
+		}
 		y = x
 	} else {
 		y = g.term(t, depth-1)
@@ -815,4 +847,25 @@ func (g *gen) boolTerm(t core.Type, depth int) core.Term {
 		arr := g.boolTerm(core.Type{Shape: core.Shape{n}, Dtype: core.Bool}, depth-1)
 		return g.check(core.NewIndex(arr, []core.Term{g.index(n, depth-1)}))
 	}
+}
+
+// share wraps t in a share with a new ID; closed terms are remembered for reuse by leaf.
+func (g *gen) share(t core.Term) core.Term {
+	g.shareID++
+	sh, err := core.NewShare(g.shareID, t)
+	if err != nil {
+		panic(fmt.Sprintf("coretest: generator bug: %v", err))
+	}
+	g.nodes++
+	closed := true
+	for _, v := range core.FreeVars(t) {
+		if !g.params[v.Name] {
+			closed = false
+			break
+		}
+	}
+	if closed {
+		g.closed = append(g.closed, sh)
+	}
+	return sh
 }
