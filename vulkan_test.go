@@ -182,3 +182,98 @@ func TestVulkanEnvironment(t *testing.T) {
 		t.Errorf("UseCPU: CurrentVulkan = %v, want nil", v)
 	}
 }
+
+// TestUseVulkanWithoutDevice: with no usable device (e.g. `go test -tags novulkan`), UseVulkan
+// returns an error saying why and changes nothing, and BULKAD_VULKAN=1 keeps Grad on the CPU.
+func TestUseVulkanWithoutDevice(t *testing.T) {
+	if _, err := bulkad.VulkanDevice(); err == nil {
+		t.Skip("a Vulkan device exists; run `go test -tags novulkan` to cover the no-device path")
+	}
+	t.Setenv(bulkad.VulkanEnv, "")
+	for _, use := range []func() error{bulkad.UseVulkan, bulkad.UseVulkanForce} {
+		if err := use(); err == nil {
+			t.Fatal("UseVulkan without a device: no error")
+		} else {
+			t.Logf("UseVulkan: %v", err)
+		}
+		if got := os.Getenv(bulkad.VulkanEnv); got != "" {
+			t.Errorf("a failed UseVulkan set BULKAD_VULKAN=%q", got)
+		}
+	}
+	t.Setenv(bulkad.VulkanEnv, "1")
+	if v, err := bulkad.CurrentVulkan(); v != nil || err != nil {
+		t.Errorf("BULKAD_VULKAN=1 without a device: CurrentVulkan = %v, %v; want nil, nil (CPU)", v, err)
+	}
+	m, err := models.MLP(gorgonia.Float32, 4, []int{6, 5, 3}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bulkad.Grad(m.Cost, m.Wrt...); err != nil {
+		t.Fatalf("Grad with BULKAD_VULKAN=1 and no device: %v", err)
+	}
+	vm := gorgonia.NewTapeMachine(m.G)
+	defer vm.Close()
+	if err := vm.RunAll(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// BenchmarkVulkanMLPStep times a training step (forward + gradient) of an MLP with the
+// gradient kernels on the CPU and forced onto the Vulkan device, with the device's upload,
+// compute and download time per step. On a CPU device (lavapipe) the device numbers are
+// correctness runs only, never a speed claim.
+func BenchmarkVulkanMLPStep(b *testing.B) {
+	const batch = 64
+	sizes := []int{784, 128, 10}
+	for _, mode := range []string{"cpu", "vulkan-auto", "vulkan-force"} {
+		b.Run(mode, func(b *testing.B) {
+			var v *raise.Vulkan
+			var dev *vulkan.Device
+			if mode != "cpu" {
+				dev = vulkanDevice(b)
+				v = &raise.Vulkan{Device: dev, Force: mode == "vulkan-force"}
+				if dev.Type() == vulkan.CPU {
+					b.Logf("device %q is a CPU implementation (lavapipe): %s numbers are correctness runs only, not a speed claim", dev.Name(), mode)
+				}
+			}
+			m, err := models.MLP(gorgonia.Float32, batch, sizes, 1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			d, err := bulkad.Differentiate(m.Cost, m.Wrt...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := d.RaiseOn(v); err != nil {
+				b.Fatal(err)
+			}
+			vm := gorgonia.NewTapeMachine(m.G, gorgonia.BindDualValues(m.Wrt...))
+			defer vm.Close()
+			step := func() {
+				if err := vm.RunAll(); err != nil {
+					b.Fatal(err)
+				}
+				vm.Reset()
+			}
+			step()
+			var t0 vulkan.Timings
+			if dev != nil {
+				t0 = dev.Timings()
+			}
+			calls := v.Calls()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				step()
+			}
+			b.StopTimer()
+			if dev != nil {
+				t1 := dev.Timings()
+				n := float64(b.N)
+				b.ReportMetric(float64(v.Calls()-calls)/n, "devcalls/op")
+				b.ReportMetric(float64((t1.Upload-t0.Upload).Microseconds())/n, "upload-µs/op")
+				b.ReportMetric(float64((t1.Compute-t0.Compute).Microseconds())/n, "compute-µs/op")
+				b.ReportMetric(float64((t1.Download-t0.Download).Microseconds())/n, "download-µs/op")
+			}
+		})
+	}
+}
