@@ -37,4 +37,25 @@
 //
 // Differentiate does the same work without touching the graph and returns the gradient as
 // an inspectable core program (see package core for its text syntax).
+//
+// # Vulkan
+//
+// The float kernels of the gradient nodes can run on a Vulkan device (package vulkan, no
+// cgo). The environment variable BULKAD_VULKAN, read at every Grad call, selects where:
+//
+//	unset, "" or "0"  the CPU (the default)
+//	"1"               the device, for the kernels vulkan.Device.Worthwhile expects to gain
+//	                  (large matrix products, transcendental functions; never on a CPU
+//	                  device such as Mesa's lavapipe)
+//	"force"           the device, for every kernel it supports, however small (tests)
+//
+// UseVulkan, UseVulkanForce and UseCPU set it from the program; UseVulkan returns an error
+// saying why when no device can be opened, and everything stays on the CPU. Any other value
+// of BULKAD_VULKAN makes Grad fail. Gradient.RaiseOn takes an explicit raise.Vulkan instead.
+// The device is opened once per process (VulkanDevice) and shared; it is safe for concurrent
+// use, its calls being serialised. A graph keeps the setting it was raised with: switching
+// later affects only later Grad calls. A device call that fails never fails the step: the
+// kernel runs on the CPU and the first such error is logged once (CurrentVulkan().Err()
+// returns it). Which kernels dispatch is listed at raise.Vulkan; the forward pass built with
+// Gorgonia's own ops stays Gorgonia's.
 package bulkad

@@ -128,13 +128,25 @@ func Grad(cost *gorgonia.Node, wrt ...*gorgonia.Node) (gorgonia.Nodes, error) {
 
 // Raise adds the gradient nodes to the cost's graph (as Grad does) and returns them in wrt
 // order, registered with gorgonia.SetDerivOf. A wrt node given twice gets the same gradient
-// node at both positions, registered once.
+// node at both positions, registered once. Their kernels run where BULKAD_VULKAN says (see
+// CurrentVulkan).
 func (d *Gradient) Raise() (gorgonia.Nodes, error) {
+	v, err := CurrentVulkan()
+	if err != nil {
+		return nil, errors.Wrap(err, "bulkad: grad")
+	}
+	return d.RaiseOn(v)
+}
+
+// RaiseOn is Raise with the float kernels of the gradient nodes trying the device of v (see
+// raise.Vulkan) whatever BULKAD_VULKAN says; nil runs everything on the CPU. The raised nodes
+// keep v: every run of the graph uses its device.
+func (d *Gradient) RaiseOn(v *raise.Vulkan) (gorgonia.Nodes, error) {
 	comps := make([]int, len(d.uniq))
 	for i := range comps {
 		comps[i] = i + 1 // component 0 is the value: the cost node already computes it
 	}
-	outs, err := raise.RaiseWith(d.cost.Graph(), d.Artifact.Program(), d.Bindings(), raise.Options{FreshResults: true, Components: comps})
+	outs, err := raise.RaiseWith(d.cost.Graph(), d.Artifact.Program(), d.Bindings(), raise.Options{FreshResults: true, Components: comps, Vulkan: v})
 	if err != nil {
 		return nil, errors.Wrap(err, "bulkad: grad")
 	}

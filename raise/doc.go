@@ -39,6 +39,9 @@
 // answered with another node is salted and applied again; a native constructor answered with
 // an existing node on other children is rebuilt as a custom op.
 //
+// With Options.Vulkan set, the float kernels of these ops try a Vulkan device first, and the
+// Gorgonia ops above are replaced by bulkad's own where the device would run them (see Vulkan).
+//
 // Raise validates the whole program (supported constructs, compilable index functions,
 // bindings with matching types) before it adds any node; an error names the offending term
 // and leaves the graph unchanged.

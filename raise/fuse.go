@@ -228,7 +228,7 @@ func axisPerm(perm []int) (int, bool) {
 // stridedBinary plans x op y where at least one operand is a non-trivial view: one custom op
 // reading both bases through strides.
 func (pl *plan) stridedBinary(t *core.Binary, vx, vy view) (ref, error) {
-	k := stridedBinK{op: t.Op, shape: t.X.Type().Shape, xs: vx.strides, ys: vy.strides, xo: vx.offset, yo: vy.offset}
+	k := stridedBinK{op: t.Op, shape: t.X.Type().Shape, xs: vx.strides, ys: vy.strides, xo: vx.offset, yo: vy.offset, vk: pl.vk}
 	return pl.custom(t, t.Op.Word(), []core.Term{vx.base, vy.base}, func(vs []*core.Var) (core.Term, []*core.Var, error) {
 		x, err := vx.wrap(vs[0])
 		if err != nil {
@@ -249,8 +249,22 @@ func (pl *plan) sumOuter(t *core.SumOuter) (ref, error) {
 	if !xt.Dtype.IsFloat() {
 		return pl.simple(t, "sumOuter", sumOuterK{})
 	}
+	dev := pl.vk.wants(xt.Dtype, "sum", "", xt.Shape.Size())
 	if tr, ok := pl.peel(t.X).(*core.Transpose); ok {
 		perm := fullPerm(tr.Perm, len(xt.Shape))
+		if a, ok := axisPerm(perm); ok && dev {
+			// Bulkad's own sum along axis a (Gorgonia's Sum cannot use the device).
+			ysh := tr.X.Type().Shape
+			k := sumAxisK{pre: ysh[:a].Size(), n: ysh[a], post: ysh[a+1:].Size(), vk: pl.vk}
+			return pl.custom(t, "sumOuter", []core.Term{tr.X}, func(vs []*core.Var) (core.Term, []*core.Var, error) {
+				x, err := core.NewTranspose(perm, vs[0])
+				if err != nil {
+					return nil, nil, err
+				}
+				b, err := core.NewSumOuter(x)
+				return b, vs, err
+			}, k)
+		}
 		if a, ok := axisPerm(perm); ok {
 			r, err := pl.native(t, []core.Term{tr.X}, func(k []*gorgonia.Node) (*gorgonia.Node, error) { return gorgonia.Sum(k[0], a) })
 			if err == nil {
@@ -265,13 +279,24 @@ func (pl *plan) sumOuter(t *core.SumOuter) (ref, error) {
 			return r, err
 		}
 	}
+	if dev {
+		return pl.simple(t, "sumOuter", sumOuterK{vk: pl.vk})
+	}
 	return pl.native(t, []core.Term{t.X}, func(k []*gorgonia.Node) (*gorgonia.Node, error) { return gorgonia.Sum(k[0], 0) })
 }
 
 // argmaxOuter plans argmaxOuter x; argmaxOuter (tr perm y) reduces along one axis of y.
 func (pl *plan) argmaxOuter(t *core.ArgmaxOuter) (ref, error) {
-	if r, ok, err := pl.argmaxOfView(t); ok {
-		return r, err
+	// With a device, an argmax along one axis of a float array (a transpose moving it to the
+	// front) is argmaxK, which can dispatch; the strided view kernel stays on the CPU.
+	axisOfFloat := false
+	if tr, ok := pl.peel(t.X).(*core.Transpose); ok && pl.vk.wants(tr.X.Type().Dtype, "argmax", "", tr.X.Type().Shape.Size()) {
+		_, axisOfFloat = axisPerm(fullPerm(tr.Perm, len(t.X.Type().Shape)))
+	}
+	if !axisOfFloat {
+		if r, ok, err := pl.argmaxOfView(t); ok {
+			return r, err
+		}
 	}
 	x := t.X
 	axis := 0
@@ -282,7 +307,7 @@ func (pl *plan) argmaxOuter(t *core.ArgmaxOuter) (ref, error) {
 		}
 	}
 	sh := x.Type().Shape
-	k := argmaxK{pre: sh[:axis].Size(), n: sh[axis], post: sh[axis+1:].Size()}
+	k := argmaxK{pre: sh[:axis].Size(), n: sh[axis], post: sh[axis+1:].Size(), vk: pl.vk}
 	if x == t.X {
 		return pl.simple(t, "argmaxOuter", k)
 	}

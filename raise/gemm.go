@@ -11,9 +11,13 @@ import (
 type gemmK struct {
 	transA, transB bool
 	m, n, k        int
+	vk             *Vulkan
 }
 
 func (g gemmK) run(out any, ins []any) error {
+	if g.device(out, ins) {
+		return nil
+	}
 	ta, tb := blas.NoTrans, blas.NoTrans
 	ar, ac, br, bc := g.m, g.k, g.k, g.n
 	if g.transA {

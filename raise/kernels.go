@@ -65,9 +65,14 @@ type gatherK struct {
 	aff   bool
 	ast   []int
 	abase int
+	vk    *Vulkan // device path (nil: CPU only)
+	tab   ixTable // device index table when fn reads no run-time array
 }
 
 func (k *gatherK) run(out any, ins []any) error {
+	if k.device(out, ins) {
+		return nil
+	}
 	if k.aff && len(ins) == 1 {
 		switch o := out.(type) {
 		case []float64:
@@ -170,9 +175,14 @@ type scatterK struct {
 	aff   bool
 	ast   []int
 	abase int
+	vk    *Vulkan // device path (nil: CPU only)
+	tab   ixTable // device index table when fn reads no run-time array
 }
 
 func (k *scatterK) run(out any, ins []any) error {
+	if k.device(out, ins) {
+		return nil
+	}
 	if k.aff && len(ins) == 1 {
 		switch o := out.(type) {
 		case []float64:
@@ -257,9 +267,15 @@ func scatterLoop[T elem](k *scatterK, env *ixEnv, out, x []T, add func(a, b T) T
 // ---- moves: replicate, fromVector, cond, copy, transpose ----
 
 // concatK writes its inputs one after another (fromVector; replicate when n copies of one input).
-type concatK struct{ copies int }
+type concatK struct {
+	copies int
+	vk     *Vulkan // device path for replicate (nil: CPU only)
+}
 
 func (k concatK) run(out any, ins []any) error {
+	if k.device(out, ins) {
+		return nil
+	}
 	switch o := out.(type) {
 	case []float64:
 		return concatLoop(k.copies, o, ins)
@@ -310,9 +326,13 @@ func (condK) run(out any, ins []any) error {
 type transposeK struct {
 	perm  []int // full permutation
 	shape []int // input shape
+	vk    *Vulkan
 }
 
 func (k transposeK) run(out any, ins []any) error {
+	if k.device(out, ins) {
+		return nil
+	}
 	switch o := out.(type) {
 	case []float64:
 		return transposeLoop(k, o, ins)
@@ -421,9 +441,12 @@ func indexCopy[T elem](out []T, in any, off int, ok bool) error {
 
 // ---- reductions ----
 
-type sumOuterK struct{}
+type sumOuterK struct{ vk *Vulkan }
 
-func (sumOuterK) run(out any, ins []any) error {
+func (k sumOuterK) run(out any, ins []any) error {
+	if k.device(out, ins) {
+		return nil
+	}
 	switch o := out.(type) {
 	case []float64:
 		return sumLoop(o, ins[0])
@@ -453,9 +476,15 @@ func sumLoop[T num](out []T, in any) error {
 }
 
 // argmaxK is argmax along the middle axis of an operand viewed as [pre, n, post].
-type argmaxK struct{ pre, n, post int }
+type argmaxK struct {
+	pre, n, post int
+	vk           *Vulkan
+}
 
 func (k argmaxK) run(out any, ins []any) error {
+	if k.device(out, ins) {
+		return nil
+	}
 	o, ok := out.([]int64)
 	if !ok {
 		return typeErr("argmaxOuter", out, ins)
@@ -583,9 +612,15 @@ func numToBool[T num](out []bool, x []T) {
 // ---- element-wise ----
 
 // unaryK applies a unary operation element-wise in Go (for what Gorgonia lacks).
-type unaryK struct{ op core.UnOp }
+type unaryK struct {
+	op core.UnOp
+	vk *Vulkan
+}
 
 func (k unaryK) run(out any, ins []any) error {
+	if k.device(out, ins) {
+		return nil
+	}
 	switch o := out.(type) {
 	case []float64:
 		x, ok := ins[0].([]float64)
@@ -689,9 +724,15 @@ func floatUnary(op core.UnOp) func(float64) float64 {
 
 // binaryK applies a binary operation element-wise; an operand shorter than the output is
 // read cyclically (the fused x op replicate n y).
-type binaryK struct{ op core.BinOp }
+type binaryK struct {
+	op core.BinOp
+	vk *Vulkan
+}
 
 func (k binaryK) run(out any, ins []any) error {
+	if k.device(out, ins) {
+		return nil
+	}
 	switch x := ins[0].(type) {
 	case []float64:
 		y, ok := ins[1].([]float64)
@@ -857,9 +898,13 @@ type stridedBinK struct {
 	shape  []int
 	xs, ys []int
 	xo, yo int // offsets of the first element
+	vk     *Vulkan
 }
 
 func (k stridedBinK) run(out any, ins []any) error {
+	if k.device(out, ins) {
+		return nil
+	}
 	switch x := ins[0].(type) {
 	case []float64:
 		y, ok := ins[1].([]float64)

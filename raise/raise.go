@@ -23,6 +23,9 @@ type Options struct {
 	// Components selects the result components to raise, by position in the result tuple
 	// (nil: all). Lets that no selected component depends on are not raised.
 	Components []int
+	// Vulkan, when set with a device, lets the float kernels of the raised ops run on that
+	// device (see Vulkan); nil keeps everything on the CPU.
+	Vulkan *Vulkan
 }
 
 // Raise adds to g the nodes that compute p's result and returns one node per component of
@@ -42,6 +45,9 @@ func RaiseWith(g *gorgonia.ExprGraph, p *core.Program, bind map[string]*gorgonia
 	pl, err := newPlan(g, p, bind)
 	if err != nil {
 		return nil, err
+	}
+	if opt.Vulkan.on() {
+		pl.vk = opt.Vulkan
 	}
 	if err := pl.program(p, opt); err != nil {
 		return nil, err
@@ -84,6 +90,7 @@ type plan struct {
 	// top-level let name is distinct), so fusions can look through them.
 	lazy   map[string]core.Term
 	pushed map[unKey]core.Term // unary operations pushed through broadcast views
+	vk     *Vulkan             // device for the kernels (nil: CPU only)
 }
 
 func newPlan(g *gorgonia.ExprGraph, p *core.Program, bind map[string]*gorgonia.Node) (*plan, error) {
@@ -333,6 +340,11 @@ func (pl *plan) custom(t core.Term, kind string, ins []core.Term, rebuild func(v
 	if err != nil {
 		return ref{}, termErr(t, "%v", err)
 	}
+	if pl.vk != nil {
+		// Keep a device op distinct from the CPU op of the same program (Gorgonia
+		// deduplicates nodes by hash): a graph raised with a device runs on it.
+		op.text += " #vulkan"
+	}
 	return pl.add(t, rs, func(kids []*gorgonia.Node) (*gorgonia.Node, error) {
 		return applyChecked(pl.g, op, kids)
 	}), nil
@@ -458,11 +470,11 @@ func (pl *plan) plan1(t core.Term) (ref, error) {
 		return pl.constant(t, val, fmt.Sprintf("bulkad: iota %d", t.N))
 	case *core.Unary:
 		if t.X.Type().Dtype.IsFloat() {
-			if f := nativeUnary(t.Op); f != nil {
+			if f := nativeUnary(t.Op); f != nil && !pl.vk.wants(t.X.Type().Dtype, "unary", t.Op.String(), t.Type().Shape.Size()) {
 				return pl.native(t, []core.Term{t.X}, func(k []*gorgonia.Node) (*gorgonia.Node, error) { return f(k[0]) })
 			}
 		}
-		return pl.simple(t, t.Op.String(), unaryK{t.Op})
+		return pl.simple(t, t.Op.String(), unaryK{op: t.Op, vk: pl.vk})
 	case *core.Binary:
 		return pl.binary(t)
 	case *core.Cast:
@@ -488,7 +500,7 @@ func (pl *plan) plan1(t core.Term) (ref, error) {
 	case *core.FromVector:
 		return pl.simple(t, "fromVector", concatK{copies: 1})
 	case *core.Replicate:
-		return pl.simple(t, "replicate", concatK{copies: t.N})
+		return pl.simple(t, "replicate", concatK{copies: t.N, vk: pl.vk})
 	case *core.Transpose:
 		return pl.transpose(t)
 	case *core.Reshape:
@@ -591,11 +603,11 @@ func (pl *plan) binary(t *core.Binary) (ref, error) {
 		return pl.stridedBinary(t, vx, vy)
 	}
 	if t.X.Type().Dtype.IsFloat() && !t.Op.IsComparison() {
-		if f := nativeBinary(t.Op); f != nil {
+		if f := nativeBinary(t.Op); f != nil && !pl.vk.wants(t.X.Type().Dtype, "binary", t.Op.String(), t.Type().Shape.Size()) {
 			return pl.native(t, []core.Term{t.X, t.Y}, func(k []*gorgonia.Node) (*gorgonia.Node, error) { return f(k[0], k[1]) })
 		}
 	}
-	return pl.simple(t, t.Op.Word(), binaryK{t.Op})
+	return pl.simple(t, t.Op.Word(), binaryK{op: t.Op, vk: pl.vk})
 }
 
 func (pl *plan) index(t *core.Index) (ref, error) {
@@ -645,13 +657,13 @@ func (pl *plan) gatherScatter(t core.Term, sh core.Shape, x core.Term, fn *core.
 	kind := "gather"
 	if scatter {
 		kind = "scatter"
-		sk := &scatterK{dom: xt.Shape[:n], dst: sh[:m], rest: xt.Shape[n:].Size(), fn: prog}
+		sk := &scatterK{dom: xt.Shape[:n], dst: sh[:m], rest: xt.Shape[n:].Size(), fn: prog, vk: pl.vk}
 		if len(prog.frees) == 0 {
 			sk.ast, sk.abase, sk.aff = affinePlan(fn, sk.dom, sk.dst)
 		}
 		k = sk
 	} else {
-		gk := &gatherK{dom: sh[:n], src: xt.Shape[:m], rest: xt.Shape[m:].Size(), fn: prog}
+		gk := &gatherK{dom: sh[:n], src: xt.Shape[:m], rest: xt.Shape[m:].Size(), fn: prog, vk: pl.vk}
 		if len(prog.frees) == 0 {
 			gk.ast, gk.abase, gk.aff = affinePlan(fn, gk.dom, gk.src)
 		}
@@ -755,12 +767,12 @@ func (pl *plan) transpose(t *core.Transpose) (ref, error) {
 	if u, ok := pl.transposeOf(t); ok {
 		return pl.term(u)
 	}
-	if xt.Dtype.IsFloat() {
+	if xt.Dtype.IsFloat() && !pl.vk.wants(xt.Dtype, "gather", "", xt.Shape.Size()) {
 		return pl.native(t, []core.Term{t.X}, func(k []*gorgonia.Node) (*gorgonia.Node, error) {
 			return gorgonia.Transpose(k[0], perm...)
 		})
 	}
-	return pl.simple(t, "tr", transposeK{perm: perm, shape: xt.Shape})
+	return pl.simple(t, "tr", transposeK{perm: perm, shape: xt.Shape, vk: pl.vk})
 }
 
 func (pl *plan) matmul(t *core.MatMul) (ref, error) {
@@ -773,7 +785,7 @@ func (pl *plan) matmul(t *core.MatMul) (ref, error) {
 		b = t.Y
 	}
 	xs, ys := t.X.Type().Shape, t.Y.Type().Shape
-	k := gemmK{transA: ta, transB: tb, m: xs[0], k: xs[1], n: ys[1]}
+	k := gemmK{transA: ta, transB: tb, m: xs[0], k: xs[1], n: ys[1], vk: pl.vk}
 	return pl.custom(t, "matmul", []core.Term{a, b}, func(vs []*core.Var) (core.Term, []*core.Var, error) {
 		var x, y core.Term = vs[0], vs[1]
 		var err error

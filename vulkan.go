@@ -1,0 +1,98 @@
+package bulkad
+
+import (
+	"log"
+	"os"
+	"sync"
+
+	"github.com/bulkad/bulkad/raise"
+	"github.com/bulkad/bulkad/vulkan"
+	"github.com/pkg/errors"
+)
+
+// VulkanEnv is the environment variable that selects where the kernels of the gradient
+// nodes Grad (and Gradient.Raise) add run: unset, "" or "0" on the CPU; "1" on the Vulkan
+// device where vulkan.Device.Worthwhile expects a gain; "force" on the device for every
+// supported kernel, however small (tests on CPU devices such as lavapipe). It is read at each
+// Grad call; UseVulkan, UseVulkanForce and UseCPU set it for the process.
+const VulkanEnv = "BULKAD_VULKAN"
+
+// vulkanProcess is the process-wide Vulkan device with the two raise.Vulkan configurations
+// (where worthwhile, forced) that every graph raised through Grad shares, so a device error
+// is reported once per process and mode.
+type vulkanProcess struct {
+	dev         *vulkan.Device
+	auto, force *raise.Vulkan
+}
+
+// openVulkan opens the process-wide device on first use (the only package-level state).
+var openVulkan = sync.OnceValues(func() (*vulkanProcess, error) {
+	dev, err := vulkan.Open()
+	if err != nil {
+		return nil, errors.Wrap(err, "bulkad: vulkan: no usable device, kernels stay on the CPU")
+	}
+	return &vulkanProcess{dev: dev, auto: &raise.Vulkan{Device: dev}, force: &raise.Vulkan{Device: dev, Force: true}}, nil
+})
+
+// warnNoDevice reports once that BULKAD_VULKAN asks for a device that cannot be opened.
+var warnNoDevice sync.Once
+
+// VulkanDevice returns the process-wide Vulkan device, opened on the first call (later calls
+// return the same device or the same error). It is safe for concurrent use; do not close it.
+func VulkanDevice() (*vulkan.Device, error) {
+	p, err := openVulkan()
+	if err != nil {
+		return nil, err
+	}
+	return p.dev, nil
+}
+
+// UseVulkan makes the gradients raised by later Grad calls run their float kernels on the
+// process-wide Vulkan device where the device is expected to be faster (large matrix
+// products and transcendental functions on a GPU; never on a CPU device such as lavapipe),
+// by setting BULKAD_VULKAN=1. Without a usable device it returns an error saying why and
+// changes nothing: everything stays on the CPU. Graphs raised before keep their setting.
+func UseVulkan() error { return useVulkan("1") }
+
+// UseVulkanForce is UseVulkan for every kernel the device supports, however small
+// (BULKAD_VULKAN=force): for tests of the device path, e.g. on lavapipe.
+func UseVulkanForce() error { return useVulkan("force") }
+
+// UseCPU makes the gradients raised by later Grad calls run on the CPU (BULKAD_VULKAN=0).
+func UseCPU() {
+	os.Setenv(VulkanEnv, "0")
+}
+
+func useVulkan(mode string) error {
+	if _, err := openVulkan(); err != nil {
+		return err
+	}
+	if err := os.Setenv(VulkanEnv, mode); err != nil {
+		return errors.Wrapf(err, "bulkad: vulkan: setting %s=%s", VulkanEnv, mode)
+	}
+	return nil
+}
+
+// CurrentVulkan returns the device configuration Grad uses now, as BULKAD_VULKAN selects it:
+// nil for the CPU (also when a device is requested but none can be opened: that is reported
+// once with the standard logger), or the process-wide raise.Vulkan of the mode, whose Err,
+// Calls and Fallbacks tell what happened on the device. An unknown value is an error.
+func CurrentVulkan() (*raise.Vulkan, error) {
+	mode := os.Getenv(VulkanEnv)
+	switch mode {
+	case "", "0":
+		return nil, nil
+	case "1", "force":
+	default:
+		return nil, errors.Errorf("bulkad: vulkan: %s=%q, want 0, 1 or force", VulkanEnv, mode)
+	}
+	p, err := openVulkan()
+	if err != nil {
+		warnNoDevice.Do(func() { log.Printf("%s=%s: %v", VulkanEnv, mode, err) })
+		return nil, nil
+	}
+	if mode == "force" {
+		return p.force, nil
+	}
+	return p.auto, nil
+}
