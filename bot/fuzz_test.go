@@ -32,6 +32,7 @@ func FuzzVectorize(f *testing.F) {
 			cfg.BuildProb = 0.4
 			cfg.Shares = true
 		}
+		cfg.ReuseNames = seed%5 == 4
 		p := coretest.RandomProgram(rng, cfg)
 		args := coretest.RandomArgs(rng, p)
 		var st propStats

@@ -80,8 +80,8 @@ func checkVectorize(t *testing.T, seed int64, p *core.Program, args map[string]*
 }
 
 // propConfig is the generator configuration of the property tests for a seed: every 5th
-// program has a scalar result, every 7th is Smooth, and the odd seeds favour build1 (nested
-// up to 3 deep, 4 for every 4th seed) and use share.
+// program has a scalar result, every 7th is Smooth, the odd seeds favour build1 (nested
+// up to 3 deep, 4 for every 4th seed) and use share, and every third reuses binder names.
 func propConfig(seed int64) coretest.Config {
 	cfg := coretest.Config{ScalarResult: seed%5 == 0, Smooth: seed%7 == 0}
 	if seed%2 == 1 {
@@ -91,6 +91,8 @@ func propConfig(seed int64) coretest.Config {
 	if seed%4 == 3 {
 		cfg.MaxBuildNest = 4
 	}
+	// every third program reuses binder names (shadowing: capture-avoidance)
+	cfg.ReuseNames = seed%3 == 2
 	return cfg
 }
 

@@ -170,6 +170,13 @@ func TestSimplifyGatherRules(t *testing.T) {
 		// outer reads fewer components than the inner domain: the inner variable stays
 		{"gather of gather partial", `gather [2,4] (gather [3,4] q (\[i,r] -> [2 - i, r])) (\[l] -> [rem (l + 1) 3])`,
 			`gather [2,4] q (\[l,r] -> [2 - rem (l + 1) 3, r])`, nil},
+		// the inner variable r that stays bound must not capture the build variable r in the
+		// substituted outer output: it is renamed (j_0, the Namer's first fresh j)
+		{"gather of gather capture", `build1 3 (\r -> gather [2,4] (gather [3,4] q (\[i,r] -> [2 - i, r])) (\[l] -> [rem r 3]))`,
+			`build1 3 (\r -> gather [2,4] q (\[l, j_0] -> [2 - rem r 3, j_0]))`, nil},
+		// same names without capture: nothing renamed
+		{"gather of gather no capture", `build1 3 (\l -> gather [2,4] (gather [3,4] q (\[i,r] -> [2 - i, r])) (\[l] -> [rem l 3]))`,
+			`build1 3 (\l -> gather [2,4] q (\[l, r] -> [2 - rem l 3, r]))`, nil},
 		// gather of replicate: the first output addresses the replicated dimension (4 < 5)
 		{"gather of replicate", `gather [2,3] (replicate 5 m) (\[i] -> [4, 1 - i])`,
 			`gather [2,3] m (\[i] -> [1 - i])`, nil},
@@ -204,6 +211,10 @@ func TestSimplifyIndexRules(t *testing.T) {
 		{"index of gather guarded", `index (gather [3] a (\[i] -> [3 - i])) [k]`,
 			`index a [cond (0 <= k && k < 3) (3 - k) (-1)]`, nil},
 		// fewer index components than the domain: a smaller gather, 1 + 1 folded
+		// the index r is free in the kept function's scope: the gather variable r is renamed;
+		// r ranges over [0,2] (build) and [0,3] (gather variable r): the hull needs r < 3
+		{"index of gather capture", `build1 3 (\r -> index (gather [3,4] q (\[i,r] -> [2 - i, r])) [r])`,
+			`build1 3 (\r -> gather [4] q (\[j_0] -> [cond (r < 3) (2 - r) (-1), j_0]))`, nil},
 		{"index of gather partial", `index (gather [2,3] q (\[i,l] -> [l, i + 1])) [1]`,
 			`gather [3] q (\[l] -> [l, 2])`, nil},
 	})
