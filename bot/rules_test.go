@@ -2,6 +2,7 @@ package bot
 
 import (
 	"fmt"
+	"math"
 	"math/rand"
 	"testing"
 
@@ -42,8 +43,11 @@ func parseB(t *testing.T, src string) core.Term {
 	return u
 }
 
-func randBotEnv(rng *rand.Rand) map[string]*tensor.Dense {
+// randBotEnv draws an environment: floats in [-2, 2] (with nonFinite, a fifth of them are
+// +Inf, -Inf or NaN), i64 in [-2, 6] (some indices out of bounds), bools at random.
+func randBotEnv(rng *rand.Rand, nonFinite bool) map[string]*tensor.Dense {
 	env := map[string]*tensor.Dense{}
+	special := []float64{math.Inf(1), math.Inf(-1), math.NaN()}
 	for name, ty := range botEnv {
 		n := ty.Shape.Size()
 		var back interface{}
@@ -52,6 +56,9 @@ func randBotEnv(rng *rand.Rand) map[string]*tensor.Dense {
 			s := make([]float64, n)
 			for i := range s {
 				s[i] = rng.Float64()*4 - 2
+				if nonFinite && rng.Intn(5) == 0 {
+					s[i] = special[rng.Intn(3)]
+				}
 			}
 			back = s
 		case core.Int64:
@@ -72,13 +79,14 @@ func randBotEnv(rng *rand.Rand) map[string]*tensor.Dense {
 	return env
 }
 
-// sameTermValues compares in and out with core.EvalTerm and coretest.NaiveEval.
+// sameTermValues compares in and out with core.EvalTerm and coretest.NaiveEval, on finite
+// environments and on environments with infinities and NaNs.
 func sameTermValues(t *testing.T, seed int64, in, out core.Term) {
 	t.Helper()
 	rng := rand.New(rand.NewSource(seed))
 	params := core.FreeVars(in)
-	for trial := 0; trial < 8; trial++ {
-		env := randBotEnv(rng)
+	for trial := 0; trial < 12; trial++ {
+		env := randBotEnv(rng, trial >= 8)
 		want, err := coretest.NaiveEval(&core.Program{Params: params, Body: in}, env)
 		if err != nil {
 			t.Fatalf("NaiveEval(input): %v", err)
@@ -283,7 +291,12 @@ func TestBOTFig10(t *testing.T) {
 		// index (matmul x y) [u] ~> sumOuter (tr [1,0] (replicate b (index x [u])) * y)
 		{"matmul row", `index (matmul m q) [1]`, `sumOuter (tr [1,0] (replicate 4 (index m [1])) * q)`},
 		// index (matmul x y) [u, w] ~> sumOuter (index x [u] * index (tr [1,0] y) [w])
-		{"matmul element", `index (matmul m q) [1, k]`, `sumOuter (index m [1] * gather [3] q (\[j_0] -> [j_0, k]))`},
+		{"matmul element", `index (matmul m q) [1, 3]`, `sumOuter (index m [1] * gather [3] q (\[j_0] -> [j_0, 3]))`},
+		// not provably in bounds: guarded (0 · Inf would be NaN where the input reads 0)
+		{"matmul element guarded", `index (matmul m q) [1, k]`,
+			`index [sumOuter (index m [1] * gather [3] q (\[j_0] -> [j_0, k]))] [` + guard("4") + `]`},
+		{"matmul row guarded", `index (matmul m q) [k]`,
+			`index [sumOuter (tr [1,0] (replicate 4 (index m [k])) * q)] [` + guard("2") + `]`},
 		// index (share n t) ix ~> index t ix
 		{"share", `index (share 1 (sin a)) [k]`, `sin (index a [k])`},
 	})
