@@ -9,7 +9,8 @@ import (
 
 // FuzzVectorize drives the program generator with a fuzzed seed and configuration:
 // Eval(p) == Eval(Vectorize(p)), Vectorize(p) in normal form, and
-// Eval(Simplify(q)) == Eval(q) for q = p and q = Vectorize(p).
+// Eval(Simplify(q)) == Eval(q) for q = p and q = Vectorize(p). A quarter of the runs have
+// infinite and NaN arguments.
 //
 //	go test -run xxx -fuzz FuzzVectorize -fuzztime 60s ./bot
 //
@@ -32,8 +33,12 @@ func FuzzVectorize(f *testing.F) {
 			cfg.BuildProb = 0.4
 			cfg.Shares = true
 		}
+		cfg.ReuseNames = seed%5 == 4
 		p := coretest.RandomProgram(rng, cfg)
 		args := coretest.RandomArgs(rng, p)
+		if seed%4 == 3 {
+			poisonArgs(rng, p, args) // infinities and NaNs
+		}
 		var st propStats
 		q, ok := checkVectorize(t, seed, p, args, &st)
 		if !ok {

@@ -146,14 +146,18 @@ func (v *vectorizer) pushI1(x core.Term, ix []core.Term) core.Term {
 	case *core.MatMul:
 		// index (matmul x y) [u]    ~> sumOuter (tr [1,0] (replicate b (index x [u])) * y)
 		// index (matmul x y) [u, w] ~> sumOuter (index x [u] * index (tr [1,0] y) [w])
-		// (row u of x y is Σ_c x[u,c] · y[c,:]; out-of-bounds u or w give zero rows/columns)
-		xr := v.pushI(a.X, ix[:1])
-		if len(ix) == 1 {
-			b := a.Y.Type().Shape[1]
-			return must(core.NewSumOuter(bin(core.OpMul, tr([]int{1, 0}, rep(b, xr)), a.Y)))
-		}
-		yc := v.pushI(tr([]int{1, 0}, a.Y), ix[1:2])
-		return must(core.NewSumOuter(bin(core.OpMul, xr, yc)))
+		// (row u of x y is Σ_c x[u,c] · y[c,:]). An out-of-bounds u or w gives a zero row or
+		// column, but 0 · y[c,j] is NaN where y is infinite or NaN, whereas the left side
+		// reads 0: guarded like exp (opGuard) unless u and w are provably in bounds.
+		return v.opGuard(a, ix, func(is []core.Term) core.Term {
+			xr := v.pushI(a.X, is[:1])
+			if len(is) == 1 {
+				b := a.Y.Type().Shape[1]
+				return must(core.NewSumOuter(bin(core.OpMul, tr([]int{1, 0}, rep(b, xr)), a.Y)))
+			}
+			yc := v.pushI(tr([]int{1, 0}, a.Y), is[1:2])
+			return must(core.NewSumOuter(bin(core.OpMul, xr, yc)))
+		})
 	}
 	panic(fmt.Sprintf("bot: index of %T cannot be normalised", x))
 }

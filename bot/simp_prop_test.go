@@ -41,7 +41,7 @@ func TestSimplifyProperty(t *testing.T) {
 	for seed := int64(0); seed < propPrograms; seed++ {
 		rng := rand.New(rand.NewSource(seed))
 		p := coretest.RandomProgram(rng, propConfig(seed))
-		args := coretest.RandomArgs(rng, p)
+		args := propArgs(rng, seed, p)
 		if _, ok := checkSimplify(t, seed, "p", p, args, &st); !ok {
 			return
 		}

@@ -263,14 +263,10 @@ func (s *simplifier) gatherGather(g, in *Gather) Term {
 		sub[in.Fn.Vars[p].Name] = g.Fn.Out[p]
 		ok = andT(ok, s.inBounds(g.Fn.Out[p], in.Shape[p]))
 	}
+	// The inner variables that stay bound (p ≥ l) must not capture a free variable of the
+	// substituted outer outputs, nor clash with the outer variables: such ones are renamed.
 	vars := append([]*Var{}, g.Fn.Vars...)
-	for p := l; p < n2; p++ {
-		v := in.Fn.Vars[p]
-		if outer[v.Name] {
-			return nil
-		}
-		vars = append(vars, v)
-	}
+	vars = append(vars, s.renameKept(in.Fn.Vars[l:], g.Fn.Out[:l], outer, sub)...)
 	es := make([]Term, 0, m2+m)
 	for _, e := range in.Fn.Out {
 		r, err := Subst(e, sub)
@@ -380,6 +376,8 @@ func (s *simplifier) indexGather(x *Index, a *Gather) Term {
 	}
 	sub := map[string]Term{}
 	var ok Term
+	// the variables that stay bound (partial index) must not capture a free variable of ix
+	kept := s.renameKept(a.Fn.Vars[l:], ix[:l], nil, sub)
 	for p := 0; p < l; p++ {
 		sub[a.Fn.Vars[p].Name] = ix[p]
 		if len(binds) == 0 {
@@ -403,12 +401,37 @@ func (s *simplifier) indexGather(x *Index, a *Gather) Term {
 	if len(x.Ix) >= n {
 		r = mk(NewIndex(a.X, append(es, x.Ix[n:]...)))
 	} else {
-		r = mk(NewGather(a.Shape[l:], a.X, mkFn(a.Fn.Vars[l:], es)))
+		r = mk(NewGather(a.Shape[l:], a.X, mkFn(kept, es)))
 	}
 	for k := len(binds) - 1; k >= 0; k-- {
 		r = mk(NewLet(binds[k].v, binds[k].e, r))
 	}
 	return r
+}
+
+// renameKept returns the index-function variables vs that stay bound after a substitution
+// of terms into the function's outputs: a variable whose name is free in one of terms or is
+// in avoid is replaced by a fresh one (recorded in sub), so that it captures nothing.
+func (s *simplifier) renameKept(vs []*Var, terms []Term, avoid map[string]bool, sub map[string]Term) []*Var {
+	out := make([]*Var, len(vs))
+	var free map[string]bool
+	for k, v := range vs {
+		out[k] = v
+		if free == nil {
+			free = map[string]bool{}
+			for _, t := range terms {
+				for _, fv := range FreeVars(t) {
+					free[fv.Name] = true
+				}
+			}
+		}
+		if free[v.Name] || avoid[v.Name] {
+			nv := s.namer.FreshVar("j", v.Type())
+			sub[v.Name] = nv
+			out[k] = nv
+		}
+	}
+	return out
 }
 
 // inBoundsNoRange tests v (a fresh variable bound to e) against n, using e's range.

@@ -44,10 +44,18 @@ func parseS(t *testing.T, src string) core.Term {
 	return u
 }
 
-// randEnv draws a value for every variable of simpEnv: floats in [-2, 2], i64 in [-2, 6]
-// (some indices out of bounds on purpose), bools at random.
-func randEnv(rng *rand.Rand) map[string]*tensor.Dense {
+// randEnv draws a value for every variable of simpEnv: floats in [-2, 2] (with nonFinite, a
+// fifth of them are +Inf, -Inf or NaN), i64 in [-2, 6] (some indices out of bounds on
+// purpose), bools at random.
+func randEnv(rng *rand.Rand, nonFinite bool) map[string]*tensor.Dense {
 	env := map[string]*tensor.Dense{}
+	special := []float64{math.Inf(1), math.Inf(-1), math.NaN()}
+	draw := func() float64 {
+		if nonFinite && rng.Intn(5) == 0 {
+			return special[rng.Intn(3)]
+		}
+		return rng.Float64()*4 - 2
+	}
 	for name, ty := range simpEnv {
 		n := ty.Shape.Size()
 		var back interface{}
@@ -55,13 +63,13 @@ func randEnv(rng *rand.Rand) map[string]*tensor.Dense {
 		case core.Float64:
 			s := make([]float64, n)
 			for i := range s {
-				s[i] = rng.Float64()*4 - 2
+				s[i] = draw()
 			}
 			back = s
 		case core.Float32:
 			s := make([]float32, n)
 			for i := range s {
-				s[i] = float32(rng.Float64()*4 - 2)
+				s[i] = float32(draw())
 			}
 			back = s
 		case core.Int64:
@@ -83,13 +91,19 @@ func randEnv(rng *rand.Rand) map[string]*tensor.Dense {
 }
 
 // sameSemantics compares the values of in and out (core.EvalTerm and coretest.NaiveEval) on
-// random environments.
+// random environments, finite ones and ones with infinities and NaNs.
 func sameSemantics(t *testing.T, seed int64, in, out core.Term) {
+	t.Helper()
+	sameSemanticsN(t, seed, in, out, 12)
+}
+
+// sameSemanticsN runs trials: the first 8 finite, the others with non-finite values.
+func sameSemanticsN(t *testing.T, seed int64, in, out core.Term, trials int) {
 	t.Helper()
 	rng := rand.New(rand.NewSource(seed))
 	params := core.FreeVars(in)
-	for trial := 0; trial < 8; trial++ {
-		env := randEnv(rng)
+	for trial := 0; trial < trials; trial++ {
+		env := randEnv(rng, trial >= 8)
 		want, err := core.EvalTerm(in, env)
 		if err != nil {
 			t.Fatalf("EvalTerm(input): %v\n%v", err, in)
@@ -126,6 +140,13 @@ type simpCase struct {
 
 func runSimpCases(t *testing.T, cases []simpCase) {
 	t.Helper()
+	runSimpCasesN(t, cases, 12)
+}
+
+// runSimpCasesN compares values on trials environments (the first 8 finite); cases with
+// AssumeFinite use 8.
+func runSimpCasesN(t *testing.T, cases []simpCase, trials int) {
+	t.Helper()
 	for n, c := range cases {
 		t.Run(c.rule, func(t *testing.T) {
 			in := parseS(t, c.in)
@@ -140,7 +161,7 @@ func runSimpCases(t *testing.T, cases []simpCase) {
 			if !core.Equal(got, want) {
 				t.Fatalf("SimplifyTerm(%v)\n got  %v\n want %v", in, got, want)
 			}
-			sameSemantics(t, int64(n), in, got)
+			sameSemanticsN(t, int64(n), in, got, trials)
 		})
 	}
 }
@@ -170,6 +191,13 @@ func TestSimplifyGatherRules(t *testing.T) {
 		// outer reads fewer components than the inner domain: the inner variable stays
 		{"gather of gather partial", `gather [2,4] (gather [3,4] q (\[i,r] -> [2 - i, r])) (\[l] -> [rem (l + 1) 3])`,
 			`gather [2,4] q (\[l,r] -> [2 - rem (l + 1) 3, r])`, nil},
+		// the inner variable r that stays bound must not capture the build variable r in the
+		// substituted outer output: it is renamed (j_0, the Namer's first fresh j)
+		{"gather of gather capture", `build1 3 (\r -> gather [2,4] (gather [3,4] q (\[i,r] -> [2 - i, r])) (\[l] -> [rem r 3]))`,
+			`build1 3 (\r -> gather [2,4] q (\[l, j_0] -> [2 - rem r 3, j_0]))`, nil},
+		// same names without capture: nothing renamed
+		{"gather of gather no capture", `build1 3 (\l -> gather [2,4] (gather [3,4] q (\[i,r] -> [2 - i, r])) (\[l] -> [rem l 3]))`,
+			`build1 3 (\l -> gather [2,4] q (\[l, r] -> [2 - rem l 3, r]))`, nil},
 		// gather of replicate: the first output addresses the replicated dimension (4 < 5)
 		{"gather of replicate", `gather [2,3] (replicate 5 m) (\[i] -> [4, 1 - i])`,
 			`gather [2,3] m (\[i] -> [1 - i])`, nil},
@@ -204,6 +232,10 @@ func TestSimplifyIndexRules(t *testing.T) {
 		{"index of gather guarded", `index (gather [3] a (\[i] -> [3 - i])) [k]`,
 			`index a [cond (0 <= k && k < 3) (3 - k) (-1)]`, nil},
 		// fewer index components than the domain: a smaller gather, 1 + 1 folded
+		// the index r is free in the kept function's scope: the gather variable r is renamed;
+		// r ranges over [0,2] (build) and [0,3] (gather variable r): the hull needs r < 3
+		{"index of gather capture", `build1 3 (\r -> index (gather [3,4] q (\[i,r] -> [2 - i, r])) [r])`,
+			`build1 3 (\r -> gather [4] q (\[j_0] -> [cond (r < 3) (2 - r) (-1), j_0]))`, nil},
 		{"index of gather partial", `index (gather [2,3] q (\[i,l] -> [l, i + 1])) [1]`,
 			`gather [3] q (\[l] -> [l, 2])`, nil},
 	})
@@ -267,8 +299,6 @@ func TestSimplifyArithmeticRules(t *testing.T) {
 		// without AssumeFinite, 0 * x stays (0 * Inf and 0 * NaN are NaN)
 		{"0 * x kept", `0.0 * x`, "", nil},
 		{"x * 0 kept", `a * 0.0`, `a * lit [4] f64 [0,0,0,0]`, nil},
-		{"0 * x finite", `0.0 * x`, `0.0`, []core.SimplifyOption{core.AssumeFinite()}},
-		{"x * 0 finite", `a * 0.0`, `lit [4] f64 [0,0,0,0]`, []core.SimplifyOption{core.AssumeFinite()}},
 		// integers have no NaN: 0 * k → 0 always
 		{"i64 0 * k", `0 * k`, `0`, nil},
 		{"i64 k * 1", `k * 1`, `k`, nil},
@@ -276,6 +306,11 @@ func TestSimplifyArithmeticRules(t *testing.T) {
 		{"neg neg", `neg (neg a)`, `a`, nil},
 		{"not not", `not (not c)`, `c`, nil},
 	})
+	// AssumeFinite: 0 * x → 0 (values compared on finite inputs only)
+	runSimpCasesN(t, []simpCase{
+		{"0 * x finite", `0.0 * x`, `0.0`, []core.SimplifyOption{core.AssumeFinite()}},
+		{"x * 0 finite", `a * 0.0`, `lit [4] f64 [0,0,0,0]`, []core.SimplifyOption{core.AssumeFinite()}},
+	}, 8)
 	// NaN: 0 * x is kept without AssumeFinite, so x = NaN still gives NaN.
 	in := parseS(t, `0.0 * x`)
 	out, err := core.SimplifyTerm(in)

@@ -862,19 +862,10 @@ func floatBin(op core.BinOp) func(a, b float64) float64 {
 	case core.OpPow:
 		return math.Pow
 	case core.OpMax:
-		return func(a, b float64) float64 {
-			if a >= b || b != b {
-				return a
-			}
-			return b
-		}
+		// As core's evaluator: NaN propagates, +0 is above −0 (math.Max's rules).
+		return math.Max
 	case core.OpMin:
-		return func(a, b float64) float64 {
-			if a <= b || b != b {
-				return a
-			}
-			return b
-		}
+		return math.Min
 	case core.OpAtan2:
 		return math.Atan2
 	}

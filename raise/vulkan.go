@@ -31,9 +31,8 @@ import (
 // Gorgonia's kernels cannot dispatch. Reshapes stay Gorgonia's (a view, no work).
 //
 // Results agree with the CPU kernels within float tolerance (element-wise bitwise or within
-// a few ulp, sums and products within 1e-5 of their magnitude in float32), except on NaN and
-// signed-zero corner cases of max and min: the device follows package core's evaluator (NaN
-// propagates, +0 > -0) where the CPU kernel returns the other operand.
+// a few ulp, sums and products within 1e-5 of their magnitude in float32). Both follow package
+// core's evaluator on the corner cases of max and min (NaN propagates, +0 > -0).
 //
 // A Vulkan is safe for concurrent use (the Device serialises its calls); share one among
 // graphs. A graph raised with it keeps using it (and its device) at every run.

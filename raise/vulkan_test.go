@@ -45,8 +45,8 @@ type vkCase struct {
 	dev32, dev64 int
 }
 
-// The terms use X [37,29], Y [29], Z [29,37], V [50], R [5,6,7] of the dtype T, am [37] i64
-// (some entries out of range). Sizes are not multiples of any workgroup size.
+// The terms use X [37,29], Y [29], Z [29,37], V [50], R [5,6,7], S [], O [1,7], P [7,1] of
+// the dtype T, am [37] i64 (some entries out of range). Sizes are not multiples of any workgroup size.
 var vkCases = []vkCase{
 	// unary (Gorgonia's native ops are replaced by bulkad's when the device runs them)
 	{"neg X", 1, 1}, {"abs X", 1, 1}, {"sign X", 1, 1}, {"floor X", 1, 1}, {"ceil X", 1, 1},
@@ -87,6 +87,10 @@ var vkCases = []vkCase{
 	{"tr [1,0] X", 1, 1}, {"tr [2,0,1] R", 1, 1},
 	{"cond (sumOuter V > sumOuter (neg V)) X (neg X)", 1, 1},
 	{"reshape [29,37] X", 0, 0},
+	// rank 0 and extents of 1
+	{"exp S", 1, 0}, {"S * S", 1, 1}, {"replicate 7 S", 1, 1}, {"sumOuter (reshape [1] S)", 1, 1},
+	{"matmul O P", 1, 1}, {"matmul P O", 1, 1}, {"sumOuter O", 1, 1}, {"cast T (argmaxOuter P)", 1, 1},
+	{"O * tr [1,0] P", 1, 1}, {"scatter [3,7] O (\\[i] -> [i + 1])", 1, -1},
 }
 
 func TestVulkanKernelsMatchCPU(t *testing.T) {
@@ -94,10 +98,11 @@ func TestVulkanKernelsMatchCPU(t *testing.T) {
 	t.Logf("device %s (%v), float64 %v", dev.Name(), dev.Type(), dev.SupportsFloat64())
 	for _, dt := range []string{"f32", "f64"} {
 		r := rand.New(rand.NewSource(11))
-		params := strings.ReplaceAll("X : [37,29] T, Y : [29] T, Z : [29,37] T, V : [50] T, R : [5,6,7] T, am : [37] i64", "T", dt)
+		params := strings.ReplaceAll("X : [37,29] T, Y : [29] T, Z : [29,37] T, V : [50] T, R : [5,6,7] T, S : [] T, O : [1,7] T, P : [7,1] T, am : [37] i64", "T", dt)
 		args := map[string]*tensor.Dense{
 			"X": randDense(r, dt, 37, 29), "Y": randDense(r, dt, 29), "Z": randDense(r, dt, 29, 37),
 			"V": randDense(r, dt, 50), "R": randDense(r, dt, 5, 6, 7),
+			"S": randDense(r, dt), "O": randDense(r, dt, 1, 7), "P": randDense(r, dt, 7, 1),
 		}
 		am := make([]int64, 37)
 		for i := range am {

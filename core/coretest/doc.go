@@ -19,8 +19,9 @@
 //
 // Options: Config.BuildProb makes build1 (and so deep nesting) more frequent; Config.Shares
 // adds share nodes (a share used as both operands of an operation, and closed shares reused
-// across the program). Both are off by default, and then the generated programs are the same
-// as without them. Config.ScalarResult makes the result a rank-0 float (for gradients);
+// across the program); Config.ReuseNames draws binder names from a small pool, so binders
+// shadow each other (capture-avoidance tests). All three are off by default, and then the
+// generated programs are the same as without them. Config.ScalarResult makes the result a rank-0 float (for gradients);
 // Config.Smooth restricts the float computation to operations that are differentiable
 // everywhere the program is evaluated (no abs, sign, floor, ceil, max, min, atan2, rem on
 // floats, no float comparisons or float-to-int casts that feed conds or indices, no

@@ -32,6 +32,10 @@ type Config struct {
 	// BuildProb > 0 makes every float array term a build1 with this probability (while the
 	// nesting bound allows), so that build1 nests deeply more often (BOT tests).
 	BuildProb float64
+	// ReuseNames draws binder names from a small pool per type (two names per prefix and
+	// type), so that binders shadow each other and share names with unrelated binders: a
+	// test of capture-avoiding substitution in the transformations.
+	ReuseNames bool
 	// Shares adds global sharing: a term reused as both operands of a binary operation is
 	// wrapped in share, and closed terms (whose free variables are parameters) are wrapped
 	// in share and reused elsewhere.
@@ -168,6 +172,14 @@ func (g *gen) mkVar(name string, t core.Type) *core.Var {
 }
 
 func (g *gen) fresh(prefix string, t core.Type) *core.Var {
+	if g.cfg.ReuseNames && g.cfg.TargetNodes == 0 {
+		// the name encodes the type, so a shadowed variable has the type of its shadow
+		code := t.Dtype.String()
+		for _, d := range t.Shape {
+			code += fmt.Sprintf("x%d", d)
+		}
+		return g.mkVar(fmt.Sprintf("%s_%s_%d", prefix, code, g.rng.Intn(2)), t)
+	}
 	for {
 		g.next++
 		name := fmt.Sprintf("%s%d", prefix, g.next)
@@ -594,7 +606,7 @@ func (g *gen) gather(t core.Type, depth int) core.Term {
 	vars := make([]*core.Var, n)
 	var pops []func()
 	for k := range vars {
-		vars[k] = g.fresh("j", core.Scalar(core.Int64))
+		vars[k] = g.fresh(g.fnVarPrefix(k), core.Scalar(core.Int64))
 		pops = append(pops, g.push(vars[k], t.Shape[k]))
 	}
 	out := make([]core.Term, m)
@@ -625,7 +637,7 @@ func (g *gen) scatter(t core.Type, depth int) core.Term {
 	vars := make([]*core.Var, n)
 	var pops []func()
 	for k := range vars {
-		vars[k] = g.fresh("j", core.Scalar(core.Int64))
+		vars[k] = g.fresh(g.fnVarPrefix(k), core.Scalar(core.Int64))
 		pops = append(pops, g.push(vars[k], dom[k]))
 	}
 	out := make([]core.Term, m)
@@ -868,4 +880,13 @@ func (g *gen) share(t core.Term) core.Term {
 		g.closed = append(g.closed, sh)
 	}
 	return sh
+}
+
+// fnVarPrefix is the name prefix of the k-th variable of an index function (distinct per
+// position when names are reused, so the variables of one function never clash).
+func (g *gen) fnVarPrefix(k int) string {
+	if g.cfg.ReuseNames {
+		return fmt.Sprintf("j%d", k)
+	}
+	return "j"
 }
