@@ -1234,30 +1234,3 @@ func argmaxView[T num](k *argmaxViewK, out []int64, x []T) {
 		}
 	}
 }
-
-// argmaxFewOuter bounds the number of outer positions for which argmaxViewFew (all outer
-// positions of one inner position at a time, the running maximum in a register) is used.
-const argmaxFewOuter = 16
-
-// argmaxViewFew is argmaxView for few outer positions (pooling windows): one pass over the
-// inner positions, comparing the outer positions of each in turn.
-func argmaxViewFew[T num](k *argmaxViewK, out []int64, x []T) {
-	var offBuf [argmaxFewOuter]int
-	offs := offBuf[:len(k.outerOff)]
-	for i, o := range k.outerOff {
-		offs[i] = k.off + o
-	}
-	affineWalk(k.inner, k.innerSt, 0, func(p, io, count, stride int) {
-		o := out[p : p+count]
-		for j := range o {
-			best, bi := x[offs[0]+io], 0
-			for i := 1; i < len(offs); i++ {
-				if v := x[offs[i]+io]; v > best || (best != best && v == v) {
-					best, bi = v, i
-				}
-			}
-			o[j] = int64(bi)
-			io += stride
-		}
-	})
-}

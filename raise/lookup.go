@@ -337,9 +337,16 @@ func gatherLookup[T elem](out, x []T, lk []int64, table []int, dom, st []int, ba
 }
 
 func scatterLookup[T elem](out, x []T, lk []int64, table []int, dom, st []int, base, r int, add func(a, b T) T) {
-	var zero T
-	for i := range out {
-		out[i] = zero
+	clear(out)
+	if r == 1 {
+		switch o := any(out).(type) {
+		case []float64:
+			scatterLookup1(o, any(x).([]float64), lk, table, dom, st, base)
+			return
+		case []float32:
+			scatterLookup1(o, any(x).([]float32), lk, table, dom, st, base)
+			return
+		}
 	}
 	affineWalk(dom, st, base, func(p, off, count, stride int) {
 		for j := 0; j < count; j++ {
@@ -348,6 +355,17 @@ func scatterLookup[T elem](out, x []T, lk []int64, table []int, dom, st []int, b
 			for i, v := range x[(p+j)*r : (p+j+1)*r] {
 				dst[i] = add(dst[i], v)
 			}
+			off += stride
+		}
+	})
+}
+
+// scatterLookup1 is scatterLookup for one element per block, with the addition inlined.
+func scatterLookup1[T ~float64 | ~float32](out, x []T, lk []int64, table []int, dom, st []int, base int) {
+	affineWalk(dom, st, base, func(p, off, count, stride int) {
+		xs, ls := x[p:p+count], lk[p:p+count]
+		for j, v := range xs {
+			out[off+table[ls[j]]] += v
 			off += stride
 		}
 	})
