@@ -31,7 +31,10 @@
 // the current point (max-pooling as a gather at the window's argmax, and its derivative, a
 // scatter to it): the looked-up part is a table over the argmax's range. A 0/1 mask times
 // such a scatter, when no two points meet, becomes a scatter of the cotangent times the mask
-// gathered at the scattered positions (the ReLU mask of the max-pool gradient).
+// gathered at the scattered positions (the ReLU mask of the max-pool gradient), and
+// matmul (tr [1,0] S) B with S such a scatter (a convolution's filter gradient) walks S's
+// domain instead of multiplying the mostly zero S densely (falling back to the dense sum
+// when B holds an infinity or a NaN).
 // Custom ops reuse their output buffer across TapeMachine runs.
 //
 // Index functions of gather and scatter are compiled once, when the op is built, into

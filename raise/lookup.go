@@ -464,8 +464,18 @@ func (l *lookupK) scatter(k *scatterK, out any, ins []any) bool {
 // two domain points meet at one position and m is 0 or 1, the value is exactly the same:
 // at a written position both sides are m·(0 + x) = 0 + x·m (±0 alike), elsewhere m·0 = 0.
 func (pl *plan) maskedScatter(t *core.Binary) (ref, bool, error) {
-	if t.Op != core.OpMul || !t.Type().Dtype.IsFloat() {
+	ns, ok := pl.maskedScatterTerm(t)
+	if !ok {
 		return ref{}, false, nil
+	}
+	r, err := pl.term(ns)
+	return r, true, err
+}
+
+// maskedScatterTerm is the rewritten term of maskedScatter.
+func (pl *plan) maskedScatterTerm(t *core.Binary) (*core.Scatter, bool) {
+	if t.Op != core.OpMul || !t.Type().Dtype.IsFloat() {
+		return nil, false
 	}
 	for side := 0; side < 2; side++ {
 		sx, m := t.X, t.Y
@@ -501,10 +511,9 @@ func (pl *plan) maskedScatter(t *core.Binary) (ref, bool, error) {
 		if err != nil {
 			continue
 		}
-		r, err := pl.term(ns)
-		return r, true, err
+		return ns, true
 	}
-	return ref{}, false, nil
+	return nil, false
 }
 
 // scatterOperand returns t as a scatter, folding a transpose of a scatter into its index

@@ -801,6 +801,9 @@ func (pl *plan) matmul(t *core.MatMul) (ref, error) {
 	if !tb {
 		b = t.Y
 	}
+	if r, ok, err := pl.scatterMatmul(t, a, ta, b, tb); ok {
+		return r, err
+	}
 	xs, ys := t.X.Type().Shape, t.Y.Type().Shape
 	k := gemmK{transA: ta, transB: tb, m: xs[0], k: xs[1], n: ys[1], vk: pl.vk}
 	return pl.custom(t, "matmul", []core.Term{a, b}, func(vs []*core.Var) (core.Term, []*core.Var, error) {
