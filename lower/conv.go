@@ -167,7 +167,9 @@ func padPenalty(w Window, h, wd int, d core.Dtype) (core.Term, bool, error) {
 
 // MaxPool2D is the maximum over each window of x : [b,c,h,w], giving [b,c,oh,ow]. Positions
 // in the padding are ignored (as in Gorgonia); a window entirely in the padding gives the most
-// negative finite value of the dtype.
+// negative finite value of the dtype. The value is the element of x at the window's first
+// maximum (NaN never wins against a number), so a window without padding whose elements are
+// all -Inf (all NaN) gives -Inf (NaN), where Gorgonia gives the most negative finite value.
 func MaxPool2D(x core.Term, w Window) (core.Term, error) {
 	if err := checkTerm("max-pool", x); err != nil {
 		return nil, err
@@ -185,41 +187,28 @@ func MaxPool2D(x core.Term, w Window) (core.Term, error) {
 		p := b.Transpose([]int{2, 0, 1}, b.Replicate(xs[0], b.Replicate(xs[1], pen)))
 		g = b.Add(g, p)
 	}
-	if err := wrap("max-pool", &b); err != nil {
-		return nil, err
+	// The maximum is the element of x at the argmax of its window: a gather of x whose index
+	// function looks the window position up in the argmax array. Its derivative scatters the
+	// cotangent straight to the argmax positions (as Gorgonia's max-pool gradient does).
+	am := b.ArgmaxOuter(g)
+	dh, dw := w.dil()
+	kw := core.ScalarI(int64(w.KW))
+	vs, ts := indexVars(&b, 4) // [bb, cc, i, j]
+	a := b.Index(am, ts...)
+	row := addIx(&b, affine(&b, ts[2], int64(w.StrideH), int64(-w.PadTop)), affine(&b, b.Binary(core.OpQuot, a, kw), int64(dh), 0))
+	col := addIx(&b, affine(&b, ts[3], int64(w.StrideW), int64(-w.PadLeft)), affine(&b, b.Binary(core.OpRem, a, kw), int64(dw), 0))
+	oh, ow := w.OutHW(xs[2], xs[3])
+	out := core.Shape{xs[0], xs[1], oh, ow}
+	m := b.Gather(out, x, b.IndexFn(vs, ts[0], ts[1], row, col))
+	if padded {
+		// A window position in the padding (chosen only when no position inside the image is
+		// larger) reads 0 from x; its penalty -max is added back, so the value is exactly
+		// the window maximum of the penalised windows.
+		vs2, ts2 := indexVars(&b, 4)
+		a2 := b.Index(am, ts2...)
+		m = b.Add(m, b.Gather(out, pen, b.IndexFn(vs2, a2, ts2[2], ts2[3])))
 	}
-	return maxOuterOneHot(g)
-}
-
-// maxOuterOneHot is the maximum along the outermost dimension written as a sum with a one-hot
-// mask of the (first) argmax: Σ_k x[k] · (k == argmax). It equals the gather at the argmax
-// exactly (the other terms are ±0), and unlike the gather its derivative is a bulk product
-// with the mask rather than a scatter through a data-dependent index.
-func maxOuterOneHot(x core.Term) (core.Term, error) {
-	if err := checkTerm("max", x); err != nil {
-		return nil, err
-	}
-	xs := x.Type().Shape
-	if xs.Rank() == 0 {
-		return nil, errors.Errorf("lower: max: operand is a scalar")
-	}
-	var b core.Builder
-	k := xs[0]
-	idx := b.Replicate(k, b.ArgmaxOuter(x))
-	ones := append(core.Shape{k}, make(core.Shape, xs.Rank()-1)...)
-	for i := 1; i < len(ones); i++ {
-		ones[i] = 1
-	}
-	pos := b.Reshape(ones, b.Iota(k))
-	if err := wrap("max", &b); err != nil {
-		return nil, err
-	}
-	posB, err := Broadcast(pos, xs)
-	if err != nil {
-		return nil, err
-	}
-	mask := b.Cast(x.Type().Dtype, b.Binary(core.OpEq, posB, idx))
-	return result("max", &b, b.SumOuter(b.Mul(x, mask)))
+	return result("max-pool", &b, m)
 }
 
 // SumPool2D is the sum over each window of x : [b,c,h,w] (padding counts as 0).

@@ -27,6 +27,11 @@
 //
 // Gathers and scatters whose index functions are affine and provably in bounds (convolution
 // and pooling windows, strided slices) run as strided copies without per-element closures.
+// So do those that add to such an affine offset a function of one argmax value looked up at
+// the current point (max-pooling as a gather at the window's argmax, and its derivative, a
+// scatter to it): the looked-up part is a table over the argmax's range. A 0/1 mask times
+// such a scatter, when no two points meet, becomes a scatter of the cotangent times the mask
+// gathered at the scattered positions (the ReLU mask of the max-pool gradient).
 // Custom ops reuse their output buffer across TapeMachine runs.
 //
 // Index functions of gather and scatter are compiled once, when the op is built, into

@@ -67,10 +67,14 @@ type gatherK struct {
 	abase int
 	vk    *Vulkan // device path (nil: CPU only)
 	tab   ixTable // device index table when fn reads no run-time array
+	lk    *lookupK
 }
 
 func (k *gatherK) run(out any, ins []any) error {
 	if k.device(out, ins) {
+		return nil
+	}
+	if k.lk != nil && k.lk.gather(k, out, ins) {
 		return nil
 	}
 	if k.aff && len(ins) == 1 {
@@ -177,10 +181,14 @@ type scatterK struct {
 	abase int
 	vk    *Vulkan // device path (nil: CPU only)
 	tab   ixTable // device index table when fn reads no run-time array
+	lk    *lookupK
 }
 
 func (k *scatterK) run(out any, ins []any) error {
 	if k.device(out, ins) {
+		return nil
+	}
+	if k.lk != nil && k.lk.scatter(k, out, ins) {
 		return nil
 	}
 	if k.aff && len(ins) == 1 {
@@ -1179,6 +1187,10 @@ func (k *argmaxViewK) run(out any, ins []any) error {
 }
 
 func argmaxView[T num](k *argmaxViewK, out []int64, x []T) {
+	if len(k.outerOff) <= argmaxFewOuter && len(k.inner) > 0 {
+		argmaxViewFew(k, out, x)
+		return
+	}
 	for j := range out {
 		out[j] = 0
 	}

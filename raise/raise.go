@@ -91,6 +91,10 @@ type plan struct {
 	lazy   map[string]core.Term
 	pushed map[unKey]core.Term // unary operations pushed through broadcast views
 	vk     *Vulkan             // device for the kernels (nil: CPU only)
+	// defs holds the bound terms of all top-level lets (also those bound to existing
+	// nodes) when every top-level let name is distinct; used only to analyse values (see
+	// isMask01).
+	defs map[string]core.Term
 }
 
 func newPlan(g *gorgonia.ExprGraph, p *core.Program, bind map[string]*gorgonia.Node) (*plan, error) {
@@ -184,6 +188,12 @@ func (pl *plan) program(p *core.Program, opt Options) error {
 			lazyOK = false
 		}
 		distinct[l.Var.Name] = true
+	}
+	if lazyOK {
+		pl.defs = make(map[string]core.Term, len(chain))
+		for _, l := range chain {
+			pl.defs[l.Var.Name] = l.Bound
+		}
 	}
 	for i, l := range chain {
 		if !needed[i] {
@@ -594,6 +604,9 @@ func nativeBinary(op core.BinOp) func(a, b *gorgonia.Node) (*gorgonia.Node, erro
 }
 
 func (pl *plan) binary(t *core.Binary) (ref, error) {
+	if r, ok, err := pl.maskedScatter(t); ok {
+		return r, err
+	}
 	if r, ok, err := pl.maskMul(t); ok {
 		return r, err
 	}
@@ -660,12 +673,16 @@ func (pl *plan) gatherScatter(t core.Term, sh core.Shape, x core.Term, fn *core.
 		sk := &scatterK{dom: xt.Shape[:n], dst: sh[:m], rest: xt.Shape[n:].Size(), fn: prog, vk: pl.vk}
 		if len(prog.frees) == 0 {
 			sk.ast, sk.abase, sk.aff = affinePlan(fn, sk.dom, sk.dst)
+		} else if lp, ok := lookupPlan(fn, prog, sk.dom, sk.dst, pl.argmaxRange); ok {
+			sk.lk = lp
 		}
 		k = sk
 	} else {
 		gk := &gatherK{dom: sh[:n], src: xt.Shape[:m], rest: xt.Shape[m:].Size(), fn: prog, vk: pl.vk}
 		if len(prog.frees) == 0 {
 			gk.ast, gk.abase, gk.aff = affinePlan(fn, gk.dom, gk.src)
+		} else if lp, ok := lookupPlan(fn, prog, gk.dom, gk.src, pl.argmaxRange); ok {
+			gk.lk = lp
 		}
 		k = gk
 	}

@@ -1,0 +1,82 @@
+package raise
+
+import (
+	"math"
+	"math/rand"
+	"testing"
+)
+
+// naiveArgmax is argmaxOuter's definition on one column: the first maximum wins (-0 and +0
+// tie), a NaN never wins against a number, an all-NaN column gives 0.
+func naiveArgmax(col []float64) int64 {
+	best := -1
+	for i, v := range col {
+		if v != v {
+			continue
+		}
+		if best < 0 || v > col[best] {
+			best = i
+		}
+	}
+	if best < 0 {
+		return 0
+	}
+	return int64(best)
+}
+
+// The branch-free argmax over pooling windows against the definition, on columns drawn from
+// NaN, ±Inf, ±0 and ±1 (so ties, signed zeros and NaN columns are frequent), in f64 and f32.
+func TestArgmaxViewFew(t *testing.T) {
+	levels := []float64{math.NaN(), math.Inf(-1), -1, math.Copysign(0, -1), 0, 1, math.Inf(1)}
+	r := rand.New(rand.NewSource(4))
+	// x : [3, 6, 6]; windows 2×3 at stride (2, 3): outer offsets over [6,6], inner [3,3,2]
+	const b, h, w = 3, 6, 6
+	x := make([]float64, b*h*w)
+	for i := range x {
+		x[i] = levels[r.Intn(len(levels))]
+	}
+	x32 := make([]float32, len(x))
+	for i, v := range x {
+		x32[i] = float32(v)
+	}
+	k := &argmaxViewK{inner: []int{b, 3, 2}, innerSt: []int{h * w, 2 * w, 3}}
+	for rr := 0; rr < 2; rr++ {
+		for ss := 0; ss < 3; ss++ {
+			k.outerOff = append(k.outerOff, rr*w+ss)
+		}
+	}
+	var want []int64
+	for bb := 0; bb < b; bb++ {
+		for i := 0; i < 3; i++ {
+			for j := 0; j < 2; j++ {
+				var col []float64
+				for _, o := range k.outerOff {
+					col = append(col, x[bb*h*w+i*2*w+j*3+o])
+				}
+				want = append(want, naiveArgmax(col))
+			}
+		}
+	}
+	got := make([]int64, len(want))
+	argmaxView(k, got, x)
+	got32 := make([]int64, len(want))
+	argmaxView(k, got32, x32)
+	for i := range want {
+		if got[i] != want[i] || got32[i] != want[i] {
+			t.Fatalf("column %d: f64 %d, f32 %d, want %d (x %v)", i, got[i], got32[i], want[i], x)
+		}
+	}
+	// keys: order-preserving on numbers, ±0 equal, NaN lowest
+	vals := []float64{math.Inf(-1), -math.MaxFloat64, -1, -math.SmallestNonzeroFloat64, 0, math.SmallestNonzeroFloat64, 1, math.MaxFloat64, math.Inf(1)}
+	for i := 1; i < len(vals); i++ {
+		if !(floatKey(vals[i-1]) < floatKey(vals[i])) || !(float32Key(float32(vals[i-1])) <= float32Key(float32(vals[i]))) {
+			t.Errorf("keys out of order at %v, %v", vals[i-1], vals[i])
+		}
+	}
+	if floatKey(math.Copysign(0, -1)) != floatKey(0) || float32Key(float32(math.Copysign(0, -1))) != float32Key(0) {
+		t.Errorf("-0 and +0 have different keys")
+	}
+	if floatKey(math.NaN()) >= floatKey(math.Inf(-1)) || float32Key(float32(math.NaN())) >= float32Key(float32(math.Inf(-1))) {
+		t.Errorf("NaN is not below -Inf")
+	}
+}
