@@ -242,31 +242,69 @@ func scatterMatmulRun[T ~float64 | ~float32](k *scatterMatmulK, out, y, b []T, l
 	last := dom[nd-1]
 	rs, cs := k.rowP.st, k.colP.st
 	rt, ct := k.rowP.table, k.colP.table
-	runConst := cs[nd-1] == 0 && ct == nil && kk <= 64
-	var accBuf [64]T
-	acc := accBuf[:min(kk, 64)]
+	runConst := cs[nd-1] == 0 && ct == nil
+	offs := make([]int, last)
 	idx := make([]int, nd)
 	total := core.Shape(dom).Size()
 	row, col := k.rowP.base, k.colP.base
 	for p := 0; p < total; p += last {
 		if runConst {
-			clear(acc)
+			// The row offsets of the run, then the columns of B four at a time with the
+			// sums in registers.
 			r := row
-			for q := p; q < p+last; q++ {
+			for q := range offs {
 				rr := r
 				if rt != nil {
-					rr += rt[lk[q]]
+					rr += rt[lk[p+q]]
 				}
-				v := y[q]
-				br := b[rr*kk : rr*kk+kk]
-				for j := range acc {
-					acc[j] += v * br[j]
-				}
+				offs[q] = rr * kk
 				r += rs[nd-1]
 			}
+			ys := y[p : p+last]
 			o := out[col*kk : col*kk+kk]
-			for j := range acc {
-				o[j] += acc[j]
+			j := 0
+			for ; j+8 <= kk; j += 8 {
+				var a0, a1, a2, a3, a4, a5, a6, a7 T
+				for q, v := range ys {
+					bq := b[offs[q]+j : offs[q]+j+8 : offs[q]+j+8]
+					a0 += v * bq[0]
+					a1 += v * bq[1]
+					a2 += v * bq[2]
+					a3 += v * bq[3]
+					a4 += v * bq[4]
+					a5 += v * bq[5]
+					a6 += v * bq[6]
+					a7 += v * bq[7]
+				}
+				o[j] += a0
+				o[j+1] += a1
+				o[j+2] += a2
+				o[j+3] += a3
+				o[j+4] += a4
+				o[j+5] += a5
+				o[j+6] += a6
+				o[j+7] += a7
+			}
+			for ; j+4 <= kk; j += 4 {
+				var a0, a1, a2, a3 T
+				for q, v := range ys {
+					bq := b[offs[q]+j : offs[q]+j+4 : offs[q]+j+4]
+					a0 += v * bq[0]
+					a1 += v * bq[1]
+					a2 += v * bq[2]
+					a3 += v * bq[3]
+				}
+				o[j] += a0
+				o[j+1] += a1
+				o[j+2] += a2
+				o[j+3] += a3
+			}
+			for ; j < kk; j++ {
+				var a T
+				for q, v := range ys {
+					a += v * b[offs[q]+j]
+				}
+				o[j] += a
 			}
 		} else {
 			r, c := row, col
