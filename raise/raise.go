@@ -26,6 +26,10 @@ type Options struct {
 	// Vulkan, when set with a device, lets the float kernels of the raised ops run on that
 	// device (see Vulkan); nil keeps everything on the CPU.
 	Vulkan *Vulkan
+	// MaxArrayBytes refuses a program with an array larger than this many bytes before any
+	// node is added (0: core.ArrayLimit, i.e. the BULKAD_MAX_ARRAY_BYTES environment variable
+	// or a quarter of physical memory; negative: no limit).
+	MaxArrayBytes int64
 }
 
 // Raise adds to g the nodes that compute p's result and returns one node per component of
@@ -42,6 +46,9 @@ func Raise(g *gorgonia.ExprGraph, p *core.Program, bind map[string]*gorgonia.Nod
 
 // RaiseWith is Raise with options.
 func RaiseWith(g *gorgonia.ExprGraph, p *core.Program, bind map[string]*gorgonia.Node, opt Options) ([]*gorgonia.Node, error) {
+	if err := opt.checkLimit(p); err != nil {
+		return nil, err
+	}
 	pl, err := newPlan(g, p, bind)
 	if err != nil {
 		return nil, err
@@ -53,6 +60,18 @@ func RaiseWith(g *gorgonia.ExprGraph, p *core.Program, bind map[string]*gorgonia
 		return nil, err
 	}
 	return pl.build(opt)
+}
+
+// checkLimit refuses p when one of its arrays exceeds the array limit (see MaxArrayBytes).
+func (opt Options) checkLimit(p *core.Program) error {
+	limit := opt.MaxArrayBytes
+	if limit == 0 {
+		var err error
+		if limit, err = core.ArrayLimit(); err != nil {
+			return errors.Wrap(err, "raise")
+		}
+	}
+	return core.CheckArrayLimit(p, limit, "raise: program")
 }
 
 // ---- planning ----
