@@ -19,6 +19,9 @@ type Gradient struct {
 	Translation *adapter.Translation
 	// Artifact is the gradient program: (value, ∂cost/∂wrt_1, …, ∂cost/∂wrt_k).
 	Artifact *ad.Artifact
+	// RaiseStats, when non-nil, receives where the time of the next Raise or RaiseOn went
+	// (planning, building, and Gorgonia's own node constructors; see raise.Stats).
+	RaiseStats *raise.Stats
 
 	cost *gorgonia.Node
 	wrt  gorgonia.Nodes // as given (may repeat a node)
@@ -146,7 +149,7 @@ func (d *Gradient) RaiseOn(v *raise.Vulkan) (gorgonia.Nodes, error) {
 	for i := range comps {
 		comps[i] = i + 1 // component 0 is the value: the cost node already computes it
 	}
-	outs, err := raise.RaiseWith(d.cost.Graph(), d.Artifact.Program(), d.Bindings(), raise.Options{FreshResults: true, Components: comps, Vulkan: v})
+	outs, err := raise.RaiseWith(d.cost.Graph(), d.Artifact.Program(), d.Bindings(), raise.Options{FreshResults: true, Components: comps, Vulkan: v, Stats: d.RaiseStats})
 	if err != nil {
 		return nil, errors.Wrap(err, "bulkad: grad")
 	}

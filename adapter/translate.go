@@ -2,6 +2,7 @@ package adapter
 
 import (
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -59,6 +60,7 @@ type translator struct {
 	bounds  []core.Term
 	letNode map[string]*gorgonia.Node
 	used    map[string]bool
+	byPtr   map[uintptr]*gorgonia.Node // the graph's nodes by address (see children)
 }
 
 // Translate translates the graph of cost (a scalar node) into a core program whose parameters
@@ -108,7 +110,10 @@ func translateGraph(cost *gorgonia.Node, wrt []*gorgonia.Node, scalarCost bool) 
 		}
 		wrtNames[i] = v.Name
 	}
-	order, deps := t.postOrder(cost, isWrt)
+	order, deps, err := t.postOrder(cost, isWrt)
+	if err != nil {
+		return nil, err
+	}
 	for _, n := range order {
 		if _, done := t.terms[n.ID()]; done {
 			continue
@@ -161,22 +166,42 @@ func (t *translator) checkScopes() error {
 	return nil
 }
 
-// children returns a node's operands in order (duplicates kept).
-func (t *translator) children(n *gorgonia.Node) []*gorgonia.Node {
-	it := t.g.From(n.ID())
-	if it == nil {
-		return nil
+// children returns a node's operands in order (duplicates kept), read from the node itself.
+//
+// g.From(id) is not used: Gorgonia caches node positions by ID, and a node removed from the
+// graph (its stabilising rewrites remove the node they replace, e.g. 1 − x under log in
+// BinaryXent) shifts the positions of the later nodes, so g.From returns another node's
+// operands. The operands are read from the node's unexported children field by reflection
+// (without unsafe: each pointer is matched against the graph's own nodes).
+func (t *translator) children(n *gorgonia.Node) ([]*gorgonia.Node, error) {
+	f := reflect.ValueOf(n).Elem().FieldByName("children")
+	if !f.IsValid() || f.Kind() != reflect.Slice {
+		return nil, errors.Errorf("adapter: translate: node %q (ID %d): cannot read its operands (Gorgonia's Node has no children field)", n.Name(), n.ID())
 	}
-	var cs []*gorgonia.Node
-	for it.Next() {
-		cs = append(cs, it.Node().(*gorgonia.Node))
+	if f.Len() == 0 {
+		return nil, nil
 	}
-	return cs
+	if t.byPtr == nil {
+		all := t.g.AllNodes()
+		t.byPtr = make(map[uintptr]*gorgonia.Node, len(all))
+		for _, m := range all {
+			t.byPtr[reflect.ValueOf(m).Pointer()] = m
+		}
+	}
+	cs := make([]*gorgonia.Node, f.Len())
+	for i := range cs {
+		c, ok := t.byPtr[f.Index(i).Pointer()]
+		if !ok {
+			return nil, errors.Errorf("adapter: translate: node %q (ID %d): operand %d is not a node of the graph", n.Name(), n.ID(), i)
+		}
+		cs[i] = c
+	}
+	return cs, nil
 }
 
 // postOrder lists the nodes the cost reads, children first, without descending below wrt
 // nodes, and marks the ones that depend on a wrt node. It is iterative (deep graphs).
-func (t *translator) postOrder(cost *gorgonia.Node, isWrt map[int64]bool) ([]*gorgonia.Node, map[int64]bool) {
+func (t *translator) postOrder(cost *gorgonia.Node, isWrt map[int64]bool) ([]*gorgonia.Node, map[int64]bool, error) {
 	type frame struct {
 		n    *gorgonia.Node
 		kids []*gorgonia.Node
@@ -185,11 +210,16 @@ func (t *translator) postOrder(cost *gorgonia.Node, isWrt map[int64]bool) ([]*go
 	deps := map[int64]bool{}
 	seen := map[int64]bool{cost.ID(): true}
 	var order []*gorgonia.Node
+	var err error
 	push := func(n *gorgonia.Node) frame {
 		if isWrt[n.ID()] {
 			return frame{n: n}
 		}
-		return frame{n: n, kids: t.children(n)}
+		kids, e := t.children(n)
+		if e != nil && err == nil {
+			err = e
+		}
+		return frame{n: n, kids: kids}
 	}
 	stack := []frame{push(cost)}
 	for len(stack) > 0 {
@@ -212,7 +242,7 @@ func (t *translator) postOrder(cost *gorgonia.Node, isWrt map[int64]bool) ([]*go
 		order = append(order, n)
 		stack = stack[:len(stack)-1]
 	}
-	return order, deps
+	return order, deps, err
 }
 
 // coreType converts a node's shape and dtype.
@@ -318,7 +348,10 @@ func (t *translator) translate(n *gorgonia.Node) error {
 		return errors.Errorf("adapter: translate: node %q (ID %d) with op %s (%T) is on a path from a wrt node to the cost but has no translation; supported ops: %s",
 			n.Name(), n.ID(), op, op, strings.Join(SupportedOps(), ", "))
 	}
-	kids := t.children(n)
+	kids, err := t.children(n)
+	if err != nil {
+		return err
+	}
 	args := make([]core.Term, len(kids))
 	for i, k := range kids {
 		args[i] = t.terms[k.ID()]

@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/bulkad/bulkad/core"
 	"github.com/chewxy/hm"
@@ -26,6 +27,19 @@ type Options struct {
 	// Vulkan, when set with a device, lets the float kernels of the raised ops run on that
 	// device (see Vulkan); nil keeps everything on the CPU.
 	Vulkan *Vulkan
+	// Stats, when non-nil, receives where the time went (see Stats).
+	Stats *Stats
+}
+
+// Stats splits the time of one RaiseWith call: planning (ours), building the nodes, and
+// within building the time spent in Gorgonia's node constructors (ApplyOp and the native
+// op functions). Gorgonia looks every new node up by scanning all nodes of the graph, so
+// Gorgonia is quadratic in the graph's size whatever the raiser does; Plan and Build − Gorgonia
+// are bulkad's share.
+type Stats struct {
+	Plan, Build, Gorgonia time.Duration
+	// Steps is the number of planned nodes (before Gorgonia's deduplication).
+	Steps int
 }
 
 // Raise adds to g the nodes that compute p's result and returns one node per component of
@@ -42,6 +56,7 @@ func Raise(g *gorgonia.ExprGraph, p *core.Program, bind map[string]*gorgonia.Nod
 
 // RaiseWith is Raise with options.
 func RaiseWith(g *gorgonia.ExprGraph, p *core.Program, bind map[string]*gorgonia.Node, opt Options) ([]*gorgonia.Node, error) {
+	t0 := time.Now()
 	pl, err := newPlan(g, p, bind)
 	if err != nil {
 		return nil, err
@@ -52,7 +67,12 @@ func RaiseWith(g *gorgonia.ExprGraph, p *core.Program, bind map[string]*gorgonia
 	if err := pl.program(p, opt); err != nil {
 		return nil, err
 	}
-	return pl.build(opt)
+	t1 := time.Now()
+	out, err := pl.build(opt)
+	if opt.Stats != nil {
+		opt.Stats.Plan, opt.Stats.Build, opt.Stats.Gorgonia, opt.Stats.Steps = t1.Sub(t0), time.Since(t1), pl.inGorgonia, len(pl.steps)
+	}
+	return out, err
 }
 
 // ---- planning ----
@@ -95,6 +115,8 @@ type plan struct {
 	// nodes) when every top-level let name is distinct; used only to analyse values (see
 	// isMask01).
 	defs map[string]core.Term
+	// inGorgonia is the time spent in Gorgonia's node constructors while building.
+	inGorgonia time.Duration
 }
 
 func newPlan(g *gorgonia.ExprGraph, p *core.Program, bind map[string]*gorgonia.Node) (*plan, error) {
@@ -157,27 +179,7 @@ func (pl *plan) program(p *core.Program, opt Options) error {
 	}
 	// Liveness: only lets the selected results depend on are raised (the TapeMachine runs
 	// every node of the graph, so a dead node costs time at every step).
-	live := map[string]bool{}
-	for _, r := range results {
-		for _, v := range core.FreeVars(r) {
-			live[v.Name] = true
-		}
-	}
-	needed := make([]bool, len(chain))
-	for i := len(chain) - 1; i >= 0; i-- {
-		l := chain[i]
-		if !live[l.Var.Name] {
-			continue
-		}
-		needed[i] = true
-		delete(live, l.Var.Name)
-		if n, ok := pl.bind[l.Var.Name]; ok && n != nil {
-			continue // bound to an existing node: its definition is not raised
-		}
-		for _, v := range core.FreeVars(l.Bound) {
-			live[v.Name] = true
-		}
-	}
+	needed := liveLets(chain, results, pl.bind)
 	distinct := map[string]bool{}
 	for _, v := range p.Params {
 		distinct[v.Name] = true
@@ -873,7 +875,9 @@ func (pl *plan) build(opt Options) (out []*gorgonia.Node, err error) {
 				}
 			}
 		}
+		tm := time.Now()
 		n, err := s.make(kids)
+		pl.inGorgonia += time.Since(tm)
 		if err != nil {
 			return nil, termErr(s.term, "building the node: %v", err)
 		}

@@ -68,6 +68,19 @@ func extraCases() []extraCase {
 			y, _, _, _, err := G.BatchNorm(x, sc, bi, 0.9, 1e-5)
 			return y, G.Nodes{x, sc, bi}, err
 		}},
+		// Gorgonia rewrites log(1 − σ(a)) inside BinaryXent to −softplus(a) and removes the
+		// 1 − σ(a) node from the graph, which leaves g.From stale for later nodes: the
+		// translation must read each node's own operands.
+		{"binaryXent(sigmoid)", false, func(g *G.ExprGraph, in func(string, float64, float64, ...int) *G.Node) (*G.Node, G.Nodes, error) {
+			a := in("a", -3, 3, 2, 3)
+			b := in("b", 0, 1, 2, 3)
+			s, err := G.Sigmoid(a)
+			if err != nil {
+				return nil, nil, err
+			}
+			y, err := G.BinaryXent(s, b)
+			return y, G.Nodes{a, b}, err
+		}},
 		{"dropout(0)", true, func(g *G.ExprGraph, in func(string, float64, float64, ...int) *G.Node) (*G.Node, G.Nodes, error) {
 			x := in("x", -2, 2, 4, 5)
 			y, err := G.Dropout(x, 0)
