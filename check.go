@@ -225,9 +225,15 @@ func Check(cost *gorgonia.Node, wrt gorgonia.Nodes, opts ...CheckOption) (*Repor
 	}
 	if err == nil {
 		var art *ad.Artifact
-		if art, err = ad.GradWith(tr.Program, ad.Options{Wrt: tr.Wrt}); err == nil {
+		if art, err = ad.GradWith(tr.Program, ad.Options{Wrt: tr.Wrt, AtZero: tr.ZeroNames()}); err == nil {
 			var value *tensor.Dense
-			if value, bgrads, err = art.Run(args); err == nil {
+			artArgs := make(map[string]*tensor.Dense, len(args))
+			for k, v := range args {
+				if tr.Zero[k] == nil { // the artifact binds the perturbations to zeros itself
+					artArgs[k] = v
+				}
+			}
+			if value, bgrads, err = art.Run(artArgs); err == nil {
 				v := toFloats(value)[0]
 				rep.ForwardMismatch = math.Abs(v-gcost) / math.Max(1, math.Abs(gcost))
 			}
@@ -317,7 +323,36 @@ func pointArgs(tr *adapter.Translation, vals map[int]gorgonia.Value, idx map[*go
 		}
 		args[name] = d
 	}
+	for name, n := range tr.Zero { // perturbations of interior wrt nodes: zero at the point
+		for _, v := range tr.Program.Params {
+			if v.Name == name {
+				z, err := zeroDense(v.Type())
+				if err != nil {
+					return nil, errors.Wrapf(err, "perturbation of %s", n.Name())
+				}
+				args[name] = z
+			}
+		}
+	}
 	return args, nil
+}
+
+// zeroDense is a tensor of zeros of a core float type.
+func zeroDense(t core.Type) (*tensor.Dense, error) {
+	sh := []int(t.Shape)
+	switch t.Dtype {
+	case core.Float64:
+		if len(sh) == 0 {
+			return tensor.New(tensor.FromScalar(float64(0))), nil
+		}
+		return tensor.New(tensor.WithShape(sh...), tensor.Of(tensor.Float64)), nil
+	case core.Float32:
+		if len(sh) == 0 {
+			return tensor.New(tensor.FromScalar(float32(0))), nil
+		}
+		return tensor.New(tensor.WithShape(sh...), tensor.Of(tensor.Float32)), nil
+	}
+	return nil, errors.Errorf("dtype %v has no gradient", t.Dtype)
 }
 
 // fdEval computes central finite differences of the cost by one of two methods (see Check).

@@ -106,7 +106,7 @@ func Differentiate(cost *gorgonia.Node, wrt ...*gorgonia.Node) (*Gradient, error
 		keep = append(keep, k)
 	}
 	sort.Strings(keep)
-	art, err := ad.GradWith(tr.Program, ad.Options{Wrt: tr.Wrt, Keep: keep})
+	art, err := ad.GradWith(tr.Program, ad.Options{Wrt: tr.Wrt, Keep: keep, AtZero: tr.ZeroNames()})
 	if err != nil {
 		return nil, errors.Wrap(err, "bulkad: grad")
 	}

@@ -23,8 +23,26 @@ type Translation struct {
 	// Lets maps each let variable to the Gorgonia node whose value it denotes (same shape and
 	// dtype).
 	Lets map[string]*gorgonia.Node
-	// Wrt holds the parameter names of the wrt nodes, in the order given to Translate.
+	// Wrt holds, in the order given to Translate, the parameter names whose gradients are the
+	// gradients with respect to the wrt nodes: a wrt node's own parameter, or for an interior
+	// wrt node that other wrt nodes lie behind, its perturbation parameter (see Zero).
 	Wrt []string
+	// Zero maps perturbation parameters to their interior wrt nodes. Such a node h is not cut
+	// from the graph: its let is its own translation plus the parameter δ_h, which must be
+	// bound to zeros (ad.Options.AtZero does it in an artifact). The gradient with respect to
+	// δ_h at zero is h's adjoint, and every other gradient stays the full derivative (PyTorch's
+	// retain_grad). Zero parameters are not in Params: no node holds their value.
+	Zero map[string]*gorgonia.Node
+}
+
+// ZeroNames returns the names of the Zero parameters, sorted.
+func (t *Translation) ZeroNames() []string {
+	names := make([]string, 0, len(t.Zero))
+	for k := range t.Zero {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
 }
 
 // String prints the program followed by the parameter and let bindings.
@@ -34,6 +52,12 @@ func (t *Translation) String() string {
 	sb.WriteString("\n-- params:")
 	for _, p := range t.Program.Params {
 		n := t.Params[p.Name]
+		if n == nil {
+			if z := t.Zero[p.Name]; z != nil {
+				fmt.Fprintf(&sb, "\n--   %s = zeros (perturbs node %d %q)", p.Name, z.ID(), z.Name())
+			}
+			continue
+		}
 		fmt.Fprintf(&sb, "\n--   %s = node %d %q", p.Name, n.ID(), n.Name())
 	}
 	names := make([]string, 0, len(t.Lets))
@@ -60,6 +84,7 @@ type translator struct {
 	bounds  []core.Term
 	letNode map[string]*gorgonia.Node
 	used    map[string]bool
+	delta   map[int64]*core.Var        // interior wrt nodes kept in the graph → their perturbation
 	byPtr   map[uintptr]*gorgonia.Node // the graph's nodes by address (see children)
 }
 
@@ -99,32 +124,62 @@ func translateGraph(cost *gorgonia.Node, wrt []*gorgonia.Node, scalarCost bool) 
 	}
 	t := &translator{
 		g: g, terms: map[int64]core.Term{}, pnames: map[string]*gorgonia.Node{},
-		letNode: map[string]*gorgonia.Node{}, used: map[string]bool{},
-	}
-	// The wrt nodes come first among the parameters, in the order given.
-	wrtNames := make([]string, len(wrt))
-	for i, w := range wrt {
-		v, err := t.param(w)
-		if err != nil {
-			return nil, err
-		}
-		wrtNames[i] = v.Name
+		letNode: map[string]*gorgonia.Node{}, used: map[string]bool{}, delta: map[int64]*core.Var{},
 	}
 	order, deps, err := t.postOrder(cost, isWrt)
 	if err != nil {
 		return nil, err
 	}
+	visited := make(map[int64]bool, len(order))
 	for _, n := range order {
-		if _, done := t.terms[n.ID()]; done {
+		visited[n.ID()] = true
+	}
+	// An interior wrt node that another wrt node lies behind is kept in the graph and
+	// perturbed by a zero parameter; any other wrt node is a parameter (for one with nothing
+	// to differentiate behind it, cutting the graph there gives the same adjoint).
+	zero := map[string]*gorgonia.Node{}
+	wrtNames := make([]string, len(wrt))
+	for i, w := range wrt {
+		if v, ok := t.delta[w.ID()]; ok {
+			wrtNames[i] = v.Name
 			continue
 		}
-		if !deps[n.ID()] {
-			if _, err := t.param(n); err != nil {
+		behind := false
+		if visited[w.ID()] && w.Op() != nil {
+			kids, err := t.children(w)
+			if err != nil {
 				return nil, err
 			}
+			for _, k := range kids {
+				behind = behind || deps[k.ID()]
+			}
+		}
+		if !behind {
+			v, err := t.param(w)
+			if err != nil {
+				return nil, err
+			}
+			wrtNames[i] = v.Name
 			continue
 		}
+		v, err := t.newZero(w)
+		if err != nil {
+			return nil, err
+		}
+		t.delta[w.ID()] = v
+		zero[v.Name] = w
+		wrtNames[i] = v.Name
+	}
+	for _, n := range order {
+		if _, done := t.terms[n.ID()]; done || !deps[n.ID()] {
+			continue // a wrt parameter, or a node no wrt node reaches (a parameter if read)
+		}
 		if err := t.translate(n); err != nil {
+			return nil, err
+		}
+	}
+	if _, done := t.terms[cost.ID()]; !done {
+		if _, err := t.param(cost); err != nil { // the cost depends on no wrt node
 			return nil, err
 		}
 	}
@@ -144,7 +199,7 @@ func translateGraph(cost *gorgonia.Node, wrt []*gorgonia.Node, scalarCost bool) 
 	// it again, but its free-variable analysis is quadratic on long let chains (a 1000-layer
 	// MLP takes about a minute), so the program is assembled directly.
 	p := &core.Program{Params: t.params, Body: body}
-	return &Translation{Program: p, Params: t.pnames, Lets: t.letNode, Wrt: wrtNames}, nil
+	return &Translation{Program: p, Params: t.pnames, Lets: t.letNode, Wrt: wrtNames, Zero: zero}, nil
 }
 
 // checkScopes verifies, in time linear in the size of the let-bound terms, that every free
@@ -199,8 +254,8 @@ func (t *translator) children(n *gorgonia.Node) ([]*gorgonia.Node, error) {
 	return cs, nil
 }
 
-// postOrder lists the nodes the cost reads, children first, without descending below wrt
-// nodes, and marks the ones that depend on a wrt node. It is iterative (deep graphs).
+// postOrder lists the nodes the cost reads, children first, and marks the ones that depend on
+// a wrt node. It is iterative (deep graphs).
 func (t *translator) postOrder(cost *gorgonia.Node, isWrt map[int64]bool) ([]*gorgonia.Node, map[int64]bool, error) {
 	type frame struct {
 		n    *gorgonia.Node
@@ -212,9 +267,6 @@ func (t *translator) postOrder(cost *gorgonia.Node, isWrt map[int64]bool) ([]*go
 	var order []*gorgonia.Node
 	var err error
 	push := func(n *gorgonia.Node) frame {
-		if isWrt[n.ID()] {
-			return frame{n: n}
-		}
 		kids, e := t.children(n)
 		if e != nil && err == nil {
 			err = e
@@ -336,7 +388,26 @@ func (t *translator) newParam(n *gorgonia.Node, suffix string) (*core.Var, error
 	return v, nil
 }
 
-// translate emits the let of one node whose children are already translated.
+// newZero makes the perturbation parameter of an interior wrt node kept in the graph (see
+// Translation.Zero); it is not bound to a node.
+func (t *translator) newZero(n *gorgonia.Node) (*core.Var, error) {
+	ty, err := coreType(n)
+	if err != nil {
+		return nil, err
+	}
+	if !ty.Dtype.IsFloat() {
+		return nil, errors.Errorf("adapter: translate: wrt node %q (ID %d) has dtype %v: only float nodes have gradients", n.Name(), n.ID(), n.Dtype())
+	}
+	v, err := core.NewVar(t.name(n, "input", "_adj"), ty)
+	if err != nil {
+		return nil, errors.Wrap(err, "adapter: translate")
+	}
+	t.params = append(t.params, v)
+	return v, nil
+}
+
+// translate emits the let of one node whose children are already translated (children that
+// depend on no wrt node become parameters here).
 func (t *translator) translate(n *gorgonia.Node) error {
 	op := n.Op()
 	if op == nil {
@@ -355,6 +426,12 @@ func (t *translator) translate(n *gorgonia.Node) error {
 	args := make([]core.Term, len(kids))
 	for i, k := range kids {
 		args[i] = t.terms[k.ID()]
+		if args[i] == nil && k.ID() != n.ID() {
+			if _, err := t.param(k); err != nil {
+				return err
+			}
+			args[i] = t.terms[k.ID()]
+		}
 		if args[i] == nil {
 			return errors.Errorf("adapter: translate: node %q (ID %d): operand %d (node %d) was not translated", n.Name(), n.ID(), i, k.ID())
 		}
@@ -371,6 +448,11 @@ func (t *translator) translate(n *gorgonia.Node) error {
 	term, err = fit(term, want)
 	if err != nil {
 		return errors.Wrapf(err, "adapter: translate: node %q (ID %d) with op %s (%T)", n.Name(), n.ID(), op, op)
+	}
+	if d := t.delta[n.ID()]; d != nil {
+		if term, err = core.NewBinary(core.OpAdd, term, d); err != nil {
+			return errors.Wrapf(err, "adapter: translate: node %q (ID %d): perturbation", n.Name(), n.ID())
+		}
 	}
 	v, err := core.NewVar(t.name(n, e.tag, ""), want)
 	if err != nil {

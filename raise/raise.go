@@ -897,9 +897,21 @@ func (pl *plan) build(opt Options) (out []*gorgonia.Node, err error) {
 	}
 	out = make([]*gorgonia.Node, len(pl.outs))
 	seen := map[*gorgonia.Node]bool{}
+	// A result that other raised nodes read is copied too: the TapeMachine may run a reader
+	// in place on its register, and a gradient node must keep its value after the run.
+	read := map[*gorgonia.Node]bool{}
+	if opt.FreshResults {
+		for i, s := range pl.steps {
+			for _, r := range s.ins {
+				if k := get(r); k != nodes[i] {
+					read[k] = true
+				}
+			}
+		}
+	}
 	for i, r := range pl.outs {
 		n := get(r)
-		if opt.FreshResults && (pre[n] || seen[n] || n.Graph() != pl.g || isConstantNode(n)) {
+		if opt.FreshResults && (pre[n] || seen[n] || read[n] || n.Graph() != pl.g || isConstantNode(n)) {
 			nt, _ := nodeType(n)
 			op, err := copyOp(nt, fmt.Sprintf("%d.%d", salt, i))
 			if err != nil {
