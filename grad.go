@@ -1,6 +1,7 @@
 package bulkad
 
 import (
+	"fmt"
 	"sort"
 
 	"github.com/bulkad/bulkad/ad"
@@ -120,13 +121,39 @@ func Differentiate(cost *gorgonia.Node, wrt ...*gorgonia.Node) (*Gradient, error
 // added to cost's graph and registered with gorgonia.SetDerivOf so BindDualValues and solvers work.
 //
 // Unlike gorgonia.Grad, a wrt node need not be an input: bulkad differentiates with respect to
-// any node the cost depends on, cutting the graph there. On error the graph is unchanged.
+// any node the cost depends on without cutting the graph there (an intermediate node gets its
+// adjoint, every other gradient stays the full derivative), and only the wrt nodes get a
+// gradient node (GradAll gives one to every node on the path). A wrt node the cost does not
+// depend on gets zeros. See the package documentation for the other differences. On error
+// the graph is unchanged.
 func Grad(cost *gorgonia.Node, wrt ...*gorgonia.Node) (gorgonia.Nodes, error) {
 	d, err := Differentiate(cost, wrt...)
 	if err != nil {
 		return nil, err
 	}
 	return d.Raise()
+}
+
+// GradAll is Grad, and every node on a path from a wrt node to the cost also gets its
+// gradient node, registered with gorgonia.SetDerivOf, so n.Grad() and n.Deriv() work on
+// intermediate nodes as after gorgonia.Grad (see adapter.Path for which nodes). It returns
+// the gradients of wrt only. Each intermediate adjoint is a node the TapeMachine computes at
+// every step, which the fused gradient of Grad avoids: use Grad, naming the few intermediate
+// nodes whose gradients you read among wrt, when speed matters.
+func GradAll(cost *gorgonia.Node, wrt ...*gorgonia.Node) (gorgonia.Nodes, error) {
+	if err := check(cost, wrt); err != nil {
+		return nil, err
+	}
+	path, err := adapter.Path(cost, wrt...)
+	if err != nil {
+		return nil, errors.Wrap(err, "bulkad: grad")
+	}
+	all := append(append(gorgonia.Nodes(nil), wrt...), path...)
+	gs, err := Grad(cost, all...)
+	if err != nil {
+		return nil, err
+	}
+	return gs[:len(wrt)], nil
 }
 
 // Raise adds the gradient nodes to the cost's graph (as Grad does) and returns them in wrt
@@ -149,12 +176,29 @@ func (d *Gradient) RaiseOn(v *raise.Vulkan) (gorgonia.Nodes, error) {
 	for i := range comps {
 		comps[i] = i + 1 // component 0 is the value: the cost node already computes it
 	}
-	outs, err := raise.RaiseWith(d.cost.Graph(), d.Artifact.Program(), d.Bindings(), raise.Options{FreshResults: true, Components: comps, Vulkan: v, Stats: d.RaiseStats})
+	salts := make([]string, len(d.uniq))
+	for i, w := range d.uniq {
+		salts[i] = fmt.Sprintf("grad of node %d", w.ID())
+	}
+	registered := func(i int, n *gorgonia.Node) bool {
+		for _, of := range n.DerivOf() {
+			if of == d.uniq[i] {
+				return true
+			}
+		}
+		return false
+	}
+	outs, err := raise.RaiseWith(d.cost.Graph(), d.Artifact.Program(), d.Bindings(), raise.Options{
+		FreshResults: true, Components: comps, Vulkan: v, Stats: d.RaiseStats, Reuse: registered, Salts: salts})
 	if err != nil {
 		return nil, errors.Wrap(err, "bulkad: grad")
 	}
 	for i, n := range outs {
-		gorgonia.SetDerivOf(n, d.uniq[i])
+		// Raising a gradient that is already in the graph gives back its node (Gorgonia
+		// deduplicates equal nodes; copies are salted by the wrt node): registered once.
+		if !registered(i, n) {
+			gorgonia.SetDerivOf(n, d.uniq[i])
+		}
 	}
 	res := make(gorgonia.Nodes, len(d.wrt))
 	for i, k := range d.pos {

@@ -450,7 +450,16 @@ func (t *translator) translate(n *gorgonia.Node) error {
 		return errors.Wrapf(err, "adapter: translate: node %q (ID %d) with op %s (%T)", n.Name(), n.ID(), op, op)
 	}
 	if d := t.delta[n.ID()]; d != nil {
-		if term, err = core.NewBinary(core.OpAdd, term, d); err != nil {
+		// let n_pre = <n's translation> in let n = n_pre + δ: both denote n's value (δ is
+		// zero), so the gradient reads the node for either and never recomputes it.
+		pre, err := core.NewVar(t.name(n, e.tag, "_pre"), want)
+		if err != nil {
+			return errors.Wrap(err, "adapter: translate")
+		}
+		t.lets = append(t.lets, pre)
+		t.bounds = append(t.bounds, term)
+		t.letNode[pre.Name] = n
+		if term, err = core.NewBinary(core.OpAdd, pre, d); err != nil {
 			return errors.Wrapf(err, "adapter: translate: node %q (ID %d): perturbation", n.Name(), n.ID())
 		}
 	}
@@ -479,4 +488,33 @@ func fit(term core.Term, want core.Type) (core.Term, error) {
 		return nil, errors.Errorf("translation has shape %v, the node has %v", got.Shape, want.Shape)
 	}
 	return core.NewReshape(want.Shape, term)
+}
+
+// Path returns the nodes on a path from a wrt node to the cost, in an order where operands
+// come first: every float node with an op that the cost reads and that depends on a wrt
+// node, the cost included, the wrt nodes excluded. These are the nodes gorgonia.Grad gives a
+// gradient node (bulkad.GradAll asks for them all).
+func Path(cost *gorgonia.Node, wrt ...*gorgonia.Node) (gorgonia.Nodes, error) {
+	if cost == nil || cost.Graph() == nil {
+		return nil, errors.New("adapter: path: nil cost or cost without a graph")
+	}
+	isWrt := map[int64]bool{}
+	for i, w := range wrt {
+		if w == nil {
+			return nil, errors.Errorf("adapter: path: wrt node %d is nil", i)
+		}
+		isWrt[w.ID()] = true
+	}
+	t := &translator{g: cost.Graph()}
+	order, deps, err := t.postOrder(cost, isWrt)
+	if err != nil {
+		return nil, err
+	}
+	var out gorgonia.Nodes
+	for _, n := range order {
+		if deps[n.ID()] && !isWrt[n.ID()] && n.Op() != nil && (n.Dtype() == tensor.Float64 || n.Dtype() == tensor.Float32) {
+			out = append(out, n)
+		}
+	}
+	return out, nil
 }

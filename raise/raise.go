@@ -21,6 +21,14 @@ type Options struct {
 	// node is wrapped in a copy op). Grad needs this: gorgonia.SetDerivOf must be applied to a
 	// node the TapeMachine executes and that denotes one gradient only.
 	FreshResults bool
+	// Reuse, with FreshResults, lets a result that is an existing node be returned as it is
+	// when Reuse(i, node) says so (Grad: the node is already the registered gradient of the
+	// same wrt node, from an earlier call).
+	Reuse func(i int, n *gorgonia.Node) bool
+	// Salts, with FreshResults, names the copies of the results: a copy of node n for
+	// result i is salted with n's ID and Salts[i], so raising the same program again gives
+	// the same copy (Gorgonia deduplicates it). Without Salts, copies are fresh at each call.
+	Salts []string
 	// Components selects the result components to raise, by position in the result tuple
 	// (nil: all). Lets that no selected component depends on are not raised.
 	Components []int
@@ -911,13 +919,18 @@ func (pl *plan) build(opt Options) (out []*gorgonia.Node, err error) {
 	}
 	for i, r := range pl.outs {
 		n := get(r)
-		if opt.FreshResults && (pre[n] || seen[n] || read[n] || n.Graph() != pl.g || isConstantNode(n)) {
+		reuse := opt.Reuse != nil && pre[n] && !seen[n] && !read[n] && n.Graph() == pl.g && !isConstantNode(n) && opt.Reuse(i, n)
+		if opt.FreshResults && !reuse && (pre[n] || seen[n] || read[n] || n.Graph() != pl.g || isConstantNode(n)) {
 			nt, _ := nodeType(n)
-			op, err := copyOp(nt, fmt.Sprintf("%d.%d", salt, i))
+			name := fmt.Sprintf("%d.%d", salt, i)
+			if i < len(opt.Salts) {
+				name = fmt.Sprintf("%d/%s", n.ID(), opt.Salts[i])
+			}
+			op, err := copyOp(nt, name)
 			if err != nil {
 				return nil, err
 			}
-			if n, err = gorgonia.ApplyOp(op, n); err != nil {
+			if n, err = applyChecked(pl.g, op, []*gorgonia.Node{n}); err != nil {
 				return nil, errors.Wrapf(err, "raise: result %d: copying", i)
 			}
 		}

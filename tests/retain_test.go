@@ -46,9 +46,13 @@ func retainGraph(hIn bool) (g *G.ExprGraph, cost, w, h *G.Node) {
 // graph downstream of h in h.
 func TestRetainInteriorWrt(t *testing.T) {
 	g, cost, w, h := retainGraph(false)
+	before := nodeSet(g)
 	gs, err := bulkad.Grad(cost, w, h)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if n := added(g, before)["tanh"]; n != 0 {
+		t.Errorf("Grad added %d tanh nodes: the forward value of h is recomputed", n)
 	}
 	m, err := runOnce(g, G.Nodes{w, h})
 	if err != nil {
