@@ -163,7 +163,7 @@ func Check(cost *gorgonia.Node, wrt gorgonia.Nodes, opts ...CheckOption) (*Repor
 		o(&cfg)
 	}
 	if err := check(cost, wrt); err != nil {
-		return nil, errors.Wrap(err, "bulkad: check")
+		return nil, wrapOnce(err, "check")
 	}
 	g := cost.Graph()
 	idx := map[*gorgonia.Node]int{}

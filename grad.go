@@ -3,6 +3,7 @@ package bulkad
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/bulkad/bulkad/ad"
 	"github.com/bulkad/bulkad/adapter"
@@ -55,26 +56,28 @@ func (d *Gradient) Bindings() map[string]*gorgonia.Node {
 	return m
 }
 
+// check validates Grad's and Check's arguments; its errors name no package or operation
+// (the caller adds them with wrapOnce).
 func check(cost *gorgonia.Node, wrt []*gorgonia.Node) error {
 	if cost == nil {
-		return errors.New("bulkad: grad: cost node is nil")
+		return errors.New("cost node is nil")
 	}
 	g := cost.Graph()
 	if g == nil {
-		return errors.Errorf("bulkad: grad: cost node %v belongs to no graph", cost)
+		return errors.Errorf("cost node %v belongs to no graph", cost)
 	}
 	if !cost.IsScalar() {
-		return errors.Errorf("bulkad: grad: cost %v has shape %v, want a scalar", cost, cost.Shape())
+		return errors.Errorf("cost %v has shape %v, want a scalar", cost, cost.Shape())
 	}
 	if len(wrt) == 0 {
-		return errors.New("bulkad: grad: no wrt nodes")
+		return errors.New("no wrt nodes")
 	}
 	for i, w := range wrt {
 		if w == nil {
-			return errors.Errorf("bulkad: grad: wrt node %d is nil", i)
+			return errors.Errorf("wrt node %d is nil", i)
 		}
 		if w.Graph() != g {
-			return errors.Errorf("bulkad: grad: wrt node %d (%v) belongs to another graph than the cost", i, w)
+			return errors.Errorf("wrt node %d (%v) belongs to another graph than the cost", i, w)
 		}
 	}
 	return nil
@@ -84,7 +87,7 @@ func check(cost *gorgonia.Node, wrt []*gorgonia.Node) error {
 // program, printable) without touching the graph.
 func Differentiate(cost *gorgonia.Node, wrt ...*gorgonia.Node) (*Gradient, error) {
 	if err := check(cost, wrt); err != nil {
-		return nil, err
+		return nil, wrapOnce(err, "grad")
 	}
 	var uniq gorgonia.Nodes
 	pos := make([]int, len(wrt))
@@ -100,7 +103,7 @@ func Differentiate(cost *gorgonia.Node, wrt ...*gorgonia.Node) (*Gradient, error
 	}
 	tr, err := adapter.Translate(cost, uniq...)
 	if err != nil {
-		return nil, errors.Wrap(err, "bulkad: grad")
+		return nil, wrapOnce(err, "grad")
 	}
 	keep := make([]string, 0, len(tr.Lets))
 	for k := range tr.Lets {
@@ -109,7 +112,7 @@ func Differentiate(cost *gorgonia.Node, wrt ...*gorgonia.Node) (*Gradient, error
 	sort.Strings(keep)
 	art, err := ad.GradWith(tr.Program, ad.Options{Wrt: tr.Wrt, Keep: keep, AtZero: tr.ZeroNames()})
 	if err != nil {
-		return nil, errors.Wrap(err, "bulkad: grad")
+		return nil, wrapOnce(err, "grad")
 	}
 	if len(art.Wrt()) != len(uniq) {
 		return nil, errors.Errorf("bulkad: grad: the artifact has %d gradients for %d wrt nodes", len(art.Wrt()), len(uniq))
@@ -142,11 +145,11 @@ func Grad(cost *gorgonia.Node, wrt ...*gorgonia.Node) (gorgonia.Nodes, error) {
 // nodes whose gradients you read among wrt, when speed matters.
 func GradAll(cost *gorgonia.Node, wrt ...*gorgonia.Node) (gorgonia.Nodes, error) {
 	if err := check(cost, wrt); err != nil {
-		return nil, err
+		return nil, wrapOnce(err, "grad")
 	}
 	path, err := adapter.Path(cost, wrt...)
 	if err != nil {
-		return nil, errors.Wrap(err, "bulkad: grad")
+		return nil, wrapOnce(err, "grad")
 	}
 	all := append(append(gorgonia.Nodes(nil), wrt...), path...)
 	gs, err := Grad(cost, all...)
@@ -163,7 +166,7 @@ func GradAll(cost *gorgonia.Node, wrt ...*gorgonia.Node) (gorgonia.Nodes, error)
 func (d *Gradient) Raise() (gorgonia.Nodes, error) {
 	v, err := CurrentVulkan()
 	if err != nil {
-		return nil, errors.Wrap(err, "bulkad: grad")
+		return nil, wrapOnce(err, "grad")
 	}
 	return d.RaiseOn(v)
 }
@@ -191,7 +194,7 @@ func (d *Gradient) RaiseOn(v *raise.Vulkan) (gorgonia.Nodes, error) {
 	outs, err := raise.RaiseWith(d.cost.Graph(), d.Artifact.Program(), d.Bindings(), raise.Options{
 		FreshResults: true, Components: comps, Vulkan: v, Stats: d.RaiseStats, Reuse: registered, Salts: salts})
 	if err != nil {
-		return nil, errors.Wrap(err, "bulkad: grad")
+		return nil, wrapOnce(err, "grad")
 	}
 	for i, n := range outs {
 		// Raising a gradient that is already in the graph gives back its node (Gorgonia
@@ -206,3 +209,29 @@ func (d *Gradient) RaiseOn(v *raise.Vulkan) (gorgonia.Nodes, error) {
 	}
 	return res, nil
 }
+
+// wrapOnce prefixes err with "bulkad: <op>: " so that each layer is named once: a leading
+// "bulkad: " of err's message is dropped (CurrentVulkan's errors, an error of Grad re-wrapped),
+// and so is the operation when the next layer repeats it: "ad: grad: x" under "bulkad: grad"
+// reads "bulkad: grad: ad: x". errors.Cause and errors.Unwrap still reach err.
+func wrapOnce(err error, op string) error {
+	if err == nil {
+		return nil
+	}
+	msg := strings.TrimPrefix(err.Error(), "bulkad: ")
+	msg = strings.TrimPrefix(msg, op+": ")
+	if i := strings.Index(msg, ": "); i > 0 && !strings.ContainsAny(msg[:i], " \n") && strings.HasPrefix(msg[i+2:], op+": ") {
+		msg = msg[:i+2] + msg[i+2+len(op)+2:]
+	}
+	return &layered{msg: "bulkad: " + op + ": " + msg, cause: err}
+}
+
+// layered is an error with its own message over a cause.
+type layered struct {
+	msg   string
+	cause error
+}
+
+func (e *layered) Error() string { return e.msg }
+func (e *layered) Cause() error  { return e.cause }
+func (e *layered) Unwrap() error { return e.cause }
