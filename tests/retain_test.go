@@ -82,3 +82,30 @@ func TestRetainInteriorWrt(t *testing.T) {
 		t.Errorf("h.Deriv() has no tensor value")
 	}
 }
+
+// TestUnusedWrtZero: a wrt node the cost does not depend on gets a zero gradient, not an
+// error (the package documentation's choice, as PyTorch's allow_unused with materialised
+// gradients): an input, and an interior node off the cost's path.
+func TestUnusedWrtZero(t *testing.T) {
+	g, cost, w, _ := retainGraph(false)
+	other := G.NewVector(g, tensor.Float64, G.WithShape(2), G.WithName("other"),
+		G.WithValue(tensor.New(tensor.WithShape(2), tensor.WithBacking([]float64{1, 2}))))
+	off := G.Must(G.Exp(w)) // interior, but the cost does not read it
+	gs, err := bulkad.Grad(cost, other, off)
+	if err != nil {
+		t.Fatalf("unused wrt nodes: %v", err)
+	}
+	m, err := runOnce(g, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	for i, n := range gs {
+		for _, v := range valuesOf(n.Value()) {
+			if v != 0 {
+				t.Errorf("gradient %d = %v, want zeros", i, valuesOf(n.Value()))
+				break
+			}
+		}
+	}
+}
