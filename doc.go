@@ -45,11 +45,12 @@
 //     argmax) have a zero gradient; gorgonia.Grad fails with "Non Differentiable WRTs".
 //   - Gradients Gorgonia gets wrong or cannot compute (Log2, InverseSqrt, AveragePool2D,
 //     OuterProd, GlobalAveragePool2D, Dropout) are correct.
-//   - The graph's structure is read once, at Grad time: ops changed afterwards (UnsafeLet on
-//     a slice node to move a window, a rewrite of the graph) are not followed by the gradient
-//     nodes, which keep differentiating the graph as it was. Values are read at every run:
-//     Let on inputs and solver updates are followed. Call Grad again on a rebuilt graph after
-//     changing its structure.
+//   - The graph's structure is read once, at Grad time, its values at every run (Let on
+//     inputs and solver updates are followed). Ops changed afterwards are not followed:
+//     after UnsafeLet moves a slice node's window, the gradient nodes still scatter into the
+//     old window while reading the slice node's new value, so the gradient is wrong (gorgonia.Grad's
+//     nodes share the slice op and follow it). Fix the structure before calling Grad, or build
+//     the graph again (for minibatches, Let a batch input instead of moving a slice).
 //   - Grad has no side effects on failure: a bad argument (nil or non-scalar cost, a wrt node
 //     of another graph, an operation without a translation) returns an error and leaves the
 //     graph unchanged.

@@ -109,3 +109,40 @@ func TestUnusedWrtZero(t *testing.T) {
 		}
 	}
 }
+
+// TestStructureFixedAtGrad pins what the package documentation says about changing a graph's
+// structure after Grad: the gradient nodes keep the structure they were built from but read
+// the graph's nodes' current values. cost = Σ x[0:2]²; after UnsafeLet moves the slice to
+// rows 2–3, the forward pass follows (Σ of rows 2–3 squared = 174) while the gradient scatters
+// 2·(the slice node's new value) into the old rows: [10 12 14 16 0 0 0 0] — neither the old
+// gradient [2 4 6 8 0 0 0 0] nor the new [0 0 0 0 10 12 14 16] (hand derivations).
+func TestStructureFixedAtGrad(t *testing.T) {
+	g := G.NewGraph()
+	xv := []float64{1, 2, 3, 4, 5, 6, 7, 8}
+	x := G.NewMatrix(g, tensor.Float64, G.WithShape(4, 2), G.WithName("x"),
+		G.WithValue(tensor.New(tensor.WithShape(4, 2), tensor.WithBacking(append([]float64(nil), xv...)))))
+	s := G.Must(G.Slice(x, G.S(0, 2)))
+	cost := G.Must(G.Sum(G.Must(G.Square(s))))
+	gs, err := bulkad.Grad(cost, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := G.UnsafeLet(s, G.S(2, 4)); err != nil {
+		t.Fatal(err)
+	}
+	m, err := runOnce(g, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if c := valuesOf(cost.Value())[0]; c != 25+36+49+64 {
+		t.Errorf("forward cost %v, want the new window's 174", c)
+	}
+	want := []float64{10, 12, 14, 16, 0, 0, 0, 0}
+	got := valuesOf(gs[0].Value())
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("gradient %v, want %v (old structure, new values; update the package documentation if this changes)", got, want)
+		}
+	}
+}
