@@ -937,6 +937,15 @@ func (pl *plan) build(opt Options) (out []*gorgonia.Node, err error) {
 		seen[n] = true
 		out[i] = n
 	}
+	var ins []*gorgonia.Node
+	for _, s := range pl.steps {
+		for _, r := range s.ins {
+			ins = append(ins, get(r))
+		}
+	}
+	if err := protectViews(pl.g, append(nodes, out...), ins, out); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 

@@ -96,7 +96,10 @@ func extraCases() []extraCase {
 	}
 }
 
-func extraCtor(c extraCase) ctor {
+func extraCtor(c extraCase) ctor { return extraCtorThen(c, nil) }
+
+// extraCtorThen is extraCtor with then applied to the op's result before the weighting.
+func extraCtorThen(c extraCase, then func(*G.Node) (*G.Node, error)) ctor {
 	return func() (built, error) {
 		g := G.NewGraph()
 		rng := rand.New(rand.NewSource(seed))
@@ -115,6 +118,11 @@ func extraCtor(c extraCase) ctor {
 		out, wrt, err := c.mk(g, in)
 		if err != nil {
 			return built{}, err
+		}
+		if then != nil {
+			if out, err = then(out); err != nil {
+				return built{}, err
+			}
 		}
 		r := in("r", -1, 1, out.Shape()...)
 		prod, err := G.HadamardProd(out, r)

@@ -1,0 +1,231 @@
+package raise
+
+import (
+	"fmt"
+	"hash"
+	"hash/fnv"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/chewxy/hm"
+	"github.com/pkg/errors"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// Views and in-place operations (Gorgonia v0.9.18, TapeMachine).
+//
+// The TapeMachine gives every node a register. A node whose op has ReturnsPtr() true and
+// OverwritesInput() k ≥ 0 takes the register of its k-th child when that child is not read
+// after it (its liveness interval ends there), and then runs UnsafeDo: it writes its result
+// into the child's memory. Liveness is per node, not per memory: a view — a node whose value
+// shares memory with a child while having a register of its own, such as Reshape
+// (ShallowClone), Concat of one operand, Repeat by 1 or the identity Iop — is not known to
+// the analysis. So an in-place operation on a view that is dead overwrites the memory of the
+// viewed node even when that node is still read later, and an in-place operation on the
+// viewed node overwrites the view. Gradient nodes that read a forward value through (or
+// next to) such a view then read overwritten memory: Σ Reshape(a/b) ⊙ r, whose ⊙ runs in
+// place on the reshape of a/b while the gradient with respect to b still reads a/b.
+//
+// protectViews makes such reads safe for every op with one mechanism: the nodes are grouped
+// into alias classes (connected through ops that may return a view of a child), and every
+// class that matters — one containing an input, a raised node or a node a raised node reads
+// — is read by one extra node, keepAlive, that also reads the raised results. Its reads
+// extend the liveness of every member of the class to after the last raised node, so no
+// in-place operation can write into the class's memory before then. Classes of one node need
+// nothing: Gorgonia's own liveness already protects a value that has no view.
+
+// copyingOps are the Gorgonia ops (by %T) with ReturnsPtr() true whose Do always returns
+// fresh memory (checked on Gorgonia v0.9.18's source and by TestCopyingOpsCopy): they
+// alias a child only when they run in place, in the child's own register, which Gorgonia's
+// liveness analysis accounts for. Every other op with ReturnsPtr() true may return a view.
+var copyingOps = map[string]bool{
+	"gorgonia.elemBinOp":   true,
+	"gorgonia.elemUnaryOp": true,
+	"gorgonia.linAlgBinOp": true,
+	"gorgonia.tensordotOp": true,
+	"gorgonia.sumOp":       true,
+	"*gorgonia.maxOp":      true,
+	"gorgonia.transposeOp": true, // SafeT copies
+	"*gorgonia.sliceOp":    true, // materialises the view
+}
+
+// mayView reports whether a node with op may hold a value sharing memory with one of its
+// children in a register of its own.
+func mayView(op gorgonia.Op) bool {
+	if op == nil || !op.ReturnsPtr() {
+		return false // inputs; ops that return copies (the Op contract)
+	}
+	switch op.(type) {
+	case *Op, *keepAlive:
+		return false
+	}
+	return !copyingOps[fmt.Sprintf("%T", op)]
+}
+
+// protectViews adds a keepAlive node reading the raised results and every member of each alias
+// class that contains an input, a raised node or a node that a raised node reads (see above).
+// It adds nothing when no such class has two members.
+func protectViews(g *gorgonia.ExprGraph, raised, read, results []*gorgonia.Node) error {
+	all := g.AllNodes()
+	idx := make(map[*gorgonia.Node]int, len(all))
+	byPtr := make(map[uintptr]int, len(all))
+	for i, n := range all {
+		if n == nil || isStatement(n) {
+			continue // a removed node's slot; Read and Set statements (no value of their own)
+		}
+		idx[n] = i
+		byPtr[reflect.ValueOf(n).Pointer()] = i
+	}
+	parent := make([]int, len(all))
+	for i := range parent {
+		parent[i] = i
+	}
+	var find func(i int) int
+	find = func(i int) int {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	views := false
+	for i, n := range all {
+		if _, ok := idx[n]; !ok || !mayView(n.Op()) {
+			continue
+		}
+		// The operands are read from the node's children field, as Gorgonia's compiler does
+		// (g.From can be stale after a stabilising rewrite removed a node; see package
+		// adapter).
+		f := reflect.ValueOf(n).Elem().FieldByName("children")
+		if !f.IsValid() || f.Kind() != reflect.Slice {
+			return errors.Errorf("raise: keeping views alive: node %v: cannot read its operands", n)
+		}
+		for k := 0; k < f.Len(); k++ {
+			if j, ok := byPtr[f.Index(k).Pointer()]; ok {
+				if a, b := find(i), find(j); a != b {
+					parent[a] = b
+					views = true
+				}
+			}
+		}
+	}
+	if !views {
+		return nil
+	}
+	mark := make(map[int]bool)
+	for _, ns := range [][]*gorgonia.Node{raised, read} {
+		for _, n := range ns {
+			if i, ok := idx[n]; ok {
+				mark[find(i)] = true
+			}
+		}
+	}
+	members := map[int][]*gorgonia.Node{}
+	for i, n := range all {
+		if _, ok := idx[n]; !ok {
+			continue
+		}
+		r := find(i)
+		if n.Op() == nil {
+			mark[r] = true
+		}
+		members[r] = append(members[r], n)
+	}
+	var keep []*gorgonia.Node
+	for r, ms := range members {
+		if len(ms) > 1 && mark[r] {
+			keep = append(keep, ms...)
+		}
+	}
+	if len(keep) == 0 {
+		return nil
+	}
+	sort.Slice(keep, func(i, j int) bool { return keep[i].ID() < keep[j].ID() })
+	seen := map[*gorgonia.Node]bool{}
+	var kids []*gorgonia.Node
+	for _, n := range append(append([]*gorgonia.Node(nil), results...), keep...) {
+		if n != nil && !seen[n] {
+			seen[n] = true
+			kids = append(kids, n)
+		}
+	}
+	op := &keepAlive{types: make([]hm.Type, len(kids))}
+	ids := make([]string, len(kids))
+	for i, k := range kids {
+		op.types[i] = k.Type()
+		ids[i] = fmt.Sprint(k.ID())
+	}
+	op.text = "keepAlive(" + strings.Join(ids, ",") + ")"
+	for salt := 0; ; salt++ {
+		n, err := gorgonia.ApplyOp(op, kids...)
+		if err != nil {
+			return errors.Wrap(err, "raise: keeping views alive")
+		}
+		if ka, ok := n.Op().(*keepAlive); ok && ka.text == op.text && sameChildren(g, n, kids) {
+			return nil
+		}
+		if salt > 8 {
+			return errors.Errorf("raise: keeping views alive: Gorgonia keeps returning the unrelated node %v", n)
+		}
+		op = &keepAlive{types: op.types, text: fmt.Sprintf("%s #%d", op.text, salt)}
+	}
+}
+
+// isStatement reports whether n is one of Gorgonia's statement nodes (Read, Set, device
+// transfers), which the compiler handles apart from values.
+func isStatement(n *gorgonia.Node) bool {
+	f := reflect.ValueOf(n).Elem().FieldByName("isStmt")
+	return n.Type() == nil || (f.IsValid() && f.Kind() == reflect.Bool && f.Bool())
+}
+
+// keepAlive is a node that reads its children and does nothing: its only effect is on the
+// TapeMachine's liveness analysis (every child stays live until it runs). Its value is a
+// constant scalar.
+type keepAlive struct {
+	types []hm.Type
+	text  string
+}
+
+var _ gorgonia.Op = (*keepAlive)(nil)
+
+// Arity is the number of children.
+func (k *keepAlive) Arity() int { return len(k.types) }
+
+// Type is children's types → float64.
+func (k *keepAlive) Type() hm.Type {
+	return hm.NewFnType(append(append([]hm.Type(nil), k.types...), tensor.Float64)...)
+}
+
+// InferShape is the scalar shape.
+func (k *keepAlive) InferShape(...gorgonia.DimSizer) (tensor.Shape, error) {
+	return tensor.ScalarShape(), nil
+}
+
+// Do returns 0 without reading its inputs.
+func (k *keepAlive) Do(...gorgonia.Value) (gorgonia.Value, error) {
+	return gorgonia.NewF64(0), nil
+}
+
+// ReturnsPtr is false.
+func (k *keepAlive) ReturnsPtr() bool { return false }
+
+// CallsExtern is false.
+func (k *keepAlive) CallsExtern() bool { return false }
+
+// OverwritesInput is -1.
+func (k *keepAlive) OverwritesInput() int { return -1 }
+
+// WriteHash writes the children's IDs.
+func (k *keepAlive) WriteHash(h hash.Hash) { fmt.Fprintf(h, "bulkad %s", k.text) }
+
+// Hashcode hashes WriteHash's output.
+func (k *keepAlive) Hashcode() uint32 {
+	h := fnv.New32a()
+	k.WriteHash(h)
+	return h.Sum32()
+}
+
+// String names the op and its children's IDs.
+func (k *keepAlive) String() string { return k.text }
