@@ -146,3 +146,16 @@ func TestStructureFixedAtGrad(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckInteriorWrt: bulkad.Check takes an interior wrt node as Grad does (perturbing its
+// value, the rest of the graph intact) and finds bulkad's gradients right for w and h.
+func TestCheckInteriorWrt(t *testing.T) {
+	_, cost, w, h := retainGraph(false)
+	rep, err := bulkad.Check(cost, G.Nodes{w, h}, bulkad.WithMaxProbes(0), bulkad.WithGorgonia(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.OK() || len(rep.Nodes) != 2 {
+		t.Errorf("Check with an interior wrt node:\n%v", rep)
+	}
+}
