@@ -159,3 +159,31 @@ func TestCheckInteriorWrt(t *testing.T) {
 		t.Errorf("Check with an interior wrt node:\n%v", rep)
 	}
 }
+
+// TestDataSliceFollowed: a slice of data off the differentiable path is only a value, so the
+// gradient follows UnsafeLet on it: cost = Σ x[a:b]·w has ∂cost/∂w = the column sums of the
+// window (hand derivation): rows 2–3 of x after the move, [5+7, 6+8].
+func TestDataSliceFollowed(t *testing.T) {
+	g := G.NewGraph()
+	x := G.NewMatrix(g, tensor.Float64, G.WithShape(4, 2), G.WithName("x"),
+		G.WithValue(tensor.New(tensor.WithShape(4, 2), tensor.WithBacking([]float64{1, 2, 3, 4, 5, 6, 7, 8}))))
+	w := G.NewVector(g, tensor.Float64, G.WithShape(2), G.WithName("w"),
+		G.WithValue(tensor.New(tensor.WithShape(2), tensor.WithBacking([]float64{0.5, -1}))))
+	s := G.Must(G.Slice(x, G.S(0, 2)))
+	cost := G.Must(G.Sum(G.Must(G.Mul(s, w))))
+	gs, err := bulkad.Grad(cost, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := G.UnsafeLet(s, G.S(2, 4)); err != nil {
+		t.Fatal(err)
+	}
+	m, err := runOnce(g, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if got := valuesOf(gs[0].Value()); got[0] != 12 || got[1] != 14 {
+		t.Errorf("gradient %v, want [12 14]", got)
+	}
+}
