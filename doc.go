@@ -47,10 +47,12 @@
 //     OuterProd, GlobalAveragePool2D, Dropout) are correct.
 //   - The graph's structure is read once, at Grad time, its values at every run (Let on
 //     inputs and solver updates are followed). Ops changed afterwards are not followed:
-//     after UnsafeLet moves a slice node's window, the gradient nodes still scatter into the
-//     old window while reading the slice node's new value, so the gradient is wrong (gorgonia.Grad's
-//     nodes share the slice op and follow it). Fix the structure before calling Grad, or build
-//     the graph again (for minibatches, Let a batch input instead of moving a slice).
+//     after UnsafeLet moves the window of a slice that lies between a wrt node and the cost,
+//     the gradient nodes would scatter into the old window while reading the slice node's
+//     new value, so Grad adds a small guard node per such slice and the next run fails with
+//     an error naming it (gorgonia.Grad's nodes share the slice op and follow the move). A
+//     slice of data off that path is only a value and is followed (the minibatch pattern
+//     works). Fix the structure before calling Grad, or build the graph again.
 //   - Grad has no side effects on failure: a bad argument (nil or non-scalar cost, a wrt node
 //     of another graph, an operation without a translation) returns an error and leaves the
 //     graph unchanged.

@@ -196,6 +196,9 @@ func (d *Gradient) RaiseOn(v *raise.Vulkan) (gorgonia.Nodes, error) {
 	if err != nil {
 		return nil, wrapOnce(err, "grad")
 	}
+	if err := d.addGuards(); err != nil {
+		return nil, wrapOnce(err, "grad")
+	}
 	for i, n := range outs {
 		// Raising a gradient that is already in the graph gives back its node (Gorgonia
 		// deduplicates equal nodes; copies are salted by the wrt node): registered once.

@@ -33,6 +33,10 @@ type Translation struct {
 	// δ_h at zero is h's adjoint, and every other gradient stays the full derivative (PyTorch's
 	// retain_grad). Zero parameters are not in Params: no node holds their value.
 	Zero map[string]*gorgonia.Node
+	// Mutable maps the translated nodes whose op gorgonia.UnsafeLet can change in place
+	// (slices between a wrt node and the cost) to the op's text at translation: the
+	// translation is their meaning only while the text stays the same.
+	Mutable map[*gorgonia.Node]string
 }
 
 // ZeroNames returns the names of the Zero parameters, sorted.
@@ -86,6 +90,7 @@ type translator struct {
 	used    map[string]bool
 	delta   map[int64]*core.Var        // interior wrt nodes kept in the graph → their perturbation
 	byPtr   map[uintptr]*gorgonia.Node // the graph's nodes by address (see children)
+	mutable map[*gorgonia.Node]string  // see Translation.Mutable
 }
 
 // Translate translates the graph of cost (a scalar node) into a core program whose parameters
@@ -125,6 +130,7 @@ func translateGraph(cost *gorgonia.Node, wrt []*gorgonia.Node, scalarCost bool) 
 	t := &translator{
 		g: g, terms: map[int64]core.Term{}, pnames: map[string]*gorgonia.Node{},
 		letNode: map[string]*gorgonia.Node{}, used: map[string]bool{}, delta: map[int64]*core.Var{},
+		mutable: map[*gorgonia.Node]string{},
 	}
 	order, deps, err := t.postOrder(cost, isWrt)
 	if err != nil {
@@ -199,7 +205,7 @@ func translateGraph(cost *gorgonia.Node, wrt []*gorgonia.Node, scalarCost bool) 
 	// it again, but its free-variable analysis is quadratic on long let chains (a 1000-layer
 	// MLP takes about a minute), so the program is assembled directly.
 	p := &core.Program{Params: t.params, Body: body}
-	return &Translation{Program: p, Params: t.pnames, Lets: t.letNode, Wrt: wrtNames, Zero: zero}, nil
+	return &Translation{Program: p, Params: t.pnames, Lets: t.letNode, Wrt: wrtNames, Zero: zero, Mutable: t.mutable}, nil
 }
 
 // checkScopes verifies, in time linear in the size of the let-bound terms, that every free
@@ -448,6 +454,9 @@ func (t *translator) translate(n *gorgonia.Node) error {
 	term, err = fit(term, want)
 	if err != nil {
 		return errors.Wrapf(err, "adapter: translate: node %q (ID %d) with op %s (%T)", n.Name(), n.ID(), op, op)
+	}
+	if fmt.Sprintf("%T", op) == "*gorgonia.sliceOp" { // UnsafeLet can move its window
+		t.mutable[n] = fmt.Sprint(op)
 	}
 	if d := t.delta[n.ID()]; d != nil {
 		// let n_pre = <n's translation> in let n = n_pre + δ: both denote n's value (δ is
