@@ -30,11 +30,15 @@ import (
 //
 // protectViews makes such reads safe for every op with one mechanism: the nodes are grouped
 // into alias classes (connected through ops that may return a view of a child), and every
-// class that matters — one containing an input, a raised node or a node a raised node reads
-// — is read by one extra node, keepAlive, that also reads the raised results. Its reads
-// extend the liveness of every member of the class to after the last raised node, so no
-// in-place operation can write into the class's memory before then. Classes of one node need
+// class that matters — one containing an input, a raised node or a node a raised node reads,
+// with a member some op may overwrite in place — is read by an extra node, keepAlive, that
+// also depends on the raised results. Its reads extend the liveness of every member of the
+// class to after the last raised node, so no in-place operation can write into the class's
+// memory before then (an in-place write needs its operand dead). Classes of one node need
 // nothing: Gorgonia's own liveness already protects a value that has no view.
+//
+// The protection is decided when the gradient is raised: nodes added to the graph later (a
+// new view of a forward node and an in-place op on it) are not covered.
 
 // copyingOps are the Gorgonia ops (by %T) with ReturnsPtr() true whose Do always returns
 // fresh memory (checked on Gorgonia v0.9.18's source and by TestCopyingOpsCopy): they
@@ -64,9 +68,14 @@ func mayView(op gorgonia.Op) bool {
 	return !copyingOps[fmt.Sprintf("%T", op)]
 }
 
-// protectViews adds a keepAlive node reading the raised results and every member of each alias
-// class that contains an input, a raised node or a node that a raised node reads (see above).
-// It adds nothing when no such class has two members.
+// protectViews adds keepAlive nodes, after the raised results, reading every member of each
+// alias class that (1) has a member X viewed while X is still needed (X is an input, a result
+// or has a reader besides the view), (2) contains an input, a raised node or a node that a
+// raised node reads, and (3) has a member that some node may overwrite in place (the operand
+// OverwritesInput names of an op with ReturnsPtr). Without (1) the views take their
+// operands' registers and Gorgonia's liveness is right; without (3) nothing writes the
+// class's memory; without (2) the class is Gorgonia's own business. It adds nothing when no
+// class qualifies — the common case.
 func protectViews(g *gorgonia.ExprGraph, raised, read, results []*gorgonia.Node) error {
 	all := g.AllNodes()
 	idx := make(map[*gorgonia.Node]int, len(all))
@@ -82,37 +91,86 @@ func protectViews(g *gorgonia.ExprGraph, raised, read, results []*gorgonia.Node)
 	for i := range parent {
 		parent[i] = i
 	}
-	var find func(i int) int
-	find = func(i int) int {
+	find := func(i int) int {
 		for parent[i] != i {
 			parent[i] = parent[parent[i]]
 			i = parent[i]
 		}
 		return i
 	}
-	views := false
-	for i, n := range all {
-		if _, ok := idx[n]; !ok || !mayView(n.Op()) {
-			continue
-		}
+	kidsOf := func(n *gorgonia.Node) ([]int, error) {
 		// The operands are read from the node's children field, as Gorgonia's compiler does
 		// (g.From can be stale after a stabilising rewrite removed a node; see package
 		// adapter).
 		f := reflect.ValueOf(n).Elem().FieldByName("children")
 		if !f.IsValid() || f.Kind() != reflect.Slice {
-			return errors.Errorf("raise: keeping views alive: node %v: cannot read its operands", n)
+			return nil, errors.Errorf("raise: keeping views alive: node %v: cannot read its operands", n)
 		}
-		for k := 0; k < f.Len(); k++ {
-			if j, ok := byPtr[f.Index(k).Pointer()]; ok {
+		out := make([]int, f.Len())
+		for c := range out {
+			j, ok := byPtr[f.Index(c).Pointer()]
+			if !ok {
+				j = -1
+			}
+			out[c] = j
+		}
+		return out, nil
+	}
+	isResult := make(map[int]bool, len(results))
+	for _, n := range results {
+		if i, ok := idx[n]; ok {
+			isResult[i] = true
+		}
+	}
+	readers := make([]int, len(all)) // number of nodes reading each node
+	viewed := make([]bool, len(all)) // some view op reads the node
+	var overwritten, shared []int
+	for i, n := range all {
+		if _, ok := idx[n]; !ok || n.Op() == nil {
+			continue
+		}
+		kids, err := kidsOf(n)
+		if err != nil {
+			return err
+		}
+		view, k := mayView(n.Op()), -1
+		if n.Op().ReturnsPtr() {
+			k = n.Op().OverwritesInput()
+		}
+		for c, j := range kids {
+			if j < 0 {
+				continue
+			}
+			readers[j]++
+			if c == k {
+				overwritten = append(overwritten, j)
+			}
+			if view {
+				viewed[j] = true
 				if a, b := find(i), find(j); a != b {
 					parent[a] = b
-					views = true
 				}
 			}
 		}
 	}
-	if !views {
+	// A view of X shares memory with X in another register only when X is still needed after
+	// the view is made: X is an input (or has no op), a result, or has another reader. When the
+	// view is X's only reader, X is dead there and the view takes X's own register.
+	for i, n := range all {
+		if _, ok := idx[n]; ok && viewed[i] && (n.Op() == nil || isResult[i] || readers[i] > 1) {
+			shared = append(shared, i)
+		}
+	}
+	if len(shared) == 0 {
 		return nil
+	}
+	hazard := make(map[int]bool, len(shared))
+	for _, i := range shared {
+		hazard[find(i)] = true
+	}
+	written := make(map[int]bool, len(overwritten))
+	for _, j := range overwritten {
+		written[find(j)] = true
 	}
 	mark := make(map[int]bool)
 	for _, ns := range [][]*gorgonia.Node{raised, read} {
@@ -135,7 +193,7 @@ func protectViews(g *gorgonia.ExprGraph, raised, read, results []*gorgonia.Node)
 	}
 	var keep []*gorgonia.Node
 	for r, ms := range members {
-		if len(ms) > 1 && mark[r] {
+		if len(ms) > 1 && mark[r] && written[r] && hazard[r] {
 			keep = append(keep, ms...)
 		}
 	}
@@ -143,14 +201,53 @@ func protectViews(g *gorgonia.ExprGraph, raised, read, results []*gorgonia.Node)
 		return nil
 	}
 	sort.Slice(keep, func(i, j int) bool { return keep[i].ID() < keep[j].ID() })
+	var after []*gorgonia.Node
 	seen := map[*gorgonia.Node]bool{}
-	var kids []*gorgonia.Node
-	for _, n := range append(append([]*gorgonia.Node(nil), results...), keep...) {
+	for _, n := range results {
 		if n != nil && !seen[n] {
 			seen[n] = true
-			kids = append(kids, n)
+			after = append(after, n)
 		}
 	}
+	// Gorgonia's type inference is quadratic in an op's arity: the nodes read at most
+	// keepArity children. One node (or a tree of them) follows every result; each node that
+	// reads class members also reads it.
+	for len(after) > keepArity {
+		var next []*gorgonia.Node
+		for i := 0; i < len(after); i += keepArity {
+			n, err := applyKeepAlive(g, after[i:min(i+keepArity, len(after))])
+			if err != nil {
+				return err
+			}
+			next = append(next, n)
+		}
+		after = next
+	}
+	if len(after)+len(keep) <= keepArity {
+		_, err := applyKeepAlive(g, append(after, keep...))
+		return err
+	}
+	if len(after) > 1 {
+		n, err := applyKeepAlive(g, after)
+		if err != nil {
+			return err
+		}
+		after = []*gorgonia.Node{n}
+	}
+	for i := 0; i < len(keep); i += keepArity - 1 {
+		if _, err := applyKeepAlive(g, append(after[:1:1], keep[i:min(i+keepArity-1, len(keep))]...)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// keepArity is the largest number of children of a keepAlive node.
+const keepArity = 64
+
+// applyKeepAlive adds a keepAlive node over kids, checking that Gorgonia's deduplication did
+// not answer with an unrelated node (then salting the op).
+func applyKeepAlive(g *gorgonia.ExprGraph, kids []*gorgonia.Node) (*gorgonia.Node, error) {
 	op := &keepAlive{types: make([]hm.Type, len(kids))}
 	ids := make([]string, len(kids))
 	for i, k := range kids {
@@ -161,13 +258,13 @@ func protectViews(g *gorgonia.ExprGraph, raised, read, results []*gorgonia.Node)
 	for salt := 0; ; salt++ {
 		n, err := gorgonia.ApplyOp(op, kids...)
 		if err != nil {
-			return errors.Wrap(err, "raise: keeping views alive")
+			return nil, errors.Wrap(err, "raise: keeping views alive")
 		}
 		if ka, ok := n.Op().(*keepAlive); ok && ka.text == op.text && sameChildren(g, n, kids) {
-			return nil
+			return n, nil
 		}
 		if salt > 8 {
-			return errors.Errorf("raise: keeping views alive: Gorgonia keeps returning the unrelated node %v", n)
+			return nil, errors.Errorf("raise: keeping views alive: Gorgonia keeps returning the unrelated node %v", n)
 		}
 		op = &keepAlive{types: op.types, text: fmt.Sprintf("%s #%d", op.text, salt)}
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"hash"
 	"hash/fnv"
-	"sync"
 
 	"github.com/bulkad/bulkad/core"
 	"github.com/chewxy/hm"
@@ -28,12 +27,6 @@ type Op struct {
 	// argHM, when set, are the children's Gorgonia types (e.g. Int for an i64 input),
 	// used by Type instead of the types derived from args.
 	argHM []hm.Type
-
-	// The output buffer is reused across runs (the TapeMachine clears its registers at every
-	// Reset, so UsePreallocDo alone would allocate at every step).
-	mu        sync.Mutex
-	cache     gorgonia.Value
-	cacheFlat any
 }
 
 var (
@@ -121,23 +114,22 @@ func (o *Op) inputs(vs []gorgonia.Value) ([]any, error) {
 	return ins, nil
 }
 
-// Do runs the kernel into the op's output buffer (allocated at the first run and reused: like
-// Gorgonia's preallocated values, a result is valid until the next run).
+// Do runs the kernel into a new value, as Gorgonia's own ops do: after the TapeMachine's
+// Reset every op runs Do, so a value a user kept from one run (a gradient node's Value()) is
+// not changed by the next. (Reusing one output buffer across runs would save that
+// allocation but overwrite kept values, and would be shared by the clones of a graph, whose
+// nodes share their ops.) Without Reset the machine calls UsePreallocDo with the node's
+// previous value, again as for Gorgonia's ops.
 func (o *Op) Do(vs ...gorgonia.Value) (gorgonia.Value, error) {
 	ins, err := o.inputs(vs)
 	if err != nil {
 		return nil, err
 	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.cache == nil || aliases(o.cacheFlat, ins) {
-		o.cache, o.cacheFlat = newValue(o.out)
-	}
-	if err := o.k.run(o.cacheFlat, ins); err != nil {
-		o.cache, o.cacheFlat = nil, nil
+	out, buf := newValue(o.out)
+	if err := o.k.run(buf, ins); err != nil {
 		return nil, err
 	}
-	return o.cache, nil
+	return out, nil
 }
 
 // aliases reports whether buf shares its first element with one of the inputs.
