@@ -270,6 +270,52 @@ func applyKeepAlive(g *gorgonia.ExprGraph, kids []*gorgonia.Node) (*gorgonia.Nod
 	}
 }
 
+// markFresh makes every custom op whose value can become the value of one of the results
+// return a new value at every run (see Op.Do): the results themselves, and the custom ops
+// they reach through ops that may return their operand's memory (views, and in-place ops
+// through the operand they overwrite).
+func markFresh(g *gorgonia.ExprGraph, results []*gorgonia.Node) error {
+	all := g.AllNodes()
+	byPtr := make(map[uintptr]*gorgonia.Node, len(all))
+	for _, n := range all {
+		if n != nil {
+			byPtr[reflect.ValueOf(n).Pointer()] = n
+		}
+	}
+	seen := map[*gorgonia.Node]bool{}
+	stack := append([]*gorgonia.Node(nil), results...)
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if n == nil || seen[n] || n.Op() == nil {
+			continue
+		}
+		seen[n] = true
+		op := n.Op()
+		if o, ok := op.(*Op); ok {
+			o.fresh.Store(true)
+			continue
+		}
+		view, k := mayView(op), -1
+		if op.ReturnsPtr() {
+			k = op.OverwritesInput()
+		}
+		if !view && k < 0 {
+			continue
+		}
+		f := reflect.ValueOf(n).Elem().FieldByName("children")
+		if !f.IsValid() || f.Kind() != reflect.Slice {
+			return errors.Errorf("raise: node %v: cannot read its operands", n)
+		}
+		for c := 0; c < f.Len(); c++ {
+			if kid, ok := byPtr[f.Index(c).Pointer()]; ok && (view || c == k) {
+				stack = append(stack, kid)
+			}
+		}
+	}
+	return nil
+}
+
 // isStatement reports whether n is one of Gorgonia's statement nodes (Read, Set, device
 // transfers), which the compiler handles apart from values.
 func isStatement(n *gorgonia.Node) bool {

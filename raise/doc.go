@@ -36,9 +36,11 @@
 // domain instead of multiplying the mostly zero S densely (falling back to the dense sum
 // when B holds an infinity or a NaN).
 //
-// Like Gorgonia's ops, a custom op returns a new value at every run after the TapeMachine's
-// Reset (a gradient value kept from one run survives the next) and writes into the node's
-// previous value when the machine offers it (UsePreallocDo, no Reset).
+// A custom op whose value can become a result's value returns a new value at every run, as
+// Gorgonia's ops do after the TapeMachine's Reset (a gradient value kept from one run survives
+// the next); the others reuse their output buffer across runs (their values are read within
+// the run only), and all write into the node's previous value when the machine offers it
+// (UsePreallocDo, no Reset).
 //
 // Views: the TapeMachine runs an op in place on an operand that is not read afterwards, and
 // its liveness analysis does not know that a Reshape (and a few other ops) may return a view

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"hash"
 	"hash/fnv"
+	"sync"
+	"sync/atomic"
 
 	"github.com/bulkad/bulkad/core"
 	"github.com/chewxy/hm"
@@ -27,6 +29,15 @@ type Op struct {
 	// argHM, when set, are the children's Gorgonia types (e.g. Int for an i64 input),
 	// used by Type instead of the types derived from args.
 	argHM []hm.Type
+
+	// fresh makes Do return a new value at every run (the node's value can become a result's
+	// value, which a user may keep); otherwise the output buffer is reused across runs (the
+	// TapeMachine clears its registers at every Reset, so UsePreallocDo alone would allocate
+	// at every step). See markFresh.
+	fresh     atomic.Bool
+	mu        sync.Mutex
+	cache     gorgonia.Value
+	cacheFlat any
 }
 
 var (
@@ -114,22 +125,33 @@ func (o *Op) inputs(vs []gorgonia.Value) ([]any, error) {
 	return ins, nil
 }
 
-// Do runs the kernel into a new value, as Gorgonia's own ops do: after the TapeMachine's
-// Reset every op runs Do, so a value a user kept from one run (a gradient node's Value()) is
-// not changed by the next. (Reusing one output buffer across runs would save that
-// allocation but overwrite kept values, and would be shared by the clones of a graph, whose
-// nodes share their ops.) Without Reset the machine calls UsePreallocDo with the node's
-// previous value, again as for Gorgonia's ops.
+// Do runs the kernel. An op whose value can become the value of a raised result (see
+// markFresh) returns a new value at every run, as Gorgonia's own ops do after the
+// TapeMachine's Reset: a gradient value a user kept from one run is not changed by the next.
+// Other ops run into their output buffer, allocated at the first run and reused: their
+// values are read by the raised nodes within the run only.
 func (o *Op) Do(vs ...gorgonia.Value) (gorgonia.Value, error) {
 	ins, err := o.inputs(vs)
 	if err != nil {
 		return nil, err
 	}
-	out, buf := newValue(o.out)
-	if err := o.k.run(buf, ins); err != nil {
+	if o.fresh.Load() {
+		out, buf := newValue(o.out)
+		if err := o.k.run(buf, ins); err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.cache == nil || aliases(o.cacheFlat, ins) {
+		o.cache, o.cacheFlat = newValue(o.out)
+	}
+	if err := o.k.run(o.cacheFlat, ins); err != nil {
+		o.cache, o.cacheFlat = nil, nil
 		return nil, err
 	}
-	return out, nil
+	return o.cache, nil
 }
 
 // aliases reports whether buf shares its first element with one of the inputs.

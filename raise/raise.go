@@ -946,6 +946,9 @@ func (pl *plan) build(opt Options) (out []*gorgonia.Node, err error) {
 	if err := protectViews(pl.g, append(nodes, out...), ins, out); err != nil {
 		return nil, err
 	}
+	if err := markFresh(pl.g, out); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 
