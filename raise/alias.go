@@ -215,7 +215,7 @@ func protectViews(g *gorgonia.ExprGraph, raised, read, results []*gorgonia.Node)
 	for len(after) > keepArity {
 		var next []*gorgonia.Node
 		for i := 0; i < len(after); i += keepArity {
-			n, err := applyKeepAlive(g, after[i:min(i+keepArity, len(after))])
+			n, err := applyKeepAlive(after[i:min(i+keepArity, len(after))])
 			if err != nil {
 				return err
 			}
@@ -224,18 +224,18 @@ func protectViews(g *gorgonia.ExprGraph, raised, read, results []*gorgonia.Node)
 		after = next
 	}
 	if len(after)+len(keep) <= keepArity {
-		_, err := applyKeepAlive(g, append(after, keep...))
+		_, err := applyKeepAlive(append(after, keep...))
 		return err
 	}
 	if len(after) > 1 {
-		n, err := applyKeepAlive(g, after)
+		n, err := applyKeepAlive(after)
 		if err != nil {
 			return err
 		}
 		after = []*gorgonia.Node{n}
 	}
 	for i := 0; i < len(keep); i += keepArity - 1 {
-		if _, err := applyKeepAlive(g, append(after[:1:1], keep[i:min(i+keepArity-1, len(keep))]...)); err != nil {
+		if _, err := applyKeepAlive(append(after[:1:1], keep[i:min(i+keepArity-1, len(keep))]...)); err != nil {
 			return err
 		}
 	}
@@ -247,7 +247,7 @@ const keepArity = 64
 
 // applyKeepAlive adds a keepAlive node over kids, checking that Gorgonia's deduplication did
 // not answer with an unrelated node (then salting the op).
-func applyKeepAlive(g *gorgonia.ExprGraph, kids []*gorgonia.Node) (*gorgonia.Node, error) {
+func applyKeepAlive(kids []*gorgonia.Node) (*gorgonia.Node, error) {
 	op := &keepAlive{types: make([]hm.Type, len(kids))}
 	ids := make([]string, len(kids))
 	for i, k := range kids {
@@ -260,7 +260,7 @@ func applyKeepAlive(g *gorgonia.ExprGraph, kids []*gorgonia.Node) (*gorgonia.Nod
 		if err != nil {
 			return nil, errors.Wrap(err, "raise: keeping views alive")
 		}
-		if ka, ok := n.Op().(*keepAlive); ok && ka.text == op.text && sameChildren(g, n, kids) {
+		if ka, ok := n.Op().(*keepAlive); ok && ka.text == op.text && ownChildrenAre(n, kids) {
 			return n, nil
 		}
 		if salt > 8 {
@@ -314,6 +314,21 @@ func markFresh(g *gorgonia.ExprGraph, results []*gorgonia.Node) error {
 		}
 	}
 	return nil
+}
+
+// ownChildrenAre reports whether n's children field holds exactly kids (g.From can be stale;
+// see protectViews).
+func ownChildrenAre(n *gorgonia.Node, kids []*gorgonia.Node) bool {
+	f := reflect.ValueOf(n).Elem().FieldByName("children")
+	if !f.IsValid() || f.Kind() != reflect.Slice || f.Len() != len(kids) {
+		return false
+	}
+	for i, k := range kids {
+		if f.Index(i).Pointer() != reflect.ValueOf(k).Pointer() {
+			return false
+		}
+	}
+	return true
 }
 
 // isStatement reports whether n is one of Gorgonia's statement nodes (Read, Set, device

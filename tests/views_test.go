@@ -1,8 +1,12 @@
 package tests
 
 import (
+	"fmt"
 	"math/rand"
+	"strings"
 	"testing"
+
+	"github.com/bulkad/bulkad"
 
 	"github.com/bulkad/bulkad/examples/opgraphs"
 
@@ -222,5 +226,82 @@ func TestEveryOpThenViewThenInPlace(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// keepAlives counts the keepAlive nodes in g (raise's liveness anchors).
+func keepAlives(g *G.ExprGraph) int {
+	k := 0
+	for _, n := range g.AllNodes() {
+		if n != nil && n.Op() != nil && strings.HasPrefix(n.Op().String(), "keepAlive(") {
+			k++
+		}
+	}
+	return k
+}
+
+// TestKeepAliveOnlyWhereNeeded: Grad adds no keepAlive node to a graph without views, one to
+// the Reshape case, and a tree of them (at most 64 children each) when 70 views must be kept
+// alive, whose gradients still match central differences.
+func TestKeepAliveOnlyWhereNeeded(t *testing.T) {
+	g := G.NewGraph()
+	rng := rand.New(rand.NewSource(5))
+	x := randInput(g, rng, "x", -1, 1, 3, 4)
+	w := randInput(g, rng, "w", -1, 1, 4, 2)
+	cost := G.Must(G.Sum(G.Must(G.Tanh(G.Must(G.Mul(x, w))))))
+	if _, err := bulkad.Grad(cost, w); err != nil {
+		t.Fatal(err)
+	}
+	if k := keepAlives(g); k != 0 {
+		t.Errorf("Σ tanh(x·w): %d keepAlive nodes, want 0", k)
+	}
+
+	g = G.NewGraph()
+	c, wrt, err := viewCases()[0].build(g, rand.New(rand.NewSource(7)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bulkad.Grad(c, wrt...); err != nil {
+		t.Fatal(err)
+	}
+	if k := keepAlives(g); k != 1 {
+		t.Errorf("Σ Reshape(a/b) ⊙ r: %d keepAlive nodes, want 1", k)
+	}
+
+	wide := func() (built, error) {
+		g := G.NewGraph()
+		rng := rand.New(rand.NewSource(11))
+		b := randInput(g, rng, "b", 0.5, 2, 1, 2)
+		var total *G.Node
+		var wrt G.Nodes
+		for i := 0; i < 70; i++ {
+			a := randInput(g, rng, fmt.Sprintf("a%d", i), -1, 1, 1, 2)
+			r := randInput(g, rng, fmt.Sprintf("r%d", i), -1, 1, 2)
+			term := G.Must(G.Sum(G.Must(G.HadamardProd(G.Must(G.Reshape(G.Must(G.HadamardDiv(a, b)), tensor.Shape{2})), r))))
+			if total == nil {
+				total = term
+			} else {
+				total = G.Must(G.Add(total, term))
+			}
+			if i%10 == 0 {
+				wrt = append(wrt, a)
+			}
+		}
+		return built{g: g, cost: total, wrt: append(wrt, b)}, nil
+	}
+	b1, _ := wide()
+	grads, _, _ := bulkadTape(t, b1)
+	if k := keepAlives(b1.g); k < 2 {
+		t.Errorf("70 kept views: %d keepAlive nodes, want a tree", k)
+	}
+	for _, n := range b1.g.AllNodes() {
+		if n != nil && n.Op() != nil && strings.HasPrefix(n.Op().String(), "keepAlive(") && n.Op().Arity() > 64 {
+			t.Errorf("keepAlive node with %d children", n.Op().Arity())
+		}
+	}
+	b2, _ := wide()
+	fd, idx := finiteDiff(t, b2, 1e-5, 4)
+	if d := maxRelDiff(pick(grads, idx), fd); d > 1e-6 {
+		t.Errorf("70 views: gradients differ from central differences by %g", d)
 	}
 }
