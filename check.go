@@ -28,17 +28,20 @@ type checkConfig struct {
 	seed       int64
 	maxProbes  int
 	gorgonia   bool
+	nilOption  int // index of the first nil option, or -1
 }
 
 // WithTolerance sets the comparison rule |got − want| ≤ atol + rtol·|want|, applied entry by
 // entry with the finite-difference value as want. Defaults: atol 1e-6, rtol 1e-5 for float64
 // graphs; atol 1e-3, rtol 1e-3 for float32 graphs (their gradients are computed in float32).
+// Both must be ≥ 0 (+Inf accepts everything); Check refuses a negative or NaN tolerance.
 func WithTolerance(atol, rtol float64) CheckOption {
 	return func(c *checkConfig) { c.atol, c.rtol, c.tolSet = atol, rtol, true }
 }
 
 // WithStep sets the finite-difference step h (default 1e-6): each probed entry x is moved to
-// x ± h·max(1, |x|) and the cost difference divided by the distance.
+// x ± h·max(1, |x|) and the cost difference divided by the distance. Check refuses a step
+// that is not a finite number > 0.
 func WithStep(h float64) CheckOption { return func(c *checkConfig) { c.step = h } }
 
 // WithSeed sets the seed that chooses which entries are probed (default 1).
@@ -52,6 +55,12 @@ func WithMaxProbes(n int) CheckOption { return func(c *checkConfig) { c.maxProbe
 func WithGorgonia(on bool) CheckOption { return func(c *checkConfig) { c.gorgonia = on } }
 
 // ErrStat summarises the differences between two gradients over the probed entries.
+//
+// MaxRel is the largest |got − want| / max(|got|, |want|, scale), where scale is the largest
+// |want| over the node's probed entries: relative to the entry where the entry is large,
+// relative to the gradient's magnitude where it is near zero (so a tiny absolute error on an
+// entry that should be 0 does not read as a relative error of 1e300). It is 0 where got and
+// want are both 0.
 type ErrStat struct {
 	MaxAbs float64 `json:"max_abs"`
 	MaxRel float64 `json:"max_rel"`
@@ -63,8 +72,15 @@ type NodeReport struct {
 	Name   string `json:"name"`
 	Shape  []int  `json:"shape"`
 	Probed int    `json:"probed"`
-	// BulkadVsFD compares bulkad's gradient with central finite differences.
+	// BulkadVsFD compares bulkad's gradient (its core artifact, evaluated by package core)
+	// with central finite differences.
 	BulkadVsFD ErrStat `json:"bulkad_vs_fd"`
+	// RaisedVsFD compares the gradient nodes that Grad adds to the graph, run on a
+	// TapeMachine (on a clone of the graph), with central finite differences: what a user
+	// runs. For a graph with random operations, whose every run draws new values, it is nil
+	// and RaisedVsArtifact compares them with the artifact evaluated at the same run's values.
+	RaisedVsFD       *ErrStat `json:"raised_vs_fd,omitempty"`
+	RaisedVsArtifact *ErrStat `json:"raised_vs_artifact,omitempty"`
 	// GorgoniaVsFD and BulkadVsGorgonia are set when Gorgonia ran and succeeded.
 	GorgoniaVsFD     *ErrStat `json:"gorgonia_vs_fd,omitempty"`
 	BulkadVsGorgonia *ErrStat `json:"bulkad_vs_gorgonia,omitempty"`
@@ -88,22 +104,30 @@ type Report struct {
 	GorgoniaError string `json:"gorgonia_error,omitempty"`
 	// BulkadError is set when bulkad could not differentiate or run the graph.
 	BulkadError string `json:"bulkad_error,omitempty"`
+	// RaisedError is set when Grad's nodes could not be added to a clone of the graph or run
+	// there, when a gradient value kept from one run was changed by the next run, or when two
+	// runs of a graph without random operations gave different gradients.
+	RaisedError string `json:"raised_error,omitempty"`
 	// FDMode says how the finite differences were computed.
 	FDMode string       `json:"fd_mode"`
 	Nodes  []NodeReport `json:"nodes"`
 }
 
-// OK reports whether bulkad's gradient matched finite differences for every wrt node and its
-// forward value matched Gorgonia's.
+// OK reports whether bulkad's gradient — its artifact and the nodes Grad adds, run on a
+// TapeMachine — matched finite differences for every wrt node and its forward value matched
+// Gorgonia's.
 func (r *Report) OK() bool {
-	if r.BulkadError != "" || len(r.Nodes) == 0 {
+	if r.BulkadError != "" || r.RaisedError != "" || len(r.Nodes) == 0 {
 		return false
 	}
 	if r.ForwardMismatch > math.Max(r.Rtol, 1e-6) {
 		return false
 	}
 	for _, n := range r.Nodes {
-		if !n.BulkadVsFD.OK {
+		if !n.BulkadVsFD.OK || (n.RaisedVsFD == nil && n.RaisedVsArtifact == nil) {
+			return false
+		}
+		if (n.RaisedVsFD != nil && !n.RaisedVsFD.OK) || (n.RaisedVsArtifact != nil && !n.RaisedVsArtifact.OK) {
 			return false
 		}
 	}
@@ -128,22 +152,34 @@ func (r *Report) String() string {
 	if r.BulkadError != "" {
 		fmt.Fprintf(&b, "bulkad failed: %s\n", r.BulkadError)
 	}
+	if r.RaisedError != "" {
+		fmt.Fprintf(&b, "bulkad's gradient nodes failed: %s\n", r.RaisedError)
+	}
 	if r.GorgoniaError != "" {
 		fmt.Fprintf(&b, "gorgonia failed: %s\n", r.GorgoniaError)
 	}
 	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "node\tshape\tprobed\tbulkad vs fd\tgorgonia vs fd\tbulkad vs gorgonia\tgorgonia\tverdict")
+	fmt.Fprintln(w, "node\tshape\tprobed\tbulkad vs fd\tnodes vs fd\tgorgonia vs fd\tbulkad vs gorgonia\tgorgonia\tverdict")
 	for _, n := range r.Nodes {
-		fmt.Fprintf(w, "%s\t%v\t%d\t%s\t%s\t%s\t%s\t%s\n", n.Name, n.Shape, n.Probed, fmtStat(&n.BulkadVsFD),
+		raised := fmtStat(n.RaisedVsFD)
+		if n.RaisedVsArtifact != nil {
+			raised = fmtStat(n.RaisedVsArtifact) + " (vs artifact)"
+		}
+		fmt.Fprintf(w, "%s\t%v\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", n.Name, n.Shape, n.Probed, fmtStat(&n.BulkadVsFD), raised,
 			fmtStat(n.GorgoniaVsFD), fmtStat(n.BulkadVsGorgonia), n.Gorgonia, n.Verdict)
 	}
 	w.Flush()
 	return b.String()
 }
 
-// Check differentiates cost with respect to wrt three ways — bulkad, Gorgonia's own Grad (on
-// a clone of the graph, so the caller's graph is untouched), and central finite differences —
-// and compares them on a random subset of entries (see WithMaxProbes).
+// Check differentiates cost with respect to wrt four ways — bulkad's gradient artifact, the
+// nodes bulkad.Grad adds run on a TapeMachine, Gorgonia's own Grad (both on clones of the
+// graph, so the caller's graph is untouched), and central finite differences — and compares
+// them on a random subset of entries (see WithMaxProbes). Bulkad passes (Report.OK) when both
+// its artifact and its nodes match the differences: the nodes are what a user runs, and
+// a defect of the raised graph (a value read after the TapeMachine overwrote it in place, a
+// gradient value changed by the next run) shows only there. The nodes' machine runs twice
+// (the first run's gradient values must survive the second).
 //
 // The point of evaluation is the graph's current input values. Finite differences are the
 // reference and always run in float64:
@@ -158,12 +194,21 @@ func (r *Report) String() string {
 // a graph bulkad cannot differentiate (Report.BulkadError), as long as finite differences can
 // still be computed.
 func Check(cost *gorgonia.Node, wrt gorgonia.Nodes, opts ...CheckOption) (*Report, error) {
-	cfg := checkConfig{step: 1e-6, seed: 1, maxProbes: 16, gorgonia: true}
-	for _, o := range opts {
+	cfg := checkConfig{step: 1e-6, seed: 1, maxProbes: 16, gorgonia: true, nilOption: -1}
+	for i, o := range opts {
+		if o == nil {
+			if cfg.nilOption < 0 {
+				cfg.nilOption = i
+			}
+			continue
+		}
 		o(&cfg)
 	}
+	if err := cfg.validate(); err != nil {
+		return nil, wrapOnce(err, "check")
+	}
 	if err := check(cost, wrt); err != nil {
-		return nil, errors.Wrap(err, "bulkad: check")
+		return nil, wrapOnce(err, "check")
 	}
 	g := cost.Graph()
 	idx := map[*gorgonia.Node]int{}
@@ -219,15 +264,24 @@ func Check(cost *gorgonia.Node, wrt gorgonia.Nodes, opts ...CheckOption) (*Repor
 	// 2. bulkad.
 	var bgrads map[string]*tensor.Dense
 	var args map[string]*tensor.Dense
+	var art *ad.Artifact
+	artArgs := func(args map[string]*tensor.Dense) map[string]*tensor.Dense {
+		out := make(map[string]*tensor.Dense, len(args))
+		for k, v := range args {
+			if tr.Zero[k] == nil { // the artifact binds the perturbations to zeros itself
+				out[k] = v
+			}
+		}
+		return out
+	}
 	err = terr
 	if err == nil {
 		args, err = pointArgs(tr, vals, idx)
 	}
 	if err == nil {
-		var art *ad.Artifact
-		if art, err = ad.GradWith(tr.Program, ad.Options{Wrt: tr.Wrt}); err == nil {
+		if art, err = ad.GradWith(tr.Program, ad.Options{Wrt: tr.Wrt, AtZero: tr.ZeroNames()}); err == nil {
 			var value *tensor.Dense
-			if value, bgrads, err = art.Run(args); err == nil {
+			if value, bgrads, err = art.Run(artArgs(args)); err == nil {
 				v := toFloats(value)[0]
 				rep.ForwardMismatch = math.Abs(v-gcost) / math.Max(1, math.Abs(gcost))
 			}
@@ -236,6 +290,30 @@ func Check(cost *gorgonia.Node, wrt gorgonia.Nodes, opts ...CheckOption) (*Repor
 	if err != nil {
 		rep.BulkadError = err.Error()
 		bgrads = nil
+	}
+
+	// 2b. The nodes Grad adds, on a clone, run by a TapeMachine. With random operations their
+	// run draws its own values: they are compared with the artifact at that run's values.
+	random := hasRandom(g)
+	var rgrads [][]float64
+	var rart map[string]*tensor.Dense
+	if terr == nil {
+		var rvals map[int]gorgonia.Value
+		rgrads, rvals, err = raisedGrads(g, cost, wrt, idx, need, random)
+		if err == nil && random {
+			if art == nil {
+				err = errors.New("no artifact to compare with (see the bulkad error)")
+			} else {
+				var rargs map[string]*tensor.Dense
+				if rargs, err = pointArgs(tr, rvals, idx); err == nil {
+					_, rart, err = art.Run(artArgs(rargs))
+				}
+			}
+		}
+		if err != nil {
+			rep.RaisedError = err.Error()
+			rgrads = nil
+		}
 	}
 	if terr != nil {
 		tr = nil
@@ -270,9 +348,25 @@ func Check(cost *gorgonia.Node, wrt gorgonia.Nodes, opts ...CheckOption) (*Repor
 		} else {
 			nr.BulkadVsFD = ErrStat{MaxAbs: math.Inf(1), MaxRel: math.Inf(1)}
 		}
-		if !nr.BulkadVsFD.OK {
+		switch {
+		case rgrads != nil && random:
+			want := toFloats(rart[tr.Wrt[k]])
+			aref := make([]float64, len(probes))
+			for j, e := range probes {
+				if e < len(want) {
+					aref[j] = want[e]
+				}
+			}
+			s := compare(rgrads[k], aref, probes, cfg)
+			nr.RaisedVsArtifact = &s
+		case rgrads != nil:
+			s := compare(rgrads[k], ref, probes, cfg)
+			nr.RaisedVsFD = &s
+		}
+		raisedOK := (nr.RaisedVsFD != nil && nr.RaisedVsFD.OK) || (nr.RaisedVsArtifact != nil && nr.RaisedVsArtifact.OK)
+		if !nr.BulkadVsFD.OK || !raisedOK {
 			nr.Verdict = "WRONG"
-			if bgrads == nil {
+			if bgrads == nil || rgrads == nil {
 				nr.Verdict = "FAILED"
 			}
 		}
@@ -317,7 +411,36 @@ func pointArgs(tr *adapter.Translation, vals map[int]gorgonia.Value, idx map[*go
 		}
 		args[name] = d
 	}
+	for name, n := range tr.Zero { // perturbations of interior wrt nodes: zero at the point
+		for _, v := range tr.Program.Params {
+			if v.Name == name {
+				z, err := zeroDense(v.Type())
+				if err != nil {
+					return nil, errors.Wrapf(err, "perturbation of %s", n.Name())
+				}
+				args[name] = z
+			}
+		}
+	}
 	return args, nil
+}
+
+// zeroDense is a tensor of zeros of a core float type.
+func zeroDense(t core.Type) (*tensor.Dense, error) {
+	sh := []int(t.Shape)
+	switch t.Dtype {
+	case core.Float64:
+		if len(sh) == 0 {
+			return tensor.New(tensor.FromScalar(float64(0))), nil
+		}
+		return tensor.New(tensor.WithShape(sh...), tensor.Of(tensor.Float64)), nil
+	case core.Float32:
+		if len(sh) == 0 {
+			return tensor.New(tensor.FromScalar(float32(0))), nil
+		}
+		return tensor.New(tensor.WithShape(sh...), tensor.Of(tensor.Float32)), nil
+	}
+	return nil, errors.Errorf("dtype %v has no gradient", t.Dtype)
 }
 
 // fdEval computes central finite differences of the cost by one of two methods (see Check).
@@ -342,15 +465,7 @@ func newFD(g *gorgonia.ExprGraph, cost *gorgonia.Node, wrt gorgonia.Nodes, idx m
 			allInputs = false
 		}
 	}
-	random := false
-	for _, n := range g.AllNodes() {
-		if n.Op() != nil {
-			op := strings.ToLower(fmt.Sprintf("%T", n.Op()))
-			if strings.Contains(op, "random") || strings.Contains(op, "dropout") {
-				random = true
-			}
-		}
-	}
+	random := hasRandom(g)
 	if !f32 && allInputs && !random {
 		fd, err := gorgoniaFD(g, cost, wrt, idx, vals)
 		if err == nil {
@@ -476,9 +591,15 @@ func (f *fdEval) derivative(k, e int, step float64) (float64, error) {
 	return (fp - fm) / (2 * h), nil
 }
 
-// compare checks got[probes[j]] against want[j].
+// compare checks got[probes[j]] against want[j] (MaxRel: see ErrStat).
 func compare(got, want []float64, probes []int, cfg checkConfig) ErrStat {
 	s := ErrStat{OK: true}
+	scale := 0.0
+	for _, w := range want {
+		if !math.IsNaN(w) {
+			scale = math.Max(scale, math.Abs(w))
+		}
+	}
 	for j, e := range probes {
 		if e >= len(got) {
 			s.OK = false
@@ -490,7 +611,9 @@ func compare(got, want []float64, probes []int, cfg checkConfig) ErrStat {
 			d = math.Inf(1)
 		}
 		s.MaxAbs = math.Max(s.MaxAbs, d)
-		s.MaxRel = math.Max(s.MaxRel, d/math.Max(math.Abs(want[j]), 1e-300))
+		if d > 0 {
+			s.MaxRel = math.Max(s.MaxRel, d/math.Max(math.Max(math.Abs(got[e]), math.Abs(want[j])), scale))
+		}
 		if !(d <= cfg.atol+cfg.rtol*math.Abs(want[j])) {
 			s.OK = false
 		}

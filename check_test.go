@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"hash"
 	"hash/fnv"
+	"math"
 	"strings"
 	"testing"
 
@@ -216,5 +217,95 @@ func TestCheckBadInput(t *testing.T) {
 	other, _ := opgraphs.Cases()[1].Build(tensor.Float64, 1)
 	if _, err := bulkad.Check(gr.Cost, other.Wrt); err == nil {
 		t.Error("wrt from another graph accepted")
+	}
+}
+
+// TestCheckRejectsBadOptions: a nil option, a step that is not a finite positive number and a
+// negative or NaN tolerance are errors naming the problem; zero and infinite tolerances are
+// accepted.
+func TestCheckRejectsBadOptions(t *testing.T) {
+	gr, err := opgraphs.Cases()[0].Build(tensor.Float64, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nan := math.NaN()
+	for _, tc := range []struct {
+		name string
+		opts []bulkad.CheckOption
+		want string // in the error; "" means no error
+	}{
+		{"nil option", []bulkad.CheckOption{bulkad.WithSeed(2), nil}, "option 1 is nil"},
+		{"zero step", []bulkad.CheckOption{bulkad.WithStep(0)}, "step 0"},
+		{"negative step", []bulkad.CheckOption{bulkad.WithStep(-1e-6)}, "step -1e-06"},
+		{"NaN step", []bulkad.CheckOption{bulkad.WithStep(nan)}, "step NaN"},
+		{"infinite step", []bulkad.CheckOption{bulkad.WithStep(math.Inf(1))}, "step +Inf"},
+		{"negative atol", []bulkad.CheckOption{bulkad.WithTolerance(-1e-6, 1e-5)}, "tolerance"},
+		{"negative rtol", []bulkad.CheckOption{bulkad.WithTolerance(1e-6, -1)}, "tolerance"},
+		{"NaN tolerance", []bulkad.CheckOption{bulkad.WithTolerance(nan, 1e-5)}, "tolerance"},
+		{"zero tolerances", []bulkad.CheckOption{bulkad.WithTolerance(0, 0)}, ""},
+		{"infinite tolerance", []bulkad.CheckOption{bulkad.WithTolerance(math.Inf(1), 0)}, ""},
+	} {
+		_, err := bulkad.Check(gr.Cost, gr.Wrt, append(tc.opts, bulkad.WithMaxProbes(2), bulkad.WithGorgonia(false))...)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.want != "" && err == nil:
+			t.Errorf("%s: accepted", tc.name)
+		case tc.want != "" && (!strings.HasPrefix(err.Error(), "bulkad: check: ") || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: error %q, want it to start with \"bulkad: check: \" and name %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// TestCheckRunsGradNodes: Check compares the nodes Grad adds, run on a TapeMachine, with the
+// differences (Σ Reshape(a/b) ⊙ r, the graph of issue 13 whose raised nodes once read an
+// overwritten value), and for a graph with dropout with the artifact at the same run's
+// values; the caller's graph gets no node.
+func TestCheckRunsGradNodes(t *testing.T) {
+	g := G.NewGraph()
+	in := func(name string, vals ...float64) *G.Node {
+		return G.NewMatrix(g, tensor.Float64, G.WithShape(2, 3), G.WithName(name),
+			G.WithValue(tensor.New(tensor.WithShape(2, 3), tensor.WithBacking(vals))))
+	}
+	a := in("a", 0.3, -0.7, 0.9, -0.2, 0.5, 0.1)
+	b := in("b", 1.2, 0.6, 1.9, 0.8, 1.4, 0.7)
+	r := G.NewVector(g, tensor.Float64, G.WithShape(6), G.WithName("r"),
+		G.WithValue(tensor.New(tensor.WithShape(6), tensor.WithBacking([]float64{0.4, -0.9, 0.2, 0.7, -0.3, 0.8}))))
+	cost := G.Must(G.Sum(G.Must(G.HadamardProd(G.Must(G.Reshape(G.Must(G.HadamardDiv(a, b)), tensor.Shape{6})), r))))
+	before := len(g.AllNodes())
+	rep, err := bulkad.Check(cost, G.Nodes{a, b}, bulkad.WithMaxProbes(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.OK() || rep.RaisedError != "" {
+		t.Errorf("not OK:\n%s", rep)
+	}
+	for _, n := range rep.Nodes {
+		if n.RaisedVsFD == nil || !n.RaisedVsFD.OK || n.RaisedVsArtifact != nil {
+			t.Errorf("%s: raised vs fd %+v, vs artifact %+v", n.Name, n.RaisedVsFD, n.RaisedVsArtifact)
+		}
+	}
+	if !strings.Contains(rep.String(), "nodes vs fd") {
+		t.Errorf("the table has no column for the nodes:\n%s", rep)
+	}
+	if after := len(g.AllNodes()); after != before {
+		t.Errorf("Check added %d nodes to the caller's graph", after-before)
+	}
+
+	m, err := models.ConvNet(tensor.Float64, 2, 6, 6, 2, 3, 0.5, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err = bulkad.Check(m.Cost, m.Wrt, bulkad.WithMaxProbes(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.OK() {
+		t.Errorf("convnet with dropout not OK:\n%s", rep)
+	}
+	for _, n := range rep.Nodes {
+		if n.RaisedVsArtifact == nil || n.RaisedVsFD != nil {
+			t.Errorf("%s (random graph): raised vs fd %+v, vs artifact %+v", n.Name, n.RaisedVsFD, n.RaisedVsArtifact)
+		}
 	}
 }

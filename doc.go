@@ -22,18 +22,40 @@
 //
 // # Differences from gorgonia.Grad
 //
-//   - wrt may be any node the cost depends on, not only an input: the graph is cut at that
-//     node and the gradient is taken with respect to its value (gorgonia.Grad refuses).
-//   - A wrt node the cost does not depend on gets a zero gradient; a wrt node given twice gets
-//     the same gradient node at both positions.
+//   - wrt may be any node the cost depends on, not only an input (gorgonia.Grad refuses).
+//     Asking for an intermediate node h does not cut the graph, as PyTorch's retain_grad:
+//     h gets its adjoint ∂cost/∂h, and every other gradient stays the full derivative
+//     (Grad(cost, w, h) gives w the same gradient as Grad(cost, w)).
+//   - Intermediate gradients: gorgonia.Grad gives every node on a path from a wrt node to
+//     the cost a gradient node, so y.Grad() and y.Deriv() work on any intermediate y. Grad
+//     gives one only to the wrt nodes: the gradient program is fused, and an intermediate
+//     adjoint is a node the TapeMachine computes at every step. Name the intermediate nodes
+//     you read among wrt (Grad(cost, w, y)), or call GradAll, which registers a gradient node
+//     for every node on the path as gorgonia.Grad does.
+//   - A wrt node the cost does not depend on gets a zero gradient (as PyTorch's allow_unused
+//     with materialised gradients), not an error; a wrt node given twice gets the same
+//     gradient node at both positions.
+//   - Calling Grad again for the same cost and wrt node gives back the gradient node already
+//     in the graph and registers nothing new (gorgonia.Grad likewise reuses the derivatives it
+//     made), whatever the order of the calls and the other wrt nodes: with BindDualValues,
+//     w.Grad() is ∂cost/∂w once. Gradients of different costs add up, as several derivOf
+//     registrations do in Gorgonia: Grad(c1, w) then Grad(c2, w) gives w.Grad() = ∂(c1+c2)/∂w
+//     (unless both costs have the very same gradient node, which then counts once).
+//   - Operations whose derivative is zero almost everywhere (Sign, Ceil, Floor, comparisons,
+//     argmax) have a zero gradient; gorgonia.Grad fails with "Non Differentiable WRTs".
 //   - Gradients Gorgonia gets wrong or cannot compute (Log2, InverseSqrt, AveragePool2D,
-//     OuterProd, GlobalAveragePool2D) are correct.
+//     OuterProd, GlobalAveragePool2D, Dropout) are correct.
+//   - The graph's structure is read once, at Grad time, its values at every run (Let on
+//     inputs and solver updates are followed). Ops changed afterwards are not followed:
+//     after UnsafeLet moves the window of a slice that lies between a wrt node and the cost,
+//     the gradient nodes would scatter into the old window while reading the slice node's
+//     new value, so Grad adds a small guard node per such slice and the next run fails with
+//     an error naming it (gorgonia.Grad's nodes share the slice op and follow the move). A
+//     slice of data off that path is only a value and is followed (the minibatch pattern
+//     works). Fix the structure before calling Grad, or build the graph again.
 //   - Grad has no side effects on failure: a bad argument (nil or non-scalar cost, a wrt node
-//     of another graph or that the cost does not depend on, an operation without a
-//     translation) returns an error and leaves the graph unchanged.
-//   - Grad may be called several times on one graph (for several costs). With
-//     BindDualValues, all gradient nodes registered for a wrt node add into its gradient, as
-//     with several derivOf registrations in Gorgonia.
+//     of another graph, an operation without a translation) returns an error and leaves the
+//     graph unchanged.
 //
 // Differentiate does the same work without touching the graph and returns the gradient as
 // an inspectable core program (see package core for its text syntax).

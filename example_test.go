@@ -139,3 +139,31 @@ func ExampleGrad_interiorNode() {
 	// Output:
 	// [12 48]
 }
+
+// GradAll gives every node on the path a gradient node, as gorgonia.Grad does, so Grad()
+// works on intermediate nodes: for cost = Σ h² with h = tanh(x), ∂cost/∂h = 2h.
+func ExampleGradAll() {
+	g := G.NewGraph()
+	x := G.NewVector(g, tensor.Float64, G.WithShape(2), G.WithName("x"),
+		G.WithValue(tensor.New(tensor.WithShape(2), tensor.WithBacking([]float64{0.5, -1}))))
+	h := G.Must(G.Tanh(x))
+	cost := G.Must(G.Sum(G.Must(G.Square(h))))
+	if _, err := bulkad.GradAll(cost, x); err != nil {
+		fmt.Println(err)
+		return
+	}
+	vm := G.NewTapeMachine(g, G.BindDualValues(x))
+	defer vm.Close()
+	if err := vm.RunAll(); err != nil {
+		fmt.Println(err)
+		return
+	}
+	dh, err := h.Grad()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%.4f\n", dh.Data())
+	// Output:
+	// [0.9242 -1.5232]
+}

@@ -1,7 +1,9 @@
 package bulkad
 
 import (
+	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/bulkad/bulkad/ad"
 	"github.com/bulkad/bulkad/adapter"
@@ -19,6 +21,9 @@ type Gradient struct {
 	Translation *adapter.Translation
 	// Artifact is the gradient program: (value, ∂cost/∂wrt_1, …, ∂cost/∂wrt_k).
 	Artifact *ad.Artifact
+	// RaiseStats, when non-nil, receives where the time of the next Raise or RaiseOn went
+	// (planning, building, and Gorgonia's own node constructors; see raise.Stats).
+	RaiseStats *raise.Stats
 
 	cost *gorgonia.Node
 	wrt  gorgonia.Nodes // as given (may repeat a node)
@@ -51,26 +56,28 @@ func (d *Gradient) Bindings() map[string]*gorgonia.Node {
 	return m
 }
 
+// check validates Grad's and Check's arguments; its errors name no package or operation
+// (the caller adds them with wrapOnce).
 func check(cost *gorgonia.Node, wrt []*gorgonia.Node) error {
 	if cost == nil {
-		return errors.New("bulkad: grad: cost node is nil")
+		return errors.New("cost node is nil")
 	}
 	g := cost.Graph()
 	if g == nil {
-		return errors.Errorf("bulkad: grad: cost node %v belongs to no graph", cost)
+		return errors.Errorf("cost node %v belongs to no graph", cost)
 	}
 	if !cost.IsScalar() {
-		return errors.Errorf("bulkad: grad: cost %v has shape %v, want a scalar", cost, cost.Shape())
+		return errors.Errorf("cost %v has shape %v, want a scalar", cost, cost.Shape())
 	}
 	if len(wrt) == 0 {
-		return errors.New("bulkad: grad: no wrt nodes")
+		return errors.New("no wrt nodes")
 	}
 	for i, w := range wrt {
 		if w == nil {
-			return errors.Errorf("bulkad: grad: wrt node %d is nil", i)
+			return errors.Errorf("wrt node %d is nil", i)
 		}
 		if w.Graph() != g {
-			return errors.Errorf("bulkad: grad: wrt node %d (%v) belongs to another graph than the cost", i, w)
+			return errors.Errorf("wrt node %d (%v) belongs to another graph than the cost", i, w)
 		}
 	}
 	return nil
@@ -80,7 +87,7 @@ func check(cost *gorgonia.Node, wrt []*gorgonia.Node) error {
 // program, printable) without touching the graph.
 func Differentiate(cost *gorgonia.Node, wrt ...*gorgonia.Node) (*Gradient, error) {
 	if err := check(cost, wrt); err != nil {
-		return nil, err
+		return nil, wrapOnce(err, "grad")
 	}
 	var uniq gorgonia.Nodes
 	pos := make([]int, len(wrt))
@@ -96,16 +103,16 @@ func Differentiate(cost *gorgonia.Node, wrt ...*gorgonia.Node) (*Gradient, error
 	}
 	tr, err := adapter.Translate(cost, uniq...)
 	if err != nil {
-		return nil, errors.Wrap(err, "bulkad: grad")
+		return nil, wrapOnce(err, "grad")
 	}
 	keep := make([]string, 0, len(tr.Lets))
 	for k := range tr.Lets {
 		keep = append(keep, k)
 	}
 	sort.Strings(keep)
-	art, err := ad.GradWith(tr.Program, ad.Options{Wrt: tr.Wrt, Keep: keep})
+	art, err := ad.GradWith(tr.Program, ad.Options{Wrt: tr.Wrt, Keep: keep, AtZero: tr.ZeroNames()})
 	if err != nil {
-		return nil, errors.Wrap(err, "bulkad: grad")
+		return nil, wrapOnce(err, "grad")
 	}
 	if len(art.Wrt()) != len(uniq) {
 		return nil, errors.Errorf("bulkad: grad: the artifact has %d gradients for %d wrt nodes", len(art.Wrt()), len(uniq))
@@ -117,13 +124,39 @@ func Differentiate(cost *gorgonia.Node, wrt ...*gorgonia.Node) (*Gradient, error
 // added to cost's graph and registered with gorgonia.SetDerivOf so BindDualValues and solvers work.
 //
 // Unlike gorgonia.Grad, a wrt node need not be an input: bulkad differentiates with respect to
-// any node the cost depends on, cutting the graph there. On error the graph is unchanged.
+// any node the cost depends on without cutting the graph there (an intermediate node gets its
+// adjoint, every other gradient stays the full derivative), and only the wrt nodes get a
+// gradient node (GradAll gives one to every node on the path). A wrt node the cost does not
+// depend on gets zeros. See the package documentation for the other differences. On error
+// the graph is unchanged.
 func Grad(cost *gorgonia.Node, wrt ...*gorgonia.Node) (gorgonia.Nodes, error) {
 	d, err := Differentiate(cost, wrt...)
 	if err != nil {
 		return nil, err
 	}
 	return d.Raise()
+}
+
+// GradAll is Grad, and every node on a path from a wrt node to the cost also gets its
+// gradient node, registered with gorgonia.SetDerivOf, so n.Grad() and n.Deriv() work on
+// intermediate nodes as after gorgonia.Grad (see adapter.Path for which nodes). It returns
+// the gradients of wrt only. Each intermediate adjoint is a node the TapeMachine computes at
+// every step, which the fused gradient of Grad avoids: use Grad, naming the few intermediate
+// nodes whose gradients you read among wrt, when speed matters.
+func GradAll(cost *gorgonia.Node, wrt ...*gorgonia.Node) (gorgonia.Nodes, error) {
+	if err := check(cost, wrt); err != nil {
+		return nil, wrapOnce(err, "grad")
+	}
+	path, err := adapter.Path(cost, wrt...)
+	if err != nil {
+		return nil, wrapOnce(err, "grad")
+	}
+	all := append(append(gorgonia.Nodes(nil), wrt...), path...)
+	gs, err := Grad(cost, all...)
+	if err != nil {
+		return nil, err
+	}
+	return gs[:len(wrt)], nil
 }
 
 // Raise adds the gradient nodes to the cost's graph (as Grad does) and returns them in wrt
@@ -133,7 +166,7 @@ func Grad(cost *gorgonia.Node, wrt ...*gorgonia.Node) (gorgonia.Nodes, error) {
 func (d *Gradient) Raise() (gorgonia.Nodes, error) {
 	v, err := CurrentVulkan()
 	if err != nil {
-		return nil, errors.Wrap(err, "bulkad: grad")
+		return nil, wrapOnce(err, "grad")
 	}
 	return d.RaiseOn(v)
 }
@@ -146,12 +179,32 @@ func (d *Gradient) RaiseOn(v *raise.Vulkan) (gorgonia.Nodes, error) {
 	for i := range comps {
 		comps[i] = i + 1 // component 0 is the value: the cost node already computes it
 	}
-	outs, err := raise.RaiseWith(d.cost.Graph(), d.Artifact.Program(), d.Bindings(), raise.Options{FreshResults: true, Components: comps, Vulkan: v})
+	salts := make([]string, len(d.uniq))
+	for i, w := range d.uniq {
+		salts[i] = fmt.Sprintf("grad of node %d", w.ID())
+	}
+	registered := func(i int, n *gorgonia.Node) bool {
+		for _, of := range n.DerivOf() {
+			if of == d.uniq[i] {
+				return true
+			}
+		}
+		return false
+	}
+	outs, err := raise.RaiseWith(d.cost.Graph(), d.Artifact.Program(), d.Bindings(), raise.Options{
+		FreshResults: true, Components: comps, Vulkan: v, Stats: d.RaiseStats, Reuse: registered, Salts: salts})
 	if err != nil {
-		return nil, errors.Wrap(err, "bulkad: grad")
+		return nil, wrapOnce(err, "grad")
+	}
+	if err := d.addGuards(); err != nil {
+		return nil, wrapOnce(err, "grad")
 	}
 	for i, n := range outs {
-		gorgonia.SetDerivOf(n, d.uniq[i])
+		// Raising a gradient that is already in the graph gives back its node (Gorgonia
+		// deduplicates equal nodes; copies are salted by the wrt node): registered once.
+		if !registered(i, n) {
+			gorgonia.SetDerivOf(n, d.uniq[i])
+		}
 	}
 	res := make(gorgonia.Nodes, len(d.wrt))
 	for i, k := range d.pos {
@@ -159,3 +212,29 @@ func (d *Gradient) RaiseOn(v *raise.Vulkan) (gorgonia.Nodes, error) {
 	}
 	return res, nil
 }
+
+// wrapOnce prefixes err with "bulkad: <op>: " so that each layer is named once: a leading
+// "bulkad: " of err's message is dropped (CurrentVulkan's errors, an error of Grad re-wrapped),
+// and so is the operation when the next layer repeats it: "ad: grad: x" under "bulkad: grad"
+// reads "bulkad: grad: ad: x". errors.Cause and errors.Unwrap still reach err.
+func wrapOnce(err error, op string) error {
+	if err == nil {
+		return nil
+	}
+	msg := strings.TrimPrefix(err.Error(), "bulkad: ")
+	msg = strings.TrimPrefix(msg, op+": ")
+	if i := strings.Index(msg, ": "); i > 0 && !strings.ContainsAny(msg[:i], " \n") && strings.HasPrefix(msg[i+2:], op+": ") {
+		msg = msg[:i+2] + msg[i+2+len(op)+2:]
+	}
+	return &layered{msg: "bulkad: " + op + ": " + msg, cause: err}
+}
+
+// layered is an error with its own message over a cause.
+type layered struct {
+	msg   string
+	cause error
+}
+
+func (e *layered) Error() string { return e.msg }
+func (e *layered) Cause() error  { return e.cause }
+func (e *layered) Unwrap() error { return e.cause }

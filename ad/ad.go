@@ -26,6 +26,11 @@ type Options struct {
 	SkipBOT bool
 	// NoSimplify skips the simplifier (before and after differentiation).
 	NoSimplify bool
+	// AtZero names Wrt parameters that are differentiated at the value zero: the artifact
+	// binds them to zeros itself (a let at the top of its body) and does not take them as
+	// arguments; their gradients stay in the result. A caller perturbs an intermediate value
+	// v as v + δ with δ such a parameter to get v's adjoint without cutting the program at v.
+	AtZero []string
 }
 
 // Artifact is a differentiated program: an ordinary core program, built once, that computes
@@ -133,6 +138,11 @@ func build(p *core.Program, o Options, vjp bool, op string) (*Artifact, error) {
 		prog, err = simplifyProgram(prog, o.Keep)
 		if err != nil {
 			return nil, errors.Wrapf(err, "ad: %s: simplify gradient program", op)
+		}
+	}
+	if len(o.AtZero) > 0 {
+		if prog, err = atZero(prog, o.AtZero); err != nil {
+			return nil, errors.Wrapf(err, "ad: %s", op)
 		}
 	}
 	return &Artifact{prog: prog, wrt: r.wrt, vjp: vjp, stats: stats}, nil

@@ -32,8 +32,10 @@
 //     16 (14) and 0 below -708 (-103) (reproduced);
 //   - MaxPool2D/AveragePool2D with four paddings offset the windows by the south/east padding
 //     (reproduced);
-//   - ByIndices along an axis > 0 with outer dimensions steps by the number of indices
-//     (refused); Sparsemax along any axis but the last fails or transposes wrongly (refused);
+//   - ByIndices reads an index ≥ the axis length as 0 (reproduced; a negative index panics in
+//     Gorgonia); along a middle axis with outer dimensions it steps over them by twice the
+//     inner size, right only when the axis has length 2 (refused otherwise); Sparsemax along
+//     any axis but the last fails or transposes wrongly (refused);
 //   - Log(SoftMax(a)) is rewritten by turning the softmax node itself into a log-softmax, which
 //     every other consumer of that node then sees: translate after the graph is complete;
 //   - ConvType converts only between floats and Int (Int lets are i64; an Int parameter must be

@@ -626,6 +626,14 @@ func trBatchNorm(c *opCtx, args []core.Term) (core.Term, error) {
 
 // trByIndices selects along an axis at integer indices (a data-dependent gather). The indices
 // are usually an input of dtype Int: its parameter has type i64 and takes an int64 tensor.
+//
+// It computes what tensor v0.9.24's kernel computes (checked by hand in the tests): element
+// (o, i, j) of the result — o over the axes before axis, j over the axes after it — is x's
+// element o·A·J + k·J + j in row-major order, A the axis length, J the size after it, k the
+// index, except that an index k ≥ A reads as 0 (the kernel's coordinate check returns offset
+// 0 on failure) and a negative one panics in Gorgonia (here: 0). Between the first and the
+// last axis with outer dimensions, the kernel steps over the outer dimensions by 2·J instead
+// of A·J, which is right only for A = 2: refused otherwise.
 func trByIndices(c *opCtx, args []core.Term) (core.Term, error) {
 	if err := arity(args, 2); err != nil {
 		return nil, err
@@ -634,19 +642,38 @@ func trByIndices(c *opCtx, args []core.Term) (core.Term, error) {
 	if err != nil {
 		return nil, err
 	}
-	idx := args[1]
-	xs := args[0].Type().Shape
-	if axis > 0 && axis < xs.Rank() && xs[:axis].Size() > 1 && xs[axis] != idx.Type().Shape.Size() {
-		// tensor v0.9.24's ByIndices steps over the outer dimensions by the number of indices
-		// instead of the axis length, so its values are wrong here; refuse rather than disagree.
-		return nil, errors.Errorf("ByIndices along axis %d of shape %v with %d indices: Gorgonia's kernel computes wrong values here (outer stride uses the number of indices), so it is not translated", axis, xs, idx.Type().Shape.Size())
+	x, idx := args[0], args[1]
+	xs := x.Type().Shape
+	if axis < 0 || axis >= xs.Rank() {
+		return nil, errors.Errorf("ByIndices along axis %d of shape %v: no such axis", axis, xs)
 	}
+	outer, A, J := xs[:axis].Size(), xs[axis], xs[axis+1:].Size()
+	if axis > 0 && axis < xs.Rank()-1 && outer > 1 && A != 2 {
+		return nil, errors.Errorf("ByIndices along axis %d of shape %v: Gorgonia's kernel computes wrong values here (it steps over the outer dimensions by twice the inner size instead of %d times), so it is not translated", axis, xs, A)
+	}
+	n := idx.Type().Shape.Size()
+	var b core.Builder
 	if idx.Type().Shape.Rank() != 1 {
-		if idx, err = lower.Reshape(idx, core.Shape{idx.Type().Shape.Size()}); err != nil {
-			return nil, err
-		}
+		idx = b.Reshape(core.Shape{n}, idx)
 	}
-	return lower.Take(args[0], idx, axis)
+	// k ≥ A reads as 0: k · (k < A).
+	idx = b.Mul(idx, b.Cast(core.Int64, b.Binary(core.OpLt, idx, b.Replicate(n, core.ScalarI(int64(A))))))
+	o := b.Var("o'", core.Scalar(core.Int64))
+	i := b.Var("i'", core.Scalar(core.Int64))
+	j := b.Var("j'", core.Scalar(core.Int64))
+	k := b.Index(idx, i)
+	// Negative indices must not reach a neighbouring row: o·A·J + k·J + j only for 0 ≤ k.
+	flat := b.Add(b.Add(b.Mul(o, core.ScalarI(int64(A*J))), b.Mul(k, core.ScalarI(int64(J)))), j)
+	neg := b.Binary(core.OpLt, k, core.ScalarI(0))
+	flat = b.Cond(neg, core.ScalarI(-1), flat)
+	g := b.Gather(core.Shape{outer, n, J}, b.Reshape(core.Shape{xs.Size()}, x), b.IndexFn([]*core.Var{o, i, j}, flat))
+	sh := xs.Clone()
+	sh[axis] = n
+	out := b.Reshape(sh, g)
+	if err := b.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // trSparsemax: Gorgonia's kernel is right only along the last axis (for another axis it

@@ -2,6 +2,7 @@ package adapter
 
 import (
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -22,8 +23,30 @@ type Translation struct {
 	// Lets maps each let variable to the Gorgonia node whose value it denotes (same shape and
 	// dtype).
 	Lets map[string]*gorgonia.Node
-	// Wrt holds the parameter names of the wrt nodes, in the order given to Translate.
+	// Wrt holds, in the order given to Translate, the parameter names whose gradients are the
+	// gradients with respect to the wrt nodes: a wrt node's own parameter, or for an interior
+	// wrt node that other wrt nodes lie behind, its perturbation parameter (see Zero).
 	Wrt []string
+	// Zero maps perturbation parameters to their interior wrt nodes. Such a node h is not cut
+	// from the graph: its let is its own translation plus the parameter δ_h, which must be
+	// bound to zeros (ad.Options.AtZero does it in an artifact). The gradient with respect to
+	// δ_h at zero is h's adjoint, and every other gradient stays the full derivative (PyTorch's
+	// retain_grad). Zero parameters are not in Params: no node holds their value.
+	Zero map[string]*gorgonia.Node
+	// Mutable maps the translated nodes whose op gorgonia.UnsafeLet can change in place
+	// (slices between a wrt node and the cost) to the op's text at translation: the
+	// translation is their meaning only while the text stays the same.
+	Mutable map[*gorgonia.Node]string
+}
+
+// ZeroNames returns the names of the Zero parameters, sorted.
+func (t *Translation) ZeroNames() []string {
+	names := make([]string, 0, len(t.Zero))
+	for k := range t.Zero {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
 }
 
 // String prints the program followed by the parameter and let bindings.
@@ -33,6 +56,12 @@ func (t *Translation) String() string {
 	sb.WriteString("\n-- params:")
 	for _, p := range t.Program.Params {
 		n := t.Params[p.Name]
+		if n == nil {
+			if z := t.Zero[p.Name]; z != nil {
+				fmt.Fprintf(&sb, "\n--   %s = zeros (perturbs node %d %q)", p.Name, z.ID(), z.Name())
+			}
+			continue
+		}
 		fmt.Fprintf(&sb, "\n--   %s = node %d %q", p.Name, n.ID(), n.Name())
 	}
 	names := make([]string, 0, len(t.Lets))
@@ -59,6 +88,9 @@ type translator struct {
 	bounds  []core.Term
 	letNode map[string]*gorgonia.Node
 	used    map[string]bool
+	delta   map[int64]*core.Var        // interior wrt nodes kept in the graph → their perturbation
+	byPtr   map[uintptr]*gorgonia.Node // the graph's nodes by address (see children)
+	mutable map[*gorgonia.Node]string  // see Translation.Mutable
 }
 
 // Translate translates the graph of cost (a scalar node) into a core program whose parameters
@@ -97,29 +129,63 @@ func translateGraph(cost *gorgonia.Node, wrt []*gorgonia.Node, scalarCost bool) 
 	}
 	t := &translator{
 		g: g, terms: map[int64]core.Term{}, pnames: map[string]*gorgonia.Node{},
-		letNode: map[string]*gorgonia.Node{}, used: map[string]bool{},
+		letNode: map[string]*gorgonia.Node{}, used: map[string]bool{}, delta: map[int64]*core.Var{},
+		mutable: map[*gorgonia.Node]string{},
 	}
-	// The wrt nodes come first among the parameters, in the order given.
+	order, deps, err := t.postOrder(cost, isWrt)
+	if err != nil {
+		return nil, err
+	}
+	visited := make(map[int64]bool, len(order))
+	for _, n := range order {
+		visited[n.ID()] = true
+	}
+	// An interior wrt node that another wrt node lies behind is kept in the graph and
+	// perturbed by a zero parameter; any other wrt node is a parameter (for one with nothing
+	// to differentiate behind it, cutting the graph there gives the same adjoint).
+	zero := map[string]*gorgonia.Node{}
 	wrtNames := make([]string, len(wrt))
 	for i, w := range wrt {
-		v, err := t.param(w)
+		if v, ok := t.delta[w.ID()]; ok {
+			wrtNames[i] = v.Name
+			continue
+		}
+		behind := false
+		if visited[w.ID()] && w.Op() != nil {
+			kids, err := t.children(w)
+			if err != nil {
+				return nil, err
+			}
+			for _, k := range kids {
+				behind = behind || deps[k.ID()]
+			}
+		}
+		if !behind {
+			v, err := t.param(w)
+			if err != nil {
+				return nil, err
+			}
+			wrtNames[i] = v.Name
+			continue
+		}
+		v, err := t.newZero(w)
 		if err != nil {
 			return nil, err
 		}
+		t.delta[w.ID()] = v
+		zero[v.Name] = w
 		wrtNames[i] = v.Name
 	}
-	order, deps := t.postOrder(cost, isWrt)
 	for _, n := range order {
-		if _, done := t.terms[n.ID()]; done {
-			continue
-		}
-		if !deps[n.ID()] {
-			if _, err := t.param(n); err != nil {
-				return nil, err
-			}
-			continue
+		if _, done := t.terms[n.ID()]; done || !deps[n.ID()] {
+			continue // a wrt parameter, or a node no wrt node reaches (a parameter if read)
 		}
 		if err := t.translate(n); err != nil {
+			return nil, err
+		}
+	}
+	if _, done := t.terms[cost.ID()]; !done {
+		if _, err := t.param(cost); err != nil { // the cost depends on no wrt node
 			return nil, err
 		}
 	}
@@ -139,7 +205,7 @@ func translateGraph(cost *gorgonia.Node, wrt []*gorgonia.Node, scalarCost bool) 
 	// it again, but its free-variable analysis is quadratic on long let chains (a 1000-layer
 	// MLP takes about a minute), so the program is assembled directly.
 	p := &core.Program{Params: t.params, Body: body}
-	return &Translation{Program: p, Params: t.pnames, Lets: t.letNode, Wrt: wrtNames}, nil
+	return &Translation{Program: p, Params: t.pnames, Lets: t.letNode, Wrt: wrtNames, Zero: zero, Mutable: t.mutable}, nil
 }
 
 // checkScopes verifies, in time linear in the size of the let-bound terms, that every free
@@ -161,22 +227,42 @@ func (t *translator) checkScopes() error {
 	return nil
 }
 
-// children returns a node's operands in order (duplicates kept).
-func (t *translator) children(n *gorgonia.Node) []*gorgonia.Node {
-	it := t.g.From(n.ID())
-	if it == nil {
-		return nil
+// children returns a node's operands in order (duplicates kept), read from the node itself.
+//
+// g.From(id) is not used: Gorgonia caches node positions by ID, and a node removed from the
+// graph (its stabilising rewrites remove the node they replace, e.g. 1 − x under log in
+// BinaryXent) shifts the positions of the later nodes, so g.From returns another node's
+// operands. The operands are read from the node's unexported children field by reflection
+// (without unsafe: each pointer is matched against the graph's own nodes).
+func (t *translator) children(n *gorgonia.Node) ([]*gorgonia.Node, error) {
+	f := reflect.ValueOf(n).Elem().FieldByName("children")
+	if !f.IsValid() || f.Kind() != reflect.Slice {
+		return nil, errors.Errorf("adapter: translate: node %q (ID %d): cannot read its operands (Gorgonia's Node has no children field)", n.Name(), n.ID())
 	}
-	var cs []*gorgonia.Node
-	for it.Next() {
-		cs = append(cs, it.Node().(*gorgonia.Node))
+	if f.Len() == 0 {
+		return nil, nil
 	}
-	return cs
+	if t.byPtr == nil {
+		all := t.g.AllNodes()
+		t.byPtr = make(map[uintptr]*gorgonia.Node, len(all))
+		for _, m := range all {
+			t.byPtr[reflect.ValueOf(m).Pointer()] = m
+		}
+	}
+	cs := make([]*gorgonia.Node, f.Len())
+	for i := range cs {
+		c, ok := t.byPtr[f.Index(i).Pointer()]
+		if !ok {
+			return nil, errors.Errorf("adapter: translate: node %q (ID %d): operand %d is not a node of the graph", n.Name(), n.ID(), i)
+		}
+		cs[i] = c
+	}
+	return cs, nil
 }
 
-// postOrder lists the nodes the cost reads, children first, without descending below wrt
-// nodes, and marks the ones that depend on a wrt node. It is iterative (deep graphs).
-func (t *translator) postOrder(cost *gorgonia.Node, isWrt map[int64]bool) ([]*gorgonia.Node, map[int64]bool) {
+// postOrder lists the nodes the cost reads, children first, and marks the ones that depend on
+// a wrt node. It is iterative (deep graphs).
+func (t *translator) postOrder(cost *gorgonia.Node, isWrt map[int64]bool) ([]*gorgonia.Node, map[int64]bool, error) {
 	type frame struct {
 		n    *gorgonia.Node
 		kids []*gorgonia.Node
@@ -185,11 +271,13 @@ func (t *translator) postOrder(cost *gorgonia.Node, isWrt map[int64]bool) ([]*go
 	deps := map[int64]bool{}
 	seen := map[int64]bool{cost.ID(): true}
 	var order []*gorgonia.Node
+	var err error
 	push := func(n *gorgonia.Node) frame {
-		if isWrt[n.ID()] {
-			return frame{n: n}
+		kids, e := t.children(n)
+		if e != nil && err == nil {
+			err = e
 		}
-		return frame{n: n, kids: t.children(n)}
+		return frame{n: n, kids: kids}
 	}
 	stack := []frame{push(cost)}
 	for len(stack) > 0 {
@@ -212,7 +300,7 @@ func (t *translator) postOrder(cost *gorgonia.Node, isWrt map[int64]bool) ([]*go
 		order = append(order, n)
 		stack = stack[:len(stack)-1]
 	}
-	return order, deps
+	return order, deps, err
 }
 
 // coreType converts a node's shape and dtype.
@@ -306,7 +394,26 @@ func (t *translator) newParam(n *gorgonia.Node, suffix string) (*core.Var, error
 	return v, nil
 }
 
-// translate emits the let of one node whose children are already translated.
+// newZero makes the perturbation parameter of an interior wrt node kept in the graph (see
+// Translation.Zero); it is not bound to a node.
+func (t *translator) newZero(n *gorgonia.Node) (*core.Var, error) {
+	ty, err := coreType(n)
+	if err != nil {
+		return nil, err
+	}
+	if !ty.Dtype.IsFloat() {
+		return nil, errors.Errorf("adapter: translate: wrt node %q (ID %d) has dtype %v: only float nodes have gradients", n.Name(), n.ID(), n.Dtype())
+	}
+	v, err := core.NewVar(t.name(n, "input", "_adj"), ty)
+	if err != nil {
+		return nil, errors.Wrap(err, "adapter: translate")
+	}
+	t.params = append(t.params, v)
+	return v, nil
+}
+
+// translate emits the let of one node whose children are already translated (children that
+// depend on no wrt node become parameters here).
 func (t *translator) translate(n *gorgonia.Node) error {
 	op := n.Op()
 	if op == nil {
@@ -318,10 +425,19 @@ func (t *translator) translate(n *gorgonia.Node) error {
 		return errors.Errorf("adapter: translate: node %q (ID %d) with op %s (%T) is on a path from a wrt node to the cost but has no translation; supported ops: %s",
 			n.Name(), n.ID(), op, op, strings.Join(SupportedOps(), ", "))
 	}
-	kids := t.children(n)
+	kids, err := t.children(n)
+	if err != nil {
+		return err
+	}
 	args := make([]core.Term, len(kids))
 	for i, k := range kids {
 		args[i] = t.terms[k.ID()]
+		if args[i] == nil && k.ID() != n.ID() {
+			if _, err := t.param(k); err != nil {
+				return err
+			}
+			args[i] = t.terms[k.ID()]
+		}
 		if args[i] == nil {
 			return errors.Errorf("adapter: translate: node %q (ID %d): operand %d (node %d) was not translated", n.Name(), n.ID(), i, k.ID())
 		}
@@ -338,6 +454,23 @@ func (t *translator) translate(n *gorgonia.Node) error {
 	term, err = fit(term, want)
 	if err != nil {
 		return errors.Wrapf(err, "adapter: translate: node %q (ID %d) with op %s (%T)", n.Name(), n.ID(), op, op)
+	}
+	if fmt.Sprintf("%T", op) == "*gorgonia.sliceOp" { // UnsafeLet can move its window
+		t.mutable[n] = fmt.Sprint(op)
+	}
+	if d := t.delta[n.ID()]; d != nil {
+		// let n_pre = <n's translation> in let n = n_pre + δ: both denote n's value (δ is
+		// zero), so the gradient reads the node for either and never recomputes it.
+		pre, err := core.NewVar(t.name(n, e.tag, "_pre"), want)
+		if err != nil {
+			return errors.Wrap(err, "adapter: translate")
+		}
+		t.lets = append(t.lets, pre)
+		t.bounds = append(t.bounds, term)
+		t.letNode[pre.Name] = n
+		if term, err = core.NewBinary(core.OpAdd, pre, d); err != nil {
+			return errors.Wrapf(err, "adapter: translate: node %q (ID %d): perturbation", n.Name(), n.ID())
+		}
 	}
 	v, err := core.NewVar(t.name(n, e.tag, ""), want)
 	if err != nil {
@@ -364,4 +497,33 @@ func fit(term core.Term, want core.Type) (core.Term, error) {
 		return nil, errors.Errorf("translation has shape %v, the node has %v", got.Shape, want.Shape)
 	}
 	return core.NewReshape(want.Shape, term)
+}
+
+// Path returns the nodes on a path from a wrt node to the cost, in an order where operands
+// come first: every float node with an op that the cost reads and that depends on a wrt
+// node, the cost included, the wrt nodes excluded. These are the nodes gorgonia.Grad gives a
+// gradient node (bulkad.GradAll asks for them all).
+func Path(cost *gorgonia.Node, wrt ...*gorgonia.Node) (gorgonia.Nodes, error) {
+	if cost == nil || cost.Graph() == nil {
+		return nil, errors.New("adapter: path: nil cost or cost without a graph")
+	}
+	isWrt := map[int64]bool{}
+	for i, w := range wrt {
+		if w == nil {
+			return nil, errors.Errorf("adapter: path: wrt node %d is nil", i)
+		}
+		isWrt[w.ID()] = true
+	}
+	t := &translator{g: cost.Graph()}
+	order, deps, err := t.postOrder(cost, isWrt)
+	if err != nil {
+		return nil, err
+	}
+	var out gorgonia.Nodes
+	for _, n := range order {
+		if deps[n.ID()] && !isWrt[n.ID()] && n.Op() != nil && (n.Dtype() == tensor.Float64 || n.Dtype() == tensor.Float32) {
+			out = append(out, n)
+		}
+	}
+	return out, nil
 }

@@ -35,7 +35,19 @@
 // matmul (tr [1,0] S) B with S such a scatter (a convolution's filter gradient) walks S's
 // domain instead of multiplying the mostly zero S densely (falling back to the dense sum
 // when B holds an infinity or a NaN).
-// Custom ops reuse their output buffer across TapeMachine runs.
+//
+// A custom op whose value can become a result's value returns a new value at every run, as
+// Gorgonia's ops do after the TapeMachine's Reset (a gradient value kept from one run survives
+// the next); the others reuse their output buffer across runs (their values are read within
+// the run only), and all write into the node's previous value when the machine offers it
+// (UsePreallocDo, no Reset).
+//
+// Views: the TapeMachine runs an op in place on an operand that is not read afterwards, and
+// its liveness analysis does not know that a Reshape (and a few other ops) may return a view
+// sharing its operand's memory. Raise adds, when the graph needs them, keepAlive nodes that
+// keep every node sharing memory with a value the raised nodes read alive until the raised
+// results are computed (see protectViews in alias.go), so no raised node reads a value that
+// an in-place op overwrote.
 //
 // Index functions of gather and scatter are compiled once, when the op is built, into
 // closures over an integer environment; their free variables (for example an argmax array)

@@ -5,6 +5,7 @@ import (
 	"hash"
 	"hash/fnv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/bulkad/bulkad/core"
 	"github.com/chewxy/hm"
@@ -29,8 +30,11 @@ type Op struct {
 	// used by Type instead of the types derived from args.
 	argHM []hm.Type
 
-	// The output buffer is reused across runs (the TapeMachine clears its registers at every
-	// Reset, so UsePreallocDo alone would allocate at every step).
+	// fresh makes Do return a new value at every run (the node's value can become a result's
+	// value, which a user may keep); otherwise the output buffer is reused across runs (the
+	// TapeMachine clears its registers at every Reset, so UsePreallocDo alone would allocate
+	// at every step). See markFresh.
+	fresh     atomic.Bool
 	mu        sync.Mutex
 	cache     gorgonia.Value
 	cacheFlat any
@@ -121,12 +125,22 @@ func (o *Op) inputs(vs []gorgonia.Value) ([]any, error) {
 	return ins, nil
 }
 
-// Do runs the kernel into the op's output buffer (allocated at the first run and reused: like
-// Gorgonia's preallocated values, a result is valid until the next run).
+// Do runs the kernel. An op whose value can become the value of a raised result (see
+// markFresh) returns a new value at every run, as Gorgonia's own ops do after the
+// TapeMachine's Reset: a gradient value a user kept from one run is not changed by the next.
+// Other ops run into their output buffer, allocated at the first run and reused: their
+// values are read by the raised nodes within the run only.
 func (o *Op) Do(vs ...gorgonia.Value) (gorgonia.Value, error) {
 	ins, err := o.inputs(vs)
 	if err != nil {
 		return nil, err
+	}
+	if o.fresh.Load() {
+		out, buf := newValue(o.out)
+		if err := o.k.run(buf, ins); err != nil {
+			return nil, err
+		}
+		return out, nil
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()

@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/bulkad/bulkad/core"
 	"github.com/chewxy/hm"
@@ -20,6 +21,14 @@ type Options struct {
 	// node is wrapped in a copy op). Grad needs this: gorgonia.SetDerivOf must be applied to a
 	// node the TapeMachine executes and that denotes one gradient only.
 	FreshResults bool
+	// Reuse, with FreshResults, lets a result that is an existing node be returned as it is
+	// when Reuse(i, node) says so (Grad: the node is already the registered gradient of the
+	// same wrt node, from an earlier call).
+	Reuse func(i int, n *gorgonia.Node) bool
+	// Salts, with FreshResults, names the copies of the results: a copy of node n for
+	// result i is salted with n's ID and Salts[i], so raising the same program again gives
+	// the same copy (Gorgonia deduplicates it). Without Salts, copies are fresh at each call.
+	Salts []string
 	// Components selects the result components to raise, by position in the result tuple
 	// (nil: all). Lets that no selected component depends on are not raised.
 	Components []int
@@ -30,6 +39,19 @@ type Options struct {
 	// node is added (0: core.ArrayLimit, i.e. the BULKAD_MAX_ARRAY_BYTES environment variable
 	// or a quarter of physical memory; negative: no limit).
 	MaxArrayBytes int64
+	// Stats, when non-nil, receives where the time went (see Stats).
+	Stats *Stats
+}
+
+// Stats splits the time of one RaiseWith call: planning (ours), building the nodes, and
+// within building the time spent in Gorgonia's node constructors (ApplyOp and the native
+// op functions). Gorgonia looks every new node up by scanning all nodes of the graph, so
+// Gorgonia is quadratic in the graph's size whatever the raiser does; Plan and Build − Gorgonia
+// are bulkad's share.
+type Stats struct {
+	Plan, Build, Gorgonia time.Duration
+	// Steps is the number of planned nodes (before Gorgonia's deduplication).
+	Steps int
 }
 
 // Raise adds to g the nodes that compute p's result and returns one node per component of
@@ -49,6 +71,7 @@ func RaiseWith(g *gorgonia.ExprGraph, p *core.Program, bind map[string]*gorgonia
 	if err := opt.checkLimit(p); err != nil {
 		return nil, err
 	}
+	t0 := time.Now()
 	pl, err := newPlan(g, p, bind)
 	if err != nil {
 		return nil, err
@@ -59,7 +82,12 @@ func RaiseWith(g *gorgonia.ExprGraph, p *core.Program, bind map[string]*gorgonia
 	if err := pl.program(p, opt); err != nil {
 		return nil, err
 	}
-	return pl.build(opt)
+	t1 := time.Now()
+	out, err := pl.build(opt)
+	if opt.Stats != nil {
+		opt.Stats.Plan, opt.Stats.Build, opt.Stats.Gorgonia, opt.Stats.Steps = t1.Sub(t0), time.Since(t1), pl.inGorgonia, len(pl.steps)
+	}
+	return out, err
 }
 
 // checkLimit refuses p when one of its arrays exceeds the array limit (see MaxArrayBytes).
@@ -114,6 +142,8 @@ type plan struct {
 	// nodes) when every top-level let name is distinct; used only to analyse values (see
 	// isMask01).
 	defs map[string]core.Term
+	// inGorgonia is the time spent in Gorgonia's node constructors while building.
+	inGorgonia time.Duration
 }
 
 func newPlan(g *gorgonia.ExprGraph, p *core.Program, bind map[string]*gorgonia.Node) (*plan, error) {
@@ -176,27 +206,7 @@ func (pl *plan) program(p *core.Program, opt Options) error {
 	}
 	// Liveness: only lets the selected results depend on are raised (the TapeMachine runs
 	// every node of the graph, so a dead node costs time at every step).
-	live := map[string]bool{}
-	for _, r := range results {
-		for _, v := range core.FreeVars(r) {
-			live[v.Name] = true
-		}
-	}
-	needed := make([]bool, len(chain))
-	for i := len(chain) - 1; i >= 0; i-- {
-		l := chain[i]
-		if !live[l.Var.Name] {
-			continue
-		}
-		needed[i] = true
-		delete(live, l.Var.Name)
-		if n, ok := pl.bind[l.Var.Name]; ok && n != nil {
-			continue // bound to an existing node: its definition is not raised
-		}
-		for _, v := range core.FreeVars(l.Bound) {
-			live[v.Name] = true
-		}
-	}
+	needed := liveLets(chain, results, pl.bind)
 	distinct := map[string]bool{}
 	for _, v := range p.Params {
 		distinct[v.Name] = true
@@ -892,7 +902,9 @@ func (pl *plan) build(opt Options) (out []*gorgonia.Node, err error) {
 				}
 			}
 		}
+		tm := time.Now()
 		n, err := s.make(kids)
+		pl.inGorgonia += time.Since(tm)
 		if err != nil {
 			return nil, termErr(s.term, "building the node: %v", err)
 		}
@@ -912,20 +924,49 @@ func (pl *plan) build(opt Options) (out []*gorgonia.Node, err error) {
 	}
 	out = make([]*gorgonia.Node, len(pl.outs))
 	seen := map[*gorgonia.Node]bool{}
+	// A result that other raised nodes read is copied too: the TapeMachine may run a reader
+	// in place on its register, and a gradient node must keep its value after the run.
+	read := map[*gorgonia.Node]bool{}
+	if opt.FreshResults {
+		for i, s := range pl.steps {
+			for _, r := range s.ins {
+				if k := get(r); k != nodes[i] {
+					read[k] = true
+				}
+			}
+		}
+	}
 	for i, r := range pl.outs {
 		n := get(r)
-		if opt.FreshResults && (pre[n] || seen[n] || n.Graph() != pl.g || isConstantNode(n)) {
+		reuse := opt.Reuse != nil && pre[n] && !seen[n] && !read[n] && n.Graph() == pl.g && !isConstantNode(n) && opt.Reuse(i, n)
+		if opt.FreshResults && !reuse && (pre[n] || seen[n] || read[n] || n.Graph() != pl.g || isConstantNode(n)) {
 			nt, _ := nodeType(n)
-			op, err := copyOp(nt, fmt.Sprintf("%d.%d", salt, i))
+			name := fmt.Sprintf("%d.%d", salt, i)
+			if i < len(opt.Salts) {
+				name = fmt.Sprintf("%d/%s", n.ID(), opt.Salts[i])
+			}
+			op, err := copyOp(nt, name)
 			if err != nil {
 				return nil, err
 			}
-			if n, err = gorgonia.ApplyOp(op, n); err != nil {
+			if n, err = applyChecked(pl.g, op, []*gorgonia.Node{n}); err != nil {
 				return nil, errors.Wrapf(err, "raise: result %d: copying", i)
 			}
 		}
 		seen[n] = true
 		out[i] = n
+	}
+	var ins []*gorgonia.Node
+	for _, s := range pl.steps {
+		for _, r := range s.ins {
+			ins = append(ins, get(r))
+		}
+	}
+	if err := protectViews(pl.g, append(nodes, out...), ins, out); err != nil {
+		return nil, err
+	}
+	if err := markFresh(pl.g, out); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

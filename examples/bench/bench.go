@@ -162,46 +162,6 @@ func measure(s spec, dt tensor.Dtype, rounds int) (Row, error) {
 	return row, nil
 }
 
-// Growth is differentiation time against graph size for deep MLPs.
-type Growth struct {
-	Layers   []int     `json:"layers"`
-	Nodes    []int     `json:"nodes"`
-	Millis   []float64 `json:"millis"`
-	Exponent float64   `json:"exponent"` // least-squares slope of log time over log nodes
-}
-
-// growth times bulkad.Grad (translate, BOT, AD, simplify, raise) on MLPs of the given depths.
-func growth(depths []int, width int) (*Growth, error) {
-	gr := &Growth{}
-	for _, L := range depths {
-		sizes := make([]int, L+1)
-		for i := range sizes {
-			sizes[i] = width
-		}
-		var best time.Duration
-		var nodes int
-		for rep := 0; rep < 3; rep++ {
-			m, err := models.MLP(tensor.Float64, 4, sizes, 1)
-			if err != nil {
-				return nil, err
-			}
-			nodes = len(m.G.AllNodes())
-			t0 := time.Now()
-			if _, err := bulkad.Grad(m.Cost, m.Wrt...); err != nil {
-				return nil, errors.Wrapf(err, "mlp with %d layers", L)
-			}
-			if d := time.Since(t0); rep == 0 || d < best {
-				best = d
-			}
-		}
-		gr.Layers = append(gr.Layers, L)
-		gr.Nodes = append(gr.Nodes, nodes)
-		gr.Millis = append(gr.Millis, float64(best)/float64(time.Millisecond))
-	}
-	gr.Exponent = slope(gr.Nodes, gr.Millis)
-	return gr, nil
-}
-
 // slope fits log y = a + e·log x by least squares and returns e.
 func slope(xs []int, ys []float64) float64 {
 	n := float64(len(xs))

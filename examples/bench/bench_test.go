@@ -24,8 +24,20 @@ func TestBenchSmoke(t *testing.T) {
 			t.Errorf("row %+v", r)
 		}
 	}
-	if e := res.Growth.Exponent; e != e || e <= 0 {
-		t.Errorf("exponent %v", e)
+	if len(res.Growth) != 3 {
+		t.Fatalf("%d growth families", len(res.Growth))
+	}
+	for _, g := range res.Growth {
+		for _, e := range []float64{g.ExpDiff, g.ExpRaise, g.ExpGrad, g.ExpOurs} {
+			if e != e || e <= 0 {
+				t.Errorf("%s: exponent %v", g.Family, e)
+			}
+		}
+		for _, r := range g.Rows {
+			if !(r.DiffMS > 0 && r.RaiseMS > 0 && r.RaiseGorgMS > 0 && r.RaiseGorgMS < r.RaiseMS && r.Nodes > r.Size) {
+				t.Errorf("%s: row %+v", g.Family, r)
+			}
+		}
 	}
 }
 
@@ -79,14 +91,18 @@ func BenchmarkDifferentiate(b *testing.B) {
 			}
 		})
 	}
-	for _, L := range []int{10, 100, 1000} {
-		b.Run("mlp-layers-"+itoa(L), func(b *testing.B) {
-			for i := 0; i < b.N; i++ {
-				if _, err := growth([]int{L}, 16); err != nil {
-					b.Fatal(err)
+	for _, f := range families(false) {
+		for _, size := range f.Sizes {
+			f1 := f
+			f1.Sizes = []int{size}
+			b.Run(f.Name+"-"+itoa(size), func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					if _, err := growth(f1, 1); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
-		})
+			})
+		}
 	}
 }
 

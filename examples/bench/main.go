@@ -3,12 +3,16 @@
 // gorgonia.Grad, forward only), then steps them alternately (A B C A B C …) for several rounds
 // and prints medians as a markdown table: step times, their ratio, (value + gradient) /
 // forward, nodes each Grad added, differentiation time and bytes allocated per step. It also
-// times bulkad.Grad on MLPs of 10, 100 and 1000 layers and fits the growth exponent of
-// differentiation time over graph size.
+// times differentiation on growing graphs — MLPs of 10, 100 and 1000 layers, a tanh/add chain
+// of 5,000, 10,000 and 20,000 nodes reusing one weight, a tanh RNN of 500, 1000 and 2000 steps
+// — separating Differentiate, Raise and the time Raise spends in Gorgonia's own node
+// constructors (Gorgonia scans every node of the graph for each new one: quadratic whatever
+// bulkad does), and fits the growth exponent of each over the graph's node count.
 //
 //	go run ./examples/bench            # full sizes (about a minute)
 //	go run ./examples/bench -small     # tiny sizes (smoke test)
 //	go run ./examples/bench -json
+//	go run ./examples/bench -growth    # only the growth tables
 //
 // Ratios measured in one run are meaningful; absolute times depend on the machine's load.
 package main
@@ -24,8 +28,8 @@ import (
 
 // Result is everything the command measures.
 type Result struct {
-	Rows   []Row   `json:"rows"`
-	Growth *Growth `json:"growth"`
+	Rows   []Row     `json:"rows"`
+	Growth []*Growth `json:"growth"`
 }
 
 func main() {
@@ -33,7 +37,11 @@ func main() {
 	rounds := flag.Int("rounds", 15, "measured rounds per model (after one warm-up)")
 	asJSON := flag.Bool("json", false, "print JSON")
 	only := flag.String("model", "", "only models whose name starts with this")
+	growthOnly := flag.Bool("growth", false, "only the growth tables (no step times)")
 	flag.Parse()
+	if *growthOnly {
+		*only = "\x00none"
+	}
 	res, err := run(*small, *rounds, *only, !*asJSON)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "error:", err)
@@ -47,7 +55,7 @@ func main() {
 
 func run(small bool, rounds int, only string, verbose bool) (*Result, error) {
 	res := &Result{}
-	if verbose {
+	if verbose && only != "\x00none" {
 		fmt.Println(header)
 	}
 	for _, s := range specs(small) {
@@ -65,22 +73,20 @@ func run(small bool, rounds int, only string, verbose bool) (*Result, error) {
 			}
 		}
 	}
-	depths := []int{10, 100, 1000}
-	if small {
-		depths = []int{5, 20, 80}
+	for _, f := range families(small) {
+		reps := 3
+		if !small && f.Name != "mlp" {
+			reps = 2
+		}
+		g, err := growth(f, reps)
+		if err != nil {
+			return nil, err
+		}
+		res.Growth = append(res.Growth, g)
 	}
-	g, err := growth(depths, 16)
-	if err != nil {
-		return nil, err
-	}
-	res.Growth = g
 	if verbose {
 		fmt.Println()
-		fmt.Println("| MLP layers | graph nodes | bulkad.Grad ms (translate+BOT+AD+simplify+raise) |\n|---|---|---|")
-		for i := range g.Layers {
-			fmt.Printf("| %d | %d | %.1f |\n", g.Layers[i], g.Nodes[i], g.Millis[i])
-		}
-		fmt.Printf("\ngrowth exponent of differentiation time over graph size: %.2f (1.0 = linear)\n", g.Exponent)
+		printGrowth(os.Stdout, res.Growth)
 	}
 	return res, nil
 }

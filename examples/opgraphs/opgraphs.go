@@ -40,6 +40,13 @@ type Case struct {
 
 // Build makes the case's graph for dtype dt (tensor.Float64 or tensor.Float32) from seed.
 func (c Case) Build(dt tensor.Dtype, seed int64) (gr *Graph, err error) {
+	return c.BuildThen(dt, seed, nil)
+}
+
+// BuildThen is Build with then applied to the operation's result before the weighting:
+// cost = Σ then(op(inputs)) ⊙ r (then may add nodes, inputs included, to the result's graph;
+// they are not differentiated). A nil then is Build.
+func (c Case) BuildThen(dt tensor.Dtype, seed int64, then func(*G.Node) (*G.Node, error)) (gr *Graph, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = errors.Errorf("opgraphs: %s: building panicked: %v", c.Name, r)
@@ -49,6 +56,11 @@ func (c Case) Build(dt tensor.Dtype, seed int64) (gr *Graph, err error) {
 	out, err := c.build(b)
 	if err != nil {
 		return nil, errors.Wrapf(err, "opgraphs: %s", c.Name)
+	}
+	if then != nil {
+		if out, err = then(out); err != nil {
+			return nil, errors.Wrapf(err, "opgraphs: %s: then", c.Name)
+		}
 	}
 	cost := out
 	if !out.IsScalar() {

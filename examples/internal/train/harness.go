@@ -145,7 +145,7 @@ func NewTrainer(cfg Config, build BuildFunc, params []*tensor.Dense, grad GradFu
 	G.Read(n.Cost, &t.cost)
 	G.Read(n.Logits, &t.logits)
 	if _, err := grad(n.Cost, n.Learn...); err != nil {
-		return nil, errors.Wrapf(err, "%s: gradient", cfg.Name)
+		return nil, errors.Wrap(err, cfg.Name) // the error names the autodiff and its operation
 	}
 	t.VM = G.NewTapeMachine(n.G, G.BindDualValues(n.Learn...))
 	t.Solver = G.NewAdamSolver(G.WithLearnRate(cfg.LearnRate))

@@ -1,0 +1,389 @@
+package raise
+
+import (
+	"fmt"
+	"hash"
+	"hash/fnv"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/chewxy/hm"
+	"github.com/pkg/errors"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// Views and in-place operations (Gorgonia v0.9.18, TapeMachine).
+//
+// The TapeMachine gives every node a register. A node whose op has ReturnsPtr() true and
+// OverwritesInput() k ≥ 0 takes the register of its k-th child when that child is not read
+// after it (its liveness interval ends there), and then runs UnsafeDo: it writes its result
+// into the child's memory. Liveness is per node, not per memory: a view — a node whose value
+// shares memory with a child while having a register of its own, such as Reshape
+// (ShallowClone), Concat of one operand, Repeat by 1 or the identity Iop — is not known to
+// the analysis. So an in-place operation on a view that is dead overwrites the memory of the
+// viewed node even when that node is still read later, and an in-place operation on the
+// viewed node overwrites the view. Gradient nodes that read a forward value through (or
+// next to) such a view then read overwritten memory: Σ Reshape(a/b) ⊙ r, whose ⊙ runs in
+// place on the reshape of a/b while the gradient with respect to b still reads a/b.
+//
+// protectViews makes such reads safe for every op with one mechanism: the nodes are grouped
+// into alias classes (connected through ops that may return a view of a child), and every
+// class that matters — one containing an input, a raised node or a node a raised node reads,
+// with a member some op may overwrite in place — is read by an extra node, keepAlive, that
+// also depends on the raised results. Its reads extend the liveness of every member of the
+// class to after the last raised node, so no in-place operation can write into the class's
+// memory before then (an in-place write needs its operand dead). Classes of one node need
+// nothing: Gorgonia's own liveness already protects a value that has no view.
+//
+// The protection is decided when the gradient is raised: nodes added to the graph later (a
+// new view of a forward node and an in-place op on it) are not covered.
+
+// copyingOps are the Gorgonia ops (by %T) with ReturnsPtr() true whose Do always returns
+// fresh memory (checked on Gorgonia v0.9.18's source and by TestCopyingOpsCopy): they
+// alias a child only when they run in place, in the child's own register, which Gorgonia's
+// liveness analysis accounts for. Every other op with ReturnsPtr() true may return a view.
+var copyingOps = map[string]bool{
+	"gorgonia.elemBinOp":   true,
+	"gorgonia.elemUnaryOp": true,
+	"gorgonia.linAlgBinOp": true,
+	"gorgonia.tensordotOp": true,
+	"gorgonia.sumOp":       true,
+	"*gorgonia.maxOp":      true,
+	"gorgonia.transposeOp": true, // SafeT copies
+	"*gorgonia.sliceOp":    true, // materialises the view
+}
+
+// mayView reports whether a node with op may hold a value sharing memory with one of its
+// children in a register of its own.
+func mayView(op gorgonia.Op) bool {
+	if op == nil || !op.ReturnsPtr() {
+		return false // inputs; ops that return copies (the Op contract)
+	}
+	switch op.(type) {
+	case *Op, *keepAlive:
+		return false
+	}
+	return !copyingOps[fmt.Sprintf("%T", op)]
+}
+
+// protectViews adds keepAlive nodes, after the raised results, reading every member of each
+// alias class that (1) has a member X viewed while X is still needed (X is an input, a result
+// or has a reader besides the view), (2) contains an input, a raised node or a node that a
+// raised node reads, and (3) has a member that some node may overwrite in place (the operand
+// OverwritesInput names of an op with ReturnsPtr). Without (1) the views take their
+// operands' registers and Gorgonia's liveness is right; without (3) nothing writes the
+// class's memory; without (2) the class is Gorgonia's own business. It adds nothing when no
+// class qualifies — the common case.
+func protectViews(g *gorgonia.ExprGraph, raised, read, results []*gorgonia.Node) error {
+	all := g.AllNodes()
+	idx := make(map[*gorgonia.Node]int, len(all))
+	byPtr := make(map[uintptr]int, len(all))
+	for i, n := range all {
+		if n == nil || isStatement(n) {
+			continue // a removed node's slot; Read and Set statements (no value of their own)
+		}
+		idx[n] = i
+		byPtr[reflect.ValueOf(n).Pointer()] = i
+	}
+	parent := make([]int, len(all))
+	for i := range parent {
+		parent[i] = i
+	}
+	find := func(i int) int {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	kidsOf := func(n *gorgonia.Node) ([]int, error) {
+		// The operands are read from the node's children field, as Gorgonia's compiler does
+		// (g.From can be stale after a stabilising rewrite removed a node; see package
+		// adapter).
+		f := reflect.ValueOf(n).Elem().FieldByName("children")
+		if !f.IsValid() || f.Kind() != reflect.Slice {
+			return nil, errors.Errorf("raise: keeping views alive: node %v: cannot read its operands", n)
+		}
+		out := make([]int, f.Len())
+		for c := range out {
+			j, ok := byPtr[f.Index(c).Pointer()]
+			if !ok {
+				j = -1
+			}
+			out[c] = j
+		}
+		return out, nil
+	}
+	isResult := make(map[int]bool, len(results))
+	for _, n := range results {
+		if i, ok := idx[n]; ok {
+			isResult[i] = true
+		}
+	}
+	readers := make([]int, len(all)) // number of nodes reading each node
+	viewed := make([]bool, len(all)) // some view op reads the node
+	var overwritten, shared []int
+	for i, n := range all {
+		if _, ok := idx[n]; !ok || n.Op() == nil {
+			continue
+		}
+		kids, err := kidsOf(n)
+		if err != nil {
+			return err
+		}
+		view, k := mayView(n.Op()), -1
+		if n.Op().ReturnsPtr() {
+			k = n.Op().OverwritesInput()
+		}
+		for c, j := range kids {
+			if j < 0 {
+				continue
+			}
+			readers[j]++
+			if c == k {
+				overwritten = append(overwritten, j)
+			}
+			if view {
+				viewed[j] = true
+				if a, b := find(i), find(j); a != b {
+					parent[a] = b
+				}
+			}
+		}
+	}
+	// A view of X shares memory with X in another register only when X is still needed after
+	// the view is made: X is an input (or has no op), a result, or has another reader. When the
+	// view is X's only reader, X is dead there and the view takes X's own register.
+	for i, n := range all {
+		if _, ok := idx[n]; ok && viewed[i] && (n.Op() == nil || isResult[i] || readers[i] > 1) {
+			shared = append(shared, i)
+		}
+	}
+	if len(shared) == 0 {
+		return nil
+	}
+	hazard := make(map[int]bool, len(shared))
+	for _, i := range shared {
+		hazard[find(i)] = true
+	}
+	written := make(map[int]bool, len(overwritten))
+	for _, j := range overwritten {
+		written[find(j)] = true
+	}
+	mark := make(map[int]bool)
+	for _, ns := range [][]*gorgonia.Node{raised, read} {
+		for _, n := range ns {
+			if i, ok := idx[n]; ok {
+				mark[find(i)] = true
+			}
+		}
+	}
+	members := map[int][]*gorgonia.Node{}
+	for i, n := range all {
+		if _, ok := idx[n]; !ok {
+			continue
+		}
+		r := find(i)
+		if n.Op() == nil {
+			mark[r] = true
+		}
+		members[r] = append(members[r], n)
+	}
+	var keep []*gorgonia.Node
+	for r, ms := range members {
+		if len(ms) > 1 && mark[r] && written[r] && hazard[r] {
+			keep = append(keep, ms...)
+		}
+	}
+	if len(keep) == 0 {
+		return nil
+	}
+	sort.Slice(keep, func(i, j int) bool { return keep[i].ID() < keep[j].ID() })
+	var after []*gorgonia.Node
+	seen := map[*gorgonia.Node]bool{}
+	for _, n := range results {
+		if n != nil && !seen[n] {
+			seen[n] = true
+			after = append(after, n)
+		}
+	}
+	// Gorgonia's type inference is quadratic in an op's arity: the nodes read at most
+	// keepArity children. One node (or a tree of them) follows every result; each node that
+	// reads class members also reads it.
+	for len(after) > keepArity {
+		var next []*gorgonia.Node
+		for i := 0; i < len(after); i += keepArity {
+			n, err := applyKeepAlive(after[i:min(i+keepArity, len(after))])
+			if err != nil {
+				return err
+			}
+			next = append(next, n)
+		}
+		after = next
+	}
+	if len(after)+len(keep) <= keepArity {
+		_, err := applyKeepAlive(append(after, keep...))
+		return err
+	}
+	if len(after) > 1 {
+		n, err := applyKeepAlive(after)
+		if err != nil {
+			return err
+		}
+		after = []*gorgonia.Node{n}
+	}
+	for i := 0; i < len(keep); i += keepArity - 1 {
+		if _, err := applyKeepAlive(append(after[:1:1], keep[i:min(i+keepArity-1, len(keep))]...)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// keepArity is the largest number of children of a keepAlive node.
+const keepArity = 64
+
+// applyKeepAlive adds a keepAlive node over kids, checking that Gorgonia's deduplication did
+// not answer with an unrelated node (then salting the op).
+func applyKeepAlive(kids []*gorgonia.Node) (*gorgonia.Node, error) {
+	op := &keepAlive{types: make([]hm.Type, len(kids))}
+	ids := make([]string, len(kids))
+	for i, k := range kids {
+		op.types[i] = k.Type()
+		ids[i] = fmt.Sprint(k.ID())
+	}
+	op.text = "keepAlive(" + strings.Join(ids, ",") + ")"
+	for salt := 0; ; salt++ {
+		n, err := gorgonia.ApplyOp(op, kids...)
+		if err != nil {
+			return nil, errors.Wrap(err, "raise: keeping views alive")
+		}
+		if ka, ok := n.Op().(*keepAlive); ok && ka.text == op.text && ownChildrenAre(n, kids) {
+			return n, nil
+		}
+		if salt > 8 {
+			return nil, errors.Errorf("raise: keeping views alive: Gorgonia keeps returning the unrelated node %v", n)
+		}
+		op = &keepAlive{types: op.types, text: fmt.Sprintf("%s #%d", op.text, salt)}
+	}
+}
+
+// markFresh makes every custom op whose value can become the value of one of the results
+// return a new value at every run (see Op.Do): the results themselves, and the custom ops
+// they reach through ops that may return their operand's memory (views, and in-place ops
+// through the operand they overwrite).
+func markFresh(g *gorgonia.ExprGraph, results []*gorgonia.Node) error {
+	all := g.AllNodes()
+	byPtr := make(map[uintptr]*gorgonia.Node, len(all))
+	for _, n := range all {
+		if n != nil {
+			byPtr[reflect.ValueOf(n).Pointer()] = n
+		}
+	}
+	seen := map[*gorgonia.Node]bool{}
+	stack := append([]*gorgonia.Node(nil), results...)
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if n == nil || seen[n] || n.Op() == nil {
+			continue
+		}
+		seen[n] = true
+		op := n.Op()
+		if o, ok := op.(*Op); ok {
+			o.fresh.Store(true)
+			continue
+		}
+		view, k := mayView(op), -1
+		if op.ReturnsPtr() {
+			k = op.OverwritesInput()
+		}
+		if !view && k < 0 {
+			continue
+		}
+		f := reflect.ValueOf(n).Elem().FieldByName("children")
+		if !f.IsValid() || f.Kind() != reflect.Slice {
+			return errors.Errorf("raise: node %v: cannot read its operands", n)
+		}
+		for c := 0; c < f.Len(); c++ {
+			if kid, ok := byPtr[f.Index(c).Pointer()]; ok && (view || c == k) {
+				stack = append(stack, kid)
+			}
+		}
+	}
+	return nil
+}
+
+// ownChildrenAre reports whether n's children field holds exactly kids (g.From can be stale;
+// see protectViews).
+func ownChildrenAre(n *gorgonia.Node, kids []*gorgonia.Node) bool {
+	f := reflect.ValueOf(n).Elem().FieldByName("children")
+	if !f.IsValid() || f.Kind() != reflect.Slice || f.Len() != len(kids) {
+		return false
+	}
+	for i, k := range kids {
+		if f.Index(i).Pointer() != reflect.ValueOf(k).Pointer() {
+			return false
+		}
+	}
+	return true
+}
+
+// isStatement reports whether n is one of Gorgonia's statement nodes (Read, Set, device
+// transfers), which the compiler handles apart from values.
+func isStatement(n *gorgonia.Node) bool {
+	f := reflect.ValueOf(n).Elem().FieldByName("isStmt")
+	return n.Type() == nil || (f.IsValid() && f.Kind() == reflect.Bool && f.Bool())
+}
+
+// keepAlive is a node that reads its children and does nothing: its only effect is on the
+// TapeMachine's liveness analysis (every child stays live until it runs). Its value is a
+// constant scalar.
+type keepAlive struct {
+	types []hm.Type
+	text  string
+}
+
+var _ gorgonia.Op = (*keepAlive)(nil)
+
+// Arity is the number of children.
+func (k *keepAlive) Arity() int { return len(k.types) }
+
+// Type is children's types → float64.
+func (k *keepAlive) Type() hm.Type {
+	return hm.NewFnType(append(append([]hm.Type(nil), k.types...), tensor.Float64)...)
+}
+
+// InferShape is the scalar shape.
+func (k *keepAlive) InferShape(...gorgonia.DimSizer) (tensor.Shape, error) {
+	return tensor.ScalarShape(), nil
+}
+
+// Do returns 0 without reading its inputs.
+func (k *keepAlive) Do(...gorgonia.Value) (gorgonia.Value, error) {
+	return gorgonia.NewF64(0), nil
+}
+
+// ReturnsPtr is false.
+func (k *keepAlive) ReturnsPtr() bool { return false }
+
+// CallsExtern is false.
+func (k *keepAlive) CallsExtern() bool { return false }
+
+// OverwritesInput is -1.
+func (k *keepAlive) OverwritesInput() int { return -1 }
+
+// WriteHash writes the children's IDs.
+func (k *keepAlive) WriteHash(h hash.Hash) { fmt.Fprintf(h, "bulkad %s", k.text) }
+
+// Hashcode hashes WriteHash's output.
+func (k *keepAlive) Hashcode() uint32 {
+	h := fnv.New32a()
+	k.WriteHash(h)
+	return h.Sum32()
+}
+
+// String names the op and its children's IDs.
+func (k *keepAlive) String() string { return k.text }
