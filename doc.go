@@ -80,4 +80,16 @@
 // kernel runs on the CPU and the first such error is logged once (CurrentVulkan().Err()
 // returns it). Which kernels dispatch is listed at raise.Vulkan; the forward pass built with
 // Gorgonia's own ops stays Gorgonia's.
+//
+// # Resource limits
+//
+// Grad refuses, with an error naming the term and its size, a gradient program with an array
+// larger than the array limit, before any node is added: BULKAD_MAX_ARRAY_BYTES (bytes, with
+// an optional K, M, G or T suffix; 0 or off: no limit), by default a quarter of the physical
+// memory (see core.ArrayLimit; raise.Options.MaxArrayBytes sets it per call).
+//
+// # Reference
+//
+// The algorithm, and "paper 000" with its sections (§) and figures (Fig.) throughout
+// bulkad's documentation, is T. Smeding, M. Konarski, S. Peyton Jones and A. Fitzgibbon, “Dual-Numbers Reverse AD for Array Programs”, technical report, July 2025.
 package bulkad

@@ -1,10 +1,10 @@
 module github.com/bulkad/bulkad
 
-go 1.26.8
+go 1.22
 
 require (
 	github.com/chewxy/hm v1.0.0
-	github.com/ebitengine/purego v0.11.3
+	github.com/ebitengine/purego v0.10.0
 	github.com/pkg/errors v0.9.1
 	gonum.org/v1/gonum v0.11.0
 	gonum.org/v1/plot v0.11.0

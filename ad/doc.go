@@ -1,5 +1,6 @@
 // Package ad is bulkad's reverse-mode automatic differentiation: the dual-arrays algorithm of
-// paper 000 (Smeding, Konarski, Peyton Jones, Fitzgibbon), §6–7, on the core language.
+// paper 000 (Smeding, Konarski, Peyton Jones, Fitzgibbon, “Dual-Numbers Reverse AD for Array
+// Programs”, 2025; see package core), §6–7, on the core language.
 //
 // A program is differentiated once into an Artifact, an ordinary core program
 //

@@ -1,4 +1,5 @@
-// Package bot implements the bulk-operation transform (BOT) of paper 000 §5 (Figs. 9–11):
+// Package bot implements the bulk-operation transform (BOT) of paper 000 §5 (Figs. 9–11;
+// Smeding, Konarski, Peyton Jones, Fitzgibbon, “Dual-Numbers Reverse AD for Array Programs”, 2025):
 // it rewrites element-at-a-time code (build1, index) into bulk operations (gather, replicate,
 // tr, sumOuter, …), so that reverse AD only meets bulk operations.
 //

@@ -1,5 +1,5 @@
-// Package core is bulkad's typed array language: the core language of paper 000 (Smeding,
-// Konarski, Peyton Jones, Fitzgibbon, §3.2–3.3, Figs. 7–8) with the extensions bulkad needs
+// Package core is bulkad's typed array language: the core language of paper 000 (§3.2–3.3,
+// Figs. 7–8) with the extensions bulkad needs
 // (more element-wise operations, casts, argmaxOuter, iota, matmul, share, result tuples).
 //
 // Types are Array sh ρ with a static shape sh and ρ ∈ {f64, f32, i64, bool}; rank 0 is a
@@ -64,4 +64,9 @@
 // Parse errors read "core: parse: line L:C: expected X, found Y"; type errors carry the
 // position of the construct in front of the constructor's message, e.g.
 // "core: parse: line 1:40: core: add: operand shapes [3 4] and [4 3] differ".
+//
+// # Reference
+//
+// "Paper 000", its sections (§) and figures (Fig.) in bulkad's documentation refer to
+// T. Smeding, M. Konarski, S. Peyton Jones and A. Fitzgibbon, “Dual-Numbers Reverse AD for Array Programs”, technical report, July 2025.
 package core

@@ -31,9 +31,10 @@ func example() train.Example {
 			rng := rand.New(rand.NewSource(seed))
 			return []*tensor.Dense{train.Glorot(rng, dt, []int{4, 3}, 4, 3), train.Dense(dt, []int{3}, make([]float64, 3))}
 		},
-		XShape: func(batch int) []int { return []int{batch, 4} },
-		Build:  build,
-		Load:   load,
+		XShape:      func(batch int) []int { return []int{batch, 4} },
+		Build:       build,
+		Load:        load,
+		BuiltInOnly: true,
 	}
 }
 

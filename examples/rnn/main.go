@@ -60,9 +60,10 @@ func example() train.Example {
 				train.Dense(dt, []int{nv}, make([]float64, nv)),
 			}
 		},
-		XShape: func(batch int) []int { return []int{batch, window, nv} },
-		Build:  build,
-		Load:   load,
+		XShape:      func(batch int) []int { return []int{batch, window, nv} },
+		Build:       build,
+		Load:        load,
+		BuiltInOnly: true,
 	}
 }
 

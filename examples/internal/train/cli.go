@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/bulkad/bulkad"
 	"github.com/pkg/errors"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -24,8 +25,11 @@ type Example struct {
 	// Load returns the training and test sets and a description; dataDir is the -data flag
 	// ("" for the built-in data) and n the -n flag.
 	Load func(dataDir string, n int, seed int64) (trainSet, testSet *Data, desc string, err error)
-	// DefaultN is the default of -n (examples drawn for built-in data).
+	// DefaultN is the default of -n (examples drawn for built-in data); 0: the built-in data
+	// has a fixed size and there is no -n flag.
 	DefaultN int
+	// BuiltInOnly: the example has no -data flag (its data set is built in).
+	BuiltInOnly bool
 	// ExtraFlags registers the example's own flags; they are parsed before Init and Build run.
 	ExtraFlags func(fs *flag.FlagSet)
 }
@@ -36,14 +40,24 @@ type Example struct {
 func Main(ex Example, grad GradFunc, gradName string, ref GradFunc, args []string, out io.Writer) error {
 	fs := flag.NewFlagSet(ex.Name, flag.ContinueOnError)
 	fs.SetOutput(out)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Trains %s with bulkad gradients and reports step times and held-out accuracy.\nFlags:\n", ex.Name)
+		fs.PrintDefaults()
+	}
 	d := ex.Defaults
-	dataDir := fs.String("data", "", "directory with the real data set (default: the built-in data)")
+	dataDir := new(string)
+	if !ex.BuiltInOnly {
+		fs.StringVar(dataDir, "data", "", "directory with the real data set (default: the built-in data)")
+	}
 	compare := fs.Bool("compare", false, "also train with gorgonia.Grad; compare step times and gradients")
 	plotTo := fs.String("plot", "", "write the loss/accuracy curve to this PNG file")
-	steps := fs.Int("steps", 0, "stop after this many training steps (0: train all epochs)")
+	steps := fs.Int("steps", 0, "train this many steps (0: -epochs epochs; more steps than the default epochs hold train more epochs)")
 	epochs := fs.Int("epochs", d.Epochs, "training epochs")
 	bs := fs.Int("batch", d.Batch, "batch size")
-	n := fs.Int("n", ex.DefaultN, "training examples drawn for the built-in data")
+	n := new(int)
+	if ex.DefaultN > 0 {
+		fs.IntVar(n, "n", ex.DefaultN, "training examples drawn for the built-in data")
+	}
 	lr := fs.Float64("lr", d.LearnRate, "Adam learning rate")
 	dtype := fs.String("dtype", "float64", "float64 or float32")
 	seed := fs.Int64("seed", d.Seed, "random seed (data order and initial weights)")
@@ -51,8 +65,16 @@ func Main(ex Example, grad GradFunc, gradName string, ref GradFunc, args []strin
 		ex.ExtraFlags(fs)
 	}
 	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return nil // -h: the usage was printed
+		}
 		return err
 	}
+	if fs.NArg() > 0 {
+		return errors.Errorf("%s: unexpected argument %q (flags start with -; -h lists them)", ex.Name, fs.Arg(0))
+	}
+	explicit := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { explicit[f.Name] = true })
 	cfg := d
 	cfg.Name = ex.Name
 	cfg.Epochs, cfg.Batch, cfg.Steps, cfg.LearnRate, cfg.Seed = *epochs, *bs, *steps, *lr, *seed
@@ -64,8 +86,16 @@ func Main(ex Example, grad GradFunc, gradName string, ref GradFunc, args []strin
 	default:
 		return errors.Errorf("%s: -dtype %q: want float64 or float32", ex.Name, *dtype)
 	}
-	if cfg.Batch <= 0 || cfg.Epochs <= 0 {
-		return errors.Errorf("%s: -batch and -epochs must be positive", ex.Name)
+	if cfg.Batch <= 0 || cfg.Epochs <= 0 || cfg.Steps < 0 {
+		return errors.Errorf("%s: -batch and -epochs must be positive, -steps non-negative", ex.Name)
+	}
+	if *plotTo != "" { // a bad path is reported now, not after training
+		if err := checkWritable(*plotTo); err != nil {
+			return errors.Wrapf(err, "%s: -plot", ex.Name)
+		}
+	}
+	if err := describeKernels(out); err != nil {
+		return err
 	}
 	if f, ok := out.(*os.File); ok {
 		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
@@ -77,13 +107,22 @@ func Main(ex Example, grad GradFunc, gradName string, ref GradFunc, args []strin
 		return err
 	}
 	fmt.Fprintf(out, "data: %d training and %d test examples (%s)\n", trainSet.N, testSet.N, desc)
+	if perEpoch := trainSet.N / cfg.Batch; cfg.Steps > 0 && perEpoch > 0 && cfg.Steps > cfg.Epochs*perEpoch {
+		need := (cfg.Steps + perEpoch - 1) / perEpoch
+		if explicit["epochs"] {
+			fmt.Fprintf(out, "note: -epochs %d holds %d steps of batch %d; stopping there, not at -steps %d\n", cfg.Epochs, cfg.Epochs*perEpoch, cfg.Batch, cfg.Steps)
+		} else {
+			cfg.Epochs = need
+			fmt.Fprintf(out, "training %d epochs of %d steps to reach -steps %d\n", need, perEpoch, cfg.Steps)
+		}
+	}
 	init := ex.Init(cfg.Dtype, cfg.Seed)
 	xs := ex.XShape(cfg.Batch)
 	res, err := Run(cfg, ex.Build, init, grad, gradName, trainSet, testSet, xs, out)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "%s: %d steps, median %s/step, held-out accuracy %.2f%%\n", gradName, res.Steps, FormatDuration(res.StepTime), 100*res.TestAcc)
+	fmt.Fprintf(out, "%s: %d steps, median %s/step, held-out accuracy %.2f%% (%d test examples)\n", gradName, res.Steps, FormatDuration(res.StepTime), 100*res.TestAcc, testSet.N)
 	if *plotTo != "" {
 		if err := res.Curve.Plot(*plotTo, fmt.Sprintf("%s training with %s", ex.Name, gradName)); err != nil {
 			return err
@@ -97,7 +136,7 @@ func Main(ex Example, grad GradFunc, gradName string, ref GradFunc, args []strin
 	if err != nil {
 		return errors.Wrap(err, "with gorgonia.Grad")
 	}
-	fmt.Fprintf(out, "gorgonia.Grad: %d steps, median %s/step, held-out accuracy %.2f%%\n", gres.Steps, FormatDuration(gres.StepTime), 100*gres.TestAcc)
+	fmt.Fprintf(out, "gorgonia.Grad: %d steps, median %s/step, held-out accuracy %.2f%% (%d test examples)\n", gres.Steps, FormatDuration(gres.StepTime), 100*gres.TestAcc, testSet.N)
 	fmt.Fprintf(out, "step time %s / gorgonia.Grad: %.2f\n", gradName, float64(res.StepTime)/float64(gres.StepTime))
 	idx := make([]int, cfg.Batch)
 	for i := range idx {
@@ -120,4 +159,45 @@ func Must(err *error) func(n *G.Node, e error) *G.Node {
 		}
 		return n
 	}
+}
+
+// checkWritable creates path (and removes it again) to find a bad plot path before training.
+func checkWritable(path string) error {
+	if _, err := os.Stat(path); err == nil {
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		return f.Close()
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	f.Close()
+	return os.Remove(path)
+}
+
+// describeKernels prints where bulkad's gradient kernels run when BULKAD_VULKAN is set.
+func describeKernels(out io.Writer) error {
+	mode, ok := os.LookupEnv(bulkad.VulkanEnv)
+	if !ok {
+		return nil
+	}
+	v, err := bulkad.CurrentVulkan()
+	if err != nil {
+		return err
+	}
+	switch {
+	case v == nil && (mode == "" || mode == "0"):
+		fmt.Fprintf(out, "kernels: CPU (%s=%s)\n", bulkad.VulkanEnv, mode)
+	case v == nil || v.Device == nil:
+		_, derr := bulkad.VulkanDevice()
+		fmt.Fprintf(out, "kernels: CPU (%s=%s, but no Vulkan device: %v)\n", bulkad.VulkanEnv, mode, derr)
+	case v.Force:
+		fmt.Fprintf(out, "kernels: Vulkan device %q, every supported kernel (%s=force)\n", v.Device.Name(), bulkad.VulkanEnv)
+	default:
+		fmt.Fprintf(out, "kernels: Vulkan device %q where it is expected to be faster, CPU elsewhere (%s=%s)\n", v.Device.Name(), bulkad.VulkanEnv, mode)
+	}
+	return nil
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -14,9 +16,11 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
-// Progress draws a one-line progress bar per epoch: [#####.....] 12/40 loss 0.4213 acc 0.873 12.3ms/step.
+// Progress draws a one-line progress bar per epoch: [#####.....] 12/40 train loss 0.4213 train acc 0.873 12.3ms/step
+// (running means over this epoch's training batches; the held-out accuracy is printed at the end).
 type Progress struct {
 	w      io.Writer
 	prefix string
@@ -49,7 +53,7 @@ func (p *Progress) Update(done int, loss, acc float64, perStep time.Duration) {
 	if p.tty {
 		cr = "\r"
 	}
-	fmt.Fprintf(p.w, "%s%s [%s] %d/%d loss %.4f acc %.3f %s/step%s", cr, p.prefix, bar, done, p.total, loss, acc, FormatDuration(perStep), end)
+	fmt.Fprintf(p.w, "%s%s [%s] %d/%d train loss %.4f train acc %.3f %s/step%s", cr, p.prefix, bar, done, p.total, loss, acc, FormatDuration(perStep), end)
 }
 
 // FormatDuration prints a step time with three significant digits and a unit.
@@ -125,40 +129,59 @@ func (c *Curve) Add(loss, acc float64) {
 	c.Acc = append(c.Acc, acc)
 }
 
-// Plot writes the loss and accuracy curves as a PNG (or SVG/PDF by extension) to path.
+// Plot writes the loss and accuracy curves as two panels sharing the step axis — loss above
+// (from 0), training-batch accuracy below (0 to 1) — as a PNG (or SVG/PDF by extension).
 func (c *Curve) Plot(path, title string) error {
 	if len(c.Loss) == 0 {
 		return errors.New("train: plot: no steps recorded")
 	}
-	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text = "training step"
-	p.Y.Label.Text = "loss (cross-entropy) / accuracy (batch)"
-	loss := make(plotter.XYs, len(c.Loss))
-	acc := make(plotter.XYs, len(c.Acc))
-	for i := range c.Loss {
-		loss[i] = plotter.XY{X: float64(i + 1), Y: c.Loss[i]}
-		acc[i] = plotter.XY{X: float64(i + 1), Y: c.Acc[i]}
+	panel := func(ys []float64, label string, col color.RGBA) (*plot.Plot, error) {
+		p := plot.New()
+		p.X.Label.Text = "training step"
+		p.Y.Label.Text = label
+		xy := make(plotter.XYs, len(ys))
+		for i, y := range ys {
+			xy[i] = plotter.XY{X: float64(i + 1), Y: y}
+		}
+		l, err := plotter.NewLine(xy)
+		if err != nil {
+			return nil, errors.Wrap(err, "train: plot")
+		}
+		l.Color = col
+		l.Width = vg.Points(1.5)
+		p.Add(plotter.NewGrid(), l)
+		p.Y.Min = 0
+		return p, nil
 	}
-	ll, err := plotter.NewLine(loss)
+	lp, err := panel(c.Loss, "loss (cross-entropy, training batch)", color.RGBA{R: 31, G: 119, B: 180, A: 255})
 	if err != nil {
-		return errors.Wrap(err, "train: plot")
+		return err
 	}
-	ll.Color = color.RGBA{R: 31, G: 119, B: 180, A: 255}
-	ll.Width = vg.Points(1.5)
-	al, err := plotter.NewLine(acc)
+	lp.Title.Text = title
+	ap, err := panel(c.Acc, "accuracy (training batch)", color.RGBA{R: 214, G: 39, B: 40, A: 255})
 	if err != nil {
-		return errors.Wrap(err, "train: plot")
+		return err
 	}
-	al.Color = color.RGBA{R: 214, G: 39, B: 40, A: 255}
-	al.Width = vg.Points(1.5)
-	al.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
-	p.Add(plotter.NewGrid(), ll, al)
-	p.Legend.Add("loss", ll)
-	p.Legend.Add("accuracy", al)
-	p.Legend.Top = true
-	if err := p.Save(8*vg.Inch, 5*vg.Inch, path); err != nil {
+	ap.Y.Max = 1
+	format := strings.ToLower(strings.TrimPrefix(filepath.Ext(path), "."))
+	if format == "" {
+		format = "png"
+	}
+	cv, err := draw.NewFormattedCanvas(8*vg.Inch, 7*vg.Inch, format)
+	if err != nil {
+		return errors.Wrapf(err, "train: plot: %s", path)
+	}
+	tiles := draw.Tiles{Rows: 2, Cols: 1, PadX: vg.Millimeter * 2, PadY: vg.Millimeter * 4, PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 4}
+	cs := plot.Align([][]*plot.Plot{{lp}, {ap}}, tiles, draw.New(cv))
+	lp.Draw(cs[0][0])
+	ap.Draw(cs[1][0])
+	f, err := os.Create(path)
+	if err != nil {
 		return errors.Wrapf(err, "train: plot: saving %s", path)
 	}
-	return nil
+	if _, err := cv.WriteTo(f); err != nil {
+		f.Close()
+		return errors.Wrapf(err, "train: plot: saving %s", path)
+	}
+	return errors.Wrapf(f.Close(), "train: plot: saving %s", path)
 }

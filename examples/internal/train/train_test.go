@@ -32,7 +32,7 @@ func TestProgressNonTTYPrintsOnceAtEnd(t *testing.T) {
 		p.Update(i, 0.5, 0.25, 3*time.Millisecond)
 	}
 	out := b.String()
-	if strings.Count(out, "\n") != 1 || !strings.Contains(out, "4/4 loss 0.5000 acc 0.250 3.0ms/step") {
+	if strings.Count(out, "\n") != 1 || !strings.Contains(out, "4/4 train loss 0.5000 train acc 0.250 3.0ms/step") {
 		t.Errorf("output %q", out)
 	}
 }
