@@ -52,6 +52,15 @@
 // A share whose ID was already printed in the same term prints without its body (share 7);
 // the parser resolves it to the earlier occurrence.
 //
+// A comment runs from -- to the end of the line (so a double negation needs a space: - -x).
+//
+// Limits: the parser refuses a type whose arrays could not be addressed (more than 2^48
+// bytes) and a term nested deeper than 100,000 levels (also a flat chain x + x + … of that
+// many operations; split it with lets). Compile and Eval refuse, before allocating anything,
+// a program with an array larger than ArrayLimit: the environment variable
+// BULKAD_MAX_ARRAY_BYTES (bytes, with an optional K, M, G or T suffix; 0 or off: no limit),
+// a quarter of the physical memory by default. CheckArrayLimit applies any other limit.
+//
 // Parse errors read "core: parse: line L:C: expected X, found Y"; type errors carry the
 // position of the construct in front of the constructor's message, e.g.
 // "core: parse: line 1:40: core: add: operand shapes [3 4] and [4 3] differ".

@@ -118,6 +118,9 @@ func Compile(p *Program) (*Exec, error) {
 	if err := Check(p); err != nil {
 		return nil, err
 	}
+	if err := checkLimit(p, "core: eval"); err != nil {
+		return nil, err
+	}
 	return compileGuarded(p)
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/bulkad/bulkad/core"
 	"github.com/bulkad/bulkad/core/coretest"
+	"gorgonia.org/tensor"
 )
 
 func f64s(sh ...int) core.Type { return core.Type{Shape: sh, Dtype: core.Float64} }
@@ -244,7 +245,7 @@ func TestParseErrors(t *testing.T) {
 		{`fn () => 1e400`, `core: parse: line 1:10: floating literal 1e400 out of range`},
 		{`fn () => lit [1] f32 [1e39]`, `core: parse: line 1:23: floating literal 1e39 out of the f32 range`},
 		{`fn () => lit [4294967296,4294967296] f64 []`, `core: parse: line 1:14: shape [4294967296 4294967296] has too many elements`},
-		{`fn () => replicate 4294967296 (replicate 4294967296 1.0)`, `core: parse: line 1:10: result shape [4294967296 4294967296] has too many elements`},
+		{`fn () => replicate 4294967296 (replicate 4294967296 1.0)`, `core: parse: line 1:10: result type [4294967296,4294967296] f64 needs 8.0 EiB, more than can be addressed (256.0 TiB)`},
 		{`fn (x : [3] f64) => index x [0`, `core: parse: line 1:31: expected "," or "]", found end of input`},
 		{`fn (x : [3] f64) => x ! 0`, `core: parse: line 1:25: expected "[", found "0"`},
 		{`fn (x : [3] f64) => cast f16 x`, `core: parse: line 1:26: expected dtype (f64, f32, i64 or bool), found "f16"`},
@@ -361,7 +362,7 @@ func TestParseDeepNesting(t *testing.T) {
 	if _, err := core.ParseProgram(src); err == nil || !strings.Contains(err.Error(), "nested deeper than") {
 		t.Errorf("deep parentheses: %v", err)
 	}
-	src = "fn (x : [] f64) => " + strings.Repeat("-", 20000) + "x"
+	src = "fn (x : [] f64) => " + strings.Repeat("- ", 20000) + "x"
 	if _, err := core.ParseProgram(src); err == nil || !strings.Contains(err.Error(), "nested deeper than") {
 		t.Errorf("deep minus: %v", err)
 	}
@@ -517,6 +518,18 @@ func FuzzParse(f *testing.F) {
 		}
 		if !core.ProgramEqual(p, q) {
 			t.Fatalf("round trip differs for %q\nprinted: %s\nreprinted: %s", src, out, q.String())
+		}
+		// Evaluate what parsed (on zero arguments) when its arrays are small: evaluation may
+		// fail with an error but must not panic or exhaust memory.
+		if core.CheckArrayLimit(p, 1<<16, "fuzz") != nil {
+			return
+		}
+		args := map[string]*tensor.Dense{}
+		for _, v := range p.Params {
+			args[v.Name] = zeroDense(v.Type())
+		}
+		if _, err := core.EvalTuple(p, args); err != nil && !strings.HasPrefix(err.Error(), "core: ") {
+			t.Fatalf("eval error without the core prefix: %v", err)
 		}
 	})
 }
@@ -947,4 +960,33 @@ func (g *rtGen) term(t core.Type, depth int) core.Term {
 		})
 	}
 	return opts[g.r.Intn(len(opts))]()
+}
+
+// zeroDense returns a zero array of type t.
+func zeroDense(t core.Type) *tensor.Dense {
+	n := t.Shape.Size()
+	var back interface{}
+	switch t.Dtype {
+	case core.Float32:
+		back = make([]float32, n)
+	case core.Int64:
+		back = make([]int64, n)
+	case core.Bool:
+		back = make([]bool, n)
+	default:
+		back = make([]float64, n)
+	}
+	if len(t.Shape) == 0 {
+		switch b := back.(type) {
+		case []float32:
+			return tensor.New(tensor.FromScalar(b[0]))
+		case []int64:
+			return tensor.New(tensor.FromScalar(b[0]))
+		case []bool:
+			return tensor.New(tensor.FromScalar(b[0]))
+		default:
+			return tensor.New(tensor.FromScalar(float64(0)))
+		}
+	}
+	return tensor.New(tensor.WithShape(t.Shape...), tensor.WithBacking(back))
 }

@@ -35,6 +35,10 @@ type Options struct {
 	// Vulkan, when set with a device, lets the float kernels of the raised ops run on that
 	// device (see Vulkan); nil keeps everything on the CPU.
 	Vulkan *Vulkan
+	// MaxArrayBytes refuses a program with an array larger than this many bytes before any
+	// node is added (0: core.ArrayLimit, i.e. the BULKAD_MAX_ARRAY_BYTES environment variable
+	// or a quarter of physical memory; negative: no limit).
+	MaxArrayBytes int64
 	// Stats, when non-nil, receives where the time went (see Stats).
 	Stats *Stats
 }
@@ -64,6 +68,9 @@ func Raise(g *gorgonia.ExprGraph, p *core.Program, bind map[string]*gorgonia.Nod
 
 // RaiseWith is Raise with options.
 func RaiseWith(g *gorgonia.ExprGraph, p *core.Program, bind map[string]*gorgonia.Node, opt Options) ([]*gorgonia.Node, error) {
+	if err := opt.checkLimit(p); err != nil {
+		return nil, err
+	}
 	t0 := time.Now()
 	pl, err := newPlan(g, p, bind)
 	if err != nil {
@@ -81,6 +88,18 @@ func RaiseWith(g *gorgonia.ExprGraph, p *core.Program, bind map[string]*gorgonia
 		opt.Stats.Plan, opt.Stats.Build, opt.Stats.Gorgonia, opt.Stats.Steps = t1.Sub(t0), time.Since(t1), pl.inGorgonia, len(pl.steps)
 	}
 	return out, err
+}
+
+// checkLimit refuses p when one of its arrays exceeds the array limit (see MaxArrayBytes).
+func (opt Options) checkLimit(p *core.Program) error {
+	limit := opt.MaxArrayBytes
+	if limit == 0 {
+		var err error
+		if limit, err = core.ArrayLimit(); err != nil {
+			return errors.Wrap(err, "raise")
+		}
+	}
+	return core.CheckArrayLimit(p, limit, "raise: program")
 }
 
 // ---- planning ----

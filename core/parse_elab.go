@@ -1,0 +1,436 @@
+package core
+
+import "github.com/pkg/errors"
+
+// ---- elaboration ----
+
+type elaborator struct {
+	scope  map[string]*Var
+	shares map[*syn]Term
+}
+
+func newElaborator() *elaborator {
+	return &elaborator{scope: map[string]*Var{}, shares: map[*syn]Term{}}
+}
+
+// wrapAt prefixes a constructor's error with the position of the construct.
+func wrapAt(t token, err error) error {
+	return errors.Wrapf(err, "core: parse: line %d:%d", t.line, t.col)
+}
+
+// flexible reports whether the dtype of s is decided by its context: a floating literal, or
+// an element-wise, stacking or reshaping construct over flexible operands only. A flexible
+// subtree contains no variables and no shares, so the order in which it is elaborated
+// relative to its siblings does not matter.
+func flexible(s *syn) bool {
+	if s.flex == 0 {
+		s.flex = -1
+		if flexibleNode(s) {
+			s.flex = 1
+		}
+	}
+	return s.flex > 0
+}
+
+func flexibleNode(s *syn) bool {
+	switch s.kind {
+	case synFloat:
+		return true
+	case synUnary:
+		return s.unop != OpNot && flexible(s.kids[0])
+	case synBinary:
+		switch s.binop {
+		case OpAdd, OpSub, OpMul, OpDiv, OpPow, OpMax, OpMin, OpAtan2:
+			return flexible(s.kids[0]) && flexible(s.kids[1])
+		}
+	case synFromVector:
+		for _, k := range s.kids {
+			if !flexible(k) {
+				return false
+			}
+		}
+		return len(s.kids) > 0
+	case synReplicate, synTr, synReshape:
+		return flexible(s.kids[0])
+	}
+	return false
+}
+
+// bind puts variables in scope and returns a function restoring the previous scope.
+func (e *elaborator) bind(vs []*Var) func() {
+	type saved struct {
+		old *Var
+		had bool
+	}
+	olds := make([]saved, len(vs))
+	for i, v := range vs {
+		o, had := e.scope[v.Name]
+		olds[i] = saved{o, had}
+		e.scope[v.Name] = v
+	}
+	return func() {
+		for i := len(vs) - 1; i >= 0; i-- {
+			if olds[i].had {
+				e.scope[vs[i].Name] = olds[i].old
+			} else {
+				delete(e.scope, vs[i].Name)
+			}
+		}
+	}
+}
+
+func (e *elaborator) indexVars(ts []token) ([]*Var, error) {
+	vs := make([]*Var, len(ts))
+	for i, t := range ts {
+		v, err := NewVar(t.text, Scalar(Int64))
+		if err != nil {
+			return nil, wrapAt(t, err)
+		}
+		vs[i] = v
+	}
+	return vs, nil
+}
+
+// pair elaborates two operands that must have one dtype, the flexible one last so that it
+// takes the other's dtype.
+func (e *elaborator) pair(a, b *syn, hint Dtype) (Term, Term, error) {
+	if flexible(a) && !flexible(b) {
+		y, err := e.term(b, hint)
+		if err != nil {
+			return nil, nil, err
+		}
+		x, err := e.term(a, y.Type().Dtype)
+		if err != nil {
+			return nil, nil, err
+		}
+		return x, y, nil
+	}
+	x, err := e.term(a, hint)
+	if err != nil {
+		return nil, nil, err
+	}
+	y, err := e.term(b, x.Type().Dtype)
+	if err != nil {
+		return nil, nil, err
+	}
+	return x, y, nil
+}
+
+// broadcast replicates the scalar x to shape sh.
+func broadcast(x Term, sh Shape) (Term, error) {
+	for i := len(sh) - 1; i >= 0; i-- {
+		r, err := NewReplicate(sh[i], x)
+		if err != nil {
+			return nil, err
+		}
+		x = r
+	}
+	return x, nil
+}
+
+func (e *elaborator) terms(ss []*syn, hint Dtype) ([]Term, error) {
+	ts := make([]Term, len(ss))
+	for i, s := range ss {
+		t, err := e.term(s, hint)
+		if err != nil {
+			return nil, err
+		}
+		ts[i] = t
+	}
+	return ts, nil
+}
+
+// term elaborates s; hint is the dtype the context needs (InvalidDtype when none), used by
+// floating literals.
+func (e *elaborator) term(s *syn, hint Dtype) (Term, error) {
+	at := s.at
+	// keep wraps a constructor result.
+	keep := func(t Term, err error) (Term, error) {
+		if err != nil {
+			return nil, wrapAt(at, err)
+		}
+		if ty := t.Type(); tooLarge(ty.Shape) || unaddressable(ty) {
+			return nil, errors.Errorf("core: parse: line %d:%d: result type %v needs %s, more than can be addressed (%s)", at.line, at.col, ty, FormatBytes(TypeBytes(ty)), FormatBytes(MaxAddressableBytes))
+		}
+		return t, nil
+	}
+	switch s.kind {
+	case synVar:
+		v, ok := e.scope[s.name]
+		if !ok {
+			return nil, errors.Errorf("core: parse: line %d:%d: variable %s is not bound", at.line, at.col, s.name)
+		}
+		return v, nil
+	case synInt:
+		return ScalarI(s.ival), nil
+	case synBool:
+		return ScalarB(s.bval), nil
+	case synFloat:
+		d := Float64
+		if hint == Float32 {
+			d = Float32
+		}
+		bits := 64
+		if d == Float32 {
+			bits = 32
+		}
+		v, err := parseFloat(at.text, s.neg, bits)
+		if err != nil {
+			return nil, errors.Errorf("core: parse: line %d:%d: floating literal %s out of the %v range", at.line, at.col, signed(at.text, s.neg), d)
+		}
+		return ScalarF(d, v), nil
+	case synLit:
+		switch {
+		case s.typ.Dtype.IsFloat():
+			vals := s.fvals
+			if vals == nil {
+				vals = []float64{}
+			}
+			return keep(NewLitF(s.typ, vals))
+		case s.typ.Dtype == Int64:
+			vals := s.ivals
+			if vals == nil {
+				vals = []int64{}
+			}
+			return keep(NewLitI(s.typ.Shape, vals))
+		default:
+			vals := s.bvals
+			if vals == nil {
+				vals = []bool{}
+			}
+			return keep(NewLitB(s.typ.Shape, vals))
+		}
+	case synLet:
+		return e.letChain(s, hint)
+	case synShare:
+		if t, ok := e.shares[s]; ok {
+			return t, nil
+		}
+		body, err := e.term(s.kids[0], InvalidDtype)
+		if err != nil {
+			return nil, err
+		}
+		t, err := keep(NewShare(s.n, body))
+		if err != nil {
+			return nil, err
+		}
+		e.shares[s] = t
+		return t, nil
+	case synCond:
+		c, err := e.term(s.kids[0], InvalidDtype)
+		if err != nil {
+			return nil, err
+		}
+		u, v, err := e.pair(s.kids[1], s.kids[2], hint)
+		if err != nil {
+			return nil, err
+		}
+		return keep(NewCond(c, u, v))
+	case synUnary:
+		x, err := e.term(s.kids[0], hint)
+		if err != nil {
+			return nil, err
+		}
+		return keep(NewUnary(s.unop, x))
+	case synCast:
+		x, err := e.term(s.kids[0], InvalidDtype)
+		if err != nil {
+			return nil, err
+		}
+		return keep(NewCast(s.dtype, x))
+	case synBinary:
+		h := hint
+		if s.binop.IsComparison() || s.binop == OpAnd || s.binop == OpOr {
+			h = InvalidDtype
+		}
+		x, y, err := e.pair(s.kids[0], s.kids[1], h)
+		if err != nil {
+			return nil, err
+		}
+		rx, ry := len(x.Type().Shape), len(y.Type().Shape)
+		switch {
+		case rx == 0 && ry > 0:
+			x, err = broadcast(x, y.Type().Shape)
+		case ry == 0 && rx > 0:
+			y, err = broadcast(y, x.Type().Shape)
+		}
+		if err != nil {
+			return nil, wrapAt(at, err)
+		}
+		return keep(NewBinary(s.binop, x, y))
+	case synIndex:
+		x, err := e.term(s.kids[0], hint)
+		if err != nil {
+			return nil, err
+		}
+		ix, err := e.terms(s.kids[1:], InvalidDtype)
+		if err != nil {
+			return nil, err
+		}
+		return keep(NewIndex(x, ix))
+	case synSumOuter:
+		x, err := e.term(s.kids[0], hint)
+		if err != nil {
+			return nil, err
+		}
+		return keep(NewSumOuter(x))
+	case synArgmax:
+		x, err := e.term(s.kids[0], InvalidDtype)
+		if err != nil {
+			return nil, err
+		}
+		return keep(NewArgmaxOuter(x))
+	case synGather, synScatter:
+		x, err := e.term(s.kids[0], hint)
+		if err != nil {
+			return nil, err
+		}
+		vs, err := e.indexVars(s.vars)
+		if err != nil {
+			return nil, err
+		}
+		restore := e.bind(vs)
+		out, err := e.terms(s.kids[1:], InvalidDtype)
+		restore()
+		if err != nil {
+			return nil, err
+		}
+		fn, err := NewIndexFn(vs, out)
+		if err != nil {
+			return nil, wrapAt(at, err)
+		}
+		if s.kind == synGather {
+			return keep(NewGather(Shape(s.ints), x, fn))
+		}
+		return keep(NewScatter(Shape(s.ints), x, fn))
+	case synFromVector:
+		ts := make([]Term, len(s.kids))
+		d := hint
+		first := true
+		for i, k := range s.kids {
+			if flexible(k) {
+				continue
+			}
+			t, err := e.term(k, d)
+			if err != nil {
+				return nil, err
+			}
+			if first {
+				d, first = t.Type().Dtype, false
+			}
+			ts[i] = t
+		}
+		for i, k := range s.kids {
+			if ts[i] != nil {
+				continue
+			}
+			t, err := e.term(k, d)
+			if err != nil {
+				return nil, err
+			}
+			ts[i] = t
+		}
+		return keep(NewFromVector(ts))
+	case synReplicate:
+		x, err := e.term(s.kids[0], hint)
+		if err != nil {
+			return nil, err
+		}
+		return keep(NewReplicate(s.n, x))
+	case synTr:
+		x, err := e.term(s.kids[0], hint)
+		if err != nil {
+			return nil, err
+		}
+		return keep(NewTranspose(s.ints, x))
+	case synReshape:
+		x, err := e.term(s.kids[0], hint)
+		if err != nil {
+			return nil, err
+		}
+		return keep(NewReshape(Shape(s.ints), x))
+	case synBuild1, synBuild:
+		vs, err := e.indexVars(s.vars)
+		if err != nil {
+			return nil, err
+		}
+		restore := e.bind(vs)
+		body, err := e.term(s.kids[0], hint)
+		restore()
+		if err != nil {
+			return nil, err
+		}
+		sh := s.ints
+		if s.kind == synBuild1 {
+			sh = []int{s.n}
+		}
+		for k := len(sh) - 1; k >= 0; k-- {
+			b, err := NewBuild1(sh[k], vs[k], body)
+			if err != nil {
+				return nil, wrapAt(at, err)
+			}
+			body = b
+		}
+		return body, nil
+	case synIota:
+		return keep(NewIota(s.n))
+	case synMatMul:
+		x, y, err := e.pair(s.kids[0], s.kids[1], hint)
+		if err != nil {
+			return nil, err
+		}
+		return keep(NewMatMul(x, y))
+	case synTuple:
+		ts, err := e.terms(s.kids, InvalidDtype)
+		if err != nil {
+			return nil, err
+		}
+		return keep(NewTuple(ts))
+	}
+	return nil, errors.Errorf("core: parse: line %d:%d: internal error: unknown syntax node %d", at.line, at.col, s.kind)
+}
+
+// letChain elaborates a chain of lets iteratively.
+func (e *elaborator) letChain(s *syn, hint Dtype) (Term, error) {
+	type frame struct {
+		s       *syn
+		v       *Var
+		bound   Term
+		restore func()
+	}
+	var frames []frame
+	defer func() {
+		for i := len(frames) - 1; i >= 0; i-- {
+			frames[i].restore()
+		}
+	}()
+	cur := s
+	for cur.kind == synLet {
+		b, err := e.term(cur.kids[0], InvalidDtype)
+		if err != nil {
+			return nil, err
+		}
+		if _, ok := b.(*Tuple); ok {
+			return nil, errors.Errorf("core: parse: line %d:%d: let %s: the bound term is a tuple", cur.at.line, cur.at.col, cur.name)
+		}
+		v, err := NewVar(cur.name, b.Type())
+		if err != nil {
+			return nil, wrapAt(cur.at, err)
+		}
+		frames = append(frames, frame{s: cur, v: v, bound: b, restore: e.bind([]*Var{v})})
+		cur = cur.kids[1]
+	}
+	body, err := e.term(cur, hint)
+	if err != nil {
+		return nil, err
+	}
+	for i := len(frames) - 1; i >= 0; i-- {
+		f := frames[i]
+		l, err := NewLet(f.v, f.bound, body)
+		if err != nil {
+			return nil, wrapAt(f.s.at, err)
+		}
+		body = l
+	}
+	return body, nil
+}
