@@ -69,8 +69,8 @@ func mayView(op gorgonia.Op) bool {
 }
 
 // protectViews adds keepAlive nodes, after the raised results, reading every member of each
-// alias class that (1) has a member X viewed while X is still needed (X is an input, a result
-// or has a reader besides the view), (2) contains an input, a raised node or a node that a
+// alias class that (1) has a member X viewed while X is still needed (X is an input, a
+// constant, a result or has a reader besides the view), (2) contains an input, a raised node or a node that a
 // raised node reads, and (3) has a member that some node may overwrite in place (the operand
 // OverwritesInput names of an op with ReturnsPtr). Without (1) the views take their
 // operands' registers and Gorgonia's liveness is right; without (3) nothing writes the
@@ -154,10 +154,10 @@ func protectViews(g *gorgonia.ExprGraph, raised, read, results []*gorgonia.Node)
 		}
 	}
 	// A view of X shares memory with X in another register only when X is still needed after
-	// the view is made: X is an input (or has no op), a result, or has another reader. When the
+	// the view is made: X is an input or a constant, a result, or has another reader. When the
 	// view is X's only reader, X is dead there and the view takes X's own register.
 	for i, n := range all {
-		if _, ok := idx[n]; ok && viewed[i] && (n.Op() == nil || isResult[i] || readers[i] > 1) {
+		if _, ok := idx[n]; ok && viewed[i] && (n.Op() == nil || isConstantNode(n) || isResult[i] || readers[i] > 1) {
 			shared = append(shared, i)
 		}
 	}
@@ -186,8 +186,8 @@ func protectViews(g *gorgonia.ExprGraph, raised, read, results []*gorgonia.Node)
 			continue
 		}
 		r := find(i)
-		if n.Op() == nil {
-			mark[r] = true
+		if n.Op() == nil || isConstantNode(n) {
+			mark[r] = true // inputs and constants are live for the whole run
 		}
 		members[r] = append(members[r], n)
 	}

@@ -305,3 +305,50 @@ func TestKeepAliveOnlyWhereNeeded(t *testing.T) {
 		t.Errorf("70 views: gradients differ from central differences by %g", d)
 	}
 }
+
+// TestViewOfInputNotOverwritten: in Σ Reshape(w) ⊙ r the ⊙ may run in place on the reshape,
+// which shares w's memory. Gorgonia's forward-only TapeMachine does write into w (pinned here
+// as a Gorgonia v0.9.18 bug); after bulkad.Grad two runs leave w unchanged and the gradient
+// is r, as by hand.
+func TestViewOfInputNotOverwritten(t *testing.T) {
+	build := func() (*G.ExprGraph, *G.Node, *G.Node) {
+		g := G.NewGraph()
+		w := G.NewMatrix(g, tensor.Float64, G.WithShape(2, 2), G.WithName("w"),
+			G.WithValue(tensor.New(tensor.WithShape(2, 2), tensor.WithBacking([]float64{1, 2, 3, 4}))))
+		r := G.NewVector(g, tensor.Float64, G.WithShape(4), G.WithName("r"),
+			G.WithValue(tensor.New(tensor.WithShape(4), tensor.WithBacking([]float64{0.5, -1, 2, 0.25}))))
+		cost := G.Must(G.Sum(G.Must(G.HadamardProd(G.Must(G.Reshape(w, tensor.Shape{4})), r))))
+		return g, w, cost
+	}
+	g, w, _ := build()
+	vm := G.NewTapeMachine(g)
+	if err := vm.RunAll(); err != nil {
+		t.Fatal(err)
+	}
+	vm.Close()
+	if got := valuesOf(w.Value()); got[1] == 2 {
+		t.Logf("Gorgonia no longer writes into w through the reshape: %v", got)
+	} else {
+		t.Logf("Gorgonia's forward pass wrote into w: %v", got)
+	}
+
+	g, w, cost := build()
+	gs, err := bulkad.Grad(cost, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vm = G.NewTapeMachine(g)
+	defer vm.Close()
+	for run := 0; run < 2; run++ {
+		if err := vm.RunAll(); err != nil {
+			t.Fatal(err)
+		}
+		vm.Reset()
+	}
+	if d := maxRelDiff([][]float64{valuesOf(w.Value())}, [][]float64{{1, 2, 3, 4}}); d != 0 {
+		t.Errorf("w changed by the runs: %v", valuesOf(w.Value()))
+	}
+	if d := maxRelDiff([][]float64{valuesOf(gs[0].Value())}, [][]float64{{0.5, -1, 2, 0.25}}); d != 0 {
+		t.Errorf("gradient %v, want r", valuesOf(gs[0].Value()))
+	}
+}

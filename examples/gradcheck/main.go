@@ -17,6 +17,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -32,15 +33,18 @@ import (
 
 // Row is one checked graph.
 type Row struct {
-	Graph    string         `json:"graph"`
-	Kind     string         `json:"kind"` // "model" or "op"
-	Dtype    string         `json:"dtype"`
-	Bulkad   string         `json:"bulkad"`   // ok / WRONG / FAILED
-	Gorgonia string         `json:"gorgonia"` // ok / wrong / failed / refused
-	BulkadFD float64        `json:"bulkad_max_abs_err"`
-	GorgFD   float64        `json:"gorgonia_max_abs_err"`
-	Report   *bulkad.Report `json:"report,omitempty"`
-	Error    string         `json:"error,omitempty"`
+	Graph    string  `json:"graph"`
+	Kind     string  `json:"kind"` // "model" or "op"
+	Dtype    string  `json:"dtype"`
+	Bulkad   string  `json:"bulkad"`   // ok / WRONG / FAILED
+	Gorgonia string  `json:"gorgonia"` // ok / wrong / failed / refused
+	BulkadFD float64 `json:"bulkad_max_abs_err"`
+	// NodesFD is the largest error of the nodes bulkad.Grad adds, run on a TapeMachine (vs
+	// finite differences, or vs bulkad's artifact at the same run's values with dropout).
+	NodesFD float64        `json:"nodes_max_abs_err"`
+	GorgFD  float64        `json:"gorgonia_max_abs_err"`
+	Report  *bulkad.Report `json:"report,omitempty"`
+	Error   string         `json:"error,omitempty"`
 }
 
 func main() {
@@ -107,13 +111,21 @@ func check(name, kind string, dt tensor.Dtype, cost *G.Node, wrt G.Nodes, probes
 	r.Bulkad = "ok"
 	if !rep.OK() {
 		r.Bulkad = "WRONG"
-		if rep.BulkadError != "" {
+		if rep.BulkadError != "" || rep.RaisedError != "" {
 			r.Bulkad = "FAILED"
 		}
 	}
 	r.Gorgonia = "ok"
 	for _, n := range rep.Nodes {
 		r.BulkadFD = max(r.BulkadFD, n.BulkadVsFD.MaxAbs)
+		switch {
+		case n.RaisedVsFD != nil:
+			r.NodesFD = max(r.NodesFD, n.RaisedVsFD.MaxAbs)
+		case n.RaisedVsArtifact != nil:
+			r.NodesFD = max(r.NodesFD, n.RaisedVsArtifact.MaxAbs)
+		default:
+			r.NodesFD = math.Inf(1)
+		}
 		if n.GorgoniaVsFD != nil {
 			r.GorgFD = max(r.GorgFD, n.GorgoniaVsFD.MaxAbs)
 		}
@@ -133,14 +145,14 @@ func check(name, kind string, dt tensor.Dtype, cost *G.Node, wrt G.Nodes, probes
 
 func printTable(w io.Writer, rows []Row) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "graph\tkind\tdtype\tbulkad vs fd\tbulkad\tgorgonia vs fd\tgorgonia")
+	fmt.Fprintln(tw, "graph\tkind\tdtype\tbulkad vs fd\tnodes vs fd\tbulkad\tgorgonia vs fd\tgorgonia")
 	nb, ng := 0, 0
 	for _, r := range rows {
 		gfd := fmt.Sprintf("%.1e", r.GorgFD)
 		if r.GorgFD < 0 {
 			gfd = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.1e\t%s\t%s\t%s\n", r.Graph, r.Kind, r.Dtype, r.BulkadFD, r.Bulkad, gfd, r.Gorgonia)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.1e\t%.1e\t%s\t%s\t%s\n", r.Graph, r.Kind, r.Dtype, r.BulkadFD, r.NodesFD, r.Bulkad, gfd, r.Gorgonia)
 		if r.Bulkad == "ok" {
 			nb++
 		}
