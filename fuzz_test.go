@@ -1,0 +1,331 @@
+package bulkad_test
+
+import (
+	"fmt"
+	"math/rand"
+	"strings"
+	"testing"
+
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+
+	"github.com/bulkad/bulkad"
+)
+
+// fuzzReader hands out the fuzzer's bytes as small choices (0 once the input is exhausted).
+type fuzzReader struct {
+	b []byte
+	i int
+}
+
+func (r *fuzzReader) pick(n int) int {
+	if r.i >= len(r.b) {
+		return 0
+	}
+	v := int(r.b[r.i]) % n
+	r.i++
+	return v
+}
+
+// fuzzGraph is a random Gorgonia graph built from fuzz input: inputs with random shapes and
+// values, then a chain of operations from the adapter's op table (element-wise, broadcasting,
+// matrix products, reductions, slices, reshapes, transposes, softmax), a scalar cost and a
+// random set of wrt nodes (inputs, sometimes an intermediate node).
+type fuzzGraph struct {
+	g    *G.ExprGraph
+	cost *G.Node
+	wrt  G.Nodes
+	desc []string
+}
+
+func buildFuzzGraph(data []byte) (fg *fuzzGraph, err error) {
+	defer func() { // Gorgonia's constructors panic on some shapes: not bulkad's concern
+		if x := recover(); x != nil {
+			fg, err = nil, fmt.Errorf("gorgonia panicked while building: %v", x)
+		}
+	}()
+	r := &fuzzReader{b: data}
+	dt := tensor.Float64
+	if r.pick(2) == 1 {
+		dt = tensor.Float32
+	}
+	rng := rand.New(rand.NewSource(int64(r.pick(256))))
+	fg = &fuzzGraph{g: G.NewGraph(), desc: []string{dt.String()}}
+	dims := func() []int {
+		sh := make([]int, r.pick(3))
+		for i := range sh {
+			sh[i] = 1 + r.pick(4)
+		}
+		return sh
+	}
+	newInput := func(sh []int) *G.Node {
+		name := fmt.Sprintf("x%d", len(fg.g.AllNodes()))
+		vals := make([]float64, 1)
+		if len(sh) > 0 {
+			vals = make([]float64, tensor.Shape(sh).TotalSize())
+		}
+		for i := range vals {
+			vals[i] = -1.5 + 3*rng.Float64()
+		}
+		var v G.Value
+		if len(sh) == 0 {
+			if dt == tensor.Float32 {
+				v = G.NewF32(float32(vals[0]))
+			} else {
+				v = G.NewF64(vals[0])
+			}
+			n := G.NewScalar(fg.g, dt, G.WithName(name), G.WithValue(v))
+			fg.desc = append(fg.desc, fmt.Sprintf("%s:[]", name))
+			return n
+		}
+		var back interface{} = vals
+		if dt == tensor.Float32 {
+			f := make([]float32, len(vals))
+			for i, x := range vals {
+				f[i] = float32(x)
+			}
+			back = f
+		}
+		v = tensor.New(tensor.WithShape(sh...), tensor.WithBacking(back))
+		fg.desc = append(fg.desc, fmt.Sprintf("%s:%v", name, sh))
+		return G.NewTensor(fg.g, dt, len(sh), G.WithShape(sh...), G.WithName(name), G.WithValue(v))
+	}
+	var inputs, pool G.Nodes
+	for k := 1 + r.pick(3); k > 0; k-- {
+		n := newInput(dims())
+		inputs = append(inputs, n)
+		pool = append(pool, n)
+	}
+	one := func(n *G.Node) *G.Node {
+		if dt == tensor.Float32 {
+			return G.NewConstant(float32(1))
+		}
+		return G.NewConstant(1.0)
+	}
+	positive := func(n *G.Node) (*G.Node, error) { // n² + 1, for log, sqrt and division
+		sq, err := G.Square(n)
+		if err != nil {
+			return nil, err
+		}
+		return G.Add(sq, one(n))
+	}
+	last := func() *G.Node { return pool[len(pool)-1] }
+	anyNode := func() *G.Node { return pool[r.pick(len(pool))] }
+	// sameShape returns a node of n's shape: one from the pool, or a fresh input.
+	sameShape := func(n *G.Node) *G.Node {
+		for k := 0; k < 3; k++ {
+			c := anyNode()
+			if c.Shape().Eq(n.Shape()) && c.Dims() == n.Dims() {
+				return c
+			}
+		}
+		return newInput(append([]int(nil), n.Shape()...))
+	}
+	var intermediate *G.Node
+	for steps := 1 + r.pick(6); steps > 0; steps-- {
+		x := anyNode()
+		if r.pick(2) == 0 {
+			x = last()
+		}
+		var y *G.Node
+		var err error
+		op := r.pick(20)
+		if (op == 15 || op == 16 || op == 18) && isInput(inputs, x) {
+			// Gorgonia v0.9.18 bug: Reshape and Slice of an input are views of its value, and a
+			// later op of the TapeMachine may work in place on the view, overwriting the input
+			// (gorgonia.Grad's own graph shows it: after one run x holds ∂cost/∂x). Views are
+			// taken of computed nodes only, so the graph's value is the same on every run.
+			if x, err = G.Tanh(x); err != nil {
+				return nil, err
+			}
+		}
+		switch op {
+		case 0:
+			y, err = G.Tanh(x)
+		case 1:
+			y, err = G.Sigmoid(x)
+		case 2:
+			var t *G.Node
+			if t, err = G.Tanh(x); err == nil {
+				y, err = G.Exp(t)
+			}
+		case 3:
+			var p *G.Node
+			if p, err = positive(x); err == nil {
+				y, err = G.Log(p)
+			}
+		case 4:
+			var p *G.Node
+			if p, err = positive(x); err == nil {
+				y, err = G.Sqrt(p)
+			}
+		case 5:
+			y, err = G.Square(x)
+		case 6:
+			y, err = G.Neg(x)
+		case 7:
+			y, err = G.Add(x, sameShape(x))
+		case 8:
+			y, err = G.Sub(x, sameShape(x))
+		case 9:
+			y, err = G.HadamardProd(x, sameShape(x))
+		case 10:
+			var p *G.Node
+			if p, err = positive(sameShape(x)); err == nil {
+				y, err = G.HadamardDiv(x, p)
+			}
+		case 11: // matrix product with a fresh right operand
+			switch x.Dims() {
+			case 2:
+				w := newInput([]int{x.Shape()[1], 1 + r.pick(4)})
+				if r.pick(2) == 0 {
+					w = newInput([]int{x.Shape()[1]})
+				}
+				y, err = G.Mul(x, w)
+			case 1:
+				y, err = G.Mul(x, sameShape(x)) // inner product
+			default:
+				y, err = G.Mul(x, newInput(nil))
+			}
+		case 12: // broadcasting against a vector along the last axis
+			if x.Dims() == 2 {
+				b := newInput([]int{x.Shape()[1]})
+				switch r.pick(3) {
+				case 0:
+					y, err = G.BroadcastAdd(x, b, nil, []byte{0})
+				case 1:
+					y, err = G.BroadcastHadamardProd(x, b, nil, []byte{0})
+				default:
+					y, err = G.BroadcastSub(b, x, []byte{0}, nil)
+				}
+			} else {
+				y, err = G.Cube(x)
+			}
+		case 13:
+			if x.Dims() >= 1 {
+				y, err = G.Sum(x, r.pick(x.Dims()))
+			} else {
+				y, err = G.Mul(x, x)
+			}
+		case 14:
+			y, err = G.Mean(x)
+		case 15:
+			if x.Dims() == 2 {
+				y, err = G.Transpose(x)
+			} else if x.Dims() == 1 && x.Shape()[0] > 2 {
+				// at least two elements: Gorgonia v0.9.18 turns a one-element slice into a
+				// scalar value that its own later ops (Sum, Add) reject or panic on
+				lo := r.pick(x.Shape()[0] - 2)
+				y, err = G.Slice(x, G.S(lo, x.Shape()[0]))
+			} else {
+				y, err = G.Sigmoid(x)
+			}
+		case 16:
+			if x.Dims() == 2 && x.Shape()[0] > 1 && x.Shape()[1] > 1 {
+				y, err = G.Slice(x, G.S(r.pick(x.Shape()[0])))
+			} else if x.Dims() >= 1 {
+				y, err = G.Reshape(x, tensor.Shape{x.Shape().TotalSize(), 1})
+			} else {
+				y, err = G.Tanh(x)
+			}
+		case 17:
+			if x.Dims() == 2 {
+				y, err = G.SoftMax(x)
+			} else {
+				y, err = G.Rectify(x)
+			}
+		case 18:
+			if x.Dims() >= 1 && x.Shape().TotalSize() > 1 {
+				y, err = G.Reshape(x, tensor.Shape{x.Shape().TotalSize()})
+			} else {
+				y, err = G.Square(x)
+			}
+		default:
+			if x.Dims() >= 1 {
+				y, err = G.Concat(0, x, sameShape(x))
+			} else {
+				y, err = G.Add(x, x)
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("gorgonia refused op %d on %v: %v", op, x.Shape(), err)
+		}
+		fg.desc = append(fg.desc, fmt.Sprintf("op%d%v", op, y.Shape()))
+		pool = append(pool, y)
+		if intermediate == nil && r.pick(8) == 0 {
+			intermediate = y
+		}
+	}
+	out := last()
+	if out.Dims() > 0 || !out.IsScalar() {
+		var err error
+		if out, err = G.Sum(out); err != nil {
+			return nil, err
+		}
+	}
+	fg.cost = out
+	for _, in := range inputs {
+		if r.pick(3) != 0 {
+			fg.wrt = append(fg.wrt, in)
+		}
+	}
+	if intermediate != nil && intermediate != fg.cost {
+		fg.wrt = append(fg.wrt, intermediate)
+	}
+	if len(fg.wrt) == 0 {
+		fg.wrt = G.Nodes{inputs[0]}
+	}
+	return fg, nil
+}
+
+func isInput(inputs G.Nodes, n *G.Node) bool {
+	for _, in := range inputs {
+		if in == n {
+			return true
+		}
+	}
+	return false
+}
+
+// FuzzGrad builds a random Gorgonia graph from its input and requires bulkad to either
+// refuse it with a clear error or give a gradient that Check accepts (bulkad's artifact and
+// its raised nodes on a TapeMachine against central finite differences in float64).
+//
+//	go test -run XXX -fuzz FuzzGrad -fuzztime 10m .
+func FuzzGrad(f *testing.F) {
+	seeds := [][]byte{
+		{0, 1, 2, 2, 3, 4, 7, 9, 11, 12, 3},
+		{1, 5, 1, 2, 3, 2, 0, 11, 0, 12, 0, 17},
+		{0, 9, 2, 1, 2, 2, 3, 3, 0, 15, 0, 16, 0, 13},
+		{1, 77, 3, 2, 4, 4, 1, 3, 2, 1, 0, 10, 1, 19, 0, 14},
+		{0, 3, 1, 1, 3, 5, 0, 2, 1, 4, 0, 18, 1, 6, 1, 8},
+	}
+	for _, s := range seeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fg, err := buildFuzzGraph(data)
+		if err != nil {
+			return // Gorgonia itself refused the graph
+		}
+		rep, err := bulkad.Check(fg.cost, fg.wrt, bulkad.WithGorgonia(false), bulkad.WithMaxProbes(6))
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "bulkad: ") {
+				t.Fatalf("graph %v: unclear error %q", fg.desc, err)
+			}
+			return
+		}
+		if rep.BulkadError != "" {
+			if !strings.HasPrefix(rep.BulkadError, "bulkad: ") && !strings.Contains(rep.BulkadError, ": ") {
+				t.Fatalf("graph %v: unclear error %q", fg.desc, rep.BulkadError)
+			}
+			if strings.Contains(rep.BulkadError, "internal error") || strings.Contains(rep.BulkadError, "panic") {
+				t.Fatalf("graph %v: %s", fg.desc, rep.BulkadError)
+			}
+			return
+		}
+		if !rep.OK() {
+			t.Fatalf("graph %v: gradient rejected by Check:\n%s", fg.desc, rep.String())
+		}
+	})
+}
