@@ -277,7 +277,11 @@ func buildFuzzGraph(data []byte) (fg *fuzzGraph, err error) {
 			fg.wrt = append(fg.wrt, in)
 		}
 	}
-	if intermediate != nil && intermediate != fg.cost {
+	// Gorgonia may return an existing node for a new op (Neg(Neg(x)) is x), so the
+	// intermediate can be an input already in wrt: bulkad.Grad handles a repeated wrt node
+	// (each copy gets the full gradient), but Check misreports the first copy (see
+	// TestCheckRepeatedWrt), so repeated nodes are left out here.
+	if intermediate != nil && intermediate != fg.cost && !isInput(fg.wrt, intermediate) {
 		fg.wrt = append(fg.wrt, intermediate)
 	}
 	if len(fg.wrt) == 0 {
@@ -407,5 +411,36 @@ func TestGorgoniaReshapeInPlace(t *testing.T) {
 			t.Errorf("%s: gradient %v, hand derivation %v (expected it to be right: %v)", c.name, got, want, c.wantRight)
 		}
 		vm.Close()
+	}
+}
+
+// TestCheckRepeatedWrt: found by FuzzGrad. bulkad.Grad(cost, x, x) gives each copy the full
+// gradient (here 2x for cost = Σx²), but bulkad.Check(cost, {x, x}) reports the first copy
+// WRONG (logged here, not asserted, so that a fix of Check does not break this test).
+func TestCheckRepeatedWrt(t *testing.T) {
+	g := G.NewGraph()
+	x := G.NewVector(g, tensor.Float64, G.WithShape(2), G.WithName("x"), G.WithValue(tensor.New(tensor.WithShape(2), tensor.WithBacking([]float64{1, 2}))))
+	cost := G.Must(G.Sum(G.Must(G.Square(x))))
+	grads, err := bulkad.Grad(cost, x, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vm := G.NewTapeMachine(g)
+	defer vm.Close()
+	if err := vm.RunAll(); err != nil {
+		t.Fatal(err)
+	}
+	for k, gn := range grads {
+		got := gn.Value().Data().([]float64)
+		if got[0] != 2 || got[1] != 4 { // 2x by hand
+			t.Errorf("gradient %d = %v, want [2 4]", k, got)
+		}
+	}
+	rep, err := bulkad.Check(cost, G.Nodes{x, x}, bulkad.WithGorgonia(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.OK() { // reported to the lead; FuzzGrad avoids repeated wrt nodes until fixed
+		t.Logf("known defect of Check with a repeated wrt node:\n%s", rep)
 	}
 }
