@@ -12,10 +12,13 @@
 //	-data DIR     train on the real MNIST IDX files in DIR (train-images-idx3-ubyte etc., .gz or not)
 //	-compare      also train with gorgonia.Grad from the same initial weights; print both step
 //	              times and the largest gradient difference
-//	-plot FILE    write the loss/accuracy curve (PNG) to FILE
-//	-steps N      stop after N training steps (smoke tests)
+//	-plot FILE    write the loss and accuracy curves (PNG, two panels) to FILE
+//	-steps N      train exactly N steps (fewer or more epochs than the default as needed)
 //	-dtype T      float64 (default) or float32
-//	-epochs, -batch, -lr, -n, -seed, -hidden
+//	-epochs, -batch, -lr, -n, -seed, -hidden; -h lists them all
+//
+// The progress line shows the running mean loss and accuracy of the epoch's training batches
+// (train loss, train acc); the accuracy printed at the end is on the held-out examples.
 package main
 
 import (
