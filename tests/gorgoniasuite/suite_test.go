@@ -1,0 +1,141 @@
+// Package gorgoniasuite runs the gradient cases of Gorgonia v0.9.18's own test files against
+// bulkad: the same graphs, built here, with bulkad.Grad where Gorgonia's tests call Grad (or
+// Backpropagate), run on a TapeMachine and compared with the expected numbers of Gorgonia's
+// tables. Where a table and bulkad disagree, central differences in float64 decide and the
+// case records who is wrong.
+package gorgoniasuite
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/bulkad/bulkad"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// floats copies a value's data as float64s.
+func floats(v G.Value) []float64 {
+	switch d := v.Data().(type) {
+	case []float64:
+		return append([]float64(nil), d...)
+	case []float32:
+		out := make([]float64, len(d))
+		for i, x := range d {
+			out[i] = float64(x)
+		}
+		return out
+	case float64:
+		return []float64{d}
+	case float32:
+		return []float64{float64(d)}
+	}
+	return []float64{math.NaN()}
+}
+
+// run builds a TapeMachine over g, runs it once and closes it, turning a panic into an error.
+func run(g *G.ExprGraph, opts ...G.VMOpt) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("tape machine panicked: %v", r)
+		}
+	}()
+	m := G.NewTapeMachine(g, opts...)
+	defer m.Close()
+	return m.RunAll()
+}
+
+// bulkadGrads differentiates cost w.r.t. wrt with bulkad.Grad, runs the graph and returns the
+// cost and the gradient values.
+func bulkadGrads(cost *G.Node, wrt ...*G.Node) (float64, [][]float64, error) {
+	grads, err := bulkad.Grad(cost, wrt...)
+	if err != nil {
+		return 0, nil, err
+	}
+	if err := run(cost.Graph()); err != nil {
+		return 0, nil, err
+	}
+	out := make([][]float64, len(grads))
+	for i, gn := range grads {
+		out[i] = floats(gn.Value())
+	}
+	return floats(cost.Value())[0], out, nil
+}
+
+// builder builds a fresh graph with the scalar cost of a case and returns it with the nodes to
+// differentiate; values are set (WithValue) so that a second call gives an equal graph.
+type builder func() (cost *G.Node, wrt G.Nodes, err error)
+
+// centralDiff returns d cost / d wrt[k] by central differences in float64: the graph is built
+// again for every evaluation with wrt[k]'s entry i moved by ±h (forward pass only).
+func centralDiff(b builder, k int, h float64) ([]float64, error) {
+	cost, wrt, err := b()
+	if err != nil {
+		return nil, err
+	}
+	n := wrt[k].Shape().TotalSize()
+	out := make([]float64, n)
+	eval := func(i int, d float64) (float64, error) {
+		cost, wrt, err := b()
+		if err != nil {
+			return 0, err
+		}
+		v := wrt[k].Value()
+		switch data := v.Data().(type) {
+		case []float64:
+			data[i] += d
+		case []float32:
+			data[i] += float32(d)
+		default:
+			return 0, fmt.Errorf("centralDiff: unsupported data %T", data)
+		}
+		if err := run(cost.Graph()); err != nil {
+			return 0, err
+		}
+		return floats(cost.Value())[0], nil
+	}
+	_ = cost
+	for i := 0; i < n; i++ {
+		p, err := eval(i, h)
+		if err != nil {
+			return nil, err
+		}
+		m, err := eval(i, -h)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = (p - m) / (2 * h)
+	}
+	return out, nil
+}
+
+// maxAbsDiff is the largest |a[i]-b[i]| (Inf when the lengths differ).
+func maxAbsDiff(a, b []float64) float64 {
+	if len(a) != len(b) {
+		return math.Inf(1)
+	}
+	m := 0.0
+	for i := range a {
+		if d := math.Abs(a[i] - b[i]); d > m || math.IsNaN(d) {
+			m = d
+		}
+	}
+	return m
+}
+
+// tensorOf makes a dense tensor of dtype dt from float64 data.
+func tensorOf(dt tensor.Dtype, shape tensor.Shape, data []float64) tensor.Tensor {
+	if dt == tensor.Float32 {
+		f := make([]float32, len(data))
+		for i, x := range data {
+			f[i] = float32(x)
+		}
+		return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(f))
+	}
+	return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(append([]float64(nil), data...)))
+}
+
+// inputNode makes an input node holding a copy of data.
+func inputNode(g *G.ExprGraph, dt tensor.Dtype, shape tensor.Shape, data []float64, name string) *G.Node {
+	return G.NewTensor(g, dt, len(shape), G.WithShape(shape...), G.WithName(name), G.WithValue(tensorOf(dt, shape, data)))
+}
