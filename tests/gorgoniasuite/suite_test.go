@@ -139,3 +139,80 @@ func tensorOf(dt tensor.Dtype, shape tensor.Shape, data []float64) tensor.Tensor
 func inputNode(g *G.ExprGraph, dt tensor.Dtype, shape tensor.Shape, data []float64, name string) *G.Node {
 	return G.NewTensor(g, dt, len(shape), G.WithShape(shape...), G.WithName(name), G.WithValue(tensorOf(dt, shape, data)))
 }
+
+// gorgoniaGrads differentiates a fresh graph from b with gorgonia.Grad, runs it and returns
+// the gradient values.
+func gorgoniaGrads(b builder) ([][]float64, error) {
+	cost, wrt, err := b()
+	if err != nil {
+		return nil, err
+	}
+	grads, err := G.Grad(cost, wrt...)
+	if err != nil {
+		return nil, err
+	}
+	if err := run(cost.Graph()); err != nil {
+		return nil, err
+	}
+	out := make([][]float64, len(grads))
+	for i, gn := range grads {
+		out[i] = floats(gn.Value())
+	}
+	return out, nil
+}
+
+// centralDiffAt is centralDiff at the listed entries only (for big inputs).
+func centralDiffAt(b builder, k int, h float64, entries []int) ([]float64, error) {
+	out := make([]float64, len(entries))
+	eval := func(i int, d float64) (float64, error) {
+		cost, wrt, err := b()
+		if err != nil {
+			return 0, err
+		}
+		switch data := wrt[k].Value().Data().(type) {
+		case []float64:
+			data[i] += d
+		case []float32:
+			data[i] += float32(d)
+		default:
+			return 0, fmt.Errorf("centralDiffAt: unsupported data %T", data)
+		}
+		if err := run(cost.Graph()); err != nil {
+			return 0, err
+		}
+		return floats(cost.Value())[0], nil
+	}
+	for j, i := range entries {
+		p, err := eval(i, h)
+		if err != nil {
+			return nil, err
+		}
+		m, err := eval(i, -h)
+		if err != nil {
+			return nil, err
+		}
+		out[j] = (p - m) / (2 * h)
+	}
+	return out, nil
+}
+
+// pick returns xs at the listed entries.
+func pick(xs []float64, entries []int) []float64 {
+	out := make([]float64, len(entries))
+	for j, i := range entries {
+		out[j] = xs[i]
+	}
+	return out
+}
+
+// everyNth lists 0, n, 2n, … below size, and size-1.
+func everyNth(size, n int) []int {
+	var out []int
+	for i := 0; i < size; i += n {
+		out = append(out, i)
+	}
+	if out[len(out)-1] != size-1 {
+		out = append(out, size-1)
+	}
+	return out
+}
