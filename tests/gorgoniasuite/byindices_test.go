@@ -1,0 +1,53 @@
+package gorgoniasuite
+
+import (
+	"testing"
+
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// TestByIndicesOpFull is op_by_indices_test.go's TestByIndicesOpFull, Example 0: ByIndices
+// picks rows 0, 3, 2, 1 of a 4×2 range; the cost is the MSE against Gorgonia's expected output,
+// which must be 0, with a zero gradient. (Gorgonia runs only its Example 1, whose index 5 is out
+// of range for 4 rows; that case is left to the ByIndices range work.) A second target, the
+// expected output plus 1, makes the gradient non-zero: central differences decide it.
+func TestByIndicesOpFull(t *testing.T) {
+	want := []float64{0, 1, 6, 7, 4, 5, 2, 3}
+	for _, shift := range []float64{0, 1} {
+		build := func() (*G.Node, G.Nodes, error) {
+			g := G.NewGraph()
+			idx := G.NewTensor(g, tensor.Int, 1, G.WithName("indices"), G.WithShape(4), G.WithValue(tensor.New(tensor.WithShape(4), tensor.WithBacking([]int{0, 3, 2, 1}))))
+			in := inputNode(g, tensor.Float64, tensor.Shape{4, 2}, []float64{0, 1, 2, 3, 4, 5, 6, 7}, "input")
+			out, err := G.ByIndices(in, idx, 0)
+			if err != nil {
+				return nil, nil, err
+			}
+			target := make([]float64, len(want))
+			for i := range want {
+				target[i] = want[i] + shift
+			}
+			y := inputNode(g, tensor.Float64, out.Shape(), target, "target")
+			cost, err := G.Mean(G.Must(G.Square(G.Must(G.Sub(out, y)))))
+			return cost, G.Nodes{in}, err
+		}
+		cost, wrt, err := build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, grads, err := bulkadGrads(cost, wrt...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if shift == 0 && got != 0 {
+			t.Errorf("cost %v, Gorgonia's test 0", got)
+		}
+		fd, err := centralDiff(build, 0, 0.25)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := maxAbsDiff(grads[0], fd); d > 1e-12 {
+			t.Errorf("shift %v: bulkad gradient %v, central differences %v", shift, grads[0], fd)
+		}
+	}
+}
