@@ -80,14 +80,8 @@ func centralDiff(b builder, k int, h float64) ([]float64, error) {
 		if err != nil {
 			return 0, err
 		}
-		v := wrt[k].Value()
-		switch data := v.Data().(type) {
-		case []float64:
-			data[i] += d
-		case []float32:
-			data[i] += float32(d)
-		default:
-			return 0, fmt.Errorf("centralDiff: unsupported data %T", data)
+		if err := perturb(wrt[k], i, d); err != nil {
+			return 0, err
 		}
 		if err := run(cost.Graph()); err != nil {
 			return 0, err
@@ -169,13 +163,8 @@ func centralDiffAt(b builder, k int, h float64, entries []int) ([]float64, error
 		if err != nil {
 			return 0, err
 		}
-		switch data := wrt[k].Value().Data().(type) {
-		case []float64:
-			data[i] += d
-		case []float32:
-			data[i] += float32(d)
-		default:
-			return 0, fmt.Errorf("centralDiffAt: unsupported data %T", data)
+		if err := perturb(wrt[k], i, d); err != nil {
+			return 0, err
 		}
 		if err := run(cost.Graph()); err != nil {
 			return 0, err
@@ -215,4 +204,21 @@ func everyNth(size, n int) []int {
 		out = append(out, size-1)
 	}
 	return out
+}
+
+// perturb adds d to entry i of n's value (a tensor in place, a scalar through Let).
+func perturb(n *G.Node, i int, d float64) error {
+	switch data := n.Value().Data().(type) {
+	case []float64:
+		data[i] += d
+	case []float32:
+		data[i] += float32(d)
+	case float64:
+		return G.Let(n, data+d)
+	case float32:
+		return G.Let(n, data+float32(d))
+	default:
+		return fmt.Errorf("perturb: unsupported data %T", data)
+	}
+	return nil
 }
