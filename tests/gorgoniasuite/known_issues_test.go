@@ -1,0 +1,48 @@
+package gorgoniasuite
+
+import (
+	"testing"
+
+	"github.com/bulkad/bulkad"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// TestIssue182 is known_issues_test.go's TestIssue182: z = (x ⊙ a)·b with a a constant (2, 2, 2),
+// b = −0.5, x = (1, 1, 1); after four runs of one TapeMachine (Reset between them) the gradient
+// node must still hold −1 in every entry (a gradient must not accumulate across runs).
+// Gorgonia differentiates the vector z itself (seeded with ones); here the cost is Σ z, the same
+// vector-Jacobian product.
+func TestIssue182(t *testing.T) {
+	g := G.NewGraph()
+	x := inputNode(g, tensor.Float64, tensor.Shape{3}, []float64{1, 1, 1}, "x")
+	a := G.NewConstant(tensor.New(tensor.WithBacking([]float64{2, 2, 2}), tensor.WithShape(3)))
+	b := G.NewScalar(g, tensor.Float64, G.WithName("b"), G.WithValue(-0.5))
+	y, err := G.Mul(x, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	z, err := G.Mul(y, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cost, err := G.Sum(z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dz, err := bulkad.Grad(cost, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := G.NewTapeMachine(g)
+	defer m.Close()
+	for turn := 0; turn < 4; turn++ {
+		if err := m.RunAll(); err != nil {
+			t.Fatalf("turn %d: %v", turn, err)
+		}
+		m.Reset()
+	}
+	if got := floats(dz[0].Value()); maxAbsDiff(got, []float64{-1, -1, -1}) != 0 {
+		t.Errorf("∂/∂x after 4 runs = %v, Gorgonia's test −1, −1, −1", got)
+	}
+}
