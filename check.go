@@ -16,6 +16,7 @@ import (
 	"github.com/bulkad/bulkad/ad"
 	"github.com/bulkad/bulkad/adapter"
 	"github.com/bulkad/bulkad/core"
+	"github.com/bulkad/bulkad/kernel"
 )
 
 // CheckOption configures Check.
@@ -281,7 +282,7 @@ func Check(cost *gorgonia.Node, wrt gorgonia.Nodes, opts ...CheckOption) (*Repor
 	if err == nil {
 		if art, err = ad.GradWith(tr.Program, ad.Options{Wrt: tr.Wrt, AtZero: tr.ZeroNames()}); err == nil {
 			var value *tensor.Dense
-			if value, bgrads, err = art.Run(artArgs(args)); err == nil {
+			if value, bgrads, err = art.RunWith(kernel.EvalTuple, artArgs(args)); err == nil {
 				v := toFloats(value)[0]
 				rep.ForwardMismatch = math.Abs(v-gcost) / math.Max(1, math.Abs(gcost))
 			}
@@ -306,7 +307,7 @@ func Check(cost *gorgonia.Node, wrt gorgonia.Nodes, opts ...CheckOption) (*Repor
 			} else {
 				var rargs map[string]*tensor.Dense
 				if rargs, err = pointArgs(tr, rvals, idx); err == nil {
-					_, rart, err = art.Run(artArgs(rargs))
+					_, rart, err = art.RunWith(kernel.EvalTuple, artArgs(rargs))
 				}
 			}
 		}
@@ -450,7 +451,7 @@ type fdEval struct {
 	cost2 *gorgonia.Node
 	wrt2  gorgonia.Nodes
 	// Translation promoted to float64.
-	exec   *core.Exec
+	exec   *kernel.Exec
 	args64 map[string]*tensor.Dense
 	names  []string
 	// The float64 values and shapes of the wrt nodes (perturbed one entry at a time).
@@ -482,7 +483,7 @@ func newFD(g *gorgonia.ExprGraph, cost *gorgonia.Node, wrt gorgonia.Nodes, idx m
 	if err != nil {
 		return nil, "", errors.Wrap(err, "promoting to float64")
 	}
-	exec, err := core.Compile(p64)
+	exec, err := kernel.Compile(p64)
 	if err != nil {
 		return nil, "", errors.Wrap(err, "compiling the promoted program")
 	}

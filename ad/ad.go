@@ -1,8 +1,6 @@
 package ad
 
 import (
-	"sync"
-
 	"github.com/bulkad/bulkad/core"
 	"github.com/pkg/errors"
 	"gorgonia.org/tensor"
@@ -44,16 +42,13 @@ type Options struct {
 // name, in that order. Its parameters are the input program's (plus DretName, the incoming
 // cotangent, for a VJP artifact; a Grad artifact uses the cotangent 1).
 //
-// An Artifact is safe for concurrent use: the program is compiled once per concurrent Run
-// (core.Exec keeps buffers between runs) and the compiled programs are reused.
+// An Artifact is immutable and safe for concurrent use. Run evaluates it with the reference
+// evaluator (core.EvalTuple); to run it fast, compile Program with package kernel.
 type Artifact struct {
 	prog  *core.Program
 	wrt   []string
 	vjp   bool
 	stats Stats
-
-	mu    sync.Mutex
-	execs []*core.Exec // idle compiled programs
 }
 
 // Program returns the gradient program.
@@ -70,26 +65,15 @@ func (a *Artifact) Stats() Stats { return a.stats }
 // String prints the gradient program in the text syntax.
 func (a *Artifact) String() string { return a.prog.String() }
 
-// Run evaluates the gradient program. args holds every parameter (and DretName for a VJP
+// Run evaluates the gradient program with the reference evaluator (core.EvalTuple). args holds every parameter (and DretName for a VJP
 // artifact); it returns the value and the gradient of every Wrt parameter by name.
 func (a *Artifact) Run(args map[string]*tensor.Dense) (*tensor.Dense, map[string]*tensor.Dense, error) {
-	var ex *core.Exec
-	a.mu.Lock()
-	if n := len(a.execs); n > 0 {
-		ex = a.execs[n-1]
-		a.execs = a.execs[:n-1]
-	}
-	a.mu.Unlock()
-	if ex == nil {
-		var err error
-		if ex, err = core.Compile(a.prog); err != nil {
-			return nil, nil, errors.Wrap(err, "ad: run: compile")
-		}
-	}
-	outs, err := ex.Run(args)
-	a.mu.Lock()
-	a.execs = append(a.execs, ex)
-	a.mu.Unlock()
+	return a.RunWith(core.EvalTuple, args)
+}
+
+// RunWith is Run with another evaluator of tuple programs, such as kernel.EvalTuple.
+func (a *Artifact) RunWith(eval func(*core.Program, map[string]*tensor.Dense) ([]*tensor.Dense, error), args map[string]*tensor.Dense) (*tensor.Dense, map[string]*tensor.Dense, error) {
+	outs, err := eval(a.prog, args)
 	if err != nil {
 		return nil, nil, errors.Wrap(err, "ad: run")
 	}

@@ -37,7 +37,7 @@ func FuzzVectorize(f *testing.F) {
 		p := coretest.RandomProgram(rng, cfg)
 		args := coretest.RandomArgs(rng, p)
 		if seed%4 == 3 {
-			poisonArgs(rng, p, args) // infinities and NaNs
+			coretest.PoisonArgs(rng, p, args) // infinities and NaNs
 		}
 		var st propStats
 		q, ok := checkVectorize(t, seed, p, args, &st)

@@ -46,14 +46,14 @@ func simp(t *testing.T, p *core.Program, opts ...core.SimplifyOption) *core.Prog
 	return q
 }
 
-// sameValues checks NaiveEval(p) == NaiveEval(q) on random arguments.
+// sameValues checks core.Eval(p) == core.Eval(q) on random arguments.
 func sameValues(t *testing.T, p, q *core.Program) {
 	t.Helper()
 	rng := rand.New(rand.NewSource(7))
 	for k := 0; k < 3; k++ {
 		args := coretest.RandomArgs(rng, p)
-		a, err1 := coretest.NaiveEval(p, args)
-		b, err2 := coretest.NaiveEval(q, args)
+		a, err1 := core.Eval(p, args)
+		b, err2 := core.Eval(q, args)
 		if err1 != nil || err2 != nil {
 			t.Fatalf("eval: %v %v", err1, err2)
 		}
@@ -208,7 +208,7 @@ func TestGoldenConcatCond(t *testing.T) {
 			vals[k] = float64(k) + 0.5
 		}
 		arg := tensor.New(tensor.WithShape(3, 10), tensor.WithBacking(vals))
-		got, err := coretest.NaiveEval(q, map[string]*tensor.Dense{"a": arg})
+		got, err := core.Eval(q, map[string]*tensor.Dense{"a": arg})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -222,7 +222,7 @@ func TestGoldenConcatCond(t *testing.T) {
 		}
 		if ev, err := safeEval(q, map[string]*tensor.Dense{"a": arg}); err == nil {
 			if d := coretest.Close(ev, got, 0); d != "" {
-				t.Logf("%s: core.Eval disagrees with NaiveEval: %s", stage, d)
+				t.Logf("%s: kernel.Eval disagrees with core.Eval: %s", stage, d)
 			}
 		}
 	}

@@ -2,12 +2,12 @@ package bot
 
 import (
 	"fmt"
-	"math"
 	"math/rand"
 	"testing"
 
 	"github.com/bulkad/bulkad/core"
 	"github.com/bulkad/bulkad/core/coretest"
+	"github.com/bulkad/bulkad/kernel"
 	"gorgonia.org/tensor"
 )
 
@@ -18,14 +18,14 @@ func tolFor(p *core.Program) float64 {
 	return 1e-12
 }
 
-// safeEval is core.Eval with a panic turned into an error.
+// safeEval is kernel.Eval with a panic turned into an error.
 func safeEval(p *core.Program, args map[string]*tensor.Dense) (r *tensor.Dense, err error) {
 	defer func() {
 		if x := recover(); x != nil {
 			err = fmt.Errorf("panic: %v", x)
 		}
 	}()
-	return core.Eval(p, args)
+	return kernel.Eval(p, args)
 }
 
 // propStats counts what the property checks saw.
@@ -35,8 +35,8 @@ type propStats struct {
 
 // checkVectorize runs the BOT property on one program: Vectorize succeeds, the result is in
 // normal form, and it evaluates to the same value as the input. Values are compared with
-// coretest.NaiveEval (an independent tree-walking evaluator) always, and with core.Eval
-// whenever core.Eval agrees with NaiveEval on the input program (disagreements there are
+// core.Eval (the reference evaluator) always, and with kernel.Eval
+// whenever kernel.Eval agrees with core.Eval on the input program (disagreements there are
 // evaluator bugs, counted and reported in the log, not BOT failures).
 func checkVectorize(t *testing.T, seed int64, p *core.Program, args map[string]*tensor.Dense, st *propStats) (*core.Program, bool) {
 	t.Helper()
@@ -51,21 +51,21 @@ func checkVectorize(t *testing.T, seed int64, p *core.Program, args map[string]*
 		return nil, false
 	}
 	tol := tolFor(p)
-	want, err := coretest.NaiveEval(p, args)
+	want, err := core.Eval(p, args)
 	if err != nil {
-		t.Errorf("seed %d: NaiveEval(p): %v\nprogram: %v", seed, err, p)
+		t.Errorf("seed %d: core.Eval(p): %v\nprogram: %v", seed, err, p)
 		return nil, false
 	}
-	got, err := coretest.NaiveEval(q, args)
+	got, err := core.Eval(q, args)
 	if err != nil {
-		t.Errorf("seed %d: NaiveEval(Vectorize(p)): %v\nprogram: %v\nvectorized: %v", seed, err, p, q)
+		t.Errorf("seed %d: core.Eval(Vectorize(p)): %v\nprogram: %v\nvectorized: %v", seed, err, p, q)
 		return nil, false
 	}
 	if d := coretest.Close(want, got, tol); d != "" {
 		t.Errorf("seed %d: value changed by Vectorize: %s\nprogram: %v\nvectorized: %v\nargs: %v", seed, d, p, q, args)
 		return nil, false
 	}
-	// core.Eval: checked on both programs; a disagreement with NaiveEval, which already
+	// kernel.Eval: checked on both programs; a disagreement with core.Eval, which already
 	// established that the values are equal, is an evaluator bug (counted, logged).
 	ev, err1 := safeEval(p, args)
 	eq, err2 := safeEval(q, args)
@@ -74,7 +74,7 @@ func checkVectorize(t *testing.T, seed int64, p *core.Program, args map[string]*
 	} else {
 		st.evalDisagree++
 		if st.evalDisagree <= 3 {
-			t.Logf("seed %d: core.Eval disagrees with NaiveEval (errors %v, %v)", seed, err1, err2)
+			t.Logf("seed %d: kernel.Eval disagrees with core.Eval (errors %v, %v)", seed, err1, err2)
 		}
 	}
 	return q, true
@@ -110,7 +110,7 @@ func TestVectorizeProperty(t *testing.T) {
 			return
 		}
 	}
-	t.Logf("%d programs; compared with core.Eval on %d; core.Eval disagreed with NaiveEval (or failed) on %d",
+	t.Logf("%d programs; compared with kernel.Eval on %d; kernel.Eval disagreed with core.Eval (or failed) on %d",
 		st.programs, st.evalChecked, st.evalDisagree)
 }
 
@@ -120,28 +120,7 @@ func TestVectorizeProperty(t *testing.T) {
 func propArgs(rng *rand.Rand, seed int64, p *core.Program) map[string]*tensor.Dense {
 	args := coretest.RandomArgs(rng, p)
 	if seed%4 == 1 {
-		poisonArgs(rng, p, args)
+		coretest.PoisonArgs(rng, p, args)
 	}
 	return args
-}
-
-// poisonArgs makes about a tenth of the float argument elements +Inf, -Inf or NaN.
-func poisonArgs(rng *rand.Rand, p *core.Program, args map[string]*tensor.Dense) {
-	special := []float64{math.Inf(1), math.Inf(-1), math.NaN()}
-	for _, v := range p.Params {
-		switch d := args[v.Name].Data().(type) {
-		case []float64:
-			for i := range d {
-				if rng.Intn(10) == 0 {
-					d[i] = special[rng.Intn(3)]
-				}
-			}
-		case []float32:
-			for i := range d {
-				if rng.Intn(10) == 0 {
-					d[i] = float32(special[rng.Intn(3)])
-				}
-			}
-		}
-	}
 }

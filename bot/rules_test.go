@@ -8,6 +8,7 @@ import (
 
 	"github.com/bulkad/bulkad/core"
 	"github.com/bulkad/bulkad/core/coretest"
+	"github.com/bulkad/bulkad/kernel"
 	"gorgonia.org/tensor"
 )
 
@@ -15,8 +16,8 @@ import (
 // rules derived for the constructs the paper leaves out, a small input and its vectorised
 // form derived by hand from the rule (comments give the derivation when it is not a single
 // step). The result of VectorizeTerm is compared structurally (core.Equal), checked with
-// CheckNormalForm, and evaluated against the input on random environments (core.EvalTerm and
-// coretest.NaiveEval). Fresh names are those of core.Namer (prefix_0 for the first use of a
+// CheckNormalForm, and evaluated against the input on random environments (kernel.EvalTerm and
+// core.Eval). Fresh names are those of core.Namer (prefix_0 for the first use of a
 // prefix not used in the term).
 
 var botEnv = map[string]core.Type{
@@ -79,7 +80,7 @@ func randBotEnv(rng *rand.Rand, nonFinite bool) map[string]*tensor.Dense {
 	return env
 }
 
-// sameTermValues compares in and out with core.EvalTerm and coretest.NaiveEval, on finite
+// sameTermValues compares in and out with core.Eval and kernel.EvalTerm, on finite
 // environments and on environments with infinities and NaNs.
 func sameTermValues(t *testing.T, seed int64, in, out core.Term) {
 	t.Helper()
@@ -87,19 +88,19 @@ func sameTermValues(t *testing.T, seed int64, in, out core.Term) {
 	params := core.FreeVars(in)
 	for trial := 0; trial < 12; trial++ {
 		env := randBotEnv(rng, trial >= 8)
-		want, err := coretest.NaiveEval(&core.Program{Params: params, Body: in}, env)
+		want, err := core.Eval(&core.Program{Params: params, Body: in}, env)
 		if err != nil {
-			t.Fatalf("NaiveEval(input): %v", err)
+			t.Fatalf("core.Eval(input): %v", err)
 		}
-		got, err := coretest.NaiveEval(&core.Program{Params: params, Body: out}, env)
+		got, err := core.Eval(&core.Program{Params: params, Body: out}, env)
 		if err != nil {
-			t.Fatalf("NaiveEval(vectorized): %v\n%v", err, out)
+			t.Fatalf("core.Eval(vectorized): %v\n%v", err, out)
 		}
 		if d := coretest.Close(want, got, 1e-12); d != "" {
-			t.Fatalf("NaiveEval: values differ (%s)\ninput:      %v\nvectorized: %v", d, in, out)
+			t.Fatalf("core.Eval: values differ (%s)\ninput:      %v\nvectorized: %v", d, in, out)
 		}
-		ew, err1 := core.EvalTerm(in, env)
-		eg, err2 := core.EvalTerm(out, env)
+		ew, err1 := kernel.EvalTerm(in, env)
+		eg, err2 := kernel.EvalTerm(out, env)
 		if err1 != nil || err2 != nil {
 			t.Fatalf("EvalTerm: %v, %v", err1, err2)
 		}
@@ -107,7 +108,7 @@ func sameTermValues(t *testing.T, seed int64, in, out core.Term) {
 			t.Fatalf("EvalTerm: values differ (%s)\ninput:      %v\nvectorized: %v", d, in, out)
 		}
 		if d := coretest.Close(ew, want, 1e-12); d != "" {
-			t.Fatalf("EvalTerm and NaiveEval disagree (%s) on %v", d, in)
+			t.Fatalf("EvalTerm and core.Eval disagree (%s) on %v", d, in)
 		}
 	}
 }
@@ -388,8 +389,8 @@ func TestBOTContractionVariants(t *testing.T) {
 				}
 				args[name] = tensor.New(tensor.WithShape([]int(ty.Shape)...), tensor.WithBacking(vals))
 			}
-			v1, err1 := core.EvalTerm(in, args)
-			v2, err2 := core.EvalTerm(r, args)
+			v1, err1 := kernel.EvalTerm(in, args)
+			v2, err2 := kernel.EvalTerm(r, args)
 			if err1 != nil || err2 != nil {
 				t.Fatalf("eval: %v %v", err1, err2)
 			}
@@ -472,7 +473,7 @@ func TestBOTSharedDAG(t *testing.T) {
 		if out > 5*in || so > 5*in {
 			t.Errorf("%s: sizes %d → %d → %d are not linear", c.name, in, out, so)
 		}
-		// values with core.Eval (NaiveEval would unfold the DAG)
+		// values with kernel.Eval (a DAG of 2^200 nodes in tree form)
 		args := map[string]*tensor.Dense{
 			"a": tensor.New(tensor.WithShape(4), tensor.WithBacking([]float64{0.3, -0.2, 0.1, 0.25})),
 		}

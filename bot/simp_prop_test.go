@@ -9,7 +9,7 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// checkSimplify checks Eval(Simplify(q)) == Eval(q) with NaiveEval (and core.Eval, counted
+// checkSimplify checks Eval(Simplify(q)) == Eval(q) with core.Eval (the reference evaluator).
 // like in checkVectorize).
 func checkSimplify(t *testing.T, seed int64, what string, q *core.Program, args map[string]*tensor.Dense, st *propStats, opts ...core.SimplifyOption) (*core.Program, bool) {
 	t.Helper()
@@ -19,14 +19,14 @@ func checkSimplify(t *testing.T, seed int64, what string, q *core.Program, args 
 		return nil, false
 	}
 	tol := tolFor(q)
-	want, err := coretest.NaiveEval(q, args)
+	want, err := core.Eval(q, args)
 	if err != nil {
-		t.Errorf("seed %d: NaiveEval(%s): %v", seed, what, err)
+		t.Errorf("seed %d: core.Eval(%s): %v", seed, what, err)
 		return nil, false
 	}
-	got, err := coretest.NaiveEval(r, args)
+	got, err := core.Eval(r, args)
 	if err != nil {
-		t.Errorf("seed %d: NaiveEval(Simplify(%s)): %v\nsimplified: %v", seed, what, err, r)
+		t.Errorf("seed %d: core.Eval(Simplify(%s)): %v\nsimplified: %v", seed, what, err, r)
 		return nil, false
 	}
 	if d := coretest.Close(want, got, tol); d != "" {

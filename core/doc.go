@@ -56,7 +56,7 @@
 //
 // Limits: the parser refuses a type whose arrays could not be addressed (more than 2^48
 // bytes) and a term nested deeper than 100,000 levels (also a flat chain x + x + … of that
-// many operations; split it with lets). Compile and Eval refuse, before allocating anything,
+// many operations; split it with lets). Eval (and kernel.Compile) refuse, before allocating anything,
 // a program with an array larger than ArrayLimit: the environment variable
 // BULKAD_MAX_ARRAY_BYTES (bytes, with an optional K, M, G or T suffix; 0 or off: no limit),
 // a quarter of the physical memory by default. CheckArrayLimit applies any other limit.

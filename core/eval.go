@@ -1,23 +1,50 @@
 package core
 
 import (
-	"sync"
+	"fmt"
+	"math"
 
 	"github.com/pkg/errors"
 	"gorgonia.org/tensor"
 )
 
 // Eval evaluates a program whose body is not a tuple on the given arguments (one per
-// parameter, by name) and returns a fresh tensor. See Compile for the semantics of every
-// construct and for the argument checks.
+// parameter, by name) and returns a fresh tensor.
+//
+// Eval is the reference evaluator: the executable statement of the language's semantics,
+// written to be obviously correct rather than fast (a recursive walk over the term, element by
+// element, every value in a fresh array). Package kernel compiles programs into fast kernels
+// and is tested against it. The semantics of the constructs (paper 000, §3.2–3.3 and §5.2):
+//   - let binds its bound term, share nodes with one ID denote one value (§2.5), build1
+//     evaluates its body once per index; a subterm is evaluated once per value of the
+//     variables it mentions (a DAG is not unfolded into a tree);
+//   - cond is strict: the condition and both branches are evaluated;
+//   - f64 computes in float64, f32 in float32 (every operation rounds its result to float32),
+//     i64 in two's-complement int64;
+//   - index, gather: an out-of-bounds index reads zeros; scatter drops out-of-range writes and
+//     adds colliding ones in the order of its domain (row-major);
+//   - sumOuter adds along the outer dimension in order (an empty dimension gives 0); matmul
+//     computes each result as the sum over k in order;
+//   - quot truncates toward zero, rem has the sign of the dividend (Go's / and %), both give 0
+//     when dividing by zero;
+//   - cast float→int truncates toward zero, NaN and values outside the int64 range give 0;
+//     bool→number is 0 or 1; number→bool is x != 0 (so NaN → true);
+//   - argmaxOuter: the first maximum wins, NaN is ignored unless every element is NaN (then
+//     0), an empty outer dimension gives 0;
+//   - sigmoid is numerically stable (never exp of a large positive number), pow is math.Pow,
+//     sign(±0) = ±0 and sign(NaN) = NaN, recip(±0) = ±Inf, max and min return NaN when an
+//     operand is NaN and otherwise follow math.Max and math.Min on signed zeros; comparisons
+//     with NaN are false except !=.
+//
+// The program is type-checked first, and refused when one of its arrays is larger than the
+// array limit (ArrayLimit). Arguments may be views; their shapes and dtypes must match the
+// parameters; arguments that are not parameters are ignored.
 func Eval(p *Program, args map[string]*tensor.Dense) (*tensor.Dense, error) {
 	if p == nil {
 		return nil, errors.New("core: eval: nil program")
 	}
-	if resultTerm(p.Body) != nil {
-		if _, ok := resultTerm(p.Body).(*Tuple); ok {
-			return nil, errors.New("core: eval: the program returns a tuple; use EvalTuple")
-		}
+	if _, ok := stripLets(p.Body).(*Tuple); ok {
+		return nil, errors.New("core: eval: the program returns a tuple; use EvalTuple")
 	}
 	outs, err := EvalTuple(p, args)
 	if err != nil {
@@ -26,18 +53,58 @@ func Eval(p *Program, args map[string]*tensor.Dense) (*tensor.Dense, error) {
 	return outs[0], nil
 }
 
-// EvalTuple evaluates a program and returns its results: the components of a tuple body
-// (possibly under lets), or the single result of any other body.
-func EvalTuple(p *Program, args map[string]*tensor.Dense) ([]*tensor.Dense, error) {
-	e, err := Compile(p)
-	if err != nil {
+// EvalTuple evaluates a program (see Eval) and returns its results: the components of a tuple
+// body (possibly under lets), or the single result of any other body.
+func EvalTuple(p *Program, args map[string]*tensor.Dense) (outs []*tensor.Dense, err error) {
+	if p == nil {
+		return nil, errors.New("core: eval: nil program")
+	}
+	if err := Check(p); err != nil {
 		return nil, err
 	}
-	return e.Run(args)
+	if err := checkLimit(p, "core: eval"); err != nil {
+		return nil, err
+	}
+	ev := &evaluator{fv: newFVCache(), shares: map[*frame]map[int]*value{}}
+	var fr *frame
+	for _, v := range p.Params {
+		d, ok := args[v.Name]
+		if !ok {
+			return nil, errors.Errorf("core: eval: missing argument for parameter %s : %v", v.Name, v.Type())
+		}
+		val, err := valueOfDense(d, v.Type())
+		if err != nil {
+			return nil, errors.Wrapf(err, "core: eval: argument %s", v.Name)
+		}
+		fr = &frame{name: v.Name, val: val, up: fr}
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			outs, err = nil, errors.Errorf("core: eval: %v", r)
+		}
+	}()
+	body := p.Body
+	for {
+		l, ok := body.(*Let)
+		if !ok {
+			break
+		}
+		fr = &frame{name: l.Var.Name, val: ev.eval(l.Bound, fr), up: fr}
+		body = l.Body
+	}
+	elems := []Term{body}
+	if tu, ok := body.(*Tuple); ok {
+		elems = tu.Elems
+	}
+	for _, e := range elems {
+		outs = append(outs, ev.eval(e, fr).dense())
+	}
+	return outs, nil
 }
 
-// EvalTerm evaluates a term with free variables, taking the value of each free variable from
-// env (entries for names that are not free in t are ignored). The term must not be a tuple.
+// EvalTerm evaluates a term with free variables (see Eval), taking the value of each free
+// variable from env (entries for names that are not free in t are ignored). The term must not
+// be a tuple.
 func EvalTerm(t Term, env map[string]*tensor.Dense) (*tensor.Dense, error) {
 	if t == nil {
 		return nil, errors.New("core: eval: nil term")
@@ -54,12 +121,11 @@ func EvalTerm(t Term, env map[string]*tensor.Dense) (*tensor.Dense, error) {
 		}
 		args[v.Name] = d
 	}
-	p := &Program{Params: fv, Body: t}
-	return Eval(p, args)
+	return Eval(&Program{Params: fv, Body: t}, args)
 }
 
-// resultTerm strips the lets around a program body.
-func resultTerm(t Term) Term {
+// stripLets returns the term below the lets around a program body.
+func stripLets(t Term) Term {
 	for {
 		l, ok := t.(*Let)
 		if !ok {
@@ -69,230 +135,376 @@ func resultTerm(t Term) Term {
 	}
 }
 
-// Exec is a compiled program: the program has been checked once and turned into a plan of
-// flat-slice kernels with preallocated buffers, compiled index functions and one memo slot
-// per distinct subterm, so that it can be run many times.
-//
-// An Exec keeps its intermediate buffers between runs. It is safe for concurrent use, but
-// its runs are serialised by a mutex; compile one Exec per goroutine for parallel runs.
-//
-// Semantics of the constructs (paper 000, §3.2–3.3 and §5.2):
-//   - let and share evaluate their bound term once per run (share memoised by ID); a subterm
-//     of a build1 body that does not depend on a lambda-bound variable is evaluated once per
-//     run (more exactly: once per iteration of the innermost enclosing build1 whose variable
-//     it depends on), not once per index;
-//   - cond is strict: the condition and both branches are evaluated;
-//   - f64 computes in float64, f32 in float32, i64 in two's-complement int64;
-//   - index, gather: an out-of-bounds index reads zeros; scatter drops out-of-range writes and
-//     adds colliding ones;
-//   - quot truncates toward zero, rem has the sign of the dividend (Go's / and %), both give 0
-//     when dividing by zero;
-//   - cast float→int truncates toward zero, NaN and values outside the int64 range give 0;
-//     bool→number is 0 or 1; number→bool is x != 0;
-//   - argmaxOuter: the first maximum wins, NaN is ignored unless every element is NaN (then
-//     0), an empty outer dimension gives 0;
-//   - sigmoid is numerically stable, pow is math.Pow, sign(0) = 0, recip(0) = +Inf, max and
-//     min return NaN when an operand is NaN;
-//   - sumOuter of an empty outer dimension is 0.
-type Exec struct {
-	mu      sync.Mutex
-	prog    *Program
-	params  []*buf // parameter slots, in Params order (storage set by each run)
-	results []*buf
-	rtypes  []Type
-	root    *scope
-
-	// direct is set when the single result is written by a kernel into its own buffer, so
-	// RunInto may point that buffer at the caller's output and skip the copy.
-	direct bool
-
-	// hook, when set (tests only), is called with the term of every instruction that runs.
-	hook func(Term)
+// value is an array during reference evaluation: floats (both widths) in f, integers in i,
+// booleans in b, row-major. Float32 values are held in float64 and rounded to float32 after
+// every operation.
+type value struct {
+	t Type
+	f []float64
+	i []int64
+	b []bool
 }
 
-// Compile checks a program and prepares it for repeated evaluation (see Exec).
-func Compile(p *Program) (*Exec, error) {
-	if p == nil {
-		return nil, errors.New("core: eval: nil program")
+func newValue(t Type) *value {
+	v := &value{t: t}
+	n := t.Shape.Size()
+	switch t.Dtype {
+	case Float64, Float32:
+		v.f = make([]float64, n)
+	case Int64:
+		v.i = make([]int64, n)
+	default:
+		v.b = make([]bool, n)
 	}
-	if err := Check(p); err != nil {
-		return nil, err
-	}
-	if err := checkLimit(p, "core: eval"); err != nil {
-		return nil, err
-	}
-	return compileGuarded(p)
+	return v
 }
 
-func compileGuarded(p *Program) (e *Exec, err error) {
-	defer func() {
-		if x := recover(); x != nil {
-			e, err = nil, errors.Errorf("core: eval: internal error while compiling (please report): %v", x)
-		}
-	}()
-	return compileProgram(p)
-}
-
-// Params returns the program's parameters in positional (RunInto) order.
-func (e *Exec) Params() []*Var { return e.prog.Params }
-
-// ResultTypes returns the types of the results, in order.
-func (e *Exec) ResultTypes() []Type { return append([]Type{}, e.rtypes...) }
-
-// Run evaluates the program on the given arguments (one per parameter, by name) and returns
-// fresh tensors for the results (the components of a tuple body, or a single result).
-// Arguments are checked against the parameter types; their data are read, never written.
-func (e *Exec) Run(args map[string]*tensor.Dense) ([]*tensor.Dense, error) {
-	if e == nil {
-		return nil, errors.New("core: eval: nil Exec")
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	for name := range args {
-		if e.prog.Param(name) == nil {
-			return nil, errors.Errorf("core: eval: argument %s is not a parameter of the program (parameters: %s)", name, paramList(e.prog.Params))
-		}
-	}
-	for i, v := range e.prog.Params {
-		d, ok := args[v.Name]
-		if !ok {
-			return nil, errors.Errorf("core: eval: missing argument for parameter %s : %v", v.Name, v.Type())
-		}
-		if err := e.bindArg(i, d); err != nil {
-			return nil, err
-		}
-	}
-	if err := e.exec(); err != nil {
-		return nil, err
-	}
-	outs := make([]*tensor.Dense, len(e.results))
-	for i, r := range e.results {
-		outs[i] = r.dense(e.rtypes[i])
-	}
-	return outs, nil
-}
-
-// RunInto evaluates the program with positional arguments (in Params order) and writes the
-// results into outs, which must be preallocated with the result types (shape and dtype).
-// After the first call it does not allocate for programs made of one array operation.
-// The arguments' data are read, never written, and may alias outs only if the program is a
-// single element-wise operation.
-func (e *Exec) RunInto(outs []*tensor.Dense, args ...*tensor.Dense) error {
-	if e == nil {
-		return errors.New("core: eval: nil Exec")
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if len(args) != len(e.params) {
-		return errors.Errorf("core: eval: %d arguments for %d parameters (%s)", len(args), len(e.params), paramList(e.prog.Params))
-	}
-	if len(outs) != len(e.results) {
-		return errors.Errorf("core: eval: %d outputs for %d results", len(outs), len(e.results))
-	}
-	for i, d := range args {
-		if err := e.bindArg(i, d); err != nil {
-			return err
-		}
-	}
-	for i, o := range outs {
-		if err := checkDense("output", i, o, e.rtypes[i]); err != nil {
-			return err
-		}
-	}
-	if e.direct {
-		r := e.results[0]
-		f64, f32, i64, b, err := denseData(outs[0], e.rtypes[0].Dtype, e.rtypes[0].Shape.Size())
-		if err != nil {
-			return err
-		}
-		saved := *r
-		r.f64, r.f32, r.i64, r.b = f64, f32, i64, b
-		err = e.exec()
-		*r = saved
-		return err
-	}
-	if err := e.exec(); err != nil {
-		return err
-	}
-	for i, o := range outs {
-		r := e.results[i]
-		switch e.rtypes[i].Dtype {
-		case Float64:
-			copy(o.Float64s(), r.f64)
-		case Float32:
-			copy(o.Float32s(), r.f32)
-		case Int64:
-			copy(o.Int64s(), r.i64)
-		case Bool:
-			copy(o.Bools(), r.b)
-		}
-	}
-	return nil
-}
-
-// exec runs the root scope. A panic in a kernel would be a bug of the evaluator (every
-// partial operation is total); it is turned into an error rather than crashing the caller.
-func (e *Exec) exec() (err error) {
-	defer func() {
-		if x := recover(); x != nil {
-			err = errors.Errorf("core: eval: internal error (please report): %v", x)
-		}
-	}()
-	for _, f := range e.root.code {
-		f()
-	}
-	return nil
-}
-
-func paramList(ps []*Var) string {
-	if len(ps) == 0 {
-		return "none"
-	}
-	s := ""
-	for i, v := range ps {
-		if i > 0 {
-			s += ", "
-		}
-		s += v.Name + " : " + v.Type().String()
-	}
-	return s
-}
-
-// checkDense verifies that d has type want; what/name describe it in the error.
-func checkDense(what string, i int, d *tensor.Dense, want Type) error {
+func valueOfDense(d *tensor.Dense, t Type) (*value, error) {
 	if d == nil {
-		return errors.Errorf("core: eval: %s %d is nil", what, i)
+		return nil, errors.New("tensor is nil")
 	}
-	dt := dtypeOfTensor(d.Dtype())
-	if dt != want.Dtype || !Shape(d.Shape()).Equal(want.Shape) {
-		return errors.Errorf("core: eval: %s %d has shape %v (%v), want %v", what, i, Shape(d.Shape()), d.Dtype(), want)
-	}
-	if d.RequiresIterator() {
-		return errors.Errorf("core: eval: %s %d is not a contiguous tensor", what, i)
-	}
-	return nil
-}
-
-// bindArg checks argument i against its parameter and points the parameter slot at its data.
-func (e *Exec) bindArg(i int, d *tensor.Dense) error {
-	v := e.prog.Params[i]
-	want := v.Type()
-	if d == nil {
-		return errors.Errorf("core: eval: argument %s is nil, parameter %s : %v", v.Name, v.Name, want)
-	}
-	dt := dtypeOfTensor(d.Dtype())
-	if dt != want.Dtype || !Shape(d.Shape()).Equal(want.Shape) {
-		name := d.Dtype().String()
-		if dt.Valid() {
-			name = dt.String()
-		}
-		return errors.Errorf("core: eval: argument %s has shape %v (%s), parameter %s : %v", v.Name, Shape(d.Shape()), name, v.Name, want)
-	}
-	f64, f32, i64, b, err := denseData(d, dt, want.Shape.Size())
+	dt, err := TypeOfDense(d)
 	if err != nil {
-		return errors.Wrapf(err, "core: eval: argument %s", v.Name)
+		return nil, err
 	}
-	p := e.params[i]
-	p.f64, p.f32, p.i64, p.b = f64, f32, i64, b
+	if !dt.Equal(t) {
+		return nil, errors.Errorf("has type %v, want %v", dt, t)
+	}
+	f64, f32, i64, b, err := DenseData(d, t.Dtype, t.Shape.Size())
+	if err != nil {
+		return nil, err
+	}
+	v := newValue(t)
+	copy(v.f, f64)
+	for k, x := range f32 {
+		v.f[k] = float64(x)
+	}
+	copy(v.i, i64)
+	copy(v.b, b)
+	return v, nil
+}
+
+func (v *value) dense() *tensor.Dense {
+	var back interface{}
+	switch v.t.Dtype {
+	case Float64:
+		back = v.f
+	case Float32:
+		s := make([]float32, len(v.f))
+		for k, e := range v.f {
+			s[k] = float32(e)
+		}
+		back = s
+	case Int64:
+		back = v.i
+	default:
+		back = v.b
+	}
+	return tensor.New(tensor.WithShape([]int(v.t.Shape.Clone())...), tensor.WithBacking(back))
+}
+
+// set copies element j of src into element k of v (same dtype).
+func (v *value) set(k int, src *value, j int) {
+	switch {
+	case v.f != nil:
+		v.f[k] = src.f[j]
+	case v.i != nil:
+		v.i[k] = src.i[j]
+	default:
+		v.b[k] = src.b[j]
+	}
+}
+
+// add adds element j of src to element k of v (numeric dtypes).
+func (v *value) add(k int, src *value, j int) {
+	if v.f != nil {
+		v.f[k] = round(v.t.Dtype, v.f[k]+src.f[j])
+	} else {
+		v.i[k] += src.i[j]
+	}
+}
+
+// round rounds x to the precision of dtype d.
+func round(d Dtype, x float64) float64 {
+	if d == Float32 {
+		return float64(float32(x))
+	}
+	return x
+}
+
+// frame is one binding of the environment (a parameter, a let, a build1 or index-function
+// variable), with the values of the subterms evaluated in it.
+type frame struct {
+	name string
+	val  *value
+	up   *frame
+	memo map[Term]*value
+}
+
+type evaluator struct {
+	top    frame // memo of the closed subterms
+	fv     *fvCache
+	shares map[*frame]map[int]*value
+}
+
+// home returns the innermost frame that binds a free variable of t: t has the same value in
+// fr and in home(t, fr), so it is evaluated (and memoised) there, once.
+func (ev *evaluator) home(t Term, fr *frame) *frame {
+	fv := ev.fv.of(t)
+	for ; fr != nil; fr = fr.up {
+		if _, ok := fv[fr.name]; ok {
+			return fr
+		}
+	}
 	return nil
+}
+
+func (ev *evaluator) eval(t Term, fr *frame) *value {
+	h := ev.home(t, fr)
+	key := h
+	if key == nil {
+		key = &ev.top
+	}
+	if v, ok := key.memo[t]; ok {
+		return v
+	}
+	var v *value
+	if s, ok := t.(*Share); ok {
+		ids := ev.shares[key]
+		if v, ok = ids[s.ID]; !ok {
+			v = ev.eval(s.Body, fr)
+			if ids == nil {
+				ids = map[int]*value{}
+				ev.shares[key] = ids
+			}
+			ids[s.ID] = v
+		}
+	} else {
+		v = ev.eval1(t, h)
+	}
+	if key.memo == nil {
+		key.memo = map[Term]*value{}
+	}
+	key.memo[t] = v
+	return v
+}
+
+func (ev *evaluator) lookup(name string, fr *frame) *value {
+	for ; fr != nil; fr = fr.up {
+		if fr.name == name {
+			return fr.val
+		}
+	}
+	panic(fmt.Sprintf("unbound variable %s", name))
+}
+
+func intScalar(x int64) *value { return &value{t: Scalar(Int64), i: []int64{x}} }
+
+// offset returns the row-major offset of the (possibly partial) index ix in shape sh and
+// whether ix is in bounds.
+func offset(sh Shape, ix []int64) (int, bool) {
+	st := sh.Strides()
+	off := 0
+	for k, e := range ix {
+		if e < 0 || e >= int64(sh[k]) {
+			return 0, false
+		}
+		off += int(e) * st[k]
+	}
+	return off, true
+}
+
+// multiIndex returns the multi-index of row-major position n in shape sh.
+func multiIndex(sh Shape, n int) []int64 {
+	out := make([]int64, len(sh))
+	for k := len(sh) - 1; k >= 0; k-- {
+		out[k] = int64(n % sh[k])
+		n /= sh[k]
+	}
+	return out
+}
+
+// indexFn evaluates fn at the domain point is.
+func (ev *evaluator) indexFn(fn *IndexFn, is []int64, fr *frame) []int64 {
+	for k, v := range fn.Vars {
+		fr = &frame{name: v.Name, val: intScalar(is[k]), up: fr}
+	}
+	out := make([]int64, len(fn.Out))
+	for k, o := range fn.Out {
+		out[k] = ev.eval(o, fr).i[0]
+	}
+	return out
+}
+
+func (ev *evaluator) eval1(t Term, fr *frame) *value {
+	switch x := t.(type) {
+	case *Var:
+		return ev.lookup(x.Name, fr)
+	case *Lit:
+		v := newValue(x.Type())
+		copy(v.f, x.F)
+		copy(v.i, x.I)
+		copy(v.b, x.B)
+		return v
+	case *Let:
+		b := ev.eval(x.Bound, fr)
+		return ev.eval(x.Body, &frame{name: x.Var.Name, val: b, up: fr})
+	case *Cond:
+		c, a, b := ev.eval(x.C, fr), ev.eval(x.Then, fr), ev.eval(x.Else, fr)
+		if c.b[0] {
+			return a
+		}
+		return b
+	case *Unary:
+		return unaryValue(x.Op, ev.eval(x.X, fr))
+	case *Cast:
+		return castValue(x.To, ev.eval(x.X, fr))
+	case *Binary:
+		return binaryValue(x.Op, ev.eval(x.X, fr), ev.eval(x.Y, fr), x.Type())
+	case *Index:
+		a := ev.eval(x.X, fr)
+		ix := make([]int64, len(x.Ix))
+		for k, e := range x.Ix {
+			ix[k] = ev.eval(e, fr).i[0]
+		}
+		out := newValue(x.Type())
+		if off, ok := offset(a.t.Shape, ix); ok {
+			for k := range x.Type().Shape.Size() {
+				out.set(k, a, off+k)
+			}
+		}
+		return out
+	case *SumOuter:
+		a := ev.eval(x.X, fr)
+		out := newValue(x.Type())
+		inner := x.Type().Shape.Size()
+		for j := range a.t.Shape[0] {
+			for k := range inner {
+				out.add(k, a, j*inner+k)
+			}
+		}
+		return out
+	case *ArgmaxOuter:
+		return argmaxValue(ev.eval(x.X, fr), x.Type())
+	case *Gather:
+		a := ev.eval(x.X, fr)
+		out := newValue(x.Type())
+		dom := x.Shape[:len(x.Fn.Vars)]
+		rest := x.Shape[len(x.Fn.Vars):].Size()
+		for d := range dom.Size() {
+			if off, ok := offset(a.t.Shape, ev.indexFn(x.Fn, multiIndex(dom, d), fr)); ok {
+				for r := range rest {
+					out.set(d*rest+r, a, off+r)
+				}
+			}
+		}
+		return out
+	case *Scatter:
+		a := ev.eval(x.X, fr)
+		out := newValue(x.Type())
+		dom := a.t.Shape[:len(x.Fn.Vars)]
+		rest := a.t.Shape[len(x.Fn.Vars):].Size()
+		for d := range dom.Size() {
+			if off, ok := offset(x.Shape, ev.indexFn(x.Fn, multiIndex(dom, d), fr)); ok {
+				for r := range rest {
+					out.add(off+r, a, d*rest+r)
+				}
+			}
+		}
+		return out
+	case *FromVector:
+		out := newValue(x.Type())
+		inner := x.Elems[0].Type().Shape.Size()
+		for j, el := range x.Elems {
+			a := ev.eval(el, fr)
+			for k := range inner {
+				out.set(j*inner+k, a, k)
+			}
+		}
+		return out
+	case *Replicate:
+		a := ev.eval(x.X, fr)
+		out := newValue(x.Type())
+		inner := a.t.Shape.Size()
+		for j := range x.N {
+			for k := range inner {
+				out.set(j*inner+k, a, k)
+			}
+		}
+		return out
+	case *Transpose:
+		a := ev.eval(x.X, fr)
+		out := newValue(x.Type())
+		sh := x.Type().Shape
+		for k := range sh.Size() {
+			ri := multiIndex(sh, k)
+			si := append([]int64{}, ri...)
+			for p, q := range x.Perm {
+				si[q] = ri[p]
+			}
+			off, _ := offset(a.t.Shape, si)
+			out.set(k, a, off)
+		}
+		return out
+	case *Reshape:
+		a := ev.eval(x.X, fr)
+		return &value{t: x.Type(), f: a.f, i: a.i, b: a.b}
+	case *Build1:
+		out := newValue(x.Type())
+		inner := x.Body.Type().Shape.Size()
+		for j := range x.N {
+			a := ev.eval(x.Body, &frame{name: x.Var.Name, val: intScalar(int64(j)), up: fr})
+			for k := range inner {
+				out.set(j*inner+k, a, k)
+			}
+		}
+		return out
+	case *Iota:
+		out := newValue(x.Type())
+		for j := range out.i {
+			out.i[j] = int64(j)
+		}
+		return out
+	case *MatMul:
+		a, b := ev.eval(x.X, fr), ev.eval(x.Y, fr)
+		m, c, n := a.t.Shape[0], a.t.Shape[1], b.t.Shape[1]
+		out := newValue(x.Type())
+		d := x.Type().Dtype
+		for i := range m {
+			for j := range n {
+				s := 0.0
+				for k := range c {
+					s = round(d, s+round(d, a.f[i*c+k]*b.f[k*n+j]))
+				}
+				out.f[i*n+j] = s
+			}
+		}
+		return out
+	case *Tuple:
+		panic("a tuple appears below the top level")
+	}
+	panic(fmt.Sprintf("cannot evaluate %T", t))
+}
+
+func argmaxValue(a *value, t Type) *value {
+	out := newValue(t)
+	inner := t.Shape.Size()
+	for k := range inner {
+		best := -1
+		for j := range a.t.Shape[0] {
+			if a.f != nil {
+				e := a.f[j*inner+k]
+				if math.IsNaN(e) {
+					continue
+				}
+				if best < 0 || e > a.f[best*inner+k] {
+					best = j
+				}
+			} else if best < 0 || a.i[j*inner+k] > a.i[best*inner+k] {
+				best = j
+			}
+		}
+		out.i[k] = int64(max(best, 0))
+	}
+	return out
 }

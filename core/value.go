@@ -5,80 +5,8 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// buf is the evaluator's storage for one value: a flat row-major slice of the value's dtype
-// (exactly one of f64, f32, i64, b is used). Kernels capture *buf pointers at compile time and
-// read the slices when they run, so a buf may be re-pointed (aliased) between runs.
-type buf struct {
-	typ Type
-	f64 []float64
-	f32 []float32
-	i64 []int64
-	b   []bool
-}
-
-// newBuf allocates zeroed storage for a value of type t.
-func newBuf(t Type) *buf {
-	n := t.Shape.Size()
-	v := &buf{typ: t}
-	switch t.Dtype {
-	case Float64:
-		v.f64 = make([]float64, n)
-	case Float32:
-		v.f32 = make([]float32, n)
-	case Int64:
-		v.i64 = make([]int64, n)
-	case Bool:
-		v.b = make([]bool, n)
-	}
-	return v
-}
-
-// aliasOf makes v share o's storage (no copy).
-func (v *buf) aliasOf(o *buf) {
-	v.f64, v.f32, v.i64, v.b = o.f64, o.f32, o.i64, o.b
-}
-
-// copyAt copies o's elements into v at element offset off.
-func (v *buf) copyAt(off int, o *buf) {
-	switch v.typ.Dtype {
-	case Float64:
-		copy(v.f64[off:], o.f64)
-	case Float32:
-		copy(v.f32[off:], o.f32)
-	case Int64:
-		copy(v.i64[off:], o.i64)
-	case Bool:
-		copy(v.b[off:], o.b)
-	}
-}
-
-// dense returns a fresh *tensor.Dense holding a copy of v's elements, of type t.
-func (v *buf) dense(t Type) *tensor.Dense {
-	n := t.Shape.Size()
-	var back interface{}
-	switch t.Dtype {
-	case Float64:
-		s := make([]float64, n)
-		copy(s, v.f64)
-		back = s
-	case Float32:
-		s := make([]float32, n)
-		copy(s, v.f32)
-		back = s
-	case Int64:
-		s := make([]int64, n)
-		copy(s, v.i64)
-		back = s
-	default:
-		s := make([]bool, n)
-		copy(s, v.b)
-		back = s
-	}
-	return tensor.New(tensor.WithShape([]int(t.Shape.Clone())...), tensor.WithBacking(back))
-}
-
-// dtypeOfTensor maps a tensor dtype to a core dtype (InvalidDtype if unsupported).
-func dtypeOfTensor(dt tensor.Dtype) Dtype {
+// DtypeOfTensor maps a tensor dtype to a core dtype (InvalidDtype if unsupported).
+func DtypeOfTensor(dt tensor.Dtype) Dtype {
 	switch dt {
 	case tensor.Float64:
 		return Float64
@@ -98,7 +26,7 @@ func TypeOfDense(d *tensor.Dense) (Type, error) {
 	if d == nil {
 		return Type{}, errors.New("core: type of dense: tensor is nil")
 	}
-	dt := dtypeOfTensor(d.Dtype())
+	dt := DtypeOfTensor(d.Dtype())
 	if !dt.Valid() {
 		return Type{}, errors.Errorf("core: type of dense: unsupported tensor dtype %v (want float64, float32, int64 or bool)", d.Dtype())
 	}
@@ -108,10 +36,10 @@ func TypeOfDense(d *tensor.Dense) (Type, error) {
 	return Type{Shape: out, Dtype: dt}, nil
 }
 
-// denseData returns d's elements as a row-major slice of length n (materialising views,
+// DenseData returns d's elements as a row-major slice of length n (materialising views,
 // transposed and masked tensors into a contiguous copy; contiguous tensors are not copied).
 // The result is one of []float64, []float32, []int64, []bool.
-func denseData(d *tensor.Dense, dt Dtype, n int) (f64 []float64, f32 []float32, i64 []int64, b []bool, err error) {
+func DenseData(d *tensor.Dense, dt Dtype, n int) (f64 []float64, f32 []float32, i64 []int64, b []bool, err error) {
 	if d.RequiresIterator() || (d.IsMaterializable() && !d.IsView()) {
 		m, ok := d.Materialize().(*tensor.Dense)
 		if !ok {
@@ -158,43 +86,27 @@ func DenseFromLit(l *Lit) *tensor.Dense {
 	if l == nil || !l.Type().Dtype.Valid() {
 		return nil
 	}
-	v, err := litBuf(l)
-	if err != nil {
-		return nil
-	}
-	return v.dense(l.Type())
-}
-
-// litBuf converts a literal into evaluator storage.
-func litBuf(l *Lit) (*buf, error) {
 	t := l.Type()
-	v := newBuf(t)
 	n := t.Shape.Size()
+	var back interface{}
 	switch t.Dtype {
 	case Float64:
-		if len(l.F) != n {
-			return nil, errors.Errorf("core: eval: literal of shape %v has %d values", t.Shape, len(l.F))
-		}
-		copy(v.f64, l.F)
+		back = append(make([]float64, 0, n), l.F...)
 	case Float32:
-		if len(l.F) != n {
-			return nil, errors.Errorf("core: eval: literal of shape %v has %d values", t.Shape, len(l.F))
-		}
+		s := make([]float32, len(l.F))
 		for i, x := range l.F {
-			v.f32[i] = float32(x)
+			s[i] = float32(x)
 		}
+		back = s
 	case Int64:
-		if len(l.I) != n {
-			return nil, errors.Errorf("core: eval: literal of shape %v has %d values", t.Shape, len(l.I))
-		}
-		copy(v.i64, l.I)
-	case Bool:
-		if len(l.B) != n {
-			return nil, errors.Errorf("core: eval: literal of shape %v has %d values", t.Shape, len(l.B))
-		}
-		copy(v.b, l.B)
+		back = append(make([]int64, 0, n), l.I...)
+	default:
+		back = append(make([]bool, 0, n), l.B...)
 	}
-	return v, nil
+	if reflectLen(back) != n {
+		return nil
+	}
+	return tensor.New(tensor.WithShape([]int(t.Shape.Clone())...), tensor.WithBacking(back))
 }
 
 // LitFromDense converts a dense tensor (float64, float32, int64 or bool) into a literal of the
@@ -204,7 +116,7 @@ func LitFromDense(d *tensor.Dense) (*Lit, error) {
 	if err != nil {
 		return nil, errors.Wrap(err, "core: lit from dense")
 	}
-	f64, f32, i64, b, err := denseData(d, t.Dtype, t.Shape.Size())
+	f64, f32, i64, b, err := DenseData(d, t.Dtype, t.Shape.Size())
 	if err != nil {
 		return nil, err
 	}
@@ -222,4 +134,18 @@ func LitFromDense(d *tensor.Dense) (*Lit, error) {
 	default:
 		return NewLitB(t.Shape, b)
 	}
+}
+
+func reflectLen(back interface{}) int {
+	switch s := back.(type) {
+	case []float64:
+		return len(s)
+	case []float32:
+		return len(s)
+	case []int64:
+		return len(s)
+	case []bool:
+		return len(s)
+	}
+	return -1
 }

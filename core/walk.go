@@ -426,6 +426,16 @@ func (c *scopeChecker) visit(t Term) {
 	}
 }
 
+// FreeVarCache memoises the free variables of terms by node, so that asking for the free
+// variables of every node of a program costs time linear in the program.
+type FreeVarCache struct{ c *fvCache }
+
+// NewFreeVarCache returns an empty cache.
+func NewFreeVarCache() *FreeVarCache { return &FreeVarCache{c: newFVCache()} }
+
+// Of returns the free variables of t by name. The map is shared with the cache: do not modify it.
+func (c *FreeVarCache) Of(t Term) map[string]*Var { return c.c.of(t) }
+
 func isTupleBody(l *Let) bool {
 	var t Term = l
 	for {

@@ -15,7 +15,7 @@
 //     transA/transB flags (one gonum GEMM, no materialised transpose);
 //   - literals and iota become Gorgonia constants;
 //   - what no specialised kernel covers (build1, an index function the compiler rejects) runs
-//     as one custom op through package core's evaluator (core.Compile, Exec.RunInto).
+//     as one custom op through package kernel's compiled evaluator (kernel.Compile, Exec.RunInto).
 //
 // Cheap fusions: an element-wise binary operation whose operands are replicates and
 // transposes of smaller arrays (x * tr [1,0] (replicate n s), with unary functions and casts

@@ -2,6 +2,7 @@ package raise
 
 import (
 	"github.com/bulkad/bulkad/core"
+	kern "github.com/bulkad/bulkad/kernel"
 	"github.com/pkg/errors"
 	"gorgonia.org/tensor"
 )
@@ -9,7 +10,7 @@ import (
 // evalK runs a one-term core program with package core's evaluator: the fallback for what the
 // specialised kernels do not cover (build1, index functions the compiler rejects).
 type evalK struct {
-	ex   *core.Exec
+	ex   *kern.Exec
 	args []core.Type
 	out  core.Type
 }
@@ -52,7 +53,7 @@ func (pl *plan) evalOp(t core.Term, kind string) (ref, error) {
 	if err != nil {
 		return ref{}, termErr(t, "%v", err)
 	}
-	ex, err := core.Compile(p)
+	ex, err := kern.Compile(p)
 	if err != nil {
 		return ref{}, termErr(t, "compiling for the core evaluator: %v", err)
 	}
@@ -95,7 +96,7 @@ func (pl *plan) evalIndexed(t, x core.Term, scatter bool) (ref, error) {
 	if err != nil {
 		return ref{}, termErr(t, "%v", err)
 	}
-	ex, err := core.Compile(p)
+	ex, err := kern.Compile(p)
 	if err != nil {
 		return ref{}, termErr(t, "compiling for the core evaluator: %v", err)
 	}

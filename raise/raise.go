@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bulkad/bulkad/core"
+	kern "github.com/bulkad/bulkad/kernel"
 	"github.com/chewxy/hm"
 	"github.com/pkg/errors"
 	"gorgonia.org/gorgonia"
@@ -996,7 +997,7 @@ func (pl *plan) nativeFallback(s step, kids []*gorgonia.Node) (*gorgonia.Node, e
 	if err != nil {
 		return nil, termErr(s.term, "%v", err)
 	}
-	ex, err := core.Compile(p)
+	ex, err := kern.Compile(p)
 	if err != nil {
 		return nil, termErr(s.term, "%v", err)
 	}

@@ -2,6 +2,7 @@ package coretest
 
 import (
 	"fmt"
+	"math"
 	"math/rand"
 
 	"github.com/bulkad/bulkad/core"
@@ -153,6 +154,27 @@ func RandomArgs(rng *rand.Rand, p *core.Program) map[string]*tensor.Dense {
 		args[v.Name] = tensor.New(tensor.WithShape([]int(t.Shape.Clone())...), tensor.WithBacking(back))
 	}
 	return args
+}
+
+// PoisonArgs makes about a tenth of the float argument elements +Inf, -Inf or NaN.
+func PoisonArgs(rng *rand.Rand, p *core.Program, args map[string]*tensor.Dense) {
+	special := []float64{math.Inf(1), math.Inf(-1), math.NaN()}
+	for _, v := range p.Params {
+		switch d := args[v.Name].Data().(type) {
+		case []float64:
+			for i := range d {
+				if rng.Intn(10) == 0 {
+					d[i] = special[rng.Intn(3)]
+				}
+			}
+		case []float32:
+			for i := range d {
+				if rng.Intn(10) == 0 {
+					d[i] = float32(special[rng.Intn(3)])
+				}
+			}
+		}
+	}
 }
 
 func (g *gen) check(t core.Term, err error) core.Term {

@@ -1,7 +1,8 @@
-package core
+package kernel
 
 import (
 	"fmt"
+	"github.com/bulkad/bulkad/core"
 	"math/rand"
 	"testing"
 
@@ -33,14 +34,14 @@ func (rc randAffineCase) eval(pt []int, kval int64) []int64 {
 	return out
 }
 
-func (rc randAffineCase) fn(b *Builder, kv Term) *IndexFn {
-	vars := make([]*Var, len(rc.dom))
+func (rc randAffineCase) fn(b *core.Builder, kv core.Term) *core.IndexFn {
+	vars := make([]*core.Var, len(rc.dom))
 	for j := range vars {
-		vars[j] = b.Var(fmt.Sprintf("i%d", j), Scalar(Int64))
+		vars[j] = b.Var(fmt.Sprintf("i%d", j), core.Scalar(core.Int64))
 	}
-	outs := make([]Term, len(rc.c))
+	outs := make([]core.Term, len(rc.c))
 	for k := range rc.c {
-		var e Term = ScalarI(rc.c0[k])
+		var e core.Term = core.ScalarI(rc.c0[k])
 		if rc.dyn[k] {
 			e = b.Add(kv, e)
 		}
@@ -52,15 +53,15 @@ func (rc randAffineCase) fn(b *Builder, kv Term) *IndexFn {
 			case -1:
 				e = b.Sub(e, vars[j])
 			default:
-				e = b.Add(b.Mul(ScalarI(cj), vars[j]), e)
+				e = b.Add(b.Mul(core.ScalarI(cj), vars[j]), e)
 			}
 		}
 		switch rc.form {
 		case 1:
-			e = b.Binary(OpQuot, b.Mul(e, ScalarI(2)), ScalarI(2))
+			e = b.Binary(core.OpQuot, b.Mul(e, core.ScalarI(2)), core.ScalarI(2))
 		case 2:
-			u := b.Var("u_", Scalar(Int64))
-			e = b.Let(u, e, b.Add(u, ScalarI(0)))
+			u := b.Var("u_", core.Scalar(core.Int64))
+			e = b.Let(u, e, b.Add(u, core.ScalarI(0)))
 		}
 		outs[k] = e
 	}
@@ -116,20 +117,20 @@ func TestEvalGatherScatterRandomAffine(t *testing.T) {
 		rc := randCase(rng, m)
 		kval := int64(rng.Intn(5) - 2)
 		rest := xs[m:]
-		sz := Shape(xs).Size()
+		sz := core.Shape(xs).Size()
 		vals := make([]float64, sz)
 		for i := range vals {
 			vals[i] = float64(rng.Intn(100))
 		}
 		// gather sh x f, sh = dom ++ rest
-		sh := append(append(Shape{}, rc.dom...), rest...)
-		var b Builder
-		x := b.Var("x", Type{Shape(xs), d})
-		kv := b.Var("k", Scalar(Int64))
-		p := mustProg(t, &b, []*Var{x, kv}, b.Gather(sh, x, rc.fn(&b, kv)))
+		sh := append(append(core.Shape{}, rc.dom...), rest...)
+		var b core.Builder
+		x := b.Var("x", core.Type{Shape: core.Shape(xs), Dtype: d})
+		kv := b.Var("k", core.Scalar(core.Int64))
+		p := mustProg(t, &b, []*core.Var{x, kv}, b.Gather(sh, x, rc.fn(&b, kv)))
 		got := evalF(t, p, map[string]*tensor.Dense{"x": fd(d, xs, vals...), "k": id(nil, kval)})
-		xstr := Shape(xs).Strides()
-		rsz := Shape(rest).Size()
+		xstr := core.Shape(xs).Strides()
+		rsz := core.Shape(rest).Size()
 		var want []float64
 		each(rc.dom, func(pt []int) {
 			ix := rc.eval(pt, kval)
@@ -154,16 +155,16 @@ func TestEvalGatherScatterRandomAffine(t *testing.T) {
 		checkFloats(t, fmt.Sprintf("seed %d iter %d: %s with k=%d", seed, iter, p, kval), got, want, 0)
 
 		// scatter: operand y of shape dom ++ rest into target xs (m computed indices)
-		ysh := append(append(Shape{}, rc.dom...), rest...)
+		ysh := append(append(core.Shape{}, rc.dom...), rest...)
 		ysz := ysh.Size()
 		yvals := make([]float64, ysz)
 		for i := range yvals {
 			yvals[i] = float64(rng.Intn(100))
 		}
-		var b2 Builder
-		y := b2.Var("y", Type{ysh, d})
-		kv2 := b2.Var("k", Scalar(Int64))
-		p2 := mustProg(t, &b2, []*Var{y, kv2}, b2.Scatter(Shape(xs), y, rc.fn(&b2, kv2)))
+		var b2 core.Builder
+		y := b2.Var("y", core.Type{Shape: ysh, Dtype: d})
+		kv2 := b2.Var("k", core.Scalar(core.Int64))
+		p2 := mustProg(t, &b2, []*core.Var{y, kv2}, b2.Scatter(core.Shape(xs), y, rc.fn(&b2, kv2)))
 		got2 := evalF(t, p2, map[string]*tensor.Dense{"y": fd(d, ysh, yvals...), "k": id(nil, kval)})
 		want2 := make([]float64, sz)
 		src := 0

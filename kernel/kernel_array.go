@@ -1,6 +1,7 @@
-package core
+package kernel
 
 import (
+	"github.com/bulkad/bulkad/core"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
 )
@@ -10,13 +11,13 @@ import (
 // zeroRange sets n elements of v from offset off to zero.
 func (v *buf) zeroRange(off, n int) {
 	switch v.typ.Dtype {
-	case Float64:
+	case core.Float64:
 		clear(v.f64[off : off+n])
-	case Float32:
+	case core.Float32:
 		clear(v.f32[off : off+n])
-	case Int64:
+	case core.Int64:
 		clear(v.i64[off : off+n])
-	case Bool:
+	case core.Bool:
 		clear(v.b[off : off+n])
 	}
 }
@@ -24,13 +25,13 @@ func (v *buf) zeroRange(off, n int) {
 // copyRange copies n elements of src from srcOff into v at off.
 func (v *buf) copyRange(off int, src *buf, srcOff, n int) {
 	switch v.typ.Dtype {
-	case Float64:
+	case core.Float64:
 		copy(v.f64[off:off+n], src.f64[srcOff:srcOff+n])
-	case Float32:
+	case core.Float32:
 		copy(v.f32[off:off+n], src.f32[srcOff:srcOff+n])
-	case Int64:
+	case core.Int64:
 		copy(v.i64[off:off+n], src.i64[srcOff:srcOff+n])
-	case Bool:
+	case core.Bool:
 		copy(v.b[off:off+n], src.b[srcOff:srcOff+n])
 	}
 }

@@ -1,6 +1,7 @@
-package core
+package kernel
 
 import (
+	"github.com/bulkad/bulkad/core"
 	"math"
 	"math/rand"
 	"os"
@@ -24,15 +25,15 @@ func benchData(n int, seed int64) []float64 {
 }
 
 func benchDense(sh []int, seed int64) *tensor.Dense {
-	return tensor.New(tensor.WithShape(sh...), tensor.WithBacking(benchData(Shape(sh).Size(), seed)))
+	return tensor.New(tensor.WithShape(sh...), tensor.WithBacking(benchData(core.Shape(sh).Size(), seed)))
 }
 
-func benchExec(b *testing.B, bl *Builder, params []*Var, body Term) *Exec {
+func benchExec(b *testing.B, bl *core.Builder, params []*core.Var, body core.Term) *Exec {
 	b.Helper()
 	if err := bl.Err(); err != nil {
 		b.Fatal(err)
 	}
-	p, err := NewProgram(params, body)
+	p, err := core.NewProgram(params, body)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -46,7 +47,7 @@ func benchExec(b *testing.B, bl *Builder, params []*Var, body Term) *Exec {
 func runBench(b *testing.B, e *Exec, outSh []int, args ...*tensor.Dense) {
 	out := tensor.New(tensor.WithShape(outSh...), tensor.Of(tensor.Float64))
 	outs := []*tensor.Dense{out}
-	b.SetBytes(int64(8 * Shape(outSh).Size()))
+	b.SetBytes(int64(8 * core.Shape(outSh).Size()))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if err := e.RunInto(outs, args...); err != nil {
@@ -57,10 +58,10 @@ func runBench(b *testing.B, e *Exec, outSh []int, args ...*tensor.Dense) {
 
 // Gather with an affine index function: shift every row left by one (rows are contiguous).
 func BenchmarkGatherShift_Eval(b *testing.B) {
-	var bl Builder
-	x := bl.Var("x", ty(Float64, benchN, benchN))
-	i, j := bl.Var("i", Scalar(Int64)), bl.Var("j", Scalar(Int64))
-	e := benchExec(b, &bl, []*Var{x}, bl.Gather(Shape{benchN, benchN}, x, bl.IndexFn([]*Var{i, j}, i, bl.Add(j, ScalarI(1)))))
+	var bl core.Builder
+	x := bl.Var("x", ty(core.Float64, benchN, benchN))
+	i, j := bl.Var("i", core.Scalar(core.Int64)), bl.Var("j", core.Scalar(core.Int64))
+	e := benchExec(b, &bl, []*core.Var{x}, bl.Gather(core.Shape{benchN, benchN}, x, bl.IndexFn([]*core.Var{i, j}, i, bl.Add(j, core.ScalarI(1)))))
 	runBench(b, e, []int{benchN, benchN}, benchDense([]int{benchN, benchN}, 1))
 }
 
@@ -84,10 +85,10 @@ func BenchmarkGatherShift_Loop(b *testing.B) {
 
 // Gather with an affine index function: transposition (strided reads).
 func BenchmarkGatherTranspose_Eval(b *testing.B) {
-	var bl Builder
-	x := bl.Var("x", ty(Float64, benchN, benchN))
-	i, j := bl.Var("i", Scalar(Int64)), bl.Var("j", Scalar(Int64))
-	e := benchExec(b, &bl, []*Var{x}, bl.Gather(Shape{benchN, benchN}, x, bl.IndexFn([]*Var{i, j}, j, i)))
+	var bl core.Builder
+	x := bl.Var("x", ty(core.Float64, benchN, benchN))
+	i, j := bl.Var("i", core.Scalar(core.Int64)), bl.Var("j", core.Scalar(core.Int64))
+	e := benchExec(b, &bl, []*core.Var{x}, bl.Gather(core.Shape{benchN, benchN}, x, bl.IndexFn([]*core.Var{i, j}, j, i)))
 	runBench(b, e, []int{benchN, benchN}, benchDense([]int{benchN, benchN}, 1))
 }
 
@@ -107,11 +108,11 @@ func BenchmarkGatherTranspose_Loop(b *testing.B) {
 
 // Gather by an index array (non-affine: a compiled closure per row): rows picked by am.
 func BenchmarkGatherRows_Eval(b *testing.B) {
-	var bl Builder
-	x := bl.Var("x", ty(Float64, benchN, benchN))
-	am := bl.Var("am", ty(Int64, benchN))
-	i := bl.Var("i", Scalar(Int64))
-	e := benchExec(b, &bl, []*Var{x, am}, bl.Gather(Shape{benchN, benchN}, x, bl.IndexFn([]*Var{i}, bl.Index(am, i))))
+	var bl core.Builder
+	x := bl.Var("x", ty(core.Float64, benchN, benchN))
+	am := bl.Var("am", ty(core.Int64, benchN))
+	i := bl.Var("i", core.Scalar(core.Int64))
+	e := benchExec(b, &bl, []*core.Var{x, am}, bl.Gather(core.Shape{benchN, benchN}, x, bl.IndexFn([]*core.Var{i}, bl.Index(am, i))))
 	idx := make([]int64, benchN)
 	for k := range idx {
 		idx[k] = int64((k * 7) % benchN)
@@ -145,10 +146,10 @@ func BenchmarkGatherRows_Loop(b *testing.B) {
 // (non-affine index function: a compiled closure per element).
 func BenchmarkScatterQuot_Eval(b *testing.B) {
 	const n = benchN * benchN
-	var bl Builder
-	x := bl.Var("x", ty(Float64, n))
-	i := bl.Var("i", Scalar(Int64))
-	e := benchExec(b, &bl, []*Var{x}, bl.Scatter(Shape{n / 2}, x, bl.IndexFn([]*Var{i}, bl.Binary(OpQuot, i, ScalarI(2)))))
+	var bl core.Builder
+	x := bl.Var("x", ty(core.Float64, n))
+	i := bl.Var("i", core.Scalar(core.Int64))
+	e := benchExec(b, &bl, []*core.Var{x}, bl.Scatter(core.Shape{n / 2}, x, bl.IndexFn([]*core.Var{i}, bl.Binary(core.OpQuot, i, core.ScalarI(2)))))
 	runBench(b, e, []int{n / 2}, benchDense([]int{n}, 2))
 }
 
@@ -170,10 +171,10 @@ func BenchmarkScatterQuot_Loop(b *testing.B) {
 
 // Scatter with an affine index function: scatter-transpose (the derivative of a transpose gather).
 func BenchmarkScatterTranspose_Eval(b *testing.B) {
-	var bl Builder
-	x := bl.Var("x", ty(Float64, benchN, benchN))
-	i, j := bl.Var("i", Scalar(Int64)), bl.Var("j", Scalar(Int64))
-	e := benchExec(b, &bl, []*Var{x}, bl.Scatter(Shape{benchN, benchN}, x, bl.IndexFn([]*Var{i, j}, j, i)))
+	var bl core.Builder
+	x := bl.Var("x", ty(core.Float64, benchN, benchN))
+	i, j := bl.Var("i", core.Scalar(core.Int64)), bl.Var("j", core.Scalar(core.Int64))
+	e := benchExec(b, &bl, []*core.Var{x}, bl.Scatter(core.Shape{benchN, benchN}, x, bl.IndexFn([]*core.Var{i, j}, j, i)))
 	runBench(b, e, []int{benchN, benchN}, benchDense([]int{benchN, benchN}, 1))
 }
 
@@ -194,9 +195,9 @@ func BenchmarkScatterTranspose_Loop(b *testing.B) {
 
 // sumOuter of a 1024×1024 matrix.
 func BenchmarkSumOuter_Eval(b *testing.B) {
-	var bl Builder
-	x := bl.Var("x", ty(Float64, benchN, benchN))
-	e := benchExec(b, &bl, []*Var{x}, bl.SumOuter(x))
+	var bl core.Builder
+	x := bl.Var("x", ty(core.Float64, benchN, benchN))
+	e := benchExec(b, &bl, []*core.Var{x}, bl.SumOuter(x))
 	runBench(b, e, []int{benchN}, benchDense([]int{benchN, benchN}, 3))
 }
 
@@ -220,10 +221,10 @@ const benchMM = 256
 
 // matmul of two 256×256 matrices (16.7M multiply-adds).
 func BenchmarkMatMul_Eval(b *testing.B) {
-	var bl Builder
-	x := bl.Var("x", ty(Float64, benchMM, benchMM))
-	y := bl.Var("y", ty(Float64, benchMM, benchMM))
-	e := benchExec(b, &bl, []*Var{x, y}, bl.MatMul(x, y))
+	var bl core.Builder
+	x := bl.Var("x", ty(core.Float64, benchMM, benchMM))
+	y := bl.Var("y", ty(core.Float64, benchMM, benchMM))
+	e := benchExec(b, &bl, []*core.Var{x, y}, bl.MatMul(x, y))
 	runBench(b, e, []int{benchMM, benchMM}, benchDense([]int{benchMM, benchMM}, 4), benchDense([]int{benchMM, benchMM}, 5))
 }
 
@@ -249,11 +250,11 @@ func BenchmarkMatMul_Loop(b *testing.B) {
 // Element-wise chain on 1M elements: exp(x) * y + x * x - y.
 func BenchmarkElementwise_Eval(b *testing.B) {
 	const n = benchN * benchN
-	var bl Builder
-	x := bl.Var("x", ty(Float64, n))
-	y := bl.Var("y", ty(Float64, n))
-	body := bl.Sub(bl.Add(bl.Mul(bl.Unary(OpExp, x), y), bl.Mul(x, x)), y)
-	e := benchExec(b, &bl, []*Var{x, y}, body)
+	var bl core.Builder
+	x := bl.Var("x", ty(core.Float64, n))
+	y := bl.Var("y", ty(core.Float64, n))
+	body := bl.Sub(bl.Add(bl.Mul(bl.Unary(core.OpExp, x), y), bl.Mul(x, x)), y)
+	e := benchExec(b, &bl, []*core.Var{x, y}, body)
 	runBench(b, e, []int{n}, benchDense([]int{n}, 6), benchDense([]int{n}, 7))
 }
 
@@ -274,12 +275,12 @@ func BenchmarkElementwise_Loop(b *testing.B) {
 // Cheap element-wise chain (memory bound): (x + y) * x - y * 0.5.
 func BenchmarkElementwiseCheap_Eval(b *testing.B) {
 	const n = benchN * benchN
-	var bl Builder
-	x := bl.Var("x", ty(Float64, n))
-	y := bl.Var("y", ty(Float64, n))
-	half := bl.Replicate(n, ScalarF(Float64, 0.5))
+	var bl core.Builder
+	x := bl.Var("x", ty(core.Float64, n))
+	y := bl.Var("y", ty(core.Float64, n))
+	half := bl.Replicate(n, core.ScalarF(core.Float64, 0.5))
 	body := bl.Sub(bl.Mul(bl.Add(x, y), x), bl.Mul(y, half))
-	e := benchExec(b, &bl, []*Var{x, y}, body)
+	e := benchExec(b, &bl, []*core.Var{x, y}, body)
 	runBench(b, e, []int{n}, benchDense([]int{n}, 6), benchDense([]int{n}, 7))
 }
 
@@ -299,9 +300,9 @@ func BenchmarkElementwiseCheap_Loop(b *testing.B) {
 
 // Transpose of a 1024×1024 matrix (tiled copy) next to a naive loop.
 func BenchmarkTranspose_Eval(b *testing.B) {
-	var bl Builder
-	x := bl.Var("x", ty(Float64, benchN, benchN))
-	e := benchExec(b, &bl, []*Var{x}, bl.Transpose([]int{1, 0}, x))
+	var bl core.Builder
+	x := bl.Var("x", ty(core.Float64, benchN, benchN))
+	e := benchExec(b, &bl, []*core.Var{x}, bl.Transpose([]int{1, 0}, x))
 	runBench(b, e, []int{benchN, benchN}, benchDense([]int{benchN, benchN}, 1))
 }
 

@@ -1,73 +1,75 @@
-package core
+package kernel
+
+import "github.com/bulkad/bulkad/core"
 
 // Code generated for the element-wise fusion superinstructions; two binary operations in one
 // loop, so the intermediate never leaves registers. Covers + - * / (float dtypes).
 
 // bin2L computes d = (a op1 b) op2 c and reports whether it covers the operation pair.
-func bin2L[T floatT](op1, op2 BinOp, d, a, b, c []T) bool {
+func bin2L[T floatT](op1, op2 core.BinOp, d, a, b, c []T) bool {
 	a, b, c = a[:len(d)], b[:len(d)], c[:len(d)]
 	switch int(op1)*16 + int(op2) {
-	case int(OpAdd)*16 + int(OpAdd):
+	case int(core.OpAdd)*16 + int(core.OpAdd):
 		for i := range d {
 			d[i] = (a[i] + b[i]) + c[i]
 		}
-	case int(OpAdd)*16 + int(OpSub):
+	case int(core.OpAdd)*16 + int(core.OpSub):
 		for i := range d {
 			d[i] = (a[i] + b[i]) - c[i]
 		}
-	case int(OpAdd)*16 + int(OpMul):
+	case int(core.OpAdd)*16 + int(core.OpMul):
 		for i := range d {
 			d[i] = (a[i] + b[i]) * c[i]
 		}
-	case int(OpAdd)*16 + int(OpDiv):
+	case int(core.OpAdd)*16 + int(core.OpDiv):
 		for i := range d {
 			d[i] = (a[i] + b[i]) / c[i]
 		}
-	case int(OpSub)*16 + int(OpAdd):
+	case int(core.OpSub)*16 + int(core.OpAdd):
 		for i := range d {
 			d[i] = (a[i] - b[i]) + c[i]
 		}
-	case int(OpSub)*16 + int(OpSub):
+	case int(core.OpSub)*16 + int(core.OpSub):
 		for i := range d {
 			d[i] = (a[i] - b[i]) - c[i]
 		}
-	case int(OpSub)*16 + int(OpMul):
+	case int(core.OpSub)*16 + int(core.OpMul):
 		for i := range d {
 			d[i] = (a[i] - b[i]) * c[i]
 		}
-	case int(OpSub)*16 + int(OpDiv):
+	case int(core.OpSub)*16 + int(core.OpDiv):
 		for i := range d {
 			d[i] = (a[i] - b[i]) / c[i]
 		}
-	case int(OpMul)*16 + int(OpAdd):
+	case int(core.OpMul)*16 + int(core.OpAdd):
 		for i := range d {
 			d[i] = (a[i] * b[i]) + c[i]
 		}
-	case int(OpMul)*16 + int(OpSub):
+	case int(core.OpMul)*16 + int(core.OpSub):
 		for i := range d {
 			d[i] = (a[i] * b[i]) - c[i]
 		}
-	case int(OpMul)*16 + int(OpMul):
+	case int(core.OpMul)*16 + int(core.OpMul):
 		for i := range d {
 			d[i] = (a[i] * b[i]) * c[i]
 		}
-	case int(OpMul)*16 + int(OpDiv):
+	case int(core.OpMul)*16 + int(core.OpDiv):
 		for i := range d {
 			d[i] = (a[i] * b[i]) / c[i]
 		}
-	case int(OpDiv)*16 + int(OpAdd):
+	case int(core.OpDiv)*16 + int(core.OpAdd):
 		for i := range d {
 			d[i] = (a[i] / b[i]) + c[i]
 		}
-	case int(OpDiv)*16 + int(OpSub):
+	case int(core.OpDiv)*16 + int(core.OpSub):
 		for i := range d {
 			d[i] = (a[i] / b[i]) - c[i]
 		}
-	case int(OpDiv)*16 + int(OpMul):
+	case int(core.OpDiv)*16 + int(core.OpMul):
 		for i := range d {
 			d[i] = (a[i] / b[i]) * c[i]
 		}
-	case int(OpDiv)*16 + int(OpDiv):
+	case int(core.OpDiv)*16 + int(core.OpDiv):
 		for i := range d {
 			d[i] = (a[i] / b[i]) / c[i]
 		}
@@ -78,70 +80,70 @@ func bin2L[T floatT](op1, op2 BinOp, d, a, b, c []T) bool {
 }
 
 // bin2R computes d = c op2 (a op1 b) and reports whether it covers the operation pair.
-func bin2R[T floatT](op1, op2 BinOp, d, c, a, b []T) bool {
+func bin2R[T floatT](op1, op2 core.BinOp, d, c, a, b []T) bool {
 	a, b, c = a[:len(d)], b[:len(d)], c[:len(d)]
 	switch int(op1)*16 + int(op2) {
-	case int(OpAdd)*16 + int(OpAdd):
+	case int(core.OpAdd)*16 + int(core.OpAdd):
 		for i := range d {
 			d[i] = c[i] + (a[i] + b[i])
 		}
-	case int(OpAdd)*16 + int(OpSub):
+	case int(core.OpAdd)*16 + int(core.OpSub):
 		for i := range d {
 			d[i] = c[i] - (a[i] + b[i])
 		}
-	case int(OpAdd)*16 + int(OpMul):
+	case int(core.OpAdd)*16 + int(core.OpMul):
 		for i := range d {
 			d[i] = c[i] * (a[i] + b[i])
 		}
-	case int(OpAdd)*16 + int(OpDiv):
+	case int(core.OpAdd)*16 + int(core.OpDiv):
 		for i := range d {
 			d[i] = c[i] / (a[i] + b[i])
 		}
-	case int(OpSub)*16 + int(OpAdd):
+	case int(core.OpSub)*16 + int(core.OpAdd):
 		for i := range d {
 			d[i] = c[i] + (a[i] - b[i])
 		}
-	case int(OpSub)*16 + int(OpSub):
+	case int(core.OpSub)*16 + int(core.OpSub):
 		for i := range d {
 			d[i] = c[i] - (a[i] - b[i])
 		}
-	case int(OpSub)*16 + int(OpMul):
+	case int(core.OpSub)*16 + int(core.OpMul):
 		for i := range d {
 			d[i] = c[i] * (a[i] - b[i])
 		}
-	case int(OpSub)*16 + int(OpDiv):
+	case int(core.OpSub)*16 + int(core.OpDiv):
 		for i := range d {
 			d[i] = c[i] / (a[i] - b[i])
 		}
-	case int(OpMul)*16 + int(OpAdd):
+	case int(core.OpMul)*16 + int(core.OpAdd):
 		for i := range d {
 			d[i] = c[i] + (a[i] * b[i])
 		}
-	case int(OpMul)*16 + int(OpSub):
+	case int(core.OpMul)*16 + int(core.OpSub):
 		for i := range d {
 			d[i] = c[i] - (a[i] * b[i])
 		}
-	case int(OpMul)*16 + int(OpMul):
+	case int(core.OpMul)*16 + int(core.OpMul):
 		for i := range d {
 			d[i] = c[i] * (a[i] * b[i])
 		}
-	case int(OpMul)*16 + int(OpDiv):
+	case int(core.OpMul)*16 + int(core.OpDiv):
 		for i := range d {
 			d[i] = c[i] / (a[i] * b[i])
 		}
-	case int(OpDiv)*16 + int(OpAdd):
+	case int(core.OpDiv)*16 + int(core.OpAdd):
 		for i := range d {
 			d[i] = c[i] + (a[i] / b[i])
 		}
-	case int(OpDiv)*16 + int(OpSub):
+	case int(core.OpDiv)*16 + int(core.OpSub):
 		for i := range d {
 			d[i] = c[i] - (a[i] / b[i])
 		}
-	case int(OpDiv)*16 + int(OpMul):
+	case int(core.OpDiv)*16 + int(core.OpMul):
 		for i := range d {
 			d[i] = c[i] * (a[i] / b[i])
 		}
-	case int(OpDiv)*16 + int(OpDiv):
+	case int(core.OpDiv)*16 + int(core.OpDiv):
 		for i := range d {
 			d[i] = c[i] / (a[i] / b[i])
 		}
@@ -152,4 +154,6 @@ func bin2R[T floatT](op1, op2 BinOp, d, c, a, b []T) bool {
 }
 
 // bin2Covered reports whether bin2L and bin2R cover op.
-func bin2Covered(op BinOp) bool { return op == OpAdd || op == OpSub || op == OpMul || op == OpDiv }
+func bin2Covered(op core.BinOp) bool {
+	return op == core.OpAdd || op == core.OpSub || op == core.OpMul || op == core.OpDiv
+}

@@ -1,4 +1,6 @@
-package core
+package kernel
+
+import "github.com/bulkad/bulkad/core"
 
 // Element-wise fusion. A tree of float element-wise operations (unary, and non-comparison
 // binary, all of one float dtype) whose inner nodes have a single parent and live in the same
@@ -23,11 +25,11 @@ const (
 
 type fuseIns struct {
 	kind fuseKind
-	un   UnOp
-	bin  BinOp
+	un   core.UnOp
+	bin  core.BinOp
 	leaf int // fLeaf: index into leaves; fScalar: index into scalars
 	// superinstructions
-	bin2     BinOp
+	bin2     core.BinOp
 	leafKind fuseKind
 }
 
@@ -62,28 +64,28 @@ type fusePlan struct {
 }
 
 // fusible reports whether t is an element-wise float operation with operands of its dtype.
-func fusible(t Term) bool {
+func fusible(t core.Term) bool {
 	d := t.Type().Dtype
 	if !d.IsFloat() {
 		return false
 	}
 	switch t := t.(type) {
-	case *Unary:
+	case *core.Unary:
 		return t.X.Type().Dtype == d
-	case *Binary:
+	case *core.Binary:
 		return !t.Op.IsComparison() && t.X.Type().Dtype == d
-	case *Cast:
+	case *core.Cast:
 		// cast ρ (a cmp b) with a, b of dtype ρ: the 0/1 masks of relu and clamp derivatives
-		c, ok := t.X.(*Binary)
+		c, ok := t.X.(*core.Binary)
 		return ok && c.Op.IsComparison() && c.X.Type().Dtype == d
 	}
 	return false
 }
 
 // scalarOf returns the rank-0 term under a chain of replicates, or nil.
-func scalarOf(t Term) Term {
+func scalarOf(t core.Term) core.Term {
 	for {
-		r, ok := t.(*Replicate)
+		r, ok := t.(*core.Replicate)
 		if !ok {
 			break
 		}
@@ -96,12 +98,12 @@ func scalarOf(t Term) Term {
 }
 
 // buildFused compiles the element-wise tree rooted at t (fusible) in scope sc.
-func (c *compiler) buildFused(t Term, sc *scope) (*buf, *scope, error) {
+func (c *compiler) buildFused(t core.Term, sc *scope) (*buf, *scope, error) {
 	fp := &fusePlan{}
 	leafIx := map[*buf]int{}
 	depth := 0
-	var walk func(u Term, root bool) error
-	walk = func(u Term, root bool) error {
+	var walk func(u core.Term, root bool) error
+	walk = func(u core.Term, root bool) error {
 		if !root && fusible(u) && c.uses[u] == 1 {
 			usc, ids, err := c.placement(u)
 			if err != nil {
@@ -147,24 +149,24 @@ func (c *compiler) buildFused(t Term, sc *scope) (*buf, *scope, error) {
 	out := c.fresh(t.Type())
 	n := t.Type().Shape.Size()
 	switch t.Type().Dtype {
-	case Float64:
+	case core.Float64:
 		st := newFuseState[float64](fp)
 		c.emit(sc, t, func() { st.run(fp, out.f64, n, leaves64(fp, st)) })
-	case Float32:
+	case core.Float32:
 		st := newFuseState[float32](fp)
 		c.emit(sc, t, func() { st.run(fp, out.f32, n, leaves32(fp, st)) })
 	}
 	return out, sc, nil
 }
 
-func (c *compiler) fuseNode(u Term, fp *fusePlan, walk func(Term, bool) error, depth *int) error {
+func (c *compiler) fuseNode(u core.Term, fp *fusePlan, walk func(core.Term, bool) error, depth *int) error {
 	switch u := u.(type) {
-	case *Unary:
+	case *core.Unary:
 		if err := walk(u.X, false); err != nil {
 			return err
 		}
 		fp.code = append(fp.code, fuseIns{kind: fUnary, un: u.Op})
-	case *Binary:
+	case *core.Binary:
 		if err := walk(u.X, false); err != nil {
 			return err
 		}
@@ -173,8 +175,8 @@ func (c *compiler) fuseNode(u Term, fp *fusePlan, walk func(Term, bool) error, d
 		}
 		fp.code = append(fp.code, fuseIns{kind: fBinary, bin: u.Op})
 		*depth--
-	case *Cast:
-		cmp := u.X.(*Binary)
+	case *core.Cast:
+		cmp := u.X.(*core.Binary)
 		if err := walk(cmp.X, false); err != nil {
 			return err
 		}
@@ -301,30 +303,30 @@ func (st *fuseState[T]) run(fp *fusePlan, dst []T, n int, leaves [][]T) {
 }
 
 // cmpMask writes 1 where a cmp b holds and 0 elsewhere (NaN compares false except for !=).
-func cmpMask[T floatT](op BinOp, d, a, b []T) {
+func cmpMask[T floatT](op core.BinOp, d, a, b []T) {
 	a, b = a[:len(d)], b[:len(d)]
 	switch op {
-	case OpLt:
+	case core.OpLt:
 		for i := range d {
 			d[i] = b2n[T](a[i] < b[i])
 		}
-	case OpLe:
+	case core.OpLe:
 		for i := range d {
 			d[i] = b2n[T](a[i] <= b[i])
 		}
-	case OpGt:
+	case core.OpGt:
 		for i := range d {
 			d[i] = b2n[T](a[i] > b[i])
 		}
-	case OpGe:
+	case core.OpGe:
 		for i := range d {
 			d[i] = b2n[T](a[i] >= b[i])
 		}
-	case OpEq:
+	case core.OpEq:
 		for i := range d {
 			d[i] = b2n[T](a[i] == b[i])
 		}
-	case OpNe:
+	case core.OpNe:
 		for i := range d {
 			d[i] = b2n[T](a[i] != b[i])
 		}

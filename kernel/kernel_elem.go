@@ -1,4 +1,6 @@
-package core
+package kernel
+
+import "github.com/bulkad/bulkad/core"
 
 import "math"
 
@@ -34,70 +36,70 @@ func signF(x float64) float64 {
 //
 // Edge behaviour: sign(±0) = ±0 and sign(NaN) = NaN; recip(0) = +Inf and recip(-0) = -Inf
 // (IEEE division); log of a negative number is NaN; sigmoid is numerically stable.
-func unaryFloat[T floatT](op UnOp, dst, x []T) {
+func unaryFloat[T floatT](op core.UnOp, dst, x []T) {
 	x = x[:len(dst)]
 	switch op {
-	case OpNeg:
+	case core.OpNeg:
 		for i, v := range x {
 			dst[i] = -v
 		}
-	case OpAbs:
+	case core.OpAbs:
 		for i, v := range x {
 			dst[i] = T(math.Abs(float64(v)))
 		}
-	case OpSign:
+	case core.OpSign:
 		for i, v := range x {
 			dst[i] = T(signF(float64(v)))
 		}
-	case OpExp:
+	case core.OpExp:
 		for i, v := range x {
 			dst[i] = T(math.Exp(float64(v)))
 		}
-	case OpLog:
+	case core.OpLog:
 		for i, v := range x {
 			dst[i] = T(math.Log(float64(v)))
 		}
-	case OpSqrt:
+	case core.OpSqrt:
 		for i, v := range x {
 			dst[i] = T(math.Sqrt(float64(v)))
 		}
-	case OpSin:
+	case core.OpSin:
 		for i, v := range x {
 			dst[i] = T(math.Sin(float64(v)))
 		}
-	case OpCos:
+	case core.OpCos:
 		for i, v := range x {
 			dst[i] = T(math.Cos(float64(v)))
 		}
-	case OpTan:
+	case core.OpTan:
 		for i, v := range x {
 			dst[i] = T(math.Tan(float64(v)))
 		}
-	case OpTanh:
+	case core.OpTanh:
 		for i, v := range x {
 			dst[i] = T(math.Tanh(float64(v)))
 		}
-	case OpSigmoid:
+	case core.OpSigmoid:
 		for i, v := range x {
 			dst[i] = T(sigmoid64(float64(v)))
 		}
-	case OpRecip:
+	case core.OpRecip:
 		for i, v := range x {
 			dst[i] = 1 / v
 		}
-	case OpFloor:
+	case core.OpFloor:
 		for i, v := range x {
 			dst[i] = T(math.Floor(float64(v)))
 		}
-	case OpCeil:
+	case core.OpCeil:
 		for i, v := range x {
 			dst[i] = T(math.Ceil(float64(v)))
 		}
-	case OpLog1p:
+	case core.OpLog1p:
 		for i, v := range x {
 			dst[i] = T(math.Log1p(float64(v)))
 		}
-	case OpExpm1:
+	case core.OpExpm1:
 		for i, v := range x {
 			dst[i] = T(math.Expm1(float64(v)))
 		}
@@ -106,21 +108,21 @@ func unaryFloat[T floatT](op UnOp, dst, x []T) {
 
 // unaryInt applies neg, abs or sign to i64 elements (two's complement: neg and abs of
 // math.MinInt64 give math.MinInt64).
-func unaryInt(op UnOp, dst, x []int64) {
+func unaryInt(op core.UnOp, dst, x []int64) {
 	x = x[:len(dst)]
 	switch op {
-	case OpNeg:
+	case core.OpNeg:
 		for i, v := range x {
 			dst[i] = -v
 		}
-	case OpAbs:
+	case core.OpAbs:
 		for i, v := range x {
 			if v < 0 {
 				v = -v
 			}
 			dst[i] = v
 		}
-	case OpSign:
+	case core.OpSign:
 		for i, v := range x {
 			switch {
 			case v > 0:
@@ -134,9 +136,9 @@ func unaryInt(op UnOp, dst, x []int64) {
 	}
 }
 
-func unaryBool(op UnOp, dst, x []bool) {
+func unaryBool(op core.UnOp, dst, x []bool) {
 	x = x[:len(dst)]
-	if op == OpNot {
+	if op == core.OpNot {
 		for i, v := range x {
 			dst[i] = !v
 		}
@@ -145,27 +147,27 @@ func unaryBool(op UnOp, dst, x []bool) {
 
 // binaryArith applies an arithmetic operation that is valid for every numeric dtype
 // (+ - * max min). max and min of floats follow math.Max and math.Min (NaN wins).
-func binaryArith[T numT](op BinOp, dst, x, y []T) {
+func binaryArith[T numT](op core.BinOp, dst, x, y []T) {
 	x = x[:len(dst)]
 	y = y[:len(dst)]
 	switch op {
-	case OpAdd:
+	case core.OpAdd:
 		for i := range dst {
 			dst[i] = x[i] + y[i]
 		}
-	case OpSub:
+	case core.OpSub:
 		for i := range dst {
 			dst[i] = x[i] - y[i]
 		}
-	case OpMul:
+	case core.OpMul:
 		for i := range dst {
 			dst[i] = x[i] * y[i]
 		}
-	case OpMax:
+	case core.OpMax:
 		for i := range dst {
 			dst[i] = maxOf(x[i], y[i])
 		}
-	case OpMin:
+	case core.OpMin:
 		for i := range dst {
 			dst[i] = minOf(x[i], y[i])
 		}
@@ -211,19 +213,19 @@ func minOf[T numT](a, b T) T {
 
 // binaryFloat applies / pow atan2 (float only): IEEE division (x/0 = ±Inf or NaN), math.Pow,
 // math.Atan2.
-func binaryFloat[T floatT](op BinOp, dst, x, y []T) {
+func binaryFloat[T floatT](op core.BinOp, dst, x, y []T) {
 	x = x[:len(dst)]
 	y = y[:len(dst)]
 	switch op {
-	case OpDiv:
+	case core.OpDiv:
 		for i := range dst {
 			dst[i] = x[i] / y[i]
 		}
-	case OpPow:
+	case core.OpPow:
 		for i := range dst {
 			dst[i] = T(math.Pow(float64(x[i]), float64(y[i])))
 		}
-	case OpAtan2:
+	case core.OpAtan2:
 		for i := range dst {
 			dst[i] = T(math.Atan2(float64(x[i]), float64(y[i])))
 		}
@@ -252,15 +254,15 @@ func remI(a, b int64) int64 {
 	return a % b
 }
 
-func binaryInt(op BinOp, dst, x, y []int64) {
+func binaryInt(op core.BinOp, dst, x, y []int64) {
 	x = x[:len(dst)]
 	y = y[:len(dst)]
 	switch op {
-	case OpQuot:
+	case core.OpQuot:
 		for i := range dst {
 			dst[i] = quotI(x[i], y[i])
 		}
-	case OpRem:
+	case core.OpRem:
 		for i := range dst {
 			dst[i] = remI(x[i], y[i])
 		}
@@ -270,54 +272,54 @@ func binaryInt(op BinOp, dst, x, y []int64) {
 }
 
 // compare applies a comparison; NaN compares unequal to everything (IEEE).
-func compare[T numT](op BinOp, dst []bool, x, y []T) {
+func compare[T numT](op core.BinOp, dst []bool, x, y []T) {
 	x = x[:len(dst)]
 	y = y[:len(dst)]
 	switch op {
-	case OpLt:
+	case core.OpLt:
 		for i := range dst {
 			dst[i] = x[i] < y[i]
 		}
-	case OpLe:
+	case core.OpLe:
 		for i := range dst {
 			dst[i] = x[i] <= y[i]
 		}
-	case OpGt:
+	case core.OpGt:
 		for i := range dst {
 			dst[i] = x[i] > y[i]
 		}
-	case OpGe:
+	case core.OpGe:
 		for i := range dst {
 			dst[i] = x[i] >= y[i]
 		}
-	case OpEq:
+	case core.OpEq:
 		for i := range dst {
 			dst[i] = x[i] == y[i]
 		}
-	case OpNe:
+	case core.OpNe:
 		for i := range dst {
 			dst[i] = x[i] != y[i]
 		}
 	}
 }
 
-func binaryBool(op BinOp, dst, x, y []bool) {
+func binaryBool(op core.BinOp, dst, x, y []bool) {
 	x = x[:len(dst)]
 	y = y[:len(dst)]
 	switch op {
-	case OpAnd:
+	case core.OpAnd:
 		for i := range dst {
 			dst[i] = x[i] && y[i]
 		}
-	case OpOr:
+	case core.OpOr:
 		for i := range dst {
 			dst[i] = x[i] || y[i]
 		}
-	case OpEq:
+	case core.OpEq:
 		for i := range dst {
 			dst[i] = x[i] == y[i]
 		}
-	case OpNe:
+	case core.OpNe:
 		for i := range dst {
 			dst[i] = x[i] != y[i]
 		}
@@ -335,29 +337,29 @@ func floatToInt(v float64) int64 {
 // castKernel converts every element of x (dtype from) into dst (dtype to): float→int
 // truncates toward zero (NaN and out-of-range give 0), bool→number gives 0 or 1,
 // number→bool is x != 0 (so NaN → true), f64→f32 rounds to nearest.
-func castKernel(to, from Dtype, dst, x *buf) {
+func castKernel(to, from core.Dtype, dst, x *buf) {
 	switch from {
-	case Float64:
+	case core.Float64:
 		castFrom(to, dst, x.f64)
-	case Float32:
+	case core.Float32:
 		castFrom(to, dst, x.f32)
-	case Int64:
+	case core.Int64:
 		castFrom(to, dst, x.i64)
-	case Bool:
+	case core.Bool:
 		switch to {
-		case Float64:
+		case core.Float64:
 			for i, v := range x.b[:len(dst.f64)] {
 				dst.f64[i] = b2n[float64](v)
 			}
-		case Float32:
+		case core.Float32:
 			for i, v := range x.b[:len(dst.f32)] {
 				dst.f32[i] = b2n[float32](v)
 			}
-		case Int64:
+		case core.Int64:
 			for i, v := range x.b[:len(dst.i64)] {
 				dst.i64[i] = b2n[int64](v)
 			}
-		case Bool:
+		case core.Bool:
 			copy(dst.b, x.b)
 		}
 	}
@@ -370,17 +372,17 @@ func b2n[T numT](v bool) T {
 	return 0
 }
 
-func castFrom[S numT](to Dtype, dst *buf, x []S) {
+func castFrom[S numT](to core.Dtype, dst *buf, x []S) {
 	switch to {
-	case Float64:
+	case core.Float64:
 		for i, v := range x[:len(dst.f64)] {
 			dst.f64[i] = float64(v)
 		}
-	case Float32:
+	case core.Float32:
 		for i, v := range x[:len(dst.f32)] {
 			dst.f32[i] = float32(v)
 		}
-	case Int64:
+	case core.Int64:
 		var z S
 		if isIntType(z) {
 			for i, v := range x[:len(dst.i64)] {
@@ -391,7 +393,7 @@ func castFrom[S numT](to Dtype, dst *buf, x []S) {
 		for i, v := range x[:len(dst.i64)] {
 			dst.i64[i] = floatToInt(float64(v))
 		}
-	case Bool:
+	case core.Bool:
 		for i, v := range x[:len(dst.b)] {
 			dst.b[i] = v != 0
 		}

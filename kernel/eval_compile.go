@@ -1,6 +1,7 @@
-package core
+package kernel
 
 import (
+	"github.com/bulkad/bulkad/core"
 	"github.com/pkg/errors"
 )
 
@@ -36,11 +37,11 @@ type memoEntry struct {
 
 type compiler struct {
 	e      *Exec
-	fv     *fvCache
-	names  map[Term][]string
+	fv     *core.FreeVarCache
+	names  map[core.Term][]string
 	env    map[string]*binding
 	nextID int
-	memo   map[Term][]memoEntry
+	memo   map[core.Term][]memoEntry
 	shares map[int][]memoEntry
 	root   *scope
 	// konst holds the instructions of closed subterms (no free variables, or only variables
@@ -48,21 +49,21 @@ type compiler struct {
 	// depth is -1, below the root scope.
 	konst *scope
 	// uses counts the parents of every node (with multiplicity), for element-wise fusion.
-	uses map[Term]int
+	uses map[core.Term]int
 	// kernel records the buffers written by a kernel into fresh storage (not aliases).
 	kernel      map[*buf]bool
 	resultScope *scope
 }
 
-func compileProgram(p *Program) (*Exec, error) {
+func compileProgram(p *core.Program) (*Exec, error) {
 	e := &Exec{prog: p, root: &scope{}}
 	c := &compiler{
-		e: e, fv: newFVCache(), names: map[Term][]string{}, env: map[string]*binding{},
-		memo: map[Term][]memoEntry{}, shares: map[int][]memoEntry{}, root: e.root,
-		kernel: map[*buf]bool{}, konst: &scope{depth: -1}, uses: map[Term]int{},
+		e: e, fv: core.NewFreeVarCache(), names: map[core.Term][]string{}, env: map[string]*binding{},
+		memo: map[core.Term][]memoEntry{}, shares: map[int][]memoEntry{}, root: e.root,
+		kernel: map[*buf]bool{}, konst: &scope{depth: -1}, uses: map[core.Term]int{},
 	}
-	PostOrder(p.Body, func(n Term) {
-		for _, k := range Children(n) {
+	core.PostOrder(p.Body, func(n core.Term) {
+		for _, k := range core.Children(n) {
 			c.uses[k]++
 		}
 	})
@@ -91,8 +92,8 @@ func compileProgram(p *Program) (*Exec, error) {
 func (c *compiler) newID() int { c.nextID++; return c.nextID }
 
 // results compiles the program body: lets around a tuple, a tuple, or a single term.
-func (c *compiler) results(t Term) error {
-	if l, ok := t.(*Let); ok && isTupleBody(l) {
+func (c *compiler) results(t core.Term) error {
+	if l, ok := t.(*core.Let); ok && isTuple(resultTerm(l)) {
 		vb, vs, err := c.compile(l.Bound)
 		if err != nil {
 			return err
@@ -102,7 +103,7 @@ func (c *compiler) results(t Term) error {
 		restore()
 		return err
 	}
-	if tu, ok := t.(*Tuple); ok {
+	if tu, ok := t.(*core.Tuple); ok {
 		for _, el := range tu.Elems {
 			v, _, err := c.compile(el)
 			if err != nil {
@@ -138,11 +139,11 @@ func (c *compiler) bind(name string, v *buf, sc *scope) func() {
 
 // placement returns the deepest scope among the bindings of t's free variables and the
 // binding ids (the memo key together with t).
-func (c *compiler) placement(t Term) (*scope, []int, error) {
+func (c *compiler) placement(t core.Term) (*scope, []int, error) {
 	names, ok := c.names[t]
 	if !ok {
 		// any fixed order will do: the list is cached, so a node's memo keys always agree
-		fv := c.fv.of(t)
+		fv := c.fv.Of(t)
 		names = make([]string, 0, len(fv))
 		for n := range fv {
 			names = append(names, n)
@@ -188,7 +189,7 @@ func lookup(es []memoEntry, ids []int) (memoEntry, bool) {
 
 // compile returns the slot holding t's value and the scope in which it is computed. Each
 // distinct node is compiled once per binding of its free variables.
-func (c *compiler) compile(t Term) (*buf, *scope, error) {
+func (c *compiler) compile(t core.Term) (*buf, *scope, error) {
 	if t == nil {
 		return nil, nil, errors.New("core: eval: nil term")
 	}
@@ -199,7 +200,7 @@ func (c *compiler) compile(t Term) (*buf, *scope, error) {
 	if m, ok := lookup(c.memo[t], ids); ok {
 		return m.val, m.sc, nil
 	}
-	sh, isShare := t.(*Share)
+	sh, isShare := t.(*core.Share)
 	if isShare {
 		if m, ok := lookup(c.shares[sh.ID], ids); ok {
 			c.memo[t] = append(c.memo[t], m)
@@ -219,7 +220,7 @@ func (c *compiler) compile(t Term) (*buf, *scope, error) {
 }
 
 // emit appends an instruction for term t to scope sc.
-func (c *compiler) emit(sc *scope, t Term, k func()) {
+func (c *compiler) emit(sc *scope, t core.Term, k func()) {
 	e := c.e
 	sc.code = append(sc.code, func() {
 		if e.hook != nil {
@@ -229,7 +230,7 @@ func (c *compiler) emit(sc *scope, t Term, k func()) {
 	})
 }
 
-func (c *compiler) compileAll(ts []Term) ([]*buf, error) {
+func (c *compiler) compileAll(ts []core.Term) ([]*buf, error) {
 	out := make([]*buf, len(ts))
 	for i, t := range ts {
 		v, _, err := c.compile(t)
@@ -242,33 +243,33 @@ func (c *compiler) compileAll(ts []Term) ([]*buf, error) {
 }
 
 // fresh allocates the output slot of a kernel.
-func (c *compiler) fresh(t Type) *buf {
+func (c *compiler) fresh(t core.Type) *buf {
 	v := newBuf(t)
 	c.kernel[v] = true
 	return v
 }
 
-func (c *compiler) build(t Term, sc *scope) (*buf, *scope, error) {
+func (c *compiler) build(t core.Term, sc *scope) (*buf, *scope, error) {
 	switch t := t.(type) {
-	case *Var:
+	case *core.Var:
 		b := c.env[t.Name]
 		if b == nil {
 			return nil, nil, errors.Errorf("core: eval: unbound variable %s", t.Name)
 		}
 		return b.val, b.sc, nil
-	case *Lit:
+	case *core.Lit:
 		v, err := litBuf(t)
 		if err != nil {
 			return nil, nil, err
 		}
 		return v, c.konst, nil
-	case *Iota:
+	case *core.Iota:
 		v := newBuf(t.Type())
 		for i := range v.i64 {
 			v.i64[i] = int64(i)
 		}
 		return v, c.konst, nil
-	case *Let:
+	case *core.Let:
 		vb, vs, err := c.compile(t.Bound)
 		if err != nil {
 			return nil, nil, err
@@ -276,14 +277,14 @@ func (c *compiler) build(t Term, sc *scope) (*buf, *scope, error) {
 		restore := c.bind(t.Var.Name, vb, vs)
 		defer restore()
 		return c.compile(t.Body)
-	case *Share:
+	case *core.Share:
 		return c.compile(t.Body)
-	case *Reshape:
+	case *core.Reshape:
 		return c.compile(t.X)
-	case *Tuple:
+	case *core.Tuple:
 		return nil, nil, errors.New("core: eval: a tuple appears below the top level")
-	case *Cond:
-		xs, err := c.compileAll([]Term{t.C, t.Then, t.Else})
+	case *core.Cond:
+		xs, err := c.compileAll([]core.Term{t.C, t.Then, t.Else})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -297,7 +298,7 @@ func (c *compiler) build(t Term, sc *scope) (*buf, *scope, error) {
 			}
 		})
 		return out, sc, nil
-	case *Unary:
+	case *core.Unary:
 		if fusible(t) {
 			return c.buildFused(t, sc)
 		}
@@ -308,17 +309,17 @@ func (c *compiler) build(t Term, sc *scope) (*buf, *scope, error) {
 		out := c.fresh(t.Type())
 		op := t.Op
 		switch t.Type().Dtype {
-		case Float64:
+		case core.Float64:
 			c.emit(sc, t, func() { unaryFloat(op, out.f64, x.f64) })
-		case Float32:
+		case core.Float32:
 			c.emit(sc, t, func() { unaryFloat(op, out.f32, x.f32) })
-		case Int64:
+		case core.Int64:
 			c.emit(sc, t, func() { unaryInt(op, out.i64, x.i64) })
-		case Bool:
+		case core.Bool:
 			c.emit(sc, t, func() { unaryBool(op, out.b, x.b) })
 		}
 		return out, sc, nil
-	case *Cast:
+	case *core.Cast:
 		if fusible(t) {
 			return c.buildFused(t, sc)
 		}
@@ -330,11 +331,11 @@ func (c *compiler) build(t Term, sc *scope) (*buf, *scope, error) {
 		to, from := t.To, t.X.Type().Dtype
 		c.emit(sc, t, func() { castKernel(to, from, out, x) })
 		return out, sc, nil
-	case *Binary:
+	case *core.Binary:
 		if fusible(t) {
 			return c.buildFused(t, sc)
 		}
-		xs, err := c.compileAll([]Term{t.X, t.Y})
+		xs, err := c.compileAll([]core.Term{t.X, t.Y})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -343,72 +344,72 @@ func (c *compiler) build(t Term, sc *scope) (*buf, *scope, error) {
 		op := t.Op
 		if op.IsComparison() {
 			switch t.X.Type().Dtype {
-			case Float64:
+			case core.Float64:
 				c.emit(sc, t, func() { compare(op, out.b, x.f64, y.f64) })
-			case Float32:
+			case core.Float32:
 				c.emit(sc, t, func() { compare(op, out.b, x.f32, y.f32) })
-			case Int64:
+			case core.Int64:
 				c.emit(sc, t, func() { compare(op, out.b, x.i64, y.i64) })
-			case Bool:
+			case core.Bool:
 				c.emit(sc, t, func() { binaryBool(op, out.b, x.b, y.b) })
 			}
 			return out, sc, nil
 		}
 		switch t.Type().Dtype {
-		case Float64:
+		case core.Float64:
 			c.emit(sc, t, func() { binaryFloat(op, out.f64, x.f64, y.f64) })
-		case Float32:
+		case core.Float32:
 			c.emit(sc, t, func() { binaryFloat(op, out.f32, x.f32, y.f32) })
-		case Int64:
+		case core.Int64:
 			c.emit(sc, t, func() { binaryInt(op, out.i64, x.i64, y.i64) })
-		case Bool:
+		case core.Bool:
 			c.emit(sc, t, func() { binaryBool(op, out.b, x.b, y.b) })
 		}
 		return out, sc, nil
-	case *Index:
+	case *core.Index:
 		return c.buildIndex(t, sc)
-	case *SumOuter:
+	case *core.SumOuter:
 		x, _, err := c.compile(t.X)
 		if err != nil {
 			return nil, nil, err
 		}
 		out := c.fresh(t.Type())
 		xs := t.X.Type().Shape
-		outer, inner := xs[0], Shape(xs[1:]).Size()
+		outer, inner := xs[0], core.Shape(xs[1:]).Size()
 		switch t.Type().Dtype {
-		case Float64:
+		case core.Float64:
 			c.emit(sc, t, func() { sumOuterK(out.f64, x.f64, outer, inner) })
-		case Float32:
+		case core.Float32:
 			c.emit(sc, t, func() { sumOuterK(out.f32, x.f32, outer, inner) })
-		case Int64:
+		case core.Int64:
 			c.emit(sc, t, func() { sumOuterK(out.i64, x.i64, outer, inner) })
 		}
 		return out, sc, nil
-	case *ArgmaxOuter:
+	case *core.ArgmaxOuter:
 		x, _, err := c.compile(t.X)
 		if err != nil {
 			return nil, nil, err
 		}
 		out := c.fresh(t.Type())
 		xs := t.X.Type().Shape
-		outer, inner := xs[0], Shape(xs[1:]).Size()
+		outer, inner := xs[0], core.Shape(xs[1:]).Size()
 		switch t.X.Type().Dtype {
-		case Float64:
+		case core.Float64:
 			best := make([]float64, inner)
 			c.emit(sc, t, func() { argmaxOuterK(out.i64, x.f64, best, outer, inner) })
-		case Float32:
+		case core.Float32:
 			best := make([]float32, inner)
 			c.emit(sc, t, func() { argmaxOuterK(out.i64, x.f32, best, outer, inner) })
-		case Int64:
+		case core.Int64:
 			best := make([]int64, inner)
 			c.emit(sc, t, func() { argmaxOuterK(out.i64, x.i64, best, outer, inner) })
 		}
 		return out, sc, nil
-	case *Gather:
+	case *core.Gather:
 		return c.buildGather(t, sc)
-	case *Scatter:
+	case *core.Scatter:
 		return c.buildScatter(t, sc)
-	case *FromVector:
+	case *core.FromVector:
 		xs, err := c.compileAll(t.Elems)
 		if err != nil {
 			return nil, nil, err
@@ -421,7 +422,7 @@ func (c *compiler) build(t Term, sc *scope) (*buf, *scope, error) {
 			}
 		})
 		return out, sc, nil
-	case *Replicate:
+	case *core.Replicate:
 		x, _, err := c.compile(t.X)
 		if err != nil {
 			return nil, nil, err
@@ -434,7 +435,7 @@ func (c *compiler) build(t Term, sc *scope) (*buf, *scope, error) {
 			}
 		})
 		return out, sc, nil
-	case *Transpose:
+	case *core.Transpose:
 		x, _, err := c.compile(t.X)
 		if err != nil {
 			return nil, nil, err
@@ -452,20 +453,20 @@ func (c *compiler) build(t Term, sc *scope) (*buf, *scope, error) {
 		}
 		plan := newPermPlan(t.Type().Shape, str)
 		switch t.Type().Dtype {
-		case Float64:
+		case core.Float64:
 			c.emit(sc, t, func() { permCopy(plan, out.f64, x.f64) })
-		case Float32:
+		case core.Float32:
 			c.emit(sc, t, func() { permCopy(plan, out.f32, x.f32) })
-		case Int64:
+		case core.Int64:
 			c.emit(sc, t, func() { permCopy(plan, out.i64, x.i64) })
-		case Bool:
+		case core.Bool:
 			c.emit(sc, t, func() { permCopy(plan, out.b, x.b) })
 		}
 		return out, sc, nil
-	case *Build1:
+	case *core.Build1:
 		return c.buildBuild1(t, sc)
-	case *MatMul:
-		xs, err := c.compileAll([]Term{t.X, t.Y})
+	case *core.MatMul:
+		xs, err := c.compileAll([]core.Term{t.X, t.Y})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -474,9 +475,9 @@ func (c *compiler) build(t Term, sc *scope) (*buf, *scope, error) {
 		m, k := t.X.Type().Shape[0], t.X.Type().Shape[1]
 		n := t.Y.Type().Shape[1]
 		switch t.Type().Dtype {
-		case Float64:
+		case core.Float64:
 			c.emit(sc, t, func() { matmul64(out.f64, x.f64, y.f64, m, k, n) })
-		case Float32:
+		case core.Float32:
 			c.emit(sc, t, func() { matmul32(out.f32, x.f32, y.f32, m, k, n) })
 		}
 		return out, sc, nil
@@ -484,8 +485,8 @@ func (c *compiler) build(t Term, sc *scope) (*buf, *scope, error) {
 	return nil, nil, errors.Errorf("core: eval: unknown term %T", t)
 }
 
-func (c *compiler) buildBuild1(t *Build1, sc *scope) (*buf, *scope, error) {
-	iv := &buf{typ: Scalar(Int64), i64: make([]int64, 1)}
+func (c *compiler) buildBuild1(t *core.Build1, sc *scope) (*buf, *scope, error) {
+	iv := &buf{typ: core.Scalar(core.Int64), i64: make([]int64, 1)}
 	body := &scope{parent: sc, depth: sc.depth + 1}
 	restore := c.bind(t.Var.Name, iv, body)
 	bb, _, err := c.compile(t.Body)
@@ -505,7 +506,7 @@ func (c *compiler) buildBuild1(t *Build1, sc *scope) (*buf, *scope, error) {
 	return out, sc, nil
 }
 
-func (c *compiler) buildIndex(t *Index, sc *scope) (*buf, *scope, error) {
+func (c *compiler) buildIndex(t *core.Index, sc *scope) (*buf, *scope, error) {
 	x, _, err := c.compile(t.X)
 	if err != nil {
 		return nil, nil, err
@@ -518,7 +519,7 @@ func (c *compiler) buildIndex(t *Index, sc *scope) (*buf, *scope, error) {
 	xs := t.X.Type().Shape
 	str := xs.Strides()
 	m := len(t.Ix)
-	block := Shape(xs[m:]).Size()
+	block := core.Shape(xs[m:]).Size()
 	c.emit(sc, t, func() {
 		off := 0
 		for k := 0; k < m; k++ {

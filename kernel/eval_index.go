@@ -1,4 +1,6 @@
-package core
+package kernel
+
+import "github.com/bulkad/bulkad/core"
 
 // Index functions of gather and scatter are compiled once, in one of three forms:
 //
@@ -44,14 +46,14 @@ type idxFn struct {
 }
 
 // compileIndexFn compiles fn in placement scope sc.
-func (c *compiler) compileIndexFn(fn *IndexFn, sc *scope) (*idxFn, error) {
+func (c *compiler) compileIndexFn(fn *core.IndexFn, sc *scope) (*idxFn, error) {
 	n, m := len(fn.Vars), len(fn.Out)
 	f := &idxFn{n: n, m: m}
 	vars := map[string]int{}
 	for j, v := range fn.Vars {
 		vars[v.Name] = j
 	}
-	ic := &idxCompiler{c: c, vars: vars, n: n, affMemo: map[Term]*affine{}, seen: map[Term]int{}}
+	ic := &idxCompiler{c: c, vars: vars, n: n, affMemo: map[core.Term]*affine{}, seen: map[core.Term]int{}}
 	// Affine?
 	affs := make([]*affine, m)
 	allAff := true
@@ -133,7 +135,7 @@ func (c *compiler) compileIndexFn(fn *IndexFn, sc *scope) (*idxFn, error) {
 	regs := make([]*buf, n)
 	var restores []func()
 	for j, v := range fn.Vars {
-		regs[j] = &buf{typ: Scalar(Int64), i64: make([]int64, 1)}
+		regs[j] = &buf{typ: core.Scalar(core.Int64), i64: make([]int64, 1)}
 		restores = append(restores, c.bind(v.Name, regs[j], body))
 	}
 	outs, err := c.compileAll(fn.Out)
@@ -159,13 +161,13 @@ type idxCompiler struct {
 	c       *compiler
 	vars    map[string]int
 	n       int
-	affMemo map[Term]*affine
-	seen    map[Term]int
+	affMemo map[core.Term]*affine
+	seen    map[core.Term]int
 }
 
 // depends reports whether t mentions an index variable freely.
-func (ic *idxCompiler) depends(t Term) bool {
-	for name := range ic.c.fv.of(t) {
+func (ic *idxCompiler) depends(t core.Term) bool {
+	for name := range ic.c.fv.Of(t) {
 		if _, ok := ic.vars[name]; ok {
 			return true
 		}
@@ -174,21 +176,21 @@ func (ic *idxCompiler) depends(t Term) bool {
 }
 
 // shared reports whether a variable-dependent node is reachable twice from the outputs.
-func (ic *idxCompiler) shared(outs []Term) bool {
-	count := map[Term]int{}
-	var walk func(t Term) bool
-	walk = func(t Term) bool {
+func (ic *idxCompiler) shared(outs []core.Term) bool {
+	count := map[core.Term]int{}
+	var walk func(t core.Term) bool
+	walk = func(t core.Term) bool {
 		if t == nil || !ic.depends(t) {
 			return false
 		}
-		if _, ok := t.(*Var); ok {
+		if _, ok := t.(*core.Var); ok {
 			return false
 		}
 		count[t]++
 		if count[t] > 1 {
 			return true
 		}
-		for _, k := range Children(t) {
+		for _, k := range core.Children(t) {
 			if walk(k) {
 				return true
 			}
@@ -204,7 +206,7 @@ func (ic *idxCompiler) shared(outs []Term) bool {
 }
 
 // scalarI compiles a variable-independent i64 scalar term normally and returns a reader.
-func (ic *idxCompiler) scalarI(t Term) (func() int64, error) {
+func (ic *idxCompiler) scalarI(t core.Term) (func() int64, error) {
 	v, _, err := ic.c.compile(t)
 	if err != nil {
 		return nil, err
@@ -212,7 +214,7 @@ func (ic *idxCompiler) scalarI(t Term) (func() int64, error) {
 	return func() int64 { return v.i64[0] }, nil
 }
 
-func (ic *idxCompiler) affine(t Term) (*affine, bool, error) {
+func (ic *idxCompiler) affine(t core.Term) (*affine, bool, error) {
 	if a, ok := ic.affMemo[t]; ok {
 		return a, a != nil, nil
 	}
@@ -228,14 +230,14 @@ func (ic *idxCompiler) affine(t Term) (*affine, bool, error) {
 	return a, ok, nil
 }
 
-func (ic *idxCompiler) affine1(t Term) (*affine, bool, error) {
+func (ic *idxCompiler) affine1(t core.Term) (*affine, bool, error) {
 	a := &affine{c: make([]int64, ic.n)}
-	if l, ok := t.(*Lit); ok && len(l.I) == 1 {
+	if l, ok := t.(*core.Lit); ok && len(l.I) == 1 {
 		a.c0 = l.I[0]
 		return a, true, nil
 	}
 	if !ic.depends(t) {
-		if !t.Type().Equal(Scalar(Int64)) {
+		if !t.Type().Equal(core.Scalar(core.Int64)) {
 			return nil, false, nil
 		}
 		g, err := ic.scalarI(t)
@@ -246,13 +248,13 @@ func (ic *idxCompiler) affine1(t Term) (*affine, bool, error) {
 		return a, true, nil
 	}
 	switch t := t.(type) {
-	case *Var:
+	case *core.Var:
 		a.c[ic.vars[t.Name]] = 1
 		return a, true, nil
-	case *Share:
+	case *core.Share:
 		return ic.affine(t.Body)
-	case *Unary:
-		if t.Op != OpNeg {
+	case *core.Unary:
+		if t.Op != core.OpNeg {
 			return nil, false, nil
 		}
 		x, ok, err := ic.affine(t.X)
@@ -260,8 +262,8 @@ func (ic *idxCompiler) affine1(t Term) (*affine, bool, error) {
 			return nil, false, err
 		}
 		return scaleAff(x, -1), true, nil
-	case *Binary:
-		if t.Op != OpAdd && t.Op != OpSub && t.Op != OpMul {
+	case *core.Binary:
+		if t.Op != core.OpAdd && t.Op != core.OpSub && t.Op != core.OpMul {
 			return nil, false, nil
 		}
 		x, ok, err := ic.affine(t.X)
@@ -273,9 +275,9 @@ func (ic *idxCompiler) affine1(t Term) (*affine, bool, error) {
 			return nil, false, err
 		}
 		switch t.Op {
-		case OpAdd:
+		case core.OpAdd:
 			return addAff(x, y, 1), true, nil
-		case OpSub:
+		case core.OpSub:
 			return addAff(x, y, -1), true, nil
 		default:
 			if x.isConst() && x.dyn == nil {
@@ -326,8 +328,8 @@ func addAff(x, y *affine, sign int64) *affine {
 }
 
 // intFn compiles an i64 scalar index term into a closure; ok is false for unsupported forms.
-func (ic *idxCompiler) intFn(t Term) (ifn, bool, error) {
-	if !t.Type().Equal(Scalar(Int64)) {
+func (ic *idxCompiler) intFn(t core.Term) (ifn, bool, error) {
+	if !t.Type().Equal(core.Scalar(core.Int64)) {
 		return nil, false, nil
 	}
 	if !ic.depends(t) {
@@ -338,20 +340,20 @@ func (ic *idxCompiler) intFn(t Term) (ifn, bool, error) {
 		return func([]int64) int64 { return g() }, true, nil
 	}
 	switch t := t.(type) {
-	case *Var:
+	case *core.Var:
 		j := ic.vars[t.Name]
 		return func(r []int64) int64 { return r[j] }, true, nil
-	case *Share:
+	case *core.Share:
 		return ic.intFn(t.Body)
-	case *Unary:
+	case *core.Unary:
 		x, ok, err := ic.intFn(t.X)
 		if !ok || err != nil {
 			return nil, false, err
 		}
 		switch t.Op {
-		case OpNeg:
+		case core.OpNeg:
 			return func(r []int64) int64 { return -x(r) }, true, nil
-		case OpAbs:
+		case core.OpAbs:
 			return func(r []int64) int64 {
 				v := x(r)
 				if v < 0 {
@@ -359,7 +361,7 @@ func (ic *idxCompiler) intFn(t Term) (ifn, bool, error) {
 				}
 				return v
 			}, true, nil
-		case OpSign:
+		case core.OpSign:
 			return func(r []int64) int64 {
 				v := x(r)
 				switch {
@@ -371,7 +373,7 @@ func (ic *idxCompiler) intFn(t Term) (ifn, bool, error) {
 				return 0
 			}, true, nil
 		}
-	case *Binary:
+	case *core.Binary:
 		x, ok, err := ic.intFn(t.X)
 		if !ok || err != nil {
 			return nil, false, err
@@ -381,22 +383,22 @@ func (ic *idxCompiler) intFn(t Term) (ifn, bool, error) {
 			return nil, false, err
 		}
 		switch t.Op {
-		case OpAdd:
+		case core.OpAdd:
 			return func(r []int64) int64 { return x(r) + y(r) }, true, nil
-		case OpSub:
+		case core.OpSub:
 			return func(r []int64) int64 { return x(r) - y(r) }, true, nil
-		case OpMul:
+		case core.OpMul:
 			return func(r []int64) int64 { return x(r) * y(r) }, true, nil
-		case OpQuot:
+		case core.OpQuot:
 			return func(r []int64) int64 { return quotI(x(r), y(r)) }, true, nil
-		case OpRem:
+		case core.OpRem:
 			return func(r []int64) int64 { return remI(x(r), y(r)) }, true, nil
-		case OpMax:
+		case core.OpMax:
 			return func(r []int64) int64 { return max(x(r), y(r)) }, true, nil
-		case OpMin:
+		case core.OpMin:
 			return func(r []int64) int64 { return min(x(r), y(r)) }, true, nil
 		}
-	case *Cond:
+	case *core.Cond:
 		b, ok, err := ic.boolFn(t.C)
 		if !ok || err != nil {
 			return nil, false, err
@@ -416,7 +418,7 @@ func (ic *idxCompiler) intFn(t Term) (ifn, bool, error) {
 			}
 			return y(r)
 		}, true, nil
-	case *Index:
+	case *core.Index:
 		if ic.depends(t.X) || len(t.Ix) != len(t.X.Type().Shape) {
 			return nil, false, nil
 		}
@@ -459,8 +461,8 @@ func (ic *idxCompiler) intFn(t Term) (ifn, bool, error) {
 	return nil, false, nil
 }
 
-func (ic *idxCompiler) boolFn(t Term) (bfn, bool, error) {
-	if !t.Type().Equal(Scalar(Bool)) {
+func (ic *idxCompiler) boolFn(t core.Term) (bfn, bool, error) {
+	if !t.Type().Equal(core.Scalar(core.Bool)) {
 		return nil, false, nil
 	}
 	if !ic.depends(t) {
@@ -471,18 +473,18 @@ func (ic *idxCompiler) boolFn(t Term) (bfn, bool, error) {
 		return func([]int64) bool { return v.b[0] }, true, nil
 	}
 	switch t := t.(type) {
-	case *Share:
+	case *core.Share:
 		return ic.boolFn(t.Body)
-	case *Unary:
-		if t.Op == OpNot {
+	case *core.Unary:
+		if t.Op == core.OpNot {
 			x, ok, err := ic.boolFn(t.X)
 			if !ok || err != nil {
 				return nil, false, err
 			}
 			return func(r []int64) bool { return !x(r) }, true, nil
 		}
-	case *Binary:
-		if t.X.Type().Dtype == Bool {
+	case *core.Binary:
+		if t.X.Type().Dtype == core.Bool {
 			x, ok, err := ic.boolFn(t.X)
 			if !ok || err != nil {
 				return nil, false, err
@@ -492,13 +494,13 @@ func (ic *idxCompiler) boolFn(t Term) (bfn, bool, error) {
 				return nil, false, err
 			}
 			switch t.Op {
-			case OpAnd:
+			case core.OpAnd:
 				return func(r []int64) bool { return x(r) && y(r) }, true, nil
-			case OpOr:
+			case core.OpOr:
 				return func(r []int64) bool { return x(r) || y(r) }, true, nil
-			case OpEq:
+			case core.OpEq:
 				return func(r []int64) bool { return x(r) == y(r) }, true, nil
-			case OpNe:
+			case core.OpNe:
 				return func(r []int64) bool { return x(r) != y(r) }, true, nil
 			}
 			return nil, false, nil
@@ -512,17 +514,17 @@ func (ic *idxCompiler) boolFn(t Term) (bfn, bool, error) {
 			return nil, false, err
 		}
 		switch t.Op {
-		case OpLt:
+		case core.OpLt:
 			return func(r []int64) bool { return x(r) < y(r) }, true, nil
-		case OpLe:
+		case core.OpLe:
 			return func(r []int64) bool { return x(r) <= y(r) }, true, nil
-		case OpGt:
+		case core.OpGt:
 			return func(r []int64) bool { return x(r) > y(r) }, true, nil
-		case OpGe:
+		case core.OpGe:
 			return func(r []int64) bool { return x(r) >= y(r) }, true, nil
-		case OpEq:
+		case core.OpEq:
 			return func(r []int64) bool { return x(r) == y(r) }, true, nil
-		case OpNe:
+		case core.OpNe:
 			return func(r []int64) bool { return x(r) != y(r) }, true, nil
 		}
 	}

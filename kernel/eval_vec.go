@@ -1,4 +1,6 @@
-package core
+package kernel
+
+import "github.com/bulkad/bulkad/core"
 
 // Row-vectorised index functions. A non-affine index function (closures over integer
 // registers) is also compiled into vector closures that compute its outputs for a chunk of
@@ -13,13 +15,13 @@ const vecChunk = 256
 type vfn func(r []int64, t0 int64, out []int64)
 
 // vecFn compiles an i64 or bool scalar term that depends on the innermost variable inner.
-func (ic *idxCompiler) vecFn(t Term, inner string) (vfn, bool, error) {
-	if _, dep := ic.c.fv.of(t)[inner]; !dep {
+func (ic *idxCompiler) vecFn(t core.Term, inner string) (vfn, bool, error) {
+	if _, dep := ic.c.fv.Of(t)[inner]; !dep {
 		// uniform along the row
 		var s ifn
 		var ok bool
 		var err error
-		if t.Type().Dtype == Bool {
+		if t.Type().Dtype == core.Bool {
 			var b bfn
 			b, ok, err = ic.boolFn(t)
 			if ok {
@@ -44,27 +46,27 @@ func (ic *idxCompiler) vecFn(t Term, inner string) (vfn, bool, error) {
 		}, true, nil
 	}
 	switch t := t.(type) {
-	case *Var:
+	case *core.Var:
 		return func(_ []int64, t0 int64, out []int64) {
 			for k := range out {
 				out[k] = t0 + int64(k)
 			}
 		}, true, nil
-	case *Share:
+	case *core.Share:
 		return ic.vecFn(t.Body, inner)
-	case *Unary:
+	case *core.Unary:
 		x, ok, err := ic.vecFn(t.X, inner)
 		if !ok || err != nil {
 			return nil, false, err
 		}
 		op := t.Op
-		if op != OpNeg && op != OpAbs && op != OpSign && op != OpNot {
+		if op != core.OpNeg && op != core.OpAbs && op != core.OpSign && op != core.OpNot {
 			return nil, false, nil
 		}
 		return func(r []int64, t0 int64, out []int64) {
 			x(r, t0, out)
 			switch op {
-			case OpNot:
+			case core.OpNot:
 				for k, v := range out {
 					out[k] = 1 - v
 				}
@@ -72,24 +74,24 @@ func (ic *idxCompiler) vecFn(t Term, inner string) (vfn, bool, error) {
 				unaryInt(op, out, out)
 			}
 		}, true, nil
-	case *Binary:
-		if t.Op == OpAdd || t.Op == OpSub || t.Op == OpMul || t.Op == OpQuot || t.Op == OpRem ||
-			t.Op == OpMax || t.Op == OpMin || t.Op.IsComparison() || t.Op == OpAnd || t.Op == OpOr {
-			if t.Op.IsComparison() && t.X.Type().Dtype != Int64 && t.X.Type().Dtype != Bool {
+	case *core.Binary:
+		if t.Op == core.OpAdd || t.Op == core.OpSub || t.Op == core.OpMul || t.Op == core.OpQuot || t.Op == core.OpRem ||
+			t.Op == core.OpMax || t.Op == core.OpMin || t.Op.IsComparison() || t.Op == core.OpAnd || t.Op == core.OpOr {
+			if t.Op.IsComparison() && t.X.Type().Dtype != core.Int64 && t.X.Type().Dtype != core.Bool {
 				return nil, false, nil
 			}
 			x, ok, err := ic.vecFn(t.X, inner)
 			if !ok || err != nil {
 				return nil, false, err
 			}
-			if _, dep := ic.c.fv.of(t.Y)[inner]; !dep && (t.Op == OpQuot || t.Op == OpRem) {
+			if _, dep := ic.c.fv.Of(t.Y)[inner]; !dep && (t.Op == core.OpQuot || t.Op == core.OpRem) {
 				// divisor uniform along the row: one division check per chunk, shifts for
 				// powers of two
 				d, ok, err := ic.intFn(t.Y)
 				if !ok || err != nil {
 					return nil, false, err
 				}
-				return quotRemVec(t.Op == OpQuot, x, d), true, nil
+				return quotRemVec(t.Op == core.OpQuot, x, d), true, nil
 			}
 			y, ok, err := ic.vecFn(t.Y, inner)
 			if !ok || err != nil {
@@ -104,7 +106,7 @@ func (ic *idxCompiler) vecFn(t Term, inner string) (vfn, bool, error) {
 				vecBinary(op, out, b)
 			}, true, nil
 		}
-	case *Cond:
+	case *core.Cond:
 		c, ok, err := ic.vecFn(t.C, inner)
 		if !ok || err != nil {
 			return nil, false, err
@@ -129,8 +131,8 @@ func (ic *idxCompiler) vecFn(t Term, inner string) (vfn, bool, error) {
 				}
 			}
 		}, true, nil
-	case *Index:
-		if ic.depends(t.X) || len(t.Ix) != len(t.X.Type().Shape) || t.Type().Dtype != Int64 {
+	case *core.Index:
+		if ic.depends(t.X) || len(t.Ix) != len(t.X.Type().Shape) || t.Type().Dtype != core.Int64 {
 			return nil, false, nil
 		}
 		arr, _, err := ic.c.compile(t.X)
@@ -184,66 +186,66 @@ func b01(b bool) int64 {
 }
 
 // vecBinary computes out = out op b element-wise on i64 (bools as 0/1).
-func vecBinary(op BinOp, out, b []int64) {
+func vecBinary(op core.BinOp, out, b []int64) {
 	b = b[:len(out)]
 	switch op {
-	case OpAdd:
+	case core.OpAdd:
 		for k := range out {
 			out[k] += b[k]
 		}
-	case OpSub:
+	case core.OpSub:
 		for k := range out {
 			out[k] -= b[k]
 		}
-	case OpMul:
+	case core.OpMul:
 		for k := range out {
 			out[k] *= b[k]
 		}
-	case OpQuot:
+	case core.OpQuot:
 		for k := range out {
 			out[k] = quotI(out[k], b[k])
 		}
-	case OpRem:
+	case core.OpRem:
 		for k := range out {
 			out[k] = remI(out[k], b[k])
 		}
-	case OpMax:
+	case core.OpMax:
 		for k := range out {
 			out[k] = max(out[k], b[k])
 		}
-	case OpMin:
+	case core.OpMin:
 		for k := range out {
 			out[k] = min(out[k], b[k])
 		}
-	case OpLt:
+	case core.OpLt:
 		for k := range out {
 			out[k] = b01(out[k] < b[k])
 		}
-	case OpLe:
+	case core.OpLe:
 		for k := range out {
 			out[k] = b01(out[k] <= b[k])
 		}
-	case OpGt:
+	case core.OpGt:
 		for k := range out {
 			out[k] = b01(out[k] > b[k])
 		}
-	case OpGe:
+	case core.OpGe:
 		for k := range out {
 			out[k] = b01(out[k] >= b[k])
 		}
-	case OpEq:
+	case core.OpEq:
 		for k := range out {
 			out[k] = b01(out[k] == b[k])
 		}
-	case OpNe:
+	case core.OpNe:
 		for k := range out {
 			out[k] = b01(out[k] != b[k])
 		}
-	case OpAnd:
+	case core.OpAnd:
 		for k := range out {
 			out[k] &= b[k]
 		}
-	case OpOr:
+	case core.OpOr:
 		for k := range out {
 			out[k] |= b[k]
 		}

@@ -1,4 +1,6 @@
-package core
+package kernel
+
+import "github.com/bulkad/bulkad/core"
 
 // Gather and scatter kernels. Both walk a domain of n index variables (the result's outer
 // dimensions for gather, the operand's for scatter), map each point through the compiled index
@@ -19,9 +21,9 @@ type ixPlan struct {
 	okRows bool      // affine fast path usable this run
 }
 
-func newIxPlan(fn *idxFn, dom []int, tgtShape Shape, m int) *ixPlan {
+func newIxPlan(fn *idxFn, dom []int, tgtShape core.Shape, m int) *ixPlan {
 	full := tgtShape.Strides()
-	p := &ixPlan{fn: fn, dom: append([]int{}, dom...), rest: Shape(tgtShape[m:]).Size()}
+	p := &ixPlan{fn: fn, dom: append([]int{}, dom...), rest: core.Shape(tgtShape[m:]).Size()}
 	for k := 0; k < m; k++ {
 		p.tgt = append(p.tgt, int64(tgtShape[k]))
 		p.tstr = append(p.tstr, full[k])
@@ -358,7 +360,7 @@ func scatterK[T numT](p *ixPlan, dst, src []T) {
 	}
 }
 
-func (c *compiler) buildGather(t *Gather, sc *scope) (*buf, *scope, error) {
+func (c *compiler) buildGather(t *core.Gather, sc *scope) (*buf, *scope, error) {
 	x, _, err := c.compile(t.X)
 	if err != nil {
 		return nil, nil, err
@@ -371,32 +373,32 @@ func (c *compiler) buildGather(t *Gather, sc *scope) (*buf, *scope, error) {
 	n, m := len(t.Fn.Vars), len(t.Fn.Out)
 	if plan := inBoundsPlan(fn, t.Shape, t.X.Type().Shape, n, m); plan != nil {
 		switch t.Type().Dtype {
-		case Float64:
+		case core.Float64:
 			c.emit(sc, t, func() { permCopy(plan, out.f64, x.f64) })
-		case Float32:
+		case core.Float32:
 			c.emit(sc, t, func() { permCopy(plan, out.f32, x.f32) })
-		case Int64:
+		case core.Int64:
 			c.emit(sc, t, func() { permCopy(plan, out.i64, x.i64) })
-		case Bool:
+		case core.Bool:
 			c.emit(sc, t, func() { permCopy(plan, out.b, x.b) })
 		}
 		return out, sc, nil
 	}
 	p := newIxPlan(fn, t.Shape[:n], t.X.Type().Shape, m)
 	switch t.Type().Dtype {
-	case Float64:
+	case core.Float64:
 		c.emit(sc, t, func() { gatherK(p, out.f64, x.f64) })
-	case Float32:
+	case core.Float32:
 		c.emit(sc, t, func() { gatherK(p, out.f32, x.f32) })
-	case Int64:
+	case core.Int64:
 		c.emit(sc, t, func() { gatherK(p, out.i64, x.i64) })
-	case Bool:
+	case core.Bool:
 		c.emit(sc, t, func() { gatherK(p, out.b, x.b) })
 	}
 	return out, sc, nil
 }
 
-func (c *compiler) buildScatter(t *Scatter, sc *scope) (*buf, *scope, error) {
+func (c *compiler) buildScatter(t *core.Scatter, sc *scope) (*buf, *scope, error) {
 	x, _, err := c.compile(t.X)
 	if err != nil {
 		return nil, nil, err
@@ -409,11 +411,11 @@ func (c *compiler) buildScatter(t *Scatter, sc *scope) (*buf, *scope, error) {
 	n, m := len(t.Fn.Vars), len(t.Fn.Out)
 	p := newIxPlan(fn, t.X.Type().Shape[:n], t.Shape, m)
 	switch t.Type().Dtype {
-	case Float64:
+	case core.Float64:
 		c.emit(sc, t, func() { scatterK(p, out.f64, x.f64) })
-	case Float32:
+	case core.Float32:
 		c.emit(sc, t, func() { scatterK(p, out.f32, x.f32) })
-	case Int64:
+	case core.Int64:
 		c.emit(sc, t, func() { scatterK(p, out.i64, x.i64) })
 	}
 	return out, sc, nil
@@ -422,7 +424,7 @@ func (c *compiler) buildScatter(t *Scatter, sc *scope) (*buf, *scope, error) {
 // inBoundsPlan turns a gather whose index function is affine with static coefficients and
 // constants, and provably in bounds on the whole domain, into a strided copy (which merges
 // contiguous dimensions and tiles transpositions). It returns nil otherwise.
-func inBoundsPlan(fn *idxFn, sh, xs Shape, n, m int) *permPlan {
+func inBoundsPlan(fn *idxFn, sh, xs core.Shape, n, m int) *permPlan {
 	if fn.aff == nil || sh.Size() == 0 {
 		return nil
 	}

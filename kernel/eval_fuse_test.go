@@ -1,7 +1,8 @@
-package core
+package kernel
 
 import (
 	"fmt"
+	"github.com/bulkad/bulkad/core"
 	"math"
 	"math/rand"
 	"testing"
@@ -14,30 +15,30 @@ import (
 // operation for f32, as the f32 semantics say).
 type elemGen struct {
 	rng    *rand.Rand
-	b      *Builder
-	d      Dtype
+	b      *core.Builder
+	d      core.Dtype
 	n      int
-	params []*Var
+	params []*core.Var
 	vals   [][]float64
-	pool   []Term // earlier nodes, reused to create DAG sharing
-	refs   map[Term]func(i int) float64
+	pool   []core.Term // earlier nodes, reused to create DAG sharing
+	refs   map[core.Term]func(i int) float64
 }
 
 func (g *elemGen) round(v float64) float64 {
-	if g.d == Float32 {
+	if g.d == core.Float32 {
 		return float64(float32(v))
 	}
 	return v
 }
 
-func (g *elemGen) gen(depth int) Term {
+func (g *elemGen) gen(depth int) core.Term {
 	if depth == 0 || g.rng.Intn(5) == 0 {
 		switch k := g.rng.Intn(4); {
 		case k == 0 && len(g.pool) > 0:
 			return g.pool[g.rng.Intn(len(g.pool))]
 		case k == 1:
 			c := g.round(float64(g.rng.Intn(7)-3) / 2)
-			t := g.b.Replicate(g.n, ScalarF(g.d, c))
+			t := g.b.Replicate(g.n, core.ScalarF(g.d, c))
 			g.refs[t] = func(int) float64 { return c }
 			return t
 		default:
@@ -45,17 +46,17 @@ func (g *elemGen) gen(depth int) Term {
 			return g.params[j]
 		}
 	}
-	var t Term
+	var t core.Term
 	if g.rng.Intn(6) == 0 {
-		ops := []BinOp{OpLt, OpLe, OpGt, OpGe, OpEq, OpNe}
+		ops := []core.BinOp{core.OpLt, core.OpLe, core.OpGt, core.OpGe, core.OpEq, core.OpNe}
 		op := ops[g.rng.Intn(len(ops))]
 		x, y := g.gen(depth-1), g.gen(depth-1)
 		t = g.b.Cast(g.d, g.b.Binary(op, x, y))
 		xr, yr := g.ref(x), g.ref(y)
-		f := map[BinOp]func(a, b float64) bool{OpLt: func(a, b float64) bool { return a < b },
-			OpLe: func(a, b float64) bool { return a <= b }, OpGt: func(a, b float64) bool { return a > b },
-			OpGe: func(a, b float64) bool { return a >= b }, OpEq: func(a, b float64) bool { return a == b },
-			OpNe: func(a, b float64) bool { return a != b }}[op]
+		f := map[core.BinOp]func(a, b float64) bool{core.OpLt: func(a, b float64) bool { return a < b },
+			core.OpLe: func(a, b float64) bool { return a <= b }, core.OpGt: func(a, b float64) bool { return a > b },
+			core.OpGe: func(a, b float64) bool { return a >= b }, core.OpEq: func(a, b float64) bool { return a == b },
+			core.OpNe: func(a, b float64) bool { return a != b }}[op]
 		g.refs[t] = func(i int) float64 {
 			if f(xr(i), yr(i)) {
 				return 1
@@ -63,42 +64,42 @@ func (g *elemGen) gen(depth int) Term {
 			return 0
 		}
 	} else if g.rng.Intn(3) == 0 {
-		ops := []UnOp{OpNeg, OpAbs, OpTanh, OpSigmoid, OpSin, OpExp}
+		ops := []core.UnOp{core.OpNeg, core.OpAbs, core.OpTanh, core.OpSigmoid, core.OpSin, core.OpExp}
 		op := ops[g.rng.Intn(len(ops))]
 		x := g.gen(depth - 1)
-		if op == OpExp {
-			x = g.b.Unary(OpTanh, x) // keep values small
-			xr := g.ref(x.(*Unary).X)
+		if op == core.OpExp {
+			x = g.b.Unary(core.OpTanh, x) // keep values small
+			xr := g.ref(x.(*core.Unary).X)
 			g.refs[x] = func(i int) float64 { return g.round(math.Tanh(xr(i))) }
 		}
 		t = g.b.Unary(op, x)
 		xr := g.ref(x)
-		f := map[UnOp]func(float64) float64{OpNeg: func(v float64) float64 { return -v }, OpAbs: math.Abs,
-			OpTanh: math.Tanh, OpSigmoid: func(v float64) float64 { return 1 / (1 + math.Exp(-v)) }, OpSin: math.Sin, OpExp: math.Exp}[op]
+		f := map[core.UnOp]func(float64) float64{core.OpNeg: func(v float64) float64 { return -v }, core.OpAbs: math.Abs,
+			core.OpTanh: math.Tanh, core.OpSigmoid: func(v float64) float64 { return 1 / (1 + math.Exp(-v)) }, core.OpSin: math.Sin, core.OpExp: math.Exp}[op]
 		g.refs[t] = func(i int) float64 { return g.round(f(xr(i))) }
 	} else {
-		ops := []BinOp{OpAdd, OpSub, OpMul, OpDiv, OpMax, OpMin}
+		ops := []core.BinOp{core.OpAdd, core.OpSub, core.OpMul, core.OpDiv, core.OpMax, core.OpMin}
 		op := ops[g.rng.Intn(len(ops))]
 		x, y := g.gen(depth-1), g.gen(depth-1)
-		if op == OpDiv {
+		if op == core.OpDiv {
 			// divide by 2 + x*x to stay finite
-			y = g.b.Add(g.b.Replicate(g.n, ScalarF(g.d, 2)), g.b.Mul(y, y))
-			yy := y.(*Binary).Y.(*Binary).X
+			y = g.b.Add(g.b.Replicate(g.n, core.ScalarF(g.d, 2)), g.b.Mul(y, y))
+			yy := y.(*core.Binary).Y.(*core.Binary).X
 			yr := g.ref(yy)
 			g.refs[y] = func(i int) float64 { v := yr(i); return g.round(2 + g.round(v*v)) }
 		}
 		t = g.b.Binary(op, x, y)
 		xr, yr := g.ref(x), g.ref(y)
-		f := map[BinOp]func(a, b float64) float64{OpAdd: func(a, b float64) float64 { return a + b },
-			OpSub: func(a, b float64) float64 { return a - b }, OpMul: func(a, b float64) float64 { return a * b },
-			OpDiv: func(a, b float64) float64 { return a / b }, OpMax: math.Max, OpMin: math.Min}[op]
+		f := map[core.BinOp]func(a, b float64) float64{core.OpAdd: func(a, b float64) float64 { return a + b },
+			core.OpSub: func(a, b float64) float64 { return a - b }, core.OpMul: func(a, b float64) float64 { return a * b },
+			core.OpDiv: func(a, b float64) float64 { return a / b }, core.OpMax: math.Max, core.OpMin: math.Min}[op]
 		g.refs[t] = func(i int) float64 { return g.round(f(xr(i), yr(i))) }
 	}
 	g.pool = append(g.pool, t)
 	return t
 }
 
-func (g *elemGen) ref(t Term) func(int) float64 {
+func (g *elemGen) ref(t core.Term) func(int) float64 {
 	if f, ok := g.refs[t]; ok {
 		return f
 	}
@@ -117,8 +118,8 @@ func TestEvalFusedElementwiseRandom(t *testing.T) {
 	for iter := 0; iter < 150; iter++ {
 		d := floatDtypes[iter%2]
 		n := []int{1, 7, 1024, 1500, 2100}[rng.Intn(5)]
-		var b Builder
-		g := &elemGen{rng: rng, b: &b, d: d, n: n, refs: map[Term]func(int) float64{}}
+		var b core.Builder
+		g := &elemGen{rng: rng, b: &b, d: d, n: n, refs: map[core.Term]func(int) float64{}}
 		args := map[string]*tensor.Dense{}
 		for j := 0; j < 3; j++ {
 			v := b.Var(fmt.Sprintf("x%d", j), ty(d, n))
@@ -131,7 +132,7 @@ func TestEvalFusedElementwiseRandom(t *testing.T) {
 			args[v.Name] = fd(d, []int{n}, vals...)
 		}
 		body := g.gen(5)
-		if body.Type().Shape.Equal(Shape{n}) && len(g.pool) == 0 {
+		if body.Type().Shape.Equal(core.Shape{n}) && len(g.pool) == 0 {
 			continue
 		}
 		p := mustProg(t, &b, g.params, body)
@@ -142,7 +143,7 @@ func TestEvalFusedElementwiseRandom(t *testing.T) {
 			want[i] = ref(i)
 		}
 		tol := 1e-12
-		if d == Float32 {
+		if d == core.Float32 {
 			tol = 1e-5
 		}
 		checkFloats(t, fmt.Sprintf("seed %d iter %d: %s", seed, iter, p), got, want, tol)
@@ -153,14 +154,14 @@ func TestEvalFusedElementwiseRandom(t *testing.T) {
 // another consumer.
 func TestEvalFusedInBuildAndShared(t *testing.T) {
 	for _, d := range floatDtypes {
-		var b Builder
+		var b core.Builder
 		x := b.Var("x", ty(d, 3, 2))
-		i := b.Var("i", Scalar(Int64))
+		i := b.Var("i", core.Scalar(core.Int64))
 		row := b.Index(x, i)
-		sq := b.Mul(row, row)                                                       // used twice below
-		body := b.Add(b.Sub(sq, b.Replicate(2, ScalarF(d, 1))), b.Unary(OpNeg, sq)) // = -1
-		other := b.Mul(sq, b.Replicate(2, ScalarF(d, 3)))
-		p := mustProg(t, &b, []*Var{x}, b.Tuple(b.Build1(3, i, body), b.Build1(3, i, other)))
+		sq := b.Mul(row, row)                                                                 // used twice below
+		body := b.Add(b.Sub(sq, b.Replicate(2, core.ScalarF(d, 1))), b.Unary(core.OpNeg, sq)) // = -1
+		other := b.Mul(sq, b.Replicate(2, core.ScalarF(d, 3)))
+		p := mustProg(t, &b, []*core.Var{x}, b.Tuple(b.Build1(3, i, body), b.Build1(3, i, other)))
 		rs, err := EvalTuple(p, map[string]*tensor.Dense{"x": fd(d, []int{3, 2}, 1, 2, 3, 4, 5, 6)})
 		if err != nil {
 			t.Fatal(err)

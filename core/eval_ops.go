@@ -1,0 +1,230 @@
+package core
+
+import "math"
+
+// The element-wise operations of the reference evaluator (see Eval for their semantics).
+
+// sigmoid is the numerically stable logistic function: it never evaluates exp of a large
+// positive argument.
+func sigmoid(x float64) float64 {
+	if x >= 0 {
+		return 1 / (1 + math.Exp(-x))
+	}
+	e := math.Exp(x)
+	return e / (1 + e)
+}
+
+func unaryFloat(op UnOp, e float64) float64 {
+	switch op {
+	case OpNeg:
+		return -e
+	case OpAbs:
+		return math.Abs(e)
+	case OpSign:
+		switch {
+		case e > 0:
+			return 1
+		case e < 0:
+			return -1
+		}
+		return e // ±0 and NaN
+	case OpExp:
+		return math.Exp(e)
+	case OpLog:
+		return math.Log(e)
+	case OpSqrt:
+		return math.Sqrt(e)
+	case OpSin:
+		return math.Sin(e)
+	case OpCos:
+		return math.Cos(e)
+	case OpTan:
+		return math.Tan(e)
+	case OpTanh:
+		return math.Tanh(e)
+	case OpSigmoid:
+		return sigmoid(e)
+	case OpRecip:
+		return 1 / e
+	case OpFloor:
+		return math.Floor(e)
+	case OpCeil:
+		return math.Ceil(e)
+	case OpLog1p:
+		return math.Log1p(e)
+	case OpExpm1:
+		return math.Expm1(e)
+	}
+	panic("unary " + op.String() + " on a float")
+}
+
+func unaryInt(op UnOp, e int64) int64 {
+	switch op {
+	case OpNeg:
+		return -e
+	case OpAbs:
+		if e < 0 {
+			return -e
+		}
+		return e
+	case OpSign:
+		switch {
+		case e > 0:
+			return 1
+		case e < 0:
+			return -1
+		}
+		return 0
+	}
+	panic("unary " + op.String() + " on an integer")
+}
+
+func unaryValue(op UnOp, a *value) *value {
+	out := newValue(a.t)
+	for k, e := range a.b {
+		out.b[k] = !e
+	}
+	for k, e := range a.i {
+		out.i[k] = unaryInt(op, e)
+	}
+	for k, e := range a.f {
+		out.f[k] = round(a.t.Dtype, unaryFloat(op, e))
+	}
+	return out
+}
+
+// floatToInt truncates toward zero; NaN and values outside the int64 range give 0.
+func floatToInt(f float64) int64 {
+	if math.IsNaN(f) || f >= 0x1p63 || f < -0x1p63 {
+		return 0
+	}
+	return int64(f)
+}
+
+func castValue(to Dtype, a *value) *value {
+	out := newValue(Type{Shape: a.t.Shape, Dtype: to})
+	for k := range a.t.Shape.Size() {
+		var f float64
+		var i int64
+		var b bool
+		switch {
+		case a.f != nil:
+			f, i, b = a.f[k], floatToInt(a.f[k]), a.f[k] != 0
+		case a.i != nil:
+			f, i, b = float64(a.i[k]), a.i[k], a.i[k] != 0
+		case a.b[k]:
+			f, i, b = 1, 1, true
+		}
+		switch to {
+		case Float64, Float32:
+			out.f[k] = round(to, f)
+		case Int64:
+			out.i[k] = i
+		default:
+			out.b[k] = b
+		}
+	}
+	return out
+}
+
+func binaryFloat(op BinOp, x, y float64) float64 {
+	switch op {
+	case OpAdd:
+		return x + y
+	case OpSub:
+		return x - y
+	case OpMul:
+		return x * y
+	case OpDiv:
+		return x / y
+	case OpPow:
+		return math.Pow(x, y)
+	case OpMax:
+		return math.Max(x, y)
+	case OpMin:
+		return math.Min(x, y)
+	case OpAtan2:
+		return math.Atan2(x, y)
+	}
+	panic("binary " + op.String() + " on floats")
+}
+
+func binaryInt(op BinOp, x, y int64) int64 {
+	switch op {
+	case OpAdd:
+		return x + y
+	case OpSub:
+		return x - y
+	case OpMul:
+		return x * y
+	case OpMax:
+		return max(x, y)
+	case OpMin:
+		return min(x, y)
+	case OpQuot:
+		if y == 0 {
+			return 0
+		}
+		return x / y
+	case OpRem:
+		if y == 0 {
+			return 0
+		}
+		return x % y
+	}
+	panic("binary " + op.String() + " on integers")
+}
+
+// compareOrd applies a comparison given the operands' order (lt, eq); unordered operands
+// (a NaN) compare false except under !=.
+func compareOrd(op BinOp, lt, eq, unordered bool) bool {
+	if unordered {
+		return op == OpNe
+	}
+	switch op {
+	case OpLt:
+		return lt
+	case OpLe:
+		return lt || eq
+	case OpGt:
+		return !lt && !eq
+	case OpGe:
+		return !lt
+	case OpEq:
+		return eq
+	case OpNe:
+		return !eq
+	}
+	panic("comparison " + op.String())
+}
+
+func binaryValue(op BinOp, a, b *value, rt Type) *value {
+	out := newValue(rt)
+	for k := range a.t.Shape.Size() {
+		switch {
+		case op.IsComparison() && a.f != nil:
+			x, y := a.f[k], b.f[k]
+			out.b[k] = compareOrd(op, x < y, x == y, math.IsNaN(x) || math.IsNaN(y))
+		case op.IsComparison() && a.i != nil:
+			x, y := a.i[k], b.i[k]
+			out.b[k] = compareOrd(op, x < y, x == y, false)
+		case a.b != nil:
+			x, y := a.b[k], b.b[k]
+			switch op {
+			case OpAnd:
+				out.b[k] = x && y
+			case OpOr:
+				out.b[k] = x || y
+			case OpEq:
+				out.b[k] = x == y
+			case OpNe:
+				out.b[k] = x != y
+			}
+		case a.i != nil:
+			out.i[k] = binaryInt(op, a.i[k], b.i[k])
+		default:
+			out.f[k] = round(rt.Dtype, binaryFloat(op, a.f[k], b.f[k]))
+		}
+	}
+	return out
+}

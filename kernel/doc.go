@@ -1,0 +1,17 @@
+// Package kernel is bulkad's execution engine: it compiles a core program (or one term) into a
+// plan of kernels over flat slices and runs it many times.
+//
+// Compile checks a program once and turns it into an Exec: preallocated buffers, index
+// functions compiled into affine row plans or closures, fused element-wise loops, reductions,
+// argmax, gather and scatter kernels and a GEMM, with one memo slot per distinct subterm and
+// loop-invariant subterms of build1 bodies hoisted out of the loop. Exec.Run and Exec.RunInto
+// run it; Eval, EvalTuple and EvalTerm compile and run once.
+//
+// The meaning of every construct is that of core.Eval, the reference evaluator, against which
+// this package is tested on generated programs (both float dtypes, nested builds, shares,
+// out-of-bounds indices, infinities and NaNs): results agree bit for bit except where a kernel
+// adds in another order (matmul), and there within rounding.
+//
+// Imports: core (the language), gonum (GEMM). Package raise wraps kernel plans as Gorgonia
+// custom ops; package core imports neither kernel nor any BLAS.
+package kernel

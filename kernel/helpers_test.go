@@ -1,0 +1,77 @@
+package kernel
+
+import (
+	"math"
+	"testing"
+
+	"github.com/bulkad/bulkad/core"
+	"gorgonia.org/tensor"
+)
+
+var floatDtypes = []core.Dtype{core.Float64, core.Float32}
+
+func ty(d core.Dtype, sh ...int) core.Type { return core.Type{Shape: core.Shape(sh), Dtype: d} }
+
+// fd makes a float tensor of dtype d (values rounded to float32 for Float32).
+func fd(d core.Dtype, sh []int, vals ...float64) *tensor.Dense {
+	lit, err := core.NewLitF(ty(d, sh...), vals)
+	if err != nil {
+		panic(err)
+	}
+	return core.DenseFromLit(lit)
+}
+
+func id(sh []int, vals ...int64) *tensor.Dense {
+	return tensor.New(tensor.WithShape(sh...), tensor.WithBacking(append([]int64{}, vals...)))
+}
+
+// floats reads a float tensor as float64s.
+func floats(t *testing.T, d *tensor.Dense) []float64 {
+	t.Helper()
+	l, err := core.LitFromDense(d)
+	if err != nil || l.F == nil {
+		t.Fatalf("not a float tensor: %v (%v)", d.Dtype(), err)
+	}
+	return l.F
+}
+
+// checkFloats compares got with want elementwise: NaN matches NaN, infinities match exactly,
+// finite values within tol relative to 1+|want|.
+func checkFloats(t *testing.T, what string, got, want []float64, tol float64) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: got %d values %v, want %d values %v", what, len(got), got, len(want), want)
+	}
+	for i, w := range want {
+		g := got[i]
+		ok := math.IsNaN(g) == math.IsNaN(w)
+		if !math.IsNaN(w) {
+			ok = g == w || (!math.IsInf(w, 0) && math.Abs(g-w) <= tol*(1+math.Abs(w)))
+		}
+		if !ok {
+			t.Fatalf("%s: element %d = %v, want %v (got %v, want %v)", what, i, g, w, got, want)
+		}
+	}
+}
+
+func mustProg(t *testing.T, b *core.Builder, params []*core.Var, body core.Term) *core.Program {
+	t.Helper()
+	if err := b.Err(); err != nil {
+		t.Fatalf("building: %v", err)
+	}
+	p, err := core.NewProgram(params, body)
+	if err != nil {
+		t.Fatalf("NewProgram: %v", err)
+	}
+	return p
+}
+
+// evalF runs p with the kernel evaluator and returns its float result.
+func evalF(t *testing.T, p *core.Program, args map[string]*tensor.Dense) []float64 {
+	t.Helper()
+	r, err := Eval(p, args)
+	if err != nil {
+		t.Fatalf("Eval %s: %v", p, err)
+	}
+	return floats(t, r)
+}
