@@ -325,40 +325,40 @@ func wrapLets(b *core.Builder, binds []binding, body core.Term) core.Term {
 // concrete runs the concrete reverse pass (Fig. 17) on values: the primal bindings are
 // evaluated at args, then the Delta is transposed on arrays. It returns the value and the
 // gradients by name (for testing the symbolic pipeline against).
-func (r *diffResult) concrete(args map[string]*value) (*value, map[string]*value, Stats, error) {
-	ev := newEvaluator(nil)
+func (r *diffResult) concrete(args map[string]*tensor.Dense) (*tensor.Dense, map[string]*tensor.Dense, Stats, error) {
+	env := map[string]*tensor.Dense{}
 	for _, v := range r.params {
 		a, ok := args[v.Name]
 		if !ok {
 			return nil, nil, Stats{}, errors.Errorf("ad: concrete: argument %s is missing", v.Name)
 		}
-		ev.env[v.Name] = a
+		env[v.Name] = a
 	}
 	for _, bd := range r.binds {
-		x, err := ev.eval(bd.Term)
+		x, err := core.EvalTerm(bd.Term, env)
 		if err != nil {
 			return nil, nil, Stats{}, err
 		}
-		ev.env[bd.Var.Name] = x
+		env[bd.Var.Name] = x
 	}
-	val, err := ev.eval(r.value)
+	val, err := core.EvalTerm(r.value, env)
 	if err != nil {
 		return nil, nil, Stats{}, err
 	}
-	ct, err := ev.eval(r.ct)
+	ct, err := core.EvalTerm(r.ct, env)
 	if err != nil {
 		return nil, nil, Stats{}, err
 	}
-	alg := &valueAlg{ev: ev, ph: [2]string{r.namer.Fresh("ph"), r.namer.Fresh("ph")}}
-	grads, stats, err := reversePass[*value](alg, ct, r.delta, r.maxID)
+	alg := &valueAlg{env: env, ph: [2]string{r.namer.Fresh("ph"), r.namer.Fresh("ph")}}
+	grads, stats, err := reversePass[*tensor.Dense](alg, ct, r.delta, r.maxID)
 	if err != nil {
 		return nil, nil, stats, err
 	}
-	out := map[string]*value{}
+	out := map[string]*tensor.Dense{}
 	for _, name := range r.wrt {
 		g, ok := grads[name]
 		if !ok {
-			g = newValue(r.prog.Param(name).Type())
+			g = zeroDense(r.prog.Param(name).Type())
 		}
 		out[name] = g
 	}

@@ -113,7 +113,7 @@ func checkGradient(t *testing.T, name string, p *core.Program, args map[string]*
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	_, cg, st, err := dr.concrete(argsV)
+	_, cg, st, err := concreteValues(dr, argsV)
 	if err != nil {
 		t.Fatalf("%s: concrete reverse pass: %v", name, err)
 	}

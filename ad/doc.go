@@ -15,7 +15,9 @@
 //
 // The reverse pass visits shared Delta nodes in decreasing ID order, each once (paper 001), so
 // differentiation time and artifact size are linear in the program size. A concrete reverse
-// pass on arrays (Fig. 17) over the same Delta exists for testing.
+// pass on arrays (Fig. 17) over the same Delta exists for testing; it evaluates with core.Eval
+// (package ad has no evaluator of its own), and Artifact.Run does too (Artifact.RunWith takes
+// another evaluator, such as kernel.EvalTuple).
 //
 // Conventions for non-smooth points and special cases:
 //   - integers and booleans are never differentiated; argmaxOuter, comparisons, floor, ceil,

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/bulkad/bulkad/core"
+	"github.com/bulkad/bulkad/kernel"
 	"gorgonia.org/tensor"
 )
 
@@ -59,7 +60,7 @@ func denseToF64(d *tensor.Dense) []float64 {
 	panic(fmt.Sprintf("unexpected data %T", d.Data()))
 }
 
-// evalPrimal evaluates p (one result) with ad's evaluator.
+// evalPrimal evaluates p (one result) with core.Eval.
 func evalPrimal(p *core.Program, args map[string]*value) (*value, error) {
 	outs, err := evalProgram(p, args)
 	if err != nil {
@@ -68,14 +69,16 @@ func evalPrimal(p *core.Program, args map[string]*value) (*value, error) {
 	return outs[0], nil
 }
 
-// runArtifact runs a with the given argument values and returns value and gradients as float64s.
+// runArtifact runs a with the given argument values on package kernel (the primal values and
+// the concrete reverse pass it is compared with use core.Eval) and returns value and gradients
+// as float64s.
 func runArtifact(t testing.TB, a *Artifact, args map[string]*value) ([]float64, map[string][]float64) {
 	t.Helper()
 	da := map[string]*tensor.Dense{}
 	for k, v := range args {
 		da[k] = dense(v)
 	}
-	val, grads, err := a.Run(da)
+	val, grads, err := a.RunWith(kernel.EvalTuple, da)
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, a)
 	}

@@ -335,7 +335,7 @@ func TestCondUntakenNaN(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, cg, _, err := dr.concrete(args)
+		_, cg, _, err := concreteValues(dr, args)
 		if err != nil {
 			t.Fatal(err)
 		}

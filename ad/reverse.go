@@ -5,6 +5,7 @@ import (
 
 	"github.com/bulkad/bulkad/core"
 	"github.com/pkg/errors"
+	"gorgonia.org/tensor"
 )
 
 // algebra is what the reverse pass needs from cotangents: the transposes of the linear
@@ -391,11 +392,11 @@ func (a *termAlg) selectElse(cond core.Term, c core.Term) core.Term {
 	return a.b.Cond(cond, a.zero(c.Type()), c)
 }
 
-// valueAlg computes cotangent values (Fig. 17). Primal pieces (factors, index terms,
-// conditions, matrices) are evaluated in the primal environment ev; each operation is
-// evaluated as a one-node term applied to the cotangent.
+// valueAlg computes cotangent values (Fig. 17) with the reference evaluator (core.EvalTerm).
+// Primal pieces (factors, index terms, conditions, matrices) are evaluated in the primal
+// environment env; each operation is evaluated as a one-node term applied to the cotangent.
 type valueAlg struct {
-	ev   *evaluator
+	env  map[string]*tensor.Dense
 	ph   [2]string // placeholder variable names, fresh for the program
 	fail error
 }
@@ -403,27 +404,35 @@ type valueAlg struct {
 func (a *valueAlg) err() error { return a.fail }
 
 // apply evaluates build(x[, y]) with the placeholders bound to the given values.
-func (a *valueAlg) apply(build func(b *core.Builder, xs []core.Term) core.Term, vs ...*value) *value {
+func (a *valueAlg) apply(build func(b *core.Builder, xs []core.Term) core.Term, vs ...*tensor.Dense) *tensor.Dense {
 	if a.fail != nil {
 		return nil
 	}
 	var b core.Builder
 	xs := make([]core.Term, len(vs))
-	sub := a.ev.child(nil, nil)
+	env := make(map[string]*tensor.Dense, len(a.env)+len(vs))
+	for n, v := range a.env {
+		env[n] = v
+	}
 	for k, v := range vs {
 		if v == nil {
 			a.fail = errors.New("ad: concrete reverse pass: missing cotangent")
 			return nil
 		}
-		xs[k] = b.Var(a.ph[k], v.typ)
-		sub.env[a.ph[k]] = v
+		ty, err := core.TypeOfDense(v)
+		if err != nil {
+			a.fail = err
+			return nil
+		}
+		xs[k] = b.Var(a.ph[k], ty)
+		env[a.ph[k]] = v
 	}
 	t := build(&b, xs)
 	if err := b.Err(); err != nil {
 		a.fail = err
 		return nil
 	}
-	r, err := sub.eval(t)
+	r, err := core.EvalTerm(t, env)
 	if err != nil {
 		a.fail = err
 		return nil
@@ -431,64 +440,64 @@ func (a *valueAlg) apply(build func(b *core.Builder, xs []core.Term) core.Term, 
 	return r
 }
 
-func (a *valueAlg) add(x, y *value) *value {
+func (a *valueAlg) add(x, y *tensor.Dense) *tensor.Dense {
 	return a.apply(func(b *core.Builder, xs []core.Term) core.Term { return b.Add(xs[0], xs[1]) }, x, y)
 }
-func (a *valueAlg) neg(x *value) *value {
+func (a *valueAlg) neg(x *tensor.Dense) *tensor.Dense {
 	return a.apply(func(b *core.Builder, xs []core.Term) core.Term { return b.Unary(core.OpNeg, xs[0]) }, x)
 }
-func (a *valueAlg) scale(x *value, f core.Term) *value {
+func (a *valueAlg) scale(x *tensor.Dense, f core.Term) *tensor.Dense {
 	return a.apply(func(b *core.Builder, xs []core.Term) core.Term { return b.Mul(xs[0], f) }, x)
 }
-func (a *valueAlg) dup(x *value) *value { return x }
-func (a *valueAlg) oneHot(sh core.Shape, ix []core.Term, c *value) *value {
+func (a *valueAlg) dup(x *tensor.Dense) *tensor.Dense { return x }
+func (a *valueAlg) oneHot(sh core.Shape, ix []core.Term, c *tensor.Dense) *tensor.Dense {
 	return a.apply(func(b *core.Builder, xs []core.Term) core.Term {
 		return b.Scatter(sh, xs[0], b.IndexFn(nil, ix...))
 	}, c)
 }
-func (a *valueAlg) replicate(n int, c *value) *value {
+func (a *valueAlg) replicate(n int, c *tensor.Dense) *tensor.Dense {
 	return a.apply(func(b *core.Builder, xs []core.Term) core.Term { return b.Replicate(n, xs[0]) }, c)
 }
-func (a *valueAlg) sumOuter(c *value) *value {
+func (a *valueAlg) sumOuter(c *tensor.Dense) *tensor.Dense {
 	return a.apply(func(b *core.Builder, xs []core.Term) core.Term { return b.SumOuter(xs[0]) }, c)
 }
-func (a *valueAlg) scatter(sh core.Shape, c *value, fn *core.IndexFn) *value {
+func (a *valueAlg) scatter(sh core.Shape, c *tensor.Dense, fn *core.IndexFn) *tensor.Dense {
 	return a.apply(func(b *core.Builder, xs []core.Term) core.Term { return b.Scatter(sh, xs[0], fn) }, c)
 }
-func (a *valueAlg) gather(sh core.Shape, c *value, fn *core.IndexFn) *value {
+func (a *valueAlg) gather(sh core.Shape, c *tensor.Dense, fn *core.IndexFn) *tensor.Dense {
 	return a.apply(func(b *core.Builder, xs []core.Term) core.Term { return b.Gather(sh, xs[0], fn) }, c)
 }
-func (a *valueAlg) index(c *value, k int) *value {
+func (a *valueAlg) index(c *tensor.Dense, k int) *tensor.Dense {
 	return a.apply(func(b *core.Builder, xs []core.Term) core.Term {
 		return b.Index(xs[0], core.ScalarI(int64(k)))
 	}, c)
 }
-func (a *valueAlg) transpose(perm []int, c *value) *value {
+func (a *valueAlg) transpose(perm []int, c *tensor.Dense) *tensor.Dense {
 	return a.apply(func(b *core.Builder, xs []core.Term) core.Term { return b.Transpose(perm, xs[0]) }, c)
 }
-func (a *valueAlg) reshape(sh core.Shape, c *value) *value {
+func (a *valueAlg) reshape(sh core.Shape, c *tensor.Dense) *tensor.Dense {
 	return a.apply(func(b *core.Builder, xs []core.Term) core.Term { return b.Reshape(sh, xs[0]) }, c)
 }
-func (a *valueAlg) matmulL(c *value, other core.Term) *value {
+func (a *valueAlg) matmulL(c *tensor.Dense, other core.Term) *tensor.Dense {
 	return a.apply(func(b *core.Builder, xs []core.Term) core.Term {
 		return b.MatMul(xs[0], b.Transpose([]int{1, 0}, other))
 	}, c)
 }
-func (a *valueAlg) matmulR(other core.Term, c *value) *value {
+func (a *valueAlg) matmulR(other core.Term, c *tensor.Dense) *tensor.Dense {
 	return a.apply(func(b *core.Builder, xs []core.Term) core.Term {
 		return b.MatMul(b.Transpose([]int{1, 0}, other), xs[0])
 	}, c)
 }
-func (a *valueAlg) cast(to core.Dtype, c *value) *value {
+func (a *valueAlg) cast(to core.Dtype, c *tensor.Dense) *tensor.Dense {
 	return a.apply(func(b *core.Builder, xs []core.Term) core.Term { return b.Cast(to, xs[0]) }, c)
 }
-func (a *valueAlg) selectThen(cond core.Term, c *value) *value {
+func (a *valueAlg) selectThen(cond core.Term, c *tensor.Dense) *tensor.Dense {
 	return a.sel(cond, c, true)
 }
-func (a *valueAlg) selectElse(cond core.Term, c *value) *value {
+func (a *valueAlg) selectElse(cond core.Term, c *tensor.Dense) *tensor.Dense {
 	return a.sel(cond, c, false)
 }
-func (a *valueAlg) guard(g core.Term, c *value) *value { return a.sel(g, c, true) }
+func (a *valueAlg) guard(g core.Term, c *tensor.Dense) *tensor.Dense { return a.sel(g, c, true) }
 func (a *valueAlg) and(x, y core.Term) core.Term {
 	var b core.Builder
 	t := b.Binary(core.OpAnd, x, y)
@@ -505,19 +514,33 @@ func (a *valueAlg) not(x core.Term) core.Term {
 	}
 	return t
 }
-func (a *valueAlg) sel(cond core.Term, c *value, then bool) *value {
+func (a *valueAlg) sel(cond core.Term, c *tensor.Dense, then bool) *tensor.Dense {
 	if a.fail != nil || c == nil {
 		return nil
 	}
-	cv, err := a.ev.eval(cond)
+	cv, err := core.EvalTerm(cond, a.env)
 	if err != nil {
 		a.fail = err
 		return nil
 	}
-	if cv.b[0] == then {
+	if cv.Bools()[0] == then {
 		return c
 	}
-	return newValue(c.typ)
+	ty, err := core.TypeOfDense(c)
+	if err != nil {
+		a.fail = err
+		return nil
+	}
+	return zeroDense(ty)
+}
+
+// zeroDense returns a float array of zeros of type t.
+func zeroDense(t core.Type) *tensor.Dense {
+	l, err := core.NewLitF(t, make([]float64, t.Shape.Size()))
+	if err != nil {
+		panic(err) // t is a float type
+	}
+	return core.DenseFromLit(l)
 }
 
 // shareToLet converts the global sharing of the given cotangent terms into let-bindings
