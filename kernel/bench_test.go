@@ -1,11 +1,12 @@
 package kernel
 
 import (
-	"github.com/bulkad/bulkad/core"
 	"math"
 	"math/rand"
 	"os"
 	"testing"
+
+	"github.com/bulkad/bulkad/core"
 
 	"gorgonia.org/tensor"
 )

@@ -7,11 +7,24 @@
 // loop-invariant subterms of build1 bodies hoisted out of the loop. Exec.Run and Exec.RunInto
 // run it; Eval, EvalTuple and EvalTerm compile and run once.
 //
+// The kernels of single operations (the Kernel interface: Run(out, ins) on flat slices of
+// the element type) are what package raise wraps as Gorgonia custom ops: Gather and Scatter
+// with their index functions compiled once (CompileIndexFn: an IndexProgram of closures;
+// AffinePlan: strided block copies; LookupPlan: an affine offset plus a table over an argmax
+// value), Unary, Binary, StridedBinary (operands read through strides), MaskMul, Cast, Cond,
+// Concat, Transpose, Index, SumOuter, SumAxis, Argmax, ArgmaxView, MatMul (the one GEMM entry
+// point), ScatterMatMul (the product of a sparse scatter with a matrix) and ExecKernel (a
+// compiled program, for what no specialised kernel covers).
+//
+// Device back ends: a Vulkan (package vulkan, imported by this package only) makes the float
+// kernels try the device first and fall back to the CPU kernel whenever the device declines
+// or fails.
+//
 // The meaning of every construct is that of core.Eval, the reference evaluator, against which
 // this package is tested on generated programs (both float dtypes, nested builds, shares,
 // out-of-bounds indices, infinities and NaNs): results agree bit for bit except where a kernel
 // adds in another order (matmul), and there within rounding.
 //
-// Imports: core (the language), gonum (GEMM). Package raise wraps kernel plans as Gorgonia
+// Imports: core (the language), vulkan (the device back end), gonum (GEMM). Package raise wraps kernel plans as Gorgonia
 // custom ops; package core imports neither kernel nor any BLAS.
 package kernel

@@ -1,8 +1,9 @@
 package kernel
 
 import (
-	"github.com/bulkad/bulkad/core"
 	"sync"
+
+	"github.com/bulkad/bulkad/core"
 
 	"github.com/pkg/errors"
 	"gorgonia.org/tensor"

@@ -1,8 +1,9 @@
 package kernel
 
 import (
-	"github.com/bulkad/bulkad/core"
 	"testing"
+
+	"github.com/bulkad/bulkad/core"
 
 	"gorgonia.org/tensor"
 )

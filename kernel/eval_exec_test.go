@@ -2,10 +2,11 @@ package kernel
 
 import (
 	"fmt"
-	"github.com/bulkad/bulkad/core"
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/bulkad/bulkad/core"
 
 	"gorgonia.org/tensor"
 )

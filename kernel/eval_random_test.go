@@ -2,9 +2,10 @@ package kernel
 
 import (
 	"fmt"
-	"github.com/bulkad/bulkad/core"
 	"math/rand"
 	"testing"
+
+	"github.com/bulkad/bulkad/core"
 
 	"gorgonia.org/tensor"
 )

@@ -1,8 +1,10 @@
 package kernel
 
-import "github.com/bulkad/bulkad/core"
+import (
+	"math"
 
-import "math"
+	"github.com/bulkad/bulkad/core"
+)
 
 // Element-wise kernels on flat slices. Float32 values are computed in float32 arithmetic
 // (transcendental functions are evaluated in float64 and rounded once to float32, which is

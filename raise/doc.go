@@ -9,8 +9,8 @@
 //   - float element-wise arithmetic and unary functions, sumOuter, tr and reshape use
 //     Gorgonia's own ops (Add, Sub, HadamardProd, HadamardDiv, Pow, Exp, Log, …, Sum, Transpose,
 //     Reshape);
-//   - everything else becomes a bulkad custom op (gorgonia.Op) with a CPU kernel on flat
-//     slices: gather, scatter (accumulating), replicate, index, fromVector, cond, argmaxOuter,
+//   - everything else becomes a bulkad custom op (gorgonia.Op) that runs a kernel of package
+//     kernel on flat slices (raise plans, kernel executes): gather, scatter (accumulating), replicate, index, fromVector, cond, argmaxOuter,
 //     casts, comparisons and the element-wise operations Gorgonia lacks, and a matmul with
 //     transA/transB flags (one gonum GEMM, no materialised transpose);
 //   - literals and iota become Gorgonia constants;
@@ -49,8 +49,8 @@
 // results are computed (see protectViews in alias.go), so no raised node reads a value that
 // an in-place op overwrote.
 //
-// Index functions of gather and scatter are compiled once, when the op is built, into
-// closures over an integer environment; their free variables (for example an argmax array)
+// Index functions of gather and scatter are compiled once, when the op is built, by package
+// kernel (kernel.CompileIndexFn); their free variables (for example an argmax array)
 // become extra inputs of the op. Every custom op prints in the core syntax and hashes its
 // full printed form, so Gorgonia's hash-based node deduplication is sound.
 //
@@ -60,7 +60,8 @@
 // an existing node on other children is rebuilt as a custom op.
 //
 // With Options.Vulkan set, the float kernels of these ops try a Vulkan device first, and the
-// Gorgonia ops above are replaced by bulkad's own where the device would run them (see Vulkan).
+// Gorgonia ops above are replaced by bulkad's own where the device would run them (see
+// kernel.Vulkan; package raise makes no device call itself).
 //
 // Raise validates the whole program (supported constructs, compilable index functions,
 // bindings with matching types) before it adds any node; an error names the offending term

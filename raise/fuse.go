@@ -2,6 +2,7 @@ package raise
 
 import (
 	"github.com/bulkad/bulkad/core"
+	kern "github.com/bulkad/bulkad/kernel"
 	"gorgonia.org/gorgonia"
 )
 
@@ -81,11 +82,11 @@ func (pl *plan) view(t core.Term) view {
 		}
 		n, m := len(u.Fn.Vars), len(u.Fn.Out)
 		xsh := u.X.Type().Shape
-		prog, err := compileIndexFn(u.Fn)
-		if err != nil || len(prog.frees) > 0 {
+		prog, err := kern.CompileIndexFn(u.Fn)
+		if err != nil || len(prog.Frees) > 0 {
 			break
 		}
-		st, base, ok := affinePlan(u.Fn, u.Shape[:n], xsh[:m])
+		st, base, ok := kern.AffinePlan(u.Fn, u.Shape[:n], xsh[:m])
 		if !ok {
 			break
 		}
@@ -228,7 +229,7 @@ func axisPerm(perm []int) (int, bool) {
 // stridedBinary plans x op y where at least one operand is a non-trivial view: one custom op
 // reading both bases through strides.
 func (pl *plan) stridedBinary(t *core.Binary, vx, vy view) (ref, error) {
-	k := stridedBinK{op: t.Op, shape: t.X.Type().Shape, xs: vx.strides, ys: vy.strides, xo: vx.offset, yo: vy.offset, vk: pl.vk}
+	k := kern.StridedBinary{Op: t.Op, Shape: t.X.Type().Shape, XS: vx.strides, YS: vy.strides, XO: vx.offset, YO: vy.offset, VK: pl.vk}
 	return pl.custom(t, t.Op.Word(), []core.Term{vx.base, vy.base}, func(vs []*core.Var) (core.Term, []*core.Var, error) {
 		x, err := vx.wrap(vs[0])
 		if err != nil {
@@ -247,15 +248,15 @@ func (pl *plan) stridedBinary(t *core.Binary, vx, vy view) (ref, error) {
 func (pl *plan) sumOuter(t *core.SumOuter) (ref, error) {
 	xt := t.X.Type()
 	if !xt.Dtype.IsFloat() {
-		return pl.simple(t, "sumOuter", sumOuterK{})
+		return pl.simple(t, "sumOuter", kern.SumOuter{})
 	}
-	dev := pl.vk.wants(xt.Dtype, "sum", "", xt.Shape.Size())
+	dev := pl.vk.Wants(xt.Dtype, "sum", "", xt.Shape.Size())
 	if tr, ok := pl.peel(t.X).(*core.Transpose); ok {
 		perm := fullPerm(tr.Perm, len(xt.Shape))
 		if a, ok := axisPerm(perm); ok && dev {
 			// Bulkad's own sum along axis a (Gorgonia's Sum cannot use the device).
 			ysh := tr.X.Type().Shape
-			k := sumAxisK{pre: ysh[:a].Size(), n: ysh[a], post: ysh[a+1:].Size(), vk: pl.vk}
+			k := kern.SumAxis{Pre: ysh[:a].Size(), N: ysh[a], Post: ysh[a+1:].Size(), VK: pl.vk}
 			return pl.custom(t, "sumOuter", []core.Term{tr.X}, func(vs []*core.Var) (core.Term, []*core.Var, error) {
 				x, err := core.NewTranspose(perm, vs[0])
 				if err != nil {
@@ -280,7 +281,7 @@ func (pl *plan) sumOuter(t *core.SumOuter) (ref, error) {
 		}
 	}
 	if dev {
-		return pl.simple(t, "sumOuter", sumOuterK{vk: pl.vk})
+		return pl.simple(t, "sumOuter", kern.SumOuter{VK: pl.vk})
 	}
 	return pl.native(t, []core.Term{t.X}, func(k []*gorgonia.Node) (*gorgonia.Node, error) { return gorgonia.Sum(k[0], 0) })
 }
@@ -290,7 +291,7 @@ func (pl *plan) argmaxOuter(t *core.ArgmaxOuter) (ref, error) {
 	// With a device, an argmax along one axis of a float array (a transpose moving it to the
 	// front) is argmaxK, which can dispatch; the strided view kernel stays on the CPU.
 	axisOfFloat := false
-	if tr, ok := pl.peel(t.X).(*core.Transpose); ok && pl.vk.wants(tr.X.Type().Dtype, "argmax", "", tr.X.Type().Shape.Size()) {
+	if tr, ok := pl.peel(t.X).(*core.Transpose); ok && pl.vk.Wants(tr.X.Type().Dtype, "argmax", "", tr.X.Type().Shape.Size()) {
 		_, axisOfFloat = axisPerm(fullPerm(tr.Perm, len(t.X.Type().Shape)))
 	}
 	if !axisOfFloat {
@@ -307,7 +308,7 @@ func (pl *plan) argmaxOuter(t *core.ArgmaxOuter) (ref, error) {
 		}
 	}
 	sh := x.Type().Shape
-	k := argmaxK{pre: sh[:axis].Size(), n: sh[axis], post: sh[axis+1:].Size(), vk: pl.vk}
+	k := kern.Argmax{Pre: sh[:axis].Size(), N: sh[axis], Post: sh[axis+1:].Size(), VK: pl.vk}
 	if x == t.X {
 		return pl.simple(t, "argmaxOuter", k)
 	}
@@ -462,8 +463,8 @@ func (pl *plan) maskMul(t *core.Binary) (ref, bool, error) {
 			continue
 		}
 		vp, vq, vz := pl.view(cmp.X), pl.view(cmp.Y), pl.view(z)
-		k := maskMulK{cmp: cmp.Op, shape: t.Type().Shape,
-			st: [3][]int{vp.strides, vq.strides, vz.strides}, off: [3]int{vp.offset, vq.offset, vz.offset}}
+		k := kern.MaskMul{Cmp: cmp.Op, Shape: t.Type().Shape,
+			St: [3][]int{vp.strides, vq.strides, vz.strides}, Off: [3]int{vp.offset, vq.offset, vz.offset}}
 		r, err := pl.custom(t, "maskMul", []core.Term{vp.base, vq.base, vz.base}, func(vs []*core.Var) (core.Term, []*core.Var, error) {
 			pt, err := vp.wrap(vs[0])
 			if err != nil {
@@ -528,7 +529,7 @@ func (pl *plan) argmaxOfView(t *core.ArgmaxOuter) (ref, bool, error) {
 	if len(sh) < k {
 		return ref{}, false, nil
 	}
-	ak := &argmaxViewK{inner: sh[k:], innerSt: v.strides[k:], off: v.offset}
+	ak := &kern.ArgmaxView{Inner: sh[k:], InnerSt: v.strides[k:], Off: v.offset}
 	outer := sh[:k]
 	idx := make([]int, k)
 	for i := 0; i < outer.Size(); i++ {
@@ -536,7 +537,7 @@ func (pl *plan) argmaxOfView(t *core.ArgmaxOuter) (ref, bool, error) {
 		for d := range idx {
 			o += idx[d] * v.strides[d]
 		}
-		ak.outerOff = append(ak.outerOff, o)
+		ak.OuterOff = append(ak.OuterOff, o)
 		for d := k - 1; d >= 0; d-- {
 			idx[d]++
 			if idx[d] < outer[d] {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	kern "github.com/bulkad/bulkad/kernel"
+
 	"github.com/bulkad/bulkad/core"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -126,12 +128,12 @@ func lookupPath(n *gorgonia.Node) string {
 		return "general"
 	}
 	switch k := op.k.(type) {
-	case *gatherK:
-		if k.lk != nil {
+	case *kern.Gather:
+		if k.LK != nil {
 			return "lookup"
 		}
-	case *scatterK:
-		if k.lk != nil {
+	case *kern.Scatter:
+		if k.LK != nil {
 			return "lookup"
 		}
 	}
@@ -221,16 +223,16 @@ func TestLookupPlan(t *testing.T) {
 			t.Fatalf("case %d: parse %s: %v", k, src, err)
 		}
 		s := p.Body.(*core.Scatter)
-		prog, err := compileIndexFn(s.Fn)
+		prog, err := kern.CompileIndexFn(s.Fn)
 		if err != nil {
 			t.Fatalf("case %d: compile: %v", k, err)
 		}
 		pl := &plan{}
-		lp, ok := lookupPlan(s.Fn, prog, c.dom, c.out, pl.argmaxRange)
-		if ok != c.planned || (ok && lp.injective != c.injective) {
+		lp, ok := kern.LookupPlan(s.Fn, prog, c.dom, c.out, pl.argmaxRange)
+		if ok != c.planned || (ok && lp.Injective != c.injective) {
 			inj := false
 			if ok {
-				inj = lp.injective
+				inj = lp.Injective
 			}
 			t.Errorf("case %d %s: planned %v injective %v, want %v %v", k, c.fn, ok, inj, c.planned, c.injective)
 		}

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	kern "github.com/bulkad/bulkad/kernel"
+
 	"github.com/bulkad/bulkad/core"
 	"github.com/chewxy/hm"
 	"github.com/pkg/errors"
@@ -25,7 +27,7 @@ type Op struct {
 	kind string
 	args []core.Type
 	out  core.Type
-	k    kernel
+	k    kern.Kernel
 	// argHM, when set, are the children's Gorgonia types (e.g. Int for an i64 input),
 	// used by Type instead of the types derived from args.
 	argHM []hm.Type
@@ -46,7 +48,7 @@ var (
 )
 
 // newOp wraps term t over the parameters params (its inputs, in order) with kernel k.
-func newOp(kind string, params []*core.Var, t core.Term, k kernel) (*Op, error) {
+func newOp(kind string, params []*core.Var, t core.Term, k kern.Kernel) (*Op, error) {
 	p, err := core.NewProgram(params, t)
 	if err != nil {
 		return nil, errors.Wrapf(err, "raise: %s: building the op's program", kind)
@@ -117,8 +119,8 @@ func (o *Op) inputs(vs []gorgonia.Value) ([]any, error) {
 		if err != nil {
 			return nil, errors.Wrapf(err, "raise: %s: input %d", o.kind, i)
 		}
-		if n := o.args[i].Shape.Size(); sliceLen(s) != n {
-			return nil, errors.Errorf("raise: %s: input %d has %d elements, want %d (%v)", o.kind, i, sliceLen(s), n, o.args[i])
+		if n := o.args[i].Shape.Size(); kern.SliceLen(s) != n {
+			return nil, errors.Errorf("raise: %s: input %d has %d elements, want %d (%v)", o.kind, i, kern.SliceLen(s), n, o.args[i])
 		}
 		ins[i] = s
 	}
@@ -137,7 +139,7 @@ func (o *Op) Do(vs ...gorgonia.Value) (gorgonia.Value, error) {
 	}
 	if o.fresh.Load() {
 		out, buf := newValue(o.out)
-		if err := o.k.run(buf, ins); err != nil {
+		if err := o.k.Run(buf, ins); err != nil {
 			return nil, err
 		}
 		return out, nil
@@ -147,7 +149,7 @@ func (o *Op) Do(vs ...gorgonia.Value) (gorgonia.Value, error) {
 	if o.cache == nil || aliases(o.cacheFlat, ins) {
 		o.cache, o.cacheFlat = newValue(o.out)
 	}
-	if err := o.k.run(o.cacheFlat, ins); err != nil {
+	if err := o.k.Run(o.cacheFlat, ins); err != nil {
 		o.cache, o.cacheFlat = nil, nil
 		return nil, err
 	}
@@ -196,7 +198,7 @@ func (o *Op) UsePreallocDo(prealloc gorgonia.Value, vs ...gorgonia.Value) (gorgo
 	if aliases(out, ins) {
 		return o.Do(vs...)
 	}
-	if err := o.k.run(out, ins); err != nil {
+	if err := o.k.Run(out, ins); err != nil {
 		return nil, err
 	}
 	return prealloc, nil
@@ -223,3 +225,7 @@ func (o *Op) Hashcode() uint32 {
 
 // String prints the op's term in the core syntax over its inputs.
 func (o *Op) String() string { return o.body }
+
+// Vulkan is the device back end of the kernels raise wraps (see kernel.Vulkan); set it in
+// Options.Vulkan.
+type Vulkan = kern.Vulkan

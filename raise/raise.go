@@ -77,7 +77,7 @@ func RaiseWith(g *gorgonia.ExprGraph, p *core.Program, bind map[string]*gorgonia
 	if err != nil {
 		return nil, err
 	}
-	if opt.Vulkan.on() {
+	if opt.Vulkan.On() {
 		pl.vk = opt.Vulkan
 	}
 	if err := pl.program(p, opt); err != nil {
@@ -138,7 +138,7 @@ type plan struct {
 	// top-level let name is distinct), so fusions can look through them.
 	lazy   map[string]core.Term
 	pushed map[unKey]core.Term // unary operations pushed through broadcast views
-	vk     *Vulkan             // device for the kernels (nil: CPU only)
+	vk     *kern.Vulkan        // device for the kernels (nil: CPU only)
 	// defs holds the bound terms of all top-level lets (also those bound to existing
 	// nodes) when every top-level let name is distinct; used only to analyse values (see
 	// isMask01).
@@ -336,7 +336,7 @@ func asTerms(vs []*core.Var) []core.Term {
 // custom plans a custom op over the given input terms: the op's program is t rebuilt with
 // each input replaced by a parameter (extra params, e.g. index-function free variables, are
 // appended by the caller through rebuild).
-func (pl *plan) custom(t core.Term, kind string, ins []core.Term, rebuild func(vs []*core.Var) (core.Term, []*core.Var, error), k kernel) (ref, error) {
+func (pl *plan) custom(t core.Term, kind string, ins []core.Term, rebuild func(vs []*core.Var) (core.Term, []*core.Var, error), k kern.Kernel) (ref, error) {
 	rs, err := pl.terms(ins...)
 	if err != nil {
 		return ref{}, err
@@ -428,7 +428,7 @@ func sameChildren(g *gorgonia.ExprGraph, n *gorgonia.Node, kids []*gorgonia.Node
 }
 
 // simple plans a custom op whose program is t with its children replaced by parameters.
-func (pl *plan) simple(t core.Term, kind string, k kernel) (ref, error) {
+func (pl *plan) simple(t core.Term, kind string, k kern.Kernel) (ref, error) {
 	kids := core.Children(t)
 	return pl.custom(t, kind, kids, func(vs []*core.Var) (core.Term, []*core.Var, error) {
 		b, err := core.Rebuild(t, asTerms(vs))
@@ -510,20 +510,20 @@ func (pl *plan) plan1(t core.Term) (ref, error) {
 		return pl.constant(t, val, fmt.Sprintf("bulkad: iota %d", t.N))
 	case *core.Unary:
 		if t.X.Type().Dtype.IsFloat() {
-			if f := nativeUnary(t.Op); f != nil && !pl.vk.wants(t.X.Type().Dtype, "unary", t.Op.String(), t.Type().Shape.Size()) {
+			if f := nativeUnary(t.Op); f != nil && !pl.vk.Wants(t.X.Type().Dtype, "unary", t.Op.String(), t.Type().Shape.Size()) {
 				return pl.native(t, []core.Term{t.X}, func(k []*gorgonia.Node) (*gorgonia.Node, error) { return f(k[0]) })
 			}
 		}
-		return pl.simple(t, t.Op.String(), unaryK{op: t.Op, vk: pl.vk})
+		return pl.simple(t, t.Op.String(), kern.Unary{Op: t.Op, VK: pl.vk})
 	case *core.Binary:
 		return pl.binary(t)
 	case *core.Cast:
 		if t.To == t.X.Type().Dtype {
 			return pl.term(t.X)
 		}
-		return pl.simple(t, "cast", castK{})
+		return pl.simple(t, "cast", kern.Cast{})
 	case *core.Cond:
-		return pl.simple(t, "cond", condK{})
+		return pl.simple(t, "cond", kern.Cond{})
 	case *core.Index:
 		return pl.index(t)
 	case *core.SumOuter:
@@ -538,9 +538,9 @@ func (pl *plan) plan1(t core.Term) (ref, error) {
 	case *core.Scatter:
 		return pl.gatherScatter(t, t.Shape, t.X, t.Fn, true)
 	case *core.FromVector:
-		return pl.simple(t, "fromVector", concatK{copies: 1})
+		return pl.simple(t, "fromVector", kern.Concat{Copies: 1})
 	case *core.Replicate:
-		return pl.simple(t, "replicate", concatK{copies: t.N, vk: pl.vk})
+		return pl.simple(t, "replicate", kern.Concat{Copies: t.N, VK: pl.vk})
 	case *core.Transpose:
 		return pl.transpose(t)
 	case *core.Reshape:
@@ -552,7 +552,7 @@ func (pl *plan) plan1(t core.Term) (ref, error) {
 			sh := tensor.Shape(append([]int(nil), t.Shape...))
 			return pl.native(t, []core.Term{t.X}, func(k []*gorgonia.Node) (*gorgonia.Node, error) { return gorgonia.Reshape(k[0], sh) })
 		}
-		return pl.simple(t, "reshape", concatK{copies: 1})
+		return pl.simple(t, "reshape", kern.Concat{Copies: 1})
 	case *core.MatMul:
 		return pl.matmul(t)
 	case *core.Build1:
@@ -646,11 +646,11 @@ func (pl *plan) binary(t *core.Binary) (ref, error) {
 		return pl.stridedBinary(t, vx, vy)
 	}
 	if t.X.Type().Dtype.IsFloat() && !t.Op.IsComparison() {
-		if f := nativeBinary(t.Op); f != nil && !pl.vk.wants(t.X.Type().Dtype, "binary", t.Op.String(), t.Type().Shape.Size()) {
+		if f := nativeBinary(t.Op); f != nil && !pl.vk.Wants(t.X.Type().Dtype, "binary", t.Op.String(), t.Type().Shape.Size()) {
 			return pl.native(t, []core.Term{t.X, t.Y}, func(k []*gorgonia.Node) (*gorgonia.Node, error) { return f(k[0], k[1]) })
 		}
 	}
-	return pl.simple(t, t.Op.Word(), binaryK{op: t.Op, vk: pl.vk})
+	return pl.simple(t, t.Op.Word(), kern.Binary{Op: t.Op, VK: pl.vk})
 }
 
 func (pl *plan) index(t *core.Index) (ref, error) {
@@ -668,7 +668,7 @@ func (pl *plan) index(t *core.Index) (ref, error) {
 	if len(t.Ix) == 0 {
 		return pl.term(t.X)
 	}
-	k := indexK{outer: xt.Shape[:len(t.Ix)], fixed: fixed, rest: t.Type().Shape.Size()}
+	k := kern.Index{Outer: xt.Shape[:len(t.Ix)], Fixed: fixed, Rest: t.Type().Shape.Size()}
 	return pl.custom(t, "index", ins, func(vs []*core.Var) (core.Term, []*core.Var, error) {
 		ix := make([]core.Term, len(t.Ix))
 		j := 1
@@ -686,33 +686,33 @@ func (pl *plan) index(t *core.Index) (ref, error) {
 }
 
 func (pl *plan) gatherScatter(t core.Term, sh core.Shape, x core.Term, fn *core.IndexFn, scatter bool) (ref, error) {
-	prog, err := compileIndexFn(fn)
+	prog, err := kern.CompileIndexFn(fn)
 	if err != nil {
 		return pl.evalIndexed(t, x, scatter)
 	}
 	ins := []core.Term{x}
-	for _, v := range prog.frees {
+	for _, v := range prog.Frees {
 		ins = append(ins, v)
 	}
 	xt := x.Type()
 	n, m := len(fn.Vars), len(fn.Out)
-	var k kernel
+	var k kern.Kernel
 	kind := "gather"
 	if scatter {
 		kind = "scatter"
-		sk := &scatterK{dom: xt.Shape[:n], dst: sh[:m], rest: xt.Shape[n:].Size(), fn: prog, vk: pl.vk}
-		if len(prog.frees) == 0 {
-			sk.ast, sk.abase, sk.aff = affinePlan(fn, sk.dom, sk.dst)
-		} else if lp, ok := lookupPlan(fn, prog, sk.dom, sk.dst, pl.argmaxRange); ok {
-			sk.lk = lp
+		sk := &kern.Scatter{Dom: xt.Shape[:n], Dst: sh[:m], Rest: xt.Shape[n:].Size(), Fn: prog, VK: pl.vk}
+		if len(prog.Frees) == 0 {
+			sk.ASt, sk.ABase, sk.Aff = kern.AffinePlan(fn, sk.Dom, sk.Dst)
+		} else if lp, ok := kern.LookupPlan(fn, prog, sk.Dom, sk.Dst, pl.argmaxRange); ok {
+			sk.LK = lp
 		}
 		k = sk
 	} else {
-		gk := &gatherK{dom: sh[:n], src: xt.Shape[:m], rest: xt.Shape[m:].Size(), fn: prog, vk: pl.vk}
-		if len(prog.frees) == 0 {
-			gk.ast, gk.abase, gk.aff = affinePlan(fn, gk.dom, gk.src)
-		} else if lp, ok := lookupPlan(fn, prog, gk.dom, gk.src, pl.argmaxRange); ok {
-			gk.lk = lp
+		gk := &kern.Gather{Dom: sh[:n], Src: xt.Shape[:m], Rest: xt.Shape[m:].Size(), Fn: prog, VK: pl.vk}
+		if len(prog.Frees) == 0 {
+			gk.ASt, gk.ABase, gk.Aff = kern.AffinePlan(fn, gk.Dom, gk.Src)
+		} else if lp, ok := kern.LookupPlan(fn, prog, gk.Dom, gk.Src, pl.argmaxRange); ok {
+			gk.LK = lp
 		}
 		k = gk
 	}
@@ -721,7 +721,7 @@ func (pl *plan) gatherScatter(t core.Term, sh core.Shape, x core.Term, fn *core.
 		// parameters, so the printed program is closed and names exactly what the op computes.
 		vars := map[string]core.Term{}
 		terms := map[core.Term]core.Term{}
-		for i, f := range prog.frees {
+		for i, f := range prog.Frees {
 			if v, ok := f.(*core.Var); ok {
 				vars[v.Name] = vs[i+1]
 			} else {
@@ -729,7 +729,7 @@ func (pl *plan) gatherScatter(t core.Term, sh core.Shape, x core.Term, fn *core.
 			}
 		}
 		out := make([]core.Term, len(fn.Out))
-		r := &replacer{vars: vars, terms: terms, rewrites: prog.rewrites}
+		r := &replacer{vars: vars, terms: terms, rewrites: prog.Rewrites}
 		for i, o := range fn.Out {
 			var err error
 			if out[i], err = r.run(o, fn.Vars); err != nil {
@@ -814,12 +814,12 @@ func (pl *plan) transpose(t *core.Transpose) (ref, error) {
 	if u, ok := pl.transposeOf(t); ok {
 		return pl.term(u)
 	}
-	if xt.Dtype.IsFloat() && !pl.vk.wants(xt.Dtype, "gather", "", xt.Shape.Size()) {
+	if xt.Dtype.IsFloat() && !pl.vk.Wants(xt.Dtype, "gather", "", xt.Shape.Size()) {
 		return pl.native(t, []core.Term{t.X}, func(k []*gorgonia.Node) (*gorgonia.Node, error) {
 			return gorgonia.Transpose(k[0], perm...)
 		})
 	}
-	return pl.simple(t, "tr", transposeK{perm: perm, shape: xt.Shape, vk: pl.vk})
+	return pl.simple(t, "tr", kern.Transpose{Perm: perm, Shape: xt.Shape, VK: pl.vk})
 }
 
 func (pl *plan) matmul(t *core.MatMul) (ref, error) {
@@ -835,7 +835,7 @@ func (pl *plan) matmul(t *core.MatMul) (ref, error) {
 		return r, err
 	}
 	xs, ys := t.X.Type().Shape, t.Y.Type().Shape
-	k := gemmK{transA: ta, transB: tb, m: xs[0], k: xs[1], n: ys[1], vk: pl.vk}
+	k := kern.MatMul{TransA: ta, TransB: tb, M: xs[0], K: xs[1], N: ys[1], VK: pl.vk}
 	return pl.custom(t, "matmul", []core.Term{a, b}, func(vs []*core.Var) (core.Term, []*core.Var, error) {
 		var x, y core.Term = vs[0], vs[1]
 		var err error
@@ -1001,7 +1001,7 @@ func (pl *plan) nativeFallback(s step, kids []*gorgonia.Node) (*gorgonia.Node, e
 	if err != nil {
 		return nil, termErr(s.term, "%v", err)
 	}
-	op, err := newOp("fallback", vs, body, &evalK{ex: ex, args: types, out: body.Type()})
+	op, err := newOp("fallback", vs, body, &kern.ExecKernel{Ex: ex, Args: types, Out: body.Type()})
 	if err != nil {
 		return nil, termErr(s.term, "%v", err)
 	}
@@ -1023,7 +1023,7 @@ func copyOp(t core.Type, salt string) (*Op, error) {
 	if err != nil {
 		return nil, err
 	}
-	o, err := newOp("copy", []*core.Var{v}, v, concatK{copies: 1})
+	o, err := newOp("copy", []*core.Var{v}, v, kern.Concat{Copies: 1})
 	if err != nil {
 		return nil, err
 	}

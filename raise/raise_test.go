@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	kern "github.com/bulkad/bulkad/kernel"
+
 	"github.com/bulkad/bulkad/core"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -175,7 +177,7 @@ func TestGatherScatterMatmul(t *testing.T) {
 		}
 	}
 	// The matmul's transpose is a flag, not a node.
-	if op, ok := outs[3].Op().(*Op); !ok || op.Kind() != "matmul" || !op.k.(gemmK).transA || op.k.(gemmK).transB {
+	if op, ok := outs[3].Op().(*Op); !ok || op.Kind() != "matmul" || !op.k.(kern.MatMul).TransA || op.k.(kern.MatMul).TransB {
 		t.Errorf("matmul node has op %v (%T)", outs[3].Op(), outs[3].Op())
 	}
 	for _, n := range g.AllNodes() {
@@ -440,17 +442,17 @@ func TestAffineGatherScatter(t *testing.T) {
 	for _, n := range res[:2] {
 		op := n.Op().(*Op)
 		switch k := op.k.(type) {
-		case *gatherK:
-			if !k.aff {
+		case *kern.Gather:
+			if !k.Aff {
 				t.Errorf("window gather did not take the affine path")
 			}
-		case *scatterK:
-			if !k.aff {
+		case *kern.Scatter:
+			if !k.Aff {
 				t.Errorf("window scatter did not take the affine path")
 			}
 		}
 	}
-	if k := res[2].Op().(*Op).k.(*gatherK); k.aff {
+	if k := res[2].Op().(*Op).k.(*kern.Gather); k.Aff {
 		t.Errorf("shifted gather (reads index -1) took the affine path")
 	}
 	wantG := make([]float64, 72)

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	kern "github.com/bulkad/bulkad/kernel"
+
 	"github.com/bulkad/bulkad/core"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -84,7 +86,7 @@ func TestScatterMatmul(t *testing.T) {
 				t.Errorf("%s\n raise %v\n  core %v", p, got, wantFlat)
 			}
 			op, isOp := outs[0].Op().(*Op)
-			_, sm := op.k.(*scatterMatmulK)
+			_, sm := op.k.(*kern.ScatterMatMul)
 			if fused := isOp && sm; fused != c.fused {
 				t.Errorf("%s: sparse op used %v, want %v", p, fused, c.fused)
 			}

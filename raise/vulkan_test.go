@@ -1,7 +1,6 @@
 package raise
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand"
@@ -10,9 +9,10 @@ import (
 	"sync"
 	"testing"
 
+	kern "github.com/bulkad/bulkad/kernel"
+
 	"github.com/bulkad/bulkad/core"
 	"github.com/bulkad/bulkad/vulkan"
-	pkgerrors "github.com/pkg/errors"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -121,7 +121,7 @@ func TestVulkanKernelsMatchCPU(t *testing.T) {
 					t.Fatalf("parse: %v", err)
 				}
 				cpu := raiseRun(t, p, args, nil)
-				v := &Vulkan{Device: dev, Force: true, Report: func(err error) { t.Errorf("device error: %v", err) }}
+				v := &kern.Vulkan{Device: dev, Force: true, Report: func(err error) { t.Errorf("device error: %v", err) }}
 				gpu := raiseRun(t, p, args, v)
 				if v.Err() != nil || v.Fallbacks() != 0 {
 					t.Fatalf("device errors: %v (%d fallbacks)", v.Err(), v.Fallbacks())
@@ -157,7 +157,7 @@ func TestVulkanAutoOnCPUDevice(t *testing.T) {
 		t.Fatal(err)
 	}
 	args := map[string]*tensor.Dense{"X": randDense(r, "f32", 37, 29), "Z": randDense(r, "f32", 29, 37)}
-	v := &Vulkan{Device: dev}
+	v := &kern.Vulkan{Device: dev}
 	got := raiseRun(t, p, args, v)
 	want := raiseRun(t, p, args, nil)
 	if v.Calls() != 0 {
@@ -168,38 +168,9 @@ func TestVulkanAutoOnCPUDevice(t *testing.T) {
 	}
 }
 
-// TestVulkanDoneReports checks the fallback bookkeeping without a device: ErrUnsupported is
-// silent, any other error is recorded and reported once.
-func TestVulkanDoneReports(t *testing.T) {
-	var reported []error
-	v := &Vulkan{Report: func(err error) { reported = append(reported, err) }}
-	if v.done("unary exp", pkgerrors.Wrap(vulkan.ErrUnsupported, "no shader")) {
-		t.Fatal("an unsupported call counted as done")
-	}
-	if v.Err() != nil || len(reported) != 0 || v.Fallbacks() != 0 {
-		t.Fatalf("ErrUnsupported was reported: err %v, reports %v", v.Err(), reported)
-	}
-	boom := errors.New("boom")
-	for i := 0; i < 3; i++ {
-		if v.done("matmul", boom) {
-			t.Fatal("a failed call counted as done")
-		}
-	}
-	if len(reported) != 1 || !errors.Is(v.Err(), boom) || v.Fallbacks() != 3 {
-		t.Fatalf("reports %v, err %v, fallbacks %d; want one report of boom and 3 fallbacks", reported, v.Err(), v.Fallbacks())
-	}
-	if !v.done("matmul", nil) || v.Calls() != 1 {
-		t.Fatalf("a successful call: calls %d", v.Calls())
-	}
-	var nilV *Vulkan
-	if nilV.on() || nilV.Err() != nil || nilV.Calls() != 0 || nilV.wants(core.Float32, "unary", "exp", 1<<30) {
-		t.Fatal("a nil Vulkan is not off")
-	}
-}
-
 // raiseRun raises p on a fresh graph holding copies of args (Vulkan v, nil for the CPU) and
 // returns the flat values of its result after two TapeMachine runs.
-func raiseRun(t *testing.T, p *core.Program, args map[string]*tensor.Dense, v *Vulkan) any {
+func raiseRun(t *testing.T, p *core.Program, args map[string]*tensor.Dense, v *kern.Vulkan) any {
 	t.Helper()
 	g := gorgonia.NewGraph()
 	bind := map[string]*gorgonia.Node{}

@@ -1,4 +1,4 @@
-package raise
+package kernel
 
 import (
 	"math/rand"
@@ -9,12 +9,12 @@ import (
 // 28×28 maps, 2×2 windows): the argmax over the windows, the scatter to the argmax positions,
 // and the sparse filter-gradient product with the [25088,9] im2col matrix.
 
-func poolBenchArgmax(r *rand.Rand) (*argmaxViewK, []float64, []int64) {
+func poolBenchArgmax(r *rand.Rand) (*ArgmaxView, []float64, []int64) {
 	x := make([]float64, 32*32*28*28)
 	for i := range x {
 		x[i] = r.NormFloat64()
 	}
-	k := &argmaxViewK{outerOff: []int{0, 1, 28, 29}, inner: []int{32, 32, 14, 14}, innerSt: []int{25088, 784, 56, 2}}
+	k := &ArgmaxView{OuterOff: []int{0, 1, 28, 29}, Inner: []int{32, 32, 14, 14}, InnerSt: []int{25088, 784, 56, 2}}
 	am := make([]int64, 32*32*14*14)
 	argmaxView(k, am, x)
 	return k, x, am
@@ -43,16 +43,16 @@ func BenchmarkPoolScatterMatmul(b *testing.B) {
 	_, _, am := poolBenchArgmax(r)
 	// S : [32,28,28,32] (b, h, w, c) ← [b, c, i, j]: rows n = (b·28 + 2i + a/2)·28 + 2j + a%2,
 	// column c.
-	k := &scatterMatmulK{dom: []int{32, 32, 14, 14},
-		rowP: &lookupK{st: []int{784, 0, 56, 2}, table: []int{0, 1, 28, 29}},
-		colP: &lookupK{st: []int{0, 1, 0, 0}},
-		n:    25088, c: 32, k: 9, hasTable: true}
-	y := randF(r, len(am))
-	cols := randF(r, 25088*9)
+	k := &ScatterMatMul{Dom: []int{32, 32, 14, 14},
+		RowP: &Lookup{St: []int{784, 0, 56, 2}, Table: []int{0, 1, 28, 29}},
+		ColP: &Lookup{St: []int{0, 1, 0, 0}},
+		N:    25088, C: 32, K: 9, HasTable: true}
+	y := benchData(len(am), r.Int63())
+	cols := benchData(25088*9, r.Int63())
 	out := make([]float64, 32*9)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if err := k.run(out, []any{y, cols, am}); err != nil {
+		if err := k.Run(out, []any{y, cols, am}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -63,13 +63,13 @@ func BenchmarkPoolScatterMatmul(b *testing.B) {
 // with the im2col matrix.
 func BenchmarkPoolDenseFilterGrad(b *testing.B) {
 	r := rand.New(rand.NewSource(1))
-	s := randF(r, 25088*32)
-	cols := randF(r, 25088*9)
+	s := benchData(25088*32, r.Int63())
+	cols := benchData(25088*9, r.Int63())
 	out := make([]float64, 32*9)
-	g := gemmK{transA: true, m: 32, k: 25088, n: 9}
+	g := MatMul{TransA: true, M: 32, K: 25088, N: 9}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if err := g.run(out, []any{s, cols}); err != nil {
+		if err := g.Run(out, []any{s, cols}); err != nil {
 			b.Fatal(err)
 		}
 	}

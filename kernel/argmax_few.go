@@ -1,4 +1,4 @@
-package raise
+package kernel
 
 import "math"
 
@@ -10,15 +10,15 @@ const argmaxFewOuter = 16
 // inner positions, comparing the outer positions of each in turn. Floats are compared as
 // order-preserving integer keys (see floatKey), which the compiler selects without branches:
 // the comparisons of a max-pool depend on the data and would mispredict about half the time.
-func argmaxViewFew[T num](k *argmaxViewK, out []int64, x []T) {
+func argmaxViewFew[T num](k *ArgmaxView, out []int64, x []T) {
 	var offBuf [argmaxFewOuter]int
-	offs := offBuf[:len(k.outerOff)]
-	for i, o := range k.outerOff {
-		offs[i] = k.off + o
+	offs := offBuf[:len(k.OuterOff)]
+	for i, o := range k.OuterOff {
+		offs[i] = k.Off + o
 	}
 	switch xs := any(x).(type) {
 	case []float64:
-		affineWalk(k.inner, k.innerSt, 0, func(p, io, count, stride int) {
+		affineWalk(k.Inner, k.InnerSt, 0, func(p, io, count, stride int) {
 			o := out[p : p+count]
 			for j := range o {
 				best, bi := floatKey(xs[offs[0]+io]), 0
@@ -32,7 +32,7 @@ func argmaxViewFew[T num](k *argmaxViewK, out []int64, x []T) {
 			}
 		})
 	case []float32:
-		affineWalk(k.inner, k.innerSt, 0, func(p, io, count, stride int) {
+		affineWalk(k.Inner, k.InnerSt, 0, func(p, io, count, stride int) {
 			o := out[p : p+count]
 			for j := range o {
 				best, bi := float32Key(xs[offs[0]+io]), 0
@@ -46,7 +46,7 @@ func argmaxViewFew[T num](k *argmaxViewK, out []int64, x []T) {
 			}
 		})
 	default:
-		affineWalk(k.inner, k.innerSt, 0, func(p, io, count, stride int) {
+		affineWalk(k.Inner, k.InnerSt, 0, func(p, io, count, stride int) {
 			o := out[p : p+count]
 			for j := range o {
 				best, bi := x[offs[0]+io], 0

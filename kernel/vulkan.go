@@ -1,4 +1,4 @@
-package raise
+package kernel
 
 import (
 	"log"
@@ -11,8 +11,8 @@ import (
 	"github.com/pkg/errors"
 )
 
-// Vulkan makes the float kernels of the custom ops a raise creates try a Vulkan device first
-// (Options.Vulkan). A kernel runs on the device when Force is set or Device.Worthwhile says
+// Vulkan makes the float kernels of this package (those of the custom ops package raise
+// creates, with raise.Options.Vulkan) try a Vulkan device first. A kernel runs on the device when Force is set or Device.Worthwhile says
 // the call pays, and the device supports the kernel for its element type; otherwise, and
 // whenever the device call fails, the op's CPU kernel runs: a step never fails because of the
 // device. An ErrUnsupported answer falls back silently; the first other error is recorded
@@ -79,7 +79,8 @@ func (v *Vulkan) Fallbacks() int64 {
 	return v.fallbacks.Load()
 }
 
-func (v *Vulkan) on() bool { return v != nil && v.Device != nil }
+// On reports whether a device is set.
+func (v *Vulkan) On() bool { return v != nil && v.Device != nil }
 
 // done records the outcome of a device call and reports whether it produced the result.
 func (v *Vulkan) done(what string, err error) bool {
@@ -91,7 +92,7 @@ func (v *Vulkan) done(what string, err error) bool {
 		return false
 	}
 	v.fallbacks.Add(1)
-	err = errors.Wrapf(err, "raise: %s on the Vulkan device failed, ran on the CPU", what)
+	err = errors.Wrapf(err, "kernel: %s on the Vulkan device failed, ran on the CPU", what)
 	v.mu.Lock()
 	if v.err == nil {
 		v.err = err
@@ -110,11 +111,11 @@ func (v *Vulkan) done(what string, err error) bool {
 // use reports whether a call of kernel (op for unary and binary) with work (result elements;
 // m·k·n for matmul) on T should run on the device.
 func use[T vulkan.Float](v *Vulkan, kernel, op string, work int) bool {
-	return v.on() && (v.Force || v.Device.Worthwhile(kernel, op, work)) && vulkan.Supports[T](v.Device, kernel, op)
+	return v.On() && (v.Force || v.Device.Worthwhile(kernel, op, work)) && vulkan.Supports[T](v.Device, kernel, op)
 }
 
-// wants is use at planning time, for a float dtype of core.
-func (v *Vulkan) wants(d core.Dtype, kernel, op string, work int) bool {
+// Wants is use at planning time, for a float dtype of core.
+func (v *Vulkan) Wants(d core.Dtype, kernel, op string, work int) bool {
 	switch d {
 	case core.Float32:
 		return use[float32](v, kernel, op, work)
@@ -126,15 +127,15 @@ func (v *Vulkan) wants(d core.Dtype, kernel, op string, work int) bool {
 
 // ---- element-wise ----
 
-func (k unaryK) device(out any, ins []any) bool {
-	if !k.vk.on() || len(ins) != 1 {
+func (k Unary) device(out any, ins []any) bool {
+	if !k.VK.On() || len(ins) != 1 {
 		return false
 	}
 	switch o := out.(type) {
 	case []float32:
-		return devUnary(k.vk, k.op.String(), o, ins[0])
+		return devUnary(k.VK, k.Op.String(), o, ins[0])
 	case []float64:
-		return devUnary(k.vk, k.op.String(), o, ins[0])
+		return devUnary(k.VK, k.Op.String(), o, ins[0])
 	}
 	return false
 }
@@ -145,15 +146,15 @@ func devUnary[T vulkan.Float](v *Vulkan, op string, o []T, in any) bool {
 		v.done("unary "+op, vulkan.Unary(v.Device, op, o, x))
 }
 
-func (k binaryK) device(out any, ins []any) bool {
-	if !k.vk.on() || len(ins) != 2 || k.op.IsComparison() {
+func (k Binary) device(out any, ins []any) bool {
+	if !k.VK.On() || len(ins) != 2 || k.Op.IsComparison() {
 		return false
 	}
 	switch o := out.(type) {
 	case []float32:
-		return devBinary(k.vk, k.op.String(), o, ins[0], ins[1])
+		return devBinary(k.VK, k.Op.String(), o, ins[0], ins[1])
 	case []float64:
-		return devBinary(k.vk, k.op.String(), o, ins[0], ins[1])
+		return devBinary(k.VK, k.Op.String(), o, ins[0], ins[1])
 	}
 	return false
 }
@@ -169,12 +170,12 @@ func devBinary[T vulkan.Float](v *Vulkan, op string, o []T, a, b any) bool {
 	return use[T](v, "binary", op, n) && v.done("binary "+op, vulkan.Binary(v.Device, op, o, x, y))
 }
 
-func (k stridedBinK) device(out any, ins []any) bool {
-	if !k.vk.on() || len(ins) != 2 || k.op.IsComparison() || len(k.shape) == 0 || k.xo < 0 || k.yo < 0 {
+func (k StridedBinary) device(out any, ins []any) bool {
+	if !k.VK.On() || len(ins) != 2 || k.Op.IsComparison() || len(k.Shape) == 0 || k.XO < 0 || k.YO < 0 {
 		return false
 	}
-	for d := range k.shape {
-		if k.xs[d] < 0 || k.ys[d] < 0 {
+	for d := range k.Shape {
+		if k.XS[d] < 0 || k.YS[d] < 0 {
 			return false
 		}
 	}
@@ -187,28 +188,28 @@ func (k stridedBinK) device(out any, ins []any) bool {
 	return false
 }
 
-func devStrided[T vulkan.Float](k stridedBinK, o []T, a, b any) bool {
+func devStrided[T vulkan.Float](k StridedBinary, o []T, a, b any) bool {
 	x, ok1 := a.([]T)
 	y, ok2 := b.([]T)
-	if !ok1 || !ok2 || k.xo > len(x) || k.yo > len(y) {
+	if !ok1 || !ok2 || k.XO > len(x) || k.YO > len(y) {
 		return false
 	}
-	op := k.op.String()
-	return use[T](k.vk, "binary", op, len(o)) &&
-		k.vk.done("binary "+op, vulkan.BinaryStrided(k.vk.Device, op, o, x[k.xo:], y[k.yo:], k.shape, k.xs, k.ys))
+	op := k.Op.String()
+	return use[T](k.VK, "binary", op, len(o)) &&
+		k.VK.done("binary "+op, vulkan.BinaryStrided(k.VK.Device, op, o, x[k.XO:], y[k.YO:], k.Shape, k.XS, k.YS))
 }
 
 // ---- reductions ----
 
-func (k sumOuterK) device(out any, ins []any) bool {
-	if !k.vk.on() || len(ins) != 1 || sliceLen(out) == 0 {
+func (k SumOuter) device(out any, ins []any) bool {
+	if !k.VK.On() || len(ins) != 1 || SliceLen(out) == 0 {
 		return false
 	}
 	switch o := out.(type) {
 	case []float32:
-		return devSum(k.vk, o, ins[0], 1, sliceLen(ins[0])/len(o), len(o))
+		return devSum(k.VK, o, ins[0], 1, SliceLen(ins[0])/len(o), len(o))
 	case []float64:
-		return devSum(k.vk, o, ins[0], 1, sliceLen(ins[0])/len(o), len(o))
+		return devSum(k.VK, o, ins[0], 1, SliceLen(ins[0])/len(o), len(o))
 	}
 	return false
 }
@@ -219,14 +220,15 @@ func devSum[T vulkan.Float](v *Vulkan, o []T, in any, pre, n, post int) bool {
 		v.done("sum", vulkan.SumAxis(v.Device, o, x, pre, n, post))
 }
 
-// sumAxisK sums along the middle axis of its operand viewed as [pre, n, post]: sumOuter of a
+// SumAxis sums along the middle axis of its operand viewed as [pre, n, post]: sumOuter of a
 // transpose that moves one axis to the front (Gorgonia's Sum along an axis when no device).
-type sumAxisK struct {
-	pre, n, post int
-	vk           *Vulkan
+type SumAxis struct {
+	Pre, N, Post int
+	VK           *Vulkan
 }
 
-func (k sumAxisK) run(out any, ins []any) error {
+// Run implements Kernel.
+func (k SumAxis) Run(out any, ins []any) error {
 	if k.device(out, ins) {
 		return nil
 	}
@@ -239,16 +241,16 @@ func (k sumAxisK) run(out any, ins []any) error {
 	return typeErr("sumOuter", out, ins)
 }
 
-func sumAxisLoop[T ~float32 | ~float64](k sumAxisK, out []T, in any) error {
+func sumAxisLoop[T ~float32 | ~float64](k SumAxis, out []T, in any) error {
 	x, ok := in.([]T)
-	if !ok || len(x) != k.pre*k.n*k.post || len(out) != k.pre*k.post {
-		return errors.Errorf("raise: sumOuter: input %s[%d], output %s[%d] for [%d %d %d]", typeName(in), sliceLen(in), typeName(out), len(out), k.pre, k.n, k.post)
+	if !ok || len(x) != k.Pre*k.N*k.Post || len(out) != k.Pre*k.Post {
+		return errors.Errorf("kernel: sumOuter: input %s[%d], output %s[%d] for [%d %d %d]", typeName(in), SliceLen(in), typeName(out), len(out), k.Pre, k.N, k.Post)
 	}
 	clear(out)
-	for p := 0; p < k.pre; p++ {
-		o := out[p*k.post : (p+1)*k.post]
-		for i := 0; i < k.n; i++ {
-			row := x[(p*k.n+i)*k.post : (p*k.n+i+1)*k.post]
+	for p := 0; p < k.Pre; p++ {
+		o := out[p*k.Post : (p+1)*k.Post]
+		for i := 0; i < k.N; i++ {
+			row := x[(p*k.N+i)*k.Post : (p*k.N+i+1)*k.Post]
 			for j, v := range row {
 				o[j] += v
 			}
@@ -257,22 +259,22 @@ func sumAxisLoop[T ~float32 | ~float64](k sumAxisK, out []T, in any) error {
 	return nil
 }
 
-func (k sumAxisK) device(out any, ins []any) bool {
-	if !k.vk.on() || len(ins) != 1 {
+func (k SumAxis) device(out any, ins []any) bool {
+	if !k.VK.On() || len(ins) != 1 {
 		return false
 	}
 	switch o := out.(type) {
 	case []float32:
-		return devSum(k.vk, o, ins[0], k.pre, k.n, k.post)
+		return devSum(k.VK, o, ins[0], k.Pre, k.N, k.Post)
 	case []float64:
-		return devSum(k.vk, o, ins[0], k.pre, k.n, k.post)
+		return devSum(k.VK, o, ins[0], k.Pre, k.N, k.Post)
 	}
 	return false
 }
 
-func (k argmaxK) device(out any, ins []any) bool {
+func (k Argmax) device(out any, ins []any) bool {
 	o, ok := out.([]int64)
-	if !k.vk.on() || !ok || len(ins) != 1 || len(o) != k.pre*k.post {
+	if !k.VK.On() || !ok || len(ins) != 1 || len(o) != k.Pre*k.Post {
 		return false
 	}
 	switch x := ins[0].(type) {
@@ -284,15 +286,15 @@ func (k argmaxK) device(out any, ins []any) bool {
 	return false
 }
 
-func devArgmax[T vulkan.Float](k argmaxK, o []int64, x []T) bool {
-	return len(x) == k.pre*k.n*k.post && use[T](k.vk, "argmax", "", len(x)) &&
-		k.vk.done("argmax", vulkan.ArgmaxAxis(k.vk.Device, o, x, k.pre, k.n, k.post))
+func devArgmax[T vulkan.Float](k Argmax, o []int64, x []T) bool {
+	return len(x) == k.Pre*k.N*k.Post && use[T](k.VK, "argmax", "", len(x)) &&
+		k.VK.done("argmax", vulkan.ArgmaxAxis(k.VK.Device, o, x, k.Pre, k.N, k.Post))
 }
 
 // ---- matmul ----
 
-func (g gemmK) device(out any, ins []any) bool {
-	if !g.vk.on() || len(ins) != 2 {
+func (g MatMul) device(out any, ins []any) bool {
+	if !g.VK.On() || len(ins) != 2 {
 		return false
 	}
 	switch o := out.(type) {
@@ -304,14 +306,14 @@ func (g gemmK) device(out any, ins []any) bool {
 	return false
 }
 
-func devGemm[T vulkan.Float](g gemmK, o []T, a, b any) bool {
+func devGemm[T vulkan.Float](g MatMul, o []T, a, b any) bool {
 	x, ok1 := a.([]T)
 	y, ok2 := b.([]T)
-	if !ok1 || !ok2 || len(x) != g.m*g.k || len(y) != g.k*g.n || len(o) != g.m*g.n {
+	if !ok1 || !ok2 || len(x) != g.M*g.K || len(y) != g.K*g.N || len(o) != g.M*g.N {
 		return false
 	}
-	return use[T](g.vk, "matmul", "", g.m*g.k*g.n) &&
-		g.vk.done("matmul", vulkan.MatMul(g.vk.Device, o, x, y, g.m, g.k, g.n, g.transA, g.transB))
+	return use[T](g.VK, "matmul", "", g.M*g.K*g.N) &&
+		g.VK.done("matmul", vulkan.MatMul(g.VK.Device, o, x, y, g.M, g.K, g.N, g.TransA, g.TransB))
 }
 
 // ---- gather, scatter, replicate, transpose ----
@@ -326,7 +328,7 @@ type ixTable struct {
 
 // indexTable evaluates fn over the domain dom (row-major) into flat block indices of an
 // array whose indexed outer dims are lim; -1 marks a point out of range.
-func indexTable(fn *ixProg, arrs []any, dom, lim []int) ([]int32, bool) {
+func indexTable(fn *IndexProgram, arrs []any, dom, lim []int) ([]int32, bool) {
 	if core.Shape(lim).Size() > math.MaxInt32 {
 		return nil, false
 	}
@@ -356,16 +358,16 @@ func indexTable(fn *ixProg, arrs []any, dom, lim []int) ([]int32, bool) {
 }
 
 // table returns the index table of a gather (dom over src) or scatter (dom over dst).
-func (t *ixTable) get(fn *ixProg, arrs []any, dom, lim []int) ([]int32, bool) {
-	if len(fn.frees) > 0 {
+func (t *ixTable) get(fn *IndexProgram, arrs []any, dom, lim []int) ([]int32, bool) {
+	if len(fn.Frees) > 0 {
 		return indexTable(fn, arrs, dom, lim)
 	}
 	t.once.Do(func() { t.tab, t.ok = indexTable(fn, nil, dom, lim) })
 	return t.tab, t.ok
 }
 
-func (k *gatherK) device(out any, ins []any) bool {
-	if !k.vk.on() || len(ins) < 1 || k.rest < 1 || sliceLen(out) == 0 {
+func (k *Gather) device(out any, ins []any) bool {
+	if !k.VK.On() || len(ins) < 1 || k.Rest < 1 || SliceLen(out) == 0 {
 		return false
 	}
 	switch o := out.(type) {
@@ -377,23 +379,23 @@ func (k *gatherK) device(out any, ins []any) bool {
 	return false
 }
 
-func devGather[T vulkan.Float](k *gatherK, o []T, ins []any) bool {
+func devGather[T vulkan.Float](k *Gather, o []T, ins []any) bool {
 	x, ok := ins[0].([]T)
-	if !ok || !use[T](k.vk, "gather", "", len(o)) {
+	if !ok || !use[T](k.VK, "gather", "", len(o)) {
 		return false
 	}
-	if k.aff && len(ins) == 1 {
-		return k.vk.done("gather", vulkan.GatherAffine(k.vk.Device, o, x, k.dom, k.ast, k.abase, k.rest))
+	if k.Aff && len(ins) == 1 {
+		return k.VK.done("gather", vulkan.GatherAffine(k.VK.Device, o, x, k.Dom, k.ASt, k.ABase, k.Rest))
 	}
-	tab, ok := k.tab.get(k.fn, ins[1:], k.dom, k.src)
-	if !ok || len(tab)*k.rest != len(o) {
+	tab, ok := k.tab.get(k.Fn, ins[1:], k.Dom, k.Src)
+	if !ok || len(tab)*k.Rest != len(o) {
 		return false
 	}
-	return k.vk.done("gather", vulkan.Gather(k.vk.Device, o, x, tab, k.rest))
+	return k.VK.done("gather", vulkan.Gather(k.VK.Device, o, x, tab, k.Rest))
 }
 
-func (k *scatterK) device(out any, ins []any) bool {
-	if !k.vk.on() || len(ins) < 1 || k.rest < 1 || sliceLen(out) == 0 || sliceLen(ins[0]) == 0 {
+func (k *Scatter) device(out any, ins []any) bool {
+	if !k.VK.On() || len(ins) < 1 || k.Rest < 1 || SliceLen(out) == 0 || SliceLen(ins[0]) == 0 {
 		return false
 	}
 	switch o := out.(type) {
@@ -405,32 +407,32 @@ func (k *scatterK) device(out any, ins []any) bool {
 	return false
 }
 
-func devScatter[T vulkan.Float](k *scatterK, o []T, ins []any) bool {
+func devScatter[T vulkan.Float](k *Scatter, o []T, ins []any) bool {
 	x, ok := ins[0].([]T)
-	if !ok || !use[T](k.vk, "scatter", "", len(x)) {
+	if !ok || !use[T](k.VK, "scatter", "", len(x)) {
 		return false
 	}
-	if k.aff && len(ins) == 1 {
+	if k.Aff && len(ins) == 1 {
 		clear(o)
-		return k.vk.done("scatter", vulkan.ScatterAddAffine(k.vk.Device, o, x, k.dom, k.ast, k.abase, k.rest))
+		return k.VK.done("scatter", vulkan.ScatterAddAffine(k.VK.Device, o, x, k.Dom, k.ASt, k.ABase, k.Rest))
 	}
-	tab, ok := k.tab.get(k.fn, ins[1:], k.dom, k.dst)
-	if !ok || len(tab)*k.rest != len(x) {
+	tab, ok := k.tab.get(k.Fn, ins[1:], k.Dom, k.Dst)
+	if !ok || len(tab)*k.Rest != len(x) {
 		return false
 	}
 	clear(o)
-	return k.vk.done("scatter", vulkan.ScatterAdd(k.vk.Device, o, x, tab, k.rest))
+	return k.VK.done("scatter", vulkan.ScatterAdd(k.VK.Device, o, x, tab, k.Rest))
 }
 
-func (k concatK) device(out any, ins []any) bool {
-	if !k.vk.on() || len(ins) != 1 || k.copies < 2 {
+func (k Concat) device(out any, ins []any) bool {
+	if !k.VK.On() || len(ins) != 1 || k.Copies < 2 {
 		return false
 	}
 	switch o := out.(type) {
 	case []float32:
-		return devReplicate(k.vk, o, ins[0])
+		return devReplicate(k.VK, o, ins[0])
 	case []float64:
-		return devReplicate(k.vk, o, ins[0])
+		return devReplicate(k.VK, o, ins[0])
 	}
 	return false
 }
@@ -443,21 +445,21 @@ func devReplicate[T vulkan.Float](v *Vulkan, o []T, in any) bool {
 
 // device runs a transpose as an affine gather: the output's dimension p walks the input with
 // the stride of its dimension perm[p].
-func (k transposeK) device(out any, ins []any) bool {
-	if !k.vk.on() || len(ins) != 1 || len(k.shape) == 0 {
+func (k Transpose) device(out any, ins []any) bool {
+	if !k.VK.On() || len(ins) != 1 || len(k.Shape) == 0 {
 		return false
 	}
-	in := core.Shape(k.shape).Strides()
-	dom := make([]int, len(k.perm))
-	st := make([]int, len(k.perm))
-	for p, q := range k.perm {
-		dom[p], st[p] = k.shape[q], in[q]
+	in := core.Shape(k.Shape).Strides()
+	dom := make([]int, len(k.Perm))
+	st := make([]int, len(k.Perm))
+	for p, q := range k.Perm {
+		dom[p], st[p] = k.Shape[q], in[q]
 	}
 	switch o := out.(type) {
 	case []float32:
-		return devTranspose(k.vk, o, ins[0], dom, st)
+		return devTranspose(k.VK, o, ins[0], dom, st)
 	case []float64:
-		return devTranspose(k.vk, o, ins[0], dom, st)
+		return devTranspose(k.VK, o, ins[0], dom, st)
 	}
 	return false
 }

@@ -1,4 +1,4 @@
-package raise
+package kernel
 
 import "github.com/bulkad/bulkad/core"
 
@@ -82,10 +82,10 @@ func isZero(a []int64) bool {
 	return true
 }
 
-// affinePlan returns, for an index function over domain dom addressing the outer dims outer
+// AffinePlan returns, for an index function over domain dom addressing the outer dims outer
 // of an array (in blocks), the flat block stride of every bound variable and the base
 // offset, when every output is affine and provably in bounds.
-func affinePlan(fn *core.IndexFn, dom, outer []int) (strides []int, base int, ok bool) {
+func AffinePlan(fn *core.IndexFn, dom, outer []int) (strides []int, base int, ok bool) {
 	n := len(fn.Vars)
 	vars := make(map[string]int, n)
 	for i, v := range fn.Vars {

@@ -1,4 +1,4 @@
-package raise
+package kernel
 
 import (
 	"math"
@@ -39,10 +39,10 @@ func TestArgmaxViewFew(t *testing.T) {
 	for i, v := range x {
 		x32[i] = float32(v)
 	}
-	k := &argmaxViewK{inner: []int{b, 3, 2}, innerSt: []int{h * w, 2 * w, 3}}
+	k := &ArgmaxView{Inner: []int{b, 3, 2}, InnerSt: []int{h * w, 2 * w, 3}}
 	for rr := 0; rr < 2; rr++ {
 		for ss := 0; ss < 3; ss++ {
-			k.outerOff = append(k.outerOff, rr*w+ss)
+			k.OuterOff = append(k.OuterOff, rr*w+ss)
 		}
 	}
 	var want []int64
@@ -50,7 +50,7 @@ func TestArgmaxViewFew(t *testing.T) {
 		for i := 0; i < 3; i++ {
 			for j := 0; j < 2; j++ {
 				var col []float64
-				for _, o := range k.outerOff {
+				for _, o := range k.OuterOff {
 					col = append(col, x[bb*h*w+i*2*w+j*3+o])
 				}
 				want = append(want, naiveArgmax(col))

@@ -1,4 +1,4 @@
-package raise
+package kernel
 
 import (
 	"math"
@@ -27,18 +27,18 @@ type ixEnv struct {
 type iexpr func(*ixEnv) int64
 type fexpr func(*ixEnv) float64
 
-// ixProg is a compiled index function.
-type ixProg struct {
+// IndexProgram is a compiled index function.
+type IndexProgram struct {
 	nvars  int
 	nslots int
 	nfslot int
 	outs   []iexpr
 	// frees are the op's extra inputs: free variables of the index function and hoisted
 	// subterms that do not depend on its bound variables (e.g. an argmax array).
-	frees []core.Term
+	Frees []core.Term
 	// rewrites maps subterms of the index function to the equivalent terms compiled
 	// instead (see argmaxColumn); the op's printed program applies them too.
-	rewrites map[core.Term]core.Term
+	Rewrites map[core.Term]core.Term
 }
 
 type ixCompiler struct {
@@ -46,13 +46,13 @@ type ixCompiler struct {
 	fscope  map[string]int // float slots (let-bound floats)
 	freeIdx map[string]int
 	hoisted map[core.Term]int
-	prog    *ixProg
+	prog    *IndexProgram
 }
 
-// compileIndexFn compiles fn; its free variables are listed in prog.frees in order of first
+// CompileIndexFn compiles fn; its free variables are listed in prog.frees in order of first
 // appearance and must be supplied, in that order, to newEnv.
-func compileIndexFn(fn *core.IndexFn) (*ixProg, error) {
-	p := &ixProg{nvars: len(fn.Vars)}
+func CompileIndexFn(fn *core.IndexFn) (*IndexProgram, error) {
+	p := &IndexProgram{nvars: len(fn.Vars)}
 	c := &ixCompiler{scope: map[string]int{}, fscope: map[string]int{}, freeIdx: map[string]int{}, hoisted: map[core.Term]int{}, prog: p}
 	for i, v := range fn.Vars {
 		c.scope[v.Name] = i
@@ -72,9 +72,9 @@ func (c *ixCompiler) free(v *core.Var) int {
 	if k, ok := c.freeIdx[v.Name]; ok {
 		return k
 	}
-	k := len(c.prog.frees)
+	k := len(c.prog.Frees)
 	c.freeIdx[v.Name] = k
-	c.prog.frees = append(c.prog.frees, v)
+	c.prog.Frees = append(c.prog.Frees, v)
 	return k
 }
 
@@ -101,9 +101,9 @@ func (c *ixCompiler) hoist(t core.Term) (int, bool) {
 			return 0, false
 		}
 	}
-	k := len(c.prog.frees)
+	k := len(c.prog.Frees)
 	c.hoisted[t] = k
-	c.prog.frees = append(c.prog.frees, t)
+	c.prog.Frees = append(c.prog.Frees, t)
 	return k, true
 }
 
@@ -133,7 +133,7 @@ func (c *ixCompiler) hoistScalar(t core.Term) (iexpr, fexpr, bool) {
 }
 
 func unsupportedIx(t core.Term) error {
-	return errors.Errorf("raise: index function: unsupported term %v : %v", t, t.Type())
+	return errors.Errorf("kernel: index function: unsupported term %v : %v", t, t.Type())
 }
 
 // ints compiles an i64 or bool scalar term (bools as 0/1).
@@ -150,15 +150,15 @@ func (c *ixCompiler) ints(t core.Term) (iexpr, error) {
 		}
 	}
 	if a, ok := t.(*core.ArgmaxOuter); ok {
-		ix, done := c.prog.rewrites[t]
+		ix, done := c.prog.Rewrites[t]
 		if !done {
 			ix, done = argmaxColumn(a)
 		}
 		if done {
-			if c.prog.rewrites == nil {
-				c.prog.rewrites = map[core.Term]core.Term{}
+			if c.prog.Rewrites == nil {
+				c.prog.Rewrites = map[core.Term]core.Term{}
 			}
-			c.prog.rewrites[t] = ix
+			c.prog.Rewrites[t] = ix
 			return c.ints(ix)
 		}
 	}
@@ -510,9 +510,9 @@ func (c *ixCompiler) floats(t core.Term) (fexpr, error) {
 }
 
 // newEnv binds the free arrays (flat slices in prog.frees order) into a fresh environment.
-func (p *ixProg) newEnv(arrs []any) (*ixEnv, error) {
-	if len(arrs) != len(p.frees) {
-		return nil, errors.Errorf("raise: index function: %d free arrays supplied, want %d", len(arrs), len(p.frees))
+func (p *IndexProgram) newEnv(arrs []any) (*ixEnv, error) {
+	if len(arrs) != len(p.Frees) {
+		return nil, errors.Errorf("kernel: index function: %d free arrays supplied, want %d", len(arrs), len(p.Frees))
 	}
 	e := &ixEnv{slots: make([]int64, p.nslots), fslot: make([]float64, p.nfslot), arrs: make([]ixArr, len(arrs))}
 	for k, a := range arrs {
@@ -526,10 +526,10 @@ func (p *ixProg) newEnv(arrs []any) (*ixEnv, error) {
 		case []float32:
 			e.arrs[k].f32 = s
 		default:
-			return nil, errors.Errorf("raise: index function: free array %d has unsupported element type %T", k, a)
+			return nil, errors.Errorf("kernel: index function: free array %d has unsupported element type %T", k, a)
 		}
-		if n := p.frees[k].Type().Shape.Size(); sliceLen(a) != n {
-			return nil, errors.Errorf("raise: index function: extra input %d has %d elements, want %d", k, sliceLen(a), n)
+		if n := p.Frees[k].Type().Shape.Size(); SliceLen(a) != n {
+			return nil, errors.Errorf("kernel: index function: extra input %d has %d elements, want %d", k, SliceLen(a), n)
 		}
 	}
 	return e, nil
@@ -610,7 +610,8 @@ func intBinFunc(op core.BinOp) func(a, b int64) int64 {
 	return nil
 }
 
-func sliceLen(a any) int {
+// SliceLen returns the length of a flat slice of any element type (-1 for another value).
+func SliceLen(a any) int {
 	switch s := a.(type) {
 	case []float64:
 		return len(s)

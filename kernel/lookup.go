@@ -1,0 +1,419 @@
+package kernel
+
+import "github.com/bulkad/bulkad/core"
+
+// LookupPlan returns the affine block strides and base offset of fn over domain dom
+// addressing the outer dims outer, and the table of the looked-up offsets, when fn has that
+// form and is provably in bounds.
+//
+// arrRange gives the number of values the looked-up array can take ([0, K)), or 0 when it
+// is not known to be an argmax.
+func LookupPlan(fn *core.IndexFn, prog *IndexProgram, dom, outer []int, arrRange func(core.Term) int) (*Lookup, bool) {
+	if len(prog.Frees) == 0 {
+		return nil, false
+	}
+	// Several extra inputs are allowed when they are the same array (repeated occurrences
+	// of one argmax that are not shared in the term DAG); the kernel reads the first.
+	arr := prog.Frees[0]
+	for _, f := range prog.Frees[1:] {
+		if !core.Equal(f, arr) {
+			return nil, false
+		}
+	}
+	at := arr.Type()
+	k := arrRange(arr)
+	if k < 1 || at.Dtype != core.Int64 || !core.Shape(dom).Equal(at.Shape) {
+		return nil, false
+	}
+	for _, d := range dom {
+		if d == 0 {
+			return nil, false
+		}
+	}
+	n := len(fn.Vars)
+	ls := &lookupSplit{vars: make(map[string]int, n), n: n, arr: arr, frees: prog.Frees, prog: prog}
+	for i, v := range fn.Vars {
+		ls.vars[v.Name] = i
+	}
+	ost := core.Shape(outer).Strides()
+	l := &Lookup{St: make([]int, n), Table: make([]int, k), Injective: true}
+	dimOf := make([]int, n) // the one output each variable appears in (-1: none yet)
+	for v := range dimOf {
+		dimOf[v] = -1
+	}
+	for d, o := range fn.Out {
+		coef, c, res, ok := ls.split(o)
+		if !ok {
+			return nil, false
+		}
+		lo, hi := c, c
+		for v, a := range coef {
+			m := a * int64(dom[v]-1)
+			if m < 0 {
+				lo += m
+			} else {
+				hi += m
+			}
+		}
+		var rlo, rhi int64
+		for a := 0; a < k; a++ {
+			var s int64
+			for _, r := range res {
+				v, ok := ls.eval(r.t, int64(a))
+				if !ok {
+					return nil, false
+				}
+				s += r.mult * v
+			}
+			if a == 0 || s < rlo {
+				rlo = s
+			}
+			if a == 0 || s > rhi {
+				rhi = s
+			}
+			l.Table[a] += int(s) * ost[d]
+		}
+		if lo+rlo < 0 || hi+rhi >= int64(outer[d]) {
+			return nil, false
+		}
+		l.Base += int(c) * ost[d]
+		vars := 0
+		for v, a := range coef {
+			l.St[v] += int(a) * ost[d]
+			if a == 0 {
+				continue
+			}
+			vars++
+			if dimOf[v] >= 0 || rhi-rlo >= abs64(a) {
+				l.Injective = false
+			}
+			dimOf[v] = d
+		}
+		if vars > 1 {
+			l.Injective = false
+		}
+	}
+	for v, d := range dimOf {
+		if d < 0 && dom[v] > 1 {
+			l.Injective = false
+		}
+	}
+	return l, true
+}
+
+func abs64(a int64) int64 {
+	if a < 0 {
+		return -a
+	}
+	return a
+}
+
+// lookupSplit splits index terms into an affine part and looked-up parts.
+type lookupSplit struct {
+	vars  map[string]int
+	n     int
+	arr   core.Term   // the looked-up array: a hoisted term or a free variable
+	frees []core.Term // all extra inputs (each equal to arr)
+	prog  *IndexProgram
+}
+
+// A resTerm is mult times a term of the looked-up value only.
+type resTerm struct {
+	mult int64
+	t    core.Term
+}
+
+// isLookup reports whether t (or the term the index compiler rewrote it to) is
+// index arr [k0, …, kn-1] with the bound variables in order.
+func (ls *lookupSplit) isLookup(t core.Term) bool {
+	if r, ok := ls.prog.Rewrites[t]; ok {
+		t = r
+	}
+	ix, ok := t.(*core.Index)
+	if !ok || len(ix.Ix) != ls.n {
+		return false
+	}
+	if av, isVar := ls.arr.(*core.Var); isVar {
+		if xv, ok := ix.X.(*core.Var); !ok || xv.Name != av.Name {
+			return false
+		}
+	} else {
+		found := false
+		for _, f := range ls.frees {
+			found = found || ix.X == f
+		}
+		if !found {
+			return false
+		}
+	}
+	for i, e := range ix.Ix {
+		v, ok := e.(*core.Var)
+		if !ok {
+			return false
+		}
+		if k, bound := ls.vars[v.Name]; !bound || k != i {
+			return false
+		}
+	}
+	return true
+}
+
+// eval evaluates a term of the looked-up value a only (literals, the lookup, i64 arithmetic).
+func (ls *lookupSplit) eval(t core.Term, a int64) (int64, bool) {
+	if ls.isLookup(t) {
+		return a, true
+	}
+	if t.Type().Dtype != core.Int64 || !t.Type().IsScalar() {
+		return 0, false
+	}
+	switch u := t.(type) {
+	case *core.Lit:
+		if u.I == nil {
+			return 0, false
+		}
+		return u.I[0], true
+	case *core.Share:
+		return ls.eval(u.Body, a)
+	case *core.Unary:
+		if u.Op != core.OpNeg {
+			return 0, false
+		}
+		x, ok := ls.eval(u.X, a)
+		return -x, ok
+	case *core.Binary:
+		f := intBinFunc(u.Op)
+		if f == nil || u.X.Type().Dtype != core.Int64 {
+			return 0, false
+		}
+		x, ok1 := ls.eval(u.X, a)
+		y, ok2 := ls.eval(u.Y, a)
+		if !ok1 || !ok2 {
+			return 0, false
+		}
+		return f(x, y), true
+	}
+	return 0, false
+}
+
+// split writes t as c + Σ coef[v]·var_v + Σ mult·r(a).
+func (ls *lookupSplit) split(t core.Term) (coef []int64, c int64, res []resTerm, ok bool) {
+	if coef, c, res, ok = ls.structural(t); ok {
+		return coef, c, res, true
+	}
+	if _, ok := ls.eval(t, 0); ok {
+		return make([]int64, ls.n), 0, []resTerm{{1, t}}, true
+	}
+	return nil, 0, nil, false
+}
+
+func (ls *lookupSplit) structural(t core.Term) (coef []int64, c int64, res []resTerm, ok bool) {
+	switch u := t.(type) {
+	case *core.Var:
+		k, bound := ls.vars[u.Name]
+		if !bound {
+			return nil, 0, nil, false
+		}
+		coef = make([]int64, ls.n)
+		coef[k] = 1
+		return coef, 0, nil, true
+	case *core.Lit:
+		if u.I == nil {
+			return nil, 0, nil, false
+		}
+		return make([]int64, ls.n), u.I[0], nil, true
+	case *core.Share:
+		return ls.split(u.Body)
+	case *core.Unary:
+		if u.Op != core.OpNeg {
+			return nil, 0, nil, false
+		}
+		a, ac, ar, ok := ls.split(u.X)
+		if !ok {
+			return nil, 0, nil, false
+		}
+		return scaleSplit(a, ac, ar, -1)
+	case *core.Binary:
+		if u.Op != core.OpAdd && u.Op != core.OpSub && u.Op != core.OpMul {
+			return nil, 0, nil, false
+		}
+		a, ac, ar, ok1 := ls.split(u.X)
+		b, bc, br, ok2 := ls.split(u.Y)
+		if !ok1 || !ok2 {
+			return nil, 0, nil, false
+		}
+		switch u.Op {
+		case core.OpAdd, core.OpSub:
+			if u.Op == core.OpSub {
+				b, bc, br, _ = scaleSplit(b, bc, br, -1)
+			}
+			for i := range a {
+				a[i] += b[i]
+			}
+			return a, ac + bc, append(ar, br...), true
+		default: // OpMul by a constant
+			if isZero(a) && len(ar) == 0 {
+				return scaleSplit(b, bc, br, ac)
+			}
+			if isZero(b) && len(br) == 0 {
+				return scaleSplit(a, ac, ar, bc)
+			}
+		}
+	}
+	return nil, 0, nil, false
+}
+
+func scaleSplit(coef []int64, c int64, res []resTerm, s int64) ([]int64, int64, []resTerm, bool) {
+	for i := range coef {
+		coef[i] *= s
+	}
+	out := make([]resTerm, len(res))
+	for i, r := range res {
+		out[i] = resTerm{r.mult * s, r.t}
+	}
+	return coef, c * s, out, true
+}
+
+// lookupCheck reports whether every looked-up value indexes the table.
+func lookupCheck(lk []int64, n int) bool {
+	for _, v := range lk {
+		if uint64(v) >= uint64(n) {
+			return false
+		}
+	}
+	return true
+}
+
+func gatherLookup[T elem](out, x []T, lk []int64, table []int, dom, st []int, base, r int) {
+	affineWalk(dom, st, base, func(p, off, count, stride int) {
+		if r == 1 {
+			o := out[p : p+count]
+			l := lk[p : p+count]
+			for j := range o {
+				o[j] = x[off+table[l[j]]]
+				off += stride
+			}
+			return
+		}
+		for j := 0; j < count; j++ {
+			s := (off + table[lk[p+j]]) * r
+			copy(out[(p+j)*r:(p+j+1)*r], x[s:s+r])
+			off += stride
+		}
+	})
+}
+
+func scatterLookup[T elem](out, x []T, lk []int64, table []int, dom, st []int, base, r int, add func(a, b T) T) {
+	clear(out)
+	if r == 1 {
+		switch o := any(out).(type) {
+		case []float64:
+			scatterLookup1(o, any(x).([]float64), lk, table, dom, st, base)
+			return
+		case []float32:
+			scatterLookup1(o, any(x).([]float32), lk, table, dom, st, base)
+			return
+		}
+	}
+	affineWalk(dom, st, base, func(p, off, count, stride int) {
+		for j := 0; j < count; j++ {
+			d := (off + table[lk[p+j]]) * r
+			dst := out[d : d+r]
+			for i, v := range x[(p+j)*r : (p+j+1)*r] {
+				dst[i] = add(dst[i], v)
+			}
+			off += stride
+		}
+	})
+}
+
+// scatterLookup1 is scatterLookup for one element per block, with the addition inlined.
+func scatterLookup1[T ~float64 | ~float32](out, x []T, lk []int64, table []int, dom, st []int, base int) {
+	affineWalk(dom, st, base, func(p, off, count, stride int) {
+		xs, ls := x[p:p+count], lk[p:p+count]
+		for j, v := range xs {
+			out[off+table[ls[j]]] += v
+			off += stride
+		}
+	})
+}
+
+// Lookup is the looked-up fast path of a gather or scatter (see lookupPlan): block
+// offset = base + Σ st[v]·k_v + table[A[k]].
+type Lookup struct {
+	St    []int
+	Base  int
+	Table []int
+	// injective: distinct domain points address distinct positions (every variable appears
+	// in one output only, alone, with a coefficient larger than the spread of that output's
+	// looked-up part), so a scatter never adds two contributions to one position.
+	Injective bool
+}
+
+// gather runs the fast path; false when the inputs do not fit it (the caller then runs the
+// general loop).
+func (l *Lookup) gather(k *Gather, out any, ins []any) bool {
+	if len(ins) < 2 {
+		return false
+	}
+	lk, ok := ins[1].([]int64)
+	if !ok || len(lk) != core.Shape(k.Dom).Size() || !lookupCheck(lk, len(l.Table)) {
+		return false
+	}
+	switch o := out.(type) {
+	case []float64:
+		if x, ok := ins[0].([]float64); ok {
+			gatherLookup(o, x, lk, l.Table, k.Dom, l.St, l.Base, k.Rest)
+			return true
+		}
+	case []float32:
+		if x, ok := ins[0].([]float32); ok {
+			gatherLookup(o, x, lk, l.Table, k.Dom, l.St, l.Base, k.Rest)
+			return true
+		}
+	case []int64:
+		if x, ok := ins[0].([]int64); ok {
+			gatherLookup(o, x, lk, l.Table, k.Dom, l.St, l.Base, k.Rest)
+			return true
+		}
+	case []bool:
+		if x, ok := ins[0].([]bool); ok {
+			gatherLookup(o, x, lk, l.Table, k.Dom, l.St, l.Base, k.Rest)
+			return true
+		}
+	}
+	return false
+}
+
+// scatter runs the fast path; false when the inputs do not fit it.
+func (l *Lookup) scatter(k *Scatter, out any, ins []any) bool {
+	if len(ins) < 2 {
+		return false
+	}
+	lk, ok := ins[1].([]int64)
+	if !ok || len(lk) != core.Shape(k.Dom).Size() || !lookupCheck(lk, len(l.Table)) {
+		return false
+	}
+	switch o := out.(type) {
+	case []float64:
+		if x, ok := ins[0].([]float64); ok {
+			scatterLookup(o, x, lk, l.Table, k.Dom, l.St, l.Base, k.Rest, func(a, b float64) float64 { return a + b })
+			return true
+		}
+	case []float32:
+		if x, ok := ins[0].([]float32); ok {
+			scatterLookup(o, x, lk, l.Table, k.Dom, l.St, l.Base, k.Rest, func(a, b float32) float32 { return a + b })
+			return true
+		}
+	case []int64:
+		if x, ok := ins[0].([]int64); ok {
+			scatterLookup(o, x, lk, l.Table, k.Dom, l.St, l.Base, k.Rest, func(a, b int64) int64 { return a + b })
+			return true
+		}
+	case []bool:
+		if x, ok := ins[0].([]bool); ok {
+			scatterLookup(o, x, lk, l.Table, k.Dom, l.St, l.Base, k.Rest, func(a, b bool) bool { return a || b })
+			return true
+		}
+	}
+	return false
+}

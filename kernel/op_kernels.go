@@ -1,0 +1,627 @@
+package kernel
+
+import (
+	"github.com/bulkad/bulkad/core"
+	"github.com/pkg/errors"
+)
+
+// Kernel computes an op's output into out (a flat slice of the output's element type,
+// fully overwritten) from the flat input slices.
+type Kernel interface {
+	Run(out any, ins []any) error
+}
+
+type elem interface {
+	~float64 | ~float32 | ~int64 | ~bool
+}
+
+type num interface {
+	~float64 | ~float32 | ~int64
+}
+
+func typeErr(what string, out any, ins []any) error {
+	ts := make([]string, len(ins))
+	for i, in := range ins {
+		ts[i] = typeName(in)
+	}
+	return errors.Errorf("kernel: %s: unexpected value types, out %s, inputs %v", what, typeName(out), ts)
+}
+
+func typeName(a any) string {
+	switch a.(type) {
+	case []float64:
+		return "f64"
+	case []float32:
+		return "f32"
+	case []int64:
+		return "i64"
+	case []bool:
+		return "bool"
+	}
+	return "?"
+}
+
+// ---- gather ----
+
+// odometer advances the row-major multi-index ix over shape sh.
+func odometer(ix []int64, sh []int) {
+	for d := len(ix) - 1; d >= 0; d-- {
+		ix[d]++
+		if ix[d] < int64(sh[d]) {
+			return
+		}
+		ix[d] = 0
+	}
+}
+
+// Gather is gather sh x f over flat slices: the index function is compiled once (affine
+// plan, looked-up table or closures over an IndexProgram); out-of-bounds blocks read 0.
+type Gather struct {
+	Dom  []int // domain shape (the index function's variables)
+	Src  []int // the indexed outer dims of x
+	Rest int   // elements per block
+	Fn   *IndexProgram
+	// affine fast path (see affinePlan)
+	Aff   bool
+	ASt   []int
+	ABase int
+	VK    *Vulkan // device path (nil: CPU only)
+	tab   ixTable // device index table when fn reads no run-time array
+	LK    *Lookup
+}
+
+// Run implements Kernel.
+func (k *Gather) Run(out any, ins []any) error {
+	if k.device(out, ins) {
+		return nil
+	}
+	if k.LK != nil && k.LK.gather(k, out, ins) {
+		return nil
+	}
+	if k.Aff && len(ins) == 1 {
+		switch o := out.(type) {
+		case []float64:
+			if x, ok := ins[0].([]float64); ok {
+				gatherAffine(o, x, k.Dom, k.ASt, k.ABase, k.Rest)
+				return nil
+			}
+		case []float32:
+			if x, ok := ins[0].([]float32); ok {
+				gatherAffine(o, x, k.Dom, k.ASt, k.ABase, k.Rest)
+				return nil
+			}
+		case []int64:
+			if x, ok := ins[0].([]int64); ok {
+				gatherAffine(o, x, k.Dom, k.ASt, k.ABase, k.Rest)
+				return nil
+			}
+		case []bool:
+			if x, ok := ins[0].([]bool); ok {
+				gatherAffine(o, x, k.Dom, k.ASt, k.ABase, k.Rest)
+				return nil
+			}
+		}
+		return typeErr("gather", out, ins)
+	}
+	env, err := k.Fn.newEnv(ins[1:])
+	if err != nil {
+		return err
+	}
+	switch o := out.(type) {
+	case []float64:
+		x, ok := ins[0].([]float64)
+		if !ok {
+			break
+		}
+		gatherLoop(k, env, o, x)
+		return nil
+	case []float32:
+		x, ok := ins[0].([]float32)
+		if !ok {
+			break
+		}
+		gatherLoop(k, env, o, x)
+		return nil
+	case []int64:
+		x, ok := ins[0].([]int64)
+		if !ok {
+			break
+		}
+		gatherLoop(k, env, o, x)
+		return nil
+	case []bool:
+		x, ok := ins[0].([]bool)
+		if !ok {
+			break
+		}
+		gatherLoop(k, env, o, x)
+		return nil
+	}
+	return typeErr("gather", out, ins)
+}
+
+func gatherLoop[T elem](k *Gather, env *ixEnv, out, x []T) {
+	var zero T
+	ix := env.slots[:len(k.Dom)]
+	r := k.Rest
+	for p := 0; p < len(out); p += r {
+		off, ok := 0, true
+		for d, f := range k.Fn.outs {
+			j := f(env)
+			if j < 0 || j >= int64(k.Src[d]) {
+				ok = false
+				break
+			}
+			off = off*k.Src[d] + int(j)
+		}
+		if ok {
+			if r == 1 {
+				out[p] = x[off]
+			} else {
+				copy(out[p:p+r], x[off*r:off*r+r])
+			}
+		} else {
+			for i := p; i < p+r; i++ {
+				out[i] = zero
+			}
+		}
+		odometer(ix, k.Dom)
+	}
+}
+
+// ---- scatter ----
+
+// Scatter is scatter sh x f over flat slices: out-of-range writes are dropped and colliding
+// writes added, in the order of the domain.
+type Scatter struct {
+	Dom  []int // domain shape = outer dims of x
+	Dst  []int // outer dims of the result addressed by the index function
+	Rest int
+	Fn   *IndexProgram
+	// affine fast path (see affinePlan)
+	Aff   bool
+	ASt   []int
+	ABase int
+	VK    *Vulkan // device path (nil: CPU only)
+	tab   ixTable // device index table when fn reads no run-time array
+	LK    *Lookup
+}
+
+// Run implements Kernel.
+func (k *Scatter) Run(out any, ins []any) error {
+	if k.device(out, ins) {
+		return nil
+	}
+	if k.LK != nil && k.LK.scatter(k, out, ins) {
+		return nil
+	}
+	if k.Aff && len(ins) == 1 {
+		switch o := out.(type) {
+		case []float64:
+			if x, ok := ins[0].([]float64); ok {
+				scatterAffine(o, x, k.Dom, k.ASt, k.ABase, k.Rest, func(a, b float64) float64 { return a + b })
+				return nil
+			}
+		case []float32:
+			if x, ok := ins[0].([]float32); ok {
+				scatterAffine(o, x, k.Dom, k.ASt, k.ABase, k.Rest, func(a, b float32) float32 { return a + b })
+				return nil
+			}
+		case []int64:
+			if x, ok := ins[0].([]int64); ok {
+				scatterAffine(o, x, k.Dom, k.ASt, k.ABase, k.Rest, func(a, b int64) int64 { return a + b })
+				return nil
+			}
+		case []bool:
+			if x, ok := ins[0].([]bool); ok {
+				scatterAffine(o, x, k.Dom, k.ASt, k.ABase, k.Rest, func(a, b bool) bool { return a || b })
+				return nil
+			}
+		}
+		return typeErr("scatter", out, ins)
+	}
+	env, err := k.Fn.newEnv(ins[1:])
+	if err != nil {
+		return err
+	}
+	switch o := out.(type) {
+	case []float64:
+		if x, ok := ins[0].([]float64); ok {
+			scatterLoop(k, env, o, x, func(a, b float64) float64 { return a + b })
+			return nil
+		}
+	case []float32:
+		if x, ok := ins[0].([]float32); ok {
+			scatterLoop(k, env, o, x, func(a, b float32) float32 { return a + b })
+			return nil
+		}
+	case []int64:
+		if x, ok := ins[0].([]int64); ok {
+			scatterLoop(k, env, o, x, func(a, b int64) int64 { return a + b })
+			return nil
+		}
+	case []bool:
+		if x, ok := ins[0].([]bool); ok {
+			scatterLoop(k, env, o, x, func(a, b bool) bool { return a || b })
+			return nil
+		}
+	}
+	return typeErr("scatter", out, ins)
+}
+
+func scatterLoop[T elem](k *Scatter, env *ixEnv, out, x []T, add func(a, b T) T) {
+	var zero T
+	for i := range out {
+		out[i] = zero
+	}
+	ix := env.slots[:len(k.Dom)]
+	r := k.Rest
+	for p := 0; p < len(x); p += r {
+		off, ok := 0, true
+		for d, f := range k.Fn.outs {
+			j := f(env)
+			if j < 0 || j >= int64(k.Dst[d]) {
+				ok = false
+				break
+			}
+			off = off*k.Dst[d] + int(j)
+		}
+		if ok {
+			dst := out[off*r : off*r+r]
+			for i, v := range x[p : p+r] {
+				dst[i] = add(dst[i], v)
+			}
+		}
+		odometer(ix, k.Dom)
+	}
+}
+
+// ---- moves: replicate, fromVector, cond, copy, transpose ----
+
+// Concat writes its inputs one after another (fromVector; replicate when n copies of one input).
+type Concat struct {
+	Copies int
+	VK     *Vulkan // device path for replicate (nil: CPU only)
+}
+
+// Run implements Kernel.
+func (k Concat) Run(out any, ins []any) error {
+	if k.device(out, ins) {
+		return nil
+	}
+	switch o := out.(type) {
+	case []float64:
+		return concatLoop(k.Copies, o, ins)
+	case []float32:
+		return concatLoop(k.Copies, o, ins)
+	case []int64:
+		return concatLoop(k.Copies, o, ins)
+	case []bool:
+		return concatLoop(k.Copies, o, ins)
+	}
+	return typeErr("fromVector", out, ins)
+}
+
+func concatLoop[T elem](copies int, out []T, ins []any) error {
+	p := 0
+	for c := 0; c < copies; c++ {
+		for _, in := range ins {
+			x, ok := in.([]T)
+			if !ok || p+len(x) > len(out) {
+				return typeErr("fromVector", out, ins)
+			}
+			copy(out[p:], x)
+			p += len(x)
+		}
+	}
+	if p != len(out) {
+		return errors.Errorf("kernel: fromVector: wrote %d of %d elements", p, len(out))
+	}
+	return nil
+}
+
+// Cond selects between inputs 1 and 2 by the scalar bool input 0.
+type Cond struct{}
+
+// Run implements Kernel.
+func (Cond) Run(out any, ins []any) error {
+	c, ok := ins[0].([]bool)
+	if !ok || len(c) != 1 {
+		return typeErr("cond", out, ins)
+	}
+	src := ins[2]
+	if c[0] {
+		src = ins[1]
+	}
+	return Concat{Copies: 1}.Run(out, []any{src})
+}
+
+// Transpose is the generalised transpose for any dtype.
+type Transpose struct {
+	Perm  []int // full permutation
+	Shape []int // input shape
+	VK    *Vulkan
+}
+
+// Run implements Kernel.
+func (k Transpose) Run(out any, ins []any) error {
+	if k.device(out, ins) {
+		return nil
+	}
+	switch o := out.(type) {
+	case []float64:
+		return transposeLoop(k, o, ins)
+	case []float32:
+		return transposeLoop(k, o, ins)
+	case []int64:
+		return transposeLoop(k, o, ins)
+	case []bool:
+		return transposeLoop(k, o, ins)
+	}
+	return typeErr("tr", out, ins)
+}
+
+func transposeLoop[T elem](k Transpose, out []T, ins []any) error {
+	x, ok := ins[0].([]T)
+	if !ok || len(x) != len(out) {
+		return typeErr("tr", out, ins)
+	}
+	n := len(k.Shape)
+	inStr := core.Shape(k.Shape).Strides()
+	osh := make([]int, n)
+	str := make([]int, n) // input stride of each output dimension
+	for p, q := range k.Perm {
+		osh[p] = k.Shape[q]
+		str[p] = inStr[q]
+	}
+	ix := make([]int, n)
+	off := 0
+	for i := range out {
+		out[i] = x[off]
+		for d := n - 1; d >= 0; d-- {
+			ix[d]++
+			off += str[d]
+			if ix[d] < osh[d] {
+				break
+			}
+			off -= str[d] * ix[d]
+			ix[d] = 0
+		}
+	}
+	return nil
+}
+
+// ---- index ----
+
+// Index is index x [e1..ek]: fixed holds literal components (or -1 for a component read
+// from the next scalar i64 input).
+type Index struct {
+	Outer []int // x's first k dims
+	Fixed []int64
+	Rest  int
+}
+
+// Run implements Kernel.
+func (k Index) Run(out any, ins []any) error {
+	off, ok := 0, true
+	in := 1
+	for d, f := range k.Fixed {
+		j := f
+		if j < 0 {
+			s, isI := ins[in].([]int64)
+			if !isI || len(s) != 1 {
+				return typeErr("index", out, ins)
+			}
+			j = s[0]
+			in++
+			if j < 0 {
+				ok = false
+			}
+		}
+		if j >= int64(k.Outer[d]) {
+			ok = false
+		}
+		if ok {
+			off = off*k.Outer[d] + int(j)
+		}
+	}
+	switch o := out.(type) {
+	case []float64:
+		return indexCopy(o, ins[0], off, ok)
+	case []float32:
+		return indexCopy(o, ins[0], off, ok)
+	case []int64:
+		return indexCopy(o, ins[0], off, ok)
+	case []bool:
+		return indexCopy(o, ins[0], off, ok)
+	}
+	return typeErr("index", out, ins)
+}
+
+func indexCopy[T elem](out []T, in any, off int, ok bool) error {
+	x, isT := in.([]T)
+	if !isT {
+		return errors.Errorf("kernel: index: input type %s, output type %s", typeName(in), typeName(out))
+	}
+	if !ok {
+		var zero T
+		for i := range out {
+			out[i] = zero
+		}
+		return nil
+	}
+	r := len(out)
+	copy(out, x[off*r:off*r+r])
+	return nil
+}
+
+// ---- reductions ----
+
+// SumOuter sums along the outer dimension (on the Vulkan device VK when it pays).
+type SumOuter struct{ VK *Vulkan }
+
+// Run implements Kernel.
+func (k SumOuter) Run(out any, ins []any) error {
+	if k.device(out, ins) {
+		return nil
+	}
+	switch o := out.(type) {
+	case []float64:
+		return sumLoop(o, ins[0])
+	case []float32:
+		return sumLoop(o, ins[0])
+	case []int64:
+		return sumLoop(o, ins[0])
+	}
+	return typeErr("sumOuter", out, ins)
+}
+
+func sumLoop[T num](out []T, in any) error {
+	x, ok := in.([]T)
+	if !ok || len(out) == 0 && len(x) != 0 || len(out) > 0 && len(x)%len(out) != 0 {
+		return errors.Errorf("kernel: sumOuter: input %s[%d], output %s[%d]", typeName(in), SliceLen(in), typeName(out), len(out))
+	}
+	for i := range out {
+		out[i] = 0
+	}
+	r := len(out)
+	for p := 0; p+r <= len(x) && r > 0; p += r {
+		for i, v := range x[p : p+r] {
+			out[i] += v
+		}
+	}
+	return nil
+}
+
+// Argmax is argmax along the middle axis of an operand viewed as [pre, n, post].
+type Argmax struct {
+	Pre, N, Post int
+	VK           *Vulkan
+}
+
+// Run implements Kernel.
+func (k Argmax) Run(out any, ins []any) error {
+	if k.device(out, ins) {
+		return nil
+	}
+	o, ok := out.([]int64)
+	if !ok {
+		return typeErr("argmaxOuter", out, ins)
+	}
+	if len(o) != k.Pre*k.Post || SliceLen(ins[0]) != k.Pre*k.N*k.Post {
+		return typeErr("argmaxOuter", out, ins)
+	}
+	for p := 0; p < k.Pre; p++ {
+		oo := o[p*k.Post : (p+1)*k.Post]
+		lo, hi := p*k.N*k.Post, (p+1)*k.N*k.Post
+		switch x := ins[0].(type) {
+		case []float64:
+			argmaxLoop(oo, x[lo:hi], k.N, func(v float64) bool { return v != v })
+		case []float32:
+			argmaxLoop(oo, x[lo:hi], k.N, func(v float32) bool { return v != v })
+		case []int64:
+			argmaxLoop(oo, x[lo:hi], k.N, func(int64) bool { return false })
+		default:
+			return typeErr("argmaxOuter", out, ins)
+		}
+	}
+	return nil
+}
+
+// argmaxLoop streams over the rows of x ([n, len(out)]): the first maximum wins, NaN never
+// wins against a number, an all-NaN (or empty) column gives 0.
+func argmaxLoop[T num](out []int64, x []T, n int, _ func(T) bool) {
+	r := len(out)
+	for j := range out {
+		out[j] = 0
+	}
+	for i := 1; i < n; i++ {
+		row := x[i*r : (i+1)*r]
+		for j, v := range row {
+			b := x[int(out[j])*r+j]
+			if v > b || (b != b && v == v) {
+				out[j] = int64(i)
+			}
+		}
+	}
+}
+
+// ---- casts ----
+
+// ArgmaxView is argmax over the outer positions (flat offsets outerOff) of a strided view of
+// its input, for every inner position (shape inner, strides innerSt): first maximum wins, NaN
+// never wins against a number, all-NaN gives 0.
+type ArgmaxView struct {
+	OuterOff []int
+	Inner    []int
+	InnerSt  []int
+	Off      int
+}
+
+// Run implements Kernel.
+func (k *ArgmaxView) Run(out any, ins []any) error {
+	o, ok := out.([]int64)
+	if !ok {
+		return typeErr("argmaxOuter", out, ins)
+	}
+	switch x := ins[0].(type) {
+	case []float64:
+		argmaxView(k, o, x)
+	case []float32:
+		argmaxView(k, o, x)
+	case []int64:
+		argmaxView(k, o, x)
+	default:
+		return typeErr("argmaxOuter", out, ins)
+	}
+	return nil
+}
+
+func argmaxView[T num](k *ArgmaxView, out []int64, x []T) {
+	if len(k.OuterOff) <= argmaxFewOuter && len(k.Inner) > 0 {
+		argmaxViewFew(k, out, x)
+		return
+	}
+	for j := range out {
+		out[j] = 0
+	}
+	n := len(k.Inner)
+	for i := 1; i < len(k.OuterOff); i++ {
+		oi := k.Off + k.OuterOff[i]
+		if n == 0 {
+			v, b := x[oi], x[k.Off+k.OuterOff[out[0]]]
+			if v > b || (b != b && v == v) {
+				out[0] = int64(i)
+			}
+			continue
+		}
+		last, sl := k.Inner[n-1], k.InnerSt[n-1]
+		var idxBuf [8]int
+		idx := idxBuf[:0]
+		if n-1 <= len(idxBuf) {
+			idx = idxBuf[:n-1]
+		} else {
+			idx = make([]int, n-1)
+		}
+		io := 0
+		for p := 0; p+last <= len(out) && last > 0; p += last {
+			ii := io
+			for j := p; j < p+last; j++ {
+				v, b := x[oi+ii], x[k.Off+k.OuterOff[out[j]]+ii]
+				if v > b || (b != b && v == v) {
+					out[j] = int64(i)
+				}
+				ii += sl
+			}
+			for d := n - 2; d >= 0; d-- {
+				idx[d]++
+				io += k.InnerSt[d]
+				if idx[d] < k.Inner[d] {
+					break
+				}
+				io -= k.InnerSt[d] * k.Inner[d]
+				idx[d] = 0
+			}
+		}
+	}
+}

@@ -1,0 +1,223 @@
+package kernel
+
+import (
+	"github.com/bulkad/bulkad/core"
+	"github.com/pkg/errors"
+)
+
+// ScatterMatMul computes out[C,K] = Sᵀ · B with S [N,C] the scatter of y [dom] by an index
+// function whose row part (n) and column part (c) are each affine plus at most one
+// looked-up argmax term (see lookupPlan).
+type ScatterMatMul struct {
+	Dom      []int
+	RowP     *Lookup // n: offset into the rows of B
+	ColP     *Lookup // c: offset into the rows of out
+	N, C, K  int
+	HasTable bool // input 2 is the looked-up argmax array
+}
+
+// Run implements Kernel.
+func (k *ScatterMatMul) Run(out any, ins []any) error {
+	var lk []int64
+	if k.HasTable {
+		if len(ins) != 3 {
+			return errors.Errorf("kernel: scatterMatmul: %d inputs, want 3", len(ins))
+		}
+		var ok bool
+		lk, ok = ins[2].([]int64)
+		if !ok || len(lk) != core.Shape(k.Dom).Size() {
+			return typeErr("scatterMatmul", out, ins)
+		}
+		if (k.RowP.Table != nil && !lookupCheck(lk, len(k.RowP.Table))) || (k.ColP.Table != nil && !lookupCheck(lk, len(k.ColP.Table))) {
+			return errors.Errorf("kernel: scatterMatmul: looked-up value out of range")
+		}
+	}
+	switch o := out.(type) {
+	case []float64:
+		y, ok1 := ins[0].([]float64)
+		b, ok2 := ins[1].([]float64)
+		if ok1 && ok2 && len(b) == k.N*k.K && len(o) == k.C*k.K {
+			scatterMatmulRun(k, o, y, b, lk)
+			return nil
+		}
+	case []float32:
+		y, ok1 := ins[0].([]float32)
+		b, ok2 := ins[1].([]float32)
+		if ok1 && ok2 && len(b) == k.N*k.K && len(o) == k.C*k.K {
+			scatterMatmulRun(k, o, y, b, lk)
+			return nil
+		}
+	}
+	return typeErr("scatterMatmul", out, ins)
+}
+
+func scatterMatmulRun[T ~float64 | ~float32](k *ScatterMatMul, out, y, b []T, lk []int64) {
+	clear(out)
+	// v - v is 0 for a number and NaN for an infinity or a NaN, and NaN stays in the sum.
+	var n0, n1, n2, n3 T
+	i := 0
+	for ; i+4 <= len(b); i += 4 {
+		n0 += b[i] - b[i]
+		n1 += b[i+1] - b[i+1]
+		n2 += b[i+2] - b[i+2]
+		n3 += b[i+3] - b[i+3]
+	}
+	for ; i < len(b); i++ {
+		n0 += b[i] - b[i]
+	}
+	nonFinite := n0 + n1 + n2 + n3
+	kk := k.K
+	if nonFinite != 0 {
+		// The dense definition: S materialised, every row of B enters the sum.
+		s := make([]T, k.N*k.C)
+		scatterPairs(k, lk, func(p, row, col int) { s[row*k.C+col] += y[p] })
+		for row := 0; row < k.N; row++ {
+			br := b[row*kk : row*kk+kk]
+			for col := 0; col < k.C; col++ {
+				v := s[row*k.C+col]
+				o := out[col*kk : col*kk+kk]
+				for j, bv := range br {
+					o[j] += v * bv
+				}
+			}
+		}
+		return
+	}
+	// Walk the domain; along the innermost dimension the output row usually stays the same
+	// (the column part does not depend on it), so the products of a run are summed in acc
+	// and added to the row once.
+	dom := k.Dom
+	nd := len(dom)
+	last := dom[nd-1]
+	rs, cs := k.RowP.St, k.ColP.St
+	rt, ct := k.RowP.Table, k.ColP.Table
+	runConst := cs[nd-1] == 0 && ct == nil
+	offs := make([]int, last)
+	idx := make([]int, nd)
+	total := core.Shape(dom).Size()
+	row, col := k.RowP.Base, k.ColP.Base
+	for p := 0; p < total; p += last {
+		if runConst {
+			// The row offsets of the run, then the columns of B four at a time with the
+			// sums in registers.
+			r := row
+			for q := range offs {
+				rr := r
+				if rt != nil {
+					rr += rt[lk[p+q]]
+				}
+				offs[q] = rr * kk
+				r += rs[nd-1]
+			}
+			ys := y[p : p+last]
+			o := out[col*kk : col*kk+kk]
+			j := 0
+			for ; j+8 <= kk; j += 8 {
+				var a0, a1, a2, a3, a4, a5, a6, a7 T
+				for q, v := range ys {
+					bq := b[offs[q]+j : offs[q]+j+8 : offs[q]+j+8]
+					a0 += v * bq[0]
+					a1 += v * bq[1]
+					a2 += v * bq[2]
+					a3 += v * bq[3]
+					a4 += v * bq[4]
+					a5 += v * bq[5]
+					a6 += v * bq[6]
+					a7 += v * bq[7]
+				}
+				o[j] += a0
+				o[j+1] += a1
+				o[j+2] += a2
+				o[j+3] += a3
+				o[j+4] += a4
+				o[j+5] += a5
+				o[j+6] += a6
+				o[j+7] += a7
+			}
+			for ; j+4 <= kk; j += 4 {
+				var a0, a1, a2, a3 T
+				for q, v := range ys {
+					bq := b[offs[q]+j : offs[q]+j+4 : offs[q]+j+4]
+					a0 += v * bq[0]
+					a1 += v * bq[1]
+					a2 += v * bq[2]
+					a3 += v * bq[3]
+				}
+				o[j] += a0
+				o[j+1] += a1
+				o[j+2] += a2
+				o[j+3] += a3
+			}
+			for ; j < kk; j++ {
+				var a T
+				for q, v := range ys {
+					a += v * b[offs[q]+j]
+				}
+				o[j] += a
+			}
+		} else {
+			r, c := row, col
+			for q := p; q < p+last; q++ {
+				rr, cc := r, c
+				if rt != nil {
+					rr += rt[lk[q]]
+				}
+				if ct != nil {
+					cc += ct[lk[q]]
+				}
+				v := y[q]
+				br := b[rr*kk : rr*kk+kk]
+				o := out[cc*kk : cc*kk+kk]
+				for j, bv := range br {
+					o[j] += v * bv
+				}
+				r += rs[nd-1]
+				c += cs[nd-1]
+			}
+		}
+		for d := nd - 2; d >= 0; d-- {
+			idx[d]++
+			row += rs[d]
+			col += cs[d]
+			if idx[d] < dom[d] {
+				break
+			}
+			row -= rs[d] * dom[d]
+			col -= cs[d] * dom[d]
+			idx[d] = 0
+		}
+	}
+}
+
+// scatterPairs calls f(p, row, col) for every domain point p in row-major order with the
+// row and column the scatter sends it to.
+func scatterPairs(k *ScatterMatMul, lk []int64, f func(p, row, col int)) {
+	dom := k.Dom
+	nd := len(dom)
+	idx := make([]int, nd)
+	total := core.Shape(dom).Size()
+	rs, cs := k.RowP.St, k.ColP.St
+	row, col := k.RowP.Base, k.ColP.Base
+	rt, ct := k.RowP.Table, k.ColP.Table
+	for p := 0; p < total; p++ {
+		r, c := row, col
+		if rt != nil {
+			r += rt[lk[p]]
+		}
+		if ct != nil {
+			c += ct[lk[p]]
+		}
+		f(p, r, c)
+		for d := nd - 1; d >= 0; d-- {
+			idx[d]++
+			row += rs[d]
+			col += cs[d]
+			if idx[d] < dom[d] {
+				break
+			}
+			row -= rs[d] * dom[d]
+			col -= cs[d] * dom[d]
+			idx[d] = 0
+		}
+	}
+}
