@@ -476,9 +476,9 @@ func (c *compiler) build(t core.Term, sc *scope) (*buf, *scope, error) {
 		n := t.Y.Type().Shape[1]
 		switch t.Type().Dtype {
 		case core.Float64:
-			c.emit(sc, t, func() { matmul64(out.f64, x.f64, y.f64, m, k, n) })
+			c.emit(sc, t, func() { gemm(false, false, m, n, k, x.f64, y.f64, out.f64) })
 		case core.Float32:
-			c.emit(sc, t, func() { matmul32(out.f32, x.f32, y.f32, m, k, n) })
+			c.emit(sc, t, func() { gemm(false, false, m, n, k, x.f32, y.f32, out.f32) })
 		}
 		return out, sc, nil
 	}

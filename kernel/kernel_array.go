@@ -2,8 +2,6 @@ package kernel
 
 import (
 	"github.com/bulkad/bulkad/core"
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/gonum"
 )
 
 // Array kernels on flat row-major slices with strides precomputed at compile time.
@@ -147,28 +145,6 @@ func permCopy[T any](p *permPlan, dst, src []T) {
 	}
 }
 
-// gemmThreshold is the number of multiply-adds from which matmul uses gonum's blocked
-// (and parallel) gemm; smaller products use matmulK, which does not allocate.
-const gemmThreshold = 64 * 64 * 64
-
-// matmul64 computes dst[M,N] = x[M,K] · y[K,N] in float64.
-func matmul64(dst, x, y []float64, m, k, n int) {
-	if m*k*n >= gemmThreshold {
-		gonum.Implementation{}.Dgemm(blas.NoTrans, blas.NoTrans, m, n, k, 1, x, max(k, 1), y, max(n, 1), 0, dst, max(n, 1))
-		return
-	}
-	matmulK(dst, x, y, m, k, n)
-}
-
-// matmul32 computes dst[M,N] = x[M,K] · y[K,N] in float32 arithmetic.
-func matmul32(dst, x, y []float32, m, k, n int) {
-	if m*k*n >= gemmThreshold {
-		gonum.Implementation{}.Sgemm(blas.NoTrans, blas.NoTrans, m, n, k, 1, x, max(k, 1), y, max(n, 1), 0, dst, max(n, 1))
-		return
-	}
-	matmulK(dst, x, y, m, k, n)
-}
-
 // permCopyTiled handles a plan whose last two dimensions are a transposition (the source is
 // contiguous along the second-to-last dimension): each A×B slab is copied in 32×32 tiles so
 // that both the reads and the writes stay within a few cache lines.
@@ -204,22 +180,6 @@ func permCopyTiled[T any](p *permPlan, dst, src []T) {
 			}
 			off -= idx[k] * p.str[k]
 			idx[k] = 0
-		}
-	}
-}
-
-// matmulK computes dst[M,N] = x[M,K] · y[K,N] with an i-k-j loop (row of y streamed).
-func matmulK[T floatT](dst, x, y []T, m, k, n int) {
-	for i := 0; i < m; i++ {
-		c := dst[i*n : (i+1)*n]
-		clear(c)
-		xr := x[i*k : (i+1)*k]
-		for p, a := range xr {
-			b := y[p*n : (p+1)*n]
-			b = b[:len(c)]
-			for j := range c {
-				c[j] += a * b[j]
-			}
 		}
 	}
 }

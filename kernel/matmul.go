@@ -6,6 +6,58 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 )
 
+// gemmThreshold is the number of multiply-adds from which gemm calls the BLAS (gonum's
+// blocked, parallel GEMM unless blas64.Use/blas32.Use registered another); smaller products
+// without transposes use matmulK, which does not allocate.
+const gemmThreshold = 64 * 64 * 64
+
+// gemm computes c[m,n] = op(a) · op(b), row-major, with op a transpose when the flag is set:
+// a is stored as [m,k] (or [k,m] when ta), b as [k,n] (or [n,k] when tb). It is the one entry
+// point of every float matrix product of this package (the compiled evaluator's matmul and
+// the MatMul kernel), so a faster GEMM replaces it in one place.
+func gemm[T floatT](ta, tb bool, m, n, k int, a, b, c []T) {
+	if m == 0 || n == 0 {
+		return
+	}
+	if k == 0 {
+		clear(c[:m*n])
+		return
+	}
+	if !ta && !tb && m*k*n < gemmThreshold {
+		matmulK(c, a, b, m, k, n)
+		return
+	}
+	tA, tB, lda, ldb := blas.NoTrans, blas.NoTrans, k, n
+	if ta {
+		tA, lda = blas.Trans, m
+	}
+	if tb {
+		tB, ldb = blas.Trans, k
+	}
+	switch a := any(a).(type) {
+	case []float64:
+		blas64.Implementation().Dgemm(tA, tB, m, n, k, 1, a, lda, any(b).([]float64), ldb, 0, any(c).([]float64), n)
+	case []float32:
+		blas32.Implementation().Sgemm(tA, tB, m, n, k, 1, a, lda, any(b).([]float32), ldb, 0, any(c).([]float32), n)
+	}
+}
+
+// matmulK computes dst[M,N] = x[M,K] · y[K,N] with an i-k-j loop (row of y streamed).
+func matmulK[T floatT](dst, x, y []T, m, k, n int) {
+	for i := 0; i < m; i++ {
+		c := dst[i*n : (i+1)*n]
+		clear(c)
+		xr := x[i*k : (i+1)*k]
+		for p, a := range xr {
+			b := y[p*n : (p+1)*n]
+			b = b[:len(c)]
+			for j := range c {
+				c[j] += a * b[j]
+			}
+		}
+	}
+}
+
 // MatMul is out[m,n] = op(a) · op(b) with op a transpose when the flag is set: a is stored as
 // [m,k] (or [k,m] when transA), b as [k,n] (or [n,k] when transB).
 type MatMul struct {
@@ -19,49 +71,18 @@ func (g MatMul) Run(out any, ins []any) error {
 	if g.device(out, ins) {
 		return nil
 	}
-	ta, tb := blas.NoTrans, blas.NoTrans
 	ar, ac, br, bc := g.M, g.K, g.K, g.N
 	if g.TransA {
-		ta, ar, ac = blas.Trans, g.K, g.M
+		ar, ac = g.K, g.M
 	}
 	if g.TransB {
-		tb, br, bc = blas.Trans, g.N, g.K
+		br, bc = g.N, g.K
 	}
 	switch o := out.(type) {
 	case []float64:
-		a, ok1 := ins[0].([]float64)
-		b, ok2 := ins[1].([]float64)
-		if !ok1 || !ok2 || len(a) != ar*ac || len(b) != br*bc || len(o) != g.M*g.N {
-			break
-		}
-		if g.K == 0 || g.M == 0 || g.N == 0 {
-			for i := range o {
-				o[i] = 0
-			}
-			return nil
-		}
-		blas64.Gemm(ta, tb, 1,
-			blas64.General{Rows: ar, Cols: ac, Stride: max(ac, 1), Data: a},
-			blas64.General{Rows: br, Cols: bc, Stride: max(bc, 1), Data: b},
-			0, blas64.General{Rows: g.M, Cols: g.N, Stride: max(g.N, 1), Data: o})
-		return nil
+		return matmulRun(g, o, ins, ar*ac, br*bc)
 	case []float32:
-		a, ok1 := ins[0].([]float32)
-		b, ok2 := ins[1].([]float32)
-		if !ok1 || !ok2 || len(a) != ar*ac || len(b) != br*bc || len(o) != g.M*g.N {
-			break
-		}
-		if g.K == 0 || g.M == 0 || g.N == 0 {
-			for i := range o {
-				o[i] = 0
-			}
-			return nil
-		}
-		blas32.Gemm(ta, tb, 1,
-			blas32.General{Rows: ar, Cols: ac, Stride: max(ac, 1), Data: a},
-			blas32.General{Rows: br, Cols: bc, Stride: max(bc, 1), Data: b},
-			0, blas32.General{Rows: g.M, Cols: g.N, Stride: max(g.N, 1), Data: o})
-		return nil
+		return matmulRun(g, o, ins, ar*ac, br*bc)
 	case []int64:
 		a, ok1 := ins[0].([]int64)
 		b, ok2 := ins[1].([]int64)
@@ -87,4 +108,14 @@ func (g MatMul) Run(out any, ins []any) error {
 		return nil
 	}
 	return typeErr("matmul", out, ins)
+}
+
+func matmulRun[T floatT](g MatMul, o []T, ins []any, na, nb int) error {
+	a, ok1 := ins[0].([]T)
+	b, ok2 := ins[1].([]T)
+	if !ok1 || !ok2 || len(a) != na || len(b) != nb || len(o) != g.M*g.N {
+		return typeErr("matmul", o, ins)
+	}
+	gemm(g.TransA, g.TransB, g.M, g.N, g.K, a, b, o)
+	return nil
 }

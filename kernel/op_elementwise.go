@@ -13,81 +13,29 @@ type Cast struct{}
 
 // Run implements Kernel.
 func (Cast) Run(out any, ins []any) error {
-	switch o := out.(type) {
-	case []float64:
-		switch x := ins[0].(type) {
-		case []float64:
-			copy(o, x)
-		case []float32:
-			convLoop(o, x)
-		case []int64:
-			convLoop(o, x)
-		case []bool:
-			boolToNum(o, x)
-		}
-	case []float32:
-		switch x := ins[0].(type) {
-		case []float64:
-			convLoop(o, x)
-		case []float32:
-			copy(o, x)
-		case []int64:
-			convLoop(o, x)
-		case []bool:
-			boolToNum(o, x)
-		}
-	case []int64:
-		switch x := ins[0].(type) {
-		case []float64:
-			for i, v := range x {
-				o[i] = truncInt(v)
-			}
-		case []float32:
-			for i, v := range x {
-				o[i] = truncInt(float64(v))
-			}
-		case []int64:
-			copy(o, x)
-		case []bool:
-			boolToNum(o, x)
-		}
-	case []bool:
-		switch x := ins[0].(type) {
-		case []float64:
-			numToBool(o, x)
-		case []float32:
-			numToBool(o, x)
-		case []int64:
-			numToBool(o, x)
-		case []bool:
-			copy(o, x)
-		}
-	default:
+	dst, to := bufOver(out)
+	x, from := bufOver(ins[0])
+	if !to.Valid() || !from.Valid() || SliceLen(out) != SliceLen(ins[0]) {
 		return typeErr("cast", out, ins)
 	}
+	castKernel(to, from, dst, x)
 	return nil
 }
 
-func convLoop[T, U num](out []T, x []U) {
-	for i, v := range x {
-		out[i] = T(v)
+// bufOver wraps a flat slice as evaluator storage and returns its dtype (InvalidDtype for
+// another value).
+func bufOver(s any) (*buf, core.Dtype) {
+	switch x := s.(type) {
+	case []float64:
+		return &buf{f64: x}, core.Float64
+	case []float32:
+		return &buf{f32: x}, core.Float32
+	case []int64:
+		return &buf{i64: x}, core.Int64
+	case []bool:
+		return &buf{b: x}, core.Bool
 	}
-}
-
-func boolToNum[T num](out []T, x []bool) {
-	for i, v := range x {
-		if v {
-			out[i] = 1
-		} else {
-			out[i] = 0
-		}
-	}
-}
-
-func numToBool[T num](out []bool, x []T) {
-	for i, v := range x {
-		out[i] = v != 0
-	}
+	return nil, core.InvalidDtype
 }
 
 // ---- element-wise ----
@@ -103,105 +51,45 @@ func (k Unary) Run(out any, ins []any) error {
 	if k.device(out, ins) {
 		return nil
 	}
-	switch o := out.(type) {
-	case []float64:
-		x, ok := ins[0].([]float64)
-		f := floatUnary(k.Op)
-		if !ok || f == nil {
-			break
-		}
-		for i, v := range x {
-			o[i] = f(v)
-		}
-		return nil
-	case []float32:
-		x, ok := ins[0].([]float32)
-		f := floatUnary(k.Op)
-		if !ok || f == nil {
-			break
-		}
-		for i, v := range x {
-			o[i] = float32(f(float64(v)))
-		}
-		return nil
-	case []int64:
-		x, ok := ins[0].([]int64)
-		if !ok {
-			break
-		}
-		for i, v := range x {
-			switch k.Op {
-			case core.OpNeg:
-				o[i] = -v
-			case core.OpAbs:
-				if v < 0 {
-					v = -v
-				}
-				o[i] = v
-			case core.OpSign:
-				o[i] = b2i(v > 0) - b2i(v < 0)
-			default:
-				return typeErr(k.Op.String(), out, ins)
-			}
-		}
-		return nil
-	case []bool:
-		x, ok := ins[0].([]bool)
-		if !ok || k.Op != core.OpNot {
-			break
-		}
-		for i, v := range x {
-			o[i] = !v
-		}
-		return nil
-	}
-	return typeErr(k.Op.String(), out, ins)
-}
-
-func floatUnary(op core.UnOp) func(float64) float64 {
-	switch op {
-	case core.OpNeg:
-		return func(x float64) float64 { return -x }
-	case core.OpAbs:
-		return math.Abs
-	case core.OpSign:
-		return func(x float64) float64 {
-			switch {
-			case x > 0:
-				return 1
-			case x < 0:
-				return -1
-			}
-			return x // ±0 and NaN
-		}
-	case core.OpExp:
-		return math.Exp
-	case core.OpLog:
-		return math.Log
-	case core.OpSqrt:
-		return math.Sqrt
-	case core.OpSin:
-		return math.Sin
-	case core.OpCos:
-		return math.Cos
-	case core.OpTan:
-		return math.Tan
-	case core.OpTanh:
-		return math.Tanh
-	case core.OpSigmoid:
-		return func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
-	case core.OpRecip:
-		return func(x float64) float64 { return 1 / x }
-	case core.OpFloor:
-		return math.Floor
-	case core.OpCeil:
-		return math.Ceil
-	case core.OpLog1p:
-		return math.Log1p
-	case core.OpExpm1:
-		return math.Expm1
+	if !unarySlices(k.Op, out, ins[0]) {
+		return typeErr(k.Op.String(), out, ins)
 	}
 	return nil
+}
+
+// unarySlices applies op element-wise from x to dst, flat slices of one dtype and equal
+// length, with the loops the compiled evaluator uses; false when they do not fit op.
+func unarySlices(op core.UnOp, dst, x any) bool {
+	switch d := dst.(type) {
+	case []float64:
+		return unaryFloatAny(op, d, x)
+	case []float32:
+		return unaryFloatAny(op, d, x)
+	case []int64:
+		s, ok := x.([]int64)
+		if !ok || len(s) != len(d) || (op != core.OpNeg && op != core.OpAbs && op != core.OpSign) {
+			return false
+		}
+		unaryInt(op, d, s)
+		return true
+	case []bool:
+		s, ok := x.([]bool)
+		if !ok || len(s) != len(d) || op != core.OpNot {
+			return false
+		}
+		unaryBool(op, d, s)
+		return true
+	}
+	return false
+}
+
+func unaryFloatAny[T floatT](op core.UnOp, d []T, x any) bool {
+	s, ok := x.([]T)
+	if !ok || len(s) != len(d) || op == core.OpNot {
+		return false
+	}
+	unaryFloat(op, d, s)
+	return true
 }
 
 // Binary applies a binary operation element-wise; an operand shorter than the output is
@@ -216,138 +104,187 @@ func (k Binary) Run(out any, ins []any) error {
 	if k.device(out, ins) {
 		return nil
 	}
+	var ok bool
 	switch x := ins[0].(type) {
 	case []float64:
-		y, ok := ins[1].([]float64)
-		if !ok {
-			break
-		}
-		if f := floatBin(k.Op); f != nil {
-			if o, ok := out.([]float64); ok {
-				return binLoop(o, x, y, fastF64(k.Op, f))
-			}
-		}
-		if f := floatCmp[float64](k.Op); f != nil {
-			if o, ok := out.([]bool); ok {
-				return binLoop(o, x, y, f)
-			}
-		}
+		ok = binaryCyclic(k.Op, out, x, ins[1])
 	case []float32:
-		y, ok := ins[1].([]float32)
-		if !ok {
-			break
-		}
-		if f := floatBin(k.Op); f != nil {
-			if o, ok := out.([]float32); ok {
-				return binLoop(o, x, y, func(a, b float32) float32 { return float32(f(float64(a), float64(b))) })
-			}
-		}
-		if f := floatCmp[float32](k.Op); f != nil {
-			if o, ok := out.([]bool); ok {
-				return binLoop(o, x, y, f)
-			}
-		}
+		ok = binaryCyclic(k.Op, out, x, ins[1])
 	case []int64:
-		y, ok := ins[1].([]int64)
-		f := intBinFunc(k.Op)
-		if !ok || f == nil || k.Op == core.OpAnd || k.Op == core.OpOr {
-			break
+		ok = binaryCyclic(k.Op, out, x, ins[1])
+	case []bool:
+		ok = binaryCyclic(k.Op, out, x, ins[1])
+	}
+	if !ok {
+		n, lx, ly := SliceLen(out), SliceLen(ins[0]), SliceLen(ins[1])
+		if n != lx && n != ly || lx == 0 || ly == 0 || n%lx != 0 || n%ly != 0 {
+			return errors.Errorf("kernel: element-wise: operand lengths %d and %d do not fit output length %d", lx, ly, n)
 		}
-		switch o := out.(type) {
+		return typeErr(k.Op.String(), out, ins)
+	}
+	return nil
+}
+
+// binaryCyclic applies op with binarySlices over blocks of the output: an operand shorter
+// than the output (its length dividing the output's) is read cyclically. A short period is
+// first tiled into a block of at least cyclicBlock elements, so the loops stay long.
+func binaryCyclic[T elem](op core.BinOp, out any, x []T, yv any) bool {
+	y, ok := yv.([]T)
+	if !ok {
+		return false
+	}
+	n := SliceLen(out)
+	if len(x) == n && len(y) == n {
+		return binarySlices(op, out, x, y)
+	}
+	short, long, shortIsX := y, x, false
+	if len(y) == n {
+		short, long, shortIsX = x, y, true
+	}
+	if len(long) != n || len(short) == 0 || n%len(short) != 0 {
+		return false
+	}
+	p := len(short)
+	if p < cyclicBlock {
+		reps := max(1, min(n/p, cyclicBlock/p+1))
+		for n/p%reps != 0 {
+			reps--
+		}
+		tile := make([]T, 0, p*reps)
+		for range reps {
+			tile = append(tile, short...)
+		}
+		short, p = tile, len(tile)
+	}
+	for b := 0; b < n; b += p {
+		o := subSlice(out, b, b+p)
+		xs, ys := long[b:b+p], short
+		if shortIsX {
+			xs, ys = short, long[b:b+p]
+		}
+		if !binarySlices(op, o, xs, ys) {
+			return false
+		}
+	}
+	return true
+}
+
+// cyclicBlock is the shortest block binaryCyclic runs the element-wise loops on.
+const cyclicBlock = 256
+
+// subSlice returns s[lo:hi] for a flat slice of any element type.
+func subSlice(s any, lo, hi int) any {
+	switch x := s.(type) {
+	case []float64:
+		return x[lo:hi]
+	case []float32:
+		return x[lo:hi]
+	case []int64:
+		return x[lo:hi]
+	case []bool:
+		return x[lo:hi]
+	}
+	return nil
+}
+
+// binarySlices applies op element-wise to x and y into dst, flat slices of equal length, with
+// the loops the compiled evaluator uses; false when the dtypes do not fit op.
+func binarySlices[T elem](op core.BinOp, dst any, x, y []T) bool {
+	if SliceLen(dst) != len(x) || len(y) != len(x) {
+		return false
+	}
+	if op.IsComparison() {
+		d, ok := dst.([]bool)
+		if !ok {
+			return false
+		}
+		switch a := any(x).(type) {
+		case []float64:
+			compare(op, d, a, any(y).([]float64))
+		case []float32:
+			compare(op, d, a, any(y).([]float32))
 		case []int64:
-			if !k.Op.IsComparison() {
-				return binLoop(o, x, y, f)
-			}
+			compare(op, d, a, any(y).([]int64))
 		case []bool:
-			if k.Op.IsComparison() {
-				return binLoop(o, x, y, func(a, b int64) bool { return f(a, b) != 0 })
+			if op != core.OpEq && op != core.OpNe {
+				return false
 			}
+			binaryBool(op, d, a, any(y).([]bool))
+		}
+		return true
+	}
+	d, ok := dst.([]T)
+	if !ok {
+		return false
+	}
+	switch a := any(x).(type) {
+	case []float64:
+		return binaryFloatOK(op, any(d).([]float64), a, any(y).([]float64))
+	case []float32:
+		return binaryFloatOK(op, any(d).([]float32), a, any(y).([]float32))
+	case []int64:
+		switch op {
+		case core.OpAdd, core.OpSub, core.OpMul, core.OpMax, core.OpMin, core.OpQuot, core.OpRem:
+			binaryInt(op, any(d).([]int64), a, any(y).([]int64))
+			return true
 		}
 	case []bool:
-		y, ok := ins[1].([]bool)
-		o, ok2 := out.([]bool)
-		if !ok || !ok2 {
-			break
-		}
-		switch k.Op {
-		case core.OpAnd:
-			return binLoop(o, x, y, func(a, b bool) bool { return a && b })
-		case core.OpOr:
-			return binLoop(o, x, y, func(a, b bool) bool { return a || b })
-		case core.OpEq:
-			return binLoop(o, x, y, func(a, b bool) bool { return a == b })
-		case core.OpNe:
-			return binLoop(o, x, y, func(a, b bool) bool { return a != b })
+		if op == core.OpAnd || op == core.OpOr {
+			binaryBool(op, any(d).([]bool), a, any(y).([]bool))
+			return true
 		}
 	}
-	return typeErr(k.Op.String(), out, ins)
+	return false
 }
 
-// fastF64 returns f; the common arithmetic operations are inlined by binLoop's callers
-// through these small closures.
-func fastF64(op core.BinOp, f func(a, b float64) float64) func(a, b float64) float64 {
+func binaryFloatOK[T floatT](op core.BinOp, d, x, y []T) bool {
+	switch op {
+	case core.OpAdd, core.OpSub, core.OpMul, core.OpMax, core.OpMin, core.OpDiv, core.OpPow, core.OpAtan2:
+		binaryFloat(op, d, x, y)
+		return true
+	}
+	return false
+}
+
+// arithFunc is op on one pair of elements of T, with the semantics of the slice loops
+// (binaryArith, binaryFloat, binaryInt); nil when op is not an arithmetic operation of T.
+func arithFunc[T numT](op core.BinOp) func(a, b T) T {
 	switch op {
 	case core.OpAdd:
-		return func(a, b float64) float64 { return a + b }
-	case core.OpMul:
-		return func(a, b float64) float64 { return a * b }
-	}
-	return f
-}
-
-func binLoop[T, U elem](out []U, x, y []T, f func(a, b T) U) error {
-	n := len(out)
-	switch {
-	case len(x) == n && len(y) == n:
-		for i := range out {
-			out[i] = f(x[i], y[i])
-		}
-	case len(x) == n && len(y) > 0 && n%len(y) == 0:
-		py := len(y)
-		for b := 0; b < n; b += py {
-			o, xs := out[b:b+py], x[b:b+py]
-			for j := range o {
-				o[j] = f(xs[j], y[j])
-			}
-		}
-	case len(y) == n && len(x) > 0 && n%len(x) == 0:
-		px := len(x)
-		for b := 0; b < n; b += px {
-			o, ys := out[b:b+px], y[b:b+px]
-			for j := range o {
-				o[j] = f(x[j], ys[j])
-			}
-		}
-	default:
-		return errors.Errorf("kernel: element-wise: operand lengths %d and %d do not fit output length %d", len(x), len(y), n)
-	}
-	return nil
-}
-
-func floatBin(op core.BinOp) func(a, b float64) float64 {
-	switch op {
-	case core.OpAdd:
-		return func(a, b float64) float64 { return a + b }
+		return func(a, b T) T { return a + b }
 	case core.OpSub:
-		return func(a, b float64) float64 { return a - b }
+		return func(a, b T) T { return a - b }
 	case core.OpMul:
-		return func(a, b float64) float64 { return a * b }
-	case core.OpDiv:
-		return func(a, b float64) float64 { return a / b }
-	case core.OpPow:
-		return math.Pow
+		return func(a, b T) T { return a * b }
 	case core.OpMax:
-		// As core's evaluator: NaN propagates, +0 is above −0 (math.Max's rules).
-		return math.Max
+		return maxOf[T]
 	case core.OpMin:
-		return math.Min
+		return minOf[T]
+	}
+	var z T
+	if isIntType(z) {
+		switch op {
+		case core.OpQuot:
+			return func(a, b T) T { return T(quotI(int64(a), int64(b))) }
+		case core.OpRem:
+			return func(a, b T) T { return T(remI(int64(a), int64(b))) }
+		}
+		return nil
+	}
+	switch op {
+	case core.OpDiv:
+		return func(a, b T) T { return a / b }
+	case core.OpPow:
+		return func(a, b T) T { return T(math.Pow(float64(a), float64(b))) }
 	case core.OpAtan2:
-		return math.Atan2
+		return func(a, b T) T { return T(math.Atan2(float64(a), float64(b))) }
 	}
 	return nil
 }
 
-func floatCmp[T ~float64 | ~float32](op core.BinOp) func(a, b T) bool {
+// cmpFunc is the comparison op on one pair of elements (NaN compares unequal); nil when op is
+// not a comparison.
+func cmpFunc[T numT](op core.BinOp) func(a, b T) bool {
 	switch op {
 	case core.OpLt:
 		return func(a, b T) bool { return a < b }
@@ -361,6 +298,21 @@ func floatCmp[T ~float64 | ~float32](op core.BinOp) func(a, b T) bool {
 		return func(a, b T) bool { return a == b }
 	case core.OpNe:
 		return func(a, b T) bool { return a != b }
+	}
+	return nil
+}
+
+// boolFunc is a binary operation of booleans (and, or, ==, !=); nil for another.
+func boolFunc(op core.BinOp) func(a, b bool) bool {
+	switch op {
+	case core.OpAnd:
+		return func(a, b bool) bool { return a && b }
+	case core.OpOr:
+		return func(a, b bool) bool { return a || b }
+	case core.OpEq:
+		return func(a, b bool) bool { return a == b }
+	case core.OpNe:
+		return func(a, b bool) bool { return a != b }
 	}
 	return nil
 }
@@ -380,91 +332,50 @@ func (k StridedBinary) Run(out any, ins []any) error {
 	if k.device(out, ins) {
 		return nil
 	}
+	var err error
+	ok := true
 	switch x := ins[0].(type) {
 	case []float64:
-		y, ok := ins[1].([]float64)
-		if !ok {
-			break
-		}
-		if o, ok := out.([]float64); ok {
-			switch k.Op {
-			case core.OpAdd:
-				return stridedLoop(k, o, x, y, func(a, b float64) float64 { return a + b })
-			case core.OpSub:
-				return stridedLoop(k, o, x, y, func(a, b float64) float64 { return a - b })
-			case core.OpMul:
-				return stridedLoop(k, o, x, y, func(a, b float64) float64 { return a * b })
-			case core.OpDiv:
-				return stridedLoop(k, o, x, y, func(a, b float64) float64 { return a / b })
-			}
-			if f := floatBin(k.Op); f != nil {
-				return stridedLoop(k, o, x, y, f)
-			}
-		}
-		if o, ok := out.([]bool); ok {
-			if f := floatCmp[float64](k.Op); f != nil {
-				return stridedLoop(k, o, x, y, f)
-			}
-		}
+		ok, err = stridedNum(k, out, x, ins[1])
 	case []float32:
-		y, ok := ins[1].([]float32)
-		if !ok {
-			break
-		}
-		if o, ok := out.([]float32); ok {
-			switch k.Op {
-			case core.OpAdd:
-				return stridedLoop(k, o, x, y, func(a, b float32) float32 { return a + b })
-			case core.OpSub:
-				return stridedLoop(k, o, x, y, func(a, b float32) float32 { return a - b })
-			case core.OpMul:
-				return stridedLoop(k, o, x, y, func(a, b float32) float32 { return a * b })
-			case core.OpDiv:
-				return stridedLoop(k, o, x, y, func(a, b float32) float32 { return a / b })
-			}
-			if f := floatBin(k.Op); f != nil {
-				return stridedLoop(k, o, x, y, func(a, b float32) float32 { return float32(f(float64(a), float64(b))) })
-			}
-		}
-		if o, ok := out.([]bool); ok {
-			if f := floatCmp[float32](k.Op); f != nil {
-				return stridedLoop(k, o, x, y, f)
-			}
-		}
+		ok, err = stridedNum(k, out, x, ins[1])
 	case []int64:
-		y, ok := ins[1].([]int64)
-		f := intBinFunc(k.Op)
-		if !ok || f == nil || k.Op == core.OpAnd || k.Op == core.OpOr {
-			break
-		}
-		switch o := out.(type) {
-		case []int64:
-			if !k.Op.IsComparison() {
-				return stridedLoop(k, o, x, y, f)
-			}
-		case []bool:
-			if k.Op.IsComparison() {
-				return stridedLoop(k, o, x, y, func(a, b int64) bool { return f(a, b) != 0 })
-			}
-		}
+		ok, err = stridedNum(k, out, x, ins[1])
 	case []bool:
-		y, ok := ins[1].([]bool)
+		y, ok1 := ins[1].([]bool)
 		o, ok2 := out.([]bool)
-		if !ok || !ok2 {
-			break
+		f := boolFunc(k.Op)
+		if ok = ok1 && ok2 && f != nil; ok {
+			err = stridedLoop(k, o, x, y, f)
 		}
-		switch k.Op {
-		case core.OpAnd:
-			return stridedLoop(k, o, x, y, func(a, b bool) bool { return a && b })
-		case core.OpOr:
-			return stridedLoop(k, o, x, y, func(a, b bool) bool { return a || b })
-		case core.OpEq:
-			return stridedLoop(k, o, x, y, func(a, b bool) bool { return a == b })
-		case core.OpNe:
-			return stridedLoop(k, o, x, y, func(a, b bool) bool { return a != b })
-		}
+	default:
+		ok = false
 	}
-	return typeErr(k.Op.String(), out, ins)
+	if !ok {
+		return typeErr(k.Op.String(), out, ins)
+	}
+	return err
+}
+
+// stridedNum runs a numeric StridedBinary; false when the types do not fit the operation.
+func stridedNum[T numT](k StridedBinary, out any, x []T, yv any) (bool, error) {
+	y, ok := yv.([]T)
+	if !ok {
+		return false, nil
+	}
+	if k.Op.IsComparison() {
+		o, ok := out.([]bool)
+		if !ok {
+			return false, nil
+		}
+		return true, stridedLoop(k, o, x, y, cmpFunc[T](k.Op))
+	}
+	o, ok := out.([]T)
+	f := arithFunc[T](k.Op)
+	if !ok || f == nil {
+		return false, nil
+	}
+	return true, stridedLoop(k, o, x, y, f)
 }
 
 func stridedLoop[T, U elem](k StridedBinary, out []U, x, y []T, f func(a, b T) U) error {
@@ -555,34 +466,18 @@ func maskDispatch[F ~float64 | ~float32](k MaskMul, out []F, p, q any, z []F) er
 	switch a := p.(type) {
 	case []int64:
 		if b, ok := q.([]int64); ok {
-			return maskLoop(k, out, a, b, z, numCmp[int64](k.Cmp))
+			return maskLoop(k, out, a, b, z, cmpFunc[int64](k.Cmp))
 		}
 	case []float64:
 		if b, ok := q.([]float64); ok {
-			return maskLoop(k, out, a, b, z, numCmp[float64](k.Cmp))
+			return maskLoop(k, out, a, b, z, cmpFunc[float64](k.Cmp))
 		}
 	case []float32:
 		if b, ok := q.([]float32); ok {
-			return maskLoop(k, out, a, b, z, numCmp[float32](k.Cmp))
+			return maskLoop(k, out, a, b, z, cmpFunc[float32](k.Cmp))
 		}
 	}
 	return errors.Errorf("kernel: maskMul: operand types %s and %s", typeName(p), typeName(q))
-}
-
-func numCmp[T num](op core.BinOp) func(a, b T) bool {
-	switch op {
-	case core.OpLt:
-		return func(a, b T) bool { return a < b }
-	case core.OpLe:
-		return func(a, b T) bool { return a <= b }
-	case core.OpGt:
-		return func(a, b T) bool { return a > b }
-	case core.OpGe:
-		return func(a, b T) bool { return a >= b }
-	case core.OpEq:
-		return func(a, b T) bool { return a == b }
-	}
-	return func(a, b T) bool { return a != b }
 }
 
 func maskLoop[T num, F ~float64 | ~float32](k MaskMul, out []F, p, q []T, z []F, cmp func(a, b T) bool) error {
