@@ -14,48 +14,56 @@ func sigmoid(x float64) float64 {
 	return e / (1 + e)
 }
 
-func unaryFloat(op UnOp, e float64) float64 {
-	switch op {
+// FloatFunc returns the operation on one float64 element (nil for not, which takes booleans):
+// the one statement of each float unary operation's value, read by the reference evaluator
+// and by package kernel. Float32 arrays apply it in float64 and round the result once.
+func (o UnOp) FloatFunc() func(float64) float64 {
+	switch o {
 	case OpNeg:
-		return -e
+		return func(x float64) float64 { return -x }
 	case OpAbs:
-		return math.Abs(e)
+		return math.Abs
 	case OpSign:
-		switch {
-		case e > 0:
-			return 1
-		case e < 0:
-			return -1
-		}
-		return e // ±0 and NaN
+		return sign
 	case OpExp:
-		return math.Exp(e)
+		return math.Exp
 	case OpLog:
-		return math.Log(e)
+		return math.Log
 	case OpSqrt:
-		return math.Sqrt(e)
+		return math.Sqrt
 	case OpSin:
-		return math.Sin(e)
+		return math.Sin
 	case OpCos:
-		return math.Cos(e)
+		return math.Cos
 	case OpTan:
-		return math.Tan(e)
+		return math.Tan
 	case OpTanh:
-		return math.Tanh(e)
+		return math.Tanh
 	case OpSigmoid:
-		return sigmoid(e)
+		return sigmoid
 	case OpRecip:
-		return 1 / e
+		return func(x float64) float64 { return 1 / x }
 	case OpFloor:
-		return math.Floor(e)
+		return math.Floor
 	case OpCeil:
-		return math.Ceil(e)
+		return math.Ceil
 	case OpLog1p:
-		return math.Log1p(e)
+		return math.Log1p
 	case OpExpm1:
-		return math.Expm1(e)
+		return math.Expm1
 	}
-	panic("unary " + op.String() + " on a float")
+	return nil
+}
+
+// sign is -1, 0 or 1 by the sign of x; ±0 and NaN are returned unchanged.
+func sign(x float64) float64 {
+	switch {
+	case x > 0:
+		return 1
+	case x < 0:
+		return -1
+	}
+	return x
 }
 
 func unaryInt(op UnOp, e int64) int64 {
@@ -87,8 +95,10 @@ func unaryValue(op UnOp, a *value) *value {
 	for k, e := range a.i {
 		out.i[k] = unaryInt(op, e)
 	}
-	for k, e := range a.f {
-		out.f[k] = round(a.t.Dtype, unaryFloat(op, e))
+	if f := op.FloatFunc(); f != nil {
+		for k, e := range a.f {
+			out.f[k] = round(a.t.Dtype, f(e))
+		}
 	}
 	return out
 }
