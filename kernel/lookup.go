@@ -349,71 +349,15 @@ type Lookup struct {
 	Injective bool
 }
 
-// gather runs the fast path; false when the inputs do not fit it (the caller then runs the
-// general loop).
-func (l *Lookup) gather(k *Gather, out any, ins []any) bool {
-	if len(ins) < 2 {
-		return false
+// indices returns the looked-up array (the op's second input) when the fast path applies to
+// a domain of shape dom: every value within the table.
+func (l *Lookup) indices(dom []int, ins []any) ([]int64, bool) {
+	if l == nil || len(ins) < 2 {
+		return nil, false
 	}
 	lk, ok := ins[1].([]int64)
-	if !ok || len(lk) != core.Shape(k.Dom).Size() || !lookupCheck(lk, len(l.Table)) {
-		return false
+	if !ok || len(lk) != core.Shape(dom).Size() || !lookupCheck(lk, len(l.Table)) {
+		return nil, false
 	}
-	switch o := out.(type) {
-	case []float64:
-		if x, ok := ins[0].([]float64); ok {
-			gatherLookup(o, x, lk, l.Table, k.Dom, l.St, l.Base, k.Rest)
-			return true
-		}
-	case []float32:
-		if x, ok := ins[0].([]float32); ok {
-			gatherLookup(o, x, lk, l.Table, k.Dom, l.St, l.Base, k.Rest)
-			return true
-		}
-	case []int64:
-		if x, ok := ins[0].([]int64); ok {
-			gatherLookup(o, x, lk, l.Table, k.Dom, l.St, l.Base, k.Rest)
-			return true
-		}
-	case []bool:
-		if x, ok := ins[0].([]bool); ok {
-			gatherLookup(o, x, lk, l.Table, k.Dom, l.St, l.Base, k.Rest)
-			return true
-		}
-	}
-	return false
-}
-
-// scatter runs the fast path; false when the inputs do not fit it.
-func (l *Lookup) scatter(k *Scatter, out any, ins []any) bool {
-	if len(ins) < 2 {
-		return false
-	}
-	lk, ok := ins[1].([]int64)
-	if !ok || len(lk) != core.Shape(k.Dom).Size() || !lookupCheck(lk, len(l.Table)) {
-		return false
-	}
-	switch o := out.(type) {
-	case []float64:
-		if x, ok := ins[0].([]float64); ok {
-			scatterLookup(o, x, lk, l.Table, k.Dom, l.St, l.Base, k.Rest, func(a, b float64) float64 { return a + b })
-			return true
-		}
-	case []float32:
-		if x, ok := ins[0].([]float32); ok {
-			scatterLookup(o, x, lk, l.Table, k.Dom, l.St, l.Base, k.Rest, func(a, b float32) float32 { return a + b })
-			return true
-		}
-	case []int64:
-		if x, ok := ins[0].([]int64); ok {
-			scatterLookup(o, x, lk, l.Table, k.Dom, l.St, l.Base, k.Rest, func(a, b int64) int64 { return a + b })
-			return true
-		}
-	case []bool:
-		if x, ok := ins[0].([]bool); ok {
-			scatterLookup(o, x, lk, l.Table, k.Dom, l.St, l.Base, k.Rest, func(a, b bool) bool { return a || b })
-			return true
-		}
-	}
-	return false
+	return lk, true
 }

@@ -75,69 +75,41 @@ func (k *Gather) Run(out any, ins []any) error {
 	if k.device(out, ins) {
 		return nil
 	}
-	if k.LK != nil && k.LK.gather(k, out, ins) {
+	var err error
+	switch o := out.(type) {
+	case []float64:
+		err = gatherRun(k, o, ins)
+	case []float32:
+		err = gatherRun(k, o, ins)
+	case []int64:
+		err = gatherRun(k, o, ins)
+	case []bool:
+		err = gatherRun(k, o, ins)
+	default:
+		err = typeErr("gather", out, ins)
+	}
+	return err
+}
+
+func gatherRun[T elem](k *Gather, o []T, ins []any) error {
+	x, ok := ins[0].([]T)
+	if !ok {
+		return typeErr("gather", o, ins)
+	}
+	if lk, ok := k.LK.indices(k.Dom, ins); ok {
+		gatherLookup(o, x, lk, k.LK.Table, k.Dom, k.LK.St, k.LK.Base, k.Rest)
 		return nil
 	}
 	if k.Aff && len(ins) == 1 {
-		switch o := out.(type) {
-		case []float64:
-			if x, ok := ins[0].([]float64); ok {
-				gatherAffine(o, x, k.Dom, k.ASt, k.ABase, k.Rest)
-				return nil
-			}
-		case []float32:
-			if x, ok := ins[0].([]float32); ok {
-				gatherAffine(o, x, k.Dom, k.ASt, k.ABase, k.Rest)
-				return nil
-			}
-		case []int64:
-			if x, ok := ins[0].([]int64); ok {
-				gatherAffine(o, x, k.Dom, k.ASt, k.ABase, k.Rest)
-				return nil
-			}
-		case []bool:
-			if x, ok := ins[0].([]bool); ok {
-				gatherAffine(o, x, k.Dom, k.ASt, k.ABase, k.Rest)
-				return nil
-			}
-		}
-		return typeErr("gather", out, ins)
+		gatherAffine(o, x, k.Dom, k.ASt, k.ABase, k.Rest)
+		return nil
 	}
 	env, err := k.Fn.newEnv(ins[1:])
 	if err != nil {
 		return err
 	}
-	switch o := out.(type) {
-	case []float64:
-		x, ok := ins[0].([]float64)
-		if !ok {
-			break
-		}
-		gatherLoop(k, env, o, x)
-		return nil
-	case []float32:
-		x, ok := ins[0].([]float32)
-		if !ok {
-			break
-		}
-		gatherLoop(k, env, o, x)
-		return nil
-	case []int64:
-		x, ok := ins[0].([]int64)
-		if !ok {
-			break
-		}
-		gatherLoop(k, env, o, x)
-		return nil
-	case []bool:
-		x, ok := ins[0].([]bool)
-		if !ok {
-			break
-		}
-		gatherLoop(k, env, o, x)
-		return nil
-	}
-	return typeErr("gather", out, ins)
+	gatherLoop(k, env, o, x)
+	return nil
 }
 
 func gatherLoop[T elem](k *Gather, env *ixEnv, out, x []T) {
@@ -192,61 +164,58 @@ func (k *Scatter) Run(out any, ins []any) error {
 	if k.device(out, ins) {
 		return nil
 	}
-	if k.LK != nil && k.LK.scatter(k, out, ins) {
+	var err error
+	switch o := out.(type) {
+	case []float64:
+		err = scatterRun(k, o, ins)
+	case []float32:
+		err = scatterRun(k, o, ins)
+	case []int64:
+		err = scatterRun(k, o, ins)
+	case []bool:
+		err = scatterRun(k, o, ins)
+	default:
+		err = typeErr("scatter", out, ins)
+	}
+	return err
+}
+
+func scatterRun[T elem](k *Scatter, o []T, ins []any) error {
+	x, ok := ins[0].([]T)
+	if !ok {
+		return typeErr("scatter", o, ins)
+	}
+	add := addOf[T]()
+	if lk, ok := k.LK.indices(k.Dom, ins); ok {
+		scatterLookup(o, x, lk, k.LK.Table, k.Dom, k.LK.St, k.LK.Base, k.Rest, add)
 		return nil
 	}
 	if k.Aff && len(ins) == 1 {
-		switch o := out.(type) {
-		case []float64:
-			if x, ok := ins[0].([]float64); ok {
-				scatterAffine(o, x, k.Dom, k.ASt, k.ABase, k.Rest, func(a, b float64) float64 { return a + b })
-				return nil
-			}
-		case []float32:
-			if x, ok := ins[0].([]float32); ok {
-				scatterAffine(o, x, k.Dom, k.ASt, k.ABase, k.Rest, func(a, b float32) float32 { return a + b })
-				return nil
-			}
-		case []int64:
-			if x, ok := ins[0].([]int64); ok {
-				scatterAffine(o, x, k.Dom, k.ASt, k.ABase, k.Rest, func(a, b int64) int64 { return a + b })
-				return nil
-			}
-		case []bool:
-			if x, ok := ins[0].([]bool); ok {
-				scatterAffine(o, x, k.Dom, k.ASt, k.ABase, k.Rest, func(a, b bool) bool { return a || b })
-				return nil
-			}
-		}
-		return typeErr("scatter", out, ins)
+		scatterAffine(o, x, k.Dom, k.ASt, k.ABase, k.Rest, add)
+		return nil
 	}
 	env, err := k.Fn.newEnv(ins[1:])
 	if err != nil {
 		return err
 	}
-	switch o := out.(type) {
-	case []float64:
-		if x, ok := ins[0].([]float64); ok {
-			scatterLoop(k, env, o, x, func(a, b float64) float64 { return a + b })
-			return nil
-		}
-	case []float32:
-		if x, ok := ins[0].([]float32); ok {
-			scatterLoop(k, env, o, x, func(a, b float32) float32 { return a + b })
-			return nil
-		}
-	case []int64:
-		if x, ok := ins[0].([]int64); ok {
-			scatterLoop(k, env, o, x, func(a, b int64) int64 { return a + b })
-			return nil
-		}
-	case []bool:
-		if x, ok := ins[0].([]bool); ok {
-			scatterLoop(k, env, o, x, func(a, b bool) bool { return a || b })
-			return nil
-		}
+	scatterLoop(k, env, o, x, add)
+	return nil
+}
+
+// addOf is how a scatter accumulates elements of T: + for numbers, || for booleans.
+func addOf[T elem]() func(a, b T) T {
+	var f any
+	switch any(*new(T)).(type) {
+	case float64:
+		f = func(a, b float64) float64 { return a + b }
+	case float32:
+		f = func(a, b float32) float32 { return a + b }
+	case int64:
+		f = func(a, b int64) int64 { return a + b }
+	case bool:
+		f = func(a, b bool) bool { return a || b }
 	}
-	return typeErr("scatter", out, ins)
+	return f.(func(a, b T) T)
 }
 
 func scatterLoop[T elem](k *Scatter, env *ixEnv, out, x []T, add func(a, b T) T) {
