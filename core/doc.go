@@ -15,6 +15,11 @@
 // Partial operations never crash (§5.2): index and gather out of bounds give 0, scatter drops
 // out-of-range writes and adds colliding ones, integer quot and rem by zero give 0.
 //
+// Eval, EvalTuple and EvalTerm are the reference evaluator: a memoising tree walk, element by
+// element, that states the semantics of every construct (see Eval) and is obviously correct
+// rather than fast. Package kernel compiles programs into fast kernels and is tested against
+// it; core itself executes nothing else and imports no BLAS.
+//
 // # Text syntax
 //
 // Programs print (Program.String, Term.String) and parse (ParseProgram, Parse) in this syntax:
