@@ -11,11 +11,11 @@ import (
 // slots hold the bound index variables (and let-bound scalars), arrs the values of the free
 // variables (op inputs after the first).
 
+// ixArr is an extra input as the index function reads it: integers and booleans (0/1) in i,
+// floats of both widths in f (newEnv converts booleans and float32 once per run).
 type ixArr struct {
-	i   []int64
-	b   []bool
-	f   []float64
-	f32 []float32
+	i []int64
+	f []float64
 }
 
 type ixEnv struct {
@@ -120,16 +120,10 @@ func (c *ixCompiler) hoistScalar(t core.Term) (iexpr, fexpr, bool) {
 	if !ok {
 		return nil, nil, false
 	}
-	switch t.Type().Dtype {
-	case core.Int64:
-		return func(e *ixEnv) int64 { return e.arrs[k].i[0] }, nil, true
-	case core.Bool:
-		return func(e *ixEnv) int64 { return b2i(e.arrs[k].b[0]) }, nil, true
-	case core.Float32:
-		return nil, func(e *ixEnv) float64 { return float64(e.arrs[k].f32[0]) }, true
-	default:
+	if t.Type().Dtype.IsFloat() {
 		return nil, func(e *ixEnv) float64 { return e.arrs[k].f[0] }, true
 	}
+	return func(e *ixEnv) int64 { return e.arrs[k].i[0] }, nil, true
 }
 
 func unsupportedIx(t core.Term) error {
@@ -168,9 +162,6 @@ func (c *ixCompiler) ints(t core.Term) (iexpr, error) {
 			return func(e *ixEnv) int64 { return e.slots[s] }, nil
 		}
 		k := c.free(t)
-		if t.Type().Dtype == core.Bool {
-			return func(e *ixEnv) int64 { return b2i(e.arrs[k].b[0]) }, nil
-		}
 		return func(e *ixEnv) int64 { return e.arrs[k].i[0] }, nil
 	case *core.Lit:
 		var v int64
@@ -286,15 +277,6 @@ func (c *ixCompiler) ints(t core.Term) (iexpr, error) {
 			return nil, err
 		}
 		k, _ := c.hoist(t.X)
-		if ty.Dtype == core.Bool {
-			return func(e *ixEnv) int64 {
-				o := off(e)
-				if o < 0 {
-					return 0
-				}
-				return b2i(e.arrs[k].b[o])
-			}, nil
-		}
 		return func(e *ixEnv) int64 {
 			o := off(e)
 			if o < 0 {
@@ -438,9 +420,6 @@ func (c *ixCompiler) floats(t core.Term) (fexpr, error) {
 			return func(e *ixEnv) float64 { return e.fslot[s] }, nil
 		}
 		k := c.free(t)
-		if ty.Dtype == core.Float32 {
-			return func(e *ixEnv) float64 { return float64(e.arrs[k].f32[0]) }, nil
-		}
 		return func(e *ixEnv) float64 { return e.arrs[k].f[0] }, nil
 	case *core.Lit:
 		v := t.F[0]
@@ -455,15 +434,6 @@ func (c *ixCompiler) floats(t core.Term) (fexpr, error) {
 			return nil, err
 		}
 		k, _ := c.hoist(t.X)
-		if ty.Dtype == core.Float32 {
-			return func(e *ixEnv) float64 {
-				o := off(e)
-				if o < 0 {
-					return 0
-				}
-				return float64(e.arrs[k].f32[o])
-			}, nil
-		}
 		return func(e *ixEnv) float64 {
 			o := off(e)
 			if o < 0 {
@@ -520,11 +490,17 @@ func (p *IndexProgram) newEnv(arrs []any) (*ixEnv, error) {
 		case []int64:
 			e.arrs[k].i = s
 		case []bool:
-			e.arrs[k].b = s
+			e.arrs[k].i = make([]int64, len(s))
+			for j, v := range s {
+				e.arrs[k].i[j] = b2i(v)
+			}
 		case []float64:
 			e.arrs[k].f = s
 		case []float32:
-			e.arrs[k].f32 = s
+			e.arrs[k].f = make([]float64, len(s))
+			for j, v := range s {
+				e.arrs[k].f[j] = float64(v)
+			}
 		default:
 			return nil, errors.Errorf("kernel: index function: free array %d has unsupported element type %T", k, a)
 		}
