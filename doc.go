@@ -78,7 +78,7 @@
 // use, its calls being serialised. A graph keeps the setting it was raised with: switching
 // later affects only later Grad calls. A device call that fails never fails the step: the
 // kernel runs on the CPU and the first such error is logged once (CurrentVulkan().Err()
-// returns it). Which kernels dispatch is listed at raise.Vulkan; the forward pass built with
+// returns it). Which kernels dispatch is listed at kernel.Vulkan; the forward pass built with
 // Gorgonia's own ops stays Gorgonia's.
 //
 // # Resource limits

@@ -308,16 +308,7 @@ func (c *compiler) build(t core.Term, sc *scope) (*buf, *scope, error) {
 		}
 		out := c.fresh(t.Type())
 		op := t.Op
-		switch t.Type().Dtype {
-		case core.Float64:
-			c.emit(sc, t, func() { unaryFloat(op, out.f64, x.f64) })
-		case core.Float32:
-			c.emit(sc, t, func() { unaryFloat(op, out.f32, x.f32) })
-		case core.Int64:
-			c.emit(sc, t, func() { unaryInt(op, out.i64, x.i64) })
-		case core.Bool:
-			c.emit(sc, t, func() { unaryBool(op, out.b, x.b) })
-		}
+		c.emit(sc, t, func() { unaryBuf(op, out, x) })
 		return out, sc, nil
 	case *core.Cast:
 		if fusible(t) {
@@ -342,29 +333,7 @@ func (c *compiler) build(t core.Term, sc *scope) (*buf, *scope, error) {
 		x, y := xs[0], xs[1]
 		out := c.fresh(t.Type())
 		op := t.Op
-		if op.IsComparison() {
-			switch t.X.Type().Dtype {
-			case core.Float64:
-				c.emit(sc, t, func() { compare(op, out.b, x.f64, y.f64) })
-			case core.Float32:
-				c.emit(sc, t, func() { compare(op, out.b, x.f32, y.f32) })
-			case core.Int64:
-				c.emit(sc, t, func() { compare(op, out.b, x.i64, y.i64) })
-			case core.Bool:
-				c.emit(sc, t, func() { binaryBool(op, out.b, x.b, y.b) })
-			}
-			return out, sc, nil
-		}
-		switch t.Type().Dtype {
-		case core.Float64:
-			c.emit(sc, t, func() { binaryFloat(op, out.f64, x.f64, y.f64) })
-		case core.Float32:
-			c.emit(sc, t, func() { binaryFloat(op, out.f32, x.f32, y.f32) })
-		case core.Int64:
-			c.emit(sc, t, func() { binaryInt(op, out.i64, x.i64, y.i64) })
-		case core.Bool:
-			c.emit(sc, t, func() { binaryBool(op, out.b, x.b, y.b) })
-		}
+		c.emit(sc, t, func() { binaryBuf(op, out, x, y) })
 		return out, sc, nil
 	case *core.Index:
 		return c.buildIndex(t, sc)
@@ -452,16 +421,7 @@ func (c *compiler) build(t core.Term, sc *scope) (*buf, *scope, error) {
 			}
 		}
 		plan := newPermPlan(t.Type().Shape, str)
-		switch t.Type().Dtype {
-		case core.Float64:
-			c.emit(sc, t, func() { permCopy(plan, out.f64, x.f64) })
-		case core.Float32:
-			c.emit(sc, t, func() { permCopy(plan, out.f32, x.f32) })
-		case core.Int64:
-			c.emit(sc, t, func() { permCopy(plan, out.i64, x.i64) })
-		case core.Bool:
-			c.emit(sc, t, func() { permCopy(plan, out.b, x.b) })
-		}
+		c.emit(sc, t, func() { permCopyBuf(plan, out, x) })
 		return out, sc, nil
 	case *core.Build1:
 		return c.buildBuild1(t, sc)

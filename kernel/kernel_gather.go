@@ -372,16 +372,7 @@ func (c *compiler) buildGather(t *core.Gather, sc *scope) (*buf, *scope, error) 
 	out := c.fresh(t.Type())
 	n, m := len(t.Fn.Vars), len(t.Fn.Out)
 	if plan := inBoundsPlan(fn, t.Shape, t.X.Type().Shape, n, m); plan != nil {
-		switch t.Type().Dtype {
-		case core.Float64:
-			c.emit(sc, t, func() { permCopy(plan, out.f64, x.f64) })
-		case core.Float32:
-			c.emit(sc, t, func() { permCopy(plan, out.f32, x.f32) })
-		case core.Int64:
-			c.emit(sc, t, func() { permCopy(plan, out.i64, x.i64) })
-		case core.Bool:
-			c.emit(sc, t, func() { permCopy(plan, out.b, x.b) })
-		}
+		c.emit(sc, t, func() { permCopyBuf(plan, out, x) })
 		return out, sc, nil
 	}
 	p := newIxPlan(fn, t.Shape[:n], t.X.Type().Shape, m)

@@ -13,29 +13,12 @@ type Cast struct{}
 
 // Run implements Kernel.
 func (Cast) Run(out any, ins []any) error {
-	dst, to := bufOver(out)
-	x, from := bufOver(ins[0])
-	if !to.Valid() || !from.Valid() || SliceLen(out) != SliceLen(ins[0]) {
+	dst, x := bufOver(out), bufOver(ins[0])
+	if dst == nil || x == nil || dst.length() != x.length() {
 		return typeErr("cast", out, ins)
 	}
-	castKernel(to, from, dst, x)
+	castKernel(dst.dtype(), x.dtype(), dst, x)
 	return nil
-}
-
-// bufOver wraps a flat slice as evaluator storage and returns its dtype (InvalidDtype for
-// another value).
-func bufOver(s any) (*buf, core.Dtype) {
-	switch x := s.(type) {
-	case []float64:
-		return &buf{f64: x}, core.Float64
-	case []float32:
-		return &buf{f32: x}, core.Float32
-	case []int64:
-		return &buf{i64: x}, core.Int64
-	case []bool:
-		return &buf{b: x}, core.Bool
-	}
-	return nil, core.InvalidDtype
 }
 
 // ---- element-wise ----
@@ -51,45 +34,10 @@ func (k Unary) Run(out any, ins []any) error {
 	if k.device(out, ins) {
 		return nil
 	}
-	if !unarySlices(k.Op, out, ins[0]) {
+	if !unaryBuf(k.Op, bufOver(out), bufOver(ins[0])) {
 		return typeErr(k.Op.String(), out, ins)
 	}
 	return nil
-}
-
-// unarySlices applies op element-wise from x to dst, flat slices of one dtype and equal
-// length, with the loops the compiled evaluator uses; false when they do not fit op.
-func unarySlices(op core.UnOp, dst, x any) bool {
-	switch d := dst.(type) {
-	case []float64:
-		return unaryFloatAny(op, d, x)
-	case []float32:
-		return unaryFloatAny(op, d, x)
-	case []int64:
-		s, ok := x.([]int64)
-		if !ok || len(s) != len(d) || (op != core.OpNeg && op != core.OpAbs && op != core.OpSign) {
-			return false
-		}
-		unaryInt(op, d, s)
-		return true
-	case []bool:
-		s, ok := x.([]bool)
-		if !ok || len(s) != len(d) || op != core.OpNot {
-			return false
-		}
-		unaryBool(op, d, s)
-		return true
-	}
-	return false
-}
-
-func unaryFloatAny[T floatT](op core.UnOp, d []T, x any) bool {
-	s, ok := x.([]T)
-	if !ok || len(s) != len(d) || op == core.OpNot {
-		return false
-	}
-	unaryFloat(op, d, s)
-	return true
 }
 
 // Binary applies a binary operation element-wise; an operand shorter than the output is
@@ -187,63 +135,9 @@ func subSlice(s any, lo, hi int) any {
 	return nil
 }
 
-// binarySlices applies op element-wise to x and y into dst, flat slices of equal length, with
-// the loops the compiled evaluator uses; false when the dtypes do not fit op.
+// binarySlices applies op element-wise to x and y into dst (flat slices of equal length).
 func binarySlices[T elem](op core.BinOp, dst any, x, y []T) bool {
-	if SliceLen(dst) != len(x) || len(y) != len(x) {
-		return false
-	}
-	if op.IsComparison() {
-		d, ok := dst.([]bool)
-		if !ok {
-			return false
-		}
-		switch a := any(x).(type) {
-		case []float64:
-			compare(op, d, a, any(y).([]float64))
-		case []float32:
-			compare(op, d, a, any(y).([]float32))
-		case []int64:
-			compare(op, d, a, any(y).([]int64))
-		case []bool:
-			if op != core.OpEq && op != core.OpNe {
-				return false
-			}
-			binaryBool(op, d, a, any(y).([]bool))
-		}
-		return true
-	}
-	d, ok := dst.([]T)
-	if !ok {
-		return false
-	}
-	switch a := any(x).(type) {
-	case []float64:
-		return binaryFloatOK(op, any(d).([]float64), a, any(y).([]float64))
-	case []float32:
-		return binaryFloatOK(op, any(d).([]float32), a, any(y).([]float32))
-	case []int64:
-		switch op {
-		case core.OpAdd, core.OpSub, core.OpMul, core.OpMax, core.OpMin, core.OpQuot, core.OpRem:
-			binaryInt(op, any(d).([]int64), a, any(y).([]int64))
-			return true
-		}
-	case []bool:
-		if op == core.OpAnd || op == core.OpOr {
-			binaryBool(op, any(d).([]bool), a, any(y).([]bool))
-			return true
-		}
-	}
-	return false
-}
-
-func binaryFloatOK[T floatT](op core.BinOp, d, x, y []T) bool {
-	switch op {
-	case core.OpAdd, core.OpSub, core.OpMul, core.OpMax, core.OpMin, core.OpDiv, core.OpPow, core.OpAtan2:
-		binaryFloat(op, d, x, y)
-		return true
-	}
-	return false
+	return binaryBuf(op, bufOver(dst), bufOver(x), bufOver(y))
 }
 
 // arithFunc is op on one pair of elements of T, with the semantics of the slice loops

@@ -1,0 +1,134 @@
+package kernel
+
+import "github.com/bulkad/bulkad/core"
+
+// Dispatch from a dtype to the generic loop kernels, in one place for the compiled evaluator
+// (whose buffers know their dtype) and the single-op kernels (which receive flat slices and
+// wrap them with bufOver). Each function reports false when the dtypes do not fit the
+// operation; the switch runs once per call, not per element.
+
+// dtype is the dtype of v's storage.
+func (v *buf) dtype() core.Dtype { return v.typ.Dtype }
+
+// bufOver wraps a flat slice as evaluator storage; nil for another value.
+func bufOver(s any) *buf {
+	switch x := s.(type) {
+	case []float64:
+		return &buf{typ: core.Type{Dtype: core.Float64}, f64: x}
+	case []float32:
+		return &buf{typ: core.Type{Dtype: core.Float32}, f32: x}
+	case []int64:
+		return &buf{typ: core.Type{Dtype: core.Int64}, i64: x}
+	case []bool:
+		return &buf{typ: core.Type{Dtype: core.Bool}, b: x}
+	}
+	return nil
+}
+
+// length is the number of elements of v's storage.
+func (v *buf) length() int { return len(v.f64) + len(v.f32) + len(v.i64) + len(v.b) }
+
+// unaryBuf applies op element-wise from x to out (same dtype and length).
+func unaryBuf(op core.UnOp, out, x *buf) bool {
+	if out == nil || x == nil || out.dtype() != x.dtype() || out.length() != x.length() {
+		return false
+	}
+	switch out.dtype() {
+	case core.Float64, core.Float32:
+		if op.FloatFunc() == nil {
+			return false
+		}
+	case core.Int64:
+		if op != core.OpNeg && op != core.OpAbs && op != core.OpSign {
+			return false
+		}
+	case core.Bool:
+		if op != core.OpNot {
+			return false
+		}
+	}
+	switch out.dtype() {
+	case core.Float64:
+		unaryFloat(op, out.f64, x.f64)
+	case core.Float32:
+		unaryFloat(op, out.f32, x.f32)
+	case core.Int64:
+		unaryInt(op, out.i64, x.i64)
+	case core.Bool:
+		unaryBool(op, out.b, x.b)
+	}
+	return true
+}
+
+// binaryBuf applies op element-wise to x and y (same dtype and length) into out (bool for a
+// comparison, else the operands' dtype).
+func binaryBuf(op core.BinOp, out, x, y *buf) bool {
+	if out == nil || x == nil || y == nil || x.dtype() != y.dtype() || x.length() != out.length() || y.length() != out.length() {
+		return false
+	}
+	if op.IsComparison() {
+		if out.dtype() != core.Bool {
+			return false
+		}
+		switch x.dtype() {
+		case core.Float64:
+			compare(op, out.b, x.f64, y.f64)
+		case core.Float32:
+			compare(op, out.b, x.f32, y.f32)
+		case core.Int64:
+			compare(op, out.b, x.i64, y.i64)
+		case core.Bool:
+			if op != core.OpEq && op != core.OpNe {
+				return false
+			}
+			binaryBool(op, out.b, x.b, y.b)
+		}
+		return true
+	}
+	if out.dtype() != x.dtype() {
+		return false
+	}
+	switch op {
+	case core.OpAdd, core.OpSub, core.OpMul, core.OpMax, core.OpMin:
+		if x.dtype() == core.Bool {
+			return false
+		}
+	case core.OpDiv, core.OpPow, core.OpAtan2:
+		if !x.dtype().IsFloat() {
+			return false
+		}
+	case core.OpQuot, core.OpRem:
+		if x.dtype() != core.Int64 {
+			return false
+		}
+	case core.OpAnd, core.OpOr:
+		if x.dtype() != core.Bool {
+			return false
+		}
+	}
+	switch x.dtype() {
+	case core.Float64:
+		binaryFloat(op, out.f64, x.f64, y.f64)
+	case core.Float32:
+		binaryFloat(op, out.f32, x.f32, y.f32)
+	case core.Int64:
+		binaryInt(op, out.i64, x.i64, y.i64)
+	case core.Bool:
+		binaryBool(op, out.b, x.b, y.b)
+	}
+	return true
+}
+
+// permCopyBuf copies x into out through a permutation plan (any dtype).
+func permCopyBuf(p *permPlan, out, x *buf) {
+	switch out.dtype() {
+	case core.Float64:
+		permCopy(p, out.f64, x.f64)
+	case core.Float32:
+		permCopy(p, out.f32, x.f32)
+	case core.Int64:
+		permCopy(p, out.i64, x.i64)
+	case core.Bool:
+		permCopy(p, out.b, x.b)
+	}
+}
