@@ -132,3 +132,37 @@ func permCopyBuf(p *permPlan, out, x *buf) {
 		permCopy(p, out.b, x.b)
 	}
 }
+
+// floatsOf returns v's float storage as []T (T the element type of v's dtype).
+func floatsOf[T floatT](v *buf) []T {
+	if s, ok := any(v.f64).([]T); ok {
+		return s
+	}
+	return any(v.f32).([]T)
+}
+
+// gatherBuf runs a planned gather of x into out (any dtype).
+func gatherBuf(p *ixPlan, out, x *buf) {
+	switch out.dtype() {
+	case core.Float64:
+		gatherK(p, out.f64, x.f64)
+	case core.Float32:
+		gatherK(p, out.f32, x.f32)
+	case core.Int64:
+		gatherK(p, out.i64, x.i64)
+	case core.Bool:
+		gatherK(p, out.b, x.b)
+	}
+}
+
+// scatterBuf runs a planned scatter of x into out (numeric dtypes).
+func scatterBuf(p *ixPlan, out, x *buf) {
+	switch out.dtype() {
+	case core.Float64:
+		scatterK(p, out.f64, x.f64)
+	case core.Float32:
+		scatterK(p, out.f32, x.f32)
+	case core.Int64:
+		scatterK(p, out.i64, x.i64)
+	}
+}

@@ -151,10 +151,10 @@ func (c *compiler) buildFused(t core.Term, sc *scope) (*buf, *scope, error) {
 	switch t.Type().Dtype {
 	case core.Float64:
 		st := newFuseState[float64](fp)
-		c.emit(sc, t, func() { st.run(fp, out.f64, n, leaves64(fp, st)) })
+		c.emit(sc, t, func() { st.run(fp, out.f64, n, leavesOf(fp, st)) })
 	case core.Float32:
 		st := newFuseState[float32](fp)
-		c.emit(sc, t, func() { st.run(fp, out.f32, n, leaves32(fp, st)) })
+		c.emit(sc, t, func() { st.run(fp, out.f32, n, leavesOf(fp, st)) })
 	}
 	return out, sc, nil
 }
@@ -213,25 +213,13 @@ func newFuseState[T floatT](fp *fusePlan) *fuseState[T] {
 	return st
 }
 
-func leaves64(fp *fusePlan, st *fuseState[float64]) [][]float64 {
+// leavesOf points the fused loop at its leaves' storage and fills the blocks of its scalars.
+func leavesOf[T floatT](fp *fusePlan, st *fuseState[T]) [][]T {
 	for i, l := range fp.leaves {
-		st.leaves[i] = l.f64
+		st.leaves[i] = floatsOf[T](l)
 	}
 	for i, s := range fp.scalars {
-		v := s.f64[0]
-		for j := range st.sblk[i] {
-			st.sblk[i][j] = v
-		}
-	}
-	return st.leaves
-}
-
-func leaves32(fp *fusePlan, st *fuseState[float32]) [][]float32 {
-	for i, l := range fp.leaves {
-		st.leaves[i] = l.f32
-	}
-	for i, s := range fp.scalars {
-		v := s.f32[0]
+		v := floatsOf[T](s)[0]
 		for j := range st.sblk[i] {
 			st.sblk[i][j] = v
 		}

@@ -376,16 +376,7 @@ func (c *compiler) buildGather(t *core.Gather, sc *scope) (*buf, *scope, error) 
 		return out, sc, nil
 	}
 	p := newIxPlan(fn, t.Shape[:n], t.X.Type().Shape, m)
-	switch t.Type().Dtype {
-	case core.Float64:
-		c.emit(sc, t, func() { gatherK(p, out.f64, x.f64) })
-	case core.Float32:
-		c.emit(sc, t, func() { gatherK(p, out.f32, x.f32) })
-	case core.Int64:
-		c.emit(sc, t, func() { gatherK(p, out.i64, x.i64) })
-	case core.Bool:
-		c.emit(sc, t, func() { gatherK(p, out.b, x.b) })
-	}
+	c.emit(sc, t, func() { gatherBuf(p, out, x) })
 	return out, sc, nil
 }
 
@@ -401,14 +392,7 @@ func (c *compiler) buildScatter(t *core.Scatter, sc *scope) (*buf, *scope, error
 	out := c.fresh(t.Type())
 	n, m := len(t.Fn.Vars), len(t.Fn.Out)
 	p := newIxPlan(fn, t.X.Type().Shape[:n], t.Shape, m)
-	switch t.Type().Dtype {
-	case core.Float64:
-		c.emit(sc, t, func() { scatterK(p, out.f64, x.f64) })
-	case core.Float32:
-		c.emit(sc, t, func() { scatterK(p, out.f32, x.f32) })
-	case core.Int64:
-		c.emit(sc, t, func() { scatterK(p, out.i64, x.i64) })
-	}
+	c.emit(sc, t, func() { scatterBuf(p, out, x) })
 	return out, sc, nil
 }
 
