@@ -16,6 +16,9 @@ func argmaxViewFew[T num](k *ArgmaxView, out []int64, x []T) {
 	for i, o := range k.OuterOff {
 		offs[i] = k.Off + o
 	}
+	// Specialised per float type on purpose: one generic loop over floatT (keys of the
+	// float64 value) measured 1.8× slower on BenchmarkPoolArgmax (the branch-free selection
+	// is not kept through the generic instantiation).
 	switch xs := any(x).(type) {
 	case []float64:
 		affineWalk(k.Inner, k.InnerSt, 0, func(p, io, count, stride int) {
