@@ -132,17 +132,23 @@ func permCopy[T any](p *permPlan, dst, src []T) {
 				s += ls
 			}
 		}
-		// advance the odometer over dims[:r-1]
-		for k := r - 2; k >= 0; k-- {
-			idx[k]++
-			off += p.str[k]
-			if idx[k] < p.dims[k] {
-				break
-			}
-			off -= idx[k] * p.str[k]
-			idx[k] = 0
-		}
+		off = advance(idx[:r-1], p.dims, p.str, off)
 	}
+}
+
+// advance steps the multi-index idx over the leading dims (the last of idx fastest) and
+// returns off moved along the strides str.
+func advance(idx, dims, str []int, off int) int {
+	for k := len(idx) - 1; k >= 0; k-- {
+		idx[k]++
+		off += str[k]
+		if idx[k] < dims[k] {
+			return off
+		}
+		off -= idx[k] * str[k]
+		idx[k] = 0
+	}
+	return off
 }
 
 // permCopyTiled handles a plan whose last two dimensions are a transposition (the source is
@@ -172,14 +178,6 @@ func permCopyTiled[T any](p *permPlan, dst, src []T) {
 				}
 			}
 		}
-		for k := r - 3; k >= 0; k-- {
-			idx[k]++
-			off += p.str[k]
-			if idx[k] < p.dims[k] {
-				break
-			}
-			off -= idx[k] * p.str[k]
-			idx[k] = 0
-		}
+		off = advance(idx[:r-2], p.dims, p.str, off)
 	}
 }
