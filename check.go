@@ -554,6 +554,9 @@ func (f *fdEval) valueAt(k, e int, x float64) (v float64, err error) {
 	}()
 	// Fresh copies every run: Gorgonia ops may reshape or overwrite their inputs in place.
 	for i, n := range f.wrt2 {
+		if i != k && n == f.wrt2[k] {
+			continue // a wrt node named twice: its perturbed value must not be reset by the copy
+		}
 		var val interface{}
 		switch {
 		case i == k && f.shapes[i].IsScalar():

@@ -278,10 +278,9 @@ func buildFuzzGraph(data []byte) (fg *fuzzGraph, err error) {
 		}
 	}
 	// Gorgonia may return an existing node for a new op (Neg(Neg(x)) is x), so the
-	// intermediate can be an input already in wrt: bulkad.Grad handles a repeated wrt node
-	// (each copy gets the full gradient), but Check misreports the first copy (see
-	// TestCheckRepeatedWrt), so repeated nodes are left out here.
-	if intermediate != nil && intermediate != fg.cost && !isInput(fg.wrt, intermediate) {
+	// intermediate can be an input already in wrt: a repeated wrt node gets the full gradient
+	// for each copy (TestCheckRepeatedWrt).
+	if intermediate != nil && intermediate != fg.cost {
 		fg.wrt = append(fg.wrt, intermediate)
 	}
 	if len(fg.wrt) == 0 {
@@ -424,8 +423,9 @@ func TestGorgoniaReshapeInPlace(t *testing.T) {
 }
 
 // TestCheckRepeatedWrt: found by FuzzGrad. bulkad.Grad(cost, x, x) gives each copy the full
-// gradient (here 2x for cost = Σx²), but bulkad.Check(cost, {x, x}) reports the first copy
-// WRONG (logged here, not asserted, so that a fix of Check does not break this test).
+// gradient (here 2x for cost = Σx²), and bulkad.Check(cost, {x, x}) must accept both copies
+// (its finite differences once reset the first copy's perturbation with the second copy's
+// unperturbed value, so the first copy was reported WRONG).
 func TestCheckRepeatedWrt(t *testing.T) {
 	g := G.NewGraph()
 	x := G.NewVector(g, tensor.Float64, G.WithShape(2), G.WithName("x"), G.WithValue(tensor.New(tensor.WithShape(2), tensor.WithBacking([]float64{1, 2}))))
@@ -449,7 +449,7 @@ func TestCheckRepeatedWrt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !rep.OK() { // reported to the lead; FuzzGrad avoids repeated wrt nodes until fixed
-		t.Logf("known defect of Check with a repeated wrt node:\n%s", rep)
+	if !rep.OK() || len(rep.Nodes) != 2 {
+		t.Errorf("Check with a repeated wrt node: want two ok rows, got:\n%s", rep)
 	}
 }
