@@ -421,9 +421,12 @@ func (t *translator) translate(n *gorgonia.Node) error {
 		return err
 	}
 	e, ok := lookup(op)
+	if _, prog := op.(Programmed); prog && !ok {
+		e, ok = entry{typ: "Programmed", tag: "raised", fn: trProgrammed}, true
+	}
 	if !ok {
-		return errors.Errorf("adapter: translate: node %q (ID %d) with op %s (%T) is on a path from a wrt node to the cost but has no translation; supported ops: %s",
-			n.Name(), n.ID(), op, op, strings.Join(SupportedOps(), ", "))
+		return errors.Errorf("adapter: translate: node %q (ID %d) with op %s (Go type %T) is on a path from a wrt node to the cost but has no translation (adapter.SupportedOps() lists the %d supported ops)",
+			n.Name(), n.ID(), op, op, len(opTable))
 	}
 	kids, err := t.children(n)
 	if err != nil {

@@ -206,10 +206,14 @@ func TestErrors(t *testing.T) {
 	if err == nil {
 		t.Fatal("unsupported op on the path: no error")
 	}
-	for _, want := range []string{op.Name(), fmt.Sprint(op.ID()), "Opaque", "adapter.opaqueOp", "gorgonia.elemBinOp", "supported ops"} {
+	for _, want := range []string{op.Name(), fmt.Sprint(op.ID()), "Opaque", "adapter.opaqueOp", "adapter.SupportedOps()", "supported ops"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("unsupported op error does not mention %q: %v", want, err)
 		}
+	}
+	// it says how to list the table instead of printing it
+	if strings.Contains(err.Error(), "gorgonia.elemBinOp") || len(err.Error()) > 400 {
+		t.Errorf("unsupported op error prints the op table (%d bytes): %v", len(err.Error()), err)
 	}
 
 	// the same op off the path is a parameter
