@@ -167,3 +167,29 @@ func ExampleGradAll() {
 	// Output:
 	// [0.9242 -1.5232]
 }
+
+// The Hessian-vector product of cost = Σ x³ at x = [1 2 3] along v = [1 0 -1]: the Hessian
+// is diag(6x), so H·v = [6 0 -18]. One forward-over-reverse program, no second reverse pass.
+func ExampleHessianVector() {
+	g := G.NewGraph()
+	x := G.NewVector(g, tensor.Float64, G.WithShape(3), G.WithName("x"),
+		G.WithValue(tensor.New(tensor.WithShape(3), tensor.WithBacking([]float64{1, 2, 3}))))
+	v := G.NewVector(g, tensor.Float64, G.WithShape(3), G.WithName("v"),
+		G.WithValue(tensor.New(tensor.WithShape(3), tensor.WithBacking([]float64{1, 0, -1}))))
+	cost := G.Must(G.Sum(G.Must(G.Cube(x))))
+
+	hv, err := bulkad.HessianVector(cost, G.Nodes{x}, G.Nodes{v})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	vm := G.NewTapeMachine(g)
+	defer vm.Close()
+	if err := vm.RunAll(); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("H·v:", hv[0].Value().Data())
+	// Output:
+	// H·v: [6 0 -18]
+}

@@ -395,7 +395,12 @@ func JVPWith(p *core.Program, o Options) (*core.Program, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := resultCheck(q.Body, true, op); err != nil {
+	tupleResult := isTupleResult(q.Body)
+	if tupleResult {
+		if err := tupleCheck(q.Body, op); err != nil {
+			return nil, err
+		}
+	} else if err := resultCheck(q.Body, true, op); err != nil {
 		return nil, err
 	}
 	wset := map[string]bool{}
@@ -410,9 +415,16 @@ func JVPWith(p *core.Program, o Options) (*core.Program, error) {
 		namer.AvoidName(n)
 	}
 	f := newForward(q, namer, wset)
+	var comps []*dual
+	if tupleResult {
+		f.tuple = &comps
+	}
 	res, err := f.run(q.Body)
 	if err != nil {
 		return nil, errors.Wrap(err, "ad: jvp")
+	}
+	if !tupleResult {
+		comps = []*dual{res}
 	}
 	params := append([]*core.Var{}, q.Params...)
 	tvars := map[string]*core.Var{}
@@ -425,15 +437,28 @@ func JVPWith(p *core.Program, o Options) (*core.Program, error) {
 		tvars[w] = v
 	}
 	var b core.Builder
-	tan := tangentTerm(&b, res.d, tvars)
+	ds := make([]*Delta, len(comps))
+	for k, c := range comps {
+		ds[k] = c.d
+	}
+	tans := tangentTerms(&b, ds, tvars)
 	if err := b.Err(); err != nil {
 		return nil, errors.Wrap(err, "ad: jvp")
 	}
-	tbinds, roots, err := shareToLet([]core.Term{tan}, namer)
+	tbinds, roots, err := shareToLet(tans, namer)
 	if err != nil {
 		return nil, errors.Wrap(err, "ad: jvp")
 	}
-	body := b.Tuple(res.p, roots[0])
+	var body core.Term
+	if tupleResult {
+		elems := make([]core.Term, 0, 2*len(comps))
+		for _, c := range comps {
+			elems = append(elems, c.p)
+		}
+		body = b.Tuple(append(elems, roots...)...)
+	} else {
+		body = b.Tuple(res.p, roots[0])
+	}
 	body = wrapLets(&b, tbinds, body)
 	body = wrapLets(&b, f.binds, body)
 	if err := b.Err(); err != nil {
@@ -449,10 +474,20 @@ func JVPWith(p *core.Program, o Options) (*core.Program, error) {
 	return prog, nil
 }
 
-// tangentTerm interprets a Delta forwards as a term (the forward derivative); Share nodes
-// become share terms with the same IDs, so shareToLet can bind them.
-func tangentTerm(b *core.Builder, d *Delta, tvars map[string]*core.Var) core.Term {
+// tangentTerms interprets Deltas forwards as terms (the forward derivatives), sharing the
+// terms of common sub-Deltas; Share nodes become share terms with the same IDs, so
+// shareToLet can bind them.
+func tangentTerms(b *core.Builder, ds []*Delta, tvars map[string]*core.Var) []core.Term {
 	memo := map[*Delta]core.Term{}
+	out := make([]core.Term, len(ds))
+	for k, d := range ds {
+		out[k] = tangentTerm(b, d, tvars, memo)
+	}
+	return out
+}
+
+// tangentTerm is tangentTerms for one Delta, with the memo of the terms already built.
+func tangentTerm(b *core.Builder, d *Delta, tvars map[string]*core.Var, memo map[*Delta]core.Term) core.Term {
 	var rec func(d *Delta) core.Term
 	rec = func(d *Delta) core.Term {
 		if t, ok := memo[d]; ok {

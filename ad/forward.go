@@ -40,6 +40,9 @@ type forward struct {
 	// own name (Options.Keep relies on let names and bound terms surviving).
 	letFor  map[core.Term]*core.Var
 	emitted map[*core.Var]bool
+	// tuple, set by a JVP of a program with a tuple result, receives the duals of the
+	// tuple's components (a tuple anywhere else stays an error).
+	tuple *[]*dual
 }
 
 type constKey struct {
@@ -278,8 +281,20 @@ func (f *forward) visit1(t core.Term) *dual {
 		}
 		return f.primalOnly(t)
 	case *core.Tuple:
-		b.SetErr(errors.New("ad: forward: a tuple result cannot be differentiated; differentiate each component"))
-		return nil
+		if f.tuple == nil || *f.tuple != nil {
+			b.SetErr(errors.New("ad: forward: a tuple result cannot be differentiated; differentiate each component"))
+			return nil
+		}
+		ds := make([]*dual, len(t.Elems))
+		ps := make([]core.Term, len(t.Elems))
+		for k, e := range t.Elems {
+			if ds[k] = f.visit(e); ds[k] == nil {
+				return nil
+			}
+			ps[k] = ds[k].p
+		}
+		*f.tuple = ds
+		return &dual{p: b.Tuple(ps...)}
 	}
 	if !isFloat(t) {
 		return f.primalOnly(t)

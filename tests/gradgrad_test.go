@@ -22,7 +22,8 @@ type hvGraph struct {
 	wrt    G.Nodes
 	grads  G.Nodes
 	dirs   [][]float64
-	hv     G.Nodes
+	hv     G.Nodes // grad of grad
+	hvp    G.Nodes // bulkad.HessianVector
 	base   [][]float64
 	shapes []tensor.Shape
 }
@@ -35,7 +36,7 @@ func buildHV(g *G.ExprGraph, cost *G.Node, wrt G.Nodes, seed int64) (*hvGraph, e
 	}
 	h.grads = gs
 	rng := rand.New(rand.NewSource(seed))
-	var terms G.Nodes
+	var terms, dirNodes G.Nodes
 	for i, w := range wrt {
 		size := w.Shape().TotalSize()
 		if w.IsScalar() {
@@ -54,6 +55,7 @@ func buildHV(g *G.ExprGraph, cost *G.Node, wrt G.Nodes, seed int64) (*hvGraph, e
 		} else {
 			v = G.NewTensor(g, w.Dtype(), w.Shape().Dims(), G.WithShape(w.Shape().Clone()...), G.WithName(fmt.Sprintf("dir_%d", i)), G.WithValue(denseOf(w.Dtype(), w.Shape(), d)))
 		}
+		dirNodes = append(dirNodes, v)
 		p, err := G.HadamardProd(gs[i], v)
 		if err != nil {
 			return nil, fmt.Errorf("g⊙v for %s: %w", w.Name(), err)
@@ -73,6 +75,9 @@ func buildHV(g *G.ExprGraph, cost *G.Node, wrt G.Nodes, seed int64) (*hvGraph, e
 	}
 	if h.hv, err = bulkad.Grad(c2, wrt...); err != nil {
 		return nil, fmt.Errorf("second Grad: %w", err)
+	}
+	if h.hvp, err = bulkad.HessianVector(cost, wrt, dirNodes); err != nil {
+		return nil, fmt.Errorf("HessianVector: %w", err)
 	}
 	return h, nil
 }
@@ -131,9 +136,9 @@ func checkHV(t *testing.T, h *hvGraph, tol float64) {
 	t.Helper()
 	m := G.NewTapeMachine(h.g)
 	defer m.Close()
-	got, err := h.runAt(m, 0, h.hv)
+	got, err := h.runAt(m, 0, append(append(G.Nodes(nil), h.hv...), h.hvp...))
 	if err != nil {
-		t.Fatalf("running grad of grad: %v", err)
+		t.Fatalf("running grad of grad and HessianVector: %v", err)
 	}
 	const eps = 1e-5
 	plus, err := h.runAt(m, eps, h.grads)
@@ -144,6 +149,7 @@ func checkHV(t *testing.T, h *hvGraph, tol float64) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	k := len(h.wrt)
 	for i := range h.wrt {
 		want := make([]float64, len(plus[i]))
 		scale := 1e-3
@@ -151,13 +157,18 @@ func checkHV(t *testing.T, h *hvGraph, tol float64) {
 			want[j] = (plus[i][j] - minus[i][j]) / (2 * eps)
 			scale = math.Max(scale, math.Abs(want[j]))
 		}
-		if len(got[i]) != len(want) {
-			t.Fatalf("%s: H·v has %d entries, the gradient %d", h.wrt[i].Name(), len(got[i]), len(want))
-		}
-		for j := range want {
-			if d := math.Abs(got[i][j] - want[j]); !(d <= tol*scale) {
-				t.Errorf("%s[%d]: H·v = %.10g, differences of the gradient %.10g (|Δ| %.2g > %.0g·%.3g)", h.wrt[i].Name(), j, got[i][j], want[j], d, tol, scale)
-				break
+		for _, c := range []struct {
+			name string
+			got  []float64
+		}{{"grad of grad", got[i]}, {"HessianVector", got[k+i]}} {
+			if len(c.got) != len(want) {
+				t.Fatalf("%s: %s has %d entries, the gradient %d", h.wrt[i].Name(), c.name, len(c.got), len(want))
+			}
+			for j := range want {
+				if d := math.Abs(c.got[j] - want[j]); !(d <= tol*scale) {
+					t.Errorf("%s[%d]: %s H·v = %.10g, differences of the gradient %.10g (|Δ| %.2g > %.0g·%.3g)", h.wrt[i].Name(), j, c.name, c.got[j], want[j], d, tol, scale)
+					break
+				}
 			}
 		}
 	}
@@ -219,7 +230,7 @@ func TestGradOfGradFloat32(t *testing.T) {
 					t.Fatal(err)
 				}
 				vm := G.NewTapeMachine(h.g)
-				hv[i], err = h.runAt(vm, 0, h.hv)
+				hv[i], err = h.runAt(vm, 0, append(append(G.Nodes(nil), h.hv...), h.hvp...))
 				vm.Close()
 				if err != nil {
 					t.Fatal(err)
@@ -396,3 +407,4 @@ func TestThirdOrder(t *testing.T) {
 		})
 	}
 }
+
