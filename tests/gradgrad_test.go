@@ -407,4 +407,3 @@ func TestThirdOrder(t *testing.T) {
 		})
 	}
 }
-
