@@ -29,7 +29,8 @@ type checkConfig struct {
 	seed       int64
 	maxProbes  int
 	gorgonia   bool
-	nilOption  int // index of the first nil option, or -1
+	second     bool // WithSecondOrder
+	nilOption  int  // index of the first nil option, or -1
 }
 
 // WithTolerance sets the comparison rule |got − want| ≤ atol + rtol·|want|, applied entry by
@@ -112,6 +113,16 @@ type Report struct {
 	// FDMode says how the finite differences were computed.
 	FDMode string       `json:"fd_mode"`
 	Nodes  []NodeReport `json:"nodes"`
+	// SecondOrder holds the second-order rows (WithSecondOrder), one per wrt node;
+	// SecondOrderError says why there are none when the check was asked for but could not
+	// run; SecondOrderTol is its tolerance (relative to the largest difference).
+	SecondOrder      []SecondOrderReport `json:"second_order,omitempty"`
+	SecondOrderError string              `json:"second_order_error,omitempty"`
+	SecondOrderTol   float64             `json:"second_order_tol,omitempty"`
+	// SecondOrderSkipped marks a SecondOrderError that is no failure (random operations, a
+	// repeated wrt node).
+	SecondOrderSkipped bool `json:"second_order_skipped,omitempty"`
+	secondRun          bool
 }
 
 // OK reports whether bulkad's gradient — its artifact and the nodes Grad adds, run on a
@@ -132,7 +143,7 @@ func (r *Report) OK() bool {
 			return false
 		}
 	}
-	return true
+	return r.secondOK()
 }
 
 // JSON returns the report as indented JSON.
@@ -170,6 +181,7 @@ func (r *Report) String() string {
 			fmtStat(n.GorgoniaVsFD), fmtStat(n.BulkadVsGorgonia), n.Gorgonia, n.Verdict)
 	}
 	w.Flush()
+	secondOrderTable(&b, r)
 	return b.String()
 }
 
@@ -391,6 +403,15 @@ func Check(cost *gorgonia.Node, wrt gorgonia.Nodes, opts ...CheckOption) (*Repor
 			}
 		}
 		rep.Nodes = append(rep.Nodes, nr)
+	}
+	if cfg.second {
+		rep.secondRun, rep.SecondOrderTol = true, secondOrderTol(f32)
+		var so []SecondOrderReport
+		if so, err = secondOrder(g, cost, wrt, idx, tr, args, cfg, f32); err != nil {
+			_, rep.SecondOrderSkipped = err.(errSkip)
+			rep.SecondOrderError = err.Error()
+		}
+		rep.SecondOrder = so
 	}
 	return rep, nil
 }
@@ -739,13 +760,29 @@ func forwardValues(g *gorgonia.ExprGraph, cost *gorgonia.Node, idx map[*gorgonia
 	}()
 	g2 := g.Clone().(*gorgonia.ExprGraph)
 	slots := readAll(g2, need)
+	// Input values are copied before the run: Gorgonia may run an op in place on a view of an
+	// input (Σ Reshape(x) ⊙ r writes x ⊙ r into x), and the point of evaluation is x.
+	all := g2.AllNodes()
+	before := map[int]gorgonia.Value{}
+	for _, i := range need {
+		if n := all[i]; n.Op() == nil && n.Value() != nil {
+			c, err := gorgonia.CloneValue(n.Value())
+			if err != nil {
+				return nil, 0, errors.Wrapf(err, "copying the value of %s", n.Name())
+			}
+			before[i] = c
+		}
+	}
 	vm := gorgonia.NewTapeMachine(g2)
 	defer vm.Close()
 	if err := vm.RunAll(); err != nil {
 		return nil, 0, err
 	}
-	if vals, err = collect(g2.AllNodes(), need, slots); err != nil {
+	if vals, err = collect(all, need, slots); err != nil {
 		return nil, 0, err
+	}
+	for i, v := range before {
+		vals[i] = v
 	}
 	return vals, costOf(vals, idx[cost]), nil
 }

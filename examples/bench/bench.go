@@ -59,6 +59,10 @@ type Row struct {
 	DiffMSGorgonia  float64 `json:"differentiation_ms_gorgonia"`
 	AllocsBulkad    float64 `json:"alloc_kb_per_step_bulkad"`
 	AllocsGorgonia  float64 `json:"alloc_kb_per_step_gorgonia"`
+	// HVPStepMS is a step of a graph with bulkad.HessianVector nodes (H·v along a fixed
+	// direction) instead of gradient nodes; HVPOverGrad divides it by BulkadStepMS.
+	HVPStepMS   float64 `json:"hvp_step_ms"`
+	HVPOverGrad float64 `json:"hvp_over_grad"`
 }
 
 // prepared is a compiled graph ready to step.
@@ -86,6 +90,44 @@ func prepare(s spec, dt tensor.Dtype, grad gradFunc) (*prepared, error) {
 	}
 	p.nodes = len(m.G.AllNodes()) - before
 	p.vm = G.NewTapeMachine(m.G, opts...)
+	return p, nil
+}
+
+// prepareHVP builds the model with bulkad.HessianVector nodes along a direction of ±0.01
+// entries (one direction node per wrt node).
+func prepareHVP(s spec, dt tensor.Dtype) (*prepared, error) {
+	m, err := s.Build(dt)
+	if err != nil {
+		return nil, err
+	}
+	before := len(m.G.AllNodes())
+	vs := make(G.Nodes, len(m.Wrt))
+	for i, w := range m.Wrt {
+		n := w.Shape().TotalSize()
+		var back any
+		if dt == tensor.Float32 {
+			f := make([]float32, n)
+			for j := range f {
+				f[j] = 0.01 * float32(1-2*(j%2))
+			}
+			back = f
+		} else {
+			f := make([]float64, n)
+			for j := range f {
+				f[j] = 0.01 * float64(1-2*(j%2))
+			}
+			back = f
+		}
+		vs[i] = G.NewTensor(m.G, dt, w.Shape().Dims(), G.WithShape(w.Shape().Clone()...), G.WithName(fmt.Sprintf("v%d", i)),
+			G.WithValue(tensor.New(tensor.WithShape(w.Shape().Clone()...), tensor.WithBacking(back))))
+	}
+	t0 := time.Now()
+	if _, err := bulkad.HessianVector(m.Cost, m.Wrt, vs); err != nil {
+		return nil, errors.Wrapf(err, "%s: hessian-vector", s.Name)
+	}
+	p := &prepared{diff: time.Since(t0)}
+	p.nodes = len(m.G.AllNodes()) - before
+	p.vm = G.NewTapeMachine(m.G)
 	return p, nil
 }
 
@@ -124,10 +166,15 @@ func measure(s spec, dt tensor.Dtype, rounds int) (Row, error) {
 		return row, err
 	}
 	defer c.vm.Close()
-	var ta, tb, tc []time.Duration
+	h, err := prepareHVP(s, dt)
+	if err != nil {
+		return row, err
+	}
+	defer h.vm.Close()
+	var ta, tb, tc, th []time.Duration
 	var ma, mb float64
 	for r := 0; r <= rounds; r++ {
-		for k, p := range []*prepared{a, b, c} {
+		for k, p := range []*prepared{a, b, c, h} {
 			var ms0, ms1 runtimeMem
 			ms0.read()
 			d, err := p.step()
@@ -147,11 +194,15 @@ func measure(s spec, dt tensor.Dtype, rounds int) (Row, error) {
 				mb += ms1.sub(ms0)
 			case 2:
 				tc = append(tc, d)
+			case 3:
+				th = append(th, d)
 			}
 		}
 	}
 	row.BulkadStepMS, row.GorgoniaStepMS, row.ForwardMS = median(ta), median(tb), median(tc)
 	row.Ratio = row.BulkadStepMS / row.GorgoniaStepMS
+	row.HVPStepMS = median(th)
+	row.HVPOverGrad = row.HVPStepMS / row.BulkadStepMS
 	row.BulkadOverFwd = row.BulkadStepMS / row.ForwardMS
 	row.GorgoniaOverFwd = row.GorgoniaStepMS / row.ForwardMS
 	row.NodesBulkad, row.NodesGorgonia = a.nodes, b.nodes
@@ -177,9 +228,9 @@ func slope(xs []int, ys []float64) float64 {
 }
 
 func fmtRow(r Row) string {
-	return fmt.Sprintf("| %s | %s | %.2f | %.2f | **%.2f** | %.2f | %.2f | %d / %d | %.1f / %.1f | %.0f / %.0f |",
+	return fmt.Sprintf("| %s | %s | %.2f | %.2f | **%.2f** | %.2f | %.2f | %d / %d | %.1f / %.1f | %.0f / %.0f | %.2f |",
 		r.Model, r.Dtype, r.BulkadStepMS, r.GorgoniaStepMS, r.Ratio, r.BulkadOverFwd, r.GorgoniaOverFwd,
-		r.NodesBulkad, r.NodesGorgonia, r.DiffMSBulkad, r.DiffMSGorgonia, r.AllocsBulkad, r.AllocsGorgonia)
+		r.NodesBulkad, r.NodesGorgonia, r.DiffMSBulkad, r.DiffMSGorgonia, r.AllocsBulkad, r.AllocsGorgonia, r.HVPOverGrad)
 }
 
-const header = "| model | dtype | bulkad step ms | gorgonia step ms | bulkad/gorgonia | bulkad (value+grad)/forward | gorgonia/forward | nodes added bulkad / gorgonia | differentiation ms bulkad / gorgonia | alloc KiB/step bulkad / gorgonia |\n|---|---|---|---|---|---|---|---|---|---|"
+const header = "| model | dtype | bulkad step ms | gorgonia step ms | bulkad/gorgonia | bulkad (value+grad)/forward | gorgonia/forward | nodes added bulkad / gorgonia | differentiation ms bulkad / gorgonia | alloc KiB/step bulkad / gorgonia | HessianVector step / gradient step |\n|---|---|---|---|---|---|---|---|---|---|---|"

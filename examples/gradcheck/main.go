@@ -10,6 +10,10 @@
 // Columns: the largest absolute error of bulkad against finite differences, of Gorgonia
 // against finite differences, and the verdicts ("ok", "wrong", "failed" = Gorgonia's Grad or
 // machine returned an error or panicked, "refused" = Gorgonia declines to differentiate).
+// The second-order columns (bulkad.WithSecondOrder) compare the Hessian-vector product along a
+// random direction — bulkad.HessianVector and bulkad.Grad applied twice, run on a TapeMachine —
+// with central differences of the float64 gradient (largest error relative to the largest
+// entry), and say what Gorgonia's Grad applied twice does (ok, wrong, panics, refused).
 package main
 
 import (
@@ -41,10 +45,15 @@ type Row struct {
 	BulkadFD float64 `json:"bulkad_max_abs_err"`
 	// NodesFD is the largest error of the nodes bulkad.Grad adds, run on a TapeMachine (vs
 	// finite differences, or vs bulkad's artifact at the same run's values with dropout).
-	NodesFD float64        `json:"nodes_max_abs_err"`
-	GorgFD  float64        `json:"gorgonia_max_abs_err"`
-	Report  *bulkad.Report `json:"report,omitempty"`
-	Error   string         `json:"error,omitempty"`
+	NodesFD float64 `json:"nodes_max_abs_err"`
+	GorgFD  float64 `json:"gorgonia_max_abs_err"`
+	// Second is bulkad's second-order verdict (ok / WRONG / skipped), SecondRel its largest
+	// error relative to the largest entry, GorgSecond Gorgonia's Grad twice.
+	Second     string         `json:"second_order"`
+	SecondRel  float64        `json:"second_order_max_rel_err"`
+	GorgSecond string         `json:"gorgonia_second_order"`
+	Report     *bulkad.Report `json:"report,omitempty"`
+	Error      string         `json:"error,omitempty"`
 }
 
 func main() {
@@ -75,7 +84,7 @@ func main() {
 		printTable(os.Stdout, rows)
 	}
 	for _, r := range rows {
-		if r.Bulkad != "ok" {
+		if r.Bulkad != "ok" || (r.Second != "ok" && r.Second != "skipped") {
 			os.Exit(1)
 		}
 	}
@@ -102,7 +111,7 @@ func run(dt tensor.Dtype, probes int) ([]Row, error) {
 
 func check(name, kind string, dt tensor.Dtype, cost *G.Node, wrt G.Nodes, probes int, refuses bool) Row {
 	r := Row{Graph: name, Kind: kind, Dtype: dt.String()}
-	rep, err := bulkad.Check(cost, wrt, bulkad.WithMaxProbes(probes))
+	rep, err := bulkad.Check(cost, wrt, bulkad.WithMaxProbes(probes), bulkad.WithSecondOrder())
 	if err != nil {
 		r.Bulkad, r.Gorgonia, r.Error = "FAILED", "-", err.Error()
 		return r
@@ -140,28 +149,59 @@ func check(name, kind string, dt tensor.Dtype, cost *G.Node, wrt G.Nodes, probes
 		}
 		r.GorgFD = -1
 	}
+	secondOrder(&r, rep)
 	return r
+}
+
+// secondOrder fills the row's second-order columns from the report.
+func secondOrder(r *Row, rep *bulkad.Report) {
+	switch {
+	case rep.SecondOrderSkipped:
+		r.Second, r.GorgSecond = "skipped", "-"
+		return
+	case rep.SecondOrderError != "":
+		r.Second, r.GorgSecond, r.SecondRel = "FAILED", "-", math.Inf(1)
+		return
+	}
+	r.Second, r.GorgSecond = "ok", "ok"
+	for _, n := range rep.SecondOrder {
+		r.SecondRel = max(r.SecondRel, n.HessianVectorVsFD.MaxRel, n.GradOfGradVsFD.MaxRel)
+		if n.Verdict != "ok" {
+			r.Second = "WRONG"
+		}
+		if n.Gorgonia != "ok" {
+			r.GorgSecond = strings.SplitN(n.Gorgonia, ":", 2)[0]
+		}
+	}
 }
 
 func printTable(w io.Writer, rows []Row) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "graph\tkind\tdtype\tbulkad vs fd\tnodes vs fd\tbulkad\tgorgonia vs fd\tgorgonia")
-	nb, ng := 0, 0
+	fmt.Fprintln(tw, "graph\tkind\tdtype\tbulkad vs fd\tnodes vs fd\tbulkad\tgorgonia vs fd\tgorgonia\tH·v vs fd (rel)\tbulkad 2nd\tgorgonia 2nd")
+	nb, ng, nb2, ng2 := 0, 0, 0, 0
 	for _, r := range rows {
 		gfd := fmt.Sprintf("%.1e", r.GorgFD)
 		if r.GorgFD < 0 {
 			gfd = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.1e\t%.1e\t%s\t%s\t%s\n", r.Graph, r.Kind, r.Dtype, r.BulkadFD, r.NodesFD, r.Bulkad, gfd, r.Gorgonia)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.1e\t%.1e\t%s\t%s\t%s\t%.1e\t%s\t%s\n", r.Graph, r.Kind, r.Dtype, r.BulkadFD, r.NodesFD, r.Bulkad, gfd, r.Gorgonia,
+			r.SecondRel, r.Second, r.GorgSecond)
 		if r.Bulkad == "ok" {
 			nb++
 		}
 		if r.Gorgonia == "ok" {
 			ng++
 		}
+		if r.Second == "ok" {
+			nb2++
+		}
+		if r.GorgSecond == "ok" {
+			ng2++
+		}
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\nbulkad matches finite differences on %d/%d graphs; Gorgonia on %d/%d.\n", nb, len(rows), ng, len(rows))
+	fmt.Fprintf(w, "Second order (H·v): bulkad matches differences of the gradient on %d/%d graphs; Gorgonia's Grad twice on %d/%d.\n", nb2, len(rows), ng2, len(rows))
 	var bad []string
 	for _, r := range rows {
 		if r.Gorgonia == "wrong" || r.Gorgonia == "failed" {

@@ -101,6 +101,13 @@ func (b *builder) input(name string, shape []int, lo, hi float64, wrt bool) *G.N
 // spread makes an input whose values are distinct and at least 0.05 apart (no ties, no
 // values near 0), shuffled: for max, pooling and other kinks.
 func (b *builder) spread(name string, shape []int, wrt bool) *G.Node {
+	return b.spreadOff(name, shape, wrt, 0)
+}
+
+// spreadOff is spread with every value moved by off: two inputs spread with offsets that
+// differ by less than 0.05 never hold equal values (MaxBetween and MinBetween stay off
+// their ties).
+func (b *builder) spreadOff(name string, shape []int, wrt bool, off float64) *G.Node {
 	size := 1
 	for _, k := range shape {
 		size *= k
@@ -111,7 +118,7 @@ func (b *builder) spread(name string, shape []int, wrt bool) *G.Node {
 		if i%2 == 1 {
 			v = -v
 		}
-		vals[i] = v
+		vals[i] = v + off
 	}
 	b.rng.Shuffle(size, func(i, j int) { vals[i], vals[j] = vals[j], vals[i] })
 	return b.node(name, shape, vals, wrt)
@@ -203,10 +210,10 @@ func Cases() []Case {
 			return G.HadamardProd(m, x)
 		}},
 		{Name: "maxBetween", build: func(b *builder) (*G.Node, error) {
-			return G.MaxBetween(b.spread("a", []int{3, 4}, true), b.spread("b", []int{3, 4}, true))
+			return G.MaxBetween(b.spread("a", []int{3, 4}, true), b.spreadOff("b", []int{3, 4}, true, 0.025))
 		}},
 		{Name: "minBetween", build: func(b *builder) (*G.Node, error) {
-			return G.MinBetween(b.spread("a", []int{3, 4}, true), b.spread("b", []int{3, 4}, true))
+			return G.MinBetween(b.spread("a", []int{3, 4}, true), b.spreadOff("b", []int{3, 4}, true, 0.025))
 		}},
 		{Name: "matmul", build: func(b *builder) (*G.Node, error) {
 			return G.Mul(b.input("a", []int{3, 4}, -1, 1, true), b.input("b", []int{4, 5}, -1, 1, true))
