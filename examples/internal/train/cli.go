@@ -90,7 +90,7 @@ func Main(ex Example, grad GradFunc, gradName string, ref GradFunc, args []strin
 		return errors.Errorf("%s: -batch and -epochs must be positive, -steps non-negative", ex.Name)
 	}
 	if *plotTo != "" { // a bad path is reported now, not after training
-		if err := checkWritable(*plotTo); err != nil {
+		if err := CheckWritable(*plotTo); err != nil {
 			return errors.Wrapf(err, "%s: -plot", ex.Name)
 		}
 	}
@@ -161,8 +161,8 @@ func Must(err *error) func(n *G.Node, e error) *G.Node {
 	}
 }
 
-// checkWritable creates path (and removes it again) to find a bad plot path before training.
-func checkWritable(path string) error {
+// CheckWritable creates path (and removes it again) to find a bad plot path before training.
+func CheckWritable(path string) error {
 	if _, err := os.Stat(path); err == nil {
 		f, err := os.OpenFile(path, os.O_WRONLY, 0)
 		if err != nil {
