@@ -9,7 +9,7 @@ import (
 )
 
 // TestUnaryDiff is operatorPointwise_unary_test.go's Test{Sin,Cos,Exp,Ln,Log2,Square,Sqrt,
-// Inverse,Cube,Tanh,Sigmoid,Log1p,Expm1}Diff: the derivative of Σ f(x) is the formula the test
+// Inverse,Cube,Tanh,Sigmoid,Log1p,Expm1}Diff, TestAbs and TestSoftplus: the derivative of Σ f(x) is the formula the test
 // states, at a scalar v and at a vector. Gorgonia draws v at random; here v = 0.7 and the vector
 // is (−v, v), or (v, 2v) where f needs positive input. Gorgonia's tests check its LispMachine's
 // DoDiff; here bulkad.Grad and gorgonia.Grad (TapeMachine) are both checked against the formula,
@@ -36,6 +36,9 @@ func TestUnaryDiff(t *testing.T) {
 		{"Sigmoid", G.Sigmoid, func(x float64) float64 { return math.Exp(-x) / ((1 + math.Exp(-x)) * (1 + math.Exp(-x))) }, false, false},
 		{"Log1p", G.Log1p, func(x float64) float64 { return 1 / (1 + x) }, true, false},
 		{"Expm1", G.Expm1, math.Exp, false, false},
+		// TestAbs and TestSoftplus of the same file: sign(x) and sigmoid(x).
+		{"Abs", G.Abs, func(x float64) float64 { return math.Copysign(1, x) }, false, false},
+		{"Softplus", G.Softplus, func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }, false, false},
 	}
 	for _, c := range cases {
 		for _, scalar := range []bool{true, false} {
