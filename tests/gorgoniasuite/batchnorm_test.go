@@ -38,8 +38,8 @@ func (b bnInit) opt(dt tensor.Dtype, shape tensor.Shape) G.NodeConsOpt {
 // 1e-5) in training mode, reshaped to [N, rest], times the transpose of a weight, mean as the
 // cost; then one Adam step (learn rate 0.02) and a run in eval mode. Checked: the output,
 // running mean and variance, the gradients w.r.t. bias, scale and x, and the eval-mode output
-// after the step. Not checked: the table's gradient w.r.t. the intermediate output y (y.Deriv()),
-// which needs intermediate-node gradients (bulkad.GradAll; not wrt here). Gorgonia's test
+// after the step, and the gradient w.r.t. the intermediate output y (y.Deriv(), with y among
+// the wrt nodes of bulkad.Grad). Gorgonia's test
 // uses dawson.AllClose; here the tolerance is 1e-5 absolute plus 1e-5 relative for float32
 // and 1e-8 for float64, except the x and scale gradients, which are 0 exactly (the cost
 // depends on x only through each column's sum of BatchNorm's output) and where Gorgonia's
@@ -50,14 +50,14 @@ func TestBatchNormAll(t *testing.T) {
 		t.Fatal(err)
 	}
 	var cases []struct {
-		Desc                                 string
-		Dtype                                string
-		X, ScaleInit, BiasInit               bnInit
-		XShape, ScaleShape, BiasShape        []int
-		ExpectedTrainResult, ExpectedMean    []float64
-		ExpectedVariance, ExpectedBiasGrad   []float64
-		ExpectedInputGrad, ExpectedScaleGrad []float64
-		ExpectedEvalResult                   []float64
+		Desc                                   string
+		Dtype                                  string
+		X, ScaleInit, BiasInit                 bnInit
+		XShape, ScaleShape, BiasShape          []int
+		ExpectedTrainResult, ExpectedMean      []float64
+		ExpectedVariance, ExpectedBiasGrad     []float64
+		ExpectedInputGrad, ExpectedScaleGrad   []float64
+		ExpectedEvalResult, ExpectedOutputGrad []float64
 	}
 	if err := json.Unmarshal(raw, &cases); err != nil {
 		t.Fatal(err)
@@ -99,7 +99,9 @@ func TestBatchNormAll(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			grads, err := bulkad.Grad(cost, x, fc, scale, bias)
+			// y (the product, an intermediate node) among wrt: its gradient is y.Deriv()
+			// of Gorgonia's test, and the others stay the full derivatives.
+			grads, err := bulkad.Grad(cost, x, fc, scale, bias, y)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -138,6 +140,10 @@ func TestBatchNormAll(t *testing.T) {
 			}
 			near("∂/∂x", floats(grads[0].Value()), c.ExpectedInputGrad, xTol)
 			near("∂/∂scale", floats(grads[2].Value()), c.ExpectedScaleGrad, tol)
+			near("∂/∂y (y.Deriv())", floats(grads[4].Value()), c.ExpectedOutputGrad, tol)
+			if yd := y.Deriv(); yd == nil || maxAbsDiff(floats(yd.Value()), floats(grads[4].Value())) != 0 {
+				t.Errorf("y.Deriv() is not the gradient node of y")
+			}
 
 			solver := G.NewAdamSolver(G.WithLearnRate(0.02))
 			if err := solver.Step(G.NodesToValueGrads(G.Nodes{fc, scale, bias})); err != nil {

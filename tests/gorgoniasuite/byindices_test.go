@@ -51,3 +51,48 @@ func TestByIndicesOpFull(t *testing.T) {
 		}
 	}
 }
+
+// TestByIndicesOutOfRange is TestByIndicesOpFull's Example 1 (the one case Gorgonia's test
+// runs): rows 0, 3, 2, 1, 0, 5, 1 of a 4×2 range — index 5 is out of range; Gorgonia's table
+// expects the output row [0 1] for it and an MSE of 0 against the table. The first part is
+// Gorgonia's test with bulkad.Grad; with a shifted target, bulkad's gradient is compared with
+// central differences of Gorgonia's forward pass.
+func TestByIndicesOutOfRange(t *testing.T) {
+	want := []float64{0, 1, 6, 7, 4, 5, 2, 3, 0, 1, 0, 1, 2, 3}
+	for _, shift := range []float64{0, 1} {
+		build := func() (*G.Node, G.Nodes, error) {
+			g := G.NewGraph()
+			idx := G.NewTensor(g, tensor.Int, 1, G.WithName("indices"), G.WithShape(7), G.WithValue(tensor.New(tensor.WithShape(7), tensor.WithBacking([]int{0, 3, 2, 1, 0, 5, 1}))))
+			in := inputNode(g, tensor.Float64, tensor.Shape{4, 2}, []float64{0, 1, 2, 3, 4, 5, 6, 7}, "input")
+			out, err := G.ByIndices(in, idx, 0)
+			if err != nil {
+				return nil, nil, err
+			}
+			target := make([]float64, len(want))
+			for i := range want {
+				target[i] = want[i] + shift
+			}
+			y := inputNode(g, tensor.Float64, out.Shape(), target, "target")
+			cost, err := G.Mean(G.Must(G.Square(G.Must(G.Sub(out, y)))))
+			return cost, G.Nodes{in}, err
+		}
+		cost, wrt, err := build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, grads, err := bulkadGrads(cost, wrt...)
+		if err != nil {
+			t.Fatalf("shift %v: %v", shift, err)
+		}
+		if shift == 0 && got != 0 {
+			t.Errorf("cost %v, Gorgonia's test 0", got)
+		}
+		fd, err := centralDiff(build, 0, 0.25)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := maxAbsDiff(grads[0], fd); d > 1e-12 {
+			t.Errorf("shift %v: bulkad gradient %v, central differences of Gorgonia's forward %v", shift, grads[0], fd)
+		}
+	}
+}

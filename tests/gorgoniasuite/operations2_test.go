@@ -65,8 +65,12 @@ func TestGt(t *testing.T) {
 		{"1>0", func(g *G.ExprGraph) *G.Node { return scalar(g, 1, "a") }, func(g *G.ExprGraph) *G.Node { return scalar(g, 0, "b") }, []float64{1}},
 		{"0>1", func(g *G.ExprGraph) *G.Node { return scalar(g, 0, "a") }, func(g *G.ExprGraph) *G.Node { return scalar(g, 1, "b") }, []float64{0}},
 		{"1>[0 2]", func(g *G.ExprGraph) *G.Node { return scalar(g, 1, "a") },
-			func(g *G.ExprGraph) *G.Node { return inputNode(g, tensor.Float64, tensor.Shape{2}, []float64{0, 2}, "b") }, []float64{1, 0}},
-		{"[0 2]>1", func(g *G.ExprGraph) *G.Node { return inputNode(g, tensor.Float64, tensor.Shape{2}, []float64{0, 2}, "a") },
+			func(g *G.ExprGraph) *G.Node {
+				return inputNode(g, tensor.Float64, tensor.Shape{2}, []float64{0, 2}, "b")
+			}, []float64{1, 0}},
+		{"[0 2]>1", func(g *G.ExprGraph) *G.Node {
+			return inputNode(g, tensor.Float64, tensor.Shape{2}, []float64{0, 2}, "a")
+		},
 			func(g *G.ExprGraph) *G.Node { return scalar(g, 1, "b") }, []float64{0, 1}},
 		{"mat>mat", func(g *G.ExprGraph) *G.Node { return inputNode(g, tensor.Float64, tensor.Shape{2, 3}, ranged(6), "a") },
 			func(g *G.ExprGraph) *G.Node {
