@@ -57,7 +57,9 @@ func (userOp) Type() hm.Type {
 	a := hm.TypeVariable('a')
 	return hm.NewFnType(a, a, a)
 }
-func (userOp) InferShape(ds ...G.DimSizer) (tensor.Shape, error) { return ds[0].(tensor.Shape).Clone(), nil }
+func (userOp) InferShape(ds ...G.DimSizer) (tensor.Shape, error) {
+	return ds[0].(tensor.Shape).Clone(), nil
+}
 func (userOp) Do(vs ...G.Value) (G.Value, error) {
 	return tensor.Add(vs[0].(tensor.Tensor), vs[1].(tensor.Tensor))
 }
