@@ -1,0 +1,268 @@
+package onnx
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/bulkad/bulkad/core"
+	"github.com/pkg/errors"
+	"gorgonia.org/tensor"
+)
+
+// Program is an ONNX model lowered into the core language.
+type Program struct {
+	// Prog's parameters are the graph inputs (Inputs) followed by the float initializers
+	// (Params); its body is the tuple of the graph outputs (Outputs order).
+	Prog *core.Program
+	// Inputs, Params and Outputs are the ONNX names; InputVars and ParamVars the matching
+	// parameters of Prog.
+	Inputs, Params, Outputs []string
+	InputVars, ParamVars    []*core.Var
+	// Values holds each float initializer's value (by ONNX name), in the model's dtype.
+	Values map[string]*tensor.Dense
+	// Dtype is the model's float type.
+	Dtype core.Dtype
+	// Opset is the version of the default operator set.
+	Opset int64
+}
+
+// value is what an ONNX name denotes while lowering: a float term, or a constant known at
+// import time (integer tensors such as shapes, axes and indices; small float constants).
+type value struct {
+	t      core.Term // nil for a constant
+	ints   []int64   // an integer constant (isInt)
+	floats []float64 // a float constant (isFloat)
+	dims   []int64   // the constant's shape
+	isInt  bool
+	isF    bool
+}
+
+// ctx is the state of one lowering.
+type ctx struct {
+	dt     core.Dtype
+	opset  int64
+	env    map[string]value
+	lets   []*core.Var
+	bounds []core.Term
+	used   map[string]bool
+	n      int
+}
+
+// Lower turns a decoded model into a core program. Every graph input and float initializer
+// becomes a parameter (initializers that are only shapes, axes or indices stay constants);
+// nodes become let-bound terms through package lower.
+func Lower(m *Model) (*Program, error) {
+	if m == nil {
+		return nil, errors.New("onnx: lower: nil model")
+	}
+	p := &Program{Values: map[string]*tensor.Dense{}, Opset: m.Opsets[""]}
+	if p.Opset < 7 || p.Opset > 18 {
+		return nil, errors.Errorf("onnx: lower: default operator set version %d; supported: 7 to 18", p.Opset)
+	}
+	c := &ctx{opset: p.Opset, env: map[string]value{}, used: map[string]bool{}}
+	init := map[string]*Tensor{}
+	for i := range m.Graph.Initializer {
+		t := &m.Graph.Initializer[i]
+		init[t.Name] = t
+	}
+	// The model's float type: the first float graph input, else the first float initializer.
+	for _, in := range m.Graph.Inputs {
+		if init[in.Name] == nil && (in.ElemType == dtFloat || in.ElemType == dtDouble) {
+			c.dt = dtypeOf(in.ElemType)
+			break
+		}
+	}
+	if c.dt == core.InvalidDtype {
+		for _, t := range m.Graph.Initializer {
+			if t.DataType == dtFloat || t.DataType == dtDouble {
+				c.dt = dtypeOf(t.DataType)
+				break
+			}
+		}
+	}
+	if c.dt == core.InvalidDtype {
+		return nil, errors.New("onnx: lower: the model has no float input or initializer (supported element types: float, double)")
+	}
+	p.Dtype = c.dt
+	var params []*core.Var
+	for _, in := range m.Graph.Inputs {
+		if init[in.Name] != nil {
+			continue // older exporters list initializers among the inputs
+		}
+		if in.ElemType != dtFloat && in.ElemType != dtDouble {
+			return nil, errors.Errorf("onnx: lower: graph input %q has element type %d; supported: float (1) and double (11)", in.Name, in.ElemType)
+		}
+		sh := make(core.Shape, len(in.Shape))
+		for i, d := range in.Shape {
+			if d <= 0 {
+				return nil, errors.Errorf("onnx: lower: graph input %q has shape %v: dimension %d is not fixed (bulkad needs static shapes; export with fixed sizes)", in.Name, in.Shape, i)
+			}
+			sh[i] = int(d)
+		}
+		v, err := core.NewVar(c.fresh(in.Name), core.Type{Shape: sh, Dtype: c.dt})
+		if err != nil {
+			return nil, errors.Wrapf(err, "onnx: lower: input %q", in.Name)
+		}
+		params = append(params, v)
+		p.Inputs = append(p.Inputs, in.Name)
+		p.InputVars = append(p.InputVars, v)
+		c.env[in.Name] = value{t: v}
+	}
+	for _, t := range m.Graph.Initializer {
+		switch t.DataType {
+		case dtFloat, dtDouble:
+			sh := make(core.Shape, len(t.Dims))
+			for i, d := range t.Dims {
+				sh[i] = int(d)
+			}
+			v, err := core.NewVar(c.fresh(t.Name), core.Type{Shape: sh, Dtype: c.dt})
+			if err != nil {
+				return nil, errors.Wrapf(err, "onnx: lower: initializer %q", t.Name)
+			}
+			params = append(params, v)
+			p.Params = append(p.Params, t.Name)
+			p.ParamVars = append(p.ParamVars, v)
+			p.Values[t.Name] = denseOf(c.dt, sh, t.Floats)
+			c.env[t.Name] = value{t: v}
+		case dtInt32, dtInt64, dtBool:
+			c.env[t.Name] = value{ints: t.Ints, dims: t.Dims, isInt: true}
+		default:
+			return nil, errors.Errorf("onnx: lower: initializer %q has data type %d; supported: float, double, int32, int64, bool", t.Name, t.DataType)
+		}
+	}
+	for i := range m.Graph.Nodes {
+		n := &m.Graph.Nodes[i]
+		if err := c.node(n); err != nil {
+			name := n.Name
+			if name == "" && len(n.Outputs) > 0 {
+				name = n.Outputs[0]
+			}
+			return nil, errors.Wrapf(err, "onnx: node %q (%s, opset %d)", name, n.OpType, c.opset)
+		}
+	}
+	var outs []core.Term
+	for _, o := range m.Graph.Outputs {
+		v, ok := c.env[o.Name]
+		if !ok {
+			return nil, errors.Errorf("onnx: lower: graph output %q is computed by no node", o.Name)
+		}
+		t, err := c.term(v)
+		if err != nil {
+			return nil, errors.Wrapf(err, "onnx: lower: graph output %q", o.Name)
+		}
+		outs = append(outs, t)
+		p.Outputs = append(p.Outputs, o.Name)
+	}
+	body, err := core.NewTuple(outs)
+	if err != nil {
+		return nil, errors.Wrap(err, "onnx: lower: outputs")
+	}
+	var b core.Term = body
+	for i := len(c.lets) - 1; i >= 0; i-- {
+		if b, err = core.NewLet(c.lets[i], c.bounds[i], b); err != nil {
+			return nil, errors.Wrap(err, "onnx: lower")
+		}
+	}
+	if p.Prog, err = core.NewProgram(params, b); err != nil {
+		return nil, errors.Wrap(err, "onnx: lower: the program")
+	}
+	return p, nil
+}
+
+// fresh makes a core identifier from an ONNX name, unique in this lowering.
+func (c *ctx) fresh(name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		if r < 128 && (r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	s := strings.Trim(b.String(), "_")
+	if s == "" || s[0] >= '0' && s[0] <= '9' {
+		s = "v_" + s
+	}
+	for c.used[s] {
+		c.n++
+		s = fmt.Sprintf("%s_%d", strings.TrimRight(s, "0123456789_"), c.n)
+	}
+	c.used[s] = true
+	return s
+}
+
+// bind names a node output: a float term becomes a let-bound variable.
+func (c *ctx) bind(name string, v value) error {
+	if v.t != nil {
+		lv, err := core.NewVar(c.fresh(name), v.t.Type())
+		if err != nil {
+			return err
+		}
+		c.lets = append(c.lets, lv)
+		c.bounds = append(c.bounds, v.t)
+		v = value{t: lv}
+	}
+	c.env[name] = v
+	return nil
+}
+
+// term is a value as a float term (a float constant becomes a literal).
+func (c *ctx) term(v value) (core.Term, error) {
+	switch {
+	case v.t != nil:
+		return v.t, nil
+	case v.isF || v.isInt:
+		xs := v.floats
+		if v.isInt {
+			xs = make([]float64, len(v.ints))
+			for i, x := range v.ints {
+				xs[i] = float64(x)
+			}
+		}
+		sh := make(core.Shape, len(v.dims))
+		for i, d := range v.dims {
+			sh[i] = int(d)
+		}
+		return core.NewLitF(core.Type{Shape: sh, Dtype: c.dt}, xs)
+	}
+	return nil, errors.New("empty value")
+}
+
+func dtypeOf(onnxType int64) core.Dtype {
+	switch onnxType {
+	case dtFloat:
+		return core.Float32
+	case dtDouble:
+		return core.Float64
+	}
+	return core.InvalidDtype
+}
+
+func denseOf(dt core.Dtype, sh core.Shape, xs []float64) *tensor.Dense {
+	shape := []int(sh)
+	if dt == core.Float32 {
+		f := make([]float32, len(xs))
+		for i, x := range xs {
+			f[i] = float32(x)
+		}
+		if len(shape) == 0 {
+			return tensor.New(tensor.FromScalar(f[0]))
+		}
+		return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(f))
+	}
+	if len(shape) == 0 {
+		return tensor.New(tensor.FromScalar(xs[0]))
+	}
+	return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(append([]float64(nil), xs...)))
+}
+
+// SupportedOps lists the ONNX operators the importer lowers, sorted.
+func SupportedOps() []string {
+	out := make([]string, 0, len(opTable))
+	for k := range opTable {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""Generates the ONNX fixtures of package onnx from PyTorch (Debian's python3-torch 1.13 and
+python3-onnx 1.12): each model is exported to <name>_<dtype>.onnx, and <name>_<dtype>.json holds
+its input, the output, a fixed weighting r and the PyTorch autograd gradients of
+loss = sum(output * r) with respect to every parameter (by its ONNX initializer name).
+
+    /usr/bin/python3 onnx/testdata/gen.py      (from the repository root; rewrites the files)
+
+The outputs are committed: go test never runs Python.
+"""
+import json
+import os
+
+import torch
+import torch.nn as nn
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+class MLP(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(6, 8)
+        self.fc2 = nn.Linear(8, 3)
+
+    def forward(self, x):
+        return torch.log_softmax(self.fc2(torch.tanh(self.fc1(x))), dim=1)
+
+
+class LeNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(1, 4, 3, padding=1)
+        self.bn = nn.BatchNorm2d(4)
+        self.conv2 = nn.Conv2d(4, 4, 3, padding=1, groups=2)
+        self.fc = nn.Linear(4 * 2 * 2, 5)
+
+    def forward(self, x):
+        h = torch.max_pool2d(torch.relu(self.bn(self.conv(x))), 2)
+        h = torch.nn.functional.avg_pool2d(torch.sigmoid(self.conv2(h)), 2)
+        return self.fc(torch.flatten(h, 1))
+
+
+class GRU(nn.Module):
+    """A GRU cell unrolled over 3 steps; the output is the last hidden state."""
+
+    def __init__(self):
+        super().__init__()
+        self.cell = nn.GRUCell(4, 5)
+        self.out = nn.Linear(5, 2)
+
+    def forward(self, x):  # x: [steps, batch, 4]
+        h = torch.zeros(x.shape[1], 5, dtype=x.dtype)
+        for t in range(x.shape[0]):
+            h = self.cell(x[t], h)
+        return self.out(h)
+
+
+class Block(nn.Module):
+    """A tiny transformer block: single-head self-attention and an MLP, pre-norm, residuals."""
+
+    def __init__(self, d=8):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d)
+        self.q = nn.Linear(d, d)
+        self.k = nn.Linear(d, d)
+        self.v = nn.Linear(d, d)
+        self.ln2 = nn.LayerNorm(d)
+        self.ff1 = nn.Linear(d, 2 * d)
+        self.ff2 = nn.Linear(2 * d, d)
+        self.d = d
+
+    def forward(self, x):  # x: [n, d]
+        h = self.ln1(x)
+        a = torch.softmax(self.q(h) @ self.k(h).transpose(0, 1) / self.d ** 0.5, dim=-1)
+        x = x + a @ self.v(h)
+        return x + self.ff2(torch.relu(self.ff1(self.ln2(x))))
+
+
+MODELS = [
+    ("mlp", MLP, (4, 6)),
+    ("lenet", LeNet, (2, 1, 8, 8)),
+    ("gru", GRU, (3, 2, 4)),
+    ("block", Block, (5, 8)),
+]
+
+
+def main():
+    for name, cls, shape in MODELS:
+        for dtype, tag in ((torch.float32, "f32"), (torch.float64, "f64")):
+            torch.manual_seed(7)
+            model = cls().to(dtype)
+            if name == "block":  # distinct layer-norm parameters (the exporter merges equal initializers)
+                with torch.no_grad():
+                    for ln in (model.ln1, model.ln2):
+                        ln.weight.uniform_(0.5, 1.5)
+                        ln.bias.uniform_(-0.5, 0.5)
+            if name == "lenet":  # give batch norm running statistics that are not 0 and 1
+                with torch.no_grad():
+                    model.bn.running_mean.uniform_(-0.5, 0.5)
+                    model.bn.running_var.uniform_(0.5, 1.5)
+                    model.bn.weight.uniform_(0.5, 1.5)
+                    model.bn.bias.uniform_(-0.5, 0.5)
+            # lenet keeps batch norm in training mode (batch statistics, a BatchNormalization
+            # node with training_mode=1); in eval mode the exporter folds it into the conv.
+            training = name == "lenet"
+            model.train(training)
+            x = torch.randn(*shape, dtype=dtype)
+            base = os.path.join(HERE, f"{name}_{tag}")
+            mode = torch.onnx.TrainingMode.TRAINING if training else torch.onnx.TrainingMode.EVAL
+            state = {k: v.clone() for k, v in model.state_dict().items()}
+            torch.onnx.export(model, (x,), base + ".onnx", opset_version=14,
+                              input_names=["x"], output_names=["y"],
+                              do_constant_folding=False, training=mode)
+            model.load_state_dict(state)  # the export ran the model once (running statistics)
+            y = model(x)
+            r = torch.randn(*y.shape, dtype=dtype)
+            loss = (y * r).sum()
+            model.zero_grad()
+            loss.backward()
+            grads = {n: p.grad.detach().reshape(-1).tolist() for n, p in model.named_parameters()}
+            with open(base + ".json", "w") as f:
+                json.dump({
+                    "input": {"shape": list(x.shape), "data": x.reshape(-1).tolist()},
+                    "output": {"shape": list(y.shape), "data": y.detach().reshape(-1).tolist()},
+                    "r": r.reshape(-1).tolist(),
+                    "loss": loss.item(),
+                    "grads": grads,
+                }, f)
+            print(base, "ok")
+
+
+if __name__ == "__main__":
+    main()

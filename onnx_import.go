@@ -1,0 +1,108 @@
+package bulkad
+
+import (
+	"os"
+
+	"github.com/bulkad/bulkad/onnx"
+	"github.com/bulkad/bulkad/raise"
+	"github.com/pkg/errors"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// ONNXModel is a model imported from ONNX as an ordinary Gorgonia graph: its inputs are input
+// nodes (give them values with gorgonia.Let), its float initializers are parameter nodes
+// holding their values (learnable: pass them to bulkad.Grad and a Solver), its outputs are
+// nodes. Add a loss with Gorgonia ops and differentiate it like any other graph.
+type ONNXModel struct {
+	Graph *gorgonia.ExprGraph
+	// Inputs, Params and Outputs are the nodes, in the order of the names beside them.
+	Inputs, Params, Outputs             gorgonia.Nodes
+	InputNames, ParamNames, OutputNames []string
+	// Opset is the version of the default ONNX operator set the model was exported with.
+	Opset int64
+	// Program is the model as a core program (inputs and parameters as its parameters).
+	Program *onnx.Program
+}
+
+// Param returns the parameter node of the initializer called name, or nil.
+func (m *ONNXModel) Param(name string) *gorgonia.Node {
+	for i, n := range m.ParamNames {
+		if n == name {
+			return m.Params[i]
+		}
+	}
+	return nil
+}
+
+// ImportONNXFile is ImportONNX of a .onnx file's bytes.
+func ImportONNXFile(path string) (*ONNXModel, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, errors.Wrap(err, "bulkad: import onnx")
+	}
+	m, err := ImportONNX(data)
+	if err != nil {
+		return nil, errors.Wrapf(err, "%s", path)
+	}
+	return m, nil
+}
+
+// ImportONNX decodes an ONNX model (the bytes of a .onnx file, float or double, static shapes,
+// default operator set 7–18; onnx.SupportedOps lists the operators) and builds it in a new
+// Gorgonia graph: the model is lowered into the core language (package onnx) and raised into
+// Gorgonia nodes (package raise), so its operators run bulkad's kernels and bulkad.Grad
+// differentiates through them. Input nodes start at zero.
+func ImportONNX(data []byte) (*ONNXModel, error) {
+	md, err := onnx.Decode(data)
+	if err != nil {
+		return nil, wrapOnce(err, "import onnx")
+	}
+	p, err := onnx.Lower(md)
+	if err != nil {
+		return nil, wrapOnce(err, "import onnx")
+	}
+	g := gorgonia.NewGraph()
+	out := &ONNXModel{Graph: g, Opset: p.Opset, Program: p, InputNames: p.Inputs, ParamNames: p.Params, OutputNames: p.Outputs}
+	dt := tensor.Float64
+	if p.Dtype.String() == "f32" {
+		dt = tensor.Float32
+	}
+	bind := map[string]*gorgonia.Node{}
+	node := func(name string, shape []int, val *tensor.Dense) *gorgonia.Node {
+		if len(shape) == 0 {
+			return gorgonia.NewScalar(g, dt, gorgonia.WithName(name), gorgonia.WithValue(val))
+		}
+		return gorgonia.NewTensor(g, dt, len(shape), gorgonia.WithShape(shape...), gorgonia.WithName(name), gorgonia.WithValue(val))
+	}
+	for i, v := range p.InputVars {
+		sh := []int(v.Type().Shape)
+		z := tensor.New(tensor.Of(dt), tensor.WithShape(sh...))
+		if len(sh) == 0 {
+			z = tensor.New(tensor.FromScalar(0.0))
+			if dt == tensor.Float32 {
+				z = tensor.New(tensor.FromScalar(float32(0)))
+			}
+		}
+		n := node(p.Inputs[i], sh, z)
+		bind[v.Name] = n
+		out.Inputs = append(out.Inputs, n)
+	}
+	for i, v := range p.ParamVars {
+		n := node(p.Params[i], []int(v.Type().Shape), p.Values[p.Params[i]])
+		bind[v.Name] = n
+		out.Params = append(out.Params, n)
+	}
+	dev, err := CurrentVulkan()
+	if err != nil {
+		return nil, wrapOnce(err, "import onnx")
+	}
+	comps := make([]int, len(p.Outputs))
+	for i := range comps {
+		comps[i] = i
+	}
+	if out.Outputs, err = raise.RaiseWith(g, p.Prog, bind, raise.Options{FreshResults: true, Components: comps, Vulkan: dev}); err != nil {
+		return nil, wrapOnce(err, "import onnx")
+	}
+	return out, nil
+}

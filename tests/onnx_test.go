@@ -1,0 +1,128 @@
+package tests
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/bulkad/bulkad"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// onnxFixture is one model exported by onnx/testdata/gen.py with PyTorch's results.
+type onnxFixture struct {
+	Input struct {
+		Shape []int     `json:"shape"`
+		Data  []float64 `json:"data"`
+	} `json:"input"`
+	Output struct {
+		Shape []int     `json:"shape"`
+		Data  []float64 `json:"data"`
+	} `json:"output"`
+	R     []float64            `json:"r"`
+	Loss  float64              `json:"loss"`
+	Grads map[string][]float64 `json:"grads"`
+}
+
+// relErr is the largest |a−b| relative to the largest |b| (at least 1e-3, so that entries
+// near 0 are compared absolutely at that scale).
+func relErr(a, b []float64) float64 {
+	if len(a) != len(b) {
+		return math.Inf(1)
+	}
+	scale := 1e-3
+	for _, x := range b {
+		scale = math.Max(scale, math.Abs(x))
+	}
+	m := 0.0
+	for i := range a {
+		d := math.Abs(a[i] - b[i])
+		if math.IsNaN(d) {
+			return math.Inf(1)
+		}
+		m = math.Max(m, d/scale)
+	}
+	return m
+}
+
+// TestONNXFixtures: every model exported from PyTorch imports, its forward pass equals
+// PyTorch's output, and bulkad.Grad of loss = Σ output ⊙ r (run on a TapeMachine) equals
+// PyTorch's autograd gradient w.r.t. every parameter: 1e-9 / 1e-8 relative in float64,
+// 1e-5 / 1e-4 in float32; bulkad.Check (finite differences, the raised nodes) passes.
+func TestONNXFixtures(t *testing.T) {
+	for _, name := range []string{"mlp", "lenet", "gru", "block"} {
+		for _, tag := range []string{"f64", "f32"} {
+			name, tag := name, tag
+			t.Run(name+"_"+tag, func(t *testing.T) {
+				base := filepath.Join("..", "onnx", "testdata", name+"_"+tag)
+				raw, err := os.ReadFile(base + ".json")
+				if err != nil {
+					t.Fatal(err)
+				}
+				var fx onnxFixture
+				if err := json.Unmarshal(raw, &fx); err != nil {
+					t.Fatal(err)
+				}
+				m, err := bulkad.ImportONNXFile(base + ".onnx")
+				if err != nil {
+					t.Fatal(err)
+				}
+				dt := tensor.Float64
+				fwdTol, gradTol := 1e-9, 1e-8
+				if tag == "f32" {
+					dt, fwdTol, gradTol = tensor.Float32, 1e-5, 1e-4
+				}
+				if len(m.Inputs) != 1 || len(m.Outputs) != 1 {
+					t.Fatalf("%d inputs and %d outputs, want 1 and 1", len(m.Inputs), len(m.Outputs))
+				}
+				if err := G.Let(m.Inputs[0], denseOf(dt, tensor.Shape(fx.Input.Shape), fx.Input.Data)); err != nil {
+					t.Fatal(err)
+				}
+				out := m.Outputs[0]
+				var outVal G.Value // pinned: Gorgonia may run the next op in place on out
+				G.Read(out, &outVal)
+				r := G.NewTensor(m.Graph, dt, len(fx.Output.Shape), G.WithShape(fx.Output.Shape...), G.WithName("r"), G.WithValue(denseOf(dt, tensor.Shape(fx.Output.Shape), fx.R)))
+				cost := G.Must(G.Sum(G.Must(G.HadamardProd(out, r))))
+				var wrt G.Nodes
+				var names []string
+				for pname := range fx.Grads {
+					p := m.Param(pname)
+					if p == nil {
+						t.Fatalf("PyTorch parameter %q is not an initializer of the model (have %v)", pname, m.ParamNames)
+					}
+					wrt, names = append(wrt, p), append(names, pname)
+				}
+				grads, err := bulkad.Grad(cost, wrt...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				vm := G.NewTapeMachine(m.Graph)
+				defer vm.Close()
+				if err := vm.RunAll(); err != nil {
+					t.Fatal(err)
+				}
+				if e := relErr(valuesOf(outVal), fx.Output.Data); !(e <= fwdTol) {
+					t.Errorf("output differs from PyTorch's by %.2g relative", e)
+				}
+				if e := relErr(valuesOf(cost.Value()), []float64{fx.Loss}); !(e <= fwdTol*10) {
+					t.Errorf("loss %v, PyTorch %v", cost.Value(), fx.Loss)
+				}
+				for i, gn := range grads {
+					if e := relErr(valuesOf(gn.Value()), fx.Grads[names[i]]); !(e <= gradTol) {
+						t.Errorf("∂loss/∂%s differs from PyTorch's by %.2g relative", names[i], e)
+					}
+				}
+				rep, err := bulkad.Check(cost, wrt, bulkad.WithMaxProbes(4))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !rep.OK() {
+					t.Errorf("bulkad.Check:\n%s", rep)
+				}
+			})
+		}
+	}
+}
