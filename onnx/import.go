@@ -47,6 +47,9 @@ type ctx struct {
 	bounds []core.Term
 	used   map[string]bool
 	n      int
+	// initVals holds the values of float initializers by their core parameter name, for
+	// operators that need a constant (Clip's bounds, Pow's exponent).
+	initVals map[string][]float64
 }
 
 // Lower turns a decoded model into a core program. Every graph input and float initializer
@@ -60,7 +63,7 @@ func Lower(m *Model) (*Program, error) {
 	if p.Opset < 7 || p.Opset > 18 {
 		return nil, errors.Errorf("onnx: lower: default operator set version %d; supported: 7 to 18", p.Opset)
 	}
-	c := &ctx{opset: p.Opset, env: map[string]value{}, used: map[string]bool{}}
+	c := &ctx{opset: p.Opset, env: map[string]value{}, used: map[string]bool{}, initVals: map[string][]float64{}}
 	init := map[string]*Tensor{}
 	for i := range m.Graph.Initializer {
 		t := &m.Graph.Initializer[i]
@@ -125,6 +128,7 @@ func Lower(m *Model) (*Program, error) {
 			p.ParamVars = append(p.ParamVars, v)
 			p.Values[t.Name] = denseOf(c.dt, sh, t.Floats)
 			c.env[t.Name] = value{t: v}
+			c.initVals[v.Name] = t.Floats
 		case dtInt32, dtInt64, dtBool:
 			c.env[t.Name] = value{ints: t.Ints, dims: t.Dims, isInt: true}
 		default:
@@ -265,4 +269,23 @@ func SupportedOps() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// constFloats returns the values of a float constant or of a float initializer.
+func (c *ctx) constFloats(v value) ([]float64, bool) {
+	switch {
+	case v.isF:
+		return v.floats, true
+	case v.isInt:
+		out := make([]float64, len(v.ints))
+		for i, x := range v.ints {
+			out[i] = float64(x)
+		}
+		return out, true
+	}
+	if x, ok := v.t.(*core.Var); ok {
+		vals, ok := c.initVals[x.Name]
+		return vals, ok
+	}
+	return nil, false
 }

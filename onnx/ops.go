@@ -281,20 +281,17 @@ func binaryOp(op core.BinOp) opFn {
 	})
 }
 
-// opPow: a constant exponent 1, 2, 3, 0.5 or −1 becomes the exact function (a negative base
-// raised to 2 is fine; core's pow is exp(y·ln x)); other exponents use pow.
+// opPow: a constant exponent (a Constant node, not an initializer, which stays learnable) of
+// 1, 2, 3, 0.5 or −1 becomes the exact function (a negative base raised to 2 is fine; core's
+// pow is exp(y·ln x)); other exponents use pow.
 func opPow(c *ctx, n *Node, ins []value) ([]value, error) {
 	x, err := c.floatIn(ins, 0)
 	if err != nil {
 		return nil, err
 	}
-	if len(ins) > 1 && (ins[1].isF || ins[1].isInt) {
-		e, _, _ := constInts(ins, 1, "exponent")
-		ef := ins[1].floats
-		if ins[1].isInt {
-			ef = []float64{float64(e[0])}
-		}
-		if len(ef) == 1 {
+	if len(ins) > 1 && ins[1].t == nil { // a constant, not a (learnable) initializer
+		ef, ok := c.constFloats(ins[1])
+		if ok && len(ef) == 1 {
 			name := map[float64]string{2: "square", 3: "cube", 0.5: "sqrt", -1: "inv"}[ef[0]]
 			if ef[0] == 1 {
 				return []value{{t: x}}, nil
@@ -1149,14 +1146,14 @@ func opClip(c *ctx, n *Node, ins []value) ([]value, error) {
 			if i+1 < len(ins) {
 				v = ins[i+1]
 			}
-			switch {
-			case v.isF && len(v.floats) == 1:
-				*p = v.floats[0]
-			case v.isInt && len(v.ints) == 1:
-				*p = float64(v.ints[0])
-			case v.t != nil:
-				return nil, errors.New("min and max must be constants")
+			if v.t == nil && !v.isF && !v.isInt {
+				continue // omitted: no bound
 			}
+			f, ok := c.constFloats(v)
+			if !ok || len(f) != 1 {
+				return nil, errors.New("min and max must be scalar constants or initializers")
+			}
+			*p = f[0]
 		}
 	}
 	t, err := lower.Clamp(x, lo, hi)

@@ -1,0 +1,346 @@
+package onnx
+
+import (
+	"encoding/binary"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/bulkad/bulkad/core"
+	"google.golang.org/protobuf/encoding/protowire"
+	"gorgonia.org/tensor"
+)
+
+// A small ONNX encoder for tests: one graph of nodes over float64 inputs and constant
+// initializers, in the wire format Decode reads.
+
+type tIn struct {
+	name  string
+	shape []int64
+	data  []float64 // graph input value (nil: initializer from ints)
+	ints  []int64   // int64 initializer
+	init  bool      // a float initializer rather than a graph input
+}
+
+type tNode struct {
+	op      string
+	ins     []string
+	outs    []string
+	attrsI  map[string]int64
+	attrsF  map[string]float64
+	attrsIs map[string][]int64
+	attrsS  map[string]string
+}
+
+func msg(fields ...[]byte) []byte {
+	var b []byte
+	for _, f := range fields {
+		b = append(b, f...)
+	}
+	return b
+}
+
+func fBytes(num protowire.Number, v []byte) []byte {
+	b := protowire.AppendTag(nil, num, protowire.BytesType)
+	return protowire.AppendBytes(b, v)
+}
+
+func fVarint(num protowire.Number, v uint64) []byte {
+	b := protowire.AppendTag(nil, num, protowire.VarintType)
+	return protowire.AppendVarint(b, v)
+}
+
+func fFixed32(num protowire.Number, v uint32) []byte {
+	b := protowire.AppendTag(nil, num, protowire.Fixed32Type)
+	return protowire.AppendFixed32(b, v)
+}
+
+func encTensor(in tIn) []byte {
+	var b []byte
+	for _, d := range in.shape {
+		b = append(b, fVarint(1, uint64(d))...)
+	}
+	b = append(b, fBytes(8, []byte(in.name))...)
+	if in.ints != nil {
+		b = append(b, fVarint(2, dtInt64)...)
+		raw := make([]byte, 8*len(in.ints))
+		for i, x := range in.ints {
+			binary.LittleEndian.PutUint64(raw[8*i:], uint64(x))
+		}
+		return append(b, fBytes(9, raw)...)
+	}
+	b = append(b, fVarint(2, dtDouble)...)
+	raw := make([]byte, 8*len(in.data))
+	for i, x := range in.data {
+		binary.LittleEndian.PutUint64(raw[8*i:], math.Float64bits(x))
+	}
+	return append(b, fBytes(9, raw)...)
+}
+
+func encValueInfo(name string, shape []int64) []byte {
+	var dims []byte
+	for _, d := range shape {
+		dims = append(dims, fBytes(1, fVarint(1, uint64(d)))...)
+	}
+	tt := msg(fVarint(1, dtDouble), fBytes(2, dims))
+	return msg(fBytes(1, []byte(name)), fBytes(2, fBytes(1, tt)))
+}
+
+func encNode(n tNode) []byte {
+	var b []byte
+	for _, s := range n.ins {
+		b = append(b, fBytes(1, []byte(s))...)
+	}
+	for _, s := range n.outs {
+		b = append(b, fBytes(2, []byte(s))...)
+	}
+	b = append(b, fBytes(4, []byte(n.op))...)
+	for k, v := range n.attrsI {
+		b = append(b, fBytes(5, msg(fBytes(1, []byte(k)), fVarint(3, uint64(v)), fVarint(20, 2)))...)
+	}
+	for k, v := range n.attrsF {
+		b = append(b, fBytes(5, msg(fBytes(1, []byte(k)), fFixed32(2, math.Float32bits(float32(v))), fVarint(20, 1)))...)
+	}
+	for k, vs := range n.attrsIs {
+		a := fBytes(1, []byte(k))
+		for _, v := range vs {
+			a = append(a, fVarint(8, uint64(v))...)
+		}
+		b = append(b, fBytes(5, append(a, fVarint(20, 7)...))...)
+	}
+	for k, v := range n.attrsS {
+		b = append(b, fBytes(5, msg(fBytes(1, []byte(k)), fBytes(4, []byte(v)), fVarint(20, 3)))...)
+	}
+	return b
+}
+
+// encModel encodes a model whose graph output is the first output of the last node.
+func encModel(opset int64, ins []tIn, nodes []tNode, outShape []int64) []byte {
+	var g []byte
+	for _, n := range nodes {
+		g = append(g, fBytes(1, encNode(n))...)
+	}
+	g = append(g, fBytes(2, []byte("test"))...)
+	for _, in := range ins {
+		if in.ints != nil || in.init {
+			g = append(g, fBytes(5, encTensor(in))...)
+		} else {
+			g = append(g, fBytes(11, encValueInfo(in.name, in.shape))...)
+		}
+	}
+	last := nodes[len(nodes)-1]
+	g = append(g, fBytes(12, encValueInfo(last.outs[0], outShape))...)
+	return msg(fVarint(1, 8), fBytes(7, g), fBytes(8, msg(fBytes(1, nil), fVarint(2, uint64(opset)))))
+}
+
+// runModel lowers the model and evaluates it with core.Eval at the graph inputs' data.
+func runModel(t *testing.T, opset int64, ins []tIn, nodes []tNode) ([]float64, []int, error) {
+	t.Helper()
+	m, err := Decode(encModel(opset, ins, nodes, nil))
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := Lower(m)
+	if err != nil {
+		return nil, nil, err
+	}
+	args := map[string]*tensor.Dense{}
+	for i, v := range p.InputVars {
+		for _, in := range ins {
+			if in.name == p.Inputs[i] {
+				args[v.Name] = denseOf(core.Float64, v.Type().Shape, in.data)
+			}
+		}
+	}
+	for i, v := range p.ParamVars {
+		args[v.Name] = p.Values[p.Params[i]]
+	}
+	outs, err := core.EvalTuple(p.Prog, args)
+	if err != nil {
+		return nil, nil, err
+	}
+	d := outs[0]
+	var vals []float64
+	switch x := d.Data().(type) {
+	case []float64:
+		vals = x
+	case float64:
+		vals = []float64{x}
+	}
+	return vals, d.Shape().Clone(), nil
+}
+
+func iota(n int) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = float64(i)
+	}
+	return out
+}
+
+// TestOperators: single-node models against values worked out by hand from the ONNX
+// operator specification (opset 13 unless stated).
+func TestOperators(t *testing.T) {
+	x23 := tIn{name: "x", shape: []int64{2, 3}, data: []float64{-1, 2, -3, 4, -5, 6}}
+	x234 := tIn{name: "x", shape: []int64{2, 3, 4}, data: iota(24)}
+	ints := func(name string, v ...int64) tIn { return tIn{name: name, shape: []int64{int64(len(v))}, ints: v} }
+	cases := []struct {
+		name  string
+		opset int64
+		ins   []tIn
+		node  tNode
+		shape []int
+		want  []float64
+	}{
+		{"Relu", 13, []tIn{x23}, tNode{op: "Relu"}, []int{2, 3}, []float64{0, 2, 0, 4, 0, 6}},
+		{"LeakyRelu", 13, []tIn{x23}, tNode{op: "LeakyRelu", attrsF: map[string]float64{"alpha": 0.5}}, []int{2, 3}, []float64{-0.5, 2, -1.5, 4, -2.5, 6}},
+		{"Elu", 13, []tIn{x23}, tNode{op: "Elu"}, []int{2, 3}, []float64{math.Expm1(-1), 2, math.Expm1(-3), 4, math.Expm1(-5), 6}},
+		{"Abs", 13, []tIn{x23}, tNode{op: "Abs"}, []int{2, 3}, []float64{1, 2, 3, 4, 5, 6}},
+		{"Add broadcast", 13, []tIn{x23, {name: "b", shape: []int64{3}, data: []float64{10, 20, 30}, init: true}}, tNode{op: "Add", ins: []string{"x", "b"}}, []int{2, 3}, []float64{9, 22, 27, 14, 15, 36}},
+		{"Sub broadcast col", 13, []tIn{x23, {name: "b", shape: []int64{2, 1}, data: []float64{1, 2}, init: true}}, tNode{op: "Sub", ins: []string{"x", "b"}}, []int{2, 3}, []float64{-2, 1, -4, 2, -7, 4}},
+		{"Transpose", 13, []tIn{x23}, tNode{op: "Transpose"}, []int{3, 2}, []float64{-1, 4, 2, -5, -3, 6}},
+		{"Flatten axis 2", 13, []tIn{x234}, tNode{op: "Flatten", attrsI: map[string]int64{"axis": 2}}, []int{6, 4}, iota(24)},
+		{"Reshape 0 -1", 13, []tIn{x234, ints("s", 0, -1)}, tNode{op: "Reshape", ins: []string{"x", "s"}}, []int{2, 12}, iota(24)},
+		{"Unsqueeze", 13, []tIn{x23, ints("a", 0, 3)}, tNode{op: "Unsqueeze", ins: []string{"x", "a"}}, []int{1, 2, 3, 1}, x23.data},
+		{"Unsqueeze opset 11", 11, []tIn{x23}, tNode{op: "Unsqueeze", attrsIs: map[string][]int64{"axes": {1}}}, []int{2, 1, 3}, x23.data},
+		{"Squeeze", 13, []tIn{{name: "x", shape: []int64{1, 3, 1}, data: []float64{1, 2, 3}}}, tNode{op: "Squeeze"}, []int{3}, []float64{1, 2, 3}},
+		{"Slice neg step 2", 13, []tIn{x234, ints("s", 1), ints("e", -1), ints("a", 2), ints("st", 2)}, tNode{op: "Slice", ins: []string{"x", "s", "e", "a", "st"}}, []int{2, 3, 1}, []float64{1, 5, 9, 13, 17, 21}},
+		{"Slice clamp", 13, []tIn{x23, ints("s", 1), ints("e", 100), ints("a", 0)}, tNode{op: "Slice", ins: []string{"x", "s", "e", "a"}}, []int{1, 3}, []float64{4, -5, 6}},
+		{"Gather scalar", 13, []tIn{x23, {name: "i", shape: nil, ints: []int64{1}}}, tNode{op: "Gather", ins: []string{"x", "i"}, attrsI: map[string]int64{"axis": 1}}, []int{2}, []float64{2, -5}},
+		{"Gather vector", 13, []tIn{x23, ints("i", 2, 0, -1)}, tNode{op: "Gather", ins: []string{"x", "i"}, attrsI: map[string]int64{"axis": 1}}, []int{2, 3}, []float64{-3, -1, -3, 6, 4, 6}},
+		{"Concat", 13, []tIn{x23, {name: "y", shape: []int64{2, 1}, data: []float64{7, 8}, init: true}}, tNode{op: "Concat", ins: []string{"x", "y"}, attrsI: map[string]int64{"axis": -1}}, []int{2, 4}, []float64{-1, 2, -3, 7, 4, -5, 6, 8}},
+		{"Pad", 13, []tIn{{name: "x", shape: []int64{1, 2}, data: []float64{1, 2}}, ints("p", 1, 0, 0, 2)}, tNode{op: "Pad", ins: []string{"x", "p"}}, []int{2, 4}, []float64{0, 0, 0, 0, 1, 2, 0, 0}},
+		{"ReduceSum keepdims", 13, []tIn{x23, ints("a", 1)}, tNode{op: "ReduceSum", ins: []string{"x", "a"}}, []int{2, 1}, []float64{-2, 5}},
+		{"ReduceMean no keepdims", 13, []tIn{x23}, tNode{op: "ReduceMean", attrsIs: map[string][]int64{"axes": {0}}, attrsI: map[string]int64{"keepdims": 0}}, []int{3}, []float64{1.5, -1.5, 1.5}},
+		{"ReduceMax all", 13, []tIn{x23}, tNode{op: "ReduceMax", attrsI: map[string]int64{"keepdims": 0}}, []int{}, []float64{6}},
+		{"Clip", 13, []tIn{x23, {name: "lo", data: []float64{-2}, init: true}, {name: "hi", data: []float64{3}, init: true}}, tNode{op: "Clip", ins: []string{"x", "lo", "hi"}}, []int{2, 3}, []float64{-1, 2, -2, 3, -2, 3}},
+		{"Clip opset 6 attrs", 7, []tIn{x23}, tNode{op: "Clip", attrsF: map[string]float64{"min": 0}}, []int{2, 3}, []float64{0, 2, 0, 4, 0, 6}},
+		{"Gemm alpha beta transB", 13, []tIn{
+			{name: "a", shape: []int64{1, 2}, data: []float64{1, 2}},
+			{name: "b", shape: []int64{3, 2}, data: []float64{1, 0, 0, 1, 1, 1}, init: true},
+			{name: "c", shape: []int64{3}, data: []float64{1, 2, 3}, init: true}},
+			tNode{op: "Gemm", ins: []string{"a", "b", "c"}, attrsI: map[string]int64{"transB": 1}, attrsF: map[string]float64{"alpha": 2, "beta": 0.5}}, []int{1, 3}, []float64{2.5, 5, 7.5}},
+		{"MatMul 3x2", 13, []tIn{x234, {name: "w", shape: []int64{4, 1}, data: []float64{1, 1, 1, 1}, init: true}}, tNode{op: "MatMul", ins: []string{"x", "w"}}, []int{2, 3, 1}, []float64{6, 22, 38, 54, 70, 86}},
+		{"Softmax opset 13 axis 0", 13, []tIn{{name: "x", shape: []int64{2, 1}, data: []float64{0, math.Log(3)}}}, tNode{op: "Softmax", attrsI: map[string]int64{"axis": 0}}, []int{2, 1}, []float64{0.25, 0.75}},
+		{"Softmax opset 11 coerced", 11, []tIn{{name: "x", shape: []int64{1, 2, 2}, data: []float64{0, 0, 0, math.Log(5)}}}, tNode{op: "Softmax"}, []int{1, 2, 2}, []float64{0.125, 0.125, 0.125, 0.625}},
+		{"GlobalAveragePool", 13, []tIn{{name: "x", shape: []int64{1, 2, 2, 2}, data: iota(8)}}, tNode{op: "GlobalAveragePool"}, []int{1, 2, 1, 1}, []float64{1.5, 5.5}},
+		{"MaxPool stride 1", 13, []tIn{{name: "x", shape: []int64{1, 1, 2, 3}, data: []float64{1, 5, 2, 4, 0, 6}}}, tNode{op: "MaxPool", attrsIs: map[string][]int64{"kernel_shape": {2, 2}}}, []int{1, 1, 1, 2}, []float64{5, 6}},
+		{"AveragePool pad include", 13, []tIn{{name: "x", shape: []int64{1, 1, 1, 2}, data: []float64{2, 4}}}, tNode{op: "AveragePool", attrsIs: map[string][]int64{"kernel_shape": {1, 2}, "pads": {0, 1, 0, 0}}, attrsI: map[string]int64{"count_include_pad": 1}}, []int{1, 1, 1, 2}, []float64{1, 3}},
+		{"Conv groups", 13, []tIn{{name: "x", shape: []int64{1, 2, 1, 2}, data: []float64{1, 2, 3, 4}}, {name: "w", shape: []int64{2, 1, 1, 1}, data: []float64{10, 100}, init: true}},
+			tNode{op: "Conv", ins: []string{"x", "w"}, attrsI: map[string]int64{"group": 2}}, []int{1, 2, 1, 2}, []float64{10, 20, 300, 400}},
+		{"BatchNormalization inference", 13, []tIn{{name: "x", shape: []int64{1, 2, 1, 1}, data: []float64{3, 3}},
+			{name: "s", shape: []int64{2}, data: []float64{2, 1}, init: true}, {name: "b", shape: []int64{2}, data: []float64{1, 0}, init: true},
+			{name: "m", shape: []int64{2}, data: []float64{1, 3}, init: true}, {name: "v", shape: []int64{2}, data: []float64{4, 1}, init: true}},
+			tNode{op: "BatchNormalization", ins: []string{"x", "s", "b", "m", "v"}, attrsF: map[string]float64{"epsilon": 0}}, []int{1, 2, 1, 1}, []float64{3, 0}},
+	}
+	for _, c := range cases {
+		c := c
+		t.Run(c.name, func(t *testing.T) {
+			node := c.node
+			if node.ins == nil {
+				node.ins = []string{"x"}
+			}
+			node.outs = []string{"y"}
+			got, shape, err := runModel(t, c.opset, c.ins, []tNode{node})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(shape) != len(c.shape) {
+				t.Fatalf("shape %v, want %v", shape, c.shape)
+			}
+			for i := range shape {
+				if shape[i] != c.shape[i] {
+					t.Fatalf("shape %v, want %v", shape, c.shape)
+				}
+			}
+			if len(got) != len(c.want) {
+				t.Fatalf("%v, want %v", got, c.want)
+			}
+			for i := range got {
+				if math.Abs(got[i]-c.want[i]) > 1e-12 {
+					t.Fatalf("%v, want %v", got, c.want)
+				}
+			}
+		})
+	}
+}
+
+// TestPowConstant: x² with the exponent from a Constant node is exact at negative x.
+func TestPowConstant(t *testing.T) {
+	x := tIn{name: "x", shape: []int64{3}, data: []float64{-3, 0.5, 2}}
+	nodes := []tNode{
+		{op: "Constant", outs: []string{"e"}, attrsF: map[string]float64{"value_float": 2}},
+		{op: "Pow", ins: []string{"x", "e"}, outs: []string{"y"}},
+	}
+	got, _, err := runModel(t, 13, []tIn{x}, nodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, w := range []float64{9, 0.25, 4} {
+		if got[i] != w {
+			t.Fatalf("%v, want [9 0.25 4]", got)
+		}
+	}
+}
+
+// TestSplit: three outputs of sizes 1, 2, 1 along axis 1 (sizes from the input at opset 13).
+func TestSplit(t *testing.T) {
+	x := tIn{name: "x", shape: []int64{1, 4}, data: []float64{1, 2, 3, 4}}
+	sizes := tIn{name: "s", shape: []int64{3}, ints: []int64{1, 2, 1}}
+	nodes := []tNode{
+		{op: "Split", ins: []string{"x", "s"}, outs: []string{"a", "b", "c"}, attrsI: map[string]int64{"axis": 1}},
+		{op: "Concat", ins: []string{"c", "b", "a"}, outs: []string{"y"}, attrsI: map[string]int64{"axis": 1}},
+	}
+	got, _, err := runModel(t, 13, []tIn{x, sizes}, nodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, w := range []float64{4, 2, 3, 1} {
+		if got[i] != w {
+			t.Fatalf("%v, want [4 2 3 1]", got)
+		}
+	}
+}
+
+// TestErrors: unsupported operators and attributes name the node, the operator and the opset.
+func TestErrors(t *testing.T) {
+	x := tIn{name: "x", shape: []int64{1, 1, 2, 2}, data: []float64{1, 2, 3, 4}}
+	cases := []struct {
+		node tNode
+		want []string
+	}{
+		{tNode{op: "Erf"}, []string{`node "y" (Erf, opset 13)`, "not supported", "onnx.SupportedOps()"}},
+		{tNode{op: "AveragePool", attrsIs: map[string][]int64{"kernel_shape": {2, 2}, "pads": {1, 1, 1, 1}}}, []string{"count_include_pad"}},
+		{tNode{op: "MaxPool", attrsIs: map[string][]int64{"kernel_shape": {2, 2}}, attrsI: map[string]int64{"ceil_mode": 1}}, []string{"ceil_mode"}},
+		{tNode{op: "Conv", ins: []string{"x", "x"}, attrsS: map[string]string{"auto_pad": "SAME_UPPER"}}, []string{"auto_pad"}},
+		{tNode{op: "Reshape", ins: []string{"x", "x"}}, []string{"must be a constant"}},
+		{tNode{op: "Relu", ins: []string{"nope"}}, []string{`"nope"`, "not computed"}},
+	}
+	for _, c := range cases {
+		node := c.node
+		if node.ins == nil {
+			node.ins = []string{"x"}
+		}
+		node.outs = []string{"y"}
+		_, _, err := runModel(t, 13, []tIn{x}, []tNode{node})
+		if err == nil {
+			t.Errorf("%s: no error", node.op)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: error %q does not mention %q", node.op, err, w)
+			}
+		}
+	}
+	m, err := Decode(encModel(19, []tIn{x}, []tNode{{op: "Relu", ins: []string{"x"}, outs: []string{"y"}}}, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Lower(m); err == nil || !strings.Contains(err.Error(), "operator set version 19") {
+		t.Errorf("opset 19: %v", err)
+	}
+	if len(SupportedOps()) < 40 {
+		t.Errorf("SupportedOps lists %d operators", len(SupportedOps()))
+	}
+}
