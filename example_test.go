@@ -193,3 +193,34 @@ func ExampleHessianVector() {
 	// Output:
 	// H·v: [6 0 -18]
 }
+
+// A model exported from PyTorch becomes an ordinary Gorgonia graph: set its input, add a
+// loss with Gorgonia ops, differentiate with respect to its parameters (the ONNX
+// initializers). The MLP here is one of package onnx's test fixtures (6 → 8 → 3).
+func ExampleImportONNX() {
+	m, err := bulkad.ImportONNXFile("onnx/testdata/mlp_f64.onnx")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("inputs:", m.InputNames, m.Inputs[0].Shape())
+	fmt.Println("parameters:", m.ParamNames)
+	out := m.Outputs[0] // log-probabilities [4 3]
+	cost := G.Must(G.Neg(G.Must(G.Mean(out))))
+	grads, err := bulkad.Grad(cost, m.Params...)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	vm := G.NewTapeMachine(m.Graph)
+	defer vm.Close()
+	if err := vm.RunAll(); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("gradient of fc1.weight:", grads[0].Shape())
+	// Output:
+	// inputs: [x] (4, 6)
+	// parameters: [fc1.weight fc1.bias fc2.weight fc2.bias]
+	// gradient of fc1.weight: (8, 6)
+}
