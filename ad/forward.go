@@ -1,6 +1,8 @@
 package ad
 
 import (
+	"math"
+
 	"github.com/bulkad/bulkad/core"
 	"github.com/pkg/errors"
 )
@@ -492,6 +494,10 @@ func (f *forward) unary(t *core.Unary) *dual {
 		factor = pa()
 	case core.OpExpm1:
 		factor = b.Unary(core.OpExp, xa)
+	case core.OpErf:
+		// erf' x = 2/√π · exp(−x²)
+		c := f.constant(ty, 2/math.Sqrt(math.Pi))
+		factor = b.Mul(c, b.Unary(core.OpExp, b.Unary(core.OpNeg, b.Mul(xa, xa))))
 	case core.OpLog:
 		factor = b.Unary(core.OpRecip, xa)
 	case core.OpLog1p:

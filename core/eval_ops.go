@@ -51,6 +51,8 @@ func (o UnOp) FloatFunc() func(float64) float64 {
 		return math.Log1p
 	case OpExpm1:
 		return math.Expm1
+	case OpErf:
+		return math.Erf
 	}
 	return nil
 }

@@ -86,6 +86,8 @@ const (
 	OpLog1p
 	OpExpm1
 	OpNot
+	// OpErf is the error function erf x = 2/√π ∫₀ˣ e^(−t²) dt (ONNX Erf; GELU is written with it).
+	OpErf
 	numUnOps
 )
 
@@ -93,7 +95,7 @@ var unOpNames = [...]string{
 	OpNeg: "neg", OpAbs: "abs", OpSign: "sign", OpExp: "exp", OpLog: "log", OpSqrt: "sqrt",
 	OpSin: "sin", OpCos: "cos", OpTan: "tan", OpTanh: "tanh", OpSigmoid: "sigmoid",
 	OpRecip: "recip", OpFloor: "floor", OpCeil: "ceil", OpLog1p: "log1p", OpExpm1: "expm1",
-	OpNot: "not",
+	OpNot: "not", OpErf: "erf",
 }
 
 // String returns the operation's name in the text syntax.

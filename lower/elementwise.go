@@ -10,7 +10,7 @@ import (
 // unaryNames lists the element-wise functions Unary accepts (Gorgonia's unary set).
 var unaryNames = [...]string{
 	"abs", "sign", "ceil", "floor", "sin", "cos", "exp", "ln", "log2", "neg", "square", "sqrt",
-	"inv", "invSqrt", "cube", "tanh", "sigmoid", "log1p", "expm1", "softplus",
+	"inv", "invSqrt", "cube", "tanh", "sigmoid", "log1p", "expm1", "softplus", "erf",
 }
 
 // UnaryNames returns the names accepted by Unary.
@@ -86,6 +86,8 @@ func Unary(name string, x core.Term) (core.Term, error) {
 		r = b.Unary(core.OpLog1p, x)
 	case "expm1":
 		r = b.Unary(core.OpExpm1, x)
+	case "erf":
+		r = b.Unary(core.OpErf, x)
 	case "softplus":
 		lo, hi := -708.0, 16.0
 		if t.Dtype == core.Float32 {
@@ -191,4 +193,34 @@ func Convert(x core.Term, to core.Dtype) (core.Term, error) {
 	}
 	var b core.Builder
 	return result("convert", &b, b.Cast(to, x))
+}
+
+// Where selects element-wise: x where mask is true, else y (mask : bool and x, y of one float
+// type, all three of one shape; a rank-0 mask is a cond). It is a gather from [y, x] at the
+// mask's value, so a NaN or an infinity in the branch not selected does not leak into the
+// result (a multiplication by a 0/1 mask would), and the derivative flows to the selected
+// branch only.
+func Where(mask, x, y core.Term) (core.Term, error) {
+	if err := checkTerm("where", x, y); err != nil {
+		return nil, err
+	}
+	mt := mask.Type()
+	if mt.Dtype != core.Bool || !mt.Shape.Equal(x.Type().Shape) || !x.Type().Equal(y.Type()) {
+		return nil, errors.Errorf("lower: where: mask %v, branches %v and %v: want a bool mask and two float arrays of its shape", mt, x.Type(), y.Type())
+	}
+	var b core.Builder
+	sh := mt.Shape
+	if len(sh) == 0 {
+		return result("where", &b, b.Cond(mask, x, y))
+	}
+	namer := core.NewNamer(mask, x, y)
+	vars := make([]*core.Var, len(sh))
+	ix := make([]core.Term, len(sh))
+	for k := range sh {
+		vars[k] = namer.FreshVar("w", core.Scalar(core.Int64))
+		ix[k] = vars[k]
+	}
+	sel := b.Cast(core.Int64, b.Index(mask, ix...))
+	fn := b.IndexFn(vars, append([]core.Term{sel}, ix...)...)
+	return result("where", &b, b.Gather(sh, b.FromVector(y, x), fn))
 }

@@ -29,7 +29,7 @@
 // average pooling of padding without counting it, non-constant shapes) or an operator set
 // outside 7–18 is an error naming the node, the operator and the opset.
 //
-// Not supported yet: Gelu/Erf, Where, LayerNormalization as one operator (opset 17; the
+// Not supported yet: LayerNormalization as one operator (opset 17; the
 // decomposed form that PyTorch 1.13 exports works), Resize, recurrent operators (LSTM/GRU/RNN
 // as single operators; unrolled cells work), Dropout in training mode (random masks),
 // BatchNormalization's running-statistics outputs, integer arithmetic on graph inputs.

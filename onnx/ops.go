@@ -31,6 +31,7 @@ var opTable = map[string]opFn{
 	"Sign":       named("sign"),
 	"Sin":        named("sin"),
 	"Cos":        named("cos"),
+	"Erf":        named("erf"),
 	"LeakyRelu": func(c *ctx, n *Node, ins []value) ([]value, error) {
 		alpha := n.attrFloat("alpha", 0.01)
 		return unary(func(x core.Term) (core.Term, error) { return reluMix(x, alpha, false) })(c, n, ins)
@@ -39,13 +40,28 @@ var opTable = map[string]opFn{
 		alpha := n.attrFloat("alpha", 1)
 		return unary(func(x core.Term) (core.Term, error) { return reluMix(x, alpha, true) })(c, n, ins)
 	},
-	"Add":                binaryOp(core.OpAdd),
-	"Sub":                binaryOp(core.OpSub),
-	"Mul":                binaryOp(core.OpMul),
-	"Div":                binaryOp(core.OpDiv),
-	"Max":                binaryOp(core.OpMax),
-	"Min":                binaryOp(core.OpMin),
-	"Pow":                opPow,
+	"Add":            binaryOp(core.OpAdd),
+	"Sub":            binaryOp(core.OpSub),
+	"Mul":            binaryOp(core.OpMul),
+	"Div":            binaryOp(core.OpDiv),
+	"Max":            binaryOp(core.OpMax),
+	"Min":            binaryOp(core.OpMin),
+	"Pow":            opPow,
+	"Greater":        binaryOp(core.OpGt),
+	"Less":           binaryOp(core.OpLt),
+	"GreaterOrEqual": binaryOp(core.OpGe),
+	"LessOrEqual":    binaryOp(core.OpLe),
+	"Equal":          binaryOp(core.OpEq),
+	"Not": func(c *ctx, n *Node, ins []value) ([]value, error) {
+		x, err := c.floatIn(ins, 0)
+		if err != nil {
+			return nil, err
+		}
+		var b core.Builder
+		t := b.Unary(core.OpNot, x)
+		return []value{{t: t}}, b.Err()
+	},
+	"Where":              opWhere,
 	"MatMul":             opMatMul,
 	"Gemm":               opGemm,
 	"Softmax":            opSoftmax(false),
@@ -1173,4 +1189,32 @@ func opCast(c *ctx, n *Node, ins []value) ([]value, error) {
 		return nil, errors.Errorf("cast of a float array to type %d: only casts to the model's float type are supported", to)
 	}
 	return ins[:1], nil
+}
+
+// opWhere selects element-wise between X and Y by a boolean condition (all three broadcast).
+func opWhere(c *ctx, n *Node, ins []value) ([]value, error) {
+	var xs [3]core.Term
+	for i := range xs {
+		t, err := c.floatIn(ins, i)
+		if err != nil {
+			return nil, err
+		}
+		xs[i] = t
+	}
+	if xs[0].Type().Dtype != core.Bool {
+		return nil, errors.Errorf("condition has type %v, want bool", xs[0].Type())
+	}
+	x, y, err := broadcastPair(xs[1], xs[2])
+	if err != nil {
+		return nil, err
+	}
+	m, x, err := broadcastPair(xs[0], x)
+	if err != nil {
+		return nil, err
+	}
+	if _, y, err = broadcastPair(m, y); err != nil {
+		return nil, err
+	}
+	t, err := lower.Where(m, x, y)
+	return []value{{t: t}}, err
 }

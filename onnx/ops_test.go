@@ -283,6 +283,40 @@ func TestPowConstant(t *testing.T) {
 	}
 }
 
+// TestWhere: Where(Greater(x, 0), x, c) with c = −10 broadcast from a scalar is x where
+// x > 0, else −10; Not(Less(x, 0)) selects the other way.
+func TestWhere(t *testing.T) {
+	x := tIn{name: "x", shape: []int64{2, 2}, data: []float64{-1, 2, 0, 4}}
+	z := tIn{name: "z", data: []float64{0}, init: true}
+	c := tIn{name: "c", data: []float64{-10}, init: true}
+	nodes := []tNode{
+		{op: "Greater", ins: []string{"x", "z"}, outs: []string{"m"}},
+		{op: "Where", ins: []string{"m", "x", "c"}, outs: []string{"y"}},
+	}
+	got, _, err := runModel(t, 13, []tIn{x, z, c}, nodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, w := range []float64{-10, 2, -10, 4} {
+		if got[i] != w {
+			t.Fatalf("%v, want [-10 2 -10 4]", got)
+		}
+	}
+	nodes = []tNode{
+		{op: "Less", ins: []string{"x", "z"}, outs: []string{"l"}},
+		{op: "Not", ins: []string{"l"}, outs: []string{"m"}},
+		{op: "Where", ins: []string{"m", "c", "x"}, outs: []string{"y"}},
+	}
+	if got, _, err = runModel(t, 13, []tIn{x, z, c}, nodes); err != nil {
+		t.Fatal(err)
+	}
+	for i, w := range []float64{-1, -10, -10, -10} {
+		if got[i] != w {
+			t.Fatalf("%v, want [-1 -10 -10 -10]", got)
+		}
+	}
+}
+
 // TestSplit: three outputs of sizes 1, 2, 1 along axis 1 (sizes from the input at opset 13).
 func TestSplit(t *testing.T) {
 	x := tIn{name: "x", shape: []int64{1, 4}, data: []float64{1, 2, 3, 4}}
@@ -309,7 +343,7 @@ func TestErrors(t *testing.T) {
 		node tNode
 		want []string
 	}{
-		{tNode{op: "Erf"}, []string{`node "y" (Erf, opset 13)`, "not supported", "onnx.SupportedOps()"}},
+		{tNode{op: "Resize"}, []string{`node "y" (Resize, opset 13)`, "not supported", "onnx.SupportedOps()"}},
 		{tNode{op: "AveragePool", attrsIs: map[string][]int64{"kernel_shape": {2, 2}, "pads": {1, 1, 1, 1}}}, []string{"count_include_pad"}},
 		{tNode{op: "MaxPool", attrsIs: map[string][]int64{"kernel_shape": {2, 2}}, attrsI: map[string]int64{"ceil_mode": 1}}, []string{"ceil_mode"}},
 		{tNode{op: "Conv", ins: []string{"x", "x"}, attrsS: map[string]string{"auto_pad": "SAME_UPPER"}}, []string{"auto_pad"}},

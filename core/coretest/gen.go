@@ -457,7 +457,7 @@ func (g *gen) factor(n int) core.Shape {
 }
 
 var smoothUn = []core.UnOp{core.OpNeg, core.OpExp, core.OpLog, core.OpSqrt, core.OpSin, core.OpCos,
-	core.OpTan, core.OpTanh, core.OpSigmoid, core.OpRecip, core.OpLog1p, core.OpExpm1}
+	core.OpTan, core.OpTanh, core.OpSigmoid, core.OpRecip, core.OpLog1p, core.OpExpm1, core.OpErf}
 
 var roughUn = []core.UnOp{core.OpAbs, core.OpSign, core.OpFloor, core.OpCeil}
 

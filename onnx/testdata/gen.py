@@ -57,7 +57,7 @@ class GRU(nn.Module):
 
 
 class Block(nn.Module):
-    """A tiny transformer block: single-head self-attention and an MLP, pre-norm, residuals."""
+    """A tiny transformer block: single-head self-attention and a GELU MLP, pre-norm, residuals."""
 
     def __init__(self, d=8):
         super().__init__()
@@ -74,7 +74,20 @@ class Block(nn.Module):
         h = self.ln1(x)
         a = torch.softmax(self.q(h) @ self.k(h).transpose(0, 1) / self.d ** 0.5, dim=-1)
         x = x + a @ self.v(h)
-        return x + self.ff2(torch.relu(self.ff1(self.ln2(x))))
+        return x + self.ff2(torch.nn.functional.gelu(self.ff1(self.ln2(x))))
+
+
+class Gated(nn.Module):
+    """where, clamp, comparisons and a reduction: y = sum over columns of where(h > 0, h, elu(h))."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(5, 6)
+
+    def forward(self, x):
+        h = self.fc(x)
+        g = torch.where(h > 0, h, torch.exp(torch.clamp(h, -3.0, 0.0)) - 1)
+        return g.sum(dim=1, keepdim=True) * torch.sigmoid(h)
 
 
 MODELS = [
@@ -82,6 +95,7 @@ MODELS = [
     ("lenet", LeNet, (2, 1, 8, 8)),
     ("gru", GRU, (3, 2, 4)),
     ("block", Block, (5, 8)),
+    ("gated", Gated, (4, 5)),
 ]
 
 
