@@ -2,6 +2,7 @@ package onnx
 
 import (
 	"math"
+	"sort"
 
 	"github.com/bulkad/bulkad/core"
 	"github.com/bulkad/bulkad/lower"
@@ -86,6 +87,10 @@ var opTable = map[string]opFn{
 	"ReduceSum":          opReduce("sum"),
 	"ReduceMean":         opReduce("mean"),
 	"ReduceMax":          opReduce("max"),
+	"ReduceMin":          opReduce("min"),
+	"ReduceProd":         opReduce("prod"),
+	"ReduceLogSumExp":    opReduce("logsumexp"),
+	"CumSum":             opCumSum,
 	"Clip":               opClip,
 	"Cast":               opCast,
 }
@@ -909,26 +914,53 @@ func opSlice(c *ctx, n *Node, ins []value) ([]value, error) {
 		if ok {
 			step = steps[i]
 		}
-		if step <= 0 {
-			return nil, errors.Errorf("step %d: only positive steps are supported", step)
+		if step == 0 {
+			return nil, errors.New("step 0")
 		}
 		ax, err := normAxis(axes[i], len(sh))
 		if err != nil {
 			return nil, err
 		}
 		d := int64(sh[ax])
+		// the specification's clamping: [0, d] for a positive step, [−1, d−1] for a negative one
+		lo, hi := int64(0), d
+		if step < 0 {
+			lo, hi = -1, d-1
+		}
 		clamp := func(v int64) int64 {
 			if v < 0 {
 				v += d
 			}
-			return int64(math.Max(0, math.Min(float64(v), float64(d))))
+			if v < lo {
+				return lo
+			}
+			if v > hi {
+				return hi
+			}
+			return v
 		}
 		s, e := clamp(starts[i]), clamp(ends[i])
-		cnt := int((e - s + step - 1) / step)
+		var cnt int
+		if step > 0 {
+			cnt = int((e - s + step - 1) / step)
+		} else {
+			cnt = int((s - e - step - 1) / -step)
+		}
 		if cnt <= 0 {
 			return nil, errors.Errorf("slice [%d:%d:%d] of axis %d (size %d) is empty", starts[i], ends[i], step, ax, d)
 		}
-		if x, err = lower.Slice(x, ax, int(s), int(step), cnt, true); err != nil {
+		if step > 0 {
+			if x, err = lower.Slice(x, ax, int(s), int(step), cnt, true); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		// positions s, s+step, …: the positive slice from the last of them, reversed
+		first := s + int64(cnt-1)*step
+		if x, err = lower.Slice(x, ax, int(first), int(-step), cnt, true); err != nil {
+			return nil, err
+		}
+		if x, err = lower.Reverse(x, ax); err != nil {
 			return nil, err
 		}
 	}
@@ -1128,6 +1160,16 @@ func opReduce(kind string) opFn {
 			t, err = lower.Mean(x, ax...)
 		case "max":
 			t, err = lower.Max(x, ax...)
+		default: // monoid reductions, one axis at a time from the last
+			mon := map[string]lower.Monoid{"min": lower.MinMonoid, "prod": lower.ProdMonoid, "logsumexp": lower.LogSumExpMonoid}[kind]
+			t = x
+			sorted := append([]int(nil), ax...)
+			sort.Sort(sort.Reverse(sort.IntSlice(sorted)))
+			for _, a := range sorted {
+				if t, err = lower.Reduce(t, a, mon); err != nil {
+					break
+				}
+			}
 		}
 		if err != nil {
 			return nil, err
@@ -1216,5 +1258,25 @@ func opWhere(c *ctx, n *Node, ins []value) ([]value, error) {
 		return nil, err
 	}
 	t, err := lower.Where(m, x, y)
+	return []value{{t: t}}, err
+}
+
+// opCumSum: the cumulative sum along a constant axis (input 1), inclusive or exclusive,
+// forward or reverse (attributes exclusive and reverse).
+func opCumSum(c *ctx, n *Node, ins []value) ([]value, error) {
+	x, err := c.floatIn(ins, 0)
+	if err != nil {
+		return nil, err
+	}
+	ax, ok, err := constInts(ins, 1, "axis")
+	if err != nil || !ok || len(ax) != 1 {
+		return nil, errors.Wrap(orMissing(err, "axis"), "cumsum")
+	}
+	axis, err := normAxis(ax[0], len(shapeOf(x)))
+	if err != nil {
+		return nil, err
+	}
+	o := lower.ScanOptions{Exclusive: n.attrInt("exclusive", 0) != 0, Reverse: n.attrInt("reverse", 0) != 0}
+	t, err := lower.Scan(x, axis, lower.SumMonoid, o)
 	return []value{{t: t}}, err
 }

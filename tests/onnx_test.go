@@ -53,7 +53,7 @@ func relErr(a, b []float64) float64 {
 // PyTorch's autograd gradient w.r.t. every parameter: 1e-9 / 1e-8 relative in float64,
 // 1e-5 / 1e-4 in float32; bulkad.Check (finite differences, the raised nodes) passes.
 func TestONNXFixtures(t *testing.T) {
-	for _, name := range []string{"mlp", "lenet", "gru", "block", "gated"} {
+	for _, name := range []string{"mlp", "lenet", "gru", "block", "gated", "scans"} {
 		for _, tag := range []string{"f64", "f32"} {
 			name, tag := name, tag
 			t.Run(name+"_"+tag, func(t *testing.T) {

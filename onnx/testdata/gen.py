@@ -90,12 +90,27 @@ class Gated(nn.Module):
         return g.sum(dim=1, keepdim=True) * torch.sigmoid(h)
 
 
+class Scans(nn.Module):
+    """cumsum (forward and reversed), product and minimum reductions, logsumexp."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 6)
+
+    def forward(self, x):
+        h = self.fc(x)
+        p = torch.prod(torch.sigmoid(h), dim=1, keepdim=True)
+        c = torch.cumsum(h, dim=1) + torch.flip(torch.cumsum(torch.flip(h, [1]), dim=1), [1])
+        return c * p + torch.amin(h, dim=1, keepdim=True) + torch.logsumexp(h, dim=1, keepdim=True)
+
+
 MODELS = [
     ("mlp", MLP, (4, 6)),
     ("lenet", LeNet, (2, 1, 8, 8)),
     ("gru", GRU, (3, 2, 4)),
     ("block", Block, (5, 8)),
     ("gated", Gated, (4, 5)),
+    ("scans", Scans, (3, 4)),
 ]
 
 
