@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/bulkad/bulkad/ad"
+	"github.com/bulkad/bulkad/bot"
 	"github.com/bulkad/bulkad/core"
 	"github.com/bulkad/bulkad/kernel"
 	"gorgonia.org/tensor"
@@ -344,5 +345,58 @@ func TestScanKernelEqualsEval(t *testing.T) {
 				near(t, sm.m.Name+" kernel", got[0].Data().([]float64), want.Data().([]float64), 1e-12)
 			}
 		}
+	}
+}
+
+// TestScanUnderBuild1: BOT vectorises build1 m (\i -> scan (index X [i])) into bulk
+// operations (no build1 left) with the values of the per-row scans.
+func TestScanUnderBuild1(t *testing.T) {
+	for _, sm := range scanMonoids {
+		X, _ := core.NewVar("X", core.Type{Shape: core.Shape{3, 5}, Dtype: core.Float64})
+		var b core.Builder
+		i := b.Var("i", core.Scalar(core.Int64))
+		row := b.Index(X, i)
+		s, err := Scan(row, 0, sm.m, ScanOptions{Exclusive: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := b.Build1(3, i, s)
+		if err := b.Err(); err != nil {
+			t.Fatal(err)
+		}
+		p, err := core.NewProgram([]*core.Var{X}, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, err := bot.Vectorize(p)
+		if err != nil {
+			t.Fatalf("%s: %v", sm.m.Name, err)
+		}
+		core.PostOrder(q.Body, func(u core.Term) {
+			if _, ok := u.(*core.Build1); ok {
+				t.Fatalf("%s: build1 left after BOT", sm.m.Name)
+			}
+		})
+		a := randArr(rand.New(rand.NewSource(5)), 3, 5)
+		args := map[string]*tensor.Dense{"X": tensor.New(tensor.WithShape(3, 5), tensor.WithBacking(a.v))}
+		got, err := core.Eval(q, args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// the per-row scans are the scan along axis 1
+		want := make([]float64, 15)
+		tr := arr{core.Shape{5, 3}, make([]float64, 15)}
+		for r := 0; r < 3; r++ {
+			for c := 0; c < 5; c++ {
+				tr.v[c*3+r] = a.v[r*5+c]
+			}
+		}
+		ws := naiveScan(tr, sm.op, sm.m.Identity, ScanOptions{Exclusive: true})
+		for r := 0; r < 3; r++ {
+			for c := 0; c < 5; c++ {
+				want[r*5+c] = ws[c*3+r]
+			}
+		}
+		near(t, sm.m.Name+" build1 scan", got.Data().([]float64), want, 1e-12)
 	}
 }
