@@ -7,76 +7,35 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// TestByIndicesOpFull is op_by_indices_test.go's TestByIndicesOpFull, Example 0: ByIndices
-// picks rows 0, 3, 2, 1 of a 4×2 range; the cost is the MSE against Gorgonia's expected output,
-// which must be 0, with a zero gradient. (Gorgonia runs only its Example 1, whose index 5 is out
-// of range for 4 rows; that case is left to the ByIndices range work.) A second target, the
-// expected output plus 1, makes the gradient non-zero: central differences decide it.
-func TestByIndicesOpFull(t *testing.T) {
-	want := []float64{0, 1, 6, 7, 4, 5, 2, 3}
-	for _, shift := range []float64{0, 1} {
-		build := func() (*G.Node, G.Nodes, error) {
-			g := G.NewGraph()
-			idx := G.NewTensor(g, tensor.Int, 1, G.WithName("indices"), G.WithShape(4), G.WithValue(tensor.New(tensor.WithShape(4), tensor.WithBacking([]int{0, 3, 2, 1}))))
-			in := inputNode(g, tensor.Float64, tensor.Shape{4, 2}, []float64{0, 1, 2, 3, 4, 5, 6, 7}, "input")
-			out, err := G.ByIndices(in, idx, 0)
-			if err != nil {
-				return nil, nil, err
-			}
-			target := make([]float64, len(want))
-			for i := range want {
-				target[i] = want[i] + shift
-			}
-			y := inputNode(g, tensor.Float64, out.Shape(), target, "target")
-			cost, err := G.Mean(G.Must(G.Square(G.Must(G.Sub(out, y)))))
-			return cost, G.Nodes{in}, err
-		}
-		cost, wrt, err := build()
+// byIndicesMSE builds the graph of TestByIndicesOpFull: ByIndices picks rows idx of the 4×2
+// range 0…7 along axis 0, and the cost is the MSE against want + shift.
+func byIndicesMSE(idx []int, want []float64, shift float64) builder {
+	return func() (*G.Node, G.Nodes, error) {
+		g := G.NewGraph()
+		ix := G.NewTensor(g, tensor.Int, 1, G.WithName("indices"), G.WithShape(len(idx)), G.WithValue(tensor.New(tensor.WithShape(len(idx)), tensor.WithBacking(append([]int(nil), idx...)))))
+		in := inputNode(g, tensor.Float64, tensor.Shape{4, 2}, []float64{0, 1, 2, 3, 4, 5, 6, 7}, "input")
+		out, err := G.ByIndices(in, ix, 0)
 		if err != nil {
-			t.Fatal(err)
+			return nil, nil, err
 		}
-		got, grads, err := bulkadGrads(cost, wrt...)
-		if err != nil {
-			t.Fatal(err)
+		target := make([]float64, len(want))
+		for i := range want {
+			target[i] = want[i] + shift
 		}
-		if shift == 0 && got != 0 {
-			t.Errorf("cost %v, Gorgonia's test 0", got)
-		}
-		fd, err := centralDiff(build, 0, 0.25)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d := maxAbsDiff(grads[0], fd); d > 1e-12 {
-			t.Errorf("shift %v: bulkad gradient %v, central differences %v", shift, grads[0], fd)
-		}
+		y := inputNode(g, tensor.Float64, out.Shape(), target, "target")
+		cost, err := G.Mean(G.Must(G.Square(G.Must(G.Sub(out, y)))))
+		return cost, G.Nodes{in}, err
 	}
 }
 
-// TestByIndicesOutOfRange is TestByIndicesOpFull's Example 1 (the one case Gorgonia's test
-// runs): rows 0, 3, 2, 1, 0, 5, 1 of a 4×2 range — index 5 is out of range; Gorgonia's table
-// expects the output row [0 1] for it and an MSE of 0 against the table. The first part is
-// Gorgonia's test with bulkad.Grad; with a shifted target, bulkad's gradient is compared with
-// central differences of Gorgonia's forward pass.
-func TestByIndicesOutOfRange(t *testing.T) {
-	want := []float64{0, 1, 6, 7, 4, 5, 2, 3, 0, 1, 0, 1, 2, 3}
+// checkByIndices runs bulkad.Grad on the graph with targets shifted by 0 (cost 0, as
+// Gorgonia's test requires) and 1, and compares the gradient with central differences of
+// Gorgonia's forward pass.
+func checkByIndices(t *testing.T, idx []int, want []float64) {
+	t.Helper()
 	for _, shift := range []float64{0, 1} {
-		build := func() (*G.Node, G.Nodes, error) {
-			g := G.NewGraph()
-			idx := G.NewTensor(g, tensor.Int, 1, G.WithName("indices"), G.WithShape(7), G.WithValue(tensor.New(tensor.WithShape(7), tensor.WithBacking([]int{0, 3, 2, 1, 0, 5, 1}))))
-			in := inputNode(g, tensor.Float64, tensor.Shape{4, 2}, []float64{0, 1, 2, 3, 4, 5, 6, 7}, "input")
-			out, err := G.ByIndices(in, idx, 0)
-			if err != nil {
-				return nil, nil, err
-			}
-			target := make([]float64, len(want))
-			for i := range want {
-				target[i] = want[i] + shift
-			}
-			y := inputNode(g, tensor.Float64, out.Shape(), target, "target")
-			cost, err := G.Mean(G.Must(G.Square(G.Must(G.Sub(out, y)))))
-			return cost, G.Nodes{in}, err
-		}
-		cost, wrt, err := build()
+		b := byIndicesMSE(idx, want, shift)
+		cost, wrt, err := b()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -87,7 +46,7 @@ func TestByIndicesOutOfRange(t *testing.T) {
 		if shift == 0 && got != 0 {
 			t.Errorf("cost %v, Gorgonia's test 0", got)
 		}
-		fd, err := centralDiff(build, 0, 0.25)
+		fd, err := centralDiff(b, 0, 0.25)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -95,4 +54,19 @@ func TestByIndicesOutOfRange(t *testing.T) {
 			t.Errorf("shift %v: bulkad gradient %v, central differences of Gorgonia's forward %v", shift, grads[0], fd)
 		}
 	}
+}
+
+// TestByIndicesOpFull is op_by_indices_test.go's TestByIndicesOpFull, Example 0: ByIndices
+// picks rows 0, 3, 2, 1 of a 4×2 range; the cost is the MSE against Gorgonia's expected output,
+// which must be 0, with a zero gradient. A second target, the expected output plus 1, makes the
+// gradient non-zero: central differences decide it.
+func TestByIndicesOpFull(t *testing.T) {
+	checkByIndices(t, []int{0, 3, 2, 1}, []float64{0, 1, 6, 7, 4, 5, 2, 3})
+}
+
+// TestByIndicesOutOfRange is TestByIndicesOpFull's Example 1 (the one case Gorgonia's test
+// runs): rows 0, 3, 2, 1, 0, 5, 1 of a 4×2 range — index 5 is out of range; Gorgonia's table
+// expects the output row [0 1] for it and an MSE of 0 against the table.
+func TestByIndicesOutOfRange(t *testing.T) {
+	checkByIndices(t, []int{0, 3, 2, 1, 0, 5, 1}, []float64{0, 1, 6, 7, 4, 5, 2, 3, 0, 1, 0, 1, 2, 3})
 }
