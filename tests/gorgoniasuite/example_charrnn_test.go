@@ -1,11 +1,9 @@
 package gorgoniasuite
 
 import (
-	"math"
 	"math/rand"
 	"testing"
 
-	"github.com/bulkad/bulkad"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -88,24 +86,7 @@ func trainCharRNN(t *testing.T, grad gradFunc, steps int) []float64 {
 			cost = G.Must(G.Add(cost, loss))
 		}
 	}
-	if _, err := grad(cost, learnables...); err != nil {
-		t.Fatal(err)
-	}
-	m := G.NewTapeMachine(g, G.BindDualValues(learnables...))
-	defer m.Close()
-	solver := G.NewRMSPropSolver(G.WithLearnRate(0.01), G.WithL2Reg(1e-6), G.WithClip(5))
-	var costs []float64
-	for i := 0; i < steps; i++ {
-		if err := m.RunAll(); err != nil {
-			t.Fatal(err)
-		}
-		costs = append(costs, floats(cost.Value())[0])
-		if err := solver.Step(G.NodesToValueGrads(learnables)); err != nil {
-			t.Fatal(err)
-		}
-		m.Reset()
-	}
-	return costs
+	return trainSolver(t, grad, cost, learnables, G.NewRMSPropSolver(G.WithLearnRate(0.01), G.WithL2Reg(1e-6), G.WithClip(5)), steps)
 }
 
 // TestExampleCharRNN trains the charRNN port for 10 steps from identical weights with
@@ -113,14 +94,5 @@ func trainCharRNN(t *testing.T, grad gradFunc, steps int) []float64 {
 // and the cost must fall.
 func TestExampleCharRNN(t *testing.T) {
 	const steps = 10
-	gc := trainCharRNN(t, G.Grad, steps)
-	bc := trainCharRNN(t, bulkad.Grad, steps)
-	for i := range gc {
-		if math.Abs(gc[i]-bc[i]) > 1e-9*math.Max(1, math.Abs(gc[i])) {
-			t.Fatalf("step %d: cost %v with gorgonia.Grad, %v with bulkad.Grad", i, gc[i], bc[i])
-		}
-	}
-	if !(bc[steps-1] < bc[0]) {
-		t.Errorf("cost did not fall: %v → %v", bc[0], bc[steps-1])
-	}
+	sameCurves(t, trainCharRNN, steps)
 }

@@ -5,7 +5,6 @@ import (
 	"math/rand"
 	"testing"
 
-	"github.com/bulkad/bulkad"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -59,24 +58,7 @@ func trainConvnet(t *testing.T, grad gradFunc, steps int) []float64 {
 	a3 := G.Must(G.Rectify(G.Must(G.Mul(r2, w3))))
 	out := G.Must(G.SoftMax(G.Must(G.Mul(a3, w4))))
 	cost := G.Must(G.Mean(G.Must(G.HadamardProd(G.Must(G.Neg(G.Must(G.Log(out)))), y))))
-	if _, err := grad(cost, learnables...); err != nil {
-		t.Fatal(err)
-	}
-	m := G.NewTapeMachine(g, G.BindDualValues(learnables...))
-	defer m.Close()
-	solver := G.NewRMSPropSolver(G.WithBatchSize(bs))
-	var costs []float64
-	for i := 0; i < steps; i++ {
-		if err := m.RunAll(); err != nil {
-			t.Fatal(err)
-		}
-		costs = append(costs, floats(cost.Value())[0])
-		if err := solver.Step(G.NodesToValueGrads(learnables)); err != nil {
-			t.Fatal(err)
-		}
-		m.Reset()
-	}
-	return costs
+	return trainSolver(t, grad, cost, learnables, G.NewRMSPropSolver(G.WithBatchSize(bs)), steps)
 }
 
 // TestExampleConvnet trains the convnet port for 10 steps from identical weights with
@@ -84,14 +66,5 @@ func trainConvnet(t *testing.T, grad gradFunc, steps int) []float64 {
 // and the cost must fall.
 func TestExampleConvnet(t *testing.T) {
 	const steps = 10
-	gc := trainConvnet(t, G.Grad, steps)
-	bc := trainConvnet(t, bulkad.Grad, steps)
-	for i := range gc {
-		if math.Abs(gc[i]-bc[i]) > 1e-9*math.Max(1, math.Abs(gc[i])) {
-			t.Fatalf("step %d: cost %v with gorgonia.Grad, %v with bulkad.Grad", i, gc[i], bc[i])
-		}
-	}
-	if !(bc[steps-1] < bc[0]) {
-		t.Errorf("cost did not fall: %v → %v", bc[0], bc[steps-1])
-	}
+	sameCurves(t, trainConvnet, steps)
 }

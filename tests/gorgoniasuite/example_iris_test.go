@@ -1,11 +1,9 @@
 package gorgoniasuite
 
 import (
-	"math"
 	"math/rand"
 	"testing"
 
-	"github.com/bulkad/bulkad"
 	"github.com/bulkad/bulkad/examples/data"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -39,24 +37,7 @@ func trainIris(t *testing.T, grad gradFunc, steps int) []float64 {
 	theta := G.NewVector(g, tensor.Float64, G.WithName("theta"), G.WithShape(5), G.WithValue(tensor.New(tensor.WithShape(5), tensor.WithBacking(theta0))))
 	pred := G.Must(G.Mul(x, theta))
 	cost := G.Must(G.Mean(G.Must(G.Square(G.Must(G.Sub(pred, y))))))
-	if _, err := grad(cost, theta); err != nil {
-		t.Fatal(err)
-	}
-	m := G.NewTapeMachine(g, G.BindDualValues(theta))
-	defer m.Close()
-	solver := G.NewVanillaSolver(G.WithLearnRate(0.001))
-	var costs []float64
-	for i := 0; i < steps; i++ {
-		if err := m.RunAll(); err != nil {
-			t.Fatal(err)
-		}
-		costs = append(costs, floats(cost.Value())[0])
-		if err := solver.Step([]G.ValueGrad{theta}); err != nil {
-			t.Fatal(err)
-		}
-		m.Reset()
-	}
-	return costs
+	return trainSolver(t, grad, cost, G.Nodes{theta}, G.NewVanillaSolver(G.WithLearnRate(0.001)), steps)
 }
 
 // TestExampleIris trains Gorgonia's iris example for 100 steps from identical weights with
@@ -64,14 +45,5 @@ func trainIris(t *testing.T, grad gradFunc, steps int) []float64 {
 // must agree to 1e-9 and the cost must fall.
 func TestExampleIris(t *testing.T) {
 	const steps = 100
-	gc := trainIris(t, G.Grad, steps)
-	bc := trainIris(t, bulkad.Grad, steps)
-	for i := range gc {
-		if math.Abs(gc[i]-bc[i]) > 1e-9*math.Max(1, math.Abs(gc[i])) {
-			t.Fatalf("step %d: cost %v with gorgonia.Grad, %v with bulkad.Grad", i, gc[i], bc[i])
-		}
-	}
-	if !(bc[steps-1] < bc[0]) {
-		t.Errorf("cost did not fall: %v → %v", bc[0], bc[steps-1])
-	}
+	sameCurves(t, trainIris, steps)
 }

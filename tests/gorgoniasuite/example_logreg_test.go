@@ -1,11 +1,9 @@
 package gorgoniasuite
 
 import (
-	"math"
 	"math/rand"
 	"testing"
 
-	"github.com/bulkad/bulkad"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -84,14 +82,5 @@ func trainLogReg(t *testing.T, grad gradFunc, steps int) []float64 {
 // curves must agree to 1e-9 and the cost must fall.
 func TestExampleLogisticRegression(t *testing.T) {
 	const steps = 30
-	gc := trainLogReg(t, G.Grad, steps)
-	bc := trainLogReg(t, bulkad.Grad, steps)
-	for i := range gc {
-		if math.Abs(gc[i]-bc[i]) > 1e-9 {
-			t.Fatalf("step %d: cost %v with gorgonia.Grad, %v with bulkad.Grad", i, gc[i], bc[i])
-		}
-	}
-	if !(bc[steps-1] < bc[0]) {
-		t.Errorf("cost did not fall: %v → %v", bc[0], bc[steps-1])
-	}
+	sameCurves(t, trainLogReg, steps)
 }

@@ -5,7 +5,6 @@ import (
 	"math/rand"
 	"testing"
 
-	"github.com/bulkad/bulkad"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -43,24 +42,7 @@ func trainDA(t *testing.T, grad gradFunc, steps int) []float64 {
 	recon := G.Must(G.Sigmoid(G.Must(G.Add(G.Must(G.Mul(hidden, G.Must(G.Transpose(w)))), hb))))
 	cost := G.Must(G.Mean(G.Must(G.BinaryXent(recon, x))))
 	learnables := G.Nodes{w, b, hb}
-	if _, err := grad(cost, learnables...); err != nil {
-		t.Fatal(err)
-	}
-	m := G.NewTapeMachine(g, G.BindDualValues(learnables...))
-	defer m.Close()
-	solver := G.NewVanillaSolver(G.WithBatchSize(bs))
-	var costs []float64
-	for i := 0; i < steps; i++ {
-		if err := m.RunAll(); err != nil {
-			t.Fatal(err)
-		}
-		costs = append(costs, floats(cost.Value())[0])
-		if err := solver.Step(G.NodesToValueGrads(learnables)); err != nil {
-			t.Fatal(err)
-		}
-		m.Reset()
-	}
-	return costs
+	return trainSolver(t, grad, cost, learnables, G.NewVanillaSolver(G.WithBatchSize(bs)), steps)
 }
 
 // TestExampleStackedAutoencoder pretrains the denoising autoencoder for 20 steps from identical
@@ -68,14 +50,5 @@ func trainDA(t *testing.T, grad gradFunc, steps int) []float64 {
 // to 1e-9 and the cost must fall.
 func TestExampleStackedAutoencoder(t *testing.T) {
 	const steps = 20
-	gc := trainDA(t, G.Grad, steps)
-	bc := trainDA(t, bulkad.Grad, steps)
-	for i := range gc {
-		if math.Abs(gc[i]-bc[i]) > 1e-9*math.Max(1, math.Abs(gc[i])) {
-			t.Fatalf("step %d: cost %v with gorgonia.Grad, %v with bulkad.Grad", i, gc[i], bc[i])
-		}
-	}
-	if !(bc[steps-1] < bc[0]) {
-		t.Errorf("cost did not fall: %v → %v", bc[0], bc[steps-1])
-	}
+	sameCurves(t, trainDA, steps)
 }

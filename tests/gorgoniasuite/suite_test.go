@@ -8,6 +8,7 @@ package gorgoniasuite
 import (
 	"fmt"
 	"math"
+	"testing"
 
 	"github.com/bulkad/bulkad"
 	G "gorgonia.org/gorgonia"
@@ -221,4 +222,43 @@ func perturb(n *G.Node, i int, d float64) error {
 		return fmt.Errorf("perturb: unsupported data %T", data)
 	}
 	return nil
+}
+
+// trainSolver differentiates cost with grad, then runs steps of a TapeMachine (dual values
+// bound to learnables) and solver, and returns the cost at each step.
+func trainSolver(t *testing.T, grad gradFunc, cost *G.Node, learnables G.Nodes, solver G.Solver, steps int) []float64 {
+	t.Helper()
+	if _, err := grad(cost, learnables...); err != nil {
+		t.Fatal(err)
+	}
+	m := G.NewTapeMachine(cost.Graph(), G.BindDualValues(learnables...))
+	defer m.Close()
+	var costs []float64
+	for i := 0; i < steps; i++ {
+		if err := m.RunAll(); err != nil {
+			t.Fatal(err)
+		}
+		costs = append(costs, floats(cost.Value())[0])
+		if err := solver.Step(G.NodesToValueGrads(learnables)); err != nil {
+			t.Fatal(err)
+		}
+		m.Reset()
+	}
+	return costs
+}
+
+// sameCurves trains with gorgonia.Grad and with bulkad.Grad (separate graphs from identical
+// weights): the cost curves must agree to 1e-9 relative and the cost must fall.
+func sameCurves(t *testing.T, train func(*testing.T, gradFunc, int) []float64, steps int) {
+	t.Helper()
+	gc := train(t, G.Grad, steps)
+	bc := train(t, bulkad.Grad, steps)
+	for i := range gc {
+		if math.Abs(gc[i]-bc[i]) > 1e-9*math.Max(1, math.Abs(gc[i])) {
+			t.Fatalf("step %d: cost %v with gorgonia.Grad, %v with bulkad.Grad", i, gc[i], bc[i])
+		}
+	}
+	if !(bc[steps-1] < bc[0]) {
+		t.Errorf("cost did not fall: %v → %v", bc[0], bc[steps-1])
+	}
 }
