@@ -45,7 +45,7 @@ func example() train.Example {
 		},
 		XShape: func(batch int) []int { return []int{batch, 1, data.Side, data.Side} },
 		Build:  build,
-		Load:   loadDigits,
+		Load:   train.DigitsLoader(500),
 	}
 }
 
@@ -70,37 +70,9 @@ func build(dt tensor.Dtype, batch int, p []*tensor.Dense, training bool) (*train
 	logits := must(G.Mul(h, w2))
 	n := &train.Net{G: g, X: x, Logits: logits, Learn: G.Nodes{w0, w1, w2}}
 	if training {
-		n.Y = G.NewMatrix(g, dt, G.WithShape(batch, 10), G.WithName("y"))
-		logp := must(G.LogSoftMax(logits))
-		n.Cost = must(G.Neg(must(G.Mean(must(G.Sum(must(G.HadamardProd(logp, n.Y)), 1))))))
+		n.AddCrossEntropy(dt, batch, 10, must)
 	}
 	return n, errors.Wrap(err, "convnet: building the graph")
-}
-
-func loadDigits(dir string, n int, seed int64) (*train.Data, *train.Data, string, error) {
-	conv := func(s *data.Set) *train.Data {
-		return &train.Data{X: s.Images, Labels: s.Labels, N: s.N, Features: data.Pixels}
-	}
-	if dir != "" {
-		tr, err := data.MNIST(dir, "train")
-		if err != nil {
-			return nil, nil, "", err
-		}
-		te, err := data.MNIST(dir, "t10k")
-		if err != nil {
-			return nil, nil, "", err
-		}
-		return conv(tr), conv(te), "MNIST from " + dir, nil
-	}
-	tr, err := data.Digits(n, seed)
-	if err != nil {
-		return nil, nil, "", err
-	}
-	te, err := data.Digits(500, seed+1000)
-	if err != nil {
-		return nil, nil, "", err
-	}
-	return conv(tr), conv(te), "built-in procedural digits", nil
 }
 
 func main() {

@@ -49,8 +49,7 @@ func build(dt tensor.Dtype, batch int, p []*tensor.Dense, training bool) (*train
 	logits := must(G.BroadcastAdd(must(G.Mul(x, w)), b, nil, []byte{0}))
 	n := &train.Net{G: g, X: x, Logits: logits, Learn: G.Nodes{w, b}}
 	if training {
-		n.Y = G.NewMatrix(g, dt, G.WithShape(batch, 3), G.WithName("y"))
-		n.Cost = must(G.Neg(must(G.Mean(must(G.Sum(must(G.HadamardProd(must(G.LogSoftMax(logits)), n.Y)), 1))))))
+		n.AddCrossEntropy(dt, batch, 3, must)
 	}
 	return n, errors.Wrap(err, "iris: building the graph")
 }

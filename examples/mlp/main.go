@@ -57,7 +57,7 @@ func example(hidden *int) train.Example {
 		},
 		XShape: func(batch int) []int { return []int{batch, data.Pixels} },
 		Build:  build,
-		Load:   loadDigits,
+		Load:   train.DigitsLoader(1000),
 	}
 }
 
@@ -76,38 +76,9 @@ func build(dt tensor.Dtype, batch int, p []*tensor.Dense, training bool) (*train
 	logits := must(G.BroadcastAdd(must(G.Mul(h, w1)), b1, nil, []byte{0}))
 	n := &train.Net{G: g, X: x, Logits: logits, Learn: G.Nodes{w0, b0, w1, b1}}
 	if training {
-		n.Y = G.NewMatrix(g, dt, G.WithShape(batch, 10), G.WithName("y"))
-		logp := must(G.LogSoftMax(logits))
-		n.Cost = must(G.Neg(must(G.Mean(must(G.Sum(must(G.HadamardProd(logp, n.Y)), 1))))))
+		n.AddCrossEntropy(dt, batch, 10, must)
 	}
 	return n, errors.Wrap(err, "mlp: building the graph")
-}
-
-// loadDigits loads MNIST from dir, or draws n procedural digits (and 1000 test digits).
-func loadDigits(dir string, n int, seed int64) (*train.Data, *train.Data, string, error) {
-	conv := func(s *data.Set) *train.Data {
-		return &train.Data{X: s.Images, Labels: s.Labels, N: s.N, Features: data.Pixels}
-	}
-	if dir != "" {
-		tr, err := data.MNIST(dir, "train")
-		if err != nil {
-			return nil, nil, "", err
-		}
-		te, err := data.MNIST(dir, "t10k")
-		if err != nil {
-			return nil, nil, "", err
-		}
-		return conv(tr), conv(te), "MNIST from " + dir, nil
-	}
-	tr, err := data.Digits(n, seed)
-	if err != nil {
-		return nil, nil, "", err
-	}
-	te, err := data.Digits(1000, seed+1000)
-	if err != nil {
-		return nil, nil, "", err
-	}
-	return conv(tr), conv(te), "built-in procedural digits", nil
 }
 
 func main() {

@@ -90,8 +90,7 @@ func build(dt tensor.Dtype, batch int, p []*tensor.Dense, training bool) (*train
 	logits := must(G.BroadcastAdd(must(G.Mul(h, why)), by, nil, []byte{0}))
 	n := &train.Net{G: g, X: x, Logits: logits, Learn: G.Nodes{wxh, whh, bh, why, by}}
 	if training {
-		n.Y = G.NewMatrix(g, dt, G.WithShape(batch, nv), G.WithName("y"))
-		n.Cost = must(G.Neg(must(G.Mean(must(G.Sum(must(G.HadamardProd(must(G.LogSoftMax(logits)), n.Y)), 1))))))
+		n.AddCrossEntropy(dt, batch, nv, must)
 	}
 	return n, errors.Wrap(err, "rnn: building the graph")
 }
