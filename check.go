@@ -17,6 +17,7 @@ import (
 	"github.com/bulkad/bulkad/adapter"
 	"github.com/bulkad/bulkad/core"
 	"github.com/bulkad/bulkad/kernel"
+	"github.com/bulkad/bulkad/raise"
 )
 
 // CheckOption configures Check.
@@ -255,22 +256,22 @@ func Check(cost *gorgonia.Node, wrt gorgonia.Nodes, opts ...CheckOption) (*Repor
 		}
 	}
 
-	// 1. Gorgonia on a clone; its forward values fix the point of evaluation.
+	// 1. Gorgonia's Grad on a clone, and the point of evaluation from a protected forward pass.
 	var ggrads []*tensor.Dense
 	var vals map[int]gorgonia.Value
 	var gcost float64
 	var err error
 	if cfg.gorgonia {
-		ggrads, vals, gcost, err = gorgoniaGrads(g, cost, wrt, idx, need)
+		ggrads, _, _, err = gorgoniaGrads(g, cost, wrt, idx, need)
 		if err != nil {
 			rep.GorgoniaError = err.Error()
-			ggrads, vals = nil, nil
+			ggrads = nil
 		}
 	}
-	if vals == nil {
-		if vals, gcost, err = forwardValues(g, cost, idx, need); err != nil {
-			return nil, errors.Wrap(err, "bulkad: check: forward pass on a clone of the graph")
-		}
+	// The point is read from a forward pass of its own, with the needed values protected from
+	// Gorgonia's in-place ops on views (Gorgonia's gradient run is left as Gorgonia runs it).
+	if vals, gcost, err = forwardValues(g, cost, idx, need); err != nil {
+		return nil, errors.Wrap(err, "bulkad: check: forward pass on a clone of the graph")
 	}
 	rep.Value = gcost
 
@@ -609,6 +610,9 @@ func forwardValues(g *gorgonia.ExprGraph, cost *gorgonia.Node, idx map[*gorgonia
 	}()
 	g2 := g.Clone().(*gorgonia.ExprGraph)
 	slots := readAll(g2, need)
+	if err := protectNeeded(g2, need, g2.AllNodes()[idx[cost]]); err != nil {
+		return nil, 0, err
+	}
 	// Input values are copied before the run: Gorgonia may run an op in place on a view of an
 	// input (Σ Reshape(x) ⊙ r writes x ⊙ r into x), and the point of evaluation is x.
 	all := g2.AllNodes()
@@ -761,4 +765,17 @@ func promote(p *core.Program) (*core.Program, error) {
 		}
 	}
 	return core.NewProgram(params, memo[p.Body])
+}
+
+// protectNeeded keeps the needed nodes' values of a clone intact until after the cost (and
+// the extra nodes) ran: Gorgonia may otherwise run a later op in place on a view of one of
+// them and the value read would not be the point of evaluation (found by FuzzGrad: an
+// intermediate wrt node h with Reshape(h) − x5 computed in place).
+func protectNeeded(g2 *gorgonia.ExprGraph, need []int, after ...*gorgonia.Node) error {
+	all := g2.AllNodes()
+	read := make([]*gorgonia.Node, 0, len(need))
+	for _, i := range need {
+		read = append(read, all[i])
+	}
+	return errors.Wrap(raise.Protect(g2, read, after), "protecting the values read from Gorgonia's forward pass")
 }

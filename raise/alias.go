@@ -387,3 +387,13 @@ func (k *keepAlive) Hashcode() uint32 {
 
 // String names the op and its children's IDs.
 func (k *keepAlive) String() string { return k.text }
+
+// Protect makes the values of the nodes read survive in g until after the nodes after have
+// run: where Gorgonia could run an op in place on a view of one of them (a Reshape of an
+// intermediate node followed by an in-place subtraction, say), keepAlive nodes depending on
+// after read the whole alias class. For callers that run Gorgonia's own forward pass and read
+// intermediate values afterwards (bulkad.Check's point of evaluation). Nothing is added when
+// no class is at risk.
+func Protect(g *gorgonia.ExprGraph, read, after []*gorgonia.Node) error {
+	return protectViews(g, nil, read, after)
+}
