@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/bulkad/bulkad"
+	"github.com/bulkad/bulkad/examples/opgraphs"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -21,23 +22,7 @@ type built struct {
 type ctor func() (built, error)
 
 // valuesOf copies a node's value as float64s.
-func valuesOf(v G.Value) []float64 {
-	switch d := v.Data().(type) {
-	case []float64:
-		return append([]float64(nil), d...)
-	case []float32:
-		out := make([]float64, len(d))
-		for i, x := range d {
-			out[i] = float64(x)
-		}
-		return out
-	case float64:
-		return []float64{d}
-	case float32:
-		return []float64{float64(d)}
-	}
-	return []float64{math.NaN()}
-}
+func valuesOf(v G.Value) []float64 { return opgraphs.Floats(v) }
 
 // runOnce runs a TapeMachine over g (binding dual values of wrt when bind) and returns it
 // after one RunAll.

@@ -298,15 +298,22 @@ func Lookup(name string) (Case, bool) {
 	return Case{}, false
 }
 
-// Values returns the float64 values of a node's value (for tests).
-func Values(n *G.Node) []float64 {
-	switch d := n.Value().Data().(type) {
+// Values returns a copy of a node's value as float64s (see Floats).
+func Values(n *G.Node) []float64 { return Floats(n.Value()) }
+
+// Floats returns a copy of a Gorgonia value's data as float64s (float32 converted, a scalar
+// as one element); nil for no value, [NaN] for a non-float value.
+func Floats(v G.Value) []float64 {
+	if v == nil {
+		return nil
+	}
+	switch d := v.Data().(type) {
 	case []float64:
-		return d
+		return append([]float64(nil), d...)
 	case []float32:
 		out := make([]float64, len(d))
-		for i, v := range d {
-			out[i] = float64(v)
+		for i, x := range d {
+			out[i] = float64(x)
 		}
 		return out
 	case float64:

@@ -1,7 +1,6 @@
 package gorgoniasuite
 
 import (
-	"math"
 	"testing"
 
 	"github.com/bulkad/bulkad"
@@ -82,16 +81,7 @@ func TestBatchNormStacked(t *testing.T) {
 			m.Close()
 			near := func(name string, got, want []float64, tol float64) {
 				t.Helper()
-				if len(got) != len(want) {
-					t.Errorf("%s: %d entries, the table %d", name, len(got), len(want))
-					return
-				}
-				for i := range got {
-					if math.Abs(got[i]-want[i]) > tol*(1+math.Abs(want[i])) {
-						t.Errorf("%s = %v, the table %v", name, got, want)
-						return
-					}
-				}
+				nearTable(t, name, got, want, tol)
 			}
 			mean, variance := op2.Stats()
 			near("train output", floats(yVal), c.train, tol)

@@ -3,7 +3,6 @@ package gorgoniasuite
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"os"
 	"testing"
 
@@ -112,16 +111,7 @@ func TestBatchNormAll(t *testing.T) {
 			m.Close()
 			near := func(name string, got, want []float64, tol float64) {
 				t.Helper()
-				if len(got) != len(want) {
-					t.Errorf("%s: %d entries, Gorgonia's table %d", name, len(got), len(want))
-					return
-				}
-				for i := range got {
-					if math.Abs(got[i]-want[i]) > tol*(1+math.Abs(want[i])) {
-						t.Errorf("%s[%d] = %v, Gorgonia's table %v", name, i, got[i], want[i])
-						return
-					}
-				}
+				nearTable(t, name, got, want, tol)
 			}
 			mean, variance := op.Stats()
 			near("output", floats(yVal), c.ExpectedTrainResult, tol)

@@ -11,28 +11,13 @@ import (
 	"testing"
 
 	"github.com/bulkad/bulkad"
+	"github.com/bulkad/bulkad/examples/opgraphs"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
 
 // floats copies a value's data as float64s.
-func floats(v G.Value) []float64 {
-	switch d := v.Data().(type) {
-	case []float64:
-		return append([]float64(nil), d...)
-	case []float32:
-		out := make([]float64, len(d))
-		for i, x := range d {
-			out[i] = float64(x)
-		}
-		return out
-	case float64:
-		return []float64{d}
-	case float32:
-		return []float64{float64(d)}
-	}
-	return []float64{math.NaN()}
-}
+func floats(v G.Value) []float64 { return opgraphs.Floats(v) }
 
 // run builds a TapeMachine over g, runs it once and closes it, turning a panic into an error.
 func run(g *G.ExprGraph, opts ...G.VMOpt) (err error) {
@@ -70,38 +55,15 @@ type builder func() (cost *G.Node, wrt G.Nodes, err error)
 // centralDiff returns d cost / d wrt[k] by central differences in float64: the graph is built
 // again for every evaluation with wrt[k]'s entry i moved by ±h (forward pass only).
 func centralDiff(b builder, k int, h float64) ([]float64, error) {
-	cost, wrt, err := b()
+	_, wrt, err := b()
 	if err != nil {
 		return nil, err
 	}
-	n := wrt[k].Shape().TotalSize()
-	out := make([]float64, n)
-	eval := func(i int, d float64) (float64, error) {
-		cost, wrt, err := b()
-		if err != nil {
-			return 0, err
-		}
-		if err := perturb(wrt[k], i, d); err != nil {
-			return 0, err
-		}
-		if err := run(cost.Graph()); err != nil {
-			return 0, err
-		}
-		return floats(cost.Value())[0], nil
+	all := make([]int, wrt[k].Shape().TotalSize())
+	for i := range all {
+		all[i] = i
 	}
-	_ = cost
-	for i := 0; i < n; i++ {
-		p, err := eval(i, h)
-		if err != nil {
-			return nil, err
-		}
-		m, err := eval(i, -h)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = (p - m) / (2 * h)
-	}
-	return out, nil
+	return centralDiffAt(b, k, h, all)
 }
 
 // maxAbsDiff is the largest |a[i]-b[i]| (Inf when the lengths differ).
@@ -260,5 +222,20 @@ func sameCurves(t *testing.T, train func(*testing.T, gradFunc, int) []float64, s
 	}
 	if !(bc[steps-1] < bc[0]) {
 		t.Errorf("cost did not fall: %v → %v", bc[0], bc[steps-1])
+	}
+}
+
+// nearTable checks got against a table's want entry by entry: |Δ| ≤ tol·(1 + |want|).
+func nearTable(t *testing.T, name string, got, want []float64, tol float64) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Errorf("%s: %d entries, Gorgonia's table %d", name, len(got), len(want))
+		return
+	}
+	for i := range got {
+		if math.Abs(got[i]-want[i]) > tol*(1+math.Abs(want[i])) {
+			t.Errorf("%s[%d] = %v, Gorgonia's table %v (all: %v)", name, i, got[i], want[i], got)
+			return
+		}
 	}
 }

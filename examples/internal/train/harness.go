@@ -7,6 +7,7 @@ import (
 	"math/rand"
 	"time"
 
+	"github.com/bulkad/bulkad/examples/opgraphs"
 	"github.com/pkg/errors"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -71,27 +72,8 @@ func Dense(dt tensor.Dtype, shape []int, v []float64) *tensor.Dense {
 	return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(append([]float64{}, v...)))
 }
 
-// Floats returns a value's elements as float64.
-func Floats(v G.Value) []float64 {
-	if v == nil {
-		return nil
-	}
-	switch d := v.Data().(type) {
-	case []float64:
-		return d
-	case []float32:
-		out := make([]float64, len(d))
-		for i, x := range d {
-			out[i] = float64(x)
-		}
-		return out
-	case float64:
-		return []float64{d}
-	case float32:
-		return []float64{float64(d)}
-	}
-	return nil
-}
+// Floats returns a copy of a value's data as float64s (nil for no value).
+func Floats(v G.Value) []float64 { return opgraphs.Floats(v) }
 
 // Glorot draws an in×out weight matrix, Glorot-uniform, from rng.
 func Glorot(rng *rand.Rand, dt tensor.Dtype, shape []int, fanIn, fanOut int) *tensor.Dense {
