@@ -610,7 +610,7 @@ func forwardValues(g *gorgonia.ExprGraph, cost *gorgonia.Node, idx map[*gorgonia
 	}()
 	g2 := g.Clone().(*gorgonia.ExprGraph)
 	slots := readAll(g2, need)
-	if err := protectNeeded(g2, need, g2.AllNodes()[idx[cost]]); err != nil {
+	if err := protectNeeded(g2, g2.AllNodes()[idx[cost]]); err != nil {
 		return nil, 0, err
 	}
 	// Input values are copied before the run: Gorgonia may run an op in place on a view of an
@@ -767,15 +767,10 @@ func promote(p *core.Program) (*core.Program, error) {
 	return core.NewProgram(params, memo[p.Body])
 }
 
-// protectNeeded keeps the needed nodes' values of a clone intact until after the cost (and
-// the extra nodes) ran: Gorgonia may otherwise run a later op in place on a view of one of
+// protectNeeded keeps the values of a clone intact until after the cost (and the extra
+// nodes) ran: Gorgonia may otherwise run a later op in place on a view of one of
 // them and the value read would not be the point of evaluation (found by FuzzGrad: an
 // intermediate wrt node h with Reshape(h) − x5 computed in place).
-func protectNeeded(g2 *gorgonia.ExprGraph, need []int, after ...*gorgonia.Node) error {
-	all := g2.AllNodes()
-	read := make([]*gorgonia.Node, 0, len(need))
-	for _, i := range need {
-		read = append(read, all[i])
-	}
-	return errors.Wrap(raise.Protect(g2, read, after), "protecting the values read from Gorgonia's forward pass")
+func protectNeeded(g2 *gorgonia.ExprGraph, after ...*gorgonia.Node) error {
+	return errors.Wrap(raise.Protect(g2, after), "protecting the values read from Gorgonia's forward pass")
 }

@@ -68,15 +68,17 @@ func mayView(op gorgonia.Op) bool {
 	return !copyingOps[fmt.Sprintf("%T", op)]
 }
 
-// protectViews adds keepAlive nodes, after the raised results, reading every member of each
-// alias class that (1) has a member X viewed while X is still needed (X is an input, a
-// constant, a result or has a reader besides the view), (2) contains an input, a raised node or a node that a
-// raised node reads, and (3) has a member that some node may overwrite in place (the operand
-// OverwritesInput names of an op with ReturnsPtr). Without (1) the views take their
-// operands' registers and Gorgonia's liveness is right; without (3) nothing writes the
-// class's memory; without (2) the class is Gorgonia's own business. It adds nothing when no
-// class qualifies — the common case.
-func protectViews(g *gorgonia.ExprGraph, raised, read, results []*gorgonia.Node) error {
+// protectViews adds keepAlive nodes, after the results, reading every member of each alias
+// class that (1) has a member X viewed while X is still needed (X is an input, a constant, a
+// result or has a reader besides the view) and (2) has a member that some node may overwrite
+// in place (the operand OverwritesInput names of an op with ReturnsPtr). Without (1) the views
+// take their operands' registers and Gorgonia's liveness is right; without (2) nothing writes
+// the class's memory. Any class at risk is kept, also when no raised node reads it: it can
+// feed them through Gorgonia's own forward nodes (h viewed by a dead Reshape(h) − x computed
+// in place before tanh h runs makes the forward value and the gradient read from it wrong, and
+// the nodes Grad adds change Gorgonia's schedule so that this happens; found by FuzzGrad). It
+// adds nothing when no class qualifies — the common case.
+func protectViews(g *gorgonia.ExprGraph, results []*gorgonia.Node) error {
 	all := g.AllNodes()
 	idx := make(map[*gorgonia.Node]int, len(all))
 	byPtr := make(map[uintptr]int, len(all))
@@ -172,28 +174,17 @@ func protectViews(g *gorgonia.ExprGraph, raised, read, results []*gorgonia.Node)
 	for _, j := range overwritten {
 		written[find(j)] = true
 	}
-	mark := make(map[int]bool)
-	for _, ns := range [][]*gorgonia.Node{raised, read} {
-		for _, n := range ns {
-			if i, ok := idx[n]; ok {
-				mark[find(i)] = true
-			}
-		}
-	}
 	members := map[int][]*gorgonia.Node{}
 	for i, n := range all {
 		if _, ok := idx[n]; !ok {
 			continue
 		}
 		r := find(i)
-		if n.Op() == nil || isConstantNode(n) {
-			mark[r] = true // inputs and constants are live for the whole run
-		}
 		members[r] = append(members[r], n)
 	}
 	var keep []*gorgonia.Node
 	for r, ms := range members {
-		if len(ms) > 1 && mark[r] && written[r] && hazard[r] {
+		if len(ms) > 1 && written[r] && hazard[r] {
 			keep = append(keep, ms...)
 		}
 	}
@@ -388,12 +379,11 @@ func (k *keepAlive) Hashcode() uint32 {
 // String names the op and its children's IDs.
 func (k *keepAlive) String() string { return k.text }
 
-// Protect makes the values of the nodes read survive in g until after the nodes after have
-// run: where Gorgonia could run an op in place on a view of one of them (a Reshape of an
-// intermediate node followed by an in-place subtraction, say), keepAlive nodes depending on
-// after read the whole alias class. For callers that run Gorgonia's own forward pass and read
-// intermediate values afterwards (bulkad.Check's point of evaluation). Nothing is added when
-// no class is at risk.
-func Protect(g *gorgonia.ExprGraph, read, after []*gorgonia.Node) error {
-	return protectViews(g, nil, read, after)
+// Protect keeps every value of g that Gorgonia could overwrite by running an op in place on
+// a view (a Reshape of an intermediate node followed by an in-place subtraction, say) alive
+// until after the nodes after have run: keepAlive nodes depending on after read each alias
+// class at risk. For callers that run Gorgonia's own forward pass and read intermediate values
+// afterwards (bulkad.Check's point of evaluation). Nothing is added when no class is at risk.
+func Protect(g *gorgonia.ExprGraph, after []*gorgonia.Node) error {
+	return protectViews(g, after)
 }

@@ -113,13 +113,7 @@ func (pl *plan) build(opt Options) (out []*gorgonia.Node, err error) {
 		seen[n] = true
 		out[i] = n
 	}
-	var ins []*gorgonia.Node
-	for _, s := range pl.steps {
-		for _, r := range s.ins {
-			ins = append(ins, get(r))
-		}
-	}
-	if err := protectViews(pl.g, append(nodes, out...), ins, out); err != nil {
+	if err := protectViews(pl.g, out); err != nil {
 		return nil, err
 	}
 	if err := markFresh(pl.g, out); err != nil {
