@@ -60,7 +60,13 @@ type Gather struct {
 	Dom  []int // domain shape (the index function's variables)
 	Src  []int // the indexed outer dims of x
 	Rest int   // elements per block
-	Fn   *IndexProgram
+	IndexPlan
+}
+
+// IndexPlan is what Gather and Scatter share: the compiled index function, its fast paths
+// and the device path.
+type IndexPlan struct {
+	Fn *IndexProgram
 	// affine fast path (see affinePlan)
 	Aff   bool
 	ASt   []int
@@ -75,20 +81,23 @@ func (k *Gather) Run(out any, ins []any) error {
 	if k.device(out, ins) {
 		return nil
 	}
-	var err error
+	return byElem("gather", out, ins, gatherRun[float64], gatherRun[float32], gatherRun[int64], gatherRun[bool], k)
+}
+
+// byElem calls the instance of a generic kernel function for out's element type.
+func byElem[K any](what string, out any, ins []any, f64 func(K, []float64, []any) error, f32 func(K, []float32, []any) error,
+	i64 func(K, []int64, []any) error, b func(K, []bool, []any) error, k K) error {
 	switch o := out.(type) {
 	case []float64:
-		err = gatherRun(k, o, ins)
+		return f64(k, o, ins)
 	case []float32:
-		err = gatherRun(k, o, ins)
+		return f32(k, o, ins)
 	case []int64:
-		err = gatherRun(k, o, ins)
+		return i64(k, o, ins)
 	case []bool:
-		err = gatherRun(k, o, ins)
-	default:
-		err = typeErr("gather", out, ins)
+		return b(k, o, ins)
 	}
-	return err
+	return typeErr(what, out, ins)
 }
 
 func gatherRun[T elem](k *Gather, o []T, ins []any) error {
@@ -149,14 +158,7 @@ type Scatter struct {
 	Dom  []int // domain shape = outer dims of x
 	Dst  []int // outer dims of the result addressed by the index function
 	Rest int
-	Fn   *IndexProgram
-	// affine fast path (see affinePlan)
-	Aff   bool
-	ASt   []int
-	ABase int
-	VK    *Vulkan // device path (nil: CPU only)
-	tab   ixTable // device index table when fn reads no run-time array
-	LK    *Lookup
+	IndexPlan
 }
 
 // Run implements Kernel.
@@ -164,20 +166,7 @@ func (k *Scatter) Run(out any, ins []any) error {
 	if k.device(out, ins) {
 		return nil
 	}
-	var err error
-	switch o := out.(type) {
-	case []float64:
-		err = scatterRun(k, o, ins)
-	case []float32:
-		err = scatterRun(k, o, ins)
-	case []int64:
-		err = scatterRun(k, o, ins)
-	case []bool:
-		err = scatterRun(k, o, ins)
-	default:
-		err = typeErr("scatter", out, ins)
-	}
-	return err
+	return byElem("scatter", out, ins, scatterRun[float64], scatterRun[float32], scatterRun[int64], scatterRun[bool], k)
 }
 
 func scatterRun[T elem](k *Scatter, o []T, ins []any) error {
@@ -258,17 +247,7 @@ func (k Concat) Run(out any, ins []any) error {
 	if k.device(out, ins) {
 		return nil
 	}
-	switch o := out.(type) {
-	case []float64:
-		return concatLoop(k.Copies, o, ins)
-	case []float32:
-		return concatLoop(k.Copies, o, ins)
-	case []int64:
-		return concatLoop(k.Copies, o, ins)
-	case []bool:
-		return concatLoop(k.Copies, o, ins)
-	}
-	return typeErr("fromVector", out, ins)
+	return byElem("fromVector", out, ins, concatLoop[float64], concatLoop[float32], concatLoop[int64], concatLoop[bool], k.Copies)
 }
 
 func concatLoop[T elem](copies int, out []T, ins []any) error {
@@ -317,17 +296,7 @@ func (k Transpose) Run(out any, ins []any) error {
 	if k.device(out, ins) {
 		return nil
 	}
-	switch o := out.(type) {
-	case []float64:
-		return transposeLoop(k, o, ins)
-	case []float32:
-		return transposeLoop(k, o, ins)
-	case []int64:
-		return transposeLoop(k, o, ins)
-	case []bool:
-		return transposeLoop(k, o, ins)
-	}
-	return typeErr("tr", out, ins)
+	return byElem("tr", out, ins, transposeLoop[float64], transposeLoop[float32], transposeLoop[int64], transposeLoop[bool], k)
 }
 
 func transposeLoop[T elem](k Transpose, out []T, ins []any) error {

@@ -699,7 +699,7 @@ func (pl *plan) gatherScatter(t core.Term, sh core.Shape, x core.Term, fn *core.
 	kind := "gather"
 	if scatter {
 		kind = "scatter"
-		sk := &kern.Scatter{Dom: xt.Shape[:n], Dst: sh[:m], Rest: xt.Shape[n:].Size(), Fn: prog, VK: pl.vk}
+		sk := &kern.Scatter{Dom: xt.Shape[:n], Dst: sh[:m], Rest: xt.Shape[n:].Size(), IndexPlan: kern.IndexPlan{Fn: prog, VK: pl.vk}}
 		if len(prog.Frees) == 0 {
 			sk.ASt, sk.ABase, sk.Aff = kern.AffinePlan(fn, sk.Dom, sk.Dst)
 		} else if lp, ok := kern.LookupPlan(fn, prog, sk.Dom, sk.Dst, pl.argmaxRange); ok {
@@ -707,7 +707,7 @@ func (pl *plan) gatherScatter(t core.Term, sh core.Shape, x core.Term, fn *core.
 		}
 		k = sk
 	} else {
-		gk := &kern.Gather{Dom: sh[:n], Src: xt.Shape[:m], Rest: xt.Shape[m:].Size(), Fn: prog, VK: pl.vk}
+		gk := &kern.Gather{Dom: sh[:n], Src: xt.Shape[:m], Rest: xt.Shape[m:].Size(), IndexPlan: kern.IndexPlan{Fn: prog, VK: pl.vk}}
 		if len(prog.Frees) == 0 {
 			gk.ASt, gk.ABase, gk.Aff = kern.AffinePlan(fn, gk.Dom, gk.Src)
 		} else if lp, ok := kern.LookupPlan(fn, prog, gk.Dom, gk.Src, pl.argmaxRange); ok {
