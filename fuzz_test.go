@@ -368,6 +368,11 @@ func FuzzGrad(f *testing.F) {
 				return
 			}
 		}
+		if !rep.OK() && rep.Dtype == "float32" && math.Abs(rep.Value) > 1e30 {
+			// float32 range: a cost of 2e37 has gradients beyond float32's largest value (3.4e38),
+			// which are +Inf in float32 and finite in the float64 differences.
+			return
+		}
 		if !rep.OK() && rep.Dtype == "float32" && f32RoundOff(rep) {
 			// float32 gradients carry round-off relative to the magnitudes inside the program,
 			// not to each entry: an entry near 0 of a cost of 2427 can be off by 1.6e-3 absolute
