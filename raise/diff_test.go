@@ -114,31 +114,11 @@ func TestAgainstCoreEval(t *testing.T) {
 			if err != nil {
 				t.Fatalf("parse: %v", err)
 			}
-			want, err := core.EvalTuple(p, args)
-			if err != nil {
-				t.Fatalf("core.EvalTuple: %v", err)
-			}
-			g := gorgonia.NewGraph()
-			bind := map[string]*gorgonia.Node{}
-			for _, v := range p.Params {
-				bind[v.Name] = nodeFor(t, g, v, args[v.Name])
-			}
-			outs := run(t, g, p, bind)
-			got, err := flat(outs[0].Value())
-			if err != nil {
-				t.Fatal(err)
-			}
-			wantFlat, err := flat(want[0])
-			if err != nil {
-				t.Fatal(err)
-			}
 			tol := 1e-12
-			if want[0].Dtype() == tensor.Float32 {
+			if p.Body.Type().Dtype == core.Float32 {
 				tol = 1e-6
 			}
-			if !sameValues(got, wantFlat, tol) {
-				t.Errorf("%s\n raise %v\n  core %v", p, got, wantFlat)
-			}
+			raisedEqualsEval(t, p, args, tol)
 		})
 	}
 }
@@ -208,4 +188,32 @@ func sameValues(a, b any, tol float64) bool {
 		return true
 	}
 	return false
+}
+
+// raisedEqualsEval raises p with its parameters bound to nodes holding args, runs the nodes and
+// requires the first result to equal core.EvalTuple's within tol; it returns the raised nodes.
+func raisedEqualsEval(t *testing.T, p *core.Program, args map[string]*tensor.Dense, tol float64) []*gorgonia.Node {
+	t.Helper()
+	want, err := core.EvalTuple(p, args)
+	if err != nil {
+		t.Fatalf("core.EvalTuple: %v", err)
+	}
+	g := gorgonia.NewGraph()
+	bind := map[string]*gorgonia.Node{}
+	for _, v := range p.Params {
+		bind[v.Name] = nodeFor(t, g, v, args[v.Name])
+	}
+	outs := run(t, g, p, bind)
+	got, err := flat(outs[0].Value())
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantFlat, err := flat(want[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sameValues(got, wantFlat, tol) {
+		t.Errorf("%s\n raise %v\n  core %v", p, got, wantFlat)
+	}
+	return outs
 }

@@ -93,27 +93,7 @@ func TestLookupGatherScatter(t *testing.T) {
 			if err != nil {
 				t.Fatalf("parse %s: %v", src, err)
 			}
-			want, err := core.EvalTuple(p, args)
-			if err != nil {
-				t.Fatalf("core.EvalTuple: %v", err)
-			}
-			g := gorgonia.NewGraph()
-			bind := map[string]*gorgonia.Node{}
-			for _, v := range p.Params {
-				bind[v.Name] = nodeFor(t, g, v, args[v.Name])
-			}
-			outs := run(t, g, p, bind)
-			got, err := flat(outs[0].Value())
-			if err != nil {
-				t.Fatal(err)
-			}
-			wantFlat, err := flat(want[0])
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !sameValues(got, wantFlat, 0) {
-				t.Errorf("%s\n raise %v\n  core %v", p, got, wantFlat)
-			}
+			outs := raisedEqualsEval(t, p, args, 0)
 			if path := lookupPath(outs[0]); path != c.path && !(c.path == fused && path == lookup) {
 				t.Errorf("%s: result took the %s path, want %s", p, path, c.path)
 			}
