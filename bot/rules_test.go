@@ -2,7 +2,6 @@ package bot
 
 import (
 	"fmt"
-	"math"
 	"math/rand"
 	"testing"
 
@@ -44,40 +43,9 @@ func parseB(t *testing.T, src string) core.Term {
 	return u
 }
 
-// randBotEnv draws an environment: floats in [-2, 2] (with nonFinite, a fifth of them are
-// +Inf, -Inf or NaN), i64 in [-2, 6] (some indices out of bounds), bools at random.
+// randBotEnv draws an environment for botEnv (see coretest.RandomEnv).
 func randBotEnv(rng *rand.Rand, nonFinite bool) map[string]*tensor.Dense {
-	env := map[string]*tensor.Dense{}
-	special := []float64{math.Inf(1), math.Inf(-1), math.NaN()}
-	for name, ty := range botEnv {
-		n := ty.Shape.Size()
-		var back interface{}
-		switch ty.Dtype {
-		case core.Float64:
-			s := make([]float64, n)
-			for i := range s {
-				s[i] = rng.Float64()*4 - 2
-				if nonFinite && rng.Intn(5) == 0 {
-					s[i] = special[rng.Intn(3)]
-				}
-			}
-			back = s
-		case core.Int64:
-			s := make([]int64, n)
-			for i := range s {
-				s[i] = int64(rng.Intn(9) - 2) // some out of bounds
-			}
-			back = s
-		default:
-			s := make([]bool, n)
-			for i := range s {
-				s[i] = rng.Intn(2) == 0
-			}
-			back = s
-		}
-		env[name] = tensor.New(tensor.WithShape([]int(ty.Shape.Clone())...), tensor.WithBacking(back))
-	}
-	return env
+	return coretest.RandomEnv(rng, botEnv, nonFinite)
 }
 
 // sameTermValues compares in and out with core.Eval and kernel.EvalTerm, on finite

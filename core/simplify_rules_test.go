@@ -44,50 +44,9 @@ func parseS(t *testing.T, src string) core.Term {
 	return u
 }
 
-// randEnv draws a value for every variable of simpEnv: floats in [-2, 2] (with nonFinite, a
-// fifth of them are +Inf, -Inf or NaN), i64 in [-2, 6] (some indices out of bounds on
-// purpose), bools at random.
+// randEnv draws a value for every variable of simpEnv (see coretest.RandomEnv).
 func randEnv(rng *rand.Rand, nonFinite bool) map[string]*tensor.Dense {
-	env := map[string]*tensor.Dense{}
-	special := []float64{math.Inf(1), math.Inf(-1), math.NaN()}
-	draw := func() float64 {
-		if nonFinite && rng.Intn(5) == 0 {
-			return special[rng.Intn(3)]
-		}
-		return rng.Float64()*4 - 2
-	}
-	for name, ty := range simpEnv {
-		n := ty.Shape.Size()
-		var back interface{}
-		switch ty.Dtype {
-		case core.Float64:
-			s := make([]float64, n)
-			for i := range s {
-				s[i] = draw()
-			}
-			back = s
-		case core.Float32:
-			s := make([]float32, n)
-			for i := range s {
-				s[i] = float32(draw())
-			}
-			back = s
-		case core.Int64:
-			s := make([]int64, n)
-			for i := range s {
-				s[i] = int64(rng.Intn(9) - 2)
-			}
-			back = s
-		default:
-			s := make([]bool, n)
-			for i := range s {
-				s[i] = rng.Intn(2) == 0
-			}
-			back = s
-		}
-		env[name] = tensor.New(tensor.WithShape([]int(ty.Shape.Clone())...), tensor.WithBacking(back))
-	}
-	return env
+	return coretest.RandomEnv(rng, simpEnv, nonFinite)
 }
 
 // sameSemantics compares the values of in and out (core.EvalTerm, the reference evaluator)
