@@ -225,6 +225,33 @@ func (pr *printer) ints(xs []int) {
 	pr.w("]")
 }
 
+// app prints an application: the head word, then each argument after a space, in
+// parentheses when the context needs them.
+func (pr *printer) app(prec int, head string, args ...func()) {
+	p := pr.open(precApp, prec)
+	pr.w(head)
+	for _, a := range args {
+		pr.w(" ")
+		a()
+	}
+	pr.close(p)
+}
+
+// atom, num, shape and fn are app's arguments: a term as an atom, an integer, a shape and a
+// parenthesised index function.
+func (pr *printer) atom(t Term) func() { return func() { pr.term(t, precAtom) } }
+func (pr *printer) num(n int) func()   { return func() { pr.w(strconv.Itoa(n)) } }
+func (pr *printer) shape(xs []int) func() {
+	return func() { pr.ints(xs) }
+}
+func (pr *printer) fn(f *IndexFn) func() {
+	return func() {
+		pr.w("(")
+		pr.indexFn(f)
+		pr.w(")")
+	}
+}
+
 // term prints t in a context that accepts precedence prec or tighter.
 func (pr *printer) term(t Term, prec int) {
 	switch t := t.(type) {
@@ -244,37 +271,18 @@ func (pr *printer) term(t Term, prec int) {
 		pr.term(t.Body, precLet)
 		pr.close(p)
 	case *Share:
-		p := pr.open(precApp, prec)
-		pr.w("share ")
-		pr.w(strconv.Itoa(t.ID))
-		if !pr.shared[t.ID] {
-			pr.shared[t.ID] = true
-			pr.w(" ")
-			pr.term(t.Body, precAtom)
+		if pr.shared[t.ID] {
+			pr.app(prec, "share", pr.num(t.ID))
+			return
 		}
-		pr.close(p)
+		pr.shared[t.ID] = true
+		pr.app(prec, "share", pr.num(t.ID), pr.atom(t.Body))
 	case *Cond:
-		p := pr.open(precApp, prec)
-		pr.w("cond ")
-		pr.term(t.C, precAtom)
-		pr.w(" ")
-		pr.term(t.Then, precAtom)
-		pr.w(" ")
-		pr.term(t.Else, precAtom)
-		pr.close(p)
+		pr.app(prec, "cond", pr.atom(t.C), pr.atom(t.Then), pr.atom(t.Else))
 	case *Unary:
-		p := pr.open(precApp, prec)
-		pr.w(t.Op.String())
-		pr.w(" ")
-		pr.term(t.X, precAtom)
-		pr.close(p)
+		pr.app(prec, t.Op.String(), pr.atom(t.X))
 	case *Cast:
-		p := pr.open(precApp, prec)
-		pr.w("cast ")
-		pr.w(t.To.String())
-		pr.w(" ")
-		pr.term(t.X, precAtom)
-		pr.close(p)
+		pr.app(prec, "cast", func() { pr.w(t.To.String()) }, pr.atom(t.X))
 	case *Binary:
 		if t.Op.IsInfix() {
 			bp := binPrec(t.Op)
@@ -291,50 +299,17 @@ func (pr *printer) term(t Term, prec int) {
 			pr.close(p)
 			return
 		}
-		p := pr.open(precApp, prec)
-		pr.w(t.Op.String())
-		pr.w(" ")
-		pr.term(t.X, precAtom)
-		pr.w(" ")
-		pr.term(t.Y, precAtom)
-		pr.close(p)
+		pr.app(prec, t.Op.String(), pr.atom(t.X), pr.atom(t.Y))
 	case *Index:
-		p := pr.open(precApp, prec)
-		pr.w("index ")
-		pr.term(t.X, precAtom)
-		pr.w(" ")
-		pr.indexList(t.Ix)
-		pr.close(p)
+		pr.app(prec, "index", pr.atom(t.X), func() { pr.indexList(t.Ix) })
 	case *SumOuter:
-		p := pr.open(precApp, prec)
-		pr.w("sumOuter ")
-		pr.term(t.X, precAtom)
-		pr.close(p)
+		pr.app(prec, "sumOuter", pr.atom(t.X))
 	case *ArgmaxOuter:
-		p := pr.open(precApp, prec)
-		pr.w("argmaxOuter ")
-		pr.term(t.X, precAtom)
-		pr.close(p)
+		pr.app(prec, "argmaxOuter", pr.atom(t.X))
 	case *Gather:
-		p := pr.open(precApp, prec)
-		pr.w("gather ")
-		pr.ints(t.Shape)
-		pr.w(" ")
-		pr.term(t.X, precAtom)
-		pr.w(" (")
-		pr.indexFn(t.Fn)
-		pr.w(")")
-		pr.close(p)
+		pr.app(prec, "gather", pr.shape(t.Shape), pr.atom(t.X), pr.fn(t.Fn))
 	case *Scatter:
-		p := pr.open(precApp, prec)
-		pr.w("scatter ")
-		pr.ints(t.Shape)
-		pr.w(" ")
-		pr.term(t.X, precAtom)
-		pr.w(" (")
-		pr.indexFn(t.Fn)
-		pr.w(")")
-		pr.close(p)
+		pr.app(prec, "scatter", pr.shape(t.Shape), pr.atom(t.X), pr.fn(t.Fn))
 	case *FromVector:
 		pr.w("[")
 		for i, e := range t.Elems {
@@ -345,48 +320,23 @@ func (pr *printer) term(t Term, prec int) {
 		}
 		pr.w("]")
 	case *Replicate:
-		p := pr.open(precApp, prec)
-		pr.w("replicate ")
-		pr.w(strconv.Itoa(t.N))
-		pr.w(" ")
-		pr.term(t.X, precAtom)
-		pr.close(p)
+		pr.app(prec, "replicate", pr.num(t.N), pr.atom(t.X))
 	case *Transpose:
-		p := pr.open(precApp, prec)
-		pr.w("tr ")
-		pr.ints(t.Perm)
-		pr.w(" ")
-		pr.term(t.X, precAtom)
-		pr.close(p)
+		pr.app(prec, "tr", pr.shape(t.Perm), pr.atom(t.X))
 	case *Reshape:
-		p := pr.open(precApp, prec)
-		pr.w("reshape ")
-		pr.ints(t.Shape)
-		pr.w(" ")
-		pr.term(t.X, precAtom)
-		pr.close(p)
+		pr.app(prec, "reshape", pr.shape(t.Shape), pr.atom(t.X))
 	case *Build1:
-		p := pr.open(precApp, prec)
-		pr.w("build1 ")
-		pr.w(strconv.Itoa(t.N))
-		pr.w(" (\\")
-		pr.varName(t.Var)
-		pr.w(" -> ")
-		pr.term(t.Body, precLet)
-		pr.w(")")
-		pr.close(p)
+		pr.app(prec, "build1", pr.num(t.N), func() {
+			pr.w("(\\")
+			pr.varName(t.Var)
+			pr.w(" -> ")
+			pr.term(t.Body, precLet)
+			pr.w(")")
+		})
 	case *Iota:
-		p := pr.open(precApp, prec)
-		pr.w("iota ")
-		pr.w(strconv.Itoa(t.N))
-		pr.close(p)
+		pr.app(prec, "iota", pr.num(t.N))
 	case *MatMul:
-		p := pr.open(precApp, prec)
-		pr.w("matmul ")
-		pr.term(t.X, precAtom)
-		pr.w(" ")
-		pr.term(t.Y, precAtom)
-		pr.close(p)
+		pr.app(prec, "matmul", pr.atom(t.X), pr.atom(t.Y))
 	case *Tuple:
 		pr.w("(")
 		for i, e := range t.Elems {
