@@ -89,6 +89,11 @@ func gorgoniaFD(g *gorgonia.ExprGraph, cost *gorgonia.Node, wrt gorgonia.Nodes, 
 		fd.base = append(fd.base, append([]float64{}, toFloats(d)...))
 		fd.shapes = append(fd.shapes, d.Shape().Clone())
 	}
+	// Gorgonia's forward pass, protected from its in-place ops on views (which would make the
+	// differences those of another function; found by FuzzGrad: Σ (reshape(tanh x) ⊙ x4) ⊙ …).
+	if err := protectNeeded(g2, fd.cost2); err != nil {
+		return nil, err
+	}
 	fd.vm = gorgonia.NewTapeMachine(g2)
 	return fd, nil
 }
