@@ -252,14 +252,7 @@ func TestParseErrors(t *testing.T) {
 		{"fn (x : [3] f64) =>\n\tlet y = x in\n\tfn", `core: parse: line 3:2: expected term, found "fn"`},
 	}
 	for _, c := range cases {
-		_, err := core.ParseProgram(c.src)
-		if err == nil {
-			t.Errorf("ParseProgram(%q) succeeded, want error %s", c.src, c.want)
-			continue
-		}
-		if err.Error() != c.want {
-			t.Errorf("ParseProgram(%q)\n got error %s\nwant error %s", c.src, err, c.want)
-		}
+		wantParseError(t, c.src, c.want)
 	}
 }
 
@@ -294,14 +287,7 @@ func TestParseTypeErrors(t *testing.T) {
 		{`fn (x : [2] f64, y : [3] f64) => x + y`, `core: parse: line 1:36: core: add: operand shapes [2] and [3] differ`},
 	}
 	for _, c := range cases {
-		_, err := core.ParseProgram(c.src)
-		if err == nil {
-			t.Errorf("ParseProgram(%q) succeeded, want error %s", c.src, c.want)
-			continue
-		}
-		if err.Error() != c.want {
-			t.Errorf("ParseProgram(%q)\n got error %s\nwant error %s", c.src, err, c.want)
-		}
+		wantParseError(t, c.src, c.want)
 	}
 }
 
@@ -989,4 +975,17 @@ func zeroDense(t core.Type) *tensor.Dense {
 		}
 	}
 	return tensor.New(tensor.WithShape(t.Shape...), tensor.WithBacking(back))
+}
+
+// wantParseError requires ParseProgram(src) to fail with exactly the message want.
+func wantParseError(t *testing.T, src, want string) {
+	t.Helper()
+	_, err := core.ParseProgram(src)
+	if err == nil {
+		t.Errorf("ParseProgram(%q) succeeded, want error %s", src, want)
+		return
+	}
+	if err.Error() != want {
+		t.Errorf("ParseProgram(%q)\n got error %s\nwant error %s", src, err, want)
+	}
 }
