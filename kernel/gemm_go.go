@@ -1,0 +1,184 @@
+package kernel
+
+import (
+	"runtime"
+	"sync"
+)
+
+// Block sizes of the portable GEMM: a kc×nc panel of op(b) and an mc×kc block of op(a) are
+// packed into strips of gemmMR rows / gemmNR columns, and the register-blocked micro-kernel
+// computes one gemmMR×gemmNR tile of c from two strips.
+const (
+	gemmMR = 4
+	gemmNR = 4
+	gemmKC = 256
+	gemmMC = 64
+	gemmNC = 512
+	// gemmParallel is the number of multiply-adds from which gemmGo splits the columns of c
+	// across goroutines (at most GOMAXPROCS).
+	gemmParallel = 1 << 21
+)
+
+// gemmGo computes c = op(a)·op(b) for row-major strided operands (leading dimensions lda,
+// ldb, ldc): op(a) is m×k, stored as a[i*lda+p] (a[p*lda+i] when ta); op(b) is k×n, stored
+// as b[p*ldb+j] (b[j*ldb+p] when tb). It is the portable GEMM: packing, cache blocking and a
+// 4×4 register-blocked micro-kernel, with no skipping of zero operands, so a NaN or Inf in
+// either operand reaches c exactly where the naive triple loop puts it. Above gemmParallel
+// multiply-adds, column blocks of c run on up to GOMAXPROCS goroutines.
+func gemmGo[T floatT](ta, tb bool, m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
+	if m == 0 || n == 0 {
+		return
+	}
+	if k == 0 {
+		for i := 0; i < m; i++ {
+			clear(c[i*ldc : i*ldc+n])
+		}
+		return
+	}
+	workers := runtime.GOMAXPROCS(0)
+	if m*n*k < gemmParallel || n < 2*gemmNR {
+		workers = 1
+	}
+	if workers > n/gemmNR {
+		workers = n / gemmNR
+	}
+	if workers <= 1 {
+		gemmCols(ta, tb, m, k, 0, n, a, lda, b, ldb, c, ldc)
+		return
+	}
+	// Column ranges in multiples of gemmNR, as even as possible.
+	strips := (n + gemmNR - 1) / gemmNR
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		j0 := strips * w / workers * gemmNR
+		j1 := min(strips*(w+1)/workers*gemmNR, n)
+		if j0 >= j1 {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			gemmCols(ta, tb, m, k, j0, j1, a, lda, b, ldb, c, ldc)
+		}()
+	}
+	wg.Wait()
+}
+
+// gemmCols computes the columns [j0, j1) of c = op(a)·op(b) (see gemmGo) with its own
+// packing buffers.
+func gemmCols[T floatT](ta, tb bool, m, k, j0, j1 int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
+	kc0 := min(k, gemmKC)
+	bp := make([]T, kc0*roundUp(min(j1-j0, gemmNC), gemmNR))
+	ap := make([]T, kc0*roundUp(min(m, gemmMC), gemmMR))
+	var tile [gemmMR * gemmNR]T
+	for jc := j0; jc < j1; jc += gemmNC {
+		nc := min(gemmNC, j1-jc)
+		for pc := 0; pc < k; pc += gemmKC {
+			kc := min(gemmKC, k-pc)
+			packB(tb, b, ldb, pc, kc, jc, nc, bp)
+			for ic := 0; ic < m; ic += gemmMC {
+				mc := min(gemmMC, m-ic)
+				packA(ta, a, lda, ic, mc, pc, kc, ap)
+				for jr := 0; jr < nc; jr += gemmNR {
+					bs := bp[jr*kc : jr*kc+kc*gemmNR]
+					nr := min(gemmNR, nc-jr)
+					for ir := 0; ir < mc; ir += gemmMR {
+						as := ap[ir*kc : ir*kc+kc*gemmMR]
+						mr := min(gemmMR, mc-ir)
+						microKernel(kc, as, bs, &tile)
+						ci := (ic+ir)*ldc + jc + jr
+						for ii := 0; ii < mr; ii++ {
+							row := c[ci+ii*ldc : ci+ii*ldc+nr]
+							t := tile[ii*gemmNR : ii*gemmNR+nr]
+							if pc == 0 {
+								copy(row, t)
+								continue
+							}
+							for jj := range row {
+								row[jj] += t[jj]
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func roundUp(x, r int) int { return (x + r - 1) / r * r }
+
+// packB copies op(b)[pc:pc+kc, jc:jc+nc] into strips of gemmNR columns, each stored
+// p-major (bp[s*kc*gemmNR + p*gemmNR + jj]); the last strip is padded with zeros, whose
+// products only reach the tile's discarded columns.
+func packB[T floatT](tb bool, b []T, ldb, pc, kc, jc, nc int, bp []T) {
+	for s := 0; s < nc; s += gemmNR {
+		dst := bp[s*kc : s*kc+kc*gemmNR]
+		nr := min(gemmNR, nc-s)
+		for p := 0; p < kc; p++ {
+			d := dst[p*gemmNR : p*gemmNR+gemmNR]
+			for jj := 0; jj < gemmNR; jj++ {
+				if jj >= nr {
+					d[jj] = 0
+					continue
+				}
+				if tb {
+					d[jj] = b[(jc+s+jj)*ldb+pc+p]
+				} else {
+					d[jj] = b[(pc+p)*ldb+jc+s+jj]
+				}
+			}
+		}
+	}
+}
+
+// packA copies op(a)[ic:ic+mc, pc:pc+kc] into strips of gemmMR rows, each stored p-major
+// (ap[s*kc*gemmMR + p*gemmMR + ii]), the last strip padded with zeros.
+func packA[T floatT](ta bool, a []T, lda, ic, mc, pc, kc int, ap []T) {
+	for s := 0; s < mc; s += gemmMR {
+		dst := ap[s*kc : s*kc+kc*gemmMR]
+		mr := min(gemmMR, mc-s)
+		for p := 0; p < kc; p++ {
+			d := dst[p*gemmMR : p*gemmMR+gemmMR]
+			for ii := 0; ii < gemmMR; ii++ {
+				if ii >= mr {
+					d[ii] = 0
+					continue
+				}
+				if ta {
+					d[ii] = a[(pc+p)*lda+ic+s+ii]
+				} else {
+					d[ii] = a[(ic+s+ii)*lda+pc+p]
+				}
+			}
+		}
+	}
+}
+
+// microKernel computes the 4×4 tile Σ_p as[p,:]ᵀ bs[p,:] of two packed strips in registers.
+func microKernel[T floatT](kc int, as, bs []T, tile *[gemmMR * gemmNR]T) {
+	var c00, c01, c02, c03, c10, c11, c12, c13, c20, c21, c22, c23, c30, c31, c32, c33 T
+	as, bs = as[:kc*gemmMR], bs[:kc*gemmNR]
+	for p := 0; p < kc; p++ {
+		a := as[p*gemmMR : p*gemmMR+4 : p*gemmMR+4]
+		b := bs[p*gemmNR : p*gemmNR+4 : p*gemmNR+4]
+		a0, a1, a2, a3 := a[0], a[1], a[2], a[3]
+		b0, b1, b2, b3 := b[0], b[1], b[2], b[3]
+		c00 += a0 * b0
+		c01 += a0 * b1
+		c02 += a0 * b2
+		c03 += a0 * b3
+		c10 += a1 * b0
+		c11 += a1 * b1
+		c12 += a1 * b2
+		c13 += a1 * b3
+		c20 += a2 * b0
+		c21 += a2 * b1
+		c22 += a2 * b2
+		c23 += a2 * b3
+		c30 += a3 * b0
+		c31 += a3 * b1
+		c32 += a3 * b2
+		c33 += a3 * b3
+	}
+	*tile = [gemmMR * gemmNR]T{c00, c01, c02, c03, c10, c11, c12, c13, c20, c21, c22, c23, c30, c31, c32, c33}
+}
