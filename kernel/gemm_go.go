@@ -5,9 +5,12 @@ import (
 	"sync"
 )
 
-// Block sizes of the portable GEMM: a kc×nc panel of op(b) and an mc×kc block of op(a) are
-// packed into strips of gemmMR rows / gemmNR columns, and the register-blocked micro-kernel
-// computes one gemmMR×gemmNR tile of c from two strips.
+//go:generate sh -c "cd internal/asmgen && go run . -pkg kernel -out ../../gemm_amd64.s -stubs ../../gemm_amd64_stub.go"
+
+// Block sizes of the GEMM: a kc×nc panel of op(b) and an mc×kc block of op(a) are packed
+// into strips of gemmMR rows / nr columns, and the register-blocked micro-kernel computes one
+// gemmMR×nr tile of c from two strips (nr = gemmNR for the portable micro-kernel, 8 float64
+// or 16 float32 for the AVX2+FMA ones, see gemmMicro).
 const (
 	gemmMR = 4
 	gemmNR = 4
@@ -21,11 +24,18 @@ const (
 
 // gemmGo computes c = op(a)·op(b) for row-major strided operands (leading dimensions lda,
 // ldb, ldc): op(a) is m×k, stored as a[i*lda+p] (a[p*lda+i] when ta); op(b) is k×n, stored
-// as b[p*ldb+j] (b[j*ldb+p] when tb). It is the portable GEMM: packing, cache blocking and a
-// 4×4 register-blocked micro-kernel, with no skipping of zero operands, so a NaN or Inf in
-// either operand reaches c exactly where the naive triple loop puts it. Above gemmParallel
-// multiply-adds, column blocks of c run on up to GOMAXPROCS goroutines.
+// as b[p*ldb+j] (b[j*ldb+p] when tb). Packing, cache blocking and a register-blocked
+// micro-kernel (assembly when the CPU has AVX2 and FMA, see gemmMicro), with no skipping of
+// zero operands, so a NaN or Inf in either operand reaches c exactly where the naive triple
+// loop puts it. Above gemmParallel multiply-adds, column blocks of c run on up to GOMAXPROCS
+// goroutines.
 func gemmGo[T floatT](ta, tb bool, m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
+	nr, kern := gemmMicro[T]()
+	gemmWith(nr, kern, ta, tb, m, n, k, a, lda, b, ldb, c, ldc)
+}
+
+// gemmWith is gemmGo with the micro-kernel kern of gemmMR×nr tiles.
+func gemmWith[T floatT](nr int, kern func(kc int, as, bs, tile []T), ta, tb bool, m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
 	if m == 0 || n == 0 {
 		return
 	}
@@ -36,29 +46,29 @@ func gemmGo[T floatT](ta, tb bool, m, n, k int, a []T, lda int, b []T, ldb int, 
 		return
 	}
 	workers := runtime.GOMAXPROCS(0)
-	if m*n*k < gemmParallel || n < 2*gemmNR {
+	if m*n*k < gemmParallel {
 		workers = 1
 	}
-	if workers > n/gemmNR {
-		workers = n / gemmNR
+	if workers > n/nr {
+		workers = n / nr
 	}
 	if workers <= 1 {
-		gemmCols(ta, tb, m, k, 0, n, a, lda, b, ldb, c, ldc)
+		gemmCols(nr, kern, ta, tb, m, k, 0, n, a, lda, b, ldb, c, ldc)
 		return
 	}
-	// Column ranges in multiples of gemmNR, as even as possible.
-	strips := (n + gemmNR - 1) / gemmNR
+	// Column ranges in multiples of nr, as even as possible.
+	strips := (n + nr - 1) / nr
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
-		j0 := strips * w / workers * gemmNR
-		j1 := min(strips*(w+1)/workers*gemmNR, n)
+		j0 := strips * w / workers * nr
+		j1 := min(strips*(w+1)/workers*nr, n)
 		if j0 >= j1 {
 			continue
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			gemmCols(ta, tb, m, k, j0, j1, a, lda, b, ldb, c, ldc)
+			gemmCols(nr, kern, ta, tb, m, k, j0, j1, a, lda, b, ldb, c, ldc)
 		}()
 	}
 	wg.Wait()
@@ -66,30 +76,30 @@ func gemmGo[T floatT](ta, tb bool, m, n, k int, a []T, lda int, b []T, ldb int, 
 
 // gemmCols computes the columns [j0, j1) of c = op(a)·op(b) (see gemmGo) with its own
 // packing buffers.
-func gemmCols[T floatT](ta, tb bool, m, k, j0, j1 int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
+func gemmCols[T floatT](nr int, kern func(kc int, as, bs, tile []T), ta, tb bool, m, k, j0, j1 int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
 	kc0 := min(k, gemmKC)
-	bp := make([]T, kc0*roundUp(min(j1-j0, gemmNC), gemmNR))
+	bp := make([]T, kc0*roundUp(min(j1-j0, gemmNC), nr))
 	ap := make([]T, kc0*roundUp(min(m, gemmMC), gemmMR))
-	var tile [gemmMR * gemmNR]T
+	tile := make([]T, gemmMR*nr)
 	for jc := j0; jc < j1; jc += gemmNC {
 		nc := min(gemmNC, j1-jc)
 		for pc := 0; pc < k; pc += gemmKC {
 			kc := min(gemmKC, k-pc)
-			packB(tb, b, ldb, pc, kc, jc, nc, bp)
+			packB(nr, tb, b, ldb, pc, kc, jc, nc, bp)
 			for ic := 0; ic < m; ic += gemmMC {
 				mc := min(gemmMC, m-ic)
 				packA(ta, a, lda, ic, mc, pc, kc, ap)
-				for jr := 0; jr < nc; jr += gemmNR {
-					bs := bp[jr*kc : jr*kc+kc*gemmNR]
-					nr := min(gemmNR, nc-jr)
+				for jr := 0; jr < nc; jr += nr {
+					bs := bp[jr*kc : jr*kc+kc*nr]
+					nj := min(nr, nc-jr)
 					for ir := 0; ir < mc; ir += gemmMR {
 						as := ap[ir*kc : ir*kc+kc*gemmMR]
 						mr := min(gemmMR, mc-ir)
-						microKernel(kc, as, bs, &tile)
+						kern(kc, as, bs, tile)
 						ci := (ic+ir)*ldc + jc + jr
 						for ii := 0; ii < mr; ii++ {
-							row := c[ci+ii*ldc : ci+ii*ldc+nr]
-							t := tile[ii*gemmNR : ii*gemmNR+nr]
+							row := c[ci+ii*ldc : ci+ii*ldc+nj]
+							t := tile[ii*nr : ii*nr+nj]
 							if pc == 0 {
 								copy(row, t)
 								continue
@@ -107,17 +117,17 @@ func gemmCols[T floatT](ta, tb bool, m, k, j0, j1 int, a []T, lda int, b []T, ld
 
 func roundUp(x, r int) int { return (x + r - 1) / r * r }
 
-// packB copies op(b)[pc:pc+kc, jc:jc+nc] into strips of gemmNR columns, each stored
-// p-major (bp[s*kc*gemmNR + p*gemmNR + jj]); the last strip is padded with zeros, whose
-// products only reach the tile's discarded columns.
-func packB[T floatT](tb bool, b []T, ldb, pc, kc, jc, nc int, bp []T) {
-	for s := 0; s < nc; s += gemmNR {
-		dst := bp[s*kc : s*kc+kc*gemmNR]
-		nr := min(gemmNR, nc-s)
+// packB copies op(b)[pc:pc+kc, jc:jc+nc] into strips of nr columns, each stored p-major
+// (bp[s*kc + p*nr + jj] for the strip starting at column s); the last strip is padded with
+// zeros, whose products only reach the tile's discarded columns.
+func packB[T floatT](nr int, tb bool, b []T, ldb, pc, kc, jc, nc int, bp []T) {
+	for s := 0; s < nc; s += nr {
+		dst := bp[s*kc : s*kc+kc*nr]
+		nj := min(nr, nc-s)
 		for p := 0; p < kc; p++ {
-			d := dst[p*gemmNR : p*gemmNR+gemmNR]
-			for jj := 0; jj < gemmNR; jj++ {
-				if jj >= nr {
+			d := dst[p*nr : p*nr+nr]
+			for jj := 0; jj < nr; jj++ {
+				if jj >= nj {
 					d[jj] = 0
 					continue
 				}
@@ -154,8 +164,9 @@ func packA[T floatT](ta bool, a []T, lda, ic, mc, pc, kc int, ap []T) {
 	}
 }
 
-// microKernel computes the 4×4 tile Σ_p as[p,:]ᵀ bs[p,:] of two packed strips in registers.
-func microKernel[T floatT](kc int, as, bs []T, tile *[gemmMR * gemmNR]T) {
+// microGo is the portable micro-kernel: the 4×4 tile Σ_p as[p,:]ᵀ bs[p,:] of two packed
+// strips, in registers.
+func microGo[T floatT](kc int, as, bs, tile []T) {
 	var c00, c01, c02, c03, c10, c11, c12, c13, c20, c21, c22, c23, c30, c31, c32, c33 T
 	as, bs = as[:kc*gemmMR], bs[:kc*gemmNR]
 	for p := 0; p < kc; p++ {
@@ -180,5 +191,9 @@ func microKernel[T floatT](kc int, as, bs []T, tile *[gemmMR * gemmNR]T) {
 		c32 += a3 * b2
 		c33 += a3 * b3
 	}
-	*tile = [gemmMR * gemmNR]T{c00, c01, c02, c03, c10, c11, c12, c13, c20, c21, c22, c23, c30, c31, c32, c33}
+	_ = tile[15]
+	tile[0], tile[1], tile[2], tile[3] = c00, c01, c02, c03
+	tile[4], tile[5], tile[6], tile[7] = c10, c11, c12, c13
+	tile[8], tile[9], tile[10], tile[11] = c20, c21, c22, c23
+	tile[12], tile[13], tile[14], tile[15] = c30, c31, c32, c33
 }
