@@ -85,10 +85,10 @@ func gemmCols[T floatT](nr int, kern func(kc int, as, bs, tile []T), ta, tb bool
 		nc := min(gemmNC, j1-jc)
 		for pc := 0; pc < k; pc += gemmKC {
 			kc := min(gemmKC, k-pc)
-			packB(nr, tb, b, ldb, pc, kc, jc, nc, bp)
+			packStrips(nr, !tb, b, ldb, jc, nc, pc, kc, bp)
 			for ic := 0; ic < m; ic += gemmMC {
 				mc := min(gemmMC, m-ic)
-				packA(ta, a, lda, ic, mc, pc, kc, ap)
+				packStrips(gemmMR, ta, a, lda, ic, mc, pc, kc, ap)
 				for jr := 0; jr < nc; jr += nr {
 					bs := bp[jr*kc : jr*kc+kc*nr]
 					nj := min(nr, nc-jr)
@@ -117,47 +117,25 @@ func gemmCols[T floatT](nr int, kern func(kc int, as, bs, tile []T), ta, tb bool
 
 func roundUp(x, r int) int { return (x + r - 1) / r * r }
 
-// packB copies op(b)[pc:pc+kc, jc:jc+nc] into strips of nr columns, each stored p-major
-// (bp[s*kc + p*nr + jj] for the strip starting at column s); the last strip is padded with
-// zeros, whose products only reach the tile's discarded columns.
-func packB[T floatT](nr int, tb bool, b []T, ldb, pc, kc, jc, nc int, bp []T) {
-	for s := 0; s < nc; s += nr {
-		dst := bp[s*kc : s*kc+kc*nr]
-		nj := min(nr, nc-s)
+// packStrips copies the block of rows [r0, r0+nrows) × columns [pc, pc+kc) of a matrix x
+// into strips of w rows, each stored p-major (dst[s*kc + p*w + r] for the strip starting at
+// row s); the last strip is padded with zeros, whose products only reach the tile's discarded
+// entries. Element (r, p) is x[r*ld+p], or x[p*ld+r] when tr. op(a) is packed as rows of
+// a's block (tr = ta), op(b) as rows of op(b)ᵀ (tr = !tb).
+func packStrips[T floatT](w int, tr bool, x []T, ld, r0, nrows, pc, kc int, dst []T) {
+	for s := 0; s < nrows; s += w {
+		d := dst[s*kc : s*kc+kc*w]
+		nv := min(w, nrows-s)
 		for p := 0; p < kc; p++ {
-			d := dst[p*nr : p*nr+nr]
-			for jj := 0; jj < nr; jj++ {
-				if jj >= nj {
-					d[jj] = 0
-					continue
-				}
-				if tb {
-					d[jj] = b[(jc+s+jj)*ldb+pc+p]
-				} else {
-					d[jj] = b[(pc+p)*ldb+jc+s+jj]
-				}
-			}
-		}
-	}
-}
-
-// packA copies op(a)[ic:ic+mc, pc:pc+kc] into strips of gemmMR rows, each stored p-major
-// (ap[s*kc*gemmMR + p*gemmMR + ii]), the last strip padded with zeros.
-func packA[T floatT](ta bool, a []T, lda, ic, mc, pc, kc int, ap []T) {
-	for s := 0; s < mc; s += gemmMR {
-		dst := ap[s*kc : s*kc+kc*gemmMR]
-		mr := min(gemmMR, mc-s)
-		for p := 0; p < kc; p++ {
-			d := dst[p*gemmMR : p*gemmMR+gemmMR]
-			for ii := 0; ii < gemmMR; ii++ {
-				if ii >= mr {
-					d[ii] = 0
-					continue
-				}
-				if ta {
-					d[ii] = a[(pc+p)*lda+ic+s+ii]
-				} else {
-					d[ii] = a[(ic+s+ii)*lda+pc+p]
+			dp := d[p*w : p*w+w]
+			for r := range dp {
+				switch {
+				case r >= nv:
+					dp[r] = 0
+				case tr:
+					dp[r] = x[(pc+p)*ld+r0+s+r]
+				default:
+					dp[r] = x[(r0+s+r)*ld+pc+p]
 				}
 			}
 		}
