@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
 )
 
@@ -127,31 +128,39 @@ func TestGemmGoNaNInf(t *testing.T) {
 	}
 }
 
-// BenchmarkGemm compares gemmGo with gonum's Dgemm at the models' shapes (f64, one call
-// each, alternating per shape).
+// BenchmarkGemm compares gemmGo with gonum's GEMM at the models' shapes, both dtypes,
+// alternating per shape (run with -cpu 1 for one thread).
 func BenchmarkGemm(b *testing.B) {
 	for _, s := range [][3]int{{128, 512, 784}, {128, 10, 512}, {784, 512, 128}, {128, 784, 512}} {
-		m, n, k := s[0], s[1], s[2]
-		x, y, z := make([]float64, m*k), make([]float64, k*n), make([]float64, m*n)
-		for i := range x {
-			x[i] = float64(i%7) - 3
-		}
-		for i := range y {
-			y[i] = float64(i%5) - 2
-		}
-		flops := float64(2 * m * n * k)
-		name := fmt.Sprintf("%dx%dx%d", m, n, k)
-		b.Run(name+"/gemmGo", func(b *testing.B) {
-			for i := 0; i < b.N; i++ {
-				gemmGo(false, false, m, n, k, x, k, y, n, z, n)
-			}
-			b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		benchGemm[float64](b, s[0], s[1], s[2], "f64", func(m, n, k int, x, y, z []float64) {
+			blas64.Implementation().Dgemm(blas.NoTrans, blas.NoTrans, m, n, k, 1, x, k, y, n, 0, z, n)
 		})
-		b.Run(name+"/gonum", func(b *testing.B) {
-			for i := 0; i < b.N; i++ {
-				blas64.Implementation().Dgemm(blas.NoTrans, blas.NoTrans, m, n, k, 1, x, k, y, n, 0, z, n)
-			}
-			b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		benchGemm[float32](b, s[0], s[1], s[2], "f32", func(m, n, k int, x, y, z []float32) {
+			blas32.Implementation().Sgemm(blas.NoTrans, blas.NoTrans, m, n, k, 1, x, k, y, n, 0, z, n)
 		})
 	}
+}
+
+func benchGemm[T floatT](b *testing.B, m, n, k int, dt string, gonum func(m, n, k int, x, y, z []T)) {
+	x, y, z := make([]T, m*k), make([]T, k*n), make([]T, m*n)
+	for i := range x {
+		x[i] = T(i%7) - 3
+	}
+	for i := range y {
+		y[i] = T(i%5) - 2
+	}
+	flops := float64(2 * m * n * k)
+	name := fmt.Sprintf("%dx%dx%d/%s", m, n, k, dt)
+	b.Run(name+"/gemmGo", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			gemmGo(false, false, m, n, k, x, k, y, n, z, n)
+		}
+		b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+	})
+	b.Run(name+"/gonum", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			gonum(m, n, k, x, y, z)
+		}
+		b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+	})
 }
