@@ -175,3 +175,17 @@ func microGo[T floatT](kc int, as, bs, tile []T) {
 	tile[8], tile[9], tile[10], tile[11] = c20, c21, c22, c23
 	tile[12], tile[13], tile[14], tile[15] = c30, c31, c32, c33
 }
+
+// GEMM computes c = op(a)·op(b) with bulkad's assembly GEMM for row-major strided operands
+// (see gemmGo; op(a) is m×k, op(b) is k×n, c is m×n with leading dimension ldc) and reports
+// true, or does nothing and reports false when the CPU lacks AVX2+FMA or the build has
+// -tags purego (the portable micro-kernel is slower than gonum's GEMM). The operands must
+// hold their matrices (callers check the sizes).
+func GEMM[T float32 | float64](ta, tb bool, m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) bool {
+	nr, kern := gemmMicro[T]()
+	if nr == gemmNR {
+		return false
+	}
+	gemmWith(nr, kern, ta, tb, m, n, k, a, lda, b, ldb, c, ldc)
+	return true
+}

@@ -1,0 +1,75 @@
+package bulkad
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"testing"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// TestUseBLASDgemm compares the installed Dgemm with gonum's on padded strided operands,
+// all transposes, with and without alpha/beta (the latter delegated).
+func TestUseBLASDgemm(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	tr := []blas.Transpose{blas.NoTrans, blas.Trans}
+	for _, s := range [][3]int{{1, 1, 1}, {7, 129, 3}, {129, 7, 200}, {128, 10, 512}} {
+		for _, tA := range tr {
+			for _, tB := range tr {
+				for _, ab := range [][2]float64{{1, 0}, {2, 0.5}} {
+					m, n, k := s[0], s[1], s[2]
+					ar, ac, br, bc := m, k, k, n
+					if tA == blas.Trans {
+						ar, ac = k, m
+					}
+					if tB == blas.Trans {
+						br, bc = n, k
+					}
+					lda, ldb, ldc := ac+2, bc+1, n+3
+					a, b := make([]float64, ar*lda), make([]float64, br*ldb)
+					c, want := make([]float64, m*ldc), make([]float64, m*ldc)
+					for i := range a {
+						a[i] = rng.NormFloat64()
+					}
+					for i := range b {
+						b[i] = rng.NormFloat64()
+					}
+					for i := range c {
+						c[i] = rng.NormFloat64()
+						want[i] = c[i]
+					}
+					gemmBLAS{}.Dgemm(tA, tB, m, n, k, ab[0], a, lda, b, ldb, ab[1], c, ldc)
+					gonum.Implementation{}.Dgemm(tA, tB, m, n, k, ab[0], a, lda, b, ldb, ab[1], want, ldc)
+					for i := range c {
+						if math.Abs(c[i]-want[i]) > 1e-12*(1+math.Abs(want[i]))*float64(k) {
+							t.Fatalf("%v %v %v alpha,beta %v: c[%d] = %v, gonum %v", s, tA, tB, ab, i, c[i], want[i])
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// ExampleUseBLAS makes Gorgonia's own matrix products run on bulkad's GEMM.
+func ExampleUseBLAS() {
+	UseBLAS()
+	g := gorgonia.NewGraph()
+	x := gorgonia.NewMatrix(g, tensor.Float64, gorgonia.WithShape(2, 3), gorgonia.WithName("x"),
+		gorgonia.WithValue(tensor.New(tensor.WithShape(2, 3), tensor.WithBacking([]float64{1, 2, 3, 4, 5, 6}))))
+	w := gorgonia.NewMatrix(g, tensor.Float64, gorgonia.WithShape(3, 2), gorgonia.WithName("w"),
+		gorgonia.WithValue(tensor.New(tensor.WithShape(3, 2), tensor.WithBacking([]float64{1, 0, 0, 1, 1, 1}))))
+	y := gorgonia.Must(gorgonia.Mul(x, w))
+	m := gorgonia.NewTapeMachine(g)
+	defer m.Close()
+	if err := m.RunAll(); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(y.Value().Data())
+	// Output: [4 5 10 11]
+}
