@@ -13,6 +13,7 @@
 //	go run ./examples/bench -small     # tiny sizes (smoke test)
 //	go run ./examples/bench -json
 //	go run ./examples/bench -growth    # only the growth tables
+//	go run ./examples/bench -blas      # Gorgonia's own products on bulkad's GEMM (bulkad.UseBLAS)
 //
 // Ratios measured in one run are meaningful; absolute times depend on the machine's load.
 package main
@@ -24,6 +25,8 @@ import (
 	"os"
 
 	"gorgonia.org/tensor"
+
+	"github.com/bulkad/bulkad"
 )
 
 // Result is everything the command measures.
@@ -38,7 +41,11 @@ func main() {
 	asJSON := flag.Bool("json", false, "print JSON")
 	only := flag.String("model", "", "only models whose name starts with this")
 	growthOnly := flag.Bool("growth", false, "only the growth tables (no step times)")
+	useBLAS := flag.Bool("blas", false, "install bulkad's GEMM as Gorgonia's BLAS (bulkad.UseBLAS) before measuring")
 	flag.Parse()
+	if *useBLAS {
+		bulkad.UseBLAS()
+	}
 	if *growthOnly {
 		*only = "\x00none"
 	}
