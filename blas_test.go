@@ -12,15 +12,26 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// TestUseBLASDgemm compares the installed Dgemm with gonum's on padded strided operands,
-// all transposes, with and without alpha/beta (the latter delegated).
-func TestUseBLASDgemm(t *testing.T) {
+// TestUseBLASGemm compares the installed Dgemm and Sgemm with gonum's on padded strided
+// operands, all transposes, with and without alpha/beta (the latter delegated).
+func TestUseBLASGemm(t *testing.T) {
+	t.Run("f64", func(t *testing.T) {
+		checkUseBLAS(t, 1e-12, gemmBLAS{}.Dgemm, gonum.Implementation{}.Dgemm)
+	})
+	t.Run("f32", func(t *testing.T) {
+		checkUseBLAS(t, 1e-5, gemmBLAS{}.Sgemm, gonum.Implementation{}.Sgemm)
+	})
+}
+
+type gemmFunc[T float32 | float64] func(tA, tB blas.Transpose, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int)
+
+func checkUseBLAS[T float32 | float64](t *testing.T, tol float64, got, ref gemmFunc[T]) {
 	rng := rand.New(rand.NewSource(1))
 	tr := []blas.Transpose{blas.NoTrans, blas.Trans}
 	for _, s := range [][3]int{{1, 1, 1}, {7, 129, 3}, {129, 7, 200}, {128, 10, 512}} {
 		for _, tA := range tr {
 			for _, tB := range tr {
-				for _, ab := range [][2]float64{{1, 0}, {2, 0.5}} {
+				for _, ab := range [][2]T{{1, 0}, {2, 0.5}} {
 					m, n, k := s[0], s[1], s[2]
 					ar, ac, br, bc := m, k, k, n
 					if tA == blas.Trans {
@@ -30,22 +41,22 @@ func TestUseBLASDgemm(t *testing.T) {
 						br, bc = n, k
 					}
 					lda, ldb, ldc := ac+2, bc+1, n+3
-					a, b := make([]float64, ar*lda), make([]float64, br*ldb)
-					c, want := make([]float64, m*ldc), make([]float64, m*ldc)
+					a, b := make([]T, ar*lda), make([]T, br*ldb)
+					c, want := make([]T, m*ldc), make([]T, m*ldc)
 					for i := range a {
-						a[i] = rng.NormFloat64()
+						a[i] = T(rng.NormFloat64())
 					}
 					for i := range b {
-						b[i] = rng.NormFloat64()
+						b[i] = T(rng.NormFloat64())
 					}
 					for i := range c {
-						c[i] = rng.NormFloat64()
+						c[i] = T(rng.NormFloat64())
 						want[i] = c[i]
 					}
-					gemmBLAS{}.Dgemm(tA, tB, m, n, k, ab[0], a, lda, b, ldb, ab[1], c, ldc)
-					gonum.Implementation{}.Dgemm(tA, tB, m, n, k, ab[0], a, lda, b, ldb, ab[1], want, ldc)
+					got(tA, tB, m, n, k, ab[0], a, lda, b, ldb, ab[1], c, ldc)
+					ref(tA, tB, m, n, k, ab[0], a, lda, b, ldb, ab[1], want, ldc)
 					for i := range c {
-						if math.Abs(c[i]-want[i]) > 1e-12*(1+math.Abs(want[i]))*float64(k) {
+						if d := math.Abs(float64(c[i] - want[i])); d > tol*(1+math.Abs(float64(want[i])))*float64(k) {
 							t.Fatalf("%v %v %v alpha,beta %v: c[%d] = %v, gonum %v", s, tA, tB, ab, i, c[i], want[i])
 						}
 					}
