@@ -2,6 +2,7 @@ package ad
 
 import (
 	"github.com/bulkad/bulkad/core"
+	"github.com/bulkad/bulkad/core/tensors"
 	"github.com/pkg/errors"
 	"gorgonia.org/tensor"
 )
@@ -68,7 +69,7 @@ func (a *Artifact) String() string { return a.prog.String() }
 // Run evaluates the gradient program with the reference evaluator (core.EvalTuple). args holds every parameter (and DretName for a VJP
 // artifact); it returns the value and the gradient of every Wrt parameter by name.
 func (a *Artifact) Run(args map[string]*tensor.Dense) (*tensor.Dense, map[string]*tensor.Dense, error) {
-	return a.RunWith(core.EvalTuple, args)
+	return a.RunWith(tensors.EvalTuple, args)
 }
 
 // RunWith is Run with another evaluator of tuple programs, such as kernel.EvalTuple.
@@ -335,17 +336,17 @@ func (r *diffResult) concrete(args map[string]*tensor.Dense) (*tensor.Dense, map
 		env[v.Name] = a
 	}
 	for _, bd := range r.binds {
-		x, err := core.EvalTerm(bd.Term, env)
+		x, err := tensors.EvalTerm(bd.Term, env)
 		if err != nil {
 			return nil, nil, Stats{}, err
 		}
 		env[bd.Var.Name] = x
 	}
-	val, err := core.EvalTerm(r.value, env)
+	val, err := tensors.EvalTerm(r.value, env)
 	if err != nil {
 		return nil, nil, Stats{}, err
 	}
-	ct, err := core.EvalTerm(r.ct, env)
+	ct, err := tensors.EvalTerm(r.ct, env)
 	if err != nil {
 		return nil, nil, Stats{}, err
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/bulkad/bulkad/core"
+	"github.com/bulkad/bulkad/core/tensors"
 	"gorgonia.org/tensor"
 )
 
@@ -25,7 +26,7 @@ func TestHVPHand(t *testing.T) {
 	vec := func(v []float64) *tensor.Dense {
 		return tensor.New(tensor.WithShape(3), tensor.WithBacking(append([]float64(nil), v...)))
 	}
-	outs, err := core.EvalTuple(h, map[string]*tensor.Dense{"x": vec(x), "y": vec(y), "d_x": vec(u), "d_y": vec(w)})
+	outs, err := tensors.EvalTuple(h, map[string]*tensor.Dense{"x": vec(x), "y": vec(y), "d_x": vec(u), "d_y": vec(w)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/bulkad/bulkad/core"
+	"github.com/bulkad/bulkad/core/tensors"
 	"github.com/pkg/errors"
 	"gorgonia.org/tensor"
 )
@@ -419,7 +420,7 @@ func (a *valueAlg) apply(build func(b *core.Builder, xs []core.Term) core.Term, 
 			a.fail = errors.New("ad: concrete reverse pass: missing cotangent")
 			return nil
 		}
-		ty, err := core.TypeOfDense(v)
+		ty, err := tensors.TypeOf(v)
 		if err != nil {
 			a.fail = err
 			return nil
@@ -432,7 +433,7 @@ func (a *valueAlg) apply(build func(b *core.Builder, xs []core.Term) core.Term, 
 		a.fail = err
 		return nil
 	}
-	r, err := core.EvalTerm(t, env)
+	r, err := tensors.EvalTerm(t, env)
 	if err != nil {
 		a.fail = err
 		return nil
@@ -518,7 +519,7 @@ func (a *valueAlg) sel(cond core.Term, c *tensor.Dense, then bool) *tensor.Dense
 	if a.fail != nil || c == nil {
 		return nil
 	}
-	cv, err := core.EvalTerm(cond, a.env)
+	cv, err := tensors.EvalTerm(cond, a.env)
 	if err != nil {
 		a.fail = err
 		return nil
@@ -526,7 +527,7 @@ func (a *valueAlg) sel(cond core.Term, c *tensor.Dense, then bool) *tensor.Dense
 	if cv.Bools()[0] == then {
 		return c
 	}
-	ty, err := core.TypeOfDense(c)
+	ty, err := tensors.TypeOf(c)
 	if err != nil {
 		a.fail = err
 		return nil
@@ -540,7 +541,7 @@ func zeroDense(t core.Type) *tensor.Dense {
 	if err != nil {
 		panic(err) // t is a float type
 	}
-	return core.DenseFromLit(l)
+	return tensors.FromLit(l)
 }
 
 // shareToLet converts the global sharing of the given cotangent terms into let-bindings

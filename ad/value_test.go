@@ -2,6 +2,7 @@ package ad
 
 import (
 	"github.com/bulkad/bulkad/core"
+	"github.com/bulkad/bulkad/core/tensors"
 	"gorgonia.org/tensor"
 )
 
@@ -53,11 +54,11 @@ func (v *value) toDense() *tensor.Dense {
 	if err != nil {
 		panic(err)
 	}
-	return core.DenseFromLit(l)
+	return tensors.FromLit(l)
 }
 
 func fromDense(d *tensor.Dense) *value {
-	l, err := core.LitFromDense(d)
+	l, err := tensors.ToLit(d)
 	if err != nil {
 		panic(err)
 	}
@@ -74,7 +75,7 @@ func denseArgs(args map[string]*value) map[string]*tensor.Dense {
 
 // evalProgram evaluates p with core.EvalTuple.
 func evalProgram(p *core.Program, args map[string]*value) ([]*value, error) {
-	outs, err := core.EvalTuple(p, denseArgs(args))
+	outs, err := tensors.EvalTuple(p, denseArgs(args))
 	if err != nil {
 		return nil, err
 	}

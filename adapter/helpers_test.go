@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bulkad/bulkad/core"
+	"github.com/bulkad/bulkad/core/tensors"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -126,7 +126,7 @@ func evalTranslation(tr *Translation) (*tensor.Dense, error) {
 	if err != nil {
 		return nil, err
 	}
-	return core.Eval(tr.Program, a)
+	return tensors.Eval(tr.Program, a)
 }
 
 // gen makes random input nodes for a test graph.

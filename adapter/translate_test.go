@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/bulkad/bulkad/core"
+	"github.com/bulkad/bulkad/core/tensors"
 	"github.com/bulkad/bulkad/examples/models"
 	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
@@ -52,7 +53,7 @@ func evalLet(tr *Translation, n *G.Node) (*tensor.Dense, error) {
 	if err != nil {
 		return nil, err
 	}
-	return core.Eval(p, a)
+	return tensors.Eval(p, a)
 }
 
 // TestZoo: every model of the zoo translates, and its cost and prediction evaluate to the

@@ -6,6 +6,7 @@ import (
 
 	"github.com/bulkad/bulkad/core"
 	"github.com/bulkad/bulkad/core/coretest"
+	"github.com/bulkad/bulkad/core/tensors"
 	"gorgonia.org/tensor"
 )
 
@@ -52,8 +53,8 @@ func sameValues(t *testing.T, p, q *core.Program) {
 	rng := rand.New(rand.NewSource(7))
 	for k := 0; k < 3; k++ {
 		args := coretest.RandomArgs(rng, p)
-		a, err1 := core.Eval(p, args)
-		b, err2 := core.Eval(q, args)
+		a, err1 := tensors.Eval(p, args)
+		b, err2 := tensors.Eval(q, args)
 		if err1 != nil || err2 != nil {
 			t.Fatalf("eval: %v %v", err1, err2)
 		}
@@ -208,7 +209,7 @@ func TestGoldenConcatCond(t *testing.T) {
 			vals[k] = float64(k) + 0.5
 		}
 		arg := tensor.New(tensor.WithShape(3, 10), tensor.WithBacking(vals))
-		got, err := core.Eval(q, map[string]*tensor.Dense{"a": arg})
+		got, err := tensors.Eval(q, map[string]*tensor.Dense{"a": arg})
 		if err != nil {
 			t.Fatal(err)
 		}

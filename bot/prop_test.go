@@ -7,6 +7,7 @@ import (
 
 	"github.com/bulkad/bulkad/core"
 	"github.com/bulkad/bulkad/core/coretest"
+	"github.com/bulkad/bulkad/core/tensors"
 	"github.com/bulkad/bulkad/kernel"
 	"gorgonia.org/tensor"
 )
@@ -51,14 +52,14 @@ func checkVectorize(t *testing.T, seed int64, p *core.Program, args map[string]*
 		return nil, false
 	}
 	tol := tolFor(p)
-	want, err := core.Eval(p, args)
+	want, err := tensors.Eval(p, args)
 	if err != nil {
-		t.Errorf("seed %d: core.Eval(p): %v\nprogram: %v", seed, err, p)
+		t.Errorf("seed %d: tensors.Eval(p): %v\nprogram: %v", seed, err, p)
 		return nil, false
 	}
-	got, err := core.Eval(q, args)
+	got, err := tensors.Eval(q, args)
 	if err != nil {
-		t.Errorf("seed %d: core.Eval(Vectorize(p)): %v\nprogram: %v\nvectorized: %v", seed, err, p, q)
+		t.Errorf("seed %d: tensors.Eval(Vectorize(p)): %v\nprogram: %v\nvectorized: %v", seed, err, p, q)
 		return nil, false
 	}
 	if d := coretest.Close(want, got, tol); d != "" {

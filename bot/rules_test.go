@@ -7,6 +7,7 @@ import (
 
 	"github.com/bulkad/bulkad/core"
 	"github.com/bulkad/bulkad/core/coretest"
+	"github.com/bulkad/bulkad/core/tensors"
 	"github.com/bulkad/bulkad/kernel"
 	"gorgonia.org/tensor"
 )
@@ -56,13 +57,13 @@ func sameTermValues(t *testing.T, seed int64, in, out core.Term) {
 	params := core.FreeVars(in)
 	for trial := 0; trial < 12; trial++ {
 		env := randBotEnv(rng, trial >= 8)
-		want, err := core.Eval(&core.Program{Params: params, Body: in}, env)
+		want, err := tensors.Eval(&core.Program{Params: params, Body: in}, env)
 		if err != nil {
-			t.Fatalf("core.Eval(input): %v", err)
+			t.Fatalf("tensors.Eval(input): %v", err)
 		}
-		got, err := core.Eval(&core.Program{Params: params, Body: out}, env)
+		got, err := tensors.Eval(&core.Program{Params: params, Body: out}, env)
 		if err != nil {
-			t.Fatalf("core.Eval(vectorized): %v\n%v", err, out)
+			t.Fatalf("tensors.Eval(vectorized): %v\n%v", err, out)
 		}
 		if d := coretest.Close(want, got, 1e-12); d != "" {
 			t.Fatalf("core.Eval: values differ (%s)\ninput:      %v\nvectorized: %v", d, in, out)
@@ -299,8 +300,8 @@ func TestBOTTuple(t *testing.T) {
 		"a": tensor.New(tensor.WithShape(4), tensor.WithBacking([]float64{1, -2, 3, 0.5})),
 		"x": tensor.New(tensor.WithShape(), tensor.WithBacking([]float64{0.25})),
 	}
-	r1, err1 := core.EvalTuple(p, args)
-	r2, err2 := core.EvalTuple(q, args)
+	r1, err1 := tensors.EvalTuple(p, args)
+	r2, err2 := tensors.EvalTuple(q, args)
 	if err1 != nil || err2 != nil || len(r1) != 2 || len(r2) != 2 {
 		t.Fatalf("EvalTuple: %v %v", err1, err2)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/bulkad/bulkad/core"
 	"github.com/bulkad/bulkad/core/coretest"
+	"github.com/bulkad/bulkad/core/tensors"
 	"gorgonia.org/tensor"
 )
 
@@ -19,14 +20,14 @@ func checkSimplify(t *testing.T, seed int64, what string, q *core.Program, args 
 		return nil, false
 	}
 	tol := tolFor(q)
-	want, err := core.Eval(q, args)
+	want, err := tensors.Eval(q, args)
 	if err != nil {
-		t.Errorf("seed %d: core.Eval(%s): %v", seed, what, err)
+		t.Errorf("seed %d: tensors.Eval(%s): %v", seed, what, err)
 		return nil, false
 	}
-	got, err := core.Eval(r, args)
+	got, err := tensors.Eval(r, args)
 	if err != nil {
-		t.Errorf("seed %d: core.Eval(Simplify(%s)): %v\nsimplified: %v", seed, what, err, r)
+		t.Errorf("seed %d: tensors.Eval(Simplify(%s)): %v\nsimplified: %v", seed, what, err, r)
 		return nil, false
 	}
 	if d := coretest.Close(want, got, tol); d != "" {

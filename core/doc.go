@@ -18,7 +18,9 @@
 // Eval, EvalTuple and EvalTerm are the reference evaluator: a memoising tree walk, element by
 // element, that states the semantics of every construct (see Eval) and is obviously correct
 // rather than fast. Package kernel compiles programs into fast kernels and is tested against
-// it; core itself executes nothing else and imports no BLAS.
+// it; core itself executes nothing else. Values are literals (*Lit); core imports no array
+// library and no BLAS. Package core/tensors converts literals to and from gorgonia.org/tensor
+// Dense tensors and gives the reference evaluator a tensor face (tensors.Eval).
 //
 // # Text syntax
 //

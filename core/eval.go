@@ -5,11 +5,10 @@ import (
 	"math"
 
 	"github.com/pkg/errors"
-	"gorgonia.org/tensor"
 )
 
 // Eval evaluates a program whose body is not a tuple on the given arguments (one per
-// parameter, by name) and returns a fresh tensor.
+// parameter, by name) and returns a fresh literal (package core/tensors gives it a tensor face).
 //
 // Eval is the reference evaluator: the executable statement of the language's semantics,
 // written to be obviously correct rather than fast (a recursive walk over the term, element by
@@ -37,9 +36,9 @@ import (
 //     with NaN are false except !=.
 //
 // The program is type-checked first, and refused when one of its arrays is larger than the
-// array limit (ArrayLimit). Arguments may be views; their shapes and dtypes must match the
+// array limit (ArrayLimit). The arguments' shapes and dtypes must match the
 // parameters; arguments that are not parameters are ignored.
-func Eval(p *Program, args map[string]*tensor.Dense) (*tensor.Dense, error) {
+func Eval(p *Program, args map[string]*Lit) (*Lit, error) {
 	if p == nil {
 		return nil, errors.New("core: eval: nil program")
 	}
@@ -55,7 +54,7 @@ func Eval(p *Program, args map[string]*tensor.Dense) (*tensor.Dense, error) {
 
 // EvalTuple evaluates a program (see Eval) and returns its results: the components of a tuple
 // body (possibly under lets), or the single result of any other body.
-func EvalTuple(p *Program, args map[string]*tensor.Dense) (outs []*tensor.Dense, err error) {
+func EvalTuple(p *Program, args map[string]*Lit) (outs []*Lit, err error) {
 	if p == nil {
 		return nil, errors.New("core: eval: nil program")
 	}
@@ -72,7 +71,7 @@ func EvalTuple(p *Program, args map[string]*tensor.Dense) (outs []*tensor.Dense,
 		if !ok {
 			return nil, errors.Errorf("core: eval: missing argument for parameter %s : %v", v.Name, v.Type())
 		}
-		val, err := valueOfDense(d, v.Type())
+		val, err := valueOfLit(d, v.Type())
 		if err != nil {
 			return nil, errors.Wrapf(err, "core: eval: argument %s", v.Name)
 		}
@@ -97,7 +96,7 @@ func EvalTuple(p *Program, args map[string]*tensor.Dense) (outs []*tensor.Dense,
 		elems = tu.Elems
 	}
 	for _, e := range elems {
-		outs = append(outs, ev.eval(e, fr).dense())
+		outs = append(outs, ev.eval(e, fr).lit())
 	}
 	return outs, nil
 }
@@ -105,7 +104,7 @@ func EvalTuple(p *Program, args map[string]*tensor.Dense) (outs []*tensor.Dense,
 // EvalTerm evaluates a term with free variables (see Eval), taking the value of each free
 // variable from env (entries for names that are not free in t are ignored). The term must not
 // be a tuple.
-func EvalTerm(t Term, env map[string]*tensor.Dense) (*tensor.Dense, error) {
+func EvalTerm(t Term, env map[string]*Lit) (*Lit, error) {
 	if t == nil {
 		return nil, errors.New("core: eval: nil term")
 	}
@@ -113,7 +112,7 @@ func EvalTerm(t Term, env map[string]*tensor.Dense) (*tensor.Dense, error) {
 		return nil, errors.New("core: eval: term is a tuple")
 	}
 	fv := FreeVars(t)
-	args := make(map[string]*tensor.Dense, len(fv))
+	args := make(map[string]*Lit, len(fv))
 	for _, v := range fv {
 		d, ok := env[v.Name]
 		if !ok {
@@ -159,48 +158,29 @@ func newValue(t Type) *value {
 	return v
 }
 
-func valueOfDense(d *tensor.Dense, t Type) (*value, error) {
-	if d == nil {
-		return nil, errors.New("tensor is nil")
+func valueOfLit(l *Lit, t Type) (*value, error) {
+	if l == nil {
+		return nil, errors.New("value is nil")
 	}
-	dt, err := TypeOfDense(d)
-	if err != nil {
-		return nil, err
-	}
-	if !dt.Equal(t) {
-		return nil, errors.Errorf("has type %v, want %v", dt, t)
-	}
-	f64, f32, i64, b, err := DenseData(d, t.Dtype, t.Shape.Size())
-	if err != nil {
-		return nil, err
+	if !l.Type().Equal(t) {
+		return nil, errors.Errorf("has type %v, want %v", l.Type(), t)
 	}
 	v := newValue(t)
-	copy(v.f, f64)
-	for k, x := range f32 {
-		v.f[k] = float64(x)
+	if len(l.F) != len(v.f) || len(l.I) != len(v.i) || len(l.B) != len(v.b) {
+		return nil, errors.Errorf("literal of type %v holds %d float, %d int and %d bool elements, want %d of its dtype",
+			t, len(l.F), len(l.I), len(l.B), t.Shape.Size())
 	}
-	copy(v.i, i64)
-	copy(v.b, b)
+	for k := range v.f {
+		v.f[k] = round(t.Dtype, l.F[k])
+	}
+	copy(v.i, l.I)
+	copy(v.b, l.B)
 	return v, nil
 }
 
-func (v *value) dense() *tensor.Dense {
-	var back interface{}
-	switch v.t.Dtype {
-	case Float64:
-		back = v.f
-	case Float32:
-		s := make([]float32, len(v.f))
-		for k, e := range v.f {
-			s[k] = float32(e)
-		}
-		back = s
-	case Int64:
-		back = v.i
-	default:
-		back = v.b
-	}
-	return tensor.New(tensor.WithShape([]int(v.t.Shape.Clone())...), tensor.WithBacking(back))
+// lit returns v as a literal (v's arrays are not shared with anything else).
+func (v *value) lit() *Lit {
+	return &Lit{node: node{v.t}, F: v.f, I: v.i, B: v.b}
 }
 
 // set copies element j of src into element k of v (same dtype).

@@ -5,8 +5,6 @@ import (
 	"math"
 	"strings"
 	"testing"
-
-	"gorgonia.org/tensor"
 )
 
 // ---- helpers ----
@@ -15,41 +13,30 @@ var floatDtypes = []Dtype{Float64, Float32}
 
 func ty(d Dtype, sh ...int) Type { return Type{Shape: Shape(sh), Dtype: d} }
 
-// fd makes a float tensor of dtype d (values rounded to float32 for Float32).
-func fd(d Dtype, sh []int, vals ...float64) *tensor.Dense {
-	if d == Float32 {
-		f := make([]float32, len(vals))
-		for i, v := range vals {
-			f[i] = float32(v)
-		}
-		return tensor.New(tensor.WithShape(sh...), tensor.WithBacking(f))
+// fd makes a float literal of dtype d (values rounded to float32 for Float32).
+func fd(d Dtype, sh []int, vals ...float64) *Lit {
+	return mustLit(NewLitF(Type{Shape: Shape(sh), Dtype: d}, vals))
+}
+
+func id(sh []int, vals ...int64) *Lit { return mustLit(NewLitI(Shape(sh), vals)) }
+
+func bd(sh []int, vals ...bool) *Lit { return mustLit(NewLitB(Shape(sh), vals)) }
+
+// mustLit panics when a test's own literal is malformed (a bug in the test).
+func mustLit(l *Lit, err error) *Lit {
+	if err != nil {
+		panic(err)
 	}
-	return tensor.New(tensor.WithShape(sh...), tensor.WithBacking(append([]float64{}, vals...)))
+	return l
 }
 
-func id(sh []int, vals ...int64) *tensor.Dense {
-	return tensor.New(tensor.WithShape(sh...), tensor.WithBacking(append([]int64{}, vals...)))
-}
-
-func bd(sh []int, vals ...bool) *tensor.Dense {
-	return tensor.New(tensor.WithShape(sh...), tensor.WithBacking(append([]bool{}, vals...)))
-}
-
-// floats reads a float tensor as float64s.
-func floats(t *testing.T, d *tensor.Dense) []float64 {
+// floats returns a float literal's values.
+func floats(t *testing.T, l *Lit) []float64 {
 	t.Helper()
-	switch d.Dtype() {
-	case tensor.Float64:
-		return append([]float64{}, d.Float64s()...)
-	case tensor.Float32:
-		out := []float64{}
-		for _, v := range d.Float32s() {
-			out = append(out, float64(v))
-		}
-		return out
+	if !l.Type().Dtype.IsFloat() {
+		t.Fatalf("not a float literal: %v", l.Type())
 	}
-	t.Fatalf("not a float tensor: %v", d.Dtype())
-	return nil
+	return append([]float64{}, l.F...)
 }
 
 func sameFloat(a, b float64, tol float64) bool {
@@ -93,7 +80,7 @@ func mustProg(t *testing.T, b *Builder, params []*Var, body Term) *Program {
 	return p
 }
 
-func evalF(t *testing.T, p *Program, args map[string]*tensor.Dense) []float64 {
+func evalF(t *testing.T, p *Program, args map[string]*Lit) []float64 {
 	t.Helper()
 	r, err := Eval(p, args)
 	if err != nil {
@@ -102,25 +89,25 @@ func evalF(t *testing.T, p *Program, args map[string]*tensor.Dense) []float64 {
 	return floats(t, r)
 }
 
-func evalI(t *testing.T, p *Program, args map[string]*tensor.Dense) []int64 {
+func evalI(t *testing.T, p *Program, args map[string]*Lit) []int64 {
 	t.Helper()
 	r, err := Eval(p, args)
 	if err != nil {
 		t.Fatalf("Eval %s: %v", p, err)
 	}
-	if r.Dtype() != tensor.Int64 {
-		t.Fatalf("Eval %s: dtype %v, want int64", p, r.Dtype())
+	if r.Type().Dtype != Int64 {
+		t.Fatalf("Eval %s: dtype %v, want int64", p, r.Type().Dtype)
 	}
-	return append([]int64{}, r.Int64s()...)
+	return append([]int64{}, r.I...)
 }
 
-func evalB(t *testing.T, p *Program, args map[string]*tensor.Dense) []bool {
+func evalB(t *testing.T, p *Program, args map[string]*Lit) []bool {
 	t.Helper()
 	r, err := Eval(p, args)
 	if err != nil {
 		t.Fatalf("Eval %s: %v", p, err)
 	}
-	return append([]bool{}, r.Bools()...)
+	return append([]bool{}, r.B...)
 }
 
 func eqInts(a, b []int64) bool { return fmt.Sprint(a) == fmt.Sprint(b) }
@@ -154,7 +141,7 @@ func TestEvalUnaryFloat(t *testing.T) {
 			var b Builder
 			x := b.Var("x", ty(d, 5))
 			p := mustProg(t, &b, []*Var{x}, b.Unary(c.op, x))
-			got := evalF(t, p, map[string]*tensor.Dense{"x": fd(d, []int{5}, xs...)})
+			got := evalF(t, p, map[string]*Lit{"x": fd(d, []int{5}, xs...)})
 			want := make([]float64, len(xs))
 			for i, v := range xs {
 				if d == Float32 {
@@ -173,7 +160,7 @@ func TestEvalUnaryEdges(t *testing.T) {
 		x := b.Var("x", ty(d, 4))
 		body := b.Tuple(b.Unary(OpSigmoid, x), b.Unary(OpRecip, x), b.Unary(OpSign, x))
 		p := mustProg(t, &b, []*Var{x}, body)
-		rs, err := EvalTuple(p, map[string]*tensor.Dense{"x": fd(d, []int{4}, -800, 800, 0, math.NaN())})
+		rs, err := EvalTuple(p, map[string]*Lit{"x": fd(d, []int{4}, -800, 800, 0, math.NaN())})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -205,7 +192,7 @@ func TestEvalBinaryFloat(t *testing.T) {
 			x := b.Var("x", ty(d, 4))
 			y := b.Var("y", ty(d, 4))
 			p := mustProg(t, &b, []*Var{x, y}, b.Binary(c.op, x, y))
-			got := evalF(t, p, map[string]*tensor.Dense{"x": fd(d, []int{4}, xs...), "y": fd(d, []int{4}, ys...)})
+			got := evalF(t, p, map[string]*Lit{"x": fd(d, []int{4}, xs...), "y": fd(d, []int{4}, ys...)})
 			checkFloats(t, fmt.Sprintf("%v %v", c.op, d), got, c.want, tolOf(d))
 		}
 	}
@@ -217,7 +204,7 @@ func TestEvalFloat32Arithmetic(t *testing.T) {
 	x := b.Var("x", ty(Float32, 1))
 	y := b.Var("y", ty(Float32, 1))
 	p := mustProg(t, &b, []*Var{x, y}, b.Sub(b.Add(x, y), x))
-	got := evalF(t, p, map[string]*tensor.Dense{"x": fd(Float32, []int{1}, 1), "y": fd(Float32, []int{1}, math.Pow(2, -30))})
+	got := evalF(t, p, map[string]*Lit{"x": fd(Float32, []int{1}, 1), "y": fd(Float32, []int{1}, math.Pow(2, -30))})
 	if got[0] != 0 {
 		t.Fatalf("(1 + 2^-30) - 1 in f32 = %v, want 0", got[0])
 	}
@@ -241,7 +228,7 @@ func TestEvalCompareLogic(t *testing.T) {
 			x := b.Var("x", ty(d, 4))
 			y := b.Var("y", ty(d, 4))
 			p := mustProg(t, &b, []*Var{x, y}, b.Binary(c.op, x, y))
-			got := evalB(t, p, map[string]*tensor.Dense{"x": fd(d, []int{4}, 1, 2, 3, math.NaN()), "y": fd(d, []int{4}, 2, 2, 1, 1)})
+			got := evalB(t, p, map[string]*Lit{"x": fd(d, []int{4}, 1, 2, 3, math.NaN()), "y": fd(d, []int{4}, 2, 2, 1, 1)})
 			if fmt.Sprint(got) != fmt.Sprint(c.want) {
 				t.Fatalf("%v %v: got %v want %v", c.op, d, got, c.want)
 			}
@@ -251,14 +238,14 @@ func TestEvalCompareLogic(t *testing.T) {
 	x := b.Var("x", ty(Bool, 4))
 	y := b.Var("y", ty(Bool, 4))
 	p := mustProg(t, &b, []*Var{x, y}, b.Tuple(b.Binary(OpAnd, x, y), b.Binary(OpOr, x, y), b.Unary(OpNot, x), b.Binary(OpEq, x, y)))
-	rs, err := EvalTuple(p, map[string]*tensor.Dense{"x": bd([]int{4}, true, true, false, false), "y": bd([]int{4}, true, false, true, false)})
+	rs, err := EvalTuple(p, map[string]*Lit{"x": bd([]int{4}, true, true, false, false), "y": bd([]int{4}, true, false, true, false)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"[true false false false]", "[true true true false]", "[false false true true]", "[true false false true]"}
 	for i, w := range want {
-		if fmt.Sprint(rs[i].Bools()) != w {
-			t.Fatalf("logic result %d: got %v want %s", i, rs[i].Bools(), w)
+		if fmt.Sprint(rs[i].B) != w {
+			t.Fatalf("logic result %d: got %v want %s", i, rs[i].B, w)
 		}
 	}
 }
@@ -282,7 +269,7 @@ func TestEvalIntOps(t *testing.T) {
 		x := b.Var("x", ty(Int64, 6))
 		y := b.Var("y", ty(Int64, 6))
 		p := mustProg(t, &b, []*Var{x, y}, b.Binary(c.op, x, y))
-		got := evalI(t, p, map[string]*tensor.Dense{"x": id([]int{6}, xs...), "y": id([]int{6}, ys...)})
+		got := evalI(t, p, map[string]*Lit{"x": id([]int{6}, xs...), "y": id([]int{6}, ys...)})
 		if !eqInts(got, c.want) {
 			t.Fatalf("%v: got %v want %v", c.op, got, c.want)
 		}
@@ -290,13 +277,13 @@ func TestEvalIntOps(t *testing.T) {
 	var b Builder
 	x := b.Var("x", ty(Int64, 3))
 	p := mustProg(t, &b, []*Var{x}, b.Tuple(b.Unary(OpNeg, x), b.Unary(OpAbs, x), b.Unary(OpSign, x)))
-	rs, err := EvalTuple(p, map[string]*tensor.Dense{"x": id([]int{3}, -4, 0, 9)})
+	rs, err := EvalTuple(p, map[string]*Lit{"x": id([]int{3}, -4, 0, 9)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i, w := range []string{"[4 0 -9]", "[4 0 9]", "[-1 0 1]"} {
-		if fmt.Sprint(rs[i].Int64s()) != w {
-			t.Fatalf("int unary %d: got %v want %s", i, rs[i].Int64s(), w)
+		if fmt.Sprint(rs[i].I) != w {
+			t.Fatalf("int unary %d: got %v want %s", i, rs[i].I, w)
 		}
 	}
 }
@@ -306,14 +293,14 @@ func TestEvalCast(t *testing.T) {
 		var b Builder
 		x := b.Var("x", ty(d, 6))
 		p := mustProg(t, &b, []*Var{x}, b.Tuple(b.Cast(Int64, x), b.Cast(Bool, x)))
-		rs, err := EvalTuple(p, map[string]*tensor.Dense{"x": fd(d, []int{6}, 1.7, -1.7, math.NaN(), 1e30, -1e30, 0)})
+		rs, err := EvalTuple(p, map[string]*Lit{"x": fd(d, []int{6}, 1.7, -1.7, math.NaN(), 1e30, -1e30, 0)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := fmt.Sprint(rs[0].Int64s()); got != "[1 -1 0 0 0 0]" {
+		if got := fmt.Sprint(rs[0].I); got != "[1 -1 0 0 0 0]" {
 			t.Fatalf("cast %v→i64: %s", d, got)
 		}
-		if got := fmt.Sprint(rs[1].Bools()); got != "[true true true true true false]" {
+		if got := fmt.Sprint(rs[1].B); got != "[true true true true true false]" {
 			t.Fatalf("cast %v→bool: %s", d, got)
 		}
 	}
@@ -321,26 +308,26 @@ func TestEvalCast(t *testing.T) {
 	i := b.Var("i", ty(Int64, 3))
 	bb := b.Var("b", ty(Bool, 2))
 	p := mustProg(t, &b, []*Var{i, bb}, b.Tuple(b.Cast(Float32, i), b.Cast(Float64, bb), b.Cast(Int64, bb)))
-	rs, err := EvalTuple(p, map[string]*tensor.Dense{"i": id([]int{3}, -3, 0, 5), "b": bd([]int{2}, true, false)})
+	rs, err := EvalTuple(p, map[string]*Lit{"i": id([]int{3}, -3, 0, 5), "b": bd([]int{2}, true, false)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rs[0].Dtype() != tensor.Float32 || fmt.Sprint(rs[0].Float32s()) != "[-3 0 5]" {
-		t.Fatalf("i64→f32: %v %v", rs[0].Dtype(), rs[0])
+	if rs[0].Type().Dtype != Float32 || fmt.Sprint(rs[0].F) != "[-3 0 5]" {
+		t.Fatalf("i64→f32: %v %v", rs[0].Type(), rs[0])
 	}
-	if fmt.Sprint(rs[1].Float64s()) != "[1 0]" || fmt.Sprint(rs[2].Int64s()) != "[1 0]" {
+	if fmt.Sprint(rs[1].F) != "[1 0]" || fmt.Sprint(rs[2].I) != "[1 0]" {
 		t.Fatalf("bool casts: %v %v", rs[1], rs[2])
 	}
 	// f64 → f32 rounds.
 	var b2 Builder
 	x := b2.Var("x", ty(Float64, 1))
 	p2 := mustProg(t, &b2, []*Var{x}, b2.Cast(Float32, x))
-	r, err := Eval(p2, map[string]*tensor.Dense{"x": fd(Float64, []int{1}, 0.1)})
+	r, err := Eval(p2, map[string]*Lit{"x": fd(Float64, []int{1}, 0.1)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Float32s()[0] != float32(0.1) {
-		t.Fatalf("f64→f32: %v", r.Float32s())
+	if r.F[0] != float64(float32(0.1)) {
+		t.Fatalf("f64→f32: %v", r.F)
 	}
 }
 
@@ -367,7 +354,7 @@ func TestEvalIndex(t *testing.T) {
 				ix = append(ix, ScalarI(v))
 			}
 			p := mustProg(t, &b, []*Var{x}, b.Index(x, ix...))
-			got := evalF(t, p, map[string]*tensor.Dense{"x": fd(d, []int{2, 3}, 1, 2, 3, 4, 5, 6)})
+			got := evalF(t, p, map[string]*Lit{"x": fd(d, []int{2, 3}, 1, 2, 3, 4, 5, 6)})
 			checkFloats(t, fmt.Sprintf("index %v", c.ix), got, c.want, 0)
 		}
 	}
@@ -379,7 +366,7 @@ func TestEvalSumArgmax(t *testing.T) {
 		var b Builder
 		x := b.Var("x", ty(d, 3, 4))
 		p := mustProg(t, &b, []*Var{x}, b.Tuple(b.SumOuter(x), b.ArgmaxOuter(x)))
-		rs, err := EvalTuple(p, map[string]*tensor.Dense{"x": fd(d, []int{3, 4},
+		rs, err := EvalTuple(p, map[string]*Lit{"x": fd(d, []int{3, 4},
 			1, 5, nan, nan,
 			3, 5, 2, nan,
 			3, 4, 7, nan)})
@@ -387,30 +374,30 @@ func TestEvalSumArgmax(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkFloats(t, "sumOuter", floats(t, rs[0]), []float64{7, 14, nan, nan}, 0)
-		if got := fmt.Sprint(rs[1].Int64s()); got != "[1 0 2 0]" {
+		if got := fmt.Sprint(rs[1].I); got != "[1 0 2 0]" {
 			t.Fatalf("argmaxOuter %v: %s, want [1 0 2 0] (first max wins, NaN ignored, all NaN → 0)", d, got)
 		}
 		// empty outer dimension
 		var b2 Builder
 		y := b2.Var("y", ty(d, 0, 2))
 		p2 := mustProg(t, &b2, []*Var{y}, b2.Tuple(b2.SumOuter(y), b2.ArgmaxOuter(y)))
-		rs, err = EvalTuple(p2, map[string]*tensor.Dense{"y": fd(d, []int{0, 2})})
+		rs, err = EvalTuple(p2, map[string]*Lit{"y": fd(d, []int{0, 2})})
 		if err != nil {
 			t.Fatal(err)
 		}
 		checkFloats(t, "sumOuter empty", floats(t, rs[0]), []float64{0, 0}, 0)
-		if got := fmt.Sprint(rs[1].Int64s()); got != "[0 0]" {
+		if got := fmt.Sprint(rs[1].I); got != "[0 0]" {
 			t.Fatalf("argmaxOuter empty: %s", got)
 		}
 	}
 	var b Builder
 	x := b.Var("x", ty(Int64, 3))
 	p := mustProg(t, &b, []*Var{x}, b.Tuple(b.SumOuter(x), b.ArgmaxOuter(x)))
-	rs, err := EvalTuple(p, map[string]*tensor.Dense{"x": id([]int{3}, 4, 9, 9)})
+	rs, err := EvalTuple(p, map[string]*Lit{"x": id([]int{3}, 4, 9, 9)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rs[0].Int64s()[0] != 22 || rs[1].Int64s()[0] != 1 {
+	if rs[0].I[0] != 22 || rs[1].I[0] != 1 {
 		t.Fatalf("i64 sum/argmax: %v %v", rs[0], rs[1])
 	}
 }
@@ -443,7 +430,7 @@ func TestEvalShapeOps(t *testing.T) {
 			var b Builder
 			x := b.Var("x", ty(d, 2, 3))
 			p := mustProg(t, &b, []*Var{x}, c.mk(&b, x))
-			checkFloats(t, c.name, evalF(t, p, map[string]*tensor.Dense{"x": x6}), c.want, 0)
+			checkFloats(t, c.name, evalF(t, p, map[string]*Lit{"x": x6}), c.want, 0)
 		}
 		// 3-D transposes against a naive loop.
 		var b Builder
@@ -456,7 +443,7 @@ func TestEvalShapeOps(t *testing.T) {
 		for _, perm := range perms {
 			var bb Builder
 			p := mustProg(t, &bb, []*Var{x}, bb.Transpose(perm, x))
-			got := evalF(t, p, map[string]*tensor.Dense{"x": fd(d, []int{2, 3, 4}, vals...)})
+			got := evalF(t, p, map[string]*Lit{"x": fd(d, []int{2, 3, 4}, vals...)})
 			xs := []int{2, 3, 4}
 			full := append(append([]int{}, perm...), []int{0, 1, 2}[len(perm):]...)
 			os := []int{xs[full[0]], xs[full[1]], xs[full[2]]}
@@ -486,7 +473,7 @@ func TestEvalMatMul(t *testing.T) {
 		x := b.Var("x", ty(d, 2, 3))
 		y := b.Var("y", ty(d, 3, 2))
 		p := mustProg(t, &b, []*Var{x, y}, b.MatMul(x, y))
-		got := evalF(t, p, map[string]*tensor.Dense{
+		got := evalF(t, p, map[string]*Lit{
 			"x": fd(d, []int{2, 3}, 1, 2, 3, 4, 5, 6),
 			"y": fd(d, []int{3, 2}, 7, 8, 9, 10, 11, 12)})
 		checkFloats(t, "matmul", got, []float64{58, 64, 139, 154}, 0)
@@ -501,7 +488,7 @@ func TestEvalBuild1(t *testing.T) {
 		i := b.Var("i", Scalar(Int64))
 		body := b.Mul(b.Index(x, b.Sub(ScalarI(2), i)), b.Replicate(2, ScalarF(d, 10)))
 		p := mustProg(t, &b, []*Var{x}, b.Build1(3, i, body))
-		got := evalF(t, p, map[string]*tensor.Dense{"x": fd(d, []int{3, 2}, 1, 2, 3, 4, 5, 6)})
+		got := evalF(t, p, map[string]*Lit{"x": fd(d, []int{3, 2}, 1, 2, 3, 4, 5, 6)})
 		checkFloats(t, "build1", got, []float64{50, 60, 30, 40, 10, 20}, 0)
 		// nested build: build [2,3] (\[i,j] -> cast (i*3+j)) with i shadowed by the inner binder name
 		var b2 Builder
@@ -522,7 +509,7 @@ func TestEvalScatterPaperExample(t *testing.T) {
 		i := b.Var("i", Scalar(Int64))
 		body := b.Scatter(Shape{6}, tv, b.IndexFn([]*Var{i}, b.Binary(OpQuot, i, ScalarI(2))))
 		p := mustProg(t, &b, []*Var{tv}, body)
-		got := evalF(t, p, map[string]*tensor.Dense{"t": fd(d, []int{9}, 1, 2, 3, 4, 5, 6, 7, 8, 9)})
+		got := evalF(t, p, map[string]*Lit{"t": fd(d, []int{9}, 1, 2, 3, 4, 5, 6, 7, 8, 9)})
 		checkFloats(t, "§3.3 scatter", got, []float64{3, 7, 11, 15, 9, 0}, 0)
 	}
 }
@@ -593,7 +580,7 @@ func TestEvalGatherScatterCases(t *testing.T) {
 			x := b.Var("x", ty(d, 2, 3))
 			am := b.Var("am", ty(Int64, 3))
 			p := mustProg(t, &b, []*Var{x, am}, c.mk(&b, x, am))
-			got := evalF(t, p, map[string]*tensor.Dense{"x": fd(d, []int{2, 3}, vals...), "am": id([]int{3}, 1, 0, 7)})
+			got := evalF(t, p, map[string]*Lit{"x": fd(d, []int{2, 3}, vals...), "am": id([]int{3}, 1, 0, 7)})
 			checkFloats(t, c.name+" "+p.String(), got, c.want, 0)
 		}
 	}
@@ -613,7 +600,7 @@ func TestEvalShadowing(t *testing.T) {
 	u := b.Add(x, one)
 	body := b.Let(x, a, b.Let(y, u, b.Let(x, c, b.Add(u, y))))
 	p := mustProg(t, &b, []*Var{a, c}, body)
-	got := evalF(t, p, map[string]*tensor.Dense{"a": fd(Float64, []int{1}, 10), "c": fd(Float64, []int{1}, 100)})
+	got := evalF(t, p, map[string]*Lit{"a": fd(Float64, []int{1}, 10), "c": fd(Float64, []int{1}, 100)})
 	checkFloats(t, "shadowing", got, []float64{112}, 0)
 }
 
@@ -625,80 +612,27 @@ func TestEvalTupleAndTerm(t *testing.T) {
 	y := b.Var("y", ty(Float64, 2))
 	s := b.Var("s", ty(Float64, 2))
 	p := mustProg(t, &b, []*Var{x}, b.Let(s, b.Add(x, x), b.Tuple(s, b.SumOuter(s))))
-	rs, err := EvalTuple(p, map[string]*tensor.Dense{"x": fd(Float64, []int{2}, 1, 2)})
+	rs, err := EvalTuple(p, map[string]*Lit{"x": fd(Float64, []int{2}, 1, 2)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkFloats(t, "tuple 0", floats(t, rs[0]), []float64{2, 4}, 0)
 	checkFloats(t, "tuple 1", floats(t, rs[1]), []float64{6}, 0)
-	if len(rs[1].Shape()) != 0 {
-		t.Fatalf("scalar result has shape %v, want ()", rs[1].Shape())
+	if len(rs[1].Type().Shape) != 0 {
+		t.Fatalf("scalar result has shape %v, want ()", rs[1].Type().Shape)
 	}
-	if _, err := Eval(p, map[string]*tensor.Dense{"x": fd(Float64, []int{2}, 1, 2)}); err == nil || !strings.Contains(err.Error(), "tuple") {
+	if _, err := Eval(p, map[string]*Lit{"x": fd(Float64, []int{2}, 1, 2)}); err == nil || !strings.Contains(err.Error(), "tuple") {
 		t.Fatalf("Eval of a tuple program: %v", err)
 	}
 	term := b.Mul(x, y)
-	r, err := EvalTerm(term, map[string]*tensor.Dense{"x": fd(Float64, []int{2}, 1, 2), "y": fd(Float64, []int{2}, 3, 4), "z": fd(Float64, []int{1}, 0)})
+	r, err := EvalTerm(term, map[string]*Lit{"x": fd(Float64, []int{2}, 1, 2), "y": fd(Float64, []int{2}, 3, 4), "z": fd(Float64, []int{1}, 0)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkFloats(t, "EvalTerm", floats(t, r), []float64{3, 8}, 0)
-	if _, err := EvalTerm(term, map[string]*tensor.Dense{"x": fd(Float64, []int{2}, 1, 2)}); err == nil || !strings.Contains(err.Error(), "y") {
+	if _, err := EvalTerm(term, map[string]*Lit{"x": fd(Float64, []int{2}, 1, 2)}); err == nil || !strings.Contains(err.Error(), "y") {
 		t.Fatalf("EvalTerm with a missing variable: %v", err)
 	}
-}
-
-func TestEvalNonContiguousArgument(t *testing.T) {
-	var b Builder
-	x := b.Var("x", ty(Float64, 3, 2))
-	p := mustProg(t, &b, []*Var{x}, b.Reshape(Shape{6}, x))
-	d := fd(Float64, []int{2, 3}, 1, 2, 3, 4, 5, 6)
-	if err := d.T(); err != nil {
-		t.Fatal(err)
-	}
-	got := evalF(t, p, map[string]*tensor.Dense{"x": d})
-	checkFloats(t, "transposed view argument", got, []float64{1, 4, 2, 5, 3, 6}, 0)
-}
-
-func TestDenseLitConversions(t *testing.T) {
-	l, err := NewLitF(ty(Float32, 2, 2), []float64{1, 2.5, -3, 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := DenseFromLit(l)
-	if d.Dtype() != tensor.Float32 || fmt.Sprint(d.Shape()) != "(2, 2)" || fmt.Sprint(d.Float32s()) != "[1 2.5 -3 4]" {
-		t.Fatalf("DenseFromLit: %v %v %v", d.Dtype(), d.Shape(), d.Float32s())
-	}
-	typ, err := TypeOfDense(d)
-	if err != nil || !typ.Equal(ty(Float32, 2, 2)) {
-		t.Fatalf("TypeOfDense: %v %v", typ, err)
-	}
-	back, err := LitFromDense(d)
-	if err != nil || !Equal(back, l) {
-		t.Fatalf("LitFromDense: %v %v", back, err)
-	}
-	s := DenseFromLit(ScalarI(7))
-	if len(s.Shape()) != 0 || s.Int64s()[0] != 7 {
-		t.Fatalf("scalar literal: shape %v data %v", s.Shape(), s.Int64s())
-	}
-	if DenseFromLit(nil) != nil {
-		t.Fatal("DenseFromLit(nil) != nil")
-	}
-	if _, err := TypeOfDense(tensor.New(tensor.WithShape(2), tensor.WithBacking([]int32{1, 2}))); err == nil {
-		t.Fatal("TypeOfDense accepted int32")
-	}
-	lb, err := LitFromDense(bd([]int{2}, true, false))
-	if err != nil || !Equal(lb, mustLitB(t, Shape{2}, true, false)) {
-		t.Fatalf("LitFromDense bool: %v %v", lb, err)
-	}
-}
-
-func mustLitB(t *testing.T, sh Shape, vs ...bool) *Lit {
-	l, err := NewLitB(sh, vs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l
 }
 
 // ---- Compile / RunInto ----

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/bulkad/bulkad/core"
+	"github.com/bulkad/bulkad/core/tensors"
 	"gorgonia.org/tensor"
 )
 
@@ -35,7 +36,7 @@ func TestArrayLimit(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = core.Eval(p, c.args)
+			_, err = tensors.Eval(p, c.args)
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -51,7 +52,7 @@ func TestArrayLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := core.Eval(p, map[string]*tensor.Dense{"a": a})
+	v, err := tensors.Eval(p, map[string]*tensor.Dense{"a": a})
 	if err != nil || v.Data().([]float64)[1] != 6 {
 		t.Errorf("after the refusals: %v, %v", v, err)
 	}
@@ -80,7 +81,7 @@ func TestArrayLimitEnv(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Setenv(core.ArrayLimitEnv, c.env)
-		_, err := core.Eval(p, args)
+		_, err := tensors.Eval(p, args)
 		switch {
 		case c.wantErr == "" && err != nil:
 			t.Errorf("%s=%s: %v", core.ArrayLimitEnv, c.env, err)
@@ -139,7 +140,7 @@ func TestParseLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := core.Eval(p, map[string]*tensor.Dense{"t": tensor.New(tensor.WithShape(9), tensor.WithBacking([]float64{1, 2, 3, 4, 5, 6, 7, 8, 9}))})
+	v, err := tensors.Eval(p, map[string]*tensor.Dense{"t": tensor.New(tensor.WithShape(9), tensor.WithBacking([]float64{1, 2, 3, 4, 5, 6, 7, 8, 9}))})
 	if err != nil {
 		t.Fatal(err)
 	}

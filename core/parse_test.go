@@ -9,6 +9,7 @@ import (
 
 	"github.com/bulkad/bulkad/core"
 	"github.com/bulkad/bulkad/core/coretest"
+	"github.com/bulkad/bulkad/core/tensors"
 	"gorgonia.org/tensor"
 )
 
@@ -514,7 +515,7 @@ func FuzzParse(f *testing.F) {
 		for _, v := range p.Params {
 			args[v.Name] = zeroDense(v.Type())
 		}
-		if _, err := core.EvalTuple(p, args); err != nil && !strings.HasPrefix(err.Error(), "core: ") {
+		if _, err := tensors.EvalTuple(p, args); err != nil && !strings.HasPrefix(err.Error(), "core: ") {
 			t.Fatalf("eval error without the core prefix: %v", err)
 		}
 	})

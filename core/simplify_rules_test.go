@@ -8,6 +8,7 @@ import (
 
 	"github.com/bulkad/bulkad/core"
 	"github.com/bulkad/bulkad/core/coretest"
+	"github.com/bulkad/bulkad/core/tensors"
 	"gorgonia.org/tensor"
 )
 
@@ -62,11 +63,11 @@ func sameSemanticsN(t *testing.T, seed int64, in, out core.Term, trials int) {
 	rng := rand.New(rand.NewSource(seed))
 	for trial := 0; trial < trials; trial++ {
 		env := randEnv(rng, trial >= 8)
-		want, err := core.EvalTerm(in, env)
+		want, err := tensors.EvalTerm(in, env)
 		if err != nil {
 			t.Fatalf("EvalTerm(input): %v\n%v", err, in)
 		}
-		got, err := core.EvalTerm(out, env)
+		got, err := tensors.EvalTerm(out, env)
 		if err != nil {
 			t.Fatalf("EvalTerm(simplified): %v\n%v", err, out)
 		}
@@ -263,7 +264,7 @@ func TestSimplifyArithmeticRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := map[string]*tensor.Dense{"x": tensor.New(tensor.WithShape(), tensor.WithBacking([]float64{math.NaN()}))}
-	r, err := core.EvalTerm(out, env)
+	r, err := tensors.EvalTerm(out, env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +272,7 @@ func TestSimplifyArithmeticRules(t *testing.T) {
 		t.Errorf("Simplify(0.0 * x) at x = NaN gives %v, want NaN (%v)", v, out)
 	}
 	env["x"] = tensor.New(tensor.WithShape(), tensor.WithBacking([]float64{math.Inf(1)}))
-	if r, err = core.EvalTerm(out, env); err != nil || !math.IsNaN(r.Data().(float64)) {
+	if r, err = tensors.EvalTerm(out, env); err != nil || !math.IsNaN(r.Data().(float64)) {
 		t.Errorf("Simplify(0.0 * x) at x = +Inf gives %v (%v), want NaN", r, err)
 	}
 	// Documented: x + 0 → x keeps the sign of a zero x (-0 + 0 is +0, the rewrite gives -0).
@@ -283,8 +284,8 @@ func TestSimplifyArithmeticRules(t *testing.T) {
 		t.Fatalf("got %v, want %v", out, want)
 	}
 	env["x"] = tensor.New(tensor.WithShape(), tensor.WithBacking([]float64{0}))
-	r1, err1 := core.EvalTerm(in, env)
-	r2, err2 := core.EvalTerm(out, env)
+	r1, err1 := tensors.EvalTerm(in, env)
+	r2, err2 := tensors.EvalTerm(out, env)
 	if err1 != nil || err2 != nil || r1.Data().(float64) != math.Pi || r2.Data().(float64) != -math.Pi {
 		t.Errorf("signed zero: atan2(-0 + 0, -1) = %v, atan2(-0, -1) = %v (%v %v); want π and -π", r1, r2, err1, err2)
 	}
@@ -404,8 +405,8 @@ func TestSimplifyLetRules(t *testing.T) {
 			"a": tensor.New(tensor.WithShape(4), tensor.WithBacking([]float64{1, 2, 3, 4})),
 			"l": tensor.New(tensor.WithShape(), tensor.WithBacking([]int64{s})),
 		}
-		want, _ := core.EvalTerm(in, e)
-		r, err := core.EvalTerm(got, e)
+		want, _ := tensors.EvalTerm(in, e)
+		r, err := tensors.EvalTerm(got, e)
 		if err != nil || coretest.Close(want, r, 0) != "" {
 			t.Fatalf("capture: values %v vs %v (%v)", want, r, err)
 		}

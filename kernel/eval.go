@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/bulkad/bulkad/core"
+	"github.com/bulkad/bulkad/core/tensors"
 
 	"github.com/pkg/errors"
 	"gorgonia.org/tensor"
@@ -203,7 +204,7 @@ func (e *Exec) RunInto(outs []*tensor.Dense, args ...*tensor.Dense) error {
 	}
 	if e.direct {
 		r := e.results[0]
-		f64, f32, i64, b, err := core.DenseData(outs[0], e.rtypes[0].Dtype, e.rtypes[0].Shape.Size())
+		f64, f32, i64, b, err := tensors.Data(outs[0], e.rtypes[0].Dtype, e.rtypes[0].Shape.Size())
 		if err != nil {
 			return err
 		}
@@ -265,7 +266,7 @@ func checkDense(what string, i int, d *tensor.Dense, want core.Type) error {
 	if d == nil {
 		return errors.Errorf("core: eval: %s %d is nil", what, i)
 	}
-	dt := core.DtypeOfTensor(d.Dtype())
+	dt := tensors.Dtype(d.Dtype())
 	if dt != want.Dtype || !core.Shape(d.Shape()).Equal(want.Shape) {
 		return errors.Errorf("core: eval: %s %d has shape %v (%v), want %v", what, i, core.Shape(d.Shape()), d.Dtype(), want)
 	}
@@ -282,7 +283,7 @@ func (e *Exec) bindArg(i int, d *tensor.Dense) error {
 	if d == nil {
 		return errors.Errorf("core: eval: argument %s is nil, parameter %s : %v", v.Name, v.Name, want)
 	}
-	dt := core.DtypeOfTensor(d.Dtype())
+	dt := tensors.Dtype(d.Dtype())
 	if dt != want.Dtype || !core.Shape(d.Shape()).Equal(want.Shape) {
 		name := d.Dtype().String()
 		if dt.Valid() {
@@ -290,7 +291,7 @@ func (e *Exec) bindArg(i int, d *tensor.Dense) error {
 		}
 		return errors.Errorf("core: eval: argument %s has shape %v (%s), parameter %s : %v", v.Name, core.Shape(d.Shape()), name, v.Name, want)
 	}
-	f64, f32, i64, b, err := core.DenseData(d, dt, want.Shape.Size())
+	f64, f32, i64, b, err := tensors.Data(d, dt, want.Shape.Size())
 	if err != nil {
 		return errors.Wrapf(err, "core: eval: argument %s", v.Name)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/bulkad/bulkad/core"
+	"github.com/bulkad/bulkad/core/tensors"
 	"gorgonia.org/tensor"
 )
 
@@ -18,7 +19,7 @@ func fd(d core.Dtype, sh []int, vals ...float64) *tensor.Dense {
 	if err != nil {
 		panic(err)
 	}
-	return core.DenseFromLit(lit)
+	return tensors.FromLit(lit)
 }
 
 func id(sh []int, vals ...int64) *tensor.Dense {
@@ -28,7 +29,7 @@ func id(sh []int, vals ...int64) *tensor.Dense {
 // floats reads a float tensor as float64s.
 func floats(t *testing.T, d *tensor.Dense) []float64 {
 	t.Helper()
-	l, err := core.LitFromDense(d)
+	l, err := tensors.ToLit(d)
 	if err != nil || l.F == nil {
 		t.Fatalf("not a float tensor: %v (%v)", d.Dtype(), err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/bulkad/bulkad/core"
 	"github.com/bulkad/bulkad/core/coretest"
+	"github.com/bulkad/bulkad/core/tensors"
 	"gorgonia.org/tensor"
 )
 
@@ -47,11 +48,11 @@ func agree(got, want *tensor.Dense, exact bool, rel float64) error {
 	if got.Dtype() != want.Dtype() || !got.Shape().Eq(want.Shape()) {
 		return fmt.Errorf("got %v %v, want %v %v", got.Dtype(), got.Shape(), want.Dtype(), want.Shape())
 	}
-	g, err := core.LitFromDense(got)
+	g, err := tensors.ToLit(got)
 	if err != nil {
 		return err
 	}
-	w, err := core.LitFromDense(want)
+	w, err := tensors.ToLit(want)
 	if err != nil {
 		return err
 	}
@@ -93,7 +94,7 @@ func TestKernelAgreesWithReference(t *testing.T) {
 			coretest.PoisonArgs(rng, p, args)
 			poisoned++
 		}
-		want, err := core.Eval(p, args)
+		want, err := tensors.Eval(p, args)
 		if err != nil {
 			t.Fatalf("seed %d: core.Eval: %v\n%v", seed, err, p)
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/bulkad/bulkad/core"
+	"github.com/bulkad/bulkad/core/tensors"
 	"gorgonia.org/tensor"
 )
 
@@ -54,7 +55,7 @@ func evalOn(t *testing.T, f func(xs ...core.Term) (core.Term, error), as ...arr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := core.EvalTerm(term, env)
+	d, err := tensors.EvalTerm(term, env)
 	if err != nil {
 		t.Fatalf("eval: %v\n%v", err, term)
 	}

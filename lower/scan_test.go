@@ -9,6 +9,7 @@ import (
 	"github.com/bulkad/bulkad/ad"
 	"github.com/bulkad/bulkad/bot"
 	"github.com/bulkad/bulkad/core"
+	"github.com/bulkad/bulkad/core/tensors"
 	"github.com/bulkad/bulkad/kernel"
 	"gorgonia.org/tensor"
 )
@@ -261,7 +262,7 @@ func TestScanGradFD(t *testing.T) {
 					v[i] = 2*rng.Float64() - 1
 					dot += g[i] * v[i]
 				}
-				outs, err := core.EvalTuple(jp, map[string]*tensor.Dense{"x": vec(x...), "r": vec(r...), ad.TangentPrefix + "x": vec(v...)})
+				outs, err := tensors.EvalTuple(jp, map[string]*tensor.Dense{"x": vec(x...), "r": vec(r...), ad.TangentPrefix + "x": vec(v...)})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -330,7 +331,7 @@ func TestScanKernelEqualsEval(t *testing.T) {
 				}
 				a := randArr(rng, n, 3)
 				args := map[string]*tensor.Dense{"x": tensor.New(tensor.WithShape(n, 3), tensor.WithBacking(a.v))}
-				want, err := core.Eval(p, args)
+				want, err := tensors.Eval(p, args)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -379,7 +380,7 @@ func TestScanUnderBuild1(t *testing.T) {
 		})
 		a := randArr(rand.New(rand.NewSource(5)), 3, 5)
 		args := map[string]*tensor.Dense{"X": tensor.New(tensor.WithShape(3, 5), tensor.WithBacking(a.v))}
-		got, err := core.Eval(q, args)
+		got, err := tensors.Eval(q, args)
 		if err != nil {
 			t.Fatal(err)
 		}

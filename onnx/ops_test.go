@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/bulkad/bulkad/core"
+	"github.com/bulkad/bulkad/core/tensors"
 	"google.golang.org/protobuf/encoding/protowire"
 	"gorgonia.org/tensor"
 )
@@ -155,7 +156,7 @@ func runModel(t *testing.T, opset int64, ins []tIn, nodes []tNode) ([]float64, [
 	for i, v := range p.ParamVars {
 		args[v.Name] = p.Values[p.Params[i]]
 	}
-	outs, err := core.EvalTuple(p.Prog, args)
+	outs, err := tensors.EvalTuple(p.Prog, args)
 	if err != nil {
 		return nil, nil, err
 	}

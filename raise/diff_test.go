@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/bulkad/bulkad/core"
+	"github.com/bulkad/bulkad/core/tensors"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -194,7 +195,7 @@ func sameValues(a, b any, tol float64) bool {
 // requires the first result to equal core.EvalTuple's within tol; it returns the raised nodes.
 func raisedEqualsEval(t *testing.T, p *core.Program, args map[string]*tensor.Dense, tol float64) []*gorgonia.Node {
 	t.Helper()
-	want, err := core.EvalTuple(p, args)
+	want, err := tensors.EvalTuple(p, args)
 	if err != nil {
 		t.Fatalf("core.EvalTuple: %v", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/bulkad/bulkad/core"
+	"github.com/bulkad/bulkad/core/tensors"
 )
 
 // TestMaxMinNaNAndSignedZero: raised max and min agree with core's evaluator on NaN (it
@@ -23,7 +24,7 @@ func TestMaxMinNaNAndSignedZero(t *testing.T) {
 	if err != nil || b.Err() != nil {
 		t.Fatal(err, b.Err())
 	}
-	want, err := core.EvalTuple(p, map[string]*tensor.Dense{
+	want, err := tensors.EvalTuple(p, map[string]*tensor.Dense{
 		"a": tensor.New(tensor.WithShape(6), tensor.WithBacking(append([]float64{}, a...))),
 		"b": tensor.New(tensor.WithShape(6), tensor.WithBacking(append([]float64{}, bv...))),
 	})
