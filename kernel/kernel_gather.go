@@ -28,7 +28,7 @@ func newIxPlan(fn *idxFn, dom []int, tgtShape core.Shape, m int) *ixPlan {
 		p.tgt = append(p.tgt, int64(tgtShape[k]))
 		p.tstr = append(p.tstr, full[k])
 	}
-	p.r = make([]int64, len(dom))
+	p.r = fn.env.slots[:len(dom)]
 	p.o = make([]int64, m)
 	p.base = make([]int64, m)
 	if fn.vec != nil {
@@ -54,7 +54,7 @@ func (p *ixPlan) prepare() {
 	for k, a := range p.fn.aff {
 		v := a.c0
 		if a.dyn != nil {
-			v += a.dyn()
+			v += a.dyn(p.fn.env)
 		}
 		p.base[k] = v
 		if v > affLimit || v < -affLimit {
@@ -119,7 +119,7 @@ func (p *ixPlan) row() (lo, hi, off0, step int64) {
 // chunk computes the target offsets of the points (r[:n-1], t0+q) for q < cnt into p.voff
 // (-1 when out of bounds).
 func (p *ixPlan) chunk(t0 int64, cnt int) []int {
-	p.fn.vec(p.r, t0, cnt, p.vo)
+	p.fn.vec(t0, cnt, p.vo)
 	offs := p.voff[:cnt]
 	clear(offs)
 	for k, vs := range p.vo {
@@ -137,7 +137,7 @@ func (p *ixPlan) chunk(t0 int64, cnt int) []int {
 
 // point computes the target offset of the current point p.r, or -1 when out of bounds.
 func (p *ixPlan) point() int {
-	p.fn.eval(p.r, p.o)
+	p.fn.eval(p.o)
 	off := 0
 	for k, v := range p.o {
 		if v < 0 || v >= p.tgt[k] {
@@ -222,7 +222,7 @@ func gatherK[T any](p *ixPlan, dst, src []T) {
 			for t0 := 0; t0 < tn; t0 += vecChunk {
 				cnt := min(vecChunk, tn-t0)
 				if len(p.vo) == 1 && R == 1 {
-					p.fn.vec(p.r, int64(t0), cnt, p.vo)
+					p.fn.vec(int64(t0), cnt, p.vo)
 					hi, st := p.tgt[0], p.tstr[0]
 					seg := dst[o : o+cnt]
 					for q, v := range p.vo[0][:cnt] {
@@ -315,7 +315,7 @@ func scatterK[T numT](p *ixPlan, dst, src []T) {
 				cnt := min(vecChunk, tn-t0)
 				if len(p.vo) == 1 && R == 1 {
 					// one computed index, one element per point: no offset pass
-					p.fn.vec(p.r, int64(t0), cnt, p.vo)
+					p.fn.vec(int64(t0), cnt, p.vo)
 					hi, st := p.tgt[0], p.tstr[0]
 					for q, v := range p.vo[0][:cnt] {
 						if v >= 0 && v < hi {
@@ -400,41 +400,15 @@ func (c *compiler) buildScatter(t *core.Scatter, sc *scope) (*buf, *scope, error
 // constants, and provably in bounds on the whole domain, into a strided copy (which merges
 // contiguous dimensions and tiles transpositions). It returns nil otherwise.
 func inBoundsPlan(fn *idxFn, sh, xs core.Shape, n, m int) *permPlan {
-	if fn.aff == nil || sh.Size() == 0 {
+	if fn.prog == nil || sh.Size() == 0 {
 		return nil
 	}
 	xstr := xs.Strides()
-	base := 0
-	str := make([]int, 0, len(sh))
-	for j := 0; j < n; j++ {
-		str = append(str, 0)
+	str, base, ok := fn.prog.inBounds(sh[:n], xstr[:m], xs[:m])
+	if !ok {
+		return nil
 	}
-	for k, a := range fn.aff {
-		if a.dyn != nil {
-			return nil
-		}
-		lo, hi := a.c0, a.c0
-		for j, c := range a.c {
-			if c > affLimit || c < -affLimit || sh[j] > affLimit {
-				return nil
-			}
-			span := c * int64(sh[j]-1)
-			if span > 0 {
-				hi += span
-			} else {
-				lo += span
-			}
-			str[j] += int(c) * xstr[k]
-		}
-		if a.c0 > affLimit || a.c0 < -affLimit || lo < 0 || hi >= int64(xs[k]) {
-			return nil
-		}
-		base += int(a.c0) * xstr[k]
-	}
-	for k := m; k < len(xs); k++ {
-		str = append(str, xstr[k])
-	}
-	p := newPermPlan(sh, str)
+	p := newPermPlan(sh, append(str, xstr[m:]...))
 	p.base = base
 	return p
 }

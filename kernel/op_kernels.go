@@ -126,16 +126,7 @@ func gatherLoop[T elem](k *Gather, env *ixEnv, out, x []T) {
 	ix := env.slots[:len(k.Dom)]
 	r := k.Rest
 	for p := 0; p < len(out); p += r {
-		off, ok := 0, true
-		for d, f := range k.Fn.outs {
-			j := f(env)
-			if j < 0 || j >= int64(k.Src[d]) {
-				ok = false
-				break
-			}
-			off = off*k.Src[d] + int(j)
-		}
-		if ok {
+		if off := k.Fn.offset(env, k.Src); off >= 0 {
 			if r == 1 {
 				out[p] = x[off]
 			} else {
@@ -215,16 +206,7 @@ func scatterLoop[T elem](k *Scatter, env *ixEnv, out, x []T, add func(a, b T) T)
 	ix := env.slots[:len(k.Dom)]
 	r := k.Rest
 	for p := 0; p < len(x); p += r {
-		off, ok := 0, true
-		for d, f := range k.Fn.outs {
-			j := f(env)
-			if j < 0 || j >= int64(k.Dst[d]) {
-				ok = false
-				break
-			}
-			off = off*k.Dst[d] + int(j)
-		}
-		if ok {
+		if off := k.Fn.offset(env, k.Dst); off >= 0 {
 			dst := out[off*r : off*r+r]
 			for i, v := range x[p : p+r] {
 				dst[i] = add(dst[i], v)

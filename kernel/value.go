@@ -109,3 +109,18 @@ func litBuf(l *core.Lit) (*buf, error) {
 	}
 	return v, nil
 }
+
+// SliceLen returns the length of a flat slice of any element type (-1 for another value).
+func SliceLen(a any) int {
+	switch s := a.(type) {
+	case []float64:
+		return len(s)
+	case []float32:
+		return len(s)
+	case []int64:
+		return len(s)
+	case []bool:
+		return len(s)
+	}
+	return -1
+}

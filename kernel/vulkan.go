@@ -339,19 +339,7 @@ func indexTable(fn *IndexProgram, arrs []any, dom, lim []int) ([]int32, bool) {
 	tab := make([]int32, core.Shape(dom).Size())
 	ix := env.slots[:len(dom)]
 	for p := range tab {
-		off, ok := 0, true
-		for d, f := range fn.outs {
-			j := f(env)
-			if j < 0 || j >= int64(lim[d]) {
-				ok = false
-				break
-			}
-			off = off*lim[d] + int(j)
-		}
-		tab[p] = -1
-		if ok {
-			tab[p] = int32(off)
-		}
+		tab[p] = int32(fn.offset(env, lim))
 		odometer(ix, dom)
 	}
 	return tab, true

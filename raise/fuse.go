@@ -86,7 +86,7 @@ func (pl *plan) view(t core.Term) view {
 		if err != nil || len(prog.Frees) > 0 {
 			break
 		}
-		st, base, ok := kern.AffinePlan(u.Fn, u.Shape[:n], xsh[:m])
+		st, base, ok := prog.AffinePlan(u.Shape[:n], xsh[:m])
 		if !ok {
 			break
 		}

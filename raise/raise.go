@@ -701,7 +701,7 @@ func (pl *plan) gatherScatter(t core.Term, sh core.Shape, x core.Term, fn *core.
 		kind = "scatter"
 		sk := &kern.Scatter{Dom: xt.Shape[:n], Dst: sh[:m], Rest: xt.Shape[n:].Size(), IndexPlan: kern.IndexPlan{Fn: prog, VK: pl.vk}}
 		if len(prog.Frees) == 0 {
-			sk.ASt, sk.ABase, sk.Aff = kern.AffinePlan(fn, sk.Dom, sk.Dst)
+			sk.ASt, sk.ABase, sk.Aff = prog.AffinePlan(sk.Dom, sk.Dst)
 		} else if lp, ok := kern.LookupPlan(fn, prog, sk.Dom, sk.Dst, pl.argmaxRange); ok {
 			sk.LK = lp
 		}
@@ -709,7 +709,7 @@ func (pl *plan) gatherScatter(t core.Term, sh core.Shape, x core.Term, fn *core.
 	} else {
 		gk := &kern.Gather{Dom: sh[:n], Src: xt.Shape[:m], Rest: xt.Shape[m:].Size(), IndexPlan: kern.IndexPlan{Fn: prog, VK: pl.vk}}
 		if len(prog.Frees) == 0 {
-			gk.ASt, gk.ABase, gk.Aff = kern.AffinePlan(fn, gk.Dom, gk.Src)
+			gk.ASt, gk.ABase, gk.Aff = prog.AffinePlan(gk.Dom, gk.Src)
 		} else if lp, ok := kern.LookupPlan(fn, prog, gk.Dom, gk.Src, pl.argmaxRange); ok {
 			gk.LK = lp
 		}

@@ -144,7 +144,7 @@ func (pl *plan) partPlan(fn *core.IndexFn, dom, outer []int) (l *kern.Lookup, ar
 		return nil, nil, false
 	}
 	if len(prog.Frees) == 0 {
-		st, base, ok := kern.AffinePlan(fn, dom, outer)
+		st, base, ok := prog.AffinePlan(dom, outer)
 		if !ok {
 			return nil, nil, false
 		}
