@@ -262,50 +262,31 @@ func (c *ixCompiler) array(t core.Term) (int, error) {
 	return k, err
 }
 
-// readInt reads element o (a closure giving a flat offset, or element 0) of hosted array k as
-// an integer (booleans as 0/1).
+// readInt reads element o (a closure giving a flat offset, -1 out of bounds; nil for element
+// 0) of hosted array k as an integer (booleans as 0/1).
 func readInt(k int, dt core.Dtype, o iexpr) iexpr {
-	if o == nil {
-		if dt == core.Bool {
-			return func(e *ixEnv) int64 { return b2i(e.arrs[k].b[0]) }
-		}
-		return func(e *ixEnv) int64 { return e.arrs[k].i64[0] }
-	}
 	if dt == core.Bool {
-		return func(e *ixEnv) int64 {
-			if j := o(e); j >= 0 {
-				return b2i(e.arrs[k].b[j])
-			}
-			return 0
-		}
+		return readAt(o, func(e *ixEnv, j int64) int64 { return b2i(e.arrs[k].b[j]) })
 	}
-	return func(e *ixEnv) int64 {
-		if j := o(e); j >= 0 {
-			return e.arrs[k].i64[j]
-		}
-		return 0
-	}
+	return readAt(o, func(e *ixEnv, j int64) int64 { return e.arrs[k].i64[j] })
 }
 
 // readFloat is readInt for float arrays.
 func readFloat(k int, dt core.Dtype, o iexpr) fexpr {
-	if o == nil {
-		if dt == core.Float32 {
-			return func(e *ixEnv) float64 { return float64(e.arrs[k].f32[0]) }
-		}
-		return func(e *ixEnv) float64 { return e.arrs[k].f64[0] }
-	}
 	if dt == core.Float32 {
-		return func(e *ixEnv) float64 {
-			if j := o(e); j >= 0 {
-				return float64(e.arrs[k].f32[j])
-			}
-			return 0
-		}
+		return readAt(o, func(e *ixEnv, j int64) float64 { return float64(e.arrs[k].f32[j]) })
 	}
-	return func(e *ixEnv) float64 {
+	return readAt(o, func(e *ixEnv, j int64) float64 { return e.arrs[k].f64[j] })
+}
+
+// readAt reads at offset o (0 when o is nil; the zero value when o is out of bounds).
+func readAt[R int64 | float64](o iexpr, at func(e *ixEnv, j int64) R) func(*ixEnv) R {
+	if o == nil {
+		return func(e *ixEnv) R { return at(e, 0) }
+	}
+	return func(e *ixEnv) R {
 		if j := o(e); j >= 0 {
-			return e.arrs[k].f64[j]
+			return at(e, j)
 		}
 		return 0
 	}

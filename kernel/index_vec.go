@@ -154,70 +154,18 @@ func (c *ixCompiler) vec(t core.Term) (vexpr, error) {
 	return nil, nil
 }
 
-// vecBinary computes out = out op b element-wise on i64 (bools as 0/1).
+// vecBinary computes out = out op b element-wise on i64 (bools as 0/1): the arithmetic
+// with the evaluator's integer loops, comparisons and logic through intBinFunc.
 func vecBinary(op core.BinOp, out, b []int64) {
-	b = b[:len(out)]
 	switch op {
-	case core.OpAdd:
-		for k := range out {
-			out[k] += b[k]
-		}
-	case core.OpSub:
-		for k := range out {
-			out[k] -= b[k]
-		}
-	case core.OpMul:
-		for k := range out {
-			out[k] *= b[k]
-		}
-	case core.OpQuot:
-		for k := range out {
-			out[k] = quotI(out[k], b[k])
-		}
-	case core.OpRem:
-		for k := range out {
-			out[k] = remI(out[k], b[k])
-		}
-	case core.OpMax:
-		for k := range out {
-			out[k] = max(out[k], b[k])
-		}
-	case core.OpMin:
-		for k := range out {
-			out[k] = min(out[k], b[k])
-		}
-	case core.OpLt:
-		for k := range out {
-			out[k] = b2i(out[k] < b[k])
-		}
-	case core.OpLe:
-		for k := range out {
-			out[k] = b2i(out[k] <= b[k])
-		}
-	case core.OpGt:
-		for k := range out {
-			out[k] = b2i(out[k] > b[k])
-		}
-	case core.OpGe:
-		for k := range out {
-			out[k] = b2i(out[k] >= b[k])
-		}
-	case core.OpEq:
-		for k := range out {
-			out[k] = b2i(out[k] == b[k])
-		}
-	case core.OpNe:
-		for k := range out {
-			out[k] = b2i(out[k] != b[k])
-		}
-	case core.OpAnd:
-		for k := range out {
-			out[k] &= b[k]
-		}
-	case core.OpOr:
-		for k := range out {
-			out[k] |= b[k]
-		}
+	case core.OpAdd, core.OpSub, core.OpMul, core.OpQuot, core.OpRem, core.OpMax, core.OpMin:
+		binaryInt(op, out, out, b)
+		return
+	}
+	f := intBinFunc(op)
+	b = b[:len(out)]
+	for k := range out {
+		out[k] = f(out[k], b[k])
 	}
 }
 
