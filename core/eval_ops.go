@@ -68,25 +68,33 @@ func sign(x float64) float64 {
 	return x
 }
 
-func unaryInt(op UnOp, e int64) int64 {
-	switch op {
+// IntFunc returns the operation on one int64 element (neg, abs, sign; nil for the others):
+// the one statement of each integer unary operation's value (two's complement: neg and abs
+// of math.MinInt64 give math.MinInt64), read by the reference evaluator, the simplifier and
+// package kernel.
+func (o UnOp) IntFunc() func(int64) int64 {
+	switch o {
 	case OpNeg:
-		return -e
+		return func(e int64) int64 { return -e }
 	case OpAbs:
-		if e < 0 {
-			return -e
+		return func(e int64) int64 {
+			if e < 0 {
+				return -e
+			}
+			return e
 		}
-		return e
 	case OpSign:
-		switch {
-		case e > 0:
-			return 1
-		case e < 0:
-			return -1
+		return func(e int64) int64 {
+			switch {
+			case e > 0:
+				return 1
+			case e < 0:
+				return -1
+			}
+			return 0
 		}
-		return 0
 	}
-	panic("unary " + op.String() + " on an integer")
+	return nil
 }
 
 func unaryValue(op UnOp, a *value) *value {
@@ -95,7 +103,7 @@ func unaryValue(op UnOp, a *value) *value {
 		out.b[k] = !e
 	}
 	for k, e := range a.i {
-		out.i[k] = unaryInt(op, e)
+		out.i[k] = op.IntFunc()(e)
 	}
 	if f := op.FloatFunc(); f != nil {
 		for k, e := range a.f {
@@ -105,8 +113,9 @@ func unaryValue(op UnOp, a *value) *value {
 	return out
 }
 
-// floatToInt truncates toward zero; NaN and values outside the int64 range give 0.
-func floatToInt(f float64) int64 {
+// FloatToInt is the cast of a float to i64: truncation toward zero; NaN and values outside
+// the int64 range give 0.
+func FloatToInt(f float64) int64 {
 	if math.IsNaN(f) || f >= 0x1p63 || f < -0x1p63 {
 		return 0
 	}
@@ -121,7 +130,7 @@ func castValue(to Dtype, a *value) *value {
 		var b bool
 		switch {
 		case a.f != nil:
-			f, i, b = a.f[k], floatToInt(a.f[k]), a.f[k] != 0
+			f, i, b = a.f[k], FloatToInt(a.f[k]), a.f[k] != 0
 		case a.i != nil:
 			f, i, b = float64(a.i[k]), a.i[k], a.i[k] != 0
 		case a.b[k]:
@@ -161,30 +170,37 @@ func binaryFloat(op BinOp, x, y float64) float64 {
 	panic("binary " + op.String() + " on floats")
 }
 
-func binaryInt(op BinOp, x, y int64) int64 {
-	switch op {
+// IntFunc returns the arithmetic operation on one pair of int64 elements (+ - * max min quot
+// rem; nil for the others): quot truncates toward zero and rem has the sign of the dividend
+// (Go's / and %), both give 0 when dividing by zero.
+func (o BinOp) IntFunc() func(x, y int64) int64 {
+	switch o {
 	case OpAdd:
-		return x + y
+		return func(x, y int64) int64 { return x + y }
 	case OpSub:
-		return x - y
+		return func(x, y int64) int64 { return x - y }
 	case OpMul:
-		return x * y
+		return func(x, y int64) int64 { return x * y }
 	case OpMax:
-		return max(x, y)
+		return func(x, y int64) int64 { return max(x, y) }
 	case OpMin:
-		return min(x, y)
+		return func(x, y int64) int64 { return min(x, y) }
 	case OpQuot:
-		if y == 0 {
-			return 0
+		return func(x, y int64) int64 {
+			if y == 0 {
+				return 0
+			}
+			return x / y
 		}
-		return x / y
 	case OpRem:
-		if y == 0 {
-			return 0
+		return func(x, y int64) int64 {
+			if y == 0 {
+				return 0
+			}
+			return x % y
 		}
-		return x % y
 	}
-	panic("binary " + op.String() + " on integers")
+	return nil
 }
 
 // compareOrd applies a comparison given the operands' order (lt, eq); unordered operands
@@ -233,7 +249,7 @@ func binaryValue(op BinOp, a, b *value, rt Type) *value {
 				out.b[k] = x != y
 			}
 		case a.i != nil:
-			out.i[k] = binaryInt(op, a.i[k], b.i[k])
+			out.i[k] = op.IntFunc()(a.i[k], b.i[k])
 		default:
 			out.f[k] = round(rt.Dtype, binaryFloat(op, a.f[k], b.f[k]))
 		}

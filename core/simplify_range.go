@@ -82,7 +82,7 @@ func intRange(t Term, vr func(string) (int64, int64, bool), budget *int) (int64,
 			}
 			return okRange(0, max(-lo, hi))
 		case OpSign:
-			return okRange(sign64(lo), sign64(hi))
+			return okRange(OpSign.IntFunc()(lo), OpSign.IntFunc()(hi))
 		}
 	case *ArgmaxOuter:
 		n := int64(x.X.Type().Shape[0])
@@ -112,16 +112,6 @@ func intRange(t Term, vr func(string) (int64, int64, bool), budget *int) (int64,
 		return binRange(x, vr, budget)
 	}
 	return 0, 0, false
-}
-
-func sign64(v int64) int64 {
-	switch {
-	case v > 0:
-		return 1
-	case v < 0:
-		return -1
-	}
-	return 0
 }
 
 func binRange(x *Binary, vr func(string) (int64, int64, bool), budget *int) (int64, int64, bool) {

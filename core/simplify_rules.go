@@ -661,33 +661,13 @@ func (s *simplifier) binaryRules(x *Binary) Term {
 	return x
 }
 
-// foldInt evaluates an i64 scalar operation on literals (quot and rem as in the evaluator:
-// truncating, 0 for a zero divisor, x quot -1 = -x, x rem -1 = 0).
+// foldInt evaluates an i64 scalar operation on literals (the evaluator's semantics,
+// BinOp.IntFunc, and comparisons).
 func foldInt(op BinOp, a, b int64) Term {
+	if f := op.IntFunc(); f != nil {
+		return ScalarI(f(a, b))
+	}
 	switch op {
-	case OpAdd:
-		return ScalarI(a + b)
-	case OpSub:
-		return ScalarI(a - b)
-	case OpMul:
-		return ScalarI(a * b)
-	case OpMax:
-		return ScalarI(max(a, b))
-	case OpMin:
-		return ScalarI(min(a, b))
-	case OpQuot:
-		switch b {
-		case 0:
-			return ScalarI(0)
-		case -1:
-			return ScalarI(-a)
-		}
-		return ScalarI(a / b)
-	case OpRem:
-		if b == 0 || b == -1 {
-			return ScalarI(0)
-		}
-		return ScalarI(a % b)
 	case OpLt:
 		return ScalarB(a < b)
 	case OpLe:

@@ -368,7 +368,7 @@ func (c *ixCompiler) ints(t core.Term) (iexpr, error) {
 			if t.To == core.Bool {
 				return func(e *ixEnv) int64 { return b2i(x(e) != 0) }, nil
 			}
-			return func(e *ixEnv) int64 { return truncInt(x(e)) }, nil
+			return func(e *ixEnv) int64 { return core.FloatToInt(x(e)) }, nil
 		}
 		x, err := c.ints(t.X)
 		if err != nil {
@@ -380,23 +380,24 @@ func (c *ixCompiler) ints(t core.Term) (iexpr, error) {
 		return x, nil
 	case *core.Binary:
 		if t.X.Type().Dtype.IsFloat() {
-			return c.floatCompare(t)
+			x, y, err := both(c.floats, t.X, t.Y)
+			if err != nil {
+				return nil, err
+			}
+			if f := compare2(t.Op, x, y); f != nil {
+				return f, nil
+			}
+			return nil, unsupportedIx(t)
 		}
-		x, err := c.ints(t.X)
+		x, y, err := both(c.ints, t.X, t.Y)
 		if err != nil {
 			return nil, err
 		}
-		y, err := c.ints(t.Y)
-		if err != nil {
-			return nil, err
+		if f := arith2(t.Op, x, y); f != nil {
+			return f, nil
 		}
-		switch t.Op {
-		case core.OpAdd:
-			return func(e *ixEnv) int64 { return x(e) + y(e) }, nil
-		case core.OpSub:
-			return func(e *ixEnv) int64 { return x(e) - y(e) }, nil
-		case core.OpMul:
-			return func(e *ixEnv) int64 { return x(e) * y(e) }, nil
+		if f := compare2(t.Op, x, y); f != nil {
+			return f, nil
 		}
 		if f := intBinFunc(t.Op); f != nil {
 			return func(e *ixEnv) int64 { return f(x(e), y(e)) }, nil
@@ -499,30 +500,48 @@ func (c *ixCompiler) index(t *core.Index) (int, iexpr, error) {
 	}, nil
 }
 
-func (c *ixCompiler) floatCompare(t *core.Binary) (iexpr, error) {
-	x, err := c.floats(t.X)
+// both compiles two operands with f.
+func both[R any](f func(core.Term) (R, error), a, b core.Term) (R, R, error) {
+	x, err := f(a)
 	if err != nil {
-		return nil, err
+		return x, x, err
 	}
-	y, err := c.floats(t.Y)
-	if err != nil {
-		return nil, err
+	y, err := f(b)
+	return x, y, err
+}
+
+// arith2 is x op y for + - * as one closure (the operation inline: index functions run once
+// per element), or nil for another operation.
+func arith2[R int64 | float64](op core.BinOp, x, y func(*ixEnv) R) func(*ixEnv) R {
+	switch op {
+	case core.OpAdd:
+		return func(e *ixEnv) R { return x(e) + y(e) }
+	case core.OpSub:
+		return func(e *ixEnv) R { return x(e) - y(e) }
+	case core.OpMul:
+		return func(e *ixEnv) R { return x(e) * y(e) }
 	}
-	switch t.Op {
+	return nil
+}
+
+// compare2 is the comparison x op y as 0/1, or nil for another operation (NaN compares
+// unequal to everything).
+func compare2[R int64 | float64](op core.BinOp, x, y func(*ixEnv) R) iexpr {
+	switch op {
 	case core.OpLt:
-		return func(e *ixEnv) int64 { return b2i(x(e) < y(e)) }, nil
+		return func(e *ixEnv) int64 { return b2i(x(e) < y(e)) }
 	case core.OpLe:
-		return func(e *ixEnv) int64 { return b2i(x(e) <= y(e)) }, nil
+		return func(e *ixEnv) int64 { return b2i(x(e) <= y(e)) }
 	case core.OpGt:
-		return func(e *ixEnv) int64 { return b2i(x(e) > y(e)) }, nil
+		return func(e *ixEnv) int64 { return b2i(x(e) > y(e)) }
 	case core.OpGe:
-		return func(e *ixEnv) int64 { return b2i(x(e) >= y(e)) }, nil
+		return func(e *ixEnv) int64 { return b2i(x(e) >= y(e)) }
 	case core.OpEq:
-		return func(e *ixEnv) int64 { return b2i(x(e) == y(e)) }, nil
+		return func(e *ixEnv) int64 { return b2i(x(e) == y(e)) }
 	case core.OpNe:
-		return func(e *ixEnv) int64 { return b2i(x(e) != y(e)) }, nil
+		return func(e *ixEnv) int64 { return b2i(x(e) != y(e)) }
 	}
-	return nil, unsupportedIx(t)
+	return nil
 }
 
 // floats compiles a float scalar term used inside an index function (in float64; a float32
@@ -577,22 +596,14 @@ func (c *ixCompiler) floats(t core.Term) (fexpr, error) {
 			return func(e *ixEnv) float64 { return math.Abs(x(e)) }, nil
 		}
 	case *core.Binary:
-		x, err := c.floats(t.X)
+		x, y, err := both(c.floats, t.X, t.Y)
 		if err != nil {
 			return nil, err
 		}
-		y, err := c.floats(t.Y)
-		if err != nil {
-			return nil, err
+		if f := arith2(t.Op, x, y); f != nil {
+			return f, nil
 		}
-		switch t.Op {
-		case core.OpAdd:
-			return func(e *ixEnv) float64 { return x(e) + y(e) }, nil
-		case core.OpSub:
-			return func(e *ixEnv) float64 { return x(e) - y(e) }, nil
-		case core.OpMul:
-			return func(e *ixEnv) float64 { return x(e) * y(e) }, nil
-		case core.OpDiv:
+		if t.Op == core.OpDiv {
 			return func(e *ixEnv) float64 { return x(e) / y(e) }, nil
 		}
 	}
@@ -767,59 +778,21 @@ func b2i(b bool) int64 {
 	return 0
 }
 
-// truncInt converts toward zero; NaN and out-of-range values give 0 (core's cast rule).
-func truncInt(f float64) int64 {
-	if f != f || f >= 9.223372036854775807e18 || f < -9.223372036854775808e18 {
-		return 0
-	}
-	return int64(f)
-}
-
 // intUnary is the i64/bool semantics of a unary operation (booleans as 0/1), or nil.
 func intUnary(op core.UnOp) func(int64) int64 {
-	switch op {
-	case core.OpNeg:
-		return func(v int64) int64 { return -v }
-	case core.OpAbs:
-		return func(v int64) int64 {
-			if v < 0 {
-				return -v
-			}
-			return v
-		}
-	case core.OpSign:
-		return func(v int64) int64 {
-			switch {
-			case v > 0:
-				return 1
-			case v < 0:
-				return -1
-			}
-			return 0
-		}
-	case core.OpNot:
+	if op == core.OpNot {
 		return func(v int64) int64 { return 1 - v }
 	}
-	return nil
+	return op.IntFunc()
 }
 
-// intBinFunc is the i64/bool semantics of a binary operation (comparisons give 0/1), or nil.
+// intBinFunc is the i64/bool semantics of a binary operation (core's integer arithmetic;
+// comparisons, && and || on 0/1), or nil.
 func intBinFunc(op core.BinOp) func(a, b int64) int64 {
+	if f := op.IntFunc(); f != nil {
+		return f
+	}
 	switch op {
-	case core.OpAdd:
-		return func(a, b int64) int64 { return a + b }
-	case core.OpSub:
-		return func(a, b int64) int64 { return a - b }
-	case core.OpMul:
-		return func(a, b int64) int64 { return a * b }
-	case core.OpQuot:
-		return quotI
-	case core.OpRem:
-		return remI
-	case core.OpMax:
-		return func(a, b int64) int64 { return max(a, b) }
-	case core.OpMin:
-		return func(a, b int64) int64 { return min(a, b) }
 	case core.OpLt:
 		return func(a, b int64) int64 { return b2i(a < b) }
 	case core.OpLe:

@@ -266,14 +266,6 @@ func binaryBool(op core.BinOp, dst, x, y []bool) {
 	}
 }
 
-// floatToInt truncates toward zero; NaN and values outside the int64 range give 0.
-func floatToInt(v float64) int64 {
-	if v != v || v >= 9223372036854775807.0 || v < -9223372036854775808.0 {
-		return 0
-	}
-	return int64(v)
-}
-
 // castKernel converts every element of x (dtype from) into dst (dtype to): float→int
 // truncates toward zero (NaN and out-of-range give 0), bool→number gives 0 or 1,
 // number→bool is x != 0 (so NaN → true), f64→f32 rounds to nearest.
@@ -331,7 +323,7 @@ func castFrom[S numT](to core.Dtype, dst *buf, x []S) {
 			return
 		}
 		for i, v := range x[:len(dst.i64)] {
-			dst.i64[i] = floatToInt(float64(v))
+			dst.i64[i] = core.FloatToInt(float64(v))
 		}
 	case core.Bool:
 		for i, v := range x[:len(dst.b)] {

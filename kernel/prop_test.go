@@ -116,3 +116,164 @@ func TestKernelAgreesWithReference(t *testing.T) {
 	}
 	t.Logf("%d programs, %d compared exactly, %d with infinities and NaNs", n, exact, poisoned)
 }
+
+// TestOpIndexKernelsAgreeWithReference checks the op kernels' side of the index-function
+// compiler (CompileIndexFn, Gather, Scatter, with the affine plan where raise uses it) on every
+// gather and scatter of generated programs whose operands can be evaluated on their own (no
+// variable of an enclosing build): the kernel, fed the operand and the extra inputs computed by
+// core.Eval, must equal core.Eval of the whole gather or scatter — exactly, out-of-bounds
+// indices, infinities and NaNs included (a scatter adds collisions in domain order like the
+// reference).
+func TestOpIndexKernelsAgreeWithReference(t *testing.T) {
+	n := int64(3000)
+	if testing.Short() {
+		n = 300
+	}
+	var checked, compiled, affine, extra int
+	for seed := int64(0); seed < n; seed++ {
+		rng := rand.New(rand.NewSource(seed))
+		cfg := propConfig(seed)
+		p := coretest.RandomProgram(rng, cfg)
+		args := coretest.RandomArgs(rng, p)
+		if seed%3 == 1 {
+			coretest.PoisonArgs(rng, p, args)
+		}
+		params := map[string]bool{}
+		for _, v := range p.Params {
+			params[v.Name] = true
+		}
+		closed := func(t core.Term) bool {
+			for _, v := range core.FreeVars(t) {
+				if !params[v.Name] {
+					return false
+				}
+			}
+			return true
+		}
+		core.PostOrder(p.Body, func(term core.Term) {
+			var x core.Term
+			var fn *core.IndexFn
+			switch u := term.(type) {
+			case *core.Gather:
+				x, fn = u.X, u.Fn
+			case *core.Scatter:
+				x, fn = u.X, u.Fn
+			default:
+				return
+			}
+			if !closed(term) {
+				return
+			}
+			checked++
+			prog, err := CompileIndexFn(fn)
+			if err != nil {
+				if !isUnsupportedIx(err) {
+					t.Fatalf("seed %d: %v: %v", seed, term, err)
+				}
+				return
+			}
+			compiled++
+			if len(prog.Frees) > 0 {
+				extra++
+			}
+			ins := []any{evalFlat(t, x, args)}
+			for _, f := range prog.Frees {
+				ins = append(ins, evalFlat(t, f, args))
+			}
+			want := evalFlat(t, term, args)
+			got := zeroLike(want)
+			xs, sh := x.Type().Shape, term.Type().Shape
+			nv, m := len(fn.Vars), len(fn.Out)
+			var k Kernel
+			if g, ok := term.(*core.Gather); ok {
+				gk := &Gather{Dom: g.Shape[:nv], Src: xs[:m], Rest: xs[m:].Size(), IndexPlan: IndexPlan{Fn: prog}}
+				if len(prog.Frees) == 0 {
+					gk.ASt, gk.ABase, gk.Aff = prog.AffinePlan(gk.Dom, gk.Src)
+				}
+				affine += b2iInt(gk.Aff)
+				k = gk
+			} else {
+				sk := &Scatter{Dom: xs[:nv], Dst: sh[:m], Rest: xs[nv:].Size(), IndexPlan: IndexPlan{Fn: prog}}
+				if len(prog.Frees) == 0 {
+					sk.ASt, sk.ABase, sk.Aff = prog.AffinePlan(sk.Dom, sk.Dst)
+				}
+				affine += b2iInt(sk.Aff)
+				k = sk
+			}
+			if err := k.Run(got, ins); err != nil {
+				t.Fatalf("seed %d: %v: run: %v", seed, term, err)
+			}
+			if err := agreeAny(got, want, sh); err != nil {
+				t.Fatalf("seed %d: %v\n%v\nargs %v", seed, err, term, args)
+			}
+		})
+	}
+	if compiled < checked/2 || affine == 0 || extra == 0 {
+		t.Fatalf("only %d of %d gathers/scatters compiled (%d affine, %d with extra inputs): the test covers too little", compiled, checked, affine, extra)
+	}
+	t.Logf("%d gathers/scatters, %d compiled (%d with the affine plan, %d with extra inputs)", checked, compiled, affine, extra)
+}
+
+func b2iInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// evalFlat evaluates a closed term with the reference evaluator and returns its flat data.
+func evalFlat(t *testing.T, term core.Term, args map[string]*tensor.Dense) any {
+	t.Helper()
+	d, err := tensors.EvalTerm(term, args)
+	if err != nil {
+		t.Fatalf("core.Eval %v: %v", term, err)
+	}
+	typ, err := tensors.TypeOf(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f64, f32, i64, b, err := tensors.Data(d, typ.Dtype, typ.Shape.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	switch typ.Dtype {
+	case core.Float64:
+		return append([]float64{}, f64...)
+	case core.Float32:
+		return append([]float32{}, f32...)
+	case core.Int64:
+		return append([]int64{}, i64...)
+	}
+	return append([]bool{}, b...)
+}
+
+func zeroLike(s any) any {
+	switch x := s.(type) {
+	case []float64:
+		return make([]float64, len(x))
+	case []float32:
+		return make([]float32, len(x))
+	case []int64:
+		return make([]int64, len(x))
+	case []bool:
+		return make([]bool, len(x))
+	}
+	return nil
+}
+
+func denseOf(s any, sh core.Shape) *tensor.Dense {
+	return tensor.New(tensor.WithShape([]int(sh)...), tensor.WithBacking(s))
+}
+
+// agreeAny compares flat results of any dtype exactly (floats as agree does: NaN where and
+// only where the reference has NaN).
+func agreeAny(got, want any, sh core.Shape) error {
+	switch want.(type) {
+	case []float64, []float32:
+		return agree(denseOf(got, sh), denseOf(want, sh), true, 0)
+	}
+	if g, w := fmt.Sprint(got), fmt.Sprint(want); g != w {
+		return fmt.Errorf("kernel %s, reference %s", g, w)
+	}
+	return nil
+}
