@@ -257,14 +257,7 @@ func differentiate(p *core.Program, o Options, vjp bool, op string) (*diffResult
 }
 
 func resultCheck(body core.Term, vjp bool, op string) error {
-	t := body
-	for {
-		l, ok := t.(*core.Let)
-		if !ok {
-			break
-		}
-		t = l.Body
-	}
+	t := underLets(body)
 	if _, ok := t.(*core.Tuple); ok {
 		return errors.Errorf("ad: %s: the program returns a tuple; differentiate a program with one array result", op)
 	}

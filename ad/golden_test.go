@@ -23,16 +23,7 @@ func parse(t testing.TB, src string) *core.Program {
 // gradRoots returns the artifact's tuple components with let-bound variables resolved to
 // their bound terms (one level: the root of each component as computed).
 func tupleOf(p *core.Program) (*core.Tuple, map[string]core.Term) {
-	lets := map[string]core.Term{}
-	t := p.Body
-	for {
-		l, ok := t.(*core.Let)
-		if !ok {
-			break
-		}
-		lets[l.Var.Name] = l.Bound
-		t = l.Body
-	}
+	t, lets := tupleOfBody(p.Body)
 	return t.(*core.Tuple), lets
 }
 
@@ -201,15 +192,12 @@ func TestKeepLets(t *testing.T) {
 }
 
 func tupleOfBody(t core.Term) (core.Term, map[string]core.Term) {
+	chain, r := core.LetChain(t)
 	lets := map[string]core.Term{}
-	for {
-		l, ok := t.(*core.Let)
-		if !ok {
-			return t, lets
-		}
+	for _, l := range chain {
 		lets[l.Var.Name] = l.Bound
-		t = l.Body
 	}
+	return r, lets
 }
 
 // TestConcurrentGrad: Grad from 8 goroutines on different programs gives the same artifacts
@@ -346,16 +334,7 @@ func TestGoldenMatmatBuild(t *testing.T) {
 // is an ordinary core program, so it can be differentiated again).
 func component(t *testing.T, p *core.Program, k int, drop string) *core.Program {
 	t.Helper()
-	var lets []*core.Let
-	body := p.Body
-	for {
-		l, ok := body.(*core.Let)
-		if !ok {
-			break
-		}
-		lets = append(lets, l)
-		body = l.Body
-	}
+	lets, body := core.LetChain(p.Body)
 	var out core.Term = body.(*core.Tuple).Elems[k]
 	var b core.Builder
 	for i := len(lets) - 1; i >= 0; i-- {
@@ -403,13 +382,8 @@ func TestSecondOrder(t *testing.T) {
 }
 
 func resultOf(t core.Term) core.Term {
-	for {
-		l, ok := t.(*core.Let)
-		if !ok {
-			return t
-		}
-		t = l.Body
-	}
+	_, r := core.LetChain(t)
+	return r
 }
 
 func replaceResult(b *core.Builder, t core.Term, r core.Term) core.Term {

@@ -48,14 +48,10 @@ func isTupleResult(body core.Term) bool {
 	return ok
 }
 
-func underLets(t core.Term) core.Term {
-	for {
-		l, ok := t.(*core.Let)
-		if !ok {
-			return t
-		}
-		t = l.Body
-	}
+// underLets is the result below the lets of a program body.
+func underLets(body core.Term) core.Term {
+	_, r := core.LetChain(body)
+	return r
 }
 
 // tupleCheck accepts a tuple result whose components are all float arrays (a JVP of a

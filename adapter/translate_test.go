@@ -25,16 +25,7 @@ func evalLet(tr *Translation, n *G.Node) (*tensor.Dense, error) {
 			return a[name], nil
 		}
 	}
-	var lets []*core.Let
-	body := tr.Program.Body
-	for {
-		l, ok := body.(*core.Let)
-		if !ok {
-			break
-		}
-		lets = append(lets, l)
-		body = l.Body
-	}
+	lets, _ := core.LetChain(tr.Program.Body)
 	var res core.Term
 	for _, l := range lets {
 		if tr.Lets[l.Var.Name] == n {

@@ -203,15 +203,11 @@ func (v *vectorizer) uniquify(t core.Term, params []*core.Var) core.Term {
 	for _, p := range params {
 		claimed[p.Name] = nil
 	}
-	for x := t; ; {
-		l, ok := x.(*core.Let)
-		if !ok {
-			break
-		}
+	chain, _ := core.LetChain(t)
+	for _, l := range chain {
 		if _, dup := claimed[l.Var.Name]; !dup {
 			claimed[l.Var.Name] = l
 		}
-		x = l.Body
 	}
 	memo := map[core.Term]core.Term{}
 	var rec func(t core.Term) core.Term

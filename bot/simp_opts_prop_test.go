@@ -22,13 +22,9 @@ func TestSimplifyOptionsProperty(t *testing.T) {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
 		var names []string
-		for x := q.Body; ; {
-			l, ok := x.(*core.Let)
-			if !ok {
-				break
-			}
+		chain, _ := core.LetChain(q.Body)
+		for _, l := range chain {
 			names = append(names, l.Var.Name)
-			x = l.Body
 		}
 		r, ok := checkSimplify(t, seed, "Vectorize(p) with KeepLets", q, args, &st, core.KeepLets(names...))
 		if !ok {

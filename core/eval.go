@@ -42,7 +42,7 @@ func Eval(p *Program, args map[string]*Lit) (*Lit, error) {
 	if p == nil {
 		return nil, errors.New("core: eval: nil program")
 	}
-	if _, ok := stripLets(p.Body).(*Tuple); ok {
+	if _, r := LetChain(p.Body); isTuple(r) {
 		return nil, errors.New("core: eval: the program returns a tuple; use EvalTuple")
 	}
 	outs, err := EvalTuple(p, args)
@@ -82,20 +82,11 @@ func EvalTuple(p *Program, args map[string]*Lit) (outs []*Lit, err error) {
 			outs, err = nil, errors.Errorf("core: eval: %v", r)
 		}
 	}()
-	body := p.Body
-	for {
-		l, ok := body.(*Let)
-		if !ok {
-			break
-		}
+	lets, result := LetChain(p.Body)
+	for _, l := range lets {
 		fr = &frame{name: l.Var.Name, val: ev.eval(l.Bound, fr), up: fr}
-		body = l.Body
 	}
-	elems := []Term{body}
-	if tu, ok := body.(*Tuple); ok {
-		elems = tu.Elems
-	}
-	for _, e := range elems {
+	for _, e := range Results(result) {
 		outs = append(outs, ev.eval(e, fr).lit())
 	}
 	return outs, nil
@@ -121,17 +112,6 @@ func EvalTerm(t Term, env map[string]*Lit) (*Lit, error) {
 		args[v.Name] = d
 	}
 	return Eval(&Program{Params: fv, Body: t}, args)
-}
-
-// stripLets returns the term below the lets around a program body.
-func stripLets(t Term) Term {
-	for {
-		l, ok := t.(*Let)
-		if !ok {
-			return t
-		}
-		t = l.Body
-	}
 }
 
 // value is an array during reference evaluation: floats (both widths) in f, integers in i,

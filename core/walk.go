@@ -437,15 +437,8 @@ func NewFreeVarCache() *FreeVarCache { return &FreeVarCache{c: newFVCache()} }
 func (c *FreeVarCache) Of(t Term) map[string]*Var { return c.c.of(t) }
 
 func isTupleBody(l *Let) bool {
-	var t Term = l
-	for {
-		if x, ok := t.(*Let); ok {
-			t = x.Body
-			continue
-		}
-		_, ok := t.(*Tuple)
-		return ok
-	}
+	_, r := LetChain(l)
+	return isTuple(r)
 }
 
 // Equal reports whether a and b are structurally equal: the same constructs with the same
@@ -848,4 +841,27 @@ func (s *substituter) rebuildWithBinders(t Term, kids []Term, binders map[int][]
 		return NewScatter(x.Shape, kids[0], fn)
 	}
 	return Rebuild(t, kids)
+}
+
+// LetChain returns the lets around a program body, outermost first, and the term below them
+// (the result: a tuple or one array). It iterates, so a chain of any length costs no stack.
+func LetChain(body Term) (lets []*Let, result Term) {
+	for {
+		l, ok := body.(*Let)
+		if !ok {
+			return lets, body
+		}
+		lets = append(lets, l)
+		body = l.Body
+	}
+}
+
+func isTuple(t Term) bool { _, ok := t.(*Tuple); return ok }
+
+// Results returns the components of a result term: a tuple's elements, or the term itself.
+func Results(result Term) []Term {
+	if tu, ok := result.(*Tuple); ok {
+		return tu.Elems
+	}
+	return []Term{result}
 }

@@ -17,10 +17,8 @@ func Eval(p *core.Program, args map[string]*tensor.Dense) (*tensor.Dense, error)
 	if p == nil {
 		return nil, errors.New("core: eval: nil program")
 	}
-	if resultTerm(p.Body) != nil {
-		if _, ok := resultTerm(p.Body).(*core.Tuple); ok {
-			return nil, errors.New("core: eval: the program returns a tuple; use EvalTuple")
-		}
+	if _, r := core.LetChain(p.Body); isTuple(r) {
+		return nil, errors.New("core: eval: the program returns a tuple; use EvalTuple")
 	}
 	outs, err := EvalTuple(p, args)
 	if err != nil {
@@ -59,17 +57,6 @@ func EvalTerm(t core.Term, env map[string]*tensor.Dense) (*tensor.Dense, error) 
 	}
 	p := &core.Program{Params: fv, Body: t}
 	return Eval(p, args)
-}
-
-// resultTerm strips the lets around a program body.
-func resultTerm(t core.Term) core.Term {
-	for {
-		l, ok := t.(*core.Let)
-		if !ok {
-			return t
-		}
-		t = l.Body
-	}
 }
 
 // Exec is a compiled program: the program has been checked once and turned into a plan of
@@ -301,6 +288,12 @@ func (e *Exec) bindArg(i int, d *tensor.Dense) error {
 }
 
 func isTuple(t core.Term) bool { _, ok := t.(*core.Tuple); return ok }
+
+// resultOf is the result below the lets of a program body.
+func resultOf(body core.Term) core.Term {
+	_, r := core.LetChain(body)
+	return r
+}
 
 // checkLimit applies the environment's array limit (core.ArrayLimit) to p.
 func checkLimit(p *core.Program, what string) error {

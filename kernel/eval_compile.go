@@ -93,7 +93,7 @@ func (c *compiler) newID() int { c.nextID++; return c.nextID }
 
 // results compiles the program body: lets around a tuple, a tuple, or a single term.
 func (c *compiler) results(t core.Term) error {
-	if l, ok := t.(*core.Let); ok && isTuple(resultTerm(l)) {
+	if l, ok := t.(*core.Let); ok && isTuple(resultOf(l)) {
 		vb, vs, err := c.compile(l.Bound)
 		if err != nil {
 			return err

@@ -34,20 +34,8 @@ func TestLiveLets(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var chain []*core.Let
-			body := p.Body
-			for {
-				l, ok := body.(*core.Let)
-				if !ok {
-					break
-				}
-				chain = append(chain, l)
-				body = l.Body
-			}
-			results := []core.Term{body}
-			if tu, ok := body.(*core.Tuple); ok {
-				results = tu.Elems
-			}
+			chain, body := core.LetChain(p.Body)
+			results := core.Results(body)
 			if c.comps != nil {
 				sel := make([]core.Term, len(c.comps))
 				for i, k := range c.comps {

@@ -180,20 +180,8 @@ func (pl *plan) checkBound(name string, t core.Type, n *gorgonia.Node) error {
 
 func (pl *plan) program(p *core.Program, opt Options) error {
 	// The let chain above the result (primal lets, cotangent lets): iterate, do not recurse.
-	var chain []*core.Let
-	body := p.Body
-	for {
-		l, ok := body.(*core.Let)
-		if !ok {
-			break
-		}
-		chain = append(chain, l)
-		body = l.Body
-	}
-	results := []core.Term{body}
-	if tu, ok := body.(*core.Tuple); ok {
-		results = tu.Elems
-	}
+	chain, body := core.LetChain(p.Body)
+	results := core.Results(body)
 	if opt.Components != nil {
 		sel := make([]core.Term, len(opt.Components))
 		for i, c := range opt.Components {

@@ -96,6 +96,15 @@ func FromLit(l *core.Lit) *tensor.Dense {
 	}
 	t := l.Type()
 	n := t.Shape.Size()
+	have := len(l.B)
+	if t.Dtype.IsFloat() {
+		have = len(l.F)
+	} else if t.Dtype == core.Int64 {
+		have = len(l.I)
+	}
+	if have != n {
+		return nil // malformed: the elements do not fill the shape
+	}
 	var back interface{}
 	switch t.Dtype {
 	case core.Float64:
@@ -110,9 +119,6 @@ func FromLit(l *core.Lit) *tensor.Dense {
 		back = append(make([]int64, 0, n), l.I...)
 	default:
 		back = append(make([]bool, 0, n), l.B...)
-	}
-	if reflectLen(back) != n {
-		return nil
 	}
 	return tensor.New(tensor.WithShape([]int(t.Shape.Clone())...), tensor.WithBacking(back))
 }
@@ -142,20 +148,6 @@ func ToLit(d *tensor.Dense) (*core.Lit, error) {
 	default:
 		return core.NewLitB(t.Shape, b)
 	}
-}
-
-func reflectLen(back interface{}) int {
-	switch s := back.(type) {
-	case []float64:
-		return len(s)
-	case []float32:
-		return len(s)
-	case []int64:
-		return len(s)
-	case []bool:
-		return len(s)
-	}
-	return -1
 }
 
 // Eval evaluates a program that does not return a tuple with the reference evaluator
