@@ -45,6 +45,33 @@ func benchExec(b *testing.B, bl *core.Builder, params []*core.Var, body core.Ter
 	return e
 }
 
+// timeLoop times body, a hand-written loop writing n float64s, once per iteration.
+func timeLoop(b *testing.B, n int, body func()) {
+	b.SetBytes(int64(8 * n))
+	b.ResetTimer()
+	for it := 0; it < b.N; it++ {
+		body()
+	}
+}
+
+// benchSquareIx benchmarks the gather (or scatter) of a benchN×benchN matrix x by the index
+// function of (i, j) that ix builds.
+func benchSquareIx(b *testing.B, scatter bool, ix func(bl *core.Builder, i, j *core.Var) []core.Term) {
+	var bl core.Builder
+	x := bl.Var("x", ty(core.Float64, benchN, benchN))
+	i, j := bl.Var("i", core.Scalar(core.Int64)), bl.Var("j", core.Scalar(core.Int64))
+	fn := bl.IndexFn([]*core.Var{i, j}, ix(&bl, i, j)...)
+	sh := core.Shape{benchN, benchN}
+	var body core.Term
+	if scatter {
+		body = bl.Scatter(sh, x, fn)
+	} else {
+		body = bl.Gather(sh, x, fn)
+	}
+	e := benchExec(b, &bl, []*core.Var{x}, body)
+	runBench(b, e, []int{benchN, benchN}, benchDense([]int{benchN, benchN}, 1))
+}
+
 func runBench(b *testing.B, e *Exec, outSh []int, args ...*tensor.Dense) {
 	out := tensor.New(tensor.WithShape(outSh...), tensor.Of(tensor.Float64))
 	outs := []*tensor.Dense{out}
@@ -59,19 +86,15 @@ func runBench(b *testing.B, e *Exec, outSh []int, args ...*tensor.Dense) {
 
 // Gather with an affine index function: shift every row left by one (rows are contiguous).
 func BenchmarkGatherShift_Eval(b *testing.B) {
-	var bl core.Builder
-	x := bl.Var("x", ty(core.Float64, benchN, benchN))
-	i, j := bl.Var("i", core.Scalar(core.Int64)), bl.Var("j", core.Scalar(core.Int64))
-	e := benchExec(b, &bl, []*core.Var{x}, bl.Gather(core.Shape{benchN, benchN}, x, bl.IndexFn([]*core.Var{i, j}, i, bl.Add(j, core.ScalarI(1)))))
-	runBench(b, e, []int{benchN, benchN}, benchDense([]int{benchN, benchN}, 1))
+	benchSquareIx(b, false, func(bl *core.Builder, i, j *core.Var) []core.Term {
+		return []core.Term{i, bl.Add(j, core.ScalarI(1))}
+	})
 }
 
 func BenchmarkGatherShift_Loop(b *testing.B) {
 	x := benchData(benchN*benchN, 1)
 	out := make([]float64, benchN*benchN)
-	b.SetBytes(int64(8 * len(out)))
-	b.ResetTimer()
-	for it := 0; it < b.N; it++ {
+	timeLoop(b, len(out), func() {
 		for i := 0; i < benchN; i++ {
 			for j := 0; j < benchN; j++ {
 				if j+1 < benchN {
@@ -81,30 +104,24 @@ func BenchmarkGatherShift_Loop(b *testing.B) {
 				}
 			}
 		}
-	}
+	})
 }
 
 // Gather with an affine index function: transposition (strided reads).
 func BenchmarkGatherTranspose_Eval(b *testing.B) {
-	var bl core.Builder
-	x := bl.Var("x", ty(core.Float64, benchN, benchN))
-	i, j := bl.Var("i", core.Scalar(core.Int64)), bl.Var("j", core.Scalar(core.Int64))
-	e := benchExec(b, &bl, []*core.Var{x}, bl.Gather(core.Shape{benchN, benchN}, x, bl.IndexFn([]*core.Var{i, j}, j, i)))
-	runBench(b, e, []int{benchN, benchN}, benchDense([]int{benchN, benchN}, 1))
+	benchSquareIx(b, false, func(_ *core.Builder, i, j *core.Var) []core.Term { return []core.Term{j, i} })
 }
 
 func BenchmarkGatherTranspose_Loop(b *testing.B) {
 	x := benchData(benchN*benchN, 1)
 	out := make([]float64, benchN*benchN)
-	b.SetBytes(int64(8 * len(out)))
-	b.ResetTimer()
-	for it := 0; it < b.N; it++ {
+	timeLoop(b, len(out), func() {
 		for i := 0; i < benchN; i++ {
 			for j := 0; j < benchN; j++ {
 				out[i*benchN+j] = x[j*benchN+i]
 			}
 		}
-	}
+	})
 }
 
 // Gather by an index array (non-affine: a compiled closure per row): rows picked by am.
@@ -128,9 +145,7 @@ func BenchmarkGatherRows_Loop(b *testing.B) {
 		idx[k] = int64((k * 7) % benchN)
 	}
 	out := make([]float64, benchN*benchN)
-	b.SetBytes(int64(8 * len(out)))
-	b.ResetTimer()
-	for it := 0; it < b.N; it++ {
+	timeLoop(b, len(out), func() {
 		for i := 0; i < benchN; i++ {
 			r := idx[i]
 			row := out[i*benchN : (i+1)*benchN]
@@ -140,7 +155,7 @@ func BenchmarkGatherRows_Loop(b *testing.B) {
 			}
 			copy(row, x[int(r)*benchN:int(r+1)*benchN])
 		}
-	}
+	})
 }
 
 // Scatter, the paper's pattern: scatter [N/2] x (\[i] -> [quot i 2]) on 1M elements
@@ -158,40 +173,32 @@ func BenchmarkScatterQuot_Loop(b *testing.B) {
 	const n = benchN * benchN
 	x := benchData(n, 2)
 	out := make([]float64, n/2)
-	b.SetBytes(int64(8 * len(out)))
-	b.ResetTimer()
-	for it := 0; it < b.N; it++ {
+	timeLoop(b, len(out), func() {
 		clear(out)
 		for i := 0; i < n; i++ {
 			if k := i / 2; k < len(out) {
 				out[k] += x[i]
 			}
 		}
-	}
+	})
 }
 
 // Scatter with an affine index function: scatter-transpose (the derivative of a transpose gather).
 func BenchmarkScatterTranspose_Eval(b *testing.B) {
-	var bl core.Builder
-	x := bl.Var("x", ty(core.Float64, benchN, benchN))
-	i, j := bl.Var("i", core.Scalar(core.Int64)), bl.Var("j", core.Scalar(core.Int64))
-	e := benchExec(b, &bl, []*core.Var{x}, bl.Scatter(core.Shape{benchN, benchN}, x, bl.IndexFn([]*core.Var{i, j}, j, i)))
-	runBench(b, e, []int{benchN, benchN}, benchDense([]int{benchN, benchN}, 1))
+	benchSquareIx(b, true, func(_ *core.Builder, i, j *core.Var) []core.Term { return []core.Term{j, i} })
 }
 
 func BenchmarkScatterTranspose_Loop(b *testing.B) {
 	x := benchData(benchN*benchN, 1)
 	out := make([]float64, benchN*benchN)
-	b.SetBytes(int64(8 * len(out)))
-	b.ResetTimer()
-	for it := 0; it < b.N; it++ {
+	timeLoop(b, len(out), func() {
 		clear(out)
 		for i := 0; i < benchN; i++ {
 			for j := 0; j < benchN; j++ {
 				out[j*benchN+i] += x[i*benchN+j]
 			}
 		}
-	}
+	})
 }
 
 // sumOuter of a 1024×1024 matrix.
@@ -205,9 +212,7 @@ func BenchmarkSumOuter_Eval(b *testing.B) {
 func BenchmarkSumOuter_Loop(b *testing.B) {
 	x := benchData(benchN*benchN, 3)
 	out := make([]float64, benchN)
-	b.SetBytes(int64(8 * len(out)))
-	b.ResetTimer()
-	for it := 0; it < b.N; it++ {
+	timeLoop(b, len(out), func() {
 		clear(out)
 		for i := 0; i < benchN; i++ {
 			row := x[i*benchN : (i+1)*benchN]
@@ -215,7 +220,7 @@ func BenchmarkSumOuter_Loop(b *testing.B) {
 				out[j] += v
 			}
 		}
-	}
+	})
 }
 
 const benchMM = 256
@@ -233,9 +238,7 @@ func BenchmarkMatMul_Loop(b *testing.B) {
 	x := benchData(benchMM*benchMM, 4)
 	y := benchData(benchMM*benchMM, 5)
 	out := make([]float64, benchMM*benchMM)
-	b.SetBytes(int64(8 * len(out)))
-	b.ResetTimer()
-	for it := 0; it < b.N; it++ {
+	timeLoop(b, len(out), func() {
 		for i := 0; i < benchMM; i++ {
 			for j := 0; j < benchMM; j++ {
 				s := 0.0
@@ -245,7 +248,7 @@ func BenchmarkMatMul_Loop(b *testing.B) {
 				out[i*benchMM+j] = s
 			}
 		}
-	}
+	})
 }
 
 // Element-wise chain on 1M elements: exp(x) * y + x * x - y.
@@ -264,13 +267,11 @@ func BenchmarkElementwise_Loop(b *testing.B) {
 	x := benchData(n, 6)
 	y := benchData(n, 7)
 	out := make([]float64, n)
-	b.SetBytes(int64(8 * n))
-	b.ResetTimer()
-	for it := 0; it < b.N; it++ {
+	timeLoop(b, n, func() {
 		for i := range out {
 			out[i] = math.Exp(x[i])*y[i] + x[i]*x[i] - y[i]
 		}
-	}
+	})
 }
 
 // Cheap element-wise chain (memory bound): (x + y) * x - y * 0.5.
@@ -290,13 +291,11 @@ func BenchmarkElementwiseCheap_Loop(b *testing.B) {
 	x := benchData(n, 6)
 	y := benchData(n, 7)
 	out := make([]float64, n)
-	b.SetBytes(int64(8 * n))
-	b.ResetTimer()
-	for it := 0; it < b.N; it++ {
+	timeLoop(b, n, func() {
 		for i := range out {
 			out[i] = (x[i]+y[i])*x[i] - y[i]*0.5
 		}
-	}
+	})
 }
 
 // Transpose of a 1024×1024 matrix (tiled copy) next to a naive loop.

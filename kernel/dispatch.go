@@ -166,3 +166,38 @@ func scatterBuf(p *ixPlan, out, x *buf) {
 		scatterK(p, out.i64, x.i64)
 	}
 }
+
+// sumOuterBuf sums x ([outer, inner...]) along its outer dimension into out (numeric dtypes).
+func sumOuterBuf(out, x *buf, outer, inner int) {
+	switch out.dtype() {
+	case core.Float64:
+		sumOuterK(out.f64, x.f64, outer, inner)
+	case core.Float32:
+		sumOuterK(out.f32, x.f32, outer, inner)
+	case core.Int64:
+		sumOuterK(out.i64, x.i64, outer, inner)
+	}
+}
+
+// argmaxOuterBuf writes the argmax of x along its outer dimension into out (i64), using best
+// (inner elements of x's dtype) as scratch.
+func argmaxOuterBuf(out, x, best *buf, outer, inner int) {
+	switch x.dtype() {
+	case core.Float64:
+		argmaxOuterK(out.i64, x.f64, best.f64, outer, inner)
+	case core.Float32:
+		argmaxOuterK(out.i64, x.f32, best.f32, outer, inner)
+	case core.Int64:
+		argmaxOuterK(out.i64, x.i64, best.i64, outer, inner)
+	}
+}
+
+// gemmBuf is out = x·y for row-major float matrices x (m×k) and y (k×n).
+func gemmBuf(m, n, k int, x, y, out *buf) {
+	switch out.dtype() {
+	case core.Float64:
+		gemm(false, false, m, n, k, x.f64, y.f64, out.f64)
+	case core.Float32:
+		gemm(false, false, m, n, k, x.f32, y.f32, out.f32)
+	}
+}

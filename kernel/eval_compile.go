@@ -302,114 +302,64 @@ func (c *compiler) build(t core.Term, sc *scope) (*buf, *scope, error) {
 		if fusible(t) {
 			return c.buildFused(t, sc)
 		}
-		x, _, err := c.compile(t.X)
-		if err != nil {
-			return nil, nil, err
-		}
-		out := c.fresh(t.Type())
 		op := t.Op
-		c.emit(sc, t, func() { unaryBuf(op, out, x) })
-		return out, sc, nil
+		return c.kernelOp(t, sc, []core.Term{t.X}, func(out *buf, xs []*buf) func() {
+			return func() { unaryBuf(op, out, xs[0]) }
+		})
 	case *core.Cast:
 		if fusible(t) {
 			return c.buildFused(t, sc)
 		}
-		x, _, err := c.compile(t.X)
-		if err != nil {
-			return nil, nil, err
-		}
-		out := c.fresh(t.Type())
 		to, from := t.To, t.X.Type().Dtype
-		c.emit(sc, t, func() { castKernel(to, from, out, x) })
-		return out, sc, nil
+		return c.kernelOp(t, sc, []core.Term{t.X}, func(out *buf, xs []*buf) func() {
+			return func() { castKernel(to, from, out, xs[0]) }
+		})
 	case *core.Binary:
 		if fusible(t) {
 			return c.buildFused(t, sc)
 		}
-		xs, err := c.compileAll([]core.Term{t.X, t.Y})
-		if err != nil {
-			return nil, nil, err
-		}
-		x, y := xs[0], xs[1]
-		out := c.fresh(t.Type())
 		op := t.Op
-		c.emit(sc, t, func() { binaryBuf(op, out, x, y) })
-		return out, sc, nil
+		return c.kernelOp(t, sc, []core.Term{t.X, t.Y}, func(out *buf, xs []*buf) func() {
+			return func() { binaryBuf(op, out, xs[0], xs[1]) }
+		})
 	case *core.Index:
 		return c.buildIndex(t, sc)
 	case *core.SumOuter:
-		x, _, err := c.compile(t.X)
-		if err != nil {
-			return nil, nil, err
-		}
-		out := c.fresh(t.Type())
 		xs := t.X.Type().Shape
 		outer, inner := xs[0], core.Shape(xs[1:]).Size()
-		switch t.Type().Dtype {
-		case core.Float64:
-			c.emit(sc, t, func() { sumOuterK(out.f64, x.f64, outer, inner) })
-		case core.Float32:
-			c.emit(sc, t, func() { sumOuterK(out.f32, x.f32, outer, inner) })
-		case core.Int64:
-			c.emit(sc, t, func() { sumOuterK(out.i64, x.i64, outer, inner) })
-		}
-		return out, sc, nil
+		return c.kernelOp(t, sc, []core.Term{t.X}, func(out *buf, xs []*buf) func() {
+			return func() { sumOuterBuf(out, xs[0], outer, inner) }
+		})
 	case *core.ArgmaxOuter:
-		x, _, err := c.compile(t.X)
-		if err != nil {
-			return nil, nil, err
-		}
-		out := c.fresh(t.Type())
 		xs := t.X.Type().Shape
 		outer, inner := xs[0], core.Shape(xs[1:]).Size()
-		switch t.X.Type().Dtype {
-		case core.Float64:
-			best := make([]float64, inner)
-			c.emit(sc, t, func() { argmaxOuterK(out.i64, x.f64, best, outer, inner) })
-		case core.Float32:
-			best := make([]float32, inner)
-			c.emit(sc, t, func() { argmaxOuterK(out.i64, x.f32, best, outer, inner) })
-		case core.Int64:
-			best := make([]int64, inner)
-			c.emit(sc, t, func() { argmaxOuterK(out.i64, x.i64, best, outer, inner) })
-		}
-		return out, sc, nil
+		return c.kernelOp(t, sc, []core.Term{t.X}, func(out *buf, xs []*buf) func() {
+			best := newBuf(core.Type{Shape: core.Shape{inner}, Dtype: t.X.Type().Dtype})
+			return func() { argmaxOuterBuf(out, xs[0], best, outer, inner) }
+		})
 	case *core.Gather:
 		return c.buildGather(t, sc)
 	case *core.Scatter:
 		return c.buildScatter(t, sc)
 	case *core.FromVector:
-		xs, err := c.compileAll(t.Elems)
-		if err != nil {
-			return nil, nil, err
-		}
-		out := c.fresh(t.Type())
 		sz := t.Elems[0].Type().Shape.Size()
-		c.emit(sc, t, func() {
-			for k, x := range xs {
-				out.copyAt(k*sz, x)
+		return c.kernelOp(t, sc, t.Elems, func(out *buf, xs []*buf) func() {
+			return func() {
+				for k, x := range xs {
+					out.copyAt(k*sz, x)
+				}
 			}
 		})
-		return out, sc, nil
 	case *core.Replicate:
-		x, _, err := c.compile(t.X)
-		if err != nil {
-			return nil, nil, err
-		}
-		out := c.fresh(t.Type())
 		n, sz := t.N, t.X.Type().Shape.Size()
-		c.emit(sc, t, func() {
-			for k := 0; k < n; k++ {
-				out.copyAt(k*sz, x)
+		return c.kernelOp(t, sc, []core.Term{t.X}, func(out *buf, xs []*buf) func() {
+			return func() {
+				for k := 0; k < n; k++ {
+					out.copyAt(k*sz, xs[0])
+				}
 			}
 		})
-		return out, sc, nil
 	case *core.Transpose:
-		x, _, err := c.compile(t.X)
-		if err != nil {
-			return nil, nil, err
-		}
-		out := c.fresh(t.Type())
 		xs := t.X.Type().Shape
 		xstr := xs.Strides()
 		str := make([]int, len(xs))
@@ -421,28 +371,31 @@ func (c *compiler) build(t core.Term, sc *scope) (*buf, *scope, error) {
 			}
 		}
 		plan := newPermPlan(t.Type().Shape, str)
-		c.emit(sc, t, func() { permCopyBuf(plan, out, x) })
-		return out, sc, nil
+		return c.kernelOp(t, sc, []core.Term{t.X}, func(out *buf, xs []*buf) func() {
+			return func() { permCopyBuf(plan, out, xs[0]) }
+		})
 	case *core.Build1:
 		return c.buildBuild1(t, sc)
 	case *core.MatMul:
-		xs, err := c.compileAll([]core.Term{t.X, t.Y})
-		if err != nil {
-			return nil, nil, err
-		}
-		x, y := xs[0], xs[1]
-		out := c.fresh(t.Type())
 		m, k := t.X.Type().Shape[0], t.X.Type().Shape[1]
 		n := t.Y.Type().Shape[1]
-		switch t.Type().Dtype {
-		case core.Float64:
-			c.emit(sc, t, func() { gemm(false, false, m, n, k, x.f64, y.f64, out.f64) })
-		case core.Float32:
-			c.emit(sc, t, func() { gemm(false, false, m, n, k, x.f32, y.f32, out.f32) })
-		}
-		return out, sc, nil
+		return c.kernelOp(t, sc, []core.Term{t.X, t.Y}, func(out *buf, xs []*buf) func() {
+			return func() { gemmBuf(m, n, k, xs[0], xs[1], out) }
+		})
 	}
 	return nil, nil, errors.Errorf("core: eval: unknown term %T", t)
+}
+
+// kernelOp compiles the operands of t and emits the instruction mk builds (once, at compile
+// time) for them and a fresh output buffer of t's type.
+func (c *compiler) kernelOp(t core.Term, sc *scope, operands []core.Term, mk func(out *buf, xs []*buf) func()) (*buf, *scope, error) {
+	xs, err := c.compileAll(operands)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := c.fresh(t.Type())
+	c.emit(sc, t, mk(out, xs))
+	return out, sc, nil
 }
 
 func (c *compiler) buildBuild1(t *core.Build1, sc *scope) (*buf, *scope, error) {

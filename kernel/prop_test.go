@@ -30,6 +30,19 @@ func propConfig(seed int64) coretest.Config {
 	return cfg
 }
 
+// propCase is the generated program of a seed and its arguments (a third of the argument
+// sets, poison set, with ±Inf and NaN elements).
+func propCase(seed int64) (cfg coretest.Config, p *core.Program, args map[string]*tensor.Dense, poison bool) {
+	rng := rand.New(rand.NewSource(seed))
+	cfg = propConfig(seed)
+	p = coretest.RandomProgram(rng, cfg)
+	args = coretest.RandomArgs(rng, p)
+	if poison = seed%3 == 1; poison {
+		coretest.PoisonArgs(rng, p, args)
+	}
+	return cfg, p, args, poison
+}
+
 // reorders reports whether p contains an operation whose kernel may add in another order
 // than core.Eval (matmul: blocked products); elsewhere the two must agree exactly.
 func reorders(p *core.Program) bool {
@@ -86,12 +99,8 @@ func TestKernelAgreesWithReference(t *testing.T) {
 	}
 	var exact, poisoned int
 	for seed := int64(0); seed < n; seed++ {
-		rng := rand.New(rand.NewSource(seed))
-		cfg := propConfig(seed)
-		p := coretest.RandomProgram(rng, cfg)
-		args := coretest.RandomArgs(rng, p)
-		if seed%3 == 1 {
-			coretest.PoisonArgs(rng, p, args)
+		cfg, p, args, poison := propCase(seed)
+		if poison {
 			poisoned++
 		}
 		want, err := tensors.Eval(p, args)
@@ -131,13 +140,7 @@ func TestOpIndexKernelsAgreeWithReference(t *testing.T) {
 	}
 	var checked, compiled, affine, extra int
 	for seed := int64(0); seed < n; seed++ {
-		rng := rand.New(rand.NewSource(seed))
-		cfg := propConfig(seed)
-		p := coretest.RandomProgram(rng, cfg)
-		args := coretest.RandomArgs(rng, p)
-		if seed%3 == 1 {
-			coretest.PoisonArgs(rng, p, args)
-		}
+		_, p, args, _ := propCase(seed)
 		params := map[string]bool{}
 		for _, v := range p.Params {
 			params[v.Name] = true

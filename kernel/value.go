@@ -56,57 +56,40 @@ func (v *buf) copyAt(off int, o *buf) {
 // dense returns a fresh *tensor.Dense holding a copy of v's elements, of type t.
 func (v *buf) dense(t core.Type) *tensor.Dense {
 	n := t.Shape.Size()
-	var back interface{}
+	var back any
 	switch t.Dtype {
 	case core.Float64:
-		s := make([]float64, n)
-		copy(s, v.f64)
-		back = s
+		back = cloneN(v.f64, n)
 	case core.Float32:
-		s := make([]float32, n)
-		copy(s, v.f32)
-		back = s
+		back = cloneN(v.f32, n)
 	case core.Int64:
-		s := make([]int64, n)
-		copy(s, v.i64)
-		back = s
+		back = cloneN(v.i64, n)
 	default:
-		s := make([]bool, n)
-		copy(s, v.b)
-		back = s
+		back = cloneN(v.b, n)
 	}
 	return tensor.New(tensor.WithShape([]int(t.Shape.Clone())...), tensor.WithBacking(back))
+}
+
+// cloneN returns a fresh slice of n elements holding a copy of s (zeros beyond len(s)).
+func cloneN[T any](s []T, n int) []T {
+	out := make([]T, n)
+	copy(out, s)
+	return out
 }
 
 // litBuf converts a literal into evaluator storage.
 func litBuf(l *core.Lit) (*buf, error) {
 	t := l.Type()
 	v := newBuf(t)
-	n := t.Shape.Size()
-	switch t.Dtype {
-	case core.Float64:
-		if len(l.F) != n {
-			return nil, errors.Errorf("kernel: literal of shape %v has %d values", t.Shape, len(l.F))
-		}
-		copy(v.f64, l.F)
-	case core.Float32:
-		if len(l.F) != n {
-			return nil, errors.Errorf("kernel: literal of shape %v has %d values", t.Shape, len(l.F))
-		}
-		for i, x := range l.F {
-			v.f32[i] = float32(x)
-		}
-	case core.Int64:
-		if len(l.I) != n {
-			return nil, errors.Errorf("kernel: literal of shape %v has %d values", t.Shape, len(l.I))
-		}
-		copy(v.i64, l.I)
-	case core.Bool:
-		if len(l.B) != n {
-			return nil, errors.Errorf("kernel: literal of shape %v has %d values", t.Shape, len(l.B))
-		}
-		copy(v.b, l.B)
+	if len(l.F) != len(v.f64)+len(v.f32) || len(l.I) != len(v.i64) || len(l.B) != len(v.b) {
+		return nil, errors.Errorf("kernel: literal of type %v has %d values", t, len(l.F)+len(l.I)+len(l.B))
 	}
+	copy(v.f64, l.F)
+	for i, x := range l.F[:len(v.f32)] {
+		v.f32[i] = float32(x)
+	}
+	copy(v.i64, l.I)
+	copy(v.b, l.B)
 	return v, nil
 }
 
