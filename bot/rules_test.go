@@ -20,68 +20,6 @@ import (
 // core.Eval). Fresh names are those of core.Namer (prefix_0 for the first use of a
 // prefix not used in the term).
 
-var botEnv = map[string]core.Type{
-	"a":   {Shape: core.Shape{4}, Dtype: core.Float64},
-	"b":   {Shape: core.Shape{4}, Dtype: core.Float64},
-	"m":   {Shape: core.Shape{2, 3}, Dtype: core.Float64},
-	"q":   {Shape: core.Shape{3, 4}, Dtype: core.Float64},
-	"qt":  {Shape: core.Shape{4, 3}, Dtype: core.Float64},
-	"t3":  {Shape: core.Shape{2, 3, 4}, Dtype: core.Float64},
-	"t3b": {Shape: core.Shape{2, 4, 3}, Dtype: core.Float64},
-	"x":   core.Scalar(core.Float64),
-	"k":   core.Scalar(core.Int64),
-	"iv":  {Shape: core.Shape{4}, Dtype: core.Int64},
-	"c":   core.Scalar(core.Bool),
-	"bv":  {Shape: core.Shape{4}, Dtype: core.Bool},
-}
-
-func parseB(t *testing.T, src string) core.Term {
-	t.Helper()
-	u, err := core.Parse(src, botEnv)
-	if err != nil {
-		t.Fatalf("parse %q: %v", src, err)
-	}
-	return u
-}
-
-// randBotEnv draws an environment for botEnv (see coretest.RandomEnv).
-func randBotEnv(rng *rand.Rand, nonFinite bool) map[string]*tensor.Dense {
-	return coretest.RandomEnv(rng, botEnv, nonFinite)
-}
-
-// sameTermValues compares in and out with core.Eval and kernel.EvalTerm, on finite
-// environments and on environments with infinities and NaNs.
-func sameTermValues(t *testing.T, seed int64, in, out core.Term) {
-	t.Helper()
-	rng := rand.New(rand.NewSource(seed))
-	params := core.FreeVars(in)
-	for trial := 0; trial < 12; trial++ {
-		env := randBotEnv(rng, trial >= 8)
-		want, err := tensors.Eval(&core.Program{Params: params, Body: in}, env)
-		if err != nil {
-			t.Fatalf("tensors.Eval(input): %v", err)
-		}
-		got, err := tensors.Eval(&core.Program{Params: params, Body: out}, env)
-		if err != nil {
-			t.Fatalf("tensors.Eval(vectorized): %v\n%v", err, out)
-		}
-		if d := coretest.Close(want, got, 1e-12); d != "" {
-			t.Fatalf("core.Eval: values differ (%s)\ninput:      %v\nvectorized: %v", d, in, out)
-		}
-		ew, err1 := kernel.EvalTerm(in, env)
-		eg, err2 := kernel.EvalTerm(out, env)
-		if err1 != nil || err2 != nil {
-			t.Fatalf("EvalTerm: %v, %v", err1, err2)
-		}
-		if d := coretest.Close(ew, eg, 1e-12); d != "" {
-			t.Fatalf("EvalTerm: values differ (%s)\ninput:      %v\nvectorized: %v", d, in, out)
-		}
-		if d := coretest.Close(ew, want, 1e-12); d != "" {
-			t.Fatalf("EvalTerm and core.Eval disagree (%s) on %v", d, in)
-		}
-	}
-}
-
 type botCase struct {
 	rule, in, want string
 }
@@ -90,8 +28,8 @@ func runBotCases(t *testing.T, cases []botCase) {
 	t.Helper()
 	for n, c := range cases {
 		t.Run(c.rule, func(t *testing.T) {
-			in := parseB(t, c.in)
-			want := parseB(t, c.want)
+			in := coretest.ParseRule(t, c.in)
+			want := coretest.ParseRule(t, c.want)
 			got, err := VectorizeTerm(in)
 			if err != nil {
 				t.Fatalf("VectorizeTerm(%v): %v", in, err)
@@ -105,7 +43,7 @@ func runBotCases(t *testing.T, cases []botCase) {
 			if !core.Equal(got, want) {
 				t.Fatalf("VectorizeTerm(%v)\n got  %v\n want %v", in, got, want)
 			}
-			sameTermValues(t, int64(n), in, got)
+			coretest.SameRuleValues(t, int64(n), in, got, 12, kernel.EvalTerm)
 		})
 	}
 }
@@ -271,7 +209,7 @@ func TestBOTFig10(t *testing.T) {
 		{"share", `index (share 1 (sin a)) [k]`, `sin (index a [k])`},
 	})
 	// index t [] ~> t
-	a := parseB(t, `a`)
+	a := coretest.ParseRule(t, `a`)
 	in, err := core.NewIndex(a, nil)
 	if err != nil {
 		t.Fatal(err)

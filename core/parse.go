@@ -72,14 +72,8 @@ func ParseProgram(src string) (*Program, error) {
 	if _, err := p.expect("=>"); err != nil {
 		return nil, err
 	}
-	body, err := p.top()
+	body, err := p.whole()
 	if err != nil {
-		return nil, err
-	}
-	if err := p.end(); err != nil {
-		return nil, err
-	}
-	if err := checkHeight(body); err != nil {
 		return nil, err
 	}
 	e := newElaborator()
@@ -103,13 +97,9 @@ func ParseProgram(src string) (*Program, error) {
 	return prog, nil
 }
 
-// Parse parses a term whose free variables are typed by env (a variable that is neither in
-// env nor bound in the term is an error). A result tuple is allowed as the whole term.
-func Parse(src string, env map[string]Type) (Term, error) {
-	p, err := newParser(src)
-	if err != nil {
-		return nil, err
-	}
+// whole parses the rest of the input as one top-level term (a result tuple allowed) and
+// checks its nesting height.
+func (p *parser) whole() (*syn, error) {
 	body, err := p.top()
 	if err != nil {
 		return nil, err
@@ -117,7 +107,18 @@ func Parse(src string, env map[string]Type) (Term, error) {
 	if err := p.end(); err != nil {
 		return nil, err
 	}
-	if err := checkHeight(body); err != nil {
+	return body, checkHeight(body)
+}
+
+// Parse parses a term whose free variables are typed by env (a variable that is neither in
+// env nor bound in the term is an error). A result tuple is allowed as the whole term.
+func Parse(src string, env map[string]Type) (Term, error) {
+	p, err := newParser(src)
+	if err != nil {
+		return nil, err
+	}
+	body, err := p.whole()
+	if err != nil {
 		return nil, err
 	}
 	e := newElaborator()

@@ -105,21 +105,24 @@ func (p *parser) integer() (int, error) {
 }
 
 // ints reads [k1, k2, …] (possibly empty).
-func (p *parser) ints() ([]int, error) {
+func (p *parser) ints() ([]int, error) { return bracketList(p, p.integer) }
+
+// bracketList reads [x1, …, xn] (possibly empty), each element with item.
+func bracketList[T any](p *parser, item func() (T, error)) ([]T, error) {
 	if _, err := p.expect("["); err != nil {
 		return nil, err
 	}
-	xs := []int{}
+	xs := []T{}
 	if p.is("]") {
 		p.next()
 		return xs, nil
 	}
 	for {
-		k, err := p.integer()
+		x, err := item()
 		if err != nil {
 			return nil, err
 		}
-		xs = append(xs, k)
+		xs = append(xs, x)
 		if !p.is(",") {
 			break
 		}
@@ -396,31 +399,7 @@ func (p *parser) postfix(x *syn) (*syn, error) {
 }
 
 // termList parses [e1, …, en] (possibly empty).
-func (p *parser) termList() ([]*syn, error) {
-	if _, err := p.expect("["); err != nil {
-		return nil, err
-	}
-	xs := []*syn{}
-	if p.is("]") {
-		p.next()
-		return xs, nil
-	}
-	for {
-		e, err := p.expr()
-		if err != nil {
-			return nil, err
-		}
-		xs = append(xs, e)
-		if !p.is(",") {
-			break
-		}
-		p.next()
-	}
-	if err := p.closeList("]"); err != nil {
-		return nil, err
-	}
-	return xs, nil
-}
+func (p *parser) termList() ([]*syn, error) { return bracketList(p, p.expr) }
 
 // number parses a numeric literal token (or inf, nan); at is the position to report (the
 // minus sign of a negative literal).

@@ -611,6 +611,31 @@ func (g *rtGen) program() *core.Program {
 	return p
 }
 
+// indexed is a gather (or scatter) of result shape sh: n domain variables (the result's outer
+// dims for a gather, drawn for a scatter) and m computed indices (drawn for a gather, the
+// result's outer dims for a scatter).
+func (g *rtGen) indexed(sh core.Shape, dt core.Dtype, d int, scatter bool) core.Term {
+	outer := g.r.Intn(len(sh) + 1) // dims of sh addressed by the domain (gather) or the indices (scatter)
+	k := g.r.Intn(3)               // dims of x addressed by the indices (gather) or the domain (scatter)
+	xsh := make(core.Shape, k)
+	for i := range xsh {
+		xsh[i] = 1 + g.r.Intn(4)
+	}
+	xsh = append(xsh, sh[outer:]...)
+	x := g.term(core.Type{Shape: xsh, Dtype: dt}, d)
+	n, m := outer, k
+	if scatter {
+		n, m = k, outer
+	}
+	vs := g.indexVars(n)
+	var outs []core.Term
+	g.with(vs, func() core.Term { outs = g.indexes(m, d); return nil })
+	if scatter {
+		return g.b.Scatter(sh, x, g.b.IndexFn(vs, outs...))
+	}
+	return g.b.Gather(sh, x, g.b.IndexFn(vs, outs...))
+}
+
 func (g *rtGen) ty() core.Type { return core.Type{Shape: g.shape(3), Dtype: g.dtype()} }
 
 func (g *rtGen) fresh(t core.Type) *core.Var {
@@ -874,36 +899,10 @@ func (g *rtGen) term(t core.Type, depth int) core.Term {
 		}
 	}
 	// gather: result sh = domain(n) ++ rest; x shape = [k1..km] ++ rest
-	add(func() core.Term {
-		n := g.r.Intn(len(sh) + 1)
-		m := g.r.Intn(3)
-		xsh := make(core.Shape, m)
-		for k := range xsh {
-			xsh[k] = 1 + g.r.Intn(4)
-		}
-		xsh = append(xsh, sh[n:]...)
-		x := g.term(core.Type{Shape: xsh, Dtype: dt}, d)
-		vs := g.indexVars(n)
-		var outs []core.Term
-		g.with(vs, func() core.Term { outs = g.indexes(m, d); return nil })
-		return g.b.Gather(sh, x, g.b.IndexFn(vs, outs...))
-	})
+	add(func() core.Term { return g.indexed(sh, dt, d, false) })
 	if dt.IsNumeric() {
 		// scatter: x shape = domain(n) ++ rest; result sh = [k'1..k'm] ++ rest
-		add(func() core.Term {
-			m := g.r.Intn(len(sh) + 1)
-			n := g.r.Intn(3)
-			xsh := make(core.Shape, n)
-			for k := range xsh {
-				xsh[k] = 1 + g.r.Intn(4)
-			}
-			xsh = append(xsh, sh[m:]...)
-			x := g.term(core.Type{Shape: xsh, Dtype: dt}, d)
-			vs := g.indexVars(n)
-			var outs []core.Term
-			g.with(vs, func() core.Term { outs = g.indexes(m, d); return nil })
-			return g.b.Scatter(sh, x, g.b.IndexFn(vs, outs...))
-		})
+		add(func() core.Term { return g.indexed(sh, dt, d, true) })
 	}
 	if len(sh) > 0 {
 		inner := core.Type{Shape: sh[1:], Dtype: dt}

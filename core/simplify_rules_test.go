@@ -18,65 +18,6 @@ import (
 // comments); the result is compared structurally with core.Equal, and the values of input
 // and output are compared with core.EvalTerm on random inputs.
 
-// simpEnv types the free variables of the test terms.
-var simpEnv = map[string]core.Type{
-	"a":  {Shape: core.Shape{4}, Dtype: core.Float64},
-	"b":  {Shape: core.Shape{4}, Dtype: core.Float64},
-	"m":  {Shape: core.Shape{2, 3}, Dtype: core.Float64},
-	"mt": {Shape: core.Shape{3, 2}, Dtype: core.Float64},
-	"q":  {Shape: core.Shape{3, 4}, Dtype: core.Float64},
-	"qt": {Shape: core.Shape{4, 3}, Dtype: core.Float64},
-	"t3": {Shape: core.Shape{2, 3, 4}, Dtype: core.Float64},
-	"x":  core.Scalar(core.Float64),
-	"y":  core.Scalar(core.Float64),
-	"k":  core.Scalar(core.Int64),
-	"j":  core.Scalar(core.Int64),
-	"iv": {Shape: core.Shape{4}, Dtype: core.Int64},
-	"c":  core.Scalar(core.Bool),
-	"ms": {Shape: core.Shape{2, 3}, Dtype: core.Float32},
-}
-
-func parseS(t *testing.T, src string) core.Term {
-	t.Helper()
-	u, err := core.Parse(src, simpEnv)
-	if err != nil {
-		t.Fatalf("parse %q: %v", src, err)
-	}
-	return u
-}
-
-// randEnv draws a value for every variable of simpEnv (see coretest.RandomEnv).
-func randEnv(rng *rand.Rand, nonFinite bool) map[string]*tensor.Dense {
-	return coretest.RandomEnv(rng, simpEnv, nonFinite)
-}
-
-// sameSemantics compares the values of in and out (core.EvalTerm, the reference evaluator)
-// on random environments, finite ones and ones with infinities and NaNs.
-func sameSemantics(t *testing.T, seed int64, in, out core.Term) {
-	t.Helper()
-	sameSemanticsN(t, seed, in, out, 12)
-}
-
-// sameSemanticsN runs trials: the first 8 finite, the others with non-finite values.
-func sameSemanticsN(t *testing.T, seed int64, in, out core.Term, trials int) {
-	t.Helper()
-	rng := rand.New(rand.NewSource(seed))
-	for trial := 0; trial < trials; trial++ {
-		env := randEnv(rng, trial >= 8)
-		want, err := tensors.EvalTerm(in, env)
-		if err != nil {
-			t.Fatalf("EvalTerm(input): %v\n%v", err, in)
-		}
-		got, err := tensors.EvalTerm(out, env)
-		if err != nil {
-			t.Fatalf("EvalTerm(simplified): %v\n%v", err, out)
-		}
-		if d := coretest.Close(want, got, 1e-12); d != "" {
-			t.Fatalf("EvalTerm: values differ (%s)\ninput:      %v\nsimplified: %v", d, in, out)
-		}
-	}
-}
-
 type simpCase struct {
 	rule string
 	in   string
@@ -95,10 +36,10 @@ func runSimpCasesN(t *testing.T, cases []simpCase, trials int) {
 	t.Helper()
 	for n, c := range cases {
 		t.Run(c.rule, func(t *testing.T) {
-			in := parseS(t, c.in)
+			in := coretest.ParseRule(t, c.in)
 			want := in
 			if c.want != "" {
-				want = parseS(t, c.want)
+				want = coretest.ParseRule(t, c.want)
 			}
 			got, err := core.SimplifyTerm(in, c.opts...)
 			if err != nil {
@@ -107,7 +48,7 @@ func runSimpCasesN(t *testing.T, cases []simpCase, trials int) {
 			if !core.Equal(got, want) {
 				t.Fatalf("SimplifyTerm(%v)\n got  %v\n want %v", in, got, want)
 			}
-			sameSemanticsN(t, int64(n), in, got, trials)
+			coretest.SameRuleValues(t, int64(n), in, got, trials)
 		})
 	}
 }
@@ -186,7 +127,7 @@ func TestSimplifyIndexRules(t *testing.T) {
 			`gather [3] q (\[l] -> [l, 2])`, nil},
 	})
 	// index t [] → t (the parser has no syntax for an empty index)
-	a := parseS(t, `a`)
+	a := coretest.ParseRule(t, `a`)
 	in, err := core.NewIndex(a, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -258,7 +199,7 @@ func TestSimplifyArithmeticRules(t *testing.T) {
 		{"x * 0 finite", `a * 0.0`, `lit [4] f64 [0,0,0,0]`, []core.SimplifyOption{core.AssumeFinite()}},
 	}, 8)
 	// NaN: 0 * x is kept without AssumeFinite, so x = NaN still gives NaN.
-	in := parseS(t, `0.0 * x`)
+	in := coretest.ParseRule(t, `0.0 * x`)
 	out, err := core.SimplifyTerm(in)
 	if err != nil {
 		t.Fatal(err)
@@ -276,11 +217,11 @@ func TestSimplifyArithmeticRules(t *testing.T) {
 		t.Errorf("Simplify(0.0 * x) at x = +Inf gives %v (%v), want NaN", r, err)
 	}
 	// Documented: x + 0 → x keeps the sign of a zero x (-0 + 0 is +0, the rewrite gives -0).
-	in = parseS(t, `atan2 (neg x + 0.0) (-1.0)`)
+	in = coretest.ParseRule(t, `atan2 (neg x + 0.0) (-1.0)`)
 	if out, err = core.SimplifyTerm(in); err != nil {
 		t.Fatal(err)
 	}
-	if want := parseS(t, `atan2 (neg x) (-1.0)`); !core.Equal(out, want) {
+	if want := coretest.ParseRule(t, `atan2 (neg x) (-1.0)`); !core.Equal(out, want) {
 		t.Fatalf("got %v, want %v", out, want)
 	}
 	env["x"] = tensor.New(tensor.WithShape(), tensor.WithBacking([]float64{0}))
@@ -378,7 +319,7 @@ func TestSimplifyLetRules(t *testing.T) {
 	})
 	// Inlining a variable under a binder of the same name renames the binder:
 	// let z = l in gather [3] a (\[l] -> [l + z]) must read a[l' + l] with l' the gather variable.
-	env := map[string]core.Type{"a": simpEnv["a"], "l": core.Scalar(core.Int64)}
+	env := map[string]core.Type{"a": coretest.RuleEnv()["a"], "l": core.Scalar(core.Int64)}
 	in, err := core.Parse(`let z = l in gather [3] a (\[l] -> [l + z])`, env)
 	if err != nil {
 		t.Fatal(err)
@@ -416,7 +357,7 @@ func TestSimplifyLetRules(t *testing.T) {
 // MaxRounds bounds the rounds: index (gather ..) [2] needs one round to substitute and a
 // second to fold 3 - 2.
 func TestSimplifyMaxRounds(t *testing.T) {
-	in := parseS(t, `index (gather [3] a (\[i] -> [3 - i])) [2]`)
+	in := coretest.ParseRule(t, `index (gather [3] a (\[i] -> [3 - i])) [2]`)
 	for _, c := range []struct {
 		rounds int
 		want   string
@@ -425,7 +366,7 @@ func TestSimplifyMaxRounds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := parseS(t, c.want); !core.Equal(got, want) {
+		if want := coretest.ParseRule(t, c.want); !core.Equal(got, want) {
 			t.Errorf("MaxRounds(%d): got %v, want %v", c.rounds, got, want)
 		}
 	}

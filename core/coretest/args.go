@@ -3,6 +3,7 @@ package coretest
 import (
 	"math"
 	"math/rand"
+	"sort"
 
 	"github.com/bulkad/bulkad/core"
 	"gorgonia.org/tensor"
@@ -22,9 +23,14 @@ func RandomArgs(rng *rand.Rand, p *core.Program) map[string]*tensor.Dense {
 // fifth of them are +Inf, -Inf or NaN), i64 in [-2, 6] (some indices out of bounds on purpose),
 // bools at random. The variables are drawn in the order of types' iteration.
 func RandomEnv(rng *rand.Rand, types map[string]core.Type, nonFinite bool) map[string]*tensor.Dense {
+	names := make([]string, 0, len(types))
+	for name := range types {
+		names = append(names, name)
+	}
+	sort.Strings(names) // draw in a fixed order: a seed gives one environment
 	env := map[string]*tensor.Dense{}
-	for name, ty := range types {
-		env[name] = randomArray(rng, ty, -2, 9, nonFinite)
+	for _, name := range names {
+		env[name] = randomArray(rng, types[name], -2, 9, nonFinite)
 	}
 	return env
 }
