@@ -42,16 +42,7 @@ func TestAvgPoolOp(t *testing.T) {
 					for i := range ones {
 						ones[i] = 1
 					}
-					y := inputNode(g, dt, out.Shape(), ones, "y")
-					d, err := G.Sub(out, y)
-					if err != nil {
-						return nil, nil, err
-					}
-					sq, err := G.Square(d)
-					if err != nil {
-						return nil, nil, err
-					}
-					cost, err := G.Mean(sq)
+					cost, err := meanSquaredError(out, inputNode(g, dt, out.Shape(), ones, "y"))
 					return cost, G.Nodes{in}, err
 				}
 			}

@@ -3,7 +3,6 @@ package gorgoniasuite
 import (
 	"testing"
 
-	"github.com/bulkad/bulkad"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -70,29 +69,17 @@ func TestBatchNormStacked(t *testing.T) {
 			var yVal G.Value
 			G.Read(y2, &yVal)
 			cost := G.Must(G.Mean(y2))
-			grads, err := bulkad.Grad(cost, x, scale1, bias1, scale2, bias2, y2)
-			if err != nil {
-				t.Fatal(err)
-			}
-			m := G.NewTapeMachine(g, G.BindDualValues(x, scale1, bias1, scale2, bias2))
-			if err := m.RunAll(); err != nil {
-				t.Fatal(err)
-			}
-			m.Close()
-			near := func(name string, got, want []float64, tol float64) {
-				t.Helper()
-				nearTable(t, name, got, want, tol)
-			}
+			grads := gradAndRun(t, cost, G.Nodes{x, scale1, bias1, scale2, bias2}, x, scale1, bias1, scale2, bias2, y2)
 			mean, variance := op2.Stats()
-			near("train output", floats(yVal), c.train, tol)
-			near("running mean", floats(mean), c.mean, tol)
-			near("running variance", floats(variance), c.variance, tol)
-			near("∂/∂y2", floats(grads[5].Value()), []float64{1. / 6, 1. / 6, 1. / 6, 1. / 6, 1. / 6, 1. / 6}, tol)
-			near("∂/∂bias2", floats(grads[4].Value()), []float64{0.5, 0.5}, tol)
-			near("∂/∂scale2", floats(grads[3].Value()), []float64{0, 0}, 1e-7)
+			nearTable(t, "train output", floats(yVal), c.train, tol)
+			nearTable(t, "running mean", floats(mean), c.mean, tol)
+			nearTable(t, "running variance", floats(variance), c.variance, tol)
+			nearTable(t, "∂/∂y2", floats(grads[5].Value()), []float64{1. / 6, 1. / 6, 1. / 6, 1. / 6, 1. / 6, 1. / 6}, tol)
+			nearTable(t, "∂/∂bias2", floats(grads[4].Value()), []float64{0.5, 0.5}, tol)
+			nearTable(t, "∂/∂scale2", floats(grads[3].Value()), []float64{0, 0}, 1e-7)
 			if c.dt == tensor.Float32 { // roundOffAdam
 				for k, gi := range []int{1, 2, 3} {
-					near([]string{"∂/∂scale1", "∂/∂bias1", "∂/∂scale2"}[k], floats(grads[gi].Value()), []float64{0, 0}, 1e-6)
+					nearTable(t, []string{"∂/∂scale1", "∂/∂bias1", "∂/∂scale2"}[k], floats(grads[gi].Value()), []float64{0, 0}, 1e-6)
 				}
 				if d := maxAbsDiff(c.evl, cases[1].evl); !(d > 0.01) {
 					t.Errorf("float32 and float64 eval tables differ by %g only", d)
@@ -109,7 +96,7 @@ func TestBatchNormStacked(t *testing.T) {
 				t.Fatal(err)
 			}
 			m2.Close()
-			near("eval output", floats(yVal), c.evl, 1e-5)
+			nearTable(t, "eval output", floats(yVal), c.evl, 1e-5)
 		})
 	}
 }

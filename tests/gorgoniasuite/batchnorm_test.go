@@ -6,7 +6,6 @@ import (
 	"os"
 	"testing"
 
-	"github.com/bulkad/bulkad"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -80,44 +79,17 @@ func TestBatchNormAll(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if y.Dims() > 2 {
-				if y, err = G.Reshape(y, fc.Shape()); err != nil {
-					t.Fatal(err)
-				}
-			}
-			fcT, err := G.Transpose(fc, 1, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if y, err = G.Mul(y, fcT); err != nil {
-				t.Fatal(err)
-			}
+			y, cost := denseMean(t, y, fc)
 			var yVal G.Value
 			G.Read(y, &yVal)
-			cost, err := G.Mean(y)
-			if err != nil {
-				t.Fatal(err)
-			}
 			// y (the product, an intermediate node) among wrt: its gradient is y.Deriv()
 			// of Gorgonia's test, and the others stay the full derivatives.
-			grads, err := bulkad.Grad(cost, x, fc, scale, bias, y)
-			if err != nil {
-				t.Fatal(err)
-			}
-			m := G.NewTapeMachine(g, G.BindDualValues(x, fc, scale, bias))
-			if err := m.RunAll(); err != nil {
-				t.Fatal(err)
-			}
-			m.Close()
-			near := func(name string, got, want []float64, tol float64) {
-				t.Helper()
-				nearTable(t, name, got, want, tol)
-			}
+			grads := gradAndRun(t, cost, G.Nodes{x, fc, scale, bias}, x, fc, scale, bias, y)
 			mean, variance := op.Stats()
-			near("output", floats(yVal), c.ExpectedTrainResult, tol)
-			near("running mean", floats(mean), c.ExpectedMean, tol)
-			near("running variance", floats(variance), c.ExpectedVariance, tol)
-			near("∂/∂bias", floats(grads[3].Value()), c.ExpectedBiasGrad, tol)
+			nearTable(t, "output", floats(yVal), c.ExpectedTrainResult, tol)
+			nearTable(t, "running mean", floats(mean), c.ExpectedMean, tol)
+			nearTable(t, "running variance", floats(variance), c.ExpectedVariance, tol)
+			nearTable(t, "∂/∂bias", floats(grads[3].Value()), c.ExpectedBiasGrad, tol)
 			// float32Cancellation: with scale 1 and x = 0.1, 0.101, … the batch variance (≈3e-6)
 			// is below eps, the x gradient is 0 exactly (hand derivation: in 2-D the cost depends
 			// on x only through each column's sum of BatchNorm's output, N·bias) and Gorgonia's
@@ -128,9 +100,9 @@ func TestBatchNormAll(t *testing.T) {
 			if dt == tensor.Float32 && c.ScaleInit.Kind == "ones" {
 				xTol = 2e-4
 			}
-			near("∂/∂x", floats(grads[0].Value()), c.ExpectedInputGrad, xTol)
-			near("∂/∂scale", floats(grads[2].Value()), c.ExpectedScaleGrad, tol)
-			near("∂/∂y (y.Deriv())", floats(grads[4].Value()), c.ExpectedOutputGrad, tol)
+			nearTable(t, "∂/∂x", floats(grads[0].Value()), c.ExpectedInputGrad, xTol)
+			nearTable(t, "∂/∂scale", floats(grads[2].Value()), c.ExpectedScaleGrad, tol)
+			nearTable(t, "∂/∂y (y.Deriv())", floats(grads[4].Value()), c.ExpectedOutputGrad, tol)
 			if yd := y.Deriv(); yd == nil || maxAbsDiff(floats(yd.Value()), floats(grads[4].Value())) != 0 {
 				t.Errorf("y.Deriv() is not the gradient node of y")
 			}
@@ -144,7 +116,7 @@ func TestBatchNormAll(t *testing.T) {
 				t.Fatal(err)
 			}
 			m2.Close()
-			near("eval output", floats(yVal), c.ExpectedEvalResult, tol)
+			nearTable(t, "eval output", floats(yVal), c.ExpectedEvalResult, tol)
 		})
 	}
 }
@@ -161,17 +133,7 @@ func TestBatchNormAllFloat64Zero(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fcT, err := G.Transpose(fc, 1, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if y, err = G.Mul(y, fcT); err != nil {
-		t.Fatal(err)
-	}
-	cost, err := G.Mean(y)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, cost := denseMean(t, y, fc)
 	_, grads, err := bulkadGrads(cost, x)
 	if err != nil {
 		t.Fatal(err)

@@ -63,17 +63,7 @@ func TestBasicArithmetic(t *testing.T) {
 			x := r.A.node(g, "x")
 			y := r.B.node(g, "y")
 			ret, err := op(x, y)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cost, err := G.Sum(ret)
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, grads, err := bulkadGrads(cost, x, y)
-			if err != nil {
-				t.Fatal(err)
-			}
+			grads := gradOfSum(t, ret, err, x, y)
 			if got := floats(ret.Value()); maxAbsDiff(got, r.Correct.Data) != 0 {
 				t.Errorf("result %v, Gorgonia's table %v", got, r.Correct.Data)
 			}
@@ -87,17 +77,7 @@ func TestBasicArithmetic(t *testing.T) {
 		a := inputNode(g, tensor.Float64, tensor.Shape{2, 3, 4}, []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, "x")
 		b := inputNode(g, tensor.Float64, tensor.Shape{2, 4, 1}, []float64{1, 2, 3, 4, 1, 2, 3, 4}, "y")
 		ret, err := G.BatchedMatMul(a, b, false, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cost, err := G.Sum(ret)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, grads, err := bulkadGrads(cost, a, b)
-		if err != nil {
-			t.Fatal(err)
-		}
+		grads := gradOfSum(t, ret, err, a, b)
 		wantRet := []float64{30, 70, 110, 30, 70, 110}
 		wantA := []float64{1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4}
 		wantB := []float64{15, 18, 21, 24, 15, 18, 21, 24}

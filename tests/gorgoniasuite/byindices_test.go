@@ -23,7 +23,7 @@ func byIndicesMSE(idx []int, want []float64, shift float64) builder {
 			target[i] = want[i] + shift
 		}
 		y := inputNode(g, tensor.Float64, out.Shape(), target, "target")
-		cost, err := G.Mean(G.Must(G.Square(G.Must(G.Sub(out, y)))))
+		cost, err := meanSquaredError(out, y)
 		return cost, G.Nodes{in}, err
 	}
 }

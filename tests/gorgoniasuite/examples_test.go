@@ -58,17 +58,7 @@ func TestExampleBatchedMatMulWithBackprop(t *testing.T) {
 	a := G.NewTensor(g, tensor.Float64, 4, G.WithShape(2, 4, 3, 9), G.WithInit(G.RangedFrom(1)), G.WithName("a"))
 	b := G.NewTensor(g, tensor.Float64, 4, G.WithShape(2, 4, 3, 9), G.WithInit(G.RangedFrom(13)), G.WithName("b"))
 	c, err := G.BatchedMatMul(a, b, false, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := G.Sum(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, grads, err := bulkadGrads(s, a, b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	grads := gradOfSum(t, c, err, a, b)
 	if d := maxAbsDiff(floats(c.Value()), want.C); d != 0 {
 		t.Errorf("c differs from Gorgonia's output by %g", d)
 	}

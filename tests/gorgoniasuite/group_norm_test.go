@@ -62,22 +62,7 @@ func TestGroupNorm(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if y.Dims() > 2 {
-				if y, err = G.Reshape(y, fc.Shape()); err != nil {
-					t.Fatal(err)
-				}
-			}
-			fcT, err := G.Transpose(fc, 1, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if y, err = G.Mul(y, fcT); err != nil {
-				t.Fatal(err)
-			}
-			cost, err := G.Mean(y)
-			if err != nil {
-				t.Fatal(err)
-			}
+			y, cost := denseMean(t, y, fc)
 			got, grads, err := bulkadGrads(cost, x, fc, scale, bias)
 			if err != nil {
 				t.Fatal(err)

@@ -114,16 +114,7 @@ func TestMaxPool(t *testing.T) {
 		if err != nil {
 			return nil, nil, err
 		}
-		y := inputNode(g, tensor.Float64, out.Shape(), []float64{1}, "y")
-		d, err := G.Sub(out, y)
-		if err != nil {
-			return nil, nil, err
-		}
-		sq, err := G.Square(d)
-		if err != nil {
-			return nil, nil, err
-		}
-		cost, err := G.Mean(sq)
+		cost, err := meanSquaredError(out, inputNode(g, tensor.Float64, out.Shape(), []float64{1}, "y"))
 		return cost, G.Nodes{in}, err
 	}
 	cost, wrt, err := build()

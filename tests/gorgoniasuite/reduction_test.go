@@ -84,17 +84,7 @@ func TestMinMaxBetween(t *testing.T) {
 			a := inputNode(g, tensor.Float64, tensor.Shape{2, 2}, []float64{1000, 2, 3, 4}, "a")
 			b := inputNode(g, tensor.Float64, tensor.Shape{2, 2}, []float64{100, 200, 300, 400}, "b")
 			m, err := c.op(a, b)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s, err := G.Sum(m)
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, grads, err := bulkadGrads(s, a, b)
-			if err != nil {
-				t.Fatal(err)
-			}
+			grads := gradOfSum(t, m, err, a, b)
 			if maxAbsDiff(grads[0], c.wantA) != 0 || maxAbsDiff(grads[1], c.wantB) != 0 {
 				t.Errorf("bulkad ∂/∂a = %v, ∂/∂b = %v; Gorgonia's table %v, %v", grads[0], grads[1], c.wantA, c.wantB)
 			}

@@ -48,6 +48,77 @@ func bulkadGrads(cost *G.Node, wrt ...*G.Node) (float64, [][]float64, error) {
 	return floats(cost.Value())[0], out, nil
 }
 
+// gradOfSum returns bulkad's gradients of Σ ret with respect to wrt, run on a TapeMachine;
+// it fails the test on any error, including errOp (that of the op that built ret).
+func gradOfSum(t *testing.T, ret *G.Node, errOp error, wrt ...*G.Node) [][]float64 {
+	t.Helper()
+	if errOp != nil {
+		t.Fatal(errOp)
+	}
+	cost, err := G.Sum(ret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, grads, err := bulkadGrads(cost, wrt...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return grads
+}
+
+// denseMean is the head of Gorgonia's normalisation tests: y (reshaped to fc's shape when it
+// has more than two dimensions) times fcᵀ, and the mean of that product.
+func denseMean(t *testing.T, y, fc *G.Node) (prod, cost *G.Node) {
+	t.Helper()
+	var err error
+	if y.Dims() > 2 {
+		if y, err = G.Reshape(y, fc.Shape()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fcT, err := G.Transpose(fc, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if prod, err = G.Mul(y, fcT); err != nil {
+		t.Fatal(err)
+	}
+	if cost, err = G.Mean(prod); err != nil {
+		t.Fatal(err)
+	}
+	return prod, cost
+}
+
+// gradAndRun adds bulkad's gradient nodes of cost with respect to wrt and runs the graph on a
+// TapeMachine that binds the dual values of dual (Gorgonia's own tests read those nodes'
+// gradients); it fails the test on any error.
+func gradAndRun(t *testing.T, cost *G.Node, dual G.Nodes, wrt ...*G.Node) G.Nodes {
+	t.Helper()
+	grads, err := bulkad.Grad(cost, wrt...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := G.NewTapeMachine(cost.Graph(), G.BindDualValues(dual...))
+	defer m.Close()
+	if err := m.RunAll(); err != nil {
+		t.Fatal(err)
+	}
+	return grads
+}
+
+// meanSquaredError is mean((out − y)²), the cost of Gorgonia's pooling and ByIndices tests.
+func meanSquaredError(out, y *G.Node) (*G.Node, error) {
+	d, err := G.Sub(out, y)
+	if err != nil {
+		return nil, err
+	}
+	sq, err := G.Square(d)
+	if err != nil {
+		return nil, err
+	}
+	return G.Mean(sq)
+}
+
 // builder builds a fresh graph with the scalar cost of a case and returns it with the nodes to
 // differentiate; values are set (WithValue) so that a second call gives an equal graph.
 type builder func() (cost *G.Node, wrt G.Nodes, err error)
