@@ -17,23 +17,17 @@ import (
 // and the held-out accuracy is far above chance (10%).
 func TestShortTrainingLearns(t *testing.T) {
 	h := 64
-	ex := example(&h)
-	trainSet, testSet, _, err := ex.Load("", 1500, 3)
+	res, _, _, err := train.Quick(example(&h), bulkad.Grad, 1500, 3, 5, func(c *train.Config) {
+		c.Dtype, c.Batch, c.Epochs, c.LearnRate, c.Seed = tensor.Float64, 50, 2, 0.003, 5
+	})
 	if err != nil {
 		t.Fatal(err)
-	}
-	cfg := ex.Defaults
-	cfg.Dtype, cfg.Batch, cfg.Epochs, cfg.LearnRate, cfg.Seed = tensor.Float64, 50, 2, 0.003, 5
-	var out bytes.Buffer
-	res, err := train.Run(cfg, ex.Build, ex.Init(cfg.Dtype, 5), bulkad.Grad, "bulkad.Grad", trainSet, testSet, ex.XShape(50), &out)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, out.String())
 	}
 	n := len(res.Curve.Loss)
 	if n != 60 {
 		t.Fatalf("%d steps, want 60", n)
 	}
-	first, last := mean(res.Curve.Loss[:10]), mean(res.Curve.Loss[n-10:])
+	first, last := train.Mean(res.Curve.Loss[:10]), train.Mean(res.Curve.Loss[n-10:])
 	t.Logf("loss %.3f -> %.3f, held-out accuracy %.3f", first, last, res.TestAcc)
 	if !(last < 0.6*first) {
 		t.Errorf("loss did not decrease enough: %.3f -> %.3f", first, last)
@@ -83,12 +77,4 @@ func TestMainSmoke(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
 	}
-}
-
-func mean(v []float64) float64 {
-	s := 0.0
-	for _, x := range v {
-		s += x
-	}
-	return s / float64(len(v))
 }

@@ -1,6 +1,7 @@
 package train
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"math"
@@ -289,4 +290,35 @@ func GradientDifference(cfg Config, build BuildFunc, params []*tensor.Dense, a, 
 		}
 	}
 	return worst, nil
+}
+
+// Quick trains ex the way the examples' tests do: its built-in data (n examples, 0 for the
+// example's default, shuffled with dataSeed), a copy of its defaults changed by edit (nil for
+// none), parameters drawn with initSeed, grad as the autodiff. It returns the result and the
+// data sets; an error carries the training output.
+func Quick(ex Example, grad GradFunc, n int, dataSeed, initSeed int64, edit func(*Config)) (*Result, *Data, *Data, error) {
+	trainSet, testSet, _, err := ex.Load("", n, dataSeed)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cfg := ex.Defaults
+	cfg.Name = ex.Name
+	if edit != nil {
+		edit(&cfg)
+	}
+	var out bytes.Buffer
+	res, err := Run(cfg, ex.Build, ex.Init(cfg.Dtype, initSeed), grad, "grad", trainSet, testSet, ex.XShape(cfg.Batch), &out)
+	if err != nil {
+		return nil, nil, nil, errors.Wrapf(err, "output:\n%s", out.String())
+	}
+	return res, trainSet, testSet, nil
+}
+
+// Mean is the arithmetic mean of v.
+func Mean(v []float64) float64 {
+	s := 0.0
+	for _, x := range v {
+		s += x
+	}
+	return s / float64(len(v))
 }
