@@ -163,6 +163,21 @@ func (v *value) lit() *Lit {
 	return &Lit{node: node{v.t}, F: v.f, I: v.i, B: v.b}
 }
 
+// stack is the array of type t whose outer elements are elems (fromVector, replicate).
+func stack(t Type, elems []*value) *value {
+	out := newValue(t)
+	if len(elems) == 0 {
+		return out
+	}
+	inner := t.Shape.Size() / len(elems)
+	for j, a := range elems {
+		for k := range inner {
+			out.set(j*inner+k, a, k)
+		}
+	}
+	return out
+}
+
 // set copies element j of src into element k of v (same dtype).
 func (v *value) set(k int, src *value, j int) {
 	switch {
@@ -373,25 +388,18 @@ func (ev *evaluator) eval1(t Term, fr *frame) *value {
 		}
 		return out
 	case *FromVector:
-		out := newValue(x.Type())
-		inner := x.Elems[0].Type().Shape.Size()
+		elems := make([]*value, len(x.Elems))
 		for j, el := range x.Elems {
-			a := ev.eval(el, fr)
-			for k := range inner {
-				out.set(j*inner+k, a, k)
-			}
+			elems[j] = ev.eval(el, fr)
 		}
-		return out
+		return stack(x.Type(), elems)
 	case *Replicate:
 		a := ev.eval(x.X, fr)
-		out := newValue(x.Type())
-		inner := a.t.Shape.Size()
-		for j := range x.N {
-			for k := range inner {
-				out.set(j*inner+k, a, k)
-			}
+		elems := make([]*value, x.N)
+		for j := range elems {
+			elems[j] = a
 		}
-		return out
+		return stack(x.Type(), elems)
 	case *Transpose:
 		a := ev.eval(x.X, fr)
 		out := newValue(x.Type())

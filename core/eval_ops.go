@@ -24,7 +24,7 @@ func (o UnOp) FloatFunc() func(float64) float64 {
 	case OpAbs:
 		return math.Abs
 	case OpSign:
-		return sign
+		return sign[float64]
 	case OpExp:
 		return math.Exp
 	case OpLog:
@@ -58,7 +58,7 @@ func (o UnOp) FloatFunc() func(float64) float64 {
 }
 
 // sign is -1, 0 or 1 by the sign of x; ±0 and NaN are returned unchanged.
-func sign(x float64) float64 {
+func sign[T int64 | float64](x T) T {
 	switch {
 	case x > 0:
 		return 1
@@ -84,15 +84,7 @@ func (o UnOp) IntFunc() func(int64) int64 {
 			return e
 		}
 	case OpSign:
-		return func(e int64) int64 {
-			switch {
-			case e > 0:
-				return 1
-			case e < 0:
-				return -1
-			}
-			return 0
-		}
+		return sign[int64]
 	}
 	return nil
 }

@@ -131,6 +131,16 @@ func FormatFloat(v float64, d Dtype) string {
 	return s
 }
 
+// commaList prints terms separated by ", ".
+func (pr *printer) commaList(ts []Term) {
+	for i, e := range ts {
+		if i > 0 {
+			pr.w(", ")
+		}
+		pr.term(e, precLet)
+	}
+}
+
 func (pr *printer) lit(t *Lit, prec int) {
 	typ := t.Type()
 	if typ.IsScalar() {
@@ -312,12 +322,7 @@ func (pr *printer) term(t Term, prec int) {
 		pr.app(prec, "scatter", pr.shape(t.Shape), pr.atom(t.X), pr.fn(t.Fn))
 	case *FromVector:
 		pr.w("[")
-		for i, e := range t.Elems {
-			if i > 0 {
-				pr.w(", ")
-			}
-			pr.term(e, precLet)
-		}
+		pr.commaList(t.Elems)
 		pr.w("]")
 	case *Replicate:
 		pr.app(prec, "replicate", pr.num(t.N), pr.atom(t.X))
@@ -339,12 +344,7 @@ func (pr *printer) term(t Term, prec int) {
 		pr.app(prec, "matmul", pr.atom(t.X), pr.atom(t.Y))
 	case *Tuple:
 		pr.w("(")
-		for i, e := range t.Elems {
-			if i > 0 {
-				pr.w(", ")
-			}
-			pr.term(e, precLet)
-		}
+		pr.commaList(t.Elems)
 		if len(t.Elems) == 1 {
 			pr.w(",")
 		}

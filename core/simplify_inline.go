@@ -240,20 +240,15 @@ func (in *inliner) process(t Term) Term {
 			return x
 		}
 		return mk(NewBuild1(x.N, nb[0], kids[0]))
-	case *Gather:
-		arr := in.visit(x.X)
-		nb, outs := in.under(x.Fn.Vars, x.Fn.Out)
-		if arr == x.X && sameTerms(outs, x.Fn.Out) && sameVarPtrs(nb, x.Fn.Vars) {
+	case *Gather, *Scatter:
+		kids := Children(x) // the array, then the index function's outputs
+		fn := fnVars(indexFn(x))
+		arr := in.visit(kids[0])
+		nb, outs := in.under(fn, kids[1:])
+		if arr == kids[0] && sameTerms(outs, kids[1:]) && sameVarPtrs(nb, fn) {
 			return x
 		}
-		return mk(NewGather(x.Shape, arr, mkFn(nb, outs)))
-	case *Scatter:
-		arr := in.visit(x.X)
-		nb, outs := in.under(x.Fn.Vars, x.Fn.Out)
-		if arr == x.X && sameTerms(outs, x.Fn.Out) && sameVarPtrs(nb, x.Fn.Vars) {
-			return x
-		}
-		return mk(NewScatter(x.Shape, arr, mkFn(nb, outs)))
+		return mk(rebuildIndexed(x, arr, nb, outs))
 	}
 	kids := Children(t)
 	nk := make([]Term, len(kids))

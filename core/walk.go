@@ -134,17 +134,9 @@ func Rebuild(t Term, kids []Term) (Term, error) {
 	case *ArgmaxOuter:
 		return NewArgmaxOuter(kids[0])
 	case *Gather:
-		fn, err := NewIndexFn(fnVars(t.Fn), kids[1:])
-		if err != nil {
-			return nil, err
-		}
-		return NewGather(t.Shape, kids[0], fn)
+		return rebuildIndexed(t, kids[0], fnVars(t.Fn), kids[1:])
 	case *Scatter:
-		fn, err := NewIndexFn(fnVars(t.Fn), kids[1:])
-		if err != nil {
-			return nil, err
-		}
-		return NewScatter(t.Shape, kids[0], fn)
+		return rebuildIndexed(t, kids[0], fnVars(t.Fn), kids[1:])
 	case *FromVector:
 		return NewFromVector(kids)
 	case *Replicate:
@@ -827,18 +819,8 @@ func (s *substituter) rebuildWithBinders(t Term, kids []Term, binders map[int][]
 		return NewLet(binders[1][0], kids[0], kids[1])
 	case *Build1:
 		return NewBuild1(x.N, binders[0][0], kids[0])
-	case *Gather:
-		fn, err := NewIndexFn(binders[1], kids[1:])
-		if err != nil {
-			return nil, err
-		}
-		return NewGather(x.Shape, kids[0], fn)
-	case *Scatter:
-		fn, err := NewIndexFn(binders[1], kids[1:])
-		if err != nil {
-			return nil, err
-		}
-		return NewScatter(x.Shape, kids[0], fn)
+	case *Gather, *Scatter:
+		return rebuildIndexed(x, kids[0], binders[1], kids[1:])
 	}
 	return Rebuild(t, kids)
 }
@@ -864,4 +846,25 @@ func Results(result Term) []Term {
 		return tu.Elems
 	}
 	return []Term{result}
+}
+
+// rebuildIndexed makes a gather or scatter of the same kind and shape as t (one of the two)
+// with array x and the index function \vars -> outs.
+func rebuildIndexed(t, x Term, vars []*Var, outs []Term) (Term, error) {
+	fn, err := NewIndexFn(vars, outs)
+	if err != nil {
+		return nil, err
+	}
+	if g, ok := t.(*Gather); ok {
+		return NewGather(g.Shape, x, fn)
+	}
+	return NewScatter(t.(*Scatter).Shape, x, fn)
+}
+
+// indexFn is the index function of a gather or scatter.
+func indexFn(t Term) *IndexFn {
+	if g, ok := t.(*Gather); ok {
+		return g.Fn
+	}
+	return t.(*Scatter).Fn
 }

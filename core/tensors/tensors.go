@@ -55,36 +55,25 @@ func Data(d *tensor.Dense, dt core.Dtype, n int) (f64 []float64, f32 []float32, 
 		}
 		d = m
 	}
-	short := func(have int) error {
-		return errors.Errorf("tensors: tensor of shape %v holds %d elements, want %d", d.Shape(), have, n)
-	}
 	switch dt {
 	case core.Float64:
-		s := d.Float64s()
-		if len(s) < n {
-			return nil, nil, nil, nil, short(len(s))
-		}
-		f64 = s[:n:n]
+		f64, err = firstN(d.Float64s(), n, d)
 	case core.Float32:
-		s := d.Float32s()
-		if len(s) < n {
-			return nil, nil, nil, nil, short(len(s))
-		}
-		f32 = s[:n:n]
+		f32, err = firstN(d.Float32s(), n, d)
 	case core.Int64:
-		s := d.Int64s()
-		if len(s) < n {
-			return nil, nil, nil, nil, short(len(s))
-		}
-		i64 = s[:n:n]
+		i64, err = firstN(d.Int64s(), n, d)
 	case core.Bool:
-		s := d.Bools()
-		if len(s) < n {
-			return nil, nil, nil, nil, short(len(s))
-		}
-		b = s[:n:n]
+		b, err = firstN(d.Bools(), n, d)
 	}
 	return
+}
+
+// firstN returns the first n elements of s, the data of d (an error when it holds fewer).
+func firstN[T any](s []T, n int, d *tensor.Dense) ([]T, error) {
+	if len(s) < n {
+		return nil, errors.Errorf("tensors: tensor of shape %v holds %d elements, want %d", d.Shape(), len(s), n)
+	}
+	return s[:n:n], nil
 }
 
 // FromLit converts a literal to a fresh *tensor.Dense of the literal's shape (a scalar
