@@ -396,13 +396,7 @@ func TestRoundTripRandom(t *testing.T) {
 		p := newRTGen(seed).program()
 		core.PostOrder(p.Body, func(x core.Term) { kinds[strings.TrimPrefix(typeName(x), "*core.")]++ })
 		src := p.String()
-		q, err := core.ParseProgram(src)
-		if err != nil {
-			t.Fatalf("seed %d: %v\nprogram: %s", seed, err, src)
-		}
-		if !core.ProgramEqual(p, q) {
-			t.Fatalf("seed %d: round trip differs\nprogram: %s\nreparsed: %s", seed, src, q.String())
-		}
+		q := roundTrip(t, fmt.Sprintf("seed %d", seed), p)
 		if q.String() != src {
 			t.Fatalf("seed %d: reprint differs\n%s\n%s", seed, src, q.String())
 		}
@@ -443,14 +437,7 @@ func TestRoundTripCoretest(t *testing.T) {
 			skipped++
 			continue
 		}
-		src := p.String()
-		q, err := core.ParseProgram(src)
-		if err != nil {
-			t.Fatalf("seed %d: %v\nprogram: %s", seed, err, src)
-		}
-		if !core.ProgramEqual(p, q) {
-			t.Fatalf("seed %d: round trip differs\nprogram: %s\nreparsed: %s", seed, src, q.String())
-		}
+		roundTrip(t, fmt.Sprintf("seed %d", seed), p)
 	}
 	if skipped > n/10 {
 		t.Errorf("coretest.RandomProgram failed on %d of %d seeds", skipped, n)
@@ -468,6 +455,20 @@ func coretestProgram(seed int64, cfg coretest.Config) (p *core.Program) {
 		}
 	}()
 	return coretest.RandomProgram(rand.New(rand.NewSource(seed)), cfg)
+}
+
+// roundTrip prints p, parses the text and requires an equal program, which it returns.
+func roundTrip(t *testing.T, label string, p *core.Program) *core.Program {
+	t.Helper()
+	src := p.String()
+	q, err := core.ParseProgram(src)
+	if err != nil {
+		t.Fatalf("%s: reparse failed: %v\nprinted: %s", label, err, src)
+	}
+	if !core.ProgramEqual(p, q) {
+		t.Fatalf("%s: round trip differs\nprinted:   %s\nreprinted: %s", label, src, q.String())
+	}
+	return q
 }
 
 func typeName(x interface{}) string { return fmt.Sprintf("%T", x) }
@@ -498,14 +499,7 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		out := p.String()
-		q, err := core.ParseProgram(out)
-		if err != nil {
-			t.Fatalf("reparse of %q failed: %v\nprinted: %s", src, err, out)
-		}
-		if !core.ProgramEqual(p, q) {
-			t.Fatalf("round trip differs for %q\nprinted: %s\nreprinted: %s", src, out, q.String())
-		}
+		roundTrip(t, fmt.Sprintf("input %q", src), p)
 		// Evaluate what parsed (on zero arguments) when its arrays are small: evaluation may
 		// fail with an error but must not panic or exhaust memory.
 		if core.CheckArrayLimit(p, 1<<16, "fuzz") != nil {
