@@ -45,7 +45,7 @@ func (c *compiler) compileIndexFn(fn *core.IndexFn, sc *scope) (*idxFn, error) {
 	n, m := len(fn.Vars), len(fn.Out)
 	f := &idxFn{n: n, m: m}
 	h := &execHost{c: c, at: map[core.Term]int{}}
-	p, err := compileIx(fn, h, c.fv)
+	p, err := compileIx(fn, h, c.fv, false)
 	if err == nil {
 		env := p.newEnvWith(h.bufs)
 		f.aff, f.env, f.prog = p.aff, env, p

@@ -124,9 +124,13 @@ type ixCompiler struct {
 
 // compileIx compiles fn with host into the affine form when every output is affine
 // (closures then evaluate that form), otherwise into closures and, when they exist, vector
-// closures. It returns an errUnsupportedIx error when the closures do not cover fn, or when a
-// subterm that depends on the index variables is shared (closures would unfold the DAG).
-func compileIx(fn *core.IndexFn, host ixHost, fv *core.FreeVarCache) (*IndexProgram, error) {
+// closures. It returns an errUnsupportedIx error when the closures do not cover fn, or, unless
+// unfold is set, when a subterm that depends on the index variables is shared (the closures
+// would unfold the DAG: the evaluator then prefers its per-point scope, which computes a
+// shared subterm once; the op kernels, which have no such fallback, unfold — a convolution's
+// window indices share subterms, and evaluating its gather as a whole program instead made
+// the convnet step 2.6× slower).
+func compileIx(fn *core.IndexFn, host ixHost, fv *core.FreeVarCache, unfold bool) (*IndexProgram, error) {
 	n := len(fn.Vars)
 	p := &IndexProgram{nvars: n, nslots: n}
 	c := &ixCompiler{host: host, fv: fv, scope: map[string]int{}, fscope: map[string]int{}, affs: map[core.Term]*affine{}, prog: p}
@@ -152,7 +156,7 @@ func compileIx(fn *core.IndexFn, host ixHost, fv *core.FreeVarCache) (*IndexProg
 		}
 		return p, nil
 	}
-	if c.shared(fn.Out) {
+	if !unfold && c.shared(fn.Out) {
 		return nil, unsupportedIx(fn.Out[0])
 	}
 	for _, o := range fn.Out {

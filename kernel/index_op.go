@@ -46,7 +46,7 @@ func CompileIndexFn(fn *core.IndexFn) (*IndexProgram, error) {
 	h := &opHost{byName: map[string]int{}, byTerm: map[core.Term]int{}}
 	p := &IndexProgram{}
 	h.prog = p
-	q, err := compileIx(fn, h, core.NewFreeVarCache())
+	q, err := compileIx(fn, h, core.NewFreeVarCache(), true)
 	if err != nil {
 		return nil, err
 	}
