@@ -4,8 +4,14 @@
 
 package kernel
 
-// microF64FMA computes one 4×8 tile of packed strips with AVX2 and FMA.
-func microF64FMA(kc int, a *float64, b *float64, c *float64)
+// microF64AVX2 computes one 6×8 tile of packed strips with AVX2 and FMA into c (row stride ldc), adding to c when add is set.
+func microF64AVX2(kc int, a *float64, b *float64, c *float64, ldc int, add bool)
 
-// microF32FMA computes one 4×16 tile of packed strips with AVX2 and FMA.
-func microF32FMA(kc int, a *float32, b *float32, c *float32)
+// microF32AVX2 computes one 6×16 tile of packed strips with AVX2 and FMA into c (row stride ldc), adding to c when add is set.
+func microF32AVX2(kc int, a *float32, b *float32, c *float32, ldc int, add bool)
+
+// microF64AVX512 computes one 8×16 tile of packed strips with AVX-512F into c (row stride ldc), adding to c when add is set.
+func microF64AVX512(kc int, a *float64, b *float64, c *float64, ldc int, add bool)
+
+// microF32AVX512 computes one 8×32 tile of packed strips with AVX-512F into c (row stride ldc), adding to c when add is set.
+func microF32AVX512(kc int, a *float32, b *float32, c *float32, ldc int, add bool)

@@ -8,34 +8,38 @@ import (
 //go:generate sh -c "cd internal/asmgen && go run . -pkg kernel -out ../../gemm_amd64.s -stubs ../../gemm_amd64_stub.go"
 
 // Block sizes of the GEMM: a kc×nc panel of op(b) and an mc×kc block of op(a) are packed
-// into strips of gemmMR rows / nr columns, and the register-blocked micro-kernel computes one
-// gemmMR×nr tile of c from two strips (nr = gemmNR for the portable micro-kernel, 8 float64
-// or 16 float32 for the AVX2+FMA ones, see gemmMicro).
+// into strips of mr rows / nr columns, and the register-blocked micro-kernel computes one
+// mr×nr tile of c from two strips (see gemmMicro: 8×16 float64 and 8×32 float32 tiles with
+// AVX-512, 6×8 and 6×16 with AVX2+FMA, 4×4 portable). gemmMC is a multiple of every mr.
 const (
-	gemmMR = 4
-	gemmNR = 4
 	gemmKC = 256
-	gemmMC = 64
-	gemmNC = 512
+	gemmMC = 96
+	gemmNC = 1024
 	// gemmParallel is the number of multiply-adds from which gemmGo splits the columns of c
 	// across goroutines (at most GOMAXPROCS).
 	gemmParallel = 1 << 21
 )
 
+// micro is a GEMM micro-kernel: run computes the mr×nr tile Σ_p as[p,:]ᵀ bs[p,:] of two packed
+// strips into c (row i at c[i*ldc:]), storing it, or adding it to c when add is set.
+type micro[T floatT] struct {
+	mr, nr int
+	run    func(kc int, as, bs, c []T, ldc int, add bool)
+}
+
 // gemmGo computes c = op(a)·op(b) for row-major strided operands (leading dimensions lda,
 // ldb, ldc): op(a) is m×k, stored as a[i*lda+p] (a[p*lda+i] when ta); op(b) is k×n, stored
 // as b[p*ldb+j] (b[j*ldb+p] when tb). Packing, cache blocking and a register-blocked
-// micro-kernel (assembly when the CPU has AVX2 and FMA, see gemmMicro), with no skipping of
-// zero operands, so a NaN or Inf in either operand reaches c exactly where the naive triple
-// loop puts it. Above gemmParallel multiply-adds, column blocks of c run on up to GOMAXPROCS
-// goroutines.
+// micro-kernel (assembly when the CPU has AVX-512F or AVX2+FMA, see gemmMicro), with no
+// skipping of zero operands, so a NaN or Inf in either operand reaches c exactly where the
+// naive triple loop puts it. Above gemmParallel multiply-adds, column blocks of c run on up
+// to GOMAXPROCS goroutines.
 func gemmGo[T floatT](ta, tb bool, m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
-	nr, kern := gemmMicro[T]()
-	gemmWith(nr, kern, ta, tb, m, n, k, a, lda, b, ldb, c, ldc)
+	gemmWith(gemmMicro[T](), ta, tb, m, n, k, a, lda, b, ldb, c, ldc)
 }
 
-// gemmWith is gemmGo with the micro-kernel kern of gemmMR×nr tiles.
-func gemmWith[T floatT](nr int, kern func(kc int, as, bs, tile []T), ta, tb bool, m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
+// gemmWith is gemmGo with the micro-kernel mk.
+func gemmWith[T floatT](mk micro[T], ta, tb bool, m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
 	if m == 0 || n == 0 {
 		return
 	}
@@ -45,6 +49,7 @@ func gemmWith[T floatT](nr int, kern func(kc int, as, bs, tile []T), ta, tb bool
 		}
 		return
 	}
+	nr := mk.nr
 	workers := runtime.GOMAXPROCS(0)
 	if m*n*k < gemmParallel {
 		workers = 1
@@ -53,7 +58,7 @@ func gemmWith[T floatT](nr int, kern func(kc int, as, bs, tile []T), ta, tb bool
 		workers = n / nr
 	}
 	if workers <= 1 {
-		gemmCols(nr, kern, ta, tb, m, k, 0, n, a, lda, b, ldb, c, ldc)
+		gemmCols(mk, ta, tb, m, k, 0, n, a, lda, b, ldb, c, ldc)
 		return
 	}
 	// Column ranges in multiples of nr, as even as possible.
@@ -68,39 +73,46 @@ func gemmWith[T floatT](nr int, kern func(kc int, as, bs, tile []T), ta, tb bool
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			gemmCols(nr, kern, ta, tb, m, k, j0, j1, a, lda, b, ldb, c, ldc)
+			gemmCols(mk, ta, tb, m, k, j0, j1, a, lda, b, ldb, c, ldc)
 		}()
 	}
 	wg.Wait()
 }
 
 // gemmCols computes the columns [j0, j1) of c = op(a)·op(b) (see gemmGo) with its own
-// packing buffers.
-func gemmCols[T floatT](nr int, kern func(kc int, as, bs, tile []T), ta, tb bool, m, k, j0, j1 int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
+// packing buffers. Full tiles go straight into c; the tiles at the right and bottom edges go
+// through a scratch tile.
+func gemmCols[T floatT](mk micro[T], ta, tb bool, m, k, j0, j1 int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
+	mr, nr := mk.mr, mk.nr
 	kc0 := min(k, gemmKC)
 	bp := make([]T, kc0*roundUp(min(j1-j0, gemmNC), nr))
-	ap := make([]T, kc0*roundUp(min(m, gemmMC), gemmMR))
-	tile := make([]T, gemmMR*nr)
+	ap := make([]T, kc0*roundUp(min(m, gemmMC), mr))
+	tile := make([]T, mr*nr)
 	for jc := j0; jc < j1; jc += gemmNC {
 		nc := min(gemmNC, j1-jc)
 		for pc := 0; pc < k; pc += gemmKC {
 			kc := min(gemmKC, k-pc)
+			add := pc > 0
 			packStrips(nr, !tb, b, ldb, jc, nc, pc, kc, bp)
 			for ic := 0; ic < m; ic += gemmMC {
 				mc := min(gemmMC, m-ic)
-				packStrips(gemmMR, ta, a, lda, ic, mc, pc, kc, ap)
+				packStrips(mr, ta, a, lda, ic, mc, pc, kc, ap)
 				for jr := 0; jr < nc; jr += nr {
 					bs := bp[jr*kc : jr*kc+kc*nr]
 					nj := min(nr, nc-jr)
-					for ir := 0; ir < mc; ir += gemmMR {
-						as := ap[ir*kc : ir*kc+kc*gemmMR]
-						mr := min(gemmMR, mc-ir)
-						kern(kc, as, bs, tile)
+					for ir := 0; ir < mc; ir += mr {
+						as := ap[ir*kc : ir*kc+kc*mr]
+						mi := min(mr, mc-ir)
 						ci := (ic+ir)*ldc + jc + jr
-						for ii := 0; ii < mr; ii++ {
+						if mi == mr && nj == nr {
+							mk.run(kc, as, bs, c[ci:], ldc, add)
+							continue
+						}
+						mk.run(kc, as, bs, tile, nr, false)
+						for ii := 0; ii < mi; ii++ {
 							row := c[ci+ii*ldc : ci+ii*ldc+nj]
 							t := tile[ii*nr : ii*nr+nj]
-							if pc == 0 {
+							if !add {
 								copy(row, t)
 								continue
 							}
@@ -126,30 +138,33 @@ func packStrips[T floatT](w int, tr bool, x []T, ld, r0, nrows, pc, kc int, dst 
 	for s := 0; s < nrows; s += w {
 		d := dst[s*kc : s*kc+kc*w]
 		nv := min(w, nrows-s)
-		for p := 0; p < kc; p++ {
-			dp := d[p*w : p*w+w]
-			for r := range dp {
-				switch {
-				case r >= nv:
-					dp[r] = 0
-				case tr:
-					dp[r] = x[(pc+p)*ld+r0+s+r]
-				default:
-					dp[r] = x[(r0+s+r)*ld+pc+p]
-				}
+		if nv < w {
+			clear(d)
+		}
+		if tr { // element (r, p) at x[p*ld+r]: each p is a contiguous run of the strip's rows
+			for p := 0; p < kc; p++ {
+				o := (pc+p)*ld + r0 + s
+				copy(d[p*w:p*w+nv], x[o:o+nv])
+			}
+			continue
+		}
+		for r := 0; r < nv; r++ { // row r of the strip is contiguous in x
+			row := x[(r0+s+r)*ld+pc : (r0+s+r)*ld+pc+kc]
+			for p, v := range row {
+				d[p*w+r] = v
 			}
 		}
 	}
 }
 
 // microGo is the portable micro-kernel: the 4×4 tile Σ_p as[p,:]ᵀ bs[p,:] of two packed
-// strips, in registers.
-func microGo[T floatT](kc int, as, bs, tile []T) {
+// strips, in registers, stored into (or added to) c.
+func microGo[T floatT](kc int, as, bs, c []T, ldc int, add bool) {
 	var c00, c01, c02, c03, c10, c11, c12, c13, c20, c21, c22, c23, c30, c31, c32, c33 T
-	as, bs = as[:kc*gemmMR], bs[:kc*gemmNR]
+	as, bs = as[:kc*4], bs[:kc*4]
 	for p := 0; p < kc; p++ {
-		a := as[p*gemmMR : p*gemmMR+4 : p*gemmMR+4]
-		b := bs[p*gemmNR : p*gemmNR+4 : p*gemmNR+4]
+		a := as[p*4 : p*4+4 : p*4+4]
+		b := bs[p*4 : p*4+4 : p*4+4]
 		a0, a1, a2, a3 := a[0], a[1], a[2], a[3]
 		b0, b1, b2, b3 := b[0], b[1], b[2], b[3]
 		c00 += a0 * b0
@@ -169,23 +184,31 @@ func microGo[T floatT](kc int, as, bs, tile []T) {
 		c32 += a3 * b2
 		c33 += a3 * b3
 	}
-	_ = tile[15]
-	tile[0], tile[1], tile[2], tile[3] = c00, c01, c02, c03
-	tile[4], tile[5], tile[6], tile[7] = c10, c11, c12, c13
-	tile[8], tile[9], tile[10], tile[11] = c20, c21, c22, c23
-	tile[12], tile[13], tile[14], tile[15] = c30, c31, c32, c33
+	for i, r := range [4][4]T{{c00, c01, c02, c03}, {c10, c11, c12, c13}, {c20, c21, c22, c23}, {c30, c31, c32, c33}} {
+		row := c[i*ldc : i*ldc+4]
+		if add {
+			for j := range row {
+				row[j] += r[j]
+			}
+		} else {
+			copy(row, r[:])
+		}
+	}
 }
+
+// microPortable is the portable micro-kernel of gemmGo.
+func microPortable[T floatT]() micro[T] { return micro[T]{mr: 4, nr: 4, run: microGo[T]} }
 
 // GEMM computes c = op(a)·op(b) with bulkad's assembly GEMM for row-major strided operands
 // (see gemmGo; op(a) is m×k, op(b) is k×n, c is m×n with leading dimension ldc) and reports
 // true, or does nothing and reports false when the CPU lacks AVX2+FMA or the build has
 // -tags purego (the portable micro-kernel is slower than gonum's GEMM). The operands must
 // hold their matrices (callers check the sizes).
-func GEMM[T float32 | float64](ta, tb bool, m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) bool {
-	nr, kern := gemmMicro[T]()
-	if nr == gemmNR {
+func GEMM[T ~float32 | ~float64](ta, tb bool, m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) bool {
+	mk := gemmMicro[T]()
+	if mk.nr == 4 {
 		return false
 	}
-	gemmWith(nr, kern, ta, tb, m, n, k, a, lda, b, ldb, c, ldc)
+	gemmWith(mk, ta, tb, m, n, k, a, lda, b, ldb, c, ldc)
 	return true
 }

@@ -43,16 +43,21 @@ func TestGemmGo(t *testing.T) {
 		for _, tr := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
 			for _, pad := range []int{0, 3} {
 				name := fmt.Sprintf("%dx%dx%d/ta=%v,tb=%v/pad=%d", s.m, s.n, s.k, tr[0], tr[1], pad)
-				t.Run(name+"/f64", func(t *testing.T) { checkGemmGo[float64](t, tr[0], tr[1], s.m, s.n, s.k, pad, 1e-13) })
-				t.Run(name+"/f32", func(t *testing.T) { checkGemmGo[float32](t, tr[0], tr[1], s.m, s.n, s.k, pad, 1e-5) })
+				for _, mk := range gemmMicros[float64]() {
+					t.Run(fmt.Sprintf("%s/f64/%dx%d", name, mk.mr, mk.nr), func(t *testing.T) { checkGemmGo(t, mk, tr[0], tr[1], s.m, s.n, s.k, pad, 1e-13) })
+				}
+				for _, mk := range gemmMicros[float32]() {
+					t.Run(fmt.Sprintf("%s/f32/%dx%d", name, mk.mr, mk.nr), func(t *testing.T) { checkGemmGo(t, mk, tr[0], tr[1], s.m, s.n, s.k, pad, 1e-5) })
+				}
 			}
 		}
 	}
 }
 
-// checkGemmGo multiplies random strided operands (leading dimensions padded by pad, c's
-// padding must stay untouched) and compares with naiveGemm, up to tol·Σ|a||b| per element.
-func checkGemmGo[T floatT](t *testing.T, ta, tb bool, m, n, k, pad int, tol float64) {
+// checkGemmGo multiplies random strided operands with the micro-kernel mk (leading
+// dimensions padded by pad, c's padding must stay untouched) and compares with naiveGemm, up
+// to tol·Σ|a||b| per element.
+func checkGemmGo[T floatT](t *testing.T, mk micro[T], ta, tb bool, m, n, k, pad int, tol float64) {
 	rng := rand.New(rand.NewSource(int64(m*1000003 + n*1009 + k)))
 	ar, ac, br, bc := m, k, k, n
 	if ta {
@@ -72,7 +77,7 @@ func checkGemmGo[T floatT](t *testing.T, ta, tb bool, m, n, k, pad int, tol floa
 	for i := range c {
 		c[i] = -7
 	}
-	gemmGo(ta, tb, m, n, k, a, lda, b, ldb, c, ldc)
+	gemmWith(mk, ta, tb, m, n, k, a, lda, b, ldb, c, ldc)
 	want, mag := naiveGemm(ta, tb, m, n, k, a, lda, b, ldb)
 	for i := 0; i < m; i++ {
 		for j := 0; j < ldc; j++ {

@@ -2,7 +2,8 @@
 
 package kernel
 
-// gemmMicro returns the tile width and the micro-kernel of gemmGo: the portable microGo.
-func gemmMicro[T floatT]() (int, func(kc int, as, bs, tile []T)) {
-	return gemmNR, microGo[T]
-}
+// gemmMicro returns the micro-kernel of gemmGo: the portable microGo.
+func gemmMicro[T floatT]() micro[T] { return microPortable[T]() }
+
+// gemmMicros returns every micro-kernel this build runs (for tests): the portable one.
+func gemmMicros[T floatT]() []micro[T] { return []micro[T]{microPortable[T]()} }

@@ -28,25 +28,24 @@ func gemm[T floatT](ta, tb bool, m, n, k int, a, b, c []T) {
 		matmulK(c, a, b, m, k, n)
 		return
 	}
-	// The portable micro-kernel (nr == gemmNR) is ≈ 3× slower than gonum's SIMD GEMM, so
-	// without the assembly the BLAS stays.
-	if nr, kern := gemmMicro[T](); nr != gemmNR {
-		lda, ldb := k, n
-		if ta {
-			lda = m
-		}
-		if tb {
-			ldb = k
-		}
-		gemmWith(nr, kern, ta, tb, m, n, k, a, lda, b, ldb, c, n)
-		return
-	}
-	tA, tB, lda, ldb := blas.NoTrans, blas.NoTrans, k, n
+	// Without the assembly (the portable micro-kernel is ≈ 3× slower than gonum's SIMD GEMM)
+	// the BLAS stays.
+	lda, ldb := k, n
 	if ta {
-		tA, lda = blas.Trans, m
+		lda = m
 	}
 	if tb {
-		tB, ldb = blas.Trans, k
+		ldb = k
+	}
+	if GEMM(ta, tb, m, n, k, a, lda, b, ldb, c, n) {
+		return
+	}
+	tA, tB := blas.NoTrans, blas.NoTrans
+	if ta {
+		tA = blas.Trans
+	}
+	if tb {
+		tB = blas.Trans
 	}
 	switch a := any(a).(type) {
 	case []float64:

@@ -13,54 +13,101 @@ import (
 
 func main() {
 	ConstraintExpr("amd64,!purego")
-	micro("microF64FMA", 8, false)
-	micro("microF32FMA", 4, true)
+	// AVX2+FMA: 6 rows × 2 YMM (12 accumulators of the 16 registers).
+	micro(kernel{name: "microF64AVX2", rows: 6, f32: false, avx512: false})
+	micro(kernel{name: "microF32AVX2", rows: 6, f32: true, avx512: false})
+	// AVX-512F: 8 rows × 2 ZMM (16 accumulators of the 32 registers).
+	micro(kernel{name: "microF64AVX512", rows: 8, f32: false, avx512: true})
+	micro(kernel{name: "microF32AVX512", rows: 8, f32: true, avx512: true})
 	Generate()
 }
 
-// micro emits func(kc int, a, b, c *T): the 4×(2·lanes) tile Σ_p a[p,0:4]ᵀ b[p,0:2·lanes]
-// of two packed strips (a strip p-major with 4 values per p, b with 2·lanes = 8 (float64)
-// or 16 (float32) per p), accumulated in eight YMM registers with FMA and stored row-major
-// into c. size is the byte size of one element.
-func micro(name string, size int, f32 bool) {
-	TEXT(name, NOSPLIT, "func(kc int, a, b, c *"+map[bool]string{false: "float64", true: "float32"}[f32]+")")
-	Doc(fmt.Sprintf("%s computes one 4×%d tile of packed strips with AVX2 and FMA.", name, 64/size))
+// kernel describes one micro-kernel: a rows × (2 vectors) tile of c.
+type kernel struct {
+	name   string
+	rows   int
+	f32    bool
+	avx512 bool
+}
+
+// micro emits func(kc int, a, b, c *T, ldc int, add bool): the tile Σ_p a[p,0:rows]ᵀ b[p,0:w]
+// of two packed strips (a p-major with rows values per p, b with w = 2 vectors per p), stored
+// into c (row i at c + i·ldc elements) or, with add, added to it. Accumulators stay in
+// registers for the whole k loop; a is broadcast one element at a time.
+func micro(k kernel) {
+	typ, size, lanes := "float64", 8, 4
+	if k.f32 {
+		typ, size, lanes = "float32", 4, 8
+	}
+	vecBytes := 32
+	if k.avx512 {
+		lanes *= 2
+		vecBytes = 64
+	}
+	w := 2 * lanes
+	TEXT(k.name, NOSPLIT, fmt.Sprintf("func(kc int, a, b, c *%s, ldc int, add bool)", typ))
+	isa := "AVX2 and FMA"
+	if k.avx512 {
+		isa = "AVX-512F"
+	}
+	Doc(fmt.Sprintf("%s computes one %d×%d tile of packed strips with %s into c (row stride ldc), adding to c when add is set.", k.name, k.rows, w, isa))
 	kc := Load(Param("kc"), GP64())
 	a := Load(Param("a"), GP64())
 	b := Load(Param("b"), GP64())
 	c := Load(Param("c"), GP64())
-	xor, bcast, load, fma, store := VXORPD, VBROADCASTSD, VMOVUPD, VFMADD231PD, VMOVUPD
-	if f32 {
-		xor, bcast, load, fma, store = VXORPS, VBROADCASTSS, VMOVUPS, VFMADD231PS, VMOVUPS
+	ldc := Load(Param("ldc"), GP64())
+	add := Load(Param("add"), GP8())
+	vec := func() reg.VecVirtual {
+		if k.avx512 {
+			return ZMM()
+		}
+		return YMM()
 	}
-	var acc [4][2]reg.VecVirtual
+	xor, bcast, load, fma, store, vadd := VXORPD, VBROADCASTSD, VMOVUPD, VFMADD231PD, VMOVUPD, VADDPD
+	if k.f32 {
+		xor, bcast, load, fma, store, vadd = VXORPS, VBROADCASTSS, VMOVUPS, VFMADD231PS, VMOVUPS, VADDPS
+	}
+	acc := make([][2]reg.VecVirtual, k.rows)
 	for i := range acc {
 		for j := range acc[i] {
-			acc[i][j] = YMM()
+			acc[i][j] = vec()
 			xor(acc[i][j], acc[i][j], acc[i][j])
 		}
 	}
-	Label(name + "_loop")
+	Label(k.name + "_loop")
 	TESTQ(kc, kc)
-	JE(LabelRef(name + "_done"))
-	b0, b1 := YMM(), YMM()
+	JE(LabelRef(k.name + "_done"))
+	b0, b1 := vec(), vec()
 	load(Mem{Base: b}, b0)
-	load(Mem{Base: b, Disp: 32}, b1)
+	load(Mem{Base: b, Disp: vecBytes}, b1)
 	for i := range acc {
-		ai := YMM()
+		ai := vec()
 		bcast(Mem{Base: a, Disp: i * size}, ai)
 		fma(b0, ai, acc[i][0])
 		fma(b1, ai, acc[i][1])
 	}
-	ADDQ(U32(4*size), a)
-	ADDQ(U32(64), b)
+	ADDQ(U32(k.rows*size), a)
+	ADDQ(U32(2*vecBytes), b)
 	DECQ(kc)
-	JMP(LabelRef(name + "_loop"))
-	Label(name + "_done")
+	JMP(LabelRef(k.name + "_loop"))
+	Label(k.name + "_done")
+	SHLQ(U8(map[bool]uint8{false: 3, true: 2}[k.f32]), ldc) // elements → bytes
+	TESTB(add, add)
+	JE(LabelRef(k.name + "_store"))
+	row := GP64()
+	MOVQ(c, row)
 	for i := range acc {
 		for j := range acc[i] {
-			store(acc[i][j], Mem{Base: c, Disp: i*64 + j*32})
+			vadd(Mem{Base: row, Disp: j * vecBytes}, acc[i][j], acc[i][j])
 		}
+		ADDQ(ldc, row)
+	}
+	Label(k.name + "_store")
+	for i := range acc {
+		for j := range acc[i] {
+			store(acc[i][j], Mem{Base: c, Disp: j * vecBytes})
+		}
+		ADDQ(ldc, c)
 	}
 	VZEROUPPER()
 	RET()
