@@ -21,6 +21,7 @@ type gradFunc func(cost *G.Node, wrt ...*G.Node) (G.Nodes, error)
 // weights and data every time (same seed).
 type spec struct {
 	Name  string
+	Key   string // the model's name in torch_anchor.py
 	Build func(dt tensor.Dtype) (*models.Model, error)
 }
 
@@ -29,17 +30,17 @@ type spec struct {
 func specs(small bool) []spec {
 	if small {
 		return []spec{
-			{"mlp", func(dt tensor.Dtype) (*models.Model, error) { return models.MLP(dt, 8, []int{32, 16, 10}, 1) }},
-			{"convnet", func(dt tensor.Dtype) (*models.Model, error) { return models.ConvNet(dt, 2, 8, 8, 4, 10, 0, 1) }},
-			{"rnn", func(dt tensor.Dtype) (*models.Model, error) { return models.RNN(dt, 4, 8, 8, 4, 1) }},
-			{"attention", func(dt tensor.Dtype) (*models.Model, error) { return models.Attention(dt, 8, 8, 1) }},
+			{"mlp", "", func(dt tensor.Dtype) (*models.Model, error) { return models.MLP(dt, 8, []int{32, 16, 10}, 1) }},
+			{"convnet", "", func(dt tensor.Dtype) (*models.Model, error) { return models.ConvNet(dt, 2, 8, 8, 4, 10, 0, 1) }},
+			{"rnn", "", func(dt tensor.Dtype) (*models.Model, error) { return models.RNN(dt, 4, 8, 8, 4, 1) }},
+			{"attention", "", func(dt tensor.Dtype) (*models.Model, error) { return models.Attention(dt, 8, 8, 1) }},
 		}
 	}
 	return []spec{
-		{"mlp 784-512-10 b128", func(dt tensor.Dtype) (*models.Model, error) { return models.MLP(dt, 128, []int{784, 512, 10}, 1) }},
-		{"convnet 28x28x32 b32", func(dt tensor.Dtype) (*models.Model, error) { return models.ConvNet(dt, 32, 28, 28, 32, 10, 0, 1) }},
-		{"rnn 64→128 x16 b32", func(dt tensor.Dtype) (*models.Model, error) { return models.RNN(dt, 32, 64, 128, 16, 1) }},
-		{"attention 128x64", func(dt tensor.Dtype) (*models.Model, error) { return models.Attention(dt, 128, 64, 1) }},
+		{"mlp 784-512-10 b128", "mlp", func(dt tensor.Dtype) (*models.Model, error) { return models.MLP(dt, 128, []int{784, 512, 10}, 1) }},
+		{"convnet 28x28x32 b32", "convnet", func(dt tensor.Dtype) (*models.Model, error) { return models.ConvNet(dt, 32, 28, 28, 32, 10, 0, 1) }},
+		{"rnn 64→128 x16 b32", "rnn", func(dt tensor.Dtype) (*models.Model, error) { return models.RNN(dt, 32, 64, 128, 16, 1) }},
+		{"attention 128x64", "attention", func(dt tensor.Dtype) (*models.Model, error) { return models.Attention(dt, 128, 64, 1) }},
 	}
 }
 
@@ -63,6 +64,10 @@ type Row struct {
 	// direction) instead of gradient nodes; HVPOverGrad divides it by BulkadStepMS.
 	HVPStepMS   float64 `json:"hvp_step_ms"`
 	HVPOverGrad float64 `json:"hvp_over_grad"`
+	// TorchStepMS is PyTorch's step of the same model (-torch), measured in the anchor
+	// process between the Go steps; BulkadOverTorch divides BulkadStepMS by it.
+	TorchStepMS     float64 `json:"torch_step_ms,omitempty"`
+	BulkadOverTorch float64 `json:"bulkad_over_torch,omitempty"`
 }
 
 // prepared is a compiled graph ready to step.
@@ -147,9 +152,10 @@ func median(ds []time.Duration) float64 {
 	return float64(s[len(s)/2]) / float64(time.Millisecond)
 }
 
-// measure runs bulkad, Gorgonia and the forward pass alternating (A B C A B C …) for rounds
-// rounds after one warm-up round, and reports medians.
-func measure(s spec, dt tensor.Dtype, rounds int) (Row, error) {
+// measure runs bulkad, Gorgonia, the forward pass, the Hessian-vector graph and (with an
+// anchor) PyTorch alternating (A B C D E A B C D E …) for rounds rounds after one warm-up
+// round, and reports medians.
+func measure(s spec, dt tensor.Dtype, rounds int, torch *anchor) (Row, error) {
 	row := Row{Model: s.Name, Dtype: dt.String()}
 	a, err := prepare(s, dt, bulkad.Grad)
 	if err != nil {
@@ -171,9 +177,18 @@ func measure(s spec, dt tensor.Dtype, rounds int) (Row, error) {
 		return row, err
 	}
 	defer h.vm.Close()
-	var ta, tb, tc, th []time.Duration
+	var ta, tb, tc, th, tt []time.Duration
 	var ma, mb float64
 	for r := 0; r <= rounds; r++ {
+		if torch != nil && s.Key != "" {
+			ms, err := torch.number("step %s %s", s.Key, dt)
+			if err != nil {
+				return row, err
+			}
+			if r > 0 {
+				tt = append(tt, time.Duration(ms*float64(time.Millisecond)))
+			}
+		}
 		for k, p := range []*prepared{a, b, c, h} {
 			var ms0, ms1 runtimeMem
 			ms0.read()
@@ -210,6 +225,10 @@ func measure(s spec, dt tensor.Dtype, rounds int) (Row, error) {
 	row.DiffMSGorgonia = float64(b.diff) / float64(time.Millisecond)
 	row.AllocsBulkad = ma / float64(rounds) / 1024
 	row.AllocsGorgonia = mb / float64(rounds) / 1024
+	if len(tt) > 0 {
+		row.TorchStepMS = median(tt)
+		row.BulkadOverTorch = row.BulkadStepMS / row.TorchStepMS
+	}
 	return row, nil
 }
 
@@ -234,3 +253,10 @@ func fmtRow(r Row) string {
 }
 
 const header = "| model | dtype | bulkad step ms | gorgonia step ms | bulkad/gorgonia | bulkad (value+grad)/forward | gorgonia/forward | nodes added bulkad / gorgonia | differentiation ms bulkad / gorgonia | alloc KiB/step bulkad / gorgonia | HessianVector step / gradient step |\n|---|---|---|---|---|---|---|---|---|---|---|"
+
+func fmtTorchRow(r Row) string {
+	return fmt.Sprintf("| %s | %s | %.2f | %.2f | %.2f | **%.2f** | %.2f |",
+		r.Model, r.Dtype, r.BulkadStepMS, r.GorgoniaStepMS, r.TorchStepMS, r.BulkadOverTorch, r.Ratio)
+}
+
+const torchHeader = "| model | dtype | bulkad step ms | gorgonia step ms | PyTorch step ms | bulkad/PyTorch | bulkad/gorgonia |\n|---|---|---|---|---|---|---|"

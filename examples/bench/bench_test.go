@@ -12,7 +12,7 @@ import (
 // TestBenchSmoke runs the whole command on tiny models: every model steps with both
 // autodiffs, the numbers are positive, and the exponent is finite.
 func TestBenchSmoke(t *testing.T) {
-	res, err := run(true, 2, "", false)
+	res, err := run(options{small: true, rounds: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,15 @@
 //	go run ./examples/bench -json
 //	go run ./examples/bench -growth    # only the growth tables
 //	go run ./examples/bench -blas      # Gorgonia's own products on bulkad's GEMM (bulkad.UseBLAS)
+//	go run ./examples/bench -torch     # also PyTorch's step (1 thread each) and a GEMM table
+//	go run ./examples/bench -torch -threads 2 -blas
+//	go run ./examples/bench -gemm      # only the GEMM table (bulkad, gonum; numpy with -torch)
+//
+// -torch runs torch_anchor.py (embedded) with Debian's python3-torch (apt-get install
+// python3-torch libopenblas0-pthread; skipped with a message when no python3 imports torch):
+// the same four models, forward and backward, stepped between the Go steps of each round, and
+// numpy's GEMM (OpenBLAS) at the models' product shapes. -threads N sets GOMAXPROCS and
+// PyTorch's and OpenBLAS's thread counts (default with -torch: 1; without: GOMAXPROCS as is).
 //
 // Ratios measured in one run are meaningful; absolute times depend on the machine's load.
 package main
@@ -23,6 +32,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime"
 
 	"gorgonia.org/tensor"
 
@@ -33,6 +43,14 @@ import (
 type Result struct {
 	Rows   []Row     `json:"rows"`
 	Growth []*Growth `json:"growth"`
+	Gemm   []GemmRow `json:"gemm,omitempty"`
+}
+
+// options are the command's flags.
+type options struct {
+	small, verbose, torch, gemmOnly bool
+	rounds, threads                 int
+	only                            string
 }
 
 func main() {
@@ -42,6 +60,9 @@ func main() {
 	only := flag.String("model", "", "only models whose name starts with this")
 	growthOnly := flag.Bool("growth", false, "only the growth tables (no step times)")
 	useBLAS := flag.Bool("blas", false, "install bulkad's GEMM as Gorgonia's BLAS (bulkad.UseBLAS) before measuring")
+	torch := flag.Bool("torch", false, "also measure PyTorch (python3-torch) and numpy's GEMM, alternating with the Go runs")
+	threads := flag.Int("threads", 0, "GOMAXPROCS and PyTorch/OpenBLAS threads (0: 1 with -torch, else GOMAXPROCS as is)")
+	gemmOnly := flag.Bool("gemm", false, "only the GEMM table")
 	flag.Parse()
 	if *useBLAS {
 		bulkad.UseBLAS()
@@ -49,7 +70,13 @@ func main() {
 	if *growthOnly {
 		*only = "\x00none"
 	}
-	res, err := run(*small, *rounds, *only, !*asJSON)
+	if *threads == 0 && *torch {
+		*threads = 1
+	}
+	if *threads > 0 {
+		runtime.GOMAXPROCS(*threads)
+	}
+	res, err := run(options{small: *small, rounds: *rounds, only: *only, verbose: !*asJSON, torch: *torch, threads: runtime.GOMAXPROCS(0), gemmOnly: *gemmOnly})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "error:", err)
 		os.Exit(1)
@@ -60,8 +87,38 @@ func main() {
 	}
 }
 
-func run(small bool, rounds int, only string, verbose bool) (*Result, error) {
+func run(o options) (*Result, error) {
 	res := &Result{}
+	small, only, verbose := o.small, o.only, o.verbose
+	var torch *anchor
+	if o.torch && small {
+		fmt.Fprintln(os.Stderr, "bench: -torch needs the full sizes (drop -small); PyTorch not measured")
+	} else if o.torch {
+		a, err := startAnchor(o.threads)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench: PyTorch not measured:", err)
+		} else {
+			torch = a
+			defer a.close()
+		}
+	}
+	if verbose {
+		fmt.Printf("threads: %d (GOMAXPROCS%s)\n\n", o.threads, map[bool]string{true: ", PyTorch, OpenBLAS", false: ""}[torch != nil])
+	}
+	if o.gemmOnly || torch != nil {
+		rows, err := gemmTable(torch)
+		if err != nil {
+			return nil, err
+		}
+		res.Gemm = rows
+		if verbose {
+			printGemm(os.Stdout, rows)
+			fmt.Println()
+		}
+		if o.gemmOnly {
+			return res, nil
+		}
+	}
 	if verbose && only != "\x00none" {
 		fmt.Println(header)
 	}
@@ -70,7 +127,7 @@ func run(small bool, rounds int, only string, verbose bool) (*Result, error) {
 			continue
 		}
 		for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
-			row, err := measure(s, dt, rounds)
+			row, err := measure(s, dt, o.rounds, torch)
 			if err != nil {
 				return nil, err
 			}
@@ -78,6 +135,13 @@ func run(small bool, rounds int, only string, verbose bool) (*Result, error) {
 			if verbose {
 				fmt.Println(fmtRow(row))
 			}
+		}
+	}
+	if verbose && torch != nil {
+		fmt.Println()
+		fmt.Println(torchHeader)
+		for _, r := range res.Rows {
+			fmt.Println(fmtTorchRow(r))
 		}
 	}
 	for _, f := range families(small) {
