@@ -467,7 +467,7 @@ func (f *forward) unary(t *core.Unary) *dual {
 	}
 	one := func() core.Term { return f.constant(ty, 1) }
 	var xa core.Term
-	if t.Op != core.OpNeg && t.Op != core.OpSign && t.Op != core.OpFloor && t.Op != core.OpCeil {
+	if t.Op != core.OpNeg && t.Op != core.OpSign && t.Op != core.OpFloor && t.Op != core.OpCeil && t.Op != core.OpStopGrad {
 		xa = f.atom(x.p)
 	} else {
 		xa = x.p
@@ -485,7 +485,7 @@ func (f *forward) unary(t *core.Unary) *dual {
 	switch t.Op {
 	case core.OpNeg:
 		return &dual{p: p, d: g.share(g.neg(x.d))}
-	case core.OpSign, core.OpFloor, core.OpCeil:
+	case core.OpSign, core.OpFloor, core.OpCeil, core.OpStopGrad:
 		return &dual{p: p, d: zeroDelta(ty)}
 	case core.OpAbs:
 		// abs' = sign, so abs'(0) = 0.

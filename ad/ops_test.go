@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/bulkad/bulkad/core"
+	"gorgonia.org/tensor"
 )
 
 // domainOf gives the sampling interval of the operand of a unary op (away from kinks and poles).
@@ -31,7 +32,7 @@ func unaryDomain(op core.UnOp) (lo, hi, minAbs float64) {
 // gradients against float64 ones.
 func TestUnaryOps(t *testing.T) {
 	for _, op := range core.UnOps() {
-		if op == core.OpNot {
+		if op == core.OpNot || op == core.OpStopGrad { // not float; zero derivative by definition (TestStopGrad)
 			continue
 		}
 		t.Run(op.String(), func(t *testing.T) {
@@ -488,5 +489,29 @@ func TestLogSumExpStable(t *testing.T) {
 				t.Errorf("lse %v: gradient %v, want softmax (component %d: %v)", in, g["x"], k, want)
 			}
 		}
+	}
+}
+
+// TestStopGrad: stopgrad is the identity in value and has derivative zero: the gradient of
+// Σ x ⊙ stopgrad(x) is x (hand derivation: d/dx_i x_i·c_i = c_i with c = x held), not 2x.
+func TestStopGrad(t *testing.T) {
+	p, err := core.ParseProgram("fn (x : [3] f64) => sumOuter (x * stopgrad x)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := Grad(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := tensor.New(tensor.WithShape(3), tensor.WithBacking([]float64{1.5, -2, 0.25}))
+	val, grads, err := a.Run(map[string]*tensor.Dense{"x": x})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := val.Data().(float64); v != 1.5*1.5+4+0.0625 {
+		t.Errorf("value %v, want %v", v, 1.5*1.5+4+0.0625)
+	}
+	if g := grads["x"].Float64s(); g[0] != 1.5 || g[1] != -2 || g[2] != 0.25 {
+		t.Errorf("gradient %v, want x = [1.5 -2 0.25]", g)
 	}
 }

@@ -53,6 +53,8 @@ func (o UnOp) FloatFunc() func(float64) float64 {
 		return math.Expm1
 	case OpErf:
 		return math.Erf
+	case OpStopGrad:
+		return func(x float64) float64 { return x }
 	}
 	return nil
 }

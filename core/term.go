@@ -88,6 +88,13 @@ const (
 	OpNot
 	// OpErf is the error function erf x = 2/√π ∫₀ˣ e^(−t²) dt (ONNX Erf; GELU is written with it).
 	OpErf
+	// OpStopGrad is the identity whose derivative is taken to be zero (stop-gradient). It is
+	// only sound where the result does not depend on its operand's value, like the shift of a
+	// stable softmax or logsumexp (exp(x − m) / Σ exp(x − m) is the same for every m): there
+	// it spares the derivative of the shift (an argmax, a gather and a scatter of a cotangent
+	// that is zero up to rounding). Finite differences see the identity, so generators of
+	// programs for derivative checks leave it out.
+	OpStopGrad
 	numUnOps
 )
 
@@ -95,7 +102,7 @@ var unOpNames = [...]string{
 	OpNeg: "neg", OpAbs: "abs", OpSign: "sign", OpExp: "exp", OpLog: "log", OpSqrt: "sqrt",
 	OpSin: "sin", OpCos: "cos", OpTan: "tan", OpTanh: "tanh", OpSigmoid: "sigmoid",
 	OpRecip: "recip", OpFloor: "floor", OpCeil: "ceil", OpLog1p: "log1p", OpExpm1: "expm1",
-	OpNot: "not", OpErf: "erf",
+	OpNot: "not", OpErf: "erf", OpStopGrad: "stopgrad",
 }
 
 // String returns the operation's name in the text syntax.

@@ -116,10 +116,16 @@ func checkAxis(op string, x core.Term, axis int) error {
 }
 
 // shifted returns x minus its maximum along axis (broadcast back), the stabilising shift of
-// softmax and logsumexp, and the maximum itself.
+// softmax and logsumexp, and the maximum itself. The maximum is under stopgrad: the results
+// do not depend on the shift, so its derivative (an argmax, a gather and a scatter of a
+// cotangent that is zero up to rounding) is left out of their gradients.
 func shifted(op string, x core.Term, axis int) (z, m core.Term, err error) {
 	if m, err = Max(x, axis); err != nil {
 		return nil, nil, err
+	}
+	var sg core.Builder
+	if m = sg.Unary(core.OpStopGrad, m); sg.Err() != nil {
+		return nil, nil, errors.Wrapf(sg.Err(), "lower: %s", op)
 	}
 	mb, err := Expand(m, axis, x.Type().Shape[axis])
 	if err != nil {

@@ -496,6 +496,9 @@ func (pl *plan) plan1(t core.Term) (ref, error) {
 		var val any = tensor.New(tensor.WithShape(t.N), tensor.WithBacking(v))
 		return pl.constant(t, val, fmt.Sprintf("bulkad: iota %d", t.N))
 	case *core.Unary:
+		if t.Op == core.OpStopGrad { // the identity in a forward pass
+			return pl.term(t.X)
+		}
 		if t.X.Type().Dtype.IsFloat() {
 			if f := nativeUnary(t.Op); f != nil && !pl.vk.Wants(t.X.Type().Dtype, "unary", t.Op.String(), t.Type().Shape.Size()) {
 				return pl.native(t, []core.Term{t.X}, func(k []*gorgonia.Node) (*gorgonia.Node, error) { return f(k[0]) })
