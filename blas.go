@@ -16,18 +16,21 @@ import (
 // (or with -tags purego) the calls go to gonum as before. It is opt-in and process-wide, like
 // gorgonia.Use; the gradient ops bulkad raises use kernel's GEMM whether or not it is called.
 func UseBLAS() {
-	var b gemmBLAS
+	b := gemmBLAS{ws: &kernel.Workspace{}}
 	gorgonia.Use(b)
 	tensor.Use(b)
 }
 
 // gemmBLAS is gonum's BLAS with Dgemm and Sgemm taken by kernel.GEMM where it applies.
-type gemmBLAS struct{ gonum.Implementation }
+type gemmBLAS struct {
+	gonum.Implementation
+	ws *kernel.Workspace // packing buffers, reused across calls
+}
 
 // Dgemm implements blas.Float64.
 func (g gemmBLAS) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
 	if !gemmFits(tA, tB, m, n, k, alpha, len(a), lda, len(b), ldb, beta, len(c), ldc) ||
-		!kernel.GEMM(tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, a, lda, b, ldb, c, ldc) {
+		!kernel.GEMM(g.ws, tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, a, lda, b, ldb, c, ldc) {
 		g.Implementation.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 	}
 }
@@ -35,7 +38,7 @@ func (g gemmBLAS) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []f
 // Sgemm implements blas.Float32.
 func (g gemmBLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	if !gemmFits(tA, tB, m, n, k, float64(alpha), len(a), lda, len(b), ldb, float64(beta), len(c), ldc) ||
-		!kernel.GEMM(tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, a, lda, b, ldb, c, ldc) {
+		!kernel.GEMM(g.ws, tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, a, lda, b, ldb, c, ldc) {
 		g.Implementation.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 	}
 }

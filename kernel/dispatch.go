@@ -193,11 +193,11 @@ func argmaxOuterBuf(out, x, best *buf, outer, inner int) {
 }
 
 // gemmBuf is out = x·y for row-major float matrices x (m×k) and y (k×n).
-func gemmBuf(m, n, k int, x, y, out *buf) {
+func gemmBuf(ws *Workspace, m, n, k int, x, y, out *buf) {
 	switch out.dtype() {
 	case core.Float64:
-		gemm(false, false, m, n, k, x.f64, y.f64, out.f64)
+		gemm(ws, false, false, m, n, k, x.f64, y.f64, out.f64)
 	case core.Float32:
-		gemm(false, false, m, n, k, x.f32, y.f32, out.f32)
+		gemm(ws, false, false, m, n, k, x.f32, y.f32, out.f32)
 	}
 }

@@ -98,6 +98,8 @@ type Exec struct {
 
 	// hook, when set (tests only), is called with the term of every instruction that runs.
 	hook func(core.Term)
+
+	ws Workspace // the GEMM's packing buffers
 }
 
 // Compile checks a program and prepares it for repeated evaluation (see Exec).

@@ -380,7 +380,7 @@ func (c *compiler) build(t core.Term, sc *scope) (*buf, *scope, error) {
 		m, k := t.X.Type().Shape[0], t.X.Type().Shape[1]
 		n := t.Y.Type().Shape[1]
 		return c.kernelOp(t, sc, []core.Term{t.X, t.Y}, func(out *buf, xs []*buf) func() {
-			return func() { gemmBuf(m, n, k, xs[0], xs[1], out) }
+			return func() { gemmBuf(&c.e.ws, m, n, k, xs[0], xs[1], out) }
 		})
 	}
 	return nil, nil, errors.Errorf("core: eval: unknown term %T", t)

@@ -35,11 +35,34 @@ type micro[T floatT] struct {
 // naive triple loop puts it. Above gemmParallel multiply-adds, column blocks of c run on up
 // to GOMAXPROCS goroutines.
 func gemmGo[T floatT](ta, tb bool, m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
-	gemmWith(gemmMicro[T](), ta, tb, m, n, k, a, lda, b, ldb, c, ldc)
+	gemmWith(nil, gemmMicro[T](), ta, tb, m, n, k, a, lda, b, ldb, c, ldc)
 }
 
-// gemmWith is gemmGo with the micro-kernel mk.
-func gemmWith[T floatT](mk micro[T], ta, tb bool, m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
+// Workspace keeps the GEMM's packing buffers for reuse by later calls (a GEMM of the MLP
+// packs about 1 MB; allocating it per call was half of the bytes a training step allocated).
+// It is safe for concurrent use: each call takes buffers of its own. The zero value is ready;
+// a nil *Workspace allocates per call.
+type Workspace struct{ pool sync.Pool }
+
+// buffer returns a slice of n elements (contents undefined) from w, or a new one.
+func buffer[T floatT](w *Workspace, n int) []T {
+	if w != nil {
+		if p, ok := w.pool.Get().(*[]T); ok && cap(*p) >= n {
+			return (*p)[:n]
+		}
+	}
+	return make([]T, n)
+}
+
+// release gives s back to w for reuse.
+func release[T floatT](w *Workspace, s []T) {
+	if w != nil {
+		w.pool.Put(&s)
+	}
+}
+
+// gemmWith is gemmGo with the workspace ws (nil: allocate) and the micro-kernel mk.
+func gemmWith[T floatT](ws *Workspace, mk micro[T], ta, tb bool, m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
 	if m == 0 || n == 0 {
 		return
 	}
@@ -58,7 +81,7 @@ func gemmWith[T floatT](mk micro[T], ta, tb bool, m, n, k int, a []T, lda int, b
 		workers = n / nr
 	}
 	if workers <= 1 {
-		gemmCols(mk, ta, tb, m, k, 0, n, a, lda, b, ldb, c, ldc)
+		gemmCols(ws, mk, ta, tb, m, k, 0, n, a, lda, b, ldb, c, ldc)
 		return
 	}
 	// Column ranges in multiples of nr, as even as possible.
@@ -73,21 +96,22 @@ func gemmWith[T floatT](mk micro[T], ta, tb bool, m, n, k int, a []T, lda int, b
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			gemmCols(mk, ta, tb, m, k, j0, j1, a, lda, b, ldb, c, ldc)
+			gemmCols(ws, mk, ta, tb, m, k, j0, j1, a, lda, b, ldb, c, ldc)
 		}()
 	}
 	wg.Wait()
 }
 
-// gemmCols computes the columns [j0, j1) of c = op(a)·op(b) (see gemmGo) with its own
-// packing buffers. Full tiles go straight into c; the tiles at the right and bottom edges go
-// through a scratch tile.
-func gemmCols[T floatT](mk micro[T], ta, tb bool, m, k, j0, j1 int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
+// gemmCols computes the columns [j0, j1) of c = op(a)·op(b) (see gemmGo) with packing
+// buffers of its own (from ws). Full tiles go straight into c; the tiles at the right and
+// bottom edges go through a scratch tile.
+func gemmCols[T floatT](ws *Workspace, mk micro[T], ta, tb bool, m, k, j0, j1 int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
 	mr, nr := mk.mr, mk.nr
 	kc0 := min(k, gemmKC)
-	bp := make([]T, kc0*roundUp(min(j1-j0, gemmNC), nr))
-	ap := make([]T, kc0*roundUp(min(m, gemmMC), mr))
-	tile := make([]T, mr*nr)
+	nb, na := kc0*roundUp(min(j1-j0, gemmNC), nr), kc0*roundUp(min(m, gemmMC), mr)
+	buf := buffer[T](ws, nb+na+mr*nr)
+	defer release(ws, buf)
+	bp, ap, tile := buf[:nb], buf[nb:nb+na], buf[nb+na:]
 	for jc := j0; jc < j1; jc += gemmNC {
 		nc := min(gemmNC, j1-jc)
 		for pc := 0; pc < k; pc += gemmKC {
@@ -199,16 +223,17 @@ func microGo[T floatT](kc int, as, bs, c []T, ldc int, add bool) {
 // microPortable is the portable micro-kernel of gemmGo.
 func microPortable[T floatT]() micro[T] { return micro[T]{mr: 4, nr: 4, run: microGo[T]} }
 
-// GEMM computes c = op(a)·op(b) with bulkad's assembly GEMM for row-major strided operands
-// (see gemmGo; op(a) is m×k, op(b) is k×n, c is m×n with leading dimension ldc) and reports
-// true, or does nothing and reports false when the CPU lacks AVX2+FMA or the build has
+// GEMM computes c = op(a)·op(b) with bulkad's assembly GEMM (packing buffers from ws, which
+// may be nil) for row-major strided operands (see gemmGo; op(a) is m×k, op(b) is k×n, c is
+// m×n with leading dimension ldc) and reports true, or does nothing and reports false when
+// the CPU lacks AVX2+FMA or the build has
 // -tags purego (the portable micro-kernel is slower than gonum's GEMM). The operands must
 // hold their matrices (callers check the sizes).
-func GEMM[T ~float32 | ~float64](ta, tb bool, m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) bool {
+func GEMM[T ~float32 | ~float64](ws *Workspace, ta, tb bool, m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) bool {
 	mk := gemmMicro[T]()
 	if mk.nr == 4 {
 		return false
 	}
-	gemmWith(mk, ta, tb, m, n, k, a, lda, b, ldb, c, ldc)
+	gemmWith(ws, mk, ta, tb, m, n, k, a, lda, b, ldb, c, ldc)
 	return true
 }

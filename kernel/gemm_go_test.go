@@ -77,7 +77,7 @@ func checkGemmGo[T floatT](t *testing.T, mk micro[T], ta, tb bool, m, n, k, pad 
 	for i := range c {
 		c[i] = -7
 	}
-	gemmWith(mk, ta, tb, m, n, k, a, lda, b, ldb, c, ldc)
+	gemmWith(&Workspace{}, mk, ta, tb, m, n, k, a, lda, b, ldb, c, ldc)
 	want, mag := naiveGemm(ta, tb, m, n, k, a, lda, b, ldb)
 	for i := 0; i < m; i++ {
 		for j := 0; j < ldc; j++ {

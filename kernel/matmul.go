@@ -16,7 +16,7 @@ const gemmThreshold = 64 * 64 * 64
 // a is stored as [m,k] (or [k,m] when ta), b as [k,n] (or [n,k] when tb). It is the one entry
 // point of every float matrix product of this package (the compiled evaluator's matmul and
 // the MatMul kernel), so a faster GEMM replaces it in one place.
-func gemm[T floatT](ta, tb bool, m, n, k int, a, b, c []T) {
+func gemm[T floatT](ws *Workspace, ta, tb bool, m, n, k int, a, b, c []T) {
 	if m == 0 || n == 0 {
 		return
 	}
@@ -37,7 +37,7 @@ func gemm[T floatT](ta, tb bool, m, n, k int, a, b, c []T) {
 	if tb {
 		ldb = k
 	}
-	if GEMM(ta, tb, m, n, k, a, lda, b, ldb, c, n) {
+	if GEMM(ws, ta, tb, m, n, k, a, lda, b, ldb, c, n) {
 		return
 	}
 	tA, tB := blas.NoTrans, blas.NoTrans
@@ -77,6 +77,7 @@ type MatMul struct {
 	TransA, TransB bool
 	M, N, K        int
 	VK             *Vulkan
+	WS             *Workspace // GEMM packing buffers (nil: allocated per call)
 }
 
 // Run implements Kernel.
@@ -129,6 +130,6 @@ func matmulRun[T floatT](g MatMul, o []T, ins []any, na, nb int) error {
 	if !ok1 || !ok2 || len(a) != na || len(b) != nb || len(o) != g.M*g.N {
 		return typeErr("matmul", o, ins)
 	}
-	gemm(g.TransA, g.TransB, g.M, g.N, g.K, a, b, o)
+	gemm(g.WS, g.TransA, g.TransB, g.M, g.N, g.K, a, b, o)
 	return nil
 }

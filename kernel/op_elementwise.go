@@ -269,7 +269,118 @@ func stridedNum[T numT](k StridedBinary, out any, x []T, yv any) (bool, error) {
 	if !ok || f == nil {
 		return false, nil
 	}
+	if n := len(k.Shape); n > 0 && rowsContiguous(k.XS[n-1], k.YS[n-1]) {
+		return true, stridedRows(k, o, x, y)
+	}
 	return true, stridedLoop(k, o, x, y, f)
+}
+
+// rowsContiguous reports whether the innermost strides read each operand either as a
+// contiguous row or as one element broadcast along the row.
+func rowsContiguous(sx, sy int) bool { return (sx == 0 || sx == 1) && (sy == 0 || sy == 1) }
+
+// stridedRows runs an arithmetic StridedBinary row by row with the element-wise slice loops
+// (the operation chosen once per row, not called per element; this replaced a call through
+// a function value per element, 17% of the attention step): a broadcast operand's element is
+// first spread over a scratch row.
+func stridedRows[T numT](k StridedBinary, out, x, y []T) error {
+	n := len(k.Shape)
+	last := k.Shape[n-1]
+	if last == 0 {
+		return nil
+	}
+	sx, sy := k.XS[n-1], k.YS[n-1]
+	var spread []T
+	if sx == 0 || sy == 0 {
+		spread = make([]T, last)
+	}
+	row := func(v []T, off, s int) []T {
+		if s == 1 {
+			return v[off : off+last]
+		}
+		for j := range spread {
+			spread[j] = v[off]
+		}
+		return spread
+	}
+	idx := make([]int, n-1)
+	xo, yo := k.XO, k.YO
+	for p := 0; p+last <= len(out); p += last {
+		o := out[p : p+last]
+		switch {
+		case sx == 0 && sy == 0:
+			v := arithFunc[T](k.Op)(x[xo], y[yo])
+			for j := range o {
+				o[j] = v
+			}
+		case sy == 0 && scalarArith(k.Op, o, x[xo:xo+last], y[yo], false):
+		case sx == 0 && scalarArith(k.Op, o, y[yo:yo+last], x[xo], true):
+		default:
+			sliceArith(k.Op, o, row(x, xo, sx), row(y, yo, sy))
+		}
+		for d := n - 2; d >= 0; d-- {
+			idx[d]++
+			xo += k.XS[d]
+			yo += k.YS[d]
+			if idx[d] < k.Shape[d] {
+				break
+			}
+			xo -= k.XS[d] * k.Shape[d]
+			yo -= k.YS[d] * k.Shape[d]
+			idx[d] = 0
+		}
+	}
+	return nil
+}
+
+// scalarArith is dst = v op b (or b op v when left) for + - * /, reporting false for another
+// operation (/ of integers is quot, with its own zero rule).
+func scalarArith[T numT](op core.BinOp, dst, v []T, b T, left bool) bool {
+	if op == core.OpDiv && isIntType(T(0)) {
+		return false
+	}
+	v = v[:len(dst)]
+	switch {
+	case op == core.OpAdd:
+		for i, a := range v {
+			dst[i] = a + b
+		}
+	case op == core.OpMul:
+		for i, a := range v {
+			dst[i] = a * b
+		}
+	case op == core.OpSub && !left:
+		for i, a := range v {
+			dst[i] = a - b
+		}
+	case op == core.OpSub:
+		for i, a := range v {
+			dst[i] = b - a
+		}
+	case op == core.OpDiv && !left:
+		for i, a := range v {
+			dst[i] = a / b
+		}
+	case op == core.OpDiv:
+		for i, a := range v {
+			dst[i] = b / a
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// sliceArith is dst = x op y for an arithmetic operation of T (equal lengths).
+func sliceArith[T numT](op core.BinOp, dst, x, y []T) {
+	switch d := any(dst).(type) {
+	case []float64:
+		binaryFloat(op, d, any(x).([]float64), any(y).([]float64))
+	case []float32:
+		binaryFloat(op, d, any(x).([]float32), any(y).([]float32))
+	case []int64:
+		binaryInt(op, d, any(x).([]int64), any(y).([]int64))
+	}
 }
 
 func stridedLoop[T, U elem](k StridedBinary, out []U, x, y []T, f func(a, b T) U) error {

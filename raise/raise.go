@@ -144,6 +144,17 @@ type plan struct {
 	defs map[string]core.Term
 	// inGorgonia is the time spent in Gorgonia's node constructors while building.
 	inGorgonia time.Duration
+	// ws holds the GEMM packing buffers of the matmul kernels raised by this plan (created
+	// on first use).
+	ws *kern.Workspace
+}
+
+// gemmWS is the plan's GEMM workspace, shared by its matmul kernels.
+func (pl *plan) gemmWS() *kern.Workspace {
+	if pl.ws == nil {
+		pl.ws = &kern.Workspace{}
+	}
+	return pl.ws
 }
 
 func newPlan(g *gorgonia.ExprGraph, p *core.Program, bind map[string]*gorgonia.Node) (*plan, error) {
@@ -825,7 +836,7 @@ func (pl *plan) matmul(t *core.MatMul) (ref, error) {
 		return r, err
 	}
 	xs, ys := t.X.Type().Shape, t.Y.Type().Shape
-	k := kern.MatMul{TransA: ta, TransB: tb, M: xs[0], K: xs[1], N: ys[1], VK: pl.vk}
+	k := kern.MatMul{TransA: ta, TransB: tb, M: xs[0], K: xs[1], N: ys[1], VK: pl.vk, WS: pl.gemmWS()}
 	return pl.custom(t, "matmul", []core.Term{a, b}, func(vs []*core.Var) (core.Term, []*core.Var, error) {
 		var x, y core.Term = vs[0], vs[1]
 		var err error

@@ -55,22 +55,23 @@ func gflops(m, n, k int, f func()) float64 {
 // gemmTable measures bulkad's GEMM (kernel.GEMM), gonum's and, with a, numpy's.
 func gemmTable(a *anchor) ([]GemmRow, error) {
 	var rows []GemmRow
+	ws := &kernel.Workspace{} // as the raised matmul kernels and UseBLAS reuse their buffers
 	for _, s := range gemmShapes {
 		m, n, k := s[0], s[1], s[2]
 		for _, dt := range []string{"float64", "float32"} {
 			r := GemmRow{Shape: fmt.Sprintf("%d×%d×%d", m, n, k), Dtype: dt}
 			if dt == "float64" {
 				x, y, z := filled[float64](m*k), filled[float64](k*n), make([]float64, m*n)
-				if kernel.GEMM(false, false, m, n, k, x, k, y, n, z, n) { // else: no assembly GEMM on this CPU
-					r.Bulkad = gflops(m, n, k, func() { kernel.GEMM(false, false, m, n, k, x, k, y, n, z, n) })
+				if kernel.GEMM(ws, false, false, m, n, k, x, k, y, n, z, n) { // else: no assembly GEMM on this CPU
+					r.Bulkad = gflops(m, n, k, func() { kernel.GEMM(ws, false, false, m, n, k, x, k, y, n, z, n) })
 				}
 				r.Gonum = gflops(m, n, k, func() {
 					blas64.Implementation().Dgemm(blas.NoTrans, blas.NoTrans, m, n, k, 1, x, k, y, n, 0, z, n)
 				})
 			} else {
 				x, y, z := filled[float32](m*k), filled[float32](k*n), make([]float32, m*n)
-				if kernel.GEMM(false, false, m, n, k, x, k, y, n, z, n) {
-					r.Bulkad = gflops(m, n, k, func() { kernel.GEMM(false, false, m, n, k, x, k, y, n, z, n) })
+				if kernel.GEMM(ws, false, false, m, n, k, x, k, y, n, z, n) {
+					r.Bulkad = gflops(m, n, k, func() { kernel.GEMM(ws, false, false, m, n, k, x, k, y, n, z, n) })
 				}
 				r.Gonum = gflops(m, n, k, func() {
 					blas32.Implementation().Sgemm(blas.NoTrans, blas.NoTrans, m, n, k, 1, x, k, y, n, 0, z, n)
