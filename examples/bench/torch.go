@@ -60,7 +60,8 @@ func startAnchor(threads int) (*anchor, error) {
 	}
 	cmd := exec.Command(py, script)
 	n := strconv.Itoa(threads)
-	cmd.Env = append(os.Environ(), "OPENBLAS_NUM_THREADS="+n, "OMP_NUM_THREADS="+n, "MKL_NUM_THREADS="+n)
+	// PASSIVE: idle OpenMP threads sleep instead of spinning while the Go steps run.
+	cmd.Env = append(os.Environ(), "OPENBLAS_NUM_THREADS="+n, "OMP_NUM_THREADS="+n, "MKL_NUM_THREADS="+n, "OMP_WAIT_POLICY=PASSIVE")
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {
