@@ -11,15 +11,12 @@
 package main
 
 import (
-	"fmt"
 	"math/rand"
-	"os"
 
 	"github.com/pkg/errors"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
-	"github.com/bulkad/bulkad"
 	"github.com/bulkad/bulkad/examples/data"
 	"github.com/bulkad/bulkad/examples/internal/train"
 )
@@ -76,8 +73,5 @@ func build(dt tensor.Dtype, batch int, p []*tensor.Dense, training bool) (*train
 }
 
 func main() {
-	if err := train.Main(example(), bulkad.Grad, "bulkad.Grad", G.Grad, os.Args[1:], os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "error:", err)
-		os.Exit(1)
-	}
+	train.Command(example())
 }

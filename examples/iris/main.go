@@ -9,16 +9,13 @@
 package main
 
 import (
-	"fmt"
 	"math"
 	"math/rand"
-	"os"
 
 	"github.com/pkg/errors"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
-	"github.com/bulkad/bulkad"
 	"github.com/bulkad/bulkad/examples/data"
 	"github.com/bulkad/bulkad/examples/internal/train"
 )
@@ -89,8 +86,5 @@ func load(dir string, _ int, seed int64) (*train.Data, *train.Data, string, erro
 }
 
 func main() {
-	if err := train.Main(example(), bulkad.Grad, "bulkad.Grad", G.Grad, os.Args[1:], os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "error:", err)
-		os.Exit(1)
-	}
+	train.Command(example())
 }

@@ -23,15 +23,12 @@ package main
 
 import (
 	"flag"
-	"fmt"
 	"math/rand"
-	"os"
 
 	"github.com/pkg/errors"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
-	"github.com/bulkad/bulkad"
 	"github.com/bulkad/bulkad/examples/data"
 	"github.com/bulkad/bulkad/examples/internal/train"
 )
@@ -83,9 +80,5 @@ func build(dt tensor.Dtype, batch int, p []*tensor.Dense, training bool) (*train
 
 func main() {
 	hidden := 256
-	ex := example(&hidden)
-	if err := train.Main(ex, bulkad.Grad, "bulkad.Grad", G.Grad, os.Args[1:], os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "error:", err)
-		os.Exit(1)
-	}
+	train.Command(example(&hidden))
 }

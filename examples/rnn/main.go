@@ -12,7 +12,6 @@ package main
 import (
 	"fmt"
 	"math/rand"
-	"os"
 	"sort"
 	"strings"
 
@@ -20,7 +19,6 @@ import (
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
-	"github.com/bulkad/bulkad"
 	"github.com/bulkad/bulkad/examples/internal/train"
 )
 
@@ -125,8 +123,5 @@ func load(dir string, _ int, _ int64) (*train.Data, *train.Data, string, error) 
 }
 
 func main() {
-	if err := train.Main(example(), bulkad.Grad, "bulkad.Grad", G.Grad, os.Args[1:], os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "error:", err)
-		os.Exit(1)
-	}
+	train.Command(example())
 }

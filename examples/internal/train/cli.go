@@ -34,6 +34,15 @@ type Example struct {
 	ExtraFlags func(fs *flag.FlagSet)
 }
 
+// Command is the main function of the training examples: Main with bulkad.Grad (and
+// gorgonia.Grad for -compare) on the process's arguments, exiting with status 1 on an error.
+func Command(ex Example) {
+	if err := Main(ex, bulkad.Grad, "bulkad.Grad", G.Grad, os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "error:", err)
+		os.Exit(1)
+	}
+}
+
 // Main parses args (without the program name), trains the example with grad (named
 // gradName), and prints to out. With -compare it also trains with ref (Gorgonia's Grad) from
 // the same initial parameters and prints both step times and the largest gradient difference.
@@ -61,6 +70,7 @@ func Main(ex Example, grad GradFunc, gradName string, ref GradFunc, args []strin
 	lr := fs.Float64("lr", d.LearnRate, "Adam learning rate")
 	dtype := fs.String("dtype", "float64", "float64 or float32")
 	seed := fs.Int64("seed", d.Seed, "random seed (data order and initial weights)")
+	gonumBLAS := fs.Bool("gonum", false, "keep gonum's GEMM for Gorgonia's own matrix products (default: bulkad.UseBLAS, bulkad's GEMM)")
 	if ex.ExtraFlags != nil {
 		ex.ExtraFlags(fs)
 	}
@@ -93,6 +103,9 @@ func Main(ex Example, grad GradFunc, gradName string, ref GradFunc, args []strin
 		if err := CheckWritable(*plotTo); err != nil {
 			return errors.Wrapf(err, "%s: -plot", ex.Name)
 		}
+	}
+	if !*gonumBLAS {
+		bulkad.UseBLAS()
 	}
 	if err := describeKernels(out); err != nil {
 		return err
