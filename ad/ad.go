@@ -224,16 +224,7 @@ func differentiate(p *core.Program, o Options, vjp bool, op string) (*diffResult
 	if err := resultCheck(q.Body, vjp, op); err != nil {
 		return nil, err
 	}
-	wset := map[string]bool{}
-	for _, w := range wrt {
-		wset[w] = true
-	}
-	namer := core.NewNamer(q.Body)
-	for _, v := range q.Params {
-		namer.AvoidName(v.Name)
-	}
-	namer.AvoidName(DretName)
-	f := newForward(q, namer, wset)
+	namer, f := forwardFor(q, wrt, DretName)
 	res, err := f.run(q.Body)
 	if err != nil {
 		return nil, errors.Wrapf(err, "ad: %s", op)
@@ -254,6 +245,23 @@ func differentiate(p *core.Program, o Options, vjp bool, op string) (*diffResult
 		r.ct = core.ScalarF(rt.Dtype, 1)
 	}
 	return r, nil
+}
+
+// forwardFor prepares the forward pass of q with respect to wrt: a namer that avoids q's
+// parameter names and the reserved names, and the forward differentiator.
+func forwardFor(q *core.Program, wrt []string, reserved ...string) (*core.Namer, *forward) {
+	wset := map[string]bool{}
+	for _, w := range wrt {
+		wset[w] = true
+	}
+	namer := core.NewNamer(q.Body)
+	for _, v := range q.Params {
+		namer.AvoidName(v.Name)
+	}
+	for _, n := range reserved {
+		namer.AvoidName(n)
+	}
+	return namer, newForward(q, namer, wset)
 }
 
 func resultCheck(body core.Term, vjp bool, op string) error {
@@ -397,18 +405,7 @@ func JVPWith(p *core.Program, o Options) (*core.Program, error) {
 	} else if err := resultCheck(q.Body, true, op); err != nil {
 		return nil, err
 	}
-	wset := map[string]bool{}
-	for _, w := range wrt {
-		wset[w] = true
-	}
-	namer := core.NewNamer(q.Body)
-	for _, v := range q.Params {
-		namer.AvoidName(v.Name)
-	}
-	for _, n := range reserved {
-		namer.AvoidName(n)
-	}
-	f := newForward(q, namer, wset)
+	namer, f := forwardFor(q, wrt, reserved...)
 	var comps []*dual
 	if tupleResult {
 		f.tuple = &comps

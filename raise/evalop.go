@@ -14,7 +14,12 @@ func (pl *plan) evalOp(t core.Term, kind string) (ref, error) {
 		ins[i] = v
 		types[i] = v.Type()
 	}
-	p, err := core.NewProgram(fvs, t)
+	return pl.programOp(t, kind, fvs, ins, types, t)
+}
+
+// programOp plans t as one custom op that runs the compiled program params ⇒ body on ins.
+func (pl *plan) programOp(t core.Term, kind string, params []*core.Var, ins []core.Term, types []core.Type, body core.Term) (ref, error) {
+	p, err := core.NewProgram(params, body)
 	if err != nil {
 		return ref{}, termErr(t, "%v", err)
 	}
@@ -23,7 +28,7 @@ func (pl *plan) evalOp(t core.Term, kind string) (ref, error) {
 		return ref{}, termErr(t, "compiling for the core evaluator: %v", err)
 	}
 	k := &kern.ExecKernel{Ex: ex, Args: types, Out: t.Type()}
-	return pl.custom(t, kind, ins, func([]*core.Var) (core.Term, []*core.Var, error) { return t, fvs, nil }, k)
+	return pl.custom(t, kind, ins, func([]*core.Var) (core.Term, []*core.Var, error) { return body, params, nil }, k)
 }
 
 // evalIndexed plans a gather or scatter whose index function the compiler rejects: the op's
@@ -57,14 +62,5 @@ func (pl *plan) evalIndexed(t, x core.Term, scatter bool) (ref, error) {
 		ins = append(ins, v)
 		types = append(types, v.Type())
 	}
-	p, err := core.NewProgram(params, body)
-	if err != nil {
-		return ref{}, termErr(t, "%v", err)
-	}
-	ex, err := kern.Compile(p)
-	if err != nil {
-		return ref{}, termErr(t, "compiling for the core evaluator: %v", err)
-	}
-	k := &kern.ExecKernel{Ex: ex, Args: types, Out: t.Type()}
-	return pl.custom(t, kind, ins, func([]*core.Var) (core.Term, []*core.Var, error) { return body, params, nil }, k)
+	return pl.programOp(t, kind, params, ins, types, body)
 }
