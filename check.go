@@ -554,6 +554,22 @@ func collect(all gorgonia.Nodes, need []int, slots map[int]*gorgonia.Value) (map
 	return vals, nil
 }
 
+// cloneWith clones g and returns the clone, its nodes (in g.AllNodes() order) and the clones
+// of the wrt nodes (idx gives each node's index in g.AllNodes()).
+func cloneWith(g *gorgonia.ExprGraph, wrt gorgonia.Nodes, idx map[*gorgonia.Node]int) (*gorgonia.ExprGraph, gorgonia.Nodes, gorgonia.Nodes, error) {
+	g2 := g.Clone().(*gorgonia.ExprGraph)
+	all := g2.AllNodes()
+	wrt2 := make(gorgonia.Nodes, len(wrt))
+	for i, n := range wrt {
+		j, ok := idx[n]
+		if !ok {
+			return nil, nil, nil, errors.Errorf("wrt node %s is not in the cost's graph", n.Name())
+		}
+		wrt2[i] = all[j]
+	}
+	return g2, all, wrt2, nil
+}
+
 // gorgoniaGrads runs gorgonia.Grad and a TapeMachine on a clone of g, returning the wrt
 // gradients, the values of the needed nodes (by index in g.AllNodes()) and the cost. Panics
 // become errors.
@@ -563,15 +579,9 @@ func gorgoniaGrads(g *gorgonia.ExprGraph, cost *gorgonia.Node, wrt gorgonia.Node
 			err = errors.Errorf("panic: %v", r)
 		}
 	}()
-	g2 := g.Clone().(*gorgonia.ExprGraph)
-	all := g2.AllNodes()
-	wrt2 := make(gorgonia.Nodes, len(wrt))
-	for i, n := range wrt {
-		j, ok := idx[n]
-		if !ok {
-			return nil, nil, 0, errors.Errorf("wrt node %s is not in the cost's graph", n.Name())
-		}
-		wrt2[i] = all[j]
+	g2, all, wrt2, err := cloneWith(g, wrt, idx)
+	if err != nil {
+		return nil, nil, 0, err
 	}
 	slots := readAll(g2, need)
 	if _, err := gorgonia.Grad(all[idx[cost]], wrt2...); err != nil {

@@ -34,15 +34,9 @@ func raisedGrads(g *gorgonia.ExprGraph, cost *gorgonia.Node, wrt gorgonia.Nodes,
 			grads, vals, err = nil, nil, errors.Errorf("panic: %v", r)
 		}
 	}()
-	g2 := g.Clone().(*gorgonia.ExprGraph)
-	all := g2.AllNodes()
-	wrt2 := make(gorgonia.Nodes, len(wrt))
-	for i, n := range wrt {
-		j, ok := idx[n]
-		if !ok {
-			return nil, nil, errors.Errorf("wrt node %s is not in the cost's graph", n.Name())
-		}
-		wrt2[i] = all[j]
+	g2, all, wrt2, err := cloneWith(g, wrt, idx)
+	if err != nil {
+		return nil, nil, err
 	}
 	slots := readAll(g2, need)
 	gs, err := Grad(all[idx[cost]], wrt2...)

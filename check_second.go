@@ -229,16 +229,16 @@ func dirNode(g2 *gorgonia.ExprGraph, w *gorgonia.Node, d []float64, i int) *gorg
 }
 
 // cloneWrt clones g and returns the clone's cost and wrt nodes and a direction node per wrt.
-func cloneWrt(g *gorgonia.ExprGraph, cost *gorgonia.Node, wrt gorgonia.Nodes, idx map[*gorgonia.Node]int, dirs [][]float64) (*gorgonia.ExprGraph, *gorgonia.Node, gorgonia.Nodes, gorgonia.Nodes) {
-	g2 := g.Clone().(*gorgonia.ExprGraph)
-	all := g2.AllNodes()
-	wrt2 := make(gorgonia.Nodes, len(wrt))
+func cloneWrt(g *gorgonia.ExprGraph, cost *gorgonia.Node, wrt gorgonia.Nodes, idx map[*gorgonia.Node]int, dirs [][]float64) (*gorgonia.ExprGraph, *gorgonia.Node, gorgonia.Nodes, gorgonia.Nodes, error) {
+	g2, all, wrt2, err := cloneWith(g, wrt, idx)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
 	vs := make(gorgonia.Nodes, len(wrt))
-	for i, n := range wrt {
-		wrt2[i] = all[idx[n]]
+	for i := range wrt2 {
 		vs[i] = dirNode(g2, wrt2[i], dirs[i], i)
 	}
-	return g2, all[idx[cost]], wrt2, vs
+	return g2, all[idx[cost]], wrt2, vs, nil
 }
 
 // sumDot builds Σ_i Σ g_i ⊙ v_i.
@@ -292,7 +292,10 @@ func bulkadSecond(g *gorgonia.ExprGraph, cost *gorgonia.Node, wrt gorgonia.Nodes
 			hv, gg, err = nil, nil, errors.Errorf("panic: %v", r)
 		}
 	}()
-	g2, cost2, wrt2, vs := cloneWrt(g, cost, wrt, idx, dirs)
+	g2, cost2, wrt2, vs, err := cloneWrt(g, cost, wrt, idx, dirs)
+	if err != nil {
+		return nil, nil, err
+	}
 	h, err := HessianVector(cost2, wrt2, vs)
 	if err != nil {
 		return nil, nil, err
@@ -324,7 +327,10 @@ func gorgoniaSecond(g *gorgonia.ExprGraph, cost *gorgonia.Node, wrt gorgonia.Nod
 			vals, msg = nil, firstLine(fmt.Sprintf("panics: %v", r))
 		}
 	}()
-	g2, cost2, wrt2, vs := cloneWrt(g, cost, wrt, idx, dirs)
+	g2, cost2, wrt2, vs, err := cloneWrt(g, cost, wrt, idx, dirs)
+	if err != nil {
+		return nil, firstLine("refused: " + err.Error())
+	}
 	gs, err := gorgonia.Grad(cost2, wrt2...)
 	if err != nil {
 		return nil, firstLine("refused: " + err.Error())
