@@ -296,26 +296,18 @@ func BatchNormTrain(x core.Term, eps float64) (core.Term, error) {
 	if err := wrap("batch norm", &b); err != nil {
 		return nil, err
 	}
-	bc := func(v core.Term) core.Term { // [c] → [bs,c,sp]
-		t, err := Broadcast(b.Reshape(core.Shape{c, 1}, v), core.Shape{bs, c, sp})
-		b.SetErr(err)
-		return t
-	}
-	lit := func(sh core.Shape, v float64) core.Term {
-		t, err := FullLike(core.Type{Shape: sh, Dtype: d}, v)
-		b.SetErr(err)
-		return t
-	}
-	s, err := Sum(x3, 0, 2)
-	b.SetErr(err)
-	mean := b.Div(s, lit(core.Shape{c}, n))
+	k := keep(&b)
+	bc := func(v core.Term) core.Term {
+		return k(Broadcast(b.Reshape(core.Shape{c, 1}, v), core.Shape{bs, c, sp}))
+	} // [c] → [bs,c,sp]
+	lit := func(v float64) core.Term { return k(FullLike(core.Type{Shape: core.Shape{c}, Dtype: d}, v)) }
+	mean := b.Div(k(Sum(x3, 0, 2)), lit(n))
 	cen := b.Sub(x3, bc(mean))
 	if err := wrap("batch norm", &b); err != nil {
 		return nil, err
 	}
-	sq, err := Sum(b.Mul(cen, cen), 0, 2)
-	b.SetErr(err)
-	alpha := b.Unary(core.OpRecip, b.Unary(core.OpSqrt, b.Add(b.Div(sq, lit(core.Shape{c}, n)), lit(core.Shape{c}, eps))))
+	sq := k(Sum(b.Mul(cen, cen), 0, 2))
+	alpha := b.Unary(core.OpRecip, b.Unary(core.OpSqrt, b.Add(b.Div(sq, lit(n)), lit(eps))))
 	beta := b.Unary(core.OpNeg, b.Mul(mean, alpha))
 	y := b.Add(b.Mul(x3, bc(alpha)), bc(beta))
 	return result("batch norm", &b, reshapeIfNeeded(&b, xs, y))
@@ -336,26 +328,13 @@ func GroupNorm(x core.Term, groups int, eps float64) (core.Term, error) {
 	n := xs.Size() / rows
 	d := x.Type().Dtype
 	var b core.Builder
-	full := func(sh core.Shape, v float64) core.Term {
-		t, err := FullLike(core.Type{Shape: sh, Dtype: d}, v)
-		b.SetErr(err)
-		return t
-	}
-	sum := func(t core.Term) core.Term {
-		s, err := Sum(t, 1)
-		b.SetErr(err)
-		return s
-	}
-	expand := func(t core.Term) core.Term {
-		e, err := Expand(t, 1, n)
-		b.SetErr(err)
-		return e
-	}
+	k := keep(&b)
+	full := func(v float64) core.Term { return k(FullLike(core.Type{Shape: core.Shape{rows}, Dtype: d}, v)) }
 	x2 := b.Reshape(core.Shape{rows, n}, x)
-	mean := b.Div(sum(x2), full(core.Shape{rows}, float64(n)))
-	cen := b.Sub(x2, expand(mean))
-	v := b.Div(sum(b.Mul(cen, cen)), full(core.Shape{rows}, float64(n)))
-	r := b.Unary(core.OpRecip, b.Unary(core.OpSqrt, b.Add(b.Binary(core.OpMax, v, full(core.Shape{rows}, 0)), full(core.Shape{rows}, eps))))
-	y := b.Add(b.Mul(expand(r), x2), expand(b.Mul(b.Unary(core.OpNeg, r), mean)))
+	mean := b.Div(k(Sum(x2, 1)), full(float64(n)))
+	cen := b.Sub(x2, k(Expand(mean, 1, n)))
+	v := b.Div(k(Sum(b.Mul(cen, cen), 1)), full(float64(n)))
+	r := b.Unary(core.OpRecip, b.Unary(core.OpSqrt, b.Add(b.Binary(core.OpMax, v, full(0)), full(eps))))
+	y := b.Add(b.Mul(k(Expand(r, 1, n)), x2), k(Expand(b.Mul(b.Unary(core.OpNeg, r), mean), 1, n)))
 	return result("group norm", &b, reshapeIfNeeded(&b, xs, y))
 }

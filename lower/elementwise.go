@@ -32,11 +32,8 @@ func Unary(name string, x core.Term) (core.Term, error) {
 		return nil, errors.Errorf("lower: %s: operand dtype %v, want f64 or f32", op, t.Dtype)
 	}
 	var b core.Builder
-	lit := func(v float64) core.Term {
-		l, err := FullLike(t, v)
-		b.SetErr(err)
-		return l
-	}
+	k := keep(&b)
+	lit := func(v float64) core.Term { return k(FullLike(t, v)) }
 	var r core.Term
 	switch name {
 	case "abs":
@@ -176,11 +173,8 @@ func Clamp(x core.Term, lo, hi float64) (core.Term, error) {
 		return nil, errors.Errorf("lower: clamp: lower bound %v above upper bound %v", lo, hi)
 	}
 	var b core.Builder
-	l, err := FullLike(x.Type(), lo)
-	b.SetErr(err)
-	h, err := FullLike(x.Type(), hi)
-	b.SetErr(err)
-	return result("clamp", &b, b.Binary(core.OpMin, b.Binary(core.OpMax, x, l), h))
+	k := keep(&b)
+	return result("clamp", &b, b.Binary(core.OpMin, b.Binary(core.OpMax, x, k(FullLike(x.Type(), lo))), k(FullLike(x.Type(), hi))))
 }
 
 // Convert changes the dtype of x (float↔float rounds, float→int truncates toward zero).

@@ -230,32 +230,19 @@ func Sparsemax(x core.Term, axis int) (core.Term, error) {
 		return nil, err
 	}
 	d := x.Type().Dtype
-	full := func(sh core.Shape, v float64) core.Term {
-		t, err := FullLike(core.Type{Shape: sh, Dtype: d}, v)
-		b.SetErr(err)
-		return t
-	}
-	sum := func(t core.Term, axis int) core.Term {
-		s, err := Sum(t, axis)
-		b.SetErr(err)
-		return s
-	}
-	expand := func(t core.Term) core.Term {
-		e, err := Expand(t, 1, n)
-		b.SetErr(err)
-		return e
-	}
+	kp := keep(&b)
+	full := func(sh core.Shape, v float64) core.Term { return kp(FullLike(core.Type{Shape: sh, Dtype: d}, v)) }
 	vs, ts := indexVars(&b, 3) // [row, i, j]
 	zi := b.Gather(core.Shape{rows, n, n}, z, b.IndexFn(vs, ts[0], ts[1]))
 	zj := b.Gather(core.Shape{rows, n, n}, z, b.IndexFn(vs, ts[0], ts[2]))
 	ge := b.Cast(d, b.Binary(core.OpGe, zj, zi))
-	k := sum(ge, 2)
-	s := sum(b.Mul(ge, zj), 2)
+	k := kp(Sum(ge, 2))
+	s := kp(Sum(b.Mul(ge, zj), 2))
 	in := b.Cast(d, b.Binary(core.OpGt, b.Add(full(core.Shape{rows, n}, 1), b.Mul(k, z)), s))
-	kk := sum(in, 1)
-	cs := sum(b.Mul(in, z), 1)
+	kk := kp(Sum(in, 1))
+	cs := kp(Sum(b.Mul(in, z), 1))
 	tau := b.Div(b.Sub(cs, full(core.Shape{rows}, 1)), kk)
-	out := b.Binary(core.OpMax, b.Sub(z, expand(tau)), full(core.Shape{rows, n}, 0))
+	out := b.Binary(core.OpMax, b.Sub(z, kp(Expand(tau, 1, n))), full(core.Shape{rows, n}, 0))
 	if err := wrap("sparsemax", &b); err != nil {
 		return nil, err
 	}

@@ -220,3 +220,13 @@ func Broadcast(x core.Term, sh core.Shape) (core.Term, error) {
 	t := b.Gather(sh, x, b.IndexFn(vs, out...))
 	return result("broadcast", &b, t)
 }
+
+// keep returns a function that records an error in b (the first one wins) and passes the
+// term on: lowering code written with a Builder calls the lower functions that return
+// errors through it, k(Sum(x, 1)).
+func keep(b *core.Builder) func(core.Term, error) core.Term {
+	return func(t core.Term, err error) core.Term {
+		b.SetErr(err)
+		return t
+	}
+}
