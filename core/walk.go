@@ -16,46 +16,49 @@ import (
 //	Var, Lit, Iota: none
 //
 // BoundIn tells which of them are under a binder.
-func Children(t Term) []Term {
+func Children(t Term) []Term { return appendChildren(nil, t) }
+
+// appendChildren appends t's children (see Children) to dst.
+func appendChildren(dst []Term, t Term) []Term {
 	switch t := t.(type) {
 	case *Let:
-		return []Term{t.Bound, t.Body}
+		return append(dst, t.Bound, t.Body)
 	case *Share:
-		return []Term{t.Body}
+		return append(dst, t.Body)
 	case *Cond:
-		return []Term{t.C, t.Then, t.Else}
+		return append(dst, t.C, t.Then, t.Else)
 	case *Unary:
-		return []Term{t.X}
+		return append(dst, t.X)
 	case *Cast:
-		return []Term{t.X}
+		return append(dst, t.X)
 	case *Binary:
-		return []Term{t.X, t.Y}
+		return append(dst, t.X, t.Y)
 	case *Index:
-		return append([]Term{t.X}, t.Ix...)
+		return append(append(dst, t.X), t.Ix...)
 	case *SumOuter:
-		return []Term{t.X}
+		return append(dst, t.X)
 	case *ArgmaxOuter:
-		return []Term{t.X}
+		return append(dst, t.X)
 	case *Gather:
-		return append([]Term{t.X}, fnOut(t.Fn)...)
+		return append(append(dst, t.X), fnOut(t.Fn)...)
 	case *Scatter:
-		return append([]Term{t.X}, fnOut(t.Fn)...)
+		return append(append(dst, t.X), fnOut(t.Fn)...)
 	case *FromVector:
-		return append([]Term{}, t.Elems...)
+		return append(dst, t.Elems...)
 	case *Replicate:
-		return []Term{t.X}
+		return append(dst, t.X)
 	case *Transpose:
-		return []Term{t.X}
+		return append(dst, t.X)
 	case *Reshape:
-		return []Term{t.X}
+		return append(dst, t.X)
 	case *Build1:
-		return []Term{t.Body}
+		return append(dst, t.Body)
 	case *MatMul:
-		return []Term{t.X, t.Y}
+		return append(dst, t.X, t.Y)
 	case *Tuple:
-		return append([]Term{}, t.Elems...)
+		return append(dst, t.Elems...)
 	}
-	return nil
+	return dst
 }
 
 // fnOut and fnVars read an index function's parts, tolerating a nil one (a struct literal).
@@ -158,29 +161,33 @@ func Rebuild(t Term, kids []Term) (Term, error) {
 // PostOrder calls f once for every distinct node reachable from t (by pointer identity),
 // children before parents. It is linear in the number of distinct nodes.
 func PostOrder(t Term, f func(Term)) {
-	seen := map[Term]bool{}
-	type frame struct {
-		t    Term
-		kids []Term
-		next int
-	}
 	if t == nil {
 		return
 	}
-	stack := []frame{{t: t, kids: Children(t)}}
-	seen[t] = true
+	// The children of the frames on the stack share one slice: a frame's are kids[start:end],
+	// pushed after its parent's and dropped when it is popped (no slice per node).
+	type frame struct {
+		t                Term
+		start, next, end int
+	}
+	seen := map[Term]struct{}{t: {}}
+	kids := appendChildren(make([]Term, 0, 64), t)
+	stack := append(make([]frame, 0, 32), frame{t: t, end: len(kids)})
 	for len(stack) > 0 {
 		top := &stack[len(stack)-1]
-		if top.next < len(top.kids) {
-			c := top.kids[top.next]
+		if top.next < top.end {
+			c := kids[top.next]
 			top.next++
-			if c != nil && !seen[c] {
-				seen[c] = true
-				stack = append(stack, frame{t: c, kids: Children(c)})
+			if _, done := seen[c]; c != nil && !done {
+				seen[c] = struct{}{}
+				start := len(kids)
+				kids = appendChildren(kids, c)
+				stack = append(stack, frame{t: c, start: start, next: start, end: len(kids)})
 			}
 			continue
 		}
 		f(top.t)
+		kids = kids[:top.start]
 		stack = stack[:len(stack)-1]
 	}
 }
