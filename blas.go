@@ -1,6 +1,8 @@
 package bulkad
 
 import (
+	"os"
+
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
 	"gorgonia.org/gorgonia"
@@ -9,44 +11,76 @@ import (
 	"github.com/bulkad/bulkad/kernel"
 )
 
-// UseBLAS installs bulkad's GEMM (package kernel's AVX2+FMA assembly) as the BLAS of
-// Gorgonia (gorgonia.Use) and of its tensors (tensor.Use), so Gorgonia's own matrix products,
-// the forward pass included, run on it. Dgemm and Sgemm with alpha 1 and beta 0 go to bulkad's
-// GEMM; every other call and every other BLAS routine is gonum's. On CPUs without AVX2+FMA
-// (or with -tags purego) the calls go to gonum as before. It is opt-in and process-wide, like
-// gorgonia.Use; the gradient ops bulkad raises use kernel's GEMM whether or not it is called.
-func UseBLAS() {
+// UseBLAS installs a fast GEMM as the BLAS of Gorgonia (gorgonia.Use) and of its tensors
+// (tensor.Use), so Gorgonia's own matrix products, the forward pass included, run on it, and
+// returns the name of what it installed:
+//
+//   - a system BLAS when one is installed (OpenBLAS — Debian: libopenblas0-pthread —, BLIS, a
+//     CBLAS, Apple's Accelerate), found at run time and called through purego (no cgo), its
+//     thread count set to GOMAXPROCS; every Dgemm and Sgemm goes to it;
+//   - otherwise bulkad's own GEMM (package kernel: AVX-512 or AVX2+FMA assembly) for Dgemm and
+//     Sgemm with alpha 1 and beta 0, gonum for the other calls;
+//   - "gonum" when neither applies (no system BLAS, a CPU without AVX2+FMA or -tags purego).
+//
+// BULKAD_BLAS=bulkad skips the system BLAS; BULKAD_BLAS=gonum installs nothing. Every other
+// BLAS routine stays gonum's. It is opt-in and process-wide, like gorgonia.Use; the gradient
+// ops bulkad raises use kernel's GEMM whether or not it is called.
+func UseBLAS() string {
+	choice := os.Getenv("BULKAD_BLAS")
+	if choice == "gonum" {
+		return "gonum"
+	}
 	b := gemmBLAS{ws: &kernel.Workspace{}}
+	name := "bulkad"
+	if choice != "bulkad" {
+		if sys, err := loadSystemGEMM(); err == nil {
+			b.sys, name = sys, sys.name
+		}
+	}
+	if b.sys == nil && !kernel.HasGEMM() {
+		return "gonum" // no assembly GEMM on this CPU or build
+	}
 	gorgonia.Use(b)
 	tensor.Use(b)
+	return name
 }
 
-// gemmBLAS is gonum's BLAS with Dgemm and Sgemm taken by kernel.GEMM where it applies.
+// gemmBLAS is gonum's BLAS with Dgemm and Sgemm taken by the system's BLAS (sys) or by
+// kernel.GEMM where it applies.
 type gemmBLAS struct {
 	gonum.Implementation
-	ws *kernel.Workspace // packing buffers, reused across calls
+	ws  *kernel.Workspace // packing buffers, reused across calls
+	sys *systemGEMM       // nil: bulkad's GEMM
 }
 
 // Dgemm implements blas.Float64.
 func (g gemmBLAS) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
-	if !gemmFits(tA, tB, m, n, k, alpha, len(a), lda, len(b), ldb, beta, len(c), ldc) ||
-		!kernel.GEMM(g.ws, tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, a, lda, b, ldb, c, ldc) {
+	switch {
+	case g.sys != nil && gemmValid(tA, tB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc):
+		g.sys.gemm64(tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	case g.sys == nil && alpha == 1 && beta == 0 && gemmValid(tA, tB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc) &&
+		kernel.GEMM(g.ws, tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, a, lda, b, ldb, c, ldc):
+	default:
 		g.Implementation.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 	}
 }
 
 // Sgemm implements blas.Float32.
 func (g gemmBLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	if !gemmFits(tA, tB, m, n, k, float64(alpha), len(a), lda, len(b), ldb, float64(beta), len(c), ldc) ||
-		!kernel.GEMM(g.ws, tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, a, lda, b, ldb, c, ldc) {
+	switch {
+	case g.sys != nil && gemmValid(tA, tB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc):
+		g.sys.gemm32(tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	case g.sys == nil && alpha == 1 && beta == 0 && gemmValid(tA, tB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc) &&
+		kernel.GEMM(g.ws, tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, a, lda, b, ldb, c, ldc):
+	default:
 		g.Implementation.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 	}
 }
 
-// gemmFits reports whether a GEMM call is one kernel.GEMM computes (alpha 1, beta 0, real
-// transposes, non-empty and valid sizes); gonum handles (and reports) everything else.
-func gemmFits(tA, tB blas.Transpose, m, n, k int, alpha float64, na, lda, nb, ldb int, beta float64, nc, ldc int) bool {
-	if alpha != 1 || beta != 0 || m <= 0 || n <= 0 || k <= 0 {
+// gemmValid reports whether a GEMM call has real transposes and non-empty, valid sizes (every
+// operand holds its matrix); gonum handles (and reports) everything else.
+func gemmValid(tA, tB blas.Transpose, m, n, k int, na, lda, nb, ldb int, nc, ldc int) bool {
+	if m <= 0 || n <= 0 || k <= 0 {
 		return false
 	}
 	ok := func(t blas.Transpose, rows, cols, size, ld int) bool {

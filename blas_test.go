@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"os"
 	"testing"
 
 	"gonum.org/v1/gonum/blas"
@@ -20,6 +21,26 @@ func TestUseBLASGemm(t *testing.T) {
 	})
 	t.Run("f32", func(t *testing.T) {
 		checkUseBLAS(t, 1e-5, gemmBLAS{}.Sgemm, gonum.Implementation{}.Sgemm)
+	})
+}
+
+// TestSystemBLASGemm does the same with the system's BLAS (OpenBLAS or BLIS through purego)
+// for every call; skipped when none is installed, unless BULKAD_SYSTEM_BLAS_REQUIRED is set
+// (.ci/run installs libopenblas0-pthread and sets it).
+func TestSystemBLASGemm(t *testing.T) {
+	sys, err := loadSystemGEMM()
+	if err != nil {
+		if os.Getenv("BULKAD_SYSTEM_BLAS_REQUIRED") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	t.Logf("system BLAS: %s", sys.name)
+	t.Run("f64", func(t *testing.T) {
+		checkUseBLAS(t, 1e-12, gemmBLAS{sys: sys}.Dgemm, gonum.Implementation{}.Dgemm)
+	})
+	t.Run("f32", func(t *testing.T) {
+		checkUseBLAS(t, 1e-5, gemmBLAS{sys: sys}.Sgemm, gonum.Implementation{}.Sgemm)
 	})
 }
 

@@ -234,6 +234,10 @@ func microGo[T floatT](kc int, as, bs, c []T, ldc int, add bool) {
 // microPortable is the portable micro-kernel of gemmGo.
 func microPortable[T floatT]() micro[T] { return micro[T]{mr: 4, nr: 4, run: microGo[T]} }
 
+// HasGEMM reports whether GEMM runs here (the CPU has AVX-512F or AVX2+FMA and the build is
+// not -tags purego).
+func HasGEMM() bool { return gemmMicro[float64]().nr != 4 }
+
 // GEMM computes c = op(a)·op(b) with bulkad's assembly GEMM (packing buffers from ws, which
 // may be nil) for row-major strided operands (see gemmGo; op(a) is m×k, op(b) is k×n, c is
 // m×n with leading dimension ldc) and reports true, or does nothing and reports false when

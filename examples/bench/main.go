@@ -59,13 +59,14 @@ func main() {
 	asJSON := flag.Bool("json", false, "print JSON")
 	only := flag.String("model", "", "only models whose name starts with this")
 	growthOnly := flag.Bool("growth", false, "only the growth tables (no step times)")
-	useBLAS := flag.Bool("blas", false, "install bulkad's GEMM as Gorgonia's BLAS (bulkad.UseBLAS) before measuring")
+	useBLAS := flag.Bool("blas", false, "install a fast GEMM as Gorgonia's BLAS (bulkad.UseBLAS: the system's OpenBLAS/BLIS if installed, else bulkad's; BULKAD_BLAS=bulkad forces bulkad's) before measuring")
 	torch := flag.Bool("torch", false, "also measure PyTorch (python3-torch) and numpy's GEMM, alternating with the Go runs")
 	threads := flag.Int("threads", 0, "GOMAXPROCS and PyTorch/OpenBLAS threads (0: 1 with -torch, else GOMAXPROCS as is)")
 	gemmOnly := flag.Bool("gemm", false, "only the GEMM table")
 	flag.Parse()
+	blasName := "gonum"
 	if *useBLAS {
-		bulkad.UseBLAS()
+		blasName = bulkad.UseBLAS()
 	}
 	if *growthOnly {
 		*only = "\x00none"
@@ -75,6 +76,9 @@ func main() {
 	}
 	if *threads > 0 {
 		runtime.GOMAXPROCS(*threads)
+	}
+	if !*asJSON {
+		fmt.Printf("Gorgonia's matrix products: %s (BULKAD_BLAS=bulkad, the default without a system BLAS, uses bulkad's GEMM)\n", blasName)
 	}
 	res, err := run(options{small: *small, rounds: *rounds, only: *only, verbose: !*asJSON, torch: *torch, threads: runtime.GOMAXPROCS(0), gemmOnly: *gemmOnly})
 	if err != nil {

@@ -105,7 +105,7 @@ func Main(ex Example, grad GradFunc, gradName string, ref GradFunc, args []strin
 		}
 	}
 	if !*gonumBLAS {
-		bulkad.UseBLAS()
+		fmt.Fprintf(out, "Gorgonia's matrix products: %s (bulkad.UseBLAS)\n", bulkad.UseBLAS())
 	}
 	if err := describeKernels(out); err != nil {
 		return err
