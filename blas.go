@@ -55,26 +55,35 @@ type gemmBLAS struct {
 
 // Dgemm implements blas.Float64.
 func (g gemmBLAS) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
-	switch {
-	case g.sys != nil && gemmValid(tA, tB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc):
-		g.sys.gemm64(tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-	case g.sys == nil && alpha == 1 && beta == 0 && gemmValid(tA, tB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc) &&
-		kernel.GEMM(g.ws, tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, a, lda, b, ldb, c, ldc):
-	default:
+	if !fastGEMM(g, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) {
 		g.Implementation.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 	}
 }
 
 // Sgemm implements blas.Float32.
 func (g gemmBLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	switch {
-	case g.sys != nil && gemmValid(tA, tB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc):
-		g.sys.gemm32(tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-	case g.sys == nil && alpha == 1 && beta == 0 && gemmValid(tA, tB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc) &&
-		kernel.GEMM(g.ws, tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, a, lda, b, ldb, c, ldc):
-	default:
+	if !fastGEMM(g, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) {
 		g.Implementation.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 	}
+}
+
+// fastGEMM runs a valid GEMM call on the system BLAS, or on bulkad's GEMM when alpha is 1 and
+// beta 0, and reports whether it did (gonum takes the others).
+func fastGEMM[T float32 | float64](g gemmBLAS, tA, tB blas.Transpose, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) bool {
+	if !gemmValid(tA, tB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc) {
+		return false
+	}
+	ta, tb := tA != blas.NoTrans, tB != blas.NoTrans
+	if g.sys == nil {
+		return alpha == 1 && beta == 0 && kernel.GEMM(g.ws, ta, tb, m, n, k, a, lda, b, ldb, c, ldc)
+	}
+	switch a := any(a).(type) {
+	case []float64:
+		g.sys.gemm64(ta, tb, m, n, k, float64(alpha), a, lda, any(b).([]float64), ldb, float64(beta), any(c).([]float64), ldc)
+	case []float32:
+		g.sys.gemm32(ta, tb, m, n, k, float32(alpha), a, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
+	}
+	return true
 }
 
 // gemmValid reports whether a GEMM call has real transposes and non-empty, valid sizes (every
