@@ -134,14 +134,7 @@ func TestEvalGatherScatterRandomAffine(t *testing.T) {
 		rsz := core.Shape(rest).Size()
 		var want []float64
 		each(rc.dom, func(pt []int) {
-			ix := rc.eval(pt, kval)
-			off, ok := 0, true
-			for k, v := range ix {
-				if v < 0 || v >= int64(xs[k]) {
-					ok = false
-				}
-				off += int(v) * xstr[k]
-			}
+			off, ok := flatOffset(rc.eval(pt, kval), xs, xstr)
 			for r := 0; r < rsz; r++ {
 				if ok {
 					want = append(want, vals[off+r])
@@ -170,14 +163,7 @@ func TestEvalGatherScatterRandomAffine(t *testing.T) {
 		want2 := make([]float64, sz)
 		src := 0
 		each(rc.dom, func(pt []int) {
-			ix := rc.eval(pt, kval)
-			off, ok := 0, true
-			for k, v := range ix {
-				if v < 0 || v >= int64(xs[k]) {
-					ok = false
-				}
-				off += int(v) * xstr[k]
-			}
+			off, ok := flatOffset(rc.eval(pt, kval), xs, xstr)
 			for r := 0; r < rsz; r++ {
 				if ok {
 					want2[off+r] += yvals[src+r]
@@ -187,4 +173,17 @@ func TestEvalGatherScatterRandomAffine(t *testing.T) {
 		})
 		checkFloats(t, fmt.Sprintf("seed %d iter %d: %s with k=%d", seed, iter, p2, kval), got2, want2, 0)
 	}
+}
+
+// flatOffset is the element offset of index ix into an array of outer dims xs (strides xstr),
+// and false when an index is out of bounds.
+func flatOffset(ix []int64, xs []int, xstr []int) (int, bool) {
+	off := 0
+	for k, v := range ix {
+		if v < 0 || v >= int64(xs[k]) {
+			return 0, false
+		}
+		off += int(v) * xstr[k]
+	}
+	return off, true
 }
