@@ -3,6 +3,7 @@ package core
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -109,8 +110,6 @@ func evalB(t *testing.T, p *Program, args map[string]*Lit) []bool {
 	}
 	return append([]bool{}, r.B...)
 }
-
-func eqInts(a, b []int64) bool { return fmt.Sprint(a) == fmt.Sprint(b) }
 
 // ---- element-wise ----
 
@@ -270,7 +269,7 @@ func TestEvalIntOps(t *testing.T) {
 		y := b.Var("y", ty(Int64, 6))
 		p := mustProg(t, &b, []*Var{x, y}, b.Binary(c.op, x, y))
 		got := evalI(t, p, map[string]*Lit{"x": id([]int{6}, xs...), "y": id([]int{6}, ys...)})
-		if !eqInts(got, c.want) {
+		if !slices.Equal(got, c.want) {
 			t.Fatalf("%v: got %v want %v", c.op, got, c.want)
 		}
 	}
@@ -462,7 +461,7 @@ func TestEvalShapeOps(t *testing.T) {
 	}
 	var b Builder
 	p := mustProg(t, &b, nil, b.Iota(4))
-	if got := evalI(t, p, nil); !eqInts(got, []int64{0, 1, 2, 3}) {
+	if got := evalI(t, p, nil); !slices.Equal(got, []int64{0, 1, 2, 3}) {
 		t.Fatalf("iota: %v", got)
 	}
 }

@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -73,17 +74,7 @@ func (s Shape) Size() int {
 func (s Shape) Rank() int { return len(s) }
 
 // Equal reports whether two shapes have the same dimensions.
-func (s Shape) Equal(o Shape) bool {
-	if len(s) != len(o) {
-		return false
-	}
-	for i := range s {
-		if s[i] != o[i] {
-			return false
-		}
-	}
-	return true
-}
+func (s Shape) Equal(o Shape) bool { return slices.Equal(s, o) }
 
 // Clone returns a copy that shares no memory with s.
 func (s Shape) Clone() Shape {

@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/pkg/errors"
@@ -498,18 +499,6 @@ func sameVar(a, b *Var) bool {
 	return a.Name == b.Name
 }
 
-func sameInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // shallow compares everything but the children.
 func (c *eqCache) shallow(a, b Term) bool {
 	if fmt.Sprintf("%T", a) != fmt.Sprintf("%T", b) {
@@ -567,7 +556,7 @@ func (c *eqCache) shallow(a, b Term) bool {
 	case *Replicate:
 		return a.N == b.(*Replicate).N
 	case *Transpose:
-		return sameInts(a.Perm, b.(*Transpose).Perm)
+		return slices.Equal(a.Perm, b.(*Transpose).Perm)
 	case *Reshape:
 		return a.Shape.Equal(b.(*Reshape).Shape)
 	case *Build1:

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -101,10 +102,10 @@ func TestDigitsDeterministicBalancedInRange(t *testing.T) {
 	}
 	b, _ := Digits(200, 42)
 	c, _ := Digits(200, 43)
-	if !equalF(a.Images, b.Images) || !equalI(a.Labels, b.Labels) {
+	if !slices.Equal(a.Images, b.Images) || !slices.Equal(a.Labels, b.Labels) {
 		t.Fatal("same seed gave different data")
 	}
-	if equalF(a.Images, c.Images) {
+	if slices.Equal(a.Images, c.Images) {
 		t.Fatal("different seeds gave the same data")
 	}
 	count := make([]int, 10)
@@ -189,28 +190,4 @@ func TestIris(t *testing.T) {
 	if count != [3]int{50, 50, 50} {
 		t.Errorf("class counts %v", count)
 	}
-}
-
-func equalF(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-func equalI(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
