@@ -196,20 +196,13 @@ func TestGradOfGradOps(t *testing.T) {
 
 // TestGradOfGradZoo is TestGradOfGradOps on every zoo model.
 func TestGradOfGradZoo(t *testing.T) {
-	for _, z := range zoo(tensor.Float64) {
-		z := z
-		t.Run(z.name, func(t *testing.T) {
-			m, err := z.mk()
-			if err != nil {
-				t.Fatal(err)
-			}
-			h, err := buildHV(m.G, m.Cost, m.Wrt, 12)
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkHV(t, h, 1e-6)
-		})
-	}
+	eachZoo(t, tensor.Float64, func(t *testing.T, m *models.Model) {
+		h, err := buildHV(m.G, m.Cost, m.Wrt, 12)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkHV(t, h, 1e-6)
+	})
 }
 
 // TestGradOfGradFloat32: float32 grad of grad on the zoo against the float64 H·v of the same

@@ -37,6 +37,19 @@ func modelCtor(mk func() (*models.Model, error)) ctor {
 	}
 }
 
+// eachZoo runs f on a fresh zoo model of dtype dt in a subtest per model.
+func eachZoo(t *testing.T, dt tensor.Dtype, f func(t *testing.T, m *models.Model)) {
+	for _, z := range zoo(dt) {
+		t.Run(z.name, func(t *testing.T) {
+			m, err := z.mk()
+			if err != nil {
+				t.Fatal(err)
+			}
+			f(t, m)
+		})
+	}
+}
+
 // TestZoo runs the acceptance checks on every zoo model (float64).
 func TestZoo(t *testing.T) {
 	for _, z := range zoo(tensor.Float64) {
