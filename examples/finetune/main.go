@@ -53,14 +53,8 @@ func run(args []string, out io.Writer) error {
 	plotTo := fs.String("plot", "", "write the loss/accuracy curve to this PNG file")
 	modelPath := fs.String("model", "", "an .onnx file to fine-tune instead of the shipped one (input [150,4], output [150,3])")
 	seed := fs.Int64("seed", 1, "seed of the train/held-out split")
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return nil
-		}
+	if help, err := train.ParseFlags(fs, args); help || err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return errors.Errorf("finetune: unexpected argument %q (flags start with -; -h lists them)", fs.Arg(0))
 	}
 	if *steps <= 0 || !(*lr > 0) {
 		return errors.New("finetune: -steps and -lr must be positive")

@@ -66,22 +66,12 @@ func run(args []string, out io.Writer) error {
 	dtype := fs.String("dtype", "float64", "float64 or float32")
 	fs.StringVar(&cfg.plot, "plot", "", "write the loss curves (loss against machine runs) to this PNG file")
 	fs.Int64Var(&cfg.seed, "seed", 1, "random seed (train/test split and initial weights)")
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return nil
-		}
+	if help, err := train.ParseFlags(fs, args); help || err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return errors.Errorf("newton: unexpected argument %q (flags start with -; -h lists them)", fs.Arg(0))
-	}
-	switch *dtype {
-	case "float64":
-		cfg.dtype = tensor.Float64
-	case "float32":
-		cfg.dtype = tensor.Float32
-	default:
-		return errors.Errorf("newton: -dtype %q: want float64 or float32", *dtype)
+	var err error
+	if cfg.dtype, err = train.ParseDtype("newton", *dtype); err != nil {
+		return err
 	}
 	if cfg.steps <= 0 || cfg.cg <= 0 || !(cfg.damping >= 0) || !(cfg.l2 >= 0) {
 		return errors.New("newton: -steps and -cg must be positive, -damping and -l2 non-negative")

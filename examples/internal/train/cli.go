@@ -74,27 +74,17 @@ func Main(ex Example, grad GradFunc, gradName string, ref GradFunc, args []strin
 	if ex.ExtraFlags != nil {
 		ex.ExtraFlags(fs)
 	}
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return nil // -h: the usage was printed
-		}
+	if help, err := ParseFlags(fs, args); help || err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return errors.Errorf("%s: unexpected argument %q (flags start with -; -h lists them)", ex.Name, fs.Arg(0))
 	}
 	explicit := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { explicit[f.Name] = true })
 	cfg := d
 	cfg.Name = ex.Name
 	cfg.Epochs, cfg.Batch, cfg.Steps, cfg.LearnRate, cfg.Seed = *epochs, *bs, *steps, *lr, *seed
-	switch *dtype {
-	case "float64":
-		cfg.Dtype = tensor.Float64
-	case "float32":
-		cfg.Dtype = tensor.Float32
-	default:
-		return errors.Errorf("%s: -dtype %q: want float64 or float32", ex.Name, *dtype)
+	var err error
+	if cfg.Dtype, err = ParseDtype(ex.Name, *dtype); err != nil {
+		return err
 	}
 	if cfg.Batch <= 0 || cfg.Epochs <= 0 || cfg.Steps < 0 {
 		return errors.Errorf("%s: -batch and -epochs must be positive, -steps non-negative", ex.Name)
@@ -162,6 +152,31 @@ func Main(ex Example, grad GradFunc, gradName string, ref GradFunc, args []strin
 	}
 	fmt.Fprintf(out, "largest gradient difference on one batch from the same weights: %.3g\n", diff)
 	return nil
+}
+
+// ParseFlags parses a command's arguments: help is set after -h (the usage was printed), and
+// an argument that is not a flag is an error naming fs.
+func ParseFlags(fs *flag.FlagSet, args []string) (help bool, err error) {
+	if err := fs.Parse(args); err == flag.ErrHelp {
+		return true, nil
+	} else if err != nil {
+		return false, err
+	}
+	if fs.NArg() > 0 {
+		return false, errors.Errorf("%s: unexpected argument %q (flags start with -; -h lists them)", fs.Name(), fs.Arg(0))
+	}
+	return false, nil
+}
+
+// ParseDtype reads a -dtype flag: float64 or float32.
+func ParseDtype(cmd, s string) (tensor.Dtype, error) {
+	switch s {
+	case "float64":
+		return tensor.Float64, nil
+	case "float32":
+		return tensor.Float32, nil
+	}
+	return tensor.Float64, errors.Errorf("%s: -dtype %q: want float64 or float32", cmd, s)
 }
 
 // Must is gorgonia.Must that records the first error in *err instead of panicking.
