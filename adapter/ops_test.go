@@ -17,6 +17,16 @@ type opCase struct {
 	f64   bool // float64 only (the op has no float32 kernel or a float64-only constructor)
 }
 
+// safeBuild builds the case's graph, turning a panic of Gorgonia's constructors into an error.
+func (c opCase) safeBuild(b *gen) (n *G.Node, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v", r)
+		}
+	}()
+	return c.build(b)
+}
+
 func un(f func(*G.Node) (*G.Node, error), lo, hi float64, shape ...int) func(b *gen) (*G.Node, error) {
 	return func(b *gen) (*G.Node, error) { return f(b.in(lo, hi, shape...)) }
 }
@@ -314,14 +324,7 @@ func TestOps(t *testing.T) {
 			seed := int64(1000 + i)
 			label := fmt.Sprintf("%s/%v/seed=%d", c.name, dt, seed)
 			b := newGen(dt, seed)
-			out, err := func() (n *G.Node, err error) {
-				defer func() {
-					if r := recover(); r != nil {
-						err = fmt.Errorf("panic: %v", r)
-					}
-				}()
-				return c.build(b)
-			}()
+			out, err := c.safeBuild(b)
 			if err != nil {
 				t.Errorf("%s: building the Gorgonia graph: %v", label, err)
 				continue
@@ -336,14 +339,7 @@ func TestOpTableCoverage(t *testing.T) {
 	hit := map[string]bool{}
 	for i, c := range opCases() {
 		b := newGen(tensor.Float64, int64(i))
-		out, err := func() (n *G.Node, err error) {
-			defer func() {
-				if r := recover(); r != nil {
-					err = fmt.Errorf("panic: %v", r)
-				}
-			}()
-			return c.build(b)
-		}()
+		out, err := c.safeBuild(b)
 		if err != nil {
 			continue
 		}

@@ -104,16 +104,7 @@ func extraCtorThen(c extraCase, then func(*G.Node) (*G.Node, error)) ctor {
 		g := G.NewGraph()
 		rng := rand.New(rand.NewSource(seed))
 		in := func(name string, lo, hi float64, shape ...int) *G.Node {
-			n := 1
-			for _, k := range shape {
-				n *= k
-			}
-			v := make([]float64, n)
-			for i := range v {
-				v[i] = lo + (hi-lo)*rng.Float64()
-			}
-			return G.NewTensor(g, tensor.Float64, len(shape), G.WithShape(shape...), G.WithName(name),
-				G.WithValue(tensor.New(tensor.WithShape(shape...), tensor.WithBacking(v))))
+			return randInput(g, rng, name, lo, hi, shape...)
 		}
 		out, wrt, err := c.mk(g, in)
 		if err != nil {
