@@ -35,64 +35,43 @@ func Unary(name string, x core.Term) (core.Term, error) {
 	k := keep(&b)
 	lit := func(v float64) core.Term { return k(FullLike(t, v)) }
 	var r core.Term
-	switch name {
-	case "abs":
-		r = b.Unary(core.OpAbs, x)
-	case "sign":
-		r = b.Unary(core.OpSign, x)
-	case "ceil":
-		r = b.Unary(core.OpCeil, x)
-	case "floor":
-		r = b.Unary(core.OpFloor, x)
-	case "sin":
-		r = b.Unary(core.OpSin, x)
-	case "cos":
-		r = b.Unary(core.OpCos, x)
-	case "exp":
-		r = b.Unary(core.OpExp, x)
-	case "ln":
-		r = b.Unary(core.OpLog, x)
-	case "log2":
+	// Gorgonia's names of the functions that are one core operation.
+	direct := map[string]core.UnOp{
+		"abs": core.OpAbs, "sign": core.OpSign, "ceil": core.OpCeil, "floor": core.OpFloor,
+		"sin": core.OpSin, "cos": core.OpCos, "exp": core.OpExp, "ln": core.OpLog, "neg": core.OpNeg,
+		"sqrt": core.OpSqrt, "inv": core.OpRecip, "tanh": core.OpTanh, "log1p": core.OpLog1p,
+		"expm1": core.OpExpm1, "erf": core.OpErf,
+	}
+	// masks are the 0/1 arrays x > hi and x ≥ lo, with the float64 or float32 bounds.
+	masks := func(lo64, hi64, lo32, hi32 float64) (above, inside core.Term) {
+		lo, hi := lo64, hi64
+		if t.Dtype == core.Float32 {
+			lo, hi = lo32, hi32
+		}
+		return b.Cast(t.Dtype, b.Binary(core.OpGt, x, lit(hi))), b.Cast(t.Dtype, b.Binary(core.OpGe, x, lit(lo)))
+	}
+	switch op, ok := direct[name]; {
+	case ok:
+		r = b.Unary(op, x)
+	case name == "log2":
 		r = b.Div(b.Unary(core.OpLog, x), lit(math.Ln2))
-	case "neg":
-		r = b.Unary(core.OpNeg, x)
-	case "square":
+	case name == "square":
 		r = b.Mul(x, x)
-	case "sqrt":
-		r = b.Unary(core.OpSqrt, x)
-	case "inv":
-		r = b.Unary(core.OpRecip, x)
-	case "invSqrt":
+	case name == "invSqrt":
 		r = b.Unary(core.OpRecip, b.Unary(core.OpSqrt, x))
-	case "cube":
+	case name == "cube":
 		r = b.Mul(b.Mul(x, x), x)
-	case "tanh":
-		r = b.Unary(core.OpTanh, x)
-	case "sigmoid":
-		lo, hi := -709.0, 19.0
-		if t.Dtype == core.Float32 {
-			lo, hi = -88, 15
-		}
+	case name == "sigmoid":
 		// 1 above hi, 0 below lo, sigmoid x in between; the masks are exact 0/1 factors.
-		above := b.Cast(t.Dtype, b.Binary(core.OpGt, x, lit(hi)))
-		inside := b.Cast(t.Dtype, b.Binary(core.OpGe, x, lit(lo)))
-		one := lit(1)
-		s := b.Unary(core.OpSigmoid, x)
-		r = b.Add(above, b.Mul(b.Mul(b.Sub(one, above), inside), s))
-	case "log1p":
-		r = b.Unary(core.OpLog1p, x)
-	case "expm1":
-		r = b.Unary(core.OpExpm1, x)
-	case "erf":
-		r = b.Unary(core.OpErf, x)
-	case "softplus":
-		lo, hi := -708.0, 16.0
-		if t.Dtype == core.Float32 {
-			lo, hi = -103, 14
-		}
+		above, inside := masks(-709, 19, -88, 15)
+		r = b.Add(above, b.Mul(b.Mul(b.Sub(lit(1), above), inside), b.Unary(core.OpSigmoid, x)))
+	case name == "softplus":
 		// x above hi, 0 below lo, log1p (exp x) in between (exp of min x hi cannot overflow).
-		above := b.Cast(t.Dtype, b.Binary(core.OpGt, x, lit(hi)))
-		inside := b.Cast(t.Dtype, b.Binary(core.OpGe, x, lit(lo)))
+		above, inside := masks(-708, 16, -103, 14)
+		hi := 16.0
+		if t.Dtype == core.Float32 {
+			hi = 14
+		}
 		sp := b.Unary(core.OpLog1p, b.Unary(core.OpExp, b.Binary(core.OpMin, x, lit(hi))))
 		r = b.Add(b.Mul(above, x), b.Mul(b.Mul(b.Sub(lit(1), above), inside), sp))
 	default:
