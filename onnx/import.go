@@ -103,14 +103,12 @@ func Lower(m *Model) (*Program, error) {
 			}
 			sh[i] = int(d)
 		}
-		v, err := core.NewVar(c.fresh(in.Name), core.Type{Shape: sh, Dtype: c.dt})
+		v, err := c.param("input", in.Name, sh, &params)
 		if err != nil {
-			return nil, errors.Wrapf(err, "onnx: lower: input %q", in.Name)
+			return nil, err
 		}
-		params = append(params, v)
 		p.Inputs = append(p.Inputs, in.Name)
 		p.InputVars = append(p.InputVars, v)
-		c.env[in.Name] = value{t: v}
 	}
 	for _, t := range m.Graph.Initializer {
 		switch t.DataType {
@@ -119,15 +117,13 @@ func Lower(m *Model) (*Program, error) {
 			for i, d := range t.Dims {
 				sh[i] = int(d)
 			}
-			v, err := core.NewVar(c.fresh(t.Name), core.Type{Shape: sh, Dtype: c.dt})
+			v, err := c.param("initializer", t.Name, sh, &params)
 			if err != nil {
-				return nil, errors.Wrapf(err, "onnx: lower: initializer %q", t.Name)
+				return nil, err
 			}
-			params = append(params, v)
 			p.Params = append(p.Params, t.Name)
 			p.ParamVars = append(p.ParamVars, v)
 			p.Values[t.Name] = denseOf(c.dt, sh, t.Floats)
-			c.env[t.Name] = value{t: v}
 			c.initVals[v.Name] = t.Floats
 		case dtInt32, dtInt64, dtBool:
 			c.env[t.Name] = value{ints: t.Ints, dims: t.Dims, isInt: true}
@@ -197,6 +193,18 @@ func (c *ctx) fresh(name string) string {
 }
 
 // bind names a node output: a float term becomes a let-bound variable.
+// param makes the parameter for a graph input or float initializer (what: "input" or
+// "initializer") of shape sh, appends it to params and binds name to it.
+func (c *ctx) param(what, name string, sh core.Shape, params *[]*core.Var) (*core.Var, error) {
+	v, err := core.NewVar(c.fresh(name), core.Type{Shape: sh, Dtype: c.dt})
+	if err != nil {
+		return nil, errors.Wrapf(err, "onnx: lower: %s %q", what, name)
+	}
+	*params = append(*params, v)
+	c.env[name] = value{t: v}
+	return v, nil
+}
+
 func (c *ctx) bind(name string, v value) error {
 	if v.t != nil {
 		lv, err := core.NewVar(c.fresh(name), v.t.Type())

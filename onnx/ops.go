@@ -174,6 +174,17 @@ func constInts(ins []value, i int, what string) ([]int64, bool, error) {
 	return nil, false, errors.Errorf("input %d (%s) must be a constant (an initializer, a Constant node or a shape computation); it depends on graph inputs", i, what)
 }
 
+// floatAlong reads the first input as a float term with its shape and the node's axis
+// attribute (default 0), normalised to that rank.
+func (c *ctx) floatAlong(n *Node, ins []value) (x core.Term, sh core.Shape, axis int, err error) {
+	if x, err = c.floatIn(ins, 0); err != nil {
+		return nil, nil, 0, err
+	}
+	sh = shapeOf(x)
+	axis, err = normAxis(n.attrInt("axis", 0), len(sh))
+	return x, sh, axis, err
+}
+
 func shapeOf(t core.Term) core.Shape { return t.Type().Shape }
 
 // normAxis maps a possibly negative axis into [0, rank).

@@ -197,12 +197,7 @@ func opConcat(c *ctx, n *Node, ins []value) ([]value, error) {
 }
 
 func opSplit(c *ctx, n *Node, ins []value) ([]value, error) {
-	x, err := c.floatIn(ins, 0)
-	if err != nil {
-		return nil, err
-	}
-	sh := shapeOf(x)
-	axis, err := normAxis(n.attrInt("axis", 0), len(sh))
+	x, sh, axis, err := c.floatAlong(n, ins)
 	if err != nil {
 		return nil, err
 	}
@@ -412,12 +407,7 @@ func opGather(c *ctx, n *Node, ins []value) ([]value, error) {
 		}
 		return []value{{ints: out, dims: ins[1].dims, isInt: true}}, nil
 	}
-	x, err := c.floatIn(ins, 0)
-	if err != nil {
-		return nil, err
-	}
-	sh := shapeOf(x)
-	axis, err := normAxis(n.attrInt("axis", 0), len(sh))
+	x, sh, axis, err := c.floatAlong(n, ins)
 	if err != nil {
 		return nil, err
 	}
