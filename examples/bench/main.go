@@ -64,9 +64,9 @@ func main() {
 	threads := flag.Int("threads", 0, "GOMAXPROCS and PyTorch/OpenBLAS threads (0: 1 with -torch, else GOMAXPROCS as is)")
 	gemmOnly := flag.Bool("gemm", false, "only the GEMM table")
 	flag.Parse()
-	blasName := "gonum"
+	blasName := "gonum (-blas: bulkad.UseBLAS)"
 	if *useBLAS {
-		blasName = bulkad.UseBLAS()
+		blasName = bulkad.UseBLAS() + " (bulkad.UseBLAS; BULKAD_BLAS=bulkad chooses bulkad's GEMM over a system BLAS)"
 	}
 	if *growthOnly {
 		*only = "\x00none"
@@ -78,7 +78,7 @@ func main() {
 		runtime.GOMAXPROCS(*threads)
 	}
 	if !*asJSON {
-		fmt.Printf("Gorgonia's matrix products: %s (BULKAD_BLAS=bulkad, the default without a system BLAS, uses bulkad's GEMM)\n", blasName)
+		fmt.Printf("Gorgonia's matrix products: %s\n", blasName)
 	}
 	res, err := run(options{small: *small, rounds: *rounds, only: *only, verbose: !*asJSON, torch: *torch, threads: runtime.GOMAXPROCS(0), gemmOnly: *gemmOnly})
 	if err != nil {
