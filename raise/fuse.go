@@ -12,14 +12,22 @@ import (
 
 // peel returns the term a variable or share denotes when it is known (a lazily planned let),
 // or t itself.
-func (pl *plan) peel(t core.Term) core.Term {
-	for i := 0; i < 1<<20; i++ {
+func (pl *plan) peel(t core.Term) core.Term { return pl.resolve(t, false) }
+
+// resolve looks through shares and variables of lazily planned lets (and, with defs, of every
+// top-level let) to the term they denote.
+func (pl *plan) resolve(t core.Term, defs bool) core.Term {
+	for i := 0; i < 1<<20; i++ { // bounded: a chain of lets cannot be longer than the program
 		switch u := t.(type) {
 		case *core.Share:
 			t = u.Body
 			continue
 		case *core.Var:
 			if b, ok := pl.lazy[u.Name]; ok {
+				t = b
+				continue
+			}
+			if b, ok := pl.defs[u.Name]; ok && defs {
 				t = b
 				continue
 			}

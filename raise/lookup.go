@@ -17,24 +17,8 @@ import (
 // argmaxRange is the number of values of an argmax array t (an argmaxOuter term, possibly
 // behind variables of top-level lets and shares), or 0.
 func (pl *plan) argmaxRange(t core.Term) int {
-	for i := 0; i < 64; i++ {
-		switch u := t.(type) {
-		case *core.ArgmaxOuter:
-			return u.X.Type().Shape[0]
-		case *core.Share:
-			t = u.Body
-			continue
-		case *core.Var:
-			if b, ok := pl.lazy[u.Name]; ok {
-				t = b
-				continue
-			}
-			if b, ok := pl.defs[u.Name]; ok {
-				t = b
-				continue
-			}
-		}
-		return 0
+	if a, ok := pl.resolve(t, true).(*core.ArgmaxOuter); ok {
+		return a.X.Type().Shape[0]
 	}
 	return 0
 }
