@@ -11,7 +11,7 @@ func gemmMicro[T floatT]() micro[T] {
 	var k any
 	switch avx512, avx2 := cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ, cpu.X86.HasAVX2 && cpu.X86.HasFMA; {
 	case avx512:
-		k = asmMicro(8, microF64AVX512, microF32AVX512)
+		k = withUnpacked(asmMicro(8, microF64AVX512, microF32AVX512))
 	case avx2:
 		k = asmMicro(6, microF64AVX2, microF32AVX2)
 	default:
@@ -56,7 +56,22 @@ func gemmMicros[T floatT]() []micro[T] {
 		ks = append(ks, pick(asmMicro(6, microF64AVX2, microF32AVX2)))
 	}
 	if cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ {
-		ks = append(ks, pick(asmMicro(8, microF64AVX512, microF32AVX512)))
+		ks = append(ks, pick(asmMicro(8, microF64AVX512, microF32AVX512)), pick(withUnpacked(asmMicro(8, microF64AVX512, microF32AVX512))))
 	}
 	return ks
+}
+
+// withUnpacked adds the AVX-512 kernels that read a's rows in place (8 rows; the slice checks
+// make every access in bounds).
+func withUnpacked(k [2]any) [2]any {
+	m64, m32 := k[0].(micro[float64]), k[1].(micro[float32])
+	m64.runU = func(kc int, a []float64, lda int, bs, c []float64, ldc int, add bool) {
+		_, _, _ = a[7*lda+kc-1], bs[kc*16-1], c[7*ldc+15]
+		microF64AVX512U(kc, &a[0], lda, &bs[0], &c[0], ldc, add)
+	}
+	m32.runU = func(kc int, a []float32, lda int, bs, c []float32, ldc int, add bool) {
+		_, _, _ = a[7*lda+kc-1], bs[kc*32-1], c[7*ldc+31]
+		microF32AVX512U(kc, &a[0], lda, &bs[0], &c[0], ldc, add)
+	}
+	return [2]any{m64, m32}
 }

@@ -15,3 +15,9 @@ func microF64AVX512(kc int, a *float64, b *float64, c *float64, ldc int, add boo
 
 // microF32AVX512 computes one 8×32 tile of packed strips with AVX-512F into c (row stride ldc), adding to c when add is set.
 func microF32AVX512(kc int, a *float32, b *float32, c *float32, ldc int, add bool)
+
+// microF64AVX512U computes one 8×16 tile of rows of a (lda apart) and a packed strip of b with AVX-512F into c (row stride ldc), adding to c when add is set.
+func microF64AVX512U(kc int, a *float64, lda int, b *float64, c *float64, ldc int, add bool)
+
+// microF32AVX512U computes one 8×32 tile of rows of a (lda apart) and a packed strip of b with AVX-512F into c (row stride ldc), adding to c when add is set.
+func microF32AVX512U(kc int, a *float32, lda int, b *float32, c *float32, ldc int, add bool)

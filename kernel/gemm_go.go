@@ -25,6 +25,8 @@ const (
 type micro[T floatT] struct {
 	mr, nr int
 	run    func(kc int, as, bs, c []T, ldc int, add bool)
+	// runU, when set, is run with the mr rows of a read in place (row i at a[i*lda:]).
+	runU func(kc int, a []T, lda int, bs, c []T, ldc int, add bool)
 }
 
 // gemmGo computes c = op(a)·op(b) for row-major strided operands (leading dimensions lda,
@@ -120,7 +122,16 @@ func gemmCols[T floatT](ws *Workspace, mk micro[T], ta, tb bool, m, k, j0, j1 in
 			packStrips(nr, !tb, b, ldb, jc, nc, pc, kc, bp)
 			for ic := 0; ic < m; ic += gemmMC {
 				mc := min(gemmMC, m-ic)
-				packStrips(mr, ta, a, lda, ic, mc, pc, kc, ap)
+				// A narrow product (one or two column strips) reads its full row strips of A
+				// straight from the matrix: packing them would cost as much as using them.
+				direct := mk.runU != nil && !ta && nc <= 2*nr
+				if direct {
+					if tail := mc % mr; tail > 0 {
+						packStrips(mr, ta, a, lda, ic+mc-tail, tail, pc, kc, ap[(mc-tail)*kc:])
+					}
+				} else {
+					packStrips(mr, ta, a, lda, ic, mc, pc, kc, ap)
+				}
 				for jr := 0; jr < nc; jr += nr {
 					bs := bp[jr*kc : jr*kc+kc*nr]
 					nj := min(nr, nc-jr)
@@ -128,11 +139,19 @@ func gemmCols[T floatT](ws *Workspace, mk micro[T], ta, tb bool, m, k, j0, j1 in
 						as := ap[ir*kc : ir*kc+kc*mr]
 						mi := min(mr, mc-ir)
 						ci := (ic+ir)*ldc + jc + jr
-						if mi == mr && nj == nr {
+						if direct && mi == mr {
+							ar := a[(ic+ir)*lda+pc:]
+							if nj == nr {
+								mk.runU(kc, ar, lda, bs, c[ci:], ldc, add)
+								continue
+							}
+							mk.runU(kc, ar, lda, bs, tile, nr, false)
+						} else if mi == mr && nj == nr {
 							mk.run(kc, as, bs, c[ci:], ldc, add)
 							continue
+						} else {
+							mk.run(kc, as, bs, tile, nr, false)
 						}
-						mk.run(kc, as, bs, tile, nr, false)
 						for ii := 0; ii < mi; ii++ {
 							row := c[ci+ii*ldc : ci+ii*ldc+nj]
 							t := tile[ii*nr : ii*nr+nj]

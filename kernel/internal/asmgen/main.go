@@ -19,15 +19,21 @@ func main() {
 	// AVX-512F: 8 rows × 2 ZMM (16 accumulators of the 32 registers).
 	micro(kernel{name: "microF64AVX512", rows: 8, f32: false, avx512: true})
 	micro(kernel{name: "microF32AVX512", rows: 8, f32: true, avx512: true})
+	// The same with a read straight from the matrix (rows lda elements apart), for products
+	// whose A block is used by only one or two column strips (narrow n), where packing A
+	// costs as much as the multiplication.
+	micro(kernel{name: "microF64AVX512U", rows: 8, f32: false, avx512: true, unpacked: true})
+	micro(kernel{name: "microF32AVX512U", rows: 8, f32: true, avx512: true, unpacked: true})
 	Generate()
 }
 
 // kernel describes one micro-kernel: a rows × (2 vectors) tile of c.
 type kernel struct {
-	name   string
-	rows   int
-	f32    bool
-	avx512 bool
+	name     string
+	rows     int
+	f32      bool
+	avx512   bool
+	unpacked bool // a is the matrix itself (8 rows, lda elements apart), not a packed strip
 }
 
 // micro emits func(kc int, a, b, c *T, ldc int, add bool): the tile Σ_p a[p,0:rows]ᵀ b[p,0:w]
@@ -45,14 +51,50 @@ func micro(k kernel) {
 		vecBytes = 64
 	}
 	w := 2 * lanes
-	TEXT(k.name, NOSPLIT, fmt.Sprintf("func(kc int, a, b, c *%s, ldc int, add bool)", typ))
+	sig := fmt.Sprintf("func(kc int, a, b, c *%s, ldc int, add bool)", typ)
+	if k.unpacked {
+		sig = fmt.Sprintf("func(kc int, a *%s, lda int, b, c *%s, ldc int, add bool)", typ, typ)
+	}
+	TEXT(k.name, NOSPLIT, sig)
 	isa := "AVX2 and FMA"
 	if k.avx512 {
 		isa = "AVX-512F"
 	}
-	Doc(fmt.Sprintf("%s computes one %d×%d tile of packed strips with %s into c (row stride ldc), adding to c when add is set.", k.name, k.rows, w, isa))
+	what := "packed strips"
+	if k.unpacked {
+		what = "rows of a (lda apart) and a packed strip of b"
+	}
+	Doc(fmt.Sprintf("%s computes one %d×%d tile of %s with %s into c (row stride ldc), adding to c when add is set.", k.name, k.rows, w, what, isa))
 	kc := Load(Param("kc"), GP64())
 	a := Load(Param("a"), GP64())
+	// Unpacked: rows 0–3 at a + {0,1,2,3}·lda, rows 4–7 at a4 = a + 4·lda likewise (lda in bytes).
+	var lda, lda3, a4 reg.Register
+	if k.unpacked {
+		lda = Load(Param("lda"), GP64())
+		SHLQ(U8(map[bool]uint8{false: 3, true: 2}[k.f32]), lda)
+		lda3 = GP64()
+		LEAQ(Mem{Base: lda, Index: lda, Scale: 2}, lda3)
+		a4 = GP64()
+		LEAQ(Mem{Base: a, Index: lda, Scale: 4}, a4)
+	}
+	rowAddr := func(i int) Mem {
+		if !k.unpacked {
+			return Mem{Base: a, Disp: i * size}
+		}
+		base := a
+		if i >= 4 {
+			base, i = a4, i-4
+		}
+		switch i {
+		case 0:
+			return Mem{Base: base}
+		case 1:
+			return Mem{Base: base, Index: lda, Scale: 1}
+		case 2:
+			return Mem{Base: base, Index: lda, Scale: 2}
+		}
+		return Mem{Base: base, Index: lda3, Scale: 1}
+	}
 	b := Load(Param("b"), GP64())
 	c := Load(Param("c"), GP64())
 	ldc := Load(Param("ldc"), GP64())
@@ -82,11 +124,16 @@ func micro(k kernel) {
 	load(Mem{Base: b, Disp: vecBytes}, b1)
 	for i := range acc {
 		ai := vec()
-		bcast(Mem{Base: a, Disp: i * size}, ai)
+		bcast(rowAddr(i), ai)
 		fma(b0, ai, acc[i][0])
 		fma(b1, ai, acc[i][1])
 	}
-	ADDQ(U32(k.rows*size), a)
+	if k.unpacked {
+		ADDQ(U32(size), a)
+		ADDQ(U32(size), a4)
+	} else {
+		ADDQ(U32(k.rows*size), a)
+	}
 	ADDQ(U32(2*vecBytes), b)
 	DECQ(kc)
 	JMP(LabelRef(k.name + "_loop"))
