@@ -79,26 +79,40 @@ func gemmWith[T floatT](ws *Workspace, mk micro[T], ta, tb bool, m, n, k int, a 
 	if m*n*k < gemmParallel {
 		workers = 1
 	}
-	if workers > n/nr {
-		workers = n / nr
+	// Each worker packs all of the operand it does not split: split the columns of c (every
+	// worker packs all of op(a)) when op(a) is the smaller one, else the rows (every worker
+	// packs all of op(b)).
+	byRows := m*k > k*n && m/mk.mr >= 2
+	unit, extent := nr, n
+	if byRows {
+		unit, extent = mk.mr, m
 	}
+	workers = min(workers, extent/unit)
 	if workers <= 1 {
 		gemmCols(ws, mk, ta, tb, m, k, 0, n, a, lda, b, ldb, c, ldc)
 		return
 	}
-	// Column ranges in multiples of nr, as even as possible.
-	strips := (n + nr - 1) / nr
+	// Ranges in multiples of the tile, as even as possible.
+	strips := (extent + unit - 1) / unit
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
-		j0 := strips * w / workers * nr
-		j1 := min(strips*(w+1)/workers*nr, n)
-		if j0 >= j1 {
+		x0 := strips * w / workers * unit
+		x1 := min(strips*(w+1)/workers*unit, extent)
+		if x0 >= x1 {
 			continue
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			gemmCols(ws, mk, ta, tb, m, k, j0, j1, a, lda, b, ldb, c, ldc)
+			if !byRows {
+				gemmCols(ws, mk, ta, tb, m, k, x0, x1, a, lda, b, ldb, c, ldc)
+				return
+			}
+			ao := x0 * lda // row x0 of op(a)
+			if ta {
+				ao = x0
+			}
+			gemmCols(ws, mk, ta, tb, x1-x0, k, 0, n, a[ao:], lda, b, ldb, c[x0*ldc:], ldc)
 		}()
 	}
 	wg.Wait()

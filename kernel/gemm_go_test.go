@@ -38,7 +38,7 @@ func naiveGemm[T floatT](ta, tb bool, m, n, k int, a []T, lda int, b []T, ldb in
 func TestGemmGo(t *testing.T) {
 	type shape struct{ m, n, k int }
 	shapes := []shape{{1, 1, 1}, {1, 7, 1}, {7, 1, 7}, {7, 7, 7}, {1, 129, 7}, {129, 7, 129}, {5, 3, 300},
-		{129, 129, 129}, {67, 513, 260}, {128, 10, 512}, {200, 600, 300}}
+		{129, 129, 129}, {67, 513, 260}, {128, 10, 512}, {200, 600, 300}, {400, 100, 150}, {1000, 7, 400}}
 	for _, s := range shapes {
 		for _, tr := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
 			for _, pad := range []int{0, 3} {
