@@ -26,6 +26,14 @@
 // out-of-bounds indices, infinities and NaNs): results agree bit for bit except where a kernel
 // adds in another order (matmul), and there within rounding.
 //
-// Imports: core (the language), vulkan (the device back end), gonum (GEMM). Package raise wraps kernel plans as Gorgonia
-// custom ops; package core imports neither kernel nor any BLAS.
+// GEMM (gemm_go.go, exported as GEMM) packs and blocks its operands for register-blocked
+// micro-kernels: AVX-512F (8×16 float64, 8×32 float32, also reading A's rows in place for
+// narrow products) or AVX2+FMA (6×8, 6×16) assembly generated with avo (internal/asmgen),
+// chosen from the CPU's features, or a portable Go kernel (and gonum) elsewhere and under
+// -tags purego. Large products split rows or columns of c across GOMAXPROCS goroutines; a
+// Workspace keeps the packing buffers between calls.
+//
+// Imports: core (the language), core/tensors (tensor values), vulkan (the device back end),
+// gonum (the GEMM of builds without the assembly). Package raise wraps kernel plans as Gorgonia
+// custom ops; package core imports neither kernel nor any array library.
 package kernel
