@@ -19,6 +19,7 @@ type ixPlan struct {
 	voff   []int     // vecChunk target offsets (-1: out of bounds)
 	base   []int64   // per-output constant parts, evaluated once per run
 	okRows bool      // affine fast path usable this run
+	one    [1]int    // the offset of a single point
 }
 
 func newIxPlan(fn *idxFn, dom []int, tgtShape core.Shape, m int) *ixPlan {
@@ -168,146 +169,43 @@ func (p *ixPlan) domSize() int {
 	return n
 }
 
-// gatherK: dst[point ++ rest] = src[f(point) ++ rest], zeros out of bounds.
-func gatherK[T any](p *ixPlan, dst, src []T) {
-	var zero T
-	p.prepare()
-	clear(p.r)
-	R := p.rest
-	total := p.domSize()
-	if total == 0 || R == 0 {
-		return
-	}
-	if p.okRows {
-		n := len(p.dom)
-		tn := p.dom[n-1]
-		o := 0
-		for {
-			lo, hi, off0, step := p.row()
-			row := dst[o : o+tn*R]
-			ilo, ihi := int(lo), int(hi)
-			clear(row[:ilo*R])
-			clear(row[ihi*R:])
-			if ihi > ilo {
-				s := int(off0 + lo*step)
-				st := int(step)
-				if R == 1 {
-					seg := row[ilo:ihi]
-					if st == 1 {
-						copy(seg, src[s:s+len(seg)])
-					} else {
-						for t := range seg {
-							seg[t] = src[s]
-							s += st
-						}
-					}
-				} else {
-					for t := ilo; t < ihi; t++ {
-						copy(row[t*R:(t+1)*R], src[s:s+R])
-						s += st
-					}
-				}
-			}
-			o += tn * R
-			if !p.next(n - 1) {
-				return
-			}
-		}
-	}
-	if p.fn.vec != nil && len(p.dom) > 0 {
-		n := len(p.dom)
-		tn := p.dom[n-1]
-		o := 0
-		for {
-			for t0 := 0; t0 < tn; t0 += vecChunk {
-				cnt := min(vecChunk, tn-t0)
-				if len(p.vo) == 1 && R == 1 {
-					p.fn.vec(int64(t0), cnt, p.vo)
-					hi, st := p.tgt[0], p.tstr[0]
-					seg := dst[o : o+cnt]
-					for q, v := range p.vo[0][:cnt] {
-						if v >= 0 && v < hi {
-							seg[q] = src[int(v)*st]
-						} else {
-							seg[q] = zero
-						}
-					}
-					o += cnt
-					continue
-				}
-				for _, off := range p.chunk(int64(t0), cnt) {
-					if off < 0 {
-						clear(dst[o : o+R])
-					} else if R == 1 {
-						dst[o] = src[off]
-					} else {
-						copy(dst[o:o+R], src[off:off+R])
-					}
-					o += R
-				}
-			}
-			if !p.next(n - 1) {
-				return
-			}
-		}
-	}
-	for o := 0; o < total*R; o += R {
-		off := p.point()
-		if off < 0 {
-			clear(dst[o : o+R])
-		} else if R == 1 {
-			dst[o] = src[off]
-		} else {
-			copy(dst[o:o+R], src[off:off+R])
-		}
-		p.next(len(p.dom))
-	}
+// ixMover moves the blocks of one gather or scatter; walk calls it with the offsets
+// of the other array, so that the traversal of the domain (affine rows, vectorised chunks,
+// single points) is written once for both directions.
+type ixMover interface {
+	// row handles the tn points of one innermost row whose blocks start at element o of the
+	// domain-side array: in bounds for t in [lo, hi), at target offset off0 + t·step.
+	row(o, tn, lo, hi, off0, step int)
+	// single handles len(vo) points from o with one computed index each and one-element
+	// blocks: in bounds where 0 ≤ vo[q] < hi, at target offset vo[q]·st.
+	single(o int, vo []int64, hi int64, st int)
+	// blocks handles len(offs) consecutive points from o at target offsets offs (-1: out
+	// of bounds).
+	blocks(o int, offs []int)
 }
 
-// scatterK: dst[f(point) ++ rest] += src[point ++ rest]; out-of-range writes are dropped.
-func scatterK[T numT](p *ixPlan, dst, src []T) {
+// walk runs m over every point of p's domain, in row-major order (generic in M so that the
+// mover is not boxed: no allocation per run).
+func walk[M ixMover](p *ixPlan, m M) {
 	p.prepare()
-	clear(dst)
 	clear(p.r)
 	R := p.rest
 	total := p.domSize()
 	if total == 0 || R == 0 {
 		return
 	}
+	n := len(p.dom)
 	if p.okRows {
-		n := len(p.dom)
 		tn := p.dom[n-1]
-		o := 0
-		for {
+		for o := 0; ; o += tn * R {
 			lo, hi, off0, step := p.row()
-			if hi > lo {
-				d := int(off0 + lo*step)
-				st := int(step)
-				if R == 1 {
-					seg := src[o+int(lo) : o+int(hi)]
-					for _, v := range seg {
-						dst[d] += v
-						d += st
-					}
-				} else {
-					for t := int(lo); t < int(hi); t++ {
-						drow := dst[d : d+R]
-						srow := src[o+t*R : o+(t+1)*R]
-						for i, v := range srow {
-							drow[i] += v
-						}
-						d += st
-					}
-				}
-			}
-			o += tn * R
+			m.row(o, tn, int(lo), int(hi), int(off0), int(step))
 			if !p.next(n - 1) {
 				return
 			}
 		}
 	}
-	if p.fn.vec != nil && len(p.dom) > 0 {
-		n := len(p.dom)
+	if p.fn.vec != nil && n > 0 {
 		tn := p.dom[n-1]
 		o := 0
 		for {
@@ -316,28 +214,11 @@ func scatterK[T numT](p *ixPlan, dst, src []T) {
 				if len(p.vo) == 1 && R == 1 {
 					// one computed index, one element per point: no offset pass
 					p.fn.vec(int64(t0), cnt, p.vo)
-					hi, st := p.tgt[0], p.tstr[0]
-					for q, v := range p.vo[0][:cnt] {
-						if v >= 0 && v < hi {
-							dst[int(v)*st] += src[o+q]
-						}
-					}
-					o += cnt
-					continue
+					m.single(o, p.vo[0][:cnt], p.tgt[0], p.tstr[0])
+				} else {
+					m.blocks(o, p.chunk(int64(t0), cnt))
 				}
-				for _, off := range p.chunk(int64(t0), cnt) {
-					if off >= 0 {
-						if R == 1 {
-							dst[off] += src[o]
-						} else {
-							drow := dst[off : off+R]
-							for i, v := range src[o : o+R] {
-								drow[i] += v
-							}
-						}
-					}
-					o += R
-				}
+				o += cnt * R
 			}
 			if !p.next(n - 1) {
 				return
@@ -345,19 +226,129 @@ func scatterK[T numT](p *ixPlan, dst, src []T) {
 		}
 	}
 	for o := 0; o < total*R; o += R {
-		off := p.point()
-		if off >= 0 {
-			if R == 1 {
-				dst[off] += src[o]
-			} else {
-				drow := dst[off : off+R]
-				for i, v := range src[o : o+R] {
-					drow[i] += v
-				}
-			}
-		}
-		p.next(len(p.dom))
+		p.one[0] = p.point()
+		m.blocks(o, p.one[:])
+		p.next(n)
 	}
+}
+
+// gatherer: dst[point ++ rest] = src[f(point) ++ rest], zeros out of bounds.
+type gatherer[T any] struct {
+	dst, src []T
+	R        int
+}
+
+func (g gatherer[T]) row(o, tn, lo, hi, off0, step int) {
+	R, src := g.R, g.src
+	row := g.dst[o : o+tn*R]
+	clear(row[:lo*R])
+	clear(row[hi*R:])
+	if hi <= lo {
+		return
+	}
+	s := off0 + lo*step
+	switch {
+	case R == 1 && step == 1:
+		copy(row[lo:hi], src[s:])
+	case R == 1:
+		seg := row[lo:hi]
+		for t := range seg {
+			seg[t] = src[s]
+			s += step
+		}
+	default:
+		for t := lo; t < hi; t++ {
+			copy(row[t*R:(t+1)*R], src[s:s+R])
+			s += step
+		}
+	}
+}
+
+func (g gatherer[T]) single(o int, vo []int64, hi int64, st int) {
+	var zero T
+	seg := g.dst[o : o+len(vo)]
+	for q, v := range vo {
+		if v >= 0 && v < hi {
+			seg[q] = g.src[int(v)*st]
+		} else {
+			seg[q] = zero
+		}
+	}
+}
+
+func (g gatherer[T]) blocks(o int, offs []int) {
+	R := g.R
+	for _, off := range offs {
+		switch {
+		case off < 0:
+			clear(g.dst[o : o+R])
+		case R == 1:
+			g.dst[o] = g.src[off]
+		default:
+			copy(g.dst[o:o+R], g.src[off:off+R])
+		}
+		o += R
+	}
+}
+
+// gatherK: dst[point ++ rest] = src[f(point) ++ rest], zeros out of bounds.
+func gatherK[T any](p *ixPlan, dst, src []T) {
+	walk(p, gatherer[T]{dst, src, p.rest})
+}
+
+// scatterer: dst[f(point) ++ rest] += src[point ++ rest]; out-of-range writes are dropped.
+type scatterer[T numT] struct {
+	dst, src []T
+	R        int
+}
+
+func (s scatterer[T]) row(o, _, lo, hi, off0, step int) {
+	d := off0 + lo*step
+	if s.R == 1 {
+		for _, v := range s.src[o+lo : o+hi] {
+			s.dst[d] += v
+			d += step
+		}
+		return
+	}
+	for t := lo; t < hi; t++ {
+		addTo(s.dst[d:d+s.R], s.src[o+t*s.R:o+(t+1)*s.R])
+		d += step
+	}
+}
+
+func (s scatterer[T]) single(o int, vo []int64, hi int64, st int) {
+	for q, v := range vo {
+		if v >= 0 && v < hi {
+			s.dst[int(v)*st] += s.src[o+q]
+		}
+	}
+}
+
+func (s scatterer[T]) blocks(o int, offs []int) {
+	for _, off := range offs {
+		switch {
+		case off < 0:
+		case s.R == 1:
+			s.dst[off] += s.src[o]
+		default:
+			addTo(s.dst[off:off+s.R], s.src[o:o+s.R])
+		}
+		o += s.R
+	}
+}
+
+// addTo adds src to dst element-wise.
+func addTo[T numT](dst, src []T) {
+	for i, v := range src {
+		dst[i] += v
+	}
+}
+
+// scatterK: dst[f(point) ++ rest] += src[point ++ rest]; out-of-range writes are dropped.
+func scatterK[T numT](p *ixPlan, dst, src []T) {
+	clear(dst)
+	walk(p, scatterer[T]{dst, src, p.rest})
 }
 
 func (c *compiler) buildGather(t *core.Gather, sc *scope) (*buf, *scope, error) {
