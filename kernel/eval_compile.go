@@ -338,9 +338,9 @@ func (c *compiler) build(t core.Term, sc *scope) (*buf, *scope, error) {
 			return func() { argmaxOuterBuf(out, xs[0], best, outer, inner) }
 		})
 	case *core.Gather:
-		return c.buildGather(t, sc)
+		return c.buildMove(t, t.X, t.Fn, sc)
 	case *core.Scatter:
-		return c.buildScatter(t, sc)
+		return c.buildMove(t, t.X, t.Fn, sc)
 	case *core.FromVector:
 		sz := t.Elems[0].Type().Shape.Size()
 		return c.kernelOp(t, sc, t.Elems, func(out *buf, xs []*buf) func() {

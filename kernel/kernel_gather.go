@@ -351,39 +351,30 @@ func scatterK[T numT](p *ixPlan, dst, src []T) {
 	walk(p, scatterer[T]{dst, src, p.rest})
 }
 
-func (c *compiler) buildGather(t *core.Gather, sc *scope) (*buf, *scope, error) {
-	x, _, err := c.compile(t.X)
+// buildMove compiles a gather or a scatter t of x through the index function fn.
+func (c *compiler) buildMove(t core.Term, x core.Term, fn *core.IndexFn, sc *scope) (*buf, *scope, error) {
+	xb, _, err := c.compile(x)
 	if err != nil {
 		return nil, nil, err
 	}
-	fn, err := c.compileIndexFn(t.Fn, sc)
+	f, err := c.compileIndexFn(fn, sc)
 	if err != nil {
 		return nil, nil, err
 	}
 	out := c.fresh(t.Type())
-	n, m := len(t.Fn.Vars), len(t.Fn.Out)
-	if plan := inBoundsPlan(fn, t.Shape, t.X.Type().Shape, n, m); plan != nil {
-		c.emit(sc, t, func() { permCopyBuf(plan, out, x) })
+	n, m := len(fn.Vars), len(fn.Out)
+	sh, xs := t.Type().Shape, x.Type().Shape
+	if _, ok := t.(*core.Scatter); ok {
+		p := newIxPlan(f, xs[:n], sh, m)
+		c.emit(sc, t, func() { scatterBuf(p, out, xb) })
 		return out, sc, nil
 	}
-	p := newIxPlan(fn, t.Shape[:n], t.X.Type().Shape, m)
-	c.emit(sc, t, func() { gatherBuf(p, out, x) })
-	return out, sc, nil
-}
-
-func (c *compiler) buildScatter(t *core.Scatter, sc *scope) (*buf, *scope, error) {
-	x, _, err := c.compile(t.X)
-	if err != nil {
-		return nil, nil, err
+	if plan := inBoundsPlan(f, sh, xs, n, m); plan != nil {
+		c.emit(sc, t, func() { permCopyBuf(plan, out, xb) })
+		return out, sc, nil
 	}
-	fn, err := c.compileIndexFn(t.Fn, sc)
-	if err != nil {
-		return nil, nil, err
-	}
-	out := c.fresh(t.Type())
-	n, m := len(t.Fn.Vars), len(t.Fn.Out)
-	p := newIxPlan(fn, t.X.Type().Shape[:n], t.Shape, m)
-	c.emit(sc, t, func() { scatterBuf(p, out, x) })
+	p := newIxPlan(f, sh[:n], xs, m)
+	c.emit(sc, t, func() { gatherBuf(p, out, xb) })
 	return out, sc, nil
 }
 

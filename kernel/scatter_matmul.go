@@ -32,23 +32,22 @@ func (k *ScatterMatMul) Run(out any, ins []any) error {
 			return errors.Errorf("kernel: scatterMatmul: looked-up value out of range")
 		}
 	}
-	switch o := out.(type) {
-	case []float64:
-		y, ok1 := ins[0].([]float64)
-		b, ok2 := ins[1].([]float64)
-		if ok1 && ok2 && len(b) == k.N*k.K && len(o) == k.C*k.K {
-			scatterMatmulRun(k, o, y, b, lk)
-			return nil
-		}
-	case []float32:
-		y, ok1 := ins[0].([]float32)
-		b, ok2 := ins[1].([]float32)
-		if ok1 && ok2 && len(b) == k.N*k.K && len(o) == k.C*k.K {
-			scatterMatmulRun(k, o, y, b, lk)
-			return nil
-		}
+	if scatterMatmulTyped[float64](k, out, ins, lk) || scatterMatmulTyped[float32](k, out, ins, lk) {
+		return nil
 	}
 	return typeErr("scatterMatmul", out, ins)
+}
+
+// scatterMatmulTyped runs k when out and the first two inputs are []T of the planned sizes.
+func scatterMatmulTyped[T floatT](k *ScatterMatMul, out any, ins []any, lk []int64) bool {
+	o, ok0 := out.([]T)
+	y, ok1 := ins[0].([]T)
+	b, ok2 := ins[1].([]T)
+	if !ok0 || !ok1 || !ok2 || len(b) != k.N*k.K || len(o) != k.C*k.K || len(y) != core.Shape(k.Dom).Size() {
+		return false
+	}
+	scatterMatmulRun(k, o, y, b, lk)
+	return true
 }
 
 func scatterMatmulRun[T ~float64 | ~float32](k *ScatterMatMul, out, y, b []T, lk []int64) {
@@ -84,97 +83,79 @@ func scatterMatmulRun[T ~float64 | ~float32](k *ScatterMatMul, out, y, b []T, lk
 		return
 	}
 	// Walk the domain; along the innermost dimension the output row usually stays the same
-	// (the column part does not depend on it), so the products of a run are summed in acc
-	// and added to the row once.
+	// (the column part does not depend on it), so the products of a run are summed in
+	// registers and added to the row once.
+	if k.ColP.St[len(k.Dom)-1] != 0 || k.ColP.Table != nil {
+		scatterPairs(k, lk, func(p, row, col int) {
+			v := y[p]
+			o := out[col*kk : col*kk+kk]
+			for j, bv := range b[row*kk : row*kk+kk] {
+				o[j] += v * bv
+			}
+		})
+		return
+	}
+	last := k.Dom[len(k.Dom)-1]
+	offs := make([]int, last)
+	rs, rt := k.RowP.St[len(k.Dom)-1], k.RowP.Table
+	scatterRuns(k, func(p, row, col int) {
+		// The row offsets of the run, then the columns of B eight at a time with the sums
+		// in registers.
+		for q := range offs {
+			rr := row
+			if rt != nil {
+				rr += rt[lk[p+q]]
+			}
+			offs[q] = rr * kk
+			row += rs
+		}
+		ys := y[p : p+last]
+		o := out[col*kk : col*kk+kk]
+		j := 0
+		for ; j+8 <= kk; j += 8 {
+			var a0, a1, a2, a3, a4, a5, a6, a7 T
+			for q, v := range ys {
+				bq := b[offs[q]+j : offs[q]+j+8 : offs[q]+j+8]
+				a0 += v * bq[0]
+				a1 += v * bq[1]
+				a2 += v * bq[2]
+				a3 += v * bq[3]
+				a4 += v * bq[4]
+				a5 += v * bq[5]
+				a6 += v * bq[6]
+				a7 += v * bq[7]
+			}
+			o[j] += a0
+			o[j+1] += a1
+			o[j+2] += a2
+			o[j+3] += a3
+			o[j+4] += a4
+			o[j+5] += a5
+			o[j+6] += a6
+			o[j+7] += a7
+		}
+		for ; j < kk; j++ {
+			var a T
+			for q, v := range ys {
+				a += v * b[offs[q]+j]
+			}
+			o[j] += a
+		}
+	})
+}
+
+// scatterRuns calls f(p, row, col) at the start p of every run of the innermost domain
+// dimension (row-major order) with the affine parts of its row and column (no looked-up terms).
+func scatterRuns(k *ScatterMatMul, f func(p, row, col int)) {
 	dom := k.Dom
 	nd := len(dom)
 	last := dom[nd-1]
-	rs, cs := k.RowP.St, k.ColP.St
-	rt, ct := k.RowP.Table, k.ColP.Table
-	runConst := cs[nd-1] == 0 && ct == nil
-	offs := make([]int, last)
 	idx := make([]int, nd)
 	total := core.Shape(dom).Size()
+	rs, cs := k.RowP.St, k.ColP.St
 	row, col := k.RowP.Base, k.ColP.Base
 	for p := 0; p < total; p += last {
-		if runConst {
-			// The row offsets of the run, then the columns of B four at a time with the
-			// sums in registers.
-			r := row
-			for q := range offs {
-				rr := r
-				if rt != nil {
-					rr += rt[lk[p+q]]
-				}
-				offs[q] = rr * kk
-				r += rs[nd-1]
-			}
-			ys := y[p : p+last]
-			o := out[col*kk : col*kk+kk]
-			j := 0
-			for ; j+8 <= kk; j += 8 {
-				var a0, a1, a2, a3, a4, a5, a6, a7 T
-				for q, v := range ys {
-					bq := b[offs[q]+j : offs[q]+j+8 : offs[q]+j+8]
-					a0 += v * bq[0]
-					a1 += v * bq[1]
-					a2 += v * bq[2]
-					a3 += v * bq[3]
-					a4 += v * bq[4]
-					a5 += v * bq[5]
-					a6 += v * bq[6]
-					a7 += v * bq[7]
-				}
-				o[j] += a0
-				o[j+1] += a1
-				o[j+2] += a2
-				o[j+3] += a3
-				o[j+4] += a4
-				o[j+5] += a5
-				o[j+6] += a6
-				o[j+7] += a7
-			}
-			for ; j+4 <= kk; j += 4 {
-				var a0, a1, a2, a3 T
-				for q, v := range ys {
-					bq := b[offs[q]+j : offs[q]+j+4 : offs[q]+j+4]
-					a0 += v * bq[0]
-					a1 += v * bq[1]
-					a2 += v * bq[2]
-					a3 += v * bq[3]
-				}
-				o[j] += a0
-				o[j+1] += a1
-				o[j+2] += a2
-				o[j+3] += a3
-			}
-			for ; j < kk; j++ {
-				var a T
-				for q, v := range ys {
-					a += v * b[offs[q]+j]
-				}
-				o[j] += a
-			}
-		} else {
-			r, c := row, col
-			for q := p; q < p+last; q++ {
-				rr, cc := r, c
-				if rt != nil {
-					rr += rt[lk[q]]
-				}
-				if ct != nil {
-					cc += ct[lk[q]]
-				}
-				v := y[q]
-				br := b[rr*kk : rr*kk+kk]
-				o := out[cc*kk : cc*kk+kk]
-				for j, bv := range br {
-					o[j] += v * bv
-				}
-				r += rs[nd-1]
-				c += cs[nd-1]
-			}
-		}
+		f(p, row, col)
 		for d := nd - 2; d >= 0; d-- {
 			idx[d]++
 			row += rs[d]
@@ -192,32 +173,22 @@ func scatterMatmulRun[T ~float64 | ~float32](k *ScatterMatMul, out, y, b []T, lk
 // scatterPairs calls f(p, row, col) for every domain point p in row-major order with the
 // row and column the scatter sends it to.
 func scatterPairs(k *ScatterMatMul, lk []int64, f func(p, row, col int)) {
-	dom := k.Dom
-	nd := len(dom)
-	idx := make([]int, nd)
-	total := core.Shape(dom).Size()
-	rs, cs := k.RowP.St, k.ColP.St
-	row, col := k.RowP.Base, k.ColP.Base
+	nd := len(k.Dom)
+	last := k.Dom[nd-1]
+	rs, cs := k.RowP.St[nd-1], k.ColP.St[nd-1]
 	rt, ct := k.RowP.Table, k.ColP.Table
-	for p := 0; p < total; p++ {
-		r, c := row, col
-		if rt != nil {
-			r += rt[lk[p]]
-		}
-		if ct != nil {
-			c += ct[lk[p]]
-		}
-		f(p, r, c)
-		for d := nd - 1; d >= 0; d-- {
-			idx[d]++
-			row += rs[d]
-			col += cs[d]
-			if idx[d] < dom[d] {
-				break
+	scatterRuns(k, func(p, row, col int) {
+		for q := p; q < p+last; q++ {
+			r, c := row, col
+			if rt != nil {
+				r += rt[lk[q]]
 			}
-			row -= rs[d] * dom[d]
-			col -= cs[d] * dom[d]
-			idx[d] = 0
+			if ct != nil {
+				c += ct[lk[q]]
+			}
+			f(q, r, c)
+			row += rs
+			col += cs
 		}
-	}
+	})
 }
