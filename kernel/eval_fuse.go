@@ -240,83 +240,65 @@ func (st *fuseState[T]) run(fp *fusePlan, dst []T, n int, leaves [][]T) {
 			case fScalar:
 				st.cur[sp] = st.sblk[in.leaf][:m]
 				sp++
-			case fUnary:
-				d := st.tmp[sp-1][:m]
+			default:
+				// An operation on the top ar values, writing into the slot of the first
+				// (or into dst for the last instruction).
+				ar := in.arity()
+				d := st.tmp[sp-ar][:m]
 				if pc == last {
 					d = dst[off : off+m]
 				}
-				unaryFloat(in.un, d, st.cur[sp-1])
-				st.cur[sp-1] = d
-			case fBinary:
-				d := st.tmp[sp-2][:m]
-				if pc == last {
-					d = dst[off : off+m]
+				args := st.cur[sp-ar : sp]
+				switch in.kind {
+				case fUnary:
+					unaryFloat(in.un, d, args[0])
+				case fBinary:
+					binaryFloat(in.bin, d, args[0], args[1])
+				case fCmp:
+					cmpMask(in.bin, d, args[0], args[1])
+				case fBin2L:
+					var c []T
+					if in.leafKind == fLeaf {
+						c = leaves[in.leaf][off : off+m]
+					} else {
+						c = st.sblk[in.leaf][:m]
+					}
+					bin2L(in.bin, in.bin2, d, args[0], args[1], c)
+				case fBin2R:
+					bin2R(in.bin, in.bin2, d, args[0], args[1], args[2])
 				}
-				binaryFloat(in.bin, d, st.cur[sp-2], st.cur[sp-1])
-				st.cur[sp-2] = d
-				sp--
-			case fCmp:
-				d := st.tmp[sp-2][:m]
-				if pc == last {
-					d = dst[off : off+m]
-				}
-				cmpMask(in.bin, d, st.cur[sp-2], st.cur[sp-1])
-				st.cur[sp-2] = d
-				sp--
-			case fBin2L:
-				d := st.tmp[sp-2][:m]
-				if pc == last {
-					d = dst[off : off+m]
-				}
-				var c []T
-				if in.leafKind == fLeaf {
-					c = leaves[in.leaf][off : off+m]
-				} else {
-					c = st.sblk[in.leaf][:m]
-				}
-				bin2L(in.bin, in.bin2, d, st.cur[sp-2], st.cur[sp-1], c)
-				st.cur[sp-2] = d
-				sp--
-			case fBin2R:
-				d := st.tmp[sp-3][:m]
-				if pc == last {
-					d = dst[off : off+m]
-				}
-				bin2R(in.bin, in.bin2, d, st.cur[sp-3], st.cur[sp-2], st.cur[sp-1])
-				st.cur[sp-3] = d
-				sp -= 2
+				st.cur[sp-ar] = d
+				sp -= ar - 1
 			}
 		}
 	}
 }
 
+// arity is the number of stack values an operation instruction consumes.
+func (in fuseIns) arity() int {
+	switch in.kind {
+	case fUnary:
+		return 1
+	case fBin2R:
+		return 3
+	}
+	return 2
+}
+
 // cmpMask writes 1 where a cmp b holds and 0 elsewhere (NaN compares false except for !=).
 func cmpMask[T floatT](op core.BinOp, d, a, b []T) {
-	a, b = a[:len(d)], b[:len(d)]
 	switch op {
 	case core.OpLt:
-		for i := range d {
-			d[i] = b2n[T](a[i] < b[i])
-		}
+		zip(d, a, b, func(x, y T) T { return b2n[T](x < y) })
 	case core.OpLe:
-		for i := range d {
-			d[i] = b2n[T](a[i] <= b[i])
-		}
+		zip(d, a, b, func(x, y T) T { return b2n[T](x <= y) })
 	case core.OpGt:
-		for i := range d {
-			d[i] = b2n[T](a[i] > b[i])
-		}
+		zip(d, a, b, func(x, y T) T { return b2n[T](x > y) })
 	case core.OpGe:
-		for i := range d {
-			d[i] = b2n[T](a[i] >= b[i])
-		}
+		zip(d, a, b, func(x, y T) T { return b2n[T](x >= y) })
 	case core.OpEq:
-		for i := range d {
-			d[i] = b2n[T](a[i] == b[i])
-		}
+		zip(d, a, b, func(x, y T) T { return b2n[T](x == y) })
 	case core.OpNe:
-		for i := range d {
-			d[i] = b2n[T](a[i] != b[i])
-		}
+		zip(d, a, b, func(x, y T) T { return b2n[T](x != y) })
 	}
 }
