@@ -167,29 +167,42 @@ func scatterBuf(p *ixPlan, out, x *buf) {
 	}
 }
 
-// sumOuterBuf sums x ([outer, inner...]) along its outer dimension into out (numeric dtypes).
-func sumOuterBuf(out, x *buf, outer, inner int) {
+// sumOuterBuf sums x ([pre, n, post]) along its middle axis into out ([pre, post]); false for
+// bool or mismatched storage.
+func sumOuterBuf(out, x *buf, pre, n, post int) bool {
+	if out == nil || x == nil || out.dtype() != x.dtype() || out.length() != pre*post || x.length() != pre*n*post {
+		return false
+	}
 	switch out.dtype() {
 	case core.Float64:
-		sumOuterK(out.f64, x.f64, outer, inner)
+		sumOuterK(out.f64, x.f64, pre, n, post)
 	case core.Float32:
-		sumOuterK(out.f32, x.f32, outer, inner)
+		sumOuterK(out.f32, x.f32, pre, n, post)
 	case core.Int64:
-		sumOuterK(out.i64, x.i64, outer, inner)
+		sumOuterK(out.i64, x.i64, pre, n, post)
+	default:
+		return false
 	}
+	return true
 }
 
-// argmaxOuterBuf writes the argmax of x along its outer dimension into out (i64), using best
-// (inner elements of x's dtype) as scratch.
-func argmaxOuterBuf(out, x, best *buf, outer, inner int) {
+// argmaxOuterBuf writes the argmax of x ([pre, n, post]) along its middle axis into out (i64,
+// [pre, post]); false for bool or mismatched storage.
+func argmaxOuterBuf(out, x *buf, pre, n, post int) bool {
+	if out == nil || x == nil || out.dtype() != core.Int64 || out.length() != pre*post || x.length() != pre*n*post {
+		return false
+	}
 	switch x.dtype() {
 	case core.Float64:
-		argmaxOuterK(out.i64, x.f64, best.f64, outer, inner)
+		argmaxOuterK(out.i64, x.f64, pre, n, post)
 	case core.Float32:
-		argmaxOuterK(out.i64, x.f32, best.f32, outer, inner)
+		argmaxOuterK(out.i64, x.f32, pre, n, post)
 	case core.Int64:
-		argmaxOuterK(out.i64, x.i64, best.i64, outer, inner)
+		argmaxOuterK(out.i64, x.i64, pre, n, post)
+	default:
+		return false
 	}
+	return true
 }
 
 // gemmBuf is out = x·y for row-major float matrices x (m×k) and y (k×n).

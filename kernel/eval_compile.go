@@ -328,14 +328,13 @@ func (c *compiler) build(t core.Term, sc *scope) (*buf, *scope, error) {
 		xs := t.X.Type().Shape
 		outer, inner := xs[0], core.Shape(xs[1:]).Size()
 		return c.kernelOp(t, sc, []core.Term{t.X}, func(out *buf, xs []*buf) func() {
-			return func() { sumOuterBuf(out, xs[0], outer, inner) }
+			return func() { sumOuterBuf(out, xs[0], 1, outer, inner) }
 		})
 	case *core.ArgmaxOuter:
 		xs := t.X.Type().Shape
 		outer, inner := xs[0], core.Shape(xs[1:]).Size()
 		return c.kernelOp(t, sc, []core.Term{t.X}, func(out *buf, xs []*buf) func() {
-			best := newBuf(core.Type{Shape: core.Shape{inner}, Dtype: t.X.Type().Dtype})
-			return func() { argmaxOuterBuf(out, xs[0], best, outer, inner) }
+			return func() { argmaxOuterBuf(out, xs[0], 1, outer, inner) }
 		})
 	case *core.Gather:
 		return c.buildMove(t, t.X, t.Fn, sc)

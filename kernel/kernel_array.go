@@ -34,39 +34,32 @@ func (v *buf) copyRange(off int, src *buf, srcOff, n int) {
 	}
 }
 
-// sumOuterK sums the rows of x (outer × inner) into dst (inner), in the element type's arithmetic.
-func sumOuterK[T numT](dst, x []T, outer, inner int) {
+// sumOuterK sums x, viewed as [pre, n, post], along its middle axis into dst ([pre, post]), in
+// the element type's arithmetic.
+func sumOuterK[T numT](dst, x []T, pre, n, post int) {
 	clear(dst)
-	for i := 0; i < outer; i++ {
-		row := x[i*inner : (i+1)*inner]
-		for j, v := range row {
-			dst[j] += v
+	for p := range pre {
+		o := dst[p*post : (p+1)*post]
+		for i := range n {
+			addTo(o, x[(p*n+i)*post:(p*n+i+1)*post])
 		}
 	}
 }
 
-// argmaxOuterK writes, for each inner position, the first outer index holding the maximum;
-// NaN is skipped; when every element is NaN or outer is 0 the result is 0. best is scratch
-// of length inner.
-func argmaxOuterK[T numT](dst []int64, x []T, best []T, outer, inner int) {
-	for j := range dst {
-		dst[j] = -1
-	}
-	for i := 0; i < outer; i++ {
-		row := x[i*inner : (i+1)*inner]
-		for j, v := range row {
-			if v != v {
-				continue
+// argmaxOuterK writes, for x viewed as [pre, n, post] and each (pre, post) position, the
+// first index along the middle axis holding the maximum: NaN never wins against a number,
+// and an all-NaN (or empty) column gives 0.
+func argmaxOuterK[T numT](dst []int64, x []T, pre, n, post int) {
+	clear(dst)
+	for p := range pre {
+		o, xb := dst[p*post:(p+1)*post], x[p*n*post:(p+1)*n*post]
+		for i := 1; i < n; i++ {
+			for j, v := range xb[i*post : (i+1)*post] {
+				b := xb[int(o[j])*post+j]
+				if v > b || (b != b && v == v) {
+					o[j] = int64(i)
+				}
 			}
-			if dst[j] < 0 || v > best[j] {
-				dst[j] = int64(i)
-				best[j] = v
-			}
-		}
-	}
-	for j := range dst {
-		if dst[j] < 0 {
-			dst[j] = 0
 		}
 	}
 }

@@ -52,17 +52,7 @@ func (k Binary) Run(out any, ins []any) error {
 	if k.device(out, ins) {
 		return nil
 	}
-	var ok bool
-	switch x := ins[0].(type) {
-	case []float64:
-		ok = binaryCyclic(k.Op, out, x, ins[1])
-	case []float32:
-		ok = binaryCyclic(k.Op, out, x, ins[1])
-	case []int64:
-		ok = binaryCyclic(k.Op, out, x, ins[1])
-	case []bool:
-		ok = binaryCyclic(k.Op, out, x, ins[1])
-	}
+	ok := binaryCyclic(k.Op, bufOver(out), bufOver(ins[0]), bufOver(ins[1]))
 	if !ok {
 		n, lx, ly := SliceLen(out), SliceLen(ins[0]), SliceLen(ins[1])
 		if n != lx && n != ly || lx == 0 || ly == 0 || n%lx != 0 || n%ly != 0 {
@@ -73,44 +63,39 @@ func (k Binary) Run(out any, ins []any) error {
 	return nil
 }
 
-// binaryCyclic applies op with binarySlices over blocks of the output: an operand shorter
+// binaryCyclic applies op with binaryBuf over blocks of the output: an operand shorter
 // than the output (its length dividing the output's) is read cyclically. A short period is
 // first tiled into a block of at least cyclicBlock elements, so the loops stay long.
-func binaryCyclic[T elem](op core.BinOp, out any, x []T, yv any) bool {
-	y, ok := yv.([]T)
-	if !ok {
+func binaryCyclic(op core.BinOp, out, x, y *buf) bool {
+	if out == nil || x == nil || y == nil {
 		return false
 	}
-	n := SliceLen(out)
-	if len(x) == n && len(y) == n {
-		return binarySlices(op, out, x, y)
+	n := out.length()
+	if x.length() == n && y.length() == n {
+		return binaryBuf(op, out, x, y)
 	}
 	short, long, shortIsX := y, x, false
-	if len(y) == n {
+	if y.length() == n {
 		short, long, shortIsX = x, y, true
 	}
-	if len(long) != n || len(short) == 0 || n%len(short) != 0 {
+	p := short.length()
+	if long.length() != n || p == 0 || n%p != 0 {
 		return false
 	}
-	p := len(short)
 	if p < cyclicBlock {
 		reps := max(1, min(n/p, cyclicBlock/p+1))
 		for n/p%reps != 0 {
 			reps--
 		}
-		tile := make([]T, 0, p*reps)
-		for range reps {
-			tile = append(tile, short...)
-		}
-		short, p = tile, len(tile)
+		short = short.tiled(reps)
+		p = short.length()
 	}
 	for b := 0; b < n; b += p {
-		o := subSlice(out, b, b+p)
-		xs, ys := long[b:b+p], short
+		xs, ys := long.sub(b, b+p), short
 		if shortIsX {
-			xs, ys = short, long[b:b+p]
+			xs, ys = short, long.sub(b, b+p)
 		}
-		if !binarySlices(op, o, xs, ys) {
+		if !binaryBuf(op, out.sub(b, b+p), xs, ys) {
 			return false
 		}
 	}
@@ -120,24 +105,34 @@ func binaryCyclic[T elem](op core.BinOp, out any, x []T, yv any) bool {
 // cyclicBlock is the shortest block binaryCyclic runs the element-wise loops on.
 const cyclicBlock = 256
 
-// subSlice returns s[lo:hi] for a flat slice of any element type.
-func subSlice(s any, lo, hi int) any {
-	switch x := s.(type) {
-	case []float64:
-		return x[lo:hi]
-	case []float32:
-		return x[lo:hi]
-	case []int64:
-		return x[lo:hi]
-	case []bool:
-		return x[lo:hi]
-	}
-	return nil
+// sub is the storage of elements [lo, hi) of v (shared, not copied).
+func (v *buf) sub(lo, hi int) *buf {
+	return &buf{typ: core.Type{Dtype: v.dtype()}, f64: part(v.f64, lo, hi), f32: part(v.f32, lo, hi), i64: part(v.i64, lo, hi), b: part(v.b, lo, hi)}
 }
 
-// binarySlices applies op element-wise to x and y into dst (flat slices of equal length).
-func binarySlices[T elem](op core.BinOp, dst any, x, y []T) bool {
-	return binaryBuf(op, bufOver(dst), bufOver(x), bufOver(y))
+// tiled is a new buffer holding reps copies of v's elements.
+func (v *buf) tiled(reps int) *buf {
+	return &buf{typ: core.Type{Dtype: v.dtype()}, f64: repeat(v.f64, reps), f32: repeat(v.f32, reps), i64: repeat(v.i64, reps), b: repeat(v.b, reps)}
+}
+
+// part is s[lo:hi], or nil for a nil s (the unused storage slices of a buf).
+func part[T any](s []T, lo, hi int) []T {
+	if s == nil {
+		return nil
+	}
+	return s[lo:hi]
+}
+
+// repeat is reps copies of s, or nil for a nil s.
+func repeat[T any](s []T, reps int) []T {
+	if s == nil {
+		return nil
+	}
+	out := make([]T, 0, len(s)*reps)
+	for range reps {
+		out = append(out, s...)
+	}
+	return out
 }
 
 // arithFunc is op on one pair of elements of T, with the semantics of the slice loops

@@ -385,30 +385,20 @@ func (k SumOuter) Run(out any, ins []any) error {
 	if k.device(out, ins) {
 		return nil
 	}
-	switch o := out.(type) {
-	case []float64:
-		return sumLoop(o, ins[0])
-	case []float32:
-		return sumLoop(o, ins[0])
-	case []int64:
-		return sumLoop(o, ins[0])
+	n := SliceLen(out)
+	if n == 0 {
+		return alongAxis("sumOuter", out, ins, 0, 0, 0, sumOuterBuf)
 	}
-	return typeErr("sumOuter", out, ins)
+	return alongAxis("sumOuter", out, ins, 1, SliceLen(ins[0])/n, n, sumOuterBuf)
 }
 
-func sumLoop[T num](out []T, in any) error {
-	x, ok := in.([]T)
-	if !ok || len(out) == 0 && len(x) != 0 || len(out) > 0 && len(x)%len(out) != 0 {
-		return errors.Errorf("kernel: sumOuter: input %s[%d], output %s[%d]", typeName(in), SliceLen(in), typeName(out), len(out))
+// alongAxis runs f, a kernel along the middle axis of its operand viewed as [pre, n, post].
+func alongAxis(what string, out any, ins []any, pre, n, post int, f func(out, x *buf, pre, n, post int) bool) error {
+	if len(ins) != 1 {
+		return errors.Errorf("kernel: %s: %d inputs, want 1", what, len(ins))
 	}
-	for i := range out {
-		out[i] = 0
-	}
-	r := len(out)
-	for p := 0; p+r <= len(x) && r > 0; p += r {
-		for i, v := range x[p : p+r] {
-			out[i] += v
-		}
+	if !f(bufOver(out), bufOver(ins[0]), pre, n, post) {
+		return errors.Errorf("kernel: %s: input %s[%d], output %s[%d] for [%d %d %d]", what, typeName(ins[0]), SliceLen(ins[0]), typeName(out), SliceLen(out), pre, n, post)
 	}
 	return nil
 }
@@ -424,46 +414,7 @@ func (k Argmax) Run(out any, ins []any) error {
 	if k.device(out, ins) {
 		return nil
 	}
-	o, ok := out.([]int64)
-	if !ok {
-		return typeErr("argmaxOuter", out, ins)
-	}
-	if len(o) != k.Pre*k.Post || SliceLen(ins[0]) != k.Pre*k.N*k.Post {
-		return typeErr("argmaxOuter", out, ins)
-	}
-	for p := 0; p < k.Pre; p++ {
-		oo := o[p*k.Post : (p+1)*k.Post]
-		lo, hi := p*k.N*k.Post, (p+1)*k.N*k.Post
-		switch x := ins[0].(type) {
-		case []float64:
-			argmaxLoop(oo, x[lo:hi], k.N, func(v float64) bool { return v != v })
-		case []float32:
-			argmaxLoop(oo, x[lo:hi], k.N, func(v float32) bool { return v != v })
-		case []int64:
-			argmaxLoop(oo, x[lo:hi], k.N, func(int64) bool { return false })
-		default:
-			return typeErr("argmaxOuter", out, ins)
-		}
-	}
-	return nil
-}
-
-// argmaxLoop streams over the rows of x ([n, len(out)]): the first maximum wins, NaN never
-// wins against a number, an all-NaN (or empty) column gives 0.
-func argmaxLoop[T num](out []int64, x []T, n int, _ func(T) bool) {
-	r := len(out)
-	for j := range out {
-		out[j] = 0
-	}
-	for i := 1; i < n; i++ {
-		row := x[i*r : (i+1)*r]
-		for j, v := range row {
-			b := x[int(out[j])*r+j]
-			if v > b || (b != b && v == v) {
-				out[j] = int64(i)
-			}
-		}
-	}
+	return alongAxis("argmaxOuter", out, ins, k.Pre, k.N, k.Post, argmaxOuterBuf)
 }
 
 // ---- casts ----

@@ -131,17 +131,11 @@ func (k Unary) device(out any, ins []any) bool {
 	if !k.VK.On() || len(ins) != 1 {
 		return false
 	}
-	switch o := out.(type) {
-	case []float32:
-		return devUnary(k.VK, k.Op.String(), o, ins[0])
-	case []float64:
-		return devUnary(k.VK, k.Op.String(), o, ins[0])
-	}
-	return false
+	return devUnary[float32](k.VK, k.Op.String(), out, ins[0]) || devUnary[float64](k.VK, k.Op.String(), out, ins[0])
 }
 
-func devUnary[T vulkan.Float](v *Vulkan, op string, o []T, in any) bool {
-	x, ok := in.([]T)
+func devUnary[T vulkan.Float](v *Vulkan, op string, out, in any) bool {
+	o, x, ok := typed2[T](out, in)
 	return ok && len(x) == len(o) && use[T](v, "unary", op, len(o)) &&
 		v.done("unary "+op, vulkan.Unary(v.Device, op, o, x))
 }
@@ -150,21 +144,14 @@ func (k Binary) device(out any, ins []any) bool {
 	if !k.VK.On() || len(ins) != 2 || k.Op.IsComparison() {
 		return false
 	}
-	switch o := out.(type) {
-	case []float32:
-		return devBinary(k.VK, k.Op.String(), o, ins[0], ins[1])
-	case []float64:
-		return devBinary(k.VK, k.Op.String(), o, ins[0], ins[1])
-	}
-	return false
+	return devBinary[float32](k.VK, k.Op.String(), out, ins[0], ins[1]) || devBinary[float64](k.VK, k.Op.String(), out, ins[0], ins[1])
 }
 
-func devBinary[T vulkan.Float](v *Vulkan, op string, o []T, a, b any) bool {
-	x, ok1 := a.([]T)
-	y, ok2 := b.([]T)
+func devBinary[T vulkan.Float](v *Vulkan, op string, out, a, b any) bool {
+	o, x, y, ok := typed3[T](out, a, b)
 	n := len(o)
 	// binLoop's cyclic reads: each operand's length divides the output's.
-	if !ok1 || !ok2 || len(x) == 0 || len(y) == 0 || n%len(x) != 0 || n%len(y) != 0 {
+	if !ok || len(x) == 0 || len(y) == 0 || n%len(x) != 0 || n%len(y) != 0 {
 		return false
 	}
 	return use[T](v, "binary", op, n) && v.done("binary "+op, vulkan.Binary(v.Device, op, o, x, y))
@@ -179,19 +166,12 @@ func (k StridedBinary) device(out any, ins []any) bool {
 			return false
 		}
 	}
-	switch o := out.(type) {
-	case []float32:
-		return devStrided(k, o, ins[0], ins[1])
-	case []float64:
-		return devStrided(k, o, ins[0], ins[1])
-	}
-	return false
+	return devStrided[float32](k, out, ins[0], ins[1]) || devStrided[float64](k, out, ins[0], ins[1])
 }
 
-func devStrided[T vulkan.Float](k StridedBinary, o []T, a, b any) bool {
-	x, ok1 := a.([]T)
-	y, ok2 := b.([]T)
-	if !ok1 || !ok2 || k.XO > len(x) || k.YO > len(y) {
+func devStrided[T vulkan.Float](k StridedBinary, out, a, b any) bool {
+	o, x, y, ok := typed3[T](out, a, b)
+	if !ok || k.XO > len(x) || k.YO > len(y) {
 		return false
 	}
 	op := k.Op.String()
@@ -205,17 +185,12 @@ func (k SumOuter) device(out any, ins []any) bool {
 	if !k.VK.On() || len(ins) != 1 || SliceLen(out) == 0 {
 		return false
 	}
-	switch o := out.(type) {
-	case []float32:
-		return devSum(k.VK, o, ins[0], 1, SliceLen(ins[0])/len(o), len(o))
-	case []float64:
-		return devSum(k.VK, o, ins[0], 1, SliceLen(ins[0])/len(o), len(o))
-	}
-	return false
+	n := SliceLen(out)
+	return devSum[float32](k.VK, out, ins[0], 1, SliceLen(ins[0])/n, n) || devSum[float64](k.VK, out, ins[0], 1, SliceLen(ins[0])/n, n)
 }
 
-func devSum[T vulkan.Float](v *Vulkan, o []T, in any, pre, n, post int) bool {
-	x, ok := in.([]T)
+func devSum[T vulkan.Float](v *Vulkan, out, in any, pre, n, post int) bool {
+	o, x, ok := typed2[T](out, in)
 	return ok && len(x) == pre*n*post && len(o) == pre*post && use[T](v, "sum", "", len(x)) &&
 		v.done("sum", vulkan.SumAxis(v.Device, o, x, pre, n, post))
 }
@@ -263,13 +238,7 @@ func (k SumAxis) device(out any, ins []any) bool {
 	if !k.VK.On() || len(ins) != 1 {
 		return false
 	}
-	switch o := out.(type) {
-	case []float32:
-		return devSum(k.VK, o, ins[0], k.Pre, k.N, k.Post)
-	case []float64:
-		return devSum(k.VK, o, ins[0], k.Pre, k.N, k.Post)
-	}
-	return false
+	return devSum[float32](k.VK, out, ins[0], k.Pre, k.N, k.Post) || devSum[float64](k.VK, out, ins[0], k.Pre, k.N, k.Post)
 }
 
 func (k Argmax) device(out any, ins []any) bool {
@@ -297,19 +266,12 @@ func (g MatMul) device(out any, ins []any) bool {
 	if !g.VK.On() || len(ins) != 2 {
 		return false
 	}
-	switch o := out.(type) {
-	case []float32:
-		return devGemm(g, o, ins[0], ins[1])
-	case []float64:
-		return devGemm(g, o, ins[0], ins[1])
-	}
-	return false
+	return devGemm[float32](g, out, ins[0], ins[1]) || devGemm[float64](g, out, ins[0], ins[1])
 }
 
-func devGemm[T vulkan.Float](g MatMul, o []T, a, b any) bool {
-	x, ok1 := a.([]T)
-	y, ok2 := b.([]T)
-	if !ok1 || !ok2 || len(x) != g.M*g.K || len(y) != g.K*g.N || len(o) != g.M*g.N {
+func devGemm[T vulkan.Float](g MatMul, out, a, b any) bool {
+	o, x, y, ok := typed3[T](out, a, b)
+	if !ok || len(x) != g.M*g.K || len(y) != g.K*g.N || len(o) != g.M*g.N {
 		return false
 	}
 	return use[T](g.VK, "matmul", "", g.M*g.K*g.N) &&
@@ -355,78 +317,72 @@ func (t *ixTable) get(fn *IndexProgram, arrs []any, dom, lim []int) ([]int32, bo
 }
 
 func (k *Gather) device(out any, ins []any) bool {
-	if !k.VK.On() || len(ins) < 1 || k.Rest < 1 || SliceLen(out) == 0 {
-		return false
-	}
-	switch o := out.(type) {
-	case []float32:
-		return devGather(k, o, ins)
-	case []float64:
-		return devGather(k, o, ins)
-	}
-	return false
-}
-
-func devGather[T vulkan.Float](k *Gather, o []T, ins []any) bool {
-	x, ok := ins[0].([]T)
-	if !ok || !use[T](k.VK, "gather", "", len(o)) {
-		return false
-	}
-	if k.Aff && len(ins) == 1 {
-		return k.VK.done("gather", vulkan.GatherAffine(k.VK.Device, o, x, k.Dom, k.ASt, k.ABase, k.Rest))
-	}
-	tab, ok := k.tab.get(k.Fn, ins[1:], k.Dom, k.Src)
-	if !ok || len(tab)*k.Rest != len(o) {
-		return false
-	}
-	return k.VK.done("gather", vulkan.Gather(k.VK.Device, o, x, tab, k.Rest))
+	return devMove[float32](&k.IndexPlan, false, out, ins, k.Dom, k.Src, k.Rest) ||
+		devMove[float64](&k.IndexPlan, false, out, ins, k.Dom, k.Src, k.Rest)
 }
 
 func (k *Scatter) device(out any, ins []any) bool {
-	if !k.VK.On() || len(ins) < 1 || k.Rest < 1 || SliceLen(out) == 0 || SliceLen(ins[0]) == 0 {
-		return false
-	}
-	switch o := out.(type) {
-	case []float32:
-		return devScatter(k, o, ins)
-	case []float64:
-		return devScatter(k, o, ins)
-	}
-	return false
+	return devMove[float32](&k.IndexPlan, true, out, ins, k.Dom, k.Dst, k.Rest) ||
+		devMove[float64](&k.IndexPlan, true, out, ins, k.Dom, k.Dst, k.Rest)
 }
 
-func devScatter[T vulkan.Float](k *Scatter, o []T, ins []any) bool {
-	x, ok := ins[0].([]T)
-	if !ok || !use[T](k.VK, "scatter", "", len(x)) {
+// devMove runs a gather (scatter false: out[point] = x[f(point)], f into lim) or a scatter
+// (out[f(point)] += x[point]) over the domain dom with blocks of rest elements on the device:
+// an affine one directly, others through the index table.
+func devMove[T vulkan.Float](p *IndexPlan, scatter bool, out any, ins []any, dom, lim []int, rest int) bool {
+	if !p.VK.On() || len(ins) < 1 || rest < 1 {
 		return false
 	}
-	if k.Aff && len(ins) == 1 {
+	o, x, ok := typed2[T](out, ins[0])
+	what, points := "gather", len(o)
+	if scatter {
+		what, points = "scatter", len(x)
+	}
+	if !ok || points == 0 || !use[T](p.VK, what, "", points) {
+		return false
+	}
+	d := p.VK.Device
+	if p.Aff && len(ins) == 1 {
+		if scatter {
+			clear(o)
+			return p.VK.done(what, vulkan.ScatterAddAffine(d, o, x, dom, p.ASt, p.ABase, rest))
+		}
+		return p.VK.done(what, vulkan.GatherAffine(d, o, x, dom, p.ASt, p.ABase, rest))
+	}
+	tab, ok := p.tab.get(p.Fn, ins[1:], dom, lim)
+	if !ok || len(tab)*rest != points {
+		return false
+	}
+	if scatter {
 		clear(o)
-		return k.VK.done("scatter", vulkan.ScatterAddAffine(k.VK.Device, o, x, k.Dom, k.ASt, k.ABase, k.Rest))
+		return p.VK.done(what, vulkan.ScatterAdd(d, o, x, tab, rest))
 	}
-	tab, ok := k.tab.get(k.Fn, ins[1:], k.Dom, k.Dst)
-	if !ok || len(tab)*k.Rest != len(x) {
-		return false
-	}
-	clear(o)
-	return k.VK.done("scatter", vulkan.ScatterAdd(k.VK.Device, o, x, tab, k.Rest))
+	return p.VK.done(what, vulkan.Gather(d, o, x, tab, rest))
+}
+
+// typed3 asserts a, b and c to []T.
+func typed3[T any](a, b, c any) ([]T, []T, []T, bool) {
+	x, y, ok := typed2[T](a, b)
+	z, ok3 := c.([]T)
+	return x, y, z, ok && ok3
+}
+
+// typed2 asserts a and b to []T.
+func typed2[T any](a, b any) ([]T, []T, bool) {
+	x, ok1 := a.([]T)
+	y, ok2 := b.([]T)
+	return x, y, ok1 && ok2
 }
 
 func (k Concat) device(out any, ins []any) bool {
 	if !k.VK.On() || len(ins) != 1 || k.Copies < 2 {
 		return false
 	}
-	switch o := out.(type) {
-	case []float32:
-		return devReplicate(k.VK, o, ins[0])
-	case []float64:
-		return devReplicate(k.VK, o, ins[0])
-	}
-	return false
+	return devReplicate[float32](k.VK, out, ins[0]) || devReplicate[float64](k.VK, out, ins[0])
 }
 
-func devReplicate[T vulkan.Float](v *Vulkan, o []T, in any) bool {
-	x, ok := in.([]T)
+func devReplicate[T vulkan.Float](v *Vulkan, out, in any) bool {
+	o, x, ok := typed2[T](out, in)
 	return ok && len(x) > 0 && len(o)%len(x) == 0 && use[T](v, "replicate", "", len(o)) &&
 		v.done("replicate", vulkan.Replicate(v.Device, o, x))
 }
@@ -443,17 +399,11 @@ func (k Transpose) device(out any, ins []any) bool {
 	for p, q := range k.Perm {
 		dom[p], st[p] = k.Shape[q], in[q]
 	}
-	switch o := out.(type) {
-	case []float32:
-		return devTranspose(k.VK, o, ins[0], dom, st)
-	case []float64:
-		return devTranspose(k.VK, o, ins[0], dom, st)
-	}
-	return false
+	return devTranspose[float32](k.VK, out, ins[0], dom, st) || devTranspose[float64](k.VK, out, ins[0], dom, st)
 }
 
-func devTranspose[T vulkan.Float](v *Vulkan, o []T, in any, dom, st []int) bool {
-	x, ok := in.([]T)
+func devTranspose[T vulkan.Float](v *Vulkan, out, in any, dom, st []int) bool {
+	o, x, ok := typed2[T](out, in)
 	return ok && len(x) == len(o) && len(o) > 0 && use[T](v, "gather", "", len(o)) &&
 		v.done("transpose", vulkan.GatherAffine(v.Device, o, x, dom, st, 0, 1))
 }
