@@ -13,7 +13,7 @@
 // with their index functions compiled once (CompileIndexFn: an IndexProgram of closures, with
 // its affine form when there is one; IndexProgram.AffinePlan: strided block copies;
 // LookupPlan: an affine offset plus a table over an argmax value), Unary, Binary, StridedBinary (operands read through strides), MaskMul, Cast, Cond,
-// Concat, Transpose, Index, SumOuter, SumAxis, Argmax, ArgmaxView, MatMul (the one GEMM entry
+// Concat, Transpose, Index, SumOuter, Axis (sum or argmax along an axis), ArgmaxView, MatMul (the one GEMM entry
 // point), ScatterMatMul (the product of a sparse scatter with a matrix) and ExecKernel (a
 // compiled program, for what no specialised kernel covers).
 //

@@ -403,18 +403,24 @@ func alongAxis(what string, out any, ins []any, pre, n, post int, f func(out, x 
 	return nil
 }
 
-// Argmax is argmax along the middle axis of an operand viewed as [pre, n, post].
-type Argmax struct {
+// Axis is a sum (or, with Argmax, the argmax) along the middle axis of an operand viewed as
+// [Pre, N, Post]; the sum is sumOuter of a transpose that moves one axis to the front
+// (Gorgonia's Sum along an axis when no device).
+type Axis struct {
+	Argmax       bool
 	Pre, N, Post int
 	VK           *Vulkan
 }
 
 // Run implements Kernel.
-func (k Argmax) Run(out any, ins []any) error {
-	if k.device(out, ins) {
+func (k Axis) Run(out any, ins []any) error {
+	switch {
+	case k.device(out, ins):
 		return nil
+	case k.Argmax:
+		return alongAxis("argmaxOuter", out, ins, k.Pre, k.N, k.Post, argmaxOuterBuf)
 	}
-	return alongAxis("argmaxOuter", out, ins, k.Pre, k.N, k.Post, argmaxOuterBuf)
+	return alongAxis("sumOuter", out, ins, k.Pre, k.N, k.Post, sumOuterBuf)
 }
 
 // ---- casts ----

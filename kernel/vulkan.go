@@ -195,68 +195,20 @@ func devSum[T vulkan.Float](v *Vulkan, out, in any, pre, n, post int) bool {
 		v.done("sum", vulkan.SumAxis(v.Device, o, x, pre, n, post))
 }
 
-// SumAxis sums along the middle axis of its operand viewed as [pre, n, post]: sumOuter of a
-// transpose that moves one axis to the front (Gorgonia's Sum along an axis when no device).
-type SumAxis struct {
-	Pre, N, Post int
-	VK           *Vulkan
-}
-
-// Run implements Kernel.
-func (k SumAxis) Run(out any, ins []any) error {
-	if k.device(out, ins) {
-		return nil
-	}
-	switch o := out.(type) {
-	case []float64:
-		return sumAxisLoop(k, o, ins[0])
-	case []float32:
-		return sumAxisLoop(k, o, ins[0])
-	}
-	return typeErr("sumOuter", out, ins)
-}
-
-func sumAxisLoop[T ~float32 | ~float64](k SumAxis, out []T, in any) error {
-	x, ok := in.([]T)
-	if !ok || len(x) != k.Pre*k.N*k.Post || len(out) != k.Pre*k.Post {
-		return errors.Errorf("kernel: sumOuter: input %s[%d], output %s[%d] for [%d %d %d]", typeName(in), SliceLen(in), typeName(out), len(out), k.Pre, k.N, k.Post)
-	}
-	clear(out)
-	for p := 0; p < k.Pre; p++ {
-		o := out[p*k.Post : (p+1)*k.Post]
-		for i := 0; i < k.N; i++ {
-			row := x[(p*k.N+i)*k.Post : (p*k.N+i+1)*k.Post]
-			for j, v := range row {
-				o[j] += v
-			}
-		}
-	}
-	return nil
-}
-
-func (k SumAxis) device(out any, ins []any) bool {
+func (k Axis) device(out any, ins []any) bool {
 	if !k.VK.On() || len(ins) != 1 {
 		return false
+	}
+	if k.Argmax {
+		return devArgmax[float32](k, out, ins[0]) || devArgmax[float64](k, out, ins[0])
 	}
 	return devSum[float32](k.VK, out, ins[0], k.Pre, k.N, k.Post) || devSum[float64](k.VK, out, ins[0], k.Pre, k.N, k.Post)
 }
 
-func (k Argmax) device(out any, ins []any) bool {
-	o, ok := out.([]int64)
-	if !k.VK.On() || !ok || len(ins) != 1 || len(o) != k.Pre*k.Post {
-		return false
-	}
-	switch x := ins[0].(type) {
-	case []float32:
-		return devArgmax(k, o, x)
-	case []float64:
-		return devArgmax(k, o, x)
-	}
-	return false
-}
-
-func devArgmax[T vulkan.Float](k Argmax, o []int64, x []T) bool {
-	return len(x) == k.Pre*k.N*k.Post && use[T](k.VK, "argmax", "", len(x)) &&
+func devArgmax[T vulkan.Float](k Axis, out, in any) bool {
+	o, ok1 := out.([]int64)
+	x, ok2 := in.([]T)
+	return ok1 && ok2 && len(o) == k.Pre*k.Post && len(x) == k.Pre*k.N*k.Post && use[T](k.VK, "argmax", "", len(x)) &&
 		k.VK.done("argmax", vulkan.ArgmaxAxis(k.VK.Device, o, x, k.Pre, k.N, k.Post))
 }
 

@@ -264,7 +264,7 @@ func (pl *plan) sumOuter(t *core.SumOuter) (ref, error) {
 		if a, ok := axisPerm(perm); ok && dev {
 			// Bulkad's own sum along axis a (Gorgonia's Sum cannot use the device).
 			ysh := tr.X.Type().Shape
-			k := kern.SumAxis{Pre: ysh[:a].Size(), N: ysh[a], Post: ysh[a+1:].Size(), VK: pl.vk}
+			k := kern.Axis{Pre: ysh[:a].Size(), N: ysh[a], Post: ysh[a+1:].Size(), VK: pl.vk}
 			return pl.custom(t, "sumOuter", []core.Term{tr.X}, func(vs []*core.Var) (core.Term, []*core.Var, error) {
 				x, err := core.NewTranspose(perm, vs[0])
 				if err != nil {
@@ -316,7 +316,7 @@ func (pl *plan) argmaxOuter(t *core.ArgmaxOuter) (ref, error) {
 		}
 	}
 	sh := x.Type().Shape
-	k := kern.Argmax{Pre: sh[:axis].Size(), N: sh[axis], Post: sh[axis+1:].Size(), VK: pl.vk}
+	k := kern.Axis{Argmax: true, Pre: sh[:axis].Size(), N: sh[axis], Post: sh[axis+1:].Size(), VK: pl.vk}
 	if x == t.X {
 		return pl.simple(t, "argmaxOuter", k)
 	}
