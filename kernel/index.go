@@ -435,34 +435,33 @@ func (c *ixCompiler) let(t *core.Let) (iexpr, error) {
 			c.fscope[name] = oldF
 		}
 	}()
+	// The bound is compiled in the outer scope, then the name is bound to a new int or
+	// float slot for the body.
+	var set func(e *ixEnv, s int)
+	next, scope, other := &c.prog.nslots, c.scope, c.fscope
 	if bt.Dtype.IsFloat() {
 		bf, err := c.floats(t.Bound)
 		if err != nil {
 			return nil, err
 		}
-		s := c.prog.nfslot
-		c.prog.nfslot++
-		delete(c.scope, name)
-		c.fscope[name] = s
-		b, err := c.ints(t.Body)
+		set = func(e *ixEnv, s int) { e.fslot[s] = bf(e) }
+		next, scope, other = &c.prog.nfslot, c.fscope, c.scope
+	} else {
+		bi, err := c.ints(t.Bound)
 		if err != nil {
 			return nil, err
 		}
-		return func(e *ixEnv) int64 { e.fslot[s] = bf(e); return b(e) }, nil
+		set = func(e *ixEnv, s int) { e.slots[s] = bi(e) }
 	}
-	bi, err := c.ints(t.Bound)
-	if err != nil {
-		return nil, err
-	}
-	s := c.prog.nslots
-	c.prog.nslots++
-	delete(c.fscope, name)
-	c.scope[name] = s
+	s := *next
+	*next++
+	delete(other, name)
+	scope[name] = s
 	b, err := c.ints(t.Body)
 	if err != nil {
 		return nil, err
 	}
-	return func(e *ixEnv) int64 { e.slots[s] = bi(e); return b(e) }, nil
+	return func(e *ixEnv) int64 { set(e, s); return b(e) }, nil
 }
 
 // index compiles a full index of a hosted array by integer terms: the array's position and a
@@ -674,13 +673,12 @@ func (c *ixCompiler) affine1(t core.Term) (*affine, error) {
 			return nil, err
 		}
 		y, err := c.affine(t.Y)
-		if y == nil || err != nil {
+		switch {
+		case y == nil || err != nil:
 			return nil, err
-		}
-		switch t.Op {
-		case core.OpAdd:
+		case t.Op == core.OpAdd:
 			return addAff(x, y, 1), nil
-		case core.OpSub:
+		case t.Op == core.OpSub:
 			return addAff(x, y, -1), nil
 		}
 		if x.isConst() && x.dyn == nil {

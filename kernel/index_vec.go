@@ -9,6 +9,19 @@ import "github.com/bulkad/bulkad/core"
 // not depend on the innermost variable are computed once per chunk as scalars. Booleans are
 // carried as 0/1.
 
+// vecs compiles each term with vec; nil when one of them is not covered.
+func (c *ixCompiler) vecs(ts ...core.Term) ([]vexpr, error) {
+	vs := make([]vexpr, len(ts))
+	for i, t := range ts {
+		v, err := c.vec(t)
+		if v == nil || err != nil {
+			return nil, err
+		}
+		vs[i] = v
+	}
+	return vs, nil
+}
+
 // vec compiles an i64 or bool scalar output into a vector closure along c.inner, or returns
 // nil when the vector closures do not cover it.
 func (c *ixCompiler) vec(t core.Term) (vexpr, error) {
@@ -86,18 +99,11 @@ func (c *ixCompiler) vec(t core.Term) (vexpr, error) {
 			vecBinary(op, out, b)
 		}, nil
 	case *core.Cond:
-		cv, err := c.vec(t.C)
-		if cv == nil || err != nil {
+		vs, err := c.vecs(t.C, t.Then, t.Else)
+		if vs == nil || err != nil {
 			return nil, err
 		}
-		x, err := c.vec(t.Then)
-		if x == nil || err != nil {
-			return nil, err
-		}
-		y, err := c.vec(t.Else)
-		if y == nil || err != nil {
-			return nil, err
-		}
+		cv, x, y := vs[0], vs[1], vs[2]
 		tc, ty := make([]int64, vecChunk), make([]int64, vecChunk)
 		return func(e *ixEnv, t0 int64, out []int64) {
 			cc, yy := tc[:len(out)], ty[:len(out)]
@@ -120,11 +126,9 @@ func (c *ixCompiler) vec(t core.Term) (vexpr, error) {
 			return nil, err
 		}
 		str := xs.Strides()
-		ks := make([]vexpr, len(t.Ix))
-		for i, ie := range t.Ix {
-			if ks[i], err = c.vec(ie); ks[i] == nil || err != nil {
-				return nil, err
-			}
+		ks, err := c.vecs(t.Ix...)
+		if ks == nil || err != nil {
+			return nil, err
 		}
 		tmp := make([]int64, vecChunk)
 		return func(e *ixEnv, t0 int64, out []int64) {
