@@ -17,35 +17,82 @@ func isZero(a []int64) bool {
 	return true
 }
 
-// affineWalk visits the domain in row-major order and calls f(p, off) with the output
-// position p (in blocks) and the affine offset off (in blocks), innermost dimension inlined.
-func affineWalk(dom, st []int, base int, f func(p, off, count, stride int)) {
-	n := len(dom)
-	if n == 0 {
-		f(0, base, 1, 0)
+// rows walks the innermost rows of a row-major domain, keeping the offsets of up to three
+// strided operands at the start of each row. It lives on the stack (no allocation for up to
+// nine dimensions):
+//
+//	r := newRows(dom, [3][]int{xs, ys}, [3]int{xo, yo})
+//	for p := 0; r.ok; p += r.last { use(r.off[0], r.off[1]); r.next() }
+type rows struct {
+	dom    []int
+	st     [3][]int
+	off    [3]int
+	last   int // the innermost dimension (at least 1 on a non-empty walk)
+	ok     bool
+	idxBuf [8]int
+	big    []int // the index when the domain has more than nine dimensions
+}
+
+// newRows starts a walk over dom for operands with strides st[k] from offsets base[k]; a
+// domain with no elements has no row, a rank-0 one a single row of one element.
+func newRows(dom []int, st [3][]int, base [3]int) rows {
+	r := rows{dom: dom, st: st, off: base, last: 1, ok: core.Shape(dom).Size() > 0}
+	if n := len(dom); n > 0 {
+		r.last = dom[n-1]
+	}
+	return r
+}
+
+// next advances to the next row; r.ok turns false after the last.
+func (r *rows) next() {
+	n := len(r.dom)
+	if n <= 1 {
+		r.ok = false
 		return
 	}
-	var idxBuf [8]int
-	var idx []int
-	if n-1 <= len(idxBuf) {
-		idx = idxBuf[:n-1]
-	} else {
-		idx = make([]int, n-1)
-	}
-	total := core.Shape(dom).Size()
-	last, sl := dom[n-1], st[n-1]
-	off := base
-	for p := 0; p < total; p += last {
-		f(p, off, last, sl)
-		for d := n - 2; d >= 0; d-- {
-			idx[d]++
-			off += st[d]
-			if idx[d] < dom[d] {
-				break
-			}
-			off -= st[d] * dom[d]
-			idx[d] = 0
+	idx := r.idxBuf[:]
+	if n-1 > len(idx) {
+		if r.big == nil {
+			r.big = make([]int, n-1)
 		}
+		idx = r.big
+	}
+	for d := n - 2; d >= 0; d-- {
+		idx[d]++
+		for k, s := range r.st {
+			if s != nil {
+				r.off[k] += s[d]
+			}
+		}
+		if idx[d] < r.dom[d] {
+			return
+		}
+		for k, s := range r.st {
+			if s != nil {
+				r.off[k] -= s[d] * r.dom[d]
+			}
+		}
+		idx[d] = 0
+	}
+	r.ok = false
+}
+
+// stride is operand k's stride along the innermost dimension (0 for a rank-0 domain).
+func (r *rows) stride(k int) int {
+	if len(r.dom) == 0 {
+		return 0
+	}
+	return r.st[k][len(r.dom)-1]
+}
+
+// affineWalk visits the domain in row-major order and calls f(p, off, count, stride) for each
+// innermost row: its first position p in the domain, the affine offset off there, its length
+// and the offset's stride along it.
+func affineWalk(dom, st []int, base int, f func(p, off, count, stride int)) {
+	r := newRows(dom, [3][]int{st}, [3]int{base})
+	for p := 0; r.ok; p += r.last {
+		f(p, r.off[0], r.last, r.stride(0))
+		r.next()
 	}
 }
 

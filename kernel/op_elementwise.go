@@ -31,13 +31,10 @@ type Unary struct {
 
 // Run implements Kernel.
 func (k Unary) Run(out any, ins []any) error {
-	if k.device(out, ins) {
+	if k.device(out, ins) || unaryBuf(k.Op, bufOver(out), bufOver(ins[0])) {
 		return nil
 	}
-	if !unaryBuf(k.Op, bufOver(out), bufOver(ins[0])) {
-		return typeErr(k.Op.String(), out, ins)
-	}
-	return nil
+	return typeErr(k.Op.String(), out, ins)
 }
 
 // Binary applies a binary operation element-wise; an operand shorter than the output is
@@ -49,18 +46,14 @@ type Binary struct {
 
 // Run implements Kernel.
 func (k Binary) Run(out any, ins []any) error {
-	if k.device(out, ins) {
+	if k.device(out, ins) || binaryCyclic(k.Op, bufOver(out), bufOver(ins[0]), bufOver(ins[1])) {
 		return nil
 	}
-	ok := binaryCyclic(k.Op, bufOver(out), bufOver(ins[0]), bufOver(ins[1]))
-	if !ok {
-		n, lx, ly := SliceLen(out), SliceLen(ins[0]), SliceLen(ins[1])
-		if n != lx && n != ly || lx == 0 || ly == 0 || n%lx != 0 || n%ly != 0 {
-			return errors.Errorf("kernel: element-wise: operand lengths %d and %d do not fit output length %d", lx, ly, n)
-		}
-		return typeErr(k.Op.String(), out, ins)
+	n, lx, ly := SliceLen(out), SliceLen(ins[0]), SliceLen(ins[1])
+	if n != lx && n != ly || lx == 0 || ly == 0 || n%lx != 0 || n%ly != 0 {
+		return errors.Errorf("kernel: element-wise: operand lengths %d and %d do not fit output length %d", lx, ly, n)
 	}
-	return nil
+	return typeErr(k.Op.String(), out, ins)
 }
 
 // binaryCyclic applies op with binaryBuf over blocks of the output: an operand shorter
@@ -298,10 +291,10 @@ func stridedRows[T numT](k StridedBinary, out, x, y []T) error {
 		}
 		return spread
 	}
-	idx := make([]int, n-1)
-	xo, yo := k.XO, k.YO
-	for p := 0; p+last <= len(out); p += last {
+	r := newRows(k.Shape, [3][]int{k.XS, k.YS}, [3]int{k.XO, k.YO})
+	for p := 0; r.ok; p += last {
 		o := out[p : p+last]
+		xo, yo := r.off[0], r.off[1]
 		switch {
 		case sx == 0 && sy == 0:
 			v := arithFunc[T](k.Op)(x[xo], y[yo])
@@ -313,17 +306,7 @@ func stridedRows[T numT](k StridedBinary, out, x, y []T) error {
 		default:
 			sliceArith(k.Op, o, row(x, xo, sx), row(y, yo, sy))
 		}
-		for d := n - 2; d >= 0; d-- {
-			idx[d]++
-			xo += k.XS[d]
-			yo += k.YS[d]
-			if idx[d] < k.Shape[d] {
-				break
-			}
-			xo -= k.XS[d] * k.Shape[d]
-			yo -= k.YS[d] * k.Shape[d]
-			idx[d] = 0
-		}
+		r.next()
 	}
 	return nil
 }
@@ -379,24 +362,11 @@ func sliceArith[T numT](op core.BinOp, dst, x, y []T) {
 }
 
 func stridedLoop[T, U elem](k StridedBinary, out []U, x, y []T, f func(a, b T) U) error {
-	n := len(k.Shape)
-	if n == 0 {
-		out[0] = f(x[k.XO], y[k.YO])
-		return nil
-	}
-	last := k.Shape[n-1]
-	sx, sy := k.XS[n-1], k.YS[n-1]
-	var idxBuf [8]int
-	idx := idxBuf[:0]
-	if n-1 > len(idxBuf) {
-		idx = make([]int, n-1)
-	} else {
-		idx = idxBuf[:n-1]
-	}
-	xo, yo := k.XO, k.YO
-	for p := 0; p+last <= len(out) && last > 0; p += last {
+	r := newRows(k.Shape, [3][]int{k.XS, k.YS}, [3]int{k.XO, k.YO})
+	last, sx, sy := r.last, r.stride(0), r.stride(1)
+	for p := 0; r.ok; p += last {
 		o := out[p : p+last]
-		xi, yi := xo, yo
+		xi, yi := r.off[0], r.off[1]
 		switch {
 		case sx == 1 && sy == 0:
 			b := y[yi]
@@ -420,17 +390,7 @@ func stridedLoop[T, U elem](k StridedBinary, out []U, x, y []T, f func(a, b T) U
 				yi += sy
 			}
 		}
-		for d := n - 2; d >= 0; d-- {
-			idx[d]++
-			xo += k.XS[d]
-			yo += k.YS[d]
-			if idx[d] < k.Shape[d] {
-				break
-			}
-			xo -= k.XS[d] * k.Shape[d]
-			yo -= k.YS[d] * k.Shape[d]
-			idx[d] = 0
-		}
+		r.next()
 	}
 	return nil
 }
@@ -484,18 +444,11 @@ func maskLoop[T num, F ~float64 | ~float32](k MaskMul, out []F, p, q []T, z []F,
 	if cmp == nil {
 		return errors.Errorf("kernel: maskMul: comparison %v", k.Cmp)
 	}
-	n := len(k.Shape)
-	if n == 0 {
-		out[0] = z[k.Off[2]] * b2f[F](cmp(p[k.Off[0]], q[k.Off[1]]))
-		return nil
-	}
-	last := k.Shape[n-1]
-	sp, sq, sz := k.St[0][n-1], k.St[1][n-1], k.St[2][n-1]
-	idx := make([]int, n-1)
-	po, qo, zo := k.Off[0], k.Off[1], k.Off[2]
-	for at := 0; at+last <= len(out) && last > 0; at += last {
-		pi, qi, zi := po, qo, zo
-		o := out[at : at+last]
+	r := newRows(k.Shape, k.St, k.Off)
+	sp, sq, sz := r.stride(0), r.stride(1), r.stride(2)
+	for at := 0; r.ok; at += r.last {
+		pi, qi, zi := r.off[0], r.off[1], r.off[2]
+		o := out[at : at+r.last]
 		for j := range o {
 			if cmp(p[pi], q[qi]) {
 				o[j] = z[zi]
@@ -506,19 +459,7 @@ func maskLoop[T num, F ~float64 | ~float32](k MaskMul, out []F, p, q []T, z []F,
 			qi += sq
 			zi += sz
 		}
-		for d := n - 2; d >= 0; d-- {
-			idx[d]++
-			po += k.St[0][d]
-			qo += k.St[1][d]
-			zo += k.St[2][d]
-			if idx[d] < k.Shape[d] {
-				break
-			}
-			po -= k.St[0][d] * k.Shape[d]
-			qo -= k.St[1][d] * k.Shape[d]
-			zo -= k.St[2][d] * k.Shape[d]
-			idx[d] = 0
-		}
+		r.next()
 	}
 	return nil
 }

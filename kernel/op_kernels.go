@@ -286,28 +286,19 @@ func transposeLoop[T elem](k Transpose, out []T, ins []any) error {
 	if !ok || len(x) != len(out) {
 		return typeErr("tr", out, ins)
 	}
-	n := len(k.Shape)
 	inStr := core.Shape(k.Shape).Strides()
-	osh := make([]int, n)
-	str := make([]int, n) // input stride of each output dimension
+	osh := make([]int, len(k.Perm))
+	str := make([]int, len(k.Perm)) // input stride of each output dimension
 	for p, q := range k.Perm {
 		osh[p] = k.Shape[q]
 		str[p] = inStr[q]
 	}
-	ix := make([]int, n)
-	off := 0
-	for i := range out {
-		out[i] = x[off]
-		for d := n - 1; d >= 0; d-- {
-			ix[d]++
-			off += str[d]
-			if ix[d] < osh[d] {
-				break
-			}
-			off -= str[d] * ix[d]
-			ix[d] = 0
+	affineWalk(osh, str, 0, func(p, off, count, stride int) {
+		for j := range out[p : p+count] {
+			out[p+j] = x[off]
+			off += stride
 		}
-	}
+	})
 	return nil
 }
 
@@ -459,46 +450,17 @@ func argmaxView[T num](k *ArgmaxView, out []int64, x []T) {
 		argmaxViewFew(k, out, x)
 		return
 	}
-	for j := range out {
-		out[j] = 0
-	}
-	n := len(k.Inner)
+	clear(out)
 	for i := 1; i < len(k.OuterOff); i++ {
 		oi := k.Off + k.OuterOff[i]
-		if n == 0 {
-			v, b := x[oi], x[k.Off+k.OuterOff[out[0]]]
-			if v > b || (b != b && v == v) {
-				out[0] = int64(i)
-			}
-			continue
-		}
-		last, sl := k.Inner[n-1], k.InnerSt[n-1]
-		var idxBuf [8]int
-		idx := idxBuf[:0]
-		if n-1 <= len(idxBuf) {
-			idx = idxBuf[:n-1]
-		} else {
-			idx = make([]int, n-1)
-		}
-		io := 0
-		for p := 0; p+last <= len(out) && last > 0; p += last {
-			ii := io
-			for j := p; j < p+last; j++ {
-				v, b := x[oi+ii], x[k.Off+k.OuterOff[out[j]]+ii]
+		affineWalk(k.Inner, k.InnerSt, 0, func(p, io, count, stride int) {
+			for j := p; j < p+count; j++ {
+				v, b := x[oi+io], x[k.Off+k.OuterOff[out[j]]+io]
 				if v > b || (b != b && v == v) {
 					out[j] = int64(i)
 				}
-				ii += sl
+				io += stride
 			}
-			for d := n - 2; d >= 0; d-- {
-				idx[d]++
-				io += k.InnerSt[d]
-				if idx[d] < k.Inner[d] {
-					break
-				}
-				io -= k.InnerSt[d] * k.Inner[d]
-				idx[d] = 0
-			}
-		}
+		})
 	}
 }

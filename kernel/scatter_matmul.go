@@ -147,26 +147,10 @@ func scatterMatmulRun[T ~float64 | ~float32](k *ScatterMatMul, out, y, b []T, lk
 // scatterRuns calls f(p, row, col) at the start p of every run of the innermost domain
 // dimension (row-major order) with the affine parts of its row and column (no looked-up terms).
 func scatterRuns(k *ScatterMatMul, f func(p, row, col int)) {
-	dom := k.Dom
-	nd := len(dom)
-	last := dom[nd-1]
-	idx := make([]int, nd)
-	total := core.Shape(dom).Size()
-	rs, cs := k.RowP.St, k.ColP.St
-	row, col := k.RowP.Base, k.ColP.Base
-	for p := 0; p < total; p += last {
-		f(p, row, col)
-		for d := nd - 2; d >= 0; d-- {
-			idx[d]++
-			row += rs[d]
-			col += cs[d]
-			if idx[d] < dom[d] {
-				break
-			}
-			row -= rs[d] * dom[d]
-			col -= cs[d] * dom[d]
-			idx[d] = 0
-		}
+	r := newRows(k.Dom, [3][]int{k.RowP.St, k.ColP.St}, [3]int{k.RowP.Base, k.ColP.Base})
+	for p := 0; r.ok; p += r.last {
+		f(p, r.off[0], r.off[1])
+		r.next()
 	}
 }
 
