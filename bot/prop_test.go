@@ -52,18 +52,8 @@ func checkVectorize(t *testing.T, seed int64, p *core.Program, args map[string]*
 		return nil, false
 	}
 	tol := tolFor(p)
-	want, err := tensors.Eval(p, args)
-	if err != nil {
-		t.Errorf("seed %d: tensors.Eval(p): %v\nprogram: %v", seed, err, p)
-		return nil, false
-	}
-	got, err := tensors.Eval(q, args)
-	if err != nil {
-		t.Errorf("seed %d: tensors.Eval(Vectorize(p)): %v\nprogram: %v\nvectorized: %v", seed, err, p, q)
-		return nil, false
-	}
-	if d := coretest.Close(want, got, tol); d != "" {
-		t.Errorf("seed %d: value changed by Vectorize: %s\nprogram: %v\nvectorized: %v\nargs: %v", seed, d, p, q, args)
+	want, ok := sameValue(t, seed, "Vectorize", p, q, args, tol)
+	if !ok {
 		return nil, false
 	}
 	// kernel.Eval: checked on both programs; a disagreement with core.Eval, which already
@@ -79,6 +69,61 @@ func checkVectorize(t *testing.T, seed int64, p *core.Program, args map[string]*
 		}
 	}
 	return q, true
+}
+
+// sameValue evaluates p and its transform q (by the named pass) with core.Eval and reports
+// whether they agree within tol; it returns p's value.
+func sameValue(t *testing.T, seed int64, pass string, p, q *core.Program, args map[string]*tensor.Dense, tol float64) (*tensor.Dense, bool) {
+	t.Helper()
+	want, err := tensors.Eval(p, args)
+	if err != nil {
+		t.Errorf("seed %d: tensors.Eval(p): %v\nprogram: %v", seed, err, p)
+		return nil, false
+	}
+	got, err := tensors.Eval(q, args)
+	if err != nil {
+		t.Errorf("seed %d: tensors.Eval(%s(p)): %v\nprogram: %v\nresult: %v", seed, pass, err, p, q)
+		return nil, false
+	}
+	if d := coretest.Close(want, got, tol); d != "" {
+		t.Errorf("seed %d: value changed by %s: %s\nprogram: %v\nresult: %v\nargs: %v", seed, pass, d, p, q, args)
+		return nil, false
+	}
+	return want, true
+}
+
+// checkSimplify checks Eval(Simplify(q)) == Eval(q) with core.Eval (the reference evaluator).
+// like in checkVectorize).
+func checkSimplify(t *testing.T, seed int64, what string, q *core.Program, args map[string]*tensor.Dense, st *propStats, opts ...core.SimplifyOption) (*core.Program, bool) {
+	t.Helper()
+	r, err := core.Simplify(q, opts...)
+	if err != nil {
+		t.Errorf("seed %d: Simplify(%s): %v\nprogram: %v", seed, what, err, q)
+		return nil, false
+	}
+	if _, ok := sameValue(t, seed, "Simplify", q, r, args, tolFor(q)); !ok {
+		return nil, false
+	}
+	return r, true
+}
+
+func TestSimplifyProperty(t *testing.T) {
+	var st propStats
+	for seed := int64(0); seed < propPrograms; seed++ {
+		rng := rand.New(rand.NewSource(seed))
+		p := coretest.RandomProgram(rng, propConfig(seed))
+		args := propArgs(rng, seed, p)
+		if _, ok := checkSimplify(t, seed, "p", p, args, &st); !ok {
+			return
+		}
+		q, err := Vectorize(p)
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if _, ok := checkSimplify(t, seed, "Vectorize(p)", q, args, &st); !ok {
+			return
+		}
+	}
 }
 
 // propConfig is the generator configuration of the property tests for a seed: every 5th
@@ -124,4 +169,95 @@ func propArgs(rng *rand.Rand, seed int64, p *core.Program) map[string]*tensor.De
 		coretest.PoisonArgs(rng, p, args)
 	}
 	return args
+}
+
+// Simplify reaches its fixed point on vectorised random programs too.
+func TestSimplifyFixedPointAfterBOT(t *testing.T) {
+	notFixed := 0
+	for seed := int64(0); seed < 500; seed++ {
+		p := coretest.RandomProgram(rand.New(rand.NewSource(seed)), propConfig(seed))
+		q, err := Vectorize(p)
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		r1, err := core.Simplify(q)
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		r2, err := core.Simplify(r1)
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if !core.Equal(r1.Body, r2.Body) {
+			notFixed++
+			if notFixed <= 3 {
+				t.Logf("seed %d:\n once  %v\n twice %v", seed, clip(r1.Body.String()), clip(r2.Body.String()))
+			}
+		}
+	}
+	if notFixed > 0 {
+		t.Errorf("%d of 500 vectorised programs were not at a fixed point after Simplify", notFixed)
+	}
+}
+
+// DAG inputs stay DAGs: a chain of 200 nodes, each using the previous one twice (a tree of
+// 2^200 nodes), under build1 and under index, vectorises and simplifies to a term of size
+// linear in the chain (unfolding would not terminate).
+func TestBOTSharedDAG(t *testing.T) {
+	var b core.Builder
+	a := b.Var("a", f64(4))
+	i := b.Var("i", i64s)
+	k := b.Var("k", i64s)
+	const n = 200
+	var u core.Term = b.Index(a, i)
+	var d core.Term = a
+	for s := 0; s < n; s++ {
+		u = b.Mul(u, b.Unary(core.OpSin, u))
+		d = b.Add(d, b.Unary(core.OpTanh, d))
+	}
+	// let chain under build1: let x0 = index a [i] in let x1 = x0 * sin x0 in … in index a [x_n-ish]
+	xs := []*core.Var{b.Var("x0", core.Scalar(core.Float64))}
+	for s := 1; s <= n; s++ {
+		xs = append(xs, b.Var(fmt.Sprintf("x%d", s), core.Scalar(core.Float64)))
+	}
+	var chain core.Term = b.Add(xs[n], b.Index(a, b.Binary(core.OpRem, b.Cast(core.Int64, xs[n]), core.ScalarI(4))))
+	for s := n; s >= 1; s-- {
+		chain = b.Let(xs[s], b.Mul(xs[s-1], b.Unary(core.OpSin, xs[s-1])), chain)
+	}
+	chain = b.Let(xs[0], b.Index(a, i), chain)
+	for _, c := range []struct {
+		name   string
+		params []*core.Var
+		body   core.Term
+	}{
+		{"let chain", []*core.Var{a}, b.Build1(4, i, chain)},
+		{"build1", []*core.Var{a}, b.Build1(4, i, u)},
+		{"index", []*core.Var{a, k}, b.Index(d, k)},
+		{"build1 of index", []*core.Var{a}, b.Build1(4, i, b.Index(d, b.Binary(core.OpRem, b.Add(i, core.ScalarI(1)), core.ScalarI(4))))},
+	} {
+		p := mustProg(t, &b, c.params, c.body)
+		q := vec(t, p)
+		r := simp(t, q)
+		in, out, so := core.Size(p.Body), core.Size(q.Body), core.Size(r.Body)
+		t.Logf("%s: %d nodes in, %d after BOT, %d after Simplify", c.name, in, out, so)
+		if out > 5*in || so > 5*in {
+			t.Errorf("%s: sizes %d → %d → %d are not linear", c.name, in, out, so)
+		}
+		// values with kernel.Eval (a DAG of 2^200 nodes in tree form)
+		args := map[string]*tensor.Dense{
+			"a": tensor.New(tensor.WithShape(4), tensor.WithBacking([]float64{0.3, -0.2, 0.1, 0.25})),
+		}
+		if len(c.params) > 1 {
+			args["k"] = tensor.New(tensor.WithShape(), tensor.WithBacking([]int64{2}))
+		}
+		v0, err0 := safeEval(p, args)
+		v1, err1 := safeEval(q, args)
+		v2, err2 := safeEval(r, args)
+		if err0 != nil || err1 != nil || err2 != nil {
+			t.Fatalf("%s: Eval: %v %v %v", c.name, err0, err1, err2)
+		}
+		if d1, d2 := coretest.Close(v0, v1, 1e-12), coretest.Close(v0, v2, 1e-12); d1 != "" || d2 != "" {
+			t.Errorf("%s: values differ: %s / %s", c.name, d1, d2)
+		}
+	}
 }

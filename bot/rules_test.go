@@ -1,7 +1,6 @@
 package bot
 
 import (
-	"fmt"
 	"math/rand"
 	"testing"
 
@@ -304,97 +303,6 @@ func TestBOTContractionVariants(t *testing.T) {
 			if d := coretest.Close(v1, v2, 1e-12); d != "" {
 				t.Errorf("%s: %s", src, d)
 			}
-		}
-	}
-}
-
-// Simplify reaches its fixed point on vectorised random programs too.
-func TestSimplifyFixedPointAfterBOT(t *testing.T) {
-	notFixed := 0
-	for seed := int64(0); seed < 500; seed++ {
-		p := coretest.RandomProgram(rand.New(rand.NewSource(seed)), propConfig(seed))
-		q, err := Vectorize(p)
-		if err != nil {
-			t.Fatalf("seed %d: %v", seed, err)
-		}
-		r1, err := core.Simplify(q)
-		if err != nil {
-			t.Fatalf("seed %d: %v", seed, err)
-		}
-		r2, err := core.Simplify(r1)
-		if err != nil {
-			t.Fatalf("seed %d: %v", seed, err)
-		}
-		if !core.Equal(r1.Body, r2.Body) {
-			notFixed++
-			if notFixed <= 3 {
-				t.Logf("seed %d:\n once  %v\n twice %v", seed, clip(r1.Body.String()), clip(r2.Body.String()))
-			}
-		}
-	}
-	if notFixed > 0 {
-		t.Errorf("%d of 500 vectorised programs were not at a fixed point after Simplify", notFixed)
-	}
-}
-
-// DAG inputs stay DAGs: a chain of 200 nodes, each using the previous one twice (a tree of
-// 2^200 nodes), under build1 and under index, vectorises and simplifies to a term of size
-// linear in the chain (unfolding would not terminate).
-func TestBOTSharedDAG(t *testing.T) {
-	var b core.Builder
-	a := b.Var("a", f64(4))
-	i := b.Var("i", i64s)
-	k := b.Var("k", i64s)
-	const n = 200
-	var u core.Term = b.Index(a, i)
-	var d core.Term = a
-	for s := 0; s < n; s++ {
-		u = b.Mul(u, b.Unary(core.OpSin, u))
-		d = b.Add(d, b.Unary(core.OpTanh, d))
-	}
-	// let chain under build1: let x0 = index a [i] in let x1 = x0 * sin x0 in … in index a [x_n-ish]
-	xs := []*core.Var{b.Var("x0", core.Scalar(core.Float64))}
-	for s := 1; s <= n; s++ {
-		xs = append(xs, b.Var(fmt.Sprintf("x%d", s), core.Scalar(core.Float64)))
-	}
-	var chain core.Term = b.Add(xs[n], b.Index(a, b.Binary(core.OpRem, b.Cast(core.Int64, xs[n]), core.ScalarI(4))))
-	for s := n; s >= 1; s-- {
-		chain = b.Let(xs[s], b.Mul(xs[s-1], b.Unary(core.OpSin, xs[s-1])), chain)
-	}
-	chain = b.Let(xs[0], b.Index(a, i), chain)
-	for _, c := range []struct {
-		name   string
-		params []*core.Var
-		body   core.Term
-	}{
-		{"let chain", []*core.Var{a}, b.Build1(4, i, chain)},
-		{"build1", []*core.Var{a}, b.Build1(4, i, u)},
-		{"index", []*core.Var{a, k}, b.Index(d, k)},
-		{"build1 of index", []*core.Var{a}, b.Build1(4, i, b.Index(d, b.Binary(core.OpRem, b.Add(i, core.ScalarI(1)), core.ScalarI(4))))},
-	} {
-		p := mustProg(t, &b, c.params, c.body)
-		q := vec(t, p)
-		r := simp(t, q)
-		in, out, so := core.Size(p.Body), core.Size(q.Body), core.Size(r.Body)
-		t.Logf("%s: %d nodes in, %d after BOT, %d after Simplify", c.name, in, out, so)
-		if out > 5*in || so > 5*in {
-			t.Errorf("%s: sizes %d → %d → %d are not linear", c.name, in, out, so)
-		}
-		// values with kernel.Eval (a DAG of 2^200 nodes in tree form)
-		args := map[string]*tensor.Dense{
-			"a": tensor.New(tensor.WithShape(4), tensor.WithBacking([]float64{0.3, -0.2, 0.1, 0.25})),
-		}
-		if len(c.params) > 1 {
-			args["k"] = tensor.New(tensor.WithShape(), tensor.WithBacking([]int64{2}))
-		}
-		v0, err0 := safeEval(p, args)
-		v1, err1 := safeEval(q, args)
-		v2, err2 := safeEval(r, args)
-		if err0 != nil || err1 != nil || err2 != nil {
-			t.Fatalf("%s: Eval: %v %v %v", c.name, err0, err1, err2)
-		}
-		if d1, d2 := coretest.Close(v0, v1, 1e-12), coretest.Close(v0, v2, 1e-12); d1 != "" || d2 != "" {
-			t.Errorf("%s: values differ: %s / %s", c.name, d1, d2)
 		}
 	}
 }
