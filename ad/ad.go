@@ -291,7 +291,7 @@ func (r *diffResult) symbolic() (*core.Program, Stats, error) {
 	for k, name := range r.wrt {
 		g, ok := grads[name]
 		if !ok {
-			g = constantTerm(&alg.b, r.prog.Param(name).Type(), 0)
+			g = alg.b.Full(r.prog.Param(name).Type(), 0)
 		}
 		roots[k] = g
 	}
@@ -487,7 +487,7 @@ func tangentTerm(b *core.Builder, d *Delta, tvars map[string]*core.Var, memo map
 		var t core.Term
 		switch d.Kind {
 		case DZero:
-			t = constantTerm(b, d.Type, 0)
+			t = b.Full(d.Type, 0)
 		case DInput:
 			t = tvars[d.Name]
 		case DAdd:

@@ -125,45 +125,9 @@ func (f *forward) constant(t core.Type, v float64) core.Term {
 	if c, ok := f.consts[key]; ok {
 		return c
 	}
-	c := constantTerm(&f.b, t, v)
+	c := f.b.Full(t, v)
 	f.consts[key] = c
 	return c
-}
-
-func constantTerm(b *core.Builder, t core.Type, v float64) core.Term {
-	var c core.Term
-	switch t.Dtype {
-	case core.Float64, core.Float32:
-		c = core.ScalarF(t.Dtype, v)
-	case core.Int64:
-		c = core.ScalarI(int64(v))
-	default:
-		c = core.ScalarB(v != 0)
-	}
-	for k := len(t.Shape) - 1; k >= 0; k-- {
-		c = b.Replicate(t.Shape[k], c)
-	}
-	return c
-}
-
-// where selects element-wise: a where mask is true, else b (mask : sh bool, a variable or
-// literal, so that the index into it stays in BOT normal form). It is a gather from [b, a] at
-// the mask's value, so a NaN or infinity in the branch not selected does not
-// leak into the result (a multiplication by a 0/1 mask would).
-func where(b *core.Builder, namer *core.Namer, mask, x, y core.Term) core.Term {
-	sh := mask.Type().Shape
-	if len(sh) == 0 {
-		return b.Cond(mask, x, y)
-	}
-	vars := make([]*core.Var, len(sh))
-	ix := make([]core.Term, len(sh))
-	for k := range sh {
-		vars[k] = namer.FreshVar("w", core.Scalar(core.Int64))
-		ix[k] = vars[k]
-	}
-	sel := b.Cast(core.Int64, b.Index(mask, ix...))
-	fn := b.IndexFn(vars, append([]core.Term{sel}, ix...)...)
-	return b.Gather(sh, b.FromVector(y, x), fn)
 }
 
 func (f *forward) run(t core.Term) (*dual, error) {
@@ -570,12 +534,12 @@ func (f *forward) binary(t *core.Binary) *dual {
 		zero := f.constant(ty, 0)
 		if !x.d.IsZero() {
 			// d/dx x^y = y * x^(y-1), taken as 0 where y == 0 (x^0 is constant, even at x = 0).
-			fx = where(b, f.namer, f.atom(b.Binary(core.OpEq, ya, zero)), zero,
+			fx = b.Select(f.namer, f.atom(b.Binary(core.OpEq, ya, zero)), zero,
 				b.Mul(ya, b.Binary(core.OpPow, xa, b.Sub(ya, f.constant(ty, 1)))))
 		}
 		if !y.d.IsZero() {
 			// d/dy x^y = x^y * log x, taken as 0 where x^y == 0 (a zero base).
-			fy = where(b, f.namer, f.atom(b.Binary(core.OpEq, pa, zero)), zero, b.Mul(pa, b.Unary(core.OpLog, xa)))
+			fy = b.Select(f.namer, f.atom(b.Binary(core.OpEq, pa, zero)), zero, b.Mul(pa, b.Unary(core.OpLog, xa)))
 		}
 	case core.OpMax, core.OpMin:
 		// The first argument gets the gradient on ties.

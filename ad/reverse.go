@@ -279,7 +279,7 @@ func (a *termAlg) zero(t core.Type) core.Term {
 	if z, ok := a.zeros[k]; ok {
 		return z
 	}
-	z := constantTerm(&a.b, t, 0)
+	z := a.b.Full(t, 0)
 	a.zeros[k] = z
 	return z
 }

@@ -1,5 +1,7 @@
 package core
 
+import "github.com/pkg/errors"
+
 // Builder wraps the constructors with a sticky error, for code that builds many terms in a
 // row (lower, bot, ad): after the first failure every method returns nil and Err reports the
 // first error. A nil operand (from an earlier failure) makes a method return nil too.
@@ -262,4 +264,49 @@ func (b *Builder) Rebuild(t Term, kids []Term) Term {
 	}
 	r, err := Rebuild(t, kids)
 	return keep(b, r, err)
+}
+
+// Full is the array of type t with every element v, a scalar literal replicated to t's shape
+// (so its size does not grow with the shape): v converted to t's dtype (truncated for i64,
+// v ≠ 0 for bool).
+func (b *Builder) Full(t Type, v float64) Term {
+	var c Term
+	switch t.Dtype {
+	case Float64, Float32:
+		c = ScalarF(t.Dtype, v)
+	case Int64:
+		c = ScalarI(int64(v))
+	case Bool:
+		c = ScalarB(v != 0)
+	default:
+		b.SetErr(errors.Errorf("core: full: invalid dtype %v", t.Dtype))
+		return nil
+	}
+	for k := len(t.Shape) - 1; k >= 0; k-- {
+		c = b.Replicate(t.Shape[k], c)
+	}
+	return c
+}
+
+// Select is element-wise x where mask (bool, the shape of x and y) is true, else y. It is a
+// gather from [y, x] at the mask's value, so a NaN or infinity in the branch not selected
+// does not reach the result (a product with a 0/1 mask would let it through). The gather's
+// index function indexes mask at every point: pass a variable or a literal (or bind the mask
+// with a let first). Its index variables are fresh names from namer.
+func (b *Builder) Select(namer *Namer, mask, x, y Term) Term {
+	if !b.ok(mask, x, y) {
+		return nil
+	}
+	sh := mask.Type().Shape
+	if len(sh) == 0 {
+		return b.Cond(mask, x, y)
+	}
+	vars := make([]*Var, len(sh))
+	ix := make([]Term, len(sh))
+	for k := range sh {
+		vars[k] = namer.FreshVar("w", Scalar(Int64))
+		ix[k] = vars[k]
+	}
+	sel := b.Cast(Int64, b.Index(mask, ix...))
+	return b.Gather(sh, b.FromVector(y, x), b.IndexFn(vars, append([]Term{sel}, ix...)...))
 }

@@ -190,13 +190,5 @@ func Where(mask, x, y core.Term) (core.Term, error) {
 	// The index function reads the mask through a let-bound variable: an index function
 	// holding the mask's whole term would evaluate it at every point.
 	mv := namer.FreshVar("mask", mt)
-	vars := make([]*core.Var, len(sh))
-	ix := make([]core.Term, len(sh))
-	for k := range sh {
-		vars[k] = namer.FreshVar("w", core.Scalar(core.Int64))
-		ix[k] = vars[k]
-	}
-	sel := b.Cast(core.Int64, b.Index(mv, ix...))
-	fn := b.IndexFn(vars, append([]core.Term{sel}, ix...)...)
-	return result("where", &b, b.Let(mv, mask, b.Gather(sh, b.FromVector(y, x), fn)))
+	return result("where", &b, b.Let(mv, mask, b.Select(namer, mv, x, y)))
 }

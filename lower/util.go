@@ -73,18 +73,8 @@ func addIx(b *core.Builder, x, y core.Term) core.Term { return b.Add(x, y) }
 // FullLike is the array of type t with every element v, built as a scalar literal replicated
 // to the shape (so its size does not grow with the shape).
 func FullLike(t core.Type, v float64) (core.Term, error) {
-	var s core.Term
-	switch t.Dtype {
-	case core.Float64, core.Float32:
-		s = core.ScalarF(t.Dtype, v)
-	case core.Int64:
-		s = core.ScalarI(int64(v))
-	case core.Bool:
-		s = core.ScalarB(v != 0)
-	default:
-		return nil, errors.Errorf("lower: full: invalid dtype %v", t.Dtype)
-	}
-	return BroadcastScalar(s, t.Shape)
+	var b core.Builder
+	return result("full", &b, b.Full(t, v))
 }
 
 // BroadcastScalar replicates the rank-0 term s to shape sh.
