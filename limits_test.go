@@ -30,17 +30,13 @@ func TestGradArrayLimit(t *testing.T) {
 	t.Log(err)
 	// still alive
 	g2 := G.NewGraph()
-	w := G.NewVector(g2, tensor.Float64, G.WithShape(3), G.WithName("w"), G.WithValue(tensor.New(tensor.WithShape(3), tensor.WithBacking([]float64{1, 2, 3}))))
+	w := vec64(g2, "w", 1, 2, 3)
 	c2 := G.Must(G.Sum(G.Must(G.Square(w))))
 	grads, err := bulkad.Grad(c2, w)
 	if err != nil {
 		t.Fatal(err)
 	}
-	vm := G.NewTapeMachine(g2)
-	defer vm.Close()
-	if err := vm.RunAll(); err != nil {
-		t.Fatal(err)
-	}
+	runGraph(t, g2)
 	if got := grads[0].Value().Data().([]float64); got[2] != 6 { // ∂/∂w Σw² = 2w
 		t.Errorf("gradient %v, want [2 4 6]", got)
 	}
