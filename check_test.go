@@ -318,8 +318,7 @@ func TestCheckRunsGradNodes(t *testing.T) {
 	}
 	a := in("a", 0.3, -0.7, 0.9, -0.2, 0.5, 0.1)
 	b := in("b", 1.2, 0.6, 1.9, 0.8, 1.4, 0.7)
-	r := G.NewVector(g, tensor.Float64, G.WithShape(6), G.WithName("r"),
-		G.WithValue(tensor.New(tensor.WithShape(6), tensor.WithBacking([]float64{0.4, -0.9, 0.2, 0.7, -0.3, 0.8}))))
+	r := vec64(g, "r", 0.4, -0.9, 0.2, 0.7, -0.3, 0.8)
 	cost := G.Must(G.Sum(G.Must(G.HadamardProd(G.Must(G.Reshape(G.Must(G.HadamardDiv(a, b)), tensor.Shape{6})), r))))
 	before := len(g.AllNodes())
 	rep, err := bulkad.Check(cost, G.Nodes{a, b}, bulkad.WithMaxProbes(0))
@@ -364,7 +363,7 @@ func TestCheckRunsGradNodes(t *testing.T) {
 // order would show as WRONG (the Hessian of Σ x³ is diag(6x), checked against differences).
 func TestCheckSecondOrderGorgonia(t *testing.T) {
 	g := G.NewGraph()
-	x := G.NewVector(g, tensor.Float64, G.WithShape(3), G.WithName("x"), G.WithValue(tensor.New(tensor.WithShape(3), tensor.WithBacking([]float64{1, 2, 3}))))
+	x := vec64(g, "x", 1, 2, 3)
 	cost := G.Must(G.Sum(G.Must(G.Cube(x))))
 	rep, err := bulkad.Check(cost, G.Nodes{x}, bulkad.WithSecondOrder())
 	if err != nil {
