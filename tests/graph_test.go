@@ -140,11 +140,7 @@ func TestGradTwice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vm, err := runOnce(m.G, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer vm.Close()
+	mustRunOnce(t, m.G, nil)
 	// Reference for cost 1: a separate graph.
 	ref, _ := mk()
 	refTape, _, _ := bulkadTape(t, built{g: ref.G, cost: ref.Cost, wrt: ref.Wrt})
@@ -203,11 +199,7 @@ func TestNonInputWrt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vm, err := runOnce(g, G.Nodes{z, w})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer vm.Close()
+	mustRunOnce(t, g, G.Nodes{z, w})
 	zv := valuesOf(z.Value())
 	gz := valuesOf(gs[0].Value())
 	xv := valuesOf(x.Value())
@@ -326,11 +318,7 @@ func TestRepeatedAndUnrelatedWrt(t *testing.T) {
 	if gs[0] != gs[2] {
 		t.Errorf("repeated wrt: two different gradient nodes")
 	}
-	vm, err := runOnce(g, G.Nodes{x, u})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer vm.Close()
+	mustRunOnce(t, g, G.Nodes{x, u})
 	want := []float64{2, -4, 6}
 	dx, _ := x.Grad()
 	for name, got := range map[string][]float64{"node": valuesOf(gs[0].Value()), "x.Grad()": valuesOf(dx)} {
