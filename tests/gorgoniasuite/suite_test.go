@@ -59,11 +59,29 @@ func gradOfSum(t *testing.T, ret *G.Node, errOp error, wrt ...*G.Node) [][]float
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, grads, err := bulkadGrads(cost, wrt...)
+	_, grads := mustGrads(t, cost, wrt...)
+	return grads
+}
+
+// mustGrads is bulkadGrads failing the test on an error.
+func mustGrads(t *testing.T, cost *G.Node, wrt ...*G.Node) (float64, [][]float64) {
+	t.Helper()
+	c, grads, err := bulkadGrads(cost, wrt...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return grads
+	return c, grads
+}
+
+// builtGrads builds b's graph and returns bulkad's cost and gradients of it, failing the test
+// on any error.
+func builtGrads(t *testing.T, b builder) (float64, [][]float64) {
+	t.Helper()
+	cost, wrt, err := b()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mustGrads(t, cost, wrt...)
 }
 
 // denseMean is the head of Gorgonia's normalisation tests: y (reshaped to fc's shape when it
