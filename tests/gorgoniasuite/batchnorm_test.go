@@ -1,9 +1,7 @@
 package gorgoniasuite
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
 	"testing"
 
 	G "gorgonia.org/gorgonia"
@@ -56,10 +54,6 @@ func adamStepThenEval(t *testing.T, g *G.ExprGraph, lr float64, learnables ...*G
 // depends on x only through each column's sum of BatchNorm's output) and where Gorgonia's
 // float32 table holds round-off (up to about 1e-6): bulkad must be within 1e-5 of 0 there.
 func TestBatchNormAll(t *testing.T) {
-	raw, err := os.ReadFile("testdata/batch_norm_all.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var cases []struct {
 		Desc                                   string
 		Dtype                                  string
@@ -70,9 +64,7 @@ func TestBatchNormAll(t *testing.T) {
 		ExpectedInputGrad, ExpectedScaleGrad   []float64
 		ExpectedEvalResult, ExpectedOutputGrad []float64
 	}
-	if err := json.Unmarshal(raw, &cases); err != nil {
-		t.Fatal(err)
-	}
+	readTable(t, "batch_norm_all.json", &cases)
 	if len(cases) != 10 {
 		t.Fatalf("testdata has %d cases, want 10", len(cases))
 	}

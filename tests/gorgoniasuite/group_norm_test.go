@@ -1,10 +1,8 @@
 package gorgoniasuite
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"testing"
 
 	G "gorgonia.org/gorgonia"
@@ -26,14 +24,8 @@ type groupNormExpected struct {
 // w.r.t. x, the weight, scale and bias. Gorgonia's tolerance is 1e-3; bulkad meets 1e-6
 // (relative to the entry's size when it is above 1).
 func TestGroupNorm(t *testing.T) {
-	raw, err := os.ReadFile("testdata/group_norm_expected.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var want []groupNormExpected
-	if err := json.Unmarshal(raw, &want); err != nil {
-		t.Fatal(err)
-	}
+	readTable(t, "group_norm_expected.json", &want)
 	cases := []struct {
 		dt               tensor.Dtype
 		xStart, xStep    float64

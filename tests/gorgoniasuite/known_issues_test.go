@@ -46,3 +46,14 @@ func TestIssue182(t *testing.T) {
 		t.Errorf("∂/∂x after 4 runs = %v, Gorgonia's test −1, −1, −1", got)
 	}
 }
+
+// TestIssue363 is known_issues_test.go's TestIssue363: z = −(x + y) at x = 2.5, y = 2; the
+// gradients must not be zero (Gorgonia's LispMachine once gave 0): −1 each, by hand.
+func TestIssue363(t *testing.T) {
+	_, x, y := twoScalars(2.5, 2.0)
+	z := G.Must(G.Neg(G.Must(G.Add(x, y))))
+	v, grads := mustGrads(t, z, x, y)
+	if v != -4.5 || grads[0][0] != -1 || grads[1][0] != -1 {
+		t.Errorf("z = %v, ∂x %v, ∂y %v; want −4.5, −1, −1", v, grads[0], grads[1])
+	}
+}

@@ -6,8 +6,11 @@
 package gorgoniasuite
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/bulkad/bulkad"
@@ -155,6 +158,18 @@ func centralDiff(b builder, k int, h float64) ([]float64, error) {
 	return centralDiffAt(b, k, h, all)
 }
 
+// readTable decodes the JSON file testdata/name (a table of Gorgonia's tests) into v.
+func readTable(t *testing.T, name string, v any) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+}
+
 // maxAbsDiff is the largest |a[i]-b[i]| (Inf when the lengths differ).
 func maxAbsDiff(a, b []float64) float64 {
 	if len(a) != len(b) {
@@ -179,6 +194,15 @@ func tensorOf(dt tensor.Dtype, shape tensor.Shape, data []float64) tensor.Tensor
 		return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(f))
 	}
 	return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(append([]float64(nil), data...)))
+}
+
+// twoScalars is a graph with the float64 scalar inputs x = x0 and y = y0 of Gorgonia's
+// smallest examples.
+func twoScalars(x0, y0 float64) (g *G.ExprGraph, x, y *G.Node) {
+	g = G.NewGraph()
+	x = G.NewScalar(g, tensor.Float64, G.WithName("x"), G.WithValue(x0))
+	y = G.NewScalar(g, tensor.Float64, G.WithName("y"), G.WithValue(y0))
+	return g, x, y
 }
 
 // inputNode makes an input node holding a copy of data.
