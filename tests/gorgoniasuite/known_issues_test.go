@@ -18,19 +18,8 @@ func TestIssue182(t *testing.T) {
 	x := inputNode(g, tensor.Float64, tensor.Shape{3}, []float64{1, 1, 1}, "x")
 	a := G.NewConstant(tensor.New(tensor.WithBacking([]float64{2, 2, 2}), tensor.WithShape(3)))
 	b := G.NewScalar(g, tensor.Float64, G.WithName("b"), G.WithValue(-0.5))
-	y, err := G.Mul(x, a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	z, err := G.Mul(y, b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cost, err := G.Sum(z)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dz, err := bulkad.Grad(cost, x)
+	z := G.Must(G.Mul(G.Must(G.Mul(x, a)), b))
+	dz, err := bulkad.Grad(G.Must(G.Sum(z)), x)
 	if err != nil {
 		t.Fatal(err)
 	}
