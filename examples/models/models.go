@@ -163,6 +163,13 @@ func (b *builder) convBlock(in, w *G.Node, p float64) *G.Node {
 	return b.dropout(out, p)
 }
 
+// mse is the mean squared error mean((out − y)²).
+func (b *builder) mse(out, y *G.Node) *G.Node {
+	d := b.do(func() (*G.Node, error) { return G.Sub(out, y) })
+	sq := b.do(func() (*G.Node, error) { return G.Square(d) })
+	return b.do(func() (*G.Node, error) { return G.Mean(sq) })
+}
+
 // softmaxXent is the mean over the rows of -Σ y ⊙ log-softmax(logits).
 func (b *builder) softmaxXent(logits, y *G.Node) *G.Node {
 	ls := b.do(func() (*G.Node, error) { return G.LogSoftMax(logits) })
@@ -299,9 +306,7 @@ func RNN(dt tensor.Dtype, batch, in, hidden, steps int, seed int64) (m *Model, e
 	}
 	y := b.node("y", b.values(1, batch, hidden), batch, hidden)
 	inputs = append(inputs, y)
-	d := b.do(func() (*G.Node, error) { return G.Sub(h, y) })
-	sq := b.do(func() (*G.Node, error) { return G.Square(d) })
-	cost := b.do(func() (*G.Node, error) { return G.Mean(sq) })
+	cost := b.mse(h, y)
 	return b.finish(&Model{Name: "rnn", Cost: cost, Wrt: G.Nodes{wx, wh, bias}, Inputs: inputs, Out: h})
 }
 
@@ -339,9 +344,7 @@ func LSTM(dt tensor.Dtype, batch, in, hidden int, seed int64) (m *Model, err err
 	c2 := b.do(func() (*G.Node, error) { return G.Add(fc, ic) })
 	tc := b.do(func() (*G.Node, error) { return G.Tanh(c2) })
 	h2 := b.do(func() (*G.Node, error) { return G.HadamardProd(og, tc) })
-	d := b.do(func() (*G.Node, error) { return G.Sub(h2, y) })
-	sq := b.do(func() (*G.Node, error) { return G.Square(d) })
-	l1 := b.do(func() (*G.Node, error) { return G.Mean(sq) })
+	l1 := b.mse(h2, y)
 	c2sq := b.do(func() (*G.Node, error) { return G.Square(c2) })
 	l2 := b.do(func() (*G.Node, error) { return G.Mean(c2sq) })
 	cost := b.do(func() (*G.Node, error) { return G.Add(l1, l2) })
@@ -370,9 +373,7 @@ func Attention(dt tensor.Dtype, n, d int, seed int64) (m *Model, err error) {
 	s = b.do(func() (*G.Node, error) { return G.HadamardProd(s, scale) })
 	a := b.do(func() (*G.Node, error) { return G.SoftMax(s) })
 	out := b.do(func() (*G.Node, error) { return G.Mul(a, v) })
-	diff := b.do(func() (*G.Node, error) { return G.Sub(out, y) })
-	sq := b.do(func() (*G.Node, error) { return G.Square(diff) })
-	cost := b.do(func() (*G.Node, error) { return G.Mean(sq) })
+	cost := b.mse(out, y)
 	return b.finish(&Model{Name: "attention", Cost: cost, Wrt: G.Nodes{wq, wk, wv}, Inputs: G.Nodes{x, y}, Out: out})
 }
 
