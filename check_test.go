@@ -3,14 +3,10 @@ package bulkad_test
 import (
 	"encoding/json"
 	"fmt"
-	"hash"
-	"hash/fnv"
 	"math"
 	"strings"
 	"testing"
 
-	"github.com/chewxy/hm"
-	"github.com/pkg/errors"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
@@ -130,20 +126,12 @@ func TestCheckSecondOrderOps(t *testing.T) {
 }
 
 // wrongDouble is a test-only Gorgonia op computing 2x whose SymDiff claims the derivative is 3.
-type wrongDouble struct{}
+type wrongDouble struct{ opgraphs.UserOp }
 
-func (wrongDouble) Arity() int { return 1 }
-func (wrongDouble) Type() hm.Type {
-	a := hm.TypeVariable('a')
-	return hm.NewFnType(a, a)
+func newWrongDouble() wrongDouble {
+	return wrongDouble{opgraphs.UserOp{Name: "wrongDouble", Inputs: 1}}
 }
-func (wrongDouble) InferShape(ds ...G.DimSizer) (tensor.Shape, error) {
-	s, ok := ds[0].(tensor.Shape)
-	if !ok {
-		return nil, errors.New("wrongDouble: no shape")
-	}
-	return s.Clone(), nil
-}
+
 func (wrongDouble) Do(vs ...G.Value) (G.Value, error) {
 	d := vs[0].(*tensor.Dense).Clone().(*tensor.Dense)
 	for i, v := range d.Data().([]float64) {
@@ -151,16 +139,6 @@ func (wrongDouble) Do(vs ...G.Value) (G.Value, error) {
 	}
 	return d, nil
 }
-func (wrongDouble) ReturnsPtr() bool      { return false }
-func (wrongDouble) CallsExtern() bool     { return false }
-func (wrongDouble) OverwritesInput() int  { return -1 }
-func (wrongDouble) WriteHash(h hash.Hash) { h.Write([]byte("wrongDouble")) }
-func (wrongDouble) Hashcode() uint32 {
-	h := fnv.New32a()
-	h.Write([]byte("wrongDouble"))
-	return h.Sum32()
-}
-func (wrongDouble) String() string            { return "wrongDouble" }
 func (wrongDouble) DiffWRT(inputs int) []bool { return []bool{true} }
 func (wrongDouble) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
 	three := G.NewConstant(3.0)
@@ -175,7 +153,7 @@ func TestCheckFlagsWrongCustomGradient(t *testing.T) {
 	g := G.NewGraph()
 	x := G.NewMatrix(g, tensor.Float64, G.WithShape(2, 3), G.WithName("x"),
 		G.WithValue(tensor.New(tensor.WithShape(2, 3), tensor.WithBacking([]float64{1, -2, 3, 0.5, 4, -1}))))
-	y := G.Must(G.ApplyOp(wrongDouble{}, x))
+	y := G.Must(G.ApplyOp(newWrongDouble(), x))
 	cost := G.Must(G.Sum(G.Must(G.Square(y))))
 	rep, err := bulkad.Check(cost, G.Nodes{x})
 	if err != nil {

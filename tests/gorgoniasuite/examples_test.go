@@ -1,13 +1,11 @@
 package gorgoniasuite
 
 import (
-	"hash"
-	"hash/fnv"
 	"strings"
 	"testing"
 
 	"github.com/bulkad/bulkad"
-	"github.com/chewxy/hm"
+	"github.com/bulkad/bulkad/examples/opgraphs"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -78,29 +76,11 @@ func TestExampleAutodiff(t *testing.T) {
 }
 
 // userOp is a user-defined op like example_iop_test.go's MyNewOp (x + y with its own SymDiff).
-type userOp struct{}
+type userOp struct{ opgraphs.UserOp }
 
-func (userOp) Arity() int { return 2 }
-func (userOp) Type() hm.Type {
-	a := hm.TypeVariable('a')
-	return hm.NewFnType(a, a, a)
-}
-func (userOp) InferShape(ds ...G.DimSizer) (tensor.Shape, error) {
-	return ds[0].(tensor.Shape).Clone(), nil
-}
 func (userOp) Do(vs ...G.Value) (G.Value, error) {
 	return tensor.Add(vs[0].(tensor.Tensor), vs[1].(tensor.Tensor))
 }
-func (userOp) ReturnsPtr() bool      { return false }
-func (userOp) CallsExtern() bool     { return false }
-func (userOp) OverwritesInput() int  { return -1 }
-func (userOp) WriteHash(h hash.Hash) { h.Write([]byte("userOp")) }
-func (userOp) Hashcode() uint32 {
-	h := fnv.New32a()
-	h.Write([]byte("userOp"))
-	return h.Sum32()
-}
-func (userOp) String() string { return "userOp" }
 
 // TestExampleIop is example_iop_test.go's Example_iop: a user-defined op with its own SymDiff
 // on the path. bulkad cannot know such an op's meaning (it translates the ops of its table and
@@ -110,7 +90,7 @@ func TestExampleIop(t *testing.T) {
 	g := G.NewGraph()
 	x := G.NewTensor(g, tensor.Float64, 4, G.WithShape(4, 5, 6, 7), G.WithName("x"), G.WithInit(G.Ones()))
 	y := G.NewTensor(g, tensor.Float64, 4, G.WithShape(4, 5, 6, 7), G.WithName("y"), G.WithInit(G.Zeroes()))
-	z, err := G.ApplyOp(userOp{}, x, y)
+	z, err := G.ApplyOp(userOp{opgraphs.UserOp{Name: "userOp", Inputs: 2}}, x, y)
 	if err != nil {
 		t.Fatal(err)
 	}
