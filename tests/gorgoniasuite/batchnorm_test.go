@@ -173,16 +173,10 @@ func TestBatchNormStacked(t *testing.T) {
 			if c.dt == tensor.Float32 {
 				tol = 1e-5
 			}
-			ranged := func(a, b float64) G.NodeConsOpt {
-				if c.dt == tensor.Float32 {
-					return G.WithInit(G.RangedFromWithStep(float32(a), float32(b)))
-				}
-				return G.WithInit(G.RangedFromWithStep(a, b))
-			}
 			g := G.NewGraph()
-			x := G.NewTensor(g, c.dt, 2, G.WithShape(3, 2), ranged(0.5, 0.01), G.WithName("x"))
+			x := G.NewTensor(g, c.dt, 2, G.WithShape(3, 2), rangedInit(c.dt, 0.5, 0.01), G.WithName("x"))
 			mk := func(name string, a, b float64) *G.Node {
-				return G.NewTensor(g, c.dt, 2, G.WithShape(1, 2), ranged(a, b), G.WithName(name))
+				return G.NewTensor(g, c.dt, 2, G.WithShape(1, 2), rangedInit(c.dt, a, b), G.WithName(name))
 			}
 			scale1, bias1 := mk("scale1", 0.3, 0.3), mk("bias1", 0.2, 0.2)
 			y1, _, _, op1, err := G.BatchNorm(x, scale1, bias1, 0.9, 1e-5)

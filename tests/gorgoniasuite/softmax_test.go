@@ -28,14 +28,8 @@ func TestSoftMaxFull(t *testing.T) {
 			var out *G.Node
 			build := func() (*G.Node, G.Nodes, error) {
 				g := G.NewGraph()
-				ranged := func(a, b float64) G.NodeConsOpt {
-					if c.dt == tensor.Float32 {
-						return G.WithInit(G.RangedFromWithStep(float32(a), float32(b)))
-					}
-					return G.WithInit(G.RangedFromWithStep(a, b))
-				}
-				x := G.NewTensor(g, c.dt, 2, G.WithShape(2, 3), ranged(0, 0.01), G.WithName("x"))
-				w := G.NewTensor(g, c.dt, 2, G.WithShape(2, 3), ranged(-0.05, 0.03), G.WithName("w"))
+				x := G.NewTensor(g, c.dt, 2, G.WithShape(2, 3), rangedInit(c.dt, 0, 0.01), G.WithName("x"))
+				w := G.NewTensor(g, c.dt, 2, G.WithShape(2, 3), rangedInit(c.dt, -0.05, 0.03), G.WithName("w"))
 				fc := G.Must(G.Mul(x, G.Must(G.Transpose(w, 1, 0))))
 				f := G.SoftMax
 				if c.log {

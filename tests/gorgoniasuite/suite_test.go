@@ -205,6 +205,15 @@ func twoScalars(x0, y0 float64) (g *G.ExprGraph, x, y *G.Node) {
 	return g, x, y
 }
 
+// rangedInit is the initialiser RangedFromWithStep(start, step) with the arguments in dtype dt,
+// as Gorgonia's tests write them (float32 literals in the float32 cases).
+func rangedInit(dt tensor.Dtype, start, step float64) G.NodeConsOpt {
+	if dt == tensor.Float32 {
+		return G.WithInit(G.RangedFromWithStep(float32(start), float32(step)))
+	}
+	return G.WithInit(G.RangedFromWithStep(start, step))
+}
+
 // inputNode makes an input node holding a copy of data.
 func inputNode(g *G.ExprGraph, dt tensor.Dtype, shape tensor.Shape, data []float64, name string) *G.Node {
 	return G.NewTensor(g, dt, len(shape), G.WithShape(shape...), G.WithName(name), G.WithValue(tensorOf(dt, shape, data)))
