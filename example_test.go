@@ -20,7 +20,7 @@ func mustRun(g *G.ExprGraph, opts ...G.VMOpt) {
 }
 
 // The one-line switch: bulkad.Grad where the program called gorgonia.Grad. The TapeMachine
-// with BindDualValues fills x.Grad() as before.
+// (mustRun) with BindDualValues fills x.Grad() as before.
 func ExampleGrad() {
 	g := G.NewGraph()
 	x := G.NewVector(g, tensor.Float64, G.WithShape(3), G.WithName("x"),
