@@ -2,14 +2,11 @@ package bulkad_test
 
 import (
 	"encoding/json"
-	"hash"
-	"hash/fnv"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
 
-	"github.com/chewxy/hm"
-	"github.com/pkg/errors"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
@@ -18,83 +15,123 @@ import (
 	"github.com/bulkad/bulkad/examples/opgraphs"
 )
 
-// TestCheckSingleOps: on every single-op graph bulkad matches finite differences; on the
-// operations whose Gorgonia gradient is known to be wrong, the checker says so.
-func TestCheckSingleOps(t *testing.T) {
+// checkOK runs bulkad.Check and fails the test, naming label, on an error or on a report that
+// is not OK; after an error the report is nil.
+func checkOK(t *testing.T, label string, cost *G.Node, wrt G.Nodes, opts ...bulkad.CheckOption) *bulkad.Report {
+	t.Helper()
+	rep, err := bulkad.Check(cost, wrt, opts...)
+	if err != nil {
+		t.Errorf("%s: %v", label, err)
+		return nil
+	}
+	if !rep.OK() {
+		t.Errorf("%s: not OK\n%s", label, rep)
+	}
+	return rep
+}
+
+var bothDtypes = []tensor.Dtype{tensor.Float64, tensor.Float32}
+
+// eachOpGraph calls f on every single-op graph of examples/opgraphs, built with seed in
+// float64 and float32.
+func eachOpGraph(t *testing.T, seed int64, f func(dt tensor.Dtype, c opgraphs.Case, gr *opgraphs.Graph)) {
+	t.Helper()
 	for _, c := range opgraphs.Cases() {
-		for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
-			gr, err := c.Build(dt, 1)
+		for _, dt := range bothDtypes {
+			gr, err := c.Build(dt, seed)
 			if err != nil {
 				t.Fatal(err)
 			}
-			rep, err := bulkad.Check(gr.Cost, gr.Wrt, bulkad.WithMaxProbes(8))
-			if err != nil {
-				t.Errorf("%s %v: %v", c.Name, dt, err)
-				continue
-			}
-			if !rep.OK() {
-				t.Errorf("%s %v: bulkad not OK\n%s", c.Name, dt, rep)
-			}
-			if dt != tensor.Float64 {
-				continue
-			}
-			gorgoniaBad := rep.GorgoniaError != ""
-			for _, n := range rep.Nodes {
-				if n.Gorgonia != "ok" {
-					gorgoniaBad = true
-				}
-			}
-			if c.GorgoniaWrong && !gorgoniaBad {
-				t.Errorf("%s: Gorgonia's gradient is known to be wrong but the check did not flag it\n%s", c.Name, rep)
-			}
-			if c.GorgoniaRefuses && rep.GorgoniaError == "" {
-				t.Errorf("%s: Gorgonia is known to refuse this op but did not fail\n%s", c.Name, rep)
-			}
-			if !c.GorgoniaWrong && !c.GorgoniaRefuses && gorgoniaBad {
-				t.Errorf("%s: Gorgonia flagged on an op where it is known to be right\n%s", c.Name, rep)
-			}
+			f(dt, c, gr)
 		}
 	}
 }
 
-// TestCheckZoo: bulkad passes the check on every zoo model in both dtypes.
-func TestCheckZoo(t *testing.T) {
-	for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
+// eachZooModel calls f on every model of the zoo (seed 3) in float64 and float32.
+func eachZooModel(t *testing.T, f func(dt tensor.Dtype, m *models.Model)) {
+	t.Helper()
+	for _, dt := range bothDtypes {
 		zoo, err := models.Zoo(dt, 3)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, m := range zoo {
-			rep, err := bulkad.Check(m.Cost, m.Wrt, bulkad.WithMaxProbes(6))
-			if err != nil {
-				t.Errorf("%s %v: %v", m.Name, dt, err)
-				continue
-			}
-			if !rep.OK() {
-				t.Errorf("%s %v: not OK\n%s", m.Name, dt, rep)
-			}
-			if len(rep.Nodes) != len(m.Wrt) {
-				t.Errorf("%s: %d node reports for %d wrt nodes", m.Name, len(rep.Nodes), len(m.Wrt))
-			}
+			f(dt, m)
 		}
 	}
 }
 
-// wrongDouble is a test-only Gorgonia op computing 2x whose SymDiff claims the derivative is 3.
-type wrongDouble struct{}
+// TestCheckSingleOps: on every single-op graph bulkad matches finite differences; on the
+// operations whose Gorgonia gradient is known to be wrong, the checker says so.
+func TestCheckSingleOps(t *testing.T) {
+	eachOpGraph(t, 1, func(dt tensor.Dtype, c opgraphs.Case, gr *opgraphs.Graph) {
+		rep := checkOK(t, fmt.Sprintf("%s %v", c.Name, dt), gr.Cost, gr.Wrt, bulkad.WithMaxProbes(8))
+		if rep == nil || dt != tensor.Float64 {
+			return
+		}
+		gorgoniaBad := rep.GorgoniaError != ""
+		for _, n := range rep.Nodes {
+			if n.Gorgonia != "ok" {
+				gorgoniaBad = true
+			}
+		}
+		if c.GorgoniaWrong && !gorgoniaBad {
+			t.Errorf("%s: Gorgonia's gradient is known to be wrong but the check did not flag it\n%s", c.Name, rep)
+		}
+		if c.GorgoniaRefuses && rep.GorgoniaError == "" {
+			t.Errorf("%s: Gorgonia is known to refuse this op but did not fail\n%s", c.Name, rep)
+		}
+		if !c.GorgoniaWrong && !c.GorgoniaRefuses && gorgoniaBad {
+			t.Errorf("%s: Gorgonia flagged on an op where it is known to be right\n%s", c.Name, rep)
+		}
+	})
+}
 
-func (wrongDouble) Arity() int { return 1 }
-func (wrongDouble) Type() hm.Type {
-	a := hm.TypeVariable('a')
-	return hm.NewFnType(a, a)
+// TestCheckZoo: bulkad passes the check on every zoo model in both dtypes.
+func TestCheckZoo(t *testing.T) {
+	eachZooModel(t, func(dt tensor.Dtype, m *models.Model) {
+		rep := checkOK(t, fmt.Sprintf("%s %v", m.Name, dt), m.Cost, m.Wrt, bulkad.WithMaxProbes(6))
+		if rep != nil && len(rep.Nodes) != len(m.Wrt) {
+			t.Errorf("%s: %d node reports for %d wrt nodes", m.Name, len(rep.Nodes), len(m.Wrt))
+		}
+	})
 }
-func (wrongDouble) InferShape(ds ...G.DimSizer) (tensor.Shape, error) {
-	s, ok := ds[0].(tensor.Shape)
-	if !ok {
-		return nil, errors.New("wrongDouble: no shape")
-	}
-	return s.Clone(), nil
+
+// TestCheckSecondOrderZoo: the second-order check passes on every zoo model in both dtypes
+// (the convnet's dropout makes it skip, which is no failure), with a row per wrt node.
+func TestCheckSecondOrderZoo(t *testing.T) {
+	eachZooModel(t, func(dt tensor.Dtype, m *models.Model) {
+		rep := checkOK(t, fmt.Sprintf("%s %v", m.Name, dt), m.Cost, m.Wrt, bulkad.WithMaxProbes(4), bulkad.WithSecondOrder())
+		switch {
+		case rep == nil:
+		case rep.SecondOrderSkipped:
+			if m.Name != "convnet" || !strings.Contains(rep.SecondOrderError, "random") {
+				t.Errorf("%s %v: second order skipped: %s", m.Name, dt, rep.SecondOrderError)
+			}
+		case len(rep.SecondOrder) != len(m.Wrt):
+			t.Errorf("%s %v: %d second-order rows for %d wrt nodes\n%s", m.Name, dt, len(rep.SecondOrder), len(m.Wrt), rep)
+		}
+	})
 }
+
+// TestCheckSecondOrderOps: every single-op graph passes the second-order check in float64 and
+// float32.
+func TestCheckSecondOrderOps(t *testing.T) {
+	eachOpGraph(t, 5, func(dt tensor.Dtype, c opgraphs.Case, gr *opgraphs.Graph) {
+		rep := checkOK(t, fmt.Sprintf("%s %v", c.Name, dt), gr.Cost, gr.Wrt, bulkad.WithMaxProbes(4), bulkad.WithSecondOrder(), bulkad.WithGorgonia(false))
+		if rep != nil && len(rep.SecondOrder) != len(gr.Wrt) {
+			t.Errorf("%s %v: %d second-order rows for %d wrt nodes\n%s", c.Name, dt, len(rep.SecondOrder), len(gr.Wrt), rep)
+		}
+	})
+}
+
+// wrongDouble is a test-only Gorgonia op computing 2x whose SymDiff claims the derivative is 3.
+type wrongDouble struct{ opgraphs.UserOp }
+
+func newWrongDouble() wrongDouble {
+	return wrongDouble{opgraphs.UserOp{Name: "wrongDouble", Inputs: 1}}
+}
+
 func (wrongDouble) Do(vs ...G.Value) (G.Value, error) {
 	d := vs[0].(*tensor.Dense).Clone().(*tensor.Dense)
 	for i, v := range d.Data().([]float64) {
@@ -102,16 +139,6 @@ func (wrongDouble) Do(vs ...G.Value) (G.Value, error) {
 	}
 	return d, nil
 }
-func (wrongDouble) ReturnsPtr() bool      { return false }
-func (wrongDouble) CallsExtern() bool     { return false }
-func (wrongDouble) OverwritesInput() int  { return -1 }
-func (wrongDouble) WriteHash(h hash.Hash) { h.Write([]byte("wrongDouble")) }
-func (wrongDouble) Hashcode() uint32 {
-	h := fnv.New32a()
-	h.Write([]byte("wrongDouble"))
-	return h.Sum32()
-}
-func (wrongDouble) String() string            { return "wrongDouble" }
 func (wrongDouble) DiffWRT(inputs int) []bool { return []bool{true} }
 func (wrongDouble) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
 	three := G.NewConstant(3.0)
@@ -126,7 +153,7 @@ func TestCheckFlagsWrongCustomGradient(t *testing.T) {
 	g := G.NewGraph()
 	x := G.NewMatrix(g, tensor.Float64, G.WithShape(2, 3), G.WithName("x"),
 		G.WithValue(tensor.New(tensor.WithShape(2, 3), tensor.WithBacking([]float64{1, -2, 3, 0.5, 4, -1}))))
-	y := G.Must(G.ApplyOp(wrongDouble{}, x))
+	y := G.Must(G.ApplyOp(newWrongDouble(), x))
 	cost := G.Must(G.Sum(G.Must(G.Square(y))))
 	rep, err := bulkad.Check(cost, G.Nodes{x})
 	if err != nil {
@@ -269,8 +296,7 @@ func TestCheckRunsGradNodes(t *testing.T) {
 	}
 	a := in("a", 0.3, -0.7, 0.9, -0.2, 0.5, 0.1)
 	b := in("b", 1.2, 0.6, 1.9, 0.8, 1.4, 0.7)
-	r := G.NewVector(g, tensor.Float64, G.WithShape(6), G.WithName("r"),
-		G.WithValue(tensor.New(tensor.WithShape(6), tensor.WithBacking([]float64{0.4, -0.9, 0.2, 0.7, -0.3, 0.8}))))
+	r := vec64(g, "r", 0.4, -0.9, 0.2, 0.7, -0.3, 0.8)
 	cost := G.Must(G.Sum(G.Must(G.HadamardProd(G.Must(G.Reshape(G.Must(G.HadamardDiv(a, b)), tensor.Shape{6})), r))))
 	before := len(g.AllNodes())
 	rep, err := bulkad.Check(cost, G.Nodes{a, b}, bulkad.WithMaxProbes(0))
@@ -307,5 +333,37 @@ func TestCheckRunsGradNodes(t *testing.T) {
 		if n.RaisedVsArtifact == nil || n.RaisedVsFD != nil {
 			t.Errorf("%s (random graph): raised vs fd %+v, vs artifact %+v", n.Name, n.RaisedVsFD, n.RaisedVsArtifact)
 		}
+	}
+}
+
+// TestCheckSecondOrderGorgonia: the report records Gorgonia's Grad twice beside bulkad's: wrong
+// on Σ x³ (it gives 3x instead of 6x along v), a panic on SoftMax; a defect in bulkad's second
+// order would show as WRONG (the Hessian of Σ x³ is diag(6x), checked against differences).
+func TestCheckSecondOrderGorgonia(t *testing.T) {
+	g := G.NewGraph()
+	x := vec64(g, "x", 1, 2, 3)
+	cost := G.Must(G.Sum(G.Must(G.Cube(x))))
+	rep, err := bulkad.Check(cost, G.Nodes{x}, bulkad.WithSecondOrder())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.OK() || len(rep.SecondOrder) != 1 || rep.SecondOrder[0].Gorgonia != "wrong" {
+		t.Errorf("Σ x³: want bulkad ok and gorgonia wrong\n%s", rep)
+	}
+	if !strings.Contains(rep.String(), "second order") {
+		t.Errorf("the report does not print the second-order table:\n%s", rep)
+	}
+
+	c, _ := opgraphs.Lookup("softmax")
+	gr, err := c.Build(tensor.Float64, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err = bulkad.Check(gr.Cost, gr.Wrt, bulkad.WithSecondOrder())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.OK() || len(rep.SecondOrder) != 1 || !strings.HasPrefix(rep.SecondOrder[0].Gorgonia, "panics") {
+		t.Errorf("softmax: want bulkad ok and gorgonia panics\n%s", rep)
 	}
 }

@@ -8,8 +8,19 @@ import (
 	"gorgonia.org/tensor"
 )
 
+// mustRun runs g once on a TapeMachine, as the program would after building its gradient
+// nodes; the values (and, with BindDualValues, the gradients) stay on the nodes. Like G.Must,
+// it panics on an error.
+func mustRun(g *G.ExprGraph, opts ...G.VMOpt) {
+	vm := G.NewTapeMachine(g, opts...)
+	defer vm.Close()
+	if err := vm.RunAll(); err != nil {
+		panic(err)
+	}
+}
+
 // The one-line switch: bulkad.Grad where the program called gorgonia.Grad. The TapeMachine
-// with BindDualValues fills x.Grad() as before.
+// (mustRun) with BindDualValues fills x.Grad() as before.
 func ExampleGrad() {
 	g := G.NewGraph()
 	x := G.NewVector(g, tensor.Float64, G.WithShape(3), G.WithName("x"),
@@ -23,12 +34,7 @@ func ExampleGrad() {
 		fmt.Println(err)
 		return
 	}
-	vm := G.NewTapeMachine(g, G.BindDualValues(x))
-	defer vm.Close()
-	if err := vm.RunAll(); err != nil {
-		fmt.Println(err)
-		return
-	}
+	mustRun(g, G.BindDualValues(x))
 	dx, _ := x.Grad()
 	fmt.Println("cost:", cost.Value())
 	fmt.Println("gradient node:", grads[0].Value().Data())
@@ -129,12 +135,7 @@ func ExampleGrad_interiorNode() {
 		fmt.Println(err)
 		return
 	}
-	vm := G.NewTapeMachine(g)
-	defer vm.Close()
-	if err := vm.RunAll(); err != nil {
-		fmt.Println(err)
-		return
-	}
+	mustRun(g)
 	fmt.Println(grads[0].Value().Data())
 	// Output:
 	// [12 48]
@@ -152,12 +153,7 @@ func ExampleGradAll() {
 		fmt.Println(err)
 		return
 	}
-	vm := G.NewTapeMachine(g, G.BindDualValues(x))
-	defer vm.Close()
-	if err := vm.RunAll(); err != nil {
-		fmt.Println(err)
-		return
-	}
+	mustRun(g, G.BindDualValues(x))
 	dh, err := h.Grad()
 	if err != nil {
 		fmt.Println(err)
@@ -183,12 +179,7 @@ func ExampleHessianVector() {
 		fmt.Println(err)
 		return
 	}
-	vm := G.NewTapeMachine(g)
-	defer vm.Close()
-	if err := vm.RunAll(); err != nil {
-		fmt.Println(err)
-		return
-	}
+	mustRun(g)
 	fmt.Println("H·v:", hv[0].Value().Data())
 	// Output:
 	// H·v: [6 0 -18]
@@ -212,12 +203,7 @@ func ExampleImportONNX() {
 		fmt.Println(err)
 		return
 	}
-	vm := G.NewTapeMachine(m.Graph)
-	defer vm.Close()
-	if err := vm.RunAll(); err != nil {
-		fmt.Println(err)
-		return
-	}
+	mustRun(m.Graph)
 	fmt.Println("gradient of fc1.weight:", grads[0].Shape())
 	// Output:
 	// inputs: [x] (4, 6)

@@ -533,11 +533,7 @@ func TestGorgoniaSoftmaxShift(t *testing.T) {
 	x := G.NewMatrix(g, tensor.Float64, G.WithShape(2, 2), G.WithName("x"),
 		G.WithValue(tensor.New(tensor.WithShape(2, 2), tensor.WithBacking([]float64{0, 0, 1000, 0}))))
 	sm := G.Must(G.SoftMax(x))
-	vm := G.NewTapeMachine(g)
-	defer vm.Close()
-	if err := vm.RunAll(); err != nil {
-		t.Fatal(err)
-	}
+	runGraph(t, g)
 	got := sm.Value().Data().([]float64)
 	if got[0] != 0.5 || got[1] != 0.5 || !math.IsNaN(got[2]) {
 		t.Errorf("Gorgonia's SoftMax = %v: the bug is fixed or has changed (want 0.5, 0.5, NaN, …)", got)
@@ -569,17 +565,13 @@ func TestGorgoniaSoftmaxShift(t *testing.T) {
 // unperturbed value, so the first copy was reported WRONG).
 func TestCheckRepeatedWrt(t *testing.T) {
 	g := G.NewGraph()
-	x := G.NewVector(g, tensor.Float64, G.WithShape(2), G.WithName("x"), G.WithValue(tensor.New(tensor.WithShape(2), tensor.WithBacking([]float64{1, 2}))))
+	x := vec64(g, "x", 1, 2)
 	cost := G.Must(G.Sum(G.Must(G.Square(x))))
 	grads, err := bulkad.Grad(cost, x, x)
 	if err != nil {
 		t.Fatal(err)
 	}
-	vm := G.NewTapeMachine(g)
-	defer vm.Close()
-	if err := vm.RunAll(); err != nil {
-		t.Fatal(err)
-	}
+	runGraph(t, g)
 	for k, gn := range grads {
 		got := gn.Value().Data().([]float64)
 		if got[0] != 2 || got[1] != 4 { // 2x by hand

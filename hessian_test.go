@@ -10,11 +10,6 @@ import (
 	"gorgonia.org/tensor"
 )
 
-func vec64(g *G.ExprGraph, name string, xs ...float64) *G.Node {
-	return G.NewVector(g, tensor.Float64, G.WithShape(len(xs)), G.WithName(name),
-		G.WithValue(tensor.New(tensor.WithShape(len(xs)), tensor.WithBacking(xs))))
-}
-
 // TestHessianVectorErrors: bad arguments give errors naming the problem, and leave no panic.
 func TestHessianVectorErrors(t *testing.T) {
 	g := G.NewGraph()
@@ -60,11 +55,7 @@ func TestHessianVectorIntermediate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := G.NewTapeMachine(g)
-	defer m.Close()
-	if err := m.RunAll(); err != nil {
-		t.Fatal(err)
-	}
+	runGraph(t, g)
 	got := hv[0].Value().Data().([]float64)
 	vs := []float64{1, -2, 0.5}
 	for i, xv := range xs {

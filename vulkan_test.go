@@ -45,11 +45,7 @@ func gradStep(t *testing.T, build func() (*models.Model, error), v *raise.Vulkan
 	if err != nil {
 		t.Fatal(err)
 	}
-	vm := gorgonia.NewTapeMachine(m.G, gorgonia.BindDualValues(m.Wrt...))
-	defer vm.Close()
-	if err := vm.RunAll(); err != nil {
-		t.Fatal(err)
-	}
+	runGraph(t, m.G, gorgonia.BindDualValues(m.Wrt...))
 	out := make([][]float32, len(grads))
 	for i, g := range grads {
 		dd, ok := g.Value().(*tensor.Dense)
@@ -130,11 +126,7 @@ func TestVulkanEnvironment(t *testing.T) {
 		if _, err := bulkad.Grad(m.Cost, m.Wrt...); err != nil {
 			t.Fatal(err)
 		}
-		vm := gorgonia.NewTapeMachine(m.G)
-		defer vm.Close()
-		if err := vm.RunAll(); err != nil {
-			t.Fatal(err)
-		}
+		runGraph(t, m.G)
 	}
 
 	t.Setenv(bulkad.VulkanEnv, "force")
@@ -211,11 +203,7 @@ func TestUseVulkanWithoutDevice(t *testing.T) {
 	if _, err := bulkad.Grad(m.Cost, m.Wrt...); err != nil {
 		t.Fatalf("Grad with BULKAD_VULKAN=1 and no device: %v", err)
 	}
-	vm := gorgonia.NewTapeMachine(m.G)
-	defer vm.Close()
-	if err := vm.RunAll(); err != nil {
-		t.Fatal(err)
-	}
+	runGraph(t, m.G)
 }
 
 // BenchmarkVulkanMLPStep times a training step (forward + gradient) of an MLP with the

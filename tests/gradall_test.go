@@ -42,20 +42,12 @@ func TestGradAllIntermediate(t *testing.T) {
 	if len(gs) != len(wrt1) {
 		t.Fatalf("%d gradients for %d wrt nodes", len(gs), len(wrt1))
 	}
-	m1, err := runOnce(g1, wrt1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m1.Close()
+	mustRunOnce(t, g1, wrt1)
 	g2, cost2, wrt2 := gradAllGraph()
 	if _, err := G.Grad(cost2, wrt2...); err != nil {
 		t.Fatal(err)
 	}
-	m2, err := runOnce(g2, wrt2, G.TraceExec())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m2.Close()
+	mustRunOnce(t, g2, wrt2, G.TraceExec())
 	all2 := g2.AllNodes()
 	if len(path) < 5 {
 		t.Fatalf("path has %d nodes", len(path))

@@ -267,12 +267,8 @@ func TestGradOfGradIssueCases(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			m := G.NewTapeMachine(g)
-			if err := m.RunAll(); err != nil {
-				t.Fatal(err)
-			}
+			mustRunOnce(t, g, nil)
 			got := valuesOf(hv[0].Value())
-			m.Close()
 			right := got[0] == 6 && got[1] == 12 && got[2] == 18
 			switch {
 			case grad == "bulkad" && !right:
@@ -386,11 +382,7 @@ func TestThirdOrder(t *testing.T) {
 				d = gs[0]
 				cost = G.Must(G.Sum(d))
 			}
-			m := G.NewTapeMachine(g)
-			defer m.Close()
-			if err := m.RunAll(); err != nil {
-				t.Fatal(err)
-			}
+			mustRunOnce(t, g, nil)
 			got := valuesOf(d.Value())
 			for i, xv := range xs {
 				if want := c.third(xv); math.Abs(got[i]-want) > 1e-9*math.Max(1, math.Abs(want)) {

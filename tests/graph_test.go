@@ -2,16 +2,14 @@ package tests
 
 import (
 	"fmt"
-	"hash"
-	"hash/fnv"
 	"math"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/bulkad/bulkad"
+	"github.com/bulkad/bulkad/examples/opgraphs"
 	"github.com/bulkad/bulkad/raise"
-	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -140,11 +138,7 @@ func TestGradTwice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vm, err := runOnce(m.G, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer vm.Close()
+	mustRunOnce(t, m.G, nil)
 	// Reference for cost 1: a separate graph.
 	ref, _ := mk()
 	refTape, _, _ := bulkadTape(t, built{g: ref.G, cost: ref.Cost, wrt: ref.Wrt})
@@ -203,11 +197,7 @@ func TestNonInputWrt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vm, err := runOnce(g, G.Nodes{z, w})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer vm.Close()
+	mustRunOnce(t, g, G.Nodes{z, w})
 	zv := valuesOf(z.Value())
 	gz := valuesOf(gs[0].Value())
 	xv := valuesOf(x.Value())
@@ -247,7 +237,7 @@ func TestBadInputs(t *testing.T) {
 	cost, _ := G.Sum(sq)
 	other := G.NewGraph()
 	y := G.NewVector(other, tensor.Float64, G.WithShape(4), G.WithName("y"))
-	un, err := G.ApplyOp(userOp{}, x) // a user-defined op: no translation exists
+	un, err := G.ApplyOp(userOp{opgraphs.UserOp{Name: "userOp", Inputs: 1}}, x) // a user-defined op: no translation exists
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,26 +278,9 @@ func TestBadInputs(t *testing.T) {
 }
 
 // userOp is a user-defined Gorgonia op (the identity) that bulkad cannot know.
-type userOp struct{}
+type userOp struct{ opgraphs.UserOp }
 
-func (userOp) Arity() int { return 1 }
-func (userOp) Type() hm.Type {
-	return hm.NewFnType(hm.TypeVariable('a'), hm.TypeVariable('a'))
-}
-func (userOp) InferShape(ds ...G.DimSizer) (tensor.Shape, error) {
-	return ds[0].(tensor.Shape).Clone(), nil
-}
 func (userOp) Do(vs ...G.Value) (G.Value, error) { return vs[0], nil }
-func (userOp) ReturnsPtr() bool                  { return false }
-func (userOp) CallsExtern() bool                 { return false }
-func (userOp) OverwritesInput() int              { return -1 }
-func (userOp) WriteHash(h hash.Hash)             { fmt.Fprint(h, "userOp") }
-func (userOp) Hashcode() uint32 {
-	h := fnv.New32a()
-	fmt.Fprint(h, "userOp")
-	return h.Sum32()
-}
-func (userOp) String() string { return "userOp" }
 
 // TestRepeatedAndUnrelatedWrt: a wrt node given twice gets the same gradient node at both
 // positions (registered once, so BindDualValues does not double it); a wrt node the cost does
@@ -326,11 +299,7 @@ func TestRepeatedAndUnrelatedWrt(t *testing.T) {
 	if gs[0] != gs[2] {
 		t.Errorf("repeated wrt: two different gradient nodes")
 	}
-	vm, err := runOnce(g, G.Nodes{x, u})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer vm.Close()
+	mustRunOnce(t, g, G.Nodes{x, u})
 	want := []float64{2, -4, 6}
 	dx, _ := x.Grad()
 	for name, got := range map[string][]float64{"node": valuesOf(gs[0].Value()), "x.Grad()": valuesOf(dx)} {

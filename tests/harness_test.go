@@ -44,6 +44,18 @@ func runOnce(g *G.ExprGraph, bind G.Nodes, extra ...G.VMOpt) (m G.VM, err error)
 	return m, nil
 }
 
+// mustRunOnce is runOnce in a test: an error fails it, and the machine is closed when the
+// test ends.
+func mustRunOnce(t testing.TB, g *G.ExprGraph, bind G.Nodes, extra ...G.VMOpt) G.VM {
+	t.Helper()
+	m, err := runOnce(g, bind, extra...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	return m
+}
+
 // bulkadTape differentiates with bulkad.Grad and returns the gradient node values after one
 // TapeMachine run, plus the values seen through wrt.Grad() (BindDualValues).
 func bulkadTape(t *testing.T, b built) (grads, dual [][]float64, nodes G.Nodes) {

@@ -20,11 +20,7 @@ func TestKeptGradientSurvivesNextRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		vm := G.NewTapeMachine(m.G)
-		defer vm.Close()
-		if err := vm.RunAll(); err != nil {
-			t.Fatal(err)
-		}
+		vm := mustRunOnce(t, m.G, nil)
 		kept := make([]G.Value, len(gs))
 		copies := make([][]float64, len(gs))
 		for i, n := range gs {

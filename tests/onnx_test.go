@@ -99,11 +99,7 @@ func TestONNXFixtures(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				vm := G.NewTapeMachine(m.Graph)
-				defer vm.Close()
-				if err := vm.RunAll(); err != nil {
-					t.Fatal(err)
-				}
+				mustRunOnce(t, m.Graph, nil)
 				if e := relErr(valuesOf(outVal), fx.Output.Data); !(e <= fwdTol) {
 					t.Errorf("output differs from PyTorch's by %.2g relative", e)
 				}

@@ -50,11 +50,7 @@ func TestGradRepeatedBindDual(t *testing.T) {
 			if n := len(g.AllNodes()); c.sameNodes && n != first {
 				t.Errorf("%d nodes after the first call, %d after all", first, n)
 			}
-			m, err := runOnce(g, G.Nodes{w})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer m.Close()
+			mustRunOnce(t, g, G.Nodes{w})
 			gv, err := w.Grad()
 			if err != nil {
 				t.Fatal(err)

@@ -55,11 +55,7 @@ func TestRetainInteriorWrt(t *testing.T) {
 	if n := added(g, before)["tanh"]; n != 0 {
 		t.Errorf("Grad added %d tanh nodes: the forward value of h is recomputed", n)
 	}
-	m, err := runOnce(g, G.Nodes{w, h})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	mustRunOnce(t, g, G.Nodes{w, h})
 	got := [][]float64{valuesOf(gs[0].Value()), valuesOf(gs[1].Value())}
 
 	ga, costA, wA, _ := retainGraph(false)
@@ -96,11 +92,7 @@ func TestUnusedWrtZero(t *testing.T) {
 	if err != nil {
 		t.Fatalf("unused wrt nodes: %v", err)
 	}
-	m, err := runOnce(g, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	mustRunOnce(t, g, nil)
 	for i, n := range gs {
 		for _, v := range valuesOf(n.Value()) {
 			if v != 0 {
@@ -170,11 +162,7 @@ func TestDataSliceFollowed(t *testing.T) {
 	if err := G.UnsafeLet(s, G.S(2, 4)); err != nil {
 		t.Fatal(err)
 	}
-	m, err := runOnce(g, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	mustRunOnce(t, g, nil)
 	if got := valuesOf(gs[0].Value()); got[0] != 12 || got[1] != 14 {
 		t.Errorf("gradient %v, want [12 14]", got)
 	}

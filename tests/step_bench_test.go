@@ -11,16 +11,8 @@ import (
 
 // benchStep measures one training step (forward + gradient through the TapeMachine) with
 // the given Grad on a freshly built model.
-func benchStep(b *testing.B, mk func() (*models.Model, error), grad func(*G.Node, ...*G.Node) (G.Nodes, error)) {
-	m, err := mk()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if _, err := grad(m.Cost, m.Wrt...); err != nil {
-		b.Fatal(err)
-	}
-	vm := G.NewTapeMachine(m.G, G.BindDualValues(m.Wrt...))
-	defer vm.Close()
+func benchStep(b *testing.B, mk func() (*models.Model, error), grad gradFunc) {
+	_, vm := trainingMachine(b, mk, grad)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

@@ -14,6 +14,20 @@ import (
 	"gorgonia.org/tensor"
 )
 
+// flatWeightedSum is Σ Reshape(x) ⊙ r, x flattened to r's length: the reshape is a view of x
+// on which the ⊙ may run in place.
+func flatWeightedSum(x, r *G.Node) (*G.Node, error) {
+	v, err := G.Reshape(x, tensor.Shape{r.Shape().TotalSize()})
+	if err != nil {
+		return nil, err
+	}
+	p, err := G.HadamardProd(v, r)
+	if err != nil {
+		return nil, err
+	}
+	return G.Sum(p)
+}
+
 // randInput makes a float64 input node with values uniform in [lo, hi].
 func randInput(g *G.ExprGraph, rng *rand.Rand, name string, lo, hi float64, shape ...int) *G.Node {
 	n := 1
@@ -57,15 +71,7 @@ func viewCases() []struct {
 			if q, err = f(q); err != nil {
 				return nil, nil, err
 			}
-			v, err := G.Reshape(q, tensor.Shape{6})
-			if err != nil {
-				return nil, nil, err
-			}
-			p, err := G.HadamardProd(v, r)
-			if err != nil {
-				return nil, nil, err
-			}
-			cost, err := G.Sum(p)
+			cost, err := flatWeightedSum(q, r)
 			return cost, G.Nodes{a, b}, err
 		}
 	}
@@ -82,15 +88,7 @@ func viewCases() []struct {
 			if err != nil {
 				return nil, nil, err
 			}
-			f, err := G.Reshape(s, tensor.Shape{12})
-			if err != nil {
-				return nil, nil, err
-			}
-			p, err := G.HadamardProd(f, w)
-			if err != nil {
-				return nil, nil, err
-			}
-			cost, err := G.Sum(p)
+			cost, err := flatWeightedSum(s, w)
 			return cost, G.Nodes{x, w}, err
 		}},
 	}
@@ -317,15 +315,10 @@ func TestViewOfInputNotOverwritten(t *testing.T) {
 			G.WithValue(tensor.New(tensor.WithShape(2, 2), tensor.WithBacking([]float64{1, 2, 3, 4}))))
 		r := G.NewVector(g, tensor.Float64, G.WithShape(4), G.WithName("r"),
 			G.WithValue(tensor.New(tensor.WithShape(4), tensor.WithBacking([]float64{0.5, -1, 2, 0.25}))))
-		cost := G.Must(G.Sum(G.Must(G.HadamardProd(G.Must(G.Reshape(w, tensor.Shape{4})), r))))
-		return g, w, cost
+		return g, w, G.Must(flatWeightedSum(w, r))
 	}
 	g, w, _ := build()
-	vm := G.NewTapeMachine(g)
-	if err := vm.RunAll(); err != nil {
-		t.Fatal(err)
-	}
-	vm.Close()
+	mustRunOnce(t, g, nil)
 	if got := valuesOf(w.Value()); got[1] == 2 {
 		t.Logf("Gorgonia no longer writes into w through the reshape: %v", got)
 	} else {
@@ -337,13 +330,10 @@ func TestViewOfInputNotOverwritten(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vm = G.NewTapeMachine(g)
-	defer vm.Close()
-	for run := 0; run < 2; run++ {
-		if err := vm.RunAll(); err != nil {
-			t.Fatal(err)
-		}
-		vm.Reset()
+	vm := mustRunOnce(t, g, nil)
+	vm.Reset()
+	if err := vm.RunAll(); err != nil { // the second run
+		t.Fatal(err)
 	}
 	if d := maxRelDiff([][]float64{valuesOf(w.Value())}, [][]float64{{1, 2, 3, 4}}); d != 0 {
 		t.Errorf("w changed by the runs: %v", valuesOf(w.Value()))

@@ -37,6 +37,26 @@ func modelCtor(mk func() (*models.Model, error)) ctor {
 	}
 }
 
+// gradFunc is bulkad.Grad or gorgonia.Grad.
+type gradFunc = func(*G.Node, ...*G.Node) (G.Nodes, error)
+
+// trainingMachine builds a model with mk, adds its gradient nodes with grad and returns it with
+// a TapeMachine binding the wrt nodes' dual values (what a solver reads), closed when the test
+// or benchmark ends.
+func trainingMachine(tb testing.TB, mk func() (*models.Model, error), grad gradFunc) (*models.Model, G.VM) {
+	tb.Helper()
+	m, err := mk()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := grad(m.Cost, m.Wrt...); err != nil {
+		tb.Fatal(err)
+	}
+	vm := G.NewTapeMachine(m.G, G.BindDualValues(m.Wrt...))
+	tb.Cleanup(func() { vm.Close() })
+	return m, vm
+}
+
 // eachZoo runs f on a fresh zoo model of dtype dt in a subtest per model.
 func eachZoo(t *testing.T, dt tensor.Dtype, f func(t *testing.T, m *models.Model)) {
 	for _, z := range zoo(dt) {
@@ -86,16 +106,8 @@ func TestTrainingEquivalence(t *testing.T) {
 	for _, z := range zoo(tensor.Float64)[1:3] { // mlp, convnet
 		z := z
 		t.Run(z.name, func(t *testing.T) {
-			losses := func(grad func(*G.Node, ...*G.Node) (G.Nodes, error)) []float64 {
-				m, err := z.mk()
-				if err != nil {
-					t.Fatal(err)
-				}
-				if _, err := grad(m.Cost, m.Wrt...); err != nil {
-					t.Fatal(err)
-				}
-				vm := G.NewTapeMachine(m.G, G.BindDualValues(m.Wrt...))
-				defer vm.Close()
+			losses := func(grad gradFunc) []float64 {
+				m, vm := trainingMachine(t, z.mk, grad)
 				solver := G.NewVanillaSolver(G.WithLearnRate(0.1))
 				var ls []float64
 				for step := 0; step < 20; step++ {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strconv"
 	"testing"
 
 	G "gorgonia.org/gorgonia"
@@ -95,7 +96,7 @@ func BenchmarkDifferentiate(b *testing.B) {
 		for _, size := range f.Sizes {
 			f1 := f
 			f1.Sizes = []int{size}
-			b.Run(f.Name+"-"+itoa(size), func(b *testing.B) {
+			b.Run(f.Name+"-"+strconv.Itoa(size), func(b *testing.B) {
 				for i := 0; i < b.N; i++ {
 					if _, err := growth(f1, 1); err != nil {
 						b.Fatal(err)
@@ -104,16 +105,4 @@ func BenchmarkDifferentiate(b *testing.B) {
 			})
 		}
 	}
-}
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	s := ""
-	for n > 0 {
-		s = string(rune('0'+n%10)) + s
-		n /= 10
-	}
-	return s
 }

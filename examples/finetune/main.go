@@ -14,7 +14,6 @@ package main
 
 import (
 	_ "embed"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -35,19 +34,11 @@ import (
 var shipped []byte
 
 func main() {
-	if err := run(os.Args[1:], os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "error:", err)
-		os.Exit(1)
-	}
+	train.RunCommand(run)
 }
 
 func run(args []string, out io.Writer) error {
-	fs := flag.NewFlagSet("finetune", flag.ContinueOnError)
-	fs.SetOutput(out)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Fine-tunes an ONNX model (default: the shipped iris MLP) with bulkad gradients.\nFlags:")
-		fs.PrintDefaults()
-	}
+	fs := train.NewFlagSet("finetune", "Fine-tunes an ONNX model (default: the shipped iris MLP) with bulkad gradients.", out)
 	steps := fs.Int("steps", 200, "Adam steps (full batch of the 120 training flowers)")
 	lr := fs.Float64("lr", 0.02, "Adam learning rate")
 	plotTo := fs.String("plot", "", "write the loss/accuracy curve to this PNG file")

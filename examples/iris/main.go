@@ -48,7 +48,7 @@ func build(dt tensor.Dtype, batch int, p []*tensor.Dense, training bool) (*train
 	if training {
 		n.AddCrossEntropy(dt, batch, 3, must)
 	}
-	return n, errors.Wrap(err, "iris: building the graph")
+	return n, err // NewTrainer and Evaluate name the example and the graph
 }
 
 func load(dir string, _ int, seed int64) (*train.Data, *train.Data, string, error) {

@@ -16,12 +16,7 @@ import (
 // live heap after step 200: a step must not leave memory behind (cached kernels, index tables,
 // values kept per run). Both heaps are measured after a full garbage collection.
 func TestLongRunHeapStable(t *testing.T) {
-	hidden := 16
-	ex := example(&hidden)
-	trainSet, _, _, err := ex.Load("", 500, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ex, trainSet := exampleWithDigits(t, 16, 500, 1)
 	cfg := ex.Defaults
 	cfg.Name, cfg.Dtype, cfg.Batch = ex.Name, tensor.Float64, 10
 	tr, err := train.NewTrainer(cfg, ex.Build, ex.Init(cfg.Dtype, 1), bulkad.Grad)

@@ -25,7 +25,6 @@ import (
 	"flag"
 	"math/rand"
 
-	"github.com/pkg/errors"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
@@ -75,7 +74,7 @@ func build(dt tensor.Dtype, batch int, p []*tensor.Dense, training bool) (*train
 	if training {
 		n.AddCrossEntropy(dt, batch, 10, must)
 	}
-	return n, errors.Wrap(err, "mlp: building the graph")
+	return n, err // NewTrainer and Evaluate name the example and the graph
 }
 
 func main() {

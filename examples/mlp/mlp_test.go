@@ -13,6 +13,18 @@ import (
 	"github.com/bulkad/bulkad/examples/internal/train"
 )
 
+// exampleWithDigits is the MLP with the given hidden width and a training set of n built-in
+// digits drawn with seed.
+func exampleWithDigits(t *testing.T, hidden, n int, seed int64) (train.Example, *train.Data) {
+	t.Helper()
+	ex := example(&hidden)
+	trainSet, _, _, err := ex.Load("", n, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ex, trainSet
+}
+
 // TestShortTrainingLearns trains briefly with bulkad.Grad and checks that the loss goes down
 // and the held-out accuracy is far above chance (10%).
 func TestShortTrainingLearns(t *testing.T) {
@@ -40,12 +52,7 @@ func TestShortTrainingLearns(t *testing.T) {
 // TestGradientsMatchGorgonia: on the MLP, bulkad's gradients equal Gorgonia's (which are
 // correct for these ops) for both dtypes.
 func TestGradientsMatchGorgonia(t *testing.T) {
-	h := 32
-	ex := example(&h)
-	trainSet, _, _, err := ex.Load("", 200, 7)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ex, trainSet := exampleWithDigits(t, 32, 200, 7)
 	for _, tc := range []struct {
 		dt  tensor.Dtype
 		tol float64

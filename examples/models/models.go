@@ -144,6 +144,32 @@ func (b *builder) dense(x, w, bias *G.Node) *G.Node {
 	return b.do(func() (*G.Node, error) { return G.BroadcastAdd(xw, bias, nil, []byte{0}) })
 }
 
+// dropout is Dropout(x, p), or x itself when p is not positive (dropout disabled).
+func (b *builder) dropout(x *G.Node, p float64) *G.Node {
+	if p <= 0 {
+		return x
+	}
+	return b.do(func() (*G.Node, error) { return G.Dropout(x, p) })
+}
+
+// convBlock is a block of Gorgonia's convnet example: conv 3×3 (pad 1) with the filters w,
+// ReLU, 2×2 max-pool (stride 2), then dropout with probability p (0 disables it).
+func (b *builder) convBlock(in, w *G.Node, p float64) *G.Node {
+	c := b.do(func() (*G.Node, error) {
+		return G.Conv2d(in, w, tensor.Shape{3, 3}, []int{1, 1}, []int{1, 1}, []int{1, 1})
+	})
+	a := b.do(func() (*G.Node, error) { return G.Rectify(c) })
+	out := b.do(func() (*G.Node, error) { return G.MaxPool2D(a, tensor.Shape{2, 2}, []int{0, 0}, []int{2, 2}) })
+	return b.dropout(out, p)
+}
+
+// mse is the mean squared error mean((out − y)²).
+func (b *builder) mse(out, y *G.Node) *G.Node {
+	d := b.do(func() (*G.Node, error) { return G.Sub(out, y) })
+	sq := b.do(func() (*G.Node, error) { return G.Square(d) })
+	return b.do(func() (*G.Node, error) { return G.Mean(sq) })
+}
+
 // softmaxXent is the mean over the rows of -Σ y ⊙ log-softmax(logits).
 func (b *builder) softmaxXent(logits, y *G.Node) *G.Node {
 	ls := b.do(func() (*G.Node, error) { return G.LogSoftMax(logits) })
@@ -247,15 +273,7 @@ func ConvNet(dt tensor.Dtype, batch, h, w, filters, classes int, drop float64, s
 	flat := filters * (h / 2) * (w / 2)
 	wd := b.param("wd", 1/math.Sqrt(float64(flat)), flat, classes)
 	bd := b.param("bd", 0.1, classes)
-	c := b.do(func() (*G.Node, error) {
-		return G.Conv2d(x, f, tensor.Shape{3, 3}, []int{1, 1}, []int{1, 1}, []int{1, 1})
-	})
-	r := b.do(func() (*G.Node, error) { return G.Rectify(c) })
-	p := b.do(func() (*G.Node, error) { return G.MaxPool2D(r, tensor.Shape{2, 2}, []int{0, 0}, []int{2, 2}) })
-	if drop > 0 {
-		pp := p
-		p = b.do(func() (*G.Node, error) { return G.Dropout(pp, drop) })
-	}
+	p := b.convBlock(x, f, drop)
 	fl := b.do(func() (*G.Node, error) { return G.Reshape(p, tensor.Shape{batch, flat}) })
 	logits := b.dense(fl, wd, bd)
 	cost := b.softmaxXent(logits, y)
@@ -288,9 +306,7 @@ func RNN(dt tensor.Dtype, batch, in, hidden, steps int, seed int64) (m *Model, e
 	}
 	y := b.node("y", b.values(1, batch, hidden), batch, hidden)
 	inputs = append(inputs, y)
-	d := b.do(func() (*G.Node, error) { return G.Sub(h, y) })
-	sq := b.do(func() (*G.Node, error) { return G.Square(d) })
-	cost := b.do(func() (*G.Node, error) { return G.Mean(sq) })
+	cost := b.mse(h, y)
 	return b.finish(&Model{Name: "rnn", Cost: cost, Wrt: G.Nodes{wx, wh, bias}, Inputs: inputs, Out: h})
 }
 
@@ -328,9 +344,7 @@ func LSTM(dt tensor.Dtype, batch, in, hidden int, seed int64) (m *Model, err err
 	c2 := b.do(func() (*G.Node, error) { return G.Add(fc, ic) })
 	tc := b.do(func() (*G.Node, error) { return G.Tanh(c2) })
 	h2 := b.do(func() (*G.Node, error) { return G.HadamardProd(og, tc) })
-	d := b.do(func() (*G.Node, error) { return G.Sub(h2, y) })
-	sq := b.do(func() (*G.Node, error) { return G.Square(d) })
-	l1 := b.do(func() (*G.Node, error) { return G.Mean(sq) })
+	l1 := b.mse(h2, y)
 	c2sq := b.do(func() (*G.Node, error) { return G.Square(c2) })
 	l2 := b.do(func() (*G.Node, error) { return G.Mean(c2sq) })
 	cost := b.do(func() (*G.Node, error) { return G.Add(l1, l2) })
@@ -359,9 +373,7 @@ func Attention(dt tensor.Dtype, n, d int, seed int64) (m *Model, err error) {
 	s = b.do(func() (*G.Node, error) { return G.HadamardProd(s, scale) })
 	a := b.do(func() (*G.Node, error) { return G.SoftMax(s) })
 	out := b.do(func() (*G.Node, error) { return G.Mul(a, v) })
-	diff := b.do(func() (*G.Node, error) { return G.Sub(out, y) })
-	sq := b.do(func() (*G.Node, error) { return G.Square(diff) })
-	cost := b.do(func() (*G.Node, error) { return G.Mean(sq) })
+	cost := b.mse(out, y)
 	return b.finish(&Model{Name: "attention", Cost: cost, Wrt: G.Nodes{wq, wk, wv}, Inputs: G.Nodes{x, y}, Out: out})
 }
 
@@ -406,28 +418,12 @@ func ConvNetMNIST(dt tensor.Dtype, batch int, drop [4]float64, seed int64) (m *M
 	w2 := b.param("w2", 1/math.Sqrt(64*9), 128, 64, 3, 3)
 	w3 := b.param("w3", 1/math.Sqrt(128*9), 128*3*3, 625)
 	w4 := b.param("w4", 1/math.Sqrt(625), 625, 10)
-	block := func(in, w *G.Node, p float64) *G.Node {
-		c := b.do(func() (*G.Node, error) {
-			return G.Conv2d(in, w, tensor.Shape{3, 3}, []int{1, 1}, []int{1, 1}, []int{1, 1})
-		})
-		a := b.do(func() (*G.Node, error) { return G.Rectify(c) })
-		out := b.do(func() (*G.Node, error) { return G.MaxPool2D(a, tensor.Shape{2, 2}, []int{0, 0}, []int{2, 2}) })
-		if p > 0 {
-			o := out
-			out = b.do(func() (*G.Node, error) { return G.Dropout(o, p) })
-		}
-		return out
-	}
-	l0 := block(x, w0, drop[0])
-	l1 := block(l0, w1, drop[1])
-	l2 := block(l1, w2, drop[2])
+	l0 := b.convBlock(x, w0, drop[0])
+	l1 := b.convBlock(l0, w1, drop[1])
+	l2 := b.convBlock(l1, w2, drop[2])
 	r2 := b.do(func() (*G.Node, error) { return G.Reshape(l2, tensor.Shape{batch, 128 * 3 * 3}) })
 	h := b.do(func() (*G.Node, error) { return G.Mul(r2, w3) })
-	h = b.do(func() (*G.Node, error) { return G.Rectify(h) })
-	if drop[3] > 0 {
-		hh := h
-		h = b.do(func() (*G.Node, error) { return G.Dropout(hh, drop[3]) })
-	}
+	h = b.dropout(b.do(func() (*G.Node, error) { return G.Rectify(h) }), drop[3])
 	logits := b.do(func() (*G.Node, error) { return G.Mul(h, w4) })
 	out := b.do(func() (*G.Node, error) { return G.SoftMax(logits) })
 	lg := b.do(func() (*G.Node, error) { return G.Log(out) })

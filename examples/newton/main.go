@@ -17,12 +17,10 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"math"
 	"math/rand"
-	"os"
 
 	"github.com/pkg/errors"
 	G "gorgonia.org/gorgonia"
@@ -34,10 +32,7 @@ import (
 )
 
 func main() {
-	if err := run(os.Args[1:], os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "error:", err)
-		os.Exit(1)
-	}
+	train.RunCommand(run)
 }
 
 // config holds the flags.
@@ -52,12 +47,7 @@ type config struct {
 }
 
 func run(args []string, out io.Writer) error {
-	fs := flag.NewFlagSet("newton", flag.ContinueOnError)
-	fs.SetOutput(out)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Compares gradient descent and Newton-CG (bulkad.HessianVector) on iris softmax regression.\nFlags:")
-		fs.PrintDefaults()
-	}
+	fs := train.NewFlagSet("newton", "Compares gradient descent and Newton-CG (bulkad.HessianVector) on iris softmax regression.", out)
 	cfg := config{}
 	fs.IntVar(&cfg.steps, "steps", 15, "Newton-CG steps")
 	fs.IntVar(&cfg.cg, "cg", 10, "conjugate-gradient iterations per Newton step (each one Hessian-vector product)")

@@ -90,7 +90,7 @@ func build(dt tensor.Dtype, batch int, p []*tensor.Dense, training bool) (*train
 	if training {
 		n.AddCrossEntropy(dt, batch, nv, must)
 	}
-	return n, errors.Wrap(err, "rnn: building the graph")
+	return n, err // NewTrainer and Evaluate name the example and the graph
 }
 
 // load cuts the text into (window, next character) examples; the last 15% of the text is held out.

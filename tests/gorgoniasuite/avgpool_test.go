@@ -46,14 +46,7 @@ func TestAvgPoolOp(t *testing.T) {
 					return cost, G.Nodes{in}, err
 				}
 			}
-			cost, wrt, err := build(c.dt)()
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, grads, err := bulkadGrads(cost, wrt...)
-			if err != nil {
-				t.Fatal(err)
-			}
+			got, grads := builtGrads(t, build(c.dt))
 			if math.Abs(got-c.wantCost) > c.costTol {
 				t.Errorf("cost %v, Gorgonia's table %v", got, c.wantCost)
 			}

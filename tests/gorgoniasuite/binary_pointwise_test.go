@@ -54,14 +54,7 @@ func TestBinOps(t *testing.T) {
 					if dt == tensor.Float32 {
 						tol = 1e-5
 					}
-					cost, wrt, err := build(dt)()
-					if err != nil {
-						t.Fatal(err)
-					}
-					_, grads, err := bulkadGrads(cost, wrt...)
-					if err != nil {
-						t.Fatal(err)
-					}
+					_, grads := builtGrads(t, build(dt))
 					gg, err := gorgoniaGrads(build(dt))
 					if err != nil {
 						t.Fatal(err)

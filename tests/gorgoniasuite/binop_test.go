@@ -1,9 +1,7 @@
 package gorgoniasuite
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
 	"testing"
 
 	G "gorgonia.org/gorgonia"
@@ -35,17 +33,11 @@ func (v binOpValue) node(g *G.ExprGraph, name string) *G.Node {
 // exactly, as Gorgonia's test does. The 32 rows of scalars and vectors are kept in
 // testdata/binop_tests.json; the last row (BatchedMatMul on [2,3,4]×[2,4,1]) is written here.
 func TestBasicArithmetic(t *testing.T) {
-	raw, err := os.ReadFile("testdata/binop_tests.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var rows []struct {
 		Op                    string
 		A, B, Correct, DA, DB binOpValue
 	}
-	if err := json.Unmarshal(raw, &rows); err != nil {
-		t.Fatal(err)
-	}
+	readTable(t, "binop_tests.json", &rows)
 	if len(rows) != 32 {
 		t.Fatalf("testdata has %d rows, want 32", len(rows))
 	}

@@ -18,19 +18,8 @@ func TestIssue182(t *testing.T) {
 	x := inputNode(g, tensor.Float64, tensor.Shape{3}, []float64{1, 1, 1}, "x")
 	a := G.NewConstant(tensor.New(tensor.WithBacking([]float64{2, 2, 2}), tensor.WithShape(3)))
 	b := G.NewScalar(g, tensor.Float64, G.WithName("b"), G.WithValue(-0.5))
-	y, err := G.Mul(x, a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	z, err := G.Mul(y, b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cost, err := G.Sum(z)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dz, err := bulkad.Grad(cost, x)
+	z := G.Must(G.Mul(G.Must(G.Mul(x, a)), b))
+	dz, err := bulkad.Grad(G.Must(G.Sum(z)), x)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,5 +33,16 @@ func TestIssue182(t *testing.T) {
 	}
 	if got := floats(dz[0].Value()); maxAbsDiff(got, []float64{-1, -1, -1}) != 0 {
 		t.Errorf("∂/∂x after 4 runs = %v, Gorgonia's test −1, −1, −1", got)
+	}
+}
+
+// TestIssue363 is known_issues_test.go's TestIssue363: z = −(x + y) at x = 2.5, y = 2; the
+// gradients must not be zero (Gorgonia's LispMachine once gave 0): −1 each, by hand.
+func TestIssue363(t *testing.T) {
+	_, x, y := twoScalars(2.5, 2.0)
+	z := G.Must(G.Neg(G.Must(G.Add(x, y))))
+	v, grads := mustGrads(t, z, x, y)
+	if v != -4.5 || grads[0][0] != -1 || grads[1][0] != -1 {
+		t.Errorf("z = %v, ∂x %v, ∂y %v; want −4.5, −1, −1", v, grads[0], grads[1])
 	}
 }

@@ -15,14 +15,7 @@ import (
 // inputs, so a large step is exact and avoids the rounding of big sums.
 func compareWithGorgonia(t *testing.T, b, fd builder, tol, h float64, entries func(size int) []int) {
 	t.Helper()
-	cost, wrt, err := b()
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, grads, err := bulkadGrads(cost, wrt...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, grads := builtGrads(t, b)
 	gg, err := gorgoniaGrads(b)
 	if err != nil {
 		t.Fatal(err)
@@ -117,14 +110,7 @@ func TestMaxPool(t *testing.T) {
 		cost, err := meanSquaredError(out, inputNode(g, tensor.Float64, out.Shape(), []float64{1}, "y"))
 		return cost, G.Nodes{in}, err
 	}
-	cost, wrt, err := build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, grads, err := bulkadGrads(cost, wrt...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got, grads := builtGrads(t, build)
 	if got != 196 {
 		t.Errorf("cost %v, Gorgonia's table 196", got)
 	}

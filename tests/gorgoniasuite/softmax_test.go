@@ -28,14 +28,8 @@ func TestSoftMaxFull(t *testing.T) {
 			var out *G.Node
 			build := func() (*G.Node, G.Nodes, error) {
 				g := G.NewGraph()
-				ranged := func(a, b float64) G.NodeConsOpt {
-					if c.dt == tensor.Float32 {
-						return G.WithInit(G.RangedFromWithStep(float32(a), float32(b)))
-					}
-					return G.WithInit(G.RangedFromWithStep(a, b))
-				}
-				x := G.NewTensor(g, c.dt, 2, G.WithShape(2, 3), ranged(0, 0.01), G.WithName("x"))
-				w := G.NewTensor(g, c.dt, 2, G.WithShape(2, 3), ranged(-0.05, 0.03), G.WithName("w"))
+				x := G.NewTensor(g, c.dt, 2, G.WithShape(2, 3), rangedInit(c.dt, 0, 0.01), G.WithName("x"))
+				w := G.NewTensor(g, c.dt, 2, G.WithShape(2, 3), rangedInit(c.dt, -0.05, 0.03), G.WithName("w"))
 				fc := G.Must(G.Mul(x, G.Must(G.Transpose(w, 1, 0))))
 				f := G.SoftMax
 				if c.log {
@@ -50,10 +44,7 @@ func TestSoftMaxFull(t *testing.T) {
 				t.Fatal(err)
 			}
 			o := out
-			_, grads, err := bulkadGrads(cost, wrt...)
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, grads := mustGrads(t, cost, wrt...)
 			if d := maxAbsDiff(floats(o.Value()), c.want); d > 1e-5 {
 				t.Errorf("output %v, the table %v", floats(o.Value()), c.want)
 			}
@@ -79,10 +70,7 @@ func TestSoftMaxFull(t *testing.T) {
 func TestOldNewSoftmax(t *testing.T) {
 	g := G.NewGraph()
 	a := inputNode(g, tensor.Float64, tensor.Shape{5}, []float64{0.1, 0.1, 0.3, 0.1, 0.4}, "A")
-	_, grads, err := bulkadGrads(G.Must(G.Sum(G.Must(G.SoftMax(a)))), a)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, grads := mustGrads(t, G.Must(G.Sum(G.Must(G.SoftMax(a)))), a)
 	if d := maxAbsDiff(grads[0], make([]float64, 5)); d > 1e-16 {
 		t.Errorf("∂/∂a Σ softmax(a) = %v, want 0", grads[0])
 	}

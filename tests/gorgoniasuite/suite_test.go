@@ -6,8 +6,11 @@
 package gorgoniasuite
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/bulkad/bulkad"
@@ -59,11 +62,29 @@ func gradOfSum(t *testing.T, ret *G.Node, errOp error, wrt ...*G.Node) [][]float
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, grads, err := bulkadGrads(cost, wrt...)
+	_, grads := mustGrads(t, cost, wrt...)
+	return grads
+}
+
+// mustGrads is bulkadGrads failing the test on an error.
+func mustGrads(t *testing.T, cost *G.Node, wrt ...*G.Node) (float64, [][]float64) {
+	t.Helper()
+	c, grads, err := bulkadGrads(cost, wrt...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return grads
+	return c, grads
+}
+
+// builtGrads builds b's graph and returns bulkad's cost and gradients of it, failing the test
+// on any error.
+func builtGrads(t *testing.T, b builder) (float64, [][]float64) {
+	t.Helper()
+	cost, wrt, err := b()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mustGrads(t, cost, wrt...)
 }
 
 // denseMean is the head of Gorgonia's normalisation tests: y (reshaped to fc's shape when it
@@ -137,6 +158,18 @@ func centralDiff(b builder, k int, h float64) ([]float64, error) {
 	return centralDiffAt(b, k, h, all)
 }
 
+// readTable decodes the JSON file testdata/name (a table of Gorgonia's tests) into v.
+func readTable(t *testing.T, name string, v any) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+}
+
 // maxAbsDiff is the largest |a[i]-b[i]| (Inf when the lengths differ).
 func maxAbsDiff(a, b []float64) float64 {
 	if len(a) != len(b) {
@@ -161,6 +194,24 @@ func tensorOf(dt tensor.Dtype, shape tensor.Shape, data []float64) tensor.Tensor
 		return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(f))
 	}
 	return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(append([]float64(nil), data...)))
+}
+
+// twoScalars is a graph with the float64 scalar inputs x = x0 and y = y0 of Gorgonia's
+// smallest examples.
+func twoScalars(x0, y0 float64) (g *G.ExprGraph, x, y *G.Node) {
+	g = G.NewGraph()
+	x = G.NewScalar(g, tensor.Float64, G.WithName("x"), G.WithValue(x0))
+	y = G.NewScalar(g, tensor.Float64, G.WithName("y"), G.WithValue(y0))
+	return g, x, y
+}
+
+// rangedInit is the initialiser RangedFromWithStep(start, step) with the arguments in dtype dt,
+// as Gorgonia's tests write them (float32 literals in the float32 cases).
+func rangedInit(dt tensor.Dtype, start, step float64) G.NodeConsOpt {
+	if dt == tensor.Float32 {
+		return G.WithInit(G.RangedFromWithStep(float32(start), float32(step)))
+	}
+	return G.WithInit(G.RangedFromWithStep(start, step))
 }
 
 // inputNode makes an input node holding a copy of data.

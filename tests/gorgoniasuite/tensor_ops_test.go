@@ -40,14 +40,7 @@ func TestTransposeAndConcatOp(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			cost, wrt, err := c.build()
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, grads, err := bulkadGrads(cost, wrt...)
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, grads := builtGrads(t, c.build)
 			if maxAbsDiff(grads[0], c.want) != 0 {
 				t.Errorf("bulkad %v, want %v", grads[0], c.want)
 			}

@@ -73,14 +73,7 @@ func TestUnaryDiff(t *testing.T) {
 				for i, x := range xs {
 					want[i] = c.deriv(x)
 				}
-				cost, wrt, err := build()
-				if err != nil {
-					t.Fatal(err)
-				}
-				_, grads, err := bulkadGrads(cost, wrt...)
-				if err != nil {
-					t.Fatal(err)
-				}
+				_, grads := builtGrads(t, build)
 				if d := maxAbsDiff(grads[0], want); d > 1e-12 {
 					t.Errorf("bulkad: %v, formula %v", grads[0], want)
 				}

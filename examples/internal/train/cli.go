@@ -37,22 +37,37 @@ type Example struct {
 // Command is the main function of the training examples: Main with bulkad.Grad (and
 // gorgonia.Grad for -compare) on the process's arguments, exiting with status 1 on an error.
 func Command(ex Example) {
-	if err := Main(ex, bulkad.Grad, "bulkad.Grad", G.Grad, os.Args[1:], os.Stdout); err != nil {
+	RunCommand(func(args []string, out io.Writer) error {
+		return Main(ex, bulkad.Grad, "bulkad.Grad", G.Grad, args, out)
+	})
+}
+
+// RunCommand is the main function of an example command: run on the process's arguments
+// (without the program name) and standard output; an error is printed and exits with status 1.
+func RunCommand(run func(args []string, out io.Writer) error) {
+	if err := run(os.Args[1:], os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "error:", err)
 		os.Exit(1)
 	}
+}
+
+// NewFlagSet is the flag set of an example command: parse errors are returned (see
+// ParseFlags), and -h prints about, then the flags, to out.
+func NewFlagSet(name, about string, out io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(out)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "%s\nFlags:\n", about)
+		fs.PrintDefaults()
+	}
+	return fs
 }
 
 // Main parses args (without the program name), trains the example with grad (named
 // gradName), and prints to out. With -compare it also trains with ref (Gorgonia's Grad) from
 // the same initial parameters and prints both step times and the largest gradient difference.
 func Main(ex Example, grad GradFunc, gradName string, ref GradFunc, args []string, out io.Writer) error {
-	fs := flag.NewFlagSet(ex.Name, flag.ContinueOnError)
-	fs.SetOutput(out)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Trains %s with bulkad gradients and reports step times and held-out accuracy.\nFlags:\n", ex.Name)
-		fs.PrintDefaults()
-	}
+	fs := NewFlagSet(ex.Name, "Trains "+ex.Name+" with bulkad gradients and reports step times and held-out accuracy.", out)
 	d := ex.Defaults
 	dataDir := new(string)
 	if !ex.BuiltInOnly {
