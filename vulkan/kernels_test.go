@@ -208,7 +208,7 @@ func TestBinary(t *testing.T) {
 				bad := 0
 				for i := range dst {
 					xi, yi := x[i%nx], y[i%ny]
-					want := binary32(op, xi, yi)
+					want := binaryRef(op, xi, yi)
 					ok := math.Float32bits(dst[i]) == math.Float32bits(want)
 					if op == "pow" {
 						w := math.Pow(float64(xi), float64(yi))
@@ -681,7 +681,7 @@ func TestMaxMinSpecialValues(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := range d32 {
-			want := float32(binaryRef(op, float64(x32[i]), float64(y32[i])))
+			want := binaryRef(op, x32[i], y32[i])
 			if math.Float32bits(d32[i]) != math.Float32bits(want) && !(d32[i] != d32[i] && want != want) {
 				t.Errorf("float32 %s(%v, %v) = %v, want %v", op, x32[i], y32[i], d32[i], want)
 			}
@@ -852,6 +852,10 @@ func testAffine[T Float](t *testing.T, d *Device) {
 		rng := rand.New(rand.NewSource(int64(ci)))
 		src := uniform[T](rng, c.srcBlocks*c.block, -2, 2)
 		js := affineRef(c.dom, c.st, c.base)
+		idx := make([]int32, len(js)) // the same block indices for the plain references
+		for p, j := range js {
+			idx[p] = int32(j)
+		}
 		// gather
 		dst := make([]T, len(js)*c.block)
 		for i := range dst {
@@ -865,35 +869,17 @@ func testAffine[T Float](t *testing.T, d *Device) {
 		} else if err != nil {
 			t.Fatalf("%s gather %s: %v", dtypeName[T](), c.name, err)
 		} else {
-			for p, j := range js {
-				for r := 0; r < c.block; r++ {
-					var want T
-					if j >= 0 && j < c.srcBlocks {
-						want = src[j*c.block+r]
-					}
-					if got := dst[p*c.block+r]; got != want {
-						t.Errorf("%s gather %s: block %d elem %d = %v, want %v (source block %d)", dtypeName[T](), c.name, p, r, got, want, j)
-					}
+			for i, want := range gatherRef(src, idx, c.block) {
+				if got := dst[i]; got != want {
+					p, r := i/c.block, i%c.block
+					t.Errorf("%s gather %s: block %d elem %d = %v, want %v (source block %d)", dtypeName[T](), c.name, p, r, got, want, js[p])
 				}
 			}
 		}
 		// scatter-add: the same map, the other way, onto a non-zero dst
 		acc := uniform[T](rng, c.srcBlocks*c.block, -1, 1)
 		upd := uniform[T](rng, len(js)*c.block, -1, 1)
-		want := make([]float64, len(acc))
-		mag := make([]float64, len(acc))
-		for i, v := range acc {
-			want[i], mag[i] = float64(v), math.Abs(float64(v))
-		}
-		for p, j := range js {
-			if j < 0 || j >= c.srcBlocks {
-				continue
-			}
-			for r := 0; r < c.block; r++ {
-				want[j*c.block+r] += float64(upd[p*c.block+r])
-				mag[j*c.block+r] += math.Abs(float64(upd[p*c.block+r]))
-			}
-		}
+		want, mag := scatterRef(acc, upd, idx, c.block)
 		err = ScatterAddAffine(d, acc, upd, c.dom, c.st, c.base, c.block)
 		if c.unsupportedOK || (is64[T]() && !Supports[T](d, "scatter", "")) {
 			if !errors.Is(err, ErrUnsupported) {
