@@ -103,10 +103,8 @@ func TestGridStride(t *testing.T) {
 			t.Fatal(err)
 		}
 		want, mag := sumRef(s, outer, m, inner)
-		for i := range out {
-			if !within(float64(out[i]), want[i], mag[i], 1e-5) {
-				t.Fatalf("sum mode %d with 3 workgroups: out[%d] = %v, want %v", mode, i, out[i], want[i])
-			}
+		if i := firstOff(out, want, mag, 1e-5); i >= 0 {
+			t.Fatalf("sum mode %d with 3 workgroups: out[%d] = %v, want %v", mode, i, out[i], want[i])
 		}
 		am := make([]int64, outer*inner)
 		if err := argmaxAxis(d, am, s, outer, m, inner, mode); err != nil {
@@ -126,10 +124,8 @@ func TestGridStride(t *testing.T) {
 		t.Fatal(err)
 	}
 	want, mag := matmulRef(a, b, 70, 20, 90, false, false)
-	for i := range c {
-		if !within(float64(c[i]), want[i], mag[i], 1e-5) {
-			t.Fatalf("matmul with 3 workgroups: out[%d] = %v, want %v", i, c[i], want[i])
-		}
+	if i := firstOff(c, want, mag, 1e-5); i >= 0 {
+		t.Fatalf("matmul with 3 workgroups: out[%d] = %v, want %v", i, c[i], want[i])
 	}
 	idx := make([]int32, n)
 	for i := range idx {
@@ -140,10 +136,8 @@ func TestGridStride(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantS, magS := scatterRef(make([]float32, 50), src, idx, 1)
-	for i := range acc {
-		if !within(float64(acc[i]), wantS[i], magS[i], 1e-5) {
-			t.Fatalf("scatter with 3 workgroups: out[%d] = %v, want %v", i, acc[i], wantS[i])
-		}
+	if i := firstOff(acc, wantS, magS, 1e-5); i >= 0 {
+		t.Fatalf("scatter with 3 workgroups: out[%d] = %v, want %v", i, acc[i], wantS[i])
 	}
 }
 
@@ -188,10 +182,8 @@ func TestStagingPath(t *testing.T) {
 	if err := ScatterAdd(d, acc, x, idx, 1); err != nil {
 		t.Fatal(err)
 	}
-	for i := range acc {
-		if !within(float64(acc[i]), want[i], mag[i], 1e-5) {
-			t.Fatalf("staged scatter: out[%d] = %v, want %v", i, acc[i], want[i])
-		}
+	if i := firstOff(acc, want, mag, 1e-5); i >= 0 {
+		t.Fatalf("staged scatter: out[%d] = %v, want %v", i, acc[i], want[i])
 	}
 	// A matmul in several accumulating dispatches.
 	a := uniform[float32](rng, 40*300, -1, 1)
@@ -201,10 +193,8 @@ func TestStagingPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantC, magC := matmulRef(a, b, 40, 300, 24, false, true)
-	for i := range c {
-		if !within(float64(c[i]), wantC[i], magC[i], 1e-5) {
-			t.Fatalf("staged matmul: out[%d] = %v, want %v", i, c[i], wantC[i])
-		}
+	if i := firstOff(c, wantC, magC, 1e-5); i >= 0 {
+		t.Fatalf("staged matmul: out[%d] = %v, want %v", i, c[i], wantC[i])
 	}
 }
 
