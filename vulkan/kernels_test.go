@@ -783,28 +783,27 @@ func TestArgmaxNaN(t *testing.T) {
 // TestConcurrentCalls shares one device between goroutines (calls are serialised inside).
 func TestConcurrentCalls(t *testing.T) {
 	d := device(t)
-	errs := make(chan error, 4)
-	for g := 0; g < 4; g++ {
-		go func(g int) {
-			rng := rand.New(rand.NewSource(int64(g)))
-			for it := 0; it < 10; it++ {
-				n := 1 + rng.Intn(5000)
-				x := uniform[float32](rng, n, -1, 1)
-				y := uniform[float32](rng, n, -1, 1)
-				dst := make([]float32, n)
-				if err := Binary(d, "*", dst, x, y); err != nil {
-					errs <- err
-					return
-				}
-				for i := range dst {
-					if dst[i] != x[i]*y[i] {
-						errs <- fmt.Errorf("goroutine %d iteration %d: out[%d] = %v, want %v", g, it, i, dst[i], x[i]*y[i])
-						return
-					}
+	work := func(g int) error {
+		rng := rand.New(rand.NewSource(int64(g)))
+		for it := 0; it < 10; it++ {
+			n := 1 + rng.Intn(5000)
+			x := uniform[float32](rng, n, -1, 1)
+			y := uniform[float32](rng, n, -1, 1)
+			dst := make([]float32, n)
+			if err := Binary(d, "*", dst, x, y); err != nil {
+				return err
+			}
+			for i := range dst {
+				if dst[i] != x[i]*y[i] {
+					return fmt.Errorf("goroutine %d iteration %d: out[%d] = %v, want %v", g, it, i, dst[i], x[i]*y[i])
 				}
 			}
-			errs <- nil
-		}(g)
+		}
+		return nil
+	}
+	errs := make(chan error, 4)
+	for g := 0; g < 4; g++ {
+		go func(g int) { errs <- work(g) }(g)
 	}
 	for g := 0; g < 4; g++ {
 		if err := <-errs; err != nil {
