@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 	"unsafe"
 
@@ -201,75 +202,52 @@ func checkLen(op string, lens ...int) error {
 	return nil
 }
 
-// unaryCode maps an op name (core's names) to the shader's op code; f64 says whether the
-// float64 shader has it (GLSL has no double exp/log/trigonometric functions).
+// unaryOps are the op names (core's names) Unary accepts, indexed by the shader's op code;
+// the float64 shader has the first unaryF64 of them (GLSL has no double exp, log or
+// trigonometric functions).
+var unaryOps = []string{"neg", "abs", "sign", "floor", "ceil", "recip", "sqrt", "exp", "log", "sin",
+	"cos", "tan", "tanh", "sigmoid", "log1p", "expm1"}
+
+const unaryF64 = 7
+
+// binaryOps are the op symbols Binary accepts and their words (core's names), indexed by the
+// shader's op code; the float64 shader has the first binaryF64 of them.
+var binaryOps = []binaryOp{{"+", "add"}, {"-", "sub"}, {"*", "mul"}, {"/", "div"},
+	{"max", "max"}, {"min", "min"}, {"pow", "pow"}}
+
+const binaryF64 = 6
+
+type binaryOp struct{ sym, word string }
+
+// unaryCode maps an op name to the shader's op code; f64 says whether the float64 shader has it.
 func unaryCode(op string) (code uint32, f64, ok bool) {
-	switch op {
-	case "neg":
-		return 0, true, true
-	case "abs":
-		return 1, true, true
-	case "sign":
-		return 2, true, true
-	case "floor":
-		return 3, true, true
-	case "ceil":
-		return 4, true, true
-	case "recip":
-		return 5, true, true
-	case "sqrt":
-		return 6, true, true
-	case "exp":
-		return 7, false, true
-	case "log":
-		return 8, false, true
-	case "sin":
-		return 9, false, true
-	case "cos":
-		return 10, false, true
-	case "tan":
-		return 11, false, true
-	case "tanh":
-		return 12, false, true
-	case "sigmoid":
-		return 13, false, true
-	case "log1p":
-		return 14, false, true
-	case "expm1":
-		return 15, false, true
+	i := slices.Index(unaryOps, op)
+	if i < 0 {
+		return 0, false, false
 	}
-	return 0, false, false
+	return uint32(i), i < unaryF64, true
 }
 
-// binaryCode maps an op symbol or word (core's names) to the shader's op code.
+// binaryCode maps an op symbol or word to the shader's op code; f64 as for unaryCode.
 func binaryCode(op string) (code uint32, f64, ok bool) {
-	switch op {
-	case "+", "add":
-		return 0, true, true
-	case "-", "sub":
-		return 1, true, true
-	case "*", "mul":
-		return 2, true, true
-	case "/", "div":
-		return 3, true, true
-	case "max":
-		return 4, true, true
-	case "min":
-		return 5, true, true
-	case "pow":
-		return 6, false, true
+	i := slices.IndexFunc(binaryOps, func(b binaryOp) bool { return op == b.sym || op == b.word })
+	if i < 0 {
+		return 0, false, false
 	}
-	return 0, false, false
+	return uint32(i), i < binaryF64, true
 }
 
 // UnaryOps lists the op names Unary accepts (float32; see Supports for float64).
-func UnaryOps() []string {
-	return []string{"neg", "abs", "sign", "floor", "ceil", "recip", "sqrt", "exp", "log", "sin",
-		"cos", "tan", "tanh", "sigmoid", "log1p", "expm1"}
-}
+func UnaryOps() []string { return slices.Clone(unaryOps) }
 
 // BinaryOps lists the op names Binary accepts (float32; see Supports for float64).
-func BinaryOps() []string { return []string{"+", "-", "*", "/", "max", "min", "pow"} }
+func BinaryOps() []string {
+	ops := make([]string, len(binaryOps))
+	for i, b := range binaryOps {
+		ops[i] = b.sym
+	}
+	return ops
+}
 
 // Supports reports whether kernel ("unary", "binary", "sum", "argmax", "matmul", "gather",
 // "scatter", "replicate"; binary covers BinaryStrided, gather and scatter their affine forms)
