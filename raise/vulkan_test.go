@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -13,15 +12,14 @@ import (
 
 	"github.com/bulkad/bulkad/core"
 	"github.com/bulkad/bulkad/vulkan"
+	"github.com/bulkad/bulkad/vulkan/vulkantest"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
 
 // testDevice is the Vulkan device of this test binary, opened once.
 var testDevice = sync.OnceValues(func() (*vulkan.Device, error) {
-	if os.Getenv("MESA_SHADER_CACHE_DISABLE") == "" {
-		os.Setenv("MESA_SHADER_CACHE_DISABLE", "true") // Mesa would write a cache under $HOME
-	}
+	vulkantest.NoShaderCache()
 	return vulkan.Open()
 })
 
@@ -30,10 +28,7 @@ func device(t *testing.T) *vulkan.Device {
 	t.Helper()
 	d, err := testDevice()
 	if err != nil {
-		if os.Getenv("VULKAN_REQUIRED") == "1" {
-			t.Fatalf("VULKAN_REQUIRED=1 but no Vulkan device: %v", err)
-		}
-		t.Skipf("no Vulkan device (set VULKAN_REQUIRED=1 to make this a failure): %v", err)
+		vulkantest.NoDevice(t, err)
 	}
 	return d
 }
