@@ -3,6 +3,7 @@ package raise
 import (
 	"math"
 	"math/rand"
+	"slices"
 	"testing"
 
 	"github.com/bulkad/bulkad/core"
@@ -156,39 +157,30 @@ func sameValues(a, b any, tol float64) bool {
 	switch x := a.(type) {
 	case []float64:
 		y, ok := b.([]float64)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !(math.Abs(x[i]-y[i]) <= tol*(1+math.Abs(y[i])) || (x[i] != x[i] && y[i] != y[i])) {
-				return false
-			}
-		}
-		return true
+		return ok && closeTo(x, y, tol)
 	case []float32:
 		y, ok := b.([]float32)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if math.Abs(float64(x[i]-y[i])) > tol*(1+math.Abs(float64(y[i]))) {
-				return false
-			}
-		}
-		return true
+		return ok && closeTo(x, y, tol)
 	case []int64:
 		y, ok := b.([]int64)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if x[i] != y[i] {
-				return false
-			}
-		}
-		return true
+		return ok && slices.Equal(x, y)
 	}
 	return false
+}
+
+// closeTo reports whether x and y have the same length and each x[i] is within
+// tol·(1 + |y[i]|) of y[i], or both are NaN.
+func closeTo[T float32 | float64](x, y []T, tol float64) bool {
+	if len(x) != len(y) {
+		return false
+	}
+	for i := range x {
+		d := math.Abs(float64(x[i]) - float64(y[i]))
+		if !(d <= tol*(1+math.Abs(float64(y[i]))) || (x[i] != x[i] && y[i] != y[i])) {
+			return false
+		}
+	}
+	return true
 }
 
 // raisedEqualsEval raises p with its parameters bound to nodes holding args, runs the nodes and

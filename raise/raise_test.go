@@ -3,6 +3,7 @@ package raise
 import (
 	"math"
 	"math/rand"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -21,28 +22,17 @@ func i64(sh ...int) core.Type { return core.Type{Shape: core.Shape(sh), Dtype: c
 func input(t *testing.T, g *gorgonia.ExprGraph, name string, sh []int, data any) *gorgonia.Node {
 	t.Helper()
 	var v gorgonia.Value
-	var dt tensor.Dtype
-	switch d := data.(type) {
-	case []float64:
-		dt = tensor.Float64
-		if len(sh) == 0 {
+	var n *gorgonia.Node
+	if len(sh) > 0 {
+		v = tensor.New(tensor.WithShape(sh...), tensor.WithBacking(data))
+		n = gorgonia.NewTensor(g, v.Dtype(), len(sh), gorgonia.WithShape(sh...), gorgonia.WithName(name))
+	} else {
+		if d, ok := data.([]float64); ok {
 			v = gorgonia.NewF64(d[0])
 		} else {
-			v = tensor.New(tensor.WithShape(sh...), tensor.WithBacking(d))
+			v = gorgonia.NewI64(data.([]int64)[0])
 		}
-	case []int64:
-		dt = tensor.Int64
-		if len(sh) == 0 {
-			v = gorgonia.NewI64(d[0])
-		} else {
-			v = tensor.New(tensor.WithShape(sh...), tensor.WithBacking(d))
-		}
-	}
-	var n *gorgonia.Node
-	if len(sh) == 0 {
-		n = gorgonia.NewScalar(g, dt, gorgonia.WithName(name))
-	} else {
-		n = gorgonia.NewTensor(g, dt, len(sh), gorgonia.WithShape(sh...), gorgonia.WithName(name))
+		n = gorgonia.NewScalar(g, v.Dtype(), gorgonia.WithName(name))
 	}
 	if err := gorgonia.Let(n, v); err != nil {
 		t.Fatal(err)
@@ -50,6 +40,7 @@ func input(t *testing.T, g *gorgonia.ExprGraph, name string, sh []int, data any)
 	return n
 }
 
+// values is a copy of n's value as a flat slice.
 func values(t *testing.T, n *gorgonia.Node) any {
 	t.Helper()
 	s, err := flat(n.Value())
@@ -57,12 +48,14 @@ func values(t *testing.T, n *gorgonia.Node) any {
 		t.Fatal(err)
 	}
 	switch x := s.(type) {
+	case []float32:
+		return slices.Clone(x)
 	case []float64:
-		return append([]float64(nil), x...)
+		return slices.Clone(x)
 	case []int64:
-		return append([]int64(nil), x...)
+		return slices.Clone(x)
 	case []bool:
-		return append([]bool(nil), x...)
+		return slices.Clone(x)
 	}
 	return s
 }
@@ -99,9 +92,15 @@ func mustVar(t *testing.T, name string, ty core.Type) *core.Var {
 // preallocated path) and returns the result nodes.
 func run(t *testing.T, g *gorgonia.ExprGraph, p *core.Program, bind map[string]*gorgonia.Node) []*gorgonia.Node {
 	t.Helper()
-	outs, err := Raise(g, p, bind)
+	return runWith(t, g, p, bind, Options{})
+}
+
+// runWith is run with options.
+func runWith(t *testing.T, g *gorgonia.ExprGraph, p *core.Program, bind map[string]*gorgonia.Node, opt Options) []*gorgonia.Node {
+	t.Helper()
+	outs, err := RaiseWith(g, p, bind, opt)
 	if err != nil {
-		t.Fatalf("Raise(%v): %v", p, err)
+		t.Fatalf("RaiseWith(%v): %v", p, err)
 	}
 	m := gorgonia.NewTapeMachine(g)
 	defer m.Close()

@@ -172,33 +172,7 @@ func raiseRun(t *testing.T, p *core.Program, args map[string]*tensor.Dense, v *k
 	for _, pv := range p.Params {
 		bind[pv.Name] = nodeFor(t, g, pv, args[pv.Name])
 	}
-	outs, err := RaiseWith(g, p, bind, Options{Vulkan: v})
-	if err != nil {
-		t.Fatalf("RaiseWith(%v): %v", p, err)
-	}
-	m := gorgonia.NewTapeMachine(g)
-	defer m.Close()
-	for i := 0; i < 2; i++ {
-		if err := m.RunAll(); err != nil {
-			t.Fatalf("RunAll(%v): %v", p, err)
-		}
-		if i == 0 {
-			m.Reset()
-		}
-	}
-	s, err := flat(outs[0].Value())
-	if err != nil {
-		t.Fatal(err)
-	}
-	switch x := s.(type) {
-	case []float32:
-		return append([]float32(nil), x...)
-	case []float64:
-		return append([]float64(nil), x...)
-	case []int64:
-		return append([]int64(nil), x...)
-	}
-	return s
+	return values(t, runWith(t, g, p, bind, Options{Vulkan: v})[0])
 }
 
 func randDense(r *rand.Rand, dt string, sh ...int) *tensor.Dense {
