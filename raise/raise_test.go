@@ -3,7 +3,6 @@ package raise
 import (
 	"math"
 	"math/rand"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,106 +11,7 @@ import (
 
 	"github.com/bulkad/bulkad/core"
 	"gorgonia.org/gorgonia"
-	"gorgonia.org/tensor"
 )
-
-func f64(sh ...int) core.Type { return core.Type{Shape: core.Shape(sh), Dtype: core.Float64} }
-func i64(sh ...int) core.Type { return core.Type{Shape: core.Shape(sh), Dtype: core.Int64} }
-
-// input makes a graph input node holding the given float64 or int64 data.
-func input(t *testing.T, g *gorgonia.ExprGraph, name string, sh []int, data any) *gorgonia.Node {
-	t.Helper()
-	var v gorgonia.Value
-	var n *gorgonia.Node
-	if len(sh) > 0 {
-		v = tensor.New(tensor.WithShape(sh...), tensor.WithBacking(data))
-		n = gorgonia.NewTensor(g, v.Dtype(), len(sh), gorgonia.WithShape(sh...), gorgonia.WithName(name))
-	} else {
-		if d, ok := data.([]float64); ok {
-			v = gorgonia.NewF64(d[0])
-		} else {
-			v = gorgonia.NewI64(data.([]int64)[0])
-		}
-		n = gorgonia.NewScalar(g, v.Dtype(), gorgonia.WithName(name))
-	}
-	if err := gorgonia.Let(n, v); err != nil {
-		t.Fatal(err)
-	}
-	return n
-}
-
-// values is a copy of n's value as a flat slice.
-func values(t *testing.T, n *gorgonia.Node) any {
-	t.Helper()
-	s, err := flat(n.Value())
-	if err != nil {
-		t.Fatal(err)
-	}
-	switch x := s.(type) {
-	case []float32:
-		return slices.Clone(x)
-	case []float64:
-		return slices.Clone(x)
-	case []int64:
-		return slices.Clone(x)
-	case []bool:
-		return slices.Clone(x)
-	}
-	return s
-}
-
-func randF(r *rand.Rand, n int) []float64 {
-	v := make([]float64, n)
-	for i := range v {
-		v[i] = r.NormFloat64()
-	}
-	return v
-}
-
-func closeF(a, b []float64, tol float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if math.Abs(a[i]-b[i]) > tol*(1+math.Abs(b[i])) {
-			return false
-		}
-	}
-	return true
-}
-
-func mustVar(t *testing.T, name string, ty core.Type) *core.Var {
-	v, err := core.NewVar(name, ty)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
-
-// run raises p over the bindings, runs a TapeMachine twice (the second run exercises the
-// preallocated path) and returns the result nodes.
-func run(t *testing.T, g *gorgonia.ExprGraph, p *core.Program, bind map[string]*gorgonia.Node) []*gorgonia.Node {
-	t.Helper()
-	return runWith(t, g, p, bind, Options{})
-}
-
-// runWith is run with options.
-func runWith(t *testing.T, g *gorgonia.ExprGraph, p *core.Program, bind map[string]*gorgonia.Node, opt Options) []*gorgonia.Node {
-	t.Helper()
-	outs, err := RaiseWith(g, p, bind, opt)
-	if err != nil {
-		t.Fatalf("RaiseWith(%v): %v", p, err)
-	}
-	m := gorgonia.NewTapeMachine(g)
-	defer m.Close()
-	for i := 0; i < 2; i++ {
-		if err := m.RunAll(); err != nil {
-			t.Fatalf("RunAll(%v): %v", p, err)
-		}
-		m.Reset()
-	}
-	return outs
-}
 
 func TestGatherScatterMatmul(t *testing.T) {
 	r := rand.New(rand.NewSource(1))
