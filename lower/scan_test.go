@@ -158,11 +158,7 @@ func scanProgram(t *testing.T, n int, op func(core.Term) (core.Term, error)) *co
 			t.Fatal(err)
 		}
 	}
-	p, err := core.NewProgram([]*core.Var{x, r}, y)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return newProgram(t, y, x, r)
 }
 
 func vec(xs ...float64) *tensor.Dense {
@@ -325,10 +321,7 @@ func TestScanKernelEqualsEval(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				p, err := core.NewProgram([]*core.Var{x}, y)
-				if err != nil {
-					t.Fatal(err)
-				}
+				p := newProgram(t, y, x)
 				a := randArr(rng, n, 3)
 				args := map[string]*tensor.Dense{"x": tensor.New(tensor.WithShape(n, 3), tensor.WithBacking(a.v))}
 				want, err := tensors.Eval(p, args)
@@ -365,10 +358,7 @@ func TestScanUnderBuild1(t *testing.T) {
 		if err := b.Err(); err != nil {
 			t.Fatal(err)
 		}
-		p, err := core.NewProgram([]*core.Var{X}, body)
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := newProgram(t, body, X)
 		q, err := bot.Vectorize(p)
 		if err != nil {
 			t.Fatalf("%s: %v", sm.m.Name, err)

@@ -48,10 +48,7 @@ func TestShiftHasNoGradient(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := core.NewProgram([]*core.Var{xv}, body)
-			if err != nil {
-				t.Fatal(err)
-			}
+			p := newProgram(t, body, xv)
 			a, err := ad.Grad(p)
 			if err != nil {
 				t.Fatal(err)

@@ -96,14 +96,12 @@ func Lower(m *Model) (*Program, error) {
 		if in.ElemType != dtFloat && in.ElemType != dtDouble {
 			return nil, errors.Errorf("onnx: lower: graph input %q has element type %d; supported: float (1) and double (11)", in.Name, in.ElemType)
 		}
-		sh := make(core.Shape, len(in.Shape))
 		for i, d := range in.Shape {
 			if d <= 0 {
 				return nil, errors.Errorf("onnx: lower: graph input %q has shape %v: dimension %d is not fixed (bulkad needs static shapes; export with fixed sizes)", in.Name, in.Shape, i)
 			}
-			sh[i] = int(d)
 		}
-		v, err := c.param("input", in.Name, sh, &params)
+		v, err := c.param("input", in.Name, shapeOfDims(in.Shape), &params)
 		if err != nil {
 			return nil, err
 		}
@@ -113,10 +111,7 @@ func Lower(m *Model) (*Program, error) {
 	for _, t := range m.Graph.Initializer {
 		switch t.DataType {
 		case dtFloat, dtDouble:
-			sh := make(core.Shape, len(t.Dims))
-			for i, d := range t.Dims {
-				sh[i] = int(d)
-			}
+			sh := shapeOfDims(t.Dims)
 			v, err := c.param("initializer", t.Name, sh, &params)
 			if err != nil {
 				return nil, err
@@ -232,13 +227,18 @@ func (c *ctx) term(v value) (core.Term, error) {
 				xs[i] = float64(x)
 			}
 		}
-		sh := make(core.Shape, len(v.dims))
-		for i, d := range v.dims {
-			sh[i] = int(d)
-		}
-		return core.NewLitF(core.Type{Shape: sh, Dtype: c.dt}, xs)
+		return core.NewLitF(core.Type{Shape: shapeOfDims(v.dims), Dtype: c.dt}, xs)
 	}
 	return nil, errors.New("empty value")
+}
+
+// shapeOfDims is an ONNX tensor's dims as a shape.
+func shapeOfDims(dims []int64) core.Shape {
+	sh := make(core.Shape, len(dims))
+	for i, d := range dims {
+		sh[i] = int(d)
+	}
+	return sh
 }
 
 func dtypeOf(onnxType int64) core.Dtype {

@@ -50,15 +50,11 @@ var opTable = map[string]opFn{
 	"GreaterOrEqual": binaryOp(core.OpGe),
 	"LessOrEqual":    binaryOp(core.OpLe),
 	"Equal":          binaryOp(core.OpEq),
-	"Not": func(c *ctx, n *Node, ins []value) ([]value, error) {
-		x, err := c.floatIn(ins, 0)
-		if err != nil {
-			return nil, err
-		}
+	"Not": floatOp(1, func(c *ctx, n *Node, x []core.Term) (core.Term, error) {
 		var b core.Builder
-		t := b.Unary(core.OpNot, x)
-		return []value{{t: t}}, b.Err()
-	},
+		t := b.Unary(core.OpNot, x[0])
+		return t, b.Err()
+	}),
 	"Where":              opWhere,
 	"MatMul":             opMatMul,
 	"Gemm":               opGemm,
@@ -70,14 +66,14 @@ var opTable = map[string]opFn{
 	"GlobalAveragePool":  floatOp(1, func(c *ctx, n *Node, x []core.Term) (core.Term, error) { return lower.GlobalAvgPool2D(x[0]) }),
 	"BatchNormalization": opBatchNorm,
 	"Flatten":            opFlatten,
-	"Reshape":            opReshape,
+	"Reshape":            floatFirst(opReshape),
 	"Transpose":          opTranspose,
 	"Squeeze":            opSqueeze(false),
 	"Unsqueeze":          opSqueeze(true),
 	"Concat":             opConcat,
 	"Split":              opSplit,
-	"Slice":              opSlice,
-	"Pad":                opPad,
+	"Slice":              floatFirst(opSlice),
+	"Pad":                floatFirst(opPad),
 	"Gather":             opGather,
 	"Constant":           opConstant,
 	"Shape":              opShape,
@@ -87,8 +83,8 @@ var opTable = map[string]opFn{
 	"ReduceMin":          opReduce("min"),
 	"ReduceProd":         opReduce("prod"),
 	"ReduceLogSumExp":    opReduce("logsumexp"),
-	"CumSum":             opCumSum,
-	"Clip":               opClip,
+	"CumSum":             floatFirst(opCumSum),
+	"Clip":               floatFirst(opClip),
 	"Cast":               opCast,
 }
 
@@ -155,6 +151,19 @@ func (c *ctx) floatIn(ins []value, i int) (core.Term, error) {
 	return c.term(ins[i])
 }
 
+// floatIns is the first k inputs as float terms.
+func (c *ctx) floatIns(ins []value, k int) ([]core.Term, error) {
+	xs := make([]core.Term, k)
+	for i := range xs {
+		t, err := c.floatIn(ins, i)
+		if err != nil {
+			return nil, err
+		}
+		xs[i] = t
+	}
+	return xs, nil
+}
+
 // constInts is input i as integer constants (shapes, axes, indices).
 func constInts(ins []value, i int, what string) ([]int64, bool, error) {
 	if i >= len(ins) || (ins[i].t == nil && !ins[i].isInt && !ins[i].isF) {
@@ -212,20 +221,32 @@ func named(name string) opFn {
 // floatOp lowers a node whose first k inputs are float terms and whose one output is f's.
 func floatOp(k int, f func(c *ctx, n *Node, x []core.Term) (core.Term, error)) opFn {
 	return func(c *ctx, n *Node, ins []value) ([]value, error) {
-		xs := make([]core.Term, k)
-		for i := range xs {
-			t, err := c.floatIn(ins, i)
-			if err != nil {
-				return nil, err
-			}
-			xs[i] = t
-		}
-		t, err := f(c, n, xs)
+		xs, err := c.floatIns(ins, k)
 		if err != nil {
 			return nil, err
 		}
-		return []value{{t: t}}, nil
+		return one(f(c, n, xs))
 	}
+}
+
+// floatFirst lowers a node whose first input is a float term x and whose one output is f's;
+// f reads the node's other inputs from ins.
+func floatFirst(f func(c *ctx, n *Node, x core.Term, ins []value) (core.Term, error)) opFn {
+	return func(c *ctx, n *Node, ins []value) ([]value, error) {
+		x, err := c.floatIn(ins, 0)
+		if err != nil {
+			return nil, err
+		}
+		return one(f(c, n, x, ins))
+	}
+}
+
+// one is the outputs of a node whose one output is t (none when err is set).
+func one(t core.Term, err error) ([]value, error) {
+	if err != nil {
+		return nil, err
+	}
+	return []value{{t: t}}, nil
 }
 
 func zerosLike(x core.Term) core.Term {
@@ -326,8 +347,7 @@ func opPow(c *ctx, n *Node, ins []value) ([]value, error) {
 				return []value{{t: x}}, nil
 			}
 			if name != "" {
-				t, err := lower.Unary(name, x)
-				return []value{{t: t}}, err
+				return one(lower.Unary(name, x))
 			}
 		}
 	}

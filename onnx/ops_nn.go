@@ -40,15 +40,11 @@ func opMatMul(c *ctx, n *Node, ins []value) ([]value, error) {
 }
 
 func opGemm(c *ctx, n *Node, ins []value) ([]value, error) {
-	a, err := c.floatIn(ins, 0)
+	ab, err := c.floatIns(ins, 2)
 	if err != nil {
 		return nil, err
 	}
-	bm, err := c.floatIn(ins, 1)
-	if err != nil {
-		return nil, err
-	}
-	t, err := lower.MatMul(a, bm, n.attrInt("transA", 0) != 0, n.attrInt("transB", 0) != 0)
+	t, err := lower.MatMul(ab[0], ab[1], n.attrInt("transA", 0) != 0, n.attrInt("transB", 0) != 0)
 	if err != nil {
 		return nil, err
 	}
@@ -148,14 +144,11 @@ func window(n *Node, kernel []int64) (lower.Window, error) {
 }
 
 func opConv(c *ctx, n *Node, ins []value) ([]value, error) {
-	x, err := c.floatIn(ins, 0)
+	xf, err := c.floatIns(ins, 2)
 	if err != nil {
 		return nil, err
 	}
-	f, err := c.floatIn(ins, 1)
-	if err != nil {
-		return nil, err
-	}
+	x, f := xf[0], xf[1]
 	fs := shapeOf(f)
 	if len(shapeOf(x)) != 4 || len(fs) != 4 {
 		return nil, errors.Errorf("input %v and weight %v: only 2-D convolutions (rank 4) are supported", shapeOf(x), fs)
@@ -261,18 +254,13 @@ func opPool(avg bool) opFn {
 }
 
 func opBatchNorm(c *ctx, n *Node, ins []value) ([]value, error) {
-	var xs [5]core.Term
-	for i := range xs {
-		t, err := c.floatIn(ins, i)
-		if err != nil {
-			return nil, err
-		}
-		xs[i] = t
+	xs, err := c.floatIns(ins, 5)
+	if err != nil {
+		return nil, err
 	}
 	eps := n.attrFloat("epsilon", 1e-5)
 	x, scale, bias, mean, variance := xs[0], xs[1], xs[2], xs[3], xs[4]
 	var y core.Term
-	var err error
 	if n.attrInt("training_mode", 0) != 0 || (c.opset < 14 && len(n.Outputs) > 1 && n.Outputs[1] != "") {
 		// batch statistics (the running-statistics outputs are not produced)
 		if y, err = lower.BatchNormTrain(x, eps); err != nil {

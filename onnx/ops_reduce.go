@@ -80,11 +80,7 @@ func opReduce(kind string) opFn {
 	}
 }
 
-func opClip(c *ctx, n *Node, ins []value) ([]value, error) {
-	x, err := c.floatIn(ins, 0)
-	if err != nil {
-		return nil, err
-	}
+func opClip(c *ctx, n *Node, x core.Term, ins []value) (core.Term, error) {
 	lo, hi := math.Inf(-1), math.Inf(1)
 	if c.opset < 11 {
 		lo, hi = n.attrFloat("min", lo), n.attrFloat("max", hi)
@@ -104,8 +100,7 @@ func opClip(c *ctx, n *Node, ins []value) ([]value, error) {
 			*p = f[0]
 		}
 	}
-	t, err := lower.Clamp(x, lo, hi)
-	return []value{{t: t}}, err
+	return lower.Clamp(x, lo, hi)
 }
 
 func opCast(c *ctx, n *Node, ins []value) ([]value, error) {
@@ -125,13 +120,9 @@ func opCast(c *ctx, n *Node, ins []value) ([]value, error) {
 
 // opWhere selects element-wise between X and Y by a boolean condition (all three broadcast).
 func opWhere(c *ctx, n *Node, ins []value) ([]value, error) {
-	var xs [3]core.Term
-	for i := range xs {
-		t, err := c.floatIn(ins, i)
-		if err != nil {
-			return nil, err
-		}
-		xs[i] = t
+	xs, err := c.floatIns(ins, 3)
+	if err != nil {
+		return nil, err
 	}
 	if xs[0].Type().Dtype != core.Bool {
 		return nil, errors.Errorf("condition has type %v, want bool", xs[0].Type())
@@ -147,17 +138,12 @@ func opWhere(c *ctx, n *Node, ins []value) ([]value, error) {
 	if _, y, err = broadcastPair(m, y); err != nil {
 		return nil, err
 	}
-	t, err := lower.Where(m, x, y)
-	return []value{{t: t}}, err
+	return one(lower.Where(m, x, y))
 }
 
 // opCumSum: the cumulative sum along a constant axis (input 1), inclusive or exclusive,
 // forward or reverse (attributes exclusive and reverse).
-func opCumSum(c *ctx, n *Node, ins []value) ([]value, error) {
-	x, err := c.floatIn(ins, 0)
-	if err != nil {
-		return nil, err
-	}
+func opCumSum(c *ctx, n *Node, x core.Term, ins []value) (core.Term, error) {
 	ax, ok, err := constInts(ins, 1, "axis")
 	if err != nil || !ok || len(ax) != 1 {
 		return nil, errors.Wrap(orMissing(err, "axis"), "cumsum")
@@ -167,6 +153,5 @@ func opCumSum(c *ctx, n *Node, ins []value) ([]value, error) {
 		return nil, err
 	}
 	o := lower.ScanOptions{Exclusive: n.attrInt("exclusive", 0) != 0, Reverse: n.attrInt("reverse", 0) != 0}
-	t, err := lower.Scan(x, axis, lower.SumMonoid, o)
-	return []value{{t: t}}, err
+	return lower.Scan(x, axis, lower.SumMonoid, o)
 }

@@ -24,11 +24,7 @@ func opFlatten(c *ctx, n *Node, ins []value) ([]value, error) {
 	})(c, n, ins)
 }
 
-func opReshape(c *ctx, n *Node, ins []value) ([]value, error) {
-	x, err := c.floatIn(ins, 0)
-	if err != nil {
-		return nil, err
-	}
+func opReshape(c *ctx, n *Node, x core.Term, ins []value) (core.Term, error) {
 	want, ok, err := constInts(ins, 1, "shape")
 	if err != nil || !ok {
 		return nil, errors.Wrap(orMissing(err, "shape"), "reshape")
@@ -63,8 +59,7 @@ func opReshape(c *ctx, n *Node, ins []value) ([]value, error) {
 		}
 		out[infer] = sh.Size() / known
 	}
-	t, err := lower.Reshape(x, out)
-	return []value{{t: t}}, err
+	return lower.Reshape(x, out)
 }
 
 func orMissing(err error, what string) error {
@@ -152,8 +147,7 @@ func opSqueeze(unsq bool) opFn {
 				}
 			}
 		}
-		t, err := lower.Reshape(x, out)
-		return []value{{t: t}}, err
+		return one(lower.Reshape(x, out))
 	}
 }
 
@@ -180,20 +174,15 @@ func opConcat(c *ctx, n *Node, ins []value) ([]value, error) {
 		}
 		return []value{{ints: out, dims: []int64{int64(len(out))}, isInt: true}}, nil
 	}
-	xs := make([]core.Term, len(ins))
-	for i := range ins {
-		t, err := c.floatIn(ins, i)
-		if err != nil {
-			return nil, err
-		}
-		xs[i] = t
+	xs, err := c.floatIns(ins, len(ins))
+	if err != nil {
+		return nil, err
 	}
 	axis, err := normAxis(n.attrInt("axis", 0), len(shapeOf(xs[0])))
 	if err != nil {
 		return nil, err
 	}
-	t, err := lower.Concat(axis, xs...)
-	return []value{{t: t}}, err
+	return one(lower.Concat(axis, xs...))
 }
 
 func opSplit(c *ctx, n *Node, ins []value) ([]value, error) {
@@ -233,11 +222,7 @@ func opSplit(c *ctx, n *Node, ins []value) ([]value, error) {
 	return outs, nil
 }
 
-func opSlice(c *ctx, n *Node, ins []value) ([]value, error) {
-	x, err := c.floatIn(ins, 0)
-	if err != nil {
-		return nil, err
-	}
+func opSlice(c *ctx, n *Node, x core.Term, ins []value) (core.Term, error) {
 	sh := shapeOf(x)
 	get := func(i int, attr string) ([]int64, bool, error) {
 		if c.opset < 10 {
@@ -326,20 +311,17 @@ func opSlice(c *ctx, n *Node, ins []value) ([]value, error) {
 			return nil, err
 		}
 	}
-	return []value{{t: x}}, nil
+	return x, nil
 }
 
 // opPad: constant mode with zeros, as concatenations of zero blocks.
-func opPad(c *ctx, n *Node, ins []value) ([]value, error) {
-	x, err := c.floatIn(ins, 0)
-	if err != nil {
-		return nil, err
-	}
+func opPad(c *ctx, n *Node, x core.Term, ins []value) (core.Term, error) {
 	if m, ok := n.Attrs["mode"]; ok && m.S != "constant" {
 		return nil, errors.Errorf("mode %q: only constant padding is supported", m.S)
 	}
 	pads, ok := n.attrInts("pads")
 	if c.opset >= 11 {
+		var err error
 		if pads, ok, err = constInts(ins, 1, "pads"); err != nil {
 			return nil, err
 		}
@@ -381,12 +363,13 @@ func opPad(c *ctx, n *Node, ins []value) ([]value, error) {
 			parts = append(parts, z)
 		}
 		if len(parts) > 1 {
+			var err error
 			if x, err = lower.Concat(ax, parts...); err != nil {
 				return nil, err
 			}
 		}
 	}
-	return []value{{t: x}}, nil
+	return x, nil
 }
 
 func opGather(c *ctx, n *Node, ins []value) ([]value, error) {
@@ -420,8 +403,7 @@ func opGather(c *ctx, n *Node, ins []value) ([]value, error) {
 		}
 	}
 	if len(ins[1].dims) == 0 { // a scalar index removes the axis
-		t, err := lower.Slice(x, axis, int(idx[0]), 1, 1, false)
-		return []value{{t: t}}, err
+		return one(lower.Slice(x, axis, int(idx[0]), 1, 1, false))
 	}
 	if len(ins[1].dims) != 1 {
 		return nil, errors.Errorf("indices of shape %v: only scalar and 1-D indices are supported", ins[1].dims)
@@ -430,8 +412,7 @@ func opGather(c *ctx, n *Node, ins []value) ([]value, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err := lower.Take(x, lit, axis)
-	return []value{{t: t}}, err
+	return one(lower.Take(x, lit, axis))
 }
 
 func opConstant(c *ctx, n *Node, ins []value) ([]value, error) {

@@ -162,22 +162,33 @@ func runModel(t *testing.T, opset int64, ins []tIn, nodes []tNode) ([]float64, [
 	}
 	d := outs[0]
 	var vals []float64
-	switch x := d.Data().(type) {
-	case []float64:
-		vals = x
-	case float64:
-		vals = []float64{x}
+	if d.Dtype() == tensor.Float64 {
+		vals = d.Float64s() // a scalar's too
 	}
 	return vals, d.Shape().Clone(), nil
 }
 
-func iota(n int) []float64 {
-	out := make([]float64, n)
-	for i := range out {
-		out[i] = float64(i)
+// single is the one-node graph of n, whose inputs default to x and whose output is y.
+func single(n tNode) []tNode {
+	if n.ins == nil {
+		n.ins = []string{"x"}
 	}
-	return out
+	n.outs = []string{"y"}
+	return []tNode{n}
 }
+
+// wantPrefix fails t unless got begins with want (exactly).
+func wantPrefix(t *testing.T, got []float64, want ...float64) {
+	t.Helper()
+	for i, w := range want {
+		if got[i] != w {
+			t.Fatalf("%v, want %v", got, want)
+		}
+	}
+}
+
+// iota is 0, 1, …, n−1.
+func iota(n int) []float64 { return tensor.Range(tensor.Float64, 0, n).([]float64) }
 
 // TestOperators: single-node models against values worked out by hand from the ONNX
 // operator specification (opset 13 unless stated).
@@ -244,12 +255,7 @@ func TestOperators(t *testing.T) {
 	for _, c := range cases {
 		c := c
 		t.Run(c.name, func(t *testing.T) {
-			node := c.node
-			if node.ins == nil {
-				node.ins = []string{"x"}
-			}
-			node.outs = []string{"y"}
-			got, shape, err := runModel(t, c.opset, c.ins, []tNode{node})
+			got, shape, err := runModel(t, c.opset, c.ins, single(c.node))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -284,11 +290,7 @@ func TestPowConstant(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, w := range []float64{9, 0.25, 4} {
-		if got[i] != w {
-			t.Fatalf("%v, want [9 0.25 4]", got)
-		}
-	}
+	wantPrefix(t, got, 9, 0.25, 4)
 }
 
 // TestWhere: Where(Greater(x, 0), x, c) with c = −10 broadcast from a scalar is x where
@@ -305,11 +307,7 @@ func TestWhere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, w := range []float64{-10, 2, -10, 4} {
-		if got[i] != w {
-			t.Fatalf("%v, want [-10 2 -10 4]", got)
-		}
-	}
+	wantPrefix(t, got, -10, 2, -10, 4)
 	nodes = []tNode{
 		{op: "Less", ins: []string{"x", "z"}, outs: []string{"l"}},
 		{op: "Not", ins: []string{"l"}, outs: []string{"m"}},
@@ -318,11 +316,7 @@ func TestWhere(t *testing.T) {
 	if got, _, err = runModel(t, 13, []tIn{x, z, c}, nodes); err != nil {
 		t.Fatal(err)
 	}
-	for i, w := range []float64{-1, -10, -10, -10} {
-		if got[i] != w {
-			t.Fatalf("%v, want [-1 -10 -10 -10]", got)
-		}
-	}
+	wantPrefix(t, got, -1, -10, -10, -10)
 }
 
 // TestSplit: three outputs of sizes 1, 2, 1 along axis 1 (sizes from the input at opset 13).
@@ -337,11 +331,7 @@ func TestSplit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, w := range []float64{4, 2, 3, 1} {
-		if got[i] != w {
-			t.Fatalf("%v, want [4 2 3 1]", got)
-		}
-	}
+	wantPrefix(t, got, 4, 2, 3, 1)
 }
 
 // TestErrors: unsupported operators and attributes name the node, the operator and the opset.
@@ -359,19 +349,14 @@ func TestErrors(t *testing.T) {
 		{tNode{op: "Relu", ins: []string{"nope"}}, []string{`"nope"`, "not computed"}},
 	}
 	for _, c := range cases {
-		node := c.node
-		if node.ins == nil {
-			node.ins = []string{"x"}
-		}
-		node.outs = []string{"y"}
-		_, _, err := runModel(t, 13, []tIn{x}, []tNode{node})
+		_, _, err := runModel(t, 13, []tIn{x}, single(c.node))
 		if err == nil {
-			t.Errorf("%s: no error", node.op)
+			t.Errorf("%s: no error", c.node.op)
 			continue
 		}
 		for _, w := range c.want {
 			if !strings.Contains(err.Error(), w) {
-				t.Errorf("%s: error %q does not mention %q", node.op, err, w)
+				t.Errorf("%s: error %q does not mention %q", c.node.op, err, w)
 			}
 		}
 	}

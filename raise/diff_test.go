@@ -1,13 +1,10 @@
 package raise
 
 import (
-	"math"
 	"math/rand"
 	"testing"
 
 	"github.com/bulkad/bulkad/core"
-	"github.com/bulkad/bulkad/core/tensors"
-	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
 
@@ -122,99 +119,4 @@ func TestAgainstCoreEval(t *testing.T) {
 			raisedEqualsEval(t, p, args, tol)
 		})
 	}
-}
-
-// nodeFor makes an input node holding a copy of d (type of v).
-func nodeFor(t *testing.T, g *gorgonia.ExprGraph, v *core.Var, d *tensor.Dense) *gorgonia.Node {
-	t.Helper()
-	vt := v.Type()
-	dt, _ := tensorDtype(vt.Dtype)
-	var val gorgonia.Value
-	if len(vt.Shape) == 0 {
-		switch x := d.Data().(type) {
-		case float64:
-			val = gorgonia.NewF64(x)
-		case int64:
-			val = gorgonia.NewI64(x)
-		case float32:
-			val = gorgonia.NewF32(x)
-		}
-		n := gorgonia.NewScalar(g, dt, gorgonia.WithName(v.Name))
-		if err := gorgonia.Let(n, val); err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
-	n := gorgonia.NewTensor(g, dt, len(vt.Shape), gorgonia.WithShape(vt.Shape...), gorgonia.WithName(v.Name))
-	if err := gorgonia.Let(n, d.Clone().(*tensor.Dense)); err != nil {
-		t.Fatal(err)
-	}
-	return n
-}
-
-func sameValues(a, b any, tol float64) bool {
-	switch x := a.(type) {
-	case []float64:
-		y, ok := b.([]float64)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !(math.Abs(x[i]-y[i]) <= tol*(1+math.Abs(y[i])) || (x[i] != x[i] && y[i] != y[i])) {
-				return false
-			}
-		}
-		return true
-	case []float32:
-		y, ok := b.([]float32)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if math.Abs(float64(x[i]-y[i])) > tol*(1+math.Abs(float64(y[i]))) {
-				return false
-			}
-		}
-		return true
-	case []int64:
-		y, ok := b.([]int64)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if x[i] != y[i] {
-				return false
-			}
-		}
-		return true
-	}
-	return false
-}
-
-// raisedEqualsEval raises p with its parameters bound to nodes holding args, runs the nodes and
-// requires the first result to equal core.EvalTuple's within tol; it returns the raised nodes.
-func raisedEqualsEval(t *testing.T, p *core.Program, args map[string]*tensor.Dense, tol float64) []*gorgonia.Node {
-	t.Helper()
-	want, err := tensors.EvalTuple(p, args)
-	if err != nil {
-		t.Fatalf("core.EvalTuple: %v", err)
-	}
-	g := gorgonia.NewGraph()
-	bind := map[string]*gorgonia.Node{}
-	for _, v := range p.Params {
-		bind[v.Name] = nodeFor(t, g, v, args[v.Name])
-	}
-	outs := run(t, g, p, bind)
-	got, err := flat(outs[0].Value())
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantFlat, err := flat(want[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !sameValues(got, wantFlat, tol) {
-		t.Errorf("%s\n raise %v\n  core %v", p, got, wantFlat)
-	}
-	return outs
 }

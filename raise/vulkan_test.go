@@ -1,10 +1,7 @@
 package raise
 
 import (
-	"fmt"
-	"math"
 	"math/rand"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -13,15 +10,13 @@ import (
 
 	"github.com/bulkad/bulkad/core"
 	"github.com/bulkad/bulkad/vulkan"
-	"gorgonia.org/gorgonia"
+	"github.com/bulkad/bulkad/vulkan/vulkantest"
 	"gorgonia.org/tensor"
 )
 
 // testDevice is the Vulkan device of this test binary, opened once.
 var testDevice = sync.OnceValues(func() (*vulkan.Device, error) {
-	if os.Getenv("MESA_SHADER_CACHE_DISABLE") == "" {
-		os.Setenv("MESA_SHADER_CACHE_DISABLE", "true") // Mesa would write a cache under $HOME
-	}
+	vulkantest.NoShaderCache()
 	return vulkan.Open()
 })
 
@@ -30,10 +25,7 @@ func device(t *testing.T) *vulkan.Device {
 	t.Helper()
 	d, err := testDevice()
 	if err != nil {
-		if os.Getenv("VULKAN_REQUIRED") == "1" {
-			t.Fatalf("VULKAN_REQUIRED=1 but no Vulkan device: %v", err)
-		}
-		t.Skipf("no Vulkan device (set VULKAN_REQUIRED=1 to make this a failure): %v", err)
+		vulkantest.NoDevice(t, err)
 	}
 	return d
 }
@@ -166,103 +158,4 @@ func TestVulkanAutoOnCPUDevice(t *testing.T) {
 	if msg := compareScaled(got, want, 0); msg != "" {
 		t.Errorf("auto mode differs from the CPU: %s", msg)
 	}
-}
-
-// raiseRun raises p on a fresh graph holding copies of args (Vulkan v, nil for the CPU) and
-// returns the flat values of its result after two TapeMachine runs.
-func raiseRun(t *testing.T, p *core.Program, args map[string]*tensor.Dense, v *kern.Vulkan) any {
-	t.Helper()
-	g := gorgonia.NewGraph()
-	bind := map[string]*gorgonia.Node{}
-	for _, pv := range p.Params {
-		bind[pv.Name] = nodeFor(t, g, pv, args[pv.Name])
-	}
-	outs, err := RaiseWith(g, p, bind, Options{Vulkan: v})
-	if err != nil {
-		t.Fatalf("RaiseWith(%v): %v", p, err)
-	}
-	m := gorgonia.NewTapeMachine(g)
-	defer m.Close()
-	for i := 0; i < 2; i++ {
-		if err := m.RunAll(); err != nil {
-			t.Fatalf("RunAll(%v): %v", p, err)
-		}
-		if i == 0 {
-			m.Reset()
-		}
-	}
-	s, err := flat(outs[0].Value())
-	if err != nil {
-		t.Fatal(err)
-	}
-	switch x := s.(type) {
-	case []float32:
-		return append([]float32(nil), x...)
-	case []float64:
-		return append([]float64(nil), x...)
-	case []int64:
-		return append([]int64(nil), x...)
-	}
-	return s
-}
-
-func randDense(r *rand.Rand, dt string, sh ...int) *tensor.Dense {
-	n := core.Shape(sh).Size()
-	if dt == "f32" {
-		d := make([]float32, n)
-		for i := range d {
-			d[i] = float32(r.NormFloat64())
-		}
-		return tensor.New(tensor.WithShape(sh...), tensor.WithBacking(d))
-	}
-	d := make([]float64, n)
-	for i := range d {
-		d[i] = r.NormFloat64()
-	}
-	return tensor.New(tensor.WithShape(sh...), tensor.WithBacking(d))
-}
-
-// compareScaled compares element-wise within tol·(1 + max |want|) (exactly when tol = 0) and
-// describes the first difference ("" when none).
-func compareScaled(got, want any, tol float64) string {
-	g, w := toF64(got), toF64(want)
-	if g == nil || w == nil || len(g) != len(w) {
-		return fmt.Sprintf("types or lengths differ: %T[%d] vs %T[%d]", got, len(g), want, len(w))
-	}
-	scale := 0.0
-	for _, x := range w {
-		if !math.IsInf(x, 0) && !math.IsNaN(x) {
-			scale = math.Max(scale, math.Abs(x))
-		}
-	}
-	for i := range g {
-		if g[i] == w[i] || (math.IsNaN(g[i]) && math.IsNaN(w[i])) {
-			continue
-		}
-		if tol > 0 && math.Abs(g[i]-w[i]) <= tol*(1+scale) {
-			continue
-		}
-		return fmt.Sprintf("element %d: %v vs %v (scale %g, tol %g)", i, g[i], w[i], scale, tol)
-	}
-	return ""
-}
-
-func toF64(a any) []float64 {
-	switch x := a.(type) {
-	case []float64:
-		return x
-	case []float32:
-		y := make([]float64, len(x))
-		for i, v := range x {
-			y[i] = float64(v)
-		}
-		return y
-	case []int64:
-		y := make([]float64, len(x))
-		for i, v := range x {
-			y[i] = float64(v)
-		}
-		return y
-	}
-	return nil
 }

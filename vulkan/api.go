@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 	"unsafe"
 
@@ -201,75 +202,52 @@ func checkLen(op string, lens ...int) error {
 	return nil
 }
 
-// unaryCode maps an op name (core's names) to the shader's op code; f64 says whether the
-// float64 shader has it (GLSL has no double exp/log/trigonometric functions).
+// unaryOps are the op names (core's names) Unary accepts, indexed by the shader's op code;
+// the float64 shader has the first unaryF64 of them (GLSL has no double exp, log or
+// trigonometric functions).
+var unaryOps = []string{"neg", "abs", "sign", "floor", "ceil", "recip", "sqrt", "exp", "log", "sin",
+	"cos", "tan", "tanh", "sigmoid", "log1p", "expm1"}
+
+const unaryF64 = 7
+
+// binaryOps are the op symbols Binary accepts and their words (core's names), indexed by the
+// shader's op code; the float64 shader has the first binaryF64 of them.
+var binaryOps = []binaryOp{{"+", "add"}, {"-", "sub"}, {"*", "mul"}, {"/", "div"},
+	{"max", "max"}, {"min", "min"}, {"pow", "pow"}}
+
+const binaryF64 = 6
+
+type binaryOp struct{ sym, word string }
+
+// unaryCode maps an op name to the shader's op code; f64 says whether the float64 shader has it.
 func unaryCode(op string) (code uint32, f64, ok bool) {
-	switch op {
-	case "neg":
-		return 0, true, true
-	case "abs":
-		return 1, true, true
-	case "sign":
-		return 2, true, true
-	case "floor":
-		return 3, true, true
-	case "ceil":
-		return 4, true, true
-	case "recip":
-		return 5, true, true
-	case "sqrt":
-		return 6, true, true
-	case "exp":
-		return 7, false, true
-	case "log":
-		return 8, false, true
-	case "sin":
-		return 9, false, true
-	case "cos":
-		return 10, false, true
-	case "tan":
-		return 11, false, true
-	case "tanh":
-		return 12, false, true
-	case "sigmoid":
-		return 13, false, true
-	case "log1p":
-		return 14, false, true
-	case "expm1":
-		return 15, false, true
+	i := slices.Index(unaryOps, op)
+	if i < 0 {
+		return 0, false, false
 	}
-	return 0, false, false
+	return uint32(i), i < unaryF64, true
 }
 
-// binaryCode maps an op symbol or word (core's names) to the shader's op code.
+// binaryCode maps an op symbol or word to the shader's op code; f64 as for unaryCode.
 func binaryCode(op string) (code uint32, f64, ok bool) {
-	switch op {
-	case "+", "add":
-		return 0, true, true
-	case "-", "sub":
-		return 1, true, true
-	case "*", "mul":
-		return 2, true, true
-	case "/", "div":
-		return 3, true, true
-	case "max":
-		return 4, true, true
-	case "min":
-		return 5, true, true
-	case "pow":
-		return 6, false, true
+	i := slices.IndexFunc(binaryOps, func(b binaryOp) bool { return op == b.sym || op == b.word })
+	if i < 0 {
+		return 0, false, false
 	}
-	return 0, false, false
+	return uint32(i), i < binaryF64, true
 }
 
 // UnaryOps lists the op names Unary accepts (float32; see Supports for float64).
-func UnaryOps() []string {
-	return []string{"neg", "abs", "sign", "floor", "ceil", "recip", "sqrt", "exp", "log", "sin",
-		"cos", "tan", "tanh", "sigmoid", "log1p", "expm1"}
-}
+func UnaryOps() []string { return slices.Clone(unaryOps) }
 
 // BinaryOps lists the op names Binary accepts (float32; see Supports for float64).
-func BinaryOps() []string { return []string{"+", "-", "*", "/", "max", "min", "pow"} }
+func BinaryOps() []string {
+	ops := make([]string, len(binaryOps))
+	for i, b := range binaryOps {
+		ops[i] = b.sym
+	}
+	return ops
+}
 
 // Supports reports whether kernel ("unary", "binary", "sum", "argmax", "matmul", "gather",
 // "scatter", "replicate"; binary covers BinaryStrided, gather and scatter their affine forms)
@@ -505,31 +483,42 @@ func SumOuter[T Float](d *Device, dst, src []T) error {
 	return sumAxis(d, dst, src, 1, len(src)/len(dst), len(dst), reduceAuto)
 }
 
-func sumAxis[T Float](d *Device, dst, src []T, outer, n, inner, mode int) error {
-	const name = "sumAxis"
+// axisJob checks a reduction of src, viewed as [outer, n, inner], over its middle axis into
+// dst and plans its dispatch with the shaders named prefix; the caller adds the buffers. segs
+// (the number of results per output) is 0 when there is nothing to dispatch: no outputs, or
+// an empty axis, for which dst is cleared (the sum and the argmax of nothing are 0, as in
+// core's evaluator).
+func axisJob[E any, T Float](d *Device, name, prefix string, dst []E, src []T, outer, n, inner, mode int) (j job, segs int, err error) {
 	if err := checkAxis(name, len(dst), len(src), outer, n, inner); err != nil {
-		return err
+		return job{}, 0, err
 	}
 	outs := outer * inner
 	if outs == 0 {
-		return nil
+		return job{}, 0, nil
 	}
 	if n == 0 {
 		clear(dst)
-		return nil
+		return job{}, 0, nil
 	}
 	if mode == reduceAuto && d.Type() == CPU {
 		mode = reduceThread // no workgroup barriers on CPU devices; long axes still split
 	}
-	shader, perGroup, seg, segs := reducePlan("sum", suffix[T](), outs, n, mode)
+	shader, perGroup, seg, segs := reducePlan(prefix, suffix[T](), outs, n, mode)
+	return job{op: name, shader: shader,
+		passes: onePass(outs*segs, perGroup, uint32(outer), uint32(n), uint32(inner), uint32(seg))}, segs, nil
+}
+
+func sumAxis[T Float](d *Device, dst, src []T, outer, n, inner, mode int) error {
+	j, segs, err := axisJob(d, "sumAxis", "sum", dst, src, outer, n, inner, mode)
+	if err != nil || segs == 0 {
+		return err
+	}
 	out := dst
 	if segs > 1 {
-		out = make([]T, outs*segs)
+		out = make([]T, outer*inner*segs)
 	}
-	err := d.run(job{op: name, shader: shader,
-		passes: onePass(outs*segs, perGroup, uint32(outer), uint32(n), uint32(inner), uint32(seg)),
-		args:   []arg{argOf(out, false, true), argOf(src, true, false)}})
-	if err != nil || segs == 1 {
+	j.args = []arg{argOf(out, false, true), argOf(src, true, false)}
+	if err := d.run(j); err != nil || segs == 1 {
 		return err
 	}
 	for a := 0; a < outer; a++ {
@@ -560,30 +549,16 @@ func ArgmaxOuter[I Index, T Float](d *Device, dst []I, src []T) error {
 }
 
 func argmaxAxis[I Index, T Float](d *Device, dst []I, src []T, outer, n, inner, mode int) error {
-	const name = "argmaxAxis"
-	if err := checkAxis(name, len(dst), len(src), outer, n, inner); err != nil {
+	j, segs, err := axisJob(d, "argmaxAxis", "argmax", dst, src, outer, n, inner, mode)
+	if err != nil || segs == 0 {
 		return err
 	}
-	outs := outer * inner
-	if outs == 0 {
-		return nil
-	}
-	if n == 0 {
-		clear(dst) // as core's evaluator: argmax over an empty axis is 0
-		return nil
-	}
-	if mode == reduceAuto && d.Type() == CPU {
-		mode = reduceThread
-	}
-	shader, perGroup, seg, segs := reducePlan("argmax", suffix[T](), outs, n, mode)
 	out, direct := any(dst).([]int32)
 	if !direct || segs > 1 {
-		out = make([]int32, outs*segs)
+		out = make([]int32, outer*inner*segs)
 	}
-	err := d.run(job{op: name, shader: shader,
-		passes: onePass(outs*segs, perGroup, uint32(outer), uint32(n), uint32(inner), uint32(seg)),
-		args:   []arg{argOf(out, false, true), argOf(src, true, false)}})
-	if err != nil {
+	j.args = []arg{argOf(out, false, true), argOf(src, true, false)}
+	if err := d.run(j); err != nil {
 		return err
 	}
 	if segs == 1 {
@@ -644,42 +619,34 @@ const (
 // matmulWith runs the tiled shared-memory shader (GPUs) in dispatches of at most tileChunk
 // tiles and kChunk products; later k ranges accumulate.
 func matmulWith[T Float](d *Device, dst, a, b []T, m, k, n int, transA, transB bool, tileChunk, kChunk int) error {
-	if k == 0 {
-		clear(dst)
-		return nil
-	}
 	tiles := ((m + 15) / 16) * ((n + 15) / 16)
-	var passes []pass
-	for t0 := 0; t0 < tiles; t0 += tileChunk {
-		t1 := min(tiles, t0+tileChunk)
-		for k0 := 0; k0 < k; k0 += kChunk {
-			k1 := min(k, k0+kChunk)
-			passes = append(passes, pass{items: t1 - t0, perGroup: 1, push: []uint32{uint32(m), uint32(k), uint32(n),
-				uint32(t0), uint32(t1), uint32(k0), uint32(k1), b2u(k0 > 0)}})
-		}
-	}
-	return d.run(job{op: "matmul", shader: "matmul" + suffix[T](), spec: []uint32{b2u(transA), b2u(transB)}, passes: passes,
-		args: []arg{argOf(dst, false, true), argOf(a, true, false), argOf(b, true, false)}})
+	return matmulChunked(d, "matmul", dst, a, b, m, k, n, transA, transB, tiles, 1, tileChunk, kChunk)
 }
 
 // matmulSimple runs the one-invocation-per-output shader (CPU devices) in dispatches of at
 // most outChunk outputs and kChunk products.
 func matmulSimple[T Float](d *Device, dst, a, b []T, m, k, n int, transA, transB bool, outChunk, kChunk int) error {
+	return matmulChunked(d, "matmul_simple", dst, a, b, m, k, n, transA, transB, m*n, 256, outChunk, kChunk)
+}
+
+// matmulChunked runs a matmul shader over its units of work (units of them, perGroup per
+// workgroup) in dispatches of at most chunk units and kChunk products; later k ranges
+// accumulate.
+func matmulChunked[T Float](d *Device, shader string, dst, a, b []T, m, k, n int, transA, transB bool, units, perGroup, chunk, kChunk int) error {
 	if k == 0 {
 		clear(dst)
 		return nil
 	}
-	outs := m * n
 	var passes []pass
-	for o0 := 0; o0 < outs; o0 += outChunk {
-		o1 := min(outs, o0+outChunk)
+	for u0 := 0; u0 < units; u0 += chunk {
+		u1 := min(units, u0+chunk)
 		for k0 := 0; k0 < k; k0 += kChunk {
 			k1 := min(k, k0+kChunk)
-			passes = append(passes, pass{items: o1 - o0, perGroup: 256, push: []uint32{uint32(m), uint32(k), uint32(n),
-				uint32(o0), uint32(o1), uint32(k0), uint32(k1), b2u(k0 > 0)}})
+			passes = append(passes, pass{items: u1 - u0, perGroup: perGroup, push: []uint32{uint32(m), uint32(k), uint32(n),
+				uint32(u0), uint32(u1), uint32(k0), uint32(k1), b2u(k0 > 0)}})
 		}
 	}
-	return d.run(job{op: "matmul", shader: "matmul_simple" + suffix[T](), spec: []uint32{b2u(transA), b2u(transB)}, passes: passes,
+	return d.run(job{op: "matmul", shader: shader + suffix[T](), spec: []uint32{b2u(transA), b2u(transB)}, passes: passes,
 		args: []arg{argOf(dst, false, true), argOf(a, true, false), argOf(b, true, false)}})
 }
 

@@ -169,29 +169,17 @@ func (d *Device) createDevice(api, devAPI uint32) error {
 	hasAtomicInt64 := useFeatures2 && exts["VK_KHR_shader_atomic_int64"]
 
 	var feats vkPhysicalDeviceFeatures
-	atomicFloat := &vkPhysicalDeviceShaderAtomicFloatFeatures{sType: stPhysicalDeviceAtomicFloatFeature}
-	atomicInt64 := &vkPhysicalDeviceShaderAtomicInt64Features{sType: stPhysicalDeviceAtomicInt64}
-	f2 := &vkPhysicalDeviceFeatures2{sType: stPhysicalDeviceFeatures2}
+	has := newFeatureChain(hasAtomicFloat, hasAtomicInt64)
 	if useFeatures2 {
-		var next unsafe.Pointer
-		if hasAtomicInt64 {
-			atomicInt64.pNext = next
-			next = unsafe.Pointer(atomicInt64)
-		}
-		if hasAtomicFloat {
-			atomicFloat.pNext = next
-			next = unsafe.Pointer(atomicFloat)
-		}
-		f2.pNext = next
-		v.getPhysicalDeviceFeatures2(d.physical, unsafe.Pointer(f2))
-		feats = f2.features
+		v.getPhysicalDeviceFeatures2(d.physical, unsafe.Pointer(&has.f2))
+		feats = has.f2.features
 	} else {
 		v.getPhysicalDeviceFeatures(d.physical, unsafe.Pointer(&feats))
 	}
 	float64OK := feats[featShaderFloat64] != 0
 	int64OK := feats[featShaderInt64] != 0
-	atomicAdd := hasAtomicFloat && atomicFloat.flags[1] != 0
-	int64Atomics := hasAtomicInt64 && atomicInt64.shaderBufferInt64Atomics != 0
+	atomicAdd := hasAtomicFloat && has.atomicFloat.flags[1] != 0
+	int64Atomics := hasAtomicInt64 && has.atomicInt64.shaderBufferInt64Atomics != 0
 
 	// Enable exactly what is used.
 	var enable vkPhysicalDeviceFeatures
@@ -202,26 +190,19 @@ func (d *Device) createDevice(api, devAPI uint32) error {
 		enable[featShaderInt64] = 1
 	}
 	var extNames []*byte
-	ef2 := &vkPhysicalDeviceFeatures2{sType: stPhysicalDeviceFeatures2, features: enable}
-	eFloat := &vkPhysicalDeviceShaderAtomicFloatFeatures{sType: stPhysicalDeviceAtomicFloatFeature}
-	eInt64 := &vkPhysicalDeviceShaderAtomicInt64Features{sType: stPhysicalDeviceAtomicInt64}
+	en := newFeatureChain(atomicAdd, int64Atomics && int64OK)
+	en.f2.features = enable
 	dci := &vkDeviceCreateInfo{sType: stDeviceCreateInfo}
 	if useFeatures2 {
-		var next unsafe.Pointer
 		if atomicAdd {
-			eFloat.flags[1] = 1
-			eFloat.pNext = next
-			next = unsafe.Pointer(eFloat)
+			en.atomicFloat.flags[1] = 1
 			extNames = append(extNames, cStr("VK_EXT_shader_atomic_float"))
 		}
 		if int64Atomics && int64OK {
-			eInt64.shaderBufferInt64Atomics = 1
-			eInt64.pNext = next
-			next = unsafe.Pointer(eInt64)
+			en.atomicInt64.shaderBufferInt64Atomics = 1
 			extNames = append(extNames, cStr("VK_KHR_shader_atomic_int64"))
 		}
-		ef2.pNext = next
-		dci.pNext = unsafe.Pointer(ef2)
+		dci.pNext = unsafe.Pointer(&en.f2)
 	} else {
 		dci.pEnabledFeatures = &enable
 	}
@@ -238,9 +219,7 @@ func (d *Device) createDevice(api, devAPI uint32) error {
 	}
 	runtime.KeepAlive(dci)
 	runtime.KeepAlive(qci)
-	runtime.KeepAlive(ef2)
-	runtime.KeepAlive(eFloat)
-	runtime.KeepAlive(eInt64)
+	runtime.KeepAlive(en)
 	runtime.KeepAlive(extNames)
 
 	d.info.Float64 = float64OK
@@ -259,6 +238,30 @@ func (d *Device) createDevice(api, devAPI uint32) error {
 	return d.createObjects()
 }
 
+// featureChain is a VkPhysicalDeviceFeatures2 and the extension feature structures the
+// kernels use, the latter linked into its pNext chain when their extension is used: filled
+// by the feature query, or set to what the logical device enables.
+type featureChain struct {
+	f2          vkPhysicalDeviceFeatures2
+	atomicFloat vkPhysicalDeviceShaderAtomicFloatFeatures
+	atomicInt64 vkPhysicalDeviceShaderAtomicInt64Features
+}
+
+func newFeatureChain(atomicFloat, atomicInt64 bool) *featureChain {
+	c := &featureChain{
+		f2:          vkPhysicalDeviceFeatures2{sType: stPhysicalDeviceFeatures2},
+		atomicFloat: vkPhysicalDeviceShaderAtomicFloatFeatures{sType: stPhysicalDeviceAtomicFloatFeature},
+		atomicInt64: vkPhysicalDeviceShaderAtomicInt64Features{sType: stPhysicalDeviceAtomicInt64},
+	}
+	if atomicInt64 {
+		c.atomicInt64.pNext, c.f2.pNext = c.f2.pNext, unsafe.Pointer(&c.atomicInt64)
+	}
+	if atomicFloat {
+		c.atomicFloat.pNext, c.f2.pNext = c.f2.pNext, unsafe.Pointer(&c.atomicFloat)
+	}
+	return c
+}
+
 func (d *Device) createObjects() error {
 	v := d.v
 	var binds [numSlots]vkDescriptorSetLayoutBinding
@@ -266,42 +269,34 @@ func (d *Device) createObjects() error {
 		binds[i] = vkDescriptorSetLayoutBinding{binding: uint32(i), descriptorType: descriptorStorageBuffer, descriptorCount: 1, stageFlags: shaderStageCompute}
 	}
 	dslci := &vkDescriptorSetLayoutCreateInfo{sType: stDescriptorSetLayoutCreateInfo, bindingCount: numSlots, pBindings: &binds[0]}
-	if r := v.createDescriptorSetLayout(d.device, unsafe.Pointer(dslci), nil, unsafe.Pointer(&d.dsLayout)); r != vkSuccess {
-		return vkError("open: create descriptor set layout", r)
+	if err := d.create(v.createDescriptorSetLayout, unsafe.Pointer(dslci), &d.dsLayout, "open: create descriptor set layout"); err != nil {
+		return err
 	}
-	runtime.KeepAlive(dslci)
 	pcr := &vkPushConstantRange{stageFlags: shaderStageCompute, size: pushBytes}
 	plci := &vkPipelineLayoutCreateInfo{sType: stPipelineLayoutCreateInfo, setLayoutCount: 1, pSetLayouts: &d.dsLayout, pushConstantRangeCount: 1, pPushConstantRanges: pcr}
-	if r := v.createPipelineLayout(d.device, unsafe.Pointer(plci), nil, unsafe.Pointer(&d.pipeLayout)); r != vkSuccess {
-		return vkError("open: create pipeline layout", r)
+	if err := d.create(v.createPipelineLayout, unsafe.Pointer(plci), &d.pipeLayout, "open: create pipeline layout"); err != nil {
+		return err
 	}
-	runtime.KeepAlive(plci)
 	ps := &vkDescriptorPoolSize{typ: descriptorStorageBuffer, descriptorCount: numSlots}
 	dpci := &vkDescriptorPoolCreateInfo{sType: stDescriptorPoolCreateInfo, maxSets: 1, poolSizeCount: 1, pPoolSizes: ps}
-	if r := v.createDescriptorPool(d.device, unsafe.Pointer(dpci), nil, unsafe.Pointer(&d.descPool)); r != vkSuccess {
-		return vkError("open: create descriptor pool", r)
+	if err := d.create(v.createDescriptorPool, unsafe.Pointer(dpci), &d.descPool, "open: create descriptor pool"); err != nil {
+		return err
 	}
-	runtime.KeepAlive(dpci)
 	dsai := &vkDescriptorSetAllocateInfo{sType: stDescriptorSetAllocateInfo, descriptorPool: d.descPool, descriptorSetCount: 1, pSetLayouts: &d.dsLayout}
-	if r := v.allocateDescriptorSets(d.device, unsafe.Pointer(dsai), unsafe.Pointer(&d.descSet)); r != vkSuccess {
-		return vkError("open: allocate descriptor set", r)
+	if err := d.allocate(v.allocateDescriptorSets, unsafe.Pointer(dsai), &d.descSet, "open: allocate descriptor set"); err != nil {
+		return err
 	}
-	runtime.KeepAlive(dsai)
 	cpci := &vkCommandPoolCreateInfo{sType: stCommandPoolCreateInfo, flags: commandPoolResetBuffer, queueFamilyIndex: d.family}
-	if r := v.createCommandPool(d.device, unsafe.Pointer(cpci), nil, unsafe.Pointer(&d.cmdPool)); r != vkSuccess {
-		return vkError("open: create command pool", r)
+	if err := d.create(v.createCommandPool, unsafe.Pointer(cpci), &d.cmdPool, "open: create command pool"); err != nil {
+		return err
 	}
-	runtime.KeepAlive(cpci)
 	cbai := &vkCommandBufferAllocateInfo{sType: stCommandBufferAllocateInfo, commandPool: d.cmdPool, level: commandBufferLevelPrimary, commandBufferCount: 1}
-	if r := v.allocateCommandBuffers(d.device, unsafe.Pointer(cbai), unsafe.Pointer(&d.cmdBuf)); r != vkSuccess {
-		return vkError("open: allocate command buffer", r)
+	if err := d.allocate(v.allocateCommandBuffers, unsafe.Pointer(cbai), &d.cmdBuf, "open: allocate command buffer"); err != nil {
+		return err
 	}
-	runtime.KeepAlive(cbai)
-	fci := &vkFenceCreateInfo{sType: stFenceCreateInfo}
-	if r := v.createFence(d.device, unsafe.Pointer(fci), nil, unsafe.Pointer(&d.fence)); r != vkSuccess {
-		return vkError("open: create fence", r)
+	if err := d.create(v.createFence, unsafe.Pointer(&vkFenceCreateInfo{sType: stFenceCreateInfo}), &d.fence, "open: create fence"); err != nil {
+		return err
 	}
-	runtime.KeepAlive(fci)
 	// Stage through device-local memory when host-visible memory is not device-local (and
 	// some device-local memory exists): discrete GPUs.
 	if mt, ok := hostMemoryType(v, d.physical, ^uint32(0)); ok {
@@ -317,6 +312,34 @@ func (d *Device) createObjects() error {
 		}
 	}
 	return nil
+}
+
+// create calls one of the device's vkCreate* (or vkAllocateMemory) functions with info,
+// storing the new handle in out; what names the call in the error.
+func (d *Device) create(fn func(device uintptr, info, alloc, out unsafe.Pointer) int32, info unsafe.Pointer, out *uintptr, what string) error {
+	r := fn(d.device, info, nil, unsafe.Pointer(out))
+	runtime.KeepAlive(info)
+	if r != vkSuccess {
+		return vkError(what, r)
+	}
+	return nil
+}
+
+// allocate is create for the vkAllocate* functions of objects from pools (no allocator).
+func (d *Device) allocate(fn func(device uintptr, info, out unsafe.Pointer) int32, info unsafe.Pointer, out *uintptr, what string) error {
+	r := fn(d.device, info, unsafe.Pointer(out))
+	runtime.KeepAlive(info)
+	if r != vkSuccess {
+		return vkError(what, r)
+	}
+	return nil
+}
+
+// release destroys (or frees) the device's object h with fn when it was created (h != 0).
+func (d *Device) release(fn func(device, h uintptr, alloc unsafe.Pointer), h uintptr) {
+	if h != 0 {
+		fn(d.device, h, nil)
+	}
 }
 
 func typeScore(t uint32) int {
@@ -435,10 +458,9 @@ func (d *Device) ensureSlot(i int, bytes int) error {
 func (d *Device) newBuffer(size uint64, usage uint32, host bool) (buf, mem uintptr, flags uint32, err error) {
 	v := d.v
 	bci := &vkBufferCreateInfo{sType: stBufferCreateInfo, size: size, usage: usage, sharingMode: sharingModeExclusive}
-	if r := v.createBuffer(d.device, unsafe.Pointer(bci), nil, unsafe.Pointer(&buf)); r != vkSuccess {
-		return 0, 0, 0, vkError("create buffer of "+strconv.Itoa(int(size))+" bytes", r)
+	if err := d.create(v.createBuffer, unsafe.Pointer(bci), &buf, "create buffer of "+strconv.Itoa(int(size))+" bytes"); err != nil {
+		return 0, 0, 0, err
 	}
-	runtime.KeepAlive(bci)
 	var req vkMemoryRequirements
 	v.getBufferMemoryRequirements(d.device, buf, unsafe.Pointer(&req))
 	var mt uint32
@@ -456,11 +478,10 @@ func (d *Device) newBuffer(size uint64, usage uint32, host bool) (buf, mem uintp
 		return 0, 0, 0, errors.Errorf("vulkan: create buffer: %s has no suitable memory type for storage buffers (host-visible: %v)", d.info.Name, host)
 	}
 	mai := &vkMemoryAllocateInfo{sType: stMemoryAllocateInfo, allocationSize: req.size, memoryTypeIndex: mt}
-	if r := v.allocateMemory(d.device, unsafe.Pointer(mai), nil, unsafe.Pointer(&mem)); r != vkSuccess {
+	if err := d.create(v.allocateMemory, unsafe.Pointer(mai), &mem, "allocate "+strconv.Itoa(int(req.size))+" bytes"); err != nil {
 		v.destroyBuffer(d.device, buf, nil)
-		return 0, 0, 0, vkError("allocate "+strconv.Itoa(int(req.size))+" bytes", r)
+		return 0, 0, 0, err
 	}
-	runtime.KeepAlive(mai)
 	if r := v.bindBufferMemory(d.device, buf, mem, 0); r != vkSuccess {
 		v.destroyBuffer(d.device, buf, nil)
 		v.freeMemory(d.device, mem, nil)
@@ -489,18 +510,10 @@ func (d *Device) freeSlot(i int) {
 	if s.mapped != nil {
 		v.unmapMemory(d.device, s.memory)
 	}
-	if s.buffer != 0 {
-		v.destroyBuffer(d.device, s.buffer, nil)
-	}
-	if s.memory != 0 {
-		v.freeMemory(d.device, s.memory, nil)
-	}
-	if s.devBuffer != 0 {
-		v.destroyBuffer(d.device, s.devBuffer, nil)
-	}
-	if s.devMemory != 0 {
-		v.freeMemory(d.device, s.devMemory, nil)
-	}
+	d.release(v.destroyBuffer, s.buffer)
+	d.release(v.freeMemory, s.memory)
+	d.release(v.destroyBuffer, s.devBuffer)
+	d.release(v.freeMemory, s.devMemory)
 	*s = slot{}
 }
 
@@ -521,11 +534,11 @@ func (d *Device) pipeline(shader string, spec []uint32) (uintptr, error) {
 	v := d.v
 	smci := &vkShaderModuleCreateInfo{sType: stShaderModuleCreateInfo, codeSize: uintptr(4 * len(code)), pCode: &code[0]}
 	var module uintptr
-	if r := v.createShaderModule(d.device, unsafe.Pointer(smci), nil, unsafe.Pointer(&module)); r != vkSuccess {
-		return 0, vkError("create shader module "+shader, r)
-	}
-	runtime.KeepAlive(smci)
+	err = d.create(v.createShaderModule, unsafe.Pointer(smci), &module, "create shader module "+shader)
 	runtime.KeepAlive(code)
+	if err != nil {
+		return 0, err
+	}
 	defer v.destroyShaderModule(d.device, module, nil)
 	cpci := &vkComputePipelineCreateInfo{
 		sType: stComputePipelineCreateInfo,
@@ -794,21 +807,11 @@ func (d *Device) destroy() {
 		for i := range d.slots {
 			d.freeSlot(i)
 		}
-		if d.fence != 0 {
-			v.destroyFence(d.device, d.fence, nil)
-		}
-		if d.cmdPool != 0 {
-			v.destroyCommandPool(d.device, d.cmdPool, nil)
-		}
-		if d.descPool != 0 {
-			v.destroyDescriptorPool(d.device, d.descPool, nil)
-		}
-		if d.pipeLayout != 0 {
-			v.destroyPipelineLayout(d.device, d.pipeLayout, nil)
-		}
-		if d.dsLayout != 0 {
-			v.destroyDescriptorSetLayout(d.device, d.dsLayout, nil)
-		}
+		d.release(v.destroyFence, d.fence)
+		d.release(v.destroyCommandPool, d.cmdPool)
+		d.release(v.destroyDescriptorPool, d.descPool)
+		d.release(v.destroyPipelineLayout, d.pipeLayout)
+		d.release(v.destroyDescriptorSetLayout, d.dsLayout)
 		v.destroyDevice(d.device, nil)
 	}
 	if d.instance != 0 {

@@ -208,7 +208,7 @@ func TestBinary(t *testing.T) {
 				bad := 0
 				for i := range dst {
 					xi, yi := x[i%nx], y[i%ny]
-					want := binary32(op, xi, yi)
+					want := binaryRef(op, xi, yi)
 					ok := math.Float32bits(dst[i]) == math.Float32bits(want)
 					if op == "pow" {
 						w := math.Pow(float64(xi), float64(yi))
@@ -277,6 +277,17 @@ func within(got, want, mag, tol float64) bool {
 	return math.Abs(got-want) <= tol*mag+1e-30
 }
 
+// firstOff returns the first index at which got is not within tol of want (scaled by mag),
+// or -1.
+func firstOff[T Float](got []T, want, mag []float64, tol float64) int {
+	for i := range got {
+		if !within(float64(got[i]), want[i], mag[i], tol) {
+			return i
+		}
+	}
+	return -1
+}
+
 func tolOf[T Float]() float64 {
 	if is64[T]() {
 		return 1e-12
@@ -284,33 +295,37 @@ func tolOf[T Float]() float64 {
 	return 1e-5
 }
 
-func testSum[T Float](t *testing.T, d *Device) {
-	shapes := [][3]int{{1, 1, 1}, {1, 7, 1}, {3, 7, 5}, {2, 1000, 17}, {1000, 3, 1}, {1, 1000003, 1}, {7, 300, 33}, {4, 0, 3}}
+// eachReduction runs f for every shape [outer, n, inner] in each reduction mode, with a
+// random source seeded from both.
+func eachReduction(shapes [][3]int, f func(sh [3]int, mode int, seed int64, rng *rand.Rand)) {
 	for _, sh := range shapes {
 		for _, mode := range []int{reduceAuto, reduceThread, reduceGroup} {
-			if sh[1] == 1000003 && mode == reduceThread && is64[T]() {
-				continue // one invocation summing a million values: correct but slow on lavapipe
-			}
-			outer, n, inner := sh[0], sh[1], sh[2]
-			seed := int64(outer*31 + n*7 + inner + mode)
-			rng := rand.New(rand.NewSource(seed))
-			src := uniform[T](rng, outer*n*inner, -1, 1)
-			dst := make([]T, outer*inner)
-			for i := range dst {
-				dst[i] = T(math.NaN()) // must be overwritten
-			}
-			if err := sumAxis(d, dst, src, outer, n, inner, mode); err != nil {
-				t.Fatalf("%v mode %d: %v", sh, mode, err)
-			}
-			want, mag := sumRef(src, outer, n, inner)
-			for i := range dst {
-				if !within(float64(dst[i]), want[i], mag[i], tolOf[T]()) {
-					t.Errorf("%s sum %v mode %d seed %d: out[%d] = %v, want %v (scale %v)", dtypeName[T](), sh, mode, seed, i, dst[i], want[i], mag[i])
-					break
-				}
-			}
+			seed := int64(sh[0]*31 + sh[1]*7 + sh[2] + mode)
+			f(sh, mode, seed, rand.New(rand.NewSource(seed)))
 		}
 	}
+}
+
+func testSum[T Float](t *testing.T, d *Device) {
+	shapes := [][3]int{{1, 1, 1}, {1, 7, 1}, {3, 7, 5}, {2, 1000, 17}, {1000, 3, 1}, {1, 1000003, 1}, {7, 300, 33}, {4, 0, 3}}
+	eachReduction(shapes, func(sh [3]int, mode int, seed int64, rng *rand.Rand) {
+		if sh[1] == 1000003 && mode == reduceThread && is64[T]() {
+			return // one invocation summing a million values: correct but slow on lavapipe
+		}
+		outer, n, inner := sh[0], sh[1], sh[2]
+		src := uniform[T](rng, outer*n*inner, -1, 1)
+		dst := make([]T, outer*inner)
+		for i := range dst {
+			dst[i] = T(math.NaN()) // must be overwritten
+		}
+		if err := sumAxis(d, dst, src, outer, n, inner, mode); err != nil {
+			t.Fatalf("%v mode %d: %v", sh, mode, err)
+		}
+		want, mag := sumRef(src, outer, n, inner)
+		if i := firstOff(dst, want, mag, tolOf[T]()); i >= 0 {
+			t.Errorf("%s sum %v mode %d seed %d: out[%d] = %v, want %v (scale %v)", dtypeName[T](), sh, mode, seed, i, dst[i], want[i], mag[i])
+		}
+	})
 	// SumOuter is the first-axis case.
 	src := []T{1, 2, 3, 4, 5, 6}
 	dst := make([]T, 3)
@@ -345,32 +360,28 @@ func TestSumAxis(t *testing.T) {
 
 func testArgmax[T Float](t *testing.T, d *Device) {
 	shapes := [][3]int{{1, 1, 1}, {1, 7, 1}, {5, 7, 3}, {2, 1000, 17}, {1000, 3, 1}, {1, 1000003, 1}, {3, 300, 33}}
-	for _, sh := range shapes {
-		for _, mode := range []int{reduceAuto, reduceThread, reduceGroup} {
-			outer, n, inner := sh[0], sh[1], sh[2]
-			seed := int64(outer*31 + n*7 + inner + mode)
-			rng := rand.New(rand.NewSource(seed))
-			src := make([]T, outer*n*inner)
-			for i := range src {
-				src[i] = T(rng.Intn(20) - 10) // many ties: the first maximum must win
-			}
-			want := argmaxRef(src, outer, n, inner)
-			got64 := make([]int64, outer*inner)
-			if err := argmaxAxis(d, got64, src, outer, n, inner, mode); err != nil {
-				t.Fatalf("%v: %v", sh, err)
-			}
-			got32 := make([]int32, outer*inner)
-			if err := argmaxAxis(d, got32, src, outer, n, inner, mode); err != nil {
-				t.Fatalf("%v: %v", sh, err)
-			}
-			for i := range want {
-				if got64[i] != want[i] || int64(got32[i]) != want[i] {
-					t.Errorf("%s argmax %v mode %d seed %d: out[%d] = %d (int32 %d), want %d", dtypeName[T](), sh, mode, seed, i, got64[i], got32[i], want[i])
-					break
-				}
+	eachReduction(shapes, func(sh [3]int, mode int, seed int64, rng *rand.Rand) {
+		outer, n, inner := sh[0], sh[1], sh[2]
+		src := make([]T, outer*n*inner)
+		for i := range src {
+			src[i] = T(rng.Intn(20) - 10) // many ties: the first maximum must win
+		}
+		want := argmaxRef(src, outer, n, inner)
+		got64 := make([]int64, outer*inner)
+		if err := argmaxAxis(d, got64, src, outer, n, inner, mode); err != nil {
+			t.Fatalf("%v: %v", sh, err)
+		}
+		got32 := make([]int32, outer*inner)
+		if err := argmaxAxis(d, got32, src, outer, n, inner, mode); err != nil {
+			t.Fatalf("%v: %v", sh, err)
+		}
+		for i := range want {
+			if got64[i] != want[i] || int64(got32[i]) != want[i] {
+				t.Errorf("%s argmax %v mode %d seed %d: out[%d] = %d (int32 %d), want %d", dtypeName[T](), sh, mode, seed, i, got64[i], got32[i], want[i])
+				break
 			}
 		}
-	}
+	})
 	src := []T{3, 5, 9, 4, 5, 1}
 	dst := make([]int64, 3)
 	if err := ArgmaxOuter(d, dst, src); err != nil {
@@ -436,12 +447,9 @@ func testMatMul[T Float](t *testing.T, d *Device, sizes [][3]int) {
 					if err := run(dst); err != nil {
 						t.Fatalf("%v variant %d: %v", sz, vi, err)
 					}
-					for i := range dst {
-						if !within(float64(dst[i]), want[i], mag[i], tolOf[T]()) {
-							t.Errorf("%s matmul variant %d m=%d k=%d n=%d tA=%v tB=%v seed=%d: out[%d,%d] = %v, want %v",
-								dtypeName[T](), vi, m, k, n, ta, tb, seed, i/n, i%n, dst[i], want[i])
-							break
-						}
+					if i := firstOff(dst, want, mag, tolOf[T]()); i >= 0 {
+						t.Errorf("%s matmul variant %d m=%d k=%d n=%d tA=%v tB=%v seed=%d: out[%d,%d] = %v, want %v",
+							dtypeName[T](), vi, m, k, n, ta, tb, seed, i/n, i%n, dst[i], want[i])
 					}
 				}
 			}
@@ -471,11 +479,8 @@ func TestMatMul(t *testing.T) {
 			if err := run(); err != nil {
 				t.Fatal(err)
 			}
-			for i := range dst {
-				if !within(float64(dst[i]), want[i], mag[i], 1e-5) {
-					t.Errorf("split matmul variant %d %v: out[%d] = %v, want %v", vi, sz, i, dst[i], want[i])
-					break
-				}
+			if i := firstOff(dst, want, mag, 1e-5); i >= 0 {
+				t.Errorf("split matmul variant %d %v: out[%d] = %v, want %v", vi, sz, i, dst[i], want[i])
 			}
 		}
 	}
@@ -542,11 +547,8 @@ func testScatter[T Float](t *testing.T, d *Device, n int, shader string) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for i := range want {
-				if !within(float64(dst[i]), want[i], mag[i], tolOf[T]()) {
-					t.Errorf("%s scatter %q n=%d nDst=%d block=%d seed=%d: out[%d] = %v, want %v", dtypeName[T](), shader, n, nDst, block, seed, i, dst[i], want[i])
-					break
-				}
+			if i := firstOff(dst, want, mag, tolOf[T]()); i >= 0 {
+				t.Errorf("%s scatter %q n=%d nDst=%d block=%d seed=%d: out[%d] = %v, want %v", dtypeName[T](), shader, n, nDst, block, seed, i, dst[i], want[i])
 			}
 		}
 	}
@@ -667,37 +669,31 @@ func TestMaxMinSpecialValues(t *testing.T) {
 	nan, inf := math.NaN(), math.Inf(1)
 	negz := math.Copysign(0, -1)
 	vals := []float64{nan, 0, negz, 1, -1, inf, -inf}
-	var x32, y32 []float32
-	var x64, y64 []float64
-	for _, a := range vals {
-		for _, b := range vals {
-			x32, y32 = append(x32, float32(a)), append(y32, float32(b))
-			x64, y64 = append(x64, a), append(y64, b)
+	for _, op := range []string{"max", "min"} {
+		testMaxMinSpecial[float32](t, d, op, vals)
+		if d.SupportsFloat64() {
+			testMaxMinSpecial[float64](t, d, op, vals)
 		}
 	}
-	for _, op := range []string{"max", "min"} {
-		d32 := make([]float32, len(x32))
-		if err := Binary(d, op, d32, x32, y32); err != nil {
-			t.Fatal(err)
+}
+
+// testMaxMinSpecial applies op to every pair of vals and wants binaryRef's bits (any NaN for NaN).
+func testMaxMinSpecial[T Float](t *testing.T, d *Device, op string, vals []float64) {
+	var x, y []T
+	for _, a := range vals {
+		for _, b := range vals {
+			x, y = append(x, T(a)), append(y, T(b))
 		}
-		for i := range d32 {
-			want := float32(binaryRef(op, float64(x32[i]), float64(y32[i])))
-			if math.Float32bits(d32[i]) != math.Float32bits(want) && !(d32[i] != d32[i] && want != want) {
-				t.Errorf("float32 %s(%v, %v) = %v, want %v", op, x32[i], y32[i], d32[i], want)
-			}
-		}
-		if !d.SupportsFloat64() {
-			continue
-		}
-		d64 := make([]float64, len(x64))
-		if err := Binary(d, op, d64, x64, y64); err != nil {
-			t.Fatal(err)
-		}
-		for i := range d64 {
-			want := binaryRef(op, x64[i], y64[i])
-			if math.Float64bits(d64[i]) != math.Float64bits(want) && !(d64[i] != d64[i] && want != want) {
-				t.Errorf("float64 %s(%v, %v) = %v, want %v", op, x64[i], y64[i], d64[i], want)
-			}
+	}
+	dst := make([]T, len(x))
+	if err := Binary(d, op, dst, x, y); err != nil {
+		t.Fatal(err)
+	}
+	for i := range dst {
+		// float64(v) keeps a float32's value and the sign of its zero.
+		want := binaryRef(op, x[i], y[i])
+		if math.Float64bits(float64(dst[i])) != math.Float64bits(float64(want)) && !(dst[i] != dst[i] && want != want) {
+			t.Errorf("%s %s(%v, %v) = %v, want %v", dtypeName[T](), op, x[i], y[i], dst[i], want)
 		}
 	}
 }
@@ -787,28 +783,27 @@ func TestArgmaxNaN(t *testing.T) {
 // TestConcurrentCalls shares one device between goroutines (calls are serialised inside).
 func TestConcurrentCalls(t *testing.T) {
 	d := device(t)
-	errs := make(chan error, 4)
-	for g := 0; g < 4; g++ {
-		go func(g int) {
-			rng := rand.New(rand.NewSource(int64(g)))
-			for it := 0; it < 10; it++ {
-				n := 1 + rng.Intn(5000)
-				x := uniform[float32](rng, n, -1, 1)
-				y := uniform[float32](rng, n, -1, 1)
-				dst := make([]float32, n)
-				if err := Binary(d, "*", dst, x, y); err != nil {
-					errs <- err
-					return
-				}
-				for i := range dst {
-					if dst[i] != x[i]*y[i] {
-						errs <- fmt.Errorf("goroutine %d iteration %d: out[%d] = %v, want %v", g, it, i, dst[i], x[i]*y[i])
-						return
-					}
+	work := func(g int) error {
+		rng := rand.New(rand.NewSource(int64(g)))
+		for it := 0; it < 10; it++ {
+			n := 1 + rng.Intn(5000)
+			x := uniform[float32](rng, n, -1, 1)
+			y := uniform[float32](rng, n, -1, 1)
+			dst := make([]float32, n)
+			if err := Binary(d, "*", dst, x, y); err != nil {
+				return err
+			}
+			for i := range dst {
+				if dst[i] != x[i]*y[i] {
+					return fmt.Errorf("goroutine %d iteration %d: out[%d] = %v, want %v", g, it, i, dst[i], x[i]*y[i])
 				}
 			}
-			errs <- nil
-		}(g)
+		}
+		return nil
+	}
+	errs := make(chan error, 4)
+	for g := 0; g < 4; g++ {
+		go func(g int) { errs <- work(g) }(g)
 	}
 	for g := 0; g < 4; g++ {
 		if err := <-errs; err != nil {
@@ -852,6 +847,10 @@ func testAffine[T Float](t *testing.T, d *Device) {
 		rng := rand.New(rand.NewSource(int64(ci)))
 		src := uniform[T](rng, c.srcBlocks*c.block, -2, 2)
 		js := affineRef(c.dom, c.st, c.base)
+		idx := make([]int32, len(js)) // the same block indices for the plain references
+		for p, j := range js {
+			idx[p] = int32(j)
+		}
 		// gather
 		dst := make([]T, len(js)*c.block)
 		for i := range dst {
@@ -865,35 +864,17 @@ func testAffine[T Float](t *testing.T, d *Device) {
 		} else if err != nil {
 			t.Fatalf("%s gather %s: %v", dtypeName[T](), c.name, err)
 		} else {
-			for p, j := range js {
-				for r := 0; r < c.block; r++ {
-					var want T
-					if j >= 0 && j < c.srcBlocks {
-						want = src[j*c.block+r]
-					}
-					if got := dst[p*c.block+r]; got != want {
-						t.Errorf("%s gather %s: block %d elem %d = %v, want %v (source block %d)", dtypeName[T](), c.name, p, r, got, want, j)
-					}
+			for i, want := range gatherRef(src, idx, c.block) {
+				if got := dst[i]; got != want {
+					p, r := i/c.block, i%c.block
+					t.Errorf("%s gather %s: block %d elem %d = %v, want %v (source block %d)", dtypeName[T](), c.name, p, r, got, want, js[p])
 				}
 			}
 		}
 		// scatter-add: the same map, the other way, onto a non-zero dst
 		acc := uniform[T](rng, c.srcBlocks*c.block, -1, 1)
 		upd := uniform[T](rng, len(js)*c.block, -1, 1)
-		want := make([]float64, len(acc))
-		mag := make([]float64, len(acc))
-		for i, v := range acc {
-			want[i], mag[i] = float64(v), math.Abs(float64(v))
-		}
-		for p, j := range js {
-			if j < 0 || j >= c.srcBlocks {
-				continue
-			}
-			for r := 0; r < c.block; r++ {
-				want[j*c.block+r] += float64(upd[p*c.block+r])
-				mag[j*c.block+r] += math.Abs(float64(upd[p*c.block+r]))
-			}
-		}
+		want, mag := scatterRef(acc, upd, idx, c.block)
 		err = ScatterAddAffine(d, acc, upd, c.dom, c.st, c.base, c.block)
 		if c.unsupportedOK || (is64[T]() && !Supports[T](d, "scatter", "")) {
 			if !errors.Is(err, ErrUnsupported) {
@@ -904,11 +885,8 @@ func testAffine[T Float](t *testing.T, d *Device) {
 		if err != nil {
 			t.Fatalf("%s scatter %s: %v", dtypeName[T](), c.name, err)
 		}
-		for i := range acc {
-			if !within(float64(acc[i]), want[i], mag[i], tolOf[T]()) {
-				t.Errorf("%s scatter %s: out[%d] = %v, want %v", dtypeName[T](), c.name, i, acc[i], want[i])
-				break
-			}
+		if i := firstOff(acc, want, mag, tolOf[T]()); i >= 0 {
+			t.Errorf("%s scatter %s: out[%d] = %v, want %v", dtypeName[T](), c.name, i, acc[i], want[i])
 		}
 	}
 }

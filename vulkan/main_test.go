@@ -4,13 +4,12 @@ import (
 	"os"
 	"sync"
 	"testing"
+
+	"github.com/bulkad/bulkad/vulkan/vulkantest"
 )
 
 func TestMain(m *testing.M) {
-	// Mesa otherwise writes a shader cache under the home directory.
-	if os.Getenv("MESA_SHADER_CACHE_DISABLE") == "" {
-		os.Setenv("MESA_SHADER_CACHE_DISABLE", "true")
-	}
+	vulkantest.NoShaderCache()
 	os.Exit(m.Run())
 }
 
@@ -22,10 +21,7 @@ func device(tb testing.TB) *Device {
 	tb.Helper()
 	d, err := shared()
 	if err != nil {
-		if os.Getenv("VULKAN_REQUIRED") == "1" {
-			tb.Fatalf("VULKAN_REQUIRED=1 but no Vulkan device: %v", err)
-		}
-		tb.Skipf("no Vulkan device (set VULKAN_REQUIRED=1 to make this a failure): %v", err)
+		vulkantest.NoDevice(tb, err)
 	}
 	return d
 }

@@ -3,6 +3,8 @@ package vulkan
 import (
 	"math"
 	"math/rand"
+
+	"github.com/bulkad/bulkad/core"
 )
 
 // Plain Go reference kernels (naive loops, float64 accumulation) and comparison helpers.
@@ -30,52 +32,18 @@ func ulps(a, b float32) float64 {
 	return float64(d)
 }
 
-// unaryRef is the float64 definition of each unary op.
+// unaryRef is the float64 definition of each unary op: core's (the reference evaluator's).
 func unaryRef(op string, x float64) float64 {
-	switch op {
-	case "neg":
-		return -x
-	case "abs":
-		return math.Abs(x)
-	case "sign":
-		switch {
-		case x > 0:
-			return 1
-		case x < 0:
-			return -1
-		}
-		return x
-	case "floor":
-		return math.Floor(x)
-	case "ceil":
-		return math.Ceil(x)
-	case "recip":
-		return 1 / x
-	case "sqrt":
-		return math.Sqrt(x)
-	case "exp":
-		return math.Exp(x)
-	case "log":
-		return math.Log(x)
-	case "sin":
-		return math.Sin(x)
-	case "cos":
-		return math.Cos(x)
-	case "tan":
-		return math.Tan(x)
-	case "tanh":
-		return math.Tanh(x)
-	case "sigmoid":
-		return 1 / (1 + math.Exp(-x))
-	case "log1p":
-		return math.Log1p(x)
-	case "expm1":
-		return math.Expm1(x)
+	o, ok := core.ParseUnOp(op)
+	if !ok || o.FloatFunc() == nil {
+		panic("unknown op " + op)
 	}
-	panic("unknown op " + op)
+	return o.FloatFunc()(x)
 }
 
-func binaryRef(op string, x, y float64) float64 {
+// binaryRef applies op in T's arithmetic (Go rounds each float32 operation to float32); max,
+// min and pow are evaluated in float64 and rounded once.
+func binaryRef[T Float](op string, x, y T) T {
 	switch op {
 	case "+":
 		return x + y
@@ -89,31 +57,16 @@ func binaryRef(op string, x, y float64) float64 {
 		// bulkad's core evaluator: a NaN operand wins (unlike math.Max(NaN, +Inf) = +Inf),
 		// and +0 > -0.
 		if x != x || y != y {
-			return math.NaN()
+			return T(math.NaN())
 		}
 		if op == "max" {
-			return math.Max(x, y)
+			return T(math.Max(float64(x), float64(y)))
 		}
-		return math.Min(x, y)
+		return T(math.Min(float64(x), float64(y)))
 	case "pow":
-		return math.Pow(x, y)
+		return T(math.Pow(float64(x), float64(y)))
 	}
 	panic("unknown op " + op)
-}
-
-// binary32 applies op in float32 arithmetic (Go rounds each float32 operation to float32).
-func binary32(op string, x, y float32) float32 {
-	switch op {
-	case "+":
-		return x + y
-	case "-":
-		return x - y
-	case "*":
-		return x * y
-	case "/":
-		return x / y
-	}
-	return float32(binaryRef(op, float64(x), float64(y)))
 }
 
 func uniform[T Float](rng *rand.Rand, n int, lo, hi float64) []T {
@@ -240,53 +193,51 @@ func logUniform[T Float](rng *rand.Rand, n int, lo, hi, min float64) []T {
 	return s
 }
 
-// stridedRef evaluates x op y over shape with strides in float64 (float32 ops in float32).
-func stridedRef(op string, x, y []float32, shape, xs, ys []int) []float32 {
-	n := 1
+// rowMajor calls f with each multi-index of shape in row-major order (once, with the empty
+// index, for rank 0).
+func rowMajor(shape []int, f func(ix []int)) {
 	for _, e := range shape {
-		n *= e
-	}
-	out := make([]float32, n)
-	ix := make([]int, len(shape))
-	for i := range out {
-		xi, yi := 0, 0
-		for k := range ix {
-			xi += ix[k] * xs[k]
-			yi += ix[k] * ys[k]
+		if e == 0 {
+			return
 		}
-		out[i] = binary32(op, x[xi], y[yi])
-		for k := len(ix) - 1; k >= 0; k-- {
-			ix[k]++
-			if ix[k] < shape[k] {
-				break
-			}
+	}
+	ix := make([]int, len(shape))
+	for {
+		f(ix)
+		k := len(ix) - 1
+		for ; k >= 0 && ix[k]+1 == shape[k]; k-- {
 			ix[k] = 0
 		}
+		if k < 0 {
+			return
+		}
+		ix[k]++
 	}
+}
+
+// dot is Σ ix[k]·st[k].
+func dot(ix, st []int) int {
+	s := 0
+	for k, c := range ix {
+		s += c * st[k]
+	}
+	return s
+}
+
+// stridedRef evaluates x op y over shape with strides (float32 ops in float32).
+func stridedRef(op string, x, y []float32, shape, xs, ys []int) []float32 {
+	var out []float32
+	rowMajor(shape, func(ix []int) {
+		out = append(out, binaryRef(op, x[dot(ix, xs)], y[dot(ix, ys)]))
+	})
 	return out
 }
 
 // affineRef walks dom row-major and returns, for each point, the block index base + Σ c·st.
 func affineRef(dom, st []int, base int) []int {
-	n := 1
-	for _, e := range dom {
-		n *= e
-	}
-	out := make([]int, n)
-	ix := make([]int, len(dom))
-	for p := range out {
-		j := base
-		for k, c := range ix {
-			j += c * st[k]
-		}
-		out[p] = j
-		for k := len(ix) - 1; k >= 0; k-- {
-			ix[k]++
-			if ix[k] < dom[k] {
-				break
-			}
-			ix[k] = 0
-		}
-	}
+	var out []int
+	rowMajor(dom, func(ix []int) {
+		out = append(out, base+dot(ix, st))
+	})
 	return out
 }

@@ -77,28 +77,35 @@ class Block(nn.Module):
         return x + self.ff2(torch.nn.functional.gelu(self.ff1(self.ln2(x))))
 
 
-class Gated(nn.Module):
-    """where, clamp, comparisons and a reduction: y = sum over columns of where(h > 0, h, elu(h))."""
+class LinearHead(nn.Module):
+    """A linear layer fc from n_in to 6 features, whose output h the subclass's head maps to y."""
+
+    n_in = 0
 
     def __init__(self):
         super().__init__()
-        self.fc = nn.Linear(5, 6)
+        self.fc = nn.Linear(self.n_in, 6)
 
     def forward(self, x):
-        h = self.fc(x)
+        return self.head(self.fc(x))
+
+
+class Gated(LinearHead):
+    """where, clamp, comparisons and a reduction: y = sum over columns of where(h > 0, h, elu(h))."""
+
+    n_in = 5
+
+    def head(self, h):
         g = torch.where(h > 0, h, torch.exp(torch.clamp(h, -3.0, 0.0)) - 1)
         return g.sum(dim=1, keepdim=True) * torch.sigmoid(h)
 
 
-class Scans(nn.Module):
+class Scans(LinearHead):
     """cumsum (forward and reversed), product and minimum reductions, logsumexp."""
 
-    def __init__(self):
-        super().__init__()
-        self.fc = nn.Linear(4, 6)
+    n_in = 4
 
-    def forward(self, x):
-        h = self.fc(x)
+    def head(self, h):
         p = torch.prod(torch.sigmoid(h), dim=1, keepdim=True)
         c = torch.cumsum(h, dim=1) + torch.flip(torch.cumsum(torch.flip(h, [1]), dim=1), [1])
         return c * p + torch.amin(h, dim=1, keepdim=True) + torch.logsumexp(h, dim=1, keepdim=True)

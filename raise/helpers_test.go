@@ -1,0 +1,277 @@
+package raise
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"slices"
+	"testing"
+
+	kern "github.com/bulkad/bulkad/kernel"
+
+	"github.com/bulkad/bulkad/core"
+	"github.com/bulkad/bulkad/core/tensors"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// Helpers shared by the package's tests: input nodes, running raised programs on a
+// TapeMachine, and comparing their values with package core's evaluator or each other.
+
+func f64(sh ...int) core.Type { return core.Type{Shape: core.Shape(sh), Dtype: core.Float64} }
+
+func i64(sh ...int) core.Type { return core.Type{Shape: core.Shape(sh), Dtype: core.Int64} }
+
+// input makes a graph input node holding the given float64 or int64 data.
+func input(t *testing.T, g *gorgonia.ExprGraph, name string, sh []int, data any) *gorgonia.Node {
+	t.Helper()
+	var v gorgonia.Value
+	var n *gorgonia.Node
+	if len(sh) > 0 {
+		v = tensor.New(tensor.WithShape(sh...), tensor.WithBacking(data))
+		n = gorgonia.NewTensor(g, v.Dtype(), len(sh), gorgonia.WithShape(sh...), gorgonia.WithName(name))
+	} else {
+		if d, ok := data.([]float64); ok {
+			v = gorgonia.NewF64(d[0])
+		} else {
+			v = gorgonia.NewI64(data.([]int64)[0])
+		}
+		n = gorgonia.NewScalar(g, v.Dtype(), gorgonia.WithName(name))
+	}
+	if err := gorgonia.Let(n, v); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// values is a copy of n's value as a flat slice.
+func values(t *testing.T, n *gorgonia.Node) any {
+	t.Helper()
+	s, err := flat(n.Value())
+	if err != nil {
+		t.Fatal(err)
+	}
+	switch x := s.(type) {
+	case []float32:
+		return slices.Clone(x)
+	case []float64:
+		return slices.Clone(x)
+	case []int64:
+		return slices.Clone(x)
+	case []bool:
+		return slices.Clone(x)
+	}
+	return s
+}
+
+func randF(r *rand.Rand, n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = r.NormFloat64()
+	}
+	return v
+}
+
+func closeF(a, b []float64, tol float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Abs(a[i]-b[i]) > tol*(1+math.Abs(b[i])) {
+			return false
+		}
+	}
+	return true
+}
+
+func mustVar(t *testing.T, name string, ty core.Type) *core.Var {
+	v, err := core.NewVar(name, ty)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// run raises p over the bindings, runs a TapeMachine twice (the second run exercises the
+// preallocated path) and returns the result nodes.
+func run(t *testing.T, g *gorgonia.ExprGraph, p *core.Program, bind map[string]*gorgonia.Node) []*gorgonia.Node {
+	t.Helper()
+	return runWith(t, g, p, bind, Options{})
+}
+
+// runWith is run with options.
+func runWith(t *testing.T, g *gorgonia.ExprGraph, p *core.Program, bind map[string]*gorgonia.Node, opt Options) []*gorgonia.Node {
+	t.Helper()
+	outs, err := RaiseWith(g, p, bind, opt)
+	if err != nil {
+		t.Fatalf("RaiseWith(%v): %v", p, err)
+	}
+	m := gorgonia.NewTapeMachine(g)
+	defer m.Close()
+	for i := 0; i < 2; i++ {
+		if err := m.RunAll(); err != nil {
+			t.Fatalf("RunAll(%v): %v", p, err)
+		}
+		m.Reset()
+	}
+	return outs
+}
+
+// nodeFor makes an input node holding a copy of d (type of v).
+func nodeFor(t *testing.T, g *gorgonia.ExprGraph, v *core.Var, d *tensor.Dense) *gorgonia.Node {
+	t.Helper()
+	vt := v.Type()
+	dt, _ := tensorDtype(vt.Dtype)
+	var val gorgonia.Value
+	if len(vt.Shape) == 0 {
+		switch x := d.Data().(type) {
+		case float64:
+			val = gorgonia.NewF64(x)
+		case int64:
+			val = gorgonia.NewI64(x)
+		case float32:
+			val = gorgonia.NewF32(x)
+		}
+		n := gorgonia.NewScalar(g, dt, gorgonia.WithName(v.Name))
+		if err := gorgonia.Let(n, val); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	n := gorgonia.NewTensor(g, dt, len(vt.Shape), gorgonia.WithShape(vt.Shape...), gorgonia.WithName(v.Name))
+	if err := gorgonia.Let(n, d.Clone().(*tensor.Dense)); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func sameValues(a, b any, tol float64) bool {
+	switch x := a.(type) {
+	case []float64:
+		y, ok := b.([]float64)
+		return ok && closeTo(x, y, tol)
+	case []float32:
+		y, ok := b.([]float32)
+		return ok && closeTo(x, y, tol)
+	case []int64:
+		y, ok := b.([]int64)
+		return ok && slices.Equal(x, y)
+	}
+	return false
+}
+
+// closeTo reports whether x and y have the same length and each x[i] is within
+// tol·(1 + |y[i]|) of y[i], or both are NaN.
+func closeTo[T float32 | float64](x, y []T, tol float64) bool {
+	if len(x) != len(y) {
+		return false
+	}
+	for i := range x {
+		d := math.Abs(float64(x[i]) - float64(y[i]))
+		if !(d <= tol*(1+math.Abs(float64(y[i]))) || (x[i] != x[i] && y[i] != y[i])) {
+			return false
+		}
+	}
+	return true
+}
+
+// raisedEqualsEval raises p with its parameters bound to nodes holding args, runs the nodes and
+// requires the first result to equal core.EvalTuple's within tol; it returns the raised nodes.
+func raisedEqualsEval(t *testing.T, p *core.Program, args map[string]*tensor.Dense, tol float64) []*gorgonia.Node {
+	t.Helper()
+	want, err := tensors.EvalTuple(p, args)
+	if err != nil {
+		t.Fatalf("core.EvalTuple: %v", err)
+	}
+	g := gorgonia.NewGraph()
+	bind := map[string]*gorgonia.Node{}
+	for _, v := range p.Params {
+		bind[v.Name] = nodeFor(t, g, v, args[v.Name])
+	}
+	outs := run(t, g, p, bind)
+	got, err := flat(outs[0].Value())
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantFlat, err := flat(want[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sameValues(got, wantFlat, tol) {
+		t.Errorf("%s\n raise %v\n  core %v", p, got, wantFlat)
+	}
+	return outs
+}
+
+// raiseRun raises p on a fresh graph holding copies of args (Vulkan v, nil for the CPU) and
+// returns the flat values of its result after two TapeMachine runs.
+func raiseRun(t *testing.T, p *core.Program, args map[string]*tensor.Dense, v *kern.Vulkan) any {
+	t.Helper()
+	g := gorgonia.NewGraph()
+	bind := map[string]*gorgonia.Node{}
+	for _, pv := range p.Params {
+		bind[pv.Name] = nodeFor(t, g, pv, args[pv.Name])
+	}
+	return values(t, runWith(t, g, p, bind, Options{Vulkan: v})[0])
+}
+
+func randDense(r *rand.Rand, dt string, sh ...int) *tensor.Dense {
+	n := core.Shape(sh).Size()
+	if dt == "f32" {
+		d := make([]float32, n)
+		for i := range d {
+			d[i] = float32(r.NormFloat64())
+		}
+		return tensor.New(tensor.WithShape(sh...), tensor.WithBacking(d))
+	}
+	d := make([]float64, n)
+	for i := range d {
+		d[i] = r.NormFloat64()
+	}
+	return tensor.New(tensor.WithShape(sh...), tensor.WithBacking(d))
+}
+
+// compareScaled compares element-wise within tol·(1 + max |want|) (exactly when tol = 0) and
+// describes the first difference ("" when none).
+func compareScaled(got, want any, tol float64) string {
+	g, w := toF64(got), toF64(want)
+	if g == nil || w == nil || len(g) != len(w) {
+		return fmt.Sprintf("types or lengths differ: %T[%d] vs %T[%d]", got, len(g), want, len(w))
+	}
+	scale := 0.0
+	for _, x := range w {
+		if !math.IsInf(x, 0) && !math.IsNaN(x) {
+			scale = math.Max(scale, math.Abs(x))
+		}
+	}
+	for i := range g {
+		if g[i] == w[i] || (math.IsNaN(g[i]) && math.IsNaN(w[i])) {
+			continue
+		}
+		if tol > 0 && math.Abs(g[i]-w[i]) <= tol*(1+scale) {
+			continue
+		}
+		return fmt.Sprintf("element %d: %v vs %v (scale %g, tol %g)", i, g[i], w[i], scale, tol)
+	}
+	return ""
+}
+
+func toF64(a any) []float64 {
+	switch x := a.(type) {
+	case []float64:
+		return x
+	case []float32:
+		y := make([]float64, len(x))
+		for i, v := range x {
+			y[i] = float64(v)
+		}
+		return y
+	case []int64:
+		y := make([]float64, len(x))
+		for i, v := range x {
+			y[i] = float64(v)
+		}
+		return y
+	}
+	return nil
+}
