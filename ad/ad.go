@@ -119,16 +119,11 @@ func build(p *core.Program, o Options, vjp bool, op string) (*Artifact, error) {
 	if err != nil {
 		return nil, errors.Wrapf(err, "ad: %s", op)
 	}
-	if !o.NoSimplify {
-		prog, err = simplifyProgram(prog, o.Keep)
-		if err != nil {
-			return nil, errors.Wrapf(err, "ad: %s: simplify gradient program", op)
-		}
-	}
-	if len(o.AtZero) > 0 {
-		if prog, err = atZero(prog, o.AtZero); err != nil {
-			return nil, errors.Wrapf(err, "ad: %s", op)
-		}
+	prog, err = passes(prog, op,
+		pass{!o.NoSimplify, "simplify gradient program", func(q *core.Program) (*core.Program, error) { return simplifyProgram(q, o.Keep) }},
+		pass{len(o.AtZero) > 0, "", func(q *core.Program) (*core.Program, error) { return atZero(q, o.AtZero) }})
+	if err != nil {
+		return nil, err
 	}
 	return &Artifact{prog: prog, wrt: r.wrt, vjp: vjp, stats: stats}, nil
 }
@@ -184,21 +179,39 @@ func prepare(p *core.Program, o Options, reserved []string, op string) (*core.Pr
 			return nil, errors.Wrapf(err, "ad: %s", op)
 		}
 	}
-	q := p
-	var err error
-	if !o.SkipBOT {
-		q, err = vectorize(q)
-		if err != nil {
-			return nil, errors.Wrapf(err, "ad: %s: bot", op)
-		}
-	}
-	if !o.NoSimplify {
-		q, err = simplifyProgram(q, o.Keep)
-		if err != nil {
-			return nil, errors.Wrapf(err, "ad: %s: simplify", op)
-		}
+	q, err := passes(p, op,
+		pass{!o.SkipBOT, "bot", vectorize},
+		pass{!o.NoSimplify, "simplify", func(q *core.Program) (*core.Program, error) { return simplifyProgram(q, o.Keep) }})
+	if err != nil {
+		return nil, err
 	}
 	return uniquify(q, reserved)
+}
+
+// pass is an optional stage of the pipeline: run when on, its error wrapped with the
+// operation and the stage's name.
+type pass struct {
+	on   bool
+	name string
+	run  func(*core.Program) (*core.Program, error)
+}
+
+// passes runs the stages that are on, in order.
+func passes(p *core.Program, op string, ps ...pass) (*core.Program, error) {
+	for _, s := range ps {
+		if !s.on {
+			continue
+		}
+		q, err := s.run(p)
+		if err != nil {
+			if s.name == "" {
+				return nil, errors.Wrapf(err, "ad: %s", op)
+			}
+			return nil, errors.Wrapf(err, "ad: %s: %s", op, s.name)
+		}
+		p = q
+	}
+	return p, nil
 }
 
 func differentiate(p *core.Program, o Options, vjp bool, op string) (*diffResult, error) {

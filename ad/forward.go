@@ -170,6 +170,17 @@ func isFloat(t core.Term) bool { return t.Type().Dtype.IsFloat() }
 // rebuildPrimal rebuilds t from the primal terms of its children (children under binders are
 // copied unchanged); for terms whose result is not float, this is the whole transformation.
 func (f *forward) rebuildPrimal(t core.Term) []core.Term {
+	return freeChildren(t, func(c core.Term) core.Term {
+		if r := f.visit(c); r != nil {
+			return r.p
+		}
+		return nil
+	})
+}
+
+// freeChildren maps g over the children of t that bind no variable of t (the others are
+// kept as they are); nil as soon as g returns nil.
+func freeChildren(t core.Term, g func(core.Term) core.Term) []core.Term {
 	kids := core.Children(t)
 	nk := make([]core.Term, len(kids))
 	for k, c := range kids {
@@ -177,11 +188,9 @@ func (f *forward) rebuildPrimal(t core.Term) []core.Term {
 			nk[k] = c
 			continue
 		}
-		r := f.visit(c)
-		if r == nil {
+		if nk[k] = g(c); nk[k] == nil {
 			return nil
 		}
-		nk[k] = r.p
 	}
 	return nk
 }
@@ -324,26 +333,6 @@ func (f *forward) visit1(t core.Term) *dual {
 			return nil
 		}
 		return &dual{p: b.SumOuter(x.p), d: g.share(g.unary(DSumOuter, t.Type(), x.d))}
-	case *core.Gather:
-		x := f.visit(t.X)
-		if x == nil {
-			return nil
-		}
-		r := &dual{p: b.Gather(t.Shape, x.p, t.Fn), d: zeroDelta(t.Type())}
-		if !x.d.IsZero() {
-			r.d = g.share(&Delta{Kind: DGather, Type: t.Type(), A: x.d, Shape: t.Shape, Fn: t.Fn})
-		}
-		return r
-	case *core.Scatter:
-		x := f.visit(t.X)
-		if x == nil {
-			return nil
-		}
-		r := &dual{p: b.Scatter(t.Shape, x.p, t.Fn), d: zeroDelta(t.Type())}
-		if !x.d.IsZero() {
-			r.d = g.share(&Delta{Kind: DScatter, Type: t.Type(), A: x.d, Shape: t.Shape, Fn: t.Fn})
-		}
-		return r
 	case *core.FromVector:
 		ps := make([]core.Term, len(t.Elems))
 		ds := make([]*Delta, len(t.Elems))
@@ -363,34 +352,29 @@ func (f *forward) visit1(t core.Term) *dual {
 			r.d = g.share(&Delta{Kind: DFromVector, Type: t.Type(), Elems: ds})
 		}
 		return r
-	case *core.Replicate:
-		x := f.visit(t.X)
+	case *core.Replicate, *core.Transpose, *core.Reshape, *core.Gather, *core.Scatter:
+		// Linear structural operations: the same operation on the tangent.
+		x := f.visit(core.Children(t)[0])
 		if x == nil {
 			return nil
 		}
-		r := &dual{p: b.Replicate(t.N, x.p), d: zeroDelta(t.Type())}
+		var p core.Term
+		d := Delta{Type: t.Type(), A: x.d}
+		switch t := t.(type) {
+		case *core.Replicate:
+			p, d.Kind, d.N = b.Replicate(t.N, x.p), DReplicate, t.N
+		case *core.Transpose:
+			p, d.Kind, d.Perm = b.Transpose(t.Perm, x.p), DTranspose, t.Perm
+		case *core.Reshape:
+			p, d.Kind, d.Shape = b.Reshape(t.Shape, x.p), DReshape, t.Shape
+		case *core.Gather:
+			p, d.Kind, d.Shape, d.Fn = b.Gather(t.Shape, x.p, t.Fn), DGather, t.Shape, t.Fn
+		case *core.Scatter:
+			p, d.Kind, d.Shape, d.Fn = b.Scatter(t.Shape, x.p, t.Fn), DScatter, t.Shape, t.Fn
+		}
+		r := &dual{p: p, d: zeroDelta(t.Type())}
 		if !x.d.IsZero() {
-			r.d = g.share(&Delta{Kind: DReplicate, Type: t.Type(), A: x.d, N: t.N})
-		}
-		return r
-	case *core.Transpose:
-		x := f.visit(t.X)
-		if x == nil {
-			return nil
-		}
-		r := &dual{p: b.Transpose(t.Perm, x.p), d: zeroDelta(t.Type())}
-		if !x.d.IsZero() {
-			r.d = g.share(&Delta{Kind: DTranspose, Type: t.Type(), A: x.d, Perm: t.Perm})
-		}
-		return r
-	case *core.Reshape:
-		x := f.visit(t.X)
-		if x == nil {
-			return nil
-		}
-		r := &dual{p: b.Reshape(t.Shape, x.p), d: zeroDelta(t.Type())}
-		if !x.d.IsZero() {
-			r.d = g.share(&Delta{Kind: DReshape, Type: t.Type(), A: x.d, Shape: t.Shape})
+			r.d = g.share(&d)
 		}
 		return r
 	case *core.MatMul:

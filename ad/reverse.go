@@ -577,17 +577,9 @@ func shareToLet(roots []core.Term, namer *core.Namer) ([]binding, []core.Term, e
 			frags[x.ID] = frag{v: v, t: body}
 			r = v
 		default:
-			kids := core.Children(t)
-			nk := make([]core.Term, len(kids))
-			for k, c := range kids {
-				if len(core.BoundIn(t, k)) > 0 {
-					nk[k] = c
-					continue
-				}
-				nk[k] = unshare(c)
-				if nk[k] == nil {
-					return nil
-				}
+			nk := freeChildren(t, unshare)
+			if nk == nil {
+				return nil
 			}
 			r = b.Rebuild(t, nk)
 		}
