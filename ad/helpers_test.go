@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/bulkad/bulkad/core"
+	"github.com/bulkad/bulkad/core/coretest"
 	"github.com/bulkad/bulkad/kernel"
 	"gorgonia.org/tensor"
 )
@@ -17,16 +18,9 @@ func f64(sh ...int) core.Type { return core.Type{Shape: core.Shape(sh), Dtype: c
 
 func f32(sh ...int) core.Type { return core.Type{Shape: core.Shape(sh), Dtype: core.Float32} }
 
+// mustProg is coretest.MustProgram.
 func mustProg(t testing.TB, b *core.Builder, params []*core.Var, body core.Term) *core.Program {
-	t.Helper()
-	if err := b.Err(); err != nil {
-		t.Fatalf("building program: %v", err)
-	}
-	p, err := core.NewProgram(params, body)
-	if err != nil {
-		t.Fatalf("building program: %v", err)
-	}
-	return p
+	return coretest.MustProgram(t, b, params, body)
 }
 
 // vals makes a value of type ty from float64s.

@@ -14,16 +14,9 @@ func f64(sh ...int) core.Type { return core.Type{Shape: core.Shape(sh), Dtype: c
 
 var i64s = core.Scalar(core.Int64)
 
-func mustProg(t *testing.T, b *core.Builder, params []*core.Var, body core.Term) *core.Program {
-	t.Helper()
-	if err := b.Err(); err != nil {
-		t.Fatal(err)
-	}
-	p, err := core.NewProgram(params, body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
+// mustProg is coretest.MustProgram.
+func mustProg(t testing.TB, b *core.Builder, params []*core.Var, body core.Term) *core.Program {
+	return coretest.MustProgram(t, b, params, body)
 }
 
 func vec(t *testing.T, p *core.Program) *core.Program {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/bulkad/bulkad/core"
+	"github.com/bulkad/bulkad/core/coretest"
 
 	"gorgonia.org/tensor"
 )
@@ -31,14 +32,7 @@ func benchDense(sh []int, seed int64) *tensor.Dense {
 
 func benchExec(b *testing.B, bl *core.Builder, params []*core.Var, body core.Term) *Exec {
 	b.Helper()
-	if err := bl.Err(); err != nil {
-		b.Fatal(err)
-	}
-	p, err := core.NewProgram(params, body)
-	if err != nil {
-		b.Fatal(err)
-	}
-	e, err := Compile(p)
+	e, err := Compile(coretest.MustProgram(b, bl, params, body))
 	if err != nil {
 		b.Fatal(err)
 	}

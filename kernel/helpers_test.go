@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/bulkad/bulkad/core"
+	"github.com/bulkad/bulkad/core/coretest"
 	"github.com/bulkad/bulkad/core/tensors"
 	"gorgonia.org/tensor"
 )
@@ -55,16 +56,9 @@ func checkFloats(t *testing.T, what string, got, want []float64, tol float64) {
 	}
 }
 
-func mustProg(t *testing.T, b *core.Builder, params []*core.Var, body core.Term) *core.Program {
-	t.Helper()
-	if err := b.Err(); err != nil {
-		t.Fatalf("building: %v", err)
-	}
-	p, err := core.NewProgram(params, body)
-	if err != nil {
-		t.Fatalf("NewProgram: %v", err)
-	}
-	return p
+// mustProg is coretest.MustProgram.
+func mustProg(t testing.TB, b *core.Builder, params []*core.Var, body core.Term) *core.Program {
+	return coretest.MustProgram(t, b, params, body)
 }
 
 // evalF runs p with the kernel evaluator and returns its float result.
