@@ -78,6 +78,21 @@ func runBench(b *testing.B, e *Exec, outSh []int, args ...*tensor.Dense) {
 	}
 }
 
+// squareData is the operand (seed 1) and the output of the hand-written benchN×benchN loops.
+func squareData() (x, out []float64) {
+	return benchData(benchN*benchN, 1), make([]float64, benchN*benchN)
+}
+
+// eachIJ calls f for every (i, j) of a benchN×benchN matrix in row-major order; it inlines,
+// and f with it.
+func eachIJ(f func(i, j int)) {
+	for i := 0; i < benchN; i++ {
+		for j := 0; j < benchN; j++ {
+			f(i, j)
+		}
+	}
+}
+
 // Gather with an affine index function: shift every row left by one (rows are contiguous).
 func BenchmarkGatherShift_Eval(b *testing.B) {
 	benchSquareIx(b, false, func(bl *core.Builder, i, j *core.Var) []core.Term {
@@ -86,18 +101,15 @@ func BenchmarkGatherShift_Eval(b *testing.B) {
 }
 
 func BenchmarkGatherShift_Loop(b *testing.B) {
-	x := benchData(benchN*benchN, 1)
-	out := make([]float64, benchN*benchN)
+	x, out := squareData()
 	timeLoop(b, len(out), func() {
-		for i := 0; i < benchN; i++ {
-			for j := 0; j < benchN; j++ {
-				if j+1 < benchN {
-					out[i*benchN+j] = x[i*benchN+j+1]
-				} else {
-					out[i*benchN+j] = 0
-				}
+		eachIJ(func(i, j int) {
+			if j+1 < benchN {
+				out[i*benchN+j] = x[i*benchN+j+1]
+			} else {
+				out[i*benchN+j] = 0
 			}
-		}
+		})
 	})
 }
 
@@ -107,15 +119,8 @@ func BenchmarkGatherTranspose_Eval(b *testing.B) {
 }
 
 func BenchmarkGatherTranspose_Loop(b *testing.B) {
-	x := benchData(benchN*benchN, 1)
-	out := make([]float64, benchN*benchN)
-	timeLoop(b, len(out), func() {
-		for i := 0; i < benchN; i++ {
-			for j := 0; j < benchN; j++ {
-				out[i*benchN+j] = x[j*benchN+i]
-			}
-		}
-	})
+	x, out := squareData()
+	timeLoop(b, len(out), func() { eachIJ(func(i, j int) { out[i*benchN+j] = x[j*benchN+i] }) })
 }
 
 // Gather by an index array (non-affine: a compiled closure per row): rows picked by am.
@@ -183,15 +188,10 @@ func BenchmarkScatterTranspose_Eval(b *testing.B) {
 }
 
 func BenchmarkScatterTranspose_Loop(b *testing.B) {
-	x := benchData(benchN*benchN, 1)
-	out := make([]float64, benchN*benchN)
+	x, out := squareData()
 	timeLoop(b, len(out), func() {
 		clear(out)
-		for i := 0; i < benchN; i++ {
-			for j := 0; j < benchN; j++ {
-				out[j*benchN+i] += x[i*benchN+j]
-			}
-		}
+		eachIJ(func(i, j int) { out[j*benchN+i] += x[i*benchN+j] })
 	})
 }
 
@@ -247,21 +247,14 @@ func BenchmarkMatMul_Loop(b *testing.B) {
 
 // Element-wise chain on 1M elements: exp(x) * y + x * x - y.
 func BenchmarkElementwise_Eval(b *testing.B) {
-	const n = benchN * benchN
-	var bl core.Builder
-	x := bl.Var("x", ty(core.Float64, n))
-	y := bl.Var("y", ty(core.Float64, n))
-	body := bl.Sub(bl.Add(bl.Mul(bl.Unary(core.OpExp, x), y), bl.Mul(x, x)), y)
-	e := benchExec(b, &bl, []*core.Var{x, y}, body)
-	runBench(b, e, []int{n}, benchDense([]int{n}, 6), benchDense([]int{n}, 7))
+	benchElementwise(b, func(bl *core.Builder, x, y core.Term) core.Term {
+		return bl.Sub(bl.Add(bl.Mul(bl.Unary(core.OpExp, x), y), bl.Mul(x, x)), y)
+	})
 }
 
 func BenchmarkElementwise_Loop(b *testing.B) {
-	const n = benchN * benchN
-	x := benchData(n, 6)
-	y := benchData(n, 7)
-	out := make([]float64, n)
-	timeLoop(b, n, func() {
+	x, y, out := elementwiseData()
+	timeLoop(b, len(out), func() {
 		for i := range out {
 			out[i] = math.Exp(x[i])*y[i] + x[i]*x[i] - y[i]
 		}
@@ -270,29 +263,38 @@ func BenchmarkElementwise_Loop(b *testing.B) {
 
 // Cheap element-wise chain (memory bound): (x + y) * x - y * 0.5.
 func BenchmarkElementwiseCheap_Eval(b *testing.B) {
-	const n = benchN * benchN
-	var bl core.Builder
-	x := bl.Var("x", ty(core.Float64, n))
-	y := bl.Var("y", ty(core.Float64, n))
-	half := bl.Replicate(n, core.ScalarF(core.Float64, 0.5))
-	body := bl.Sub(bl.Mul(bl.Add(x, y), x), bl.Mul(y, half))
-	e := benchExec(b, &bl, []*core.Var{x, y}, body)
-	runBench(b, e, []int{n}, benchDense([]int{n}, 6), benchDense([]int{n}, 7))
+	benchElementwise(b, func(bl *core.Builder, x, y core.Term) core.Term {
+		half := bl.Replicate(benchN*benchN, core.ScalarF(core.Float64, 0.5))
+		return bl.Sub(bl.Mul(bl.Add(x, y), x), bl.Mul(y, half))
+	})
 }
 
 func BenchmarkElementwiseCheap_Loop(b *testing.B) {
-	const n = benchN * benchN
-	x := benchData(n, 6)
-	y := benchData(n, 7)
-	out := make([]float64, n)
-	timeLoop(b, n, func() {
+	x, y, out := elementwiseData()
+	timeLoop(b, len(out), func() {
 		for i := range out {
 			out[i] = (x[i]+y[i])*x[i] - y[i]*0.5
 		}
 	})
 }
 
-// Transpose of a 1024×1024 matrix (tiled copy) next to a naive loop.
+// benchElementwise times the compiled program body(x, y) on two vectors of benchN²
+// elements (the data of elementwiseData).
+func benchElementwise(b *testing.B, body func(bl *core.Builder, x, y core.Term) core.Term) {
+	const n = benchN * benchN
+	var bl core.Builder
+	x := bl.Var("x", ty(core.Float64, n))
+	y := bl.Var("y", ty(core.Float64, n))
+	e := benchExec(b, &bl, []*core.Var{x, y}, body(&bl, x, y))
+	runBench(b, e, []int{n}, benchDense([]int{n}, 6), benchDense([]int{n}, 7))
+}
+
+// elementwiseData is the operands and the output of the hand-written element-wise loops.
+func elementwiseData() (x, y, out []float64) {
+	const n = benchN * benchN
+	return benchData(n, 6), benchData(n, 7), make([]float64, n)
+}
+
 func BenchmarkTranspose_Eval(b *testing.B) {
 	var bl core.Builder
 	x := bl.Var("x", ty(core.Float64, benchN, benchN))
