@@ -17,13 +17,5 @@ func TestShortTrainingLearns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := len(res.Curve.Loss)
-	first, last := train.Mean(res.Curve.Loss[:5]), train.Mean(res.Curve.Loss[n-5:])
-	t.Logf("%d steps, loss %.3f -> %.3f, held-out accuracy %.3f", n, first, last, res.TestAcc)
-	if !(last < 0.8*first) {
-		t.Errorf("loss did not decrease: %.3f -> %.3f", first, last)
-	}
-	if res.TestAcc < 0.3 {
-		t.Errorf("held-out accuracy %.3f, want > 0.3 (chance is 0.1)", res.TestAcc)
-	}
+	train.CheckLearned(t, res, 5, 5, 0.8, 0.3, "chance is 0.1")
 }

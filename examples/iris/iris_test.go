@@ -21,15 +21,7 @@ func TestTrainingLearns(t *testing.T) {
 	if trainSet.N != 120 || testSet.N != 30 {
 		t.Fatalf("split %d/%d", trainSet.N, testSet.N)
 	}
-	n := len(res.Curve.Loss)
-	first, last := res.Curve.Loss[0], train.Mean(res.Curve.Loss[n-8:])
-	t.Logf("loss %.3f -> %.3f, held-out accuracy %.3f", first, last, res.TestAcc)
-	if !(last < 0.5*first) {
-		t.Errorf("loss did not decrease: %.3f -> %.3f", first, last)
-	}
-	if res.TestAcc < 0.8 {
-		t.Errorf("held-out accuracy %.3f, want ≥ 0.8", res.TestAcc)
-	}
+	train.CheckLearned(t, res, 1, 8, 0.5, 0.8, "chance is 1/3")
 }
 
 // TestFlags runs the command line as a newcomer would: -h succeeds with the usage, flags the

@@ -39,14 +39,7 @@ func TestShortTrainingLearns(t *testing.T) {
 	if n != 60 {
 		t.Fatalf("%d steps, want 60", n)
 	}
-	first, last := train.Mean(res.Curve.Loss[:10]), train.Mean(res.Curve.Loss[n-10:])
-	t.Logf("loss %.3f -> %.3f, held-out accuracy %.3f", first, last, res.TestAcc)
-	if !(last < 0.6*first) {
-		t.Errorf("loss did not decrease enough: %.3f -> %.3f", first, last)
-	}
-	if res.TestAcc < 0.5 {
-		t.Errorf("held-out accuracy %.3f, want > 0.5 (chance is 0.1)", res.TestAcc)
-	}
+	train.CheckLearned(t, res, 10, 10, 0.6, 0.5, "chance is 0.1")
 }
 
 // TestGradientsMatchGorgonia: on the MLP, bulkad's gradients equal Gorgonia's (which are

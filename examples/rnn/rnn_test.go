@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"math"
 	"testing"
 
 	"gorgonia.org/tensor"
@@ -33,13 +35,5 @@ func TestTrainingLearns(t *testing.T) {
 		}
 	}
 	base := float64(baseline) / float64(testSet.N)
-	n := len(res.Curve.Loss)
-	first, last := train.Mean(res.Curve.Loss[:10]), train.Mean(res.Curve.Loss[n-10:])
-	t.Logf("%d steps, loss %.3f -> %.3f, held-out accuracy %.3f (most-frequent baseline %.3f)", n, first, last, res.TestAcc, base)
-	if !(last < 0.8*first) {
-		t.Errorf("loss did not decrease: %.3f -> %.3f", first, last)
-	}
-	if res.TestAcc <= base+0.05 {
-		t.Errorf("held-out accuracy %.3f does not beat the baseline %.3f", res.TestAcc, base)
-	}
+	train.CheckLearned(t, res, 10, 10, 0.8, math.Nextafter(base+0.05, 1), fmt.Sprintf("above the most-frequent baseline %.3f", base))
 }

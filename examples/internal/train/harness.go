@@ -322,3 +322,31 @@ func Mean(v []float64) float64 {
 	}
 	return s / float64(len(v))
 }
+
+// Reporter is what CheckLearned reports through (a *testing.T).
+type Reporter interface {
+	Helper()
+	Logf(format string, args ...any)
+	Errorf(format string, args ...any)
+}
+
+// CheckLearned is the examples' learning test: it logs the run and reports an error unless
+// the mean loss over the last lastK steps is below ratio times the mean over the first firstK,
+// and the held-out accuracy is at least minAcc (chance describes minAcc in the message).
+func CheckLearned(t Reporter, res *Result, firstK, lastK int, ratio, minAcc float64, chance string) {
+	t.Helper()
+	loss := res.Curve.Loss
+	n := len(loss)
+	if n < firstK || n < lastK {
+		t.Errorf("%d steps, want at least %d", n, max(firstK, lastK))
+		return
+	}
+	first, last := Mean(loss[:firstK]), Mean(loss[n-lastK:])
+	t.Logf("%d steps, loss %.3f -> %.3f, held-out accuracy %.3f", n, first, last, res.TestAcc)
+	if !(last < ratio*first) {
+		t.Errorf("loss did not decrease enough: %.3f -> %.3f, want below %.2f of the start", first, last, ratio)
+	}
+	if !(res.TestAcc >= minAcc) {
+		t.Errorf("held-out accuracy %.3f, want ≥ %.3f (%s)", res.TestAcc, minAcc, chance)
+	}
+}
