@@ -14,10 +14,7 @@ func TestAnchorFoo(t *testing.T) {
 	body := b.Let(w, b.Mul(x, b.Unary(core.OpSin, y)),
 		b.Add(b.Binary(core.OpAtan2, z, w), b.Mul(z, w)))
 	p := mustProg(t, &b, []*core.Var{x, y, z}, body)
-	a, err := Grad(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := must(t)(Grad(p))
 	args := map[string]*value{"x": vals(f64(), 1.1), "y": vals(f64(), 2.2), "z": vals(f64(), 3.3)}
 	_, g := runArtifact(t, a, args)
 	want := map[string]float64{"x": 2.4396285219055063, "y": -1.953374825727421, "z": 0.9654825811012627}

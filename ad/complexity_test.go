@@ -47,10 +47,7 @@ func TestDoublingChainLinear(t *testing.T) {
 	var perN []float64
 	for _, n := range []int{100, 1000, 10000} {
 		p := doubling(t, n)
-		a, err := Grad(p)
-		if err != nil {
-			t.Fatal(err)
-		}
+		a := must(t)(Grad(p))
 		st := a.stats
 		if st.SharesVisited != st.ShareIDs || st.ShareIDs == 0 {
 			t.Errorf("n=%d: visited %d shares for %d IDs", n, st.SharesVisited, st.ShareIDs)
@@ -79,10 +76,7 @@ func TestElementChainLinear(t *testing.T) {
 	checkGradient(t, "chain30", p, randomArgs(rng, p, -1, 1, 0), checkOpts{skipBOT: true})
 	var perN []float64
 	for _, n := range []int{100, 1000} {
-		a, err := Grad(elementChain(t, n))
-		if err != nil {
-			t.Fatal(err)
-		}
+		a := must(t)(Grad(elementChain(t, n)))
 		if a.stats.SharesVisited != a.stats.ShareIDs {
 			t.Errorf("n=%d: visited %d shares for %d IDs", n, a.stats.SharesVisited, a.stats.ShareIDs)
 		}
@@ -136,10 +130,7 @@ func TestDoublingPlain(t *testing.T) {
 		}
 		return s + "x_60"
 	}())
-	a, err := Grad(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := must(t)(Grad(p))
 	if st := a.Stats(); st.SharesVisited != st.ShareIDs || st.ShareIDs != 60 {
 		t.Errorf("stats %+v, want 60 share IDs each visited once", st)
 	}

@@ -97,10 +97,7 @@ func TestGoldenTsc(t *testing.T) {
 	// The source form with build1 goes through the BOT; the gradient has at most the two
 	// scatters (fewer after simplification), no share and no build1.
 	src := parse(t, `fn (a : [5] f64) => sumOuter (build1 5 (\i -> index a [i] * index a [4 - i]))`)
-	full, err := Grad(src)
-	if err != nil {
-		t.Fatal(err)
-	}
+	full := must(t)(Grad(src))
 	noShare(t, full)
 	tu, lets := tupleOf(full.Program())
 	isScatter := func(n core.Term) bool { _, ok := n.(*core.Scatter); return ok }
@@ -114,10 +111,7 @@ func TestGoldenTsc(t *testing.T) {
 // dx = matmul dret (tr [1,0] y), dy = matmul (tr [1,0] x) dret.
 func TestGoldenMatmat(t *testing.T) {
 	p := parse(t, `fn (x : [3,4] f64, y : [4,2] f64) => matmul x y`)
-	a, err := VJP(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := must(t)(VJP(p))
 	want := `fn (x : [3,4] f64, y : [4,2] f64, dret : [3,2] f64) => (matmul x y, matmul dret (tr [1,0] y), matmul (tr [1,0] x) dret)`
 	if got := a.String(); got != want {
 		t.Errorf("matmat VJP:\n got %s\nwant %s", got, want)
@@ -130,10 +124,7 @@ func TestGoldenMatmat(t *testing.T) {
 // makes it one gather, its gradient is one scatter (22 twos then 6 ones).
 func TestGoldenOverleaf(t *testing.T) {
 	p := parse(t, `fn (v : [28] f64) => sumOuter (build1 50 (\i -> index v [rem i 28]))`)
-	a, err := Grad(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := must(t)(Grad(p))
 	noShare(t, a)
 	tu, lets := tupleOf(a.Program())
 	isScatter := func(n core.Term) bool { _, ok := n.(*core.Scatter); return ok }
@@ -196,10 +187,7 @@ func TestConcurrentGrad(t *testing.T) {
 	}
 	seq := make([]string, len(progs))
 	for k, p := range progs {
-		a, err := Grad(p)
-		if err != nil {
-			t.Fatal(err)
-		}
+		a := must(t)(Grad(p))
 		seq[k] = a.String()
 	}
 	par := make([]string, len(progs))
@@ -229,10 +217,7 @@ func TestConcurrentGrad(t *testing.T) {
 		}
 	}
 	// One artifact run from several goroutines at once.
-	a, err := Grad(progs[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := must(t)(Grad(progs[0]))
 	args := coretest.RandomArgs(rand.New(rand.NewSource(3)), progs[0])
 	_, g0, err := a.Run(args)
 	if err != nil {
@@ -263,10 +248,7 @@ func TestConcurrentGrad(t *testing.T) {
 // TestArtifactAPI: Program, Wrt, String and Run agree; VJP artifacts take dret.
 func TestArtifactAPI(t *testing.T) {
 	p := parse(t, `fn (x : [3] f64, y : [3] f64) => x * sin y`)
-	a, err := VJP(p, "y")
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := must(t)(VJP(p, "y"))
 	if a.Program().Param(DretName) == nil || !strings.Contains(a.String(), "dret : [3] f64") {
 		t.Errorf("VJP artifact without dret: %s", a)
 	}
@@ -290,10 +272,7 @@ func TestArtifactAPI(t *testing.T) {
 // transposes.
 func TestGoldenMatmatBuild(t *testing.T) {
 	p := parse(t, `fn (x : [3,4] f64, y : [4,2] f64) => build1 3 (\i -> build1 2 (\j -> sumOuter (build1 4 (\k -> index x [i, k] * index y [k, j]))))`)
-	a, err := VJP(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := must(t)(VJP(p))
 	noShare(t, a)
 	tu, lets := tupleOf(a.Program())
 	for k, want := range [][2]string{{"dret", "y"}, {"x", "dret"}} {
@@ -340,20 +319,14 @@ func component(t *testing.T, p *core.Program, k int, drop string) *core.Program 
 // f = sumOuter (x * sin x * y): d²f/dx_i² = (2 cos x_i - x_i sin x_i) y_i, d²f/dx_i dy_i = sin x_i + x_i cos x_i.
 func TestSecondOrder(t *testing.T) {
 	p := parse(t, `fn (x : [3] f64, y : [3] f64) => sumOuter (x * sin x * y)`)
-	a, err := Grad(p, "x")
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := must(t)(Grad(p, "x"))
 	gx := component(t, a.Program(), 1, "")
 	// sum of the gradient components: its gradient is the row sums of the Hessian, which is
 	// diagonal per element here.
 	var b core.Builder
 	sum := b.SumOuter(resultOf(gx.Body))
 	sp := mustProg(t, &b, gx.Params, replaceResult(&b, gx.Body, sum))
-	h, err := Grad(sp)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := must(t)(Grad(sp))
 	args := map[string]*value{"x": vals(f64(3), 0.3, -1.2, 2), "y": vals(f64(3), 1.5, -0.5, 0.25)}
 	_, g := runArtifact(t, h, args)
 	for i := 0; i < 3; i++ {

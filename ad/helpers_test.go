@@ -18,6 +18,17 @@ func f64(sh ...int) core.Type { return core.Type{Shape: core.Shape(sh), Dtype: c
 
 func f32(sh ...int) core.Type { return core.Type{Shape: core.Shape(sh), Dtype: core.Float32} }
 
+// must is the artifact of a Grad or VJP call, failing t on an error: a := must(t)(Grad(p)).
+func must(t testing.TB) func(a *Artifact, err error) *Artifact {
+	return func(a *Artifact, err error) *Artifact {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+}
+
 // mustProg is coretest.MustProgram.
 func mustProg(t testing.TB, b *core.Builder, params []*core.Var, body core.Term) *core.Program {
 	return coretest.MustProgram(t, b, params, body)

@@ -323,10 +323,7 @@ func TestCondUntakenNaN(t *testing.T) {
 	for _, c := range cases {
 		p := parse(t, c.src)
 		args := map[string]*value{"x": vals(f64(), c.x), "y": vals(f64(), 3)}
-		a, err := Grad(p)
-		if err != nil {
-			t.Fatal(err)
-		}
+		a := must(t)(Grad(p))
 		v, g := runArtifact(t, a, args)
 		if v[0] != c.wantV || g["x"][0] != c.wantG {
 			t.Errorf("%s: value %v, d/dx %v; want %v, %v\n%s", c.name, v, g["x"], c.wantV, c.wantG, a)
@@ -351,10 +348,7 @@ func TestPowZeroBase(t *testing.T) {
 	var b core.Builder
 	x, y := b.Var("x", f64(4)), b.Var("y", f64(4))
 	p := mustProg(t, &b, []*core.Var{x, y}, b.SumOuter(b.Binary(core.OpPow, x, y)))
-	a, err := Grad(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := must(t)(Grad(p))
 	_, g := runArtifact(t, a, map[string]*value{"x": vals(f64(4), 0, 0, 0, 2), "y": vals(f64(4), 0, 1, 2, 0)})
 	// x: y*x^(y-1): y=0 -> 0 (not 0*inf); y=1 -> 1; y=2 -> 0; at x=2,y=0 -> 0.
 	wantX := []float64{0, 1, 0, 0}
@@ -376,10 +370,7 @@ func TestAbsSignAtZero(t *testing.T) {
 	var b core.Builder
 	x := b.Var("x", f64(3))
 	p := mustProg(t, &b, []*core.Var{x}, b.SumOuter(b.Add(b.Unary(core.OpAbs, x), b.Unary(core.OpSign, x))))
-	a, err := Grad(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := must(t)(Grad(p))
 	_, g := runArtifact(t, a, map[string]*value{"x": vals(f64(3), -2, 0, 3)})
 	if _, ok := closeSlices(g["x"], []float64{-1, 0, 1}, 0); !ok {
 		t.Errorf("gradient %v, want [-1 0 1]", g["x"])
@@ -391,10 +382,7 @@ func TestWrtHandling(t *testing.T) {
 	x, y, k := b.Var("x", f64(2)), b.Var("y", f32(3)), b.Var("k", core.Scalar(core.Int64))
 	body := b.SumOuter(b.Mul(x, x))
 	p := mustProg(t, &b, []*core.Var{x, y, k}, body)
-	a, err := Grad(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := must(t)(Grad(p))
 	if w := a.Wrt(); len(w) != 2 || w[0] != "x" || w[1] != "y" {
 		t.Fatalf("default wrt %v, want [x y]", w)
 	}
@@ -406,9 +394,8 @@ func TestWrtHandling(t *testing.T) {
 	if _, ok := closeSlices(g["x"], []float64{2, 4}, 0); !ok {
 		t.Errorf("d/dx %v", g["x"])
 	}
-	a, err = Grad(p, "y")
-	if err != nil || len(a.Wrt()) != 1 {
-		t.Fatalf("wrt y: %v", err)
+	if a := must(t)(Grad(p, "y")); len(a.Wrt()) != 1 {
+		t.Fatalf("wrt y: %v", a.Wrt())
 	}
 	if _, err := Grad(p, "k"); err == nil || !strings.Contains(err.Error(), "k") {
 		t.Errorf("wrt an integer parameter: error %v, want one naming k", err)
@@ -470,10 +457,7 @@ func TestEmptyArrays(t *testing.T) {
 // inputs and with a -inf input (anchors.md: no NaN gradients where the value is finite).
 func TestLogSumExpStable(t *testing.T) {
 	p := parse(t, `fn (x : [3] f64) => let m = index x [argmaxOuter x] in m + log (sumOuter (exp (x - replicate 3 m)))`)
-	a, err := Grad(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := must(t)(Grad(p))
 	for _, in := range [][]float64{{1000, 1001, 999}, {0, math.Inf(-1), 1}, {-3, 2, 0.5}} {
 		v, g := runArtifact(t, a, map[string]*value{"x": vals(f64(3), in...)})
 		mx := math.Max(in[0], math.Max(in[1], in[2]))
@@ -499,10 +483,7 @@ func TestStopGrad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := Grad(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := must(t)(Grad(p))
 	x := tensor.New(tensor.WithShape(3), tensor.WithBacking([]float64{1.5, -2, 0.25}))
 	val, grads, err := a.Run(map[string]*tensor.Dense{"x": x})
 	if err != nil {
