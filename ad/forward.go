@@ -309,30 +309,6 @@ func (f *forward) visit1(t core.Term) *dual {
 		return r
 	case *core.Binary:
 		return f.binary(t)
-	case *core.Index:
-		x := f.visit(t.X)
-		if x == nil {
-			return nil
-		}
-		ix := make([]core.Term, len(t.Ix))
-		for k, e := range t.Ix {
-			r := f.visit(e)
-			if r == nil {
-				return nil
-			}
-			ix[k] = f.atom(r.p)
-		}
-		r := &dual{p: b.Index(x.p, ix...), d: zeroDelta(t.Type())}
-		if !x.d.IsZero() {
-			r.d = g.share(&Delta{Kind: DIndex, Type: t.Type(), A: x.d, Ix: ix})
-		}
-		return r
-	case *core.SumOuter:
-		x := f.visit(t.X)
-		if x == nil {
-			return nil
-		}
-		return &dual{p: b.SumOuter(x.p), d: g.share(g.unary(DSumOuter, t.Type(), x.d))}
 	case *core.FromVector:
 		ps := make([]core.Term, len(t.Elems))
 		ds := make([]*Delta, len(t.Elems))
@@ -352,8 +328,9 @@ func (f *forward) visit1(t core.Term) *dual {
 			r.d = g.share(&Delta{Kind: DFromVector, Type: t.Type(), Elems: ds})
 		}
 		return r
-	case *core.Replicate, *core.Transpose, *core.Reshape, *core.Gather, *core.Scatter:
-		// Linear structural operations: the same operation on the tangent.
+	case *core.Replicate, *core.Transpose, *core.Reshape, *core.Gather, *core.Scatter, *core.Index, *core.SumOuter:
+		// Linear structural operations: the same operation on the tangent (for index, at
+		// the primal indices).
 		x := f.visit(core.Children(t)[0])
 		if x == nil {
 			return nil
@@ -371,6 +348,18 @@ func (f *forward) visit1(t core.Term) *dual {
 			p, d.Kind, d.Shape, d.Fn = b.Gather(t.Shape, x.p, t.Fn), DGather, t.Shape, t.Fn
 		case *core.Scatter:
 			p, d.Kind, d.Shape, d.Fn = b.Scatter(t.Shape, x.p, t.Fn), DScatter, t.Shape, t.Fn
+		case *core.SumOuter:
+			p, d.Kind = b.SumOuter(x.p), DSumOuter
+		case *core.Index:
+			d.Kind, d.Ix = DIndex, make([]core.Term, len(t.Ix))
+			for k, e := range t.Ix {
+				r := f.visit(e)
+				if r == nil {
+					return nil
+				}
+				d.Ix[k] = f.atom(r.p)
+			}
+			p = b.Index(x.p, d.Ix...)
 		}
 		r := &dual{p: p, d: zeroDelta(t.Type())}
 		if !x.d.IsZero() {
