@@ -422,7 +422,7 @@ func (t *translator) translate(n *gorgonia.Node) error {
 	}
 	e, ok := lookup(op)
 	if _, prog := op.(Programmed); prog && !ok {
-		e, ok = entry{typ: "Programmed", tag: "raised", fn: trProgrammed}, true
+		e, ok = entry{typ: "Programmed", tag: "raised", arity: variadic, fn: trProgrammed}, true
 	}
 	if !ok {
 		return errors.Errorf("adapter: translate: node %q (ID %d) with op %s (Go type %T) is on a path from a wrt node to the cost but has no translation (adapter.SupportedOps() lists the %d supported ops)",
@@ -450,7 +450,7 @@ func (t *translator) translate(n *gorgonia.Node) error {
 		return err
 	}
 	c := &opCtx{t: t, n: n, op: op, want: want, kids: kids}
-	term, err := e.fn(c, args)
+	term, err := e.apply(c, args)
 	if err != nil {
 		return errors.Wrapf(err, "adapter: translate: node %q (ID %d) with op %s (%T)", n.Name(), n.ID(), op, op)
 	}
