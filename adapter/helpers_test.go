@@ -129,6 +129,35 @@ func evalTranslation(tr *Translation) (*tensor.Dense, error) {
 	return tensors.Eval(tr.Program, a)
 }
 
+// sameValue evaluates the translation and compares it with the TapeMachine's value of node n
+// (the graph has run).
+func sameValue(tr *Translation, n *G.Node, tol float64) error {
+	got, err := evalTranslation(tr)
+	if err != nil {
+		return fmt.Errorf("eval: %v", err)
+	}
+	want, err := toDense(n.Value())
+	if err != nil {
+		return fmt.Errorf("value of node %d %q: %v", n.ID(), n.Name(), err)
+	}
+	return compare(got, want, tol)
+}
+
+// checkCost translates cost with respect to wrt in a graph that has run, checks the
+// translation's bindings and compares its value with the TapeMachine's.
+func checkCost(t *testing.T, label string, cost *G.Node, wrt G.Nodes) {
+	t.Helper()
+	tr, err := Translate(cost, wrt...)
+	if err != nil {
+		t.Errorf("%s: translate: %v", label, err)
+		return
+	}
+	checkBindings(t, label, tr)
+	if err := sameValue(tr, cost, tolerance(cost.Dtype())); err != nil {
+		t.Errorf("%s: cost: %v\n%v", label, err, tr)
+	}
+}
+
 // gen makes random input nodes for a test graph.
 type gen struct {
 	g   *G.ExprGraph
@@ -216,19 +245,11 @@ func checkNode(t *testing.T, label string, out *G.Node, wrt G.Nodes) {
 	if err := runGraph(out.Graph()); err != nil {
 		t.Fatalf("%s: gorgonia: %v", label, err)
 	}
-	want, err := toDense(out.Value())
-	if err != nil {
-		t.Fatalf("%s: value of the output: %v", label, err)
-	}
 	tr, err := translateGraph(out, wrt, false)
 	if err != nil {
 		t.Fatalf("%s: translate: %v", label, err)
 	}
-	got, err := evalTranslation(tr)
-	if err != nil {
-		t.Fatalf("%s: eval: %v\n%v", label, err, tr)
-	}
-	if err := compare(got, want, tolerance(out.Dtype())); err != nil {
+	if err := sameValue(tr, out, tolerance(out.Dtype())); err != nil {
 		t.Errorf("%s: %v\nprogram:\n%v", label, err, tr)
 	}
 }
