@@ -46,17 +46,9 @@ func floats(d *tensor.Dense) []float64 {
 	case []float64:
 		return append([]float64{}, x...)
 	case []float32:
-		o := make([]float64, len(x))
-		for i, v := range x {
-			o[i] = float64(v)
-		}
-		return o
+		return widen(x)
 	case []int64:
-		o := make([]float64, len(x))
-		for i, v := range x {
-			o[i] = float64(v)
-		}
-		return o
+		return widen(x)
 	case []bool:
 		o := make([]float64, len(x))
 		for i, v := range x {
@@ -76,6 +68,15 @@ func floats(d *tensor.Dense) []float64 {
 		return []float64{0}
 	}
 	return nil
+}
+
+// widen converts numbers to float64s.
+func widen[T float32 | int64](x []T) []float64 {
+	out := make([]float64, len(x))
+	for i, v := range x {
+		out[i] = float64(v)
+	}
+	return out
 }
 
 // compare reports the first element where got and want differ beyond tol.

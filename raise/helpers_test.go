@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -256,22 +257,23 @@ func compareScaled(got, want any, tol float64) string {
 	return ""
 }
 
+// toF64 converts a slice of float64, float32 or int64 to float64s (nil for anything else).
 func toF64(a any) []float64 {
-	switch x := a.(type) {
-	case []float64:
-		return x
-	case []float32:
-		y := make([]float64, len(x))
-		for i, v := range x {
-			y[i] = float64(v)
-		}
-		return y
-	case []int64:
-		y := make([]float64, len(x))
-		for i, v := range x {
-			y[i] = float64(v)
-		}
-		return y
+	v := reflect.ValueOf(a)
+	if v.Kind() != reflect.Slice {
+		return nil
 	}
-	return nil
+	k := v.Type().Elem().Kind()
+	if k != reflect.Float64 && k != reflect.Float32 && k != reflect.Int64 {
+		return nil
+	}
+	y := make([]float64, v.Len())
+	for i := range y {
+		if e := v.Index(i); k == reflect.Int64 {
+			y[i] = float64(e.Int())
+		} else {
+			y[i] = e.Float()
+		}
+	}
+	return y
 }
