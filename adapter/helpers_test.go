@@ -27,11 +27,7 @@ func toDense(v G.Value) (*tensor.Dense, error) {
 	switch x := v.(type) {
 	case *tensor.Dense:
 		if is, ok := x.Data().([]int); ok { // Gorgonia's Int: core's i64
-			i64 := make([]int64, len(is))
-			for i, v := range is {
-				i64[i] = int64(v)
-			}
-			return tensor.New(tensor.WithShape(x.Shape().Clone()...), tensor.WithBacking(i64)), nil
+			return tensor.New(tensor.WithShape(x.Shape().Clone()...), tensor.WithBacking(convert[int64](is))), nil
 		}
 		return x.Clone().(*tensor.Dense), nil
 	case nil:
@@ -46,9 +42,9 @@ func floats(d *tensor.Dense) []float64 {
 	case []float64:
 		return append([]float64{}, x...)
 	case []float32:
-		return widen(x)
+		return convert[float64](x)
 	case []int64:
-		return widen(x)
+		return convert[float64](x)
 	case []bool:
 		o := make([]float64, len(x))
 		for i, v := range x {
@@ -70,11 +66,11 @@ func floats(d *tensor.Dense) []float64 {
 	return nil
 }
 
-// widen converts numbers to float64s.
-func widen[T float32 | int64](x []T) []float64 {
-	out := make([]float64, len(x))
+// convert converts numbers to another number type.
+func convert[To, From float32 | float64 | int | int64](x []From) []To {
+	out := make([]To, len(x))
 	for i, v := range x {
-		out[i] = float64(v)
+		out[i] = To(v)
 	}
 	return out
 }
