@@ -107,15 +107,25 @@ func runWith(t *testing.T, g *gorgonia.ExprGraph, p *core.Program, bind map[stri
 	if err != nil {
 		t.Fatalf("RaiseWith(%v): %v", p, err)
 	}
+	runMachine(t, g, p, 2, nil)
+	return outs
+}
+
+// runMachine runs a TapeMachine on g (raised from p) n times, calling check (unless nil)
+// after each run.
+func runMachine(t *testing.T, g *gorgonia.ExprGraph, p *core.Program, n int, check func(run int)) {
+	t.Helper()
 	m := gorgonia.NewTapeMachine(g)
 	defer m.Close()
-	for i := 0; i < 2; i++ {
+	for i := 0; i < n; i++ {
 		if err := m.RunAll(); err != nil {
-			t.Fatalf("RunAll(%v): %v", p, err)
+			t.Fatalf("RunAll(%v), run %d: %v", p, i, err)
+		}
+		if check != nil {
+			check(i)
 		}
 		m.Reset()
 	}
-	return outs
 }
 
 // nodeFor makes an input node holding a copy of d (type of v).
