@@ -680,26 +680,26 @@ func scalarDense(v gorgonia.Value) (*tensor.Dense, error) {
 	return nil, errors.Errorf("value of type %T not supported", v)
 }
 
-// toFloats returns the elements of d as float64 (a copy for float32).
+// toFloats returns the elements of d as float64: its backing array for float64 (not a copy),
+// a converted copy for float32, and [NaN] for no tensor or another dtype.
 func toFloats(d *tensor.Dense) []float64 {
-	if d == nil {
-		return []float64{math.NaN()}
-	}
-	switch x := d.Data().(type) {
-	case []float64:
-		return x
-	case []float32:
-		out := make([]float64, len(x))
-		for i, v := range x {
-			out[i] = float64(v)
-		}
-		return out
-	case float64:
-		return []float64{x}
-	case float32:
-		return []float64{float64(x)}
+	switch {
+	case d == nil:
+	case d.Dtype() == tensor.Float64:
+		return d.Float64s()
+	case d.Dtype() == tensor.Float32:
+		return widen(d.Float32s())
 	}
 	return []float64{math.NaN()}
+}
+
+// widen converts float32s to float64s.
+func widen(x []float32) []float64 {
+	out := make([]float64, len(x))
+	for i, v := range x {
+		out[i] = float64(v)
+	}
+	return out
 }
 
 // toF64Dense copies d, converting float32 to float64.

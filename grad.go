@@ -101,16 +101,11 @@ func Differentiate(cost *gorgonia.Node, wrt ...*gorgonia.Node) (*Gradient, error
 		}
 		pos[i] = k
 	}
-	tr, err := adapter.Translate(cost, uniq...)
+	tr, opts, err := translateForAD("grad", cost, uniq)
 	if err != nil {
-		return nil, wrapOnce(err, "grad")
+		return nil, err
 	}
-	keep := make([]string, 0, len(tr.Lets))
-	for k := range tr.Lets {
-		keep = append(keep, k)
-	}
-	sort.Strings(keep)
-	art, err := ad.GradWith(tr.Program, ad.Options{Wrt: tr.Wrt, Keep: keep, AtZero: tr.ZeroNames()})
+	art, err := ad.GradWith(tr.Program, opts)
 	if err != nil {
 		return nil, wrapOnce(err, "grad")
 	}
@@ -118,6 +113,23 @@ func Differentiate(cost *gorgonia.Node, wrt ...*gorgonia.Node) (*Gradient, error
 		return nil, errors.Errorf("bulkad: grad: the artifact has %d gradients for %d wrt nodes", len(art.Wrt()), len(uniq))
 	}
 	return &Gradient{Translation: tr, Artifact: art, cost: cost, wrt: append(gorgonia.Nodes(nil), wrt...), uniq: uniq, pos: pos}, nil
+}
+
+// translateForAD translates cost with respect to wrt (for operation op, which errors name)
+// and returns the options of the differentiation: the translation's wrt parameters, its zero
+// perturbations, and every let kept (sorted by name), so that the derivative reads the nodes'
+// values instead of recomputing them.
+func translateForAD(op string, cost *gorgonia.Node, wrt gorgonia.Nodes) (*adapter.Translation, ad.Options, error) {
+	tr, err := adapter.Translate(cost, wrt...)
+	if err != nil {
+		return nil, ad.Options{}, wrapOnce(err, op)
+	}
+	keep := make([]string, 0, len(tr.Lets))
+	for k := range tr.Lets {
+		keep = append(keep, k)
+	}
+	sort.Strings(keep)
+	return tr, ad.Options{Wrt: tr.Wrt, Keep: keep, AtZero: tr.ZeroNames()}, nil
 }
 
 // Grad is a drop-in replacement for gorgonia.Grad: same arguments, same result order, gradient nodes

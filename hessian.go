@@ -2,10 +2,8 @@ package bulkad
 
 import (
 	"fmt"
-	"sort"
 
 	"github.com/bulkad/bulkad/ad"
-	"github.com/bulkad/bulkad/adapter"
 	"github.com/bulkad/bulkad/raise"
 	"github.com/pkg/errors"
 	"gorgonia.org/gorgonia"
@@ -47,16 +45,11 @@ func HessianVector(cost *gorgonia.Node, wrt, v gorgonia.Nodes) (gorgonia.Nodes, 
 			return nil, errors.Errorf("bulkad: %s: direction node %d (%v) is %v %v, wrt node %v is %v %v", op, i, d, d.Dtype(), d.Shape(), w, w.Dtype(), w.Shape())
 		}
 	}
-	tr, err := adapter.Translate(cost, wrt...)
+	tr, opts, err := translateForAD(op, cost, wrt)
 	if err != nil {
-		return nil, wrapOnce(err, op)
+		return nil, err
 	}
-	keep := make([]string, 0, len(tr.Lets))
-	for k := range tr.Lets {
-		keep = append(keep, k)
-	}
-	sort.Strings(keep)
-	prog, err := ad.HVP(tr.Program, ad.Options{Wrt: tr.Wrt, Keep: keep, AtZero: tr.ZeroNames()})
+	prog, err := ad.HVP(tr.Program, opts)
 	if err != nil {
 		return nil, wrapOnce(err, op)
 	}

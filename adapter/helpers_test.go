@@ -27,11 +27,7 @@ func toDense(v G.Value) (*tensor.Dense, error) {
 	switch x := v.(type) {
 	case *tensor.Dense:
 		if is, ok := x.Data().([]int); ok { // Gorgonia's Int: core's i64
-			i64 := make([]int64, len(is))
-			for i, v := range is {
-				i64[i] = int64(v)
-			}
-			return tensor.New(tensor.WithShape(x.Shape().Clone()...), tensor.WithBacking(i64)), nil
+			return tensor.New(tensor.WithShape(x.Shape().Clone()...), tensor.WithBacking(convert[int64](is))), nil
 		}
 		return x.Clone().(*tensor.Dense), nil
 	case nil:
@@ -46,17 +42,9 @@ func floats(d *tensor.Dense) []float64 {
 	case []float64:
 		return append([]float64{}, x...)
 	case []float32:
-		o := make([]float64, len(x))
-		for i, v := range x {
-			o[i] = float64(v)
-		}
-		return o
+		return convert[float64](x)
 	case []int64:
-		o := make([]float64, len(x))
-		for i, v := range x {
-			o[i] = float64(v)
-		}
-		return o
+		return convert[float64](x)
 	case []bool:
 		o := make([]float64, len(x))
 		for i, v := range x {
@@ -76,6 +64,15 @@ func floats(d *tensor.Dense) []float64 {
 		return []float64{0}
 	}
 	return nil
+}
+
+// convert converts numbers to another number type.
+func convert[To, From float32 | float64 | int | int64](x []From) []To {
+	out := make([]To, len(x))
+	for i, v := range x {
+		out[i] = To(v)
+	}
+	return out
 }
 
 // compare reports the first element where got and want differ beyond tol.
@@ -127,6 +124,35 @@ func evalTranslation(tr *Translation) (*tensor.Dense, error) {
 		return nil, err
 	}
 	return tensors.Eval(tr.Program, a)
+}
+
+// sameValue evaluates the translation and compares it with the TapeMachine's value of node n
+// (the graph has run).
+func sameValue(tr *Translation, n *G.Node, tol float64) error {
+	got, err := evalTranslation(tr)
+	if err != nil {
+		return fmt.Errorf("eval: %v", err)
+	}
+	want, err := toDense(n.Value())
+	if err != nil {
+		return fmt.Errorf("value of node %d %q: %v", n.ID(), n.Name(), err)
+	}
+	return compare(got, want, tol)
+}
+
+// checkCost translates cost with respect to wrt in a graph that has run, checks the
+// translation's bindings and compares its value with the TapeMachine's.
+func checkCost(t *testing.T, label string, cost *G.Node, wrt G.Nodes) {
+	t.Helper()
+	tr, err := Translate(cost, wrt...)
+	if err != nil {
+		t.Errorf("%s: translate: %v", label, err)
+		return
+	}
+	checkBindings(t, label, tr)
+	if err := sameValue(tr, cost, tolerance(cost.Dtype())); err != nil {
+		t.Errorf("%s: cost: %v\n%v", label, err, tr)
+	}
 }
 
 // gen makes random input nodes for a test graph.
@@ -216,19 +242,11 @@ func checkNode(t *testing.T, label string, out *G.Node, wrt G.Nodes) {
 	if err := runGraph(out.Graph()); err != nil {
 		t.Fatalf("%s: gorgonia: %v", label, err)
 	}
-	want, err := toDense(out.Value())
-	if err != nil {
-		t.Fatalf("%s: value of the output: %v", label, err)
-	}
 	tr, err := translateGraph(out, wrt, false)
 	if err != nil {
 		t.Fatalf("%s: translate: %v", label, err)
 	}
-	got, err := evalTranslation(tr)
-	if err != nil {
-		t.Fatalf("%s: eval: %v\n%v", label, err, tr)
-	}
-	if err := compare(got, want, tolerance(out.Dtype())); err != nil {
+	if err := sameValue(tr, out, tolerance(out.Dtype())); err != nil {
 		t.Errorf("%s: %v\nprogram:\n%v", label, err, tr)
 	}
 }

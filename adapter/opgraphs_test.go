@@ -23,21 +23,7 @@ func TestOpgraphs(t *testing.T) {
 				t.Errorf("%s: gorgonia: %v", label, err)
 				continue
 			}
-			tr, err := Translate(gr.Cost, gr.Wrt...)
-			if err != nil {
-				t.Errorf("%s: translate: %v", label, err)
-				continue
-			}
-			checkBindings(t, label, tr)
-			got, err := evalTranslation(tr)
-			if err != nil {
-				t.Errorf("%s: eval: %v", label, err)
-				continue
-			}
-			want, _ := toDense(gr.Cost.Value())
-			if err := compare(got, want, tolerance(dt)); err != nil {
-				t.Errorf("%s: %v\n%v", label, err, tr)
-			}
+			checkCost(t, label, gr.Cost, gr.Wrt)
 		}
 	}
 }

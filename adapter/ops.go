@@ -32,41 +32,75 @@ func (c *opCtx) kidShape(i int) core.Shape {
 
 // entry is one row of the op table.
 type entry struct {
-	typ  string // the op's Go type as %T prints it, without a leading '*'
-	tag  string // short name used for the lets of unnamed nodes
-	desc string // what SupportedOps lists
-	fn   func(c *opCtx, args []core.Term) (core.Term, error)
+	typ   string // the op's Go type as %T prints it, without a leading '*'
+	tag   string // short name used for the lets of unnamed nodes
+	arity int    // the number of operands, or variadic
+	desc  string // what SupportedOps lists
+	fn    func(c *opCtx, args []core.Term) (core.Term, error)
 }
+
+// variadic is the arity of an op that takes any number of operands.
+const variadic = -1
+
+// apply checks the number of operands and translates.
+func (e entry) apply(c *opCtx, args []core.Term) (core.Term, error) {
+	if e.arity != variadic && len(args) != e.arity {
+		return nil, errors.Errorf("%d operands, want %d", len(args), e.arity)
+	}
+	return e.fn(c, args)
+}
+
+// unary adapts a lowering that needs nothing but its one operand.
+func unary(f func(x core.Term) (core.Term, error)) func(*opCtx, []core.Term) (core.Term, error) {
+	return func(_ *opCtx, args []core.Term) (core.Term, error) { return f(args[0]) }
+}
+
+// binary adapts a lowering that needs nothing but its two operands.
+func binary(f func(x, y core.Term) (core.Term, error)) func(*opCtx, []core.Term) (core.Term, error) {
+	return func(_ *opCtx, args []core.Term) (core.Term, error) { return f(args[0], args[1]) }
+}
+
+// The translations that an adapter makes from a lowering.
+var (
+	trSum           = alongAxes(lower.Sum)
+	trMax           = alongAxes(lower.Max)
+	trIm2col        = windowed(im2colWindow, lower.Im2Col)
+	trMaxPool       = windowed(poolWindow, lower.MaxPool2D)
+	trAvgPool       = windowed(poolWindow, avgPool)
+	trGlobalAvgPool = unary(lower.GlobalAvgPool2D)
+	trMaxBetween    = binary(lower.MaxBetween)
+	trMinBetween    = binary(lower.MinBetween)
+)
 
 // opTable is the op table: every Gorgonia op the adapter recognises and its translation.
 var opTable = [...]entry{
-	{"gorgonia.elemBinOp", "bin", "elementwise + - ⊙ ÷ ^ < > <= >= == != (with scalar broadcast, with and without retSame)", trElemBin},
-	{"gorgonia.elemUnaryOp", "un", "elementwise abs sign ceil floor sin cos exp ln log2 neg square sqrt inv invSqrt cube tanh sigmoid log1p expm1 softplus", trElemUnary},
-	{"gorgonia.linAlgBinOp", "mm", "A × B, Aᵀ × B, A × Bᵀ, Aᵀ × Bᵀ, A × b, Aᵀ × b, a ⋅ b, a ⊗ b, A ××× B (batched, with transposes)", trLinAlg},
-	{"gorgonia.tensordotOp", "tdot", "Tensordot", trTensordot},
-	{"gorgonia.sumOp", "sum", "Σ (Sum along axes)", trSum},
-	{"gorgonia.maxOp", "max", "MaxAlong (Max along axes)", trMax},
-	{"gorgonia.sizeOp", "size", "SizeOf (a constant)", trSize},
-	{"gorgonia.reshapeOp", "reshape", "Reshape", trReshape},
-	{"gorgonia.transposeOp", "tr", "Transpose", trTranspose},
-	{"gorgonia.sliceOp", "slice", "Slice (ranges with steps, integer indices)", trSlice},
-	{"gorgonia.concatOp", "concat", "Concat", trConcat},
-	{"gorgonia.repeatOp", "repeat", "Repeat (broadcasting)", trRepeat},
-	{"gorgonia.softmaxOp", "softmax", "SoftMax, LogSoftMax", trSoftmax},
-	{"gorgonia.im2colOp", "im2col", "Im2Col (kernel, pad, stride, dilation)", trIm2col},
-	{"gorgonia.col2imOp", "col2im", "col2im", trCol2im},
-	{"gorgonia.maxPoolOp", "maxpool", "MaxPool2D (kernel, pad, stride)", trMaxPool},
-	{"gorgonia.avgPoolOp", "avgpool", "AveragePool2D (kernel, pad, stride; Gorgonia's divisor)", trAvgPool},
-	{"gorgonia.globalAveragePoolOp", "gap", "GlobalAveragePool2D", trGlobalAvgPool},
-	{"gorgonia.upsampleOp", "upsample", "Upsample2D", trUpsample},
-	{"gorgonia.maxBetween", "maxb", "MaxBetween", trMaxBetween},
-	{"gorgonia.minBetween", "minb", "MinBetween", trMinBetween},
-	{"gorgonia.dtConvOp", "conv", "ConvType (dtype conversion)", trConvType},
-	{"gorgonia.dropoutOp", "dropout", "Dropout (mask read from the node's own value)", trDropout},
-	{"gorgonia.BatchNormOp", "bn", "BatchNorm (training mode)", trBatchNorm},
-	{"gorgonia.GroupNormOp", "gn", "GroupNorm", trGroupNorm},
-	{"gorgonia.sparsemaxOp", "sparsemax", "Sparsemax (last axis)", trSparsemax},
-	{"gorgonia.byIndicesOp", "take", "ByIndices (indices of dtype Int become an i64 parameter)", trByIndices},
+	{"gorgonia.elemBinOp", "bin", 2, "elementwise + - ⊙ ÷ ^ < > <= >= == != (with scalar broadcast, with and without retSame)", trElemBin},
+	{"gorgonia.elemUnaryOp", "un", 1, "elementwise abs sign ceil floor sin cos exp ln log2 neg square sqrt inv invSqrt cube tanh sigmoid log1p expm1 softplus", trElemUnary},
+	{"gorgonia.linAlgBinOp", "mm", 2, "A × B, Aᵀ × B, A × Bᵀ, Aᵀ × Bᵀ, A × b, Aᵀ × b, a ⋅ b, a ⊗ b, A ××× B (batched, with transposes)", trLinAlg},
+	{"gorgonia.tensordotOp", "tdot", 2, "Tensordot", trTensordot},
+	{"gorgonia.sumOp", "sum", 1, "Σ (Sum along axes)", trSum},
+	{"gorgonia.maxOp", "max", 1, "MaxAlong (Max along axes)", trMax},
+	{"gorgonia.sizeOp", "size", 1, "SizeOf (a constant)", trSize},
+	{"gorgonia.reshapeOp", "reshape", 1, "Reshape", trReshape},
+	{"gorgonia.transposeOp", "tr", 1, "Transpose", trTranspose},
+	{"gorgonia.sliceOp", "slice", 1, "Slice (ranges with steps, integer indices)", trSlice},
+	{"gorgonia.concatOp", "concat", variadic, "Concat", trConcat},
+	{"gorgonia.repeatOp", "repeat", 2, "Repeat (broadcasting)", trRepeat},
+	{"gorgonia.softmaxOp", "softmax", 1, "SoftMax, LogSoftMax", trSoftmax},
+	{"gorgonia.im2colOp", "im2col", 1, "Im2Col (kernel, pad, stride, dilation)", trIm2col},
+	{"gorgonia.col2imOp", "col2im", 1, "col2im", trCol2im},
+	{"gorgonia.maxPoolOp", "maxpool", 1, "MaxPool2D (kernel, pad, stride)", trMaxPool},
+	{"gorgonia.avgPoolOp", "avgpool", 1, "AveragePool2D (kernel, pad, stride; Gorgonia's divisor)", trAvgPool},
+	{"gorgonia.globalAveragePoolOp", "gap", 1, "GlobalAveragePool2D", trGlobalAvgPool},
+	{"gorgonia.upsampleOp", "upsample", 1, "Upsample2D", trUpsample},
+	{"gorgonia.maxBetween", "maxb", 2, "MaxBetween", trMaxBetween},
+	{"gorgonia.minBetween", "minb", 2, "MinBetween", trMinBetween},
+	{"gorgonia.dtConvOp", "conv", 1, "ConvType (dtype conversion)", trConvType},
+	{"gorgonia.dropoutOp", "dropout", 1, "Dropout (mask read from the node's own value)", trDropout},
+	{"gorgonia.BatchNormOp", "bn", 1, "BatchNorm (training mode)", trBatchNorm},
+	{"gorgonia.GroupNormOp", "gn", 1, "GroupNorm", trGroupNorm},
+	{"gorgonia.sparsemaxOp", "sparsemax", 1, "Sparsemax (last axis)", trSparsemax},
+	{"gorgonia.byIndicesOp", "take", 2, "ByIndices (indices of dtype Int become an i64 parameter)", trByIndices},
 }
 
 // lookup finds the table entry of an op by its Go type.
@@ -110,75 +144,72 @@ func field(op gorgonia.Op, name string) (reflect.Value, error) {
 	return f, nil
 }
 
-func intField(op gorgonia.Op, name string) (int, error) {
-	f, err := field(op, name)
-	if err != nil {
-		return 0, err
-	}
-	switch f.Kind() {
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return int(f.Int()), nil
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return int(f.Uint()), nil
-	}
-	return 0, errors.Errorf("op %T: field %s has kind %v, want an integer", op, name, f.Kind())
+// fields reads an op's unexported fields. The first error is kept in err and every later read
+// returns a zero value, so a translation reads all the fields it needs and checks err once.
+type fields struct {
+	op  gorgonia.Op
+	err error
 }
 
-func intsField(op gorgonia.Op, name string) ([]int, error) {
-	f, err := field(op, name)
-	if err != nil {
-		return nil, err
+// fields starts reading the fields of the context's op.
+func (c *opCtx) fields() *fields { return &fields{op: c.op} }
+
+// get returns field name if no read has failed yet, it exists and its kind satisfies ok
+// (want describes the kinds ok accepts, for the error).
+func (f *fields) get(name, want string, ok func(reflect.Kind) bool) (reflect.Value, bool) {
+	if f.err != nil {
+		return reflect.Value{}, false
 	}
-	if f.Kind() != reflect.Slice {
-		return nil, errors.Errorf("op %T: field %s has kind %v, want a slice", op, name, f.Kind())
+	v, err := field(f.op, name)
+	if err == nil && !ok(v.Kind()) {
+		err = errors.Errorf("op %T: field %s has kind %v, want %s", f.op, name, v.Kind(), want)
 	}
-	out := make([]int, f.Len())
+	f.err = err
+	return v, err == nil
+}
+
+func isInt(k reflect.Kind) bool { return k >= reflect.Int && k <= reflect.Int64 }
+
+func isUint(k reflect.Kind) bool { return k >= reflect.Uint && k <= reflect.Uint64 }
+
+// int reads a field of any integer kind.
+func (f *fields) int(name string) int {
+	v, ok := f.get(name, "an integer", func(k reflect.Kind) bool { return isInt(k) || isUint(k) })
+	switch {
+	case !ok:
+		return 0
+	case isUint(v.Kind()):
+		return int(v.Uint())
+	}
+	return int(v.Int())
+}
+
+// ints reads a slice of integers.
+func (f *fields) ints(name string) []int {
+	v, ok := f.get(name, "a slice", func(k reflect.Kind) bool { return k == reflect.Slice })
+	if !ok {
+		return nil
+	}
+	out := make([]int, v.Len())
 	for i := range out {
-		out[i] = int(f.Index(i).Int())
+		out[i] = int(v.Index(i).Int())
 	}
-	return out, nil
+	return out
 }
 
-func boolField(op gorgonia.Op, name string) (bool, error) {
-	f, err := field(op, name)
-	if err != nil {
-		return false, err
-	}
-	if f.Kind() != reflect.Bool {
-		return false, errors.Errorf("op %T: field %s has kind %v, want bool", op, name, f.Kind())
-	}
-	return f.Bool(), nil
+// bool reads a boolean field.
+func (f *fields) bool(name string) bool {
+	v, ok := f.get(name, "bool", func(k reflect.Kind) bool { return k == reflect.Bool })
+	return ok && v.Bool()
 }
 
-func floatField(op gorgonia.Op, name string) (float64, error) {
-	f, err := field(op, name)
-	if err != nil {
-		return 0, err
+// float reads a float32 or float64 field.
+func (f *fields) float(name string) float64 {
+	v, ok := f.get(name, "a float", func(k reflect.Kind) bool { return k == reflect.Float64 || k == reflect.Float32 })
+	if !ok {
+		return 0
 	}
-	if f.Kind() != reflect.Float64 && f.Kind() != reflect.Float32 {
-		return 0, errors.Errorf("op %T: field %s has kind %v, want a float", op, name, f.Kind())
-	}
-	return f.Float(), nil
-}
-
-// ints reads several integer fields at once (first error wins).
-func ints(op gorgonia.Op, names ...string) ([]int, error) {
-	out := make([]int, len(names))
-	for i, nm := range names {
-		v, err := intField(op, nm)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = v
-	}
-	return out, nil
-}
-
-func arity(args []core.Term, n int) error {
-	if len(args) != n {
-		return errors.Errorf("%d operands, want %d", len(args), n)
-	}
-	return nil
+	return v.Float()
 }
 
 // --- translations ---
@@ -189,9 +220,6 @@ var binSymbols = map[string]core.BinOp{
 }
 
 func trElemBin(c *opCtx, args []core.Term) (core.Term, error) {
-	if err := arity(args, 2); err != nil {
-		return nil, err
-	}
 	s := c.op.String()
 	i := strings.LastIndexByte(s, ' ')
 	if i < 0 {
@@ -201,17 +229,15 @@ func trElemBin(c *opCtx, args []core.Term) (core.Term, error) {
 	if !ok {
 		return nil, errors.Errorf("unknown elementwise operator %q", s[:i])
 	}
-	retSame, err := boolField(c.op, "retSame")
-	if err != nil {
-		return nil, err
+	f := c.fields()
+	retSame := f.bool("retSame")
+	if f.err != nil {
+		return nil, f.err
 	}
 	return lower.Binary(o, args[0], args[1], retSame)
 }
 
 func trElemUnary(c *opCtx, args []core.Term) (core.Term, error) {
-	if err := arity(args, 1); err != nil {
-		return nil, err
-	}
 	return lower.Unary(c.op.String(), args[0])
 }
 
@@ -225,20 +251,10 @@ const (
 )
 
 func trLinAlg(c *opCtx, args []core.Term) (core.Term, error) {
-	if err := arity(args, 2); err != nil {
-		return nil, err
-	}
-	kind, err := intField(c.op, "āBinaryOperator")
-	if err != nil {
-		return nil, err
-	}
-	ta, err := boolField(c.op, "transA")
-	if err != nil {
-		return nil, err
-	}
-	tb, err := boolField(c.op, "transB")
-	if err != nil {
-		return nil, err
+	f := c.fields()
+	kind, ta, tb := f.int("āBinaryOperator"), f.bool("transA"), f.bool("transB")
+	if f.err != nil {
+		return nil, f.err
 	}
 	switch kind {
 	case laMatMul:
@@ -256,50 +272,32 @@ func trLinAlg(c *opCtx, args []core.Term) (core.Term, error) {
 }
 
 func trTensordot(c *opCtx, args []core.Term) (core.Term, error) {
-	if err := arity(args, 2); err != nil {
-		return nil, err
-	}
-	a, err := intsField(c.op, "aAxes")
-	if err != nil {
-		return nil, err
-	}
-	b, err := intsField(c.op, "bAxes")
-	if err != nil {
-		return nil, err
+	f := c.fields()
+	a, b := f.ints("aAxes"), f.ints("bAxes")
+	if f.err != nil {
+		return nil, f.err
 	}
 	return lower.Tensordot(args[0], args[1], a, b)
 }
 
-func trSum(c *opCtx, args []core.Term) (core.Term, error) {
-	if err := arity(args, 1); err != nil {
-		return nil, err
+// alongAxes adapts a reduction along the axes of the op's field along.
+func alongAxes(reduce func(x core.Term, along ...int) (core.Term, error)) func(*opCtx, []core.Term) (core.Term, error) {
+	return func(c *opCtx, args []core.Term) (core.Term, error) {
+		f := c.fields()
+		along := f.ints("along")
+		if f.err != nil {
+			return nil, f.err
+		}
+		return reduce(args[0], along...)
 	}
-	along, err := intsField(c.op, "along")
-	if err != nil {
-		return nil, err
-	}
-	return lower.Sum(args[0], along...)
-}
-
-func trMax(c *opCtx, args []core.Term) (core.Term, error) {
-	if err := arity(args, 1); err != nil {
-		return nil, err
-	}
-	along, err := intsField(c.op, "along")
-	if err != nil {
-		return nil, err
-	}
-	return lower.Max(args[0], along...)
 }
 
 // trSize: SizeOf is the (static) length of an axis of its operand, in the node's dtype.
 func trSize(c *opCtx, args []core.Term) (core.Term, error) {
-	if err := arity(args, 1); err != nil {
-		return nil, err
-	}
-	axis, err := intField(c.op, "axis")
-	if err != nil {
-		return nil, err
+	f := c.fields()
+	axis := f.int("axis")
+	if f.err != nil {
+		return nil, f.err
 	}
 	sh := c.kidShape(0)
 	v := 1
@@ -313,19 +311,14 @@ func trSize(c *opCtx, args []core.Term) (core.Term, error) {
 }
 
 func trReshape(c *opCtx, args []core.Term) (core.Term, error) {
-	if err := arity(args, 1); err != nil {
-		return nil, err
-	}
 	return lower.Reshape(args[0], c.want.Shape)
 }
 
 func trTranspose(c *opCtx, args []core.Term) (core.Term, error) {
-	if err := arity(args, 1); err != nil {
-		return nil, err
-	}
-	p, err := intsField(c.op, "pattern")
-	if err != nil {
-		return nil, err
+	f := c.fields()
+	p := f.ints("pattern")
+	if f.err != nil {
+		return nil, f.err
 	}
 	return lower.Transpose(args[0], p)
 }
@@ -337,18 +330,13 @@ type ranger interface {
 }
 
 func trSlice(c *opCtx, args []core.Term) (core.Term, error) {
-	if err := arity(args, 1); err != nil {
-		return nil, err
+	f := c.fields()
+	along := f.int("along")
+	s, _ := f.get("Slice", "an interface", func(k reflect.Kind) bool { return k == reflect.Interface })
+	if f.err != nil {
+		return nil, f.err
 	}
-	along, err := intField(c.op, "along")
-	if err != nil {
-		return nil, err
-	}
-	f, err := field(c.op, "Slice")
-	if err != nil {
-		return nil, err
-	}
-	if f.IsNil() { // T[:]
+	if s.IsNil() { // T[:]
 		return args[0], nil
 	}
 	r, ok := c.op.(ranger)
@@ -372,9 +360,10 @@ func trSlice(c *opCtx, args []core.Term) (core.Term, error) {
 }
 
 func trConcat(c *opCtx, args []core.Term) (core.Term, error) {
-	axis, err := intField(c.op, "axis")
-	if err != nil {
-		return nil, err
+	f := c.fields()
+	axis := f.int("axis")
+	if f.err != nil {
+		return nil, f.err
 	}
 	return lower.Concat(axis, args...)
 }
@@ -382,12 +371,10 @@ func trConcat(c *opCtx, args []core.Term) (core.Term, error) {
 // trRepeat: Repeat(x, n) along an axis, where the count is the (static) second operand; the
 // result shape is the node's. A scalar or lower-rank operand is first padded with unit axes.
 func trRepeat(c *opCtx, args []core.Term) (core.Term, error) {
-	if err := arity(args, 2); err != nil {
-		return nil, err
-	}
-	along, err := intField(c.op, "along")
-	if err != nil {
-		return nil, err
+	f := c.fields()
+	along := f.int("along")
+	if f.err != nil {
+		return nil, f.err
 	}
 	x := args[0]
 	in, out := x.Type().Shape, c.want.Shape
@@ -403,6 +390,7 @@ func trRepeat(c *opCtx, args []core.Term) (core.Term, error) {
 		for i := in.Rank(); i < out.Rank(); i++ {
 			padded[i] = 1
 		}
+		var err error
 		if x, err = lower.Reshape(x, padded); err != nil {
 			return nil, err
 		}
@@ -417,16 +405,10 @@ func trRepeat(c *opCtx, args []core.Term) (core.Term, error) {
 // trSoftmax reads isLog from the op itself: SoftMax and LogSoftMax have the same hash, so a
 // graph may hold the other one than its builder asked for.
 func trSoftmax(c *opCtx, args []core.Term) (core.Term, error) {
-	if err := arity(args, 1); err != nil {
-		return nil, err
-	}
-	axis, err := intField(c.op, "axis")
-	if err != nil {
-		return nil, err
-	}
-	isLog, err := boolField(c.op, "isLog")
-	if err != nil {
-		return nil, err
+	f := c.fields()
+	axis, isLog := f.int("axis"), f.bool("isLog")
+	if f.err != nil {
+		return nil, f.err
 	}
 	if axis == -1 { // Gorgonia's default: the last axis, or 0 for (column) vectors
 		sh := c.kids[0].Shape()
@@ -441,126 +423,79 @@ func trSoftmax(c *opCtx, args []core.Term) (core.Term, error) {
 	return lower.Softmax(args[0], axis)
 }
 
-func im2colWindow(op gorgonia.Op) (lower.Window, error) {
-	v, err := ints(op, "h", "w", "padH", "padW", "strideH", "strideW", "dilationH", "dilationW")
-	if err != nil {
-		return lower.Window{}, err
-	}
-	return lower.Window{KH: v[0], KW: v[1], PadTop: v[2], PadBottom: v[2], PadLeft: v[3], PadRight: v[3],
-		StrideH: v[4], StrideW: v[5], DilationH: v[6], DilationW: v[7]}, nil
+func im2colWindow(c *opCtx) (lower.Window, error) {
+	f := c.fields()
+	w := lower.Window{KH: f.int("h"), KW: f.int("w"), PadTop: f.int("padH"), PadLeft: f.int("padW"),
+		StrideH: f.int("strideH"), StrideW: f.int("strideW"), DilationH: f.int("dilationH"), DilationW: f.int("dilationW")}
+	w.PadBottom, w.PadRight = w.PadTop, w.PadLeft
+	return w, f.err
 }
 
-func trIm2col(c *opCtx, args []core.Term) (core.Term, error) {
-	if err := arity(args, 1); err != nil {
-		return nil, err
+// poolWindow reads a pooling op's window. Gorgonia's output size uses north+south (west+east)
+// padding, but its loops offset windows by padNorth (padWest), or by padSouth (padEast) when
+// four paddings were given.
+func poolWindow(c *opCtx) (lower.Window, error) {
+	f := c.fields()
+	north, south, west, east := f.int("padNorth"), f.int("padSouth"), f.int("padWest"), f.int("padEast")
+	w := lower.Window{KH: f.int("h"), KW: f.int("w"), StrideH: f.int("strideH"), StrideW: f.int("strideW")}
+	w.PadTop, w.PadLeft = north, west
+	if f.bool("explicitPadding") {
+		w.PadTop, w.PadLeft = south, east
 	}
-	w, err := im2colWindow(c.op)
-	if err != nil {
-		return nil, err
-	}
-	return lower.Im2Col(args[0], w)
+	w.PadBottom, w.PadRight = north+south-w.PadTop, west+east-w.PadLeft
+	return w, f.err
 }
 
+// windowed adapts a lowering of one operand and the window that window reads from the op.
+func windowed(window func(*opCtx) (lower.Window, error), f func(x core.Term, w lower.Window) (core.Term, error)) func(*opCtx, []core.Term) (core.Term, error) {
+	return func(c *opCtx, args []core.Term) (core.Term, error) {
+		w, err := window(c)
+		if err != nil {
+			return nil, err
+		}
+		return f(args[0], w)
+	}
+}
+
+// trCol2im: the output shape is the node's.
 func trCol2im(c *opCtx, args []core.Term) (core.Term, error) {
-	if err := arity(args, 1); err != nil {
-		return nil, err
-	}
-	w, err := im2colWindow(c.op)
+	w, err := im2colWindow(c)
 	if err != nil {
 		return nil, err
 	}
 	return lower.Col2Im(args[0], c.want.Shape, w)
 }
 
-// poolWindow reads a pooling op's window. Gorgonia's output size uses north+south (west+east)
-// padding, but its loops offset windows by padNorth (padWest), or by padSouth (padEast) when
-// four paddings were given.
-func poolWindow(op gorgonia.Op) (lower.Window, error) {
-	v, err := ints(op, "h", "w", "padNorth", "padSouth", "padWest", "padEast", "strideH", "strideW")
-	if err != nil {
-		return lower.Window{}, err
-	}
-	explicit, err := boolField(op, "explicitPadding")
-	if err != nil {
-		return lower.Window{}, err
-	}
-	top, left := v[2], v[4]
-	if explicit {
-		top, left = v[3], v[5]
-	}
-	return lower.Window{KH: v[0], KW: v[1], PadTop: top, PadBottom: v[2] + v[3] - top,
-		PadLeft: left, PadRight: v[4] + v[5] - left, StrideH: v[6], StrideW: v[7]}, nil
-}
-
-func trMaxPool(c *opCtx, args []core.Term) (core.Term, error) {
-	if err := arity(args, 1); err != nil {
-		return nil, err
-	}
-	w, err := poolWindow(c.op)
-	if err != nil {
-		return nil, err
-	}
-	return lower.MaxPool2D(args[0], w)
-}
-
-// trAvgPool reproduces Gorgonia v0.9.18's AveragePool2D, which divides each window's sum by
+// avgPool reproduces Gorgonia v0.9.18's AveragePool2D, which divides each window's sum by
 // the input width (not by the window size).
-func trAvgPool(c *opCtx, args []core.Term) (core.Term, error) {
-	if err := arity(args, 1); err != nil {
-		return nil, err
-	}
-	w, err := poolWindow(c.op)
+func avgPool(x core.Term, w lower.Window) (core.Term, error) {
+	s, err := lower.SumPool2D(x, w)
 	if err != nil {
 		return nil, err
 	}
-	s, err := lower.SumPool2D(args[0], w)
-	if err != nil {
-		return nil, err
-	}
-	d, err := lower.FullLike(s.Type(), float64(args[0].Type().Shape[3]))
-	if err != nil {
-		return nil, err
-	}
-	return lower.Binary(core.OpDiv, s, d, false)
+	return divConst(s, float64(x.Type().Shape[3]))
 }
 
-func trGlobalAvgPool(c *opCtx, args []core.Term) (core.Term, error) {
-	if err := arity(args, 1); err != nil {
+// divConst is x ÷ k for a constant k.
+func divConst(x core.Term, k float64) (core.Term, error) {
+	d, err := lower.FullLike(x.Type(), k)
+	if err != nil {
 		return nil, err
 	}
-	return lower.GlobalAvgPool2D(args[0])
+	return lower.Binary(core.OpDiv, x, d, false)
 }
 
 func trUpsample(c *opCtx, args []core.Term) (core.Term, error) {
-	if err := arity(args, 1); err != nil {
-		return nil, err
-	}
-	s, err := intField(c.op, "stride")
-	if err != nil {
-		return nil, err
+	f := c.fields()
+	s := f.int("stride")
+	if f.err != nil {
+		return nil, f.err
 	}
 	return lower.Upsample2D(args[0], s+1)
 }
 
-func trMaxBetween(c *opCtx, args []core.Term) (core.Term, error) {
-	if err := arity(args, 2); err != nil {
-		return nil, err
-	}
-	return lower.MaxBetween(args[0], args[1])
-}
-
-func trMinBetween(c *opCtx, args []core.Term) (core.Term, error) {
-	if err := arity(args, 2); err != nil {
-		return nil, err
-	}
-	return lower.MinBetween(args[0], args[1])
-}
-
 // trConvType converts to the node's dtype.
 func trConvType(c *opCtx, args []core.Term) (core.Term, error) {
-	if err := arity(args, 1); err != nil {
-		return nil, err
-	}
 	return lower.Convert(args[0], c.want.Dtype)
 }
 
@@ -568,16 +503,10 @@ func trConvType(c *opCtx, args []core.Term) (core.Term, error) {
 // bound as a parameter and the translation is x ⊙ (y ≠ 0) ÷ keep — y's value exactly, and
 // the right derivative wherever x ≠ 0.
 func trDropout(c *opCtx, args []core.Term) (core.Term, error) {
-	if err := arity(args, 1); err != nil {
-		return nil, err
-	}
-	p, err := floatField(c.op, "probability")
-	if err != nil {
-		return nil, err
-	}
-	training, err := boolField(c.op, "isTraining")
-	if err != nil {
-		return nil, err
+	f := c.fields()
+	p, training := f.float("probability"), f.bool("isTraining")
+	if f.err != nil {
+		return nil, f.err
 	}
 	x := args[0]
 	if p == 0 || !training {
@@ -599,27 +528,18 @@ func trDropout(c *opCtx, args []core.Term) (core.Term, error) {
 	if err != nil {
 		return nil, err
 	}
-	keep, err := lower.FullLike(xm.Type(), 1-p)
-	if err != nil {
-		return nil, err
-	}
-	return lower.Binary(core.OpDiv, xm, keep, false)
+	return divConst(xm, 1-p)
 }
 
 func trBatchNorm(c *opCtx, args []core.Term) (core.Term, error) {
-	if err := arity(args, 1); err != nil {
-		return nil, err
-	}
-	training, err := boolField(c.op, "training")
-	if err != nil {
-		return nil, err
-	}
-	if !training {
+	f := c.fields()
+	training := f.bool("training")
+	if f.err == nil && !training {
 		return nil, errors.New("batch norm in inference mode reads running statistics held inside the op; only training mode is supported")
 	}
-	eps, err := floatField(c.op, "epsilon")
-	if err != nil {
-		return nil, err
+	eps := f.float("epsilon")
+	if f.err != nil {
+		return nil, f.err
 	}
 	return lower.BatchNormTrain(args[0], eps)
 }
@@ -635,12 +555,10 @@ func trBatchNorm(c *opCtx, args []core.Term) (core.Term, error) {
 // last axis with outer dimensions, the kernel steps over the outer dimensions by 2·J instead
 // of A·J, which is right only for A = 2: refused otherwise.
 func trByIndices(c *opCtx, args []core.Term) (core.Term, error) {
-	if err := arity(args, 2); err != nil {
-		return nil, err
-	}
-	axis, err := intField(c.op, "axis")
-	if err != nil {
-		return nil, err
+	f := c.fields()
+	axis := f.int("axis")
+	if f.err != nil {
+		return nil, f.err
 	}
 	x, idx := args[0], args[1]
 	xs := x.Type().Shape
@@ -679,12 +597,10 @@ func trByIndices(c *opCtx, args []core.Term) (core.Term, error) {
 // trSparsemax: Gorgonia's kernel is right only along the last axis (for another axis it
 // builds an invalid transpose and returns the transposed data under the input's shape).
 func trSparsemax(c *opCtx, args []core.Term) (core.Term, error) {
-	if err := arity(args, 1); err != nil {
-		return nil, err
-	}
-	axis, err := intField(c.op, "axis")
-	if err != nil {
-		return nil, err
+	f := c.fields()
+	axis := f.int("axis")
+	if f.err != nil {
+		return nil, f.err
 	}
 	last := args[0].Type().Shape.Rank() - 1
 	if axis != -1 && axis != last {
@@ -694,16 +610,10 @@ func trSparsemax(c *opCtx, args []core.Term) (core.Term, error) {
 }
 
 func trGroupNorm(c *opCtx, args []core.Term) (core.Term, error) {
-	if err := arity(args, 1); err != nil {
-		return nil, err
-	}
-	groups, err := intField(c.op, "numGroups")
-	if err != nil {
-		return nil, err
-	}
-	eps, err := floatField(c.op, "epsilon")
-	if err != nil {
-		return nil, err
+	f := c.fields()
+	groups, eps := f.int("numGroups"), f.float("epsilon")
+	if f.err != nil {
+		return nil, f.err
 	}
 	return lower.GroupNorm(args[0], groups, eps)
 }

@@ -98,21 +98,7 @@ func TestRandomGraphs(t *testing.T) {
 			cost := must(G.Sum(out))
 			label := fmt.Sprintf("random/seed=%d/%v", seed, dt)
 			checkNode(t, label, out, b.ins)
-			tr, err := Translate(cost, b.ins...)
-			if err != nil {
-				t.Errorf("%s: translate cost: %v", label, err)
-				continue
-			}
-			checkBindings(t, label, tr)
-			got, err := evalTranslation(tr)
-			if err != nil {
-				t.Errorf("%s: eval: %v", label, err)
-				continue
-			}
-			want, _ := toDense(cost.Value())
-			if err := compare(got, want, tolerance(dt)); err != nil {
-				t.Errorf("%s: cost: %v\n%v", label, err, tr)
-			}
+			checkCost(t, label, cost, b.ins)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/bulkad/bulkad/core"
+	"github.com/bulkad/bulkad/core/tensors"
 	"github.com/pkg/errors"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -317,17 +318,13 @@ func coreType(n *gorgonia.Node) (core.Type, error) {
 }
 
 func coreDtype(d tensor.Dtype) (core.Dtype, error) {
-	switch d {
-	case tensor.Float64:
-		return core.Float64, nil
-	case tensor.Float32:
-		return core.Float32, nil
-	case tensor.Int64, tensor.Int:
+	if d == tensor.Int {
 		// Go's int is 64 bits on every platform Gorgonia supports; a parameter of dtype Int
 		// must be given as an int64 tensor.
 		return core.Int64, nil
-	case tensor.Bool:
-		return core.Bool, nil
+	}
+	if dt := tensors.Dtype(d); dt.Valid() {
+		return dt, nil
 	}
 	return core.InvalidDtype, errors.Errorf("dtype %v has no core equivalent (want float64, float32, int64 or bool)", d)
 }
@@ -422,7 +419,7 @@ func (t *translator) translate(n *gorgonia.Node) error {
 	}
 	e, ok := lookup(op)
 	if _, prog := op.(Programmed); prog && !ok {
-		e, ok = entry{typ: "Programmed", tag: "raised", fn: trProgrammed}, true
+		e, ok = entry{typ: "Programmed", tag: "raised", arity: variadic, fn: trProgrammed}, true
 	}
 	if !ok {
 		return errors.Errorf("adapter: translate: node %q (ID %d) with op %s (Go type %T) is on a path from a wrt node to the cost but has no translation (adapter.SupportedOps() lists the %d supported ops)",
@@ -450,7 +447,7 @@ func (t *translator) translate(n *gorgonia.Node) error {
 		return err
 	}
 	c := &opCtx{t: t, n: n, op: op, want: want, kids: kids}
-	term, err := e.fn(c, args)
+	term, err := e.apply(c, args)
 	if err != nil {
 		return errors.Wrapf(err, "adapter: translate: node %q (ID %d) with op %s (%T)", n.Name(), n.ID(), op, op)
 	}
@@ -464,26 +461,33 @@ func (t *translator) translate(n *gorgonia.Node) error {
 	if d := t.delta[n.ID()]; d != nil {
 		// let n_pre = <n's translation> in let n = n_pre + δ: both denote n's value (δ is
 		// zero), so the gradient reads the node for either and never recomputes it.
-		pre, err := core.NewVar(t.name(n, e.tag, "_pre"), want)
+		pre, err := t.let(n, e.tag, "_pre", term)
 		if err != nil {
-			return errors.Wrap(err, "adapter: translate")
+			return err
 		}
-		t.lets = append(t.lets, pre)
-		t.bounds = append(t.bounds, term)
-		t.letNode[pre.Name] = n
 		if term, err = core.NewBinary(core.OpAdd, pre, d); err != nil {
 			return errors.Wrapf(err, "adapter: translate: node %q (ID %d): perturbation", n.Name(), n.ID())
 		}
 	}
-	v, err := core.NewVar(t.name(n, e.tag, ""), want)
+	v, err := t.let(n, e.tag, "", term)
 	if err != nil {
-		return errors.Wrap(err, "adapter: translate")
+		return err
+	}
+	t.terms[n.ID()] = v
+	return nil
+}
+
+// let appends a let of term (of node n's type), named after n with the op's tag and suffix,
+// and binds it to n.
+func (t *translator) let(n *gorgonia.Node, tag, suffix string, term core.Term) (*core.Var, error) {
+	v, err := core.NewVar(t.name(n, tag, suffix), term.Type())
+	if err != nil {
+		return nil, errors.Wrap(err, "adapter: translate")
 	}
 	t.lets = append(t.lets, v)
 	t.bounds = append(t.bounds, term)
 	t.letNode[v.Name] = n
-	t.terms[n.ID()] = v
-	return nil
+	return v, nil
 }
 
 // fit reshapes a translated term to the node's shape when only the shape's spelling differs

@@ -77,12 +77,7 @@ func TestZoo(t *testing.T) {
 					t.Errorf("%s: wrt %d is %s, not a param bound to node %d", label, i, w, m.Wrt[i].ID())
 				}
 			}
-			got, err := evalTranslation(tr)
-			if err != nil {
-				t.Fatalf("%s: eval: %v", label, err)
-			}
-			want, _ := toDense(m.Cost.Value())
-			if err := compare(got, want, tolerance(dt)); err != nil {
+			if err := sameValue(tr, m.Cost, tolerance(dt)); err != nil {
 				t.Errorf("%s: cost: %v", label, err)
 			}
 			if m.Out != nil {
@@ -293,12 +288,7 @@ func TestWrtNotReached(t *testing.T) {
 	if !core.HasFree(tr.Program.Body, tr.Wrt[1]) || core.HasFree(tr.Program.Body, tr.Wrt[0]) {
 		t.Errorf("the body should use w and not the unreached node:\n%v", tr)
 	}
-	got, err := evalTranslation(tr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, _ := toDense(cost.Value())
-	if err := compare(got, want, 1e-5); err != nil {
+	if err := sameValue(tr, cost, 1e-5); err != nil {
 		t.Error(err)
 	}
 }
@@ -323,12 +313,7 @@ func TestWrtIntermediate(t *testing.T) {
 	if len(tr.Lets) != 2 {
 		t.Errorf("%d lets, want 2 (tanh, sum):\n%v", len(tr.Lets), tr)
 	}
-	got, err := evalTranslation(tr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, _ := toDense(cost.Value())
-	if err := compare(got, want, 1e-12); err != nil {
+	if err := sameValue(tr, cost, 1e-12); err != nil {
 		t.Error(err)
 	}
 }
@@ -360,12 +345,7 @@ func TestTraps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := evalTranslation(tr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, _ := toDense(cost.Value())
-	if err := compare(got, want, 1e-12); err != nil {
+	if err := sameValue(tr, cost, 1e-12); err != nil {
 		t.Errorf("%v\n%v", err, tr)
 	}
 	// Log(SoftMax(a)) is rewritten at build time by turning the softmax node itself into a

@@ -54,6 +54,15 @@ func (w Window) check(op string, xs core.Shape) error {
 	return nil
 }
 
+// checkOperand checks the operand x of a windowed operation op and returns its shape.
+func (w Window) checkOperand(op string, x core.Term) (core.Shape, error) {
+	if err := checkTerm(op, x); err != nil {
+		return nil, err
+	}
+	xs := x.Type().Shape
+	return xs, w.check(op, xs)
+}
+
 // windowFn is the index function \[bb, i, j, cc, r, s] -> [bb, cc, row, col] of a window.
 func (w Window) windowFn(b *core.Builder) *core.IndexFn {
 	dh, dw := w.dil()
@@ -66,11 +75,8 @@ func (w Window) windowFn(b *core.Builder) *core.IndexFn {
 // Im2Col unfolds the windows of x : [b,c,h,w] into x' : [b,oh,ow,c*KH*KW] (Gorgonia's layout:
 // channel, then kernel row, then kernel column). Positions in the padding read 0.
 func Im2Col(x core.Term, w Window) (core.Term, error) {
-	if err := checkTerm("im2col", x); err != nil {
-		return nil, err
-	}
-	xs := x.Type().Shape
-	if err := w.check("im2col", xs); err != nil {
+	xs, err := w.checkOperand("im2col", x)
+	if err != nil {
 		return nil, err
 	}
 	oh, ow := w.OutHW(xs[2], xs[3])
@@ -171,11 +177,8 @@ func padPenalty(w Window, h, wd int, d core.Dtype) (core.Term, bool, error) {
 // maximum (NaN never wins against a number), so a window without padding whose elements are
 // all -Inf (all NaN) gives -Inf (NaN), where Gorgonia gives the most negative finite value.
 func MaxPool2D(x core.Term, w Window) (core.Term, error) {
-	if err := checkTerm("max-pool", x); err != nil {
-		return nil, err
-	}
-	xs := x.Type().Shape
-	if err := w.check("max-pool", xs); err != nil {
+	xs, err := w.checkOperand("max-pool", x)
+	if err != nil {
 		return nil, err
 	}
 	var b core.Builder
@@ -213,10 +216,7 @@ func MaxPool2D(x core.Term, w Window) (core.Term, error) {
 
 // SumPool2D is the sum over each window of x : [b,c,h,w] (padding counts as 0).
 func SumPool2D(x core.Term, w Window) (core.Term, error) {
-	if err := checkTerm("sum-pool", x); err != nil {
-		return nil, err
-	}
-	if err := w.check("sum-pool", x.Type().Shape); err != nil {
+	if _, err := w.checkOperand("sum-pool", x); err != nil {
 		return nil, err
 	}
 	var b core.Builder

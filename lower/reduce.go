@@ -8,19 +8,11 @@ import (
 // Sum adds x's elements along the given axes (all axes when none are given); the result has
 // x's other dimensions in order.
 func Sum(x core.Term, axes ...int) (core.Term, error) {
-	if err := checkTerm("sum", x); err != nil {
-		return nil, err
-	}
-	r := x.Type().Shape.Rank()
-	if len(axes) == 0 {
-		axes = allAxes(r)
-	}
-	perm, err := moveToFront("sum", axes, r)
+	var b core.Builder
+	t, axes, err := axesToFront("sum", &b, x, axes)
 	if err != nil {
 		return nil, err
 	}
-	var b core.Builder
-	t := transposeIfNeeded(&b, perm, x)
 	if len(axes) > 1 {
 		sh := t.Type().Shape
 		t = b.Reshape(append(core.Shape{prod(sh[:len(axes)])}, sh[len(axes):]...), t)
@@ -31,33 +23,34 @@ func Sum(x core.Term, axes ...int) (core.Term, error) {
 	return result("sum", &b, t)
 }
 
-func allAxes(r int) []int {
-	a := make([]int, r)
-	for i := range a {
-		a[i] = i
+// axesToFront checks x and the axes of a reduction (all of x's axes when none are given) and
+// transposes them to the front, in the order given. op names the reduction in errors.
+func axesToFront(op string, b *core.Builder, x core.Term, axes []int) (core.Term, []int, error) {
+	if err := checkTerm(op, x); err != nil {
+		return nil, nil, err
 	}
-	return a
+	r := x.Type().Shape.Rank()
+	if len(axes) == 0 {
+		axes = make([]int, r)
+		for i := range axes {
+			axes[i] = i
+		}
+	}
+	perm, err := moveToFront(op, axes, r)
+	if err != nil {
+		return nil, nil, err
+	}
+	return transposeIfNeeded(b, perm, x), axes, nil
 }
 
 // Max is the largest element along the given axes (all axes when none are given), computed as
 // argmaxOuter over the axes moved to the front and a gather at the argmax.
 func Max(x core.Term, axes ...int) (core.Term, error) {
-	if err := checkTerm("max", x); err != nil {
-		return nil, err
-	}
-	r := x.Type().Shape.Rank()
-	if len(axes) == 0 {
-		axes = allAxes(r)
-	}
-	if len(axes) == 0 {
-		return x, nil
-	}
-	perm, err := moveToFront("max", axes, r)
-	if err != nil {
-		return nil, err
-	}
 	var b core.Builder
-	t := transposeIfNeeded(&b, perm, x)
+	t, axes, err := axesToFront("max", &b, x, axes)
+	if err != nil || len(axes) == 0 { // a scalar is its own maximum
+		return t, err
+	}
 	sh := t.Type().Shape
 	rest := sh[len(axes):].Clone()
 	t = reshapeIfNeeded(&b, append(core.Shape{prod(sh[:len(axes)])}, rest...), t)
@@ -90,16 +83,12 @@ func Mean(x core.Term, axes ...int) (core.Term, error) {
 }
 
 // reduceKeep applies a reduction along one axis and broadcasts the result back to x's shape.
-func reduceKeep(op string, x core.Term, axis int, red func(core.Term, ...int) (core.Term, error)) (core.Term, error) {
+func reduceKeep(x core.Term, axis int, red func(core.Term, ...int) (core.Term, error)) (core.Term, error) {
 	r, err := red(x, axis)
 	if err != nil {
 		return nil, err
 	}
-	e, err := Expand(r, axis, x.Type().Shape[axis])
-	if err != nil {
-		return nil, errors.Wrapf(err, "lower: %s", op)
-	}
-	return e, nil
+	return Expand(r, axis, x.Type().Shape[axis])
 }
 
 func checkAxis(op string, x core.Term, axis int) error {
@@ -115,11 +104,14 @@ func checkAxis(op string, x core.Term, axis int) error {
 	return nil
 }
 
-// shifted returns x minus its maximum along axis (broadcast back), the stabilising shift of
-// softmax and logsumexp, and the maximum itself. The maximum is under stopgrad: the results
-// do not depend on the shift, so its derivative (an argmax, a gather and a scatter of a
-// cotangent that is zero up to rounding) is left out of their gradients.
+// shifted checks x and axis and returns x minus its maximum along axis (broadcast back), the
+// stabilising shift of softmax and logsumexp, and the maximum itself. The maximum is under
+// stopgrad: the results do not depend on the shift, so its derivative (an argmax, a gather and
+// a scatter of a cotangent that is zero up to rounding) is left out of their gradients.
 func shifted(op string, x core.Term, axis int) (z, m core.Term, err error) {
+	if err := checkAxis(op, x, axis); err != nil {
+		return nil, nil, err
+	}
 	if m, err = Max(x, axis); err != nil {
 		return nil, nil, err
 	}
@@ -138,65 +130,49 @@ func shifted(op string, x core.Term, axis int) (z, m core.Term, err error) {
 
 // Softmax is exp(x) / Σ exp(x) along axis, computed stably (x minus its maximum first).
 func Softmax(x core.Term, axis int) (core.Term, error) {
-	if err := checkAxis("softmax", x, axis); err != nil {
-		return nil, err
-	}
-	z, _, err := shifted("softmax", x, axis)
-	if err != nil {
-		return nil, err
-	}
-	var b core.Builder
-	e := b.Unary(core.OpExp, z)
-	if err := wrap("softmax", &b); err != nil {
-		return nil, err
-	}
-	s, err := reduceKeep("softmax", e, axis, Sum)
-	if err != nil {
-		return nil, err
-	}
-	return result("softmax", &b, b.Div(e, s))
+	return normalisedExp("softmax", x, axis, kindSoftmax)
 }
 
 // LogSoftmax is x - log Σ exp(x) along axis, computed stably.
 func LogSoftmax(x core.Term, axis int) (core.Term, error) {
-	if err := checkAxis("log-softmax", x, axis); err != nil {
-		return nil, err
-	}
-	z, _, err := shifted("log-softmax", x, axis)
-	if err != nil {
-		return nil, err
-	}
-	var b core.Builder
-	e := b.Unary(core.OpExp, z)
-	if err := wrap("log-softmax", &b); err != nil {
-		return nil, err
-	}
-	s, err := reduceKeep("log-softmax", e, axis, Sum)
-	if err != nil {
-		return nil, err
-	}
-	return result("log-softmax", &b, b.Sub(z, b.Unary(core.OpLog, s)))
+	return normalisedExp("log-softmax", x, axis, kindLogSoftmax)
 }
 
 // LogSumExp is log Σ exp(x) along axis (the axis disappears), computed stably.
 func LogSumExp(x core.Term, axis int) (core.Term, error) {
-	if err := checkAxis("logsumexp", x, axis); err != nil {
-		return nil, err
-	}
-	z, m, err := shifted("logsumexp", x, axis)
+	return normalisedExp("logsumexp", x, axis, kindLogSumExp)
+}
+
+// expKind selects what normalisedExp computes.
+type expKind int
+
+const (
+	kindSoftmax    expKind = iota // exp z / Σ exp z
+	kindLogSoftmax                // z - log Σ exp z
+	kindLogSumExp                 // log Σ exp z + max x (the axis disappears)
+)
+
+// normalisedExp is the common part of Softmax, LogSoftmax and LogSumExp: with z = x - max x
+// along axis (the stabilising shift), it sums exp z along axis and combines the sum as kind
+// says. op names the operation in errors.
+func normalisedExp(op string, x core.Term, axis int, kind expKind) (core.Term, error) {
+	z, m, err := shifted(op, x, axis)
 	if err != nil {
 		return nil, err
 	}
 	var b core.Builder
+	kp := keep(&b)
 	e := b.Unary(core.OpExp, z)
-	if err := wrap("logsumexp", &b); err != nil {
-		return nil, err
+	var t core.Term
+	switch kind {
+	case kindLogSumExp:
+		t = b.Add(b.Unary(core.OpLog, kp(Sum(e, axis))), m)
+	case kindLogSoftmax:
+		t = b.Sub(z, b.Unary(core.OpLog, kp(reduceKeep(e, axis, Sum))))
+	default:
+		t = b.Div(e, kp(reduceKeep(e, axis, Sum)))
 	}
-	s, err := Sum(e, axis)
-	if err != nil {
-		return nil, err
-	}
-	return result("logsumexp", &b, b.Add(b.Unary(core.OpLog, s), m))
+	return result(op, &b, t)
 }
 
 // Sparsemax is the Euclidean projection of x onto the probability simplex along axis (Martins

@@ -2,8 +2,6 @@ package raise
 
 import (
 	"fmt"
-	"hash"
-	"hash/fnv"
 	"reflect"
 	"sort"
 	"strings"
@@ -257,7 +255,7 @@ func applyKeepAlive(kids []*gorgonia.Node) (*gorgonia.Node, error) {
 		if salt > 8 {
 			return nil, errors.Errorf("raise: keeping views alive: Gorgonia keeps returning the unrelated node %v", n)
 		}
-		op = &keepAlive{types: op.types, text: fmt.Sprintf("%s #%d", op.text, salt)}
+		op = &keepAlive{pure: pure{text: fmt.Sprintf("%s #%d", op.text, salt)}, types: op.types}
 	}
 }
 
@@ -333,8 +331,8 @@ func isStatement(n *gorgonia.Node) bool {
 // TapeMachine's liveness analysis (every child stays live until it runs). Its value is a
 // constant scalar.
 type keepAlive struct {
+	pure  // text: the op's name and its children's IDs
 	types []hm.Type
-	text  string
 }
 
 var _ gorgonia.Op = (*keepAlive)(nil)
@@ -355,25 +353,6 @@ func (k *keepAlive) InferShape(...gorgonia.DimSizer) (tensor.Shape, error) {
 // Do returns 0 without reading its inputs.
 func (k *keepAlive) Do(...gorgonia.Value) (gorgonia.Value, error) {
 	return gorgonia.NewF64(0), nil
-}
-
-// ReturnsPtr is false.
-func (k *keepAlive) ReturnsPtr() bool { return false }
-
-// CallsExtern is false.
-func (k *keepAlive) CallsExtern() bool { return false }
-
-// OverwritesInput is -1.
-func (k *keepAlive) OverwritesInput() int { return -1 }
-
-// WriteHash writes the children's IDs.
-func (k *keepAlive) WriteHash(h hash.Hash) { fmt.Fprintf(h, "bulkad %s", k.text) }
-
-// Hashcode hashes WriteHash's output.
-func (k *keepAlive) Hashcode() uint32 {
-	h := fnv.New32a()
-	k.WriteHash(h)
-	return h.Sum32()
 }
 
 // String names the op and its children's IDs.

@@ -123,39 +123,36 @@ func (pl *plan) view(t core.Term) view {
 			return view{base: v.base, strides: st, steps: append([]viewStep{{shape: sh.Clone()}}, v.steps...)}
 		}
 	case *core.Unary:
-		v := pl.view(u.X)
-		if v.trivial {
-			break
+		if v, ok := pl.pushThrough(u.X, unKey{op: u.Op}, func(b core.Term) (core.Term, error) { return core.NewUnary(u.Op, b) }); ok {
+			return v
 		}
-		k := unKey{op: u.Op, base: v.base}
-		b, ok := pl.pushed[k]
-		if !ok {
-			var err error
-			if b, err = core.NewUnary(u.Op, v.base); err != nil {
-				break
-			}
-			pl.pushed[k] = b
-		}
-		v.base = b
-		return v
 	case *core.Cast:
-		v := pl.view(u.X)
-		if v.trivial {
-			break
+		if v, ok := pl.pushThrough(u.X, unKey{cast: u.To}, func(b core.Term) (core.Term, error) { return core.NewCast(u.To, b) }); ok {
+			return v
 		}
-		k := unKey{cast: u.To, base: v.base}
-		b, ok := pl.pushed[k]
-		if !ok {
-			var err error
-			if b, err = core.NewCast(u.To, v.base); err != nil {
-				break
-			}
-			pl.pushed[k] = b
-		}
-		v.base = b
-		return v
 	}
 	return trivialView(t)
+}
+
+// pushThrough pushes an element-wise operation of x (apply, identified by k without its base)
+// through x's view: the result is the same view of the operation applied to the view's base,
+// built once per base. It reports false when x's view is trivial or apply fails.
+func (pl *plan) pushThrough(x core.Term, k unKey, apply func(base core.Term) (core.Term, error)) (view, bool) {
+	v := pl.view(x)
+	if v.trivial {
+		return v, false
+	}
+	k.base = v.base
+	b, ok := pl.pushed[k]
+	if !ok {
+		var err error
+		if b, err = apply(v.base); err != nil {
+			return v, false
+		}
+		pl.pushed[k] = b
+	}
+	v.base = b
+	return v, true
 }
 
 // wrap rebuilds the view's replicates and transposes over x (a variable standing for the base).
@@ -238,18 +235,37 @@ func axisPerm(perm []int) (int, bool) {
 // reading both bases through strides.
 func (pl *plan) stridedBinary(t *core.Binary, vx, vy view) (ref, error) {
 	k := kern.StridedBinary{Op: t.Op, Shape: t.X.Type().Shape, XS: vx.strides, YS: vy.strides, XO: vx.offset, YO: vy.offset, VK: pl.vk}
-	return pl.custom(t, t.Op.Word(), []core.Term{vx.base, vy.base}, func(vs []*core.Var) (core.Term, []*core.Var, error) {
-		x, err := vx.wrap(vs[0])
+	views := []view{vx, vy}
+	return pl.custom(t, t.Op.Word(), bases(views), func(vs []*core.Var) (core.Term, []*core.Var, error) {
+		w, err := wrapAll(views, vs)
 		if err != nil {
 			return nil, nil, err
 		}
-		y, err := vy.wrap(vs[1])
-		if err != nil {
-			return nil, nil, err
-		}
-		b, err := core.NewBinary(t.Op, x, y)
+		b, err := core.NewBinary(t.Op, w[0], w[1])
 		return b, vs, err
 	}, k)
+}
+
+// bases are the bases of views.
+func bases(views []view) []core.Term {
+	out := make([]core.Term, len(views))
+	for i, v := range views {
+		out[i] = v.base
+	}
+	return out
+}
+
+// wrapAll wraps the variables standing for the bases of views (in order) in their views.
+func wrapAll(views []view, vs []*core.Var) ([]core.Term, error) {
+	out := make([]core.Term, len(views))
+	for i, v := range views {
+		w, err := v.wrap(vs[i])
+		if err != nil {
+			return nil, err
+		}
+		out[i] = w
+	}
+	return out, nil
 }
 
 // sumOuter plans sumOuter x; sumOuter (tr perm y) becomes Gorgonia's Sum along one axis of y.
@@ -266,24 +282,14 @@ func (pl *plan) sumOuter(t *core.SumOuter) (ref, error) {
 			ysh := tr.X.Type().Shape
 			k := kern.Axis{Pre: ysh[:a].Size(), N: ysh[a], Post: ysh[a+1:].Size(), VK: pl.vk}
 			return pl.custom(t, "sumOuter", []core.Term{tr.X}, func(vs []*core.Var) (core.Term, []*core.Var, error) {
-				x, err := core.NewTranspose(perm, vs[0])
-				if err != nil {
-					return nil, nil, err
-				}
-				b, err := core.NewSumOuter(x)
+				b, err := sumTransposed(perm, vs)
 				return b, vs, err
 			}, k)
 		}
 		if a, ok := axisPerm(perm); ok {
 			r, err := pl.native(t, []core.Term{tr.X}, func(k []*gorgonia.Node) (*gorgonia.Node, error) { return gorgonia.Sum(k[0], a) })
 			if err == nil {
-				pl.steps[r.step].fallback = func(vs []*core.Var) (core.Term, error) {
-					x, err := core.NewTranspose(perm, vs[0])
-					if err != nil {
-						return nil, err
-					}
-					return core.NewSumOuter(x)
-				}
+				pl.steps[r.step].fallback = func(vs []*core.Var) (core.Term, error) { return sumTransposed(perm, vs) }
 			}
 			return r, err
 		}
@@ -292,6 +298,13 @@ func (pl *plan) sumOuter(t *core.SumOuter) (ref, error) {
 		return pl.simple(t, "sumOuter", kern.SumOuter{VK: pl.vk})
 	}
 	return pl.native(t, []core.Term{t.X}, func(k []*gorgonia.Node) (*gorgonia.Node, error) { return gorgonia.Sum(k[0], 0) })
+}
+
+// sumTransposed is sumOuter (tr perm y) over the variable y = vs[0].
+func sumTransposed(perm []int, vs []*core.Var) (core.Term, error) {
+	var b core.Builder
+	s := b.SumOuter(b.Transpose(perm, vs[0]))
+	return s, b.Err()
 }
 
 // argmaxOuter plans argmaxOuter x; argmaxOuter (tr perm y) reduces along one axis of y.
@@ -330,12 +343,9 @@ func (pl *plan) argmaxOuter(t *core.ArgmaxOuter) (ref, error) {
 				j++
 			}
 		}
-		trx, err := core.NewTranspose(perm, vs[0])
-		if err != nil {
-			return nil, nil, err
-		}
-		b, err := core.NewArgmaxOuter(trx)
-		return b, vs, err
+		var b core.Builder
+		a := b.ArgmaxOuter(b.Transpose(perm, vs[0]))
+		return a, vs, b.Err()
 	}, k)
 }
 
@@ -351,15 +361,9 @@ func (pl *plan) gatherOfTranspose(t *core.Gather) (core.Term, bool) {
 	for p, q := range perm {
 		out[q] = t.Fn.Out[p]
 	}
-	fn, err := core.NewIndexFn(t.Fn.Vars, out)
-	if err != nil {
-		return nil, false
-	}
-	g, err := core.NewGather(t.Shape, tr.X, fn)
-	if err != nil {
-		return nil, false
-	}
-	return g, true
+	var b core.Builder
+	g := b.Gather(t.Shape, tr.X, b.IndexFn(t.Fn.Vars, out...))
+	return g, b.Err() == nil
 }
 
 // transposeOf rewrites a transpose so that it is never materialised by itself:
@@ -371,6 +375,8 @@ func (pl *plan) gatherOfTranspose(t *core.Gather) (core.Term, bool) {
 func (pl *plan) transposeOf(t *core.Transpose) (core.Term, bool) {
 	rank := len(t.X.Type().Shape)
 	perm := fullPerm(t.Perm, rank)
+	var b core.Builder
+	var x core.Term
 	switch u := pl.peel(t.X).(type) {
 	case *core.Transpose:
 		q := fullPerm(u.Perm, rank)
@@ -378,36 +384,14 @@ func (pl *plan) transposeOf(t *core.Transpose) (core.Term, bool) {
 		for i := range r {
 			r[i] = q[perm[i]]
 		}
-		x, err := core.NewTranspose(r, u.X)
-		if err != nil {
-			return nil, false
-		}
-		return x, true
+		x = b.Transpose(r, u.X)
 	case *core.MatMul:
 		if rank != 2 || perm[0] != 1 {
 			return nil, false
 		}
-		a, err1 := core.NewTranspose([]int{1, 0}, u.Y)
-		b, err2 := core.NewTranspose([]int{1, 0}, u.X)
-		if err1 != nil || err2 != nil {
-			return nil, false
-		}
-		m, err := core.NewMatMul(a, b)
-		if err != nil {
-			return nil, false
-		}
-		return m, true
+		x = b.MatMul(b.Transpose([]int{1, 0}, u.Y), b.Transpose([]int{1, 0}, u.X))
 	case *core.Binary:
-		x, err1 := core.NewTranspose(perm, u.X)
-		y, err2 := core.NewTranspose(perm, u.Y)
-		if err1 != nil || err2 != nil {
-			return nil, false
-		}
-		b, err := core.NewBinary(u.Op, x, y)
-		if err != nil {
-			return nil, false
-		}
-		return b, true
+		x = b.Binary(u.Op, b.Transpose(perm, u.X), b.Transpose(perm, u.Y))
 	case *core.Scatter:
 		if len(u.Fn.Out) != rank {
 			return nil, false
@@ -418,15 +402,7 @@ func (pl *plan) transposeOf(t *core.Transpose) (core.Term, bool) {
 			out[p] = u.Fn.Out[q]
 			sh[p] = u.Shape[q]
 		}
-		fn, err := core.NewIndexFn(u.Fn.Vars, out)
-		if err != nil {
-			return nil, false
-		}
-		s, err := core.NewScatter(sh, u.X, fn)
-		if err != nil {
-			return nil, false
-		}
-		return s, true
+		x = b.Scatter(sh, u.X, b.IndexFn(u.Fn.Vars, out...))
 	case *core.Gather:
 		if len(u.Fn.Vars) != rank {
 			return nil, false
@@ -437,17 +413,11 @@ func (pl *plan) transposeOf(t *core.Transpose) (core.Term, bool) {
 			vars[p] = u.Fn.Vars[q]
 			sh[p] = u.Shape[q]
 		}
-		fn, err := core.NewIndexFn(vars, u.Fn.Out)
-		if err != nil {
-			return nil, false
-		}
-		g, err := core.NewGather(sh, u.X, fn)
-		if err != nil {
-			return nil, false
-		}
-		return g, true
+		x = b.Gather(sh, u.X, b.IndexFn(vars, u.Fn.Out...))
+	default:
+		return nil, false
 	}
-	return nil, false
+	return x, b.Err() == nil
 }
 
 // maskMul plans cast ρ (p cmp q) * z (either operand order) as one op reading p, q and z
@@ -473,34 +443,20 @@ func (pl *plan) maskMul(t *core.Binary) (ref, bool, error) {
 		vp, vq, vz := pl.view(cmp.X), pl.view(cmp.Y), pl.view(z)
 		k := kern.MaskMul{Cmp: cmp.Op, Shape: t.Type().Shape,
 			St: [3][]int{vp.strides, vq.strides, vz.strides}, Off: [3]int{vp.offset, vq.offset, vz.offset}}
-		r, err := pl.custom(t, "maskMul", []core.Term{vp.base, vq.base, vz.base}, func(vs []*core.Var) (core.Term, []*core.Var, error) {
-			pt, err := vp.wrap(vs[0])
+		views := []view{vp, vq, vz}
+		r, err := pl.custom(t, "maskMul", bases(views), func(vs []*core.Var) (core.Term, []*core.Var, error) {
+			w, err := wrapAll(views, vs)
 			if err != nil {
 				return nil, nil, err
 			}
-			qt, err := vq.wrap(vs[1])
-			if err != nil {
-				return nil, nil, err
+			var b core.Builder
+			m := b.Cast(c.To, b.Binary(cmp.Op, w[0], w[1]))
+			x, y := m, w[2]
+			if side == 1 {
+				x, y = y, x
 			}
-			zt, err := vz.wrap(vs[2])
-			if err != nil {
-				return nil, nil, err
-			}
-			b, err := core.NewBinary(cmp.Op, pt, qt)
-			if err != nil {
-				return nil, nil, err
-			}
-			m, err := core.NewCast(c.To, b)
-			if err != nil {
-				return nil, nil, err
-			}
-			var prod core.Term
-			if side == 0 {
-				prod, err = core.NewBinary(core.OpMul, m, zt)
-			} else {
-				prod, err = core.NewBinary(core.OpMul, zt, m)
-			}
-			return prod, vs, err
+			prod := b.Mul(x, y)
+			return prod, vs, b.Err()
 		}, k)
 		return r, true, err
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -22,23 +23,32 @@ func f64(sh ...int) core.Type { return core.Type{Shape: core.Shape(sh), Dtype: c
 
 func i64(sh ...int) core.Type { return core.Type{Shape: core.Shape(sh), Dtype: core.Int64} }
 
-// input makes a graph input node holding the given float64 or int64 data.
+// input makes a graph input node holding the given float64 or int64 data (one element for
+// shape ()).
 func input(t *testing.T, g *gorgonia.ExprGraph, name string, sh []int, data any) *gorgonia.Node {
 	t.Helper()
-	var v gorgonia.Value
+	return inputNode(t, g, name, sh, tensor.New(tensor.WithShape(sh...), tensor.WithBacking(data)))
+}
+
+// inputNode makes an input node of shape sh (a scalar node for shape ()) holding a copy of d.
+func inputNode(t *testing.T, g *gorgonia.ExprGraph, name string, sh []int, d *tensor.Dense) *gorgonia.Node {
+	t.Helper()
 	var n *gorgonia.Node
-	if len(sh) > 0 {
-		v = tensor.New(tensor.WithShape(sh...), tensor.WithBacking(data))
-		n = gorgonia.NewTensor(g, v.Dtype(), len(sh), gorgonia.WithShape(sh...), gorgonia.WithName(name))
-	} else {
-		if d, ok := data.([]float64); ok {
-			v = gorgonia.NewF64(d[0])
-		} else {
-			v = gorgonia.NewI64(data.([]int64)[0])
+	var val gorgonia.Value = d.Clone().(*tensor.Dense)
+	if len(sh) == 0 {
+		n = gorgonia.NewScalar(g, d.Dtype(), gorgonia.WithName(name))
+		switch x := d.Get(0).(type) {
+		case float64:
+			val = gorgonia.NewF64(x)
+		case float32:
+			val = gorgonia.NewF32(x)
+		case int64:
+			val = gorgonia.NewI64(x)
 		}
-		n = gorgonia.NewScalar(g, v.Dtype(), gorgonia.WithName(name))
+	} else {
+		n = gorgonia.NewTensor(g, d.Dtype(), len(sh), gorgonia.WithShape(sh...), gorgonia.WithName(name))
 	}
-	if err := gorgonia.Let(n, v); err != nil {
+	if err := gorgonia.Let(n, val); err != nil {
 		t.Fatal(err)
 	}
 	return n
@@ -106,43 +116,25 @@ func runWith(t *testing.T, g *gorgonia.ExprGraph, p *core.Program, bind map[stri
 	if err != nil {
 		t.Fatalf("RaiseWith(%v): %v", p, err)
 	}
-	m := gorgonia.NewTapeMachine(g)
-	defer m.Close()
-	for i := 0; i < 2; i++ {
-		if err := m.RunAll(); err != nil {
-			t.Fatalf("RunAll(%v): %v", p, err)
-		}
-		m.Reset()
-	}
+	runMachine(t, g, p, 2, nil)
 	return outs
 }
 
-// nodeFor makes an input node holding a copy of d (type of v).
-func nodeFor(t *testing.T, g *gorgonia.ExprGraph, v *core.Var, d *tensor.Dense) *gorgonia.Node {
+// runMachine runs a TapeMachine on g (raised from p) n times, calling check (unless nil)
+// after each run.
+func runMachine(t *testing.T, g *gorgonia.ExprGraph, p *core.Program, n int, check func(run int)) {
 	t.Helper()
-	vt := v.Type()
-	dt, _ := tensorDtype(vt.Dtype)
-	var val gorgonia.Value
-	if len(vt.Shape) == 0 {
-		switch x := d.Data().(type) {
-		case float64:
-			val = gorgonia.NewF64(x)
-		case int64:
-			val = gorgonia.NewI64(x)
-		case float32:
-			val = gorgonia.NewF32(x)
+	m := gorgonia.NewTapeMachine(g)
+	defer m.Close()
+	for i := 0; i < n; i++ {
+		if err := m.RunAll(); err != nil {
+			t.Fatalf("RunAll(%v), run %d: %v", p, i, err)
 		}
-		n := gorgonia.NewScalar(g, dt, gorgonia.WithName(v.Name))
-		if err := gorgonia.Let(n, val); err != nil {
-			t.Fatal(err)
+		if check != nil {
+			check(i)
 		}
-		return n
+		m.Reset()
 	}
-	n := gorgonia.NewTensor(g, dt, len(vt.Shape), gorgonia.WithShape(vt.Shape...), gorgonia.WithName(v.Name))
-	if err := gorgonia.Let(n, d.Clone().(*tensor.Dense)); err != nil {
-		t.Fatal(err)
-	}
-	return n
 }
 
 func sameValues(a, b any, tol float64) bool {
@@ -186,7 +178,7 @@ func raisedEqualsEval(t *testing.T, p *core.Program, args map[string]*tensor.Den
 	g := gorgonia.NewGraph()
 	bind := map[string]*gorgonia.Node{}
 	for _, v := range p.Params {
-		bind[v.Name] = nodeFor(t, g, v, args[v.Name])
+		bind[v.Name] = inputNode(t, g, v.Name, v.Type().Shape, args[v.Name])
 	}
 	outs := run(t, g, p, bind)
 	got, err := flat(outs[0].Value())
@@ -210,7 +202,7 @@ func raiseRun(t *testing.T, p *core.Program, args map[string]*tensor.Dense, v *k
 	g := gorgonia.NewGraph()
 	bind := map[string]*gorgonia.Node{}
 	for _, pv := range p.Params {
-		bind[pv.Name] = nodeFor(t, g, pv, args[pv.Name])
+		bind[pv.Name] = inputNode(t, g, pv.Name, pv.Type().Shape, args[pv.Name])
 	}
 	return values(t, runWith(t, g, p, bind, Options{Vulkan: v})[0])
 }
@@ -256,22 +248,23 @@ func compareScaled(got, want any, tol float64) string {
 	return ""
 }
 
+// toF64 converts a slice of float64, float32 or int64 to float64s (nil for anything else).
 func toF64(a any) []float64 {
-	switch x := a.(type) {
-	case []float64:
-		return x
-	case []float32:
-		y := make([]float64, len(x))
-		for i, v := range x {
-			y[i] = float64(v)
-		}
-		return y
-	case []int64:
-		y := make([]float64, len(x))
-		for i, v := range x {
-			y[i] = float64(v)
-		}
-		return y
+	v := reflect.ValueOf(a)
+	if v.Kind() != reflect.Slice {
+		return nil
 	}
-	return nil
+	k := v.Type().Elem().Kind()
+	if k != reflect.Float64 && k != reflect.Float32 && k != reflect.Int64 {
+		return nil
+	}
+	y := make([]float64, v.Len())
+	for i := range y {
+		if e := v.Index(i); k == reflect.Int64 {
+			y[i] = float64(e.Int())
+		} else {
+			y[i] = e.Float()
+		}
+	}
+	return y
 }

@@ -90,16 +90,21 @@ func (pl *plan) maskedScatterTerm(t *core.Binary) (*core.Scatter, bool) {
 // scatterOperand returns t as a scatter, folding a transpose of a scatter into its index
 // function.
 func (pl *plan) scatterOperand(t core.Term) (*core.Scatter, bool) {
-	t = pl.peel(t)
-	if tr, ok := t.(*core.Transpose); ok {
-		u, ok := pl.transposeOf(tr)
-		if !ok {
-			return nil, false
-		}
-		t = u
+	t, ok := pl.foldTranspose(pl.peel(t))
+	if !ok {
+		return nil, false
 	}
 	s, ok := t.(*core.Scatter)
 	return s, ok
+}
+
+// foldTranspose returns t, or for a transpose the term transposeOf rewrites it to (false when
+// it cannot).
+func (pl *plan) foldTranspose(t core.Term) (core.Term, bool) {
+	if tr, ok := t.(*core.Transpose); ok {
+		return pl.transposeOf(tr)
+	}
+	return t, true
 }
 
 // isMask01 reports whether every element of t is 0 or 1: a cast of a bool array to a float

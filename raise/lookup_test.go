@@ -162,7 +162,7 @@ func TestMaskedScatterBoundMask(t *testing.T) {
 	g := gorgonia.NewGraph()
 	bind := map[string]*gorgonia.Node{"mk": input(t, g, "mk", []int{2, 3, 4, 4}, mk)}
 	for _, v := range p.Params {
-		bind[v.Name] = nodeFor(t, g, v, args[v.Name])
+		bind[v.Name] = inputNode(t, g, v.Name, v.Type().Shape, args[v.Name])
 	}
 	outs := run(t, g, p, bind)
 	if got := values(t, outs[0]).([]float64); !closeF(got, want, 0) {

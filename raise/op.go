@@ -21,8 +21,8 @@ import (
 // (fn (inputs) => term), which String prints and WriteHash hashes, so two Ops hash equal
 // only when they compute the same function.
 type Op struct {
+	pure // text: prog printed
 	prog *core.Program
-	text string // prog printed
 	body string // prog.Body printed
 	kind string
 	args []core.Type
@@ -53,7 +53,7 @@ func newOp(kind string, params []*core.Var, t core.Term, k kern.Kernel) (*Op, er
 	if err != nil {
 		return nil, errors.Wrapf(err, "raise: %s: building the op's program", kind)
 	}
-	o := &Op{prog: p, text: p.String(), body: t.String(), kind: kind, out: t.Type(), k: k}
+	o := &Op{pure: pure{text: p.String()}, prog: p, body: t.String(), kind: kind, out: t.Type(), k: k}
 	for _, v := range params {
 		o.args = append(o.args, v.Type())
 	}
@@ -62,7 +62,7 @@ func newOp(kind string, params []*core.Var, t core.Term, k kern.Kernel) (*Op, er
 
 // salted returns a copy of the op whose hash (and printed program) also includes salt.
 func (o *Op) salted(salt string) *Op {
-	return &Op{prog: o.prog, text: o.text + " #" + salt, body: o.body, kind: o.kind, args: o.args, out: o.out, k: o.k, argHM: o.argHM}
+	return &Op{pure: pure{text: o.text + " #" + salt}, prog: o.prog, body: o.body, kind: o.kind, args: o.args, out: o.out, k: o.k, argHM: o.argHM}
 }
 
 // Program returns the one-node core program the op computes (its inputs are the params).
@@ -169,19 +169,21 @@ func aliases(buf any, ins []any) bool {
 func sameBacking(a, b any) bool {
 	switch x := a.(type) {
 	case []float64:
-		y, ok := b.([]float64)
-		return ok && len(x) > 0 && len(y) > 0 && &x[0] == &y[0]
+		return sameFirst(x, b)
 	case []float32:
-		y, ok := b.([]float32)
-		return ok && len(x) > 0 && len(y) > 0 && &x[0] == &y[0]
+		return sameFirst(x, b)
 	case []int64:
-		y, ok := b.([]int64)
-		return ok && len(x) > 0 && len(y) > 0 && &x[0] == &y[0]
+		return sameFirst(x, b)
 	case []bool:
-		y, ok := b.([]bool)
-		return ok && len(x) > 0 && len(y) > 0 && &x[0] == &y[0]
+		return sameFirst(x, b)
 	}
 	return false
+}
+
+// sameFirst reports whether b is a []T sharing x's first element.
+func sameFirst[T any](x []T, b any) bool {
+	y, ok := b.([]T)
+	return ok && len(x) > 0 && len(y) > 0 && &x[0] == &y[0]
 }
 
 // UsePreallocDo runs the kernel into prealloc when it has the output's type and shape, and
@@ -204,22 +206,29 @@ func (o *Op) UsePreallocDo(prealloc gorgonia.Value, vs ...gorgonia.Value) (gorgo
 	return prealloc, nil
 }
 
+// pure holds what raise's Gorgonia ops have in common: they return fresh values, call no
+// extern code, overwrite no input, and are identified by their text (for an Op, its full
+// one-node program, every parameter and index function included), which they hash.
+type pure struct {
+	text string
+}
+
 // ReturnsPtr is false: the result never aliases an input.
-func (o *Op) ReturnsPtr() bool { return false }
+func (*pure) ReturnsPtr() bool { return false }
 
 // CallsExtern is false: kernels are pure Go.
-func (o *Op) CallsExtern() bool { return false }
+func (*pure) CallsExtern() bool { return false }
 
 // OverwritesInput is -1: inputs are never overwritten.
-func (o *Op) OverwritesInput() int { return -1 }
+func (*pure) OverwritesInput() int { return -1 }
 
-// WriteHash writes the op's full one-node program (every parameter, index functions included).
-func (o *Op) WriteHash(h hash.Hash) { fmt.Fprintf(h, "bulkad %s", o.text) }
+// WriteHash writes the op's text.
+func (p *pure) WriteHash(h hash.Hash) { fmt.Fprintf(h, "bulkad %s", p.text) }
 
 // Hashcode hashes WriteHash's output.
-func (o *Op) Hashcode() uint32 {
+func (p *pure) Hashcode() uint32 {
 	h := fnv.New32a()
-	o.WriteHash(h)
+	p.WriteHash(h)
 	return h.Sum32()
 }
 

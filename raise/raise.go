@@ -511,7 +511,7 @@ func (pl *plan) plan1(t core.Term) (ref, error) {
 			return pl.term(t.X)
 		}
 		if t.X.Type().Dtype.IsFloat() {
-			if f := nativeUnary(t.Op); f != nil && !pl.vk.Wants(t.X.Type().Dtype, "unary", t.Op.String(), t.Type().Shape.Size()) {
+			if f := nativeUnary[t.Op]; f != nil && !pl.vk.Wants(t.X.Type().Dtype, "unary", t.Op.String(), t.Type().Shape.Size()) {
 				return pl.native(t, []core.Term{t.X}, func(k []*gorgonia.Node) (*gorgonia.Node, error) { return f(k[0]) })
 			}
 		}
@@ -582,56 +582,20 @@ func litName(l *core.Lit) string {
 	return fmt.Sprintf("bulkad: lit %v #%x", t, h.Sum64())
 }
 
-func nativeUnary(op core.UnOp) func(*gorgonia.Node) (*gorgonia.Node, error) {
-	switch op {
-	case core.OpNeg:
-		return gorgonia.Neg
-	case core.OpAbs:
-		return gorgonia.Abs
-	case core.OpSign:
-		return gorgonia.Sign
-	case core.OpExp:
-		return gorgonia.Exp
-	case core.OpLog:
-		return gorgonia.Log
-	case core.OpSqrt:
-		return gorgonia.Sqrt
-	case core.OpSin:
-		return gorgonia.Sin
-	case core.OpCos:
-		return gorgonia.Cos
-	case core.OpTanh:
-		return gorgonia.Tanh
-	case core.OpSigmoid:
-		return gorgonia.Sigmoid
-	case core.OpRecip:
-		return gorgonia.Inverse
-	case core.OpFloor:
-		return gorgonia.Floor
-	case core.OpCeil:
-		return gorgonia.Ceil
-	case core.OpLog1p:
-		return gorgonia.Log1p
-	case core.OpExpm1:
-		return gorgonia.Expm1
-	}
-	return nil
+// nativeUnary holds the core unary operations that Gorgonia has as ops of its own.
+var nativeUnary = map[core.UnOp]func(*gorgonia.Node) (*gorgonia.Node, error){
+	core.OpNeg: gorgonia.Neg, core.OpAbs: gorgonia.Abs, core.OpSign: gorgonia.Sign,
+	core.OpExp: gorgonia.Exp, core.OpLog: gorgonia.Log, core.OpSqrt: gorgonia.Sqrt,
+	core.OpSin: gorgonia.Sin, core.OpCos: gorgonia.Cos, core.OpTanh: gorgonia.Tanh,
+	core.OpSigmoid: gorgonia.Sigmoid, core.OpRecip: gorgonia.Inverse,
+	core.OpFloor: gorgonia.Floor, core.OpCeil: gorgonia.Ceil,
+	core.OpLog1p: gorgonia.Log1p, core.OpExpm1: gorgonia.Expm1,
 }
 
-func nativeBinary(op core.BinOp) func(a, b *gorgonia.Node) (*gorgonia.Node, error) {
-	switch op {
-	case core.OpAdd:
-		return gorgonia.Add
-	case core.OpSub:
-		return gorgonia.Sub
-	case core.OpMul:
-		return gorgonia.HadamardProd
-	case core.OpDiv:
-		return gorgonia.HadamardDiv
-	case core.OpPow:
-		return gorgonia.Pow
-	}
-	return nil
+// nativeBinary holds the core binary operations that Gorgonia has as ops of its own.
+var nativeBinary = map[core.BinOp]func(a, b *gorgonia.Node) (*gorgonia.Node, error){
+	core.OpAdd: gorgonia.Add, core.OpSub: gorgonia.Sub, core.OpMul: gorgonia.HadamardProd,
+	core.OpDiv: gorgonia.HadamardDiv, core.OpPow: gorgonia.Pow,
 }
 
 func (pl *plan) binary(t *core.Binary) (ref, error) {
@@ -647,7 +611,7 @@ func (pl *plan) binary(t *core.Binary) (ref, error) {
 		return pl.stridedBinary(t, vx, vy)
 	}
 	if t.X.Type().Dtype.IsFloat() && !t.Op.IsComparison() {
-		if f := nativeBinary(t.Op); f != nil && !pl.vk.Wants(t.X.Type().Dtype, "binary", t.Op.String(), t.Type().Shape.Size()) {
+		if f := nativeBinary[t.Op]; f != nil && !pl.vk.Wants(t.X.Type().Dtype, "binary", t.Op.String(), t.Type().Shape.Size()) {
 			return pl.native(t, []core.Term{t.X, t.Y}, func(k []*gorgonia.Node) (*gorgonia.Node, error) { return f(k[0], k[1]) })
 		}
 	}

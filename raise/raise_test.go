@@ -300,17 +300,11 @@ func TestLiteralSurvivesRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := gorgonia.NewTapeMachine(g)
-	defer m.Close()
-	for run := 0; run < 3; run++ {
-		if err := m.RunAll(); err != nil {
-			t.Fatal(err)
-		}
+	runMachine(t, g, p, 3, func(run int) {
 		if got := values(t, res[0]).([]float64); !closeF(got, []float64{2, 3, 10}, 0) {
 			t.Fatalf("run %d: got %v, want [2 3 10]", run, got)
 		}
-		m.Reset()
-	}
+	})
 }
 
 // Window gathers and scatters (affine index functions, provably in bounds) take the strided

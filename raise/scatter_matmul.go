@@ -118,12 +118,9 @@ func (pl *plan) scatterOf(a core.Term) (*core.Scatter, bool) {
 	if rs, ok := t.(*core.Reshape); ok {
 		t = pl.peel(rs.X)
 	}
-	if tr, ok := t.(*core.Transpose); ok {
-		u, ok := pl.transposeOf(tr)
-		if !ok {
-			return nil, false
-		}
-		t = u
+	t, ok := pl.foldTranspose(t)
+	if !ok {
+		return nil, false
 	}
 	if bin, ok := t.(*core.Binary); ok {
 		s, ok := pl.maskedScatterTerm(bin)

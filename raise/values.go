@@ -5,44 +5,33 @@ import (
 	"unsafe"
 
 	"github.com/bulkad/bulkad/core"
+	"github.com/bulkad/bulkad/core/tensors"
 	"github.com/chewxy/hm"
 	"github.com/pkg/errors"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
 
+// tensorDtypes are the tensor dtypes with a core equivalent.
+var tensorDtypes = [...]tensor.Dtype{tensor.Float64, tensor.Float32, tensor.Int64, tensor.Bool}
+
 // tensorDtype maps a core dtype to the tensor package's dtype.
 func tensorDtype(d core.Dtype) (tensor.Dtype, error) {
-	switch d {
-	case core.Float64:
-		return tensor.Float64, nil
-	case core.Float32:
-		return tensor.Float32, nil
-	case core.Int64:
-		return tensor.Int64, nil
-	case core.Bool:
-		return tensor.Bool, nil
+	for _, td := range tensorDtypes {
+		if tensors.Dtype(td) == d {
+			return td, nil
+		}
 	}
 	return tensor.Dtype{}, errors.Errorf("raise: dtype: unsupported dtype %v", d)
 }
 
 // coreDtype maps a tensor dtype back to a core dtype.
 func coreDtype(d tensor.Dtype) (core.Dtype, bool) {
-	switch d {
-	case tensor.Float64:
-		return core.Float64, true
-	case tensor.Float32:
-		return core.Float32, true
-	case tensor.Int64:
-		return core.Int64, true
-	case tensor.Bool:
-		return core.Bool, true
-	case tensor.Int:
-		if strconv.IntSize == 64 {
-			return core.Int64, true // Gorgonia's default integer dtype (e.g. ByIndices indices)
-		}
+	if d == tensor.Int && strconv.IntSize == 64 {
+		return core.Int64, true // Gorgonia's default integer dtype (e.g. ByIndices indices)
 	}
-	return core.InvalidDtype, false
+	dt := tensors.Dtype(d)
+	return dt, dt.Valid()
 }
 
 // hmType is the Gorgonia type of a value of core type t: the dtype itself for a scalar,

@@ -309,17 +309,22 @@ func Floats(v G.Value) []float64 {
 	}
 	switch d := v.Data().(type) {
 	case []float64:
-		return append([]float64(nil), d...)
+		return widen(d)
 	case []float32:
-		out := make([]float64, len(d))
-		for i, x := range d {
-			out[i] = float64(x)
-		}
-		return out
+		return widen(d)
 	case float64:
 		return []float64{d}
 	case float32:
 		return []float64{float64(d)}
 	}
 	return []float64{math.NaN()}
+}
+
+// widen converts floats to a new slice of float64s.
+func widen[T float32 | float64](x []T) []float64 {
+	out := make([]float64, len(x))
+	for i, v := range x {
+		out[i] = float64(v)
+	}
+	return out
 }
