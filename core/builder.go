@@ -36,6 +36,19 @@ func (b *Builder) ok(ts ...Term) bool {
 	return true
 }
 
+// kept returns t, or (after recording err) the zero T: for the methods that return a concrete
+// type (*Var, *IndexFn).
+func kept[T any](b *Builder, t T, err error) T {
+	if err != nil {
+		b.SetErr(err)
+		var zero T
+		return zero
+	}
+	return t
+}
+
+// keep is kept for a term returned as a Term, so that a failure gives a nil interface (not a
+// typed nil pointer).
 func keep[T Term](b *Builder, t T, err error) Term {
 	if err != nil {
 		b.SetErr(err)
@@ -67,11 +80,7 @@ func (b *Builder) Var(name string, t Type) *Var {
 		return nil
 	}
 	v, err := NewVar(name, t)
-	if err != nil {
-		b.SetErr(err)
-		return nil
-	}
-	return v
+	return kept(b, v, err)
 }
 
 // Let makes let v = bound in body.
@@ -135,11 +144,7 @@ func (b *Builder) IndexFn(vars []*Var, out ...Term) *IndexFn {
 		return nil
 	}
 	f, err := NewIndexFn(vars, out)
-	if err != nil {
-		b.SetErr(err)
-		return nil
-	}
-	return f
+	return kept(b, f, err)
 }
 
 // Gather makes gather sh x fn.
