@@ -113,25 +113,35 @@ func bracketList[T any](p *parser, item func() (T, error)) ([]T, error) {
 		return nil, err
 	}
 	xs := []T{}
-	if p.is("]") {
-		p.next()
-		return xs, nil
-	}
-	for {
+	err := p.commaList("]", false, func() error {
 		x, err := item()
-		if err != nil {
-			return nil, err
-		}
 		xs = append(xs, x)
-		if !p.is(",") {
-			break
-		}
-		p.next()
-	}
-	if err := p.closeList("]"); err != nil {
+		return err
+	})
+	if err != nil {
 		return nil, err
 	}
 	return xs, nil
+}
+
+// commaList parses a comma-separated list of items (each with item) up to the symbol close,
+// and close itself; the list may be empty and, with trailing, end with a comma.
+func (p *parser) commaList(close string, trailing bool, item func() error) error {
+	if !p.is(close) {
+		for {
+			if err := item(); err != nil {
+				return err
+			}
+			if !p.is(",") {
+				break
+			}
+			p.next()
+			if trailing && p.is(close) {
+				break
+			}
+		}
+	}
+	return p.closeList(close)
 }
 
 // shape reads a shape [k1, …] whose element count fits an int.
@@ -241,18 +251,12 @@ func (p *parser) tuple() (*syn, error) {
 		return nil, err
 	}
 	s := &syn{kind: synTuple, at: at}
-	for !p.is(")") {
+	err = p.commaList(")", true, func() error {
 		e, err := p.expr()
-		if err != nil {
-			return nil, err
-		}
 		s.kids = append(s.kids, e)
-		if !p.is(",") {
-			break
-		}
-		p.next()
-	}
-	if err := p.closeList(")"); err != nil {
+		return err
+	})
+	if err != nil {
 		return nil, err
 	}
 	return s, nil
