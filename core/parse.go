@@ -51,10 +51,7 @@ func ParseProgram(src string) (*Program, error) {
 			return p.errAt(name, "parameter %s declared twice", name.text)
 		}
 		seen[name.text] = true
-		if _, err := p.expect(":"); err != nil {
-			return err
-		}
-		typ, err := p.typ()
+		typ, err := after(p, ":", p.typ)
 		if err != nil {
 			return err
 		}
@@ -64,10 +61,7 @@ func ParseProgram(src string) (*Program, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := p.expect("=>"); err != nil {
-		return nil, err
-	}
-	body, err := p.whole()
+	body, err := after(p, "=>", p.whole)
 	if err != nil {
 		return nil, err
 	}

@@ -198,11 +198,7 @@ func (p *parser) app() (*syn, error) {
 		if err != nil {
 			return nil, err
 		}
-		ix, err := p.termList()
-		if err != nil {
-			return nil, err
-		}
-		return &syn{kind: synIndex, at: t, kids: append([]*syn{x}, ix...)}, nil
+		return p.indexing(t, x)
 	case "gather", "scatter":
 		return p.indexed(t)
 	case "build1", "build":
