@@ -167,8 +167,8 @@ func asTerm[T Term](t T, err error) (Term, error) {
 // operand gets the context's dtype hint (it does where the operand's dtype is the result's),
 // and how to make the term from the syntax node and the elaborated operand.
 var oneOperand = map[synKind]struct {
-	hinted bool
-	make   func(s *syn, x Term) (Term, error)
+	hinted    bool
+	construct func(s *syn, x Term) (Term, error)
 }{
 	synUnary:     {true, func(s *syn, x Term) (Term, error) { return asTerm(NewUnary(s.unop, x)) }},
 	synCast:      {false, func(s *syn, x Term) (Term, error) { return asTerm(NewCast(s.dtype, x)) }},
@@ -202,7 +202,7 @@ func (e *elaborator) term(s *syn, hint Dtype) (Term, error) {
 		if err != nil {
 			return nil, err
 		}
-		return keep(op.make(s, x))
+		return keep(op.construct(s, x))
 	}
 	switch s.kind {
 	case synVar:
