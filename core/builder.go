@@ -36,6 +36,19 @@ func (b *Builder) ok(ts ...Term) bool {
 	return true
 }
 
+// kept returns t, or (after recording err) the zero T: for the methods that return a concrete
+// type (*Var, *IndexFn).
+func kept[T any](b *Builder, t T, err error) T {
+	if err != nil {
+		b.SetErr(err)
+		var zero T
+		return zero
+	}
+	return t
+}
+
+// keep is kept for a term returned as a Term, so that a failure gives a nil interface (not a
+// typed nil pointer).
 func keep[T Term](b *Builder, t T, err error) Term {
 	if err != nil {
 		b.SetErr(err)
@@ -44,63 +57,58 @@ func keep[T Term](b *Builder, t T, err error) Term {
 	return t
 }
 
+// build is the body of the Builder methods: unless an error is recorded or an operand is nil
+// (see ok), it runs the constructor mk and keeps its result (see keep).
+func build[T Term](b *Builder, mk func() (T, error), operands ...Term) Term {
+	if !b.ok(operands...) {
+		return nil
+	}
+	t, err := mk()
+	return keep(b, t, err)
+}
+
+// missing records the nil-operand error for a nil operand that is not a Term (a variable or
+// an index function) and returns nil.
+func (b *Builder) missing() Term {
+	b.ok(nil)
+	return nil
+}
+
 // Var makes a variable (see NewVar).
 func (b *Builder) Var(name string, t Type) *Var {
 	if b.err != nil {
 		return nil
 	}
 	v, err := NewVar(name, t)
-	if err != nil {
-		b.SetErr(err)
-		return nil
-	}
-	return v
+	return kept(b, v, err)
 }
 
 // Let makes let v = bound in body.
 func (b *Builder) Let(v *Var, bound, body Term) Term {
-	if v == nil || !b.ok(bound, body) {
-		b.ok(nil)
-		return nil
+	if v == nil {
+		return b.missing()
 	}
-	t, err := NewLet(v, bound, body)
-	return keep(b, t, err)
+	return build(b, func() (*Let, error) { return NewLet(v, bound, body) }, bound, body)
 }
 
 // Cond makes cond c u v.
 func (b *Builder) Cond(c, u, v Term) Term {
-	if !b.ok(c, u, v) {
-		return nil
-	}
-	t, err := NewCond(c, u, v)
-	return keep(b, t, err)
+	return build(b, func() (*Cond, error) { return NewCond(c, u, v) }, c, u, v)
 }
 
 // Unary makes op x.
 func (b *Builder) Unary(op UnOp, x Term) Term {
-	if !b.ok(x) {
-		return nil
-	}
-	t, err := NewUnary(op, x)
-	return keep(b, t, err)
+	return build(b, func() (*Unary, error) { return NewUnary(op, x) }, x)
 }
 
 // Cast makes cast to x.
 func (b *Builder) Cast(to Dtype, x Term) Term {
-	if !b.ok(x) {
-		return nil
-	}
-	t, err := NewCast(to, x)
-	return keep(b, t, err)
+	return build(b, func() (*Cast, error) { return NewCast(to, x) }, x)
 }
 
 // Binary makes x op y.
 func (b *Builder) Binary(op BinOp, x, y Term) Term {
-	if !b.ok(x, y) {
-		return nil
-	}
-	t, err := NewBinary(op, x, y)
-	return keep(b, t, err)
+	return build(b, func() (*Binary, error) { return NewBinary(op, x, y) }, x, y)
 }
 
 // Add is x + y.
@@ -117,29 +125,17 @@ func (b *Builder) Div(x, y Term) Term { return b.Binary(OpDiv, x, y) }
 
 // Index makes index x ix.
 func (b *Builder) Index(x Term, ix ...Term) Term {
-	if !b.ok(x) || !b.ok(ix...) {
-		return nil
-	}
-	t, err := NewIndex(x, ix)
-	return keep(b, t, err)
+	return build(b, func() (*Index, error) { return NewIndex(x, ix) }, append([]Term{x}, ix...)...)
 }
 
 // SumOuter makes sumOuter x.
 func (b *Builder) SumOuter(x Term) Term {
-	if !b.ok(x) {
-		return nil
-	}
-	t, err := NewSumOuter(x)
-	return keep(b, t, err)
+	return build(b, func() (*SumOuter, error) { return NewSumOuter(x) }, x)
 }
 
 // ArgmaxOuter makes argmaxOuter x.
 func (b *Builder) ArgmaxOuter(x Term) Term {
-	if !b.ok(x) {
-		return nil
-	}
-	t, err := NewArgmaxOuter(x)
-	return keep(b, t, err)
+	return build(b, func() (*ArgmaxOuter, error) { return NewArgmaxOuter(x) }, x)
 }
 
 // IndexFn makes \[vars] -> [out].
@@ -148,122 +144,76 @@ func (b *Builder) IndexFn(vars []*Var, out ...Term) *IndexFn {
 		return nil
 	}
 	f, err := NewIndexFn(vars, out)
-	if err != nil {
-		b.SetErr(err)
-		return nil
-	}
-	return f
+	return kept(b, f, err)
 }
 
 // Gather makes gather sh x fn.
 func (b *Builder) Gather(sh Shape, x Term, fn *IndexFn) Term {
-	if !b.ok(x) || fn == nil {
-		b.ok(nil)
-		return nil
+	if fn == nil {
+		return b.missing()
 	}
-	t, err := NewGather(sh, x, fn)
-	return keep(b, t, err)
+	return build(b, func() (*Gather, error) { return NewGather(sh, x, fn) }, x)
 }
 
 // Scatter makes scatter sh x fn.
 func (b *Builder) Scatter(sh Shape, x Term, fn *IndexFn) Term {
-	if !b.ok(x) || fn == nil {
-		b.ok(nil)
-		return nil
+	if fn == nil {
+		return b.missing()
 	}
-	t, err := NewScatter(sh, x, fn)
-	return keep(b, t, err)
+	return build(b, func() (*Scatter, error) { return NewScatter(sh, x, fn) }, x)
 }
 
 // FromVector makes [elems…].
 func (b *Builder) FromVector(elems ...Term) Term {
-	if !b.ok(elems...) {
-		return nil
-	}
-	t, err := NewFromVector(elems)
-	return keep(b, t, err)
+	return build(b, func() (*FromVector, error) { return NewFromVector(elems) }, elems...)
 }
 
 // Replicate makes replicate n x.
 func (b *Builder) Replicate(n int, x Term) Term {
-	if !b.ok(x) {
-		return nil
-	}
-	t, err := NewReplicate(n, x)
-	return keep(b, t, err)
+	return build(b, func() (*Replicate, error) { return NewReplicate(n, x) }, x)
 }
 
 // Transpose makes tr perm x.
 func (b *Builder) Transpose(perm []int, x Term) Term {
-	if !b.ok(x) {
-		return nil
-	}
-	t, err := NewTranspose(perm, x)
-	return keep(b, t, err)
+	return build(b, func() (*Transpose, error) { return NewTranspose(perm, x) }, x)
 }
 
 // Reshape makes reshape sh x.
 func (b *Builder) Reshape(sh Shape, x Term) Term {
-	if !b.ok(x) {
-		return nil
-	}
-	t, err := NewReshape(sh, x)
-	return keep(b, t, err)
+	return build(b, func() (*Reshape, error) { return NewReshape(sh, x) }, x)
 }
 
 // Build1 makes build1 n (\v -> body).
 func (b *Builder) Build1(n int, v *Var, body Term) Term {
-	if v == nil || !b.ok(body) {
-		b.ok(nil)
-		return nil
+	if v == nil {
+		return b.missing()
 	}
-	t, err := NewBuild1(n, v, body)
-	return keep(b, t, err)
+	return build(b, func() (*Build1, error) { return NewBuild1(n, v, body) }, body)
 }
 
 // Iota makes iota n.
 func (b *Builder) Iota(n int) Term {
-	if b.err != nil {
-		return nil
-	}
-	t, err := NewIota(n)
-	return keep(b, t, err)
+	return build(b, func() (*Iota, error) { return NewIota(n) })
 }
 
 // MatMul makes matmul x y.
 func (b *Builder) MatMul(x, y Term) Term {
-	if !b.ok(x, y) {
-		return nil
-	}
-	t, err := NewMatMul(x, y)
-	return keep(b, t, err)
+	return build(b, func() (*MatMul, error) { return NewMatMul(x, y) }, x, y)
 }
 
 // Share makes share id body.
 func (b *Builder) Share(id int, body Term) Term {
-	if !b.ok(body) {
-		return nil
-	}
-	t, err := NewShare(id, body)
-	return keep(b, t, err)
+	return build(b, func() (*Share, error) { return NewShare(id, body) }, body)
 }
 
 // Tuple makes a result tuple.
 func (b *Builder) Tuple(elems ...Term) Term {
-	if !b.ok(elems...) {
-		return nil
-	}
-	t, err := NewTuple(elems)
-	return keep(b, t, err)
+	return build(b, func() (*Tuple, error) { return NewTuple(elems) }, elems...)
 }
 
 // Rebuild is Rebuild with the sticky error.
 func (b *Builder) Rebuild(t Term, kids []Term) Term {
-	if !b.ok(t) || !b.ok(kids...) {
-		return nil
-	}
-	r, err := Rebuild(t, kids)
-	return keep(b, r, err)
+	return build(b, func() (Term, error) { return Rebuild(t, kids) }, append([]Term{t}, kids...)...)
 }
 
 // Full is the array of type t with every element v, a scalar literal replicated to t's shape

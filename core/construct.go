@@ -365,17 +365,23 @@ func checkShapeArg(op string, sh Shape) error {
 	return nil
 }
 
+// checkIndexedArgs checks what gather and scatter (op) ask of each argument on its own: x is
+// not a tuple, fn is not nil, sh has no negative dimension.
+func checkIndexedArgs(op string, sh Shape, x Term, fn *IndexFn) error {
+	if err := notTuple(op, x); err != nil {
+		return err
+	}
+	if fn == nil {
+		return nilErr(op, "index function")
+	}
+	return checkShapeArg(op, sh)
+}
+
 // NewGather makes gather sh x fn. With n = len(fn.Vars) and m = len(fn.Out): x has shape
 // [k1..km] ++ rest, and sh = [k'1..k'n] ++ rest is the result shape; the variables range over
 // sh[:n].
 func NewGather(sh Shape, x Term, fn *IndexFn) (*Gather, error) {
-	if err := notTuple("gather", x); err != nil {
-		return nil, err
-	}
-	if fn == nil {
-		return nil, nilErr("gather", "index function")
-	}
-	if err := checkShapeArg("gather", sh); err != nil {
+	if err := checkIndexedArgs("gather", sh, x, fn); err != nil {
 		return nil, err
 	}
 	xs := x.Type().Shape
@@ -395,13 +401,7 @@ func NewGather(sh Shape, x Term, fn *IndexFn) (*Gather, error) {
 // NewScatter makes scatter sh x fn. With n = len(fn.Vars) and m = len(fn.Out): x has shape
 // [k1..kn] ++ rest (the variables range over it), and sh = [k'1..k'm] ++ rest.
 func NewScatter(sh Shape, x Term, fn *IndexFn) (*Scatter, error) {
-	if err := notTuple("scatter", x); err != nil {
-		return nil, err
-	}
-	if fn == nil {
-		return nil, nilErr("scatter", "index function")
-	}
-	if err := checkShapeArg("scatter", sh); err != nil {
+	if err := checkIndexedArgs("scatter", sh, x, fn); err != nil {
 		return nil, err
 	}
 	if !x.Type().Dtype.IsNumeric() {

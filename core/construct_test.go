@@ -82,13 +82,6 @@ func TestConstructTyping(t *testing.T) {
 		j := mustVar(t, "j", i64s())
 		fi := mustVar(t, "fi", ty())
 		ok := okTerm(t)
-		idFn := func(vs []*core.Var, out ...core.Term) *core.IndexFn {
-			f, err := core.NewIndexFn(vs, out)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return f
-		}
 		tup, err := core.NewTuple([]core.Term{x34})
 		if err != nil {
 			t.Fatal(err)
@@ -195,49 +188,51 @@ func TestConstructTyping(t *testing.T) {
 			{"argmaxOuter bool", func() (core.Term, error) { return term(core.NewArgmaxOuter(bv)) }, core.Type{}, "core: argmaxOuter: operand dtype bool not supported, want f64, f32 or i64"},
 			// gather: result [5,4] from x : [3,4] with one variable and one output index
 			{"gather", func() (core.Term, error) {
-				return term(core.NewGather(core.Shape{5, 4}, x34, idFn([]*core.Var{i}, i)))
+				return term(core.NewGather(core.Shape{5, 4}, x34, mustFn(t, []*core.Var{i}, i)))
 			}, ty(5, 4), ""},
 			{"gather transpose", func() (core.Term, error) {
-				return term(core.NewGather(core.Shape{4, 3}, x34, idFn([]*core.Var{i, j}, j, i)))
+				return term(core.NewGather(core.Shape{4, 3}, x34, mustFn(t, []*core.Var{i, j}, j, i)))
 			}, ty(4, 3), ""},
 			{"gather constant", func() (core.Term, error) {
-				return term(core.NewGather(core.Shape{4}, x34, idFn(nil, core.ScalarI(2))))
+				return term(core.NewGather(core.Shape{4}, x34, mustFn(t, nil, core.ScalarI(2))))
 			}, ty(4), ""},
 			{"gather too many outputs", func() (core.Term, error) {
-				return term(core.NewGather(core.Shape{5}, t9, idFn([]*core.Var{i}, i, i)))
+				return term(core.NewGather(core.Shape{5}, t9, mustFn(t, []*core.Var{i}, i, i)))
 			}, core.Type{}, "core: gather: index function returns 2 indices into an array of shape [9]"},
 			{"gather too many variables", func() (core.Term, error) {
-				return term(core.NewGather(core.Shape{5}, t9, idFn([]*core.Var{i, j}, i)))
+				return term(core.NewGather(core.Shape{5}, t9, mustFn(t, []*core.Var{i, j}, i)))
 			}, core.Type{}, "core: gather: index function takes 2 indices but the result shape [5] has rank 1"},
 			{"gather inner", func() (core.Term, error) {
-				return term(core.NewGather(core.Shape{5, 3}, x34, idFn([]*core.Var{i}, i)))
+				return term(core.NewGather(core.Shape{5, 3}, x34, mustFn(t, []*core.Var{i}, i)))
 			}, core.Type{}, "core: gather: result shape [5 3] with 1 index variables needs inner dimensions [3] of the operand shape [3 4]"},
 			{"gather negative", func() (core.Term, error) {
-				return term(core.NewGather(core.Shape{-5}, t9, idFn([]*core.Var{i}, i)))
+				return term(core.NewGather(core.Shape{-5}, t9, mustFn(t, []*core.Var{i}, i)))
 			}, core.Type{}, "core: gather: negative dimension in shape [-5]"},
 			{"gather nil fn", func() (core.Term, error) { return term(core.NewGather(core.Shape{9}, t9, nil)) }, core.Type{}, "core: gather: index function is nil"},
-			{"gather nil", func() (core.Term, error) { return term(core.NewGather(core.Shape{9}, nil, idFn([]*core.Var{i}, i))) }, core.Type{}, "core: gather: operand is nil"},
+			{"gather nil", func() (core.Term, error) {
+				return term(core.NewGather(core.Shape{9}, nil, mustFn(t, []*core.Var{i}, i)))
+			}, core.Type{}, "core: gather: operand is nil"},
 			// scatter: §3.3 example shape, and a 2-D one
 			{"scatter", func() (core.Term, error) {
-				return term(core.NewScatter(core.Shape{6}, t9, idFn([]*core.Var{i}, ok(term(core.NewBinary(core.OpQuot, i, core.ScalarI(2)))))))
+				return term(core.NewScatter(core.Shape{6}, t9, mustFn(t, []*core.Var{i}, ok(term(core.NewBinary(core.OpQuot, i, core.ScalarI(2)))))))
 			}, ty(6), ""},
 			{"scatter rows", func() (core.Term, error) {
-				return term(core.NewScatter(core.Shape{2, 4}, x34, idFn([]*core.Var{i}, core.ScalarI(0))))
+				return term(core.NewScatter(core.Shape{2, 4}, x34, mustFn(t, []*core.Var{i}, core.ScalarI(0))))
 			}, ty(2, 4), ""},
 			{"scatter int", func() (core.Term, error) {
-				return term(core.NewScatter(core.Shape{1}, n34, idFn([]*core.Var{i, j}, core.ScalarI(0))))
+				return term(core.NewScatter(core.Shape{1}, n34, mustFn(t, []*core.Var{i, j}, core.ScalarI(0))))
 			}, i64s(1), ""},
 			{"scatter bool", func() (core.Term, error) {
-				return term(core.NewScatter(core.Shape{3, 4}, bv, idFn([]*core.Var{i}, i)))
+				return term(core.NewScatter(core.Shape{3, 4}, bv, mustFn(t, []*core.Var{i}, i)))
 			}, core.Type{}, "core: scatter: operand dtype bool not supported, want f64, f32 or i64"},
 			{"scatter too many variables", func() (core.Term, error) {
-				return term(core.NewScatter(core.Shape{9}, t9, idFn([]*core.Var{i, j}, i)))
+				return term(core.NewScatter(core.Shape{9}, t9, mustFn(t, []*core.Var{i, j}, i)))
 			}, core.Type{}, "core: scatter: index function takes 2 indices into an operand of shape [9]"},
 			{"scatter too many outputs", func() (core.Term, error) {
-				return term(core.NewScatter(core.Shape{9}, t9, idFn([]*core.Var{i}, i, i)))
+				return term(core.NewScatter(core.Shape{9}, t9, mustFn(t, []*core.Var{i}, i, i)))
 			}, core.Type{}, "core: scatter: index function returns 2 indices but the result shape [9] has rank 1"},
 			{"scatter inner", func() (core.Term, error) {
-				return term(core.NewScatter(core.Shape{2, 3}, x34, idFn([]*core.Var{i}, i)))
+				return term(core.NewScatter(core.Shape{2, 3}, x34, mustFn(t, []*core.Var{i}, i)))
 			}, core.Type{}, "core: scatter: result shape [2 3] with 1 output indices needs inner dimensions [4] of the operand shape [3 4]"},
 			{"scatter nil fn", func() (core.Term, error) { return term(core.NewScatter(core.Shape{9}, t9, nil)) }, core.Type{}, "core: scatter: index function is nil"},
 			// index functions
@@ -308,11 +303,24 @@ func TestConstructTyping(t *testing.T) {
 func okTerm(t testing.TB) func(core.Term, error) core.Term {
 	return func(x core.Term, err error) core.Term {
 		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return x
+		return must(t, x, err)
 	}
+}
+
+// must returns x, failing the test if err is not nil.
+func must[T any](t testing.TB, x T, err error) T {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x
+}
+
+// mustFn makes the index function \vs -> out, failing the test on error.
+func mustFn(t testing.TB, vs []*core.Var, out ...core.Term) *core.IndexFn {
+	t.Helper()
+	f, err := core.NewIndexFn(vs, out)
+	return must(t, f, err)
 }
 
 // TestConstructFloat32Rounding checks that f32 literals hold float32 values.

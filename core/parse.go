@@ -42,37 +42,26 @@ func ParseProgram(src string) (*Program, error) {
 	}
 	var params []param
 	seen := map[string]bool{}
-	if !p.is(")") {
-		for {
-			name, err := p.varName()
-			if err != nil {
-				return nil, err
-			}
-			if seen[name.text] {
-				return nil, p.errAt(name, "parameter %s declared twice", name.text)
-			}
-			seen[name.text] = true
-			if _, err := p.expect(":"); err != nil {
-				return nil, err
-			}
-			typ, err := p.typ()
-			if err != nil {
-				return nil, err
-			}
-			params = append(params, param{name, typ})
-			if !p.is(",") {
-				break
-			}
-			p.next()
+	err = p.commaList(")", false, func() error {
+		name, err := p.varName()
+		if err != nil {
+			return err
 		}
-	}
-	if err := p.closeList(")"); err != nil {
+		if seen[name.text] {
+			return p.errAt(name, "parameter %s declared twice", name.text)
+		}
+		seen[name.text] = true
+		typ, err := after(p, ":", p.typ)
+		if err != nil {
+			return err
+		}
+		params = append(params, param{name, typ})
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
-	if _, err := p.expect("=>"); err != nil {
-		return nil, err
-	}
-	body, err := p.whole()
+	body, err := after(p, "=>", p.whole)
 	if err != nil {
 		return nil, err
 	}

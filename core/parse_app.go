@@ -86,7 +86,7 @@ func (p *parser) atoms(n int) ([]*syn, error) {
 	return xs, nil
 }
 
-// lambda parses (\i -> …) or (\[i, j] -> …) up to the arrow; it returns the position of the
+// lambdaHead parses (\i -> …) or (\[i, j] -> …) up to the arrow; it returns the position of the
 // backslash and the binders.
 func (p *parser) lambdaHead() (token, []token, error) {
 	if _, err := p.expect("("); err != nil {
@@ -98,34 +98,58 @@ func (p *parser) lambdaHead() (token, []token, error) {
 	}
 	var vars []token
 	if p.is("[") {
-		p.next()
-		if !p.is("]") {
-			for {
-				v, err := p.varName()
-				if err != nil {
-					return token{}, nil, err
-				}
-				vars = append(vars, v)
-				if !p.is(",") {
-					break
-				}
-				p.next()
-			}
-		}
-		if err := p.closeList("]"); err != nil {
-			return token{}, nil, err
-		}
+		vars, err = bracketList(p, p.varName)
 	} else {
-		v, err := p.varName()
-		if err != nil {
-			return token{}, nil, err
-		}
+		var v token
+		v, err = p.varName()
 		vars = []token{v}
+	}
+	if err != nil {
+		return token{}, nil, err
 	}
 	if _, err := p.expect("->"); err != nil {
 		return token{}, nil, err
 	}
 	return bs, vars, nil
+}
+
+// lambda parses a parenthesised lambda (\vars -> body) whose body is parsed by body (which
+// gets the backslash's position and the binders, to check them first).
+func lambda[T any](p *parser, body func(bs token, vars []token) (T, error)) ([]token, T, error) {
+	var zero T
+	if err := p.enter(); err != nil {
+		return nil, zero, err
+	}
+	defer p.leave()
+	bs, vars, err := p.lambdaHead()
+	if err != nil {
+		return nil, zero, err
+	}
+	x, err := body(bs, vars)
+	if err != nil {
+		return nil, zero, err
+	}
+	if _, err := p.expect(")"); err != nil {
+		return nil, zero, err
+	}
+	return vars, x, nil
+}
+
+// applied parses an operation applied at s.at after its keyword: head (if not nil) parses
+// the arguments that come before the operands into s, then n atomic operands follow.
+func (p *parser) applied(s *syn, n int, head func(s *syn) error) (*syn, error) {
+	p.next()
+	if head != nil {
+		if err := head(s); err != nil {
+			return nil, err
+		}
+	}
+	xs, err := p.atoms(n)
+	if err != nil {
+		return nil, err
+	}
+	s.kids = xs
+	return s, nil
 }
 
 // app parses an operation applied to its arguments, or an atom.
@@ -135,163 +159,50 @@ func (p *parser) app() (*syn, error) {
 		return p.atom()
 	}
 	if op, ok := ParseUnOp(t.text); ok {
-		p.next()
-		xs, err := p.atoms(1)
-		if err != nil {
-			return nil, err
-		}
-		return &syn{kind: synUnary, at: t, unop: op, kids: xs}, nil
+		return p.applied(&syn{kind: synUnary, at: t, unop: op}, 1, nil)
 	}
 	if op, ok := ParseBinOp(t.text); ok && !op.IsInfix() {
-		p.next()
-		xs, err := p.atoms(2)
-		if err != nil {
-			return nil, err
-		}
-		return &syn{kind: synBinary, at: t, binop: op, kids: xs}, nil
-	}
-	one := func(kind synKind, n int) (*syn, error) {
-		p.next()
-		xs, err := p.atoms(n)
-		if err != nil {
-			return nil, err
-		}
-		return &syn{kind: kind, at: t, kids: xs}, nil
+		return p.applied(&syn{kind: synBinary, at: t, binop: op}, 2, nil)
 	}
 	switch t.text {
 	case "cond":
-		return one(synCond, 3)
+		return p.applied(&syn{kind: synCond, at: t}, 3, nil)
 	case "sumOuter":
-		return one(synSumOuter, 1)
+		return p.applied(&syn{kind: synSumOuter, at: t}, 1, nil)
 	case "argmaxOuter":
-		return one(synArgmax, 1)
+		return p.applied(&syn{kind: synArgmax, at: t}, 1, nil)
 	case "matmul":
-		return one(synMatMul, 2)
+		return p.applied(&syn{kind: synMatMul, at: t}, 2, nil)
 	case "cast":
-		p.next()
-		d, err := p.dtype()
-		if err != nil {
-			return nil, err
-		}
-		xs, err := p.atoms(1)
-		if err != nil {
-			return nil, err
-		}
-		return &syn{kind: synCast, at: t, dtype: d, kids: xs}, nil
+		return p.applied(&syn{kind: synCast, at: t}, 1, func(s *syn) (err error) {
+			s.dtype, err = p.dtype()
+			return err
+		})
+	case "replicate":
+		return p.applied(&syn{kind: synReplicate, at: t}, 1, p.count)
+	case "iota":
+		return p.applied(&syn{kind: synIota, at: t}, 0, p.count)
+	case "tr", "reshape":
+		return p.applied(&syn{kind: synTr, at: t}, 1, func(s *syn) (err error) {
+			if t.text == "reshape" {
+				s.kind = synReshape
+				s.ints, err = p.shape()
+			} else {
+				s.ints, err = p.ints()
+			}
+			return err
+		})
 	case "index":
 		p.next()
 		x, err := p.atom()
 		if err != nil {
 			return nil, err
 		}
-		ix, err := p.termList()
-		if err != nil {
-			return nil, err
-		}
-		return &syn{kind: synIndex, at: t, kids: append([]*syn{x}, ix...)}, nil
-	case "replicate":
-		p.next()
-		n, err := p.integer()
-		if err != nil {
-			return nil, err
-		}
-		xs, err := p.atoms(1)
-		if err != nil {
-			return nil, err
-		}
-		return &syn{kind: synReplicate, at: t, n: n, kids: xs}, nil
-	case "iota":
-		p.next()
-		n, err := p.integer()
-		if err != nil {
-			return nil, err
-		}
-		return &syn{kind: synIota, at: t, n: n}, nil
-	case "tr", "reshape":
-		p.next()
-		kind := synTr
-		var sh []int
-		var err error
-		if t.text == "reshape" {
-			kind = synReshape
-			sh, err = p.shape()
-		} else {
-			sh, err = p.ints()
-		}
-		if err != nil {
-			return nil, err
-		}
-		xs, err := p.atoms(1)
-		if err != nil {
-			return nil, err
-		}
-		return &syn{kind: kind, at: t, ints: sh, kids: xs}, nil
+		return p.indexing(t, x)
 	case "gather", "scatter":
-		p.next()
-		kind := synGather
-		if t.text == "scatter" {
-			kind = synScatter
-		}
-		sh, err := p.shape()
-		if err != nil {
-			return nil, err
-		}
-		x, err := p.atom()
-		if err != nil {
-			return nil, err
-		}
-		if err := p.enter(); err != nil {
-			return nil, err
-		}
-		defer p.leave()
-		_, vars, err := p.lambdaHead()
-		if err != nil {
-			return nil, err
-		}
-		out, err := p.termList()
-		if err != nil {
-			return nil, err
-		}
-		if _, err := p.expect(")"); err != nil {
-			return nil, err
-		}
-		return &syn{kind: kind, at: t, ints: sh, vars: vars, kids: append([]*syn{x}, out...)}, nil
+		return p.indexed(t)
 	case "build1", "build":
-		p.next()
-		var sh []int
-		var err error
-		if t.text == "build1" {
-			var n int
-			n, err = p.integer()
-			sh = []int{n}
-		} else {
-			sh, err = p.shape()
-		}
-		if err != nil {
-			return nil, err
-		}
-		if err := p.enter(); err != nil {
-			return nil, err
-		}
-		defer p.leave()
-		bs, vars, err := p.lambdaHead()
-		if err != nil {
-			return nil, err
-		}
-		if len(vars) != len(sh) {
-			return nil, p.errAt(bs, "%s: shape %v needs %d index variables, found %d", t.text, Shape(sh), len(sh), len(vars))
-		}
-		body, err := p.expr()
-		if err != nil {
-			return nil, err
-		}
-		if _, err := p.expect(")"); err != nil {
-			return nil, err
-		}
-		if t.text == "build1" {
-			return &syn{kind: synBuild1, at: t, n: sh[0], vars: vars, kids: []*syn{body}}, nil
-		}
-		return &syn{kind: synBuild, at: t, ints: sh, vars: vars, kids: []*syn{body}}, nil
+		return p.build(t)
 	case "share":
 		p.next()
 		id, err := p.integer()
@@ -315,6 +226,65 @@ func (p *parser) app() (*syn, error) {
 	return p.atom()
 }
 
+// count parses the integer argument of replicate or iota into s.n.
+func (p *parser) count(s *syn) (err error) {
+	s.n, err = p.integer()
+	return err
+}
+
+// indexed parses the rest of gather sh x (\vars -> [out…]) or scatter …, at its keyword t.
+func (p *parser) indexed(t token) (*syn, error) {
+	p.next()
+	kind := synGather
+	if t.text == "scatter" {
+		kind = synScatter
+	}
+	sh, err := p.shape()
+	if err != nil {
+		return nil, err
+	}
+	x, err := p.atom()
+	if err != nil {
+		return nil, err
+	}
+	vars, out, err := lambda(p, func(token, []token) ([]*syn, error) { return p.termList() })
+	if err != nil {
+		return nil, err
+	}
+	return &syn{kind: kind, at: t, ints: sh, vars: vars, kids: append([]*syn{x}, out...)}, nil
+}
+
+// build parses the rest of build1 n (\v -> body) or build sh (\[vars] -> body), at its
+// keyword t.
+func (p *parser) build(t token) (*syn, error) {
+	p.next()
+	var sh []int
+	var err error
+	if t.text == "build1" {
+		var n int
+		n, err = p.integer()
+		sh = []int{n}
+	} else {
+		sh, err = p.shape()
+	}
+	if err != nil {
+		return nil, err
+	}
+	vars, body, err := lambda(p, func(bs token, vars []token) (*syn, error) {
+		if len(vars) != len(sh) {
+			return nil, p.errAt(bs, "%s: shape %v needs %d index variables, found %d", t.text, Shape(sh), len(sh), len(vars))
+		}
+		return p.expr()
+	})
+	if err != nil {
+		return nil, err
+	}
+	if t.text == "build1" {
+		return &syn{kind: synBuild1, at: t, n: sh[0], vars: vars, kids: []*syn{body}}, nil
+	}
+	return &syn{kind: synBuild, at: t, ints: sh, vars: vars, kids: []*syn{body}}, nil
+}
+
 // lit parses the rest of lit [sh] ρ [v1, …].
 func (p *parser) lit(at token) (*syn, error) {
 	typ, err := p.typ()
@@ -330,46 +300,42 @@ func (p *parser) lit(at token) (*syn, error) {
 		bits = 32
 	}
 	what := typ.Dtype.String() + " value"
-	for !p.is("]") {
-		switch typ.Dtype {
-		case Bool:
+	err = p.commaList("]", true, func() error {
+		if typ.Dtype == Bool {
 			t := p.peek()
 			if !p.is("true") && !p.is("false") {
-				return nil, p.errExpected(what)
+				return p.errExpected(what)
 			}
 			p.next()
 			s.bvals = append(s.bvals, t.text == "true")
-		default:
-			neg := false
-			if p.is("-") {
-				p.next()
-				neg = true
-			}
-			t := p.peek()
-			switch {
-			case t.kind == tokInt && typ.Dtype == Int64:
-				v, err := parseInt64(t.text, neg)
-				if err != nil {
-					return nil, p.errAt(t, "integer literal %s out of the i64 range", signed(t.text, neg))
-				}
-				s.ivals = append(s.ivals, v)
-			case typ.Dtype.IsFloat() && (t.kind == tokInt || t.kind == tokFloat || (t.kind == tokIdent && (t.text == "inf" || t.text == "nan"))):
-				v, err := parseFloat(t.text, neg, bits)
-				if err != nil {
-					return nil, p.errAt(t, "floating literal %s out of the %v range", signed(t.text, neg), typ.Dtype)
-				}
-				s.fvals = append(s.fvals, v)
-			default:
-				return nil, p.errExpected(what)
-			}
-			p.next()
+			return nil
 		}
-		if !p.is(",") {
-			break
+		neg := false
+		if p.is("-") {
+			p.next()
+			neg = true
+		}
+		t := p.peek()
+		switch {
+		case t.kind == tokInt && typ.Dtype == Int64:
+			v, err := parseInt64(t.text, neg)
+			if err != nil {
+				return p.errAt(t, "integer literal %s out of the i64 range", signed(t.text, neg))
+			}
+			s.ivals = append(s.ivals, v)
+		case typ.Dtype.IsFloat() && (t.kind == tokInt || t.kind == tokFloat || (t.kind == tokIdent && (t.text == "inf" || t.text == "nan"))):
+			v, err := parseFloat(t.text, neg, bits)
+			if err != nil {
+				return p.errAt(t, "floating literal %s out of the %v range", signed(t.text, neg), typ.Dtype)
+			}
+			s.fvals = append(s.fvals, v)
+		default:
+			return p.errExpected(what)
 		}
 		p.next()
-	}
-	if err := p.closeList("]"); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	return s, nil

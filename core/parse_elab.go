@@ -95,21 +95,19 @@ func (e *elaborator) indexVars(ts []token) ([]*Var, error) {
 // takes the other's dtype.
 func (e *elaborator) pair(a, b *syn, hint Dtype) (Term, Term, error) {
 	if flexible(a) && !flexible(b) {
-		y, err := e.term(b, hint)
-		if err != nil {
-			return nil, nil, err
-		}
-		x, err := e.term(a, y.Type().Dtype)
-		if err != nil {
-			return nil, nil, err
-		}
-		return x, y, nil
+		y, x, err := e.inOrder(b, a, hint)
+		return x, y, err
 	}
-	x, err := e.term(a, hint)
+	return e.inOrder(a, b, hint)
+}
+
+// inOrder elaborates first with hint, then second with first's dtype as its hint.
+func (e *elaborator) inOrder(first, second *syn, hint Dtype) (Term, Term, error) {
+	x, err := e.term(first, hint)
 	if err != nil {
 		return nil, nil, err
 	}
-	y, err := e.term(b, x.Type().Dtype)
+	y, err := e.term(second, x.Type().Dtype)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -140,6 +138,47 @@ func (e *elaborator) terms(ss []*syn, hint Dtype) ([]Term, error) {
 	return ts, nil
 }
 
+// binding elaborates with elab under the index variables named by names (see indexVars),
+// bound in scope; it returns them and elab's result.
+func binding[T any](e *elaborator, names []token, elab func() (T, error)) ([]*Var, T, error) {
+	var zero T
+	vs, err := e.indexVars(names)
+	if err != nil {
+		return nil, zero, err
+	}
+	restore := e.bind(vs)
+	x, err := elab()
+	restore()
+	if err != nil {
+		return nil, zero, err
+	}
+	return vs, x, nil
+}
+
+// asTerm returns a constructor's result as a Term (nil on error, not a typed nil pointer).
+func asTerm[T Term](t T, err error) (Term, error) {
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// oneOperand lists the constructs with a single operand (their only kid): whether the
+// operand gets the context's dtype hint (it does where the operand's dtype is the result's),
+// and how to make the term from the syntax node and the elaborated operand.
+var oneOperand = map[synKind]struct {
+	hinted    bool
+	construct func(s *syn, x Term) (Term, error)
+}{
+	synUnary:     {true, func(s *syn, x Term) (Term, error) { return asTerm(NewUnary(s.unop, x)) }},
+	synCast:      {false, func(s *syn, x Term) (Term, error) { return asTerm(NewCast(s.dtype, x)) }},
+	synSumOuter:  {true, func(s *syn, x Term) (Term, error) { return asTerm(NewSumOuter(x)) }},
+	synArgmax:    {false, func(s *syn, x Term) (Term, error) { return asTerm(NewArgmaxOuter(x)) }},
+	synReplicate: {true, func(s *syn, x Term) (Term, error) { return asTerm(NewReplicate(s.n, x)) }},
+	synTr:        {true, func(s *syn, x Term) (Term, error) { return asTerm(NewTranspose(s.ints, x)) }},
+	synReshape:   {true, func(s *syn, x Term) (Term, error) { return asTerm(NewReshape(Shape(s.ints), x)) }},
+}
+
 // term elaborates s; hint is the dtype the context needs (InvalidDtype when none), used by
 // floating literals.
 func (e *elaborator) term(s *syn, hint Dtype) (Term, error) {
@@ -153,6 +192,17 @@ func (e *elaborator) term(s *syn, hint Dtype) (Term, error) {
 			return nil, errors.Errorf("core: parse: line %d:%d: result type %v needs %s, more than can be addressed (%s)", at.line, at.col, ty, FormatBytes(TypeBytes(ty)), FormatBytes(MaxAddressableBytes))
 		}
 		return t, nil
+	}
+	if op, ok := oneOperand[s.kind]; ok {
+		h := InvalidDtype
+		if op.hinted {
+			h = hint
+		}
+		x, err := e.term(s.kids[0], h)
+		if err != nil {
+			return nil, err
+		}
+		return keep(op.construct(s, x))
 	}
 	switch s.kind {
 	case synVar:
@@ -226,18 +276,6 @@ func (e *elaborator) term(s *syn, hint Dtype) (Term, error) {
 			return nil, err
 		}
 		return keep(NewCond(c, u, v))
-	case synUnary:
-		x, err := e.term(s.kids[0], hint)
-		if err != nil {
-			return nil, err
-		}
-		return keep(NewUnary(s.unop, x))
-	case synCast:
-		x, err := e.term(s.kids[0], InvalidDtype)
-		if err != nil {
-			return nil, err
-		}
-		return keep(NewCast(s.dtype, x))
 	case synBinary:
 		h := hint
 		if s.binop.IsComparison() || s.binop == OpAnd || s.binop == OpOr {
@@ -268,30 +306,12 @@ func (e *elaborator) term(s *syn, hint Dtype) (Term, error) {
 			return nil, err
 		}
 		return keep(NewIndex(x, ix))
-	case synSumOuter:
-		x, err := e.term(s.kids[0], hint)
-		if err != nil {
-			return nil, err
-		}
-		return keep(NewSumOuter(x))
-	case synArgmax:
-		x, err := e.term(s.kids[0], InvalidDtype)
-		if err != nil {
-			return nil, err
-		}
-		return keep(NewArgmaxOuter(x))
 	case synGather, synScatter:
 		x, err := e.term(s.kids[0], hint)
 		if err != nil {
 			return nil, err
 		}
-		vs, err := e.indexVars(s.vars)
-		if err != nil {
-			return nil, err
-		}
-		restore := e.bind(vs)
-		out, err := e.terms(s.kids[1:], InvalidDtype)
-		restore()
+		vs, out, err := binding(e, s.vars, func() ([]Term, error) { return e.terms(s.kids[1:], InvalidDtype) })
 		if err != nil {
 			return nil, err
 		}
@@ -331,32 +351,8 @@ func (e *elaborator) term(s *syn, hint Dtype) (Term, error) {
 			ts[i] = t
 		}
 		return keep(NewFromVector(ts))
-	case synReplicate:
-		x, err := e.term(s.kids[0], hint)
-		if err != nil {
-			return nil, err
-		}
-		return keep(NewReplicate(s.n, x))
-	case synTr:
-		x, err := e.term(s.kids[0], hint)
-		if err != nil {
-			return nil, err
-		}
-		return keep(NewTranspose(s.ints, x))
-	case synReshape:
-		x, err := e.term(s.kids[0], hint)
-		if err != nil {
-			return nil, err
-		}
-		return keep(NewReshape(Shape(s.ints), x))
 	case synBuild1, synBuild:
-		vs, err := e.indexVars(s.vars)
-		if err != nil {
-			return nil, err
-		}
-		restore := e.bind(vs)
-		body, err := e.term(s.kids[0], hint)
-		restore()
+		vs, body, err := binding(e, s.vars, func() (Term, error) { return e.term(s.kids[0], hint) })
 		if err != nil {
 			return nil, err
 		}

@@ -56,6 +56,15 @@ func (p *parser) expect(s string) (token, error) {
 	return p.next(), nil
 }
 
+// after expects the symbol or keyword s, then parses what follows it with item.
+func after[T any](p *parser, s string, item func() (T, error)) (T, error) {
+	if _, err := p.expect(s); err != nil {
+		var zero T
+		return zero, err
+	}
+	return item()
+}
+
 // closeList expects the closing symbol of a comma-separated list.
 func (p *parser) closeList(close string) error {
 	if !p.is(close) {
@@ -113,25 +122,35 @@ func bracketList[T any](p *parser, item func() (T, error)) ([]T, error) {
 		return nil, err
 	}
 	xs := []T{}
-	if p.is("]") {
-		p.next()
-		return xs, nil
-	}
-	for {
+	err := p.commaList("]", false, func() error {
 		x, err := item()
-		if err != nil {
-			return nil, err
-		}
 		xs = append(xs, x)
-		if !p.is(",") {
-			break
-		}
-		p.next()
-	}
-	if err := p.closeList("]"); err != nil {
+		return err
+	})
+	if err != nil {
 		return nil, err
 	}
 	return xs, nil
+}
+
+// commaList parses a comma-separated list of items (each with item) up to the symbol close,
+// and close itself; the list may be empty and, with trailing, end with a comma.
+func (p *parser) commaList(close string, trailing bool, item func() error) error {
+	if !p.is(close) {
+		for {
+			if err := item(); err != nil {
+				return err
+			}
+			if !p.is(",") {
+				break
+			}
+			p.next()
+			if trailing && p.is(close) {
+				break
+			}
+		}
+	}
+	return p.closeList(close)
 }
 
 // shape reads a shape [k1, …] whose element count fits an int.
@@ -241,18 +260,12 @@ func (p *parser) tuple() (*syn, error) {
 		return nil, err
 	}
 	s := &syn{kind: synTuple, at: at}
-	for !p.is(")") {
+	err = p.commaList(")", true, func() error {
 		e, err := p.expr()
-		if err != nil {
-			return nil, err
-		}
 		s.kids = append(s.kids, e)
-		if !p.is(",") {
-			break
-		}
-		p.next()
-	}
-	if err := p.closeList(")"); err != nil {
+		return err
+	})
+	if err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -280,10 +293,7 @@ func (p *parser) letChain(top bool) (*syn, error) {
 		if err != nil {
 			return nil, err
 		}
-		if _, err := p.expect("="); err != nil {
-			return nil, err
-		}
-		bound, err := p.expr()
+		bound, err := after(p, "=", p.expr)
 		if err != nil {
 			return nil, err
 		}
@@ -388,14 +398,22 @@ func (p *parser) prefix() (*syn, error) {
 
 func (p *parser) postfix(x *syn) (*syn, error) {
 	for p.is("!") {
-		bt := p.next()
-		ix, err := p.termList()
-		if err != nil {
+		var err error
+		if x, err = p.indexing(p.next(), x); err != nil {
 			return nil, err
 		}
-		x = &syn{kind: synIndex, at: bt, kids: append([]*syn{x}, ix...)}
 	}
 	return x, nil
+}
+
+// indexing parses the index list [e1, …] of an indexing of x at position at (index x […] or
+// x ! […]).
+func (p *parser) indexing(at token, x *syn) (*syn, error) {
+	ix, err := p.termList()
+	if err != nil {
+		return nil, err
+	}
+	return &syn{kind: synIndex, at: at, kids: append([]*syn{x}, ix...)}, nil
 }
 
 // termList parses [e1, …, en] (possibly empty).

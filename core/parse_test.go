@@ -200,10 +200,7 @@ func TestParseLiteralTyping(t *testing.T) {
 func mustVar(t testing.TB, name string, ty core.Type) *core.Var {
 	t.Helper()
 	v, err := core.NewVar(name, ty)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
+	return must(t, v, err)
 }
 
 // TestParseErrors checks positions and expected-token messages for malformed input.

@@ -29,13 +29,6 @@ func TestPrintGolden(t *testing.T) {
 	y := mustVar(t, "y", f64s(2))
 	lety := ok(term(core.NewLet(y, a, y)))
 	f64 := func(v float64) core.Term { return core.ScalarF(core.Float64, v) }
-	fn := func(vs []*core.Var, out ...core.Term) *core.IndexFn {
-		f, err := core.NewIndexFn(vs, out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return f
-	}
 	sh := ok(term(core.NewShare(1, un(core.OpExp, a))))
 	cases := []struct {
 		t    core.Term
@@ -87,8 +80,8 @@ func TestPrintGolden(t *testing.T) {
 		{ok(term(core.NewTuple(nil))), "()"},
 		{ok(term(core.NewTuple([]core.Term{a, letT("z", a, a)}))), "(a, let z = a in a)"},
 		{ok(term(core.NewFromVector([]core.Term{a, bin(core.OpAdd, a, b)}))), "[a, a + b]"},
-		{ok(term(core.NewGather(core.Shape{4, 2, 3}, m, fn([]*core.Var{i, j}, j)))), `gather [4,2,3] m (\[i, j] -> [j])`},
-		{ok(term(core.NewScatter(core.Shape{1, 3}, m, fn([]*core.Var{i}, bin(core.OpQuot, i, core.ScalarI(2)))))), `scatter [1,3] m (\[i] -> [quot i 2])`},
+		{ok(term(core.NewGather(core.Shape{4, 2, 3}, m, mustFn(t, []*core.Var{i, j}, j)))), `gather [4,2,3] m (\[i, j] -> [j])`},
+		{ok(term(core.NewScatter(core.Shape{1, 3}, m, mustFn(t, []*core.Var{i}, bin(core.OpQuot, i, core.ScalarI(2)))))), `scatter [1,3] m (\[i] -> [quot i 2])`},
 		{ok(term(core.NewBuild1(2, i, ok(term(core.NewBuild1(3, j, bin(core.OpAdd, i, j))))))), `build1 2 (\i -> build1 3 (\j -> i + j))`},
 		{ok(term(core.NewCast(core.Float32, m))), "cast f32 m"},
 		{ok(term(core.NewSumOuter(ok(term(core.NewIota(5)))))), "sumOuter (iota 5)"},
@@ -104,7 +97,7 @@ func TestPrintGolden(t *testing.T) {
 			t.Errorf("got  %s\nwant %s", got, c.want)
 		}
 	}
-	if got := fn([]*core.Var{i, j}, j, i).String(); got != `\[i, j] -> [j, i]` {
+	if got := mustFn(t, []*core.Var{i, j}, j, i).String(); got != `\[i, j] -> [j, i]` {
 		t.Errorf("IndexFn.String() = %s", got)
 	}
 	prog, err := core.NewProgram(nil, f64(1))

@@ -246,20 +246,27 @@ func mkFn(vars []*Var, out []Term) *IndexFn {
 	return f
 }
 
-// rewrite simplifies t bottom-up (memoised by node).
-func (s *simplifier) rewrite(t Term) Term {
-	if r, ok := s.memo[t]; ok {
-		return r
-	}
+// mapKids rebuilds t with f applied to each of its children (see Children), panicking on a
+// Rebuild error like mk.
+func mapKids(t Term, f func(Term) Term) Term {
 	kids := Children(t)
 	nk := make([]Term, len(kids))
 	for k, c := range kids {
-		nk[k] = s.rewrite(c)
+		nk[k] = f(c)
 	}
 	r, err := Rebuild(t, nk)
 	if err != nil {
 		panic(err.Error())
 	}
+	return r
+}
+
+// rewrite simplifies t bottom-up (memoised by node).
+func (s *simplifier) rewrite(t Term) Term {
+	if r, ok := s.memo[t]; ok {
+		return r
+	}
+	r := mapKids(t, s.rewrite)
 	for step := 0; step < 8; step++ {
 		n := s.local(r)
 		if n == r {

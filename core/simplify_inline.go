@@ -50,13 +50,7 @@ func (in *inliner) counts(t Term) map[string]int8 {
 				continue
 			}
 			bound := BoundIn(t, k)
-			repeated := false
-			switch t.(type) {
-			case *Build1:
-				repeated = true
-			case *Gather, *Scatter:
-				repeated = k >= 1
-			}
+			repeated := repeatedKid(t, k)
 			for name, n := range cc {
 				if boundName(bound, name) {
 					continue
@@ -250,16 +244,19 @@ func (in *inliner) process(t Term) Term {
 		}
 		return mk(rebuildIndexed(x, arr, nb, outs))
 	}
-	kids := Children(t)
-	nk := make([]Term, len(kids))
-	for k, c := range kids {
-		nk[k] = in.visit(c)
+	return mapKids(t, in.visit)
+}
+
+// repeatedKid reports whether child k of t (see Children) is evaluated once for every point of
+// an index space: the body of a build1, an output of a gather's or scatter's index function.
+func repeatedKid(t Term, k int) bool {
+	switch t.(type) {
+	case *Build1:
+		return true
+	case *Gather, *Scatter:
+		return k >= 1
 	}
-	r, err := Rebuild(t, nk)
-	if err != nil {
-		panic(err.Error())
-	}
-	return r
+	return false
 }
 
 // inlinable reports whether a let bound to t may be inlined however often its variable is

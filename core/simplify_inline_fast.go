@@ -69,13 +69,7 @@ func fastInline(cfg *simplifyConfig, t Term, free map[string]bool) (Term, bool) 
 			return nil, false
 		}
 		for k, kid := range Children(n) {
-			rep := false
-			switch n.(type) {
-			case *Build1:
-				rep = true
-			case *Gather, *Scatter:
-				rep = k >= 1
-			}
+			rep := repeatedKid(n, k)
 			add := c
 			if rep && add > 0 {
 				add = 2
@@ -140,15 +134,7 @@ func (f *fastInliner) visit(t Term) Term {
 			}
 		}
 	default:
-		kids := Children(t)
-		nk := make([]Term, len(kids))
-		for k, c := range kids {
-			nk[k] = f.visit(c)
-		}
-		var err error
-		if r, err = Rebuild(t, nk); err != nil {
-			panic(err.Error())
-		}
+		r = mapKids(t, f.visit)
 	}
 	f.memo[t] = r
 	return r

@@ -114,23 +114,10 @@ func (o UnOp) String() string {
 }
 
 // UnOps lists every unary operation (for tables and generators).
-func UnOps() []UnOp {
-	ops := make([]UnOp, 0, numUnOps-1)
-	for o := OpNeg; o < numUnOps; o++ {
-		ops = append(ops, o)
-	}
-	return ops
-}
+func UnOps() []UnOp { return allOps(numUnOps) }
 
 // ParseUnOp looks an operation up by its name in the text syntax.
-func ParseUnOp(s string) (UnOp, bool) {
-	for o := OpNeg; o < numUnOps; o++ {
-		if unOpNames[o] == s {
-			return o, true
-		}
-	}
-	return 0, false
-}
+func ParseUnOp(s string) (UnOp, bool) { return lookupOp[UnOp](unOpNames[:], s) }
 
 // Dtypes reports which operand dtypes the operation accepts.
 func (o UnOp) accepts(d Dtype) bool {
@@ -214,19 +201,27 @@ func (o BinOp) Word() string {
 }
 
 // BinOps lists every binary operation.
-func BinOps() []BinOp {
-	ops := make([]BinOp, 0, numBinOps-1)
-	for o := OpAdd; o < numBinOps; o++ {
+func BinOps() []BinOp { return allOps(numBinOps) }
+
+// ParseBinOp looks an operation up by its symbol or name in the text syntax.
+func ParseBinOp(s string) (BinOp, bool) { return lookupOp[BinOp](binOpNames[:], s) }
+
+// allOps lists the operations of a kind numbered 1 to n-1 (n is the kind's numUnOps or
+// numBinOps).
+func allOps[O ~uint8](n O) []O {
+	ops := make([]O, 0, n-1)
+	for o := O(1); o < n; o++ {
 		ops = append(ops, o)
 	}
 	return ops
 }
 
-// ParseBinOp looks an operation up by its symbol or name in the text syntax.
-func ParseBinOp(s string) (BinOp, bool) {
-	for o := OpAdd; o < numBinOps; o++ {
-		if binOpNames[o] == s {
-			return o, true
+// lookupOp returns the operation whose name is s in names (an operation kind's table of
+// names, indexed by operation from 1).
+func lookupOp[O ~uint8](names []string, s string) (O, bool) {
+	for o := 1; o < len(names); o++ {
+		if names[o] == s {
+			return O(o), true
 		}
 	}
 	return 0, false

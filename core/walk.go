@@ -28,39 +28,42 @@ func appendChildren(dst []Term, t Term) []Term {
 		return append(dst, t.Body)
 	case *Cond:
 		return append(dst, t.C, t.Then, t.Else)
-	case *Unary:
-		return append(dst, t.X)
-	case *Cast:
-		return append(dst, t.X)
 	case *Binary:
 		return append(dst, t.X, t.Y)
 	case *Index:
 		return append(append(dst, t.X), t.Ix...)
-	case *SumOuter:
-		return append(dst, t.X)
-	case *ArgmaxOuter:
-		return append(dst, t.X)
 	case *Gather:
 		return append(append(dst, t.X), fnOut(t.Fn)...)
 	case *Scatter:
 		return append(append(dst, t.X), fnOut(t.Fn)...)
 	case *FromVector:
 		return append(dst, t.Elems...)
-	case *Replicate:
-		return append(dst, t.X)
-	case *Transpose:
-		return append(dst, t.X)
-	case *Reshape:
-		return append(dst, t.X)
 	case *Build1:
 		return append(dst, t.Body)
 	case *MatMul:
 		return append(dst, t.X, t.Y)
 	case *Tuple:
 		return append(dst, t.Elems...)
+	case soleOperand:
+		return append(dst, t.operand())
 	}
 	return dst
 }
+
+// soleOperand is implemented by the constructs whose only child is their operand X: Unary,
+// Cast, SumOuter, ArgmaxOuter, Replicate, Transpose and Reshape.
+type soleOperand interface {
+	Term
+	operand() Term
+}
+
+func (t *Unary) operand() Term       { return t.X }
+func (t *Cast) operand() Term        { return t.X }
+func (t *SumOuter) operand() Term    { return t.X }
+func (t *ArgmaxOuter) operand() Term { return t.X }
+func (t *Replicate) operand() Term   { return t.X }
+func (t *Transpose) operand() Term   { return t.X }
+func (t *Reshape) operand() Term     { return t.X }
 
 // fnOut and fnVars read an index function's parts, tolerating a nil one (a struct literal).
 func fnOut(f *IndexFn) []Term {

@@ -28,13 +28,6 @@ func walkFixtures(t *testing.T, d core.Dtype) []walkFixture {
 	k := mustVar(t, "k", i64s())
 	w := mustVar(t, "w", ty(3, 4))
 	one := core.ScalarI(1)
-	fn1 := func(vs []*core.Var, out ...core.Term) *core.IndexFn {
-		f, err := core.NewIndexFn(vs, out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return f
-	}
 	ipk := ok(term(core.NewBinary(core.OpAdd, i, k)))
 	lit := ok(term(core.NewLitF(ty(2), []float64{1, 2})))
 	return []walkFixture{
@@ -50,8 +43,8 @@ func walkFixtures(t *testing.T, d core.Dtype) []walkFixture {
 		{"index", ok(term(core.NewIndex(x, []core.Term{k, one}))), []core.Term{x, k, one}, nil},
 		{"sumOuter", ok(term(core.NewSumOuter(x))), []core.Term{x}, nil},
 		{"argmaxOuter", ok(term(core.NewArgmaxOuter(x))), []core.Term{x}, nil},
-		{"gather", ok(term(core.NewGather(core.Shape{5, 4}, x, fn1([]*core.Var{i}, ipk)))), []core.Term{x, ipk}, map[int][]string{1: {"i"}}},
-		{"scatter", ok(term(core.NewScatter(core.Shape{2, 2}, x, fn1([]*core.Var{i, j}, j, one)))), []core.Term{x, j, one}, map[int][]string{1: {"i", "j"}, 2: {"i", "j"}}},
+		{"gather", ok(term(core.NewGather(core.Shape{5, 4}, x, mustFn(t, []*core.Var{i}, ipk)))), []core.Term{x, ipk}, map[int][]string{1: {"i"}}},
+		{"scatter", ok(term(core.NewScatter(core.Shape{2, 2}, x, mustFn(t, []*core.Var{i, j}, j, one)))), []core.Term{x, j, one}, map[int][]string{1: {"i", "j"}, 2: {"i", "j"}}},
 		{"fromVector", ok(term(core.NewFromVector([]core.Term{x, y, x}))), []core.Term{x, y, x}, nil},
 		{"replicate", ok(term(core.NewReplicate(2, x))), []core.Term{x}, nil},
 		{"tr", ok(term(core.NewTranspose([]int{1, 0}, x))), []core.Term{x}, nil},

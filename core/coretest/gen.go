@@ -302,7 +302,7 @@ func (g *gen) leaf(t core.Type) core.Term {
 		return g.check(core.NewIndex(v, ix))
 	}
 	if len(t.Shape) > 0 && g.chance(0.5) {
-		return g.check(core.NewReplicate(t.Shape[0], g.leaf(core.Type{Shape: t.Shape[1:], Dtype: t.Dtype})))
+		return g.check(core.NewReplicate(t.Shape[0], g.leaf(rowType(t))))
 	}
 	return g.constant(t)
 }
@@ -370,14 +370,14 @@ func (g *gen) term(t core.Type, depth int) core.Term {
 			}
 			el := make([]core.Term, n)
 			for k := range el {
-				el[k] = g.term(core.Type{Shape: t.Shape[1:], Dtype: t.Dtype}, depth-1)
+				el[k] = g.term(rowType(t), depth-1)
 			}
 			return g.check(core.NewFromVector(el))
 		case 15:
 			if rank == 0 {
 				continue
 			}
-			return g.check(core.NewReplicate(t.Shape[0], g.term(core.Type{Shape: t.Shape[1:], Dtype: t.Dtype}, depth-1)))
+			return g.replicateOf(t, depth-1, g.term)
 		case 16:
 			if rank < 2 {
 				continue
@@ -461,12 +461,18 @@ var smoothUn = []core.UnOp{core.OpNeg, core.OpExp, core.OpLog, core.OpSqrt, core
 
 var roughUn = []core.UnOp{core.OpAbs, core.OpSign, core.OpFloor, core.OpCeil}
 
-func (g *gen) unary(t core.Type, depth int) core.Term {
-	ops := smoothUn
+// pickOp picks an operator from smooth or, a quarter of the time when not in Smooth mode,
+// from rough.
+func pickOp[O any](g *gen, smooth, rough []O) O {
+	ops := smooth
 	if !g.cfg.Smooth && g.chance(0.25) {
-		ops = roughUn
+		ops = rough
 	}
-	op := ops[g.pick(len(ops))]
+	return ops[g.pick(len(ops))]
+}
+
+func (g *gen) unary(t core.Type, depth int) core.Term {
+	op := pickOp(g, smoothUn, roughUn)
 	x := g.term(t, depth-1)
 	switch op {
 	case core.OpLog, core.OpSqrt, core.OpRecip, core.OpLog1p:
@@ -483,11 +489,7 @@ var smoothBin = []core.BinOp{core.OpAdd, core.OpSub, core.OpMul, core.OpDiv, cor
 var roughBin = []core.BinOp{core.OpMax, core.OpMin, core.OpAtan2}
 
 func (g *gen) binary(t core.Type, depth int) core.Term {
-	ops := smoothBin
-	if !g.cfg.Smooth && g.chance(0.25) {
-		ops = roughBin
-	}
-	op := ops[g.pick(len(ops))]
+	op := pickOp(g, smoothBin, roughBin)
 	x := g.term(t, depth-1)
 	var y core.Term
 	if g.chance(0.3) {
@@ -541,15 +543,27 @@ func (g *gen) let(t core.Type, depth int) core.Term {
 	return g.check(core.NewLet(v, bound, body))
 }
 
-func (g *gen) build(t core.Type, depth int) core.Term {
+func (g *gen) build(t core.Type, depth int) core.Term { return g.buildOf(t, depth, g.term) }
+
+// buildOf makes a build1 of type t whose body (of t's row type, with the build's index
+// variable in scope) is made by elem.
+func (g *gen) buildOf(t core.Type, depth int, elem func(core.Type, int) core.Term) core.Term {
 	n := t.Shape[0]
 	v := g.fresh("i", core.Scalar(core.Int64))
 	pop := g.push(v, n)
 	g.nest++
-	body := g.term(core.Type{Shape: t.Shape[1:], Dtype: t.Dtype}, depth-1)
+	body := elem(rowType(t), depth-1)
 	g.nest--
 	pop()
 	return g.check(core.NewBuild1(n, v, body))
+}
+
+// rowType is the type of t's rows (t without its outer dimension).
+func rowType(t core.Type) core.Type { return core.Type{Shape: t.Shape[1:], Dtype: t.Dtype} }
+
+// replicateOf makes a term of type t as a replicate of a row made by elem.
+func (g *gen) replicateOf(t core.Type, depth int, elem func(core.Type, int) core.Term) core.Term {
+	return g.check(core.NewReplicate(t.Shape[0], elem(rowType(t), depth)))
 }
 
 // gather makes a term of type t as a gather from an array with a different outer shape.
@@ -563,24 +577,7 @@ func (g *gen) gather(t core.Type, depth int) core.Term {
 	rest := t.Shape[n:]
 	xs := append(g.shape(m), rest...)
 	x := g.term(core.Type{Shape: xs, Dtype: t.Dtype}, depth-1)
-	vars := make([]*core.Var, n)
-	var pops []func()
-	for k := range vars {
-		vars[k] = g.fresh(g.fnVarPrefix(k), core.Scalar(core.Int64))
-		pops = append(pops, g.push(vars[k], t.Shape[k]))
-	}
-	out := make([]core.Term, m)
-	for k := range out {
-		out[k] = g.index(xs[k], 2)
-	}
-	for k := len(pops) - 1; k >= 0; k-- {
-		pops[k]()
-	}
-	fn, err := core.NewIndexFn(vars, out)
-	if err != nil {
-		panic(fmt.Sprintf("coretest: generator bug: %v", err))
-	}
-	return g.check(core.NewGather(t.Shape, x, fn))
+	return g.check(core.NewGather(t.Shape, x, g.indexFn(t.Shape[:n], xs[:m])))
 }
 
 func (g *gen) scatter(t core.Type, depth int) core.Term {
@@ -594,15 +591,22 @@ func (g *gen) scatter(t core.Type, depth int) core.Term {
 	dom := g.shape(n)
 	xs := append(dom.Clone(), rest...)
 	x := g.term(core.Type{Shape: xs, Dtype: t.Dtype}, depth-1)
-	vars := make([]*core.Var, n)
+	return g.check(core.NewScatter(t.Shape, x, g.indexFn(dom, t.Shape[:m])))
+}
+
+// indexFn makes the index function of a gather or scatter: one index variable for each
+// dimension of dom (ranging over it), one output for each dimension of cod (an index meant
+// to fall mostly in it).
+func (g *gen) indexFn(dom, cod core.Shape) *core.IndexFn {
+	vars := make([]*core.Var, len(dom))
 	var pops []func()
 	for k := range vars {
 		vars[k] = g.fresh(g.fnVarPrefix(k), core.Scalar(core.Int64))
 		pops = append(pops, g.push(vars[k], dom[k]))
 	}
-	out := make([]core.Term, m)
+	out := make([]core.Term, len(cod))
 	for k := range out {
-		out[k] = g.index(t.Shape[k], 2)
+		out[k] = g.index(cod[k], 2)
 	}
 	for k := len(pops) - 1; k >= 0; k-- {
 		pops[k]()
@@ -611,7 +615,7 @@ func (g *gen) scatter(t core.Type, depth int) core.Term {
 	if err != nil {
 		panic(fmt.Sprintf("coretest: generator bug: %v", err))
 	}
-	return g.check(core.NewScatter(t.Shape, x, fn))
+	return fn
 }
 
 func (g *gen) intLit(v int) core.Term { g.nodes++; return core.ScalarI(int64(v)) }
@@ -718,14 +722,14 @@ func (g *gen) intTerm(t core.Type, depth int) core.Term {
 		if len(t.Shape) == 1 {
 			return g.check(core.NewIota(t.Shape[0]))
 		}
-		return g.check(core.NewReplicate(t.Shape[0], g.intTerm(core.Type{Shape: t.Shape[1:], Dtype: core.Int64}, 0)))
+		return g.replicateOf(t, 0, g.intTerm)
 	}
 	switch g.pick(6) {
 	case 0:
 		if len(t.Shape) == 1 {
 			return g.check(core.NewIota(t.Shape[0]))
 		}
-		return g.check(core.NewReplicate(t.Shape[0], g.intTerm(core.Type{Shape: t.Shape[1:], Dtype: core.Int64}, depth-1)))
+		return g.replicateOf(t, depth-1, g.intTerm)
 	case 1:
 		if len(t.Shape) == 1 && t.Shape[0] <= g.ivLen+1 {
 			// gather from the i64 parameter
@@ -739,19 +743,12 @@ func (g *gen) intTerm(t core.Type, depth int) core.Term {
 			}
 			return g.check(core.NewGather(t.Shape, g.ivParam(), fn))
 		}
-		return g.check(core.NewReplicate(t.Shape[0], g.intTerm(core.Type{Shape: t.Shape[1:], Dtype: core.Int64}, depth-1)))
+		return g.replicateOf(t, depth-1, g.intTerm)
 	case 2:
 		if depth <= 0 || g.nest >= g.cfg.MaxBuildNest {
-			return g.check(core.NewReplicate(t.Shape[0], g.intTerm(core.Type{Shape: t.Shape[1:], Dtype: core.Int64}, depth-1)))
+			return g.replicateOf(t, depth-1, g.intTerm)
 		}
-		n := t.Shape[0]
-		v := g.fresh("i", core.Scalar(core.Int64))
-		pop := g.push(v, n)
-		g.nest++
-		body := g.intTerm(core.Type{Shape: t.Shape[1:], Dtype: core.Int64}, depth-1)
-		g.nest--
-		pop()
-		return g.check(core.NewBuild1(n, v, body))
+		return g.buildOf(t, depth, g.intTerm)
 	case 3:
 		ops := []core.BinOp{core.OpAdd, core.OpSub, core.OpMul, core.OpMax, core.OpMin, core.OpQuot, core.OpRem}
 		op := ops[g.pick(len(ops))]

@@ -15,17 +15,18 @@ import (
 
 // Dtype maps a tensor dtype to a core dtype (core.InvalidDtype if unsupported).
 func Dtype(dt tensor.Dtype) core.Dtype {
-	switch dt {
-	case tensor.Float64:
-		return core.Float64
-	case tensor.Float32:
-		return core.Float32
-	case tensor.Int64:
-		return core.Int64
-	case tensor.Bool:
-		return core.Bool
+	if d, ok := coreDtypes[dt]; ok {
+		return d
 	}
 	return core.InvalidDtype
+}
+
+// coreDtypes maps the tensor dtypes that have a core dtype to it.
+var coreDtypes = map[tensor.Dtype]core.Dtype{
+	tensor.Float64: core.Float64,
+	tensor.Float32: core.Float32,
+	tensor.Int64:   core.Int64,
+	tensor.Bool:    core.Bool,
 }
 
 // TypeOf returns the core type of a dense tensor: its shape (rank 0 for a scalar Dense
@@ -143,25 +144,14 @@ func ToLit(d *tensor.Dense) (*core.Lit, error) {
 // (core.Eval) on tensor arguments and returns a fresh tensor. Arguments may be views; each
 // must have its parameter's shape and dtype.
 func Eval(p *core.Program, args map[string]*tensor.Dense) (*tensor.Dense, error) {
-	lits, err := litArgs(args)
-	if err != nil {
-		return nil, err
-	}
-	r, err := core.Eval(p, lits)
-	if err != nil {
-		return nil, err
-	}
-	return FromLit(r), nil
+	r, err := withLits(args, func(lits map[string]*core.Lit) (*core.Lit, error) { return core.Eval(p, lits) })
+	return FromLit(r), err // FromLit(nil) is nil
 }
 
 // EvalTuple evaluates a program with core.EvalTuple on tensor arguments (see Eval) and returns
 // its results as fresh tensors.
 func EvalTuple(p *core.Program, args map[string]*tensor.Dense) ([]*tensor.Dense, error) {
-	lits, err := litArgs(args)
-	if err != nil {
-		return nil, err
-	}
-	rs, err := core.EvalTuple(p, lits)
+	rs, err := withLits(args, func(lits map[string]*core.Lit) ([]*core.Lit, error) { return core.EvalTuple(p, lits) })
 	if err != nil {
 		return nil, err
 	}
@@ -175,15 +165,18 @@ func EvalTuple(p *core.Program, args map[string]*tensor.Dense) ([]*tensor.Dense,
 // EvalTerm evaluates a term with free variables with core.EvalTerm, taking their values from
 // env (see Eval).
 func EvalTerm(t core.Term, env map[string]*tensor.Dense) (*tensor.Dense, error) {
-	lits, err := litArgs(env)
+	r, err := withLits(env, func(lits map[string]*core.Lit) (*core.Lit, error) { return core.EvalTerm(t, lits) })
+	return FromLit(r), err // FromLit(nil) is nil
+}
+
+// withLits converts tensor arguments to literals (see litArgs) and evaluates with eval.
+func withLits[R any](args map[string]*tensor.Dense, eval func(map[string]*core.Lit) (R, error)) (R, error) {
+	lits, err := litArgs(args)
 	if err != nil {
-		return nil, err
+		var zero R
+		return zero, err
 	}
-	r, err := core.EvalTerm(t, lits)
-	if err != nil {
-		return nil, err
-	}
-	return FromLit(r), nil
+	return eval(lits)
 }
 
 // litArgs converts tensor arguments to literals (a nil tensor stays a nil literal, which the
