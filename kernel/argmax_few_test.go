@@ -69,14 +69,14 @@ func TestArgmaxViewFew(t *testing.T) {
 	// keys: order-preserving on numbers, ±0 equal, NaN lowest
 	vals := []float64{math.Inf(-1), -math.MaxFloat64, -1, -math.SmallestNonzeroFloat64, 0, math.SmallestNonzeroFloat64, 1, math.MaxFloat64, math.Inf(1)}
 	for i := 1; i < len(vals); i++ {
-		if !(floatKey(vals[i-1]) < floatKey(vals[i])) || !(float32Key(float32(vals[i-1])) <= float32Key(float32(vals[i]))) {
+		if !(floatKey(vals[i-1]) < floatKey(vals[i])) || !(floatKey(float64(float32(vals[i-1]))) <= floatKey(float64(float32(vals[i])))) {
 			t.Errorf("keys out of order at %v, %v", vals[i-1], vals[i])
 		}
 	}
-	if floatKey(math.Copysign(0, -1)) != floatKey(0) || float32Key(float32(math.Copysign(0, -1))) != float32Key(0) {
+	if floatKey(math.Copysign(0, -1)) != floatKey(0) || floatKey(float64(float32(math.Copysign(0, -1)))) != floatKey(0) {
 		t.Errorf("-0 and +0 have different keys")
 	}
-	if floatKey(math.NaN()) >= floatKey(math.Inf(-1)) || float32Key(float32(math.NaN())) >= float32Key(float32(math.Inf(-1))) {
+	if floatKey(math.NaN()) >= floatKey(math.Inf(-1)) || floatKey(float64(float32(math.NaN()))) >= floatKey(float64(float32(math.Inf(-1)))) {
 		t.Errorf("NaN is not below -Inf")
 	}
 }

@@ -28,6 +28,18 @@ func BenchmarkPoolArgmax(b *testing.B) {
 	}
 }
 
+func BenchmarkPoolArgmax32(b *testing.B) {
+	k, x, am := poolBenchArgmax(rand.New(rand.NewSource(1)))
+	x32 := make([]float32, len(x))
+	for i, v := range x {
+		x32[i] = float32(v)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		argmaxView(k, am, x32)
+	}
+}
+
 func BenchmarkPoolScatterLookup(b *testing.B) {
 	_, _, am := poolBenchArgmax(rand.New(rand.NewSource(1)))
 	out := make([]float64, 32*32*28*28)
