@@ -9,6 +9,7 @@ import (
 	"github.com/bulkad/bulkad/examples/models"
 	"github.com/bulkad/bulkad/raise"
 	"github.com/bulkad/bulkad/vulkan"
+	"github.com/bulkad/bulkad/vulkan/vulkantest"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -16,15 +17,10 @@ import (
 // vulkanDevice returns the process-wide device, or skips (fails with VULKAN_REQUIRED=1).
 func vulkanDevice(t testing.TB) *vulkan.Device {
 	t.Helper()
-	if os.Getenv("MESA_SHADER_CACHE_DISABLE") == "" {
-		os.Setenv("MESA_SHADER_CACHE_DISABLE", "true") // Mesa would write a cache under $HOME
-	}
+	vulkantest.NoShaderCache()
 	d, err := bulkad.VulkanDevice()
 	if err != nil {
-		if os.Getenv("VULKAN_REQUIRED") == "1" {
-			t.Fatalf("VULKAN_REQUIRED=1 but no Vulkan device: %v", err)
-		}
-		t.Skipf("no Vulkan device (set VULKAN_REQUIRED=1 to make this a failure): %v", err)
+		vulkantest.NoDevice(t, err)
 	}
 	return d
 }
