@@ -19,45 +19,75 @@ func isZero(a []int64) bool {
 
 // rows walks the innermost rows of a row-major domain, keeping the offsets of up to three
 // strided operands at the start of each row. It lives on the stack (no allocation for up to
-// nine dimensions):
+// ten dimensions):
 //
 //	r := newRows(dom, [3][]int{xs, ys}, [3]int{xo, yo})
 //	for p := 0; r.ok; p += r.last { use(r.off[0], r.off[1]); r.next() }
 type rows struct {
-	dom    []int
-	st     [3][]int
-	off    [3]int
-	last   int // the innermost dimension (at least 1 on a non-empty walk)
-	ok     bool
-	idxBuf [8]int
-	big    []int // the index when the domain has more than nine dimensions
+	dom  []int
+	st   [3][]int
+	off  [3]int
+	last int // the innermost dimension (at least 1 on a non-empty walk)
+	ok   bool
+	// the second-innermost dimension, stepped inline by next: its index, length and the
+	// operands' strides along it (0 for an absent operand)
+	in, inN int
+	inSt    [3]int
+	idxBuf  [8]int
+	big     []int // the outer index when the domain has more than ten dimensions
 }
 
 // newRows starts a walk over dom for operands with strides st[k] from offsets base[k]; a
 // domain with no elements has no row, a rank-0 one a single row of one element.
 func newRows(dom []int, st [3][]int, base [3]int) rows {
 	r := rows{dom: dom, st: st, off: base, last: 1, ok: core.Shape(dom).Size() > 0}
-	if n := len(dom); n > 0 {
+	n := len(dom)
+	if n > 0 {
 		r.last = dom[n-1]
+	}
+	if n > 1 {
+		r.inN = dom[n-2]
+		for k, s := range st {
+			if s != nil {
+				r.inSt[k] = s[n-2]
+			}
+		}
 	}
 	return r
 }
 
-// next advances to the next row; r.ok turns false after the last.
+// next advances to the next row; r.ok turns false after the last. The common step (within
+// the second-innermost dimension) is inlined.
 func (r *rows) next() {
+	if r.in+1 < r.inN {
+		r.in++
+		r.off[0] += r.inSt[0]
+		r.off[1] += r.inSt[1]
+		r.off[2] += r.inSt[2]
+		return
+	}
+	r.carry()
+}
+
+// carry ends a run of the second-innermost dimension: it rewinds it and steps the outer ones.
+func (r *rows) carry() {
 	n := len(r.dom)
 	if n <= 1 {
 		r.ok = false
 		return
 	}
+	for k := range r.off {
+		r.off[k] -= r.inSt[k] * r.in
+	}
+	r.in = 0
 	idx := r.idxBuf[:]
-	if n-1 > len(idx) {
+	if n-2 > len(idx) {
 		if r.big == nil {
-			r.big = make([]int, n-1)
+			r.big = make([]int, n-2)
 		}
 		idx = r.big
 	}
-	for d := n - 2; d >= 0; d-- {
+	for d := n - 3; d >= 0; d-- {
 		idx[d]++
 		for k, s := range r.st {
 			if s != nil {
