@@ -266,10 +266,10 @@ func (g gatherer[T]) row(o, tn, lo, hi, off0, step int) {
 
 func (g gatherer[T]) single(o int, vo []int64, hi int64, st int) {
 	var zero T
-	seg := g.dst[o : o+len(vo)]
+	seg, src := g.dst[o:o+len(vo)], g.src
 	for q, v := range vo {
 		if v >= 0 && v < hi {
-			seg[q] = g.src[int(v)*st]
+			seg[q] = src[int(v)*st]
 		} else {
 			seg[q] = zero
 		}
@@ -318,9 +318,10 @@ func (s scatterer[T]) row(o, _, lo, hi, off0, step int) {
 }
 
 func (s scatterer[T]) single(o int, vo []int64, hi int64, st int) {
+	dst, src := s.dst, s.src[o:o+len(vo)]
 	for q, v := range vo {
 		if v >= 0 && v < hi {
-			s.dst[int(v)*st] += s.src[o+q]
+			dst[int(v)*st] += src[q]
 		}
 	}
 }
