@@ -11,7 +11,7 @@ func gemmMicro[T floatT]() micro[T] {
 	var k any
 	switch avx512, avx2 := cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ, cpu.X86.HasAVX2 && cpu.X86.HasFMA; {
 	case avx512:
-		k = withUnpacked(asmMicro(8, microF64AVX512, microF32AVX512))
+		k = withDot(withUnpacked(asmMicro(8, microF64AVX512, microF32AVX512)))
 	case avx2:
 		k = asmMicro(6, microF64AVX2, microF32AVX2)
 	default:
@@ -57,6 +57,9 @@ func gemmMicros[T floatT]() []micro[T] {
 	}
 	if cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ {
 		ks = append(ks, pick(asmMicro(8, microF64AVX512, microF32AVX512)), pick(withUnpacked(asmMicro(8, microF64AVX512, microF32AVX512))))
+		if cpu.X86.HasAVX512VL {
+			ks = append(ks, pick(withDot(withUnpacked(asmMicro(8, microF64AVX512, microF32AVX512)))))
+		}
 	}
 	return ks
 }
@@ -74,4 +77,32 @@ func withUnpacked(k [2]any) [2]any {
 		microF32AVX512U(kc, &a[0], lda, &bs[0], &c[0], ldc, add)
 	}
 	return [2]any{m64, m32}
+}
+
+// dotKernel is the signature of the generated dot-product tiles (see internal/asmgen).
+type dotKernel[T floatT] func(kc int, a *T, lda int, b *T, ldb int, c *T, ldc int, add bool)
+
+// withDot adds the AVX-512 dot-product tiles of narrow products (they need AVX-512VL too;
+// without it the kernels are returned unchanged).
+func withDot(k [2]any) [2]any {
+	if !cpu.X86.HasAVX512VL {
+		return k
+	}
+	m64, m32 := k[0].(micro[float64]), k[1].(micro[float32])
+	m64.dot, m64.lanes = dotTiles([2][5]dotKernel[float64]{
+		{dotF641x1, dotF641x2, dotF641x3, dotF641x4, dotF641x5},
+		{dotF644x1, dotF644x2, dotF644x3, dotF644x4, dotF644x5}}), 8
+	m32.dot, m32.lanes = dotTiles([2][5]dotKernel[float32]{
+		{dotF321x1, dotF321x2, dotF321x3, dotF321x4, dotF321x5},
+		{dotF324x1, dotF324x2, dotF324x3, dotF324x4, dotF324x5}}), 16
+	return [2]any{m64, m32}
+}
+
+// dotTiles wraps the 1-row and 4-row tiles of 1 to 5 columns; the slice checks make every
+// access of the assembly in bounds.
+func dotTiles[T floatT](ks [2][5]dotKernel[T]) func(rows, cols, kc int, a []T, lda int, b []T, ldb int, c []T, ldc int, add bool) {
+	return func(rows, cols, kc int, a []T, lda int, b []T, ldb int, c []T, ldc int, add bool) {
+		_, _, _ = a[(rows-1)*lda+kc-1], b[(cols-1)*ldb+kc-1], c[(rows-1)*ldc+cols-1]
+		ks[rows/4][cols-1](kc, &a[0], lda, &b[0], ldb, &c[0], ldc, add)
+	}
 }

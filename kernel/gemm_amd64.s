@@ -677,3 +677,2913 @@ microF32AVX512U_store:
 	ADDQ    R9, R8
 	VZEROUPPER
 	RET
+
+// func dotF644x1(kc int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, add bool)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL
+TEXT ·dotF644x1(SB), NOSPLIT, $0-57
+	MOVQ   kc+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	SHLQ   $0x03, DX
+	MOVQ   b+24(FP), BX
+	MOVQ   ldb+32(FP), SI
+	SHLQ   $0x03, SI
+	LEAQ   (DX)(DX*2), DI
+	LEAQ   (SI)(SI*2), SI
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	VXORPD Z2, Z2, Z2
+	VXORPD Z3, Z3, Z3
+
+dotF644x1_loop:
+	VMOVUPD       (CX), Z4
+	VMOVUPD       (CX)(DX*1), Z5
+	VMOVUPD       (CX)(DX*2), Z6
+	VMOVUPD       (CX)(DI*1), Z7
+	VMOVUPD       (BX), Z8
+	VFMADD231PD   Z4, Z8, Z0
+	VFMADD231PD   Z5, Z8, Z1
+	VFMADD231PD   Z6, Z8, Z2
+	VFMADD231PD   Z7, Z8, Z3
+	ADDQ          $0x00000040, CX
+	ADDQ          $0x00000040, BX
+	SUBQ          $0x00000008, AX
+	JNE           dotF644x1_loop
+	MOVQ          c+40(FP), AX
+	MOVQ          ldc+48(FP), CX
+	SHLQ          $0x03, CX
+	MOVB          add+56(FP), DL
+	VEXTRACTF64X4 $0x01, Z0, Y4
+	VADDPD        Y4, Y0, Y4
+	VEXTRACTF64X2 $0x01, Y4, X0
+	VADDPD        X0, X4, X0
+	VUNPCKHPD     X0, X0, X4
+	VADDSD        X4, X0, X0
+	TESTB         DL, DL
+	JE            dotF644x1_set_0_0
+	VADDSD        (AX), X0, X0
+
+dotF644x1_set_0_0:
+	VMOVSD        X0, (AX)
+	ADDQ          CX, AX
+	VEXTRACTF64X4 $0x01, Z1, Y0
+	VADDPD        Y0, Y1, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x1_set_1_0
+	VADDSD        (AX), X1, X1
+
+dotF644x1_set_1_0:
+	VMOVSD        X1, (AX)
+	ADDQ          CX, AX
+	VEXTRACTF64X4 $0x01, Z2, Y0
+	VADDPD        Y0, Y2, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x1_set_2_0
+	VADDSD        (AX), X1, X1
+
+dotF644x1_set_2_0:
+	VMOVSD        X1, (AX)
+	ADDQ          CX, AX
+	VEXTRACTF64X4 $0x01, Z3, Y0
+	VADDPD        Y0, Y3, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x1_set_3_0
+	VADDSD        (AX), X1, X1
+
+dotF644x1_set_3_0:
+	VMOVSD X1, (AX)
+	ADDQ   CX, AX
+	VZEROUPPER
+	RET
+
+// func dotF644x2(kc int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, add bool)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL
+TEXT ·dotF644x2(SB), NOSPLIT, $0-57
+	MOVQ   kc+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	SHLQ   $0x03, DX
+	MOVQ   b+24(FP), BX
+	MOVQ   ldb+32(FP), SI
+	SHLQ   $0x03, SI
+	LEAQ   (DX)(DX*2), DI
+	LEAQ   (SI)(SI*2), R8
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	VXORPD Z2, Z2, Z2
+	VXORPD Z3, Z3, Z3
+	VXORPD Z4, Z4, Z4
+	VXORPD Z5, Z5, Z5
+	VXORPD Z6, Z6, Z6
+	VXORPD Z7, Z7, Z7
+
+dotF644x2_loop:
+	VMOVUPD       (CX), Z8
+	VMOVUPD       (CX)(DX*1), Z9
+	VMOVUPD       (CX)(DX*2), Z10
+	VMOVUPD       (CX)(DI*1), Z11
+	VMOVUPD       (BX), Z12
+	VFMADD231PD   Z8, Z12, Z0
+	VFMADD231PD   Z9, Z12, Z2
+	VFMADD231PD   Z10, Z12, Z4
+	VFMADD231PD   Z11, Z12, Z6
+	VMOVUPD       (BX)(SI*1), Z12
+	VFMADD231PD   Z8, Z12, Z1
+	VFMADD231PD   Z9, Z12, Z3
+	VFMADD231PD   Z10, Z12, Z5
+	VFMADD231PD   Z11, Z12, Z7
+	ADDQ          $0x00000040, CX
+	ADDQ          $0x00000040, BX
+	SUBQ          $0x00000008, AX
+	JNE           dotF644x2_loop
+	MOVQ          c+40(FP), AX
+	MOVQ          ldc+48(FP), CX
+	SHLQ          $0x03, CX
+	MOVB          add+56(FP), DL
+	VEXTRACTF64X4 $0x01, Z0, Y8
+	VADDPD        Y8, Y0, Y8
+	VEXTRACTF64X2 $0x01, Y8, X0
+	VADDPD        X0, X8, X0
+	VUNPCKHPD     X0, X0, X8
+	VADDSD        X8, X0, X0
+	TESTB         DL, DL
+	JE            dotF644x2_set_0_0
+	VADDSD        (AX), X0, X0
+
+dotF644x2_set_0_0:
+	VMOVSD        X0, (AX)
+	VEXTRACTF64X4 $0x01, Z1, Y0
+	VADDPD        Y0, Y1, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x2_set_0_1
+	VADDSD        8(AX), X1, X1
+
+dotF644x2_set_0_1:
+	VMOVSD        X1, 8(AX)
+	ADDQ          CX, AX
+	VEXTRACTF64X4 $0x01, Z2, Y0
+	VADDPD        Y0, Y2, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x2_set_1_0
+	VADDSD        (AX), X1, X1
+
+dotF644x2_set_1_0:
+	VMOVSD        X1, (AX)
+	VEXTRACTF64X4 $0x01, Z3, Y0
+	VADDPD        Y0, Y3, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x2_set_1_1
+	VADDSD        8(AX), X1, X1
+
+dotF644x2_set_1_1:
+	VMOVSD        X1, 8(AX)
+	ADDQ          CX, AX
+	VEXTRACTF64X4 $0x01, Z4, Y0
+	VADDPD        Y0, Y4, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x2_set_2_0
+	VADDSD        (AX), X1, X1
+
+dotF644x2_set_2_0:
+	VMOVSD        X1, (AX)
+	VEXTRACTF64X4 $0x01, Z5, Y0
+	VADDPD        Y0, Y5, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x2_set_2_1
+	VADDSD        8(AX), X1, X1
+
+dotF644x2_set_2_1:
+	VMOVSD        X1, 8(AX)
+	ADDQ          CX, AX
+	VEXTRACTF64X4 $0x01, Z6, Y0
+	VADDPD        Y0, Y6, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x2_set_3_0
+	VADDSD        (AX), X1, X1
+
+dotF644x2_set_3_0:
+	VMOVSD        X1, (AX)
+	VEXTRACTF64X4 $0x01, Z7, Y0
+	VADDPD        Y0, Y7, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x2_set_3_1
+	VADDSD        8(AX), X1, X1
+
+dotF644x2_set_3_1:
+	VMOVSD X1, 8(AX)
+	ADDQ   CX, AX
+	VZEROUPPER
+	RET
+
+// func dotF644x3(kc int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, add bool)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL
+TEXT ·dotF644x3(SB), NOSPLIT, $0-57
+	MOVQ   kc+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	SHLQ   $0x03, DX
+	MOVQ   b+24(FP), BX
+	MOVQ   ldb+32(FP), SI
+	SHLQ   $0x03, SI
+	LEAQ   (DX)(DX*2), DI
+	LEAQ   (SI)(SI*2), R8
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	VXORPD Z2, Z2, Z2
+	VXORPD Z3, Z3, Z3
+	VXORPD Z4, Z4, Z4
+	VXORPD Z5, Z5, Z5
+	VXORPD Z6, Z6, Z6
+	VXORPD Z7, Z7, Z7
+	VXORPD Z8, Z8, Z8
+	VXORPD Z9, Z9, Z9
+	VXORPD Z10, Z10, Z10
+	VXORPD Z11, Z11, Z11
+
+dotF644x3_loop:
+	VMOVUPD       (CX), Z12
+	VMOVUPD       (CX)(DX*1), Z13
+	VMOVUPD       (CX)(DX*2), Z14
+	VMOVUPD       (CX)(DI*1), Z15
+	VMOVUPD       (BX), Z16
+	VFMADD231PD   Z12, Z16, Z0
+	VFMADD231PD   Z13, Z16, Z3
+	VFMADD231PD   Z14, Z16, Z6
+	VFMADD231PD   Z15, Z16, Z9
+	VMOVUPD       (BX)(SI*1), Z16
+	VFMADD231PD   Z12, Z16, Z1
+	VFMADD231PD   Z13, Z16, Z4
+	VFMADD231PD   Z14, Z16, Z7
+	VFMADD231PD   Z15, Z16, Z10
+	VMOVUPD       (BX)(SI*2), Z16
+	VFMADD231PD   Z12, Z16, Z2
+	VFMADD231PD   Z13, Z16, Z5
+	VFMADD231PD   Z14, Z16, Z8
+	VFMADD231PD   Z15, Z16, Z11
+	ADDQ          $0x00000040, CX
+	ADDQ          $0x00000040, BX
+	SUBQ          $0x00000008, AX
+	JNE           dotF644x3_loop
+	MOVQ          c+40(FP), AX
+	MOVQ          ldc+48(FP), CX
+	SHLQ          $0x03, CX
+	MOVB          add+56(FP), DL
+	VEXTRACTF64X4 $0x01, Z0, Y12
+	VADDPD        Y12, Y0, Y12
+	VEXTRACTF64X2 $0x01, Y12, X0
+	VADDPD        X0, X12, X0
+	VUNPCKHPD     X0, X0, X12
+	VADDSD        X12, X0, X0
+	TESTB         DL, DL
+	JE            dotF644x3_set_0_0
+	VADDSD        (AX), X0, X0
+
+dotF644x3_set_0_0:
+	VMOVSD        X0, (AX)
+	VEXTRACTF64X4 $0x01, Z1, Y0
+	VADDPD        Y0, Y1, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x3_set_0_1
+	VADDSD        8(AX), X1, X1
+
+dotF644x3_set_0_1:
+	VMOVSD        X1, 8(AX)
+	VEXTRACTF64X4 $0x01, Z2, Y0
+	VADDPD        Y0, Y2, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x3_set_0_2
+	VADDSD        16(AX), X1, X1
+
+dotF644x3_set_0_2:
+	VMOVSD        X1, 16(AX)
+	ADDQ          CX, AX
+	VEXTRACTF64X4 $0x01, Z3, Y0
+	VADDPD        Y0, Y3, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x3_set_1_0
+	VADDSD        (AX), X1, X1
+
+dotF644x3_set_1_0:
+	VMOVSD        X1, (AX)
+	VEXTRACTF64X4 $0x01, Z4, Y0
+	VADDPD        Y0, Y4, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x3_set_1_1
+	VADDSD        8(AX), X1, X1
+
+dotF644x3_set_1_1:
+	VMOVSD        X1, 8(AX)
+	VEXTRACTF64X4 $0x01, Z5, Y0
+	VADDPD        Y0, Y5, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x3_set_1_2
+	VADDSD        16(AX), X1, X1
+
+dotF644x3_set_1_2:
+	VMOVSD        X1, 16(AX)
+	ADDQ          CX, AX
+	VEXTRACTF64X4 $0x01, Z6, Y0
+	VADDPD        Y0, Y6, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x3_set_2_0
+	VADDSD        (AX), X1, X1
+
+dotF644x3_set_2_0:
+	VMOVSD        X1, (AX)
+	VEXTRACTF64X4 $0x01, Z7, Y0
+	VADDPD        Y0, Y7, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x3_set_2_1
+	VADDSD        8(AX), X1, X1
+
+dotF644x3_set_2_1:
+	VMOVSD        X1, 8(AX)
+	VEXTRACTF64X4 $0x01, Z8, Y0
+	VADDPD        Y0, Y8, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x3_set_2_2
+	VADDSD        16(AX), X1, X1
+
+dotF644x3_set_2_2:
+	VMOVSD        X1, 16(AX)
+	ADDQ          CX, AX
+	VEXTRACTF64X4 $0x01, Z9, Y0
+	VADDPD        Y0, Y9, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x3_set_3_0
+	VADDSD        (AX), X1, X1
+
+dotF644x3_set_3_0:
+	VMOVSD        X1, (AX)
+	VEXTRACTF64X4 $0x01, Z10, Y0
+	VADDPD        Y0, Y10, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x3_set_3_1
+	VADDSD        8(AX), X1, X1
+
+dotF644x3_set_3_1:
+	VMOVSD        X1, 8(AX)
+	VEXTRACTF64X4 $0x01, Z11, Y0
+	VADDPD        Y0, Y11, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x3_set_3_2
+	VADDSD        16(AX), X1, X1
+
+dotF644x3_set_3_2:
+	VMOVSD X1, 16(AX)
+	ADDQ   CX, AX
+	VZEROUPPER
+	RET
+
+// func dotF644x4(kc int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, add bool)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL
+TEXT ·dotF644x4(SB), NOSPLIT, $0-57
+	MOVQ   kc+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	SHLQ   $0x03, DX
+	MOVQ   b+24(FP), BX
+	MOVQ   ldb+32(FP), SI
+	SHLQ   $0x03, SI
+	LEAQ   (DX)(DX*2), DI
+	LEAQ   (SI)(SI*2), R8
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	VXORPD Z2, Z2, Z2
+	VXORPD Z3, Z3, Z3
+	VXORPD Z4, Z4, Z4
+	VXORPD Z5, Z5, Z5
+	VXORPD Z6, Z6, Z6
+	VXORPD Z7, Z7, Z7
+	VXORPD Z8, Z8, Z8
+	VXORPD Z9, Z9, Z9
+	VXORPD Z10, Z10, Z10
+	VXORPD Z11, Z11, Z11
+	VXORPD Z12, Z12, Z12
+	VXORPD Z13, Z13, Z13
+	VXORPD Z14, Z14, Z14
+	VXORPD Z15, Z15, Z15
+
+dotF644x4_loop:
+	VMOVUPD       (CX), Z16
+	VMOVUPD       (CX)(DX*1), Z17
+	VMOVUPD       (CX)(DX*2), Z18
+	VMOVUPD       (CX)(DI*1), Z19
+	VMOVUPD       (BX), Z20
+	VFMADD231PD   Z16, Z20, Z0
+	VFMADD231PD   Z17, Z20, Z4
+	VFMADD231PD   Z18, Z20, Z8
+	VFMADD231PD   Z19, Z20, Z12
+	VMOVUPD       (BX)(SI*1), Z20
+	VFMADD231PD   Z16, Z20, Z1
+	VFMADD231PD   Z17, Z20, Z5
+	VFMADD231PD   Z18, Z20, Z9
+	VFMADD231PD   Z19, Z20, Z13
+	VMOVUPD       (BX)(SI*2), Z20
+	VFMADD231PD   Z16, Z20, Z2
+	VFMADD231PD   Z17, Z20, Z6
+	VFMADD231PD   Z18, Z20, Z10
+	VFMADD231PD   Z19, Z20, Z14
+	VMOVUPD       (BX)(R8*1), Z20
+	VFMADD231PD   Z16, Z20, Z3
+	VFMADD231PD   Z17, Z20, Z7
+	VFMADD231PD   Z18, Z20, Z11
+	VFMADD231PD   Z19, Z20, Z15
+	ADDQ          $0x00000040, CX
+	ADDQ          $0x00000040, BX
+	SUBQ          $0x00000008, AX
+	JNE           dotF644x4_loop
+	MOVQ          c+40(FP), AX
+	MOVQ          ldc+48(FP), CX
+	SHLQ          $0x03, CX
+	MOVB          add+56(FP), DL
+	VEXTRACTF64X4 $0x01, Z0, Y16
+	VADDPD        Y16, Y0, Y16
+	VEXTRACTF64X2 $0x01, Y16, X0
+	VADDPD        X0, X16, X0
+	VUNPCKHPD     X0, X0, X16
+	VADDSD        X16, X0, X0
+	TESTB         DL, DL
+	JE            dotF644x4_set_0_0
+	VADDSD        (AX), X0, X0
+
+dotF644x4_set_0_0:
+	VMOVSD        X0, (AX)
+	VEXTRACTF64X4 $0x01, Z1, Y0
+	VADDPD        Y0, Y1, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x4_set_0_1
+	VADDSD        8(AX), X1, X1
+
+dotF644x4_set_0_1:
+	VMOVSD        X1, 8(AX)
+	VEXTRACTF64X4 $0x01, Z2, Y0
+	VADDPD        Y0, Y2, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x4_set_0_2
+	VADDSD        16(AX), X1, X1
+
+dotF644x4_set_0_2:
+	VMOVSD        X1, 16(AX)
+	VEXTRACTF64X4 $0x01, Z3, Y0
+	VADDPD        Y0, Y3, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x4_set_0_3
+	VADDSD        24(AX), X1, X1
+
+dotF644x4_set_0_3:
+	VMOVSD        X1, 24(AX)
+	ADDQ          CX, AX
+	VEXTRACTF64X4 $0x01, Z4, Y0
+	VADDPD        Y0, Y4, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x4_set_1_0
+	VADDSD        (AX), X1, X1
+
+dotF644x4_set_1_0:
+	VMOVSD        X1, (AX)
+	VEXTRACTF64X4 $0x01, Z5, Y0
+	VADDPD        Y0, Y5, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x4_set_1_1
+	VADDSD        8(AX), X1, X1
+
+dotF644x4_set_1_1:
+	VMOVSD        X1, 8(AX)
+	VEXTRACTF64X4 $0x01, Z6, Y0
+	VADDPD        Y0, Y6, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x4_set_1_2
+	VADDSD        16(AX), X1, X1
+
+dotF644x4_set_1_2:
+	VMOVSD        X1, 16(AX)
+	VEXTRACTF64X4 $0x01, Z7, Y0
+	VADDPD        Y0, Y7, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x4_set_1_3
+	VADDSD        24(AX), X1, X1
+
+dotF644x4_set_1_3:
+	VMOVSD        X1, 24(AX)
+	ADDQ          CX, AX
+	VEXTRACTF64X4 $0x01, Z8, Y0
+	VADDPD        Y0, Y8, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x4_set_2_0
+	VADDSD        (AX), X1, X1
+
+dotF644x4_set_2_0:
+	VMOVSD        X1, (AX)
+	VEXTRACTF64X4 $0x01, Z9, Y0
+	VADDPD        Y0, Y9, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x4_set_2_1
+	VADDSD        8(AX), X1, X1
+
+dotF644x4_set_2_1:
+	VMOVSD        X1, 8(AX)
+	VEXTRACTF64X4 $0x01, Z10, Y0
+	VADDPD        Y0, Y10, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x4_set_2_2
+	VADDSD        16(AX), X1, X1
+
+dotF644x4_set_2_2:
+	VMOVSD        X1, 16(AX)
+	VEXTRACTF64X4 $0x01, Z11, Y0
+	VADDPD        Y0, Y11, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x4_set_2_3
+	VADDSD        24(AX), X1, X1
+
+dotF644x4_set_2_3:
+	VMOVSD        X1, 24(AX)
+	ADDQ          CX, AX
+	VEXTRACTF64X4 $0x01, Z12, Y0
+	VADDPD        Y0, Y12, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x4_set_3_0
+	VADDSD        (AX), X1, X1
+
+dotF644x4_set_3_0:
+	VMOVSD        X1, (AX)
+	VEXTRACTF64X4 $0x01, Z13, Y0
+	VADDPD        Y0, Y13, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x4_set_3_1
+	VADDSD        8(AX), X1, X1
+
+dotF644x4_set_3_1:
+	VMOVSD        X1, 8(AX)
+	VEXTRACTF64X4 $0x01, Z14, Y0
+	VADDPD        Y0, Y14, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x4_set_3_2
+	VADDSD        16(AX), X1, X1
+
+dotF644x4_set_3_2:
+	VMOVSD        X1, 16(AX)
+	VEXTRACTF64X4 $0x01, Z15, Y0
+	VADDPD        Y0, Y15, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x4_set_3_3
+	VADDSD        24(AX), X1, X1
+
+dotF644x4_set_3_3:
+	VMOVSD X1, 24(AX)
+	ADDQ   CX, AX
+	VZEROUPPER
+	RET
+
+// func dotF644x5(kc int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, add bool)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL
+TEXT ·dotF644x5(SB), NOSPLIT, $0-57
+	MOVQ   kc+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	SHLQ   $0x03, DX
+	MOVQ   b+24(FP), BX
+	MOVQ   ldb+32(FP), SI
+	SHLQ   $0x03, SI
+	LEAQ   (DX)(DX*2), DI
+	LEAQ   (SI)(SI*2), R8
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	VXORPD Z2, Z2, Z2
+	VXORPD Z3, Z3, Z3
+	VXORPD Z4, Z4, Z4
+	VXORPD Z5, Z5, Z5
+	VXORPD Z6, Z6, Z6
+	VXORPD Z7, Z7, Z7
+	VXORPD Z8, Z8, Z8
+	VXORPD Z9, Z9, Z9
+	VXORPD Z10, Z10, Z10
+	VXORPD Z11, Z11, Z11
+	VXORPD Z12, Z12, Z12
+	VXORPD Z13, Z13, Z13
+	VXORPD Z14, Z14, Z14
+	VXORPD Z15, Z15, Z15
+	VXORPD Z16, Z16, Z16
+	VXORPD Z17, Z17, Z17
+	VXORPD Z18, Z18, Z18
+	VXORPD Z19, Z19, Z19
+
+dotF644x5_loop:
+	VMOVUPD       (CX), Z20
+	VMOVUPD       (CX)(DX*1), Z21
+	VMOVUPD       (CX)(DX*2), Z22
+	VMOVUPD       (CX)(DI*1), Z23
+	VMOVUPD       (BX), Z24
+	VFMADD231PD   Z20, Z24, Z0
+	VFMADD231PD   Z21, Z24, Z5
+	VFMADD231PD   Z22, Z24, Z10
+	VFMADD231PD   Z23, Z24, Z15
+	VMOVUPD       (BX)(SI*1), Z24
+	VFMADD231PD   Z20, Z24, Z1
+	VFMADD231PD   Z21, Z24, Z6
+	VFMADD231PD   Z22, Z24, Z11
+	VFMADD231PD   Z23, Z24, Z16
+	VMOVUPD       (BX)(SI*2), Z24
+	VFMADD231PD   Z20, Z24, Z2
+	VFMADD231PD   Z21, Z24, Z7
+	VFMADD231PD   Z22, Z24, Z12
+	VFMADD231PD   Z23, Z24, Z17
+	VMOVUPD       (BX)(R8*1), Z24
+	VFMADD231PD   Z20, Z24, Z3
+	VFMADD231PD   Z21, Z24, Z8
+	VFMADD231PD   Z22, Z24, Z13
+	VFMADD231PD   Z23, Z24, Z18
+	VMOVUPD       (BX)(SI*4), Z24
+	VFMADD231PD   Z20, Z24, Z4
+	VFMADD231PD   Z21, Z24, Z9
+	VFMADD231PD   Z22, Z24, Z14
+	VFMADD231PD   Z23, Z24, Z19
+	ADDQ          $0x00000040, CX
+	ADDQ          $0x00000040, BX
+	SUBQ          $0x00000008, AX
+	JNE           dotF644x5_loop
+	MOVQ          c+40(FP), AX
+	MOVQ          ldc+48(FP), CX
+	SHLQ          $0x03, CX
+	MOVB          add+56(FP), DL
+	VEXTRACTF64X4 $0x01, Z0, Y20
+	VADDPD        Y20, Y0, Y20
+	VEXTRACTF64X2 $0x01, Y20, X0
+	VADDPD        X0, X20, X0
+	VUNPCKHPD     X0, X0, X20
+	VADDSD        X20, X0, X0
+	TESTB         DL, DL
+	JE            dotF644x5_set_0_0
+	VADDSD        (AX), X0, X0
+
+dotF644x5_set_0_0:
+	VMOVSD        X0, (AX)
+	VEXTRACTF64X4 $0x01, Z1, Y0
+	VADDPD        Y0, Y1, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x5_set_0_1
+	VADDSD        8(AX), X1, X1
+
+dotF644x5_set_0_1:
+	VMOVSD        X1, 8(AX)
+	VEXTRACTF64X4 $0x01, Z2, Y0
+	VADDPD        Y0, Y2, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x5_set_0_2
+	VADDSD        16(AX), X1, X1
+
+dotF644x5_set_0_2:
+	VMOVSD        X1, 16(AX)
+	VEXTRACTF64X4 $0x01, Z3, Y0
+	VADDPD        Y0, Y3, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x5_set_0_3
+	VADDSD        24(AX), X1, X1
+
+dotF644x5_set_0_3:
+	VMOVSD        X1, 24(AX)
+	VEXTRACTF64X4 $0x01, Z4, Y0
+	VADDPD        Y0, Y4, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x5_set_0_4
+	VADDSD        32(AX), X1, X1
+
+dotF644x5_set_0_4:
+	VMOVSD        X1, 32(AX)
+	ADDQ          CX, AX
+	VEXTRACTF64X4 $0x01, Z5, Y0
+	VADDPD        Y0, Y5, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x5_set_1_0
+	VADDSD        (AX), X1, X1
+
+dotF644x5_set_1_0:
+	VMOVSD        X1, (AX)
+	VEXTRACTF64X4 $0x01, Z6, Y0
+	VADDPD        Y0, Y6, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x5_set_1_1
+	VADDSD        8(AX), X1, X1
+
+dotF644x5_set_1_1:
+	VMOVSD        X1, 8(AX)
+	VEXTRACTF64X4 $0x01, Z7, Y0
+	VADDPD        Y0, Y7, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x5_set_1_2
+	VADDSD        16(AX), X1, X1
+
+dotF644x5_set_1_2:
+	VMOVSD        X1, 16(AX)
+	VEXTRACTF64X4 $0x01, Z8, Y0
+	VADDPD        Y0, Y8, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x5_set_1_3
+	VADDSD        24(AX), X1, X1
+
+dotF644x5_set_1_3:
+	VMOVSD        X1, 24(AX)
+	VEXTRACTF64X4 $0x01, Z9, Y0
+	VADDPD        Y0, Y9, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x5_set_1_4
+	VADDSD        32(AX), X1, X1
+
+dotF644x5_set_1_4:
+	VMOVSD        X1, 32(AX)
+	ADDQ          CX, AX
+	VEXTRACTF64X4 $0x01, Z10, Y0
+	VADDPD        Y0, Y10, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x5_set_2_0
+	VADDSD        (AX), X1, X1
+
+dotF644x5_set_2_0:
+	VMOVSD        X1, (AX)
+	VEXTRACTF64X4 $0x01, Z11, Y0
+	VADDPD        Y0, Y11, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x5_set_2_1
+	VADDSD        8(AX), X1, X1
+
+dotF644x5_set_2_1:
+	VMOVSD        X1, 8(AX)
+	VEXTRACTF64X4 $0x01, Z12, Y0
+	VADDPD        Y0, Y12, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x5_set_2_2
+	VADDSD        16(AX), X1, X1
+
+dotF644x5_set_2_2:
+	VMOVSD        X1, 16(AX)
+	VEXTRACTF64X4 $0x01, Z13, Y0
+	VADDPD        Y0, Y13, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x5_set_2_3
+	VADDSD        24(AX), X1, X1
+
+dotF644x5_set_2_3:
+	VMOVSD        X1, 24(AX)
+	VEXTRACTF64X4 $0x01, Z14, Y0
+	VADDPD        Y0, Y14, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x5_set_2_4
+	VADDSD        32(AX), X1, X1
+
+dotF644x5_set_2_4:
+	VMOVSD        X1, 32(AX)
+	ADDQ          CX, AX
+	VEXTRACTF64X4 $0x01, Z15, Y0
+	VADDPD        Y0, Y15, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x5_set_3_0
+	VADDSD        (AX), X1, X1
+
+dotF644x5_set_3_0:
+	VMOVSD        X1, (AX)
+	VEXTRACTF64X4 $0x01, Z16, Y0
+	VADDPD        Y0, Y16, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x5_set_3_1
+	VADDSD        8(AX), X1, X1
+
+dotF644x5_set_3_1:
+	VMOVSD        X1, 8(AX)
+	VEXTRACTF64X4 $0x01, Z17, Y0
+	VADDPD        Y0, Y17, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x5_set_3_2
+	VADDSD        16(AX), X1, X1
+
+dotF644x5_set_3_2:
+	VMOVSD        X1, 16(AX)
+	VEXTRACTF64X4 $0x01, Z18, Y0
+	VADDPD        Y0, Y18, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x5_set_3_3
+	VADDSD        24(AX), X1, X1
+
+dotF644x5_set_3_3:
+	VMOVSD        X1, 24(AX)
+	VEXTRACTF64X4 $0x01, Z19, Y0
+	VADDPD        Y0, Y19, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF644x5_set_3_4
+	VADDSD        32(AX), X1, X1
+
+dotF644x5_set_3_4:
+	VMOVSD X1, 32(AX)
+	ADDQ   CX, AX
+	VZEROUPPER
+	RET
+
+// func dotF641x1(kc int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, add bool)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL
+TEXT ·dotF641x1(SB), NOSPLIT, $0-57
+	MOVQ   kc+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	SHLQ   $0x03, DX
+	MOVQ   b+24(FP), BX
+	MOVQ   ldb+32(FP), SI
+	SHLQ   $0x03, SI
+	LEAQ   (DX)(DX*2), DX
+	LEAQ   (SI)(SI*2), DX
+	VXORPD Z0, Z0, Z0
+
+dotF641x1_loop:
+	VMOVUPD       (CX), Z1
+	VMOVUPD       (BX), Z2
+	VFMADD231PD   Z1, Z2, Z0
+	ADDQ          $0x00000040, CX
+	ADDQ          $0x00000040, BX
+	SUBQ          $0x00000008, AX
+	JNE           dotF641x1_loop
+	MOVQ          c+40(FP), AX
+	MOVQ          ldc+48(FP), CX
+	SHLQ          $0x03, CX
+	MOVB          add+56(FP), DL
+	VEXTRACTF64X4 $0x01, Z0, Y1
+	VADDPD        Y1, Y0, Y1
+	VEXTRACTF64X2 $0x01, Y1, X0
+	VADDPD        X0, X1, X0
+	VUNPCKHPD     X0, X0, X1
+	VADDSD        X1, X0, X0
+	TESTB         DL, DL
+	JE            dotF641x1_set_0_0
+	VADDSD        (AX), X0, X0
+
+dotF641x1_set_0_0:
+	VMOVSD X0, (AX)
+	ADDQ   CX, AX
+	VZEROUPPER
+	RET
+
+// func dotF641x2(kc int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, add bool)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL
+TEXT ·dotF641x2(SB), NOSPLIT, $0-57
+	MOVQ   kc+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	SHLQ   $0x03, DX
+	MOVQ   b+24(FP), BX
+	MOVQ   ldb+32(FP), SI
+	SHLQ   $0x03, SI
+	LEAQ   (DX)(DX*2), DX
+	LEAQ   (SI)(SI*2), DX
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+
+dotF641x2_loop:
+	VMOVUPD       (CX), Z2
+	VMOVUPD       (BX), Z3
+	VFMADD231PD   Z2, Z3, Z0
+	VMOVUPD       (BX)(SI*1), Z3
+	VFMADD231PD   Z2, Z3, Z1
+	ADDQ          $0x00000040, CX
+	ADDQ          $0x00000040, BX
+	SUBQ          $0x00000008, AX
+	JNE           dotF641x2_loop
+	MOVQ          c+40(FP), AX
+	MOVQ          ldc+48(FP), CX
+	SHLQ          $0x03, CX
+	MOVB          add+56(FP), DL
+	VEXTRACTF64X4 $0x01, Z0, Y2
+	VADDPD        Y2, Y0, Y2
+	VEXTRACTF64X2 $0x01, Y2, X0
+	VADDPD        X0, X2, X0
+	VUNPCKHPD     X0, X0, X2
+	VADDSD        X2, X0, X0
+	TESTB         DL, DL
+	JE            dotF641x2_set_0_0
+	VADDSD        (AX), X0, X0
+
+dotF641x2_set_0_0:
+	VMOVSD        X0, (AX)
+	VEXTRACTF64X4 $0x01, Z1, Y0
+	VADDPD        Y0, Y1, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF641x2_set_0_1
+	VADDSD        8(AX), X1, X1
+
+dotF641x2_set_0_1:
+	VMOVSD X1, 8(AX)
+	ADDQ   CX, AX
+	VZEROUPPER
+	RET
+
+// func dotF641x3(kc int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, add bool)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL
+TEXT ·dotF641x3(SB), NOSPLIT, $0-57
+	MOVQ   kc+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	SHLQ   $0x03, DX
+	MOVQ   b+24(FP), BX
+	MOVQ   ldb+32(FP), SI
+	SHLQ   $0x03, SI
+	LEAQ   (DX)(DX*2), DX
+	LEAQ   (SI)(SI*2), DX
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	VXORPD Z2, Z2, Z2
+
+dotF641x3_loop:
+	VMOVUPD       (CX), Z3
+	VMOVUPD       (BX), Z4
+	VFMADD231PD   Z3, Z4, Z0
+	VMOVUPD       (BX)(SI*1), Z4
+	VFMADD231PD   Z3, Z4, Z1
+	VMOVUPD       (BX)(SI*2), Z4
+	VFMADD231PD   Z3, Z4, Z2
+	ADDQ          $0x00000040, CX
+	ADDQ          $0x00000040, BX
+	SUBQ          $0x00000008, AX
+	JNE           dotF641x3_loop
+	MOVQ          c+40(FP), AX
+	MOVQ          ldc+48(FP), CX
+	SHLQ          $0x03, CX
+	MOVB          add+56(FP), DL
+	VEXTRACTF64X4 $0x01, Z0, Y3
+	VADDPD        Y3, Y0, Y3
+	VEXTRACTF64X2 $0x01, Y3, X0
+	VADDPD        X0, X3, X0
+	VUNPCKHPD     X0, X0, X3
+	VADDSD        X3, X0, X0
+	TESTB         DL, DL
+	JE            dotF641x3_set_0_0
+	VADDSD        (AX), X0, X0
+
+dotF641x3_set_0_0:
+	VMOVSD        X0, (AX)
+	VEXTRACTF64X4 $0x01, Z1, Y0
+	VADDPD        Y0, Y1, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF641x3_set_0_1
+	VADDSD        8(AX), X1, X1
+
+dotF641x3_set_0_1:
+	VMOVSD        X1, 8(AX)
+	VEXTRACTF64X4 $0x01, Z2, Y0
+	VADDPD        Y0, Y2, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF641x3_set_0_2
+	VADDSD        16(AX), X1, X1
+
+dotF641x3_set_0_2:
+	VMOVSD X1, 16(AX)
+	ADDQ   CX, AX
+	VZEROUPPER
+	RET
+
+// func dotF641x4(kc int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, add bool)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL
+TEXT ·dotF641x4(SB), NOSPLIT, $0-57
+	MOVQ   kc+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	SHLQ   $0x03, DX
+	MOVQ   b+24(FP), BX
+	MOVQ   ldb+32(FP), SI
+	SHLQ   $0x03, SI
+	LEAQ   (DX)(DX*2), DX
+	LEAQ   (SI)(SI*2), DX
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	VXORPD Z2, Z2, Z2
+	VXORPD Z3, Z3, Z3
+
+dotF641x4_loop:
+	VMOVUPD       (CX), Z4
+	VMOVUPD       (BX), Z5
+	VFMADD231PD   Z4, Z5, Z0
+	VMOVUPD       (BX)(SI*1), Z5
+	VFMADD231PD   Z4, Z5, Z1
+	VMOVUPD       (BX)(SI*2), Z5
+	VFMADD231PD   Z4, Z5, Z2
+	VMOVUPD       (BX)(DX*1), Z5
+	VFMADD231PD   Z4, Z5, Z3
+	ADDQ          $0x00000040, CX
+	ADDQ          $0x00000040, BX
+	SUBQ          $0x00000008, AX
+	JNE           dotF641x4_loop
+	MOVQ          c+40(FP), AX
+	MOVQ          ldc+48(FP), CX
+	SHLQ          $0x03, CX
+	MOVB          add+56(FP), DL
+	VEXTRACTF64X4 $0x01, Z0, Y4
+	VADDPD        Y4, Y0, Y4
+	VEXTRACTF64X2 $0x01, Y4, X0
+	VADDPD        X0, X4, X0
+	VUNPCKHPD     X0, X0, X4
+	VADDSD        X4, X0, X0
+	TESTB         DL, DL
+	JE            dotF641x4_set_0_0
+	VADDSD        (AX), X0, X0
+
+dotF641x4_set_0_0:
+	VMOVSD        X0, (AX)
+	VEXTRACTF64X4 $0x01, Z1, Y0
+	VADDPD        Y0, Y1, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF641x4_set_0_1
+	VADDSD        8(AX), X1, X1
+
+dotF641x4_set_0_1:
+	VMOVSD        X1, 8(AX)
+	VEXTRACTF64X4 $0x01, Z2, Y0
+	VADDPD        Y0, Y2, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF641x4_set_0_2
+	VADDSD        16(AX), X1, X1
+
+dotF641x4_set_0_2:
+	VMOVSD        X1, 16(AX)
+	VEXTRACTF64X4 $0x01, Z3, Y0
+	VADDPD        Y0, Y3, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF641x4_set_0_3
+	VADDSD        24(AX), X1, X1
+
+dotF641x4_set_0_3:
+	VMOVSD X1, 24(AX)
+	ADDQ   CX, AX
+	VZEROUPPER
+	RET
+
+// func dotF641x5(kc int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, add bool)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL
+TEXT ·dotF641x5(SB), NOSPLIT, $0-57
+	MOVQ   kc+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	SHLQ   $0x03, DX
+	MOVQ   b+24(FP), BX
+	MOVQ   ldb+32(FP), SI
+	SHLQ   $0x03, SI
+	LEAQ   (DX)(DX*2), DX
+	LEAQ   (SI)(SI*2), DX
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	VXORPD Z2, Z2, Z2
+	VXORPD Z3, Z3, Z3
+	VXORPD Z4, Z4, Z4
+
+dotF641x5_loop:
+	VMOVUPD       (CX), Z5
+	VMOVUPD       (BX), Z6
+	VFMADD231PD   Z5, Z6, Z0
+	VMOVUPD       (BX)(SI*1), Z6
+	VFMADD231PD   Z5, Z6, Z1
+	VMOVUPD       (BX)(SI*2), Z6
+	VFMADD231PD   Z5, Z6, Z2
+	VMOVUPD       (BX)(DX*1), Z6
+	VFMADD231PD   Z5, Z6, Z3
+	VMOVUPD       (BX)(SI*4), Z6
+	VFMADD231PD   Z5, Z6, Z4
+	ADDQ          $0x00000040, CX
+	ADDQ          $0x00000040, BX
+	SUBQ          $0x00000008, AX
+	JNE           dotF641x5_loop
+	MOVQ          c+40(FP), AX
+	MOVQ          ldc+48(FP), CX
+	SHLQ          $0x03, CX
+	MOVB          add+56(FP), DL
+	VEXTRACTF64X4 $0x01, Z0, Y5
+	VADDPD        Y5, Y0, Y5
+	VEXTRACTF64X2 $0x01, Y5, X0
+	VADDPD        X0, X5, X0
+	VUNPCKHPD     X0, X0, X5
+	VADDSD        X5, X0, X0
+	TESTB         DL, DL
+	JE            dotF641x5_set_0_0
+	VADDSD        (AX), X0, X0
+
+dotF641x5_set_0_0:
+	VMOVSD        X0, (AX)
+	VEXTRACTF64X4 $0x01, Z1, Y0
+	VADDPD        Y0, Y1, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF641x5_set_0_1
+	VADDSD        8(AX), X1, X1
+
+dotF641x5_set_0_1:
+	VMOVSD        X1, 8(AX)
+	VEXTRACTF64X4 $0x01, Z2, Y0
+	VADDPD        Y0, Y2, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF641x5_set_0_2
+	VADDSD        16(AX), X1, X1
+
+dotF641x5_set_0_2:
+	VMOVSD        X1, 16(AX)
+	VEXTRACTF64X4 $0x01, Z3, Y0
+	VADDPD        Y0, Y3, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF641x5_set_0_3
+	VADDSD        24(AX), X1, X1
+
+dotF641x5_set_0_3:
+	VMOVSD        X1, 24(AX)
+	VEXTRACTF64X4 $0x01, Z4, Y0
+	VADDPD        Y0, Y4, Y0
+	VEXTRACTF64X2 $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF641x5_set_0_4
+	VADDSD        32(AX), X1, X1
+
+dotF641x5_set_0_4:
+	VMOVSD X1, 32(AX)
+	ADDQ   CX, AX
+	VZEROUPPER
+	RET
+
+// func dotF324x1(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, add bool)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL
+TEXT ·dotF324x1(SB), NOSPLIT, $0-57
+	MOVQ   kc+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	SHLQ   $0x02, DX
+	MOVQ   b+24(FP), BX
+	MOVQ   ldb+32(FP), SI
+	SHLQ   $0x02, SI
+	LEAQ   (DX)(DX*2), DI
+	LEAQ   (SI)(SI*2), SI
+	VXORPS Z0, Z0, Z0
+	VXORPS Z1, Z1, Z1
+	VXORPS Z2, Z2, Z2
+	VXORPS Z3, Z3, Z3
+
+dotF324x1_loop:
+	VMOVUPS       (CX), Z4
+	VMOVUPS       (CX)(DX*1), Z5
+	VMOVUPS       (CX)(DX*2), Z6
+	VMOVUPS       (CX)(DI*1), Z7
+	VMOVUPS       (BX), Z8
+	VFMADD231PS   Z4, Z8, Z0
+	VFMADD231PS   Z5, Z8, Z1
+	VFMADD231PS   Z6, Z8, Z2
+	VFMADD231PS   Z7, Z8, Z3
+	ADDQ          $0x00000040, CX
+	ADDQ          $0x00000040, BX
+	SUBQ          $0x00000010, AX
+	JNE           dotF324x1_loop
+	MOVQ          c+40(FP), AX
+	MOVQ          ldc+48(FP), CX
+	SHLQ          $0x02, CX
+	MOVB          add+56(FP), DL
+	VEXTRACTF32X8 $0x01, Z0, Y4
+	VADDPS        Y4, Y0, Y4
+	VEXTRACTF32X4 $0x01, Y4, X0
+	VADDPS        X0, X4, X0
+	VMOVHLPS      X0, X0, X4
+	VADDPS        X4, X0, X0
+	VMOVSHDUP     X0, X4
+	VADDSS        X4, X0, X0
+	TESTB         DL, DL
+	JE            dotF324x1_set_0_0
+	VADDSS        (AX), X0, X0
+
+dotF324x1_set_0_0:
+	VMOVSS        X0, (AX)
+	ADDQ          CX, AX
+	VEXTRACTF32X8 $0x01, Z1, Y0
+	VADDPS        Y0, Y1, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x1_set_1_0
+	VADDSS        (AX), X1, X1
+
+dotF324x1_set_1_0:
+	VMOVSS        X1, (AX)
+	ADDQ          CX, AX
+	VEXTRACTF32X8 $0x01, Z2, Y0
+	VADDPS        Y0, Y2, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x1_set_2_0
+	VADDSS        (AX), X1, X1
+
+dotF324x1_set_2_0:
+	VMOVSS        X1, (AX)
+	ADDQ          CX, AX
+	VEXTRACTF32X8 $0x01, Z3, Y0
+	VADDPS        Y0, Y3, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x1_set_3_0
+	VADDSS        (AX), X1, X1
+
+dotF324x1_set_3_0:
+	VMOVSS X1, (AX)
+	ADDQ   CX, AX
+	VZEROUPPER
+	RET
+
+// func dotF324x2(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, add bool)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL
+TEXT ·dotF324x2(SB), NOSPLIT, $0-57
+	MOVQ   kc+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	SHLQ   $0x02, DX
+	MOVQ   b+24(FP), BX
+	MOVQ   ldb+32(FP), SI
+	SHLQ   $0x02, SI
+	LEAQ   (DX)(DX*2), DI
+	LEAQ   (SI)(SI*2), R8
+	VXORPS Z0, Z0, Z0
+	VXORPS Z1, Z1, Z1
+	VXORPS Z2, Z2, Z2
+	VXORPS Z3, Z3, Z3
+	VXORPS Z4, Z4, Z4
+	VXORPS Z5, Z5, Z5
+	VXORPS Z6, Z6, Z6
+	VXORPS Z7, Z7, Z7
+
+dotF324x2_loop:
+	VMOVUPS       (CX), Z8
+	VMOVUPS       (CX)(DX*1), Z9
+	VMOVUPS       (CX)(DX*2), Z10
+	VMOVUPS       (CX)(DI*1), Z11
+	VMOVUPS       (BX), Z12
+	VFMADD231PS   Z8, Z12, Z0
+	VFMADD231PS   Z9, Z12, Z2
+	VFMADD231PS   Z10, Z12, Z4
+	VFMADD231PS   Z11, Z12, Z6
+	VMOVUPS       (BX)(SI*1), Z12
+	VFMADD231PS   Z8, Z12, Z1
+	VFMADD231PS   Z9, Z12, Z3
+	VFMADD231PS   Z10, Z12, Z5
+	VFMADD231PS   Z11, Z12, Z7
+	ADDQ          $0x00000040, CX
+	ADDQ          $0x00000040, BX
+	SUBQ          $0x00000010, AX
+	JNE           dotF324x2_loop
+	MOVQ          c+40(FP), AX
+	MOVQ          ldc+48(FP), CX
+	SHLQ          $0x02, CX
+	MOVB          add+56(FP), DL
+	VEXTRACTF32X8 $0x01, Z0, Y8
+	VADDPS        Y8, Y0, Y8
+	VEXTRACTF32X4 $0x01, Y8, X0
+	VADDPS        X0, X8, X0
+	VMOVHLPS      X0, X0, X8
+	VADDPS        X8, X0, X0
+	VMOVSHDUP     X0, X8
+	VADDSS        X8, X0, X0
+	TESTB         DL, DL
+	JE            dotF324x2_set_0_0
+	VADDSS        (AX), X0, X0
+
+dotF324x2_set_0_0:
+	VMOVSS        X0, (AX)
+	VEXTRACTF32X8 $0x01, Z1, Y0
+	VADDPS        Y0, Y1, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x2_set_0_1
+	VADDSS        4(AX), X1, X1
+
+dotF324x2_set_0_1:
+	VMOVSS        X1, 4(AX)
+	ADDQ          CX, AX
+	VEXTRACTF32X8 $0x01, Z2, Y0
+	VADDPS        Y0, Y2, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x2_set_1_0
+	VADDSS        (AX), X1, X1
+
+dotF324x2_set_1_0:
+	VMOVSS        X1, (AX)
+	VEXTRACTF32X8 $0x01, Z3, Y0
+	VADDPS        Y0, Y3, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x2_set_1_1
+	VADDSS        4(AX), X1, X1
+
+dotF324x2_set_1_1:
+	VMOVSS        X1, 4(AX)
+	ADDQ          CX, AX
+	VEXTRACTF32X8 $0x01, Z4, Y0
+	VADDPS        Y0, Y4, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x2_set_2_0
+	VADDSS        (AX), X1, X1
+
+dotF324x2_set_2_0:
+	VMOVSS        X1, (AX)
+	VEXTRACTF32X8 $0x01, Z5, Y0
+	VADDPS        Y0, Y5, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x2_set_2_1
+	VADDSS        4(AX), X1, X1
+
+dotF324x2_set_2_1:
+	VMOVSS        X1, 4(AX)
+	ADDQ          CX, AX
+	VEXTRACTF32X8 $0x01, Z6, Y0
+	VADDPS        Y0, Y6, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x2_set_3_0
+	VADDSS        (AX), X1, X1
+
+dotF324x2_set_3_0:
+	VMOVSS        X1, (AX)
+	VEXTRACTF32X8 $0x01, Z7, Y0
+	VADDPS        Y0, Y7, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x2_set_3_1
+	VADDSS        4(AX), X1, X1
+
+dotF324x2_set_3_1:
+	VMOVSS X1, 4(AX)
+	ADDQ   CX, AX
+	VZEROUPPER
+	RET
+
+// func dotF324x3(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, add bool)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL
+TEXT ·dotF324x3(SB), NOSPLIT, $0-57
+	MOVQ   kc+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	SHLQ   $0x02, DX
+	MOVQ   b+24(FP), BX
+	MOVQ   ldb+32(FP), SI
+	SHLQ   $0x02, SI
+	LEAQ   (DX)(DX*2), DI
+	LEAQ   (SI)(SI*2), R8
+	VXORPS Z0, Z0, Z0
+	VXORPS Z1, Z1, Z1
+	VXORPS Z2, Z2, Z2
+	VXORPS Z3, Z3, Z3
+	VXORPS Z4, Z4, Z4
+	VXORPS Z5, Z5, Z5
+	VXORPS Z6, Z6, Z6
+	VXORPS Z7, Z7, Z7
+	VXORPS Z8, Z8, Z8
+	VXORPS Z9, Z9, Z9
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+
+dotF324x3_loop:
+	VMOVUPS       (CX), Z12
+	VMOVUPS       (CX)(DX*1), Z13
+	VMOVUPS       (CX)(DX*2), Z14
+	VMOVUPS       (CX)(DI*1), Z15
+	VMOVUPS       (BX), Z16
+	VFMADD231PS   Z12, Z16, Z0
+	VFMADD231PS   Z13, Z16, Z3
+	VFMADD231PS   Z14, Z16, Z6
+	VFMADD231PS   Z15, Z16, Z9
+	VMOVUPS       (BX)(SI*1), Z16
+	VFMADD231PS   Z12, Z16, Z1
+	VFMADD231PS   Z13, Z16, Z4
+	VFMADD231PS   Z14, Z16, Z7
+	VFMADD231PS   Z15, Z16, Z10
+	VMOVUPS       (BX)(SI*2), Z16
+	VFMADD231PS   Z12, Z16, Z2
+	VFMADD231PS   Z13, Z16, Z5
+	VFMADD231PS   Z14, Z16, Z8
+	VFMADD231PS   Z15, Z16, Z11
+	ADDQ          $0x00000040, CX
+	ADDQ          $0x00000040, BX
+	SUBQ          $0x00000010, AX
+	JNE           dotF324x3_loop
+	MOVQ          c+40(FP), AX
+	MOVQ          ldc+48(FP), CX
+	SHLQ          $0x02, CX
+	MOVB          add+56(FP), DL
+	VEXTRACTF32X8 $0x01, Z0, Y12
+	VADDPS        Y12, Y0, Y12
+	VEXTRACTF32X4 $0x01, Y12, X0
+	VADDPS        X0, X12, X0
+	VMOVHLPS      X0, X0, X12
+	VADDPS        X12, X0, X0
+	VMOVSHDUP     X0, X12
+	VADDSS        X12, X0, X0
+	TESTB         DL, DL
+	JE            dotF324x3_set_0_0
+	VADDSS        (AX), X0, X0
+
+dotF324x3_set_0_0:
+	VMOVSS        X0, (AX)
+	VEXTRACTF32X8 $0x01, Z1, Y0
+	VADDPS        Y0, Y1, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x3_set_0_1
+	VADDSS        4(AX), X1, X1
+
+dotF324x3_set_0_1:
+	VMOVSS        X1, 4(AX)
+	VEXTRACTF32X8 $0x01, Z2, Y0
+	VADDPS        Y0, Y2, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x3_set_0_2
+	VADDSS        8(AX), X1, X1
+
+dotF324x3_set_0_2:
+	VMOVSS        X1, 8(AX)
+	ADDQ          CX, AX
+	VEXTRACTF32X8 $0x01, Z3, Y0
+	VADDPS        Y0, Y3, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x3_set_1_0
+	VADDSS        (AX), X1, X1
+
+dotF324x3_set_1_0:
+	VMOVSS        X1, (AX)
+	VEXTRACTF32X8 $0x01, Z4, Y0
+	VADDPS        Y0, Y4, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x3_set_1_1
+	VADDSS        4(AX), X1, X1
+
+dotF324x3_set_1_1:
+	VMOVSS        X1, 4(AX)
+	VEXTRACTF32X8 $0x01, Z5, Y0
+	VADDPS        Y0, Y5, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x3_set_1_2
+	VADDSS        8(AX), X1, X1
+
+dotF324x3_set_1_2:
+	VMOVSS        X1, 8(AX)
+	ADDQ          CX, AX
+	VEXTRACTF32X8 $0x01, Z6, Y0
+	VADDPS        Y0, Y6, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x3_set_2_0
+	VADDSS        (AX), X1, X1
+
+dotF324x3_set_2_0:
+	VMOVSS        X1, (AX)
+	VEXTRACTF32X8 $0x01, Z7, Y0
+	VADDPS        Y0, Y7, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x3_set_2_1
+	VADDSS        4(AX), X1, X1
+
+dotF324x3_set_2_1:
+	VMOVSS        X1, 4(AX)
+	VEXTRACTF32X8 $0x01, Z8, Y0
+	VADDPS        Y0, Y8, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x3_set_2_2
+	VADDSS        8(AX), X1, X1
+
+dotF324x3_set_2_2:
+	VMOVSS        X1, 8(AX)
+	ADDQ          CX, AX
+	VEXTRACTF32X8 $0x01, Z9, Y0
+	VADDPS        Y0, Y9, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x3_set_3_0
+	VADDSS        (AX), X1, X1
+
+dotF324x3_set_3_0:
+	VMOVSS        X1, (AX)
+	VEXTRACTF32X8 $0x01, Z10, Y0
+	VADDPS        Y0, Y10, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x3_set_3_1
+	VADDSS        4(AX), X1, X1
+
+dotF324x3_set_3_1:
+	VMOVSS        X1, 4(AX)
+	VEXTRACTF32X8 $0x01, Z11, Y0
+	VADDPS        Y0, Y11, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x3_set_3_2
+	VADDSS        8(AX), X1, X1
+
+dotF324x3_set_3_2:
+	VMOVSS X1, 8(AX)
+	ADDQ   CX, AX
+	VZEROUPPER
+	RET
+
+// func dotF324x4(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, add bool)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL
+TEXT ·dotF324x4(SB), NOSPLIT, $0-57
+	MOVQ   kc+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	SHLQ   $0x02, DX
+	MOVQ   b+24(FP), BX
+	MOVQ   ldb+32(FP), SI
+	SHLQ   $0x02, SI
+	LEAQ   (DX)(DX*2), DI
+	LEAQ   (SI)(SI*2), R8
+	VXORPS Z0, Z0, Z0
+	VXORPS Z1, Z1, Z1
+	VXORPS Z2, Z2, Z2
+	VXORPS Z3, Z3, Z3
+	VXORPS Z4, Z4, Z4
+	VXORPS Z5, Z5, Z5
+	VXORPS Z6, Z6, Z6
+	VXORPS Z7, Z7, Z7
+	VXORPS Z8, Z8, Z8
+	VXORPS Z9, Z9, Z9
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	VXORPS Z13, Z13, Z13
+	VXORPS Z14, Z14, Z14
+	VXORPS Z15, Z15, Z15
+
+dotF324x4_loop:
+	VMOVUPS       (CX), Z16
+	VMOVUPS       (CX)(DX*1), Z17
+	VMOVUPS       (CX)(DX*2), Z18
+	VMOVUPS       (CX)(DI*1), Z19
+	VMOVUPS       (BX), Z20
+	VFMADD231PS   Z16, Z20, Z0
+	VFMADD231PS   Z17, Z20, Z4
+	VFMADD231PS   Z18, Z20, Z8
+	VFMADD231PS   Z19, Z20, Z12
+	VMOVUPS       (BX)(SI*1), Z20
+	VFMADD231PS   Z16, Z20, Z1
+	VFMADD231PS   Z17, Z20, Z5
+	VFMADD231PS   Z18, Z20, Z9
+	VFMADD231PS   Z19, Z20, Z13
+	VMOVUPS       (BX)(SI*2), Z20
+	VFMADD231PS   Z16, Z20, Z2
+	VFMADD231PS   Z17, Z20, Z6
+	VFMADD231PS   Z18, Z20, Z10
+	VFMADD231PS   Z19, Z20, Z14
+	VMOVUPS       (BX)(R8*1), Z20
+	VFMADD231PS   Z16, Z20, Z3
+	VFMADD231PS   Z17, Z20, Z7
+	VFMADD231PS   Z18, Z20, Z11
+	VFMADD231PS   Z19, Z20, Z15
+	ADDQ          $0x00000040, CX
+	ADDQ          $0x00000040, BX
+	SUBQ          $0x00000010, AX
+	JNE           dotF324x4_loop
+	MOVQ          c+40(FP), AX
+	MOVQ          ldc+48(FP), CX
+	SHLQ          $0x02, CX
+	MOVB          add+56(FP), DL
+	VEXTRACTF32X8 $0x01, Z0, Y16
+	VADDPS        Y16, Y0, Y16
+	VEXTRACTF32X4 $0x01, Y16, X0
+	VADDPS        X0, X16, X0
+	VMOVHLPS      X0, X0, X16
+	VADDPS        X16, X0, X0
+	VMOVSHDUP     X0, X16
+	VADDSS        X16, X0, X0
+	TESTB         DL, DL
+	JE            dotF324x4_set_0_0
+	VADDSS        (AX), X0, X0
+
+dotF324x4_set_0_0:
+	VMOVSS        X0, (AX)
+	VEXTRACTF32X8 $0x01, Z1, Y0
+	VADDPS        Y0, Y1, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x4_set_0_1
+	VADDSS        4(AX), X1, X1
+
+dotF324x4_set_0_1:
+	VMOVSS        X1, 4(AX)
+	VEXTRACTF32X8 $0x01, Z2, Y0
+	VADDPS        Y0, Y2, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x4_set_0_2
+	VADDSS        8(AX), X1, X1
+
+dotF324x4_set_0_2:
+	VMOVSS        X1, 8(AX)
+	VEXTRACTF32X8 $0x01, Z3, Y0
+	VADDPS        Y0, Y3, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x4_set_0_3
+	VADDSS        12(AX), X1, X1
+
+dotF324x4_set_0_3:
+	VMOVSS        X1, 12(AX)
+	ADDQ          CX, AX
+	VEXTRACTF32X8 $0x01, Z4, Y0
+	VADDPS        Y0, Y4, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x4_set_1_0
+	VADDSS        (AX), X1, X1
+
+dotF324x4_set_1_0:
+	VMOVSS        X1, (AX)
+	VEXTRACTF32X8 $0x01, Z5, Y0
+	VADDPS        Y0, Y5, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x4_set_1_1
+	VADDSS        4(AX), X1, X1
+
+dotF324x4_set_1_1:
+	VMOVSS        X1, 4(AX)
+	VEXTRACTF32X8 $0x01, Z6, Y0
+	VADDPS        Y0, Y6, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x4_set_1_2
+	VADDSS        8(AX), X1, X1
+
+dotF324x4_set_1_2:
+	VMOVSS        X1, 8(AX)
+	VEXTRACTF32X8 $0x01, Z7, Y0
+	VADDPS        Y0, Y7, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x4_set_1_3
+	VADDSS        12(AX), X1, X1
+
+dotF324x4_set_1_3:
+	VMOVSS        X1, 12(AX)
+	ADDQ          CX, AX
+	VEXTRACTF32X8 $0x01, Z8, Y0
+	VADDPS        Y0, Y8, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x4_set_2_0
+	VADDSS        (AX), X1, X1
+
+dotF324x4_set_2_0:
+	VMOVSS        X1, (AX)
+	VEXTRACTF32X8 $0x01, Z9, Y0
+	VADDPS        Y0, Y9, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x4_set_2_1
+	VADDSS        4(AX), X1, X1
+
+dotF324x4_set_2_1:
+	VMOVSS        X1, 4(AX)
+	VEXTRACTF32X8 $0x01, Z10, Y0
+	VADDPS        Y0, Y10, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x4_set_2_2
+	VADDSS        8(AX), X1, X1
+
+dotF324x4_set_2_2:
+	VMOVSS        X1, 8(AX)
+	VEXTRACTF32X8 $0x01, Z11, Y0
+	VADDPS        Y0, Y11, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x4_set_2_3
+	VADDSS        12(AX), X1, X1
+
+dotF324x4_set_2_3:
+	VMOVSS        X1, 12(AX)
+	ADDQ          CX, AX
+	VEXTRACTF32X8 $0x01, Z12, Y0
+	VADDPS        Y0, Y12, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x4_set_3_0
+	VADDSS        (AX), X1, X1
+
+dotF324x4_set_3_0:
+	VMOVSS        X1, (AX)
+	VEXTRACTF32X8 $0x01, Z13, Y0
+	VADDPS        Y0, Y13, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x4_set_3_1
+	VADDSS        4(AX), X1, X1
+
+dotF324x4_set_3_1:
+	VMOVSS        X1, 4(AX)
+	VEXTRACTF32X8 $0x01, Z14, Y0
+	VADDPS        Y0, Y14, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x4_set_3_2
+	VADDSS        8(AX), X1, X1
+
+dotF324x4_set_3_2:
+	VMOVSS        X1, 8(AX)
+	VEXTRACTF32X8 $0x01, Z15, Y0
+	VADDPS        Y0, Y15, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x4_set_3_3
+	VADDSS        12(AX), X1, X1
+
+dotF324x4_set_3_3:
+	VMOVSS X1, 12(AX)
+	ADDQ   CX, AX
+	VZEROUPPER
+	RET
+
+// func dotF324x5(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, add bool)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL
+TEXT ·dotF324x5(SB), NOSPLIT, $0-57
+	MOVQ   kc+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	SHLQ   $0x02, DX
+	MOVQ   b+24(FP), BX
+	MOVQ   ldb+32(FP), SI
+	SHLQ   $0x02, SI
+	LEAQ   (DX)(DX*2), DI
+	LEAQ   (SI)(SI*2), R8
+	VXORPS Z0, Z0, Z0
+	VXORPS Z1, Z1, Z1
+	VXORPS Z2, Z2, Z2
+	VXORPS Z3, Z3, Z3
+	VXORPS Z4, Z4, Z4
+	VXORPS Z5, Z5, Z5
+	VXORPS Z6, Z6, Z6
+	VXORPS Z7, Z7, Z7
+	VXORPS Z8, Z8, Z8
+	VXORPS Z9, Z9, Z9
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	VXORPS Z13, Z13, Z13
+	VXORPS Z14, Z14, Z14
+	VXORPS Z15, Z15, Z15
+	VXORPS Z16, Z16, Z16
+	VXORPS Z17, Z17, Z17
+	VXORPS Z18, Z18, Z18
+	VXORPS Z19, Z19, Z19
+
+dotF324x5_loop:
+	VMOVUPS       (CX), Z20
+	VMOVUPS       (CX)(DX*1), Z21
+	VMOVUPS       (CX)(DX*2), Z22
+	VMOVUPS       (CX)(DI*1), Z23
+	VMOVUPS       (BX), Z24
+	VFMADD231PS   Z20, Z24, Z0
+	VFMADD231PS   Z21, Z24, Z5
+	VFMADD231PS   Z22, Z24, Z10
+	VFMADD231PS   Z23, Z24, Z15
+	VMOVUPS       (BX)(SI*1), Z24
+	VFMADD231PS   Z20, Z24, Z1
+	VFMADD231PS   Z21, Z24, Z6
+	VFMADD231PS   Z22, Z24, Z11
+	VFMADD231PS   Z23, Z24, Z16
+	VMOVUPS       (BX)(SI*2), Z24
+	VFMADD231PS   Z20, Z24, Z2
+	VFMADD231PS   Z21, Z24, Z7
+	VFMADD231PS   Z22, Z24, Z12
+	VFMADD231PS   Z23, Z24, Z17
+	VMOVUPS       (BX)(R8*1), Z24
+	VFMADD231PS   Z20, Z24, Z3
+	VFMADD231PS   Z21, Z24, Z8
+	VFMADD231PS   Z22, Z24, Z13
+	VFMADD231PS   Z23, Z24, Z18
+	VMOVUPS       (BX)(SI*4), Z24
+	VFMADD231PS   Z20, Z24, Z4
+	VFMADD231PS   Z21, Z24, Z9
+	VFMADD231PS   Z22, Z24, Z14
+	VFMADD231PS   Z23, Z24, Z19
+	ADDQ          $0x00000040, CX
+	ADDQ          $0x00000040, BX
+	SUBQ          $0x00000010, AX
+	JNE           dotF324x5_loop
+	MOVQ          c+40(FP), AX
+	MOVQ          ldc+48(FP), CX
+	SHLQ          $0x02, CX
+	MOVB          add+56(FP), DL
+	VEXTRACTF32X8 $0x01, Z0, Y20
+	VADDPS        Y20, Y0, Y20
+	VEXTRACTF32X4 $0x01, Y20, X0
+	VADDPS        X0, X20, X0
+	VMOVHLPS      X0, X0, X20
+	VADDPS        X20, X0, X0
+	VMOVSHDUP     X0, X20
+	VADDSS        X20, X0, X0
+	TESTB         DL, DL
+	JE            dotF324x5_set_0_0
+	VADDSS        (AX), X0, X0
+
+dotF324x5_set_0_0:
+	VMOVSS        X0, (AX)
+	VEXTRACTF32X8 $0x01, Z1, Y0
+	VADDPS        Y0, Y1, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x5_set_0_1
+	VADDSS        4(AX), X1, X1
+
+dotF324x5_set_0_1:
+	VMOVSS        X1, 4(AX)
+	VEXTRACTF32X8 $0x01, Z2, Y0
+	VADDPS        Y0, Y2, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x5_set_0_2
+	VADDSS        8(AX), X1, X1
+
+dotF324x5_set_0_2:
+	VMOVSS        X1, 8(AX)
+	VEXTRACTF32X8 $0x01, Z3, Y0
+	VADDPS        Y0, Y3, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x5_set_0_3
+	VADDSS        12(AX), X1, X1
+
+dotF324x5_set_0_3:
+	VMOVSS        X1, 12(AX)
+	VEXTRACTF32X8 $0x01, Z4, Y0
+	VADDPS        Y0, Y4, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x5_set_0_4
+	VADDSS        16(AX), X1, X1
+
+dotF324x5_set_0_4:
+	VMOVSS        X1, 16(AX)
+	ADDQ          CX, AX
+	VEXTRACTF32X8 $0x01, Z5, Y0
+	VADDPS        Y0, Y5, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x5_set_1_0
+	VADDSS        (AX), X1, X1
+
+dotF324x5_set_1_0:
+	VMOVSS        X1, (AX)
+	VEXTRACTF32X8 $0x01, Z6, Y0
+	VADDPS        Y0, Y6, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x5_set_1_1
+	VADDSS        4(AX), X1, X1
+
+dotF324x5_set_1_1:
+	VMOVSS        X1, 4(AX)
+	VEXTRACTF32X8 $0x01, Z7, Y0
+	VADDPS        Y0, Y7, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x5_set_1_2
+	VADDSS        8(AX), X1, X1
+
+dotF324x5_set_1_2:
+	VMOVSS        X1, 8(AX)
+	VEXTRACTF32X8 $0x01, Z8, Y0
+	VADDPS        Y0, Y8, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x5_set_1_3
+	VADDSS        12(AX), X1, X1
+
+dotF324x5_set_1_3:
+	VMOVSS        X1, 12(AX)
+	VEXTRACTF32X8 $0x01, Z9, Y0
+	VADDPS        Y0, Y9, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x5_set_1_4
+	VADDSS        16(AX), X1, X1
+
+dotF324x5_set_1_4:
+	VMOVSS        X1, 16(AX)
+	ADDQ          CX, AX
+	VEXTRACTF32X8 $0x01, Z10, Y0
+	VADDPS        Y0, Y10, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x5_set_2_0
+	VADDSS        (AX), X1, X1
+
+dotF324x5_set_2_0:
+	VMOVSS        X1, (AX)
+	VEXTRACTF32X8 $0x01, Z11, Y0
+	VADDPS        Y0, Y11, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x5_set_2_1
+	VADDSS        4(AX), X1, X1
+
+dotF324x5_set_2_1:
+	VMOVSS        X1, 4(AX)
+	VEXTRACTF32X8 $0x01, Z12, Y0
+	VADDPS        Y0, Y12, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x5_set_2_2
+	VADDSS        8(AX), X1, X1
+
+dotF324x5_set_2_2:
+	VMOVSS        X1, 8(AX)
+	VEXTRACTF32X8 $0x01, Z13, Y0
+	VADDPS        Y0, Y13, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x5_set_2_3
+	VADDSS        12(AX), X1, X1
+
+dotF324x5_set_2_3:
+	VMOVSS        X1, 12(AX)
+	VEXTRACTF32X8 $0x01, Z14, Y0
+	VADDPS        Y0, Y14, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x5_set_2_4
+	VADDSS        16(AX), X1, X1
+
+dotF324x5_set_2_4:
+	VMOVSS        X1, 16(AX)
+	ADDQ          CX, AX
+	VEXTRACTF32X8 $0x01, Z15, Y0
+	VADDPS        Y0, Y15, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x5_set_3_0
+	VADDSS        (AX), X1, X1
+
+dotF324x5_set_3_0:
+	VMOVSS        X1, (AX)
+	VEXTRACTF32X8 $0x01, Z16, Y0
+	VADDPS        Y0, Y16, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x5_set_3_1
+	VADDSS        4(AX), X1, X1
+
+dotF324x5_set_3_1:
+	VMOVSS        X1, 4(AX)
+	VEXTRACTF32X8 $0x01, Z17, Y0
+	VADDPS        Y0, Y17, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x5_set_3_2
+	VADDSS        8(AX), X1, X1
+
+dotF324x5_set_3_2:
+	VMOVSS        X1, 8(AX)
+	VEXTRACTF32X8 $0x01, Z18, Y0
+	VADDPS        Y0, Y18, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x5_set_3_3
+	VADDSS        12(AX), X1, X1
+
+dotF324x5_set_3_3:
+	VMOVSS        X1, 12(AX)
+	VEXTRACTF32X8 $0x01, Z19, Y0
+	VADDPS        Y0, Y19, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF324x5_set_3_4
+	VADDSS        16(AX), X1, X1
+
+dotF324x5_set_3_4:
+	VMOVSS X1, 16(AX)
+	ADDQ   CX, AX
+	VZEROUPPER
+	RET
+
+// func dotF321x1(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, add bool)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL
+TEXT ·dotF321x1(SB), NOSPLIT, $0-57
+	MOVQ   kc+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	SHLQ   $0x02, DX
+	MOVQ   b+24(FP), BX
+	MOVQ   ldb+32(FP), SI
+	SHLQ   $0x02, SI
+	LEAQ   (DX)(DX*2), DX
+	LEAQ   (SI)(SI*2), DX
+	VXORPS Z0, Z0, Z0
+
+dotF321x1_loop:
+	VMOVUPS       (CX), Z1
+	VMOVUPS       (BX), Z2
+	VFMADD231PS   Z1, Z2, Z0
+	ADDQ          $0x00000040, CX
+	ADDQ          $0x00000040, BX
+	SUBQ          $0x00000010, AX
+	JNE           dotF321x1_loop
+	MOVQ          c+40(FP), AX
+	MOVQ          ldc+48(FP), CX
+	SHLQ          $0x02, CX
+	MOVB          add+56(FP), DL
+	VEXTRACTF32X8 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X0
+	VMOVHLPS      X0, X0, X1
+	VADDPS        X1, X0, X0
+	VMOVSHDUP     X0, X1
+	VADDSS        X1, X0, X0
+	TESTB         DL, DL
+	JE            dotF321x1_set_0_0
+	VADDSS        (AX), X0, X0
+
+dotF321x1_set_0_0:
+	VMOVSS X0, (AX)
+	ADDQ   CX, AX
+	VZEROUPPER
+	RET
+
+// func dotF321x2(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, add bool)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL
+TEXT ·dotF321x2(SB), NOSPLIT, $0-57
+	MOVQ   kc+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	SHLQ   $0x02, DX
+	MOVQ   b+24(FP), BX
+	MOVQ   ldb+32(FP), SI
+	SHLQ   $0x02, SI
+	LEAQ   (DX)(DX*2), DX
+	LEAQ   (SI)(SI*2), DX
+	VXORPS Z0, Z0, Z0
+	VXORPS Z1, Z1, Z1
+
+dotF321x2_loop:
+	VMOVUPS       (CX), Z2
+	VMOVUPS       (BX), Z3
+	VFMADD231PS   Z2, Z3, Z0
+	VMOVUPS       (BX)(SI*1), Z3
+	VFMADD231PS   Z2, Z3, Z1
+	ADDQ          $0x00000040, CX
+	ADDQ          $0x00000040, BX
+	SUBQ          $0x00000010, AX
+	JNE           dotF321x2_loop
+	MOVQ          c+40(FP), AX
+	MOVQ          ldc+48(FP), CX
+	SHLQ          $0x02, CX
+	MOVB          add+56(FP), DL
+	VEXTRACTF32X8 $0x01, Z0, Y2
+	VADDPS        Y2, Y0, Y2
+	VEXTRACTF32X4 $0x01, Y2, X0
+	VADDPS        X0, X2, X0
+	VMOVHLPS      X0, X0, X2
+	VADDPS        X2, X0, X0
+	VMOVSHDUP     X0, X2
+	VADDSS        X2, X0, X0
+	TESTB         DL, DL
+	JE            dotF321x2_set_0_0
+	VADDSS        (AX), X0, X0
+
+dotF321x2_set_0_0:
+	VMOVSS        X0, (AX)
+	VEXTRACTF32X8 $0x01, Z1, Y0
+	VADDPS        Y0, Y1, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF321x2_set_0_1
+	VADDSS        4(AX), X1, X1
+
+dotF321x2_set_0_1:
+	VMOVSS X1, 4(AX)
+	ADDQ   CX, AX
+	VZEROUPPER
+	RET
+
+// func dotF321x3(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, add bool)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL
+TEXT ·dotF321x3(SB), NOSPLIT, $0-57
+	MOVQ   kc+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	SHLQ   $0x02, DX
+	MOVQ   b+24(FP), BX
+	MOVQ   ldb+32(FP), SI
+	SHLQ   $0x02, SI
+	LEAQ   (DX)(DX*2), DX
+	LEAQ   (SI)(SI*2), DX
+	VXORPS Z0, Z0, Z0
+	VXORPS Z1, Z1, Z1
+	VXORPS Z2, Z2, Z2
+
+dotF321x3_loop:
+	VMOVUPS       (CX), Z3
+	VMOVUPS       (BX), Z4
+	VFMADD231PS   Z3, Z4, Z0
+	VMOVUPS       (BX)(SI*1), Z4
+	VFMADD231PS   Z3, Z4, Z1
+	VMOVUPS       (BX)(SI*2), Z4
+	VFMADD231PS   Z3, Z4, Z2
+	ADDQ          $0x00000040, CX
+	ADDQ          $0x00000040, BX
+	SUBQ          $0x00000010, AX
+	JNE           dotF321x3_loop
+	MOVQ          c+40(FP), AX
+	MOVQ          ldc+48(FP), CX
+	SHLQ          $0x02, CX
+	MOVB          add+56(FP), DL
+	VEXTRACTF32X8 $0x01, Z0, Y3
+	VADDPS        Y3, Y0, Y3
+	VEXTRACTF32X4 $0x01, Y3, X0
+	VADDPS        X0, X3, X0
+	VMOVHLPS      X0, X0, X3
+	VADDPS        X3, X0, X0
+	VMOVSHDUP     X0, X3
+	VADDSS        X3, X0, X0
+	TESTB         DL, DL
+	JE            dotF321x3_set_0_0
+	VADDSS        (AX), X0, X0
+
+dotF321x3_set_0_0:
+	VMOVSS        X0, (AX)
+	VEXTRACTF32X8 $0x01, Z1, Y0
+	VADDPS        Y0, Y1, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF321x3_set_0_1
+	VADDSS        4(AX), X1, X1
+
+dotF321x3_set_0_1:
+	VMOVSS        X1, 4(AX)
+	VEXTRACTF32X8 $0x01, Z2, Y0
+	VADDPS        Y0, Y2, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF321x3_set_0_2
+	VADDSS        8(AX), X1, X1
+
+dotF321x3_set_0_2:
+	VMOVSS X1, 8(AX)
+	ADDQ   CX, AX
+	VZEROUPPER
+	RET
+
+// func dotF321x4(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, add bool)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL
+TEXT ·dotF321x4(SB), NOSPLIT, $0-57
+	MOVQ   kc+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	SHLQ   $0x02, DX
+	MOVQ   b+24(FP), BX
+	MOVQ   ldb+32(FP), SI
+	SHLQ   $0x02, SI
+	LEAQ   (DX)(DX*2), DX
+	LEAQ   (SI)(SI*2), DX
+	VXORPS Z0, Z0, Z0
+	VXORPS Z1, Z1, Z1
+	VXORPS Z2, Z2, Z2
+	VXORPS Z3, Z3, Z3
+
+dotF321x4_loop:
+	VMOVUPS       (CX), Z4
+	VMOVUPS       (BX), Z5
+	VFMADD231PS   Z4, Z5, Z0
+	VMOVUPS       (BX)(SI*1), Z5
+	VFMADD231PS   Z4, Z5, Z1
+	VMOVUPS       (BX)(SI*2), Z5
+	VFMADD231PS   Z4, Z5, Z2
+	VMOVUPS       (BX)(DX*1), Z5
+	VFMADD231PS   Z4, Z5, Z3
+	ADDQ          $0x00000040, CX
+	ADDQ          $0x00000040, BX
+	SUBQ          $0x00000010, AX
+	JNE           dotF321x4_loop
+	MOVQ          c+40(FP), AX
+	MOVQ          ldc+48(FP), CX
+	SHLQ          $0x02, CX
+	MOVB          add+56(FP), DL
+	VEXTRACTF32X8 $0x01, Z0, Y4
+	VADDPS        Y4, Y0, Y4
+	VEXTRACTF32X4 $0x01, Y4, X0
+	VADDPS        X0, X4, X0
+	VMOVHLPS      X0, X0, X4
+	VADDPS        X4, X0, X0
+	VMOVSHDUP     X0, X4
+	VADDSS        X4, X0, X0
+	TESTB         DL, DL
+	JE            dotF321x4_set_0_0
+	VADDSS        (AX), X0, X0
+
+dotF321x4_set_0_0:
+	VMOVSS        X0, (AX)
+	VEXTRACTF32X8 $0x01, Z1, Y0
+	VADDPS        Y0, Y1, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF321x4_set_0_1
+	VADDSS        4(AX), X1, X1
+
+dotF321x4_set_0_1:
+	VMOVSS        X1, 4(AX)
+	VEXTRACTF32X8 $0x01, Z2, Y0
+	VADDPS        Y0, Y2, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF321x4_set_0_2
+	VADDSS        8(AX), X1, X1
+
+dotF321x4_set_0_2:
+	VMOVSS        X1, 8(AX)
+	VEXTRACTF32X8 $0x01, Z3, Y0
+	VADDPS        Y0, Y3, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF321x4_set_0_3
+	VADDSS        12(AX), X1, X1
+
+dotF321x4_set_0_3:
+	VMOVSS X1, 12(AX)
+	ADDQ   CX, AX
+	VZEROUPPER
+	RET
+
+// func dotF321x5(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, add bool)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL
+TEXT ·dotF321x5(SB), NOSPLIT, $0-57
+	MOVQ   kc+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	SHLQ   $0x02, DX
+	MOVQ   b+24(FP), BX
+	MOVQ   ldb+32(FP), SI
+	SHLQ   $0x02, SI
+	LEAQ   (DX)(DX*2), DX
+	LEAQ   (SI)(SI*2), DX
+	VXORPS Z0, Z0, Z0
+	VXORPS Z1, Z1, Z1
+	VXORPS Z2, Z2, Z2
+	VXORPS Z3, Z3, Z3
+	VXORPS Z4, Z4, Z4
+
+dotF321x5_loop:
+	VMOVUPS       (CX), Z5
+	VMOVUPS       (BX), Z6
+	VFMADD231PS   Z5, Z6, Z0
+	VMOVUPS       (BX)(SI*1), Z6
+	VFMADD231PS   Z5, Z6, Z1
+	VMOVUPS       (BX)(SI*2), Z6
+	VFMADD231PS   Z5, Z6, Z2
+	VMOVUPS       (BX)(DX*1), Z6
+	VFMADD231PS   Z5, Z6, Z3
+	VMOVUPS       (BX)(SI*4), Z6
+	VFMADD231PS   Z5, Z6, Z4
+	ADDQ          $0x00000040, CX
+	ADDQ          $0x00000040, BX
+	SUBQ          $0x00000010, AX
+	JNE           dotF321x5_loop
+	MOVQ          c+40(FP), AX
+	MOVQ          ldc+48(FP), CX
+	SHLQ          $0x02, CX
+	MOVB          add+56(FP), DL
+	VEXTRACTF32X8 $0x01, Z0, Y5
+	VADDPS        Y5, Y0, Y5
+	VEXTRACTF32X4 $0x01, Y5, X0
+	VADDPS        X0, X5, X0
+	VMOVHLPS      X0, X0, X5
+	VADDPS        X5, X0, X0
+	VMOVSHDUP     X0, X5
+	VADDSS        X5, X0, X0
+	TESTB         DL, DL
+	JE            dotF321x5_set_0_0
+	VADDSS        (AX), X0, X0
+
+dotF321x5_set_0_0:
+	VMOVSS        X0, (AX)
+	VEXTRACTF32X8 $0x01, Z1, Y0
+	VADDPS        Y0, Y1, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF321x5_set_0_1
+	VADDSS        4(AX), X1, X1
+
+dotF321x5_set_0_1:
+	VMOVSS        X1, 4(AX)
+	VEXTRACTF32X8 $0x01, Z2, Y0
+	VADDPS        Y0, Y2, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF321x5_set_0_2
+	VADDSS        8(AX), X1, X1
+
+dotF321x5_set_0_2:
+	VMOVSS        X1, 8(AX)
+	VEXTRACTF32X8 $0x01, Z3, Y0
+	VADDPS        Y0, Y3, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF321x5_set_0_3
+	VADDSS        12(AX), X1, X1
+
+dotF321x5_set_0_3:
+	VMOVSS        X1, 12(AX)
+	VEXTRACTF32X8 $0x01, Z4, Y0
+	VADDPS        Y0, Y4, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	TESTB         DL, DL
+	JE            dotF321x5_set_0_4
+	VADDSS        16(AX), X1, X1
+
+dotF321x5_set_0_4:
+	VMOVSS X1, 16(AX)
+	ADDQ   CX, AX
+	VZEROUPPER
+	RET

@@ -21,3 +21,63 @@ func microF64AVX512U(kc int, a *float64, lda int, b *float64, c *float64, ldc in
 
 // microF32AVX512U computes one 8×32 tile of rows of a (lda apart) and a packed strip of b with AVX-512F into c (row stride ldc), adding to c when add is set.
 func microF32AVX512U(kc int, a *float32, lda int, b *float32, c *float32, ldc int, add bool)
+
+// dotF644x1 computes the 4×1 tile c[i*ldc+j] = Σ_{p<kc} a[i*lda+p]·b[j*ldb+p] with AVX-512F, DQ and VL (kc a positive multiple of 8), adding to c when add is set.
+func dotF644x1(kc int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, add bool)
+
+// dotF644x2 computes the 4×2 tile c[i*ldc+j] = Σ_{p<kc} a[i*lda+p]·b[j*ldb+p] with AVX-512F, DQ and VL (kc a positive multiple of 8), adding to c when add is set.
+func dotF644x2(kc int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, add bool)
+
+// dotF644x3 computes the 4×3 tile c[i*ldc+j] = Σ_{p<kc} a[i*lda+p]·b[j*ldb+p] with AVX-512F, DQ and VL (kc a positive multiple of 8), adding to c when add is set.
+func dotF644x3(kc int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, add bool)
+
+// dotF644x4 computes the 4×4 tile c[i*ldc+j] = Σ_{p<kc} a[i*lda+p]·b[j*ldb+p] with AVX-512F, DQ and VL (kc a positive multiple of 8), adding to c when add is set.
+func dotF644x4(kc int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, add bool)
+
+// dotF644x5 computes the 4×5 tile c[i*ldc+j] = Σ_{p<kc} a[i*lda+p]·b[j*ldb+p] with AVX-512F, DQ and VL (kc a positive multiple of 8), adding to c when add is set.
+func dotF644x5(kc int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, add bool)
+
+// dotF641x1 computes the 1×1 tile c[i*ldc+j] = Σ_{p<kc} a[i*lda+p]·b[j*ldb+p] with AVX-512F, DQ and VL (kc a positive multiple of 8), adding to c when add is set.
+func dotF641x1(kc int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, add bool)
+
+// dotF641x2 computes the 1×2 tile c[i*ldc+j] = Σ_{p<kc} a[i*lda+p]·b[j*ldb+p] with AVX-512F, DQ and VL (kc a positive multiple of 8), adding to c when add is set.
+func dotF641x2(kc int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, add bool)
+
+// dotF641x3 computes the 1×3 tile c[i*ldc+j] = Σ_{p<kc} a[i*lda+p]·b[j*ldb+p] with AVX-512F, DQ and VL (kc a positive multiple of 8), adding to c when add is set.
+func dotF641x3(kc int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, add bool)
+
+// dotF641x4 computes the 1×4 tile c[i*ldc+j] = Σ_{p<kc} a[i*lda+p]·b[j*ldb+p] with AVX-512F, DQ and VL (kc a positive multiple of 8), adding to c when add is set.
+func dotF641x4(kc int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, add bool)
+
+// dotF641x5 computes the 1×5 tile c[i*ldc+j] = Σ_{p<kc} a[i*lda+p]·b[j*ldb+p] with AVX-512F, DQ and VL (kc a positive multiple of 8), adding to c when add is set.
+func dotF641x5(kc int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, add bool)
+
+// dotF324x1 computes the 4×1 tile c[i*ldc+j] = Σ_{p<kc} a[i*lda+p]·b[j*ldb+p] with AVX-512F, DQ and VL (kc a positive multiple of 16), adding to c when add is set.
+func dotF324x1(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, add bool)
+
+// dotF324x2 computes the 4×2 tile c[i*ldc+j] = Σ_{p<kc} a[i*lda+p]·b[j*ldb+p] with AVX-512F, DQ and VL (kc a positive multiple of 16), adding to c when add is set.
+func dotF324x2(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, add bool)
+
+// dotF324x3 computes the 4×3 tile c[i*ldc+j] = Σ_{p<kc} a[i*lda+p]·b[j*ldb+p] with AVX-512F, DQ and VL (kc a positive multiple of 16), adding to c when add is set.
+func dotF324x3(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, add bool)
+
+// dotF324x4 computes the 4×4 tile c[i*ldc+j] = Σ_{p<kc} a[i*lda+p]·b[j*ldb+p] with AVX-512F, DQ and VL (kc a positive multiple of 16), adding to c when add is set.
+func dotF324x4(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, add bool)
+
+// dotF324x5 computes the 4×5 tile c[i*ldc+j] = Σ_{p<kc} a[i*lda+p]·b[j*ldb+p] with AVX-512F, DQ and VL (kc a positive multiple of 16), adding to c when add is set.
+func dotF324x5(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, add bool)
+
+// dotF321x1 computes the 1×1 tile c[i*ldc+j] = Σ_{p<kc} a[i*lda+p]·b[j*ldb+p] with AVX-512F, DQ and VL (kc a positive multiple of 16), adding to c when add is set.
+func dotF321x1(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, add bool)
+
+// dotF321x2 computes the 1×2 tile c[i*ldc+j] = Σ_{p<kc} a[i*lda+p]·b[j*ldb+p] with AVX-512F, DQ and VL (kc a positive multiple of 16), adding to c when add is set.
+func dotF321x2(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, add bool)
+
+// dotF321x3 computes the 1×3 tile c[i*ldc+j] = Σ_{p<kc} a[i*lda+p]·b[j*ldb+p] with AVX-512F, DQ and VL (kc a positive multiple of 16), adding to c when add is set.
+func dotF321x3(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, add bool)
+
+// dotF321x4 computes the 1×4 tile c[i*ldc+j] = Σ_{p<kc} a[i*lda+p]·b[j*ldb+p] with AVX-512F, DQ and VL (kc a positive multiple of 16), adding to c when add is set.
+func dotF321x4(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, add bool)
+
+// dotF321x5 computes the 1×5 tile c[i*ldc+j] = Σ_{p<kc} a[i*lda+p]·b[j*ldb+p] with AVX-512F, DQ and VL (kc a positive multiple of 16), adding to c when add is set.
+func dotF321x5(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, add bool)

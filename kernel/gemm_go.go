@@ -27,6 +27,11 @@ type micro[T floatT] struct {
 	run    func(kc int, as, bs, c []T, ldc int, add bool)
 	// runU, when set, is run with the mr rows of a read in place (row i at a[i*lda:]).
 	runU func(kc int, a []T, lda int, bs, c []T, ldc int, add bool)
+	// dot, when set, computes the rows×cols tile c[i*ldc+j] = Σ_{p<kc} a[i*lda+p]·b[j*ldb+p]
+	// (stored, or added with add) for rows 4 or 1 and cols 1 to 5, kc a positive multiple of
+	// lanes: the kernel of narrow products (see gemmDot).
+	dot   func(rows, cols, kc int, a []T, lda int, b []T, ldb int, c []T, ldc int, add bool)
+	lanes int
 }
 
 // gemmGo computes c = op(a)·op(b) for row-major strided operands (leading dimensions lda,
@@ -72,6 +77,10 @@ func gemmWith[T floatT](ws *Workspace, mk micro[T], ta, tb bool, m, n, k int, a 
 		for i := 0; i < m; i++ {
 			clear(c[i*ldc : i*ldc+n])
 		}
+		return
+	}
+	if mk.dot != nil && !ta && n < mk.nr && k >= 4*mk.lanes {
+		gemmDot(ws, mk, tb, m, n, k, a, lda, b, ldb, c, ldc)
 		return
 	}
 	nr := mk.nr
@@ -182,6 +191,67 @@ func gemmCols[T floatT](ws *Workspace, mk micro[T], ta, tb bool, m, k, j0, j1 in
 			}
 		}
 	}
+}
+
+// gemmDot computes c = a·op(b) for a narrow product (n below one column strip of the tiled
+// kernel, which would spend most of its lanes on padding columns): every element of c is a
+// dot product along k, vectorised along k by mk.dot in tiles of 4 (or 1) rows × up to 5
+// columns, with a's rows read in place and op(b)ᵀ's rows from b itself (tb) or from a
+// transposed copy (k·n elements). The k elements past the last multiple of mk.lanes are added
+// by a scalar loop. Rows are split across goroutines above gemmParallel multiply-adds.
+func gemmDot[T floatT](ws *Workspace, mk micro[T], tb bool, m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
+	bt, ldbt := b, ldb
+	if !tb {
+		bt, ldbt = buffer[T](ws, n*k), k
+		defer release(ws, bt)
+		for j := 0; j < n; j++ { // contiguous writes; the reads stay within b's few cache lines per p
+			row := bt[j*k : j*k+k]
+			for p := range row {
+				row[p] = b[p*ldb+j]
+			}
+		}
+	}
+	kv := k - k%mk.lanes
+	rows := func(i0, i1 int) {
+		for i := i0; i < i1; {
+			r := 4
+			if i1-i < 4 {
+				r = 1
+			}
+			for j := 0; j < n; j += 5 {
+				w := min(5, n-j)
+				mk.dot(r, w, kv, a[i*lda:], lda, bt[j*ldbt:], ldbt, c[i*ldc+j:], ldc, false)
+				for p := kv; p < k; p++ {
+					for ii := i; ii < i+r; ii++ {
+						x := a[ii*lda+p]
+						row := c[ii*ldc+j : ii*ldc+j+w]
+						for jj := range row {
+							row[jj] += x * bt[(j+jj)*ldbt+p]
+						}
+					}
+				}
+			}
+			i += r
+		}
+	}
+	workers := min(runtime.GOMAXPROCS(0), m/4)
+	if m*n*k < gemmParallel || workers <= 1 {
+		rows(0, m)
+		return
+	}
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		i0, i1 := m/4*w/workers*4, m/4*(w+1)/workers*4
+		if w == workers-1 {
+			i1 = m
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rows(i0, i1)
+		}()
+	}
+	wg.Wait()
 }
 
 func roundUp(x, r int) int { return (x + r - 1) / r * r }

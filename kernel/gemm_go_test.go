@@ -38,7 +38,10 @@ func naiveGemm[T floatT](ta, tb bool, m, n, k int, a []T, lda int, b []T, ldb in
 func TestGemmGo(t *testing.T) {
 	type shape struct{ m, n, k int }
 	shapes := []shape{{1, 1, 1}, {1, 7, 1}, {7, 1, 7}, {7, 7, 7}, {1, 129, 7}, {129, 7, 129}, {5, 3, 300},
-		{129, 129, 129}, {67, 513, 260}, {128, 10, 512}, {200, 600, 300}, {400, 100, 150}, {1000, 7, 400}}
+		{129, 129, 129}, {67, 513, 260}, {128, 10, 512}, {200, 600, 300}, {400, 100, 150}, {1000, 7, 400},
+		// narrow products (the dot-product tiles): every row and column remainder, k with and
+		// without a tail past the vector length
+		{9, 13, 77}, {6, 31, 64}, {130, 3, 100}, {5, 1, 1000}, {11, 9, 200}, {2000, 10, 600}}
 	for _, s := range shapes {
 		for _, tr := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
 			for _, pad := range []int{0, 3} {
@@ -98,7 +101,16 @@ func checkGemmGo[T floatT](t *testing.T, mk micro[T], ta, tb bool, m, n, k, pad 
 // TestGemmGoNaNInf: a NaN or Inf in one operand facing a zero in the other gives NaN, as
 // in the naive loop (0·NaN = 0·Inf = NaN); an Inf facing finite values stays Inf.
 func TestGemmGoNaNInf(t *testing.T) {
-	const m, n, k = 9, 70, 300
+	// n = 70: the tiled kernel; n = 10: the dot-product tiles of narrow products.
+	for _, n := range []int{70, 10} {
+		for _, mk := range gemmMicros[float64]() {
+			t.Run(fmt.Sprintf("n=%d/%dx%d", n, mk.mr, mk.nr), func(t *testing.T) { checkNaNInf(t, mk, n) })
+		}
+	}
+}
+
+func checkNaNInf(t *testing.T, mk micro[float64], n int) {
+	const m, k = 9, 300
 	a, b := make([]float64, m*k), make([]float64, k*n)
 	for i := range b {
 		b[i] = 1
@@ -107,7 +119,7 @@ func TestGemmGoNaNInf(t *testing.T) {
 	b[40*n+9] = math.Inf(1)
 	a[2*k+40] = 2 // c[2,9] = 2·Inf = +Inf; the other c[i,9] are 0·Inf = NaN
 	c := make([]float64, m*n)
-	gemmGo(false, false, m, n, k, a, k, b, n, c, n)
+	gemmWith(nil, mk, false, false, m, n, k, a, k, b, n, c, n)
 	for i := 0; i < m; i++ {
 		for j := 0; j < n; j++ {
 			got := c[i*n+j]

@@ -24,6 +24,16 @@ func main() {
 	// costs as much as the multiplication.
 	micro(kernel{name: "microF64AVX512U", rows: 8, f32: false, avx512: true, unpacked: true})
 	micro(kernel{name: "microF32AVX512U", rows: 8, f32: true, avx512: true, unpacked: true})
+	// AVX-512F dot-product tiles for narrow products (n below one column strip): every element
+	// of c is a dot product along k, vectorised along k, so no lane is spent on padding
+	// columns; 4 or 1 rows × 1 to 5 columns.
+	for _, f32 := range []bool{false, true} {
+		for _, rows := range []int{4, 1} {
+			for cols := 1; cols <= 5; cols++ {
+				dot(dotKernel{rows: rows, cols: cols, f32: f32})
+			}
+		}
+	}
 	Generate()
 }
 
@@ -153,6 +163,135 @@ func micro(k kernel) {
 	for i := range acc {
 		for j := range acc[i] {
 			store(acc[i][j], Mem{Base: c, Disp: j * vecBytes})
+		}
+		ADDQ(ldc, c)
+	}
+	VZEROUPPER()
+	RET()
+}
+
+// dotKernel describes one dot-product tile: rows × cols elements of c, each Σ_p a[i,p]·b[j,p].
+type dotKernel struct {
+	rows, cols int
+	f32        bool
+}
+
+// dotName is the name of the dot-product kernel of the given shape and dtype.
+func dotName(k dotKernel) string {
+	t := "F64"
+	if k.f32 {
+		t = "F32"
+	}
+	return fmt.Sprintf("dot%s%dx%d", t, k.rows, k.cols)
+}
+
+// dot emits func(kc int, a *T, lda int, b *T, ldb int, c *T, ldc int, add bool): c[i*ldc+j]
+// = Σ_{p<kc} a[i*lda+p]·b[j*ldb+p] for i < rows, j < cols (added to c with add). kc is a
+// positive multiple of the vector length (8 float64, 16 float32); each accumulator is one
+// vector of partial sums along k, reduced to a scalar at the end.
+func dot(k dotKernel) {
+	typ, size, lanes := "float64", 8, 8
+	if k.f32 {
+		typ, size, lanes = "float32", 4, 16
+	}
+	name := dotName(k)
+	TEXT(name, NOSPLIT, fmt.Sprintf("func(kc int, a *%s, lda int, b *%s, ldb int, c *%s, ldc int, add bool)", typ, typ, typ))
+	Doc(fmt.Sprintf("%s computes the %d×%d tile c[i*ldc+j] = Σ_{p<kc} a[i*lda+p]·b[j*ldb+p] with AVX-512F, DQ and VL (kc a positive multiple of %d), adding to c when add is set.", name, k.rows, k.cols, lanes))
+	shift := U8(map[bool]uint8{false: 3, true: 2}[k.f32])
+	kc := Load(Param("kc"), GP64())
+	a := Load(Param("a"), GP64())
+	lda := Load(Param("lda"), GP64())
+	SHLQ(shift, lda)
+	b := Load(Param("b"), GP64())
+	ldb := Load(Param("ldb"), GP64())
+	SHLQ(shift, ldb)
+	lda3, ldb3 := GP64(), GP64()
+	LEAQ(Mem{Base: lda, Index: lda, Scale: 2}, lda3)
+	LEAQ(Mem{Base: ldb, Index: ldb, Scale: 2}, ldb3)
+	// rows of a at a + i·lda, rows of b at b + j·ldb (i < 4, j < 5)
+	at := func(base, ld, ld3 reg.Register, i int) Mem {
+		switch i {
+		case 0:
+			return Mem{Base: base}
+		case 1:
+			return Mem{Base: base, Index: ld, Scale: 1}
+		case 2:
+			return Mem{Base: base, Index: ld, Scale: 2}
+		case 3:
+			return Mem{Base: base, Index: ld3, Scale: 1}
+		}
+		return Mem{Base: base, Index: ld, Scale: 4}
+	}
+	xor, load, fma := VXORPD, VMOVUPD, VFMADD231PD
+	if k.f32 {
+		xor, load, fma = VXORPS, VMOVUPS, VFMADD231PS
+	}
+	acc := make([][]reg.VecVirtual, k.rows)
+	for i := range acc {
+		acc[i] = make([]reg.VecVirtual, k.cols)
+		for j := range acc[i] {
+			acc[i][j] = ZMM()
+			xor(acc[i][j], acc[i][j], acc[i][j])
+		}
+	}
+	Label(name + "_loop")
+	av := make([]reg.VecVirtual, k.rows)
+	for i := range av {
+		av[i] = ZMM()
+		load(at(a, lda, lda3, i), av[i])
+	}
+	for j := 0; j < k.cols; j++ {
+		bj := ZMM()
+		load(at(b, ldb, ldb3, j), bj)
+		for i := range av {
+			fma(av[i], bj, acc[i][j])
+		}
+	}
+	ADDQ(U32(64), a)
+	ADDQ(U32(64), b)
+	SUBQ(U32(lanes), kc)
+	JNE(LabelRef(name + "_loop"))
+	// Reduce each accumulator to a scalar and store it (or add it) into c.
+	c := Load(Param("c"), GP64())
+	ldc := Load(Param("ldc"), GP64())
+	SHLQ(shift, ldc)
+	add := Load(Param("add"), GP8())
+	for i := range acc {
+		for j := range acc[i] {
+			z := acc[i][j]
+			y, x, t := YMM(), XMM(), XMM()
+			out := Mem{Base: c, Disp: j * size}
+			if k.f32 {
+				VEXTRACTF32X8(U8(1), z, y)
+				VADDPS(y, z.AsY(), y)
+				VEXTRACTF32X4(U8(1), y, x)
+				VADDPS(x, y.AsX(), x)
+				VMOVHLPS(x, x, t)
+				VADDPS(t, x, x)
+				VMOVSHDUP(x, t)
+				VADDSS(t, x, x)
+			} else {
+				VEXTRACTF64X4(U8(1), z, y)
+				VADDPD(y, z.AsY(), y)
+				VEXTRACTF64X2(U8(1), y, x)
+				VADDPD(x, y.AsX(), x)
+				VUNPCKHPD(x, x, t)
+				VADDSD(t, x, x)
+			}
+			skip := fmt.Sprintf("%s_set_%d_%d", name, i, j)
+			TESTB(add, add)
+			JE(LabelRef(skip))
+			if k.f32 {
+				VADDSS(out, x, x)
+			} else {
+				VADDSD(out, x, x)
+			}
+			Label(skip)
+			if k.f32 {
+				VMOVSS(x, out)
+			} else {
+				VMOVSD(x, out)
+			}
 		}
 		ADDQ(ldc, c)
 	}
