@@ -95,15 +95,7 @@ func micro(k kernel) {
 		if i >= 4 {
 			base, i = a4, i-4
 		}
-		switch i {
-		case 0:
-			return Mem{Base: base}
-		case 1:
-			return Mem{Base: base, Index: lda, Scale: 1}
-		case 2:
-			return Mem{Base: base, Index: lda, Scale: 2}
-		}
-		return Mem{Base: base, Index: lda3, Scale: 1}
+		return rowAt(base, lda, lda3, i)
 	}
 	b := Load(Param("b"), GP64())
 	c := Load(Param("c"), GP64())
@@ -209,19 +201,7 @@ func dot(k dotKernel) {
 	LEAQ(Mem{Base: lda, Index: lda, Scale: 2}, lda3)
 	LEAQ(Mem{Base: ldb, Index: ldb, Scale: 2}, ldb3)
 	// rows of a at a + i·lda, rows of b at b + j·ldb (i < 4, j < 5)
-	at := func(base, ld, ld3 reg.Register, i int) Mem {
-		switch i {
-		case 0:
-			return Mem{Base: base}
-		case 1:
-			return Mem{Base: base, Index: ld, Scale: 1}
-		case 2:
-			return Mem{Base: base, Index: ld, Scale: 2}
-		case 3:
-			return Mem{Base: base, Index: ld3, Scale: 1}
-		}
-		return Mem{Base: base, Index: ld, Scale: 4}
-	}
+	at := rowAt
 	xor, load, fma := VXORPD, VMOVUPD, VFMADD231PD
 	if k.f32 {
 		xor, load, fma = VXORPS, VMOVUPS, VFMADD231PS
@@ -256,45 +236,52 @@ func dot(k dotKernel) {
 	ldc := Load(Param("ldc"), GP64())
 	SHLQ(shift, ldc)
 	add := Load(Param("add"), GP8())
+	ext256, ext128, vadd, sadd, smov := VEXTRACTF64X4, VEXTRACTF64X2, VADDPD, VADDSD, VMOVSD
+	if k.f32 {
+		ext256, ext128, vadd, sadd, smov = VEXTRACTF32X8, VEXTRACTF32X4, VADDPS, VADDSS, VMOVSS
+	}
 	for i := range acc {
 		for j := range acc[i] {
 			z := acc[i][j]
 			y, x, t := YMM(), XMM(), XMM()
 			out := Mem{Base: c, Disp: j * size}
+			// halve the vector until one lane is left
+			ext256(U8(1), z, y)
+			vadd(y, z.AsY(), y)
+			ext128(U8(1), y, x)
+			vadd(x, y.AsX(), x)
 			if k.f32 {
-				VEXTRACTF32X8(U8(1), z, y)
-				VADDPS(y, z.AsY(), y)
-				VEXTRACTF32X4(U8(1), y, x)
-				VADDPS(x, y.AsX(), x)
 				VMOVHLPS(x, x, t)
 				VADDPS(t, x, x)
 				VMOVSHDUP(x, t)
-				VADDSS(t, x, x)
 			} else {
-				VEXTRACTF64X4(U8(1), z, y)
-				VADDPD(y, z.AsY(), y)
-				VEXTRACTF64X2(U8(1), y, x)
-				VADDPD(x, y.AsX(), x)
 				VUNPCKHPD(x, x, t)
-				VADDSD(t, x, x)
 			}
+			sadd(t, x, x)
 			skip := fmt.Sprintf("%s_set_%d_%d", name, i, j)
 			TESTB(add, add)
 			JE(LabelRef(skip))
-			if k.f32 {
-				VADDSS(out, x, x)
-			} else {
-				VADDSD(out, x, x)
-			}
+			sadd(out, x, x)
 			Label(skip)
-			if k.f32 {
-				VMOVSS(x, out)
-			} else {
-				VMOVSD(x, out)
-			}
+			smov(x, out)
 		}
 		ADDQ(ldc, c)
 	}
 	VZEROUPPER()
 	RET()
+}
+
+// rowAt addresses row i (at most 4) of a matrix at base with rows ld bytes apart (ld3 = 3·ld).
+func rowAt(base, ld, ld3 reg.Register, i int) Mem {
+	switch i {
+	case 0:
+		return Mem{Base: base}
+	case 1:
+		return Mem{Base: base, Index: ld, Scale: 1}
+	case 2:
+		return Mem{Base: base, Index: ld, Scale: 2}
+	case 3:
+		return Mem{Base: base, Index: ld3, Scale: 1}
+	}
+	return Mem{Base: base, Index: ld, Scale: 4}
 }
