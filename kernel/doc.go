@@ -30,8 +30,11 @@
 // micro-kernels: AVX-512F (8×16 float64, 8×32 float32, also reading A's rows in place for
 // narrow products) or AVX2+FMA (6×8, 6×16) assembly generated with avo (internal/asmgen),
 // chosen from the CPU's features, or a portable Go kernel (and gonum) elsewhere and under
-// -tags purego. Large products split rows or columns of c across GOMAXPROCS goroutines; a
-// Workspace keeps the packing buffers between calls.
+// -tags purego. A product with fewer columns than one register tile (the 10 logits of a
+// classifier) runs instead as dot products along k (AVX-512 tiles of 4 or 1 rows × 1–5
+// columns, gemmDot), which spend no lanes on padding columns. Large products split rows or
+// columns of c across GOMAXPROCS goroutines; a Workspace keeps the packing buffers between
+// calls.
 //
 // Imports: core (the language), core/tensors (tensor values), vulkan (the device back end),
 // gonum (the GEMM of builds without the assembly). Package raise wraps kernel plans as Gorgonia
