@@ -14,14 +14,16 @@ type Term interface {
 	// returns the zero Type; use Tuple.Types.
 	Type() Type
 	String() string
-	isTerm()
+	// base is the term's embedded node: its identity as a pointer, a cheaper map key than
+	// the interface value (one word, hashed as a pointer).
+	base() *node
 }
 
 // node carries the cached result type of every term.
 type node struct{ typ Type }
 
-func (n *node) Type() Type { return n.typ }
-func (*node) isTerm()      {}
+func (n *node) Type() Type  { return n.typ }
+func (n *node) base() *node { return n }
 
 // Var is a variable reference (and, in Let, Build1, IndexFn and Program.Params, a binder).
 // Variables are identified by name; two Var values with the same name in the same scope

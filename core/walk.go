@@ -174,7 +174,7 @@ func PostOrder(t Term, f func(Term)) {
 		t                Term
 		start, next, end int
 	}
-	seen := map[Term]struct{}{t: {}}
+	seen := map[*node]struct{}{t.base(): {}}
 	kids := appendChildren(make([]Term, 0, 64), t)
 	stack := append(make([]frame, 0, 32), frame{t: t, end: len(kids)})
 	for len(stack) > 0 {
@@ -182,8 +182,11 @@ func PostOrder(t Term, f func(Term)) {
 		if top.next < top.end {
 			c := kids[top.next]
 			top.next++
-			if _, done := seen[c]; c != nil && !done {
-				seen[c] = struct{}{}
+			if c == nil {
+				continue
+			}
+			if _, done := seen[c.base()]; !done {
+				seen[c.base()] = struct{}{}
 				start := len(kids)
 				kids = appendChildren(kids, c)
 				stack = append(stack, frame{t: c, start: start, next: start, end: len(kids)})
