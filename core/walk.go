@@ -356,7 +356,7 @@ func Check(p *Program) error {
 		return terr
 	}
 	// Scoping and variable types: each variable occurrence must agree with its binder.
-	sc := &scopeChecker{env: map[string][]scopeEntry{}, seen: map[scopeKey]bool{}}
+	sc := &scopeChecker{env: map[string][]scopeEntry{}, seen: map[scopeKey]struct{}{}}
 	for _, v := range p.Params {
 		sc.env[v.Name] = []scopeEntry{{typ: v.Type(), param: true}}
 	}
@@ -372,7 +372,7 @@ type scopeChecker struct {
 	env     map[string][]scopeEntry
 	version int
 	next    int
-	seen    map[scopeKey]bool
+	seen    map[scopeKey]struct{}
 	err     error
 }
 
@@ -382,7 +382,7 @@ type scopeEntry struct {
 }
 
 type scopeKey struct {
-	t       Term
+	n       *node // the term's identity (see Term.base)
 	version int
 }
 
@@ -390,11 +390,11 @@ func (c *scopeChecker) visit(t Term) {
 	if c.err != nil || t == nil {
 		return
 	}
-	key := scopeKey{t, c.version}
-	if c.seen[key] {
+	key := scopeKey{t.base(), c.version}
+	if _, ok := c.seen[key]; ok {
 		return
 	}
-	c.seen[key] = true
+	c.seen[key] = struct{}{}
 	if v, ok := t.(*Var); ok {
 		stack := c.env[v.Name]
 		if len(stack) == 0 {
@@ -411,7 +411,8 @@ func (c *scopeChecker) visit(t Term) {
 		}
 		return
 	}
-	for k, kid := range Children(t) {
+	var kb [4]Term // the children of most terms, without an allocation
+	for k, kid := range appendChildren(kb[:0], t) {
 		bound := BoundIn(t, k)
 		if len(bound) == 0 {
 			c.visit(kid)
