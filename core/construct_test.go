@@ -398,23 +398,31 @@ func TestBuilderSticky(t *testing.T) {
 
 // TestBuilderFullSelect: Full is the constant array of every dtype (i64 truncates, bool is
 // v ≠ 0) and refuses an invalid dtype; Select picks element-wise by a bool mask, and a NaN or
-// infinity in the branch not selected does not reach the result (values by core.Eval).
+// infinity in the branch not selected does not reach the result (values by core.Eval,
+// compared with core.Equal).
 func TestBuilderFullSelect(t *testing.T) {
+	lit := func(l *core.Lit, err error) *core.Lit {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	f32 := core.Type{Shape: core.Shape{2}, Dtype: core.Float32}
 	cases := []struct {
 		typ  core.Type
 		v    float64
 		want *core.Lit
 	}{
-		{f64s(2, 3), 1.5, &core.Lit{F: []float64{1.5, 1.5, 1.5, 1.5, 1.5, 1.5}}},
-		{core.Type{Shape: core.Shape{2}, Dtype: core.Float32}, 0.1, &core.Lit{F: []float64{float64(float32(0.1)), float64(float32(0.1))}}},
-		{core.Type{Shape: core.Shape{3}, Dtype: core.Int64}, -2.7, &core.Lit{I: []int64{-2, -2, -2}}},
-		{core.Type{Shape: core.Shape{2}, Dtype: core.Bool}, 0.5, &core.Lit{B: []bool{true, true}}},
-		{core.Scalar(core.Float64), -3, &core.Lit{F: []float64{-3}}},
+		{f64s(2, 3), 1.5, lit(core.NewLitF(f64s(2, 3), []float64{1.5, 1.5, 1.5, 1.5, 1.5, 1.5}))},
+		{f32, 0.1, lit(core.NewLitF(f32, []float64{0.1, 0.1}))},
+		{core.Type{Shape: core.Shape{3}, Dtype: core.Int64}, -2.7, lit(core.NewLitI(core.Shape{3}, []int64{-2, -2, -2}))},
+		{core.Type{Shape: core.Shape{2}, Dtype: core.Bool}, 0.5, lit(core.NewLitB(core.Shape{2}, []bool{true, true}))},
+		{core.Scalar(core.Float64), -3, lit(core.NewLitF(core.Scalar(core.Float64), []float64{-3}))},
 	}
 	for _, c := range cases {
 		var b core.Builder
-		got := evalClosed(t, &b, b.Full(c.typ, c.v))
-		if !got.Type().Equal(c.typ) || !sameLit(got, c.want) {
+		if got := evalClosed(t, &b, b.Full(c.typ, c.v)); !core.Equal(got, c.want) {
 			t.Errorf("Full(%v, %v) = %v, want %v", c.typ, c.v, got, c.want)
 		}
 	}
@@ -423,26 +431,18 @@ func TestBuilderFullSelect(t *testing.T) {
 		t.Errorf("Full of an invalid dtype: %v, %v", r, b.Err())
 	}
 
-	lit := func(l *core.Lit, err error) *core.Lit {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return l
-	}
 	var sb core.Builder
 	mask := lit(core.NewLitB(core.Shape{2, 2}, []bool{true, false, false, true}))
 	x := lit(core.NewLitF(f64s(2, 2), []float64{1, math.NaN(), math.Inf(1), 4}))
 	y := lit(core.NewLitF(f64s(2, 2), []float64{math.Inf(-1), 2, 3, math.NaN()}))
-	namer := core.NewNamer(mask, x, y)
-	got := evalClosed(t, &sb, sb.Select(namer, mask, x, y))
-	if want := []float64{1, 2, 3, 4}; !sameFloats(got.F, want) {
-		t.Errorf("Select = %v, want %v", got.F, want)
+	want := lit(core.NewLitF(f64s(2, 2), []float64{1, 2, 3, 4}))
+	if got := evalClosed(t, &sb, sb.Select(core.NewNamer(mask, x, y), mask, x, y)); !core.Equal(got, want) {
+		t.Errorf("Select = %v, want %v", got, want)
 	}
 	var s0 core.Builder
 	one, two := core.ScalarF(core.Float64, 1), core.ScalarF(core.Float64, 2)
-	if got := evalClosed(t, &s0, s0.Select(core.NewNamer(), core.ScalarB(false), one, two)); got.F[0] != 2 {
-		t.Errorf("scalar Select = %v, want 2", got.F)
+	if got := evalClosed(t, &s0, s0.Select(core.NewNamer(), core.ScalarB(false), one, two)); !core.Equal(got, two) {
+		t.Errorf("scalar Select = %v, want 2", got)
 	}
 }
 
@@ -461,33 +461,4 @@ func evalClosed(t *testing.T, b *core.Builder, body core.Term) *core.Lit {
 		t.Fatal(err)
 	}
 	return v
-}
-
-func sameFloats(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] && !(math.IsNaN(a[i]) && math.IsNaN(b[i])) {
-			return false
-		}
-	}
-	return true
-}
-
-func sameLit(a, b *core.Lit) bool {
-	if len(a.I) != len(b.I) || len(a.B) != len(b.B) || !sameFloats(a.F, b.F) {
-		return false
-	}
-	for i := range a.I {
-		if a.I[i] != b.I[i] {
-			return false
-		}
-	}
-	for i := range a.B {
-		if a.B[i] != b.B[i] {
-			return false
-		}
-	}
-	return true
 }

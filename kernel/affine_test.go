@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math/rand"
 	"testing"
-
-	"github.com/bulkad/bulkad/core"
 )
 
 // TestRows: the row walker visits the innermost rows of every domain in row-major order with
@@ -51,16 +49,9 @@ func checkRows(t *testing.T, dom []int, st [3][]int, base [3]int) {
 	}
 	// naive: every point with a zero innermost index, in row-major order
 	var want [][3]int
-	n := core.Shape(dom).Size()
-	idx := make([]int, len(dom))
-	for q := 0; q < n; q++ {
-		rem := q
-		for d := len(dom) - 1; d >= 0; d-- {
-			idx[d] = rem % dom[d]
-			rem /= dom[d]
-		}
+	each(dom, func(idx []int) {
 		if len(dom) > 0 && idx[len(dom)-1] != 0 {
-			continue
+			return
 		}
 		off := base
 		for k := range st {
@@ -69,7 +60,7 @@ func checkRows(t *testing.T, dom []int, st [3][]int, base [3]int) {
 			}
 		}
 		want = append(want, off)
-	}
+	})
 	if len(got) != len(want) {
 		t.Fatalf("%d rows, want %d", len(got), len(want))
 	}
