@@ -67,3 +67,27 @@ func ExampleProgram_String() {
 	// Output:
 	// fn (x : [3] f64, y : [3] f64) => (share 1 (x + y) * (share 1 - replicate 3 (-1.0)), sumOuter x)
 }
+
+// ExampleBuilder_Select is ReLU written with Select and Full: x where x > 0, else 0. The
+// selection is a gather from [else, then], so a NaN in the branch not taken stays out.
+func ExampleBuilder_Select() {
+	var b core.Builder
+	t := core.Type{Shape: core.Shape{4}, Dtype: core.Float64}
+	x := b.Var("x", t)
+	mask := b.Var("mask", core.Type{Shape: t.Shape, Dtype: core.Bool})
+	relu := b.Let(mask, b.Binary(core.OpGt, x, b.Full(t, 0)), b.Select(core.NewNamer(x, mask), mask, x, b.Full(t, 0)))
+	p, err := core.NewProgram([]*core.Var{x}, relu)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	arg, _ := core.NewLitF(t, []float64{-1, 2, -3, 4})
+	v, err := core.Eval(p, map[string]*core.Lit{"x": arg})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(v.F)
+	// Output:
+	// [0 2 0 4]
+}
