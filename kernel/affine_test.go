@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"fmt"
+	"math"
 	"math/rand"
 	"testing"
 )
@@ -69,4 +70,59 @@ func checkRows(t *testing.T, dom []int, st [3][]int, base [3]int) {
 			t.Fatalf("row %d: offsets %v, want %v", i, got[i], want[i])
 		}
 	}
+}
+
+// TestArgmaxViewParallel: the argmax view split across goroutines (inputs above parallelMin)
+// gives the single-goroutine result, for window counts on both paths (few and general), with
+// NaNs and ties, and both float types.
+func TestArgmaxViewParallel(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	x := make([]float64, 40*40*40*3)
+	for i := range x {
+		x[i] = float64(rng.Intn(5)) // ties
+		if rng.Intn(50) == 0 {
+			x[i] = math.NaN()
+		}
+	}
+	x32 := make([]float32, len(x))
+	for i, v := range x {
+		x32[i] = float32(v)
+	}
+	for _, outer := range [][]int{{0, 1, 120, 121}, offsets(20, 1)} {
+		k := &ArgmaxView{OuterOff: outer, Inner: []int{40, 38, 40}, InnerSt: []int{40 * 40 * 3, 40 * 3, 3}}
+		n := 40 * 38 * 40
+		if n*len(outer) < parallelMin {
+			t.Fatalf("%d elements read: below parallelMin, the split is not tested", n*len(outer))
+		}
+		for name, run := range map[string]func(par bool) []int64{
+			"f64": func(par bool) []int64 { return argmaxWith(k, n, x, par) },
+			"f32": func(par bool) []int64 { return argmaxWith(k, n, x32, par) },
+		} {
+			got, want := run(true), run(false)
+			for i := range want {
+				if got[i] != want[i] {
+					t.Fatalf("%d windows, %s: output %d is %d split, %d whole", len(outer), name, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}
+
+// offsets is n offsets step apart.
+func offsets(n, step int) []int {
+	o := make([]int, n)
+	for i := range o {
+		o[i] = i * step
+	}
+	return o
+}
+
+func argmaxWith[T num](k *ArgmaxView, n int, x []T, par bool) []int64 {
+	out := make([]int64, n)
+	if par {
+		argmaxView(k, out, x)
+	} else {
+		argmaxViewRange(k, out, x)
+	}
+	return out
 }

@@ -445,7 +445,28 @@ func (k *ArgmaxView) Run(out any, ins []any) error {
 	return nil
 }
 
+// argmaxView splits the inner positions along their first dimension across goroutines
+// (inParallel) and runs argmaxViewRange on each part.
 func argmaxView[T num](k *ArgmaxView, out []int64, x []T) {
+	if len(k.Inner) == 0 || k.Inner[0] < 2 {
+		argmaxViewRange(k, out, x)
+		return
+	}
+	rest := len(out) / k.Inner[0] // outputs per index of the first inner dimension
+	inParallel(k.Inner[0], len(out)*len(k.OuterOff), func(lo, hi int) {
+		if lo == 0 && hi == k.Inner[0] {
+			argmaxViewRange(k, out, x)
+			return
+		}
+		part := *k
+		part.Inner = append([]int{hi - lo}, k.Inner[1:]...)
+		part.Off = k.Off + lo*k.InnerSt[0]
+		argmaxViewRange(&part, out[lo*rest:hi*rest], x)
+	})
+}
+
+// argmaxViewRange is argmaxView on the calling goroutine.
+func argmaxViewRange[T num](k *ArgmaxView, out []int64, x []T) {
 	if len(k.OuterOff) <= argmaxFewOuter && len(k.Inner) > 0 {
 		argmaxViewFew(k, out, x)
 		return
