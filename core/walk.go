@@ -591,16 +591,15 @@ func ProgramEqual(a, b *Program) bool {
 type Namer struct {
 	used map[string]bool
 	next map[string]int
+	// pending are terms whose names are recorded at the first Fresh: a pass that never
+	// needs a fresh name never walks them.
+	pending []Term
 }
 
 // NewNamer makes a Namer that avoids every name used (free or bound) in the given terms and
 // the parameters of the given programs.
 func NewNamer(terms ...Term) *Namer {
-	n := &Namer{used: map[string]bool{}, next: map[string]int{}}
-	for _, t := range terms {
-		n.Avoid(t)
-	}
-	return n
+	return &Namer{used: map[string]bool{}, next: map[string]int{}, pending: append([]Term(nil), terms...)}
 }
 
 // Avoid records every name used in t.
@@ -634,6 +633,10 @@ func (n *Namer) AvoidName(name string) { n.used[name] = true }
 
 // Fresh returns a new name prefix_k (prefix must be a valid name) not used before.
 func (n *Namer) Fresh(prefix string) string {
+	for _, t := range n.pending {
+		n.Avoid(t)
+	}
+	n.pending = nil
 	for {
 		k := n.next[prefix]
 		n.next[prefix] = k + 1
