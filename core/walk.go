@@ -339,24 +339,9 @@ func Check(p *Program) error {
 			tupleLets[l] = true
 		}
 	}
-	var terr error
-	PostOrder(p.Body, func(n Term) {
-		if terr != nil {
-			return
-		}
-		if _, ok := n.(*Tuple); ok && n != top {
-			terr = errors.New("core: program: a tuple appears below the top level")
-			return
-		}
-		if _, ok := n.(*Tuple); !ok && !tupleLets[n] && !n.Type().Dtype.Valid() {
-			terr = errors.Errorf("core: program: node %T has no type (build terms with the core constructors)", n)
-		}
-	})
-	if terr != nil {
-		return terr
-	}
-	// Scoping and variable types: each variable occurrence must agree with its binder.
-	sc := &scopeChecker{env: map[string][]scopeEntry{}, seen: map[scopeKey]struct{}{}}
+	// Scoping and variable types: each variable occurrence must agree with its binder; on the
+	// same walk, tuples only at the top and every other node typed.
+	sc := &scopeChecker{env: map[string][]scopeEntry{}, seen: map[scopeKey]struct{}{}, top: top, tupleLets: tupleLets}
 	for _, v := range p.Params {
 		sc.env[v.Name] = []scopeEntry{{typ: v.Type(), param: true}}
 	}
@@ -374,6 +359,10 @@ type scopeChecker struct {
 	next    int
 	seen    map[scopeKey]struct{}
 	err     error
+	// the program's result (the only place for a tuple) and the lets above a result tuple
+	// (which have no array type)
+	top       Term
+	tupleLets map[Term]bool
 }
 
 type scopeEntry struct {
@@ -395,6 +384,18 @@ func (c *scopeChecker) visit(t Term) {
 		return
 	}
 	c.seen[key] = struct{}{}
+	_, tuple := t.(*Tuple)
+	if tuple && t != c.top {
+		c.err = errors.New("core: program: a tuple appears below the top level")
+		return
+	}
+	// After the children (so that a tuple below is reported as such, not as its parent's
+	// missing type): every node but a tuple and the lets above it has an array type.
+	defer func() {
+		if c.err == nil && !tuple && !c.tupleLets[t] && !t.Type().Dtype.Valid() {
+			c.err = errors.Errorf("core: program: node %T has no type (build terms with the core constructors)", t)
+		}
+	}()
 	if v, ok := t.(*Var); ok {
 		stack := c.env[v.Name]
 		if len(stack) == 0 {
