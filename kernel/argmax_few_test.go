@@ -39,31 +39,36 @@ func TestArgmaxViewFew(t *testing.T) {
 	for i, v := range x {
 		x32[i] = float32(v)
 	}
-	k := &ArgmaxView{Inner: []int{b, 3, 2}, InnerSt: []int{h * w, 2 * w, 3}}
-	for rr := 0; rr < 2; rr++ {
-		for ss := 0; ss < 3; ss++ {
-			k.OuterOff = append(k.OuterOff, rr*w+ss)
-		}
-	}
-	var want []int64
-	for bb := 0; bb < b; bb++ {
-		for i := 0; i < 3; i++ {
-			for j := 0; j < 2; j++ {
-				var col []float64
-				for _, o := range k.OuterOff {
-					col = append(col, x[bb*h*w+i*2*w+j*3+o])
-				}
-				want = append(want, naiveArgmax(col))
+	// windows wr×wc at stride (wr, wc): 2×3 (the general few-window loop), 2×2 (its
+	// unrolled four-window form), 3×3 and 1×1
+	for _, win := range [][2]int{{2, 3}, {2, 2}, {3, 3}, {1, 1}} {
+		wr, wc := win[0], win[1]
+		k := &ArgmaxView{Inner: []int{b, h / wr, w / wc}, InnerSt: []int{h * w, wr * w, wc}}
+		for rr := 0; rr < wr; rr++ {
+			for ss := 0; ss < wc; ss++ {
+				k.OuterOff = append(k.OuterOff, rr*w+ss)
 			}
 		}
-	}
-	got := make([]int64, len(want))
-	argmaxView(k, got, x)
-	got32 := make([]int64, len(want))
-	argmaxView(k, got32, x32)
-	for i := range want {
-		if got[i] != want[i] || got32[i] != want[i] {
-			t.Fatalf("column %d: f64 %d, f32 %d, want %d (x %v)", i, got[i], got32[i], want[i], x)
+		var want []int64
+		for bb := 0; bb < b; bb++ {
+			for i := 0; i < h/wr; i++ {
+				for j := 0; j < w/wc; j++ {
+					var col []float64
+					for _, o := range k.OuterOff {
+						col = append(col, x[bb*h*w+i*wr*w+j*wc+o])
+					}
+					want = append(want, naiveArgmax(col))
+				}
+			}
+		}
+		got := make([]int64, len(want))
+		argmaxView(k, got, x)
+		got32 := make([]int64, len(want))
+		argmaxView(k, got32, x32)
+		for i := range want {
+			if got[i] != want[i] || got32[i] != want[i] {
+				t.Fatalf("windows %dx%d, column %d: f64 %d, f32 %d, want %d (x %v)", wr, wc, i, got[i], got32[i], want[i], x)
+			}
 		}
 	}
 	// keys: order-preserving on numbers, ±0 equal, NaN lowest
