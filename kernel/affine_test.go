@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"strings"
 	"testing"
+
+	"github.com/bulkad/bulkad/core"
 )
 
 // TestRows: the row walker visits the innermost rows of every domain in row-major order with
@@ -125,4 +128,26 @@ func argmaxWith[T num](k *ArgmaxView, n int, x []T, par bool) []int64 {
 		argmaxViewRange(k, out, x)
 	}
 	return out
+}
+
+// TestStridedOutputLength: the strided kernels refuse an output that does not hold their
+// shape (an error naming the shape, not a panic or a partial write).
+func TestStridedOutputLength(t *testing.T) {
+	sb := StridedBinary{Op: core.OpAdd, Shape: []int{2, 3}, XS: []int{3, 1}, YS: []int{3, 1}}
+	mm := MaskMul{Cmp: core.OpGt, Shape: []int{2, 3}, St: [3][]int{{3, 1}, {3, 1}, {3, 1}}}
+	x := make([]float64, 6)
+	for _, c := range []struct {
+		name string
+		run  func(out []float64) error
+	}{
+		{"stridedBinary", func(out []float64) error { return sb.Run(out, []any{x, x}) }},
+		{"maskMul", func(out []float64) error { return mm.Run(out, []any{x, x, x}) }},
+	} {
+		if err := c.run(make([]float64, 6)); err != nil {
+			t.Errorf("%s: %v", c.name, err)
+		}
+		if err := c.run(make([]float64, 5)); err == nil || !strings.Contains(err.Error(), "[2 3]") {
+			t.Errorf("%s with 5 outputs: error %v, want one naming the shape [2 3]", c.name, err)
+		}
+	}
 }

@@ -211,6 +211,9 @@ type StridedBinary struct {
 
 // Run implements Kernel.
 func (k StridedBinary) Run(out any, ins []any) error {
+	if err := checkOutLen(k.Op.String(), out, k.Shape); err != nil {
+		return err
+	}
 	if k.device(out, ins) {
 		return nil
 	}
@@ -395,6 +398,15 @@ func stridedLoop[T, U elem](k StridedBinary, out []U, x, y []T, f func(a, b T) U
 	return nil
 }
 
+// checkOutLen reports an error unless out holds exactly the elements of shape (the strided
+// kernels walk the shape and write out row by row).
+func checkOutLen(what string, out any, shape []int) error {
+	if n, want := SliceLen(out), core.Shape(shape).Size(); n != want {
+		return errors.Errorf("kernel: %s: output of %d elements for shape %v (%d elements)", what, n, shape, want)
+	}
+	return nil
+}
+
 // MaskMul is out = z · (1 if p cmp q else 0) with p, q, z read through strides.
 type MaskMul struct {
 	Cmp   core.BinOp
@@ -405,6 +417,9 @@ type MaskMul struct {
 
 // Run implements Kernel.
 func (k MaskMul) Run(out any, ins []any) error {
+	if err := checkOutLen("maskMul", out, k.Shape); err != nil {
+		return err
+	}
 	switch o := out.(type) {
 	case []float64:
 		z, ok := ins[2].([]float64)
