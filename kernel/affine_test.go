@@ -130,9 +130,10 @@ func argmaxWith[T num](k *ArgmaxView, n int, x []T, par bool) []int64 {
 	return out
 }
 
-// TestStridedOutputLength: the strided kernels refuse an output that does not hold their
-// shape (an error naming the shape, not a panic or a partial write).
-func TestStridedOutputLength(t *testing.T) {
+// TestKernelsRefuseBadLengths: the strided kernels, the argmax view and sumOuter refuse an
+// output (or input list) that does not fit their shape: an error, not a panic or a partial
+// write.
+func TestKernelsRefuseBadLengths(t *testing.T) {
 	sb := StridedBinary{Op: core.OpAdd, Shape: []int{2, 3}, XS: []int{3, 1}, YS: []int{3, 1}}
 	mm := MaskMul{Cmp: core.OpGt, Shape: []int{2, 3}, St: [3][]int{{3, 1}, {3, 1}, {3, 1}}}
 	x := make([]float64, 6)
@@ -149,5 +150,18 @@ func TestStridedOutputLength(t *testing.T) {
 		if err := c.run(make([]float64, 5)); err == nil || !strings.Contains(err.Error(), "[2 3]") {
 			t.Errorf("%s with 5 outputs: error %v, want one naming the shape [2 3]", c.name, err)
 		}
+	}
+	av := &ArgmaxView{OuterOff: []int{0, 1}, Inner: []int{3}, InnerSt: []int{2}}
+	if err := av.Run(make([]int64, 3), []any{x}); err != nil {
+		t.Errorf("argmax view: %v", err)
+	}
+	if err := av.Run(make([]int64, 2), []any{x}); err == nil {
+		t.Errorf("argmax view with 2 outputs for 3 positions: no error")
+	}
+	if err := (SumOuter{}).Run(make([]float64, 3), nil); err == nil || !strings.Contains(err.Error(), "inputs") {
+		t.Errorf("sumOuter without an input: error %v", err)
+	}
+	if err := (SumOuter{}).Run(make([]float64, 4), []any{x}); err == nil {
+		t.Errorf("sumOuter of 6 elements into 4: no error")
 	}
 }

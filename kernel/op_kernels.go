@@ -376,11 +376,12 @@ func (k SumOuter) Run(out any, ins []any) error {
 	if k.device(out, ins) {
 		return nil
 	}
-	n := SliceLen(out)
-	if n == 0 {
-		return alongAxis("sumOuter", out, ins, 0, 0, 0, sumOuterBuf)
+	// [1, rows, n]: the operand's rows of the output's length (an empty output: no rows)
+	n, rows := SliceLen(out), 0
+	if n > 0 && len(ins) == 1 {
+		rows = SliceLen(ins[0]) / n
 	}
-	return alongAxis("sumOuter", out, ins, 1, SliceLen(ins[0])/n, n, sumOuterBuf)
+	return alongAxis("sumOuter", out, ins, 1, rows, n, sumOuterBuf)
 }
 
 // alongAxis runs f, a kernel along the middle axis of its operand viewed as [pre, n, post].
@@ -429,7 +430,7 @@ type ArgmaxView struct {
 // Run implements Kernel.
 func (k *ArgmaxView) Run(out any, ins []any) error {
 	o, ok := out.([]int64)
-	if !ok {
+	if !ok || len(ins) != 1 || len(o) != core.Shape(k.Inner).Size() {
 		return typeErr("argmaxOuter", out, ins)
 	}
 	switch x := ins[0].(type) {
