@@ -214,3 +214,17 @@ func gemmBuf(ws *Workspace, m, n, k int, x, y, out *buf) {
 		gemm(ws, false, false, m, n, k, x.f32, y.f32, out.f32)
 	}
 }
+
+// typed3 asserts a, b and c to []T.
+func typed3[T any](a, b, c any) ([]T, []T, []T, bool) {
+	x, y, ok := typed2[T](a, b)
+	z, ok3 := c.([]T)
+	return x, y, z, ok && ok3
+}
+
+// typed2 asserts a and b to []T.
+func typed2[T any](a, b any) ([]T, []T, bool) {
+	x, ok1 := a.([]T)
+	y, ok2 := b.([]T)
+	return x, y, ok1 && ok2
+}

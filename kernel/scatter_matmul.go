@@ -19,10 +19,10 @@ type ScatterMatMul struct {
 // Run implements Kernel.
 func (k *ScatterMatMul) Run(out any, ins []any) error {
 	var lk []int64
+	if want := 2 + int(b2i(k.HasTable)); len(ins) != want {
+		return errors.Errorf("kernel: scatterMatmul: %d inputs, want %d", len(ins), want)
+	}
 	if k.HasTable {
-		if len(ins) != 3 {
-			return errors.Errorf("kernel: scatterMatmul: %d inputs, want 3", len(ins))
-		}
 		var ok bool
 		lk, ok = ins[2].([]int64)
 		if !ok || len(lk) != core.Shape(k.Dom).Size() {
@@ -40,10 +40,8 @@ func (k *ScatterMatMul) Run(out any, ins []any) error {
 
 // scatterMatmulTyped runs k when out and the first two inputs are []T of the planned sizes.
 func scatterMatmulTyped[T floatT](k *ScatterMatMul, out any, ins []any, lk []int64) bool {
-	o, ok0 := out.([]T)
-	y, ok1 := ins[0].([]T)
-	b, ok2 := ins[1].([]T)
-	if !ok0 || !ok1 || !ok2 || len(b) != k.N*k.K || len(o) != k.C*k.K || len(y) != core.Shape(k.Dom).Size() {
+	o, y, b, ok := typed3[T](out, ins[0], ins[1])
+	if !ok || len(b) != k.N*k.K || len(o) != k.C*k.K || len(y) != core.Shape(k.Dom).Size() {
 		return false
 	}
 	scatterMatmulRun(k, o, y, b, lk)

@@ -312,20 +312,6 @@ func devMove[T vulkan.Float](p *IndexPlan, scatter bool, out any, ins []any, dom
 	return p.VK.done(what, vulkan.Gather(d, o, x, tab, rest))
 }
 
-// typed3 asserts a, b and c to []T.
-func typed3[T any](a, b, c any) ([]T, []T, []T, bool) {
-	x, y, ok := typed2[T](a, b)
-	z, ok3 := c.([]T)
-	return x, y, z, ok && ok3
-}
-
-// typed2 asserts a and b to []T.
-func typed2[T any](a, b any) ([]T, []T, bool) {
-	x, ok1 := a.([]T)
-	y, ok2 := b.([]T)
-	return x, y, ok1 && ok2
-}
-
 func (k Concat) device(out any, ins []any) bool {
 	if !k.VK.On() || len(ins) != 1 || k.Copies < 2 {
 		return false
