@@ -84,11 +84,12 @@ func binaryCyclic(op core.BinOp, out, x, y *buf) bool {
 		p = short.length()
 	}
 	for b := 0; b < n; b += p {
-		xs, ys := long.sub(b, b+p), short
+		o, l := out.sub(b, b+p), long.sub(b, b+p) // on the stack: binaryBuf keeps no pointer
+		xs, ys := &l, short
 		if shortIsX {
-			xs, ys = short, long.sub(b, b+p)
+			xs, ys = short, &l
 		}
-		if !binaryBuf(op, out.sub(b, b+p), xs, ys) {
+		if !binaryBuf(op, &o, xs, ys) {
 			return false
 		}
 	}
@@ -99,8 +100,8 @@ func binaryCyclic(op core.BinOp, out, x, y *buf) bool {
 const cyclicBlock = 256
 
 // sub is the storage of elements [lo, hi) of v (shared, not copied).
-func (v *buf) sub(lo, hi int) *buf {
-	return &buf{typ: core.Type{Dtype: v.dtype()}, f64: part(v.f64, lo, hi), f32: part(v.f32, lo, hi), i64: part(v.i64, lo, hi), b: part(v.b, lo, hi)}
+func (v *buf) sub(lo, hi int) buf {
+	return buf{typ: core.Type{Dtype: v.dtype()}, f64: part(v.f64, lo, hi), f32: part(v.f32, lo, hi), i64: part(v.i64, lo, hi), b: part(v.b, lo, hi)}
 }
 
 // tiled is a new buffer holding reps copies of v's elements.
