@@ -82,18 +82,6 @@ func randF(r *rand.Rand, n int) []float64 {
 	return v
 }
 
-func closeF(a, b []float64, tol float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if math.Abs(a[i]-b[i]) > tol*(1+math.Abs(b[i])) {
-			return false
-		}
-	}
-	return true
-}
-
 func mustVar(t *testing.T, name string, ty core.Type) *core.Var {
 	v, err := core.NewVar(name, ty)
 	if err != nil {

@@ -165,7 +165,7 @@ func TestMaskedScatterBoundMask(t *testing.T) {
 		bind[v.Name] = inputNode(t, g, v.Name, v.Type().Shape, args[v.Name])
 	}
 	outs := run(t, g, p, bind)
-	if got := values(t, outs[0]).([]float64); !closeF(got, want, 0) {
+	if got := values(t, outs[0]).([]float64); !closeTo(got, want, 0) {
 		t.Errorf("got  %v\nwant %v", got, want)
 	}
 	if path := lookupPath(outs[0]); path != "lookup" {
