@@ -3,6 +3,7 @@ package onnx
 import (
 	"encoding/binary"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -177,13 +178,11 @@ func single(n tNode) []tNode {
 	return []tNode{n}
 }
 
-// wantPrefix fails t unless got begins with want (exactly).
-func wantPrefix(t *testing.T, got []float64, want ...float64) {
+// wantValues fails t unless got is want, exactly (length included).
+func wantValues(t *testing.T, got []float64, want ...float64) {
 	t.Helper()
-	for i, w := range want {
-		if got[i] != w {
-			t.Fatalf("%v, want %v", got, want)
-		}
+	if !slices.Equal(got, want) {
+		t.Fatalf("%v, want %v", got, want)
 	}
 }
 
@@ -290,7 +289,7 @@ func TestPowConstant(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantPrefix(t, got, 9, 0.25, 4)
+	wantValues(t, got, 9, 0.25, 4)
 }
 
 // TestWhere: Where(Greater(x, 0), x, c) with c = −10 broadcast from a scalar is x where
@@ -307,7 +306,7 @@ func TestWhere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantPrefix(t, got, -10, 2, -10, 4)
+	wantValues(t, got, -10, 2, -10, 4)
 	nodes = []tNode{
 		{op: "Less", ins: []string{"x", "z"}, outs: []string{"l"}},
 		{op: "Not", ins: []string{"l"}, outs: []string{"m"}},
@@ -316,7 +315,7 @@ func TestWhere(t *testing.T) {
 	if got, _, err = runModel(t, 13, []tIn{x, z, c}, nodes); err != nil {
 		t.Fatal(err)
 	}
-	wantPrefix(t, got, -1, -10, -10, -10)
+	wantValues(t, got, -1, -10, -10, -10)
 }
 
 // TestSplit: three outputs of sizes 1, 2, 1 along axis 1 (sizes from the input at opset 13).
@@ -331,7 +330,7 @@ func TestSplit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantPrefix(t, got, 4, 2, 3, 1)
+	wantValues(t, got, 4, 2, 3, 1)
 }
 
 // TestErrors: unsupported operators and attributes name the node, the operator and the opset.

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
-	"reflect"
 	"slices"
 	"testing"
 
@@ -80,18 +79,6 @@ func randF(r *rand.Rand, n int) []float64 {
 		v[i] = r.NormFloat64()
 	}
 	return v
-}
-
-func closeF(a, b []float64, tol float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if math.Abs(a[i]-b[i]) > tol*(1+math.Abs(b[i])) {
-			return false
-		}
-	}
-	return true
 }
 
 func mustVar(t *testing.T, name string, ty core.Type) *core.Var {
@@ -250,21 +237,22 @@ func compareScaled(got, want any, tol float64) string {
 
 // toF64 converts a slice of float64, float32 or int64 to float64s (nil for anything else).
 func toF64(a any) []float64 {
-	v := reflect.ValueOf(a)
-	if v.Kind() != reflect.Slice {
-		return nil
+	switch x := a.(type) {
+	case []float64:
+		return x
+	case []float32:
+		return widen(x)
+	case []int64:
+		return widen(x)
 	}
-	k := v.Type().Elem().Kind()
-	if k != reflect.Float64 && k != reflect.Float32 && k != reflect.Int64 {
-		return nil
-	}
-	y := make([]float64, v.Len())
-	for i := range y {
-		if e := v.Index(i); k == reflect.Int64 {
-			y[i] = float64(e.Int())
-		} else {
-			y[i] = e.Float()
-		}
+	return nil
+}
+
+// widen converts x to float64s.
+func widen[T float32 | int64](x []T) []float64 {
+	y := make([]float64, len(x))
+	for i, v := range x {
+		y[i] = float64(v)
 	}
 	return y
 }

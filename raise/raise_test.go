@@ -71,7 +71,7 @@ func TestGatherScatterMatmul(t *testing.T) {
 		}
 	}
 	for k, want := range [][]float64{want1, want2, want3, want4} {
-		if got := values(t, outs[k]).([]float64); !closeF(got, want, 1e-14) {
+		if got := values(t, outs[k]).([]float64); !closeTo(got, want, 1e-14) {
 			t.Errorf("result %d of %v:\n got %v\nwant %v", k, p, got, want)
 		}
 	}
@@ -158,7 +158,7 @@ func TestElementwiseAndMoves(t *testing.T) {
 		got := values(t, res[i])
 		switch w := w.(type) {
 		case []float64:
-			if g, ok := got.([]float64); !ok || !closeF(g, w, 1e-14) {
+			if g, ok := got.([]float64); !ok || !closeTo(g, w, 1e-14) {
 				t.Errorf("result %d (%v): got %v, want %v", i, outs[i], got, w)
 			}
 		case []int64:
@@ -273,10 +273,10 @@ func TestHashDistinguishesIndexFunctions(t *testing.T) {
 	if res[0] == res[1] {
 		t.Fatal("two different gathers were deduplicated into one node")
 	}
-	if got := values(t, res[0]).([]float64); !closeF(got, []float64{4, 3, 2, 1}, 0) {
+	if got := values(t, res[0]).([]float64); !closeTo(got, []float64{4, 3, 2, 1}, 0) {
 		t.Errorf("reverse gather = %v", got)
 	}
-	if got := values(t, res[1]).([]float64); !closeF(got, []float64{2, 3, 4, 0}, 0) {
+	if got := values(t, res[1]).([]float64); !closeTo(got, []float64{2, 3, 4, 0}, 0) {
 		t.Errorf("shift gather = %v (out of bounds must read 0)", got)
 	}
 }
@@ -301,7 +301,7 @@ func TestLiteralSurvivesRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	runMachine(t, g, p, 3, func(run int) {
-		if got := values(t, res[0]).([]float64); !closeF(got, []float64{2, 3, 10}, 0) {
+		if got := values(t, res[0]).([]float64); !closeTo(got, []float64{2, 3, 10}, 0) {
 			t.Fatalf("run %d: got %v, want [2 3 10]", run, got)
 		}
 	})
@@ -366,7 +366,7 @@ func TestAffineGatherScatter(t *testing.T) {
 	}
 	wantShift := []float64{0, vd[0], vd[1], vd[2], vd[3]}
 	for k, want := range [][]float64{wantG, wantS, wantShift} {
-		if got := values(t, res[k]).([]float64); !closeF(got, want, 1e-14) {
+		if got := values(t, res[k]).([]float64); !closeTo(got, want, 1e-14) {
 			t.Errorf("result %d:\n got %v\nwant %v", k, got, want)
 		}
 	}
@@ -384,7 +384,7 @@ func TestBuild1Fallback(t *testing.T) {
 	}
 	g := gorgonia.NewGraph()
 	res := run(t, g, p, map[string]*gorgonia.Node{"x": input(t, g, "x", []int{3}, []float64{1.5, 2, -3})})
-	if got := values(t, res[0]).([]float64); !closeF(got, []float64{0, 2, -6}, 0) {
+	if got := values(t, res[0]).([]float64); !closeTo(got, []float64{0, 2, -6}, 0) {
 		t.Errorf("build1 = %v, want [0 2 -6]", got)
 	}
 }
@@ -472,7 +472,7 @@ func TestNativeUnrelatedNodeFallback(t *testing.T) {
 	g := gorgonia.NewGraph()
 	xn := input(t, g, "x", []int{3}, []float64{1, -2, 3})
 	res := run(t, g, p, map[string]*gorgonia.Node{"x": xn})
-	if got := values(t, res[0]).([]float64); !closeF(got, []float64{1, -2, 3}, 0) {
+	if got := values(t, res[0]).([]float64); !closeTo(got, []float64{1, -2, 3}, 0) {
 		t.Errorf("neg (neg x) = %v", got)
 	}
 	fallbacks := 0

@@ -1,6 +1,7 @@
 package raise
 
 import (
+	"math"
 	"strconv"
 	"unsafe"
 
@@ -12,15 +13,20 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// tensorDtypes are the tensor dtypes with a core equivalent.
-var tensorDtypes = [...]tensor.Dtype{tensor.Float64, tensor.Float32, tensor.Int64, tensor.Bool}
+// tensorDtypes, indexed by a core dtype, is the tensor dtype that package tensors maps to it
+// (the zero Dtype for none): the inverse of tensors.Dtype, made once, since a value's
+// allocation looks it up.
+var tensorDtypes = func() (inv [math.MaxUint8 + 1]tensor.Dtype) {
+	for _, td := range []tensor.Dtype{tensor.Float64, tensor.Float32, tensor.Int64, tensor.Bool} {
+		inv[tensors.Dtype(td)] = td
+	}
+	return inv
+}()
 
 // tensorDtype maps a core dtype to the tensor package's dtype.
 func tensorDtype(d core.Dtype) (tensor.Dtype, error) {
-	for _, td := range tensorDtypes {
-		if tensors.Dtype(td) == d {
-			return td, nil
-		}
+	if td := tensorDtypes[d]; td != (tensor.Dtype{}) {
+		return td, nil
 	}
 	return tensor.Dtype{}, errors.Errorf("raise: dtype: unsupported dtype %v", d)
 }

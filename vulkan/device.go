@@ -179,18 +179,19 @@ func (d *Device) createDevice(api, devAPI uint32) error {
 	float64OK := feats[featShaderFloat64] != 0
 	int64OK := feats[featShaderInt64] != 0
 	atomicAdd := hasAtomicFloat && has.atomicFloat.flags[1] != 0
-	int64Atomics := hasAtomicInt64 && has.atomicInt64.shaderBufferInt64Atomics != 0
+	// 64-bit atomics need 64-bit integers in shaders as well.
+	int64Atomics := hasAtomicInt64 && has.atomicInt64.shaderBufferInt64Atomics != 0 && int64OK
 
 	// Enable exactly what is used.
 	var enable vkPhysicalDeviceFeatures
 	if float64OK {
 		enable[featShaderFloat64] = 1
 	}
-	if int64OK && int64Atomics {
+	if int64Atomics {
 		enable[featShaderInt64] = 1
 	}
 	var extNames []*byte
-	en := newFeatureChain(atomicAdd, int64Atomics && int64OK)
+	en := newFeatureChain(atomicAdd, int64Atomics)
 	en.f2.features = enable
 	dci := &vkDeviceCreateInfo{sType: stDeviceCreateInfo}
 	if useFeatures2 {
@@ -198,7 +199,7 @@ func (d *Device) createDevice(api, devAPI uint32) error {
 			en.atomicFloat.flags[1] = 1
 			extNames = append(extNames, cStr("VK_EXT_shader_atomic_float"))
 		}
-		if int64Atomics && int64OK {
+		if int64Atomics {
 			en.atomicInt64.shaderBufferInt64Atomics = 1
 			extNames = append(extNames, cStr("VK_KHR_shader_atomic_int64"))
 		}
@@ -224,14 +225,14 @@ func (d *Device) createDevice(api, devAPI uint32) error {
 
 	d.info.Float64 = float64OK
 	d.info.AtomicFloat32Add = atomicAdd
-	d.info.Int64Atomics = int64Atomics && int64OK
+	d.info.Int64Atomics = int64Atomics
 	if float64OK {
 		d.needs |= needFloat64
 	}
 	if atomicAdd {
 		d.needs |= needAtomicFloat32
 	}
-	if float64OK && int64OK && int64Atomics {
+	if float64OK && int64Atomics {
 		d.needs |= needFloat64Atomics
 	}
 	v.getDeviceQueue(d.device, d.family, 0, unsafe.Pointer(&d.queue))
