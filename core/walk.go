@@ -389,29 +389,37 @@ func (c *scopeChecker) visit(t Term) {
 		c.err = errors.New("core: program: a tuple appears below the top level")
 		return
 	}
+	if v, ok := t.(*Var); ok {
+		c.use(v)
+	} else {
+		c.kids(t)
+	}
 	// After the children (so that a tuple below is reported as such, not as its parent's
 	// missing type): every node but a tuple and the lets above it has an array type.
-	defer func() {
-		if c.err == nil && !tuple && !c.tupleLets[t] && !t.Type().Dtype.Valid() {
-			c.err = errors.Errorf("core: program: node %T has no type (build terms with the core constructors)", t)
-		}
-	}()
-	if v, ok := t.(*Var); ok {
-		stack := c.env[v.Name]
-		if len(stack) == 0 {
-			c.err = errors.Errorf("core: program: free variable %s (%v) is not a parameter", v.Name, v.Type())
-			return
-		}
-		top := stack[len(stack)-1]
-		if !top.typ.Equal(v.Type()) {
-			if top.param {
-				c.err = errors.Errorf("core: program: parameter %s has type %v but is used with type %v", v.Name, top.typ, v.Type())
-			} else {
-				c.err = errors.Errorf("core: program: variable %s bound with type %v is used with type %v", v.Name, top.typ, v.Type())
-			}
-		}
+	if c.err == nil && !tuple && !t.Type().Dtype.Valid() && !c.tupleLets[t] {
+		c.err = errors.Errorf("core: program: node %T has no type (build terms with the core constructors)", t)
+	}
+}
+
+// use checks an occurrence of v against its binder.
+func (c *scopeChecker) use(v *Var) {
+	stack := c.env[v.Name]
+	if len(stack) == 0 {
+		c.err = errors.Errorf("core: program: free variable %s (%v) is not a parameter", v.Name, v.Type())
 		return
 	}
+	top := stack[len(stack)-1]
+	if !top.typ.Equal(v.Type()) {
+		if top.param {
+			c.err = errors.Errorf("core: program: parameter %s has type %v but is used with type %v", v.Name, top.typ, v.Type())
+		} else {
+			c.err = errors.Errorf("core: program: variable %s bound with type %v is used with type %v", v.Name, top.typ, v.Type())
+		}
+	}
+}
+
+// kids visits t's children, each in the scope of the binders over it.
+func (c *scopeChecker) kids(t Term) {
 	var kb [4]Term // the children of most terms, without an allocation
 	for k, kid := range appendChildren(kb[:0], t) {
 		bound := BoundIn(t, k)
