@@ -604,8 +604,9 @@ type Namer struct {
 	pending []Term
 }
 
-// NewNamer makes a Namer that avoids every name used (free or bound) in the given terms and
-// the parameters of the given programs.
+// NewNamer makes a Namer that avoids every name used (free or bound) in the given terms
+// (pass a program's parameters too, as terms, if some may be unused in its body). The terms
+// are walked at the first Fresh, not here.
 func NewNamer(terms ...Term) *Namer {
 	return &Namer{used: map[string]bool{}, next: map[string]int{}, pending: append([]Term(nil), terms...)}
 }
