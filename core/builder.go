@@ -125,7 +125,10 @@ func (b *Builder) Div(x, y Term) Term { return b.Binary(OpDiv, x, y) }
 
 // Index makes index x ix.
 func (b *Builder) Index(x Term, ix ...Term) Term {
-	return build(b, func() (*Index, error) { return NewIndex(x, ix) }, append([]Term{x}, ix...)...)
+	if !b.ok(x) {
+		return nil
+	}
+	return build(b, func() (*Index, error) { return NewIndex(x, ix) }, ix...)
 }
 
 // SumOuter makes sumOuter x.
@@ -212,8 +215,13 @@ func (b *Builder) Tuple(elems ...Term) Term {
 }
 
 // Rebuild is Rebuild with the sticky error.
+// The walkers of ad call it on every node: t is checked apart so that the operands need no
+// new slice.
 func (b *Builder) Rebuild(t Term, kids []Term) Term {
-	return build(b, func() (Term, error) { return Rebuild(t, kids) }, append([]Term{t}, kids...)...)
+	if !b.ok(t) {
+		return nil
+	}
+	return build(b, func() (Term, error) { return Rebuild(t, kids) }, kids...)
 }
 
 // Full is the array of type t with every element v, a scalar literal replicated to t's shape

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/bulkad/bulkad/core"
+	"github.com/bulkad/bulkad/core/coretest"
 )
 
 // term converts a constructor's (concrete term, error) result into (core.Term, error),
@@ -401,13 +402,7 @@ func TestBuilderSticky(t *testing.T) {
 // infinity in the branch not selected does not reach the result (values by core.Eval,
 // compared with core.Equal).
 func TestBuilderFullSelect(t *testing.T) {
-	lit := func(l *core.Lit, err error) *core.Lit {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return l
-	}
+	lit := func(l *core.Lit, err error) *core.Lit { t.Helper(); return must(t, l, err) }
 	f32 := core.Type{Shape: core.Shape{2}, Dtype: core.Float32}
 	cases := []struct {
 		typ  core.Type
@@ -449,16 +444,6 @@ func TestBuilderFullSelect(t *testing.T) {
 // evalClosed evaluates a closed term built with b.
 func evalClosed(t *testing.T, b *core.Builder, body core.Term) *core.Lit {
 	t.Helper()
-	if err := b.Err(); err != nil {
-		t.Fatal(err)
-	}
-	p, err := core.NewProgram(nil, body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := core.Eval(p, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
+	v, err := core.Eval(coretest.MustProgram(t, b, nil, body), nil)
+	return must(t, v, err)
 }

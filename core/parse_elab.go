@@ -155,28 +155,21 @@ func binding[T any](e *elaborator, names []token, elab func() (T, error)) ([]*Va
 	return vs, x, nil
 }
 
-// asTerm returns a constructor's result as a Term (nil on error, not a typed nil pointer).
-func asTerm[T Term](t T, err error) (Term, error) {
-	if err != nil {
-		return nil, err
-	}
-	return t, nil
-}
-
 // oneOperand lists the constructs with a single operand (their only kid): whether the
 // operand gets the context's dtype hint (it does where the operand's dtype is the result's),
-// and how to make the term from the syntax node and the elaborated operand.
+// and how to make the term from the syntax node and the elaborated operand (term's keep
+// discards the term on an error, so a typed nil pointer goes no further).
 var oneOperand = map[synKind]struct {
 	hinted    bool
 	construct func(s *syn, x Term) (Term, error)
 }{
-	synUnary:     {true, func(s *syn, x Term) (Term, error) { return asTerm(NewUnary(s.unop, x)) }},
-	synCast:      {false, func(s *syn, x Term) (Term, error) { return asTerm(NewCast(s.dtype, x)) }},
-	synSumOuter:  {true, func(s *syn, x Term) (Term, error) { return asTerm(NewSumOuter(x)) }},
-	synArgmax:    {false, func(s *syn, x Term) (Term, error) { return asTerm(NewArgmaxOuter(x)) }},
-	synReplicate: {true, func(s *syn, x Term) (Term, error) { return asTerm(NewReplicate(s.n, x)) }},
-	synTr:        {true, func(s *syn, x Term) (Term, error) { return asTerm(NewTranspose(s.ints, x)) }},
-	synReshape:   {true, func(s *syn, x Term) (Term, error) { return asTerm(NewReshape(Shape(s.ints), x)) }},
+	synUnary:     {true, func(s *syn, x Term) (Term, error) { return NewUnary(s.unop, x) }},
+	synCast:      {false, func(s *syn, x Term) (Term, error) { return NewCast(s.dtype, x) }},
+	synSumOuter:  {true, func(s *syn, x Term) (Term, error) { return NewSumOuter(x) }},
+	synArgmax:    {false, func(s *syn, x Term) (Term, error) { return NewArgmaxOuter(x) }},
+	synReplicate: {true, func(s *syn, x Term) (Term, error) { return NewReplicate(s.n, x) }},
+	synTr:        {true, func(s *syn, x Term) (Term, error) { return NewTranspose(s.ints, x) }},
+	synReshape:   {true, func(s *syn, x Term) (Term, error) { return NewReshape(Shape(s.ints), x) }},
 }
 
 // term elaborates s; hint is the dtype the context needs (InvalidDtype when none), used by

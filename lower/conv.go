@@ -300,7 +300,7 @@ func BatchNormTrain(x core.Term, eps float64) (core.Term, error) {
 	bc := func(v core.Term) core.Term {
 		return k(Broadcast(b.Reshape(core.Shape{c, 1}, v), core.Shape{bs, c, sp}))
 	} // [c] → [bs,c,sp]
-	lit := func(v float64) core.Term { return k(FullLike(core.Type{Shape: core.Shape{c}, Dtype: d}, v)) }
+	lit := func(v float64) core.Term { return b.Full(core.Type{Shape: core.Shape{c}, Dtype: d}, v) }
 	mean := b.Div(k(Sum(x3, 0, 2)), lit(n))
 	cen := b.Sub(x3, bc(mean))
 	if err := wrap("batch norm", &b); err != nil {
@@ -329,7 +329,7 @@ func GroupNorm(x core.Term, groups int, eps float64) (core.Term, error) {
 	d := x.Type().Dtype
 	var b core.Builder
 	k := keep(&b)
-	full := func(v float64) core.Term { return k(FullLike(core.Type{Shape: core.Shape{rows}, Dtype: d}, v)) }
+	full := func(v float64) core.Term { return b.Full(core.Type{Shape: core.Shape{rows}, Dtype: d}, v) }
 	x2 := b.Reshape(core.Shape{rows, n}, x)
 	mean := b.Div(k(Sum(x2, 1)), full(float64(n)))
 	cen := b.Sub(x2, k(Expand(mean, 1, n)))

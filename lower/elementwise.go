@@ -32,8 +32,7 @@ func Unary(name string, x core.Term) (core.Term, error) {
 		return nil, errors.Errorf("lower: %s: operand dtype %v, want f64 or f32", op, t.Dtype)
 	}
 	var b core.Builder
-	k := keep(&b)
-	lit := func(v float64) core.Term { return k(FullLike(t, v)) }
+	lit := func(v float64) core.Term { return b.Full(t, v) }
 	var r core.Term
 	// Gorgonia's names of the functions that are one core operation.
 	direct := map[string]core.UnOp{
@@ -152,8 +151,7 @@ func Clamp(x core.Term, lo, hi float64) (core.Term, error) {
 		return nil, errors.Errorf("lower: clamp: lower bound %v above upper bound %v", lo, hi)
 	}
 	var b core.Builder
-	k := keep(&b)
-	return result("clamp", &b, b.Binary(core.OpMin, b.Binary(core.OpMax, x, k(FullLike(x.Type(), lo))), k(FullLike(x.Type(), hi))))
+	return result("clamp", &b, b.Binary(core.OpMin, b.Binary(core.OpMax, x, b.Full(x.Type(), lo)), b.Full(x.Type(), hi)))
 }
 
 // Convert changes the dtype of x (float↔float rounds, float→int truncates toward zero).

@@ -71,16 +71,6 @@ func evalOn(t *testing.T, f func(xs ...core.Term) (core.Term, error), as ...arr)
 	return out, core.Shape(d.Shape())
 }
 
-// newProgram is core.NewProgram(params, body), failing t on an error.
-func newProgram(t *testing.T, body core.Term, params ...*core.Var) *core.Program {
-	t.Helper()
-	p, err := core.NewProgram(params, body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 func near(t *testing.T, label string, got, want []float64, tol float64) {
 	t.Helper()
 	if len(got) != len(want) {

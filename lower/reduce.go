@@ -207,7 +207,7 @@ func Sparsemax(x core.Term, axis int) (core.Term, error) {
 	}
 	d := x.Type().Dtype
 	kp := keep(&b)
-	full := func(sh core.Shape, v float64) core.Term { return kp(FullLike(core.Type{Shape: sh, Dtype: d}, v)) }
+	full := func(sh core.Shape, v float64) core.Term { return b.Full(core.Type{Shape: sh, Dtype: d}, v) }
 	vs, ts := indexVars(&b, 3) // [row, i, j]
 	zi := b.Gather(core.Shape{rows, n, n}, z, b.IndexFn(vs, ts[0], ts[1]))
 	zj := b.Gather(core.Shape{rows, n, n}, z, b.IndexFn(vs, ts[0], ts[2]))

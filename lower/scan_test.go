@@ -9,6 +9,7 @@ import (
 	"github.com/bulkad/bulkad/ad"
 	"github.com/bulkad/bulkad/bot"
 	"github.com/bulkad/bulkad/core"
+	"github.com/bulkad/bulkad/core/coretest"
 	"github.com/bulkad/bulkad/core/tensors"
 	"github.com/bulkad/bulkad/kernel"
 	"gorgonia.org/tensor"
@@ -151,14 +152,11 @@ func scanProgram(t *testing.T, n int, op func(core.Term) (core.Term, error)) *co
 	if err != nil {
 		t.Fatal(err)
 	}
+	var b core.Builder
 	if y.Type().Shape.Rank() == 1 {
-		var b core.Builder
 		y = b.SumOuter(b.Mul(y, r))
-		if err := b.Err(); err != nil {
-			t.Fatal(err)
-		}
 	}
-	return newProgram(t, y, x, r)
+	return coretest.MustProgram(t, &b, []*core.Var{x, r}, y)
 }
 
 func vec(xs ...float64) *tensor.Dense {
@@ -321,7 +319,7 @@ func TestScanKernelEqualsEval(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				p := newProgram(t, y, x)
+				p := coretest.MustProgram(t, nil, []*core.Var{x}, y)
 				a := randArr(rng, n, 3)
 				args := map[string]*tensor.Dense{"x": tensor.New(tensor.WithShape(n, 3), tensor.WithBacking(a.v))}
 				want, err := tensors.Eval(p, args)
@@ -354,11 +352,7 @@ func TestScanUnderBuild1(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		body := b.Build1(3, i, s)
-		if err := b.Err(); err != nil {
-			t.Fatal(err)
-		}
-		p := newProgram(t, body, X)
+		p := coretest.MustProgram(t, &b, []*core.Var{X}, b.Build1(3, i, s))
 		q, err := bot.Vectorize(p)
 		if err != nil {
 			t.Fatalf("%s: %v", sm.m.Name, err)

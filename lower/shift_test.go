@@ -6,6 +6,7 @@ import (
 
 	"github.com/bulkad/bulkad/ad"
 	"github.com/bulkad/bulkad/core"
+	"github.com/bulkad/bulkad/core/coretest"
 	"gorgonia.org/tensor"
 )
 
@@ -48,7 +49,7 @@ func TestShiftHasNoGradient(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p := newProgram(t, body, xv)
+			p := coretest.MustProgram(t, nil, []*core.Var{xv}, body)
 			a, err := ad.Grad(p)
 			if err != nil {
 				t.Fatal(err)
