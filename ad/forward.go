@@ -466,6 +466,9 @@ func (f *forward) unary(t *core.Unary) *dual {
 }
 
 func (f *forward) binary(t *core.Binary) *dual {
+	if r, ok := f.normalisedExp(t); ok {
+		return r
+	}
 	g := &f.g
 	b := &f.b
 	x := f.visit(t.X)

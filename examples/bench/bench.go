@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"math"
+	"runtime/pprof"
 	"sort"
 	"time"
 
@@ -177,6 +179,7 @@ func measure(s spec, dt tensor.Dtype, rounds int, torch *anchor) (Row, error) {
 		return row, err
 	}
 	defer h.vm.Close()
+	variants := []string{"bulkad", "gorgonia", "forward", "hvp"}
 	var ta, tb, tc, th, tt []time.Duration
 	var ma, mb float64
 	for r := 0; r <= rounds; r++ {
@@ -192,7 +195,11 @@ func measure(s spec, dt tensor.Dtype, rounds int, torch *anchor) (Row, error) {
 		for k, p := range []*prepared{a, b, c, h} {
 			var ms0, ms1 runtimeMem
 			ms0.read()
-			d, err := p.step()
+			var d time.Duration
+			// Profile labels (go tool pprof -tagfocus step=bulkad) separate the variants in a -cpuprofile.
+			pprof.Do(context.Background(), pprof.Labels("step", variants[k], "model", s.Name+" "+dt.String()), func(context.Context) {
+				d, err = p.step()
+			})
 			if err != nil {
 				return row, errors.Wrapf(err, "%s: step", s.Name)
 			}

@@ -33,6 +33,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/pprof"
 
 	"gorgonia.org/tensor"
 
@@ -63,7 +64,20 @@ func main() {
 	torch := flag.Bool("torch", false, "also measure PyTorch (python3-torch) and numpy's GEMM, alternating with the Go runs")
 	threads := flag.Int("threads", 0, "GOMAXPROCS and PyTorch/OpenBLAS threads (0: 1 with -torch, else GOMAXPROCS as is)")
 	gemmOnly := flag.Bool("gemm", false, "only the GEMM table")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
 	flag.Parse()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "error: cpu profile:", err)
+			os.Exit(1)
+		}
+		defer f.Close()
+		defer pprof.StopCPUProfile()
+	}
 	blasName := "gonum (-blas: bulkad.UseBLAS)"
 	if *useBLAS {
 		blasName = bulkad.UseBLAS() + " (bulkad.UseBLAS; BULKAD_BLAS=bulkad chooses bulkad's GEMM over a system BLAS)"
@@ -83,6 +97,7 @@ func main() {
 	res, err := run(options{small: *small, rounds: *rounds, only: *only, verbose: !*asJSON, torch: *torch, threads: runtime.GOMAXPROCS(0), gemmOnly: *gemmOnly})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "error:", err)
+		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 	if *asJSON {
