@@ -79,7 +79,7 @@ type prepared struct {
 	diff  time.Duration
 }
 
-func prepare(s spec, dt tensor.Dtype, grad gradFunc) (*prepared, error) {
+func prepare(s spec, dt tensor.Dtype, grad gradFunc, extra ...G.VMOpt) (*prepared, error) {
 	m, err := s.Build(dt)
 	if err != nil {
 		return nil, err
@@ -96,13 +96,13 @@ func prepare(s spec, dt tensor.Dtype, grad gradFunc) (*prepared, error) {
 		opts = append(opts, G.BindDualValues(m.Wrt...))
 	}
 	p.nodes = len(m.G.AllNodes()) - before
-	p.vm = G.NewTapeMachine(m.G, opts...)
+	p.vm = G.NewTapeMachine(m.G, append(opts, extra...)...)
 	return p, nil
 }
 
 // prepareHVP builds the model with bulkad.HessianVector nodes along a direction of ±0.01
 // entries (one direction node per wrt node).
-func prepareHVP(s spec, dt tensor.Dtype) (*prepared, error) {
+func prepareHVP(s spec, dt tensor.Dtype, extra ...G.VMOpt) (*prepared, error) {
 	m, err := s.Build(dt)
 	if err != nil {
 		return nil, err
@@ -134,7 +134,7 @@ func prepareHVP(s spec, dt tensor.Dtype) (*prepared, error) {
 	}
 	p := &prepared{diff: time.Since(t0)}
 	p.nodes = len(m.G.AllNodes()) - before
-	p.vm = G.NewTapeMachine(m.G)
+	p.vm = G.NewTapeMachine(m.G, extra...)
 	return p, nil
 }
 
@@ -157,24 +157,25 @@ func median(ds []time.Duration) float64 {
 // measure runs bulkad, Gorgonia, the forward pass, the Hessian-vector graph and (with an
 // anchor) PyTorch alternating (A B C D E A B C D E …) for rounds rounds after one warm-up
 // round, and reports medians.
-func measure(s spec, dt tensor.Dtype, rounds int, torch *anchor) (Row, error) {
+// With vm options (such as bulkad.Engine), every machine of the row gets them.
+func measure(s spec, dt tensor.Dtype, rounds int, torch *anchor, vm ...G.VMOpt) (Row, error) {
 	row := Row{Model: s.Name, Dtype: dt.String()}
-	a, err := prepare(s, dt, bulkad.Grad)
+	a, err := prepare(s, dt, bulkad.Grad, vm...)
 	if err != nil {
 		return row, err
 	}
 	defer a.vm.Close()
-	b, err := prepare(s, dt, G.Grad)
+	b, err := prepare(s, dt, G.Grad, vm...)
 	if err != nil {
 		return row, err
 	}
 	defer b.vm.Close()
-	c, err := prepare(s, dt, nil)
+	c, err := prepare(s, dt, nil, vm...)
 	if err != nil {
 		return row, err
 	}
 	defer c.vm.Close()
-	h, err := prepareHVP(s, dt)
+	h, err := prepareHVP(s, dt, vm...)
 	if err != nil {
 		return row, err
 	}

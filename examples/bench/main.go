@@ -14,8 +14,9 @@
 //	go run ./examples/bench -json
 //	go run ./examples/bench -growth    # only the growth tables
 //	go run ./examples/bench -blas      # Gorgonia's own products on bulkad's GEMM (bulkad.UseBLAS)
+//	go run ./examples/bench -blas -engine  # and Gorgonia's transposes and softmax on bulkad.Engine
 //	go run ./examples/bench -torch     # also PyTorch's step (1 thread each) and a GEMM table
-//	go run ./examples/bench -torch -threads 2 -blas
+//	go run ./examples/bench -torch -threads 2 -blas -engine
 //	go run ./examples/bench -gemm      # only the GEMM table (bulkad, gonum; numpy with -torch)
 //
 // -torch runs torch_anchor.py (embedded) with Debian's python3-torch (apt-get install
@@ -35,6 +36,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 
+	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
 	"github.com/bulkad/bulkad"
@@ -50,6 +52,7 @@ type Result struct {
 // options are the command's flags.
 type options struct {
 	small, verbose, torch, gemmOnly bool
+	engine                          bool // every machine runs on bulkad.Engine
 	rounds, threads                 int
 	only                            string
 }
@@ -64,6 +67,7 @@ func main() {
 	torch := flag.Bool("torch", false, "also measure PyTorch (python3-torch) and numpy's GEMM, alternating with the Go runs")
 	threads := flag.Int("threads", 0, "GOMAXPROCS and PyTorch/OpenBLAS threads (0: 1 with -torch, else GOMAXPROCS as is)")
 	gemmOnly := flag.Bool("gemm", false, "only the GEMM table")
+	engine := flag.Bool("engine", false, "run every machine (bulkad's, Gorgonia's, the forward pass) on bulkad.Engine (gorgonia.WithEngine): kernel's transpose and softmax for Gorgonia's forward pass")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
 	flag.Parse()
 	if *cpuProfile != "" {
@@ -94,7 +98,7 @@ func main() {
 	if !*asJSON {
 		fmt.Printf("Gorgonia's matrix products: %s\n", blasName)
 	}
-	res, err := run(options{small: *small, rounds: *rounds, only: *only, verbose: !*asJSON, torch: *torch, threads: runtime.GOMAXPROCS(0), gemmOnly: *gemmOnly})
+	res, err := run(options{small: *small, rounds: *rounds, only: *only, verbose: !*asJSON, torch: *torch, threads: runtime.GOMAXPROCS(0), gemmOnly: *gemmOnly, engine: *engine})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "error:", err)
 		pprof.StopCPUProfile()
@@ -146,7 +150,11 @@ func run(o options) (*Result, error) {
 			continue
 		}
 		for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
-			row, err := measure(s, dt, o.rounds, torch)
+			var vm []G.VMOpt
+			if o.engine {
+				vm = append(vm, G.WithEngine(bulkad.Engine{}))
+			}
+			row, err := measure(s, dt, o.rounds, torch, vm...)
 			if err != nil {
 				return nil, err
 			}

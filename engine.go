@@ -1,0 +1,165 @@
+package bulkad
+
+import (
+	"sort"
+
+	"github.com/pkg/errors"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+
+	"github.com/bulkad/bulkad/kernel"
+)
+
+// Engine is a tensor engine for Gorgonia's machines that runs two forward operations of
+// Gorgonia's default engine on package kernel's loops, and leaves every other one to
+// gorgonia.StandardEngine (which it embeds):
+//
+//   - Transpose (gorgonia.Transpose, and the layout change at the end of gorgonia.Conv2d):
+//     kernel's transpose instead of an iterator that computes every offset, for float64 and
+//     float32 tensors in row-major order (anything else goes to StandardEngine);
+//   - SoftMax and LogSoftMax along any axis: shifted by the group's own maximum, sums in
+//     float64, rows split across goroutines. Gorgonia's own (tensor v0.9.24) shifts every row
+//     by the first element of the first row, so a row whose values are far from it overflows
+//     to NaN or underflows to 0/0 (see TestEngineSoftmaxShift); it also starts a goroutine
+//     per row.
+//
+// Opt in per machine, next to UseBLAS (which speeds up the matrix products):
+//
+//	vm := gorgonia.NewTapeMachine(g, gorgonia.WithEngine(bulkad.Engine{}))
+//
+// The machine gives the engine to the values it allocates and binds; a value made by an
+// operation of the default engine keeps that engine, so the speed-up covers the operations
+// whose inputs are such values (in practice the forward pass of the models in examples/).
+// Results are those of the definitions (the transpose moves values, the softmax is accurate
+// to a few ulps); gradients raised by Grad do not depend on the engine.
+type Engine struct {
+	gorgonia.StandardEngine
+}
+
+// Transpose implements tensor.Transposer: a holds its old data and the transposed shape and
+// strides; Transpose moves the data into row-major order of the new shape.
+func (e Engine) Transpose(a tensor.Tensor, expStrides []int) error {
+	d, ok := a.(*tensor.Dense)
+	if !ok || !d.IsNativelyAccessible() || !d.DataOrder().IsRowMajor() {
+		return e.StandardEngine.Transpose(a, expStrides)
+	}
+	shape := d.Shape()
+	perm, in, ok := transposePlan(shape, d.Strides())
+	if !ok {
+		return e.StandardEngine.Transpose(a, expStrides)
+	}
+	k := kernel.Transpose{Perm: perm, Shape: in}
+	switch d.Dtype() {
+	case tensor.Float64:
+		return transposeInPlace(k, d.Float64s(), shape.TotalSize())
+	case tensor.Float32:
+		return transposeInPlace(k, d.Float32s(), shape.TotalSize())
+	}
+	return e.StandardEngine.Transpose(a, expStrides)
+}
+
+func transposeInPlace[T float32 | float64](k kernel.Transpose, data []T, n int) error {
+	if len(data) != n {
+		return errors.Errorf("bulkad: engine: transpose of %v: %d elements for %d", k.Shape, len(data), n)
+	}
+	tmp := make([]T, n)
+	if err := k.Run(tmp, []any{data}); err != nil {
+		return errors.Wrap(err, "bulkad: engine: transpose")
+	}
+	copy(data, tmp)
+	return nil
+}
+
+// transposePlan recovers, from the shape and strides of a transposed view of row-major
+// data, the data's own shape and the permutation that takes it to the view (kernel's
+// convention: view dimension p is data dimension perm[p]). ok is false when the strides are
+// not a permutation of row-major strides.
+func transposePlan(shape tensor.Shape, strides []int) (perm, in []int, ok bool) {
+	r := len(shape)
+	if len(strides) != r {
+		return nil, nil, false
+	}
+	order := make([]int, r) // data dimension q is view dimension order[q]
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(i, j int) bool { return strides[order[i]] > strides[order[j]] })
+	in = make([]int, r)
+	perm = make([]int, r)
+	for q, p := range order {
+		in[q] = shape[p]
+		perm[p] = q
+	}
+	want := 1
+	for q := r - 1; q >= 0; q-- {
+		if in[q] > 1 && strides[order[q]] != want {
+			return nil, nil, false
+		}
+		want *= in[q]
+	}
+	return perm, in, true
+}
+
+// SoftMax implements tensor.SoftMaxer (see Engine).
+func (e Engine) SoftMax(x tensor.Tensor, axis int, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
+	return e.softmax(x, axis, false, opts)
+}
+
+// LogSoftMax implements tensor.SoftMaxer (see Engine).
+func (e Engine) LogSoftMax(x tensor.Tensor, axis int, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
+	return e.softmax(x, axis, true, opts)
+}
+
+func (e Engine) softmax(x tensor.Tensor, axis int, log bool, opts []tensor.FuncOpt) (tensor.Tensor, error) {
+	op := "SoftMax"
+	if log {
+		op = "LogSoftMax"
+	}
+	d, ok := x.(*tensor.Dense)
+	fo := tensor.ParseFuncOpts(opts...)
+	if !ok || d.RequiresIterator() || !d.IsNativelyAccessible() || fo.Incr() != nil || d.Dims() == 0 ||
+		(d.Dtype() != tensor.Float64 && d.Dtype() != tensor.Float32) {
+		if log {
+			return e.StandardEngine.LogSoftMax(x, axis, opts...)
+		}
+		return e.StandardEngine.SoftMax(x, axis, opts...)
+	}
+	shape := d.Shape()
+	r := shape.Dims()
+	if axis < 0 {
+		axis += r
+	}
+	if axis < 0 || axis >= r {
+		return nil, errors.Errorf("bulkad: engine: %s: axis %d out of range for shape %v", op, axis, shape)
+	}
+	out := d
+	switch reuse := fo.Reuse(); {
+	case reuse != nil:
+		rd, ok := reuse.(*tensor.Dense)
+		if !ok || !rd.Shape().Eq(shape) || rd.Dtype() != d.Dtype() || rd.RequiresIterator() {
+			return nil, errors.Errorf("bulkad: engine: %s: reuse %T of shape %v and dtype %v for an input of shape %v and dtype %v",
+				op, reuse, reuse.Shape(), reuse.Dtype(), shape, d.Dtype())
+		}
+		out = rd
+	case fo.Safe():
+		out = tensor.New(tensor.Of(d.Dtype()), tensor.WithShape(shape.Clone()...), tensor.WithEngine(e))
+	}
+	pre, post := 1, 1
+	for i, s := range shape {
+		if i < axis {
+			pre *= s
+		} else if i > axis {
+			post *= s
+		}
+	}
+	var err error
+	if d.Dtype() == tensor.Float64 {
+		err = kernel.Softmax(out.Float64s(), d.Float64s(), pre, shape[axis], post, log)
+	} else {
+		err = kernel.Softmax(out.Float32s(), d.Float32s(), pre, shape[axis], post, log)
+	}
+	if err != nil {
+		return nil, errors.Wrapf(err, "bulkad: engine: %s of shape %v along axis %d", op, shape, axis)
+	}
+	return out, nil
+}

@@ -1,0 +1,259 @@
+package bulkad_test
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+
+	"github.com/bulkad/bulkad"
+)
+
+// permutations returns every permutation of 0..n-1.
+func permutations(n int) [][]int {
+	if n == 0 {
+		return [][]int{{}}
+	}
+	var out [][]int
+	for _, p := range permutations(n - 1) {
+		for i := 0; i <= len(p); i++ {
+			q := append(append(append([]int{}, p[:i]...), n-1), p[i:]...)
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// TestEngineTranspose: every permutation of shapes of rank 2 to 4 (with dimensions of size 1),
+// float64 and float32, through tensor.Transpose on a tensor with the engine, against the
+// definition out[c] = in[c'] with c'[perm[p]] = c[p].
+func TestEngineTranspose(t *testing.T) {
+	for _, shape := range [][]int{{3, 4}, {1, 5}, {2, 3, 4}, {2, 1, 3}, {2, 3, 1, 4}, {3, 2, 2, 3}} {
+		n := 1
+		for _, s := range shape {
+			n *= s
+		}
+		for _, perm := range permutations(len(shape)) {
+			for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
+				var back any
+				if dt == tensor.Float64 {
+					f := make([]float64, n)
+					for i := range f {
+						f[i] = float64(i)
+					}
+					back = f
+				} else {
+					f := make([]float32, n)
+					for i := range f {
+						f[i] = float32(i)
+					}
+					back = f
+				}
+				x := tensor.New(tensor.WithShape(shape...), tensor.WithBacking(back), tensor.WithEngine(bulkad.Engine{}))
+				y, err := tensor.Transpose(x, perm...)
+				if err != nil {
+					t.Fatalf("%v %v: %v", shape, perm, err)
+				}
+				got := y.(*tensor.Dense)
+				outShape := make([]int, len(shape))
+				for p, q := range perm {
+					outShape[p] = shape[q]
+				}
+				if !got.Shape().Eq(tensor.Shape(outShape)) {
+					t.Fatalf("%v %v: shape %v, want %v", shape, perm, got.Shape(), outShape)
+				}
+				// Walk the output in row-major order.
+				c := make([]int, len(shape))
+				in := make([]int, len(shape))
+				for i := 0; i < n; i++ {
+					for p, q := range perm {
+						in[q] = c[p]
+					}
+					off := 0
+					for d := range shape {
+						off = off*shape[d] + in[d]
+					}
+					var v float64
+					if dt == tensor.Float64 {
+						v = got.Float64s()[i]
+					} else {
+						v = float64(got.Float32s()[i])
+					}
+					if v != float64(off) {
+						t.Fatalf("%v %v %v: element %d (%v) = %v, want %d", dt, shape, perm, i, c, v, off)
+					}
+					for d := len(c) - 1; d >= 0; d-- {
+						if c[d]++; c[d] < outShape[d] {
+							break
+						}
+						c[d] = 0
+					}
+				}
+			}
+		}
+	}
+}
+
+// softmaxRows is the softmax (or log-softmax) of each row, shifted by the row's maximum,
+// in float64: the definition.
+func softmaxRows(x []float64, cols int, log bool) []float64 {
+	out := make([]float64, len(x))
+	for r := 0; r < len(x)/cols; r++ {
+		row := x[r*cols : (r+1)*cols]
+		m := math.Inf(-1)
+		for _, v := range row {
+			m = math.Max(m, v)
+		}
+		s := 0.0
+		for _, v := range row {
+			s += math.Exp(v - m)
+		}
+		for i, v := range row {
+			if log {
+				out[r*cols+i] = v - m - math.Log(s)
+			} else {
+				out[r*cols+i] = math.Exp(v-m) / s
+			}
+		}
+	}
+	return out
+}
+
+// TestEngineSoftmaxShift: Gorgonia's SoftMax and LogSoftMax on the engine follow the
+// definition where Gorgonia's own engine does not (TestGorgoniaSoftmaxShift: every row
+// shifted by the first element of the first row).
+func TestEngineSoftmaxShift(t *testing.T) {
+	xs := []float64{0, 0, 1, 1000, 0, -3, -1000, -1001, -999}
+	for _, log := range []bool{false, true} {
+		for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
+			g := G.NewGraph()
+			var back any = append([]float64(nil), xs...)
+			if dt == tensor.Float32 {
+				f := make([]float32, len(xs))
+				for i, v := range xs {
+					f[i] = float32(v)
+				}
+				back = f
+			}
+			x := G.NewMatrix(g, dt, G.WithShape(3, 3), G.WithName("x"), G.WithValue(tensor.New(tensor.WithShape(3, 3), tensor.WithBacking(back))))
+			op := G.SoftMax // (not both on one x: Gorgonia gives them one hash and returns the first)
+			if log {
+				op = G.LogSoftMax
+			}
+			sm := G.Must(op(x))
+			runGraph(t, g, G.WithEngine(bulkad.Engine{}))
+			got := valuesF64(sm.Value())
+			want := softmaxRows(xs, 3, log)
+			tol := 1e-15
+			if dt == tensor.Float32 {
+				tol = 1e-6
+			}
+			for i := range want {
+				if math.Abs(got[i]-want[i]) > tol*math.Max(1, math.Abs(want[i])) {
+					t.Errorf("%v log=%v: %v, want %v", dt, log, got, want)
+					break
+				}
+			}
+		}
+	}
+}
+
+// TestEngineSoftmaxOptions: the engine's SoftMax along every axis, into a reused tensor, in
+// place (UseUnsafe) and into a new tensor; a bad axis is an error; an int tensor goes to
+// Gorgonia's engine (which refuses it).
+func TestEngineSoftmaxOptions(t *testing.T) {
+	e := bulkad.Engine{}
+	xs := []float64{0.5, -1, 2, 0, 3, 1, -2, 0.25, 1.5, -0.5, 2.5, 1}
+	mk := func() *tensor.Dense {
+		return tensor.New(tensor.WithShape(2, 3, 2), tensor.WithBacking(append([]float64(nil), xs...)), tensor.WithEngine(e))
+	}
+	for axis := -1; axis < 3; axis++ {
+		a := axis
+		if a < 0 {
+			a += 3
+		}
+		// The definition along axis a of [2,3,2].
+		want := make([]float64, len(xs))
+		sh := []int{2, 3, 2}
+		st := []int{6, 2, 1}
+		for i := range xs {
+			s := 0.0
+			base := i - (i/st[a]%sh[a])*st[a]
+			for k := 0; k < sh[a]; k++ {
+				s += math.Exp(xs[base+k*st[a]])
+			}
+			want[i] = math.Exp(xs[i]) / s
+		}
+		check := func(how string, got tensor.Tensor) {
+			t.Helper()
+			for i, v := range got.(*tensor.Dense).Float64s() {
+				if math.Abs(v-want[i]) > 1e-15 {
+					t.Errorf("axis %d %s: %v, want %v", axis, how, got.Data(), want)
+					return
+				}
+			}
+		}
+		x := mk()
+		got, err := e.SoftMax(x, axis)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got == tensor.Tensor(x) {
+			t.Errorf("axis %d: the safe call wrote into its input", axis)
+		}
+		check("new", got)
+		reuse := tensor.New(tensor.Of(tensor.Float64), tensor.WithShape(2, 3, 2))
+		if got, err = e.SoftMax(mk(), axis, tensor.WithReuse(reuse)); err != nil || got != tensor.Tensor(reuse) {
+			t.Fatalf("axis %d reuse: %v, %v", axis, got, err)
+		}
+		check("reuse", got)
+		x = mk()
+		if got, err = e.SoftMax(x, axis, tensor.UseUnsafe()); err != nil || got != tensor.Tensor(x) {
+			t.Fatalf("axis %d unsafe: %v, %v", axis, got, err)
+		}
+		check("unsafe", got)
+	}
+	if _, err := e.SoftMax(mk(), 3); err == nil {
+		t.Error("axis 3 of a rank-3 tensor was accepted")
+	}
+	if _, err := e.SoftMax(mk(), 0, tensor.WithReuse(tensor.New(tensor.Of(tensor.Float64), tensor.WithShape(12)))); err == nil {
+		t.Error("a reuse tensor of another shape was accepted")
+	}
+	ints := tensor.New(tensor.WithShape(2), tensor.WithBacking([]int{1, 2}), tensor.WithEngine(e))
+	if _, err := e.SoftMax(ints, 0); err == nil {
+		t.Error("an int tensor was accepted")
+	}
+}
+
+func valuesF64(v G.Value) []float64 {
+	switch d := v.Data().(type) {
+	case []float64:
+		return d
+	case []float32:
+		out := make([]float64, len(d))
+		for i, x := range d {
+			out[i] = float64(x)
+		}
+		return out
+	}
+	panic(fmt.Sprintf("values of %T", v.Data()))
+}
+
+// ExampleEngine runs a softmax on a machine with bulkad's engine: the row [1000, 0] that
+// Gorgonia's own engine turns into NaN (TestGorgoniaSoftmaxShift) comes out right.
+func ExampleEngine() {
+	g := G.NewGraph()
+	x := G.NewMatrix(g, tensor.Float64, G.WithShape(2, 2), G.WithName("x"),
+		G.WithValue(tensor.New(tensor.WithShape(2, 2), tensor.WithBacking([]float64{0, 0, 1000, 0}))))
+	sm := G.Must(G.SoftMax(x))
+	vm := G.NewTapeMachine(g, G.WithEngine(bulkad.Engine{}))
+	defer vm.Close()
+	if err := vm.RunAll(); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(sm.Value().Data())
+	// Output: [0.5 0.5 1 0]
+}
