@@ -7,10 +7,11 @@ import (
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
+	"github.com/bulkad/bulkad/core"
 	"github.com/bulkad/bulkad/kernel"
 )
 
-// Engine is a tensor engine for Gorgonia's machines that runs two forward operations of
+// Engine is a tensor engine for Gorgonia's machines that runs some forward operations of
 // Gorgonia's default engine on package kernel's loops, and leaves every other one to
 // gorgonia.StandardEngine (which it embeds):
 //
@@ -21,7 +22,11 @@ import (
 //     float64, rows split across goroutines. Gorgonia's own (tensor v0.9.24) shifts every row
 //     by the first element of the first row, so a row whose values are far from it overflows
 //     to NaN or underflows to 0/0 (see TestEngineSoftmaxShift); it also starts a goroutine
-//     per row.
+//     per row;
+//   - comparisons of a tensor with a scalar that return 0/1 in the tensor's float type
+//     (GteScalar, GtScalar, LteScalar, LtScalar with tensor.AsSameType, as Rectify's
+//     x >= 0): a table lookup instead of a branch per element, which mispredicts on data of
+//     mixed signs (0.45 vs 3.9 ms on the convnet's 800K activations).
 //
 // Opt in per machine, next to UseBLAS (which speeds up the matrix products):
 //
@@ -162,4 +167,97 @@ func (e Engine) softmax(x tensor.Tensor, axis int, log bool, opts []tensor.FuncO
 		return nil, errors.Wrapf(err, "bulkad: engine: %s of shape %v along axis %d", op, shape, axis)
 	}
 	return out, nil
+}
+
+// GteScalar implements tensor.Gteer for a float tensor compared with a scalar of its type,
+// with a result of the same type (see Engine); other cases go to StandardEngine.
+func (e Engine) GteScalar(t tensor.Tensor, s interface{}, leftTensor bool, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
+	if r, ok, err := e.compareScalar(t, s, leftTensor, core.OpGe, opts); ok {
+		return r, err
+	}
+	return e.StandardEngine.GteScalar(t, s, leftTensor, opts...)
+}
+
+// GtScalar implements tensor.Gter (see GteScalar).
+func (e Engine) GtScalar(t tensor.Tensor, s interface{}, leftTensor bool, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
+	if r, ok, err := e.compareScalar(t, s, leftTensor, core.OpGt, opts); ok {
+		return r, err
+	}
+	return e.StandardEngine.GtScalar(t, s, leftTensor, opts...)
+}
+
+// LteScalar implements tensor.Lteer (see GteScalar).
+func (e Engine) LteScalar(t tensor.Tensor, s interface{}, leftTensor bool, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
+	if r, ok, err := e.compareScalar(t, s, leftTensor, core.OpLe, opts); ok {
+		return r, err
+	}
+	return e.StandardEngine.LteScalar(t, s, leftTensor, opts...)
+}
+
+// LtScalar implements tensor.Lter (see GteScalar).
+func (e Engine) LtScalar(t tensor.Tensor, s interface{}, leftTensor bool, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
+	if r, ok, err := e.compareScalar(t, s, leftTensor, core.OpLt, opts); ok {
+		return r, err
+	}
+	return e.StandardEngine.LtScalar(t, s, leftTensor, opts...)
+}
+
+// flipped is the ordering with its operands swapped: s op x is x flipped(op) s.
+func flipped(op core.BinOp) core.BinOp {
+	switch op {
+	case core.OpGe:
+		return core.OpLe
+	case core.OpGt:
+		return core.OpLt
+	case core.OpLe:
+		return core.OpGe
+	}
+	return core.OpGt
+}
+
+// compareScalar is t op s (leftTensor) or s op t with a result of t's float type, computed
+// by kernel.CompareScalar; ok is false for the cases it leaves to StandardEngine (a bool
+// result, a view, another dtype or scalar type, Incr, a reuse tensor that does not fit).
+// As StandardEngine does, UseUnsafe writes into t.
+func (e Engine) compareScalar(t tensor.Tensor, s interface{}, leftTensor bool, op core.BinOp, opts []tensor.FuncOpt) (r tensor.Tensor, ok bool, err error) {
+	d, isDense := t.(*tensor.Dense)
+	if !isDense || d.RequiresIterator() || !d.IsNativelyAccessible() {
+		return nil, false, nil
+	}
+	fo := tensor.ParseFuncOpts(opts...)
+	safe := fo.Safe()
+	if fo.Incr() != nil || safe && !fo.Same() {
+		return nil, false, nil
+	}
+	if !leftTensor {
+		op = flipped(op)
+	}
+	out := d
+	if reuse := fo.Reuse(); reuse != nil {
+		rd, isDense := reuse.(*tensor.Dense)
+		if !isDense || !rd.Shape().Eq(d.Shape()) || rd.Dtype() != d.Dtype() || rd.RequiresIterator() {
+			return nil, false, nil
+		}
+		out = rd
+	} else if safe {
+		out = tensor.New(tensor.Of(d.Dtype()), tensor.WithShape(d.Shape().Clone()...), tensor.WithEngine(e))
+	}
+	switch v := s.(type) {
+	case float64:
+		if d.Dtype() != tensor.Float64 {
+			return nil, false, nil
+		}
+		err = kernel.CompareScalar(out.Float64s(), d.Float64s(), v, op)
+	case float32:
+		if d.Dtype() != tensor.Float32 {
+			return nil, false, nil
+		}
+		err = kernel.CompareScalar(out.Float32s(), d.Float32s(), v, op)
+	default:
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, true, errors.Wrapf(err, "bulkad: engine: %v of a tensor of shape %v with a scalar", op, d.Shape())
+	}
+	return out, true, nil
 }

@@ -257,3 +257,88 @@ func ExampleEngine() {
 	fmt.Println(sm.Value().Data())
 	// Output: [0.5 0.5 1 0]
 }
+
+// TestEngineCompareScalar: tensor.Gte, Gt, Lte and Lt of a tensor on the engine with a scalar,
+// the scalar on either side, with a result of the tensor's type (new, into a reuse tensor,
+// in place), against the definition (NaN compares false); a bool result goes to Gorgonia's
+// engine and is still right.
+func TestEngineCompareScalar(t *testing.T) {
+	xs := []float64{-1, 0, 0.5, 2, math.NaN(), math.Inf(-1)}
+	type cmpFn func(a, b interface{}, opts ...tensor.FuncOpt) (tensor.Tensor, error)
+	ops := []struct {
+		name string
+		f    cmpFn
+		def  func(a, b float64) bool
+	}{
+		{">=", tensor.Gte, func(a, b float64) bool { return a >= b }},
+		{">", tensor.Gt, func(a, b float64) bool { return a > b }},
+		{"<=", tensor.Lte, func(a, b float64) bool { return a <= b }},
+		{"<", tensor.Lt, func(a, b float64) bool { return a < b }},
+	}
+	mk := func() *tensor.Dense {
+		return tensor.New(tensor.WithShape(2, 3), tensor.WithBacking(append([]float64(nil), xs...)), tensor.WithEngine(bulkad.Engine{}))
+	}
+	const s = 0.5
+	for _, op := range ops {
+		for _, left := range []bool{true, false} {
+			want := make([]float64, len(xs))
+			for i, x := range xs {
+				a, b := x, s
+				if !left {
+					a, b = s, x
+				}
+				if op.def(a, b) {
+					want[i] = 1
+				}
+			}
+			call := func(x *tensor.Dense, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
+				opts = append(opts, tensor.AsSameType())
+				if left {
+					return op.f(x, s, opts...)
+				}
+				return op.f(s, x, opts...)
+			}
+			name := fmt.Sprintf("x %s %v", op.name, s)
+			if !left {
+				name = fmt.Sprintf("%v %s x", s, op.name)
+			}
+			check := func(how string, got tensor.Tensor, err error) {
+				t.Helper()
+				if err != nil {
+					t.Fatalf("%s %s: %v", name, how, err)
+				}
+				for i, v := range got.(*tensor.Dense).Float64s() {
+					if v != want[i] {
+						t.Errorf("%s %s: %v, want %v", name, how, got.Data(), want)
+						return
+					}
+				}
+			}
+			x := mk()
+			got, err := call(x)
+			check("new", got, err)
+			if got == tensor.Tensor(x) || x.Float64s()[0] != xs[0] {
+				t.Errorf("%s: the safe call wrote into its input", name)
+			}
+			reuse := tensor.New(tensor.Of(tensor.Float64), tensor.WithShape(2, 3))
+			got, err = call(mk(), tensor.WithReuse(reuse))
+			check("reuse", got, err)
+			if got != tensor.Tensor(reuse) {
+				t.Errorf("%s: the result is not the reuse tensor", name)
+			}
+			x = mk()
+			got, err = call(x, tensor.UseUnsafe())
+			check("unsafe", got, err)
+			if got != tensor.Tensor(x) {
+				t.Errorf("%s: the unsafe result is not the input", name)
+			}
+		}
+	}
+	b, err := tensor.Gte(mk(), 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := b.Data().([]bool); !got[2] || got[1] || got[4] {
+		t.Errorf("x >= 0.5 as bools: %v", got)
+	}
+}
