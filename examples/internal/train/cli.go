@@ -86,6 +86,7 @@ func Main(ex Example, grad GradFunc, gradName string, ref GradFunc, args []strin
 	dtype := fs.String("dtype", "float64", "float64 or float32")
 	seed := fs.Int64("seed", d.Seed, "random seed (data order and initial weights)")
 	gonumBLAS := fs.Bool("gonum", false, "keep gonum's GEMM for Gorgonia's own matrix products (default: bulkad.UseBLAS, bulkad's GEMM)")
+	stdEngine := fs.Bool("std-engine", false, "run the machines on Gorgonia's own tensor engine (default: bulkad.Engine, kernel's transpose, softmax and ReLU mask)")
 	if ex.ExtraFlags != nil {
 		ex.ExtraFlags(fs)
 	}
@@ -97,6 +98,7 @@ func Main(ex Example, grad GradFunc, gradName string, ref GradFunc, args []strin
 	cfg := d
 	cfg.Name = ex.Name
 	cfg.Epochs, cfg.Batch, cfg.Steps, cfg.LearnRate, cfg.Seed = *epochs, *bs, *steps, *lr, *seed
+	cfg.Engine = !*stdEngine
 	var err error
 	if cfg.Dtype, err = ParseDtype(ex.Name, *dtype); err != nil {
 		return err
@@ -111,6 +113,9 @@ func Main(ex Example, grad GradFunc, gradName string, ref GradFunc, args []strin
 	}
 	if !*gonumBLAS {
 		fmt.Fprintf(out, "Gorgonia's matrix products: %s (bulkad.UseBLAS)\n", bulkad.UseBLAS())
+	}
+	if cfg.Engine {
+		fmt.Fprintln(out, "tensor engine: bulkad.Engine (-std-engine: Gorgonia's)")
 	}
 	if err := describeKernels(out); err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"math/rand"
 	"time"
 
+	"github.com/bulkad/bulkad"
 	"github.com/bulkad/bulkad/examples/opgraphs"
 	"github.com/pkg/errors"
 	G "gorgonia.org/gorgonia"
@@ -51,6 +52,15 @@ type Config struct {
 	Seed      int64
 	Classes   int
 	TTY       bool // redraw the progress bar in place
+	Engine    bool // run the machines on bulkad.Engine (Gorgonia's transposes, softmax and ReLU mask on kernel's loops)
+}
+
+// vmOpts are the options of every machine cfg compiles.
+func (cfg Config) vmOpts(opts ...G.VMOpt) []G.VMOpt {
+	if cfg.Engine {
+		opts = append(opts, G.WithEngine(bulkad.Engine{}))
+	}
+	return opts
 }
 
 // Result is what a training run reports.
@@ -130,7 +140,7 @@ func NewTrainer(cfg Config, build BuildFunc, params []*tensor.Dense, grad GradFu
 	if _, err := grad(n.Cost, n.Learn...); err != nil {
 		return nil, errors.Wrap(err, cfg.Name) // the error names the autodiff and its operation
 	}
-	t.VM = G.NewTapeMachine(n.G, G.BindDualValues(n.Learn...))
+	t.VM = G.NewTapeMachine(n.G, cfg.vmOpts(G.BindDualValues(n.Learn...))...)
 	t.Solver = G.NewAdamSolver(G.WithLearnRate(cfg.LearnRate))
 	return t, nil
 }
@@ -175,7 +185,7 @@ func Evaluate(cfg Config, build BuildFunc, params []*tensor.Dense, d *Data, xSha
 	if err != nil {
 		return 0, errors.Wrapf(err, "%s: building the evaluation graph", cfg.Name)
 	}
-	vm := G.NewTapeMachine(n.G)
+	vm := G.NewTapeMachine(n.G, cfg.vmOpts()...)
 	defer vm.Close()
 	ok, total := 0, 0
 	for start := 0; start+cfg.Batch <= d.N; start += cfg.Batch {
