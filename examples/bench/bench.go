@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pkg/errors"
+	"gonum.org/v1/gonum/blas/gonum"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
@@ -70,6 +71,11 @@ type Row struct {
 	// process between the Go steps; BulkadOverTorch divides BulkadStepMS by it.
 	TorchStepMS     float64 `json:"torch_step_ms,omitempty"`
 	BulkadOverTorch float64 `json:"bulkad_over_torch,omitempty"`
+	// DefaultStepMS is gorgonia.Grad's step as a Gorgonia user has it out of the box (gonum's
+	// GEMM, Gorgonia's engine), measured between the other steps (-baseline);
+	// BulkadOverDefault divides BulkadStepMS (with -blas and -engine as given) by it.
+	DefaultStepMS     float64 `json:"gorgonia_default_step_ms,omitempty"`
+	BulkadOverDefault float64 `json:"bulkad_over_gorgonia_default,omitempty"`
 }
 
 // prepared is a compiled graph ready to step.
@@ -157,8 +163,10 @@ func median(ds []time.Duration) float64 {
 // measure runs bulkad, Gorgonia, the forward pass, the Hessian-vector graph and (with an
 // anchor) PyTorch alternating (A B C D E A B C D E …) for rounds rounds after one warm-up
 // round, and reports medians.
-// With vm options (such as bulkad.Engine), every machine of the row gets them.
-func measure(s spec, dt tensor.Dtype, rounds int, torch *anchor, vm ...G.VMOpt) (Row, error) {
+// With vm options (such as bulkad.Engine), every machine of the row gets them. With baseline,
+// a fifth machine steps gorgonia.Grad's graph on Gorgonia's defaults: gonum's BLAS installed
+// for its step only (whatever -blas installed is put back after it) and no vm options.
+func measure(s spec, dt tensor.Dtype, rounds int, torch *anchor, baseline bool, vm ...G.VMOpt) (Row, error) {
 	row := Row{Model: s.Name, Dtype: dt.String()}
 	a, err := prepare(s, dt, bulkad.Grad, vm...)
 	if err != nil {
@@ -180,8 +188,17 @@ func measure(s spec, dt tensor.Dtype, rounds int, torch *anchor, vm ...G.VMOpt) 
 		return row, err
 	}
 	defer h.vm.Close()
-	variants := []string{"bulkad", "gorgonia", "forward", "hvp"}
-	var ta, tb, tc, th, tt []time.Duration
+	machines := []*prepared{a, b, c, h}
+	if baseline {
+		d, err := prepare(s, dt, G.Grad)
+		if err != nil {
+			return row, err
+		}
+		defer d.vm.Close()
+		machines = append(machines, d)
+	}
+	variants := []string{"bulkad", "gorgonia", "forward", "hvp", "gorgonia-default"}
+	var ta, tb, tc, th, tt, td []time.Duration
 	var ma, mb float64
 	for r := 0; r <= rounds; r++ {
 		if torch != nil && s.Key != "" {
@@ -193,12 +210,18 @@ func measure(s spec, dt tensor.Dtype, rounds int, torch *anchor, vm ...G.VMOpt) 
 				tt = append(tt, time.Duration(ms*float64(time.Millisecond)))
 			}
 		}
-		for k, p := range []*prepared{a, b, c, h} {
+		for k, p := range machines {
 			var ms0, ms1 runtimeMem
 			ms0.read()
 			var d time.Duration
 			// Profile labels (go tool pprof -tagfocus step=bulkad) separate the variants in a -cpuprofile.
 			pprof.Do(context.Background(), pprof.Labels("step", variants[k], "model", s.Name+" "+dt.String()), func(context.Context) {
+				if k == 4 {
+					gb, tb := G.WhichBLAS(), tensor.WhichBLAS()
+					G.Use(gonum.Implementation{})
+					tensor.Use(gonum.Implementation{})
+					defer func() { G.Use(gb); tensor.Use(tb) }()
+				}
 				d, err = p.step()
 			})
 			if err != nil {
@@ -219,6 +242,8 @@ func measure(s spec, dt tensor.Dtype, rounds int, torch *anchor, vm ...G.VMOpt) 
 				tc = append(tc, d)
 			case 3:
 				th = append(th, d)
+			case 4:
+				td = append(td, d)
 			}
 		}
 	}
@@ -233,6 +258,10 @@ func measure(s spec, dt tensor.Dtype, rounds int, torch *anchor, vm ...G.VMOpt) 
 	row.DiffMSGorgonia = float64(b.diff) / float64(time.Millisecond)
 	row.AllocsBulkad = ma / float64(rounds) / 1024
 	row.AllocsGorgonia = mb / float64(rounds) / 1024
+	if len(td) > 0 {
+		row.DefaultStepMS = median(td)
+		row.BulkadOverDefault = row.BulkadStepMS / row.DefaultStepMS
+	}
 	if len(tt) > 0 {
 		row.TorchStepMS = median(tt)
 		row.BulkadOverTorch = row.BulkadStepMS / row.TorchStepMS
@@ -268,3 +297,9 @@ func fmtTorchRow(r Row) string {
 }
 
 const torchHeader = "| model | dtype | bulkad step ms | gorgonia step ms | PyTorch step ms | bulkad/PyTorch | bulkad/gorgonia |\n|---|---|---|---|---|---|---|"
+
+const defaultHeader = "| model | dtype | bulkad step ms | gorgonia.Grad step ms, Gorgonia's defaults (gonum GEMM, its engine) | bulkad/default |\n|---|---|---|---|---|"
+
+func fmtDefaultRow(r Row) string {
+	return fmt.Sprintf("| %s | %s | %.2f | %.2f | **%.2f** |", r.Model, r.Dtype, r.BulkadStepMS, r.DefaultStepMS, r.BulkadOverDefault)
+}

@@ -53,6 +53,7 @@ type Result struct {
 type options struct {
 	small, verbose, torch, gemmOnly bool
 	engine                          bool // every machine runs on bulkad.Engine
+	baseline                        bool // also gorgonia.Grad on Gorgonia's defaults
 	rounds, threads                 int
 	only                            string
 }
@@ -68,6 +69,7 @@ func main() {
 	threads := flag.Int("threads", 0, "GOMAXPROCS and PyTorch/OpenBLAS threads (0: 1 with -torch, else GOMAXPROCS as is)")
 	gemmOnly := flag.Bool("gemm", false, "only the GEMM table")
 	engine := flag.Bool("engine", false, "run every machine (bulkad's, Gorgonia's, the forward pass) on bulkad.Engine (gorgonia.WithEngine): kernel's transpose and softmax for Gorgonia's forward pass")
+	baseline := flag.Bool("baseline", false, "also step gorgonia.Grad's graph on Gorgonia's defaults (gonum's GEMM, its engine) between the other steps, and print bulkad/default")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
 	flag.Parse()
 	if *cpuProfile != "" {
@@ -98,7 +100,7 @@ func main() {
 	if !*asJSON {
 		fmt.Printf("Gorgonia's matrix products: %s\n", blasName)
 	}
-	res, err := run(options{small: *small, rounds: *rounds, only: *only, verbose: !*asJSON, torch: *torch, threads: runtime.GOMAXPROCS(0), gemmOnly: *gemmOnly, engine: *engine})
+	res, err := run(options{small: *small, rounds: *rounds, only: *only, verbose: !*asJSON, torch: *torch, threads: runtime.GOMAXPROCS(0), gemmOnly: *gemmOnly, engine: *engine, baseline: *baseline})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "error:", err)
 		pprof.StopCPUProfile()
@@ -154,7 +156,7 @@ func run(o options) (*Result, error) {
 			if o.engine {
 				vm = append(vm, G.WithEngine(bulkad.Engine{}))
 			}
-			row, err := measure(s, dt, o.rounds, torch, vm...)
+			row, err := measure(s, dt, o.rounds, torch, o.baseline, vm...)
 			if err != nil {
 				return nil, err
 			}
@@ -162,6 +164,13 @@ func run(o options) (*Result, error) {
 			if verbose {
 				fmt.Println(fmtRow(row))
 			}
+		}
+	}
+	if verbose && o.baseline {
+		fmt.Println()
+		fmt.Println(defaultHeader)
+		for _, r := range res.Rows {
+			fmt.Println(fmtDefaultRow(r))
 		}
 	}
 	if verbose && torch != nil {
