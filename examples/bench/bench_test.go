@@ -10,10 +10,11 @@ import (
 	"github.com/bulkad/bulkad"
 )
 
-// TestBenchSmoke runs the whole command on tiny models: every model steps with both
-// autodiffs, the numbers are positive, and the exponent is finite.
+// TestBenchSmoke runs the whole command on tiny models (on bulkad.Engine, with the
+// Gorgonia-defaults baseline): every model steps with both autodiffs, the numbers are
+// positive, and the exponent is finite.
 func TestBenchSmoke(t *testing.T) {
-	res, err := run(options{small: true, rounds: 2})
+	res, err := run(options{small: true, rounds: 2, engine: true, baseline: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,7 +22,7 @@ func TestBenchSmoke(t *testing.T) {
 		t.Fatalf("%d rows", len(res.Rows))
 	}
 	for _, r := range res.Rows {
-		if !(r.BulkadStepMS > 0 && r.GorgoniaStepMS > 0 && r.ForwardMS > 0 && r.NodesBulkad > 0 && r.NodesGorgonia > 0) {
+		if !(r.BulkadStepMS > 0 && r.GorgoniaStepMS > 0 && r.ForwardMS > 0 && r.NodesBulkad > 0 && r.NodesGorgonia > 0 && r.DefaultStepMS > 0) {
 			t.Errorf("row %+v", r)
 		}
 	}
