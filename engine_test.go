@@ -342,3 +342,83 @@ func TestEngineCompareScalar(t *testing.T) {
 		t.Errorf("x >= 0.5 as bools: %v", got)
 	}
 }
+
+// TestEngineBinary: Add, Sub, Mul and Div of two tensors of one shape on the engine (new,
+// reuse, in place) against the definition, both dtypes; a large operand (split across
+// goroutines) too; shapes that differ go to Gorgonia's engine, which refuses them.
+func TestEngineBinary(t *testing.T) {
+	type fn func(a, b interface{}, opts ...tensor.FuncOpt) (tensor.Tensor, error)
+	ops := []struct {
+		name string
+		f    fn
+		def  func(a, b float64) float64
+	}{
+		{"+", tensor.Add, func(a, b float64) float64 { return a + b }},
+		{"-", tensor.Sub, func(a, b float64) float64 { return a - b }},
+		{"*", tensor.Mul, func(a, b float64) float64 { return a * b }},
+		{"/", tensor.Div, func(a, b float64) float64 { return a / b }},
+	}
+	for _, n := range []int{6, 300000} {
+		xs, ys := make([]float64, n), make([]float64, n)
+		for i := range xs {
+			xs[i], ys[i] = float64(i%7)-3.5, float64(i%5)+0.5
+		}
+		ys[1] = 0 // a division by zero gives ±Inf as in Go
+		for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
+			mk := func(v []float64) *tensor.Dense {
+				if dt == tensor.Float32 {
+					f := make([]float32, len(v))
+					for i, x := range v {
+						f[i] = float32(x)
+					}
+					return tensor.New(tensor.WithShape(2, n/2), tensor.WithBacking(f), tensor.WithEngine(bulkad.Engine{}))
+				}
+				return tensor.New(tensor.WithShape(2, n/2), tensor.WithBacking(append([]float64(nil), v...)), tensor.WithEngine(bulkad.Engine{}))
+			}
+			for _, op := range ops {
+				check := func(how string, got tensor.Tensor, err error) {
+					t.Helper()
+					if err != nil {
+						t.Fatalf("%v %s %s: %v", dt, op.name, how, err)
+					}
+					vs := valuesF64(got)
+					for i := range xs {
+						want := op.def(xs[i], ys[i])
+						if dt == tensor.Float32 {
+							want = float64(float32(op.def(float64(float32(xs[i])), float64(float32(ys[i])))))
+						}
+						if vs[i] != want {
+							t.Fatalf("%v n=%d: %v %s %v = %v, want %v (%s)", dt, n, xs[i], op.name, ys[i], vs[i], want, how)
+						}
+					}
+				}
+				x := mk(xs)
+				got, err := op.f(x, mk(ys))
+				check("new", got, err)
+				if got == tensor.Tensor(x) {
+					t.Errorf("%s: the safe call wrote into its input", op.name)
+				}
+				reuse := tensor.New(tensor.Of(dt), tensor.WithShape(2, n/2))
+				got, err = op.f(mk(xs), mk(ys), tensor.WithReuse(reuse))
+				check("reuse", got, err)
+				if got != tensor.Tensor(reuse) {
+					t.Errorf("%s: the result is not the reuse tensor", op.name)
+				}
+				x = mk(xs)
+				got, err = op.f(x, mk(ys), tensor.UseUnsafe())
+				check("unsafe", got, err)
+				if got != tensor.Tensor(x) {
+					t.Errorf("%s: the unsafe result is not the input", op.name)
+				}
+				if _, err := op.f(mk(xs), mk(ys), tensor.WithReuse(tensor.New(tensor.Of(dt), tensor.WithShape(n)))); err == nil {
+					t.Errorf("%s: a reuse tensor of another shape was accepted", op.name)
+				}
+			}
+		}
+	}
+	a := tensor.New(tensor.WithShape(2, 3), tensor.Of(tensor.Float64), tensor.WithEngine(bulkad.Engine{}))
+	b := tensor.New(tensor.WithShape(3, 2), tensor.Of(tensor.Float64), tensor.WithEngine(bulkad.Engine{}))
+	if _, err := tensor.Add(a, b); err == nil {
+		t.Error("tensors of shapes (2,3) and (3,2) were added")
+	}
+}
