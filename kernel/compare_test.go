@@ -41,6 +41,20 @@ func TestCompareScalar(t *testing.T) {
 			}
 		}
 	}
+	// A large input, split across goroutines, against the definition.
+	big := make([]float32, 1<<19)
+	for i := range big {
+		big[i] = float32(i%9) - 4
+	}
+	bigOut := make([]float32, len(big))
+	if err := CompareScalar(bigOut, big, 0, core.OpGe); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range big {
+		if want := oneIf[float32](v >= 0); bigOut[i] != want {
+			t.Fatalf("large input: element %d (%v >= 0) = %v", i, v, bigOut[i])
+		}
+	}
 	if err := CompareScalar(make([]float64, 2), make([]float64, 2), 0, core.OpEq); err == nil {
 		t.Error("== was accepted")
 	}
