@@ -28,7 +28,9 @@ import (
 //     x >= 0): a table lookup instead of a branch per element, which mispredicts on data of
 //     mixed signs (0.45 vs 3.9 ms on the convnet's 800K activations);
 //   - Add, Sub, Mul and Div of two tensors of one shape (the bias add, the ReLU's x ⊙ mask):
-//     kernel.Binary, split across goroutines when large (Gorgonia's loops are serial).
+//     kernel.Binary, split across goroutines when large (Gorgonia's loops are serial);
+//   - Exp, Log, Tanh, Neg and Sqrt (the RNN's tanh, the log-softmax gradient's exp):
+//     kernel.Unary, likewise.
 //
 // Opt in per machine, next to UseBLAS (which speeds up the matrix products):
 //
@@ -337,6 +339,70 @@ func (e Engine) binary(a, b tensor.Tensor, op core.BinOp, opts []tensor.FuncOpt)
 	}
 	if err := (kernel.Binary{Op: op}).Run(dst, ins); err != nil {
 		return nil, true, errors.Wrapf(err, "bulkad: engine: %v of two tensors of shape %v", op, x.Shape())
+	}
+	return out, true, nil
+}
+
+// Exp implements tensor.Exper: exp of a float tensor on kernel.Unary (float32 through
+// float64, correctly rounded more often than Gorgonia's math32; split across goroutines when
+// large); other cases go to StandardEngine.
+func (e Engine) Exp(a tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
+	if r, ok, err := e.unary(a, core.OpExp, opts); ok {
+		return r, err
+	}
+	return e.StandardEngine.Exp(a, opts...)
+}
+
+// Log implements tensor.Loger (see Exp).
+func (e Engine) Log(a tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
+	if r, ok, err := e.unary(a, core.OpLog, opts); ok {
+		return r, err
+	}
+	return e.StandardEngine.Log(a, opts...)
+}
+
+// Tanh implements tensor.Tanher (see Exp).
+func (e Engine) Tanh(a tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
+	if r, ok, err := e.unary(a, core.OpTanh, opts); ok {
+		return r, err
+	}
+	return e.StandardEngine.Tanh(a, opts...)
+}
+
+// Neg implements tensor.Neger (see Exp).
+func (e Engine) Neg(a tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
+	if r, ok, err := e.unary(a, core.OpNeg, opts); ok {
+		return r, err
+	}
+	return e.StandardEngine.Neg(a, opts...)
+}
+
+// Sqrt implements tensor.Sqrter (see Exp).
+func (e Engine) Sqrt(a tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
+	if r, ok, err := e.unary(a, core.OpSqrt, opts); ok {
+		return r, err
+	}
+	return e.StandardEngine.Sqrt(a, opts...)
+}
+
+// unary is op applied element-wise to a contiguous float tensor (ok false otherwise).
+func (e Engine) unary(a tensor.Tensor, op core.UnOp, opts []tensor.FuncOpt) (r tensor.Tensor, ok bool, err error) {
+	x, ok := contiguous(a)
+	if !ok {
+		return nil, false, nil
+	}
+	out, ok, err := e.output(op.String(), x, opts)
+	if !ok || err != nil {
+		return nil, ok, err
+	}
+	var dst, in any
+	if x.Dtype() == tensor.Float64 {
+		dst, in = out.Float64s(), x.Float64s()
+	} else {
+		dst, in = out.Float32s(), x.Float32s()
+	}
+	if err := (kernel.Unary{Op: op}).Run(dst, []any{in}); err != nil {
+		return nil, true, errors.Wrapf(err, "bulkad: engine: %v of a tensor of shape %v", op, x.Shape())
 	}
 	return out, true, nil
 }

@@ -422,3 +422,56 @@ func TestEngineBinary(t *testing.T) {
 		t.Error("tensors of shapes (2,3) and (3,2) were added")
 	}
 }
+
+// TestEngineUnary: Exp, Log, Tanh, Neg and Sqrt of a tensor on the engine, both dtypes,
+// small and large (split across goroutines), against the math package (float32 within one
+// rounding of the float64 value); NaN stays NaN.
+func TestEngineUnary(t *testing.T) {
+	type fn func(a tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error)
+	ops := []struct {
+		name string
+		f    fn
+		def  func(float64) float64
+	}{
+		{"exp", tensor.Exp, math.Exp},
+		{"log", tensor.Log, math.Log},
+		{"tanh", tensor.Tanh, math.Tanh},
+		{"neg", tensor.Neg, func(x float64) float64 { return -x }},
+		{"sqrt", tensor.Sqrt, math.Sqrt},
+	}
+	for _, n := range []int{8, 300000} {
+		xs := make([]float64, n)
+		for i := range xs {
+			xs[i] = float64(i%11)*0.75 - 2
+		}
+		xs[3] = math.NaN()
+		for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
+			for _, op := range ops {
+				var x *tensor.Dense
+				if dt == tensor.Float32 {
+					f := make([]float32, n)
+					for i, v := range xs {
+						f[i] = float32(v)
+					}
+					x = tensor.New(tensor.WithShape(n), tensor.WithBacking(f), tensor.WithEngine(bulkad.Engine{}))
+				} else {
+					x = tensor.New(tensor.WithShape(n), tensor.WithBacking(append([]float64(nil), xs...)), tensor.WithEngine(bulkad.Engine{}))
+				}
+				got, err := op.f(x)
+				if err != nil {
+					t.Fatalf("%v %s: %v", dt, op.name, err)
+				}
+				tol := 1e-15
+				if dt == tensor.Float32 {
+					tol = 1.2e-7
+				}
+				for i, v := range valuesF64(got) {
+					want := op.def(xs[i])
+					if math.IsNaN(want) != math.IsNaN(v) || !math.IsNaN(want) && math.Abs(v-want) > tol*math.Max(1e-30, math.Abs(want)) && !(math.IsInf(want, 0) && v == want) {
+						t.Fatalf("%v n=%d: %s(%v) = %v, want %v", dt, n, op.name, xs[i], v, want)
+					}
+				}
+			}
+		}
+	}
+}
