@@ -99,3 +99,24 @@ func near(a, b, tol float64) bool {
 	}
 	return d <= tol*(1+s)
 }
+
+// TestEngineEverywhere: after a run with bulkad's gradients on bulkad.Engine, every tensor
+// value of the graph that Gorgonia or raise allocated carries the engine, so the operations
+// reading them dispatch on it (raise's ops give their outputs their inputs' engine).
+func TestEngineEverywhere(t *testing.T) {
+	eachZoo(t, tensor.Float32, func(t *testing.T, m *models.Model) {
+		if _, err := bulkad.Grad(m.Cost, m.Wrt...); err != nil {
+			t.Fatal(err)
+		}
+		mustRunOnce(t, m.G, m.Wrt, G.WithEngine(bulkad.Engine{}))
+		for _, n := range m.G.AllNodes() {
+			d, ok := n.Value().(*tensor.Dense)
+			if !ok || n.Op() == nil {
+				continue
+			}
+			if _, ok := d.Engine().(bulkad.Engine); !ok {
+				t.Errorf("%v (%v): engine %T", n, n.Op(), d.Engine())
+			}
+		}
+	})
+}
