@@ -168,14 +168,13 @@ func PostOrder(t Term, f func(Term)) {
 		return
 	}
 	// The children of the frames on the stack share one slice: a frame's are kids[start:end],
-	// pushed after its parent's and dropped when it is popped (no slice per node).
-	type frame struct {
-		t                Term
-		start, next, end int
-	}
-	seen := map[*node]struct{}{t.base(): {}}
-	kids := appendChildren(make([]Term, 0, 64), t)
-	stack := append(make([]frame, 0, 32), frame{t: t, end: len(kids)})
+	// pushed after its parent's and dropped when it is popped (no slice per node). The
+	// visited set and both slices are reused across walks (see nodeSet).
+	seen := getNodeSet()
+	seen.add(t.base(), 0)
+	kids := appendChildren(seen.kids[:0], t)
+	stack := append(seen.stack[:0], walkFrame{t: t, end: len(kids)})
+	high, deep := len(kids), 1
 	for len(stack) > 0 {
 		top := &stack[len(stack)-1]
 		if top.next < top.end {
@@ -184,11 +183,12 @@ func PostOrder(t Term, f func(Term)) {
 			if c == nil {
 				continue
 			}
-			if _, done := seen[c.base()]; !done {
-				seen[c.base()] = struct{}{}
+			if seen.add(c.base(), 0) {
 				start := len(kids)
 				kids = appendChildren(kids, c)
-				stack = append(stack, frame{t: c, start: start, next: start, end: len(kids)})
+				high = max(high, len(kids))
+				stack = append(stack, walkFrame{t: c, start: start, next: start, end: len(kids)})
+				deep = max(deep, len(stack))
 			}
 			continue
 		}
@@ -196,6 +196,16 @@ func PostOrder(t Term, f func(Term)) {
 		kids = kids[:top.start]
 		stack = stack[:len(stack)-1]
 	}
+	// Drop the references to terms before pooling (popped entries still hold theirs).
+	clear(kids[:high])
+	clear(stack[:deep])
+	seen.kids, seen.stack = kids[:0], stack[:0]
+	seen.put()
+}
+
+type walkFrame struct {
+	t                Term
+	start, next, end int
 }
 
 // Size is the number of distinct nodes (by pointer identity) reachable from t.

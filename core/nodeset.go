@@ -1,0 +1,124 @@
+package core
+
+import (
+	"sync"
+	"unsafe"
+)
+
+// nodeSet is the visited set of one walk: a set of (node, tag) pairs by node identity
+// (PostOrder uses tag 0; Check tags a node with the scope version it is reached in).
+//
+// It is an open-addressing hash table over the nodes' addresses, reused across walks through
+// a small free list (not a sync.Pool, which the collector empties: large walks allocate
+// enough to trigger collections between them), so that a walk neither allocates nor grows a
+// map per call. A slot is occupied
+// only when its generation is the walk's: starting a walk is incrementing the generation, not
+// clearing the table, so a small walk after a large one costs only what it touches. Slots hold
+// addresses as integers, not pointers: a pooled table keeps no term alive. During a walk the
+// nodes it records are reachable from the walk's root, which the caller holds, and Go's heap
+// objects do not move, so an address identifies one node for the walk's duration.
+type nodeSet struct {
+	slots []nodeSlot // length a power of two
+	n     int        // occupied slots of this generation
+	gen   uint32
+	// PostOrder's buffers, reused with the set (empty between walks)
+	kids  []Term
+	stack []walkFrame
+}
+
+type nodeSlot struct {
+	addr uintptr
+	tag  uint32
+	gen  uint32
+}
+
+// nodeSets is the free list: a few sets (walks may nest or run concurrently), each table of
+// at most maxPooledSlots slots (16 bytes each).
+var nodeSets struct {
+	sync.Mutex
+	free []*nodeSet
+}
+
+const (
+	maxPooledSets  = 4
+	maxPooledSlots = 1 << 20
+)
+
+// getNodeSet returns an empty set from the free list; release it with put.
+func getNodeSet() *nodeSet {
+	var s *nodeSet
+	nodeSets.Lock()
+	if k := len(nodeSets.free); k > 0 {
+		s = nodeSets.free[k-1]
+		nodeSets.free[k-1] = nil
+		nodeSets.free = nodeSets.free[:k-1]
+	}
+	nodeSets.Unlock()
+	if s == nil {
+		s = &nodeSet{}
+	}
+	s.n = 0
+	s.gen++
+	if s.gen == 0 { // wrapped around: old slots could look occupied
+		clear(s.slots)
+		s.gen = 1
+	}
+	if len(s.slots) == 0 {
+		s.slots = make([]nodeSlot, 256)
+	}
+	return s
+}
+
+// put returns the set to the free list. Tables grown beyond maxPooledSlots are dropped.
+func (s *nodeSet) put() {
+	if len(s.slots) > maxPooledSlots {
+		return
+	}
+	nodeSets.Lock()
+	if len(nodeSets.free) < maxPooledSets {
+		nodeSets.free = append(nodeSets.free, s)
+	}
+	nodeSets.Unlock()
+}
+
+func nodeHash(addr uintptr, tag uint32) uint64 {
+	h := (uint64(addr)>>3 ^ uint64(tag)*0x9E3779B97F4A7C15) * 0xBF58476D1CE4E5B9
+	return h ^ h>>31
+}
+
+// add inserts (n, tag) and reports whether it was absent.
+func (s *nodeSet) add(n *node, tag uint32) bool {
+	if 2*(s.n+1) > len(s.slots) {
+		s.grow()
+	}
+	addr := uintptr(unsafe.Pointer(n))
+	mask := uint64(len(s.slots) - 1)
+	for i := nodeHash(addr, tag) & mask; ; i = (i + 1) & mask {
+		sl := &s.slots[i]
+		if sl.gen != s.gen {
+			*sl = nodeSlot{addr: addr, tag: tag, gen: s.gen}
+			s.n++
+			return true
+		}
+		if sl.addr == addr && sl.tag == tag {
+			return false
+		}
+	}
+}
+
+// grow doubles the table, keeping this generation's entries.
+func (s *nodeSet) grow() {
+	old := s.slots
+	s.slots = make([]nodeSlot, 2*len(old))
+	mask := uint64(len(s.slots) - 1)
+	for _, sl := range old {
+		if sl.gen != s.gen {
+			continue
+		}
+		i := nodeHash(sl.addr, sl.tag) & mask
+		for s.slots[i].gen == s.gen {
+			i = (i + 1) & mask
+		}
+		s.slots[i] = sl
+	}
+}
