@@ -21,9 +21,11 @@ type nodeSet struct {
 	slots []nodeSlot // length a power of two
 	n     int        // occupied slots of this generation
 	gen   uint32
-	// PostOrder's buffers, reused with the set (empty between walks)
+	// the walks' buffers, reused with the set (empty between walks): PostOrder's and
+	// Check's
 	kids  []Term
 	stack []walkFrame
+	undo  []shadowed
 }
 
 type nodeSlot struct {
@@ -120,5 +122,20 @@ func (s *nodeSet) grow() {
 			i = (i + 1) & mask
 		}
 		s.slots[i] = sl
+	}
+}
+
+// has reports whether (n, tag) is in the set.
+func (s *nodeSet) has(n *node, tag uint32) bool {
+	addr := uintptr(unsafe.Pointer(n))
+	mask := uint64(len(s.slots) - 1)
+	for i := nodeHash(addr, tag) & mask; ; i = (i + 1) & mask {
+		sl := &s.slots[i]
+		if sl.gen != s.gen {
+			return false
+		}
+		if sl.addr == addr && sl.tag == tag {
+			return true
+		}
 	}
 }

@@ -249,10 +249,21 @@ func mkFn(vars []*Var, out []Term) *IndexFn {
 // mapKids rebuilds t with f applied to each of its children (see Children), panicking on a
 // Rebuild error like mk.
 func mapKids(t Term, f func(Term) Term) Term {
-	kids := Children(t)
-	nk := make([]Term, len(kids))
+	var kb [4]Term // the children of most terms, without an allocation
+	kids := appendChildren(kb[:0], t)
+	var nk []Term // allocated at the first changed child (Rebuild may keep it)
 	for k, c := range kids {
-		nk[k] = f(c)
+		r := f(c)
+		if nk == nil && r != c {
+			nk = make([]Term, len(kids))
+			copy(nk, kids[:k])
+		}
+		if nk != nil {
+			nk[k] = r
+		}
+	}
+	if nk == nil {
+		return t // every child unchanged (as Rebuild would return)
 	}
 	r, err := Rebuild(t, nk)
 	if err != nil {

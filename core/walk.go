@@ -106,7 +106,8 @@ func BoundIn(t Term, k int) []*Var {
 // order of Children), re-checking the typing rules. It returns t itself when every child is
 // unchanged (pointer-equal).
 func Rebuild(t Term, kids []Term) (Term, error) {
-	old := Children(t)
+	var kb [4]Term // the children of most terms, without an allocation
+	old := appendChildren(kb[:0], t)
 	if len(old) != len(kids) {
 		return nil, errors.Errorf("core: rebuild %T: %d children, want %d", t, len(kids), len(old))
 	}
@@ -316,62 +317,68 @@ func Check(p *Program) error {
 	if p == nil || p.Body == nil {
 		return errors.New("core: program: nil program or body")
 	}
-	scope := map[string]Type{}
+	env := make(map[string]scopeEntry, len(p.Params))
 	for _, v := range p.Params {
 		if v == nil {
 			return errors.New("core: program: nil parameter")
 		}
-		if _, dup := scope[v.Name]; dup {
+		if _, dup := env[v.Name]; dup {
 			return errors.Errorf("core: program: parameter %s declared twice", v.Name)
 		}
 		if !v.Type().Dtype.Valid() {
 			return errors.Errorf("core: program: parameter %s has no type", v.Name)
 		}
-		scope[v.Name] = v.Type()
+		env[v.Name] = scopeEntry{typ: v.Type(), param: true}
 	}
 	// Tuples only at the top.
 	top := p.Body
-	var chain []Term
 	for {
-		if l, ok := top.(*Let); ok {
-			chain = append(chain, l)
-			top = l.Body
-			continue
+		l, ok := top.(*Let)
+		if !ok {
+			break
 		}
-		break
-	}
-	// The lets above a result tuple have no array type (computed once: not per let, which
-	// would be quadratic in the length of the chain).
-	tupleLets := map[Term]bool{}
-	if _, ok := top.(*Tuple); ok {
-		for _, l := range chain {
-			tupleLets[l] = true
-		}
+		top = l.Body
 	}
 	// Scoping and variable types: each variable occurrence must agree with its binder; on the
 	// same walk, tuples only at the top and every other node typed.
-	sc := &scopeChecker{env: map[string][]scopeEntry{}, seen: map[scopeKey]struct{}{}, top: top, tupleLets: tupleLets}
-	for _, v := range p.Params {
-		sc.env[v.Name] = []scopeEntry{{typ: v.Type(), param: true}}
+	seen := getNodeSet()
+	sc := &scopeChecker{env: env, seen: seen, undo: seen.undo[:0], top: top}
+	// The lets above a result tuple have no array type; they are marked in the visited set
+	// with the tag tupleLetTag (computed once: not per let, which would be quadratic in the
+	// length of the chain).
+	if _, ok := top.(*Tuple); ok {
+		for t := p.Body; t != top; t = t.(*Let).Body {
+			sc.seen.add(t.base(), tupleLetTag)
+		}
 	}
 	sc.visit(p.Body)
+	if sc.err != nil {
+		clear(sc.undo) // left early, with binders on the stack
+	}
+	seen.undo = sc.undo[:0]
+	seen.put()
 	return sc.err
 }
+
+// tupleLetTag marks the lets above a result tuple in a scopeChecker's visited set (scope
+// versions, the other tags, stay below it).
+const tupleLetTag = ^uint32(0)
 
 // scopeChecker walks a term top-down with a scoped symbol table. A node is visited once per
 // distinct scope it is reached in (scopes get a new version when a binder is entered), so a
 // tree-shaped term (sharing through let-bound variables) is checked in linear time, and only
 // compound subterms shared by pointer across different scopes are visited more than once.
 type scopeChecker struct {
-	env     map[string][]scopeEntry
-	version int
-	next    int
-	seen    map[scopeKey]struct{}
+	// env holds the innermost binder of every name in scope; undo the entries it shadows,
+	// restored when their binders are left.
+	env     map[string]scopeEntry
+	undo    []shadowed
+	version uint32
+	next    uint32
+	seen    *nodeSet // (node, version) pairs visited, and the lets above a result tuple
 	err     error
-	// the program's result (the only place for a tuple) and the lets above a result tuple
-	// (which have no array type)
-	top       Term
-	tupleLets map[Term]bool
+	// the program's result (the only place for a tuple)
+	top Term
 }
 
 type scopeEntry struct {
@@ -379,20 +386,20 @@ type scopeEntry struct {
 	param bool
 }
 
-type scopeKey struct {
-	n       *node // the term's identity (see Term.base)
-	version int
+// shadowed is an env entry hidden by an inner binder of the same name (had: there was one).
+type shadowed struct {
+	name string
+	prev scopeEntry
+	had  bool
 }
 
 func (c *scopeChecker) visit(t Term) {
 	if c.err != nil || t == nil {
 		return
 	}
-	key := scopeKey{t.base(), c.version}
-	if _, ok := c.seen[key]; ok {
+	if !c.seen.add(t.base(), c.version) {
 		return
 	}
-	c.seen[key] = struct{}{}
 	_, tuple := t.(*Tuple)
 	if tuple && t != c.top {
 		c.err = errors.New("core: program: a tuple appears below the top level")
@@ -405,19 +412,18 @@ func (c *scopeChecker) visit(t Term) {
 	}
 	// After the children (so that a tuple below is reported as such, not as its parent's
 	// missing type): every node but a tuple and the lets above it has an array type.
-	if c.err == nil && !tuple && !t.Type().Dtype.Valid() && !c.tupleLets[t] {
+	if c.err == nil && !tuple && !t.Type().Dtype.Valid() && !c.seen.has(t.base(), tupleLetTag) {
 		c.err = errors.Errorf("core: program: node %T has no type (build terms with the core constructors)", t)
 	}
 }
 
 // use checks an occurrence of v against its binder.
 func (c *scopeChecker) use(v *Var) {
-	stack := c.env[v.Name]
-	if len(stack) == 0 {
+	top, ok := c.env[v.Name]
+	if !ok {
 		c.err = errors.Errorf("core: program: free variable %s (%v) is not a parameter", v.Name, v.Type())
 		return
 	}
-	top := stack[len(stack)-1]
 	if !top.typ.Equal(v.Type()) {
 		if top.param {
 			c.err = errors.Errorf("core: program: parameter %s has type %v but is used with type %v", v.Name, top.typ, v.Type())
@@ -437,16 +443,28 @@ func (c *scopeChecker) kids(t Term) {
 			continue
 		}
 		for _, b := range bound {
-			c.env[b.Name] = append(c.env[b.Name], scopeEntry{typ: b.Type()})
+			prev, had := c.env[b.Name]
+			c.undo = append(c.undo, shadowed{name: b.Name, prev: prev, had: had})
+			c.env[b.Name] = scopeEntry{typ: b.Type()}
 		}
 		saved := c.version
+		if c.next == tupleLetTag-1 {
+			c.err = errors.New("core: program: too many binder scopes to check")
+			return
+		}
 		c.next++
 		c.version = c.next
 		c.visit(kid)
 		c.version = saved
-		for _, b := range bound {
-			st := c.env[b.Name]
-			c.env[b.Name] = st[:len(st)-1]
+		for range bound {
+			u := c.undo[len(c.undo)-1]
+			c.undo[len(c.undo)-1] = shadowed{} // the buffer is pooled: keep no names
+			c.undo = c.undo[:len(c.undo)-1]
+			if u.had {
+				c.env[u.name] = u.prev
+			} else {
+				delete(c.env, u.name)
+			}
 		}
 	}
 }
