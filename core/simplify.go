@@ -118,11 +118,13 @@ func simplify(t Term, params []*Var, opts []SimplifyOption) (out Term, err error
 	for _, p := range params {
 		free[p.Name] = true
 	}
+	size := 0 // distinct nodes of the last round's term (a capacity hint)
 	for round := 0; round < cfg.maxRounds; round++ {
-		s := &simplifier{cfg: cfg, namer: namer, free: free, memo: map[Term]Term{}}
+		s := &simplifier{cfg: cfg, namer: namer, free: free, memo: make(map[*node]Term, size)}
 		s.collectRanges(t)
 		u := s.rewrite(t)
-		if v, ok := fastInline(cfg, u, free); ok {
+		size = len(s.memo)
+		if v, ok := fastInlineSized(cfg, u, free, size); ok {
 			u = v
 		} else {
 			in := newInliner(cfg, namer)
@@ -141,7 +143,7 @@ type simplifier struct {
 	cfg   *simplifyConfig
 	namer *Namer
 	free  map[string]bool
-	memo  map[Term]Term
+	memo  map[*node]Term // by node identity (see Term.base)
 	// ranges of binder variables (hull over all binders of a name); letBounds holds the
 	// bound terms of i64 scalar lets, whose ranges are computed on demand.
 	ranges    map[string][2]int64
@@ -274,8 +276,12 @@ func mapKids(t Term, f func(Term) Term) Term {
 
 // rewrite simplifies t bottom-up (memoised by node).
 func (s *simplifier) rewrite(t Term) Term {
-	if r, ok := s.memo[t]; ok {
-		return r
+	var key *node // nil for a nil term (a struct literal's missing child), not memoised
+	if t != nil {
+		key = t.base()
+		if r, ok := s.memo[key]; ok {
+			return r
+		}
 	}
 	r := mapKids(t, s.rewrite)
 	for step := 0; step < 8; step++ {
@@ -285,7 +291,9 @@ func (s *simplifier) rewrite(t Term) Term {
 		}
 		r = n
 	}
-	s.memo[t] = r
+	if key != nil {
+		s.memo[key] = r
+	}
 	return r
 }
 

@@ -18,10 +18,16 @@ package core
 // is inlined less often than by the general inliner — never wrongly. It reports false when the
 // conditions do not hold; the caller then runs the general inliner.
 func fastInline(cfg *simplifyConfig, t Term, free map[string]bool) (Term, bool) {
+	return fastInlineSized(cfg, t, free, 0)
+}
+
+// fastInlineSized is fastInline with a guess of the number of distinct nodes of t (a
+// capacity hint; 0 for none).
+func fastInlineSized(cfg *simplifyConfig, t Term, free map[string]bool, size int) (Term, bool) {
 	lets := map[string]*Let{}
 	lambda := map[string]bool{}
 	ok := true
-	var order []Term // post-order: children before parents
+	order := make([]Term, 0, size) // post-order: children before parents
 	PostOrder(t, func(n Term) {
 		order = append(order, n)
 		switch x := n.(type) {
@@ -59,25 +65,31 @@ func fastInline(cfg *simplifyConfig, t Term, free map[string]bool) (Term, bool) 
 	}
 	// Path counts from the root, capped at 2; edges into a lambda body count double. A let
 	// under a lambda makes the fast path inapplicable.
-	pc := make(map[Term]int8, len(order))
-	underLambda := make(map[Term]bool, len(order))
-	pc[t] = 1
+	paths := make(map[*node]pathInfo, len(order))
+	paths[t.base()] = pathInfo{pc: 1}
+	var kb []Term
 	for i := len(order) - 1; i >= 0; i-- {
 		n := order[i]
-		c := pc[n]
-		if _, isLet := n.(*Let); isLet && underLambda[n] {
+		in := paths[n.base()]
+		if _, isLet := n.(*Let); isLet && in.underLambda {
 			return nil, false
 		}
-		for k, kid := range Children(n) {
+		kb = appendChildren(kb[:0], n)
+		for k, kid := range kb {
+			if kid == nil {
+				continue
+			}
 			rep := repeatedKid(n, k)
-			add := c
+			add := in.pc
 			if rep && add > 0 {
 				add = 2
 			}
-			pc[kid] = min(2, pc[kid]+add)
-			if rep || underLambda[n] {
-				underLambda[kid] = true
+			out := paths[kid.base()]
+			out.pc = min(2, out.pc+add)
+			if rep || in.underLambda {
+				out.underLambda = true
 			}
+			paths[kid.base()] = out
 		}
 	}
 	count := map[string]int8{}
@@ -86,7 +98,7 @@ func fastInline(cfg *simplifyConfig, t Term, free map[string]bool) (Term, bool) 
 		switch x := n.(type) {
 		case *Var:
 			if _, isLetVar := lets[x.Name]; isLetVar {
-				count[x.Name] = min(2, count[x.Name]+pc[n])
+				count[x.Name] = min(2, count[x.Name]+paths[n.base()].pc)
 			}
 		case *Index:
 			if v, isVar := x.X.(*Var); isVar {
@@ -94,8 +106,15 @@ func fastInline(cfg *simplifyConfig, t Term, free map[string]bool) (Term, bool) 
 			}
 		}
 	}
-	f := &fastInliner{cfg: cfg, count: count, indexed: indexed, env: map[string]Term{}, memo: make(map[Term]Term, len(order))}
+	f := &fastInliner{cfg: cfg, count: count, indexed: indexed, env: map[string]Term{}, memo: make(map[*node]Term, len(order))}
 	return f.visit(t), true
+}
+
+// pathInfo is what fastInline knows of a node: its path count from the root (capped at 2)
+// and whether it is under a lambda.
+type pathInfo struct {
+	pc          int8
+	underLambda bool
 }
 
 type fastInliner struct {
@@ -103,11 +122,14 @@ type fastInliner struct {
 	count   map[string]int8
 	indexed map[string]bool // let variables indexed directly (index x [..])
 	env     map[string]Term
-	memo    map[Term]Term
+	memo    map[*node]Term // by node identity (see Term.base)
 }
 
 func (f *fastInliner) visit(t Term) Term {
-	if r, ok := f.memo[t]; ok {
+	if t == nil {
+		return nil // a struct literal's missing child stays missing
+	}
+	if r, ok := f.memo[t.base()]; ok {
 		return r
 	}
 	var r Term
@@ -136,7 +158,7 @@ func (f *fastInliner) visit(t Term) Term {
 	default:
 		r = mapKids(t, f.visit)
 	}
-	f.memo[t] = r
+	f.memo[t.base()] = r
 	return r
 }
 
