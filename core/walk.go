@@ -328,7 +328,7 @@ func Check(p *Program) error {
 		if !v.Type().Dtype.Valid() {
 			return errors.Errorf("core: program: parameter %s has no type", v.Name)
 		}
-		env[v.Name] = scopeEntry{typ: v.Type(), param: true}
+		env[v.Name] = scopeEntry{bind: v, param: true}
 	}
 	// Tuples only at the top.
 	top := p.Body
@@ -381,8 +381,9 @@ type scopeChecker struct {
 	top Term
 }
 
+// scopeEntry is a binder in scope (its type is bind's; a pointer keeps the table small).
 type scopeEntry struct {
-	typ   Type
+	bind  *Var
 	param bool
 }
 
@@ -424,11 +425,11 @@ func (c *scopeChecker) use(v *Var) {
 		c.err = errors.Errorf("core: program: free variable %s (%v) is not a parameter", v.Name, v.Type())
 		return
 	}
-	if !top.typ.Equal(v.Type()) {
+	if typ := top.bind.Type(); !typ.Equal(v.Type()) {
 		if top.param {
-			c.err = errors.Errorf("core: program: parameter %s has type %v but is used with type %v", v.Name, top.typ, v.Type())
+			c.err = errors.Errorf("core: program: parameter %s has type %v but is used with type %v", v.Name, typ, v.Type())
 		} else {
-			c.err = errors.Errorf("core: program: variable %s bound with type %v is used with type %v", v.Name, top.typ, v.Type())
+			c.err = errors.Errorf("core: program: variable %s bound with type %v is used with type %v", v.Name, typ, v.Type())
 		}
 	}
 }
@@ -445,7 +446,7 @@ func (c *scopeChecker) kids(t Term) {
 		for _, b := range bound {
 			prev, had := c.env[b.Name]
 			c.undo = append(c.undo, shadowed{name: b.Name, prev: prev, had: had})
-			c.env[b.Name] = scopeEntry{typ: b.Type()}
+			c.env[b.Name] = scopeEntry{bind: b}
 		}
 		saved := c.version
 		if c.next == tupleLetTag-1 {
