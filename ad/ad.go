@@ -1,6 +1,8 @@
 package ad
 
 import (
+	"slices"
+
 	"github.com/bulkad/bulkad/core"
 	"github.com/bulkad/bulkad/core/tensors"
 	"github.com/pkg/errors"
@@ -155,8 +157,9 @@ func resolveWrt(p *core.Program, wrt []string, op string) ([]string, error) {
 	}
 	seen := map[string]bool{}
 	var out []string
+	param := paramLookup(p)
 	for _, name := range wrt {
-		v := p.Param(name)
+		v := param(name)
 		if v == nil {
 			return nil, errors.Errorf("ad: %s: %q is not a parameter of the program", op, name)
 		}
@@ -169,6 +172,22 @@ func resolveWrt(p *core.Program, wrt []string, op string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// paramLookup returns p.Param, or for many parameters a function with the same results
+// through a map (a name's first parameter), so that looking up every parameter is not
+// quadratic.
+func paramLookup(p *core.Program) func(string) *core.Var {
+	if len(p.Params) < 16 || slices.Contains(p.Params, nil) { // nil: Param's own behaviour
+		return p.Param
+	}
+	m := make(map[string]*core.Var, len(p.Params))
+	for _, v := range p.Params {
+		if _, dup := m[v.Name]; !dup {
+			m[v.Name] = v
+		}
+	}
+	return func(name string) *core.Var { return m[name] }
 }
 
 // prepare checks p and brings it to the form the forward pass takes: BOT-normal (unless
