@@ -676,7 +676,8 @@ func (u *uniquifier) rn(t core.Term, r *renaming) core.Term {
 			out = u.b.Let(v, bound, body)
 		}
 	default:
-		kids := core.Children(t)
+		var kb [4]core.Term // the children of most terms, without an allocation
+		kids := core.AppendChildren(kb[:0], t)
 		nk := make([]core.Term, len(kids))
 		for k, c := range kids {
 			inner := r

@@ -18,6 +18,11 @@ import (
 // BoundIn tells which of them are under a binder.
 func Children(t Term) []Term { return appendChildren(nil, t) }
 
+// AppendChildren appends the children of t (see Children) to dst and returns the extended
+// slice: with a small array as dst (var kb [4]Term; AppendChildren(kb[:0], t)), reading the
+// children of most terms allocates nothing.
+func AppendChildren(dst []Term, t Term) []Term { return appendChildren(dst, t) }
+
 // appendChildren appends t's children (see Children) to dst. It runs on every node of every
 // walk: its cases are concrete types only, which the type switch matches by hash (an
 // interface case would be tried on every leaf and made it 1.5× slower).
