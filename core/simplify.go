@@ -118,13 +118,11 @@ func simplify(t Term, params []*Var, opts []SimplifyOption) (out Term, err error
 	for _, p := range params {
 		free[p.Name] = true
 	}
-	size := 0 // distinct nodes of the last round's term (a capacity hint)
 	for round := 0; round < cfg.maxRounds; round++ {
-		s := &simplifier{cfg: cfg, namer: namer, free: free, memo: make(map[*node]Term, size)}
-		s.collectRanges(t)
+		s := &simplifier{cfg: cfg, namer: namer, free: free}
+		s.memo = make(map[*node]Term, s.collectRanges(t))
 		u := s.rewrite(t)
-		size = len(s.memo)
-		if v, ok := fastInlineSized(cfg, u, free, size); ok {
+		if v, ok := fastInlineSized(cfg, u, free, len(s.memo)); ok {
 			u = v
 		} else {
 			in := newInliner(cfg, namer)
@@ -151,7 +149,9 @@ type simplifier struct {
 	inProg    map[string]bool
 }
 
-func (s *simplifier) collectRanges(t Term) {
+// collectRanges records the ranges of t's binder variables and returns the number of
+// distinct nodes of t.
+func (s *simplifier) collectRanges(t Term) int {
 	s.ranges = map[string][2]int64{}
 	s.letBounds = map[string][]Term{}
 	s.inProg = map[string]bool{}
@@ -161,7 +161,9 @@ func (s *simplifier) collectRanges(t Term) {
 		}
 		s.ranges[name] = [2]int64{lo, hi}
 	}
+	size := 0
 	PostOrder(t, func(n Term) {
+		size++
 		switch x := n.(type) {
 		case *Build1:
 			set(x.Var.Name, 0, int64(x.N)-1)
@@ -180,6 +182,7 @@ func (s *simplifier) collectRanges(t Term) {
 			}
 		}
 	})
+	return size
 }
 
 // varRange is the range callback for IntRange.

@@ -92,7 +92,7 @@ func fastInlineSized(cfg *simplifyConfig, t Term, free map[string]bool, size int
 			paths[kid.base()] = out
 		}
 	}
-	count := map[string]int8{}
+	count := make(map[string]int8, len(lets))
 	indexed := map[string]bool{}
 	for _, n := range order {
 		switch x := n.(type) {

@@ -321,7 +321,17 @@ func Check(p *Program) error {
 	if p == nil || p.Body == nil {
 		return errors.New("core: program: nil program or body")
 	}
-	env := make(map[string]scopeEntry, len(p.Params))
+	// The scope table holds the parameters and, at the bottom of the chain of lets around
+	// the result, every one of them (a capacity hint: growing it was most of Check's cost).
+	lets := 0
+	for t := p.Body; ; lets++ {
+		l, ok := t.(*Let)
+		if !ok {
+			break
+		}
+		t = l.Body
+	}
+	env := make(map[string]scopeEntry, len(p.Params)+lets)
 	for _, v := range p.Params {
 		if v == nil {
 			return errors.New("core: program: nil parameter")
