@@ -1,6 +1,7 @@
 package core
 
 import (
+	"maps"
 	"sort"
 	"strconv"
 
@@ -278,12 +279,27 @@ func (c *fvCache) of(t Term) map[string]*Var {
 			c.m[n] = map[string]*Var{v.Name: v}
 			continue
 		}
+		// out starts as the first contributing child's own set when nothing of it is bound
+		// (sets are read-only once cached) and is copied only when it has to change, so a
+		// chain of unary nodes or lets shares one set instead of copying it per node.
 		var out map[string]*Var
+		shared := false
 		for k, kid := range top.kids {
 			bound := BoundIn(n, k)
-			for name, v := range c.m[kid] {
+			km := c.m[kid]
+			if out == nil && len(bound) == 0 && len(km) > 0 {
+				out, shared = km, true
+				continue
+			}
+			for name, v := range km {
 				if boundName(bound, name) {
 					continue
+				}
+				if shared {
+					if w, ok := out[name]; ok && w == v {
+						continue
+					}
+					out, shared = maps.Clone(out), false
 				}
 				if out == nil {
 					out = map[string]*Var{}
