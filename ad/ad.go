@@ -576,6 +576,14 @@ func tangentTerm(b *core.Builder, d *Delta, tvars map[string]*core.Var, memo map
 // binders. Nodes are rewritten once per renaming scope, so the common case (no duplicate
 // names) rewrites nothing.
 func uniquify(p *core.Program, reserved []string) (*core.Program, error) {
+	if p.Body != nil && letsUnique(p, reserved) {
+		return p, nil // what the rewrite below returns then, without memoising every node
+	}
+	return uniquifyAll(p, reserved)
+}
+
+// uniquifyAll is uniquify without the check for the case with nothing to rename.
+func uniquifyAll(p *core.Program, reserved []string) (*core.Program, error) {
 	u := &uniquifier{seen: map[string]bool{}, memo: map[uKey]core.Term{}}
 	for _, v := range p.Params {
 		u.seen[v.Name] = true
@@ -599,6 +607,29 @@ func uniquify(p *core.Program, reserved []string) (*core.Program, error) {
 		return p, nil
 	}
 	return core.NewProgram(p.Params, body)
+}
+
+// letsUnique reports whether uniquify has nothing to rename: every let node binds a name
+// no other let node, parameter or reserved name has. (Then the uniquifier reaches every let
+// under the empty renaming, never finds its name seen, and rebuilds nothing.)
+func letsUnique(p *core.Program, reserved []string) bool {
+	seen := make(map[string]bool, len(p.Params)+len(reserved))
+	for _, v := range p.Params {
+		seen[v.Name] = true
+	}
+	for _, n := range reserved {
+		seen[n] = true
+	}
+	unique := true
+	core.PostOrder(p.Body, func(t core.Term) {
+		if l, ok := t.(*core.Let); ok && unique {
+			if seen[l.Var.Name] {
+				unique = false
+			}
+			seen[l.Var.Name] = true
+		}
+	})
+	return unique
 }
 
 type renaming struct{ m map[string]*core.Var }

@@ -56,7 +56,6 @@ type constKey struct {
 func newForward(p *core.Program, namer *core.Namer, wrt map[string]bool) *forward {
 	f := &forward{
 		namer:   namer,
-		memo:    map[core.Term]*dual{},
 		env:     map[string]*Delta{},
 		atoms:   map[core.Term]core.Term{},
 		refs:    map[core.Term]int{},
@@ -86,6 +85,7 @@ func newForward(p *core.Program, namer *core.Namer, wrt map[string]bool) *forwar
 			f.refs[c]++
 		}
 	})
+	f.memo = make(map[core.Term]*dual, len(f.refs)+1) // about one dual per node
 	return f
 }
 
