@@ -74,10 +74,11 @@ func MaxRounds(n int) SimplifyOption {
 // Rewriting repeats to a fixed point or MaxRounds rounds; every round is linear in the number
 // of distinct nodes (memoised by node identity).
 func Simplify(p *Program, opts ...SimplifyOption) (*Program, error) {
-	if err := Check(p); err != nil {
+	size, err := checkProgram(p)
+	if err != nil {
 		return nil, errors.Wrap(err, "core: simplify")
 	}
-	body, err := simplify(p.Body, p.Params, opts)
+	body, err := simplify(p.Body, p.Params, opts, size)
 	if err != nil {
 		return nil, err
 	}
@@ -94,13 +95,16 @@ func SimplifyTerm(t Term, opts ...SimplifyOption) (Term, error) {
 		return nil, errors.New("core: simplify: nil term")
 	}
 	params := FreeVars(t)
-	if err := Check(&Program{Params: params, Body: t}); err != nil {
+	size, err := checkProgram(&Program{Params: params, Body: t})
+	if err != nil {
 		return nil, errors.Wrap(err, "core: simplify")
 	}
-	return simplify(t, params, opts)
+	return simplify(t, params, opts, size)
 }
 
-func simplify(t Term, params []*Var, opts []SimplifyOption) (out Term, err error) {
+// simplify runs the rewrite rounds on t; size guesses its number of distinct nodes (a
+// capacity hint).
+func simplify(t Term, params []*Var, opts []SimplifyOption, size int) (out Term, err error) {
 	cfg := &simplifyConfig{keep: map[string]bool{}, maxRounds: 16}
 	for _, o := range opts {
 		o(cfg)
@@ -119,10 +123,10 @@ func simplify(t Term, params []*Var, opts []SimplifyOption) (out Term, err error
 		free[p.Name] = true
 	}
 	for round := 0; round < cfg.maxRounds; round++ {
-		s := &simplifier{cfg: cfg, namer: namer, free: free}
-		s.memo = make(map[*node]Term, s.collectRanges(t))
+		s := &simplifier{cfg: cfg, namer: namer, free: free, root: t, memo: make(map[*node]Term, size)}
 		u := s.rewrite(t)
-		if v, ok := fastInlineSized(cfg, u, free, len(s.memo)); ok {
+		size = len(s.memo)
+		if v, ok := fastInlineSized(cfg, u, free, size); ok {
 			u = v
 		} else {
 			in := newInliner(cfg, namer)
@@ -142,16 +146,17 @@ type simplifier struct {
 	namer *Namer
 	free  map[string]bool
 	memo  map[*node]Term // by node identity (see Term.base)
-	// ranges of binder variables (hull over all binders of a name); letBounds holds the
-	// bound terms of i64 scalar lets, whose ranges are computed on demand.
+	// the round's term; ranges of its binder variables (hull over all binders of a name)
+	// and letBounds, the bound terms of its i64 scalar lets (whose ranges are computed on
+	// demand), are collected from it at the first range query (nil until then)
+	root      Term
 	ranges    map[string][2]int64
 	letBounds map[string][]Term
 	inProg    map[string]bool
 }
 
-// collectRanges records the ranges of t's binder variables and returns the number of
-// distinct nodes of t.
-func (s *simplifier) collectRanges(t Term) int {
+// collectRanges records the ranges of t's binder variables.
+func (s *simplifier) collectRanges(t Term) {
 	s.ranges = map[string][2]int64{}
 	s.letBounds = map[string][]Term{}
 	s.inProg = map[string]bool{}
@@ -161,9 +166,7 @@ func (s *simplifier) collectRanges(t Term) int {
 		}
 		s.ranges[name] = [2]int64{lo, hi}
 	}
-	size := 0
 	PostOrder(t, func(n Term) {
-		size++
 		switch x := n.(type) {
 		case *Build1:
 			set(x.Var.Name, 0, int64(x.N)-1)
@@ -182,11 +185,13 @@ func (s *simplifier) collectRanges(t Term) int {
 			}
 		}
 	})
-	return size
 }
 
 // varRange is the range callback for IntRange.
 func (s *simplifier) varRange(name string) (int64, int64, bool) {
+	if s.ranges == nil {
+		s.collectRanges(s.root)
+	}
 	if s.free[name] || s.inProg[name] {
 		return 0, 0, false
 	}

@@ -334,8 +334,15 @@ func HasFree(t Term, name string) bool {
 // parameter, every variable occurrence has its binder's type, every node was built by a
 // constructor, and a Tuple appears only as the result (the body, possibly under lets).
 func Check(p *Program) error {
+	_, err := checkProgram(p)
+	return err
+}
+
+// checkProgram is Check; it also returns the number of (node, scope) pairs it visited, at
+// least the number of distinct nodes of a program that checks.
+func checkProgram(p *Program) (int, error) {
 	if p == nil || p.Body == nil {
-		return errors.New("core: program: nil program or body")
+		return 0, errors.New("core: program: nil program or body")
 	}
 	// The scope table holds the parameters and, at the bottom of the chain of lets around
 	// the result, every one of them (a capacity hint: growing it was most of Check's cost).
@@ -350,13 +357,13 @@ func Check(p *Program) error {
 	env := make(map[string]scopeEntry, len(p.Params)+lets)
 	for _, v := range p.Params {
 		if v == nil {
-			return errors.New("core: program: nil parameter")
+			return 0, errors.New("core: program: nil parameter")
 		}
 		if _, dup := env[v.Name]; dup {
-			return errors.Errorf("core: program: parameter %s declared twice", v.Name)
+			return 0, errors.Errorf("core: program: parameter %s declared twice", v.Name)
 		}
 		if !v.Type().Dtype.Valid() {
-			return errors.Errorf("core: program: parameter %s has no type", v.Name)
+			return 0, errors.Errorf("core: program: parameter %s has no type", v.Name)
 		}
 		env[v.Name] = scopeEntry{bind: v, param: true}
 	}
@@ -386,8 +393,9 @@ func Check(p *Program) error {
 		clear(sc.undo) // left early, with binders on the stack
 	}
 	seen.undo = sc.undo[:0]
+	visited := seen.n
 	seen.put()
-	return sc.err
+	return visited, sc.err
 }
 
 // tupleLetTag marks the lets above a result tuple in a scopeChecker's visited set (scope
