@@ -2,6 +2,7 @@ package core
 
 import (
 	"maps"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -333,6 +334,8 @@ func HasFree(t Term, name string) bool {
 // Check verifies a program: distinct parameter names, every free variable of the body is a
 // parameter, every variable occurrence has its binder's type, every node was built by a
 // constructor, and a Tuple appears only as the result (the body, possibly under lets).
+// A program made by NewProgram (which checks it) is not walked again while its body and
+// parameter list are the ones NewProgram was given (terms are immutable).
 func Check(p *Program) error {
 	_, err := checkProgram(p)
 	return err
@@ -343,6 +346,9 @@ func Check(p *Program) error {
 func checkProgram(p *Program) (int, error) {
 	if p == nil || p.Body == nil {
 		return 0, errors.New("core: program: nil program or body")
+	}
+	if c := p.checked; c != nil && c.body == p.Body && slices.Equal(c.params, p.Params) {
+		return c.size, nil // checked by NewProgram, unchanged since
 	}
 	// The scope table holds the parameters and, at the bottom of the chain of lets around
 	// the result, every one of them (a capacity hint: growing it was most of Check's cost).
