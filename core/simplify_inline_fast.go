@@ -24,6 +24,12 @@ func fastInline(cfg *simplifyConfig, t Term, free map[string]bool) (Term, bool) 
 // fastInlineSized is fastInline with a guess of the number of distinct nodes of t (a
 // capacity hint; 0 for none).
 func fastInlineSized(cfg *simplifyConfig, t Term, free map[string]bool, size int) (Term, bool) {
+	return fastInlineWith(cfg, t, free, size, true)
+}
+
+// fastInlineWith is fastInlineSized; skip enables the shortcut for terms where no let goes
+// (tests compare it with the full rewrite).
+func fastInlineWith(cfg *simplifyConfig, t Term, free map[string]bool, size int, skip bool) (Term, bool) {
 	lets := map[string]*Let{}
 	lambda := map[string]bool{}
 	ok := true
@@ -106,8 +112,29 @@ func fastInlineSized(cfg *simplifyConfig, t Term, free map[string]bool, size int
 			}
 		}
 	}
+	// When no let is dead or inlined, the rewrite below returns every node itself (by
+	// induction: the bound terms stay as they are, so the conditions read here are the ones
+	// it would read): skip it, and its memo.
+	if skip && !removesLet(cfg, lets, count, indexed) {
+		return t, true
+	}
 	f := &fastInliner{cfg: cfg, count: count, indexed: indexed, env: map[string]Term{}, memo: make(map[*node]Term, len(order))}
 	return f.visit(t), true
+}
+
+// removesLet reports whether fastInliner.visit would drop or inline one of the lets (the
+// conditions of its Let case, with each let's own bound term).
+func removesLet(cfg *simplifyConfig, lets map[string]*Let, count map[string]int8, indexed map[string]bool) bool {
+	for name, l := range lets {
+		n := count[name]
+		if n == 0 {
+			return true
+		}
+		if !cfg.keep[name] && (n == 1 || inlinable(l.Bound)) && (!indexed[name] || indexable(l.Bound)) {
+			return true
+		}
+	}
+	return false
 }
 
 // pathInfo is what fastInline knows of a node: its path count from the root (capped at 2)
