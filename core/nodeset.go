@@ -21,6 +21,7 @@ type nodeSet struct {
 	slots []nodeSlot // length a power of two
 	n     int        // occupied slots of this generation
 	gen   uint32
+	ids   bool // keyed by address alone, the tags being ids (insert), not keys (add)
 	// the walks' buffers, reused with the set (empty between walks): PostOrder's and
 	// Check's
 	kids  []Term
@@ -60,6 +61,7 @@ func getNodeSet() *nodeSet {
 		s = &nodeSet{}
 	}
 	s.n = 0
+	s.ids = false
 	s.gen++
 	if s.gen == 0 { // wrapped around: old slots could look occupied
 		clear(s.slots)
@@ -117,7 +119,11 @@ func (s *nodeSet) grow() {
 		if sl.gen != s.gen {
 			continue
 		}
-		i := nodeHash(sl.addr, sl.tag) & mask
+		tag := sl.tag
+		if s.ids {
+			tag = 0
+		}
+		i := nodeHash(sl.addr, tag) & mask
 		for s.slots[i].gen == s.gen {
 			i = (i + 1) & mask
 		}
@@ -136,6 +142,44 @@ func (s *nodeSet) has(n *node, tag uint32) bool {
 		}
 		if sl.addr == addr && sl.tag == tag {
 			return true
+		}
+	}
+}
+
+// insert adds node n, keyed by its address alone, with the tag s.n (its discovery number:
+// the nodes of a walk are numbered 0, 1, … in the order they are inserted), and reports
+// whether it was absent. A set is used either with insert and id or with add and has.
+func (s *nodeSet) insert(n *node) bool {
+	s.ids = true
+	if 2*(s.n+1) > len(s.slots) {
+		s.grow()
+	}
+	addr := uintptr(unsafe.Pointer(n))
+	mask := uint64(len(s.slots) - 1)
+	for i := nodeHash(addr, 0) & mask; ; i = (i + 1) & mask {
+		sl := &s.slots[i]
+		if sl.gen != s.gen {
+			*sl = nodeSlot{addr: addr, tag: uint32(s.n), gen: s.gen}
+			s.n++
+			return true
+		}
+		if sl.addr == addr {
+			return false
+		}
+	}
+}
+
+// id returns the discovery number of an inserted node n (see insert); n must be in the set.
+func (s *nodeSet) id(n *node) int {
+	addr := uintptr(unsafe.Pointer(n))
+	mask := uint64(len(s.slots) - 1)
+	for i := nodeHash(addr, 0) & mask; ; i = (i + 1) & mask {
+		sl := &s.slots[i]
+		if sl.gen != s.gen {
+			panic("core: nodeSet: node not in the set")
+		}
+		if sl.addr == addr {
+			return int(sl.tag)
 		}
 	}
 }

@@ -30,11 +30,15 @@ func fastInlineSized(cfg *simplifyConfig, t Term, free map[string]bool, size int
 // fastInlineWith is fastInlineSized; skip enables the shortcut for terms where no let goes
 // (tests compare it with the full rewrite).
 func fastInlineWith(cfg *simplifyConfig, t Term, free map[string]bool, size int, skip bool) (Term, bool) {
+	if t == nil {
+		return nil, true
+	}
 	lets := map[string]*Let{}
 	lambda := map[string]bool{}
 	ok := true
 	order := make([]Term, 0, size) // post-order: children before parents
-	PostOrder(t, func(n Term) {
+	// The walk's visited set numbers the nodes densely (ids.id): the tables below are slices.
+	ids := postOrderSet(t, func(n Term) {
 		order = append(order, n)
 		switch x := n.(type) {
 		case *Let:
@@ -54,6 +58,7 @@ func fastInlineWith(cfg *simplifyConfig, t Term, free map[string]bool, size int,
 			}
 		}
 	})
+	defer ids.put()
 	if !ok {
 		return nil, false
 	}
@@ -71,12 +76,12 @@ func fastInlineWith(cfg *simplifyConfig, t Term, free map[string]bool, size int,
 	}
 	// Path counts from the root, capped at 2; edges into a lambda body count double. A let
 	// under a lambda makes the fast path inapplicable.
-	paths := make(map[*node]pathInfo, len(order))
-	paths[t.base()] = pathInfo{pc: 1}
+	paths := make([]pathInfo, len(order)) // by node id
+	paths[ids.id(t.base())] = pathInfo{pc: 1}
 	var kb []Term
 	for i := len(order) - 1; i >= 0; i-- {
 		n := order[i]
-		in := paths[n.base()]
+		in := paths[ids.id(n.base())]
 		if _, isLet := n.(*Let); isLet && in.underLambda {
 			return nil, false
 		}
@@ -90,12 +95,11 @@ func fastInlineWith(cfg *simplifyConfig, t Term, free map[string]bool, size int,
 			if rep && add > 0 {
 				add = 2
 			}
-			out := paths[kid.base()]
+			out := &paths[ids.id(kid.base())]
 			out.pc = min(2, out.pc+add)
 			if rep || in.underLambda {
 				out.underLambda = true
 			}
-			paths[kid.base()] = out
 		}
 	}
 	count := make(map[string]int8, len(lets))
@@ -104,7 +108,7 @@ func fastInlineWith(cfg *simplifyConfig, t Term, free map[string]bool, size int,
 		switch x := n.(type) {
 		case *Var:
 			if _, isLetVar := lets[x.Name]; isLetVar {
-				count[x.Name] = min(2, count[x.Name]+paths[n.base()].pc)
+				count[x.Name] = min(2, count[x.Name]+paths[ids.id(n.base())].pc)
 			}
 		case *Index:
 			if v, isVar := x.X.(*Var); isVar {
@@ -118,7 +122,7 @@ func fastInlineWith(cfg *simplifyConfig, t Term, free map[string]bool, size int,
 	if skip && !removesLet(cfg, lets, count, indexed) {
 		return t, true
 	}
-	f := &fastInliner{cfg: cfg, count: count, indexed: indexed, env: map[string]Term{}, memo: make(map[*node]Term, len(order))}
+	f := &fastInliner{cfg: cfg, count: count, indexed: indexed, env: map[string]Term{}, ids: ids, memo: make([]Term, len(order))}
 	return f.visit(t), true
 }
 
@@ -149,14 +153,16 @@ type fastInliner struct {
 	count   map[string]int8
 	indexed map[string]bool // let variables indexed directly (index x [..])
 	env     map[string]Term
-	memo    map[*node]Term // by node identity (see Term.base)
+	ids     *nodeSet // the nodes of the term, numbered (see nodeSet.id)
+	memo    []Term   // by node id; nil: not visited yet (visit returns non-nil terms)
 }
 
 func (f *fastInliner) visit(t Term) Term {
 	if t == nil {
 		return nil // a struct literal's missing child stays missing
 	}
-	if r, ok := f.memo[t.base()]; ok {
+	id := f.ids.id(t.base())
+	if r := f.memo[id]; r != nil {
 		return r
 	}
 	var r Term
@@ -185,7 +191,7 @@ func (f *fastInliner) visit(t Term) Term {
 	default:
 		r = mapKids(t, f.visit)
 	}
-	f.memo[t.base()] = r
+	f.memo[id] = r
 	return r
 }
 

@@ -174,11 +174,18 @@ func PostOrder(t Term, f func(Term)) {
 	if t == nil {
 		return
 	}
+	postOrderSet(t, f).put()
+}
+
+// postOrderSet is PostOrder for a non-nil t, returning its visited set, in which every node
+// has its discovery number as id (dense: 0 to the number of nodes - 1; see nodeSet.insert).
+// The caller releases the set with put.
+func postOrderSet(t Term, f func(Term)) *nodeSet {
 	// The children of the frames on the stack share one slice: a frame's are kids[start:end],
 	// pushed after its parent's and dropped when it is popped (no slice per node). The
 	// visited set and both slices are reused across walks (see nodeSet).
 	seen := getNodeSet()
-	seen.add(t.base(), 0)
+	seen.insert(t.base())
 	kids := appendChildren(seen.kids[:0], t)
 	stack := append(seen.stack[:0], walkFrame{t: t, end: len(kids)})
 	high, deep := len(kids), 1
@@ -190,7 +197,7 @@ func PostOrder(t Term, f func(Term)) {
 			if c == nil {
 				continue
 			}
-			if seen.add(c.base(), 0) {
+			if seen.insert(c.base()) {
 				start := len(kids)
 				kids = appendChildren(kids, c)
 				high = max(high, len(kids))
@@ -207,7 +214,7 @@ func PostOrder(t Term, f func(Term)) {
 	clear(kids[:high])
 	clear(stack[:deep])
 	seen.kids, seen.stack = kids[:0], stack[:0]
-	seen.put()
+	return seen
 }
 
 type walkFrame struct {
