@@ -260,25 +260,27 @@ func (c *fvCache) of(t Term) map[string]*Var {
 	}
 	// Post-order over the nodes not yet cached: cached subterms are not entered again, so a
 	// sequence of calls (one per node, as in Check and Subst) stays linear overall.
-	type frame struct {
-		t    Term
-		kids []Term
-		next int
-	}
-	stack := []frame{{t: t, kids: Children(t)}}
+	// As in PostOrder, the frames' children share one slice: a frame's are
+	// kids[start:end], available until it is popped.
+	kids := appendChildren(nil, t)
+	stack := []walkFrame{{t: t, end: len(kids)}}
 	for len(stack) > 0 {
 		top := &stack[len(stack)-1]
-		if top.next < len(top.kids) {
-			kid := top.kids[top.next]
+		if top.next < top.end {
+			kid := kids[top.next]
 			top.next++
 			if kid != nil {
 				if _, ok := c.m[kid]; !ok {
-					stack = append(stack, frame{t: kid, kids: Children(kid)})
+					start := len(kids)
+					kids = appendChildren(kids, kid)
+					stack = append(stack, walkFrame{t: kid, start: start, next: start, end: len(kids)})
 				}
 			}
 			continue
 		}
 		n := top.t
+		topKids := kids[top.start:top.end]
+		kids = kids[:top.start]
 		stack = stack[:len(stack)-1]
 		if _, ok := c.m[n]; ok {
 			continue
@@ -292,7 +294,7 @@ func (c *fvCache) of(t Term) map[string]*Var {
 		// chain of unary nodes or lets shares one set instead of copying it per node.
 		var out map[string]*Var
 		shared := false
-		for k, kid := range top.kids {
+		for k, kid := range topKids {
 			bound := BoundIn(n, k)
 			km := c.m[kid]
 			if out == nil && len(bound) == 0 && len(km) > 0 {
