@@ -1,6 +1,9 @@
 package core
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 // TestNodeSet: both modes of the visited set across several growths and reuses: every node
 // is absent once, then present; ids are dense and stable; tags are part of add's key.
@@ -39,5 +42,44 @@ func TestNodeSet(t *testing.T) {
 			}
 		}
 		s.put()
+	}
+}
+
+// TestWalksConcurrent: walks sharing the pooled visited sets from several goroutines, nested
+// walks included, see every node once (run with -race).
+func TestWalksConcurrent(t *testing.T) {
+	p, err := ParseProgram(`fn (x : [3] f64, y : [3] f64) =>
+  let a = x * y in let b = a + a in let c = b * a in sumOuter (c + b)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Size(p.Body)
+	done := make(chan error)
+	for g := 0; g < 8; g++ {
+		go func() {
+			for i := 0; i < 200; i++ {
+				n := 0
+				PostOrder(p.Body, func(x Term) {
+					n++
+					if Size(x) > want {
+						t.Error("a subterm larger than the term")
+					}
+				})
+				if n != want {
+					done <- fmt.Errorf("walk saw %d nodes, want %d", n, want)
+					return
+				}
+				if err := Check(&Program{Params: p.Params, Body: p.Body}); err != nil {
+					done <- err
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for g := 0; g < 8; g++ {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
 	}
 }
