@@ -1,22 +1,15 @@
 package core
 
-import (
-	"sync"
-	"unsafe"
-)
+import "unsafe"
 
 // nodeSet is the visited set of one walk: a set of (node, tag) pairs by node identity
 // (PostOrder uses tag 0; Check tags a node with the scope version it is reached in).
 //
-// It is an open-addressing hash table over the nodes' addresses, reused across walks through
-// a small free list (not a sync.Pool, which the collector empties: large walks allocate
-// enough to trigger collections between them), so that a walk neither allocates nor grows a
-// map per call. A slot is occupied
-// only when its generation is the walk's: starting a walk is incrementing the generation, not
-// clearing the table, so a small walk after a large one costs only what it touches. Slots hold
-// addresses as integers, not pointers: a pooled table keeps no term alive. During a walk the
-// nodes it records are reachable from the walk's root, which the caller holds, and Go's heap
-// objects do not move, so an address identifies one node for the walk's duration.
+// It is an open-addressing hash table over the nodes' addresses (one flat slice, cheaper than
+// a map's buckets), made for one walk (the package keeps no state between walks). A slot is
+// occupied when its generation is the set's. Slots hold addresses as integers: during a walk
+// the nodes it records are reachable from the walk's root, which the caller holds, and Go's
+// heap objects do not move, so an address identifies one node for the walk's duration.
 type nodeSet struct {
 	slots []nodeSlot // length a power of two
 	n     int        // occupied slots of this generation
@@ -35,54 +28,9 @@ type nodeSlot struct {
 	gen  uint32
 }
 
-// nodeSets is the free list: a few sets (walks may nest or run concurrently), each table of
-// at most maxPooledSlots slots (16 bytes each).
-var nodeSets struct {
-	sync.Mutex
-	free []*nodeSet
-}
-
-const (
-	maxPooledSets  = 4
-	maxPooledSlots = 1 << 20
-)
-
-// getNodeSet returns an empty set from the free list; release it with put.
-func getNodeSet() *nodeSet {
-	var s *nodeSet
-	nodeSets.Lock()
-	if k := len(nodeSets.free); k > 0 {
-		s = nodeSets.free[k-1]
-		nodeSets.free[k-1] = nil
-		nodeSets.free = nodeSets.free[:k-1]
-	}
-	nodeSets.Unlock()
-	if s == nil {
-		s = &nodeSet{}
-	}
-	s.n = 0
-	s.ids = false
-	s.gen++
-	if s.gen == 0 { // wrapped around: old slots could look occupied
-		clear(s.slots)
-		s.gen = 1
-	}
-	if len(s.slots) == 0 {
-		s.slots = make([]nodeSlot, 256)
-	}
-	return s
-}
-
-// put returns the set to the free list. Tables grown beyond maxPooledSlots are dropped.
-func (s *nodeSet) put() {
-	if len(s.slots) > maxPooledSlots {
-		return
-	}
-	nodeSets.Lock()
-	if len(nodeSets.free) < maxPooledSets {
-		nodeSets.free = append(nodeSets.free, s)
-	}
-	nodeSets.Unlock()
+// newNodeSet returns an empty set for one walk.
+func newNodeSet() *nodeSet {
+	return &nodeSet{slots: make([]nodeSlot, 256), gen: 1}
 }
 
 func nodeHash(addr uintptr, tag uint32) uint64 {

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// TestNodeSet: both modes of the visited set across several growths and reuses: every node
+// TestNodeSet: both modes of the visited set across several growths: every node
 // is absent once, then present; ids are dense and stable; tags are part of add's key.
 func TestNodeSet(t *testing.T) {
 	nodes := make([]*Var, 5000)
@@ -13,7 +13,7 @@ func TestNodeSet(t *testing.T) {
 		nodes[i] = &Var{node: node{Scalar(Float64)}, Name: "v"}
 	}
 	for round := 0; round < 3; round++ {
-		s := getNodeSet()
+		s := newNodeSet()
 		for i, v := range nodes {
 			if !s.insert(v.base()) {
 				t.Fatalf("round %d: node %d present before insertion", round, i)
@@ -27,8 +27,7 @@ func TestNodeSet(t *testing.T) {
 				t.Fatalf("round %d: node %d has id %d", round, i, id)
 			}
 		}
-		s.put()
-		s = getNodeSet()
+		s = newNodeSet()
 		for i, v := range nodes {
 			for tag := uint32(0); tag < 3; tag++ {
 				if s.has(v.base(), tag) || !s.add(v.base(), tag) {
@@ -41,11 +40,10 @@ func TestNodeSet(t *testing.T) {
 				t.Fatalf("round %d: node %d: wrong membership", round, i)
 			}
 		}
-		s.put()
 	}
 }
 
-// TestWalksConcurrent: walks sharing the pooled visited sets from several goroutines, nested
+// TestWalksConcurrent: walks from several goroutines, nested
 // walks included, see every node once (run with -race).
 func TestWalksConcurrent(t *testing.T) {
 	p, err := ParseProgram(`fn (x : [3] f64, y : [3] f64) =>

@@ -58,7 +58,6 @@ func fastInlineWith(cfg *simplifyConfig, t Term, free map[string]bool, size int,
 			}
 		}
 	})
-	defer ids.put()
 	if !ok {
 		return nil, false
 	}

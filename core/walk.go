@@ -174,7 +174,7 @@ func PostOrder(t Term, f func(Term)) {
 	if t == nil {
 		return
 	}
-	postOrderSet(t, f).put()
+	postOrderSet(t, f)
 }
 
 // postOrderSet is PostOrder for a non-nil t, returning its visited set, in which every node
@@ -184,7 +184,7 @@ func postOrderSet(t Term, f func(Term)) *nodeSet {
 	// The children of the frames on the stack share one slice: a frame's are kids[start:end],
 	// pushed after its parent's and dropped when it is popped (no slice per node). The
 	// visited set and both slices are reused across walks (see nodeSet).
-	seen := getNodeSet()
+	seen := newNodeSet()
 	seen.insert(t.base())
 	kids := appendChildren(seen.kids[:0], t)
 	stack := append(seen.stack[:0], walkFrame{t: t, end: len(kids)})
@@ -393,7 +393,7 @@ func checkProgram(p *Program) (int, error) {
 	}
 	// Scoping and variable types: each variable occurrence must agree with its binder; on the
 	// same walk, tuples only at the top and every other node typed.
-	seen := getNodeSet()
+	seen := newNodeSet()
 	sc := &scopeChecker{env: env, seen: seen, undo: seen.undo[:0], top: top}
 	// The lets above a result tuple have no array type; they are marked in the visited set
 	// with the tag tupleLetTag (computed once: not per let, which would be quadratic in the
@@ -409,7 +409,6 @@ func checkProgram(p *Program) (int, error) {
 	}
 	seen.undo = sc.undo[:0]
 	visited := seen.n
-	seen.put()
 	return visited, sc.err
 }
 
