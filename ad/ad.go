@@ -1,6 +1,8 @@
 package ad
 
 import (
+	"slices"
+
 	"github.com/bulkad/bulkad/core"
 	"github.com/bulkad/bulkad/core/tensors"
 	"github.com/pkg/errors"
@@ -155,8 +157,9 @@ func resolveWrt(p *core.Program, wrt []string, op string) ([]string, error) {
 	}
 	seen := map[string]bool{}
 	var out []string
+	param := paramLookup(p)
 	for _, name := range wrt {
-		v := p.Param(name)
+		v := param(name)
 		if v == nil {
 			return nil, errors.Errorf("ad: %s: %q is not a parameter of the program", op, name)
 		}
@@ -169,6 +172,22 @@ func resolveWrt(p *core.Program, wrt []string, op string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// paramLookup returns p.Param, or for many parameters a function with the same results
+// through a map (a name's first parameter), so that looking up every parameter is not
+// quadratic.
+func paramLookup(p *core.Program) func(string) *core.Var {
+	if len(p.Params) < 16 || slices.Contains(p.Params, nil) { // nil: Param's own behaviour
+		return p.Param
+	}
+	m := make(map[string]*core.Var, len(p.Params))
+	for _, v := range p.Params {
+		if _, dup := m[v.Name]; !dup {
+			m[v.Name] = v
+		}
+	}
+	return func(name string) *core.Var { return m[name] }
 }
 
 // prepare checks p and brings it to the form the forward pass takes: BOT-normal (unless
@@ -557,6 +576,14 @@ func tangentTerm(b *core.Builder, d *Delta, tvars map[string]*core.Var, memo map
 // binders. Nodes are rewritten once per renaming scope, so the common case (no duplicate
 // names) rewrites nothing.
 func uniquify(p *core.Program, reserved []string) (*core.Program, error) {
+	if p.Body != nil && letsUnique(p, reserved) {
+		return p, nil // what the rewrite below returns then, without memoising every node
+	}
+	return uniquifyAll(p, reserved)
+}
+
+// uniquifyAll is uniquify without the check for the case with nothing to rename.
+func uniquifyAll(p *core.Program, reserved []string) (*core.Program, error) {
 	u := &uniquifier{seen: map[string]bool{}, memo: map[uKey]core.Term{}}
 	for _, v := range p.Params {
 		u.seen[v.Name] = true
@@ -580,6 +607,29 @@ func uniquify(p *core.Program, reserved []string) (*core.Program, error) {
 		return p, nil
 	}
 	return core.NewProgram(p.Params, body)
+}
+
+// letsUnique reports whether uniquify has nothing to rename: every let node binds a name
+// no other let node, parameter or reserved name has. (Then the uniquifier reaches every let
+// under the empty renaming, never finds its name seen, and rebuilds nothing.)
+func letsUnique(p *core.Program, reserved []string) bool {
+	seen := make(map[string]bool, len(p.Params)+len(reserved))
+	for _, v := range p.Params {
+		seen[v.Name] = true
+	}
+	for _, n := range reserved {
+		seen[n] = true
+	}
+	unique := true
+	core.PostOrder(p.Body, func(t core.Term) {
+		if l, ok := t.(*core.Let); ok && unique {
+			if seen[l.Var.Name] {
+				unique = false
+			}
+			seen[l.Var.Name] = true
+		}
+	})
+	return unique
 }
 
 type renaming struct{ m map[string]*core.Var }
@@ -657,7 +707,8 @@ func (u *uniquifier) rn(t core.Term, r *renaming) core.Term {
 			out = u.b.Let(v, bound, body)
 		}
 	default:
-		kids := core.Children(t)
+		var kb [4]core.Term // the children of most terms, without an allocation
+		kids := core.AppendChildren(kb[:0], t)
 		nk := make([]core.Term, len(kids))
 		for k, c := range kids {
 			inner := r

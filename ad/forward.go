@@ -56,7 +56,6 @@ type constKey struct {
 func newForward(p *core.Program, namer *core.Namer, wrt map[string]bool) *forward {
 	f := &forward{
 		namer:   namer,
-		memo:    map[core.Term]*dual{},
 		env:     map[string]*Delta{},
 		atoms:   map[core.Term]core.Term{},
 		refs:    map[core.Term]int{},
@@ -74,8 +73,9 @@ func newForward(p *core.Program, namer *core.Namer, wrt map[string]bool) *forwar
 			f.env[v.Name] = zeroDelta(v.Type())
 		}
 	}
+	var kb [4]core.Term
 	core.PostOrder(p.Body, func(t core.Term) {
-		kids := core.Children(t)
+		kids := core.AppendChildren(kb[:0], t)
 		for k, c := range kids {
 			if len(core.BoundIn(t, k)) > 0 {
 				if _, isLet := t.(*core.Let); !isLet {
@@ -85,6 +85,7 @@ func newForward(p *core.Program, namer *core.Namer, wrt map[string]bool) *forwar
 			f.refs[c]++
 		}
 	})
+	f.memo = make(map[core.Term]*dual, len(f.refs)+1) // about one dual per node
 	return f
 }
 
@@ -181,7 +182,8 @@ func (f *forward) rebuildPrimal(t core.Term) []core.Term {
 // freeChildren maps g over the children of t that bind no variable of t (the others are
 // kept as they are); nil as soon as g returns nil.
 func freeChildren(t core.Term, g func(core.Term) core.Term) []core.Term {
-	kids := core.Children(t)
+	var kb [4]core.Term // the children of most terms, without an allocation
+	kids := core.AppendChildren(kb[:0], t)
 	nk := make([]core.Term, len(kids))
 	for k, c := range kids {
 		if len(core.BoundIn(t, k)) > 0 {
@@ -331,7 +333,8 @@ func (f *forward) visit1(t core.Term) *dual {
 	case *core.Replicate, *core.Transpose, *core.Reshape, *core.Gather, *core.Scatter, *core.Index, *core.SumOuter:
 		// Linear structural operations: the same operation on the tangent (for index, at
 		// the primal indices).
-		x := f.visit(core.Children(t)[0])
+		var kb [4]core.Term
+		x := f.visit(core.AppendChildren(kb[:0], t)[0])
 		if x == nil {
 			return nil
 		}

@@ -550,9 +550,11 @@ func NewTuple(elems []Term) (*Tuple, error) {
 // binder's type, and tuples appear only as the result.
 func NewProgram(params []*Var, body Term) (*Program, error) {
 	p := &Program{Params: append([]*Var{}, params...), Body: body}
-	if err := Check(p); err != nil {
+	size, err := checkProgram(p)
+	if err != nil {
 		return nil, err
 	}
+	p.checked = &checkedProgram{body: body, params: append([]*Var{}, params...), size: size}
 	return p, nil
 }
 

@@ -74,10 +74,11 @@ func MaxRounds(n int) SimplifyOption {
 // Rewriting repeats to a fixed point or MaxRounds rounds; every round is linear in the number
 // of distinct nodes (memoised by node identity).
 func Simplify(p *Program, opts ...SimplifyOption) (*Program, error) {
-	if err := Check(p); err != nil {
+	size, err := checkProgram(p)
+	if err != nil {
 		return nil, errors.Wrap(err, "core: simplify")
 	}
-	body, err := simplify(p.Body, p.Params, opts)
+	body, err := simplify(p.Body, p.Params, opts, size)
 	if err != nil {
 		return nil, err
 	}
@@ -94,13 +95,16 @@ func SimplifyTerm(t Term, opts ...SimplifyOption) (Term, error) {
 		return nil, errors.New("core: simplify: nil term")
 	}
 	params := FreeVars(t)
-	if err := Check(&Program{Params: params, Body: t}); err != nil {
+	size, err := checkProgram(&Program{Params: params, Body: t})
+	if err != nil {
 		return nil, errors.Wrap(err, "core: simplify")
 	}
-	return simplify(t, params, opts)
+	return simplify(t, params, opts, size)
 }
 
-func simplify(t Term, params []*Var, opts []SimplifyOption) (out Term, err error) {
+// simplify runs the rewrite rounds on t; size guesses its number of distinct nodes (a
+// capacity hint).
+func simplify(t Term, params []*Var, opts []SimplifyOption, size int) (out Term, err error) {
 	cfg := &simplifyConfig{keep: map[string]bool{}, maxRounds: 16}
 	for _, o := range opts {
 		o(cfg)
@@ -119,10 +123,10 @@ func simplify(t Term, params []*Var, opts []SimplifyOption) (out Term, err error
 		free[p.Name] = true
 	}
 	for round := 0; round < cfg.maxRounds; round++ {
-		s := &simplifier{cfg: cfg, namer: namer, free: free, memo: map[Term]Term{}}
-		s.collectRanges(t)
+		s := &simplifier{cfg: cfg, namer: namer, free: free, root: t, memo: make(map[*node]Term, size)}
 		u := s.rewrite(t)
-		if v, ok := fastInline(cfg, u, free); ok {
+		size = len(s.memo)
+		if v, ok := fastInlineSized(cfg, u, free, size); ok {
 			u = v
 		} else {
 			in := newInliner(cfg, namer)
@@ -141,14 +145,17 @@ type simplifier struct {
 	cfg   *simplifyConfig
 	namer *Namer
 	free  map[string]bool
-	memo  map[Term]Term
-	// ranges of binder variables (hull over all binders of a name); letBounds holds the
-	// bound terms of i64 scalar lets, whose ranges are computed on demand.
+	memo  map[*node]Term // by node identity (see Term.base)
+	// the round's term; ranges of its binder variables (hull over all binders of a name)
+	// and letBounds, the bound terms of its i64 scalar lets (whose ranges are computed on
+	// demand), are collected from it at the first range query (nil until then)
+	root      Term
 	ranges    map[string][2]int64
 	letBounds map[string][]Term
 	inProg    map[string]bool
 }
 
+// collectRanges records the ranges of t's binder variables.
 func (s *simplifier) collectRanges(t Term) {
 	s.ranges = map[string][2]int64{}
 	s.letBounds = map[string][]Term{}
@@ -182,6 +189,9 @@ func (s *simplifier) collectRanges(t Term) {
 
 // varRange is the range callback for IntRange.
 func (s *simplifier) varRange(name string) (int64, int64, bool) {
+	if s.ranges == nil {
+		s.collectRanges(s.root)
+	}
 	if s.free[name] || s.inProg[name] {
 		return 0, 0, false
 	}
@@ -249,10 +259,21 @@ func mkFn(vars []*Var, out []Term) *IndexFn {
 // mapKids rebuilds t with f applied to each of its children (see Children), panicking on a
 // Rebuild error like mk.
 func mapKids(t Term, f func(Term) Term) Term {
-	kids := Children(t)
-	nk := make([]Term, len(kids))
+	var kb [4]Term // the children of most terms, without an allocation
+	kids := appendChildren(kb[:0], t)
+	var nk []Term // allocated at the first changed child (Rebuild may keep it)
 	for k, c := range kids {
-		nk[k] = f(c)
+		r := f(c)
+		if nk == nil && r != c {
+			nk = make([]Term, len(kids))
+			copy(nk, kids[:k])
+		}
+		if nk != nil {
+			nk[k] = r
+		}
+	}
+	if nk == nil {
+		return t // every child unchanged (as Rebuild would return)
 	}
 	r, err := Rebuild(t, nk)
 	if err != nil {
@@ -263,8 +284,12 @@ func mapKids(t Term, f func(Term) Term) Term {
 
 // rewrite simplifies t bottom-up (memoised by node).
 func (s *simplifier) rewrite(t Term) Term {
-	if r, ok := s.memo[t]; ok {
-		return r
+	var key *node // nil for a nil term (a struct literal's missing child), not memoised
+	if t != nil {
+		key = t.base()
+		if r, ok := s.memo[key]; ok {
+			return r
+		}
 	}
 	r := mapKids(t, s.rewrite)
 	for step := 0; step < 8; step++ {
@@ -274,7 +299,9 @@ func (s *simplifier) rewrite(t Term) Term {
 		}
 		r = n
 	}
-	s.memo[t] = r
+	if key != nil {
+		s.memo[key] = r
+	}
 	return r
 }
 

@@ -18,11 +18,27 @@ package core
 // is inlined less often than by the general inliner — never wrongly. It reports false when the
 // conditions do not hold; the caller then runs the general inliner.
 func fastInline(cfg *simplifyConfig, t Term, free map[string]bool) (Term, bool) {
+	return fastInlineSized(cfg, t, free, 0)
+}
+
+// fastInlineSized is fastInline with a guess of the number of distinct nodes of t (a
+// capacity hint; 0 for none).
+func fastInlineSized(cfg *simplifyConfig, t Term, free map[string]bool, size int) (Term, bool) {
+	return fastInlineWith(cfg, t, free, size, true)
+}
+
+// fastInlineWith is fastInlineSized; skip enables the shortcut for terms where no let goes
+// (tests compare it with the full rewrite).
+func fastInlineWith(cfg *simplifyConfig, t Term, free map[string]bool, size int, skip bool) (Term, bool) {
+	if t == nil {
+		return nil, true
+	}
 	lets := map[string]*Let{}
 	lambda := map[string]bool{}
 	ok := true
-	var order []Term // post-order: children before parents
-	PostOrder(t, func(n Term) {
+	order := make([]Term, 0, size) // post-order: children before parents
+	// The walk's visited set numbers the nodes densely (ids.id): the tables below are slices.
+	ids := postOrderSet(t, func(n Term) {
 		order = append(order, n)
 		switch x := n.(type) {
 		case *Let:
@@ -59,34 +75,39 @@ func fastInline(cfg *simplifyConfig, t Term, free map[string]bool) (Term, bool) 
 	}
 	// Path counts from the root, capped at 2; edges into a lambda body count double. A let
 	// under a lambda makes the fast path inapplicable.
-	pc := make(map[Term]int8, len(order))
-	underLambda := make(map[Term]bool, len(order))
-	pc[t] = 1
+	paths := make([]pathInfo, len(order)) // by node id
+	paths[ids.id(t.base())] = pathInfo{pc: 1}
+	var kb []Term
 	for i := len(order) - 1; i >= 0; i-- {
 		n := order[i]
-		c := pc[n]
-		if _, isLet := n.(*Let); isLet && underLambda[n] {
+		in := paths[ids.id(n.base())]
+		if _, isLet := n.(*Let); isLet && in.underLambda {
 			return nil, false
 		}
-		for k, kid := range Children(n) {
+		kb = appendChildren(kb[:0], n)
+		for k, kid := range kb {
+			if kid == nil {
+				continue
+			}
 			rep := repeatedKid(n, k)
-			add := c
+			add := in.pc
 			if rep && add > 0 {
 				add = 2
 			}
-			pc[kid] = min(2, pc[kid]+add)
-			if rep || underLambda[n] {
-				underLambda[kid] = true
+			out := &paths[ids.id(kid.base())]
+			out.pc = min(2, out.pc+add)
+			if rep || in.underLambda {
+				out.underLambda = true
 			}
 		}
 	}
-	count := map[string]int8{}
+	count := make(map[string]int8, len(lets))
 	indexed := map[string]bool{}
 	for _, n := range order {
 		switch x := n.(type) {
 		case *Var:
 			if _, isLetVar := lets[x.Name]; isLetVar {
-				count[x.Name] = min(2, count[x.Name]+pc[n])
+				count[x.Name] = min(2, count[x.Name]+paths[ids.id(n.base())].pc)
 			}
 		case *Index:
 			if v, isVar := x.X.(*Var); isVar {
@@ -94,8 +115,36 @@ func fastInline(cfg *simplifyConfig, t Term, free map[string]bool) (Term, bool) 
 			}
 		}
 	}
-	f := &fastInliner{cfg: cfg, count: count, indexed: indexed, env: map[string]Term{}, memo: make(map[Term]Term, len(order))}
+	// When no let is dead or inlined, the rewrite below returns every node itself (by
+	// induction: the bound terms stay as they are, so the conditions read here are the ones
+	// it would read): skip it, and its memo.
+	if skip && !removesLet(cfg, lets, count, indexed) {
+		return t, true
+	}
+	f := &fastInliner{cfg: cfg, count: count, indexed: indexed, env: map[string]Term{}, ids: ids, memo: make([]Term, len(order))}
 	return f.visit(t), true
+}
+
+// removesLet reports whether fastInliner.visit would drop or inline one of the lets (the
+// conditions of its Let case, with each let's own bound term).
+func removesLet(cfg *simplifyConfig, lets map[string]*Let, count map[string]int8, indexed map[string]bool) bool {
+	for name, l := range lets {
+		n := count[name]
+		if n == 0 {
+			return true
+		}
+		if !cfg.keep[name] && (n == 1 || inlinable(l.Bound)) && (!indexed[name] || indexable(l.Bound)) {
+			return true
+		}
+	}
+	return false
+}
+
+// pathInfo is what fastInline knows of a node: its path count from the root (capped at 2)
+// and whether it is under a lambda.
+type pathInfo struct {
+	pc          int8
+	underLambda bool
 }
 
 type fastInliner struct {
@@ -103,11 +152,16 @@ type fastInliner struct {
 	count   map[string]int8
 	indexed map[string]bool // let variables indexed directly (index x [..])
 	env     map[string]Term
-	memo    map[Term]Term
+	ids     *nodeSet // the nodes of the term, numbered (see nodeSet.id)
+	memo    []Term   // by node id; nil: not visited yet (visit returns non-nil terms)
 }
 
 func (f *fastInliner) visit(t Term) Term {
-	if r, ok := f.memo[t]; ok {
+	if t == nil {
+		return nil // a struct literal's missing child stays missing
+	}
+	id := f.ids.id(t.base())
+	if r := f.memo[id]; r != nil {
 		return r
 	}
 	var r Term
@@ -136,7 +190,7 @@ func (f *fastInliner) visit(t Term) Term {
 	default:
 		r = mapKids(t, f.visit)
 	}
-	f.memo[t] = r
+	f.memo[id] = r
 	return r
 }
 

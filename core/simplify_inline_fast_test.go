@@ -114,3 +114,48 @@ func itoa(i int) string {
 	}
 	return s
 }
+
+// TestFastInlineSkip: where removesLet finds no let to drop or inline, the full rewrite
+// returns the term itself, as the shortcut does.
+func TestFastInlineSkip(t *testing.T) {
+	v := Type{Shape{3}, Float64}
+	env := map[string]Type{"x": v, "y": v}
+	skipped := 0
+	for _, src := range []string{
+		"let a = x * y in x + y",
+		"let a = x * y in a + y",
+		"let a = x * y in a + a",
+		"let a = x in a * a",
+		"let a = x * y in let b = a + x in b * y",
+		"let a = x * y in let b = a + a in b * b",
+		"let a = x * y in let b = a + a in let c = exp b in c * c + a",
+		"let a = sumOuter x in build1 3 (\\i -> a + index y [i])",
+		"let k = cast i64 (sumOuter x) in gather [3] y (\\[i] -> [k + i])",
+		"let a = x * y in index a [1]",
+		"let a = x in index a [1]",
+		"let a = x * y in let b = index a [1] in b * b",
+	} {
+		for _, keep := range [][]string{nil, {"a"}, {"a", "b"}} {
+			term := mustParseTerm(t, src, env)
+			cfg := &simplifyConfig{keep: map[string]bool{}}
+			for _, k := range keep {
+				cfg.keep[k] = true
+			}
+			free := map[string]bool{"x": true, "y": true}
+			fast, ok1 := fastInlineWith(cfg, term, free, 0, true)
+			full, ok2 := fastInlineWith(cfg, term, free, 0, false)
+			if ok1 != ok2 || fast != full && !Equal(fast, full) {
+				t.Errorf("%s (keep %v): shortcut %v, full rewrite %v", src, keep, fast, full)
+			}
+			if fast == term {
+				skipped++
+				if full != term {
+					t.Errorf("%s (keep %v): the full rewrite rebuilt the term", src, keep)
+				}
+			}
+		}
+	}
+	if skipped == 0 {
+		t.Error("no case took the shortcut")
+	}
+}

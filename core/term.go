@@ -378,6 +378,17 @@ func (t *Tuple) Types() []Type {
 type Program struct {
 	Params []*Var
 	Body   Term
+	// checked is set by NewProgram, which checks the program: Check of the same body (terms
+	// are immutable) and the same parameters does not walk the body again.
+	checked *checkedProgram
+}
+
+// checkedProgram is what NewProgram checked: the body, a copy of the parameter list and the
+// number of (node, scope) pairs the check visited.
+type checkedProgram struct {
+	body   Term
+	params []*Var
+	size   int
 }
 
 // Param returns the parameter with the given name, or nil.

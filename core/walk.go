@@ -1,9 +1,10 @@
 package core
 
 import (
-	"fmt"
+	"maps"
 	"slices"
 	"sort"
+	"strconv"
 
 	"github.com/pkg/errors"
 )
@@ -18,6 +19,11 @@ import (
 //
 // BoundIn tells which of them are under a binder.
 func Children(t Term) []Term { return appendChildren(nil, t) }
+
+// AppendChildren appends the children of t (see Children) to dst and returns the extended
+// slice: with a small array as dst (var kb [4]Term; AppendChildren(kb[:0], t)), reading the
+// children of most terms allocates nothing.
+func AppendChildren(dst []Term, t Term) []Term { return appendChildren(dst, t) }
 
 // appendChildren appends t's children (see Children) to dst. It runs on every node of every
 // walk: its cases are concrete types only, which the type switch matches by hash (an
@@ -106,7 +112,8 @@ func BoundIn(t Term, k int) []*Var {
 // order of Children), re-checking the typing rules. It returns t itself when every child is
 // unchanged (pointer-equal).
 func Rebuild(t Term, kids []Term) (Term, error) {
-	old := Children(t)
+	var kb [4]Term // the children of most terms, without an allocation
+	old := appendChildren(kb[:0], t)
 	if len(old) != len(kids) {
 		return nil, errors.Errorf("core: rebuild %T: %d children, want %d", t, len(kids), len(old))
 	}
@@ -167,15 +174,21 @@ func PostOrder(t Term, f func(Term)) {
 	if t == nil {
 		return
 	}
+	postOrderSet(t, f)
+}
+
+// postOrderSet is PostOrder for a non-nil t, returning its visited set, in which every node
+// has its discovery number as id (dense: 0 to the number of nodes - 1; see nodeSet.insert).
+// The caller releases the set with put.
+func postOrderSet(t Term, f func(Term)) *nodeSet {
 	// The children of the frames on the stack share one slice: a frame's are kids[start:end],
-	// pushed after its parent's and dropped when it is popped (no slice per node).
-	type frame struct {
-		t                Term
-		start, next, end int
-	}
-	seen := map[*node]struct{}{t.base(): {}}
-	kids := appendChildren(make([]Term, 0, 64), t)
-	stack := append(make([]frame, 0, 32), frame{t: t, end: len(kids)})
+	// pushed after its parent's and dropped when it is popped (no slice per node). The
+	// visited set and both slices are reused across walks (see nodeSet).
+	seen := newNodeSet()
+	seen.insert(t.base())
+	kids := appendChildren(seen.kids[:0], t)
+	stack := append(seen.stack[:0], walkFrame{t: t, end: len(kids)})
+	high, deep := len(kids), 1
 	for len(stack) > 0 {
 		top := &stack[len(stack)-1]
 		if top.next < top.end {
@@ -184,11 +197,12 @@ func PostOrder(t Term, f func(Term)) {
 			if c == nil {
 				continue
 			}
-			if _, done := seen[c.base()]; !done {
-				seen[c.base()] = struct{}{}
+			if seen.insert(c.base()) {
 				start := len(kids)
 				kids = appendChildren(kids, c)
-				stack = append(stack, frame{t: c, start: start, next: start, end: len(kids)})
+				high = max(high, len(kids))
+				stack = append(stack, walkFrame{t: c, start: start, next: start, end: len(kids)})
+				deep = max(deep, len(stack))
 			}
 			continue
 		}
@@ -196,6 +210,16 @@ func PostOrder(t Term, f func(Term)) {
 		kids = kids[:top.start]
 		stack = stack[:len(stack)-1]
 	}
+	// Drop the references to terms before pooling (popped entries still hold theirs).
+	clear(kids[:high])
+	clear(stack[:deep])
+	seen.kids, seen.stack = kids[:0], stack[:0]
+	return seen
+}
+
+type walkFrame struct {
+	t                Term
+	start, next, end int
 }
 
 // Size is the number of distinct nodes (by pointer identity) reachable from t.
@@ -236,25 +260,27 @@ func (c *fvCache) of(t Term) map[string]*Var {
 	}
 	// Post-order over the nodes not yet cached: cached subterms are not entered again, so a
 	// sequence of calls (one per node, as in Check and Subst) stays linear overall.
-	type frame struct {
-		t    Term
-		kids []Term
-		next int
-	}
-	stack := []frame{{t: t, kids: Children(t)}}
+	// As in PostOrder, the frames' children share one slice: a frame's are
+	// kids[start:end], available until it is popped.
+	kids := appendChildren(nil, t)
+	stack := []walkFrame{{t: t, end: len(kids)}}
 	for len(stack) > 0 {
 		top := &stack[len(stack)-1]
-		if top.next < len(top.kids) {
-			kid := top.kids[top.next]
+		if top.next < top.end {
+			kid := kids[top.next]
 			top.next++
 			if kid != nil {
 				if _, ok := c.m[kid]; !ok {
-					stack = append(stack, frame{t: kid, kids: Children(kid)})
+					start := len(kids)
+					kids = appendChildren(kids, kid)
+					stack = append(stack, walkFrame{t: kid, start: start, next: start, end: len(kids)})
 				}
 			}
 			continue
 		}
 		n := top.t
+		topKids := kids[top.start:top.end]
+		kids = kids[:top.start]
 		stack = stack[:len(stack)-1]
 		if _, ok := c.m[n]; ok {
 			continue
@@ -263,12 +289,27 @@ func (c *fvCache) of(t Term) map[string]*Var {
 			c.m[n] = map[string]*Var{v.Name: v}
 			continue
 		}
+		// out starts as the first contributing child's own set when nothing of it is bound
+		// (sets are read-only once cached) and is copied only when it has to change, so a
+		// chain of unary nodes or lets shares one set instead of copying it per node.
 		var out map[string]*Var
-		for k, kid := range top.kids {
+		shared := false
+		for k, kid := range topKids {
 			bound := BoundIn(n, k)
-			for name, v := range c.m[kid] {
+			km := c.m[kid]
+			if out == nil && len(bound) == 0 && len(km) > 0 {
+				out, shared = km, true
+				continue
+			}
+			for name, v := range km {
 				if boundName(bound, name) {
 					continue
+				}
+				if shared {
+					if w, ok := out[name]; ok && w == v {
+						continue
+					}
+					out, shared = maps.Clone(out), false
 				}
 				if out == nil {
 					out = map[string]*Var{}
@@ -302,87 +343,116 @@ func HasFree(t Term, name string) bool {
 // Check verifies a program: distinct parameter names, every free variable of the body is a
 // parameter, every variable occurrence has its binder's type, every node was built by a
 // constructor, and a Tuple appears only as the result (the body, possibly under lets).
+// A program made by NewProgram (which checks it) is not walked again while its body and
+// parameter list are the ones NewProgram was given (terms are immutable).
 func Check(p *Program) error {
+	_, err := checkProgram(p)
+	return err
+}
+
+// checkProgram is Check; it also returns the number of (node, scope) pairs it visited, at
+// least the number of distinct nodes of a program that checks.
+func checkProgram(p *Program) (int, error) {
 	if p == nil || p.Body == nil {
-		return errors.New("core: program: nil program or body")
+		return 0, errors.New("core: program: nil program or body")
 	}
-	scope := map[string]Type{}
+	if c := p.checked; c != nil && c.body == p.Body && slices.Equal(c.params, p.Params) {
+		return c.size, nil // checked by NewProgram, unchanged since
+	}
+	// The scope table holds the parameters and, at the bottom of the chain of lets around
+	// the result, every one of them (a capacity hint: growing it was most of Check's cost).
+	lets := 0
+	for t := p.Body; ; lets++ {
+		l, ok := t.(*Let)
+		if !ok {
+			break
+		}
+		t = l.Body
+	}
+	env := make(map[string]scopeEntry, len(p.Params)+lets)
 	for _, v := range p.Params {
 		if v == nil {
-			return errors.New("core: program: nil parameter")
+			return 0, errors.New("core: program: nil parameter")
 		}
-		if _, dup := scope[v.Name]; dup {
-			return errors.Errorf("core: program: parameter %s declared twice", v.Name)
+		if _, dup := env[v.Name]; dup {
+			return 0, errors.Errorf("core: program: parameter %s declared twice", v.Name)
 		}
 		if !v.Type().Dtype.Valid() {
-			return errors.Errorf("core: program: parameter %s has no type", v.Name)
+			return 0, errors.Errorf("core: program: parameter %s has no type", v.Name)
 		}
-		scope[v.Name] = v.Type()
+		env[v.Name] = scopeEntry{bind: v, param: true}
 	}
 	// Tuples only at the top.
 	top := p.Body
-	var chain []Term
 	for {
-		if l, ok := top.(*Let); ok {
-			chain = append(chain, l)
-			top = l.Body
-			continue
+		l, ok := top.(*Let)
+		if !ok {
+			break
 		}
-		break
-	}
-	// The lets above a result tuple have no array type (computed once: not per let, which
-	// would be quadratic in the length of the chain).
-	tupleLets := map[Term]bool{}
-	if _, ok := top.(*Tuple); ok {
-		for _, l := range chain {
-			tupleLets[l] = true
-		}
+		top = l.Body
 	}
 	// Scoping and variable types: each variable occurrence must agree with its binder; on the
 	// same walk, tuples only at the top and every other node typed.
-	sc := &scopeChecker{env: map[string][]scopeEntry{}, seen: map[scopeKey]struct{}{}, top: top, tupleLets: tupleLets}
-	for _, v := range p.Params {
-		sc.env[v.Name] = []scopeEntry{{typ: v.Type(), param: true}}
+	seen := newNodeSet()
+	sc := &scopeChecker{env: env, seen: seen, undo: seen.undo[:0], top: top}
+	// The lets above a result tuple have no array type; they are marked in the visited set
+	// with the tag tupleLetTag (computed once: not per let, which would be quadratic in the
+	// length of the chain).
+	if _, ok := top.(*Tuple); ok {
+		for t := p.Body; t != top; t = t.(*Let).Body {
+			sc.seen.add(t.base(), tupleLetTag)
+		}
 	}
 	sc.visit(p.Body)
-	return sc.err
+	if sc.err != nil {
+		clear(sc.undo) // left early, with binders on the stack
+	}
+	seen.undo = sc.undo[:0]
+	visited := seen.n
+	return visited, sc.err
 }
+
+// tupleLetTag marks the lets above a result tuple in a scopeChecker's visited set (scope
+// versions, the other tags, stay below it).
+const tupleLetTag = ^uint32(0)
 
 // scopeChecker walks a term top-down with a scoped symbol table. A node is visited once per
 // distinct scope it is reached in (scopes get a new version when a binder is entered), so a
 // tree-shaped term (sharing through let-bound variables) is checked in linear time, and only
 // compound subterms shared by pointer across different scopes are visited more than once.
 type scopeChecker struct {
-	env     map[string][]scopeEntry
-	version int
-	next    int
-	seen    map[scopeKey]struct{}
+	// env holds the innermost binder of every name in scope; undo the entries it shadows,
+	// restored when their binders are left.
+	env     map[string]scopeEntry
+	undo    []shadowed
+	version uint32
+	next    uint32
+	seen    *nodeSet // (node, version) pairs visited, and the lets above a result tuple
 	err     error
-	// the program's result (the only place for a tuple) and the lets above a result tuple
-	// (which have no array type)
-	top       Term
-	tupleLets map[Term]bool
+	// the program's result (the only place for a tuple)
+	top Term
 }
 
+// scopeEntry is a binder in scope (its type is bind's; a pointer keeps the table small).
 type scopeEntry struct {
-	typ   Type
+	bind  *Var
 	param bool
 }
 
-type scopeKey struct {
-	n       *node // the term's identity (see Term.base)
-	version int
+// shadowed is an env entry hidden by an inner binder of the same name (had: there was one).
+type shadowed struct {
+	name string
+	prev scopeEntry
+	had  bool
 }
 
 func (c *scopeChecker) visit(t Term) {
 	if c.err != nil || t == nil {
 		return
 	}
-	key := scopeKey{t.base(), c.version}
-	if _, ok := c.seen[key]; ok {
+	if !c.seen.add(t.base(), c.version) {
 		return
 	}
-	c.seen[key] = struct{}{}
 	_, tuple := t.(*Tuple)
 	if tuple && t != c.top {
 		c.err = errors.New("core: program: a tuple appears below the top level")
@@ -395,24 +465,23 @@ func (c *scopeChecker) visit(t Term) {
 	}
 	// After the children (so that a tuple below is reported as such, not as its parent's
 	// missing type): every node but a tuple and the lets above it has an array type.
-	if c.err == nil && !tuple && !t.Type().Dtype.Valid() && !c.tupleLets[t] {
+	if c.err == nil && !tuple && !t.Type().Dtype.Valid() && !c.seen.has(t.base(), tupleLetTag) {
 		c.err = errors.Errorf("core: program: node %T has no type (build terms with the core constructors)", t)
 	}
 }
 
 // use checks an occurrence of v against its binder.
 func (c *scopeChecker) use(v *Var) {
-	stack := c.env[v.Name]
-	if len(stack) == 0 {
+	top, ok := c.env[v.Name]
+	if !ok {
 		c.err = errors.Errorf("core: program: free variable %s (%v) is not a parameter", v.Name, v.Type())
 		return
 	}
-	top := stack[len(stack)-1]
-	if !top.typ.Equal(v.Type()) {
+	if typ := top.bind.Type(); !typ.Equal(v.Type()) {
 		if top.param {
-			c.err = errors.Errorf("core: program: parameter %s has type %v but is used with type %v", v.Name, top.typ, v.Type())
+			c.err = errors.Errorf("core: program: parameter %s has type %v but is used with type %v", v.Name, typ, v.Type())
 		} else {
-			c.err = errors.Errorf("core: program: variable %s bound with type %v is used with type %v", v.Name, top.typ, v.Type())
+			c.err = errors.Errorf("core: program: variable %s bound with type %v is used with type %v", v.Name, typ, v.Type())
 		}
 	}
 }
@@ -427,16 +496,28 @@ func (c *scopeChecker) kids(t Term) {
 			continue
 		}
 		for _, b := range bound {
-			c.env[b.Name] = append(c.env[b.Name], scopeEntry{typ: b.Type()})
+			prev, had := c.env[b.Name]
+			c.undo = append(c.undo, shadowed{name: b.Name, prev: prev, had: had})
+			c.env[b.Name] = scopeEntry{bind: b}
 		}
 		saved := c.version
+		if c.next == tupleLetTag-1 {
+			c.err = errors.New("core: program: too many binder scopes to check")
+			return
+		}
 		c.next++
 		c.version = c.next
 		c.visit(kid)
 		c.version = saved
-		for _, b := range bound {
-			st := c.env[b.Name]
-			c.env[b.Name] = st[:len(st)-1]
+		for range bound {
+			u := c.undo[len(c.undo)-1]
+			c.undo[len(c.undo)-1] = shadowed{} // the buffer is pooled: keep no names
+			c.undo = c.undo[:len(c.undo)-1]
+			if u.had {
+				c.env[u.name] = u.prev
+			} else {
+				delete(c.env, u.name)
+			}
 		}
 	}
 }
@@ -454,144 +535,6 @@ func (c *FreeVarCache) Of(t Term) map[string]*Var { return c.c.of(t) }
 func isTupleBody(l *Let) bool {
 	_, r := LetChain(l)
 	return isTuple(r)
-}
-
-// Equal reports whether a and b are structurally equal: the same constructs with the same
-// parameters, variable names, literal values and shares, recursively. Binder names must match
-// (it is not equality up to renaming). Linear in the number of distinct node pairs visited.
-func Equal(a, b Term) bool {
-	return (&eqCache{m: map[[2]Term]bool{}}).eq(a, b)
-}
-
-type eqCache struct{ m map[[2]Term]bool }
-
-func (c *eqCache) eq(a, b Term) bool {
-	if a == b {
-		return true
-	}
-	if a == nil || b == nil {
-		return false
-	}
-	key := [2]Term{a, b}
-	if r, ok := c.m[key]; ok {
-		return r
-	}
-	r := c.shallow(a, b)
-	if r {
-		ka, kb := Children(a), Children(b)
-		if len(ka) != len(kb) {
-			r = false
-		} else {
-			for i := range ka {
-				if !c.eq(ka[i], kb[i]) {
-					r = false
-					break
-				}
-			}
-		}
-	}
-	c.m[key] = r
-	return r
-}
-
-func sameVars(a, b []*Var) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !sameVar(a[i], b[i]) || (a[i] != nil && !a[i].Type().Equal(b[i].Type())) {
-			return false
-		}
-	}
-	return true
-}
-
-// sameVar compares binder names, tolerating nil binders (struct literals).
-func sameVar(a, b *Var) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return a.Name == b.Name
-}
-
-// shallow compares everything but the children.
-func (c *eqCache) shallow(a, b Term) bool {
-	if fmt.Sprintf("%T", a) != fmt.Sprintf("%T", b) {
-		return false
-	}
-	if _, isTuple := a.(*Tuple); !isTuple {
-		if !a.Type().Equal(b.Type()) {
-			return false
-		}
-	}
-	switch a := a.(type) {
-	case *Var:
-		return a.Name == b.(*Var).Name
-	case *Lit:
-		bl := b.(*Lit)
-		if len(a.F) != len(bl.F) || len(a.I) != len(bl.I) || len(a.B) != len(bl.B) {
-			return false
-		}
-		for i := range a.F {
-			if a.F[i] != bl.F[i] && !(a.F[i] != a.F[i] && bl.F[i] != bl.F[i]) {
-				return false
-			}
-		}
-		for i := range a.I {
-			if a.I[i] != bl.I[i] {
-				return false
-			}
-		}
-		for i := range a.B {
-			if a.B[i] != bl.B[i] {
-				return false
-			}
-		}
-		return true
-	case *Let:
-		return sameVar(a.Var, b.(*Let).Var)
-	case *Share:
-		return a.ID == b.(*Share).ID
-	case *Unary:
-		return a.Op == b.(*Unary).Op
-	case *Cast:
-		return a.To == b.(*Cast).To
-	case *Binary:
-		return a.Op == b.(*Binary).Op
-	case *Index:
-		return len(a.Ix) == len(b.(*Index).Ix)
-	case *Gather:
-		bg := b.(*Gather)
-		return a.Shape.Equal(bg.Shape) && (a.Fn == nil) == (bg.Fn == nil) && sameVars(fnVars(a.Fn), fnVars(bg.Fn)) && len(fnOut(a.Fn)) == len(fnOut(bg.Fn))
-	case *Scatter:
-		bs := b.(*Scatter)
-		return a.Shape.Equal(bs.Shape) && (a.Fn == nil) == (bs.Fn == nil) && sameVars(fnVars(a.Fn), fnVars(bs.Fn)) && len(fnOut(a.Fn)) == len(fnOut(bs.Fn))
-	case *FromVector:
-		return len(a.Elems) == len(b.(*FromVector).Elems)
-	case *Replicate:
-		return a.N == b.(*Replicate).N
-	case *Transpose:
-		return slices.Equal(a.Perm, b.(*Transpose).Perm)
-	case *Reshape:
-		return a.Shape.Equal(b.(*Reshape).Shape)
-	case *Build1:
-		bb := b.(*Build1)
-		return a.N == bb.N && sameVar(a.Var, bb.Var)
-	case *Iota:
-		return a.N == b.(*Iota).N
-	case *Tuple:
-		return len(a.Elems) == len(b.(*Tuple).Elems)
-	}
-	return true
-}
-
-// ProgramEqual reports whether two programs have the same parameters (names and types) and
-// structurally equal bodies.
-func ProgramEqual(a, b *Program) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return sameVars(a.Params, b.Params) && Equal(a.Body, b.Body)
 }
 
 // Namer generates variable names that occur nowhere in the terms it was made from. One Namer
@@ -649,7 +592,7 @@ func (n *Namer) Fresh(prefix string) string {
 	for {
 		k := n.next[prefix]
 		n.next[prefix] = k + 1
-		name := fmt.Sprintf("%s_%d", prefix, k)
+		name := prefix + "_" + strconv.Itoa(k) // as fmt's "%s_%d", without its overhead
 		if !n.used[name] {
 			n.used[name] = true
 			return name
