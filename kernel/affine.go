@@ -126,7 +126,22 @@ func affineWalk(dom, st []int, base int, f func(p, off, count, stride int)) {
 	}
 }
 
+// gatherAffine is out[i ++ rest] = x[Σ i_k·st_k + base ++ rest] over dom (blocks of r
+// elements), split along the domain across goroutines when large: every output element is
+// written once, so the parts are disjoint.
 func gatherAffine[T elem](out, x []T, dom, st []int, base, r int) {
+	if d, ok := splitDim(dom, len(out)); ok {
+		inParallel(dom[d], len(out), func(lo, hi int) {
+			part, p0, p1 := subDom(dom, d, lo, hi)
+			gatherAffineRun(out[p0*r:p1*r], x, part, st[d:], base+lo*st[d], r)
+		})
+		return
+	}
+	gatherAffineRun(out, x, dom, st, base, r)
+}
+
+// gatherAffineRun is gatherAffine on the calling goroutine.
+func gatherAffineRun[T elem](out, x []T, dom, st []int, base, r int) {
 	if r == 1 {
 		affineWalk(dom, st, base, func(p, off, count, stride int) {
 			o := out[p : p+count]

@@ -201,8 +201,22 @@ func binaryBool(op core.BinOp, dst, x, y []bool) {
 
 // castKernel converts every element of x (dtype from) into dst (dtype to): float→int
 // truncates toward zero (NaN and out-of-range give 0), bool→number gives 0 or 1,
-// number→bool is x != 0 (so NaN → true), f64→f32 rounds to nearest.
+// number→bool is x != 0 (so NaN → true), f64→f32 rounds to nearest. A large cast is split
+// across goroutines (inParallel).
 func castKernel(to, from core.Dtype, dst, x *buf) {
+	if n := dst.length(); workers(n, n) > 1 {
+		db, xb := *dst, *x // copies, as in unaryBuf
+		inParallel(n, n, func(lo, hi int) {
+			d, xs := db.sub(lo, hi), xb.sub(lo, hi)
+			castRun(to, from, &d, &xs)
+		})
+		return
+	}
+	castRun(to, from, dst, x)
+}
+
+// castRun is castKernel on the calling goroutine.
+func castRun(to, from core.Dtype, dst, x *buf) {
 	switch from {
 	case core.Float64:
 		castFrom(to, dst, x.f64)
