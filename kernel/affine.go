@@ -130,8 +130,13 @@ func affineWalk(dom, st []int, base int, f func(p, off, count, stride int)) {
 // elements), split along the domain across goroutines when large: every output element is
 // written once, so the parts are disjoint.
 func gatherAffine[T elem](out, x []T, dom, st []int, base, r int) {
-	if d, ok := splitDim(dom, len(out)); ok {
-		inParallel(dom[d], len(out), func(lo, hi int) {
+	w := wStrided
+	if n := len(dom); r > 1 || n > 0 && st[n-1] == 1 {
+		w = wCheap // contiguous rows or blocks
+	}
+	work := costOf(len(out), w)
+	if d, ok := splitDim(dom, work); ok {
+		inParallel(dom[d], work, func(lo, hi int) {
 			part, p0, p1 := subDom(dom, d, lo, hi)
 			gatherAffineRun(out[p0*r:p1*r], x, part, st[d:], base+lo*st[d], r)
 		})

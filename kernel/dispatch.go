@@ -47,9 +47,9 @@ func unaryBuf(op core.UnOp, out, x *buf) bool {
 			return false
 		}
 	}
-	if n := out.length(); workers(n, n) > 1 {
+	if n, work := out.length(), costOf(out.length(), unaryWeight(op)); workers(n, work) > 1 {
 		ob, xb := *out, *x // the closure gets copies: captured, out and x would escape on every call
-		inParallel(n, n, func(lo, hi int) {
+		inParallel(n, work, func(lo, hi int) {
 			o, xs := ob.sub(lo, hi), xb.sub(lo, hi)
 			unaryRun(op, &o, &xs)
 		})
@@ -82,9 +82,9 @@ func binaryBuf(op core.BinOp, out, x, y *buf) bool {
 	if !binaryFits(op, out.dtype(), x.dtype()) {
 		return false
 	}
-	if n := out.length(); workers(n, 2*n) > 1 {
+	if n, work := out.length(), costOf(out.length(), binaryWeight(op)); workers(n, work) > 1 {
 		ob, xb, yb := *out, *x, *y // copies, as in unaryBuf
-		inParallel(n, 2*n, func(lo, hi int) {
+		inParallel(n, work, func(lo, hi int) {
 			o, xs, ys := ob.sub(lo, hi), xb.sub(lo, hi), yb.sub(lo, hi)
 			binaryRun(op, &o, &xs, &ys)
 		})

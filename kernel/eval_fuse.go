@@ -61,6 +61,32 @@ type fusePlan struct {
 	leaves  []*buf
 	scalars []*buf
 	depth   int // maximal stack depth
+	weight  int // work weight of one element (see costOf)
+}
+
+// fuseWeight is the work weight of one element of a fused chain: its instructions' weights,
+// a cheap one's lower than for the kernel alone since the block stays in cache.
+func fuseWeight(code []fuseIns) int {
+	w := 0
+	for _, in := range code {
+		switch in.kind {
+		case fUnary:
+			w += fusedWeight(unaryWeight(in.un))
+		case fBinary, fCmp:
+			w += fusedWeight(binaryWeight(in.bin))
+		case fBin2L, fBin2R:
+			w += fusedWeight(binaryWeight(in.bin)) + fusedWeight(binaryWeight(in.bin2))
+		}
+	}
+	return max(w, wFused)
+}
+
+// fusedWeight is the weight of an operation of weight w inside a fused chain.
+func fusedWeight(w int) int {
+	if w <= wCheap {
+		return wFused
+	}
+	return w
 }
 
 // fusible reports whether t is an element-wise float operation with operands of its dtype.
@@ -146,6 +172,7 @@ func (c *compiler) buildFused(t core.Term, sc *scope) (*buf, *scope, error) {
 		return nil, nil, err
 	}
 	fp.code = peephole(fp.code)
+	fp.weight = fuseWeight(fp.code)
 	out := c.fresh(t.Type())
 	n := t.Type().Shape.Size()
 	switch t.Type().Dtype {
@@ -253,7 +280,7 @@ func leavesOf[T floatT](fp *fusePlan, st *fuseState[T]) [][]T {
 // temporaries, and every output element is computed as on one goroutine.
 func (st *fuseState[T]) run(fp *fusePlan, dst []T, n int, leaves [][]T) {
 	nb := (n + fuseBlock - 1) / fuseBlock
-	work := n * len(fp.code)
+	work := costOf(n, fp.weight)
 	if w := workers(nb, work); w > 1 {
 		for i := range w {
 			st.worker(fp, i) // before the goroutines start: they only read st.par

@@ -43,7 +43,7 @@ type axisPart struct{ p0, p1, c0, c1 int }
 // enough, else along post. Each output is computed by one part, in the same order as by the
 // whole, so the result does not depend on the split.
 func alongAxisSplit(pre, n, post int, f func(q axisPart)) {
-	work := pre * n * post
+	work := costOf(pre*n*post, wReduce)
 	whole := axisPart{0, pre, 0, post}
 	w := workers(max(pre, post), work)
 	switch {
@@ -59,7 +59,7 @@ func alongAxisSplit(pre, n, post int, f func(q axisPart)) {
 // sumOuterK sums x, viewed as [pre, n, post], along its middle axis into dst ([pre, post]), in
 // the element type's arithmetic; large sums are split across goroutines (alongAxisSplit).
 func sumOuterK[T numT](dst, x []T, pre, n, post int) {
-	if workers(max(pre, post), pre*n*post) > 1 {
+	if workers(max(pre, post), costOf(pre*n*post, wReduce)) > 1 {
 		alongAxisSplit(pre, n, post, func(q axisPart) { sumOuterPart(dst, x, n, post, q) })
 		return
 	}
@@ -83,7 +83,7 @@ func sumOuterPart[T numT](dst, x []T, n, post int, q axisPart) {
 // and an all-NaN (or empty) column gives 0. Large inputs are split across goroutines
 // (alongAxisSplit).
 func argmaxOuterK[T numT](dst []int64, x []T, pre, n, post int) {
-	if workers(max(pre, post), pre*n*post) > 1 {
+	if workers(max(pre, post), costOf(pre*n*post, wReduce)) > 1 {
 		alongAxisSplit(pre, n, post, func(q axisPart) { argmaxOuterPart(dst, x, n, post, q) })
 		return
 	}
@@ -139,11 +139,16 @@ func newPermPlan(dims, str []int) *permPlan {
 // permCopy runs the strided copy p, split along its first dimension across goroutines when
 // large (each part writes its own rows of dst).
 func permCopy[T any](p *permPlan, dst, src []T) {
-	if len(p.dims) == 0 || workers(p.dims[0], len(dst)) <= 1 {
+	w := wStrided
+	if r := len(p.dims); r > 0 && p.str[r-1] == 1 {
+		w = wCheap // contiguous rows
+	}
+	work := costOf(len(dst), w)
+	if len(p.dims) == 0 || workers(p.dims[0], work) <= 1 {
 		permCopyRun(p, dst, src)
 		return
 	}
-	inParallel(p.dims[0], len(dst), func(lo, hi int) {
+	inParallel(p.dims[0], work, func(lo, hi int) {
 		dims, p0, p1 := subDom(p.dims, 0, lo, hi)
 		q := &permPlan{dims: dims, str: p.str, base: p.base + lo*p.str[0], idx: make([]int, len(dims))}
 		permCopyRun(q, dst[p0:p1], src)

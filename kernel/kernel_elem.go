@@ -204,9 +204,9 @@ func binaryBool(op core.BinOp, dst, x, y []bool) {
 // number→bool is x != 0 (so NaN → true), f64→f32 rounds to nearest. A large cast is split
 // across goroutines (inParallel).
 func castKernel(to, from core.Dtype, dst, x *buf) {
-	if n := dst.length(); workers(n, n) > 1 {
+	if n, work := dst.length(), costOf(dst.length(), wCheap); workers(n, work) > 1 {
 		db, xb := *dst, *x // copies, as in unaryBuf
-		inParallel(n, n, func(lo, hi int) {
+		inParallel(n, work, func(lo, hi int) {
 			d, xs := db.sub(lo, hi), xb.sub(lo, hi)
 			castRun(to, from, &d, &xs)
 		})

@@ -231,6 +231,15 @@ func walkPrepared[M ixMover](p *ixPlan, m M) {
 	}
 }
 
+// step is the target offset step along the innermost domain variable of an affine plan.
+func (p *ixPlan) step() int64 {
+	n, s := len(p.dom), int64(0)
+	for k, a := range p.fn.aff {
+		s += a.c[n-1] * int64(p.tstr[k])
+	}
+	return s
+}
+
 // walkRows runs m over the innermost rows of p's domain (affine plan, p.okRows) from the
 // point p.r, whose blocks start at o in the domain-side array, to the end of p.dom.
 func walkRows[M ixMover](p *ixPlan, m M, o int) {
@@ -315,13 +324,18 @@ func gatherK[T any](p *ixPlan, dst, src []T) {
 		walkPrepared(p, g)
 		return
 	}
-	d, ok := splitDim(p.dom[:n-1], len(dst))
+	w := wStrided
+	if step := p.step(); p.rest > 1 || step == 1 {
+		w = wCheap // contiguous rows or blocks
+	}
+	work := costOf(len(dst), w)
+	d, ok := splitDim(p.dom[:n-1], work)
 	if !ok {
 		walkPrepared(p, g)
 		return
 	}
 	inner := core.Shape(p.dom[d+1:]).Size() * p.rest
-	inParallel(p.dom[d], len(dst), func(lo, hi int) {
+	inParallel(p.dom[d], work, func(lo, hi int) {
 		// a copy of the plan walking [lo, hi) along d: its own odometer and bound (row and
 		// next read the rest of the plan only)
 		q := *p

@@ -86,9 +86,9 @@ func binaryCyclic(op core.BinOp, out, x, y *buf) bool {
 	if long.dtype() != short.dtype() || !binaryFits(op, out.dtype(), long.dtype()) {
 		return false
 	}
-	if workers(n, 2*n) > 1 {
+	if work := costOf(n, binaryWeight(op)); workers(n, work) > 1 {
 		c := &cyclic{op: op, out: *out, long: *long, short: *short, shortIsX: shortIsX}
-		inParallel(n, 2*n, c.run)
+		inParallel(n, work, c.run)
 		return true
 	}
 	c := cyclic{op: op, out: *out, long: *long, short: *short, shortIsX: shortIsX} // on the stack
@@ -300,8 +300,9 @@ func rowsContiguous(sx, sy int) bool { return (sx == 0 || sx == 1) && (sy == 0 |
 // a function value per element, 17% of the attention step): a broadcast operand's element is
 // first spread over a scratch row.
 func stridedRows[T numT](k StridedBinary, out, x, y []T) error {
-	if d, ok := splitDim(k.Shape, 2*len(out)); ok {
-		inParallel(k.Shape[d], 2*len(out), func(lo, hi int) {
+	work := costOf(len(out), binaryWeight(k.Op))
+	if d, ok := splitDim(k.Shape, work); ok {
+		inParallel(k.Shape[d], work, func(lo, hi int) {
 			kp, p0, p1 := k.part(d, lo, hi)
 			stridedRowsRun(kp, out[p0:p1], x, y)
 		})
@@ -413,8 +414,11 @@ func sliceArith[T numT](op core.BinOp, dst, x, y []T) {
 }
 
 func stridedLoop[T, U elem](k StridedBinary, out []U, x, y []T, f func(a, b T) U) error {
-	if d, ok := splitDim(k.Shape, 2*len(out)); ok {
-		inParallel(k.Shape[d], 2*len(out), func(lo, hi int) {
+	// a call of f per element, and reads across rows unless both operands are rows
+	w := max(wStrided, binaryWeight(k.Op))
+	work := costOf(len(out), w)
+	if d, ok := splitDim(k.Shape, work); ok {
+		inParallel(k.Shape[d], work, func(lo, hi int) {
 			kp, p0, p1 := k.part(d, lo, hi)
 			stridedLoopRun(kp, out[p0:p1], x, y, f)
 		})
@@ -519,9 +523,10 @@ func maskLoop[T num, F ~float64 | ~float32](k MaskMul, out []F, p, q []T, z []F,
 	if cmp == nil {
 		return errors.Errorf("kernel: maskMul: comparison %v", k.Cmp)
 	}
-	if d, ok := splitDim(k.Shape, 3*len(out)); ok {
+	work := costOf(len(out), wStrided) // a call of cmp per element
+	if d, ok := splitDim(k.Shape, work); ok {
 		kc := k // a copy: captured, k would escape on every call
-		inParallel(k.Shape[d], 3*len(out), func(lo, hi int) {
+		inParallel(k.Shape[d], work, func(lo, hi int) {
 			kp, p0, p1 := kc.part(d, lo, hi)
 			maskRun(kp, out[p0:p1], p, q, z, cmp)
 		})

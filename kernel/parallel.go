@@ -12,6 +12,50 @@ import (
 // goroutines: below it, starting them costs more than it saves.
 const parallelMin = 1 << 17
 
+// Work weights: what one element of a kind of kernel counts for, in eighths of the elements
+// read that parallelMin counts (work = elements · weight / 8, see costOf). Measured with
+// BenchmarkSplitThreshold at -cpu 2 on the 2-core machine, where splitting pays from about
+// 2^19 elements for memory-bound loops (+ - * and comparisons, casts, copies, strided binary
+// operations along rows: in cache, two goroutines do not run them faster), 2^18 for
+// divisions and fused chains of cheap operations, 2^17 for transposing (strided) copies,
+// 2^16 for transcendental functions and 2^15 for reductions along an axis.
+const (
+	wFused   = 1  // one cheap instruction of a fused chain (its operands stay in cache)
+	wCheap   = 2  // a memory-bound element-wise operation or copy
+	wDiv     = 4  // division, quot, rem
+	wStrided = 8  // a copy or operation reading across rows (transposing)
+	wHeavy   = 16 // a transcendental function (exp, log, tanh, pow, …)
+	wReduce  = 32 // sums and argmaxes along an axis (elements read)
+)
+
+// costOf is the work of n elements of weight w.
+func costOf(n, w int) int { return n * w / 8 }
+
+// unaryWeight is the weight of a unary operation: neg, abs, sign and not are cheap, the
+// float functions heavy.
+func unaryWeight(op core.UnOp) int {
+	switch op {
+	case core.OpNeg, core.OpAbs, core.OpSign, core.OpNot:
+		return wCheap
+	}
+	return wHeavy
+}
+
+// binaryWeight is the weight of a binary operation.
+func binaryWeight(op core.BinOp) int {
+	switch op {
+	case core.OpPow, core.OpAtan2:
+		return wHeavy
+	case core.OpDiv, core.OpQuot, core.OpRem:
+		return wDiv
+	}
+	return wCheap
+}
+
+// splitMin is the threshold workers applies: parallelMin, lowered only by
+// BenchmarkSplitThreshold to time split runs of small kernels.
+var splitMin = parallelMin
+
 // parallelSplits counts the runs of inParallel that started goroutines (the tests check that
 // a large input really takes the parallel path).
 var parallelSplits atomic.Int64
@@ -20,7 +64,7 @@ var parallelSplits atomic.Int64
 // below parallelMin or with one CPU. A kernel whose split needs a closure checks it first, so
 // that the closure (which escapes to the goroutines) is not allocated on the serial path.
 func workers(n, work int) int {
-	if work < parallelMin {
+	if work < splitMin {
 		return 1
 	}
 	return max(1, min(runtime.GOMAXPROCS(0), n))

@@ -189,8 +189,9 @@ func toI64(x []float64) []int64 {
 	return o
 }
 
-// An odd length above parallelMin, so the parts are uneven.
-const splitN = parallelMin + 12345
+// An odd length above what the cheapest kernels split (costOf(n, wCheap) >= parallelMin), so
+// the parts are uneven.
+const splitN = parallelMin*8/wCheap + 12345
 
 func TestElementwiseParallel(t *testing.T) {
 	x, y := splitData(splitN, 1), splitData(splitN, 2)
@@ -215,13 +216,13 @@ func TestElementwiseParallel(t *testing.T) {
 	checkSplit(t, "binary lt f32", runOp(t, Binary{Op: core.OpLt}, make([]bool, splitN), x32, y32))
 	// cyclic operands: a short period (tiled), and periods that the split boundaries cut
 	const p = 100003
-	long := splitData(3*p, 3)
+	long := splitData(7*p, 3) // the split boundaries cut periods
 	checkSplit(t, "binary cyclic y", runOp(t, Binary{Op: core.OpSub}, long, long, splitData(p, 4)))
 	checkSplit(t, "binary cyclic x", runOp(t, Binary{Op: core.OpPow}, long, splitData(p, 4), long))
-	cyc := checkSplit(t, "binary cyclic tiled", runOp(t, Binary{Op: core.OpMul}, long, long, splitData(3, 5))).([]float64)
-	short := splitData(3, 5)
+	cyc := checkSplit(t, "binary cyclic tiled", runOp(t, Binary{Op: core.OpMul}, long, long, splitData(7, 5))).([]float64)
+	short := splitData(7, 5)
 	for i, v := range long {
-		if w := v * short[i%3]; math.Float64bits(cyc[i]) != math.Float64bits(w) && !(w != w && cyc[i] != cyc[i]) {
+		if w := v * short[i%7]; math.Float64bits(cyc[i]) != math.Float64bits(w) && !(w != w && cyc[i] != cyc[i]) {
 			t.Fatalf("cyclic mul: element %d = %v, want %v", i, cyc[i], w)
 		}
 	}
@@ -235,7 +236,7 @@ func TestElementwiseParallel(t *testing.T) {
 }
 
 func TestStridedParallel(t *testing.T) {
-	const a, b = 517, 613
+	const a, b = 917, 613
 	x, y := splitData(a*b+3, 6), splitData(b, 7)
 	// a leading dimension of one element, a broadcast row and an offset
 	rows := StridedBinary{Op: core.OpMul, Shape: []int{1, a, b}, XS: []int{0, b, 1}, YS: []int{0, 0, 1}, XO: 3}
@@ -276,7 +277,7 @@ func TestStridedParallel(t *testing.T) {
 }
 
 func TestGatherParallel(t *testing.T) {
-	const a, b = 517, 613
+	const a, b = 917, 613
 	x := splitData(a*b*3, 10)
 	for _, rest := range []int{1, 3} {
 		k := transposeGather(t, a, b, rest)
@@ -376,4 +377,66 @@ func TestReductionsParallel(t *testing.T) {
 			checkSplit(t, "sumOuter "+name, runOp(t, SumOuter{}, make([]float64, post), x))
 		}
 	}
+}
+
+// BenchmarkSplitThreshold times kernels of 2^12 to 2^21 elements serial ("serial", the
+// threshold raised out of reach) and split ("split", the threshold lowered to 0): with -cpu 2, the size from which split wins is where
+// parallelMin belongs (compare with -cpu 1, where both run serially).
+func BenchmarkSplitThreshold(b *testing.B) {
+	for lg := 12; lg <= 21; lg++ {
+		n := 1 << lg
+		x, y, out := benchData(n, 1), benchData(n, 2), make([]float64, n)
+		for _, c := range []struct {
+			name string
+			k    Kernel
+			ins  []any
+			out  any
+		}{
+			{"mul", Binary{Op: core.OpMul}, []any{x, y}, out},
+			{"exp", Unary{Op: core.OpExp}, []any{x}, out},
+			{"sum", Axis{Pre: 1, N: 64, Post: n / 64}, []any{x}, out[:n/64]},
+			{"cast", Cast{}, []any{x}, make([]float32, n)},
+			{"div", Binary{Op: core.OpDiv}, []any{x, y}, out},
+			{"gatherT", transposeGather(b, 64, n/64, 1), []any{x}, out},
+			{"fusedCheap", fusedKernel(b, n, func(bl *core.Builder, x, y, half core.Term) core.Term {
+				return bl.Sub(bl.Mul(bl.Add(x, y), x), bl.Mul(y, half))
+			}, x, y), nil, out},
+			{"fusedExp", fusedKernel(b, n, func(bl *core.Builder, x, y, half core.Term) core.Term {
+				return bl.Sub(bl.Add(bl.Mul(bl.Unary(core.OpExp, x), y), bl.Mul(x, x)), y)
+			}, x, y), nil, out},
+			{"rows", StridedBinary{Op: core.OpMul, Shape: []int{n / 64, 64}, XS: []int{64, 1}, YS: []int{0, 1}}, []any{x, y}, out},
+		} {
+			for _, mode := range []string{"serial", "split"} {
+				b.Run(fmt.Sprintf("%s/n=2^%d/%s", c.name, lg, mode), func(b *testing.B) {
+					defer func(m int) { splitMin = m }(splitMin)
+					splitMin = math.MaxInt
+					if mode == "split" {
+						splitMin = 0
+					}
+					benchOp(b, c.k, c.out, c.ins...)
+				})
+			}
+		}
+	}
+}
+
+// execKernel runs a compiled program on fixed arguments as a Kernel (its Run ignores its
+// parameters), for BenchmarkSplitThreshold.
+type execKernel struct {
+	e    *Exec
+	args []*tensor.Dense
+	outs []*tensor.Dense
+}
+
+func (k execKernel) Run(any, []any) error { return k.e.RunInto(k.outs, k.args...) }
+
+// fusedKernel compiles body(x, y, 0.5) over vectors of n float64s (one fused element-wise
+// kernel) and binds it to x and y.
+func fusedKernel(b *testing.B, n int, body func(bl *core.Builder, x, y, half core.Term) core.Term, x, y []float64) Kernel {
+	var bl core.Builder
+	xv, yv := bl.Var("x", ty(core.Float64, n)), bl.Var("y", ty(core.Float64, n))
+	half := bl.Replicate(n, core.ScalarF(core.Float64, 0.5))
+	e := benchExec(b, &bl, []*core.Var{xv, yv}, body(&bl, xv, yv, half))
+	dense := func(v []float64) *tensor.Dense { return tensor.New(tensor.WithShape(n), tensor.WithBacking(v)) }
+	return execKernel{e: e, args: []*tensor.Dense{dense(x), dense(y)}, outs: []*tensor.Dense{dense(make([]float64, n))}}
 }
