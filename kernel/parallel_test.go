@@ -440,3 +440,63 @@ func fusedKernel(b *testing.B, n int, body func(bl *core.Builder, x, y, half cor
 	dense := func(v []float64) *tensor.Dense { return tensor.New(tensor.WithShape(n), tensor.WithBacking(v)) }
 	return execKernel{e: e, args: []*tensor.Dense{dense(x), dense(y)}, outs: []*tensor.Dense{dense(make([]float64, n))}}
 }
+
+// affineScatter is the Scatter kernel (affine plan) of the index function ix over domain dom
+// into the outer dims dst, blocks of rest elements.
+func affineScatter(tb testing.TB, dom, dst []int, rest int, ix func(bl *core.Builder, v []*core.Var) []core.Term) *Scatter {
+	var bl core.Builder
+	vs := make([]*core.Var, len(dom))
+	for i := range vs {
+		vs[i] = bl.Var(fmt.Sprintf("i%d", i), core.Scalar(core.Int64))
+	}
+	prog, err := CompileIndexFn(bl.IndexFn(vs, ix(&bl, vs)...))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	k := &Scatter{Dom: dom, Dst: dst, Rest: rest, IndexPlan: IndexPlan{Fn: prog}}
+	k.ASt, k.ABase, k.Aff = prog.AffinePlan(k.Dom, k.Dst)
+	if !k.Aff {
+		tb.Fatal("no affine plan")
+	}
+	return k
+}
+
+// The affine scatter kernel: the transpose of a 1024×1024 matrix (injective).
+func BenchmarkOpScatterTranspose(b *testing.B) {
+	k := affineScatter(b, []int{benchN, benchN}, []int{benchN, benchN}, 1, func(_ *core.Builder, v []*core.Var) []core.Term { return []core.Term{v[1], v[0]} })
+	benchOp(b, k, make([]float64, opBenchN), benchData(opBenchN, 1))
+}
+
+func TestScatterParallel(t *testing.T) {
+	const a, b, c = 917, 613, 5
+	x := splitData(a*b*c, 14)
+	// a transposition: injective, disjoint slices along the second variable
+	tr := affineScatter(t, []int{a, b}, []int{b, a}, 1, func(_ *core.Builder, v []*core.Var) []core.Term { return []core.Term{v[1], v[0]} })
+	got := checkSplit(t, "scatter transpose", runOp(t, tr, make([]float64, a*b), x[:a*b])).([]float64)
+	for i := range a {
+		for j := range b {
+			if g, w := got[j*a+i], x[i*b+j]; math.Float64bits(g) != math.Float64bits(w) {
+				t.Fatalf("scatter transpose (%d, %d) = %v, want %v", i, j, g, w)
+			}
+		}
+	}
+	// sliding windows (i, j, k) → (i, j+k): colliding writes within a slice along i, which
+	// must be added in the serial order
+	win := affineScatter(t, []int{a / 4, b, c}, []int{a / 4, b + c - 1}, 4, func(bl *core.Builder, v []*core.Var) []core.Term {
+		return []core.Term{v[0], bl.Add(v[1], v[2])}
+	})
+	got = checkSplit(t, "scatter windows", runOp(t, win, make([]float64, a/4*(b+c-1)*4), x[:a/4*b*c*4])).([]float64)
+	want := make([]float64, len(got))
+	for i := range a / 4 {
+		for j := range b {
+			for k := range c {
+				for r := range 4 {
+					want[(i*(b+c-1)+j+k)*4+r] += x[((i*b+j)*c+k)*4+r]
+				}
+			}
+		}
+	}
+	if i, ok := sameBits(got, want); !ok {
+		t.Fatalf("scatter windows: element %d = %v, want %v", i, got[i], want[i])
+	}
+}
