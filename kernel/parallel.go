@@ -8,12 +8,13 @@ import (
 	"github.com/bulkad/bulkad/core"
 )
 
-// parallelMin is the work (elements read) from which a kernel splits its output across
-// goroutines: below it, starting them costs more than it saves.
+// parallelMin is the work from which a kernel splits its output across goroutines: below it,
+// starting them costs more than it saves. The argmax view and softmax count elements read;
+// the kernels below weigh them by their cost (costOf).
 const parallelMin = 1 << 17
 
-// Work weights: what one element of a kind of kernel counts for, in eighths of the elements
-// read that parallelMin counts (work = elements · weight / 8, see costOf). Measured with
+// Work weights: what one element of a kind of kernel counts for, in eighths of an element
+// read (work = elements · weight / 8, see costOf). Measured with
 // BenchmarkSplitThreshold at -cpu 2 on the 2-core machine, where splitting pays from about
 // 2^19 elements for memory-bound loops (+ - * and comparisons, casts, copies, strided binary
 // operations along rows: in cache, two goroutines do not run them faster), 2^18 for
