@@ -3,7 +3,6 @@ package kernel
 import (
 	"runtime"
 	"sync"
-	"sync/atomic"
 
 	"github.com/bulkad/bulkad/core"
 )
@@ -15,7 +14,8 @@ const parallelMin = 1 << 17
 
 // Work weights: what one element of a kind of kernel counts for, in eighths of an element
 // read (work = elements · weight / 8, see costOf). Measured with
-// BenchmarkSplitThreshold at -cpu 2 on the 2-core machine, where splitting pays from about
+// a benchmark of serial against forced split runs (2^12 to 2^21 elements, -cpu 2; session 6,
+// branch h30, commit 21869df) on the 2-core machine, where splitting pays from about
 // 2^19 elements for memory-bound loops (+ - * and comparisons, casts, copies, strided binary
 // operations along rows: in cache, two goroutines do not run them faster), 2^18 for
 // divisions and fused chains of cheap operations, 2^17 for transposing (strided) copies,
@@ -53,19 +53,11 @@ func binaryWeight(op core.BinOp) int {
 	return wCheap
 }
 
-// splitMin is the threshold workers applies: parallelMin, lowered only by
-// BenchmarkSplitThreshold to time split runs of small kernels.
-var splitMin = parallelMin
-
-// parallelSplits counts the runs of inParallel that started goroutines (the tests check that
-// a large input really takes the parallel path).
-var parallelSplits atomic.Int64
-
 // workers is the number of goroutines inParallel uses for n parts and this much work: 1
 // below parallelMin or with one CPU. A kernel whose split needs a closure checks it first, so
 // that the closure (which escapes to the goroutines) is not allocated on the serial path.
 func workers(n, work int) int {
-	if work < splitMin {
+	if work < parallelMin {
 		return 1
 	}
 	return max(1, min(runtime.GOMAXPROCS(0), n))
@@ -81,7 +73,6 @@ func inParallel(n, work int, f func(lo, hi int)) {
 		f(0, n)
 		return
 	}
-	parallelSplits.Add(1)
 	var wg sync.WaitGroup
 	for i := 0; i < w-1; i++ {
 		lo, hi := n*i/w, n*(i+1)/w

@@ -96,19 +96,15 @@ func BenchmarkOpAxisArgmax(b *testing.B) {
 
 // checkSplit runs f (which returns a fresh output slice) with GOMAXPROCS 1 (serial: inParallel
 // and the kernels' guards run everything on the calling goroutine), then with GOMAXPROCS 2
-// and 3 (even and uneven splits), and requires those runs to have started goroutines and to
-// give the serial result bit for bit.
+// and 3 (even and uneven splits: the inputs are above the thresholds, TestSplitSizes), and
+// requires those runs to give the serial result bit for bit.
 func checkSplit(t *testing.T, name string, f func() any) any {
 	t.Helper()
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	want := f()
 	for _, procs := range []int{2, 3} {
 		runtime.GOMAXPROCS(procs)
-		before := parallelSplits.Load()
 		got := f()
-		if parallelSplits.Load() == before {
-			t.Fatalf("%s: GOMAXPROCS %d: no split across goroutines (input too small?)", name, procs)
-		}
 		if i, ok := sameBits(got, want); !ok {
 			t.Fatalf("%s: GOMAXPROCS %d: element %d differs from the serial run", name, procs, i)
 		}
@@ -379,68 +375,6 @@ func TestReductionsParallel(t *testing.T) {
 	}
 }
 
-// BenchmarkSplitThreshold times kernels of 2^12 to 2^21 elements serial ("serial", the
-// threshold raised out of reach) and split ("split", the threshold lowered to 0): with -cpu 2, the size from which split wins is where
-// parallelMin belongs (compare with -cpu 1, where both run serially).
-func BenchmarkSplitThreshold(b *testing.B) {
-	for lg := 12; lg <= 21; lg++ {
-		n := 1 << lg
-		x, y, out := benchData(n, 1), benchData(n, 2), make([]float64, n)
-		for _, c := range []struct {
-			name string
-			k    Kernel
-			ins  []any
-			out  any
-		}{
-			{"mul", Binary{Op: core.OpMul}, []any{x, y}, out},
-			{"exp", Unary{Op: core.OpExp}, []any{x}, out},
-			{"sum", Axis{Pre: 1, N: 64, Post: n / 64}, []any{x}, out[:n/64]},
-			{"cast", Cast{}, []any{x}, make([]float32, n)},
-			{"div", Binary{Op: core.OpDiv}, []any{x, y}, out},
-			{"gatherT", transposeGather(b, 64, n/64, 1), []any{x}, out},
-			{"fusedCheap", fusedKernel(b, n, func(bl *core.Builder, x, y, half core.Term) core.Term {
-				return bl.Sub(bl.Mul(bl.Add(x, y), x), bl.Mul(y, half))
-			}, x, y), nil, out},
-			{"fusedExp", fusedKernel(b, n, func(bl *core.Builder, x, y, half core.Term) core.Term {
-				return bl.Sub(bl.Add(bl.Mul(bl.Unary(core.OpExp, x), y), bl.Mul(x, x)), y)
-			}, x, y), nil, out},
-			{"rows", StridedBinary{Op: core.OpMul, Shape: []int{n / 64, 64}, XS: []int{64, 1}, YS: []int{0, 1}}, []any{x, y}, out},
-		} {
-			for _, mode := range []string{"serial", "split"} {
-				b.Run(fmt.Sprintf("%s/n=2^%d/%s", c.name, lg, mode), func(b *testing.B) {
-					defer func(m int) { splitMin = m }(splitMin)
-					splitMin = math.MaxInt
-					if mode == "split" {
-						splitMin = 0
-					}
-					benchOp(b, c.k, c.out, c.ins...)
-				})
-			}
-		}
-	}
-}
-
-// execKernel runs a compiled program on fixed arguments as a Kernel (its Run ignores its
-// parameters), for BenchmarkSplitThreshold.
-type execKernel struct {
-	e    *Exec
-	args []*tensor.Dense
-	outs []*tensor.Dense
-}
-
-func (k execKernel) Run(any, []any) error { return k.e.RunInto(k.outs, k.args...) }
-
-// fusedKernel compiles body(x, y, 0.5) over vectors of n float64s (one fused element-wise
-// kernel) and binds it to x and y.
-func fusedKernel(b *testing.B, n int, body func(bl *core.Builder, x, y, half core.Term) core.Term, x, y []float64) Kernel {
-	var bl core.Builder
-	xv, yv := bl.Var("x", ty(core.Float64, n)), bl.Var("y", ty(core.Float64, n))
-	half := bl.Replicate(n, core.ScalarF(core.Float64, 0.5))
-	e := benchExec(b, &bl, []*core.Var{xv, yv}, body(&bl, xv, yv, half))
-	dense := func(v []float64) *tensor.Dense { return tensor.New(tensor.WithShape(n), tensor.WithBacking(v)) }
-	return execKernel{e: e, args: []*tensor.Dense{dense(x), dense(y)}, outs: []*tensor.Dense{dense(make([]float64, n))}}
-}
-
 // affineScatter is the Scatter kernel (affine plan) of the index function ix over domain dom
 // into the outer dims dst, blocks of rest elements.
 func affineScatter(tb testing.TB, dom, dst []int, rest int, ix func(bl *core.Builder, v []*core.Var) []core.Term) *Scatter {
@@ -498,5 +432,20 @@ func TestScatterParallel(t *testing.T) {
 	}
 	if i, ok := sameBits(got, want); !ok {
 		t.Fatalf("scatter windows: element %d = %v, want %v", i, got[i], want[i])
+	}
+}
+
+// TestSplitSizes: the inputs of the split tests are above the thresholds, so that with two
+// or more CPUs they take the parallel path (the weights of the kernels they run), and a
+// small input stays on the calling goroutine.
+func TestSplitSizes(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	for _, w := range []int{wFused, wCheap, wDiv, wStrided, wHeavy, wReduce} {
+		if n := workers(splitN, costOf(splitN, w)); n < 2 && w >= wCheap {
+			t.Errorf("weight %d: %d elements run on %d goroutines", w, splitN, n)
+		}
+	}
+	if n := workers(1000, costOf(1000, wReduce)); n != 1 {
+		t.Errorf("1000 elements run on %d goroutines", n)
 	}
 }
