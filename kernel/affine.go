@@ -126,7 +126,27 @@ func affineWalk(dom, st []int, base int, f func(p, off, count, stride int)) {
 	}
 }
 
+// gatherAffine is out[i ++ rest] = x[Σ i_k·st_k + base ++ rest] over dom (blocks of r
+// elements), split along the domain across goroutines when large: every output element is
+// written once, so the parts are disjoint.
 func gatherAffine[T elem](out, x []T, dom, st []int, base, r int) {
+	w := wStrided
+	if n := len(dom); r > 1 || n > 0 && st[n-1] == 1 {
+		w = wCheap // contiguous rows or blocks
+	}
+	work := costOf(len(out), w)
+	if d, ok := splitDim(dom, work); ok {
+		inParallel(dom[d], work, func(lo, hi int) {
+			part, p0, p1 := subDom(dom, d, lo, hi)
+			gatherAffineRun(out[p0*r:p1*r], x, part, st[d:], base+lo*st[d], r)
+		})
+		return
+	}
+	gatherAffineRun(out, x, dom, st, base, r)
+}
+
+// gatherAffineRun is gatherAffine on the calling goroutine.
+func gatherAffineRun[T elem](out, x []T, dom, st []int, base, r int) {
 	if r == 1 {
 		affineWalk(dom, st, base, func(p, off, count, stride int) {
 			o := out[p : p+count]
@@ -145,11 +165,82 @@ func gatherAffine[T elem](out, x []T, dom, st []int, base, r int) {
 	})
 }
 
+// scatterAffine is out[Σ i_k·st_k + base ++ rest] += x[i ++ rest] over dom (blocks of r
+// elements; out is cleared first). When one dimension's stride exceeds the span of all the
+// others (disjointDim), the slices along it write disjoint parts of out, and a large scatter
+// is split along that dimension across goroutines: every output element still receives its
+// contributions from one goroutine, in the serial order.
 func scatterAffine[T elem](out, x []T, dom, st []int, base, r int, add func(a, b T) T) {
 	var zero T
 	for i := range out {
 		out[i] = zero
 	}
+	w := wStrided
+	if n := len(dom); r > 1 || n > 0 && st[n-1] == 1 {
+		w = wCheap // contiguous rows or blocks
+	}
+	work := costOf(len(x), w)
+	if d, ok := disjointDim(dom, st); ok && workers(dom[d], work) > 1 {
+		// the domain with d moved to the front, and the block strides of x along it
+		pdom := append([]int{dom[d]}, dom[:d]...)
+		pdom = append(pdom, dom[d+1:]...)
+		xall := core.Shape(dom).Strides()
+		pst := append([]int{st[d]}, st[:d]...)
+		pst = append(pst, st[d+1:]...)
+		xst := append([]int{xall[d]}, xall[:d]...)
+		xst = append(xst, xall[d+1:]...)
+		inParallel(dom[d], work, func(lo, hi int) {
+			part := append([]int{hi - lo}, pdom[1:]...)
+			scatterRows(out, x, part, pst, xst, base+lo*pst[0], lo*xst[0], r, add)
+		})
+		return
+	}
+	scatterAffineRun(out, x, dom, st, base, r, add)
+}
+
+// disjointDim is a dimension d of two or more elements whose stride exceeds the span of
+// offsets of all the other dimensions: the slices of the domain along d have disjoint
+// images.
+func disjointDim(dom, st []int) (int, bool) {
+	span := 0
+	for k, n := range dom {
+		span += (n - 1) * abs(st[k])
+	}
+	for d, n := range dom {
+		if n > 1 && abs(st[d]) > span-(n-1)*abs(st[d]) {
+			return d, true
+		}
+	}
+	return 0, false
+}
+
+func abs(v int) int {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
+// scatterRows is the scatter of scatterAffine over dom with the block strides ost of out and
+// xst of x, from block offsets ob and xb (out is not cleared).
+func scatterRows[T elem](out, x []T, dom, ost, xst []int, ob, xb, r int, add func(a, b T) T) {
+	w := newRows(dom, [3][]int{ost, xst}, [3]int{ob, xb})
+	so, sx := w.stride(0), w.stride(1)
+	for ; w.ok; w.next() {
+		o, xo := w.off[0], w.off[1]
+		for range w.last {
+			dst := out[o*r : o*r+r]
+			for i, v := range x[xo*r : xo*r+r] {
+				dst[i] = add(dst[i], v)
+			}
+			o += so
+			xo += sx
+		}
+	}
+}
+
+// scatterAffineRun is scatterAffine's serial walk (out already cleared).
+func scatterAffineRun[T elem](out, x []T, dom, st []int, base, r int, add func(a, b T) T) {
 	affineWalk(dom, st, base, func(p, off, count, stride int) {
 		for j := 0; j < count; j++ {
 			dst := out[off*r : off*r+r]

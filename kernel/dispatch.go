@@ -47,6 +47,20 @@ func unaryBuf(op core.UnOp, out, x *buf) bool {
 			return false
 		}
 	}
+	if n, work := out.length(), costOf(out.length(), unaryWeight(op)); workers(n, work) > 1 {
+		ob, xb := *out, *x // the closure gets copies: captured, out and x would escape on every call
+		inParallel(n, work, func(lo, hi int) {
+			o, xs := ob.sub(lo, hi), xb.sub(lo, hi)
+			unaryRun(op, &o, &xs)
+		})
+		return true
+	}
+	unaryRun(op, out, x)
+	return true
+}
+
+// unaryRun is unaryBuf on the calling goroutine, once the operands are checked.
+func unaryRun(op core.UnOp, out, x *buf) {
 	switch out.dtype() {
 	case core.Float64:
 		unaryFloat(op, out.f64, x.f64)
@@ -57,19 +71,53 @@ func unaryBuf(op core.UnOp, out, x *buf) bool {
 	case core.Bool:
 		unaryBool(op, out.b, x.b)
 	}
-	return true
 }
 
 // binaryBuf applies op element-wise to x and y (same dtype and length) into out (bool for a
-// comparison, else the operands' dtype).
+// comparison, else the operands' dtype), split across goroutines (inParallel) when large.
 func binaryBuf(op core.BinOp, out, x, y *buf) bool {
 	if out == nil || x == nil || y == nil || x.dtype() != y.dtype() || x.length() != out.length() || y.length() != out.length() {
 		return false
 	}
+	if !binaryFits(op, out.dtype(), x.dtype()) {
+		return false
+	}
+	if n, work := out.length(), costOf(out.length(), binaryWeight(op)); workers(n, work) > 1 {
+		ob, xb, yb := *out, *x, *y // copies, as in unaryBuf
+		inParallel(n, work, func(lo, hi int) {
+			o, xs, ys := ob.sub(lo, hi), xb.sub(lo, hi), yb.sub(lo, hi)
+			binaryRun(op, &o, &xs, &ys)
+		})
+		return true
+	}
+	binaryRun(op, out, x, y)
+	return true
+}
+
+// binaryFits reports whether op applies to operands of dtype in with a result of dtype out.
+func binaryFits(op core.BinOp, out, in core.Dtype) bool {
 	if op.IsComparison() {
-		if out.dtype() != core.Bool {
-			return false
-		}
+		return out == core.Bool && (in != core.Bool || op == core.OpEq || op == core.OpNe)
+	}
+	if out != in {
+		return false
+	}
+	switch op {
+	case core.OpAdd, core.OpSub, core.OpMul, core.OpMax, core.OpMin:
+		return in != core.Bool
+	case core.OpDiv, core.OpPow, core.OpAtan2:
+		return in.IsFloat()
+	case core.OpQuot, core.OpRem:
+		return in == core.Int64
+	case core.OpAnd, core.OpOr:
+		return in == core.Bool
+	}
+	return true
+}
+
+// binaryRun is binaryBuf on the calling goroutine, once binaryFits holds.
+func binaryRun(op core.BinOp, out, x, y *buf) {
+	if op.IsComparison() {
 		switch x.dtype() {
 		case core.Float64:
 			compare(op, out.b, x.f64, y.f64)
@@ -78,33 +126,9 @@ func binaryBuf(op core.BinOp, out, x, y *buf) bool {
 		case core.Int64:
 			compare(op, out.b, x.i64, y.i64)
 		case core.Bool:
-			if op != core.OpEq && op != core.OpNe {
-				return false
-			}
 			binaryBool(op, out.b, x.b, y.b)
 		}
-		return true
-	}
-	if out.dtype() != x.dtype() {
-		return false
-	}
-	switch op {
-	case core.OpAdd, core.OpSub, core.OpMul, core.OpMax, core.OpMin:
-		if x.dtype() == core.Bool {
-			return false
-		}
-	case core.OpDiv, core.OpPow, core.OpAtan2:
-		if !x.dtype().IsFloat() {
-			return false
-		}
-	case core.OpQuot, core.OpRem:
-		if x.dtype() != core.Int64 {
-			return false
-		}
-	case core.OpAnd, core.OpOr:
-		if x.dtype() != core.Bool {
-			return false
-		}
+		return
 	}
 	switch x.dtype() {
 	case core.Float64:
@@ -116,7 +140,6 @@ func binaryBuf(op core.BinOp, out, x, y *buf) bool {
 	case core.Bool:
 		binaryBool(op, out.b, x.b, y.b)
 	}
-	return true
 }
 
 // permCopyBuf copies x into out through a permutation plan (any dtype).

@@ -61,6 +61,32 @@ type fusePlan struct {
 	leaves  []*buf
 	scalars []*buf
 	depth   int // maximal stack depth
+	weight  int // work weight of one element (see costOf)
+}
+
+// fuseWeight is the work weight of one element of a fused chain: its instructions' weights,
+// a cheap one's lower than for the kernel alone since the block stays in cache.
+func fuseWeight(code []fuseIns) int {
+	w := 0
+	for _, in := range code {
+		switch in.kind {
+		case fUnary:
+			w += fusedWeight(unaryWeight(in.un))
+		case fBinary, fCmp:
+			w += fusedWeight(binaryWeight(in.bin))
+		case fBin2L, fBin2R:
+			w += fusedWeight(binaryWeight(in.bin)) + fusedWeight(binaryWeight(in.bin2))
+		}
+	}
+	return max(w, wFused)
+}
+
+// fusedWeight is the weight of an operation of weight w inside a fused chain.
+func fusedWeight(w int) int {
+	if w <= wCheap {
+		return wFused
+	}
+	return w
 }
 
 // fusible reports whether t is an element-wise float operation with operands of its dtype.
@@ -146,6 +172,7 @@ func (c *compiler) buildFused(t core.Term, sc *scope) (*buf, *scope, error) {
 		return nil, nil, err
 	}
 	fp.code = peephole(fp.code)
+	fp.weight = fuseWeight(fp.code)
 	out := c.fresh(t.Type())
 	n := t.Type().Shape.Size()
 	switch t.Type().Dtype {
@@ -195,22 +222,43 @@ type fuseState[T floatT] struct {
 	cur    [][]T // operand stack (views of leaves, scalar blocks or temporaries)
 	sblk   [][]T // one constant block per scalar leaf, filled at each run
 	leaves [][]T // the leaves' data for this run
+	// the stacks and temporaries of the other goroutines of a split run (grown on the first
+	// run that needs them, then kept): they share sblk and leaves
+	par []*fuseState[T]
 }
 
 func newFuseState[T floatT](fp *fusePlan) *fuseState[T] {
 	st := &fuseState[T]{
-		tmp:    make([][]T, fp.depth+1),
-		cur:    make([][]T, fp.depth+1),
 		sblk:   make([][]T, len(fp.scalars)),
 		leaves: make([][]T, len(fp.leaves)),
 	}
-	for i := range st.tmp {
-		st.tmp[i] = make([]T, fuseBlock)
-	}
+	st.newStack(fp)
 	for i := range st.sblk {
 		st.sblk[i] = make([]T, fuseBlock)
 	}
 	return st
+}
+
+// newStack allocates st's operand stack and temporaries.
+func (st *fuseState[T]) newStack(fp *fusePlan) {
+	st.tmp = make([][]T, fp.depth+1)
+	st.cur = make([][]T, fp.depth+1)
+	for i := range st.tmp {
+		st.tmp[i] = make([]T, fuseBlock)
+	}
+}
+
+// worker is the state goroutine i of a split run uses (0: st itself), allocated once.
+func (st *fuseState[T]) worker(fp *fusePlan, i int) *fuseState[T] {
+	if i == 0 {
+		return st
+	}
+	for len(st.par) < i {
+		w := &fuseState[T]{sblk: st.sblk, leaves: st.leaves}
+		w.newStack(fp)
+		st.par = append(st.par, w)
+	}
+	return st.par[i-1]
 }
 
 // leavesOf points the fused loop at its leaves' storage and fills the blocks of its scalars.
@@ -227,10 +275,33 @@ func leavesOf[T floatT](fp *fusePlan, st *fuseState[T]) [][]T {
 	return st.leaves
 }
 
+// run evaluates the fused tree into dst[:n], its blocks split across goroutines when the
+// work (elements times instructions) is large: each goroutine has its own stack and
+// temporaries, and every output element is computed as on one goroutine.
 func (st *fuseState[T]) run(fp *fusePlan, dst []T, n int, leaves [][]T) {
+	nb := (n + fuseBlock - 1) / fuseBlock
+	work := costOf(n, fp.weight)
+	if w := workers(nb, work); w > 1 {
+		for i := range w {
+			st.worker(fp, i) // before the goroutines start: they only read st.par
+		}
+		inParallel(w, work, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				from, to := nb*i/w*fuseBlock, min(n, nb*(i+1)/w*fuseBlock)
+				st.worker(fp, i).runBlocks(fp, dst, from, to, leaves)
+			}
+		})
+		return
+	}
+	st.runBlocks(fp, dst, 0, n, leaves)
+}
+
+// runBlocks evaluates the fused tree into dst[from:to] (from a multiple of fuseBlock) on the
+// calling goroutine.
+func (st *fuseState[T]) runBlocks(fp *fusePlan, dst []T, from, to int, leaves [][]T) {
 	last := len(fp.code) - 1
-	for off := 0; off < n; off += fuseBlock {
-		m := min(fuseBlock, n-off)
+	for off := from; off < to; off += fuseBlock {
+		m := min(fuseBlock, to-off)
 		sp := 0
 		for pc, in := range fp.code {
 			switch in.kind {

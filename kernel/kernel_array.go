@@ -34,27 +34,69 @@ func (v *buf) copyRange(off int, src *buf, srcOff, n int) {
 	}
 }
 
+// axisPart is a block of the outputs of a reduction along the middle axis of [pre, n, post]:
+// the positions [p0, p1) along pre and [c0, c1) along post.
+type axisPart struct{ p0, p1, c0, c1 int }
+
+// alongAxisSplit calls f on the whole [pre, post] output, or, when the work (pre·n·post
+// elements read) is large, on parts of it across goroutines: along pre when it splits evenly
+// enough, else along post. Each output is computed by one part, in the same order as by the
+// whole, so the result does not depend on the split.
+func alongAxisSplit(pre, n, post int, f func(q axisPart)) {
+	work := costOf(pre*n*post, wReduce)
+	whole := axisPart{0, pre, 0, post}
+	w := workers(max(pre, post), work)
+	switch {
+	case w <= 1:
+		f(whole)
+	case pre%w == 0 || pre >= 4*w || post < 16*w:
+		inParallel(pre, work, func(lo, hi int) { f(axisPart{lo, hi, 0, post}) })
+	default:
+		inParallel(post, work, func(lo, hi int) { f(axisPart{0, pre, lo, hi}) })
+	}
+}
+
 // sumOuterK sums x, viewed as [pre, n, post], along its middle axis into dst ([pre, post]), in
-// the element type's arithmetic.
+// the element type's arithmetic; large sums are split across goroutines (alongAxisSplit).
 func sumOuterK[T numT](dst, x []T, pre, n, post int) {
-	clear(dst)
-	for p := range pre {
-		o := dst[p*post : (p+1)*post]
+	if workers(max(pre, post), costOf(pre*n*post, wReduce)) > 1 {
+		alongAxisSplit(pre, n, post, func(q axisPart) { sumOuterPart(dst, x, n, post, q) })
+		return
+	}
+	sumOuterPart(dst, x, n, post, axisPart{0, pre, 0, post})
+}
+
+// sumOuterPart is sumOuterK for the outputs of q.
+func sumOuterPart[T numT](dst, x []T, n, post int, q axisPart) {
+	for p := q.p0; p < q.p1; p++ {
+		o := dst[p*post+q.c0 : p*post+q.c1]
+		clear(o)
 		for i := range n {
-			addTo(o, x[(p*n+i)*post:(p*n+i+1)*post])
+			row := (p*n + i) * post
+			addTo(o, x[row+q.c0:row+q.c1])
 		}
 	}
 }
 
 // argmaxOuterK writes, for x viewed as [pre, n, post] and each (pre, post) position, the
 // first index along the middle axis holding the maximum: NaN never wins against a number,
-// and an all-NaN (or empty) column gives 0.
+// and an all-NaN (or empty) column gives 0. Large inputs are split across goroutines
+// (alongAxisSplit).
 func argmaxOuterK[T numT](dst []int64, x []T, pre, n, post int) {
-	clear(dst)
-	for p := range pre {
-		o, xb := dst[p*post:(p+1)*post], x[p*n*post:(p+1)*n*post]
+	if workers(max(pre, post), costOf(pre*n*post, wReduce)) > 1 {
+		alongAxisSplit(pre, n, post, func(q axisPart) { argmaxOuterPart(dst, x, n, post, q) })
+		return
+	}
+	argmaxOuterPart(dst, x, n, post, axisPart{0, pre, 0, post})
+}
+
+// argmaxOuterPart is argmaxOuterK for the outputs of q.
+func argmaxOuterPart[T numT](dst []int64, x []T, n, post int, q axisPart) {
+	for p := q.p0; p < q.p1; p++ {
+		o, xb := dst[p*post+q.c0:p*post+q.c1], x[p*n*post+q.c0:(p+1)*n*post]
+		clear(o)
 		for i := 1; i < n; i++ {
-			for j, v := range xb[i*post : (i+1)*post] {
+			for j, v := range xb[i*post : i*post+len(o)] {
 				b := xb[int(o[j])*post+j]
 				if v > b || (b != b && v == v) {
 					o[j] = int64(i)
@@ -94,7 +136,27 @@ func newPermPlan(dims, str []int) *permPlan {
 	return &permPlan{dims: md, str: ms, idx: make([]int, len(md))}
 }
 
+// permCopy runs the strided copy p, split along its first dimension across goroutines when
+// large (each part writes its own rows of dst).
 func permCopy[T any](p *permPlan, dst, src []T) {
+	w := wStrided
+	if r := len(p.dims); r > 0 && p.str[r-1] == 1 {
+		w = wCheap // contiguous rows
+	}
+	work := costOf(len(dst), w)
+	if len(p.dims) == 0 || workers(p.dims[0], work) <= 1 {
+		permCopyRun(p, dst, src)
+		return
+	}
+	inParallel(p.dims[0], work, func(lo, hi int) {
+		dims, p0, p1 := subDom(p.dims, 0, lo, hi)
+		q := &permPlan{dims: dims, str: p.str, base: p.base + lo*p.str[0], idx: make([]int, len(dims))}
+		permCopyRun(q, dst[p0:p1], src)
+	})
+}
+
+// permCopyRun is permCopy on the calling goroutine.
+func permCopyRun[T any](p *permPlan, dst, src []T) {
 	r := len(p.dims)
 	if r == 0 {
 		if len(dst) > 0 {

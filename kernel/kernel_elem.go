@@ -201,8 +201,22 @@ func binaryBool(op core.BinOp, dst, x, y []bool) {
 
 // castKernel converts every element of x (dtype from) into dst (dtype to): float→int
 // truncates toward zero (NaN and out-of-range give 0), bool→number gives 0 or 1,
-// number→bool is x != 0 (so NaN → true), f64→f32 rounds to nearest.
+// number→bool is x != 0 (so NaN → true), f64→f32 rounds to nearest. A large cast is split
+// across goroutines (inParallel).
 func castKernel(to, from core.Dtype, dst, x *buf) {
+	if n, work := dst.length(), costOf(dst.length(), wCheap); workers(n, work) > 1 {
+		db, xb := *dst, *x // copies, as in unaryBuf
+		inParallel(n, work, func(lo, hi int) {
+			d, xs := db.sub(lo, hi), xb.sub(lo, hi)
+			castRun(to, from, &d, &xs)
+		})
+		return
+	}
+	castRun(to, from, dst, x)
+}
+
+// castRun is castKernel on the calling goroutine.
+func castRun(to, from core.Dtype, dst, x *buf) {
 	switch from {
 	case core.Float64:
 		castFrom(to, dst, x.f64)
@@ -211,19 +225,14 @@ func castKernel(to, from core.Dtype, dst, x *buf) {
 	case core.Int64:
 		castFrom(to, dst, x.i64)
 	case core.Bool:
+		// mapTo over the storage slices (not through dst, which each store would reload)
 		switch to {
 		case core.Float64:
-			for i, v := range x.b[:len(dst.f64)] {
-				dst.f64[i] = b2n[float64](v)
-			}
+			mapTo(dst.f64, x.b, b2n[float64])
 		case core.Float32:
-			for i, v := range x.b[:len(dst.f32)] {
-				dst.f32[i] = b2n[float32](v)
-			}
+			mapTo(dst.f32, x.b, b2n[float32])
 		case core.Int64:
-			for i, v := range x.b[:len(dst.i64)] {
-				dst.i64[i] = b2n[int64](v)
-			}
+			mapTo(dst.i64, x.b, b2n[int64])
 		case core.Bool:
 			copy(dst.b, x.b)
 		}
@@ -240,28 +249,18 @@ func b2n[T numT](v bool) T {
 func castFrom[S numT](to core.Dtype, dst *buf, x []S) {
 	switch to {
 	case core.Float64:
-		for i, v := range x[:len(dst.f64)] {
-			dst.f64[i] = float64(v)
-		}
+		mapTo(dst.f64, x, func(v S) float64 { return float64(v) })
 	case core.Float32:
-		for i, v := range x[:len(dst.f32)] {
-			dst.f32[i] = float32(v)
-		}
+		mapTo(dst.f32, x, func(v S) float32 { return float32(v) })
 	case core.Int64:
 		var z S
 		if isIntType(z) {
-			for i, v := range x[:len(dst.i64)] {
-				dst.i64[i] = int64(v)
-			}
+			mapTo(dst.i64, x, func(v S) int64 { return int64(v) })
 			return
 		}
-		for i, v := range x[:len(dst.i64)] {
-			dst.i64[i] = core.FloatToInt(float64(v))
-		}
+		mapTo(dst.i64, x, func(v S) int64 { return core.FloatToInt(float64(v)) })
 	case core.Bool:
-		for i, v := range x[:len(dst.b)] {
-			dst.b[i] = v != 0
-		}
+		mapTo(dst.b, x, func(v S) bool { return v != 0 })
 	}
 }
 

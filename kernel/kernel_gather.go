@@ -188,6 +188,11 @@ type ixMover interface {
 // mover is not boxed: no allocation per run).
 func walk[M ixMover](p *ixPlan, m M) {
 	p.prepare()
+	walkPrepared(p, m)
+}
+
+// walkPrepared is walk once p.prepare has run.
+func walkPrepared[M ixMover](p *ixPlan, m M) {
 	clear(p.r)
 	R := p.rest
 	total := p.domSize()
@@ -196,14 +201,8 @@ func walk[M ixMover](p *ixPlan, m M) {
 	}
 	n := len(p.dom)
 	if p.okRows {
-		tn := p.dom[n-1]
-		for o := 0; ; o += tn * R {
-			lo, hi, off0, step := p.row()
-			m.row(o, tn, int(lo), int(hi), int(off0), int(step))
-			if !p.next(n - 1) {
-				return
-			}
-		}
+		walkRows(p, m, 0)
+		return
 	}
 	if p.fn.vec != nil && n > 0 {
 		tn := p.dom[n-1]
@@ -229,6 +228,29 @@ func walk[M ixMover](p *ixPlan, m M) {
 		p.one[0] = p.point()
 		m.blocks(o, p.one[:])
 		p.next(n)
+	}
+}
+
+// step is the target offset step along the innermost domain variable of an affine plan.
+func (p *ixPlan) step() int64 {
+	n, s := len(p.dom), int64(0)
+	for k, a := range p.fn.aff {
+		s += a.c[n-1] * int64(p.tstr[k])
+	}
+	return s
+}
+
+// walkRows runs m over the innermost rows of p's domain (affine plan, p.okRows) from the
+// point p.r, whose blocks start at o in the domain-side array, to the end of p.dom.
+func walkRows[M ixMover](p *ixPlan, m M, o int) {
+	n := len(p.dom)
+	tn := p.dom[n-1]
+	for ; ; o += tn * p.rest {
+		lo, hi, off0, step := p.row()
+		m.row(o, tn, int(lo), int(hi), int(off0), int(step))
+		if !p.next(n - 1) {
+			return
+		}
 	}
 }
 
@@ -291,9 +313,38 @@ func (g gatherer[T]) blocks(o int, offs []int) {
 	}
 }
 
-// gatherK: dst[point ++ rest] = src[f(point) ++ rest], zeros out of bounds.
+// gatherK: dst[point ++ rest] = src[f(point) ++ rest], zeros out of bounds. A large gather
+// with an affine plan is split along an outer dimension of its domain across goroutines
+// (each writes its own rows of dst).
 func gatherK[T any](p *ixPlan, dst, src []T) {
-	walk(p, gatherer[T]{dst, src, p.rest})
+	g := gatherer[T]{dst, src, p.rest}
+	p.prepare()
+	n := len(p.dom)
+	if n < 2 || !p.okRows || p.rest == 0 {
+		walkPrepared(p, g)
+		return
+	}
+	w := wStrided
+	if step := p.step(); p.rest > 1 || step == 1 {
+		w = wCheap // contiguous rows or blocks
+	}
+	work := costOf(len(dst), w)
+	d, ok := splitDim(p.dom[:n-1], work)
+	if !ok {
+		walkPrepared(p, g)
+		return
+	}
+	inner := core.Shape(p.dom[d+1:]).Size() * p.rest
+	inParallel(p.dom[d], work, func(lo, hi int) {
+		// a copy of the plan walking [lo, hi) along d: its own odometer and bound (row and
+		// next read the rest of the plan only)
+		q := *p
+		q.r = make([]int64, n)
+		q.r[d] = int64(lo)
+		q.dom = append([]int(nil), p.dom...)
+		q.dom[d] = hi
+		walkRows(&q, g, lo*inner)
+	})
 }
 
 // scatterer: dst[f(point) ++ rest] += src[point ++ rest]; out-of-range writes are dropped.

@@ -83,17 +83,41 @@ func binaryCyclic(op core.BinOp, out, x, y *buf) bool {
 		short = short.tiled(reps)
 		p = short.length()
 	}
-	for b := 0; b < n; b += p {
-		o, l := out.sub(b, b+p), long.sub(b, b+p) // on the stack: binaryBuf keeps no pointer
-		xs, ys := &l, short
-		if shortIsX {
-			xs, ys = short, &l
-		}
-		if !binaryBuf(op, &o, xs, ys) {
-			return false
-		}
+	if long.dtype() != short.dtype() || !binaryFits(op, out.dtype(), long.dtype()) {
+		return false
 	}
+	if work := costOf(n, binaryWeight(op)); workers(n, work) > 1 {
+		c := &cyclic{op: op, out: *out, long: *long, short: *short, shortIsX: shortIsX}
+		inParallel(n, work, c.run)
+		return true
+	}
+	c := cyclic{op: op, out: *out, long: *long, short: *short, shortIsX: shortIsX} // on the stack
+	c.run(0, n)
 	return true
+}
+
+// cyclic is a binary operation with one operand (short) read cyclically along the output
+// (copies of the buffers, so that a split run does not make the caller's escape).
+type cyclic struct {
+	op               core.BinOp
+	out, long, short buf
+	shortIsX         bool
+}
+
+// run computes the output positions [lo, hi), a period (or the part of one) at a time.
+func (c *cyclic) run(lo, hi int) {
+	p := c.short.length()
+	for at := lo; at < hi; {
+		s := at % p
+		end := min(hi, at-s+p)
+		o, l, sh := c.out.sub(at, end), c.long.sub(at, end), c.short.sub(s, s+end-at) // on the stack: binaryRun keeps no pointer
+		xs, ys := &l, &sh
+		if c.shortIsX {
+			xs, ys = &sh, &l
+		}
+		binaryRun(c.op, &o, xs, ys)
+		at = end
+	}
 }
 
 // cyclicBlock is the shortest block binaryCyclic runs the element-wise loops on.
@@ -276,10 +300,35 @@ func rowsContiguous(sx, sy int) bool { return (sx == 0 || sx == 1) && (sy == 0 |
 // a function value per element, 17% of the attention step): a broadcast operand's element is
 // first spread over a scratch row.
 func stridedRows[T numT](k StridedBinary, out, x, y []T) error {
+	work := costOf(len(out), binaryWeight(k.Op))
+	if d, ok := splitDim(k.Shape, work); ok {
+		inParallel(k.Shape[d], work, func(lo, hi int) {
+			kp, p0, p1 := k.part(d, lo, hi)
+			stridedRowsRun(kp, out[p0:p1], x, y)
+		})
+		return nil
+	}
+	stridedRowsRun(k, out, x, y)
+	return nil
+}
+
+// part is k restricted to [lo, hi) along dimension d of its shape (see splitDim) and the
+// range of output positions that part writes.
+func (k StridedBinary) part(d, lo, hi int) (kp StridedBinary, p0, p1 int) {
+	kp = k
+	kp.Shape, p0, p1 = subDom(k.Shape, d, lo, hi)
+	kp.XS, kp.YS = k.XS[d:], k.YS[d:]
+	kp.XO += lo * k.XS[d]
+	kp.YO += lo * k.YS[d]
+	return kp, p0, p1
+}
+
+// stridedRowsRun is stridedRows on the calling goroutine.
+func stridedRowsRun[T numT](k StridedBinary, out, x, y []T) {
 	n := len(k.Shape)
 	last := k.Shape[n-1]
 	if last == 0 {
-		return nil
+		return
 	}
 	sx, sy := k.XS[n-1], k.YS[n-1]
 	var spread []T
@@ -312,7 +361,6 @@ func stridedRows[T numT](k StridedBinary, out, x, y []T) error {
 		}
 		r.next()
 	}
-	return nil
 }
 
 // scalarArith is dst = v op b (or b op v when left) for + - * /, reporting false for another
@@ -366,6 +414,22 @@ func sliceArith[T numT](op core.BinOp, dst, x, y []T) {
 }
 
 func stridedLoop[T, U elem](k StridedBinary, out []U, x, y []T, f func(a, b T) U) error {
+	// a call of f per element, and reads across rows unless both operands are rows
+	w := max(wStrided, binaryWeight(k.Op))
+	work := costOf(len(out), w)
+	if d, ok := splitDim(k.Shape, work); ok {
+		inParallel(k.Shape[d], work, func(lo, hi int) {
+			kp, p0, p1 := k.part(d, lo, hi)
+			stridedLoopRun(kp, out[p0:p1], x, y, f)
+		})
+		return nil
+	}
+	stridedLoopRun(k, out, x, y, f)
+	return nil
+}
+
+// stridedLoopRun is stridedLoop on the calling goroutine.
+func stridedLoopRun[T, U elem](k StridedBinary, out []U, x, y []T, f func(a, b T) U) {
 	r := newRows(k.Shape, [3][]int{k.XS, k.YS}, [3]int{k.XO, k.YO})
 	last, sx, sy := r.last, r.stride(0), r.stride(1)
 	for p := 0; r.ok; p += last {
@@ -396,7 +460,6 @@ func stridedLoop[T, U elem](k StridedBinary, out []U, x, y []T, f func(a, b T) U
 		}
 		r.next()
 	}
-	return nil
 }
 
 // checkOutLen reports an error unless out holds exactly the elements of shape (the strided
@@ -460,6 +523,35 @@ func maskLoop[T num, F ~float64 | ~float32](k MaskMul, out []F, p, q []T, z []F,
 	if cmp == nil {
 		return errors.Errorf("kernel: maskMul: comparison %v", k.Cmp)
 	}
+	work := costOf(len(out), wStrided) // a call of cmp per element
+	if d, ok := splitDim(k.Shape, work); ok {
+		kc := k // a copy: captured, k would escape on every call
+		inParallel(k.Shape[d], work, func(lo, hi int) {
+			kp, p0, p1 := kc.part(d, lo, hi)
+			maskRun(kp, out[p0:p1], p, q, z, cmp)
+		})
+		return nil
+	}
+	maskRun(k, out, p, q, z, cmp)
+	return nil
+}
+
+// part is k restricted to [lo, hi) along dimension d of its shape (see splitDim) and the
+// range of output positions that part writes.
+func (k MaskMul) part(d, lo, hi int) (kp MaskMul, p0, p1 int) {
+	kp = k
+	kp.Shape, p0, p1 = subDom(k.Shape, d, lo, hi)
+	for i, st := range k.St {
+		if st != nil {
+			kp.St[i] = st[d:]
+			kp.Off[i] += lo * st[d]
+		}
+	}
+	return kp, p0, p1
+}
+
+// maskRun is maskLoop on the calling goroutine.
+func maskRun[T num, F ~float64 | ~float32](k MaskMul, out []F, p, q []T, z []F, cmp func(a, b T) bool) {
 	r := newRows(k.Shape, k.St, k.Off)
 	sp, sq, sz := r.stride(0), r.stride(1), r.stride(2)
 	for at := 0; r.ok; at += r.last {
@@ -477,7 +569,6 @@ func maskLoop[T num, F ~float64 | ~float32](k MaskMul, out []F, p, q []T, z []F,
 		}
 		r.next()
 	}
-	return nil
 }
 
 func b2f[F ~float64 | ~float32](b bool) F {
