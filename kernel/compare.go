@@ -28,7 +28,7 @@ func CompareScalar[T ~float32 | ~float64](out, x []T, s T, op core.BinOp) error 
 	default:
 		return errors.Errorf("kernel: compare with a scalar: operation %v, want one of < <= > >=", op)
 	}
-	inParallel(len(x), len(x), func(lo, hi int) { compareRange(out[lo:hi], x[lo:hi], s, op) })
+	inParallel(len(x), costOf(len(x), wCheap), func(lo, hi int) { compareRange(out[lo:hi], x[lo:hi], s, op) })
 	return nil
 }
 

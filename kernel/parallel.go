@@ -8,7 +8,7 @@ import (
 )
 
 // parallelMin is the work from which a kernel splits its output across goroutines: below it,
-// starting them costs more than it saves. The argmax view and softmax count elements read;
+// starting them costs more than it saves. The argmax view counts elements read;
 // the kernels below weigh them by their cost (costOf).
 const parallelMin = 1 << 17
 

@@ -22,14 +22,14 @@ func Softmax[T ~float32 | ~float64](out, x []T, pre, n, post int, log bool) erro
 		return nil
 	}
 	if post == 1 {
-		inParallel(pre, len(x), func(lo, hi int) {
+		inParallel(pre, costOf(len(x), wHeavy), func(lo, hi int) {
 			for r := lo; r < hi; r++ {
 				softmaxRow(out[r*n:(r+1)*n], x[r*n:(r+1)*n], log)
 			}
 		})
 		return nil
 	}
-	inParallel(pre, len(x), func(lo, hi int) {
+	inParallel(pre, costOf(len(x), wHeavy), func(lo, hi int) {
 		m := make([]float64, post)
 		s := make([]float64, post)
 		for r := lo; r < hi; r++ {
