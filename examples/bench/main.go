@@ -84,10 +84,6 @@ func main() {
 		defer f.Close()
 		defer pprof.StopCPUProfile()
 	}
-	blasName := "gonum (-blas: bulkad.UseBLAS)"
-	if *useBLAS {
-		blasName = bulkad.UseBLAS() + " (bulkad.UseBLAS; BULKAD_BLAS=bulkad chooses bulkad's GEMM over a system BLAS)"
-	}
 	if *growthOnly {
 		*only = "\x00none"
 	}
@@ -96,6 +92,11 @@ func main() {
 	}
 	if *threads > 0 {
 		runtime.GOMAXPROCS(*threads)
+	}
+	// After GOMAXPROCS: UseBLAS gives a system BLAS GOMAXPROCS threads.
+	blasName := "gonum (-blas: bulkad.UseBLAS)"
+	if *useBLAS {
+		blasName = bulkad.UseBLAS() + " (bulkad.UseBLAS; BULKAD_BLAS=bulkad chooses bulkad's GEMM over a system BLAS)"
 	}
 	if !*asJSON {
 		fmt.Printf("Gorgonia's matrix products: %s\n", blasName)
