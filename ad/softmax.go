@@ -29,26 +29,36 @@ type groupSum struct {
 	innTy  core.Type // the type of tr p1 e (e's type without p1)
 }
 
-// matchGroupSum reports whether s is a group sum of e along one axis, broadcast back.
-func matchGroupSum(s, e core.Term) (*groupSum, bool) {
-	g := &groupSum{}
+// peelGroupSum reads s as tr p2 (replicate n (sumOuter (tr p1 inner))) (either transpose may
+// be absent); ok is false for any other form. Whether it is a group sum of inner is
+// matchGroupSum's to check.
+func peelGroupSum(s core.Term) (g *groupSum, inner core.Term, ok bool) {
+	g = &groupSum{}
 	if t, ok := s.(*core.Transpose); ok {
 		g.p2, s = t.Perm, t.X
 	}
 	rep, ok := s.(*core.Replicate)
 	if !ok {
-		return nil, false
+		return nil, nil, false
 	}
 	sum, ok := rep.X.(*core.SumOuter)
 	if !ok {
-		return nil, false
+		return nil, nil, false
 	}
-	g.n, g.repTy, g.sumTy = rep.N, rep.Type(), sum.Type()
-	inner := sum.X
+	g.n, g.repTy, g.sumTy, g.innTy = rep.N, rep.Type(), sum.Type(), sum.X.Type()
+	inner = sum.X
 	if t, ok := inner.(*core.Transpose); ok {
 		g.p1, inner = t.Perm, t.X
 	}
-	g.innTy = sum.X.Type()
+	return g, inner, true
+}
+
+// matchGroupSum reports whether s is a group sum of e along one axis, broadcast back.
+func matchGroupSum(s, e core.Term) (*groupSum, bool) {
+	g, inner, ok := peelGroupSum(s)
+	if !ok {
+		return nil, false
+	}
 	if inner != e && !core.Equal(inner, e) {
 		return nil, false
 	}
@@ -116,8 +126,8 @@ func (f *forward) normalisedExp(t *core.Binary) (r *dual, ok bool) {
 			return nil, false
 		}
 		sum = lg.X
-		if s, isRep := matchSumOf(sum); isRep {
-			e = s
+		if _, inner, isSum := peelGroupSum(sum); isSum {
+			e = inner
 		}
 	default:
 		return nil, false
@@ -155,24 +165,4 @@ func (f *forward) normalisedExp(t *core.Binary) (r *dual, ok bool) {
 	s := f.atom(b.Unary(core.OpExp, y))
 	d := g.add(dz, g.neg(gs.delta(g.share(g.scale(s, dz)), ty)))
 	return &dual{p: y, d: g.share(d)}, true
-}
-
-// matchSumOf returns the term e of which s is written as a group sum (the innermost operand
-// under the transposes, replicate and sumOuter), for matchGroupSum to confirm.
-func matchSumOf(s core.Term) (core.Term, bool) {
-	if t, ok := s.(*core.Transpose); ok {
-		s = t.X
-	}
-	rep, ok := s.(*core.Replicate)
-	if !ok {
-		return nil, false
-	}
-	sum, ok := rep.X.(*core.SumOuter)
-	if !ok {
-		return nil, false
-	}
-	if t, ok := sum.X.(*core.Transpose); ok {
-		return t.X, true
-	}
-	return sum.X, true
 }
