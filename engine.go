@@ -61,22 +61,21 @@ func (e Engine) Transpose(a tensor.Tensor, expStrides []int) error {
 		return e.StandardEngine.Transpose(a, expStrides)
 	}
 	k := kernel.Transpose{Perm: perm, Shape: in}
-	switch d.Dtype() {
-	case tensor.Float64:
-		return transposeInPlace(k, d.Float64s(), shape.TotalSize())
-	case tensor.Float32:
-		return transposeInPlace(k, d.Float32s(), shape.TotalSize())
+	n := shape.TotalSize()
+	switch {
+	case d.Dtype() == tensor.Float64 && len(d.Float64s()) == n:
+		return transposeInPlace(k, d.Float64s())
+	case d.Dtype() == tensor.Float32 && len(d.Float32s()) == n:
+		return transposeInPlace(k, d.Float32s())
 	}
 	return e.StandardEngine.Transpose(a, expStrides)
 }
 
-func transposeInPlace[T float32 | float64](k kernel.Transpose, data []T, n int) error {
-	if len(data) != n {
-		return errors.Errorf("bulkad: engine: transpose of %v: %d elements for %d", k.Shape, len(data), n)
-	}
-	tmp := make([]T, n)
+// transposeInPlace moves data into the transposed order through a temporary copy.
+func transposeInPlace[T float32 | float64](k kernel.Transpose, data []T) error {
+	tmp := make([]T, len(data))
 	if err := k.Run(tmp, []any{data}); err != nil {
-		return errors.Wrap(err, "bulkad: engine: transpose")
+		return errors.Wrapf(err, "bulkad: engine: transpose of %v by %v", k.Shape, k.Perm)
 	}
 	copy(data, tmp)
 	return nil
