@@ -130,7 +130,7 @@ func (e Engine) softmax(x tensor.Tensor, axis int, log bool, opts []tensor.FuncO
 	var out *tensor.Dense
 	if ok {
 		var err error
-		if out, ok, err = e.output(op, d, opts); err != nil {
+		if out, ok, err = e.output(op, d, tensor.ParseFuncOpts(opts...)); err != nil {
 			return nil, err
 		}
 	}
@@ -223,13 +223,14 @@ func (e Engine) compareScalar(t tensor.Tensor, s interface{}, leftTensor bool, o
 	if !ok {
 		return nil, false, nil
 	}
-	if fo := tensor.ParseFuncOpts(opts...); fo.Safe() && !fo.Same() {
+	fo := tensor.ParseFuncOpts(opts...)
+	if fo.Safe() && !fo.Same() {
 		return nil, false, nil // a bool result
 	}
 	if !leftTensor {
 		op = flipped(op)
 	}
-	out, ok, err := e.output(op.Word(), d, opts)
+	out, ok, err := e.output(op.Word(), d, fo)
 	if !ok || err != nil {
 		return nil, ok, err
 	}
@@ -301,8 +302,7 @@ func contiguous(t tensor.Tensor) (*tensor.Dense, bool) {
 // output is where operation op on d writes under opts: the reuse tensor, d itself
 // (UseUnsafe), or a new tensor; ok is false for Incr (StandardEngine then handles the call).
 // A reuse tensor of another shape or dtype, or a view, is an error.
-func (e Engine) output(op string, d *tensor.Dense, opts []tensor.FuncOpt) (out *tensor.Dense, ok bool, err error) {
-	fo := tensor.ParseFuncOpts(opts...)
+func (e Engine) output(op string, d *tensor.Dense, fo *tensor.OpOpt) (out *tensor.Dense, ok bool, err error) {
 	if fo.Incr() != nil {
 		return nil, false, nil
 	}
@@ -328,7 +328,7 @@ func (e Engine) binary(a, b tensor.Tensor, op core.BinOp, opts []tensor.FuncOpt)
 	if !okx || !oky || x.Dtype() != y.Dtype() || !x.Shape().Eq(y.Shape()) || x.Shape().TotalSize() != y.Shape().TotalSize() {
 		return nil, false, nil
 	}
-	out, ok, err := e.output(op.Word(), x, opts)
+	out, ok, err := e.output(op.Word(), x, tensor.ParseFuncOpts(opts...))
 	if !ok || err != nil {
 		return nil, ok, err
 	}
@@ -396,7 +396,7 @@ func (e Engine) unary(a tensor.Tensor, op core.UnOp, opts []tensor.FuncOpt) (r t
 	if !ok || x.Dtype() == tensor.Float32 && (op == core.OpTanh || op == core.OpLog) {
 		return nil, false, nil
 	}
-	out, ok, err := e.output(op.String(), x, opts)
+	out, ok, err := e.output(op.String(), x, tensor.ParseFuncOpts(opts...))
 	if !ok || err != nil {
 		return nil, ok, err
 	}

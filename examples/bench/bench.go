@@ -216,7 +216,7 @@ func measure(s spec, dt tensor.Dtype, rounds int, torch *anchor, baseline bool, 
 			var d time.Duration
 			// Profile labels (go tool pprof -tagfocus step=bulkad) separate the variants in a -cpuprofile.
 			pprof.Do(context.Background(), pprof.Labels("step", variants[k], "model", s.Name+" "+dt.String()), func(context.Context) {
-				if k == 4 {
+				if variants[k] == "gorgonia-default" {
 					gb, tb := G.WhichBLAS(), tensor.WhichBLAS()
 					G.Use(gonum.Implementation{})
 					tensor.Use(gonum.Implementation{})
