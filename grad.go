@@ -124,8 +124,11 @@ func translateForAD(op string, cost *gorgonia.Node, wrt gorgonia.Nodes) (*adapte
 	if err != nil {
 		return nil, ad.Options{}, wrapOnce(err, op)
 	}
-	keep := make([]string, 0, len(tr.Lets))
+	keep := make([]string, 0, len(tr.Lets)+len(tr.Slots))
 	for k := range tr.Lets {
+		keep = append(keep, k)
+	}
+	for k := range tr.Slots {
 		keep = append(keep, k)
 	}
 	sort.Strings(keep)
@@ -187,13 +190,9 @@ func (d *Gradient) Raise() (gorgonia.Nodes, error) {
 // raise.Vulkan) whatever BULKAD_VULKAN says; nil runs everything on the CPU. The raised nodes
 // keep v: every run of the graph uses its device.
 func (d *Gradient) RaiseOn(v *raise.Vulkan) (gorgonia.Nodes, error) {
-	comps := make([]int, len(d.uniq))
-	for i := range comps {
-		comps[i] = i + 1 // component 0 is the value: the cost node already computes it
-	}
 	salts := make([]string, len(d.uniq))
 	for i, w := range d.uniq {
-		salts[i] = fmt.Sprintf("grad of node %d", w.ID())
+		salts[i] = fmt.Sprintf("grad of node %d of cost %d", w.ID(), d.cost.ID())
 	}
 	registered := func(i int, n *gorgonia.Node) bool {
 		for _, of := range n.DerivOf() {
@@ -203,10 +202,53 @@ func (d *Gradient) RaiseOn(v *raise.Vulkan) (gorgonia.Nodes, error) {
 		}
 		return false
 	}
-	outs, err := raise.RaiseWith(d.cost.Graph(), d.Artifact.Program(), d.Bindings(), raise.Options{
-		FreshResults: true, Components: comps, Vulkan: v, Stats: d.RaiseStats, Reuse: registered, Salts: salts})
+	coarse, err := coarseRaising()
 	if err != nil {
 		return nil, wrapOnce(err, "grad")
+	}
+	outs := make(gorgonia.Nodes, len(d.uniq))
+	if coarse {
+		// A gradient of the same cost raised by an earlier Grad is reused (Gorgonia's
+		// deduplication finds per-operation nodes again, but a coarse plan node depends on
+		// all the wrt nodes it was raised for): registering a second node would make
+		// BindDualValues add both.
+		bySalt := map[string]*gorgonia.Node{}
+		for _, n := range d.cost.Graph().AllNodes() {
+			if n == nil {
+				continue
+			}
+			if s, ok := raise.PartSalt(n.Op()); ok {
+				bySalt[s] = n
+			}
+		}
+		for i := range d.uniq {
+			if n := bySalt[salts[i]]; n != nil && registered(i, n) {
+				outs[i] = n
+			}
+		}
+	}
+	var comps []int
+	var want []int // positions in uniq of the components raised
+	var wantSalts []string
+	for i := range d.uniq {
+		if outs[i] == nil {
+			comps = append(comps, i+1) // component 0 is the value: the cost node already computes it
+			want = append(want, i)
+			wantSalts = append(wantSalts, salts[i])
+		}
+	}
+	if len(comps) > 0 {
+		raised, err := raise.RaiseWith(d.cost.Graph(), d.Artifact.Program(), d.Bindings(), raise.Options{
+			FreshResults: true, Components: comps, Vulkan: v, Stats: d.RaiseStats,
+			Reuse:  func(k int, n *gorgonia.Node) bool { return registered(want[k], n) },
+			Salts:  wantSalts,
+			Coarse: coarse, Slots: slotsOf(d.Translation, coarse)})
+		if err != nil {
+			return nil, wrapOnce(err, "grad")
+		}
+		for k, n := range raised {
+			outs[want[k]] = n
+		}
 	}
 	if err := d.addGuards(); err != nil {
 		return nil, wrapOnce(err, "grad")
@@ -223,6 +265,20 @@ func (d *Gradient) RaiseOn(v *raise.Vulkan) (gorgonia.Nodes, error) {
 		res[i] = outs[k]
 	}
 	return res, nil
+}
+
+// slotsOf converts a translation's slots (lets read from plan nodes) for package raise, which
+// reads them when it raises coarsely (otherwise the kept lets are computed from their
+// definitions, which the artifact keeps).
+func slotsOf(tr *adapter.Translation, coarse bool) map[string]raise.Slot {
+	if len(tr.Slots) == 0 || !coarse {
+		return nil
+	}
+	m := make(map[string]raise.Slot, len(tr.Slots))
+	for k, s := range tr.Slots {
+		m[k] = raise.Slot{Node: s.Node, Offset: s.Offset}
+	}
+	return m
 }
 
 // wrapOnce prefixes err with "bulkad: <op>: " so that each layer is named once: a leading

@@ -72,8 +72,12 @@ func HessianVector(cost *gorgonia.Node, wrt, v gorgonia.Nodes) (gorgonia.Nodes, 
 	if err != nil {
 		return nil, wrapOnce(err, op)
 	}
+	coarse, err := coarseRaising()
+	if err != nil {
+		return nil, wrapOnce(err, op)
+	}
 	outs, err := raise.RaiseWith(cost.Graph(), prog, bind, raise.Options{
-		FreshResults: true, Components: comps, Vulkan: dev, Salts: salts})
+		FreshResults: true, Components: comps, Vulkan: dev, Salts: salts, Coarse: coarse, Slots: slotsOf(tr, coarse)})
 	if err != nil {
 		return nil, wrapOnce(err, op)
 	}

@@ -53,6 +53,10 @@ func ImportONNXFile(path string) (*ONNXModel, error) {
 // Gorgonia graph: the model is lowered into the core language (package onnx) and raised into
 // Gorgonia nodes (package raise), so its operators run bulkad's kernels and bulkad.Grad
 // differentiates through them. Input nodes start at zero.
+//
+// The model becomes one plan node that runs it whole (its activations kept in the node's
+// value, where bulkad.Grad's gradient reads them) and one node per output, whatever the
+// model's size; with BULKAD_RAISE=ops (RaiseEnv) it becomes one node per operation instead.
 func ImportONNX(data []byte) (*ONNXModel, error) {
 	md, err := onnx.Decode(data)
 	if err != nil {
@@ -101,7 +105,14 @@ func ImportONNX(data []byte) (*ONNXModel, error) {
 	for i := range comps {
 		comps[i] = i
 	}
-	if out.Outputs, err = raise.RaiseWith(g, p.Prog, bind, raise.Options{FreshResults: true, Components: comps, Vulkan: dev}); err != nil {
+	coarse, err := coarseRaising()
+	if err != nil {
+		return nil, wrapOnce(err, "import onnx")
+	}
+	// Coarse: one plan node runs the whole model and keeps its activations (Tape), which the
+	// gradient of a loss on the outputs reads instead of recomputing them.
+	if out.Outputs, err = raise.RaiseWith(g, p.Prog, bind, raise.Options{FreshResults: true, Components: comps, Vulkan: dev,
+		Coarse: coarse, Tape: coarse}); err != nil {
 		return nil, wrapOnce(err, "import onnx")
 	}
 	return out, nil

@@ -38,6 +38,10 @@ type Translation struct {
 	// (slices between a wrt node and the cost) to the op's text at translation: the
 	// translation is their meaning only while the text stays the same.
 	Mutable map[*gorgonia.Node]string
+	// Slots maps lets whose values lie in the packed value of a plan node (a coarse raise's
+	// node, see Planned) to that node and their offset there: like Lets, their values exist
+	// after a run, so a gradient reads them instead of recomputing them.
+	Slots map[string]Slot
 }
 
 // ZeroNames returns the names of the Zero parameters, sorted.
@@ -92,6 +96,8 @@ type translator struct {
 	delta   map[int64]*core.Var        // interior wrt nodes kept in the graph → their perturbation
 	byPtr   map[uintptr]*gorgonia.Node // the graph's nodes by address (see children)
 	mutable map[*gorgonia.Node]string  // see Translation.Mutable
+	slots   map[string]Slot            // see Translation.Slots
+	packed  map[packKey]core.Term      // ranges of plan nodes' packed values (see Planned)
 }
 
 // Translate translates the graph of cost (a scalar node) into a core program whose parameters
@@ -131,7 +137,7 @@ func translateGraph(cost *gorgonia.Node, wrt []*gorgonia.Node, scalarCost bool) 
 	t := &translator{
 		g: g, terms: map[int64]core.Term{}, pnames: map[string]*gorgonia.Node{},
 		letNode: map[string]*gorgonia.Node{}, used: map[string]bool{}, delta: map[int64]*core.Var{},
-		mutable: map[*gorgonia.Node]string{},
+		mutable: map[*gorgonia.Node]string{}, slots: map[string]Slot{}, packed: map[packKey]core.Term{},
 	}
 	order, deps, err := t.postOrder(cost, isWrt)
 	if err != nil {
@@ -206,7 +212,7 @@ func translateGraph(cost *gorgonia.Node, wrt []*gorgonia.Node, scalarCost bool) 
 	// it again, but its free-variable analysis is quadratic on long let chains (a 1000-layer
 	// MLP takes about a minute), so the program is assembled directly.
 	p := &core.Program{Params: t.params, Body: body}
-	return &Translation{Program: p, Params: t.pnames, Lets: t.letNode, Wrt: wrtNames, Zero: zero, Mutable: t.mutable}, nil
+	return &Translation{Program: p, Params: t.pnames, Lets: t.letNode, Wrt: wrtNames, Zero: zero, Mutable: t.mutable, Slots: t.slots}, nil
 }
 
 // checkScopes verifies, in time linear in the size of the let-bound terms, that every free
@@ -417,6 +423,16 @@ func (t *translator) translate(n *gorgonia.Node) error {
 		_, err := t.param(n)
 		return err
 	}
+	if pop, ok := op.(Planned); ok {
+		kids, err := t.children(n)
+		if err != nil {
+			return err
+		}
+		return t.translatePlanned(n, pop, kids)
+	}
+	if part, ok := op.(Part); ok {
+		return t.translatePart(n, part)
+	}
 	e, ok := lookup(op)
 	if _, prog := op.(Programmed); prog && !ok {
 		e, ok = entry{typ: "Programmed", tag: "raised", arity: variadic, fn: trProgrammed}, true
@@ -528,6 +544,9 @@ func Path(cost *gorgonia.Node, wrt ...*gorgonia.Node) (gorgonia.Nodes, error) {
 	}
 	var out gorgonia.Nodes
 	for _, n := range order {
+		if _, planned := n.Op().(Planned); planned {
+			continue // a packed vector of several values, not one the user sees
+		}
 		if deps[n.ID()] && !isWrt[n.ID()] && n.Op() != nil && (n.Dtype() == tensor.Float64 || n.Dtype() == tensor.Float32) {
 			out = append(out, n)
 		}

@@ -277,7 +277,7 @@ func (pl *plan) sumOuter(t *core.SumOuter) (ref, error) {
 	dev := pl.vk.Wants(xt.Dtype, "sum", "", xt.Shape.Size())
 	if tr, ok := pl.peel(t.X).(*core.Transpose); ok {
 		perm := fullPerm(tr.Perm, len(xt.Shape))
-		if a, ok := axisPerm(perm); ok && dev {
+		if a, ok := axisPerm(perm); ok && (dev || pl.coarse) {
 			// Bulkad's own sum along axis a (Gorgonia's Sum cannot use the device).
 			ysh := tr.X.Type().Shape
 			k := kern.Axis{Pre: ysh[:a].Size(), N: ysh[a], Post: ysh[a+1:].Size(), VK: pl.vk}
@@ -294,7 +294,7 @@ func (pl *plan) sumOuter(t *core.SumOuter) (ref, error) {
 			return r, err
 		}
 	}
-	if dev {
+	if dev || pl.coarse {
 		return pl.simple(t, "sumOuter", kern.SumOuter{VK: pl.vk})
 	}
 	return pl.native(t, []core.Term{t.X}, func(k []*gorgonia.Node) (*gorgonia.Node, error) { return gorgonia.Sum(k[0], 0) })

@@ -2,7 +2,6 @@ package raise
 
 import (
 	"github.com/bulkad/bulkad/core"
-	"gorgonia.org/gorgonia"
 )
 
 // liveLets marks the lets of chain that the results depend on, walking every distinct
@@ -13,7 +12,7 @@ import (
 // the same name): every occurrence of a name counts as a use of every let of that name, which
 // only raises a let that is not needed. The gradient programs Grad raises have distinct
 // binders, where it is exact.
-func liveLets(chain []*core.Let, results []core.Term, bind map[string]*gorgonia.Node) []bool {
+func liveLets(chain []*core.Let, results []core.Term, bound func(string) bool) ([]bool, map[string]bool) {
 	live := map[string]bool{}
 	seen := map[core.Term]bool{}
 	var stack []core.Term
@@ -48,10 +47,10 @@ func liveLets(chain []*core.Let, results []core.Term, bind map[string]*gorgonia.
 			continue
 		}
 		needed[i] = true
-		if n, ok := bind[l.Var.Name]; ok && n != nil {
+		if bound(l.Var.Name) {
 			continue // bound to an existing node: its definition is not raised
 		}
 		walk(l.Bound)
 	}
-	return needed
+	return needed, live
 }

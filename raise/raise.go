@@ -41,6 +41,27 @@ type Options struct {
 	MaxArrayBytes int64
 	// Stats, when non-nil, receives where the time went (see Stats).
 	Stats *Stats
+	// Coarse raises the whole program as one plan node, which runs every planned kernel in
+	// one kernel.Plan, and one node per selected result, which copies the result out of the
+	// plan node's packed value (see coarse.go). Gorgonia's graph and TapeMachine compile are
+	// quadratic in the number of nodes; a coarse program adds len(results)+1 nodes whatever
+	// its size. The results must share one dtype (otherwise RaiseWith raises per operation).
+	Coarse bool
+	// Tape, with Coarse, keeps in the plan node's packed value every top-level let of the
+	// program that the plan computes into a buffer of its own (of the results' dtype), so
+	// that a later program (a gradient) reads them there instead of recomputing them; the
+	// plan node's op lists them (PackedLets).
+	Tape bool
+	// Slots binds let names (and parameters) to a range of a node's elements: the packed
+	// value of a plan node raised with Tape (see Slot). Only coarse raising reads slots.
+	Slots map[string]Slot
+}
+
+// Slot is a typed range of a node's elements: Offset is the first element; the length and
+// shape are those of the let or parameter bound to it.
+type Slot struct {
+	Node   *gorgonia.Node
+	Offset int
 }
 
 // Stats splits the time of one RaiseWith call: planning (ours), building the nodes, and
@@ -72,10 +93,15 @@ func RaiseWith(g *gorgonia.ExprGraph, p *core.Program, bind map[string]*gorgonia
 		return nil, err
 	}
 	t0 := time.Now()
-	pl, err := newPlan(g, p, bind)
+	coarse, err := opt.coarse(p)
 	if err != nil {
 		return nil, err
 	}
+	pl, err := newPlan(g, p, bind, opt.Slots)
+	if err != nil {
+		return nil, err
+	}
+	pl.coarse = coarse
 	if opt.Vulkan.On() {
 		pl.vk = opt.Vulkan
 	}
@@ -83,7 +109,12 @@ func RaiseWith(g *gorgonia.ExprGraph, p *core.Program, bind map[string]*gorgonia
 		return nil, err
 	}
 	t1 := time.Now()
-	out, err := pl.build(opt)
+	var out []*gorgonia.Node
+	if coarse {
+		out, err = pl.buildCoarse(opt)
+	} else {
+		out, err = pl.build(opt)
+	}
 	if opt.Stats != nil {
 		opt.Stats.Plan, opt.Stats.Build, opt.Stats.Gorgonia, opt.Stats.Steps = t1.Sub(t0), time.Since(t1), pl.inGorgonia, len(pl.steps)
 	}
@@ -108,6 +139,10 @@ func (opt Options) checkLimit(p *core.Program) error {
 type ref struct {
 	node *gorgonia.Node
 	step int // index into plan.steps when node == nil
+	// sliced refs denote elements off … off+size(typ)-1 of node's value (a Slot).
+	sliced bool
+	off    int
+	typ    core.Type
 }
 
 // A step makes one node from the nodes of its inputs.
@@ -122,6 +157,11 @@ type step struct {
 	// fallback, for native steps, builds the step's term over variables standing for its
 	// inputs: used (through the core evaluator) when Gorgonia returns an unrelated node.
 	fallback func(vs []*core.Var) (core.Term, error)
+	// For coarse raising (no native steps there): the custom op of the step, or the
+	// constant's elements (lit), or alias (the input's elements under the step's type).
+	op    *Op
+	lit   any
+	alias bool
 }
 
 type plan struct {
@@ -147,6 +187,18 @@ type plan struct {
 	// ws holds the GEMM packing buffers of the matmul kernels raised by this plan (created
 	// on first use).
 	ws *kern.Workspace
+	// coarse: plan kernels only (no Gorgonia ops, no constant nodes), built by buildCoarse.
+	coarse bool
+	slots  map[string]Slot
+	// what program() planned, for buildCoarse: the top-level lets, which of them are
+	// needed, the names the selected results read from outside the planned lets, and the
+	// selected results.
+	chain     []*core.Let
+	needed    []bool
+	live      map[string]bool
+	results   []core.Term
+	lazyOK    bool
+	paramVars map[string]*core.Var
 }
 
 // gemmWS is the plan's GEMM workspace, shared by its matmul kernels.
@@ -157,15 +209,18 @@ func (pl *plan) gemmWS() *kern.Workspace {
 	return pl.ws
 }
 
-func newPlan(g *gorgonia.ExprGraph, p *core.Program, bind map[string]*gorgonia.Node) (*plan, error) {
+func newPlan(g *gorgonia.ExprGraph, p *core.Program, bind map[string]*gorgonia.Node, slots map[string]Slot) (*plan, error) {
 	if g == nil {
 		return nil, errors.New("raise: graph: nil graph")
 	}
 	if p == nil || p.Body == nil {
 		return nil, errors.New("raise: program: nil program or body")
 	}
-	pl := &plan{g: g, bind: bind, env: map[string]ref{}, memo: map[core.Term]ref{}, share: map[int]ref{}, ever: map[string]bool{}, lazy: map[string]core.Term{}, pushed: map[unKey]core.Term{}}
+	pl := &plan{g: g, bind: bind, env: map[string]ref{}, memo: map[core.Term]ref{}, share: map[int]ref{}, ever: map[string]bool{}, lazy: map[string]core.Term{}, pushed: map[unKey]core.Term{}, slots: slots}
 	for _, v := range p.Params {
+		if _, ok := pl.slots[v.Name]; ok {
+			continue // checked when the plan's slots are set (pl.slotRef)
+		}
 		n, ok := bind[v.Name]
 		if !ok || n == nil {
 			return nil, errors.Errorf("raise: param %s : %v: not bound to a node", v.Name, v.Type())
@@ -205,7 +260,7 @@ func (pl *plan) program(p *core.Program, opt Options) error {
 	}
 	// Liveness: only lets the selected results depend on are raised (the TapeMachine runs
 	// every node of the graph, so a dead node costs time at every step).
-	needed := liveLets(chain, results, pl.bind)
+	needed, live := liveLets(chain, results, pl.isBound)
 	distinct := map[string]bool{}
 	for _, v := range p.Params {
 		distinct[v.Name] = true
@@ -217,6 +272,20 @@ func (pl *plan) program(p *core.Program, opt Options) error {
 		}
 		distinct[l.Var.Name] = true
 	}
+	pl.chain, pl.needed, pl.live, pl.results, pl.lazyOK = chain, needed, live, results, lazyOK
+	pl.paramVars = make(map[string]*core.Var, len(p.Params))
+	for _, v := range p.Params {
+		pl.paramVars[v.Name] = v
+	}
+	for _, v := range p.Params {
+		if _, ok := pl.slots[v.Name]; ok {
+			r, err := pl.slotRef(v.Name, v.Type())
+			if err != nil {
+				return err
+			}
+			pl.env[v.Name] = r
+		}
+	}
 	if lazyOK {
 		pl.defs = make(map[string]core.Term, len(chain))
 		for _, l := range chain {
@@ -227,7 +296,7 @@ func (pl *plan) program(p *core.Program, opt Options) error {
 		if !needed[i] {
 			continue
 		}
-		if n, ok := pl.bind[l.Var.Name]; lazyOK && (!ok || n == nil) {
+		if n, ok := pl.bind[l.Var.Name]; lazyOK && (!ok || n == nil) && !pl.isSlot(l.Var.Name) {
 			pl.lazy[l.Var.Name] = l.Bound
 			pl.ever[l.Var.Name] = true
 			continue
@@ -260,6 +329,9 @@ func (pl *plan) bindVar(name string, r ref) {
 }
 
 func (pl *plan) letBound(l *core.Let) (ref, error) {
+	if pl.isSlot(l.Var.Name) {
+		return pl.slotRef(l.Var.Name, l.Var.Type())
+	}
 	if n, ok := pl.bind[l.Var.Name]; ok && n != nil {
 		if err := pl.checkBound(l.Var.Name, l.Var.Type(), n); err != nil {
 			return ref{}, err
@@ -383,9 +455,11 @@ func (pl *plan) custom(t core.Term, kind string, ins []core.Term, rebuild func(v
 		// deduplicates nodes by hash): a graph raised with a device runs on it.
 		op.text += " #vulkan"
 	}
-	return pl.add(t, rs, func(kids []*gorgonia.Node) (*gorgonia.Node, error) {
+	r := pl.add(t, rs, func(kids []*gorgonia.Node) (*gorgonia.Node, error) {
 		return applyChecked(pl.g, op, kids)
-	}), nil
+	})
+	pl.steps[r.step].op = op
+	return r, nil
 }
 
 // applyChecked applies op to kids. Gorgonia deduplicates nodes by a 32-bit hash and its
@@ -511,7 +585,7 @@ func (pl *plan) plan1(t core.Term) (ref, error) {
 			return pl.term(t.X)
 		}
 		if t.X.Type().Dtype.IsFloat() {
-			if f := nativeUnary[t.Op]; f != nil && !pl.vk.Wants(t.X.Type().Dtype, "unary", t.Op.String(), t.Type().Shape.Size()) {
+			if f := nativeUnary[t.Op]; f != nil && !pl.coarse && !pl.vk.Wants(t.X.Type().Dtype, "unary", t.Op.String(), t.Type().Shape.Size()) {
 				return pl.native(t, []core.Term{t.X}, func(k []*gorgonia.Node) (*gorgonia.Node, error) { return f(k[0]) })
 			}
 		}
@@ -549,6 +623,9 @@ func (pl *plan) plan1(t core.Term) (ref, error) {
 		if xt.Shape.Equal(t.Shape) {
 			return pl.term(t.X)
 		}
+		if pl.coarse {
+			return pl.aliasStep(t, t.X)
+		}
 		if xt.Dtype.IsFloat() && len(xt.Shape) > 0 && len(t.Shape) > 0 {
 			sh := tensor.Shape(append([]int(nil), t.Shape...))
 			return pl.native(t, []core.Term{t.X}, func(k []*gorgonia.Node) (*gorgonia.Node, error) { return gorgonia.Reshape(k[0], sh) })
@@ -565,6 +642,11 @@ func (pl *plan) plan1(t core.Term) (ref, error) {
 }
 
 func (pl *plan) constant(t core.Term, val any, name string) (ref, error) {
+	if pl.coarse {
+		r := pl.add(t, nil, nil)
+		pl.steps[r.step].lit = constElems(t.Type(), val)
+		return r, nil
+	}
 	return pl.add(t, nil, func([]*gorgonia.Node) (*gorgonia.Node, error) {
 		return pl.g.AddNode(gorgonia.NewConstant(val, gorgonia.WithName(name), gorgonia.In(pl.g))), nil
 	}), nil
@@ -611,7 +693,7 @@ func (pl *plan) binary(t *core.Binary) (ref, error) {
 		return pl.stridedBinary(t, vx, vy)
 	}
 	if t.X.Type().Dtype.IsFloat() && !t.Op.IsComparison() {
-		if f := nativeBinary[t.Op]; f != nil && !pl.vk.Wants(t.X.Type().Dtype, "binary", t.Op.String(), t.Type().Shape.Size()) {
+		if f := nativeBinary[t.Op]; f != nil && !pl.coarse && !pl.vk.Wants(t.X.Type().Dtype, "binary", t.Op.String(), t.Type().Shape.Size()) {
 			return pl.native(t, []core.Term{t.X, t.Y}, func(k []*gorgonia.Node) (*gorgonia.Node, error) { return f(k[0], k[1]) })
 		}
 	}
@@ -779,7 +861,7 @@ func (pl *plan) transpose(t *core.Transpose) (ref, error) {
 	if u, ok := pl.transposeOf(t); ok {
 		return pl.term(u)
 	}
-	if xt.Dtype.IsFloat() && !pl.vk.Wants(xt.Dtype, "gather", "", xt.Shape.Size()) {
+	if xt.Dtype.IsFloat() && !pl.coarse && !pl.vk.Wants(xt.Dtype, "gather", "", xt.Shape.Size()) {
 		return pl.native(t, []core.Term{t.X}, func(k []*gorgonia.Node) (*gorgonia.Node, error) {
 			return gorgonia.Transpose(k[0], perm...)
 		})

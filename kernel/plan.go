@@ -1,0 +1,408 @@
+package kernel
+
+import (
+	"sync"
+
+	"github.com/bulkad/bulkad/core"
+	"github.com/pkg/errors"
+)
+
+// Plan is a straight-line sequence of kernels over typed slots, built once and run many
+// times: the execution form of a whole program that a front end has already planned kernel
+// by kernel (package raise's coarse mode raises a gradient or an imported model as one
+// Gorgonia node running one Plan).
+//
+// A slot is an input (a range of one of the run's input slices), a constant, the output of a
+// step, or an alias of another slot (the same elements under another shape: a reshape).
+// Run writes a packed output: one flat slice of a single dtype holding the slots of the
+// layout given to Build at consecutive offsets (a slot listed twice, or two aliases of one
+// slot, share their offset). A packed step output is computed in place inside the packed
+// slice; the other step outputs live in buffers owned by the plan, allocated by Build and
+// reused between steps whose values do not overlap in time (a buffer is handed to a later
+// step of the same dtype and size after the last step reading it has run), so a plan
+// allocates nothing per run.
+//
+// A Plan is safe for concurrent use (runs are serialised).
+type Plan struct {
+	mu     sync.Mutex
+	slots  []planSlot
+	steps  []planStep
+	nIn    int
+	inLen  []int // the least length of each input slice (0: unused)
+	dtype  core.Dtype
+	outLen int
+	copies []planCopy // slots copied into the packed output after the last step
+	bufs   []any      // step output buffers
+	views  []any      // per slot: its flat view during a run
+}
+
+// Slot names a value of a plan under construction.
+type Slot int
+
+type slotKind uint8
+
+const (
+	slotInput slotKind = iota
+	slotConst
+	slotStep
+	slotAlias
+)
+
+type planSlot struct {
+	typ  core.Type
+	kind slotKind
+	in   int // input index (slotInput)
+	off  int // element offset in the input (slotInput) or in the packed output (packed step)
+	val  any // the elements (slotConst)
+	of   Slot
+	// packed is set on a step output computed inside the packed output at off.
+	packed bool
+	buf    int // index into Plan.bufs (unpacked step outputs)
+}
+
+type planStep struct {
+	k    Kernel
+	term core.Term // for error messages
+	ins  []Slot
+	out  Slot
+	args []any // the inputs' views during a run
+}
+
+type planCopy struct {
+	from Slot
+	off  int
+}
+
+// PlanBuilder assembles a Plan. Its methods record the first error, which Build returns.
+type PlanBuilder struct {
+	p   *Plan
+	err error
+}
+
+// NewPlanBuilder starts a plan over nInputs input slices.
+func NewPlanBuilder(nInputs int) *PlanBuilder {
+	return &PlanBuilder{p: &Plan{nIn: nInputs, inLen: make([]int, nInputs)}}
+}
+
+func (b *PlanBuilder) add(s planSlot) Slot {
+	b.p.slots = append(b.p.slots, s)
+	return Slot(len(b.p.slots) - 1)
+}
+
+func (b *PlanBuilder) valid(s Slot, what string) bool {
+	if b.err == nil && (s < 0 || int(s) >= len(b.p.slots)) {
+		b.err = errors.Errorf("kernel: plan: %s: no slot %d", what, s)
+	}
+	return b.err == nil
+}
+
+// Input is the slot holding elements off … off+size(t)-1 of input i.
+func (b *PlanBuilder) Input(i, off int, t core.Type) Slot {
+	if b.err == nil && (i < 0 || i >= b.p.nIn || off < 0) {
+		b.err = errors.Errorf("kernel: plan: input %d at offset %d of %d inputs", i, off, b.p.nIn)
+	}
+	if b.err != nil {
+		return -1
+	}
+	if n := off + t.Shape.Size(); n > b.p.inLen[i] {
+		b.p.inLen[i] = n
+	}
+	return b.add(planSlot{typ: t, kind: slotInput, in: i, off: off})
+}
+
+// Const is a slot holding the elements v (a []float64, []float32, []int64 or []bool with
+// t's dtype and size), which the plan keeps and never writes.
+func (b *PlanBuilder) Const(v any, t core.Type) Slot {
+	if b.err == nil && (SliceLen(v) != t.Shape.Size() || !ofDtype(v, t.Dtype)) {
+		b.err = errors.Errorf("kernel: plan: constant of %s with %d elements, want %v", typeName(v), SliceLen(v), t)
+	}
+	if b.err != nil {
+		return -1
+	}
+	return b.add(planSlot{typ: t, kind: slotConst, val: v})
+}
+
+// Step is the slot of k's output, of type t, computed from the slots ins; term (which may
+// be nil) is what the step computes, for error messages.
+func (b *PlanBuilder) Step(k Kernel, term core.Term, t core.Type, ins ...Slot) Slot {
+	for _, s := range ins {
+		b.valid(s, "step input")
+	}
+	if b.err == nil && k == nil {
+		b.err = errors.New("kernel: plan: step without a kernel")
+	}
+	if b.err != nil {
+		return -1
+	}
+	out := b.add(planSlot{typ: t, kind: slotStep, buf: -1})
+	b.p.steps = append(b.p.steps, planStep{k: k, term: term, ins: append([]Slot(nil), ins...), out: out, args: make([]any, len(ins))})
+	return out
+}
+
+// Alias is x's elements under type t (same dtype and size): a reshape, no copy.
+func (b *PlanBuilder) Alias(x Slot, t core.Type) Slot {
+	if !b.valid(x, "alias") {
+		return -1
+	}
+	xt := b.p.slots[x].typ
+	if xt.Dtype != t.Dtype || xt.Shape.Size() != t.Shape.Size() {
+		b.err = errors.Errorf("kernel: plan: alias of %v as %v", xt, t)
+		return -1
+	}
+	return b.add(planSlot{typ: t, kind: slotAlias, of: b.owner(x)})
+}
+
+// owner follows aliases to the slot that holds the elements.
+func (b *PlanBuilder) owner(s Slot) Slot {
+	for b.p.slots[s].kind == slotAlias {
+		s = b.p.slots[s].of
+	}
+	return s
+}
+
+// Build finishes the plan. The packed output has dtype dt and holds the slots of layout (of
+// that dtype) in order; Build returns each one's offset. The builder must not be used after.
+func (b *PlanBuilder) Build(dt core.Dtype, layout []Slot) (*Plan, []int, error) {
+	for _, s := range layout {
+		b.valid(s, "packed output")
+	}
+	if b.err != nil {
+		return nil, nil, b.err
+	}
+	p := b.p
+	p.dtype = dt
+	offs := make([]int, len(layout))
+	at := map[Slot]int{} // owner → its offset in the packed output
+	for i, s := range layout {
+		t := p.slots[s].typ
+		if t.Dtype != dt {
+			return nil, nil, errors.Errorf("kernel: plan: packed output of dtype %v cannot hold slot %d of type %v", dt, s, t)
+		}
+		o := b.owner(s)
+		if off, ok := at[o]; ok {
+			offs[i] = off
+			continue
+		}
+		off := p.outLen
+		p.outLen += t.Shape.Size()
+		at[o], offs[i] = off, off
+		if os := &p.slots[o]; os.kind == slotStep {
+			os.packed, os.off = true, off
+		} else {
+			p.copies = append(p.copies, planCopy{from: o, off: off})
+		}
+	}
+	// Liveness: the last step reading each owner (len(steps) for the final copies).
+	last := make([]int, len(p.slots))
+	for i := range last {
+		last[i] = -1
+	}
+	for i, st := range p.steps {
+		for _, s := range st.ins {
+			last[b.owner(s)] = i
+		}
+	}
+	for _, c := range p.copies {
+		last[c.from] = len(p.steps)
+	}
+	type key struct {
+		dt core.Dtype
+		n  int
+	}
+	free := map[key][]int{}
+	for i, st := range p.steps {
+		os := &p.slots[st.out]
+		if !os.packed {
+			k := key{os.typ.Dtype, os.typ.Shape.Size()}
+			if fs := free[k]; len(fs) > 0 {
+				os.buf, free[k] = fs[len(fs)-1], fs[:len(fs)-1]
+			} else {
+				os.buf = len(p.bufs)
+				p.bufs = append(p.bufs, makeSlice(os.typ.Dtype, k.n))
+			}
+		}
+		release := func(o Slot) {
+			if s := p.slots[o]; s.kind == slotStep && !s.packed && last[o] <= i {
+				k := key{s.typ.Dtype, s.typ.Shape.Size()}
+				free[k] = append(free[k], s.buf)
+			}
+		}
+		seen := map[Slot]bool{}
+		for _, s := range st.ins {
+			if o := b.owner(s); !seen[o] {
+				seen[o] = true
+				release(o)
+			}
+		}
+		if !seen[st.out] {
+			release(st.out) // never read
+		}
+	}
+	p.views = make([]any, len(p.slots))
+	for i, s := range p.slots {
+		switch s.kind {
+		case slotConst:
+			p.views[i] = s.val
+		case slotStep:
+			if !s.packed {
+				p.views[i] = p.bufs[s.buf]
+			}
+		}
+	}
+	b.p = nil
+	return p, offs, nil
+}
+
+// Inputs is the number of input slices Run takes.
+func (p *Plan) Inputs() int { return p.nIn }
+
+// OutLen is the number of elements of the packed output.
+func (p *Plan) OutLen() int { return p.outLen }
+
+// Dtype is the dtype of the packed output.
+func (p *Plan) Dtype() core.Dtype { return p.dtype }
+
+// Steps is the number of kernels the plan runs.
+func (p *Plan) Steps() int { return len(p.steps) }
+
+// BufferElems is the number of elements of the plan's own buffers (the packed output
+// excluded), by dtype.
+func (p *Plan) BufferElems() map[core.Dtype]int {
+	m := map[core.Dtype]int{}
+	for _, b := range p.bufs {
+		m[dtypeOf(b)] += SliceLen(b)
+	}
+	return m
+}
+
+// Run runs the plan on ins (flat slices, at least as long as the plan's inputs read) and
+// writes the packed output into out (a flat slice of the plan's dtype and OutLen elements).
+// Inputs are read, never written; they must not share memory with out.
+func (p *Plan) Run(out any, ins []any) (err error) {
+	if len(ins) != p.nIn {
+		return errors.Errorf("kernel: plan: %d inputs, want %d", len(ins), p.nIn)
+	}
+	if SliceLen(out) != p.outLen || !ofDtype(out, p.dtype) {
+		return errors.Errorf("kernel: plan: output %s with %d elements, want %v with %d", typeName(out), SliceLen(out), p.dtype, p.outLen)
+	}
+	for i, in := range ins {
+		if p.inLen[i] > 0 && SliceLen(in) < p.inLen[i] {
+			return errors.Errorf("kernel: plan: input %d has %d elements, want at least %d", i, SliceLen(in), p.inLen[i])
+		}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i, s := range p.slots {
+		switch {
+		case s.kind == slotInput:
+			if !ofDtype(ins[s.in], s.typ.Dtype) {
+				return errors.Errorf("kernel: plan: input %d is %s, want %v", s.in, typeName(ins[s.in]), s.typ)
+			}
+			p.views[i] = subSlice(ins[s.in], s.off, s.typ.Shape.Size())
+		case s.kind == slotStep && s.packed:
+			p.views[i] = subSlice(out, s.off, s.typ.Shape.Size())
+		}
+	}
+	for i, s := range p.slots {
+		if s.kind == slotAlias {
+			p.views[i] = p.views[s.of]
+		}
+	}
+	defer func() {
+		if x := recover(); x != nil {
+			err = errors.Errorf("kernel: plan: internal error (please report): %v", x)
+		}
+	}()
+	for i := range p.steps {
+		st := &p.steps[i]
+		for j, s := range st.ins {
+			st.args[j] = p.views[s]
+		}
+		if err := st.k.Run(p.views[st.out], st.args); err != nil {
+			return errors.Wrapf(err, "kernel: plan: step %d of %d (%s)", i+1, len(p.steps), shortTerm(st.term))
+		}
+	}
+	for _, c := range p.copies {
+		copySlice(out, c.off, p.views[c.from])
+	}
+	return nil
+}
+
+// shortTerm prints t, cut to 200 characters.
+func shortTerm(t core.Term) string {
+	if t == nil {
+		return "?"
+	}
+	s := t.String()
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}
+
+func makeSlice(dt core.Dtype, n int) any {
+	switch dt {
+	case core.Float64:
+		return make([]float64, n)
+	case core.Float32:
+		return make([]float32, n)
+	case core.Int64:
+		return make([]int64, n)
+	}
+	return make([]bool, n)
+}
+
+func ofDtype(v any, dt core.Dtype) bool {
+	switch v.(type) {
+	case []float64:
+		return dt == core.Float64
+	case []float32:
+		return dt == core.Float32
+	case []int64:
+		return dt == core.Int64
+	case []bool:
+		return dt == core.Bool
+	}
+	return false
+}
+
+func dtypeOf(v any) core.Dtype {
+	switch v.(type) {
+	case []float64:
+		return core.Float64
+	case []float32:
+		return core.Float32
+	case []int64:
+		return core.Int64
+	}
+	return core.Bool
+}
+
+// subSlice is v[off:off+n] with capacity n.
+func subSlice(v any, off, n int) any {
+	switch x := v.(type) {
+	case []float64:
+		return x[off : off+n : off+n]
+	case []float32:
+		return x[off : off+n : off+n]
+	case []int64:
+		return x[off : off+n : off+n]
+	case []bool:
+		return x[off : off+n : off+n]
+	}
+	return nil
+}
+
+// copySlice copies src into dst at offset off (same element type).
+func copySlice(dst any, off int, src any) {
+	switch d := dst.(type) {
+	case []float64:
+		copy(d[off:], src.([]float64))
+	case []float32:
+		copy(d[off:], src.([]float32))
+	case []int64:
+		copy(d[off:], src.([]int64))
+	case []bool:
+		copy(d[off:], src.([]bool))
+	}
+}

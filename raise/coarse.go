@@ -1,0 +1,648 @@
+package raise
+
+import (
+	"fmt"
+	"hash/fnv"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bulkad/bulkad/core"
+	kern "github.com/bulkad/bulkad/kernel"
+	"github.com/chewxy/hm"
+	"github.com/pkg/errors"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// Coarse raising (Options.Coarse).
+//
+// The planner is the same as for raising per operation: each term becomes a kernel of
+// package kernel with its fusions (strided operands, transpose flags of the GEMM, the
+// max-pool's argmax view and lookup scatter, the scatter-matmul of a filter gradient, …),
+// except that nothing becomes a Gorgonia op: Gorgonia's own element-wise ops, sums and
+// transposes are replaced by bulkad's kernels, reshapes by aliases and constants by constant
+// slots. buildCoarse then puts the planned kernels, in order, into one kernel.Plan and adds
+// to the graph:
+//
+//   - one plan node (planOp), whose operands are the existing nodes the program reads and
+//     whose value is a packed vector: the selected results, then (Options.Tape) the
+//     top-level lets the plan computes, at fixed offsets;
+//   - one node per result (partOp), which copies its range of the packed vector into a new
+//     value at every run, so that a gradient value a user keeps is not changed by the next
+//     run, and which Grad registers with SetDerivOf.
+//
+// The plan node carries the program it computes (Program, with the operand and offset each
+// parameter reads and the offsets of the packed results and lets), so the adapter reads it
+// back: a graph holding coarse nodes can be differentiated again. A later program binds lets
+// to ranges of a taped plan node (Options.Slots) and reads them in place: the gradient of an
+// imported model reads the forward pass's activations from the forward plan node.
+
+// coarse decides whether p is raised coarsely: asked for, with results of one dtype and
+// distinct top-level binders (the plan's packed lets are named by them).
+func (opt Options) coarse(p *core.Program) (bool, error) {
+	if !opt.Coarse {
+		if len(opt.Slots) > 0 {
+			return false, errors.New("raise: options: Slots are read by coarse raising only (set Options.Coarse)")
+		}
+		return false, nil
+	}
+	if p == nil || p.Body == nil {
+		return false, nil // newPlan reports it
+	}
+	chain, body := core.LetChain(p.Body)
+	results := core.Results(body)
+	why := ""
+	seen := map[string]bool{}
+	for _, v := range p.Params {
+		seen[v.Name] = true
+	}
+	for _, l := range chain {
+		if seen[l.Var.Name] {
+			why = fmt.Sprintf("the name %s is bound twice", l.Var.Name)
+		}
+		seen[l.Var.Name] = true
+	}
+	sel := opt.Components
+	if sel == nil {
+		for i := range results {
+			sel = append(sel, i)
+		}
+	}
+	var dt core.Dtype
+	for k, c := range sel {
+		if c < 0 || c >= len(results) {
+			return false, nil // program() reports it
+		}
+		if d := results[c].Type().Dtype; k == 0 {
+			dt = d
+		} else if d != dt {
+			why = fmt.Sprintf("results of dtypes %v and %v", dt, d)
+		}
+	}
+	if why == "" {
+		return true, nil
+	}
+	if len(opt.Slots) > 0 {
+		return false, errors.Errorf("raise: options: the program cannot be raised coarsely (%s), and only coarse raising reads Slots", why)
+	}
+	return false, nil
+}
+
+// isBound reports whether a name denotes an existing node's value (bound or a slot).
+func (pl *plan) isBound(name string) bool {
+	if n, ok := pl.bind[name]; ok && n != nil {
+		return true
+	}
+	return pl.isSlot(name)
+}
+
+func (pl *plan) isSlot(name string) bool {
+	_, ok := pl.slots[name]
+	return ok
+}
+
+// slotRef checks the slot bound to name (of type t) and returns its ref.
+func (pl *plan) slotRef(name string, t core.Type) (ref, error) {
+	s := pl.slots[name]
+	if s.Node == nil {
+		return ref{}, errors.Errorf("raise: slot %s: nil node", name)
+	}
+	if s.Node.Graph() != pl.g {
+		return ref{}, errors.Errorf("raise: slot %s: node %v belongs to another graph", name, s.Node)
+	}
+	nt, ok := nodeType(s.Node)
+	if !ok || nt.Dtype != t.Dtype || s.Offset < 0 || s.Offset+t.Shape.Size() > nt.Shape.Size() {
+		return ref{}, errors.Errorf("raise: slot %s : %v: node %v (%v %v) has no such range at offset %d", name, t, s.Node, s.Node.Dtype(), s.Node.Shape(), s.Offset)
+	}
+	return ref{node: s.Node, sliced: true, off: s.Offset, typ: t}, nil
+}
+
+// aliasStep plans t (a reshape of x) as x's elements under t's type.
+func (pl *plan) aliasStep(t, x core.Term) (ref, error) {
+	r, err := pl.term(x)
+	if err != nil {
+		return ref{}, err
+	}
+	a := pl.add(t, []ref{r}, nil)
+	pl.steps[a.step].alias = true
+	return a, nil
+}
+
+// constElems returns a constant's elements (litValue's or iota's value) as a flat slice.
+func constElems(t core.Type, val any) any {
+	switch v := val.(type) {
+	case float64:
+		return []float64{v}
+	case float32:
+		return []float32{v}
+	case int64:
+		return []int64{v}
+	case bool:
+		return []bool{v}
+	case *tensor.Dense:
+		s, err := flat(v)
+		if err == nil {
+			return s
+		}
+	}
+	return nil
+}
+
+// buildCoarse adds the plan node and one part node per result (see the comment above).
+func (pl *plan) buildCoarse(opt Options) (out []*gorgonia.Node, err error) {
+	pre := map[*gorgonia.Node]bool{}
+	for _, n := range pl.g.AllNodes() {
+		pre[n] = true
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = errors.Errorf("raise: build: Gorgonia panicked: %v", r)
+		}
+		if err != nil {
+			var added []*gorgonia.Node
+			for _, n := range pl.g.AllNodes() {
+				if n != nil && !pre[n] {
+					added = append(added, n)
+				}
+			}
+			for i := len(added) - 1; i >= 0; i-- {
+				pl.g.RemoveNode(added[i])
+			}
+			out = nil
+		}
+	}()
+	var kids []*gorgonia.Node
+	kidOf := map[*gorgonia.Node]int{}
+	kid := func(n *gorgonia.Node) int {
+		k, ok := kidOf[n]
+		if !ok {
+			k = len(kids)
+			kidOf[n] = k
+			kids = append(kids, n)
+		}
+		return k
+	}
+	// The program's parameters: the bound names the planned lets and results read.
+	var params []*core.Var
+	var prefs []ref
+	for _, name := range sortedNames(pl.live) {
+		r, ok := pl.env[name]
+		if !ok || r.node == nil {
+			continue
+		}
+		v := pl.paramVar(name)
+		if v == nil {
+			continue
+		}
+		params = append(params, v)
+		prefs = append(prefs, r)
+	}
+	// Steps the results (and the taped lets) reach.
+	var taped []*core.Let
+	var tapedRefs []ref
+	dt := pl.results[0].Type().Dtype
+	if opt.Tape && pl.lazyOK {
+		for i, l := range pl.chain {
+			if !pl.needed[i] || pl.isBound(l.Var.Name) || l.Var.Type().Dtype != dt {
+				continue
+			}
+			if r, ok := pl.env[l.Var.Name]; ok && r.node == nil {
+				taped = append(taped, l)
+				tapedRefs = append(tapedRefs, r)
+			}
+		}
+	}
+	used := make([]bool, len(pl.steps))
+	var mark func(r ref)
+	stack := []int{}
+	mark = func(r ref) {
+		if r.node == nil && !used[r.step] {
+			used[r.step] = true
+			stack = append(stack, r.step)
+		}
+	}
+	for _, r := range pl.outs {
+		mark(r)
+	}
+	for _, r := range tapedRefs {
+		mark(r)
+	}
+	for len(stack) > 0 {
+		i := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, r := range pl.steps[i].ins {
+			mark(r)
+		}
+	}
+	// Operands: every existing node read (in a fixed order: parameters first).
+	for _, r := range prefs {
+		kid(r.node)
+	}
+	for i, s := range pl.steps {
+		if used[i] {
+			for _, r := range s.ins {
+				if r.node != nil {
+					kid(r.node)
+				}
+			}
+		}
+	}
+	for _, r := range pl.outs {
+		if r.node != nil {
+			kid(r.node)
+		}
+	}
+	if len(kids) == 0 {
+		// Gorgonia finds a node's graph through its operands: a program that reads no node
+		// (a constant gradient) reads a constant it ignores.
+		kid(pl.g.AddNode(gorgonia.NewConstant(0.0, gorgonia.WithName("bulkad: plan anchor"), gorgonia.In(pl.g))))
+	}
+	b := kern.NewPlanBuilder(len(kids))
+	type inKey struct {
+		kid, off int
+		typ      string
+	}
+	inSlots := map[inKey]kern.Slot{}
+	stepSlot := make([]kern.Slot, len(pl.steps))
+	slotOf := func(r ref) kern.Slot {
+		if r.node == nil {
+			return stepSlot[r.step]
+		}
+		t, off := r.typ, r.off
+		if !r.sliced {
+			t, _ = nodeType(r.node)
+		}
+		k := inKey{kidOf[r.node], off, t.String()}
+		s, ok := inSlots[k]
+		if !ok {
+			s = b.Input(k.kid, off, t)
+			inSlots[k] = s
+		}
+		return s
+	}
+	for i, s := range pl.steps {
+		if !used[i] {
+			continue
+		}
+		ins := make([]kern.Slot, len(s.ins))
+		for j, r := range s.ins {
+			ins[j] = slotOf(r)
+		}
+		switch {
+		case s.lit != nil:
+			stepSlot[i] = b.Const(s.lit, s.typ)
+		case s.alias:
+			stepSlot[i] = b.Alias(ins[0], s.typ)
+		case s.op != nil:
+			stepSlot[i] = b.Step(s.op.k, s.term, s.typ, ins...)
+		default:
+			return nil, termErr(s.term, "coarse raising planned a step without a kernel (internal error)")
+		}
+	}
+	layout := make([]kern.Slot, 0, len(pl.outs)+len(taped))
+	for _, r := range pl.outs {
+		layout = append(layout, slotOf(r))
+	}
+	for _, r := range tapedRefs {
+		layout = append(layout, slotOf(r))
+	}
+	kp, offs, err := b.Build(dt, layout)
+	if err != nil {
+		return nil, errors.Wrap(err, "raise: coarse plan")
+	}
+	// The program the plan node computes: the needed, unbound lets around the results.
+	var body core.Term
+	if body, err = core.NewTuple(pl.results); err != nil {
+		return nil, errors.Wrap(err, "raise: coarse plan: results")
+	}
+	for i := len(pl.chain) - 1; i >= 0; i-- {
+		l := pl.chain[i]
+		if !pl.needed[i] || pl.isBound(l.Var.Name) {
+			continue
+		}
+		if body, err = core.NewLet(l.Var, l.Bound, body); err != nil {
+			return nil, errors.Wrap(err, "raise: coarse plan: let")
+		}
+	}
+	op := &planOp{
+		prog:    &core.Program{Params: params, Body: body},
+		results: offs[:len(pl.outs)],
+		lets:    map[string]int{},
+		kp:      kp,
+		out:     core.Type{Shape: core.Shape{max(kp.OutLen(), 1)}, Dtype: dt},
+	}
+	for _, r := range prefs {
+		op.operand = append(op.operand, kidOf[r.node])
+		op.offset = append(op.offset, r.off)
+	}
+	for i, l := range taped {
+		op.lets[l.Var.Name] = offs[len(pl.outs)+i]
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "plan %s", op.prog)
+	for i := range op.operand {
+		fmt.Fprintf(&sb, " %d@%d", op.operand[i], op.offset[i])
+	}
+	fmt.Fprintf(&sb, " -> %v %v", op.results, op.letsText())
+	if pl.vk != nil {
+		sb.WriteString(" #vulkan")
+	}
+	op.text = sb.String()
+	h := fnv.New64a()
+	h.Write([]byte(op.text))
+	op.short = fmt.Sprintf("bulkad plan(%d kernels, %d results, %d packed lets, #%x)", kp.Steps(), len(pl.outs), len(taped), h.Sum64())
+	for _, k := range kids {
+		op.kidT = append(op.kidT, k.Type())
+	}
+
+	tm := time.Now()
+	pn, err := applyText(pl.g, op, kids)
+	if err != nil {
+		return nil, errors.Wrap(err, "raise: coarse plan node")
+	}
+	out = make([]*gorgonia.Node, len(pl.outs))
+	for i := range pl.outs {
+		t := pl.results[i].Type()
+		salt := fmt.Sprint(i)
+		if i < len(opt.Salts) {
+			salt = opt.Salts[i]
+		}
+		part := &partOp{off: op.results[i], typ: t, in: pn.Type(), salt: salt}
+		part.text = fmt.Sprintf("part [%d:%d] %v of %s #%s", part.off, part.off+t.Shape.Size(), t, op.short, salt)
+		if out[i], err = applyText(pl.g, part, []*gorgonia.Node{pn}); err != nil {
+			return nil, errors.Wrapf(err, "raise: result %d", i)
+		}
+	}
+	pl.inGorgonia += time.Since(tm)
+	if err := protectViews(pl.g, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// paramVar returns the variable a bound name has in the program (a parameter or a
+// top-level let), or nil.
+func (pl *plan) paramVar(name string) *core.Var {
+	for _, l := range pl.chain {
+		if l.Var.Name == name {
+			return l.Var
+		}
+	}
+	return pl.paramVars[name]
+}
+
+func sortedNames(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// textOp is a raised op identified by its full text (hashed), with a salted copy for hash
+// collisions.
+type textOp interface {
+	gorgonia.Op
+	fullText() string
+	withSalt(salt string) textOp
+}
+
+// applyText applies op to kids and checks that Gorgonia's deduplication did not answer with
+// an unrelated node (see applyChecked).
+func applyText(g *gorgonia.ExprGraph, op textOp, kids []*gorgonia.Node) (*gorgonia.Node, error) {
+	for salt := 0; salt < 8; salt++ {
+		o := op
+		if salt > 0 {
+			o = op.withSalt(fmt.Sprintf("salt %d", salt))
+		}
+		n, err := gorgonia.ApplyOp(o, kids...)
+		if err != nil {
+			return nil, err
+		}
+		if t, ok := n.Op().(textOp); ok && t.fullText() == o.fullText() && sameChildren(g, n, kids) {
+			return n, nil
+		}
+	}
+	return nil, errors.New("raise: Gorgonia keeps returning an unrelated node (hash collisions)")
+}
+
+// planOp runs a whole raised program (a kernel.Plan) and returns its packed value.
+type planOp struct {
+	pure           // text: the program, its operands and its packed layout
+	short   string // String
+	prog    *core.Program
+	operand []int // per program parameter: the operand it reads
+	offset  []int // … and the element offset there
+	results []int // the packed offsets of the results
+	lets    map[string]int
+	kp      *kern.Plan
+	kidT    []hm.Type
+	out     core.Type
+
+	mu        sync.Mutex
+	cache     gorgonia.Value
+	cacheFlat any
+}
+
+var _ gorgonia.Op = (*planOp)(nil)
+
+func (o *planOp) fullText() string { return o.text }
+
+func (o *planOp) withSalt(salt string) textOp {
+	c := &planOp{pure: pure{text: o.text + " #" + salt}, short: o.short + " #" + salt, prog: o.prog, operand: o.operand,
+		offset: o.offset, results: o.results, lets: o.lets, kp: o.kp, kidT: o.kidT, out: o.out}
+	return c
+}
+
+func (o *planOp) letsText() string {
+	names := make([]string, 0, len(o.lets))
+	for k := range o.lets {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var sb strings.Builder
+	for _, k := range names {
+		fmt.Fprintf(&sb, " %s@%d", k, o.lets[k])
+	}
+	return sb.String()
+}
+
+// Program is the program the node computes: fn (params) => let … in (r_1, …, r_k). Parameter
+// i reads operand ParamOperands()[i] from element ParamOffsets()[i] on.
+func (o *planOp) Program() *core.Program { return o.prog }
+
+// ParamOperands gives, per parameter of Program, the index of the operand it reads.
+func (o *planOp) ParamOperands() []int { return append([]int(nil), o.operand...) }
+
+// ParamOffsets gives, per parameter of Program, the element offset it reads in its operand
+// (0 unless the operand is the packed value of another plan node).
+func (o *planOp) ParamOffsets() []int { return append([]int(nil), o.offset...) }
+
+// ResultOffsets gives the offset of each result in the packed value.
+func (o *planOp) ResultOffsets() []int { return append([]int(nil), o.results...) }
+
+// PackedLets maps the top-level lets of Program kept in the packed value to their offsets.
+func (o *planOp) PackedLets() map[string]int {
+	m := make(map[string]int, len(o.lets))
+	for k, v := range o.lets {
+		m[k] = v
+	}
+	return m
+}
+
+// Plan is the kernel plan the node runs.
+func (o *planOp) Plan() *kern.Plan { return o.kp }
+
+// Arity is the number of operands.
+func (o *planOp) Arity() int { return len(o.kidT) }
+
+// Type is operands → the packed vector.
+func (o *planOp) Type() hm.Type {
+	ts := append(append([]hm.Type{}, o.kidT...), hmType(o.out))
+	if len(ts) == 1 {
+		return ts[0]
+	}
+	return hm.NewFnType(ts...)
+}
+
+// InferShape is the packed vector's shape.
+func (o *planOp) InferShape(...gorgonia.DimSizer) (tensor.Shape, error) {
+	return tensorShape(o.out.Shape), nil
+}
+
+// Do runs the plan into the node's packed value, allocated at the first run and reused: the
+// part nodes copy the results out of it, later programs read its lets within the run.
+func (o *planOp) Do(vs ...gorgonia.Value) (gorgonia.Value, error) {
+	if len(vs) != len(o.kidT) {
+		return nil, errors.Errorf("raise: %s: %d operands, want %d", o.short, len(vs), len(o.kidT))
+	}
+	ins := make([]any, len(vs))
+	for i, v := range vs {
+		s, err := flat(v)
+		if err != nil {
+			return nil, errors.Wrapf(err, "raise: %s: operand %d", o.short, i)
+		}
+		ins[i] = s
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.cache == nil || aliases(o.cacheFlat, ins) {
+		o.cache, o.cacheFlat = newValue(o.out)
+	}
+	out := o.cacheFlat
+	if o.kp.OutLen() == 0 {
+		out = subLen(out, 0)
+	}
+	if err := o.kp.Run(out, ins); err != nil {
+		o.cache, o.cacheFlat = nil, nil
+		return nil, errors.Wrap(err, "raise: "+o.short)
+	}
+	return o.cache, nil
+}
+
+// String names the plan briefly (its full text is hashed).
+func (o *planOp) String() string { return o.short }
+
+func subLen(s any, n int) any {
+	switch x := s.(type) {
+	case []float64:
+		return x[:n]
+	case []float32:
+		return x[:n]
+	case []int64:
+		return x[:n]
+	case []bool:
+		return x[:n]
+	}
+	return s
+}
+
+// partOp copies a typed range of its operand (a plan node's packed value) into a new value
+// at every run.
+type partOp struct {
+	pure // text: the range, the plan it reads and a salt
+	off  int
+	typ  core.Type
+	in   hm.Type
+	salt string // Options.Salts[i] of its result i (or i)
+}
+
+// PartSalt reports whether op is the op of a result node of a coarse raise, and the salt it
+// was raised with (Options.Salts): a caller finds the results it raised before by their salts.
+func PartSalt(op gorgonia.Op) (string, bool) {
+	p, ok := op.(*partOp)
+	if !ok {
+		return "", false
+	}
+	return p.salt, true
+}
+
+var _ gorgonia.Op = (*partOp)(nil)
+
+func (o *partOp) fullText() string { return o.text }
+
+func (o *partOp) withSalt(salt string) textOp {
+	return &partOp{pure: pure{text: o.text + " #" + salt}, off: o.off, typ: o.typ, in: o.in, salt: o.salt}
+}
+
+// Part returns the first element and the type of the range the op copies.
+func (o *partOp) Part() (int, core.Type) { return o.off, o.typ }
+
+// Arity is 1.
+func (o *partOp) Arity() int { return 1 }
+
+// Type is the packed vector → the part.
+func (o *partOp) Type() hm.Type { return hm.NewFnType(o.in, hmType(o.typ)) }
+
+// InferShape is the part's shape.
+func (o *partOp) InferShape(...gorgonia.DimSizer) (tensor.Shape, error) {
+	return tensorShape(o.typ.Shape), nil
+}
+
+// Do copies the range into a new value.
+func (o *partOp) Do(vs ...gorgonia.Value) (gorgonia.Value, error) {
+	if len(vs) != 1 {
+		return nil, errors.Errorf("raise: part: %d operands, want 1", len(vs))
+	}
+	src, err := flat(vs[0])
+	if err != nil {
+		return nil, errors.Wrap(err, "raise: part")
+	}
+	n := o.typ.Shape.Size()
+	if kern.SliceLen(src) < o.off+n {
+		return nil, errors.Errorf("raise: part: operand has %d elements, the part is [%d:%d]", kern.SliceLen(src), o.off, o.off+n)
+	}
+	v, dst := newValue(o.typ)
+	if !copyFrom(dst, src, o.off) {
+		return nil, errors.Errorf("raise: part: operand of %v, the part is %v", vs[0].Dtype(), o.typ)
+	}
+	return v, nil
+}
+
+// String prints the range.
+func (o *partOp) String() string {
+	return fmt.Sprintf("part[%d:%d]", o.off, o.off+o.typ.Shape.Size())
+}
+
+// copyFrom copies src[off:] into dst (slices of one element type) and reports whether the
+// types matched.
+func copyFrom(dst, src any, off int) bool {
+	switch d := dst.(type) {
+	case []float64:
+		s, ok := src.([]float64)
+		return ok && copy(d, s[off:]) >= 0
+	case []float32:
+		s, ok := src.([]float32)
+		return ok && copy(d, s[off:]) >= 0
+	case []int64:
+		s, ok := src.([]int64)
+		return ok && copy(d, s[off:]) >= 0
+	case []bool:
+		s, ok := src.([]bool)
+		return ok && copy(d, s[off:]) >= 0
+	}
+	return false
+}
