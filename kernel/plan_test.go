@@ -20,7 +20,7 @@ func TestPlanChain(t *testing.T) {
 	y := b.Input(1, 2, f64(2, 3)) // elements 2…7 of input 1
 	yv := b.Alias(y, f64(6))
 	s := b.Step(Binary{Op: core.OpAdd}, nil, f64(6), x, yv) // x + y
-	e := b.Step(Unary{Op: core.OpExp}, nil, f64(6), s)     // exp(x + y)
+	e := b.Step(Unary{Op: core.OpExp}, nil, f64(6), s)      // exp(x + y)
 	m := b.Step(Binary{Op: core.OpMul}, nil, f64(6), e, x)  // exp(x + y) * x
 	n := b.Step(Unary{Op: core.OpNeg}, nil, f64(6), m)      // -(exp(x + y) * x)
 	c := b.Const([]float64{1, 2, 3, 4, 5, 6}, f64(6))
