@@ -13,7 +13,8 @@ import (
 
 // TestBenchSmoke runs the whole command on tiny models (on bulkad.Engine, with the
 // Gorgonia-defaults baseline): every model steps with both autodiffs, the numbers are
-// positive, and the exponents are finite.
+// positive, and the exponents are finite. (Their sign is not asserted: at these sizes the
+// times are a few milliseconds, and on a loaded machine a larger graph can set up faster.)
 func TestBenchSmoke(t *testing.T) {
 	res, err := run(options{small: true, rounds: 2, engine: true, baseline: true})
 	if err != nil {
@@ -51,7 +52,7 @@ func TestBenchSmoke(t *testing.T) {
 			}
 		}
 		for _, e := range append(g.ExpBulkad[:], g.ExpGorgonia[:]...) {
-			if e != e || e <= 0 {
+			if math.IsNaN(e) || math.IsInf(e, 0) {
 				t.Errorf("%s: exponents %v / %v", g.Family, g.ExpBulkad, g.ExpGorgonia)
 				break
 			}
@@ -62,7 +63,7 @@ func TestBenchSmoke(t *testing.T) {
 	}
 	for _, g := range res.Growth {
 		for _, e := range []float64{g.ExpDiff, g.ExpRaise, g.ExpGrad, g.ExpOurs} {
-			if e != e || e <= 0 {
+			if math.IsNaN(e) || math.IsInf(e, 0) {
 				t.Errorf("%s: exponent %v", g.Family, e)
 			}
 		}
