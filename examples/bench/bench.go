@@ -28,8 +28,11 @@ type spec struct {
 	Build func(dt tensor.Dtype) (*models.Model, error)
 }
 
-// specs are the benchmarked zoo models at the sizes of the issue (MLP 784-512-10 batch 128,
-// small convnet batch 32, tanh RNN, single-head attention).
+// specs are the benchmarked zoo models: those of the issue (MLP 784-512-10 batch 128, small
+// convnet batch 32, tanh RNN, single-head attention) and the models people train (Gorgonia's
+// MNIST convnet at batch 50 without dropout, a ResNet basic-block stack, a MobileNet-style
+// depthwise-separable stack, a transformer encoder layer, an LSTM unrolled over 16 steps).
+// torch_anchor.py builds the same models (Key) at the same sizes.
 func specs(small bool) []spec {
 	if small {
 		return []spec{
@@ -37,6 +40,11 @@ func specs(small bool) []spec {
 			{"convnet", "", func(dt tensor.Dtype) (*models.Model, error) { return models.ConvNet(dt, 2, 8, 8, 4, 10, 0, 1) }},
 			{"rnn", "", func(dt tensor.Dtype) (*models.Model, error) { return models.RNN(dt, 4, 8, 8, 4, 1) }},
 			{"attention", "", func(dt tensor.Dtype) (*models.Model, error) { return models.Attention(dt, 8, 8, 1) }},
+			{"convnet-mnist", "", func(dt tensor.Dtype) (*models.Model, error) { return models.ConvNetMNIST(dt, 2, [4]float64{}, 1) }},
+			{"resnet", "", func(dt tensor.Dtype) (*models.Model, error) { return models.ResNet(dt, 2, 4, 3, 2, 3, 1) }},
+			{"mobilenet", "", func(dt tensor.Dtype) (*models.Model, error) { return models.MobileNet(dt, 2, 4, 3, 2, 3, 1) }},
+			{"transformer", "", func(dt tensor.Dtype) (*models.Model, error) { return models.Transformer(dt, 2, 3, 4, 2, 6, 1, 1) }},
+			{"lstm", "", func(dt tensor.Dtype) (*models.Model, error) { return models.LSTMSeq(dt, 2, 3, 4, 3, 1) }},
 		}
 	}
 	return []spec{
@@ -44,6 +52,19 @@ func specs(small bool) []spec {
 		{"convnet 28x28x32 b32", "convnet", func(dt tensor.Dtype) (*models.Model, error) { return models.ConvNet(dt, 32, 28, 28, 32, 10, 0, 1) }},
 		{"rnn 64→128 x16 b32", "rnn", func(dt tensor.Dtype) (*models.Model, error) { return models.RNN(dt, 32, 64, 128, 16, 1) }},
 		{"attention 128x64", "attention", func(dt tensor.Dtype) (*models.Model, error) { return models.Attention(dt, 128, 64, 1) }},
+		{"convnet-mnist b50", "convnet_mnist", func(dt tensor.Dtype) (*models.Model, error) {
+			return models.ConvNetMNIST(dt, 50, [4]float64{}, 1)
+		}},
+		{"resnet 2 blocks 16ch 16x16 b32", "resnet", func(dt tensor.Dtype) (*models.Model, error) {
+			return models.ResNet(dt, 32, 16, 16, 2, 10, 1)
+		}},
+		{"mobilenet 3 blocks 32ch 16x16 b32", "mobilenet", func(dt tensor.Dtype) (*models.Model, error) {
+			return models.MobileNet(dt, 32, 16, 32, 3, 10, 1)
+		}},
+		{"transformer 1 layer 4x64 d128 h4 ff512", "transformer", func(dt tensor.Dtype) (*models.Model, error) {
+			return models.Transformer(dt, 4, 64, 128, 4, 512, 1, 1)
+		}},
+		{"lstm 64→128 x16 b32", "lstm", func(dt tensor.Dtype) (*models.Model, error) { return models.LSTMSeq(dt, 32, 64, 128, 16, 1) }},
 	}
 }
 
@@ -59,14 +80,23 @@ type Row struct {
 	GorgoniaOverFwd float64 `json:"gorgonia_over_forward"`
 	NodesBulkad     int     `json:"nodes_added_bulkad"`
 	NodesGorgonia   int     `json:"nodes_added_gorgonia"`
-	DiffMSBulkad    float64 `json:"differentiation_ms_bulkad"`
-	DiffMSGorgonia  float64 `json:"differentiation_ms_gorgonia"`
-	AllocsBulkad    float64 `json:"alloc_kb_per_step_bulkad"`
-	AllocsGorgonia  float64 `json:"alloc_kb_per_step_gorgonia"`
+	// NodesGraph is the forward graph's node count before Grad; NodesBulkad and
+	// NodesGorgonia are what each Grad added to it.
+	NodesGraph int `json:"nodes_before_grad"`
+	// SetupBulkad and SetupGorgonia time what a user waits for before the first step ends:
+	// building the graph, Grad, NewTapeMachine and the first run (one sample each).
+	SetupBulkad    Setup   `json:"setup_bulkad"`
+	SetupGorgonia  Setup   `json:"setup_gorgonia"`
+	DiffMSBulkad   float64 `json:"differentiation_ms_bulkad"`
+	DiffMSGorgonia float64 `json:"differentiation_ms_gorgonia"`
+	AllocsBulkad   float64 `json:"alloc_kb_per_step_bulkad"`
+	AllocsGorgonia float64 `json:"alloc_kb_per_step_gorgonia"`
 	// HVPStepMS is a step of a graph with bulkad.HessianVector nodes (H·v along a fixed
 	// direction) instead of gradient nodes; HVPOverGrad divides it by BulkadStepMS.
 	HVPStepMS   float64 `json:"hvp_step_ms"`
 	HVPOverGrad float64 `json:"hvp_over_grad"`
+	// HVPError says why bulkad.HessianVector could not be built or run (HVPStepMS is then 0).
+	HVPError string `json:"hvp_error,omitempty"`
 	// TorchStepMS is PyTorch's step of the same model (-torch), measured in the anchor
 	// process between the Go steps; BulkadOverTorch divides BulkadStepMS by it.
 	TorchStepMS     float64 `json:"torch_step_ms,omitempty"`
@@ -78,31 +108,72 @@ type Row struct {
 	BulkadOverDefault float64 `json:"bulkad_over_gorgonia_default,omitempty"`
 }
 
-// prepared is a compiled graph ready to step.
+// Setup is the time from nothing to the end of the first step, in milliseconds, and the
+// graph's size before and after Grad.
+type Setup struct {
+	BuildMS    float64 `json:"build_ms"`     // the model's constructor (Gorgonia graph, values)
+	GradMS     float64 `json:"grad_ms"`      // bulkad.Grad or gorgonia.Grad
+	CompileMS  float64 `json:"compile_ms"`   // gorgonia.NewTapeMachine
+	FirstRunMS float64 `json:"first_run_ms"` // the first RunAll (allocates every buffer)
+	TotalMS    float64 `json:"total_ms"`
+	Nodes      int     `json:"nodes_before_grad"`
+	NodesAfter int     `json:"nodes_after_grad"`
+}
+
+// prepared is a compiled graph ready to step (it has run once).
 type prepared struct {
 	vm    G.VM
 	nodes int // nodes added by Grad
 	diff  time.Duration
+	setup Setup
 }
 
+// newTapeMachine is gorgonia.NewTapeMachine with its panics (compile errors) as errors.
+func newTapeMachine(g *G.ExprGraph, opts ...G.VMOpt) (vm G.VM, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = errors.Errorf("NewTapeMachine: panic: %v", r)
+		}
+	}()
+	return G.NewTapeMachine(g, opts...), nil
+}
+
+// prepare builds the model, differentiates it with grad (none: the forward pass only),
+// compiles it and runs it once, timing each stage (p.setup).
 func prepare(s spec, dt tensor.Dtype, grad gradFunc, extra ...G.VMOpt) (*prepared, error) {
+	t0 := time.Now()
 	m, err := s.Build(dt)
 	if err != nil {
 		return nil, err
 	}
-	before := len(m.G.AllNodes())
 	p := &prepared{}
+	p.setup.BuildMS = ms(time.Since(t0))
+	before := len(m.G.AllNodes())
 	var opts []G.VMOpt
 	if grad != nil {
-		t0 := time.Now()
+		t1 := time.Now()
 		if _, err := grad(m.Cost, m.Wrt...); err != nil {
 			return nil, errors.Wrapf(err, "%s: grad", s.Name)
 		}
-		p.diff = time.Since(t0)
+		p.diff = time.Since(t1)
+		p.setup.GradMS = ms(p.diff)
 		opts = append(opts, G.BindDualValues(m.Wrt...))
 	}
-	p.nodes = len(m.G.AllNodes()) - before
-	p.vm = G.NewTapeMachine(m.G, append(opts, extra...)...)
+	after := len(m.G.AllNodes())
+	p.nodes = after - before
+	p.setup.Nodes, p.setup.NodesAfter = before, after
+	t2 := time.Now()
+	if p.vm, err = newTapeMachine(m.G, append(opts, extra...)...); err != nil {
+		return nil, errors.Wrap(err, s.Name)
+	}
+	p.setup.CompileMS = ms(time.Since(t2))
+	first, err := p.step()
+	if err != nil {
+		p.vm.Close()
+		return nil, errors.Wrapf(err, "%s: first run", s.Name)
+	}
+	p.setup.FirstRunMS = ms(first)
+	p.setup.TotalMS = p.setup.BuildMS + p.setup.GradMS + p.setup.CompileMS + p.setup.FirstRunMS
 	return p, nil
 }
 
@@ -140,7 +211,9 @@ func prepareHVP(s spec, dt tensor.Dtype, extra ...G.VMOpt) (*prepared, error) {
 	}
 	p := &prepared{diff: time.Since(t0)}
 	p.nodes = len(m.G.AllNodes()) - before
-	p.vm = G.NewTapeMachine(m.G, extra...)
+	if p.vm, err = newTapeMachine(m.G, extra...); err != nil {
+		return nil, errors.Wrapf(err, "%s: hessian-vector", s.Name)
+	}
 	return p, nil
 }
 
@@ -183,12 +256,13 @@ func measure(s spec, dt tensor.Dtype, rounds int, torch *anchor, baseline bool, 
 		return row, err
 	}
 	defer c.vm.Close()
-	h, err := prepareHVP(s, dt, vm...)
-	if err != nil {
-		return row, err
+	machines := []*prepared{a, b, c, nil}
+	if h, err := prepareHVP(s, dt, vm...); err != nil {
+		row.HVPError = err.Error()
+	} else {
+		defer h.vm.Close()
+		machines[3] = h
 	}
-	defer h.vm.Close()
-	machines := []*prepared{a, b, c, h}
 	if baseline {
 		d, err := prepare(s, dt, G.Grad)
 		if err != nil {
@@ -211,6 +285,9 @@ func measure(s spec, dt tensor.Dtype, rounds int, torch *anchor, baseline bool, 
 			}
 		}
 		for k, p := range machines {
+			if p == nil {
+				continue
+			}
 			var ms0, ms1 runtimeMem
 			ms0.read()
 			var d time.Duration
@@ -249,11 +326,15 @@ func measure(s spec, dt tensor.Dtype, rounds int, torch *anchor, baseline bool, 
 	}
 	row.BulkadStepMS, row.GorgoniaStepMS, row.ForwardMS = median(ta), median(tb), median(tc)
 	row.Ratio = row.BulkadStepMS / row.GorgoniaStepMS
-	row.HVPStepMS = median(th)
-	row.HVPOverGrad = row.HVPStepMS / row.BulkadStepMS
+	if len(th) > 0 {
+		row.HVPStepMS = median(th)
+		row.HVPOverGrad = row.HVPStepMS / row.BulkadStepMS
+	}
 	row.BulkadOverFwd = row.BulkadStepMS / row.ForwardMS
 	row.GorgoniaOverFwd = row.GorgoniaStepMS / row.ForwardMS
 	row.NodesBulkad, row.NodesGorgonia = a.nodes, b.nodes
+	row.NodesGraph = a.setup.Nodes
+	row.SetupBulkad, row.SetupGorgonia = a.setup, b.setup
 	row.DiffMSBulkad = float64(a.diff) / float64(time.Millisecond)
 	row.DiffMSGorgonia = float64(b.diff) / float64(time.Millisecond)
 	row.AllocsBulkad = ma / float64(rounds) / 1024
@@ -284,12 +365,27 @@ func slope(xs []int, ys []float64) float64 {
 }
 
 func fmtRow(r Row) string {
-	return fmt.Sprintf("| %s | %s | %.2f | %.2f | **%.2f** | %.2f | %.2f | %d / %d | %.1f / %.1f | %.0f / %.0f | %.2f |",
+	hvp := "–"
+	if r.HVPError == "" {
+		hvp = fmt.Sprintf("%.2f", r.HVPOverGrad)
+	}
+	return fmt.Sprintf("| %s | %s | %.2f | %.2f | **%.2f** | %.2f | %.2f | %d → %d / %d | %.1f / %.1f | %.0f / %.0f | %.0f / %.0f | %s |",
 		r.Model, r.Dtype, r.BulkadStepMS, r.GorgoniaStepMS, r.Ratio, r.BulkadOverFwd, r.GorgoniaOverFwd,
-		r.NodesBulkad, r.NodesGorgonia, r.DiffMSBulkad, r.DiffMSGorgonia, r.AllocsBulkad, r.AllocsGorgonia, r.HVPOverGrad)
+		r.NodesGraph, r.NodesGraph+r.NodesBulkad, r.NodesGraph+r.NodesGorgonia, r.DiffMSBulkad, r.DiffMSGorgonia,
+		r.SetupBulkad.TotalMS, r.SetupGorgonia.TotalMS, r.AllocsBulkad, r.AllocsGorgonia, hvp)
 }
 
-const header = "| model | dtype | bulkad step ms | gorgonia step ms | bulkad/gorgonia | bulkad (value+grad)/forward | gorgonia/forward | nodes added bulkad / gorgonia | differentiation ms bulkad / gorgonia | alloc KiB/step bulkad / gorgonia | HessianVector step / gradient step |\n|---|---|---|---|---|---|---|---|---|---|---|"
+const header = "| model | dtype | bulkad step ms | gorgonia step ms | bulkad/gorgonia | bulkad (value+grad)/forward | gorgonia/forward | nodes before Grad → after bulkad / gorgonia | differentiation ms bulkad / gorgonia | set-up ms bulkad / gorgonia | alloc KiB/step bulkad / gorgonia | HessianVector step / gradient step |\n|---|---|---|---|---|---|---|---|---|---|---|---|"
+
+// setupHeader heads the set-up table: each stage from nothing to the end of the first step.
+const setupHeader = "| model | dtype | build graph ms bulkad / gorgonia | Grad ms bulkad / gorgonia | NewTapeMachine ms bulkad / gorgonia | first run ms bulkad / gorgonia | set-up ms bulkad / gorgonia | bulkad/gorgonia |\n|---|---|---|---|---|---|---|---|"
+
+func fmtSetupRow(r Row) string {
+	a, b := r.SetupBulkad, r.SetupGorgonia
+	return fmt.Sprintf("| %s | %s | %.1f / %.1f | %.1f / %.1f | %.1f / %.1f | %.1f / %.1f | %.0f / %.0f | **%.2f** |",
+		r.Model, r.Dtype, a.BuildMS, b.BuildMS, a.GradMS, b.GradMS, a.CompileMS, b.CompileMS, a.FirstRunMS, b.FirstRunMS,
+		a.TotalMS, b.TotalMS, a.TotalMS/b.TotalMS)
+}
 
 func fmtTorchRow(r Row) string {
 	return fmt.Sprintf("| %s | %s | %.2f | %.2f | %.2f | **%.2f** | %.2f |",

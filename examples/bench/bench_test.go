@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"strconv"
 	"testing"
 
@@ -12,18 +13,49 @@ import (
 
 // TestBenchSmoke runs the whole command on tiny models (on bulkad.Engine, with the
 // Gorgonia-defaults baseline): every model steps with both autodiffs, the numbers are
-// positive, and the exponent is finite.
+// positive, and the exponents are finite. (Their sign is not asserted: at these sizes the
+// times are a few milliseconds, and on a loaded machine a larger graph can set up faster.)
 func TestBenchSmoke(t *testing.T) {
 	res, err := run(options{small: true, rounds: 2, engine: true, baseline: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Rows) != 8 {
-		t.Fatalf("%d rows", len(res.Rows))
+	if n := 2 * len(specs(true)); len(res.Rows) != n {
+		t.Fatalf("%d rows, want %d", len(res.Rows), n)
+	}
+	setupOK := func(s Setup) bool {
+		return s.BuildMS > 0 && s.GradMS > 0 && s.CompileMS > 0 && s.FirstRunMS > 0 && s.Nodes > 0 && s.NodesAfter > s.Nodes &&
+			s.TotalMS >= s.BuildMS+s.GradMS+s.CompileMS+s.FirstRunMS-1e-9
 	}
 	for _, r := range res.Rows {
 		if !(r.BulkadStepMS > 0 && r.GorgoniaStepMS > 0 && r.ForwardMS > 0 && r.NodesBulkad > 0 && r.NodesGorgonia > 0 && r.DefaultStepMS > 0) {
 			t.Errorf("row %+v", r)
+		}
+		if r.HVPError != "" || !(r.HVPStepMS > 0) {
+			t.Errorf("%s %s: HessianVector: %q, %v ms", r.Model, r.Dtype, r.HVPError, r.HVPStepMS)
+		}
+		if !setupOK(r.SetupBulkad) || !setupOK(r.SetupGorgonia) || r.NodesGraph != r.SetupBulkad.Nodes ||
+			r.SetupBulkad.NodesAfter != r.NodesGraph+r.NodesBulkad || r.SetupGorgonia.NodesAfter != r.NodesGraph+r.NodesGorgonia {
+			t.Errorf("%s %s: set-up %+v / %+v, nodes %d + %d / %d", r.Model, r.Dtype, r.SetupBulkad, r.SetupGorgonia, r.NodesGraph, r.NodesBulkad, r.NodesGorgonia)
+		}
+	}
+	if n := len(blockFamilies(true)); len(res.SetupGrowth) != n {
+		t.Fatalf("%d set-up growth families, want %d", len(res.SetupGrowth), n)
+	}
+	for _, g := range res.SetupGrowth {
+		for i, r := range g.Rows {
+			if !setupOK(r.Bulkad) || !setupOK(r.Gorgonia) || r.Gorgonia.Nodes != r.Bulkad.Nodes {
+				t.Errorf("%s %d: %+v / %+v", g.Family, r.Blocks, r.Bulkad, r.Gorgonia)
+			}
+			if i > 0 && !(r.Bulkad.Nodes > g.Rows[i-1].Bulkad.Nodes && r.Bulkad.NodesAfter > g.Rows[i-1].Bulkad.NodesAfter) {
+				t.Errorf("%s: nodes do not grow with the blocks: %+v", g.Family, g.Rows)
+			}
+		}
+		for _, e := range append(g.ExpBulkad[:], g.ExpGorgonia[:]...) {
+			if math.IsNaN(e) || math.IsInf(e, 0) {
+				t.Errorf("%s: exponents %v / %v", g.Family, g.ExpBulkad, g.ExpGorgonia)
+				break
+			}
 		}
 	}
 	if len(res.Growth) != 3 {
@@ -31,7 +63,7 @@ func TestBenchSmoke(t *testing.T) {
 	}
 	for _, g := range res.Growth {
 		for _, e := range []float64{g.ExpDiff, g.ExpRaise, g.ExpGrad, g.ExpOurs} {
-			if e != e || e <= 0 {
+			if math.IsNaN(e) || math.IsInf(e, 0) {
 				t.Errorf("%s: exponent %v", g.Family, e)
 			}
 		}
@@ -40,6 +72,50 @@ func TestBenchSmoke(t *testing.T) {
 				t.Errorf("%s: row %+v", g.Family, r)
 			}
 		}
+	}
+}
+
+// TestModelGradients checks the gradients of the benchmarked models people train, at the
+// smoke test's sizes, with bulkad.Check: bulkad's gradient (its program and the nodes Grad
+// adds, run on a TapeMachine) must match central finite differences; Gorgonia's Grad must
+// run, and wherever its gradient matches the differences bulkad's must match Gorgonia's.
+// The costs must be finite.
+func TestModelGradients(t *testing.T) {
+	newModels := map[string]bool{"convnet-mnist": true, "resnet": true, "mobilenet": true, "transformer": true, "lstm": true}
+	seen := 0
+	for _, s := range specs(true) {
+		if !newModels[s.Name] {
+			continue
+		}
+		seen++
+		for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
+			m, err := s.Build(dt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := bulkad.Check(m.Cost, m.Wrt, bulkad.WithMaxProbes(6))
+			if err != nil {
+				t.Fatalf("%s %v: %v", s.Name, dt, err)
+			}
+			if !rep.OK() || math.IsNaN(rep.Value) || math.IsInf(rep.Value, 0) {
+				t.Errorf("%s %v: bulkad's gradient:\n%s", s.Name, dt, rep)
+				continue
+			}
+			if rep.GorgoniaError != "" {
+				t.Errorf("%s %v: gorgonia.Grad failed: %s", s.Name, dt, rep.GorgoniaError)
+				continue
+			}
+			for _, n := range rep.Nodes {
+				if n.GorgoniaVsFD == nil || n.BulkadVsGorgonia == nil {
+					t.Errorf("%s %v %s: Gorgonia's gradient not compared (%s)", s.Name, dt, n.Name, n.Gorgonia)
+				} else if n.GorgoniaVsFD.OK && !n.BulkadVsGorgonia.OK {
+					t.Errorf("%s %v %s: Gorgonia matches finite differences, bulkad differs from it: %+v", s.Name, dt, n.Name, *n.BulkadVsGorgonia)
+				}
+			}
+		}
+	}
+	if seen != len(newModels) {
+		t.Errorf("%d of the %d models in the smoke specs", seen, len(newModels))
 	}
 }
 

@@ -180,3 +180,132 @@ func printGrowth(w io.Writer, gs []*Growth) {
 			g.Family, g.ExpBuild, g.ExpDiff, g.ExpRaise, g.ExpRaiseOurs, g.ExpGrad, g.ExpOurs, g.ExpGorgonia)
 	}
 }
+
+// blockFamily is a model of the zoo that grows by stacking blocks (layers).
+type blockFamily struct {
+	Name  string
+	Unit  string // what a size counts
+	Sizes []int
+	build func(dt tensor.Dtype, k int) (*models.Model, error)
+}
+
+// blockFamilies are the stacked-block models at small tensor sizes (so that set-up, not the
+// arithmetic, dominates): ResNet basic blocks (batch 4, 8×8 images, 8 channels), MobileNet
+// depthwise-separable blocks (the same), transformer encoder layers (2 sequences of 16
+// tokens, d 32, 4 heads, ff 64); 1, 2, 4, … blocks.
+func blockFamilies(small bool) []blockFamily {
+	sizes := []int{1, 2, 4, 8, 16, 32}
+	if small {
+		sizes = []int{1, 2, 4}
+	}
+	return []blockFamily{
+		{"resnet", "blocks", sizes, func(dt tensor.Dtype, k int) (*models.Model, error) { return models.ResNet(dt, 4, 8, 8, k, 10, 1) }},
+		{"mobilenet", "blocks", sizes, func(dt tensor.Dtype, k int) (*models.Model, error) { return models.MobileNet(dt, 4, 8, 8, k, 10, 1) }},
+		{"transformer", "layers", sizes, func(dt tensor.Dtype, k int) (*models.Model, error) {
+			return models.Transformer(dt, 2, 16, 32, 4, 64, k, 1)
+		}},
+	}
+}
+
+// SetupGrowthRow is one size of a stacked-block family: the set-up stages of bulkad.Grad's
+// graph and of gorgonia.Grad's (float64), and the node counts before and after each Grad.
+type SetupGrowthRow struct {
+	Blocks   int   `json:"blocks"`
+	Bulkad   Setup `json:"bulkad"`
+	Gorgonia Setup `json:"gorgonia"`
+}
+
+// SetupGrowth is set-up time against the number of blocks for one family, with the
+// least-squares exponents of each stage over the graph's node count before Grad (1.0 =
+// linear, 2.0 = quadratic), fitted over the four largest sizes (where the blocks, not the
+// stem and the loss, make the graph).
+type SetupGrowth struct {
+	Family string           `json:"family"`
+	Unit   string           `json:"unit"`
+	Rows   []SetupGrowthRow `json:"rows"`
+	// Exponents of Grad, NewTapeMachine, first run and the whole set-up (build included).
+	ExpBulkad   [4]float64 `json:"exponents_bulkad"`
+	ExpGorgonia [4]float64 `json:"exponents_gorgonia"`
+}
+
+// setupGrowth prepares each size of f with bulkad.Grad and with gorgonia.Grad (the bench's
+// prepare: build, Grad, NewTapeMachine, first run) and keeps, per stage, the best of reps.
+func setupGrowth(f blockFamily, reps int, vm ...G.VMOpt) (*SetupGrowth, error) {
+	sg := &SetupGrowth{Family: f.Name, Unit: f.Unit}
+	best := func(a, b Setup, first bool) Setup {
+		if first {
+			return b
+		}
+		a.BuildMS = min(a.BuildMS, b.BuildMS)
+		a.GradMS = min(a.GradMS, b.GradMS)
+		a.CompileMS = min(a.CompileMS, b.CompileMS)
+		a.FirstRunMS = min(a.FirstRunMS, b.FirstRunMS)
+		a.TotalMS = min(a.TotalMS, b.TotalMS)
+		return a
+	}
+	for _, k := range f.Sizes {
+		k := k
+		s := spec{Name: fmt.Sprintf("%s %d %s", f.Name, k, f.Unit), Build: func(dt tensor.Dtype) (*models.Model, error) { return f.build(dt, k) }}
+		row := SetupGrowthRow{Blocks: k}
+		for rep := 0; rep < reps; rep++ {
+			for i, grad := range []gradFunc{bulkad.Grad, G.Grad} {
+				p, err := prepare(s, tensor.Float64, grad, vm...)
+				if err != nil {
+					return nil, err
+				}
+				p.vm.Close()
+				if i == 0 {
+					row.Bulkad = best(row.Bulkad, p.setup, rep == 0)
+				} else {
+					row.Gorgonia = best(row.Gorgonia, p.setup, rep == 0)
+				}
+			}
+		}
+		sg.Rows = append(sg.Rows, row)
+	}
+	fitted := sg.Rows
+	if len(fitted) > 4 {
+		fitted = fitted[len(fitted)-4:]
+	}
+	xs := make([]int, len(fitted))
+	for i, r := range fitted {
+		xs[i] = r.Bulkad.Nodes
+	}
+	stages := []func(Setup) float64{
+		func(s Setup) float64 { return s.GradMS },
+		func(s Setup) float64 { return s.CompileMS },
+		func(s Setup) float64 { return s.FirstRunMS },
+		func(s Setup) float64 { return s.TotalMS },
+	}
+	for j, get := range stages {
+		ya, yb := make([]float64, len(fitted)), make([]float64, len(fitted))
+		for i, r := range fitted {
+			ya[i], yb[i] = get(r.Bulkad), get(r.Gorgonia)
+		}
+		sg.ExpBulkad[j], sg.ExpGorgonia[j] = slope(xs, ya), slope(xs, yb)
+	}
+	return sg, nil
+}
+
+// printSetupGrowth writes the stacked-block set-up table and its exponents.
+func printSetupGrowth(w io.Writer, gs []*SetupGrowth) {
+	fmt.Fprintln(w, "set-up against stacked blocks (float64; best of the repetitions per stage; bulkad / gorgonia):")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| family | size | nodes before Grad | nodes after Grad | build graph ms | Grad ms | NewTapeMachine ms | first run ms | set-up ms |\n|---|---|---|---|---|---|---|---|---|")
+	for _, g := range gs {
+		for _, r := range g.Rows {
+			a, b := r.Bulkad, r.Gorgonia
+			fmt.Fprintf(w, "| %s | %d %s | %d | %d / %d | %.1f / %.1f | %.1f / %.1f | %.1f / %.1f | %.1f / %.1f | %.0f / %.0f |\n",
+				g.Family, r.Blocks, g.Unit, a.Nodes, a.NodesAfter, b.NodesAfter, a.BuildMS, b.BuildMS, a.GradMS, b.GradMS,
+				a.CompileMS, b.CompileMS, a.FirstRunMS, b.FirstRunMS, a.TotalMS, b.TotalMS)
+		}
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "growth exponents over the nodes before Grad (least squares of log time over the four largest sizes; 1.0 = linear, 2.0 = quadratic; bulkad / gorgonia):")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| family | Grad | NewTapeMachine | first run | set-up |\n|---|---|---|---|---|")
+	for _, g := range gs {
+		fmt.Fprintf(w, "| %s | %.2f / %.2f | %.2f / %.2f | %.2f / %.2f | %.2f / %.2f |\n", g.Family,
+			g.ExpBulkad[0], g.ExpGorgonia[0], g.ExpBulkad[1], g.ExpGorgonia[1], g.ExpBulkad[2], g.ExpGorgonia[2], g.ExpBulkad[3], g.ExpGorgonia[3])
+	}
+}

@@ -2,12 +2,18 @@
 // model and dtype it builds the same graph three times (gradient by bulkad.Grad, gradient by
 // gorgonia.Grad, forward only), then steps them alternately (A B C A B C …) for several rounds
 // and prints medians as a markdown table: step times, their ratio, (value + gradient) /
-// forward, nodes each Grad added, differentiation time and bytes allocated per step. It also
-// times differentiation on growing graphs — MLPs of 10, 100 and 1000 layers, a tanh/add chain
-// of 5,000, 10,000 and 20,000 nodes reusing one weight, a tanh RNN of 500, 1000 and 2000 steps
-// — separating Differentiate, Raise and the time Raise spends in Gorgonia's own node
-// constructors (Gorgonia scans every node of the graph for each new one: quadratic whatever
-// bulkad does), and fits the growth exponent of each over the graph's node count.
+// forward, the graph's nodes before and after each Grad, differentiation time, set-up time
+// (build + Grad + NewTapeMachine + first run; a second table splits it by stage) and bytes
+// allocated per step. The models are the issue's four (MLP, convnet, tanh RNN, attention) and
+// the models people train (Gorgonia's MNIST convnet, a ResNet basic-block stack, a
+// MobileNet-style depthwise-separable stack, a transformer encoder layer, an unrolled LSTM).
+// It also times differentiation on growing graphs — MLPs of 10, 100 and 1000 layers, a
+// tanh/add chain of 5,000, 10,000 and 20,000 nodes reusing one weight, a tanh RNN of 500, 1000
+// and 2000 steps — separating Differentiate, Raise and the time Raise spends in Gorgonia's own
+// node constructors (Gorgonia scans every node of the graph for each new one: quadratic
+// whatever bulkad does), and fits the growth exponent of each over the graph's node count;
+// and set-up time (Grad, NewTapeMachine, first run) and node counts of ResNet blocks,
+// MobileNet blocks and transformer layers stacked 1, 2, 4, … 32 deep, for both autodiffs.
 //
 //	go run ./examples/bench            # full sizes (about a minute)
 //	go run ./examples/bench -small     # tiny sizes (smoke test)
@@ -21,7 +27,7 @@
 //
 // -torch runs torch_anchor.py (embedded) with Debian's python3-torch (apt-get install
 // python3-torch libopenblas0-pthread; skipped with a message when no python3 imports torch):
-// the same four models, forward and backward, stepped between the Go steps of each round, and
+// the same models at the same sizes, forward and backward, stepped between the Go steps of each round, and
 // numpy's GEMM (OpenBLAS) at the models' product shapes. -threads N sets GOMAXPROCS and
 // PyTorch's and OpenBLAS's thread counts (default with -torch: 1; without: GOMAXPROCS as is).
 //
@@ -46,7 +52,9 @@ import (
 type Result struct {
 	Rows   []Row     `json:"rows"`
 	Growth []*Growth `json:"growth"`
-	Gemm   []GemmRow `json:"gemm,omitempty"`
+	// SetupGrowth is set-up time (Grad, NewTapeMachine, first run) against stacked blocks.
+	SetupGrowth []*SetupGrowth `json:"setup_growth"`
+	Gemm        []GemmRow      `json:"gemm,omitempty"`
 }
 
 // options are the command's flags.
@@ -167,6 +175,20 @@ func run(o options) (*Result, error) {
 			}
 		}
 	}
+	if verbose && len(res.Rows) > 0 {
+		for _, r := range res.Rows {
+			if r.HVPError != "" {
+				fmt.Printf("\n%s %s: HessianVector not measured: %s\n", r.Model, r.Dtype, r.HVPError)
+			}
+		}
+		fmt.Println()
+		fmt.Println("set-up, from nothing to the end of the first step (one sample each):")
+		fmt.Println()
+		fmt.Println(setupHeader)
+		for _, r := range res.Rows {
+			fmt.Println(fmtSetupRow(r))
+		}
+	}
 	if verbose && o.baseline {
 		fmt.Println()
 		fmt.Println(defaultHeader)
@@ -195,6 +217,25 @@ func run(o options) (*Result, error) {
 	if verbose {
 		fmt.Println()
 		printGrowth(os.Stdout, res.Growth)
+	}
+	var vm []G.VMOpt
+	if o.engine {
+		vm = append(vm, G.WithEngine(bulkad.Engine{}))
+	}
+	for _, f := range blockFamilies(small) {
+		reps := 2
+		if small {
+			reps = 1
+		}
+		g, err := setupGrowth(f, reps, vm...)
+		if err != nil {
+			return nil, err
+		}
+		res.SetupGrowth = append(res.SetupGrowth, g)
+	}
+	if verbose {
+		fmt.Println()
+		printSetupGrowth(os.Stdout, res.SetupGrowth)
 	}
 	return res, nil
 }

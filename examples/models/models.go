@@ -1,6 +1,9 @@
 // Package models is bulkad's model zoo: constructors of small Gorgonia graphs (logistic
 // regression, MLP with softmax cross-entropy, a convnet, an unrolled tanh RNN, an LSTM cell,
-// single-head attention) reused by tests, examples and benchmarks.
+// single-head attention) reused by tests, examples and benchmarks, and the models people
+// train built from stacked blocks (Gorgonia's MNIST convnet, a ResNet basic-block stack, a
+// MobileNet-style depthwise-separable stack, a transformer encoder, an unrolled LSTM), whose
+// block count the bench grows. Zoo builds the small ones only.
 //
 // Every constructor takes the dtype (gorgonia.Float64 or gorgonia.Float32), the sizes and a
 // seed, and returns a Model whose nodes all hold deterministic random values (inputs and
