@@ -9,7 +9,8 @@ import (
 )
 
 // Differential test: every construct and every fusion of raise against package core's
-// reference evaluator, term by term (each term is its own program, so a failure names it).
+// reference evaluator, term by term (each term is its own program, so a failure names it),
+// raised per operation and coarsely (one plan node).
 func TestAgainstCoreEval(t *testing.T) {
 	params := "x : [3,4] f64, y : [4] f64, z : [4,3] f64, s : [] f64, k : [] i64, v : [6] f64, am : [3] i64, w : [3,4] f32, u : [4] f32"
 	terms := []string{
@@ -105,18 +106,22 @@ func TestAgainstCoreEval(t *testing.T) {
 		"w":  tensor.New(tensor.WithShape(3, 4), tensor.WithBacking(f32s(12))),
 		"u":  tensor.New(tensor.WithShape(4), tensor.WithBacking(f32s(4))),
 	}
-	for _, src := range terms {
-		src := src
-		t.Run(src, func(t *testing.T) {
-			p, err := core.ParseProgram("fn (" + params + ") => " + src)
-			if err != nil {
-				t.Fatalf("parse: %v", err)
-			}
-			tol := 1e-12
-			if p.Body.Type().Dtype == core.Float32 {
-				tol = 1e-6
-			}
-			raisedEqualsEval(t, p, args, tol)
-		})
+	for _, mode := range []struct {
+		name string
+		opt  Options
+	}{{"ops", Options{}}, {"coarse", Options{Coarse: true}}} {
+		for _, src := range terms {
+			t.Run(mode.name+"/"+src, func(t *testing.T) {
+				p, err := core.ParseProgram("fn (" + params + ") => " + src)
+				if err != nil {
+					t.Fatalf("parse: %v", err)
+				}
+				tol := 1e-12
+				if p.Body.Type().Dtype == core.Float32 {
+					tol = 1e-6
+				}
+				raisedEqualsEvalWith(t, p, args, tol, mode.opt)
+			})
+		}
 	}
 }

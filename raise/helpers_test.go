@@ -158,6 +158,12 @@ func closeTo[T float32 | float64](x, y []T, tol float64) bool {
 // requires the first result to equal core.EvalTuple's within tol; it returns the raised nodes.
 func raisedEqualsEval(t *testing.T, p *core.Program, args map[string]*tensor.Dense, tol float64) []*gorgonia.Node {
 	t.Helper()
+	return raisedEqualsEvalWith(t, p, args, tol, Options{})
+}
+
+// raisedEqualsEvalWith is raisedEqualsEval with raise options.
+func raisedEqualsEvalWith(t *testing.T, p *core.Program, args map[string]*tensor.Dense, tol float64, opt Options) []*gorgonia.Node {
+	t.Helper()
 	want, err := tensors.EvalTuple(p, args)
 	if err != nil {
 		t.Fatalf("core.EvalTuple: %v", err)
@@ -167,7 +173,7 @@ func raisedEqualsEval(t *testing.T, p *core.Program, args map[string]*tensor.Den
 	for _, v := range p.Params {
 		bind[v.Name] = inputNode(t, g, v.Name, v.Type().Shape, args[v.Name])
 	}
-	outs := run(t, g, p, bind)
+	outs := runWith(t, g, p, bind, opt)
 	got, err := flat(outs[0].Value())
 	if err != nil {
 		t.Fatal(err)

@@ -51,7 +51,8 @@ func relErr(a, b []float64) float64 {
 // TestONNXFixtures: every model exported from PyTorch imports, its forward pass equals
 // PyTorch's output, and bulkad.Grad of loss = Σ output ⊙ r (run on a TapeMachine) equals
 // PyTorch's autograd gradient w.r.t. every parameter: 1e-9 / 1e-8 relative in float64,
-// 1e-5 / 1e-4 in float32; bulkad.Check (finite differences, the raised nodes) passes.
+// 1e-5 / 1e-4 in float32; bulkad.Check (finite differences, the raised nodes) passes. The
+// imported model and its gradient are a few nodes each (coarse raising).
 func TestONNXFixtures(t *testing.T) {
 	for _, name := range []string{"mlp", "lenet", "gru", "block", "gated", "scans"} {
 		for _, tag := range []string{"f64", "f32"} {
@@ -69,6 +70,11 @@ func TestONNXFixtures(t *testing.T) {
 				m, err := bulkad.ImportONNXFile(base + ".onnx")
 				if err != nil {
 					t.Fatal(err)
+				}
+				// Coarse raising: the model is its inputs, parameters and outputs and a few
+				// nodes more, whatever its size.
+				if n, most := len(m.Graph.AllNodes()), len(m.Inputs)+len(m.Params)+len(m.Outputs)+8; n > most {
+					t.Errorf("the imported model has %d nodes, want at most %d (inputs + parameters + outputs + 8)", n, most)
 				}
 				dt := tensor.Float64
 				fwdTol, gradTol := 1e-9, 1e-8
@@ -95,9 +101,13 @@ func TestONNXFixtures(t *testing.T) {
 					}
 					wrt, names = append(wrt, p), append(names, pname)
 				}
+				before := len(m.Graph.AllNodes())
 				grads, err := bulkad.Grad(cost, wrt...)
 				if err != nil {
 					t.Fatal(err)
+				}
+				if added := len(m.Graph.AllNodes()) - before; added > len(wrt)+8 {
+					t.Errorf("Grad added %d nodes for %d wrt nodes, want at most %d", added, len(wrt), len(wrt)+8)
 				}
 				mustRunOnce(t, m.Graph, nil)
 				if e := relErr(valuesOf(outVal), fx.Output.Data); !(e <= fwdTol) {

@@ -1,0 +1,188 @@
+package raise
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/bulkad/bulkad/core"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// parseProg parses a program in the core syntax or fails the test.
+func parseProg(t *testing.T, src string) *core.Program {
+	t.Helper()
+	p, err := core.ParseProgram(src)
+	if err != nil {
+		t.Fatalf("parse %s: %v", src, err)
+	}
+	return p
+}
+
+// TestCoarseNodes: a coarse raise adds one plan node and one node per result, whatever the
+// program's size, and the results are fresh values at every run (a value kept from one run
+// is not changed by the next). Expected values by hand: x·2 and Σx.
+func TestCoarseNodes(t *testing.T) {
+	g := gorgonia.NewGraph()
+	x := input(t, g, "x", []int{3}, []float64{1, 2, 3})
+	p := parseProg(t, "fn (x : [3] f64) => let a = x + x in let b = exp a in let c = log b in (c, sumOuter c)")
+	before := len(g.AllNodes())
+	outs, err := RaiseWith(g, p, map[string]*gorgonia.Node{"x": x}, Options{Coarse: true, FreshResults: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if added := len(g.AllNodes()) - before; added != 3 {
+		t.Errorf("coarse raise added %d nodes, want 3 (the plan and two results)", added)
+	}
+	var kept []float64
+	m := gorgonia.NewTapeMachine(g)
+	defer m.Close()
+	for run := 0; run < 3; run++ {
+		xv := []float64{1 + float64(run), 2, 3}
+		if err := gorgonia.Let(x, tensor.New(tensor.WithShape(3), tensor.WithBacking(xv))); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.RunAll(); err != nil {
+			t.Fatal(err)
+		}
+		got := outs[0].Value().Data().([]float64)
+		for i, v := range xv {
+			if math.Abs(got[i]-2*v) > 1e-12 {
+				t.Errorf("run %d: c[%d] = %v, want %v", run, i, got[i], 2*v)
+			}
+		}
+		if s := outs[1].Value().Data().(float64); math.Abs(s-2*(xv[0]+5)) > 1e-12 {
+			t.Errorf("run %d: Σc = %v, want %v", run, s, 2*(xv[0]+5))
+		}
+		if run == 0 {
+			kept = got
+		}
+		m.Reset()
+	}
+	if kept[0] != 2 {
+		t.Errorf("the value kept from run 0 changed to %v (want 2): results must be fresh per run", kept[0])
+	}
+}
+
+// TestCoarseTapeAndSlots: a forward program raised with Tape keeps its lets in the plan node;
+// a second program whose lets are bound to those slots reads them there (its plan node's
+// operands include the forward plan node, and it does not recompute them), and the adapter
+// contract (Program, ParamOperands, PackedLets) describes it.
+func TestCoarseTapeAndSlots(t *testing.T) {
+	g := gorgonia.NewGraph()
+	x := input(t, g, "x", []int{4}, []float64{0.5, -1, 2, 0})
+	fwd := parseProg(t, "fn (x : [4] f64) => let h = tanh x in let y = h * h in y")
+	outs, err := RaiseWith(g, fwd, map[string]*gorgonia.Node{"x": x}, Options{Coarse: true, FreshResults: true, Tape: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fk := kidsOf(t, g, outs[0])
+	if len(fk) != 1 {
+		t.Fatalf("the result node has %d operands, want 1 (the plan node)", len(fk))
+	}
+	plan := fk[0]
+	op, ok := plan.Op().(*planOp)
+	if !ok {
+		t.Fatalf("the result reads %T, want *planOp", plan.Op())
+	}
+	lets := op.PackedLets()
+	hOff, ok := lets["h"]
+	if !ok {
+		t.Fatalf("packed lets %v lack h", lets)
+	}
+	// The "gradient": (1 − h²)·2h, reading h from the forward plan node.
+	grad := parseProg(t, "fn (x : [4] f64) => let h = tanh x in (reshape [4] (replicate 4 1.0) - h * h) * (h + h)")
+	before := len(g.AllNodes())
+	gouts, err := RaiseWith(g, grad, map[string]*gorgonia.Node{"x": x}, Options{Coarse: true, FreshResults: true,
+		Slots: map[string]Slot{"h": {Node: plan, Offset: hOff}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if added := len(g.AllNodes()) - before; added != 2 {
+		t.Errorf("the second raise added %d nodes, want 2", added)
+	}
+	gplan := kidsOf(t, g, gouts[0])[0]
+	gop := gplan.Op().(*planOp)
+	reads := false
+	for _, k := range kidsOf(t, g, gplan) {
+		reads = reads || k == plan
+	}
+	if !reads {
+		t.Error("the second plan does not read the forward plan node")
+	}
+	if strings.Contains(gop.Program().String(), "tanh") {
+		t.Errorf("the second plan recomputes tanh: %v", gop.Program())
+	}
+	m := gorgonia.NewTapeMachine(g)
+	defer m.Close()
+	if err := m.RunAll(); err != nil {
+		t.Fatal(err)
+	}
+	got := gouts[0].Value().Data().([]float64)
+	for i, v := range []float64{0.5, -1, 2, 0} {
+		h := math.Tanh(v)
+		if want := (1 - h*h) * 2 * h; math.Abs(got[i]-want) > 1e-14 {
+			t.Errorf("g[%d] = %v, want %v", i, got[i], want)
+		}
+	}
+}
+
+// TestCoarseFallbackAndErrors: results of two dtypes are raised per operation (correctly);
+// with slots that is an error, as are slots without coarse raising and a slot out of range;
+// on error the graph is unchanged.
+func TestCoarseFallbackAndErrors(t *testing.T) {
+	g := gorgonia.NewGraph()
+	x := input(t, g, "x", []int{3}, []float64{1, -2, 3})
+	mixed := parseProg(t, "fn (x : [3] f64) => (x + x, argmaxOuter x)")
+	outs, err := RaiseWith(g, mixed, map[string]*gorgonia.Node{"x": x}, Options{Coarse: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, isPart := outs[0].Op().(*partOp); isPart {
+		t.Error("results of two dtypes were raised coarsely")
+	}
+	runMachine(t, g, mixed, 1, func(int) {
+		if v := outs[1].Value().Data().(int64); v != 2 {
+			t.Errorf("argmax = %d, want 2", v)
+		}
+	})
+	p := parseProg(t, "fn (x : [3] f64) => let h = exp x in h * h")
+	cases := []struct {
+		name string
+		opt  Options
+		want string
+	}{
+		{"slots need coarse", Options{Slots: map[string]Slot{"h": {Node: x}}}, "coarse"},
+		{"slot out of range", Options{Coarse: true, Slots: map[string]Slot{"h": {Node: x, Offset: 1}}}, "no such range"},
+		{"mixed with slots", Options{Coarse: true, Slots: map[string]Slot{"h": {Node: x}}}, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			prog := p
+			if c.name == "mixed with slots" {
+				prog = parseProg(t, "fn (x : [3] f64) => let h = exp x in (h * h, argmaxOuter h)")
+				c.want = "dtypes"
+			}
+			n := len(g.AllNodes())
+			_, err := RaiseWith(g, prog, map[string]*gorgonia.Node{"x": x}, c.opt)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v, want one mentioning %q", err, c.want)
+			}
+			if len(g.AllNodes()) != n {
+				t.Errorf("the failed raise left %d nodes", len(g.AllNodes())-n)
+			}
+		})
+	}
+}
+
+// kidsOf returns a node's operands.
+func kidsOf(t *testing.T, g *gorgonia.ExprGraph, n *gorgonia.Node) []*gorgonia.Node {
+	t.Helper()
+	var out []*gorgonia.Node
+	it := g.From(n.ID())
+	for it.Next() {
+		out = append(out, it.Node().(*gorgonia.Node))
+	}
+	return out
+}
