@@ -20,6 +20,18 @@
 // unchanged. The forward pass is not recomputed: the gradient nodes read the values of the
 // graph's own nodes.
 //
+// # Granularity
+//
+// Grad adds one node per wrt node and one plan node, whatever the size of the gradient
+// program: the plan node runs the whole program (package raise's coarse mode, a kernel.Plan of
+// fused kernels with buffers reused between runs) and each gradient node copies its gradient
+// out of the plan node's value. Gorgonia's graph and TapeMachine compile are quadratic in the
+// number of nodes, so a gradient raised one node per operation (175,000 nodes for a depthwise
+// CNN) took minutes to set up. ImportONNX likewise makes a model one plan node plus one node
+// per output; that plan node keeps the model's activations in its value, and the gradient of a
+// loss on the outputs reads them there. The environment variable BULKAD_RAISE=ops (RaiseEnv)
+// brings back one node per operation.
+//
 // # Differences from gorgonia.Grad
 //
 //   - wrt may be any node the cost depends on, not only an input (gorgonia.Grad refuses).
@@ -45,8 +57,9 @@
 //     argmax) have a zero gradient; gorgonia.Grad fails with "Non Differentiable WRTs".
 //   - Gradients Gorgonia gets wrong or cannot compute (Log2, InverseSqrt, AveragePool2D,
 //     OuterProd, GlobalAveragePool2D, Dropout) are correct.
-//   - Higher order: the gradient nodes are themselves differentiable. Every custom op Grad
-//     adds carries its core program (adapter.Programmed), which the adapter reads back, so
+//   - Higher order: the gradient nodes are themselves differentiable. Every op Grad adds
+//     carries its core program (adapter.Planned and adapter.Part for plan nodes and their
+//     results, adapter.Programmed per operation), which the adapter reads back, so
 //     Grad(Sum(g ⊙ v), x) with g from an earlier Grad gives the Hessian-vector product, and
 //     Grad of that the third derivative, to any order. At non-smooth points bulkad gives one
 //     fixed one-sided derivative and a second derivative of 0: ReLU (Rectify) has slope 1 at
