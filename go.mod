@@ -6,6 +6,7 @@ require (
 	github.com/chewxy/hm v1.0.0
 	github.com/ebitengine/purego v0.10.0
 	github.com/pkg/errors v0.9.1
+	golang.org/x/sys v0.0.0-20220330033206-e17cdc41300f
 	gonum.org/v1/gonum v0.11.0
 	gonum.org/v1/plot v0.11.0
 	google.golang.org/protobuf v1.28.0
@@ -31,7 +32,6 @@ require (
 	github.com/xtgo/set v1.0.0 // indirect
 	go4.org/unsafe/assume-no-moving-gc v0.0.0-20231121144256-b99613f794b6 // indirect
 	golang.org/x/image v0.0.0-20220302094943-723b81ca9867 // indirect
-	golang.org/x/sys v0.0.0-20220330033206-e17cdc41300f // indirect
 	golang.org/x/text v0.3.7 // indirect
 	golang.org/x/xerrors v0.0.0-20200804184101-5ec99f83aff1 // indirect
 	gorgonia.org/cu v0.9.4 // indirect

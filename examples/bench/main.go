@@ -24,6 +24,12 @@
 //	go run ./examples/bench -torch     # also PyTorch's step (1 thread each) and a GEMM table
 //	go run ./examples/bench -torch -threads 2 -blas -engine
 //	go run ./examples/bench -gemm      # only the GEMM table (bulkad, gonum; numpy with -torch)
+//	go run ./examples/bench -torchvision all -threads 1 -blas  # torchvision's models against PyTorch
+//
+// -torchvision exports torchvision's models (weights=None, eval mode) from PyTorch into a
+// temporary folder, imports each with bulkad.ImportONNXFile, differentiates Σ out ⊙ r with
+// respect to every initializer and steps it on a TapeMachine (bulkad.Engine) alternating with
+// PyTorch's step: set-up by stage, peak Go heap, node counts, step times.
 //
 // -torch runs torch_anchor.py (embedded) with Debian's python3-torch (apt-get install
 // python3-torch libopenblas0-pthread; skipped with a message when no python3 imports torch):
@@ -79,6 +85,10 @@ func main() {
 	engine := flag.Bool("engine", false, "run every machine (bulkad's, Gorgonia's, the forward pass) on bulkad.Engine (gorgonia.WithEngine): kernel's transpose and softmax for Gorgonia's forward pass")
 	baseline := flag.Bool("baseline", false, "also step gorgonia.Grad's graph on Gorgonia's defaults (gonum's GEMM, its engine) between the other steps, and print bulkad/default")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
+	tv := flag.String("torchvision", "", "only the torchvision table: these models (comma-separated, or all) exported from PyTorch (needs python3-torch, python3-torchvision, python3-onnx), imported, differentiated and stepped against PyTorch")
+	tvBatch := flag.Int("tvbatch", 2, "batch of -torchvision")
+	tvSize := flag.Int("tvsize", 64, "image size of -torchvision")
+	tvDtype := flag.String("tvdtype", "both", "dtypes of -torchvision: float32, float64 or both")
 	flag.Parse()
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
@@ -108,6 +118,13 @@ func main() {
 	}
 	if !*asJSON {
 		fmt.Printf("Gorgonia's matrix products: %s\n", blasName)
+	}
+	if *tv != "" {
+		if err := torchvisionMain(*tv, *tvBatch, *tvSize, *tvDtype, *rounds, runtime.GOMAXPROCS(0), *asJSON); err != nil {
+			fmt.Fprintln(os.Stderr, "error:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	res, err := run(options{small: *small, rounds: *rounds, only: *only, verbose: !*asJSON, torch: *torch, threads: runtime.GOMAXPROCS(0), gemmOnly: *gemmOnly, engine: *engine, baseline: *baseline})
 	if err != nil {

@@ -13,6 +13,11 @@ these:
     threads N          -> "ok"           torch.set_num_threads(N) (OpenBLAS follows)
     step MODEL DTYPE   -> milliseconds of one step (forward + backward), measured here
     gemm M N K DTYPE   -> GFLOP/s of numpy's a @ b (m×k times k×n, best of 7 runs)
+    tvexport NAME B S DTYPE PATH -> "ok": torchvision.models.NAME(weights=None), eval mode,
+                          exported to ONNX at PATH for input [B,3,S,S] (torch.onnx.export's
+                          default opset)
+    tvstep NAME B S DTYPE -> milliseconds of one step of that model: loss Σ out ⊙ r,
+                          backward with respect to every parameter (eval mode, as exported)
     quit
 
 MODEL is a key of MODELS (mlp, convnet, rnn, attention, convnet_mnist, resnet, mobilenet,
@@ -239,6 +244,27 @@ def gemm(m, n, k, dtype):
     return 2 * m * n * k / best / 1e9
 
 
+def torchvision_model(name, batch, size, dtype):
+    import torchvision
+    torch.manual_seed(1)
+    m = getattr(torchvision.models, name)(weights=None).to(DTYPES[dtype]).eval()
+    x = torch.randn(batch, 3, size, size, dtype=DTYPES[dtype])
+    return m, x
+
+
+def tv_export(name, batch, size, dtype, path):
+    m, x = torchvision_model(name, batch, size, dtype)
+    torch.onnx.export(m, x, path)
+
+
+def tv_step(name, batch, size, dtype):
+    m, x = torchvision_model(name, batch, size, dtype)
+    with torch.no_grad():
+        r = torch.randn_like(m(x))
+    params = list(m.parameters())
+    return lambda: (m(x) * r).sum(), params
+
+
 def main():
     built = {}
     for line in sys.stdin:
@@ -254,6 +280,17 @@ def main():
             key = (cmd[1], cmd[2])
             if key not in built:
                 built[key] = MODELS[cmd[1]](DTYPES[cmd[2]])
+            out = "%.6f" % step(*built[key])
+        elif cmd[0] == "tvexport":
+            import warnings
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                tv_export(cmd[1], int(cmd[2]), int(cmd[3]), cmd[4], cmd[5])
+            out = "ok"
+        elif cmd[0] == "tvstep":
+            key = tuple(cmd[:5])
+            if key not in built:
+                built[key] = tv_step(cmd[1], int(cmd[2]), int(cmd[3]), cmd[4])
             out = "%.6f" % step(*built[key])
         elif cmd[0] == "gemm":
             m, n, k = (int(v) for v in cmd[1:4])
