@@ -12,7 +12,8 @@
 // the element type) are what package raise wraps as Gorgonia custom ops: Gather and Scatter
 // with their index functions compiled once (CompileIndexFn: an IndexProgram of closures, with
 // its affine form when there is one; IndexProgram.AffinePlan: strided block copies;
-// LookupPlan: an affine offset plus a table over an argmax value), Unary, Binary, StridedBinary (operands read through strides), MaskMul, Cast, Cond,
+// IndexProgram.ClipPlan: strided runs clipped to the in-bounds interval of each row, for an
+// affine function that reaches out of bounds such as a padded convolution's window; LookupPlan: an affine offset plus a table over an argmax value), Unary, Binary, StridedBinary (operands read through strides), MaskMul, Cast, Cond,
 // Concat, Transpose, Index, SumOuter, Axis (sum or argmax along an axis), ArgmaxView, MatMul (the one GEMM entry
 // point), ScatterMatMul (the product of a sparse scatter with a matrix) and ExecKernel (a
 // compiled program, for what no specialised kernel covers).
