@@ -259,8 +259,9 @@ func scatterOrRef(cc clipCase, x []bool) []bool {
 }
 
 // checkClip runs the case's gather and scatter in every dtype through the op kernel, the
-// op kernel with its interpreter poisoned (when the clipped path is expected) and the
-// compiled evaluator, against core.Eval.
+// op kernel with its interpreter poisoned (when the clipped path is expected), the
+// evaluator's kernels with their closures poisoned, and the compiled evaluator, against
+// core.Eval.
 func checkClip(t *testing.T, rng *rand.Rand, cc clipCase, wantClip bool) (clipped int) {
 	t.Helper()
 	for _, d := range clipDtypes {
@@ -310,8 +311,9 @@ func checkClip(t *testing.T, rng *rand.Rand, cc clipCase, wantClip bool) (clippe
 				}
 				check("op kernel, interpreter poisoned", got)
 			}
-			// the compiled evaluator
+			// the evaluator's kernels with their closures poisoned, and the compiled evaluator
 			if s.term != nil {
+				check("evaluator kernel", runIxPlan(t, s, x, outLen, scatter))
 				res, err := EvalTerm(s.term, nil)
 				if err != nil {
 					t.Fatalf("%s: kernel.EvalTerm: %v", what, err)
@@ -372,6 +374,50 @@ func poisonProg(t *testing.T, n, m int) *IndexProgram {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// runIxPlan runs the evaluator's gather or scatter kernel (gatherK, scatterK) of s with the
+// index function's closures replaced by ones that fail the test: an affine function must
+// run on the clipped path.
+func runIxPlan(t *testing.T, s clipSetup, x any, outLen int, scatter bool) any {
+	t.Helper()
+	p := s.prog
+	f := &idxFn{n: len(s.fn.Vars), m: len(s.fn.Out), aff: p.aff, prog: p, env: p.newEnvWith(nil)}
+	f.eval = func([]int64) { t.Fatal("the evaluator's index closure was called") }
+	if p.vec != nil {
+		f.vec = func(int64, int, [][]int64) { t.Fatal("the evaluator's vector closure was called") }
+	}
+	ip := newIxPlan(f, s.dom, s.tgt, len(s.fn.Out))
+	if ip.clip == nil {
+		t.Fatal("no clipped plan for an affine index function")
+	}
+	got := dirty(x, outLen)
+	switch x := x.(type) {
+	case []float64:
+		if scatter {
+			scatterK(ip, got.([]float64), x)
+		} else {
+			gatherK(ip, got.([]float64), x)
+		}
+	case []float32:
+		if scatter {
+			scatterK(ip, got.([]float32), x)
+		} else {
+			gatherK(ip, got.([]float32), x)
+		}
+	case []int64:
+		if scatter {
+			scatterK(ip, got.([]int64), x)
+		} else {
+			gatherK(ip, got.([]int64), x)
+		}
+	case []bool:
+		gatherK(ip, got.([]bool), x)
+	}
+	if !ip.okRows {
+		t.Fatal("the evaluator's kernel did not take the clipped path")
+	}
+	return got
 }
 
 // TestClipTable: the clipped affine path on convolution, pooling and depthwise windows,
@@ -497,6 +543,11 @@ func TestClipSplit(t *testing.T) {
 		want := clipDef(cc, x, c.scatter)
 		if err := sameAsLitFrom(got, want, 0); err != nil {
 			t.Fatalf("%s: %v", cc.name, err)
+		}
+		// the evaluator's kernels
+		got = checkSplit(t, cc.name+" (evaluator)", func() any { return runIxPlan(t, s, x, outLen, c.scatter) }).([]float64)
+		if err := sameAsLitFrom(got, want, 0); err != nil {
+			t.Fatalf("%s (evaluator): %v", cc.name, err)
 		}
 	}
 }

@@ -3,7 +3,7 @@
 //
 // Compile checks a program once and turns it into an Exec: preallocated buffers, index
 // functions compiled (by the one index-function compiler of index.go, shared with the op
-// kernels) into affine row plans, vector closures or closures, fused element-wise loops, reductions,
+// kernels) into clipped affine plans (clip.go), vector closures or closures, fused element-wise loops, reductions,
 // argmax, gather and scatter kernels and a GEMM, with one memo slot per distinct subterm and
 // loop-invariant subterms of build1 bodies hoisted out of the loop. Exec.Run and Exec.RunInto
 // run it; Eval, EvalTuple and EvalTerm compile and run once.
