@@ -32,14 +32,10 @@ func (cc clipCase) fn(b *core.Builder) *core.IndexFn {
 	return randAffineCase{dom: cc.dom, c: cc.c, c0: cc.c0, dyn: make([]bool, len(cc.c))}.fn(b, nil)
 }
 
-// conv is the window function of a convolution (lower.Window's windowFn): domain
-// [b, oh, ow, c, kh, kw] over an image [b, c, h, w], rows s·i − pad + d·r.
+// conv is convPattern as a case.
 func conv(name string, b, c, h, w, k, s, d, pad int, clip bool) clipCase {
-	oh, ow := (h+2*pad-(d*(k-1)+1))/s+1, (w+2*pad-(d*(k-1)+1))/s+1
-	S, D, P := int64(s), int64(d), int64(-pad)
-	return clipCase{name: name, dom: []int{b, oh, ow, c, k, k}, outer: []int{b, c, h, w},
-		c:  [][]int64{{1, 0, 0, 0, 0, 0}, {0, 0, 0, 1, 0, 0}, {0, S, 0, 0, D, 0}, {0, 0, S, 0, 0, D}},
-		c0: []int64{0, 0, P, P}, clip: clip}
+	p := convPattern(name, b, c, h, w, k, s, d, pad)
+	return clipCase{name: name, dom: p.dom, outer: p.outer, c: p.c, c0: p.c0, clip: clip}
 }
 
 func clipCases() []clipCase {
