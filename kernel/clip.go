@@ -16,9 +16,15 @@ import (
 //
 // is an interval of t for c_k ≠ 0. What lies outside the interval is skipped as a whole
 // block (a gather writes zeros there, a scatter drops it), and the innermost run inside it
-// is one strided copy or accumulation: no per-element closure call and no bounds check. An
-// output that depends on no variable is checked once per run. The points are visited in
-// the domain's row-major order, so a scatter adds colliding writes in the reference order.
+// is one strided copy or accumulation: no per-element closure call and no per-element
+// index check. An output that depends on no variable is checked once per run.
+//
+// The walk records its runs as segments (clipSeg) and hands them to the mover in batches,
+// so that the mover's loops are not a call per row. When the intervals of the two or three
+// innermost variables do not depend on each other (a convolution's window rows and columns
+// do not depend on its channel), one segment covers all their blocks: a 3×3 window over 32
+// channels is one segment of 288 points. The points are visited in the domain's row-major
+// order, so a scatter adds colliding writes in the reference order.
 
 // clipMax bounds the constant and the spans of every output (|c0| ≤ clipMax and
 // Σ_j |a_j|·dom_j ≤ clipMax), so that no value or partial sum the walk computes overflows.
@@ -47,6 +53,11 @@ type ClipPlan struct {
 	// not used to prove writes disjoint)
 	coef [][]int64
 	wide bool
+	// depth is the number of innermost variables one segment of the walk covers: 3 when
+	// the outputs clipped at the two innermost levels do not depend on the third-innermost
+	// variable nor those of the innermost level on the second-innermost one (the intervals
+	// are the same for all the blocks of a segment), 2 when only the latter holds, else 1
+	depth int
 }
 
 // ClipPlan returns the clipped affine plan of p over the domain dom addressing the outer
@@ -122,7 +133,24 @@ func newClipPlan(aff []*affine, dom, lim []int) *ClipPlan {
 			}
 		}
 	}
+	p.depth = min(n, 1)
+	if n > 1 && p.free(n-1, n-2) {
+		p.depth = 2
+		if n > 2 && p.free(n-1, n-3) && p.free(n-2, n-3) {
+			p.depth = 3
+		}
+	}
 	return p
+}
+
+// free reports whether no output clipped at level j depends on variable i.
+func (p *ClipPlan) free(j, i int) bool {
+	for _, t := range p.chk[j] {
+		if p.coef[i][t.k] != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // mulSat is a·b for a, b ≥ 0, and false when it exceeds clipMax.
@@ -166,24 +194,85 @@ func clipRange(lo, hi, b, c, lim int64) (int64, int64) {
 	return max(lo, ceilDiv(b-lim+1, -c)), min(hi, floorDiv(b, -c)+1)
 }
 
-// clipMover moves the blocks of one clipped gather or scatter; offsets count blocks.
+// clipGeom is what every segment of one walk shares. A segment's points form reps
+// blocks of tn2 rows of tn points (its innermost depth variables: a block is one row for
+// depth 1 and 2, the rows of the second-innermost variable for depth 3); rowPos and rowOff
+// are the domain-side and target block strides of the rows within a block, repPos and
+// repOff those of the blocks, step the target stride along a row.
+type clipGeom struct {
+	tn, tn2, step  int
+	rowPos, rowOff int
+	repPos, repOff int
+}
+
+// clipSeg is a run of the walk, in blocks. With reps ≥ 1: reps blocks, the first at block
+// pos of the domain-side array and target block off; in each, the rows i in [l1, h1) have
+// their points t in [lo, hi) in bounds at target off + i·rowOff + t·step (l1 ≤ h1 within
+// [0, tn2], lo ≤ hi within [0, tn]), every other point is out of bounds. With reps < 0:
+// −reps consecutive points from pos, all out of bounds.
+type clipSeg struct {
+	pos, off, reps int
+	l1, h1, lo, hi int
+}
+
+// clipBatch is the number of segments the walk hands to its mover at once (the mover's
+// loop over them is not a call per row): the length of the buffer newClipSegs makes.
+const clipBatch = 64
+
+// newClipSegs is a buffer of segments for one walk. (The walk takes it from its caller:
+// the mover is called through the generic dictionary, so the escape analysis cannot keep a
+// buffer it is handed on the walk's stack.)
+func newClipSegs() *[clipBatch]clipSeg { return new([clipBatch]clipSeg) }
+
+// clipMover moves the blocks of a batch of segments of one clipped gather or scatter.
 type clipMover interface {
-	// row handles the tn points of one innermost row whose blocks start at pos in the
-	// domain-side array: those with t in [lo, hi) are in bounds, at target block
-	// off + t·step; the others are out of bounds (lo ≤ hi, both within [0, tn]).
-	row(pos, tn, lo, hi, off, step int)
-	// skip handles cnt consecutive out-of-bounds points from pos.
-	skip(pos, cnt int)
+	rows(segs []clipSeg, g clipGeom)
+}
+
+// clipWalker is the state of one walk (one goroutine's part of the domain). (The sizes and
+// values the walk updates are not in it: the escape analysis would move them to the heap
+// with the segments it hands to the mover.)
+type clipWalker[M clipMover] struct {
+	p    *ClipPlan
+	m    M
+	g    clipGeom
+	n    int // segments in segs
+	segs *[clipBatch]clipSeg
+}
+
+// flush hands the pending segments to the mover (not inlined: seg is, and flushes rarely).
+//
+//go:noinline
+func (w *clipWalker[M]) flush() {
+	w.m.rows(w.segs[:w.n], w.g)
+	w.n = 0
+}
+
+// seg adds a segment (the buffer is never left full: inlined, the common path is a store).
+func (w *clipWalker[M]) seg(s clipSeg) {
+	w.segs[w.n] = s
+	if w.n++; w.n == clipBatch {
+		w.flush()
+	}
+}
+
+// skip adds cnt out-of-bounds points from pos.
+func (w *clipWalker[M]) skip(pos, cnt int) {
+	if cnt > 0 {
+		w.seg(clipSeg{pos: pos, reps: -cnt})
+	}
 }
 
 // clipWalk walks the part of p's domain whose variable d lies in [a, b) (the whole domain
 // when a = 0 and b = dom[d]; d is ignored for a rank-0 domain) with the output constants
 // c0, calling m for its rows in row-major order. The caller narrows only dimensions that
-// keep the part contiguous (all before d of size one) for a mover whose skip writes.
-func clipWalk[M clipMover](p *ClipPlan, m M, c0 []int64, d, a, b int) {
+// keep the part contiguous (all before d of size one) for a mover that writes out-of-bounds
+// points (a gather). segs is the walk's buffer (newClipSegs).
+func clipWalk[M clipMover](p *ClipPlan, m M, c0 []int64, d, a, b int, segs *[clipBatch]clipSeg) {
 	n, nm := len(p.dom), len(c0)
 	var vb [8]int64
 	var db [8]int
+	w := clipWalker[M]{p: p, m: m, segs: segs, g: clipGeom{tn: 1, tn2: 1}}
 	val, dom := vb[:0], db[:0]
 	if nm > len(vb) {
 		val = make([]int64, 0, nm)
@@ -200,6 +289,15 @@ func clipWalk[M clipMover](p *ClipPlan, m M, c0 []int64, d, a, b int) {
 		}
 		dom[d] = b - a
 		pos = a * p.ps[d]
+		w.g.tn, w.g.step = dom[n-1], p.st[n-1]
+		if n > 1 {
+			w.g.repPos, w.g.repOff = p.ps[n-2], p.st[n-2]
+		}
+		if p.depth == 3 {
+			w.g.tn2 = dom[n-2]
+			w.g.rowPos, w.g.rowOff = p.ps[n-2], p.st[n-2]
+			w.g.repPos, w.g.repOff = p.ps[n-3], p.st[n-3]
+		}
 	}
 	off := 0
 	for k, v := range val {
@@ -208,7 +306,7 @@ func clipWalk[M clipMover](p *ClipPlan, m M, c0 []int64, d, a, b int) {
 	// Leading dimensions of one element: their variables are 0, so the outputs whose last
 	// variable they are depend on no variable here, like the fixed ones.
 	s := 0
-	for s < n-1 && dom[s] == 1 {
+	for s < n-p.depth && dom[s] == 1 {
 		s++
 	}
 	size := core.Shape(dom[s:]).Size()
@@ -226,76 +324,93 @@ func clipWalk[M clipMover](p *ClipPlan, m M, c0 []int64, d, a, b int) {
 	}
 	switch {
 	case !ok:
-		m.skip(pos, size)
+		w.skip(pos, size)
 	case n == 0:
-		m.row(0, 1, 0, 1, off, 0)
+		w.seg(clipSeg{off: off, reps: 1, h1: 1, hi: 1})
 	default:
-		clipLevel(p, m, dom, val, s, pos, off)
+		w.level(dom, val, s, pos, off)
+	}
+	if w.n > 0 {
+		w.flush()
 	}
 }
 
-// clipLevel walks level j of the loop nest: val holds the outputs' values with the
-// variables before j set (and those from j on zero), pos and off the domain-side and target
-// block offsets there.
-func clipLevel[M clipMover](p *ClipPlan, m M, dom []int, val []int64, j, pos, off int) {
-	tn := dom[j]
+// interval is the range of a level's variable (of tn values) for which the outputs
+// checked there (chk) are in bounds, given their values val with the variable at 0; empty
+// as [0, 0).
+func (p *ClipPlan) interval(chk []clipTerm, val []int64, tn int) (int, int) {
 	lo, hi := int64(0), int64(tn)
-	for _, t := range p.chk[j] {
-		lo, hi = clipRange(lo, hi, val[t.k], t.c, p.lim[t.k])
+	for _, c := range chk {
+		if v := val[c.k]; c.c == 1 {
+			lo, hi = max(lo, -v), min(hi, p.lim[c.k]-v)
+		} else {
+			lo, hi = clipRange(lo, hi, v, c.c, p.lim[c.k])
+		}
 	}
 	if hi <= lo {
-		lo, hi = 0, 0
+		return 0, 0
 	}
-	l, h, st := int(lo), int(hi), p.st[j]
-	if j == len(dom)-1 {
-		m.row(pos, tn, l, h, off, st)
+	return int(lo), int(hi)
+}
+
+// level walks level j of the loop nest of the part with sizes dom from the domain-side and
+// target block offsets pos and off of its first point; val holds the outputs' values there.
+func (w *clipWalker[M]) level(dom []int, val []int64, j, pos, off int) {
+	p, n := w.p, len(dom)
+	tn := dom[j]
+	l, h := p.interval(p.chk[j], val, tn)
+	if j == n-1 { // a rank-1 domain: one row
+		w.seg(clipSeg{pos: pos, off: off, reps: 1, h1: 1, lo: l, hi: h})
 		return
 	}
-	ps := p.ps[j]
-	if l > 0 {
-		m.skip(pos, l*ps)
-	}
-	if h < tn {
-		m.skip(pos+h*ps, (tn-h)*ps)
-	}
+	ps, st := p.ps[j], p.st[j]
+	w.skip(pos, l*ps)
 	upd := p.upd[j]
-	for _, u := range upd {
-		val[u.k] += u.c * lo
-	}
-	pos += l * ps
-	off += l * st
-	if j == len(dom)-2 {
-		// the innermost level inline: one interval and one row per step
-		in := p.chk[j+1]
-		inSt, tin := p.st[j+1], dom[j+1]
+	switch {
+	case j == n-3 && p.depth == 3:
+		// blocks of the two innermost variables, whose intervals do not depend on this one
+		if h > l {
+			l1, h1 := p.interval(p.chk[n-2], val, dom[n-2])
+			lo, hi := p.interval(p.chk[n-1], val, dom[n-1])
+			w.seg(clipSeg{pos + l*ps, off + l*st, h - l, l1, h1, lo, hi})
+		}
+	case j == n-2 && p.depth == 2:
+		// rows whose interval does not depend on this variable
+		if h > l {
+			lo, hi := p.interval(p.chk[n-1], val, dom[n-1])
+			w.seg(clipSeg{pos + l*ps, off + l*st, h - l, 0, 1, lo, hi})
+		}
+	case j == n-2:
+		// rows, each with its interval
+		in, tin := p.chk[n-1], dom[n-1]
+		for _, u := range upd {
+			val[u.k] += u.c * int64(l)
+		}
 		for t := l; t < h; t++ {
-			a, b := int64(0), int64(tin)
-			for _, c := range in {
-				a, b = clipRange(a, b, val[c.k], c.c, p.lim[c.k])
-			}
-			if b <= a {
-				a, b = 0, 0
-			}
-			m.row(pos, tin, int(a), int(b), off, inSt)
+			lo, hi := p.interval(in, val, tin)
+			w.seg(clipSeg{pos + t*ps, off + t*st, 1, 0, 1, lo, hi})
 			for _, u := range upd {
 				val[u.k] += u.c
 			}
-			pos += ps
-			off += st
 		}
-	} else {
+		for _, u := range upd {
+			val[u.k] -= u.c * int64(h)
+		}
+	default:
+		for _, u := range upd {
+			val[u.k] += u.c * int64(l)
+		}
 		for t := l; t < h; t++ {
-			clipLevel(p, m, dom, val, j+1, pos, off)
+			w.level(dom, val, j+1, pos+t*ps, off+t*st)
 			for _, u := range upd {
 				val[u.k] += u.c
 			}
-			pos += ps
-			off += st
+		}
+		for _, u := range upd {
+			val[u.k] -= u.c * int64(h)
 		}
 	}
-	for _, u := range upd {
-		val[u.k] -= u.c * hi
-	}
+	w.skip(pos+h*ps, (tn-h)*ps)
 }
 
 // disjoint returns a dimension d of two or more elements along which the slices of the
@@ -348,30 +463,30 @@ func (p *ClipPlan) weight(r int) int {
 // clipGatherRun is the gather of m (its skip writing zeros) with constants c0, split along
 // the first dimension of more than one element (all but the innermost) across goroutines
 // when large: every output block is written once.
-func clipGatherRun[M clipMover](p *ClipPlan, m M, c0 []int64, r int) {
+func clipGatherRun[M clipMover](p *ClipPlan, m M, c0 []int64, r int, segs *[clipBatch]clipSeg) {
 	n := len(p.dom)
 	if n > 1 {
 		work := costOf(p.points()*r, p.weight(r))
 		if d, ok := splitDim(p.dom[:n-1], work); ok {
-			inParallel(p.dom[d], work, func(lo, hi int) { clipWalk(p, m, c0, d, lo, hi) })
+			inParallel(p.dom[d], work, func(lo, hi int) { clipWalk(p, m, c0, d, lo, hi, newClipSegs()) })
 			return
 		}
 	}
-	clipWalk(p, m, c0, 0, 0, p.first())
+	clipWalk(p, m, c0, 0, 0, p.first(), segs)
 }
 
 // clipScatterRun is the scatter of m (out cleared by the caller) with constants c0, split
 // across goroutines along a dimension whose slices write disjoint blocks (disjoint) when
 // large.
-func clipScatterRun[M clipMover](p *ClipPlan, m M, c0 []int64, r int) {
+func clipScatterRun[M clipMover](p *ClipPlan, m M, c0 []int64, r int, segs *[clipBatch]clipSeg) {
 	if d, ok := p.disjoint(); ok {
 		work := costOf(p.points()*r, p.weight(r))
 		if workers(p.dom[d], work) > 1 {
-			inParallel(p.dom[d], work, func(lo, hi int) { clipWalk(p, m, c0, d, lo, hi) })
+			inParallel(p.dom[d], work, func(lo, hi int) { clipWalk(p, m, c0, d, lo, hi, newClipSegs()) })
 			return
 		}
 	}
-	clipWalk(p, m, c0, 0, 0, p.first())
+	clipWalk(p, m, c0, 0, 0, p.first(), segs)
 }
 
 // first is the size of the first dimension (0 for a rank-0 domain).
@@ -405,41 +520,96 @@ type clipGather[T any] struct {
 	r        int
 }
 
-func (g clipGather[T]) row(pos, tn, lo, hi, off, step int) {
-	r := g.r
-	if r == 1 {
-		row := g.dst[pos : pos+tn]
-		clear(row[:lo])
-		clear(row[hi:])
-		s := off + lo*step
-		switch {
-		case hi <= lo:
-		case step == 1 && hi-lo > 16:
-			copy(row[lo:hi], g.src[s:s+hi-lo])
-		case step == 1:
-			for t, v := range g.src[s : s+hi-lo] {
-				row[lo+t] = v
-			}
-		default:
-			seg := row[lo:hi]
-			for t := range seg {
-				seg[t] = g.src[s]
-				s += step
-			}
+func (c clipGather[T]) rows(segs []clipSeg, g clipGeom) {
+	for _, sg := range segs {
+		if sg.reps < 0 {
+			clear(c.dst[sg.pos*c.r : (sg.pos-sg.reps)*c.r])
+			continue
 		}
-		return
-	}
-	row := g.dst[pos*r : (pos+tn)*r]
-	clear(row[:lo*r])
-	clear(row[hi*r:])
-	s := (off + lo*step) * r
-	for t := lo; t < hi; t++ {
-		copy(row[t*r:(t+1)*r], g.src[s:s+r])
-		s += step * r
+		pos, off := sg.pos, sg.off
+		if c.r == 1 && g.step == 1 && sg.hi-sg.lo <= 16 {
+			// short contiguous runs of single elements (a convolution's window rows): inline
+			tn, lo, hi := g.tn, sg.lo, sg.hi
+			for range sg.reps {
+				p, o := pos, off+lo
+				for i := range g.tn2 {
+					row := c.dst[p : p+tn]
+					if i < sg.l1 || i >= sg.h1 || hi <= lo {
+						clear(row)
+					} else {
+						if lo > 0 {
+							clear(row[:lo])
+						}
+						if hi < tn {
+							clear(row[hi:])
+						}
+						d := row[lo:hi]
+						for t, v := range c.src[o : o+len(d)] {
+							d[t] = v
+						}
+					}
+					p += g.rowPos
+					o += g.rowOff
+				}
+				pos += g.repPos
+				off += g.repOff
+			}
+			continue
+		}
+		for range sg.reps {
+			p, o := pos, off
+			for i := range g.tn2 {
+				if i < sg.l1 || i >= sg.h1 {
+					clear(c.dst[p*c.r : (p+g.tn)*c.r])
+				} else {
+					c.row(p, g.tn, sg.lo, sg.hi, o, g.step)
+				}
+				p += g.rowPos
+				o += g.rowOff
+			}
+			pos += g.repPos
+			off += g.repOff
+		}
 	}
 }
 
-func (g clipGather[T]) skip(pos, cnt int) { clear(g.dst[pos*g.r : (pos+cnt)*g.r]) }
+// row writes the tn blocks from pos: those in [lo, hi) from target off + t·step, the
+// others zero.
+func (c clipGather[T]) row(pos, tn, lo, hi, off, step int) {
+	r := c.r
+	row := c.dst[pos*r : (pos+tn)*r]
+	if lo > 0 {
+		clear(row[:lo*r])
+	}
+	if hi < tn {
+		clear(row[hi*r:])
+	}
+	if hi <= lo {
+		return
+	}
+	s := (off + lo*step) * r
+	switch {
+	case r == 1 && step == 1 && hi-lo > 16:
+		copy(row[lo:hi], c.src[s:s+hi-lo])
+	case r == 1 && step == 1:
+		d := row[lo:hi]
+		src := c.src[s : s+len(d)]
+		for t := range d {
+			d[t] = src[t]
+		}
+	case r == 1:
+		d := row[lo:hi]
+		for t := range d {
+			d[t] = c.src[s]
+			s += step
+		}
+	default:
+		for t := lo; t < hi; t++ {
+			copy(row[t*r:(t+1)*r], c.src[s:s+r])
+			s += step * r
+		}
+	}
+}
 
 // clipScatter: dst[f(point) ++ rest] += src[point ++ rest], dropped out of bounds.
 type clipScatter[T numT] struct {
@@ -447,24 +617,39 @@ type clipScatter[T numT] struct {
 	r        int
 }
 
-func (s clipScatter[T]) row(pos, _, lo, hi, off, step int) {
-	r := s.r
-	if r == 1 {
-		d := off + lo*step
-		for _, v := range s.src[pos+lo : pos+hi] {
-			s.dst[d] += v
-			d += step
+func (c clipScatter[T]) rows(segs []clipSeg, g clipGeom) {
+	r, step := c.r, g.step
+	for _, sg := range segs {
+		if sg.reps < 0 || sg.hi <= sg.lo || sg.h1 <= sg.l1 {
+			continue
 		}
-		return
-	}
-	d := (off + lo*step) * r
-	for t := lo; t < hi; t++ {
-		addTo(s.dst[d:d+r], s.src[(pos+t)*r:(pos+t+1)*r])
-		d += step * r
+		pos := sg.pos + sg.l1*g.rowPos
+		off := sg.off + sg.l1*g.rowOff + sg.lo*step
+		n := sg.hi - sg.lo
+		for range sg.reps {
+			p, o := pos+sg.lo, off
+			for range sg.h1 - sg.l1 {
+				if r == 1 {
+					q := o
+					for _, v := range c.src[p : p+n] {
+						c.dst[q] += v
+						q += step
+					}
+				} else {
+					q := o * r
+					for t := range n {
+						addTo(c.dst[q:q+r], c.src[(p+t)*r:(p+t+1)*r])
+						q += step * r
+					}
+				}
+				p += g.rowPos
+				o += g.rowOff
+			}
+			pos += g.repPos
+			off += g.repOff
+		}
 	}
 }
-
-func (clipScatter[T]) skip(int, int) {}
 
 // clipScatterOr is clipScatter for booleans (the op kernels accumulate them with ||).
 type clipScatterOr struct {
@@ -472,19 +657,26 @@ type clipScatterOr struct {
 	r        int
 }
 
-func (s clipScatterOr) row(pos, _, lo, hi, off, step int) {
-	r := s.r
-	d := (off + lo*step) * r
-	for t := lo; t < hi; t++ {
-		dst := s.dst[d : d+r]
-		for i, v := range s.src[(pos+t)*r : (pos+t+1)*r] {
-			dst[i] = dst[i] || v
+func (c clipScatterOr) rows(segs []clipSeg, g clipGeom) {
+	r, step := c.r, g.step
+	for _, sg := range segs {
+		if sg.reps < 0 {
+			continue
 		}
-		d += step * r
+		for q := range sg.reps {
+			for i := sg.l1; i < sg.h1; i++ {
+				p := sg.pos + q*g.repPos + i*g.rowPos
+				o := sg.off + q*g.repOff + i*g.rowOff
+				for t := sg.lo; t < sg.hi; t++ {
+					dst := c.dst[(o+t*step)*r : (o+t*step+1)*r]
+					for k, v := range c.src[(p+t)*r : (p+t+1)*r] {
+						dst[k] = dst[k] || v
+					}
+				}
+			}
+		}
 	}
 }
-
-func (clipScatterOr) skip(int, int) {}
 
 // ---- the op kernels' entry points ----
 
@@ -495,7 +687,7 @@ func gatherClip[T elem](p *ClipPlan, out, x []T, r int) error {
 		return err
 	}
 	if r > 0 {
-		clipGatherRun(p, clipGather[T]{out, x, r}, p.c0, r)
+		clipGatherRun(p, clipGather[T]{out, x, r}, p.c0, r, newClipSegs())
 	}
 	return nil
 }
@@ -510,15 +702,16 @@ func scatterClip[T elem](p *ClipPlan, out, x []T, r int) error {
 	if r == 0 {
 		return nil
 	}
+	segs := newClipSegs()
 	switch o := any(out).(type) {
 	case []float64:
-		clipScatterRun(p, clipScatter[float64]{o, any(x).([]float64), r}, p.c0, r)
+		clipScatterRun(p, clipScatter[float64]{o, any(x).([]float64), r}, p.c0, r, segs)
 	case []float32:
-		clipScatterRun(p, clipScatter[float32]{o, any(x).([]float32), r}, p.c0, r)
+		clipScatterRun(p, clipScatter[float32]{o, any(x).([]float32), r}, p.c0, r, segs)
 	case []int64:
-		clipScatterRun(p, clipScatter[int64]{o, any(x).([]int64), r}, p.c0, r)
+		clipScatterRun(p, clipScatter[int64]{o, any(x).([]int64), r}, p.c0, r, segs)
 	case []bool:
-		clipScatterRun(p, clipScatterOr{o, any(x).([]bool), r}, p.c0, r)
+		clipScatterRun(p, clipScatterOr{o, any(x).([]bool), r}, p.c0, r, segs)
 	}
 	return nil
 }

@@ -427,14 +427,15 @@ func TestClipTable(t *testing.T) {
 }
 
 // TestClipRandom: random affine index functions (0–4 variables of 0–5 values, 0–3 outputs,
-// coefficients in [-3, 3], constants in [-4, 4], blocks of 1–6 elements) in every dtype.
+// coefficients in [-3, 3], every other function with half of them zero, constants in
+// [-4, 4], blocks of 1–6 elements) in every dtype, walked with segments of every depth.
 func TestClipRandom(t *testing.T) {
 	rng := rand.New(rand.NewSource(20261126))
 	iters := 400
 	if testing.Short() {
 		iters = 100
 	}
-	clipped := 0
+	clipped, depths := 0, map[int]int{}
 	for it := range iters {
 		n, m := rng.Intn(5), rng.Intn(4)
 		cc := clipCase{name: fmt.Sprintf("random %d", it), c: make([][]int64, m), c0: make([]int64, m)}
@@ -445,19 +446,29 @@ func TestClipRandom(t *testing.T) {
 			cc.outer = append(cc.outer, rng.Intn(6))
 			cc.c[k] = make([]int64, n)
 			for j := range n {
-				cc.c[k][j] = int64(rng.Intn(7) - 3)
+				if it%2 == 0 || rng.Intn(2) == 0 { // every other function sparse, like windows
+					cc.c[k][j] = int64(rng.Intn(7) - 3)
+				}
 			}
 			cc.c0[k] = int64(rng.Intn(9) - 4)
 		}
 		for range rng.Intn(3) {
 			cc.rest = append(cc.rest, 1+rng.Intn(3))
 		}
-		clipped += checkClip(t, rng, cc, false)
+		if c := checkClip(t, rng, cc, false); c > 0 {
+			clipped += c
+			var b core.Builder
+			prog, err := CompileIndexFn(cc.fn(&b))
+			if err != nil {
+				t.Fatal(err)
+			}
+			depths[prog.ClipPlan(cc.dom, cc.outer).depth]++
+		}
 	}
-	if clipped < iters {
-		t.Fatalf("only %d of %d gathers and scatters took the clipped path", clipped, 8*iters)
+	if clipped < iters || depths[1] == 0 || depths[2] == 0 || depths[3] == 0 {
+		t.Fatalf("only %d of %d gathers and scatters took the clipped path (walks of depth 1, 2, 3: %d, %d, %d)", clipped, 8*iters, depths[1], depths[2], depths[3])
 	}
-	t.Logf("%d of %d gathers and scatters took the clipped path", clipped, 8*iters)
+	t.Logf("%d of %d gathers and scatters took the clipped path (walks of depth 1, 2, 3: %d, %d, %d)", clipped, 8*iters, depths[1], depths[2], depths[3])
 }
 
 // clipDef is the definition of a case's gather (scatter false) or scatter of x, a flat

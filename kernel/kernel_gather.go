@@ -15,12 +15,13 @@ type ixPlan struct {
 	rest int     // elements per block
 	// scratch (one Exec is not used concurrently)
 	r, o   []int64
-	vo     [][]int64 // m × vecChunk outputs of a row-vectorised index function
-	voff   []int     // vecChunk target offsets (-1: out of bounds)
-	base   []int64   // per-output constant parts, evaluated once per run
-	clip   *ClipPlan // the clipped affine path of an affine index function
-	okRows bool      // the clipped affine path usable this run (its arithmetic fits)
-	one    [1]int    // the offset of a single point
+	vo     [][]int64           // m × vecChunk outputs of a row-vectorised index function
+	voff   []int               // vecChunk target offsets (-1: out of bounds)
+	base   []int64             // per-output constant parts, evaluated once per run
+	clip   *ClipPlan           // the clipped affine path of an affine index function
+	segs   *[clipBatch]clipSeg // its segment buffer (serial walks)
+	okRows bool                // the clipped affine path usable this run (its arithmetic fits)
+	one    [1]int              // the offset of a single point
 }
 
 func newIxPlan(fn *idxFn, dom []int, tgtShape core.Shape, m int) *ixPlan {
@@ -33,6 +34,7 @@ func newIxPlan(fn *idxFn, dom []int, tgtShape core.Shape, m int) *ixPlan {
 	p.r = fn.env.slots[:len(dom)]
 	if fn.aff != nil {
 		p.clip = newClipPlan(fn.aff, dom, tgtShape[:m])
+		p.segs = newClipSegs()
 	}
 	p.o = make([]int64, m)
 	p.base = make([]int64, m)
@@ -217,7 +219,7 @@ func gatherK[T any](p *ixPlan, dst, src []T) {
 	p.prepare()
 	if p.okRows {
 		if p.rest > 0 {
-			clipGatherRun(p.clip, clipGather[T]{dst, src, p.rest}, p.base, p.rest)
+			clipGatherRun(p.clip, clipGather[T]{dst, src, p.rest}, p.base, p.rest, p.segs)
 		}
 		return
 	}
@@ -267,7 +269,7 @@ func scatterK[T numT](p *ixPlan, dst, src []T) {
 	p.prepare()
 	if p.okRows {
 		if p.rest > 0 {
-			clipScatterRun(p.clip, clipScatter[T]{dst, src, p.rest}, p.base, p.rest)
+			clipScatterRun(p.clip, clipScatter[T]{dst, src, p.rest}, p.base, p.rest, p.segs)
 		}
 		return
 	}
