@@ -460,9 +460,10 @@ func (p *ClipPlan) weight(r int) int {
 	return wStrided
 }
 
-// clipGatherRun is the gather of m (its skip writing zeros) with constants c0, split along
-// the first dimension of more than one element (all but the innermost) across goroutines
-// when large: every output block is written once.
+// clipGatherRun is the gather of m (writing zeros for the out-of-bounds segments) with
+// constants c0, split along the first dimension of more than one element (all but the
+// innermost) across goroutines when large: every output block is written once. segs is
+// the buffer of a serial walk.
 func clipGatherRun[M clipMover](p *ClipPlan, m M, c0 []int64, r int, segs *[clipBatch]clipSeg) {
 	n := len(p.dom)
 	if n > 1 {
@@ -477,7 +478,7 @@ func clipGatherRun[M clipMover](p *ClipPlan, m M, c0 []int64, r int, segs *[clip
 
 // clipScatterRun is the scatter of m (out cleared by the caller) with constants c0, split
 // across goroutines along a dimension whose slices write disjoint blocks (disjoint) when
-// large.
+// large. segs is the buffer of a serial walk.
 func clipScatterRun[M clipMover](p *ClipPlan, m M, c0 []int64, r int, segs *[clipBatch]clipSeg) {
 	if d, ok := p.disjoint(); ok {
 		work := costOf(p.points()*r, p.weight(r))
