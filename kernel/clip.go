@@ -49,8 +49,8 @@ type ClipPlan struct {
 	chk  [][]clipTerm // per level: the outputs whose last variable it is (clipped there)
 	upd  [][]clipTerm // per level: the outputs that depend on it and on a later variable
 	fix  []int        // the outputs that depend on no variable
-	// coef[j][k] is a_kj; wide is set when a step st_j could overflow (the strides are then
-	// not used to prove writes disjoint)
+	// coef[j][k] is a_kj; wide is set when a step st_j could wrap (the strides are then not
+	// used to prove writes disjoint)
 	coef [][]int64
 	wide bool
 	// depth is the number of innermost variables one segment of the walk covers: 3 when
@@ -98,6 +98,7 @@ func newClipPlan(aff []*affine, dom, lim []int) *ClipPlan {
 	for j := range p.coef {
 		p.coef[j] = make([]int64, m)
 	}
+	stAbs := make([]int64, n) // Σ_k |a_kj|·bst_k, to tell whether st_j can wrap
 	for k, a := range aff {
 		if len(a.c) != n || lim[k] < 0 {
 			return nil
@@ -115,10 +116,10 @@ func newClipPlan(aff []*affine, dom, lim []int) *ClipPlan {
 			} else {
 				p.span[k] += s
 			}
-			if s, ok := mulSat(absI64(c), int64(p.bst[k])); ok && s <= clipMax {
-				p.st[j] += int(c) * p.bst[k]
-			} else {
-				p.st[j] += int(c) * p.bst[k] // wraps: still exact modulo 2⁶⁴ for in-bounds points
+			// st_j may wrap; it is still exact modulo 2⁶⁴ at in-bounds points, whose offsets fit
+			p.st[j] += int(c) * p.bst[k]
+			s, ok := mulSat(absI64(c), int64(p.bst[k]))
+			if stAbs[j] += s; !ok || stAbs[j] > clipMax {
 				p.wide = true
 			}
 		}
@@ -419,17 +420,19 @@ func (w *clipWalker[M]) level(dom []int, val []int64, j, pos, off int) {
 // the others. A scatter split along d adds every block's contributions on one goroutine,
 // in the serial order.
 func (p *ClipPlan) disjoint() (int, bool) {
-	span := 0
-	if !p.wide {
-		for j, n := range p.dom {
-			span += (n - 1) * abs(p.st[j])
+	strides := !p.wide // the strides' criterion, when the span of the offsets fits
+	span := int64(0)
+	for j, n := range p.dom {
+		s, ok := mulSat(absI64(int64(p.st[j])), int64(max(n-1, 0)))
+		if span += s; !ok || span > clipMax {
+			strides = false
 		}
 	}
 	for d, n := range p.dom {
 		if n < 2 {
 			continue
 		}
-		if !p.wide && abs(p.st[d]) > span-(n-1)*abs(p.st[d]) {
+		if sd := absI64(int64(p.st[d])); strides && sd > span-sd*int64(n-1) {
 			return d, true
 		}
 		for k, c := range p.coef[d] {

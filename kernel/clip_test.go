@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/bulkad/bulkad/core"
@@ -555,6 +556,72 @@ func TestClipSplit(t *testing.T) {
 		got = checkSplit(t, cc.name+" (evaluator)", func() any { return runIxPlan(t, s, x, outLen, c.scatter) }).([]float64)
 		if err := sameAsLitFrom(got, want, 0); err != nil {
 			t.Fatalf("%s (evaluator): %v", cc.name, err)
+		}
+	}
+}
+
+// TestClipPlanRefusesOverflow: index functions whose values could overflow the walk's
+// arithmetic get no clipped plan (the op kernels then interpret them, as core.Eval does,
+// with wrapping i64 arithmetic), and the evaluator's plan refuses them per run.
+func TestClipPlanRefusesOverflow(t *testing.T) {
+	for _, cc := range []clipCase{
+		{name: "huge coefficient", dom: []int{3, 4}, outer: []int{4, 4}, c: [][]int64{{1 << 62, 0}, {0, 1}}, c0: []int64{0, -1}},
+		{name: "huge constant", dom: []int{3, 4}, outer: []int{4, 4}, c: [][]int64{{1, 0}, {0, 1}}, c0: []int64{-1 << 62, -1}},
+		{name: "spans add up", dom: []int{3, 4}, outer: []int{4, 4}, c: [][]int64{{1 << 60, 1 << 60}, {0, 1}}, c0: []int64{0, -1}},
+	} {
+		var b core.Builder
+		prog, err := CompileIndexFn(cc.fn(&b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := prog.ClipPlan(cc.dom, cc.outer); p != nil {
+			t.Fatalf("%s: a clipped plan", cc.name)
+		}
+		if p := newClipPlan(prog.aff, cc.dom, cc.outer); p != nil && p.fits(p.c0) {
+			t.Fatalf("%s: the evaluator's plan fits", cc.name)
+		}
+		for _, scatter := range []bool{false, true} {
+			s := cc.setup(t, rand.New(rand.NewSource(1)), core.Float64, scatter)
+			ref, err := core.EvalTerm(s.term, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := flatOf(ref)
+			got := dirty([]float64{}, SliceLen(want))
+			if err := s.k.Run(got, []any{flatOf(s.x)}); err != nil {
+				t.Fatal(err)
+			}
+			if err := sameAsLitFrom(got, want, 0); err != nil {
+				t.Fatalf("%s (op kernel): %v", cc.name, err)
+			}
+			res, err := EvalTerm(s.term, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := sameAsLitFrom(res.Data(), want, 0); err != nil {
+				t.Fatalf("%s (evaluator): %v", cc.name, err)
+			}
+		}
+	}
+}
+
+// TestClipRefusesBadLengths: the clipped path refuses an output or operand that does not fit
+// its plan, with an error naming the op and the shapes, instead of writing part of it.
+func TestClipRefusesBadLengths(t *testing.T) {
+	cc := clipCases()[0] // im2col: domain [2,5,5,3,3,3] over [2,3,5,5]
+	for _, scatter := range []bool{false, true} {
+		s := cc.setup(t, rand.New(rand.NewSource(1)), core.Float64, scatter)
+		x := flatOf(s.x).([]float64)
+		n := 2 * 3 * 5 * 5
+		if !scatter {
+			n = 2 * 5 * 5 * 3 * 3 * 3
+		}
+		if err := s.k.Run(make([]float64, n), []any{x}); err != nil {
+			t.Fatalf("scatter %v: %v", scatter, err)
+		}
+		err := s.k.Run(make([]float64, n-1), []any{x})
+		if err == nil || !strings.Contains(err.Error(), "[2 5 5 3 3 3]") || !strings.Contains(err.Error(), "[2 3 5 5]") {
+			t.Fatalf("scatter %v, one element short: error %v, want one naming the domain and the addressed dims", scatter, err)
 		}
 	}
 }
