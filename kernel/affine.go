@@ -7,6 +7,7 @@ import "github.com/bulkad/bulkad/core"
 // an affine function of the bound variables and interval arithmetic proves it in bounds for
 // the whole domain (IndexProgram.AffinePlan), a gather or scatter of the op kernels becomes a
 // strided copy (or accumulation) with no per-element closure calls and no bounds checks.
+// Affine functions that reach out of bounds run clipped (clip.go).
 
 func isZero(a []int64) bool {
 	for _, v := range a {

@@ -3,7 +3,7 @@
 //
 // Compile checks a program once and turns it into an Exec: preallocated buffers, index
 // functions compiled (by the one index-function compiler of index.go, shared with the op
-// kernels) into affine row plans, vector closures or closures, fused element-wise loops, reductions,
+// kernels) into clipped affine plans (clip.go), vector closures or closures, fused element-wise loops, reductions,
 // argmax, gather and scatter kernels and a GEMM, with one memo slot per distinct subterm and
 // loop-invariant subterms of build1 bodies hoisted out of the loop. Exec.Run and Exec.RunInto
 // run it; Eval, EvalTuple and EvalTerm compile and run once.
@@ -12,7 +12,8 @@
 // the element type) are what package raise wraps as Gorgonia custom ops: Gather and Scatter
 // with their index functions compiled once (CompileIndexFn: an IndexProgram of closures, with
 // its affine form when there is one; IndexProgram.AffinePlan: strided block copies;
-// LookupPlan: an affine offset plus a table over an argmax value), Unary, Binary, StridedBinary (operands read through strides), MaskMul, Cast, Cond,
+// IndexProgram.ClipPlan: strided runs clipped to the in-bounds interval of each row, for an
+// affine function that reaches out of bounds such as a padded convolution's window; LookupPlan: an affine offset plus a table over an argmax value), Unary, Binary, StridedBinary (operands read through strides), MaskMul, Cast, Cond,
 // Concat, Transpose, Index, SumOuter, Axis (sum or argmax along an axis), ArgmaxView, MatMul (the one GEMM entry
 // point), ScatterMatMul (the product of a sparse scatter with a matrix) and ExecKernel (a
 // compiled program, for what no specialised kernel covers).

@@ -22,6 +22,14 @@ func TestRunIntoNoAllocs(t *testing.T) {
 				i, j := iv(b, "i"), iv(b, "j")
 				return b.Gather(core.Shape{4, 3}, x, b.IndexFn([]*core.Var{i, j}, j, i))
 			}},
+			{"gather clipped", func(b *core.Builder, x, am, c core.Term) core.Term {
+				i, j := iv(b, "i"), iv(b, "j")
+				return b.Gather(core.Shape{3, 4}, x, b.IndexFn([]*core.Var{i, j}, i, b.Sub(j, core.ScalarI(1))))
+			}},
+			{"scatter clipped", func(b *core.Builder, x, am, c core.Term) core.Term {
+				i, j := iv(b, "i"), iv(b, "j")
+				return b.Scatter(core.Shape{3, 4}, x, b.IndexFn([]*core.Var{i, j}, b.Sub(i, core.ScalarI(1)), b.Add(j, core.ScalarI(1))))
+			}},
 			{"gather by index", func(b *core.Builder, x, am, c core.Term) core.Term {
 				j := iv(b, "j")
 				return b.Gather(core.Shape{4}, x, b.IndexFn([]*core.Var{j}, b.Index(am, j), j))

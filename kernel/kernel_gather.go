@@ -15,11 +15,13 @@ type ixPlan struct {
 	rest int     // elements per block
 	// scratch (one Exec is not used concurrently)
 	r, o   []int64
-	vo     [][]int64 // m × vecChunk outputs of a row-vectorised index function
-	voff   []int     // vecChunk target offsets (-1: out of bounds)
-	base   []int64   // per-output constant parts, evaluated once per run
-	okRows bool      // affine fast path usable this run
-	one    [1]int    // the offset of a single point
+	vo     [][]int64           // m × vecChunk outputs of a row-vectorised index function
+	voff   []int               // vecChunk target offsets (-1: out of bounds)
+	base   []int64             // per-output constant parts, evaluated once per run
+	clip   *ClipPlan           // the clipped affine path of an affine index function
+	segs   *[clipBatch]clipSeg // its segment buffer (serial walks)
+	okRows bool                // the clipped affine path usable this run (its arithmetic fits)
+	one    [1]int              // the offset of a single point
 }
 
 func newIxPlan(fn *idxFn, dom []int, tgtShape core.Shape, m int) *ixPlan {
@@ -30,6 +32,10 @@ func newIxPlan(fn *idxFn, dom []int, tgtShape core.Shape, m int) *ixPlan {
 		p.tstr = append(p.tstr, full[k])
 	}
 	p.r = fn.env.slots[:len(dom)]
+	if fn.aff != nil {
+		p.clip = newClipPlan(fn.aff, dom, tgtShape[:m])
+		p.segs = newClipSegs()
+	}
 	p.o = make([]int64, m)
 	p.base = make([]int64, m)
 	if fn.vec != nil {
@@ -42,13 +48,14 @@ func newIxPlan(fn *idxFn, dom []int, tgtShape core.Shape, m int) *ixPlan {
 	return p
 }
 
-// affLimit bounds coefficients and constants for the strided path so that no intermediate
-// product can overflow; larger values use the checked per-point path.
+// affLimit bounds coefficients and constants for the in-bounds strided path (inBounds) so
+// that no intermediate product can overflow; larger values use the checked paths.
 const affLimit = 1 << 30
 
-// prepare evaluates the dynamic constant parts of an affine index function for this run.
+// prepare evaluates the dynamic constant parts of an affine index function for this run
+// and decides whether the clipped affine path can run them.
 func (p *ixPlan) prepare() {
-	p.okRows = p.fn.aff != nil && len(p.dom) > 0
+	p.okRows = p.clip != nil
 	if !p.okRows {
 		return
 	}
@@ -58,20 +65,8 @@ func (p *ixPlan) prepare() {
 			v += a.dyn(p.fn.env)
 		}
 		p.base[k] = v
-		if v > affLimit || v < -affLimit {
-			p.okRows = false
-		}
-		for _, c := range a.c {
-			if c > affLimit || c < -affLimit {
-				p.okRows = false
-			}
-		}
 	}
-	for _, d := range p.dom {
-		if d > affLimit {
-			p.okRows = false
-		}
-	}
+	p.okRows = p.clip.fits(p.base)
 }
 
 func floorDiv(a, b int64) int64 { // b > 0
@@ -83,39 +78,6 @@ func floorDiv(a, b int64) int64 { // b > 0
 }
 
 func ceilDiv(a, b int64) int64 { return -floorDiv(-a, b) } // b > 0
-
-// row computes, for the current outer point p.r[:n-1], the interval [lo,hi) of the innermost
-// variable for which every index is in bounds, the target offset at t = 0 and the offset step.
-func (p *ixPlan) row() (lo, hi, off0, step int64) {
-	n := len(p.dom)
-	lo, hi = 0, int64(p.dom[n-1])
-	for k, a := range p.fn.aff {
-		b := p.base[k]
-		for j := 0; j < n-1; j++ {
-			b += a.c[j] * p.r[j]
-		}
-		c := a.c[n-1]
-		K := p.tgt[k]
-		switch {
-		case c == 0:
-			if b < 0 || b >= K {
-				return 0, 0, 0, 0
-			}
-		case c > 0:
-			lo = max(lo, ceilDiv(-b, c))
-			hi = min(hi, floorDiv(K-1-b, c)+1)
-		default:
-			lo = max(lo, ceilDiv(b-K+1, -c))
-			hi = min(hi, floorDiv(b, -c)+1)
-		}
-		off0 += b * int64(p.tstr[k])
-		step += c * int64(p.tstr[k])
-	}
-	if hi <= lo {
-		return 0, 0, 0, 0
-	}
-	return
-}
 
 // chunk computes the target offsets of the points (r[:n-1], t0+q) for q < cnt into p.voff
 // (-1 when out of bounds).
@@ -169,13 +131,10 @@ func (p *ixPlan) domSize() int {
 	return n
 }
 
-// ixMover moves the blocks of one gather or scatter; walk calls it with the offsets
-// of the other array, so that the traversal of the domain (affine rows, vectorised chunks,
-// single points) is written once for both directions.
+// ixMover moves the blocks of one gather or scatter whose index function is not affine;
+// walkPrepared calls it with the offsets of the other array, so that the traversal of the domain
+// (vectorised chunks, single points) is written once for both directions.
 type ixMover interface {
-	// row handles the tn points of one innermost row whose blocks start at element o of the
-	// domain-side array: in bounds for t in [lo, hi), at target offset off0 + t·step.
-	row(o, tn, lo, hi, off0, step int)
 	// single handles len(vo) points from o with one computed index each and one-element
 	// blocks: in bounds where 0 ≤ vo[q] < hi, at target offset vo[q]·st.
 	single(o int, vo []int64, hi int64, st int)
@@ -184,14 +143,8 @@ type ixMover interface {
 	blocks(o int, offs []int)
 }
 
-// walk runs m over every point of p's domain, in row-major order (generic in M so that the
-// mover is not boxed: no allocation per run).
-func walk[M ixMover](p *ixPlan, m M) {
-	p.prepare()
-	walkPrepared(p, m)
-}
-
-// walkPrepared is walk once p.prepare has run.
+// walkPrepared runs m over every point of p's domain in row-major order, once p.prepare
+// has run (generic in M so that the mover is not boxed: no allocation per run).
 func walkPrepared[M ixMover](p *ixPlan, m M) {
 	clear(p.r)
 	R := p.rest
@@ -200,10 +153,6 @@ func walkPrepared[M ixMover](p *ixPlan, m M) {
 		return
 	}
 	n := len(p.dom)
-	if p.okRows {
-		walkRows(p, m, 0)
-		return
-	}
 	if p.fn.vec != nil && n > 0 {
 		tn := p.dom[n-1]
 		o := 0
@@ -231,59 +180,10 @@ func walkPrepared[M ixMover](p *ixPlan, m M) {
 	}
 }
 
-// step is the target offset step along the innermost domain variable of an affine plan.
-func (p *ixPlan) step() int64 {
-	n, s := len(p.dom), int64(0)
-	for k, a := range p.fn.aff {
-		s += a.c[n-1] * int64(p.tstr[k])
-	}
-	return s
-}
-
-// walkRows runs m over the innermost rows of p's domain (affine plan, p.okRows) from the
-// point p.r, whose blocks start at o in the domain-side array, to the end of p.dom.
-func walkRows[M ixMover](p *ixPlan, m M, o int) {
-	n := len(p.dom)
-	tn := p.dom[n-1]
-	for ; ; o += tn * p.rest {
-		lo, hi, off0, step := p.row()
-		m.row(o, tn, int(lo), int(hi), int(off0), int(step))
-		if !p.next(n - 1) {
-			return
-		}
-	}
-}
-
 // gatherer: dst[point ++ rest] = src[f(point) ++ rest], zeros out of bounds.
 type gatherer[T any] struct {
 	dst, src []T
 	R        int
-}
-
-func (g gatherer[T]) row(o, tn, lo, hi, off0, step int) {
-	R, src := g.R, g.src
-	row := g.dst[o : o+tn*R]
-	clear(row[:lo*R])
-	clear(row[hi*R:])
-	if hi <= lo {
-		return
-	}
-	s := off0 + lo*step
-	switch {
-	case R == 1 && step == 1:
-		copy(row[lo:hi], src[s:])
-	case R == 1:
-		seg := row[lo:hi]
-		for t := range seg {
-			seg[t] = src[s]
-			s += step
-		}
-	default:
-		for t := lo; t < hi; t++ {
-			copy(row[t*R:(t+1)*R], src[s:s+R])
-			s += step
-		}
-	}
 }
 
 func (g gatherer[T]) single(o int, vo []int64, hi int64, st int) {
@@ -313,59 +213,23 @@ func (g gatherer[T]) blocks(o int, offs []int) {
 	}
 }
 
-// gatherK: dst[point ++ rest] = src[f(point) ++ rest], zeros out of bounds. A large gather
-// with an affine plan is split along an outer dimension of its domain across goroutines
-// (each writes its own rows of dst).
+// gatherK: dst[point ++ rest] = src[f(point) ++ rest], zeros out of bounds. An affine
+// index function runs on the clipped affine path (split across goroutines when large).
 func gatherK[T any](p *ixPlan, dst, src []T) {
-	g := gatherer[T]{dst, src, p.rest}
 	p.prepare()
-	n := len(p.dom)
-	if n < 2 || !p.okRows || p.rest == 0 {
-		walkPrepared(p, g)
+	if p.okRows {
+		if p.rest > 0 {
+			clipGatherRun(p.clip, clipGather[T]{dst, src, p.rest}, p.base, p.rest, p.segs)
+		}
 		return
 	}
-	w := wStrided
-	if step := p.step(); p.rest > 1 || step == 1 {
-		w = wCheap // contiguous rows or blocks
-	}
-	work := costOf(len(dst), w)
-	d, ok := splitDim(p.dom[:n-1], work)
-	if !ok {
-		walkPrepared(p, g)
-		return
-	}
-	inner := core.Shape(p.dom[d+1:]).Size() * p.rest
-	inParallel(p.dom[d], work, func(lo, hi int) {
-		// a copy of the plan walking [lo, hi) along d: its own odometer and bound (row and
-		// next read the rest of the plan only)
-		q := *p
-		q.r = make([]int64, n)
-		q.r[d] = int64(lo)
-		q.dom = append([]int(nil), p.dom...)
-		q.dom[d] = hi
-		walkRows(&q, g, lo*inner)
-	})
+	walkPrepared(p, gatherer[T]{dst, src, p.rest})
 }
 
 // scatterer: dst[f(point) ++ rest] += src[point ++ rest]; out-of-range writes are dropped.
 type scatterer[T numT] struct {
 	dst, src []T
 	R        int
-}
-
-func (s scatterer[T]) row(o, _, lo, hi, off0, step int) {
-	d := off0 + lo*step
-	if s.R == 1 {
-		for _, v := range s.src[o+lo : o+hi] {
-			s.dst[d] += v
-			d += step
-		}
-		return
-	}
-	for t := lo; t < hi; t++ {
-		addTo(s.dst[d:d+s.R], s.src[o+t*s.R:o+(t+1)*s.R])
-		d += step
-	}
 }
 
 func (s scatterer[T]) single(o int, vo []int64, hi int64, st int) {
@@ -398,9 +262,18 @@ func addTo[T numT](dst, src []T) {
 }
 
 // scatterK: dst[f(point) ++ rest] += src[point ++ rest]; out-of-range writes are dropped.
+// An affine index function runs on the clipped affine path (split across goroutines along a
+// dimension whose slices write disjoint blocks, when large).
 func scatterK[T numT](p *ixPlan, dst, src []T) {
 	clear(dst)
-	walk(p, scatterer[T]{dst, src, p.rest})
+	p.prepare()
+	if p.okRows {
+		if p.rest > 0 {
+			clipScatterRun(p.clip, clipScatter[T]{dst, src, p.rest}, p.base, p.rest, p.segs)
+		}
+		return
+	}
+	walkPrepared(p, scatterer[T]{dst, src, p.rest})
 }
 
 // buildMove compiles a gather or a scatter t of x through the index function fn.

@@ -74,6 +74,10 @@ type IndexPlan struct {
 	VK    *Vulkan // device path (nil: CPU only)
 	tab   ixTable // device index table when fn reads no run-time array
 	LK    *Lookup
+
+	// Clip is the clipped affine path (IndexProgram.ClipPlan) of an affine index function
+	// that is not provably in bounds; it is used when Aff is not set.
+	Clip *ClipPlan
 }
 
 // Run implements Kernel.
@@ -112,6 +116,9 @@ func gatherRun[T elem](k *Gather, o []T, ins []any) error {
 	if k.Aff && len(ins) == 1 {
 		gatherAffine(o, x, k.Dom, k.ASt, k.ABase, k.Rest)
 		return nil
+	}
+	if k.Clip != nil && len(ins) == 1 {
+		return gatherClip(k.Clip, o, x, k.Rest)
 	}
 	env, err := k.Fn.newEnv(ins[1:])
 	if err != nil {
@@ -173,6 +180,9 @@ func scatterRun[T elem](k *Scatter, o []T, ins []any) error {
 	if k.Aff && len(ins) == 1 {
 		scatterAffine(o, x, k.Dom, k.ASt, k.ABase, k.Rest, add)
 		return nil
+	}
+	if k.Clip != nil && len(ins) == 1 {
+		return scatterClip(k.Clip, o, x, k.Rest)
 	}
 	env, err := k.Fn.newEnv(ins[1:])
 	if err != nil {

@@ -127,7 +127,7 @@ func TestKernelAgreesWithReference(t *testing.T) {
 }
 
 // TestOpIndexKernelsAgreeWithReference checks the op kernels' side of the index-function
-// compiler (CompileIndexFn, Gather, Scatter, with the affine plan where raise uses it) on every
+// compiler (CompileIndexFn, Gather, Scatter, with the affine and clipped plans where raise uses them) on every
 // gather and scatter of generated programs whose operands can be evaluated on their own (no
 // variable of an enclosing build): the kernel, fed the operand and the extra inputs computed by
 // core.Eval, must equal core.Eval of the whole gather or scatter — exactly, out-of-bounds
@@ -138,7 +138,7 @@ func TestOpIndexKernelsAgreeWithReference(t *testing.T) {
 	if testing.Short() {
 		n = 300
 	}
-	var checked, compiled, affine, extra int
+	var checked, compiled, affine, clipped, extra int
 	for seed := int64(0); seed < n; seed++ {
 		_, p, args, _ := propCase(seed)
 		params := map[string]bool{}
@@ -192,15 +192,19 @@ func TestOpIndexKernelsAgreeWithReference(t *testing.T) {
 				gk := &Gather{Dom: g.Shape[:nv], Src: xs[:m], Rest: xs[m:].Size(), IndexPlan: IndexPlan{Fn: prog}}
 				if len(prog.Frees) == 0 {
 					gk.ASt, gk.ABase, gk.Aff = prog.AffinePlan(gk.Dom, gk.Src)
+					gk.Clip = prog.ClipPlan(gk.Dom, gk.Src)
 				}
 				affine += b2iInt(gk.Aff)
+				clipped += b2iInt(!gk.Aff && gk.Clip != nil)
 				k = gk
 			} else {
 				sk := &Scatter{Dom: xs[:nv], Dst: sh[:m], Rest: xs[nv:].Size(), IndexPlan: IndexPlan{Fn: prog}}
 				if len(prog.Frees) == 0 {
 					sk.ASt, sk.ABase, sk.Aff = prog.AffinePlan(sk.Dom, sk.Dst)
+					sk.Clip = prog.ClipPlan(sk.Dom, sk.Dst)
 				}
 				affine += b2iInt(sk.Aff)
+				clipped += b2iInt(!sk.Aff && sk.Clip != nil)
 				k = sk
 			}
 			if err := k.Run(got, ins); err != nil {
@@ -211,10 +215,10 @@ func TestOpIndexKernelsAgreeWithReference(t *testing.T) {
 			}
 		})
 	}
-	if compiled < checked/2 || affine == 0 || extra == 0 {
-		t.Fatalf("only %d of %d gathers/scatters compiled (%d affine, %d with extra inputs): the test covers too little", compiled, checked, affine, extra)
+	if compiled < checked/2 || affine == 0 || clipped == 0 || extra == 0 {
+		t.Fatalf("only %d of %d gathers/scatters compiled (%d affine, %d clipped, %d with extra inputs): the test covers too little", compiled, checked, affine, clipped, extra)
 	}
-	t.Logf("%d gathers/scatters, %d compiled (%d with the affine plan, %d with extra inputs)", checked, compiled, affine, extra)
+	t.Logf("%d gathers/scatters, %d compiled (%d with the affine plan, %d with the clipped plan, %d with extra inputs)", checked, compiled, affine, clipped, extra)
 }
 
 func b2iInt(b bool) int {

@@ -750,6 +750,7 @@ func (pl *plan) gatherScatter(t core.Term, sh core.Shape, x core.Term, fn *core.
 		sk := &kern.Scatter{Dom: xt.Shape[:n], Dst: sh[:m], Rest: xt.Shape[n:].Size(), IndexPlan: kern.IndexPlan{Fn: prog, VK: pl.vk}}
 		if len(prog.Frees) == 0 {
 			sk.ASt, sk.ABase, sk.Aff = prog.AffinePlan(sk.Dom, sk.Dst)
+			sk.Clip = prog.ClipPlan(sk.Dom, sk.Dst) // used when Aff is not set
 		} else if lp, ok := kern.LookupPlan(fn, prog, sk.Dom, sk.Dst, pl.argmaxRange); ok {
 			sk.LK = lp
 		}
@@ -758,6 +759,7 @@ func (pl *plan) gatherScatter(t core.Term, sh core.Shape, x core.Term, fn *core.
 		gk := &kern.Gather{Dom: sh[:n], Src: xt.Shape[:m], Rest: xt.Shape[m:].Size(), IndexPlan: kern.IndexPlan{Fn: prog, VK: pl.vk}}
 		if len(prog.Frees) == 0 {
 			gk.ASt, gk.ABase, gk.Aff = prog.AffinePlan(gk.Dom, gk.Src)
+			gk.Clip = prog.ClipPlan(gk.Dom, gk.Src) // used when Aff is not set
 		} else if lp, ok := kern.LookupPlan(fn, prog, gk.Dom, gk.Src, pl.argmaxRange); ok {
 			gk.LK = lp
 		}
