@@ -13,31 +13,38 @@ import (
 //
 // groups = 1 is Conv2d. Otherwise every group is computed by one bulk operation, never a
 // loop over the groups, so the program and its gradient have the same size for 2 groups as
-// for 1000. Two formulations are used, chosen by the channels per group, cg = c/groups:
+// for 1000. Two formulations are used, chosen by the input channels per group, cg = c/groups:
 //
-//   - element-wise (cg = 1, or cg ≤ 4 and groups ≥ 8·cg): one gather of the windows,
-//     [cg·KH·KW, b, o, oh, ow] (input channel and window position outermost, the input block
-//     of each output channel's group read in place), times the filters broadcast to that
-//     shape by a gather, summed over the outer axis with sumOuter. No matrix product; the
-//     gradient is one scatter into x (col2im) and one scatter-sum into f. For depthwise
-//     convolution this is the gather / product / sum over the window. Its work is the number
-//     of multiply-adds, at the speed of element-wise kernels.
-//   - block-diagonal (otherwise): the filters are spread into the dense [o, c, KH, KW] filter
-//     bank of one ordinary convolution, zero outside the diagonal blocks (a gather whose
-//     off-diagonal reads fall out of bounds, so they read 0; its transpose, a scatter, drops
-//     the gradient's off-diagonal blocks), and Conv2d does one im2col and one matrix product.
-//     It does groups times the multiply-adds, at the speed of the GEMM.
+//   - element-wise (cg ≤ 2; depthwise convolution is cg = 1): one gather of the windows,
+//     [cg·KH·KW, b, o, oh, ow] (input channel and window position outermost, each output
+//     channel reading its group's input channels in place), times the filters broadcast to
+//     that shape by a gather, summed over the outer axis with sumOuter. No matrix product;
+//     the gradient is one scatter into x (col2im) and one scatter-sum into f. Its work is the
+//     number of multiply-adds, at the speed of element-wise kernels.
+//   - block-diagonal (cg ≥ 3): the filters are placed, by one scatter whose index function
+//     repeats the group, into the dense [o, c, KH, KW] filter bank of one ordinary
+//     convolution, zero off the diagonal blocks (the gradient gathers the diagonal blocks
+//     back), and Conv2d does one im2col and one matrix product. It does groups times the
+//     multiply-adds, at the speed of the GEMM.
 //
 // The rule comes from measuring both, with kernel.Compile, forward and gradient (ad.Grad of
-// sum(y·r) with respect to x and f) for b = 2, 16×16, 3×3 windows, float32, c = o, on the
-// shared 2-core development machine (forward + gradient in ms, element-wise vs
-// block-diagonal): cg = 1: 0.19 vs 0.69 at 2 groups, 3.0 vs 7.0 at 32, 6.0 vs 15.5 at 64;
-// cg = 2: 3.1 vs 3.3 at 8, 12.2 vs 23.5 at 32; cg = 4: 35 vs 36 at 32, 88 vs 72 at 64;
-// cg = 8: 44 vs 21 at 8, 377 vs 187 at 64; cg = 16: 89 vs 16 at 4, 626 vs 186 at 32. (For
-// 144 depthwise groups, float64: 13.7 vs 36.6, where the per-group convolutions it replaces
-// took 73.) The element-wise form costs about 15–20 ns per multiply-add (forward and gradient
-// together), the GEMM 0.2–0.8 ns per multiply-add it does, so the block-diagonal form wins
-// until the groups multiply its work by more than about 25–75, sooner when the GEMM is small.
+// sum(y·r) with respect to x and f) for b = 2, c = o, 16×16, 3×3 windows, float32, on the
+// shared 2-core development machine; forward + gradient in ms, element-wise / block-diagonal
+// / the per-group convolutions this replaces (one Conv2d per group, concatenated):
+//
+//	cg = 1:  2 groups 0.28 / 0.66 / 0.72    32 groups 3.2 / 7.2 / 8.9    64 groups 6.3 / 15.8 / 23.2
+//	cg = 2:  8 groups 3.0 / 3.3 / 4.0       32 groups 13.6 / 19.6 / 23.4
+//	cg = 3: 16 groups 13.3 / 14.3 / 13.4    64 groups 50 / 47 / 78
+//	cg = 4: 32 groups 37 / 22 / 38          64 groups 99 / 58 / 82
+//	cg = 8:  8 groups 46 / 20 / 17          64 groups 349 / 148 / 164
+//	cg = 16: 4 groups 90 / 16 / 13          32 groups 709 / 181 / 154
+//
+// (and for b = 8, 32×32: 96 depthwise groups 123 / 315, cg = 2 with 16 groups 76 / 112). The
+// element-wise form costs about 15–20 ns per multiply-add (forward and gradient together),
+// the GEMM 0.2–0.8 ns per multiply-add it does, groups times as many. With many channels per
+// group the per-group convolutions remain faster per step (each is a small GEMM without the
+// waste): 3.9 ms against 22 for RegNetX-400MF's last stage (400 channels in 25 groups, 2×2,
+// b = 2); a batched matrix product in the core language or its kernels would close that gap.
 // The general build1-over-groups formulation was not used: the bulk-operation transform turns
 // a matmul whose operands both depend on the build variable into the same sum of products as
 // the element-wise form.
@@ -62,7 +69,7 @@ func GroupedConv2d(x, f core.Term, w Window, groups int) (core.Term, error) {
 	if groups == 1 {
 		return Conv2d(x, f, w)
 	}
-	if cg := xs[1] / groups; cg == 1 || (cg <= 4 && groups >= 8*cg) {
+	if xs[1]/groups <= 2 {
 		return groupedConvElementwise(x, f, w, groups)
 	}
 	return groupedConvBlockDiag(x, f, w, groups)
@@ -100,12 +107,13 @@ func groupedConvBlockDiag(x, f core.Term, w Window, groups int) (core.Term, erro
 	xs, fs := x.Type().Shape, f.Type().Shape
 	cg, og := xs[1]/groups, fs[0]/groups
 	var b core.Builder
-	// dense[g, m, g', c', r, s] = f[g, m, c', r, s] if g' = g, else 0: the group axis of f is
-	// read at g' - g on a unit axis, out of bounds (0) off the diagonal.
-	f6 := b.Reshape(core.Shape{groups, og, 1, cg, w.KH, w.KW}, f)
-	vs, ts := indexVars(&b, 6)
-	dense := b.Gather(core.Shape{groups, og, groups, cg, w.KH, w.KW}, f6,
-		b.IndexFn(vs, ts[0], ts[1], b.Sub(ts[2], ts[0]), ts[3], ts[4], ts[5]))
+	// dense[g, m, g, c', r, s] = f[g, m, c', r, s], 0 off the diagonal: a scatter whose
+	// index function repeats the group (work proportional to f, not to the dense bank); its
+	// transpose, the gradient, is the gather of the diagonal blocks.
+	f5 := b.Reshape(core.Shape{groups, og, cg, w.KH, w.KW}, f)
+	vs, ts := indexVars(&b, 5)
+	dense := b.Scatter(core.Shape{groups, og, groups, cg, w.KH, w.KW}, f5,
+		b.IndexFn(vs, ts[0], ts[1], ts[0], ts[2], ts[3], ts[4]))
 	bank := b.Reshape(core.Shape{fs[0], xs[1], w.KH, w.KW}, dense)
 	if err := wrap("grouped conv2d", &b); err != nil {
 		return nil, err
