@@ -22,9 +22,10 @@ import (
 //     the gradient is one scatter into x (col2im) and one scatter-sum into f. Its work is the
 //     number of multiply-adds, at the speed of element-wise kernels.
 //   - block-diagonal (cg ≥ 3): the filters are placed, by one scatter whose index function
-//     repeats the group, into the dense [o, c, KH, KW] filter bank of one ordinary
-//     convolution, zero off the diagonal blocks (the gradient gathers the diagonal blocks
-//     back), and Conv2d does one im2col and one matrix product. It does groups times the
+//     repeats the group, into the dense filter bank of one ordinary convolution, zero off the
+//     diagonal blocks, directly in the [c·KH·KW, o] layout of its matrix product (so neither
+//     the bank nor its gradient is transposed); then one im2col and one matrix product, as in
+//     Conv2d. The gradient gathers the diagonal blocks back. It does groups times the
 //     multiply-adds, at the speed of the GEMM.
 //
 // The rule comes from measuring both, with kernel.Compile, forward and gradient (ad.Grad of
@@ -32,22 +33,22 @@ import (
 // shared 2-core development machine; forward + gradient in ms, element-wise / block-diagonal
 // / the per-group convolutions this replaces (one Conv2d per group, concatenated):
 //
-//	cg = 1:  2 groups 0.28 / 0.66 / 0.72    32 groups 3.2 / 7.2 / 8.9    64 groups 6.3 / 15.8 / 23.2
-//	cg = 2:  8 groups 3.0 / 3.3 / 4.0       32 groups 13.6 / 19.6 / 23.4
-//	cg = 3: 16 groups 13.3 / 14.3 / 13.4    64 groups 50 / 47 / 78
-//	cg = 4: 32 groups 37 / 22 / 38          64 groups 99 / 58 / 82
-//	cg = 8:  8 groups 46 / 20 / 17          64 groups 349 / 148 / 164
-//	cg = 16: 4 groups 90 / 16 / 13          32 groups 709 / 181 / 154
+//	cg = 1:  2 groups 0.29 / 0.91 / 0.73    32 groups 5.0 / 10.3 / 13.4    64 groups 10 / 25 / 38
+//	cg = 2:  8 groups 3.8 / 5.5 / 8.2       32 groups 21 / 23 / 22
+//	cg = 3: 16 groups 18 / 12 / 14          64 groups 59 / 40 / 79
+//	cg = 4: 32 groups 48 / 33 / 58          64 groups 147 / 114 / 91
+//	cg = 8:  8 groups 55 / 22 / 24          64 groups 412 / 184 / 197
+//	cg = 16: 4 groups 109 / 18 / 21         32 groups 746 / 183 / 181
 //
-// (and for b = 8, 32×32: 96 depthwise groups 123 / 315, cg = 2 with 16 groups 76 / 112). The
+// and for b = 8, 32×32: 96 depthwise groups 130 / 377, cg = 2 with 16 groups 83 / 115. The
 // element-wise form costs about 15–20 ns per multiply-add (forward and gradient together),
-// the GEMM 0.2–0.8 ns per multiply-add it does, groups times as many. With many channels per
-// group the per-group convolutions remain faster per step (each is a small GEMM without the
-// waste): 3.9 ms against 22 for RegNetX-400MF's last stage (400 channels in 25 groups, 2×2,
-// b = 2); a batched matrix product in the core language or its kernels would close that gap.
-// The general build1-over-groups formulation was not used: the bulk-operation transform turns
-// a matmul whose operands both depend on the build variable into the same sum of products as
-// the element-wise form.
+// the GEMM well under 1 ns per multiply-add it does, groups times as many. With many channels
+// per group and few positions the per-group convolutions can still be faster per step (each
+// is a small GEMM without the waste): 10.2 ms against 6.8 for RegNetX-400MF's last stage (400
+// channels in 25 groups, 2×2, b = 2; the element-wise form 63); a batched matrix product in
+// the core language or its kernels would close that gap. The general build1-over-groups
+// formulation was not used: the bulk-operation transform turns a matmul whose operands both
+// depend on the build variable into the same sum of products as the element-wise form.
 func GroupedConv2d(x, f core.Term, w Window, groups int) (core.Term, error) {
 	const op = "grouped conv2d"
 	if err := checkTerm(op, x, f); err != nil {
@@ -101,22 +102,26 @@ func groupedConvElementwise(x, f core.Term, w Window, groups int) (core.Term, er
 	return result("grouped conv2d", &b, b.SumOuter(prod))
 }
 
-// groupedConvBlockDiag is GroupedConv2d as one Conv2d with the block-diagonal filter bank.
-// Shapes and groups are checked.
+// groupedConvBlockDiag is GroupedConv2d as one convolution with the block-diagonal filter
+// bank. Shapes and groups are checked.
 func groupedConvBlockDiag(x, f core.Term, w Window, groups int) (core.Term, error) {
 	xs, fs := x.Type().Shape, f.Type().Shape
 	cg, og := xs[1]/groups, fs[0]/groups
-	var b core.Builder
-	// dense[g, m, g, c', r, s] = f[g, m, c', r, s], 0 off the diagonal: a scatter whose
-	// index function repeats the group (work proportional to f, not to the dense bank); its
-	// transpose, the gradient, is the gather of the diagonal blocks.
-	f5 := b.Reshape(core.Shape{groups, og, cg, w.KH, w.KW}, f)
-	vs, ts := indexVars(&b, 5)
-	dense := b.Scatter(core.Shape{groups, og, groups, cg, w.KH, w.KW}, f5,
-		b.IndexFn(vs, ts[0], ts[1], ts[0], ts[2], ts[3], ts[4]))
-	bank := b.Reshape(core.Shape{fs[0], xs[1], w.KH, w.KW}, dense)
-	if err := wrap("grouped conv2d", &b); err != nil {
+	cols, err := Im2Col(x, w)
+	if err != nil {
 		return nil, err
 	}
-	return Conv2d(x, bank, w)
+	cs := cols.Type().Shape
+	var b core.Builder
+	// bank[g, c', r, s, g, m] = f[g, m, c', r, s], 0 off the diagonal: the filters of
+	// Conv2d's matrix product (transposed), placed by a scatter whose index function repeats
+	// the group (work proportional to f, not to the bank); the gradient gathers the diagonal
+	// blocks back.
+	f5 := b.Reshape(core.Shape{groups, og, cg, w.KH, w.KW}, f)
+	vs, ts := indexVars(&b, 5)
+	bank := b.Scatter(core.Shape{groups, cg, w.KH, w.KW, groups, og}, f5,
+		b.IndexFn(vs, ts[0], ts[2], ts[3], ts[4], ts[0], ts[1]))
+	m := b.MatMul(b.Reshape(core.Shape{cs[0] * cs[1] * cs[2], cs[3]}, cols), b.Reshape(core.Shape{cs[3], fs[0]}, bank))
+	r := b.Reshape(core.Shape{cs[0], cs[1], cs[2], fs[0]}, m)
+	return result("grouped conv2d", &b, b.Transpose([]int{0, 3, 1, 2}, r))
 }
