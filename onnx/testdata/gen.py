@@ -116,7 +116,7 @@ class Scans(LinearHead):
 class SepConv(nn.Module):
     """Depthwise-separable convolutions (MobileNet style): a depthwise convolution with channel
     multiplier 2 and stride 2, a pointwise one, a dilated depthwise one without bias, and a
-    grouped one with 2 channels per group, with ReLU6 between them."""
+    grouped one with 3 channels per group, with ReLU6 and tanh between them."""
 
     def __init__(self):
         super().__init__()
@@ -124,7 +124,7 @@ class SepConv(nn.Module):
         self.dw = nn.Conv2d(4, 8, 3, stride=2, padding=1, groups=4)
         self.pw = nn.Conv2d(8, 6, 1)
         self.dw2 = nn.Conv2d(6, 6, 3, padding=2, dilation=2, groups=6, bias=False)
-        self.gc = nn.Conv2d(6, 6, 3, padding=1, groups=3)
+        self.gc = nn.Conv2d(6, 6, 3, padding=1, groups=2)
         self.fc = nn.Linear(6, 3)
 
     def forward(self, x):
