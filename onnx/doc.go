@@ -29,6 +29,10 @@
 // average pooling of padding without counting it, non-constant shapes) or an operator set
 // outside 7–18 is an error naming the node, the operator and the opset.
 //
+// Conv with group > 1 (grouped and depthwise convolution) is one bulk operation,
+// lower.GroupedConv2d, whatever the number of groups: a depthwise MobileNetV2 imports as a few
+// hundred Gorgonia nodes, not one convolution per channel.
+//
 // Not supported yet: LayerNormalization as one operator (opset 17; the
 // decomposed form that PyTorch 1.13 exports works), Resize, recurrent operators (LSTM/GRU/RNN
 // as single operators; unrolled cells work), Dropout in training mode (random masks),

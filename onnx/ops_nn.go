@@ -166,30 +166,10 @@ func opConv(c *ctx, n *Node, ins []value) ([]value, error) {
 	if groups < 1 || cin%groups != 0 || fs[0]%groups != 0 || fs[1]*groups != cin {
 		return nil, errors.Errorf("group %d does not divide input channels %d and output channels %d (weight %v)", groups, cin, fs[0], fs)
 	}
-	var y core.Term
-	if groups == 1 {
-		if y, err = lower.Conv2d(x, f, w); err != nil {
-			return nil, err
-		}
-	} else {
-		gi, go1 := cin/groups, fs[0]/groups
-		parts := make([]core.Term, groups)
-		for g := 0; g < groups; g++ {
-			xg, err := lower.Slice(x, 1, g*gi, 1, gi, true)
-			if err != nil {
-				return nil, err
-			}
-			fg, err := lower.Slice(f, 0, g*go1, 1, go1, true)
-			if err != nil {
-				return nil, err
-			}
-			if parts[g], err = lower.Conv2d(xg, fg, w); err != nil {
-				return nil, err
-			}
-		}
-		if y, err = lower.Concat(1, parts...); err != nil {
-			return nil, err
-		}
+	// one bulk operation for any number of groups (groups = 1 is lower.Conv2d)
+	y, err := lower.GroupedConv2d(x, f, w, groups)
+	if err != nil {
+		return nil, err
 	}
 	if len(ins) > 2 && ins[2].t != nil {
 		bias, err := c.term(ins[2])

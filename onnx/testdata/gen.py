@@ -4,12 +4,14 @@ python3-onnx 1.12): each model is exported to <name>_<dtype>.onnx, and <name>_<d
 its input, the output, a fixed weighting r and the PyTorch autograd gradients of
 loss = sum(output * r) with respect to every parameter (by its ONNX initializer name).
 
-    /usr/bin/python3 onnx/testdata/gen.py      (from the repository root; rewrites the files)
+    /usr/bin/python3 onnx/testdata/gen.py [NAME ...]   (from the repository root; rewrites the
+                                                    files of the named models, or of all)
 
 The outputs are committed: go test never runs Python.
 """
 import json
 import os
+import sys
 
 import torch
 import torch.nn as nn
@@ -111,6 +113,27 @@ class Scans(LinearHead):
         return c * p + torch.amin(h, dim=1, keepdim=True) + torch.logsumexp(h, dim=1, keepdim=True)
 
 
+class SepConv(nn.Module):
+    """Depthwise-separable convolutions (MobileNet style): a depthwise convolution with channel
+    multiplier 2 and stride 2, a pointwise one, a dilated depthwise one without bias, and a
+    grouped one with 3 channels per group, with ReLU6 and tanh between them."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(2, 4, 3, padding=1)
+        self.dw = nn.Conv2d(4, 8, 3, stride=2, padding=1, groups=4)
+        self.pw = nn.Conv2d(8, 6, 1)
+        self.dw2 = nn.Conv2d(6, 6, 3, padding=2, dilation=2, groups=6, bias=False)
+        self.gc = nn.Conv2d(6, 6, 3, padding=1, groups=2)
+        self.fc = nn.Linear(6, 3)
+
+    def forward(self, x):
+        h = torch.nn.functional.relu6(self.conv(x))
+        h = torch.nn.functional.relu6(self.pw(torch.nn.functional.relu6(self.dw(h))))
+        h = torch.tanh(self.gc(torch.tanh(self.dw2(h))))
+        return self.fc(torch.flatten(torch.nn.functional.adaptive_avg_pool2d(h, 1), 1))
+
+
 MODELS = [
     ("mlp", MLP, (4, 6)),
     ("lenet", LeNet, (2, 1, 8, 8)),
@@ -118,11 +141,17 @@ MODELS = [
     ("block", Block, (5, 8)),
     ("gated", Gated, (4, 5)),
     ("scans", Scans, (3, 4)),
+    ("sepconv", SepConv, (2, 2, 8, 8)),
 ]
 
 
-def main():
+def main(names):
+    unknown = set(names) - {m[0] for m in MODELS}
+    if unknown:
+        raise SystemExit(f"unknown models {sorted(unknown)}; known: {[m[0] for m in MODELS]}")
     for name, cls, shape in MODELS:
+        if names and name not in names:
+            continue
         for dtype, tag in ((torch.float32, "f32"), (torch.float64, "f64")):
             torch.manual_seed(7)
             model = cls().to(dtype)
@@ -167,4 +196,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])
