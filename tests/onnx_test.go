@@ -54,7 +54,7 @@ func relErr(a, b []float64) float64 {
 // 1e-5 / 1e-4 in float32; bulkad.Check (finite differences, the raised nodes) passes. The
 // imported model and its gradient are a few nodes each (coarse raising).
 func TestONNXFixtures(t *testing.T) {
-	for _, name := range []string{"mlp", "lenet", "gru", "block", "gated", "scans"} {
+	for _, name := range []string{"mlp", "lenet", "gru", "block", "gated", "scans", "sepconv"} {
 		for _, tag := range []string{"f64", "f32"} {
 			name, tag := name, tag
 			t.Run(name+"_"+tag, func(t *testing.T) {
