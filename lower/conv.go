@@ -105,8 +105,12 @@ func Col2Im(cols core.Term, im core.Shape, w Window) (core.Term, error) {
 }
 
 // Conv2d is the 2-D convolution (cross-correlation) of x : [b,c,h,w] with filters
-// f : [o,c,KH,KW], composed as Gorgonia composes it: im2col, a matrix product with the
-// transposed filters, and a transpose to [b,o,oh,ow].
+// f : [o,c,KH,KW]: one matrix product of the filters [o, c·KH·KW] with the windows gathered
+// in the product's layout [c·KH·KW, b·oh·ow] (im2col, transposed), giving [o, b, oh·ow], and a
+// transpose of the two outer dimensions to [b, o, oh, ow], which moves whole rows of oh·ow
+// elements (nothing when b = 1). Gorgonia's composition (im2col as [b·oh·ow, c·KH·KW], a
+// product with the transposed filters and a transpose of every element to [b,o,oh,ow]) costs
+// an element-wise transpose of the output, and of its cotangent in the gradient.
 func Conv2d(x, f core.Term, w Window) (core.Term, error) {
 	if err := checkTerm("conv2d", x, f); err != nil {
 		return nil, err
@@ -115,16 +119,23 @@ func Conv2d(x, f core.Term, w Window) (core.Term, error) {
 	if fs.Rank() != 4 || xs.Rank() != 4 || fs[1] != xs[1] || fs[2] != w.KH || fs[3] != w.KW {
 		return nil, errors.Errorf("lower: conv2d: image %v and filters %v do not match the window %dx%d", xs, fs, w.KH, w.KW)
 	}
-	cols, err := Im2Col(x, w)
-	if err != nil {
+	if _, err := w.checkOperand("conv2d", x); err != nil {
 		return nil, err
 	}
-	cs := cols.Type().Shape
+	oh, ow := w.OutHW(xs[2], xs[3])
+	k := xs[1] * w.KH * w.KW
 	var b core.Builder
-	m := b.MatMul(b.Reshape(core.Shape{cs[0] * cs[1] * cs[2], cs[3]}, cols),
-		b.Transpose([]int{1, 0}, b.Reshape(core.Shape{fs[0], cs[3]}, f)))
-	r := b.Reshape(core.Shape{cs[0], cs[1], cs[2], fs[0]}, m)
-	return result("conv2d", &b, b.Transpose([]int{0, 3, 1, 2}, r))
+	dh, dw := w.dil()
+	vs, ts := indexVars(&b, 6) // [cc, r, s, bb, i, j]
+	row := addIx(&b, affine(&b, ts[4], int64(w.StrideH), int64(-w.PadTop)), affine(&b, ts[1], int64(dh), 0))
+	col := addIx(&b, affine(&b, ts[5], int64(w.StrideW), int64(-w.PadLeft)), affine(&b, ts[2], int64(dw), 0))
+	cols := b.Gather(core.Shape{xs[1], w.KH, w.KW, xs[0], oh, ow}, x, b.IndexFn(vs, ts[3], ts[0], row, col))
+	m := b.MatMul(b.Reshape(core.Shape{fs[0], k}, f), b.Reshape(core.Shape{k, xs[0] * oh * ow}, cols))
+	y := b.Reshape(core.Shape{fs[0], xs[0], oh * ow}, m)
+	if xs[0] > 1 {
+		y = b.Transpose([]int{1, 0, 2}, y)
+	}
+	return result("conv2d", &b, b.Reshape(core.Shape{xs[0], fs[0], oh, ow}, y))
 }
 
 // windows gathers the windows of x : [b,c,h,w] as [KH*KW, b, c, oh, ow] (window position
