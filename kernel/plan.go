@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"sync"
+	"time"
 
 	"github.com/bulkad/bulkad/core"
 	"github.com/pkg/errors"
@@ -275,10 +276,25 @@ func (p *Plan) BufferElems() map[core.Dtype]int {
 	return m
 }
 
+// StepTerm returns the term step i computes (nil if the builder was given none), for
+// profiles and messages.
+func (p *Plan) StepTerm(i int) core.Term { return p.steps[i].term }
+
 // Run runs the plan on ins (flat slices, at least as long as the plan's inputs read) and
 // writes the packed output into out (a flat slice of the plan's dtype and OutLen elements).
 // Inputs are read, never written; they must not share memory with out.
-func (p *Plan) Run(out any, ins []any) (err error) {
+func (p *Plan) Run(out any, ins []any) error { return p.run(out, ins, nil) }
+
+// RunTimed is Run adding the wall time of each step i to times[i] (len(times) = Steps()): a
+// profile of where a plan's time goes.
+func (p *Plan) RunTimed(out any, ins []any, times []time.Duration) error {
+	if len(times) != len(p.steps) {
+		return errors.Errorf("kernel: plan: %d step times for %d steps", len(times), len(p.steps))
+	}
+	return p.run(out, ins, times)
+}
+
+func (p *Plan) run(out any, ins []any, times []time.Duration) (err error) {
 	if len(ins) != p.nIn {
 		return errors.Errorf("kernel: plan: %d inputs, want %d", len(ins), p.nIn)
 	}
@@ -318,8 +334,15 @@ func (p *Plan) Run(out any, ins []any) (err error) {
 		for j, s := range st.ins {
 			st.args[j] = p.views[s]
 		}
+		var t0 time.Time
+		if times != nil {
+			t0 = time.Now()
+		}
 		if err := st.k.Run(p.views[st.out], st.args); err != nil {
 			return errors.Wrapf(err, "kernel: plan: step %d of %d (%s)", i+1, len(p.steps), shortTerm(st.term))
+		}
+		if times != nil {
+			times[i] += time.Since(t0)
 		}
 	}
 	for _, c := range p.copies {

@@ -114,7 +114,7 @@ func groupedConvElementwise(x, f core.Term, w Window, groups int) (core.Term, er
 	if cg > 1 {
 		ch = addIx(&b, ch, ts[0])
 	}
-	xp, pt, pl := padImage(&b, x, w)
+	xp, pt, pl := x, w.PadTop, w.PadLeft
 	row := addIx(&b, affine(&b, ts[6], int64(w.StrideH), int64(-pt)), affine(&b, ts[1], int64(dh), 0))
 	col := addIx(&b, affine(&b, ts[7], int64(w.StrideW), int64(-pl)), affine(&b, ts[2], int64(dw), 0))
 	win := b.Gather(sh, xp, b.IndexFn(vs, ts[3], ch, row, col))
@@ -131,13 +131,7 @@ func groupedConvBlockDiag(x, f core.Term, w Window, groups int) (core.Term, erro
 	xs, fs := x.Type().Shape, f.Type().Shape
 	cg, og := xs[1]/groups, fs[0]/groups
 	var b core.Builder
-	xp, _, _ := padImage(&b, x, w)
-	if err := wrap("grouped conv2d", &b); err != nil {
-		return nil, err
-	}
-	inner := w
-	inner.PadTop, inner.PadBottom, inner.PadLeft, inner.PadRight = 0, 0, 0, 0
-	cols, err := Im2Col(xp, inner)
+	cols, err := Im2Col(x, w)
 	if err != nil {
 		return nil, err
 	}
