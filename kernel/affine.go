@@ -136,6 +136,8 @@ func gatherAffine[T elem](out, x []T, dom, st []int, base, r int) {
 		w = wCheap // contiguous rows or blocks
 	}
 	work := costOf(len(out), w)
+	var bd, bs [maxMerge]int
+	dom, st = mergeAffine(dom, st, bd[:0], bs[:0])
 	if d, ok := splitDim(dom, work); ok {
 		inParallel(dom[d], work, func(lo, hi int) {
 			part, p0, p1 := subDom(dom, d, lo, hi)
@@ -181,6 +183,8 @@ func scatterAffine[T elem](out, x []T, dom, st []int, base, r int, add func(a, b
 		w = wCheap // contiguous rows or blocks
 	}
 	work := costOf(len(x), w)
+	var bd, bs [maxMerge]int
+	dom, st = mergeAffine(dom, st, bd[:0], bs[:0])
 	if d, ok := disjointDim(dom, st); ok && workers(dom[d], work) > 1 {
 		// the domain with d moved to the front, and the block strides of x along it
 		pdom := append([]int{dom[d]}, dom[:d]...)
@@ -222,11 +226,54 @@ func abs(v int) int {
 	return v
 }
 
+// maxMerge is the largest rank mergeAffine handles (in arrays on the caller's stack).
+const maxMerge = 12
+
+// mergeAffine drops the dimensions of one element from an affine walk over dom (offset
+// strides st) and merges each dimension into the next where the offset is contiguous across
+// them (st[k] = st[k+1]·dom[k+1]): the walk visits the same positions in the same order, in
+// fewer and longer rows. The domain's own row-major position is contiguous across any two
+// dimensions. It uses d and s (empty, with capacity maxMerge) and returns dom, st unchanged
+// for a higher rank.
+func mergeAffine(dom, st, d, s []int) ([]int, []int) {
+	if len(dom) > maxMerge {
+		return dom, st
+	}
+	for k, n := range dom {
+		if n == 1 {
+			continue
+		}
+		if m := len(d); m > 0 && s[m-1] == st[k]*n {
+			d[m-1] *= n
+			s[m-1] = st[k]
+			continue
+		}
+		d, s = append(d, n), append(s, st[k])
+	}
+	if len(d) == 0 && core.Shape(dom).Size() == 1 && len(dom) > 0 {
+		d, s = append(d, 1), append(s, 0)
+	}
+	return d, s
+}
+
 // scatterRows is the scatter of scatterAffine over dom with the block strides ost of out and
 // xst of x, from block offsets ob and xb (out is not cleared).
 func scatterRows[T elem](out, x []T, dom, ost, xst []int, ob, xb, r int, add func(a, b T) T) {
 	w := newRows(dom, [3][]int{ost, xst}, [3]int{ob, xb})
 	so, sx := w.stride(0), w.stride(1)
+	if so == 0 && r == 1 {
+		// a row reduced into one element: accumulated in a register, in the same order
+		for ; w.ok; w.next() {
+			o, xo := w.off[0], w.off[1]
+			acc := out[o]
+			for range w.last {
+				acc = add(acc, x[xo])
+				xo += sx
+			}
+			out[o] = acc
+		}
+		return
+	}
 	for ; w.ok; w.next() {
 		o, xo := w.off[0], w.off[1]
 		for range w.last {
@@ -243,6 +290,15 @@ func scatterRows[T elem](out, x []T, dom, ost, xst []int, ob, xb, r int, add fun
 // scatterAffineRun is scatterAffine's serial walk (out already cleared).
 func scatterAffineRun[T elem](out, x []T, dom, st []int, base, r int, add func(a, b T) T) {
 	affineWalk(dom, st, base, func(p, off, count, stride int) {
+		if stride == 0 && r == 1 {
+			// a row reduced into one element: accumulated in a register, in the same order
+			acc := out[off]
+			for _, v := range x[p : p+count] {
+				acc = add(acc, v)
+			}
+			out[off] = acc
+			return
+		}
 		for j := 0; j < count; j++ {
 			dst := out[off*r : off*r+r]
 			for i, v := range x[(p+j)*r : (p+j+1)*r] {

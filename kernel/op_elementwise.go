@@ -234,6 +234,31 @@ type StridedBinary struct {
 	VK     *Vulkan
 }
 
+// Merged is k over fewer, longer rows: dimensions of one element dropped, and each
+// dimension merged into the next where both operands are contiguous across them (a
+// broadcast operand, stride 0 along both, included), so a scalar broadcast over a whole array
+// is one row. It computes the same elements in the same order.
+func (k StridedBinary) Merged() StridedBinary {
+	var d, xs, ys []int
+	for i, n := range k.Shape {
+		if n == 1 {
+			continue
+		}
+		if m := len(d); m > 0 && xs[m-1] == k.XS[i]*n && ys[m-1] == k.YS[i]*n {
+			d[m-1] *= n
+			xs[m-1], ys[m-1] = k.XS[i], k.YS[i]
+			continue
+		}
+		d, xs, ys = append(d, n), append(xs, k.XS[i]), append(ys, k.YS[i])
+	}
+	if len(d) == 0 && len(k.Shape) > 0 {
+		d, xs, ys = []int{core.Shape(k.Shape).Size()}, []int{0}, []int{0}
+	}
+	m := k
+	m.Shape, m.XS, m.YS = d, xs, ys
+	return m
+}
+
 // Run implements Kernel.
 func (k StridedBinary) Run(out any, ins []any) error {
 	if err := checkOutLen(k.Op.String(), out, k.Shape); err != nil {
@@ -332,12 +357,12 @@ func stridedRowsRun[T numT](k StridedBinary, out, x, y []T) {
 	}
 	sx, sy := k.XS[n-1], k.YS[n-1]
 	var spread []T
-	if sx == 0 || sy == 0 {
-		spread = make([]T, last)
-	}
 	row := func(v []T, off, s int) []T {
 		if s == 1 {
 			return v[off : off+last]
+		}
+		if spread == nil {
+			spread = make([]T, last)
 		}
 		for j := range spread {
 			spread[j] = v[off]
@@ -363,8 +388,8 @@ func stridedRowsRun[T numT](k StridedBinary, out, x, y []T) {
 	}
 }
 
-// scalarArith is dst = v op b (or b op v when left) for + - * /, reporting false for another
-// operation (/ of integers is quot, with its own zero rule).
+// scalarArith is dst = v op b (or b op v when left) for + - * / max min, reporting false for
+// another operation (/ of integers is quot, with its own zero rule).
 func scalarArith[T numT](op core.BinOp, dst, v []T, b T, left bool) bool {
 	if op == core.OpDiv && isIntType(T(0)) {
 		return false
@@ -394,6 +419,22 @@ func scalarArith[T numT](op core.BinOp, dst, v []T, b T, left bool) bool {
 	case op == core.OpDiv:
 		for i, a := range v {
 			dst[i] = b / a
+		}
+	case op == core.OpMax && !left:
+		for i, a := range v {
+			dst[i] = maxOf(a, b)
+		}
+	case op == core.OpMax:
+		for i, a := range v {
+			dst[i] = maxOf(b, a)
+		}
+	case op == core.OpMin && !left:
+		for i, a := range v {
+			dst[i] = minOf(a, b)
+		}
+	case op == core.OpMin:
+		for i, a := range v {
+			dst[i] = minOf(b, a)
 		}
 	default:
 		return false

@@ -234,7 +234,7 @@ func axisPerm(perm []int) (int, bool) {
 // stridedBinary plans x op y where at least one operand is a non-trivial view: one custom op
 // reading both bases through strides.
 func (pl *plan) stridedBinary(t *core.Binary, vx, vy view) (ref, error) {
-	k := kern.StridedBinary{Op: t.Op, Shape: t.X.Type().Shape, XS: vx.strides, YS: vy.strides, XO: vx.offset, YO: vy.offset, VK: pl.vk}
+	k := kern.StridedBinary{Op: t.Op, Shape: t.X.Type().Shape, XS: vx.strides, YS: vy.strides, XO: vx.offset, YO: vy.offset, VK: pl.vk}.Merged()
 	views := []view{vx, vy}
 	return pl.custom(t, t.Op.Word(), bases(views), func(vs []*core.Var) (core.Term, []*core.Var, error) {
 		w, err := wrapAll(views, vs)

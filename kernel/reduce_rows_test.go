@@ -1,0 +1,173 @@
+package kernel
+
+import (
+	"fmt"
+	"math/rand"
+	"runtime"
+	"testing"
+
+	"github.com/bulkad/bulkad/core"
+	"gorgonia.org/tensor"
+)
+
+// TestMergeAffine: dimensions of one element are dropped and contiguous neighbours merged,
+// and the merged walk visits the same offsets in the same order (checked point by point
+// against the unmerged walk).
+func TestMergeAffine(t *testing.T) {
+	cases := []struct {
+		dom, st         []int
+		wantDom, wantSt []int
+	}{
+		{[]int{2, 3, 4}, []int{0, 0, 0}, []int{24}, []int{0}},
+		{[]int{2, 3, 4, 5}, []int{0, 1, 0, 0}, []int{2, 3, 20}, []int{0, 1, 0}},
+		{[]int{2, 3, 4}, []int{12, 4, 1}, []int{24}, []int{1}},
+		{[]int{2, 1, 4}, []int{4, 99, 1}, []int{8}, []int{1}},
+		{[]int{3, 4}, []int{1, 3}, []int{3, 4}, []int{1, 3}},
+		{[]int{1, 1}, []int{5, 7}, []int{1}, []int{0}},
+		{[]int{2, 0, 3}, []int{0, 0, 0}, []int{0}, []int{0}},
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprint(c.dom, c.st), func(t *testing.T) {
+			var bd, bs [maxMerge]int
+			d, s := mergeAffine(c.dom, c.st, bd[:0], bs[:0])
+			if fmt.Sprint(d, s) != fmt.Sprint(c.wantDom, c.wantSt) {
+				t.Fatalf("merged %v %v, want %v %v", d, s, c.wantDom, c.wantSt)
+			}
+			var a, b []int
+			affineWalk(c.dom, c.st, 7, func(p, off, n, st int) {
+				for j := 0; j < n; j++ {
+					a = append(a, p+j, off+j*st)
+				}
+			})
+			affineWalk(d, s, 7, func(p, off, n, st int) {
+				for j := 0; j < n; j++ {
+					b = append(b, p+j, off+j*st)
+				}
+			})
+			if fmt.Sprint(a) != fmt.Sprint(b) {
+				t.Errorf("merged walk %v, unmerged %v", b, a)
+			}
+		})
+	}
+}
+
+// TestScatterReductions: affine scatters that reduce whole rows into one element (the sums
+// over batch and positions of a batch norm's gradient, scatter [c,1,1] x (\[b,c,h,w] ->
+// [c,0,0])) run as register accumulations over merged rows, serially and split across
+// goroutines, and equal core.Eval bit for bit in float32 (values of mixed magnitudes, so a
+// change of the summation order shows).
+func TestScatterReductions(t *testing.T) {
+	rng := rand.New(rand.NewSource(4))
+	cases := []struct{ src, prog string }{
+		{"[8,16,6,6]", `fn (x : [8,16,6,6] f32) => scatter [16,1,1] x (\[b, c, h, w] -> [c, 0, 0])`},
+		{"[8,16,6,6]", `fn (x : [8,16,6,6] f32) => scatter [16] x (\[b, c, h, w] -> [c])`},
+		{"[8,16,6,6]", `fn (x : [8,16,6,6] f32) => scatter [8] x (\[b, c, h, w] -> [b])`},
+		{"[8,16,6,6]", `fn (x : [8,16,6,6] f32) => scatter [6,6] x (\[b, c, h, w] -> [h, w])`},
+		{"[64,512,1,4]", `fn (x : [64,512,1,4] f32) => scatter [512,1,1] x (\[b, c, h, w] -> [c, 0, 0])`},
+		{"[3,5]", `fn (x : [3,5] f32) => scatter [1] x (\[i, j] -> [0])`},
+	}
+	for _, c := range cases {
+		t.Run(c.prog, func(t *testing.T) {
+			p, err := core.ParseProgram(c.prog)
+			if err != nil {
+				t.Fatal(err)
+			}
+			xt := p.Params[0].Type()
+			data := make([]float32, xt.Shape.Size())
+			for i := range data {
+				data[i] = float32(rng.NormFloat64() * float64(int(1)<<uint(rng.Intn(20))))
+			}
+			args := map[string]*tensor.Dense{"x": tensor.New(tensor.WithShape(xt.Shape...), tensor.WithBacking(data))}
+			want := evalFlat(t, p.Body, args)
+			sc := p.Body.(*core.Scatter)
+			prog, err := CompileIndexFn(sc.Fn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			nv, m := len(sc.Fn.Vars), len(sc.Fn.Out)
+			k := &Scatter{Dom: xt.Shape[:nv], Dst: sc.Shape[:m], Rest: xt.Shape[nv:].Size(), IndexPlan: IndexPlan{Fn: prog}}
+			if k.ASt, k.ABase, k.Aff = prog.AffinePlan(k.Dom, k.Dst); !k.Aff {
+				t.Fatal("not an in-bounds affine scatter")
+			}
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+			for _, procs := range []int{1, 2} {
+				runtime.GOMAXPROCS(procs)
+				got := zeroLike(want)
+				if err := k.Run(got, []any{data}); err != nil {
+					t.Fatal(err)
+				}
+				if i, ok := sameBits(got, want); !ok {
+					t.Fatalf("GOMAXPROCS %d: element %d is %v, core.Eval %v", procs, i, got.([]float32)[i], want.([]float32)[i])
+				}
+			}
+		})
+	}
+}
+
+// TestStridedBinaryMerged: the merged kernel computes every element as the definition does
+// (x at Σ i_k·XS_k + XO, y likewise), for random shapes with broadcast (stride 0), contiguous
+// and transposed operands; a scalar broadcast over a whole array becomes one row.
+func TestStridedBinaryMerged(t *testing.T) {
+	rng := rand.New(rand.NewSource(9))
+	for trial := 0; trial < 300; trial++ {
+		rank := 1 + rng.Intn(4)
+		sh := make([]int, rank)
+		for i := range sh {
+			sh[i] = 1 + rng.Intn(4)
+		}
+		strides := func() ([]int, int) {
+			switch rng.Intn(3) {
+			case 0: // broadcast of one element
+				return make([]int, rank), rng.Intn(3)
+			case 1: // contiguous, possibly broadcast along some dims
+				st := core.Shape(sh).Strides()
+				for i := range st {
+					if rng.Intn(3) == 0 {
+						st[i] = 0
+					}
+				}
+				return st, 0
+			}
+			st := make([]int, rank) // a transposed layout
+			acc := 1
+			for _, i := range rng.Perm(rank) {
+				st[i] = acc
+				acc *= sh[i]
+			}
+			return st, 0
+		}
+		xs, xo := strides()
+		ys, yo := strides()
+		n := core.Shape(sh).Size()
+		x := make([]float64, n+3)
+		y := make([]float64, n+3)
+		for i := range x {
+			x[i], y[i] = rng.NormFloat64(), rng.NormFloat64()
+		}
+		k := StridedBinary{Op: core.OpMax, Shape: sh, XS: xs, YS: ys, XO: xo, YO: yo}
+		m := k.Merged()
+		if len(m.Shape) > len(k.Shape) {
+			t.Fatalf("merging %v gave more dimensions: %v", sh, m.Shape)
+		}
+		got := make([]float64, n)
+		if err := m.Run(got, []any{x, y}); err != nil {
+			t.Fatal(err)
+		}
+		p := 0
+		each(sh, func(idx []int) {
+			xi, yi := xo, yo
+			for d, v := range idx {
+				xi += v * xs[d]
+				yi += v * ys[d]
+			}
+			if want := max(x[xi], y[yi]); got[p] != want {
+				t.Fatalf("trial %d %v %v %v: element %d = %v, want %v", trial, sh, xs, ys, p, got[p], want)
+			}
+			p++
+		})
+	}
+	k := StridedBinary{Op: core.OpAdd, Shape: []int{2, 3, 4}, XS: []int{12, 4, 1}, YS: []int{0, 0, 0}}
+	if m := k.Merged(); len(m.Shape) != 1 || m.Shape[0] != 24 {
+		t.Errorf("a scalar broadcast over a contiguous array merges to %v, want [24]", m.Shape)
+	}
+}
