@@ -7,11 +7,25 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 )
 
-// gemmThreshold is the number of multiply-adds from which gemm calls gemmGo (or, on CPUs
-// without AVX2+FMA and under -tags purego, the BLAS: gonum's GEMM unless
-// blas64.Use/blas32.Use registered another); smaller products without transposes use
-// matmulK, which does not allocate.
+// gemmThreshold is the number of multiply-adds from which gemm calls, on CPUs without
+// AVX2+FMA and under -tags purego, the BLAS (gonum's GEMM unless blas64.Use/blas32.Use
+// registered another); smaller products without transposes use matmulK, which does not
+// allocate.
 const gemmThreshold = 64 * 64 * 64
+
+// gemmSmall is gemmThreshold where the assembly micro-kernels run (gemmGo): from about 10³
+// multiply-adds the packed GEMM beats matmulK's i-k-j loop, and by far above (a 64×32×64
+// product, attention's, is 6–7× faster; kernel benchmarks of both on the 2-core AVX-512
+// machine, float64 and float32: matmulK wins at 8³ and 10³, the GEMM from 12³).
+const gemmSmall = 1 << 11
+
+// smallProduct is the number of multiply-adds below which gemm runs matmulK.
+func smallProduct() int {
+	if asmGemm() {
+		return gemmSmall
+	}
+	return gemmThreshold
+}
 
 // gemm computes c[m,n] = op(a) · op(b), row-major, with op a transpose when the flag is set:
 // a is stored as [m,k] (or [k,m] when ta), b as [k,n] (or [n,k] when tb). It is the one entry
@@ -25,7 +39,7 @@ func gemm[T floatT](ws *Workspace, ta, tb bool, m, n, k int, a, b, c []T) {
 		clear(c[:m*n])
 		return
 	}
-	if !ta && !tb && m*k*n < gemmThreshold {
+	if !ta && !tb && m*k*n < smallProduct() {
 		matmulK(c, a, b, m, k, n)
 		return
 	}

@@ -69,7 +69,7 @@ func swapped(t core.Term) (core.Term, bool) {
 }
 
 // compileMatMul compiles matmul x y (batched or not) into one gemmBatched call. When the
-// products are large enough for the packed GEMM (gemmThreshold), an operand that is a
+// products are large enough for the packed GEMM (smallProduct), an operand that is a
 // transpose of its last two dimensions is read in place through the GEMM's transpose flag
 // instead of being copied (packing reads either layout); smaller products keep the copy and
 // run matmulK, which allocates nothing.
@@ -77,7 +77,7 @@ func (c *compiler) compileMatMul(t *core.MatMul, sc *scope) (*buf, *scope, error
 	batch, m, k, n := matmulDims(t)
 	x, ta := t.X, false
 	y, tb := t.Y, false
-	if m*k*n >= gemmThreshold {
+	if m*k*n >= smallProduct() {
 		x, ta = swapped(t.X)
 		y, tb = swapped(t.Y)
 	}

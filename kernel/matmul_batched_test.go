@@ -69,7 +69,7 @@ var batchedCases = []batchedCase{
 	{[]int{2}, 130, 130, 130, false, false},
 	// one matrix: the ordinary product, with the flags
 	{nil, 6, 5, 4, true, true},
-	// products of at least gemmThreshold: the compiled evaluator passes the flags to the GEMM
+	// products of at least smallProduct: the compiled evaluator passes the flags to the GEMM
 	{[]int{3}, 64, 64, 65, true, true},
 	{[]int{2}, 70, 64, 64, false, true},
 }
