@@ -14,7 +14,10 @@ import (
 // splits the batch across goroutines (when each product is too small to split itself). A
 // multiply-add costs less than an element of the memory-bound loops that parallelMin measures
 // (the micro-kernels keep their operands in registers and do several per cycle): 2^18 of them
-// are tens of microseconds on one core, well above the cost of starting a goroutine.
+// are tens of microseconds on one core, well above the cost of starting a goroutine. The value
+// is reasoned, not measured: on the shared 2-core machine of this change the second core was
+// busy (a 256³ product split by gemmGo ran no faster on 2 than on 1), and BenchmarkBatchedMatMul
+// showed the split 20–40% slower than the serial loop there; measure on an idle machine.
 const gemmBatchParallel = 1 << 18
 
 // gemmBatched computes c_p = op(a_p) · op(b_p) for p < batch, where a_p, b_p, c_p are the
