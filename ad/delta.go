@@ -86,7 +86,7 @@ type Delta struct {
 	Shape  core.Shape    // DGather, DScatter, DReshape: the result shape
 	N      int           // DReplicate
 	Perm   []int         // DTranspose
-	Other  core.Term     // DMatMulL, DMatMulR: the primal matrix
+	Other  core.Term     // DMatMulL, DMatMulR: the primal matrix (or stack of matrices)
 	Cond   core.Term     // DSelect
 }
 

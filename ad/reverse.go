@@ -28,6 +28,8 @@ type algebra[C any] interface {
 	index(c C, k int) C
 	transpose(perm []int, c C) C
 	reshape(sh core.Shape, c C) C
+	// matmulL and matmulR transpose matmul A other and matmul other A in A; ᵀ swaps the last
+	// two dimensions (every matrix of a batched operand).
 	matmulL(c C, other core.Term) C // c · otherᵀ
 	matmulR(other core.Term, c C) C // otherᵀ · c
 	cast(to core.Dtype, c C) C
@@ -366,11 +368,15 @@ func (a *termAlg) index(c core.Term, k int) core.Term {
 func (a *termAlg) transpose(perm []int, c core.Term) core.Term  { return a.b.Transpose(perm, c) }
 func (a *termAlg) reshape(sh core.Shape, c core.Term) core.Term { return a.b.Reshape(sh, c) }
 func (a *termAlg) matmulL(c core.Term, other core.Term) core.Term {
-	return a.b.MatMul(c, a.b.Transpose([]int{1, 0}, other))
+	return a.b.MatMul(c, a.b.Transpose(swapT(other), other))
 }
 func (a *termAlg) matmulR(other core.Term, c core.Term) core.Term {
-	return a.b.MatMul(a.b.Transpose([]int{1, 0}, other), c)
+	return a.b.MatMul(a.b.Transpose(swapT(other), other), c)
 }
+
+// swapT is the permutation that transposes every matrix of a matmul operand t: [1,0] for a
+// matrix, the last two dimensions of a batched operand.
+func swapT(t core.Term) []int                                { return core.SwapLastTwo(len(t.Type().Shape)) }
 func (a *termAlg) cast(to core.Dtype, c core.Term) core.Term { return a.b.Cast(to, c) }
 func (a *termAlg) selectThen(cond core.Term, c core.Term) core.Term {
 	if c == nil {
@@ -481,12 +487,12 @@ func (a *valueAlg) reshape(sh core.Shape, c *tensor.Dense) *tensor.Dense {
 }
 func (a *valueAlg) matmulL(c *tensor.Dense, other core.Term) *tensor.Dense {
 	return a.apply(func(b *core.Builder, xs []core.Term) core.Term {
-		return b.MatMul(xs[0], b.Transpose([]int{1, 0}, other))
+		return b.MatMul(xs[0], b.Transpose(swapT(other), other))
 	}, c)
 }
 func (a *valueAlg) matmulR(other core.Term, c *tensor.Dense) *tensor.Dense {
 	return a.apply(func(b *core.Builder, xs []core.Term) core.Term {
-		return b.MatMul(b.Transpose([]int{1, 0}, other), xs[0])
+		return b.MatMul(b.Transpose(swapT(other), other), xs[0])
 	}, c)
 }
 func (a *valueAlg) cast(to core.Dtype, c *tensor.Dense) *tensor.Dense {

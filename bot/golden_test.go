@@ -124,6 +124,43 @@ func TestGoldenMatmat(t *testing.T) {
 	}
 }
 
+// Attention's products written per head, build1 over matmuls whose operands both depend on the
+// build variable: after BOT and simplification one batched matmul (a batch dimension per
+// build1), no product of rank 4 and no build1.
+func TestGoldenBatchedMatMul(t *testing.T) {
+	var b core.Builder
+	bs, h, s, d := 2, 3, 4, 5
+	i, j := b.Var("i", i64s), b.Var("j", i64s)
+	q := b.Var("q", f64(h, s, d))
+	kk := b.Var("kk", f64(h, s, d))
+	q4 := b.Var("q4", f64(bs, h, s, d))
+	v4 := b.Var("v4", f64(bs, h, d, s))
+	cases := []struct {
+		name   string
+		params []*core.Var
+		body   core.Term
+		want   core.Term
+	}{
+		{"q k^T per head", []*core.Var{q, kk},
+			b.Build1(h, i, b.MatMul(b.Index(q, i), b.Transpose([]int{1, 0}, b.Index(kk, i)))),
+			b.MatMul(q, b.Transpose([]int{0, 2, 1}, kk))},
+		{"per batch and head", []*core.Var{q4, v4},
+			b.Build1(bs, i, b.Build1(h, j, b.MatMul(b.Index(q4, i, j), b.Index(v4, i, j)))),
+			b.MatMul(q4, v4)},
+		{"batched under build1", []*core.Var{q4, v4},
+			b.Build1(bs, i, b.MatMul(b.Index(q4, i), b.Index(v4, i))),
+			b.MatMul(q4, v4)},
+	}
+	for _, c := range cases {
+		p := mustProg(t, &b, c.params, c.body)
+		qv := vec(t, p)
+		r := simp(t, qv)
+		expectTerm(t, c.name, r.Body, c.want)
+		sameValues(t, p, qv)
+		sameValues(t, p, r)
+	}
+}
+
 // Transposed matmat variants: Σ_p a[p,i] b[j,p] and Σ_p a[i,p] b[j,p] contract to one matmul
 // with transposes.
 func TestGoldenMatmatTransposed(t *testing.T) {

@@ -185,33 +185,40 @@ func (c *buildCtx) push1(t core.Term) core.Term {
 	panic(fmt.Sprintf("bot: build1 over %T, which is not in normal form", t))
 }
 
-// pushMatMul vectorises build1 k (\i. matmul x y), x : [a,c], y : [c,b]. Derivation:
-// matmul x y = sumOuter (tr [2,0,1]-arranged products); pushing build1 through those gives
+// pushMatMul vectorises build1 k (\i. matmul x y), x : B ++ [a,c], y : B ++ [c,b] (B the
+// batch dimensions, possibly none). matmul computes one product per batch position, so
+// build1 k of it is a matmul with one batch dimension more:
+//
+//	build1 k (\i. matmul x y) ~> matmul (build1 k (\i. x)) (build1 k (\i. y))
+//	                             : [k] ++ B ++ [a,b]
+//
+// (element [i,β] of the right side is X[i,β] · Y[i,β] = x[β] · y[β] at i). For matrices
+// (B empty) with one operand independent of i, one 2-D product does instead, without
+// replicating that operand:
 //
 //	i ∉ FV(y): reshape [k,a,b] (matmul (reshape [k*a, c] (build1 k (\i. x))) y)
 //	i ∉ FV(x): tr [1,0] (reshape [a,k,b] (matmul x (reshape [c, k*b] (tr [1,0] (build1 k (\i. y))))))
-//	otherwise: sumOuter (tr [3,1,2,0] (replicate b X) * tr [2,1,0,3] (replicate a Y))
-//	           with X = build1 k (\i. x) : [k,a,c] and Y = build1 k (\i. y) : [k,c,b]
 //
-// (the last one is a batched matrix product: P[c',i,a',b'] = X[i,a',c'] * Y[i,c',b'] summed
-// over c').
+// (rows i*a … i*a+a-1 of the stacked x times y are x_i y; columns of x times the stacked
+// y likewise). With batch dimensions the independent operand becomes replicate k y (the
+// first rule with build1 of an independent term, Fig. 9).
 func (c *buildCtx) pushMatMul(x *core.MatMul) core.Term {
-	a, cc := x.X.Type().Shape[0], x.X.Type().Shape[1]
-	b := x.Y.Type().Shape[1]
+	xs, ys := x.X.Type().Shape, x.Y.Type().Shape
 	k := c.k
-	switch {
-	case !c.dep(x.Y):
-		X := c.push(x.X)
-		m := must(core.NewMatMul(must(core.NewReshape(core.Shape{k * a, cc}, X)), x.Y))
-		return must(core.NewReshape(core.Shape{k, a, b}, m))
-	case !c.dep(x.X):
-		Y := c.push(x.Y)
-		m := must(core.NewMatMul(x.X, must(core.NewReshape(core.Shape{cc, k * b}, tr([]int{1, 0}, Y)))))
-		return tr([]int{1, 0}, must(core.NewReshape(core.Shape{a, k, b}, m)))
+	if len(xs) == 2 {
+		a, cc, b := xs[0], xs[1], ys[1]
+		switch {
+		case !c.dep(x.Y):
+			X := c.push(x.X)
+			m := must(core.NewMatMul(must(core.NewReshape(core.Shape{k * a, cc}, X)), x.Y))
+			return must(core.NewReshape(core.Shape{k, a, b}, m))
+		case !c.dep(x.X):
+			Y := c.push(x.Y)
+			m := must(core.NewMatMul(x.X, must(core.NewReshape(core.Shape{cc, k * b}, tr([]int{1, 0}, Y)))))
+			return tr([]int{1, 0}, must(core.NewReshape(core.Shape{a, k, b}, m)))
+		}
 	}
-	X := tr([]int{3, 1, 2, 0}, rep(b, c.push(x.X)))
-	Y := tr([]int{2, 1, 0, 3}, rep(a, c.push(x.Y)))
-	return must(core.NewSumOuter(bin(core.OpMul, X, Y)))
+	return must(core.NewMatMul(c.push(x.X), c.push(x.Y)))
 }
 
 // pushIndex handles build1 over the normal forms of index (Fig. 11):

@@ -144,6 +144,15 @@ func (v *vectorizer) pushI1(x core.Term, ix []core.Term) core.Term {
 		})
 
 	case *core.MatMul:
+		if r := len(a.Type().Shape); r > 2 {
+			// batched: index (matmul x y) (u::ix) ~> index (matmul (index x [u]) (index y [u])) ix
+			// (u picks one batch position of both operands; out of bounds both read zeros,
+			// whose product is the zero matrix the left side reads, with no 0 · Inf)
+			return v.withLets(ix[:1], func(is []core.Term) core.Term {
+				m := must(core.NewMatMul(v.pushI(a.X, is), v.pushI(a.Y, is)))
+				return v.pushI(m, ix[1:])
+			})
+		}
 		// index (matmul x y) [u]    ~> sumOuter (tr [1,0] (replicate b (index x [u])) * y)
 		// index (matmul x y) [u, w] ~> sumOuter (index x [u] * index (tr [1,0] y) [w])
 		// (row u of x y is Σ_c x[u,c] · y[c,:]). An out-of-bounds u or w gives a zero row or

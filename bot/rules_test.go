@@ -114,9 +114,17 @@ func TestBOTFig9(t *testing.T) {
 		// i ∉ FV(x): tr [1,0] (reshape [a,k,b] (matmul x (reshape [c, k*b] (tr [1,0] (build1 k (\i. y))))))
 		{"matmul right", `build1 2 (\i -> matmul m (index t3 [i]))`,
 			`tr [1,0] (reshape [2,2,4] (matmul m (reshape [3,8] (tr [1,0] (gather [2,3,4] t3 (\[i] -> [i]))))))`},
-		// both: sumOuter (tr [3,1,2,0] (replicate b X) * tr [2,1,0,3] (replicate a Y))
+		// both: matmul (build1 k (\i. x)) (build1 k (\i. y)), a batched product
 		{"matmul both", `build1 2 (\i -> matmul (index t3 [i]) (index t3b [i]))`,
-			`sumOuter (tr [3,1,2,0] (replicate 3 (gather [2,3,4] t3 (\[i] -> [i]))) * tr [2,1,0,3] (replicate 3 (gather [2,4,3] t3b (\[i] -> [i]))))`},
+			`matmul (gather [2,3,4] t3 (\[i] -> [i])) (gather [2,4,3] t3b (\[i] -> [i]))`},
+		// batched: one batch dimension more
+		{"batched matmul both", `build1 2 (\i -> matmul (index t4 [i]) (index t4b [i]))`,
+			`matmul (gather [2,2,3,4] t4 (\[i] -> [i])) (gather [2,2,4,3] t4b (\[i] -> [i]))`},
+		// batched, i ∉ FV(y): the independent operand is replicated (build1 of an independent term)
+		{"batched matmul left", `build1 2 (\i -> matmul (index t4 [i]) t3b)`,
+			`matmul (gather [2,2,3,4] t4 (\[i] -> [i])) (replicate 2 t3b)`},
+		{"batched matmul right", `build1 3 (\i -> matmul t3 (index t4b [quot i 2]))`,
+			`matmul (replicate 3 t3) (gather [3,2,4,3] t4b (\[i] -> [quot i 2]))`},
 		// nested builds: the inner gather's array m does not depend on i
 		{"nested build1", `build1 2 (\i -> build1 3 (\l -> index m [i, l]))`, `gather [2,3] m (\[i,l] -> [i, l])`},
 	})
@@ -204,6 +212,14 @@ func TestBOTFig10(t *testing.T) {
 			`index [sumOuter (index m [1] * gather [3] q (\[j_0] -> [j_0, k]))] [` + guard("4") + `]`},
 		{"matmul row guarded", `index (matmul m q) [k]`,
 			`index [sumOuter (tr [1,0] (replicate 4 (index m [k])) * q)] [` + guard("2") + `]`},
+		// batched: index (matmul x y) (u::ix) ~> index (matmul (index x [u]) (index y [u])) ix
+		// (out of bounds both operands read zeros: the zero matrix, no guard)
+		{"batched matmul", `index (matmul t3 t3b) [k]`, `matmul (index t3 [k]) (index t3b [k])`},
+		{"batched matmul row", `index (matmul t3 t3b) [1, 2]`,
+			`sumOuter (tr [1,0] (replicate 3 (index t3 [1, 2])) * index t3b [1])`},
+		{"batched matmul rank 4", `index (matmul t4 t4b) [k, 1]`, `matmul (index t4 [k, 1]) (index t4b [k, 1])`},
+		{"batched matmul let", `index (matmul t3 t3b) [k + 1]`,
+			`let ix_0 = k + 1 in matmul (index t3 [ix_0]) (index t3b [ix_0])`},
 		// index (share n t) ix ~> index t ix
 		{"share", `index (share 1 (sin a)) [k]`, `sin (index a [k])`},
 	})

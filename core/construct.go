@@ -519,22 +519,68 @@ func NewIota(n int) (*Iota, error) {
 	return &Iota{node: node{Type{Shape{n}, Int64}}, N: n}, nil
 }
 
-// NewMatMul makes matmul x y for x : [m,k] and y : [k,n] of one float dtype.
+// NewMatMul makes matmul x y for x : B ++ [m,k] and y : B ++ [k,n] of one float dtype, with
+// the same batch dimensions B (possibly none): the result B ++ [m,n] holds one matrix product
+// per batch position. Rank 2 is the ordinary matrix product.
 func NewMatMul(x, y Term) (*MatMul, error) {
 	if err := notTuple("matmul", x, y); err != nil {
 		return nil, err
 	}
 	tx, ty := x.Type(), y.Type()
-	if len(tx.Shape) != 2 || len(ty.Shape) != 2 {
-		return nil, errors.Errorf("core: matmul: operand shapes %v and %v, want two matrices", tx.Shape, ty.Shape)
+	r := len(tx.Shape)
+	if r < 2 || len(ty.Shape) != r {
+		return nil, errors.Errorf("core: matmul: operand shapes %v and %v, want two matrices or two stacks of matrices of one rank", tx.Shape, ty.Shape)
 	}
-	if tx.Shape[1] != ty.Shape[0] {
-		return nil, errors.Errorf("core: matmul: operand shapes %v and %v do not match (inner dimensions %d and %d)", tx.Shape, ty.Shape, tx.Shape[1], ty.Shape[0])
+	if !tx.Shape[:r-2].Equal(ty.Shape[:r-2]) {
+		return nil, errors.Errorf("core: matmul: operand shapes %v and %v have different batch dimensions %v and %v", tx.Shape, ty.Shape, tx.Shape[:r-2], ty.Shape[:r-2])
+	}
+	if tx.Shape[r-1] != ty.Shape[r-2] {
+		return nil, errors.Errorf("core: matmul: operand shapes %v and %v do not match (inner dimensions %d and %d)", tx.Shape, ty.Shape, tx.Shape[r-1], ty.Shape[r-2])
 	}
 	if tx.Dtype != ty.Dtype || !tx.Dtype.IsFloat() {
 		return nil, errors.Errorf("core: matmul: operand dtypes %v and %v, want one float dtype", tx.Dtype, ty.Dtype)
 	}
-	return &MatMul{node: node{Type{Shape{tx.Shape[0], ty.Shape[1]}, tx.Dtype}}, X: x, Y: y}, nil
+	sh := append(tx.Shape[:r-1].Clone(), ty.Shape[r-1])
+	return &MatMul{node: node{Type{sh, tx.Dtype}}, X: x, Y: y}, nil
+}
+
+// SwapLastTwo is the permutation of rank ≥ 2 that swaps the last two dimensions and keeps the
+// others: [1,0] for a matrix, [0,2,1] for a stack of matrices. tr (SwapLastTwo r) x transposes
+// every matrix of x (the operand transpose of a batched matmul).
+func SwapLastTwo(rank int) []int {
+	p := make([]int, rank)
+	for i := range p {
+		p[i] = i
+	}
+	if rank >= 2 {
+		p[rank-2], p[rank-1] = rank-1, rank-2
+	}
+	return p
+}
+
+// IsSwapLastTwo reports whether perm (a transpose's permutation, possibly shorter than rank:
+// the missing dimensions stay in place) is SwapLastTwo(rank) for rank ≥ 2.
+func IsSwapLastTwo(perm []int, rank int) bool {
+	if rank < 2 || len(perm) > rank {
+		return false
+	}
+	for i := range rank {
+		want := i
+		switch i {
+		case rank - 2:
+			want = rank - 1
+		case rank - 1:
+			want = rank - 2
+		}
+		got := i
+		if i < len(perm) {
+			got = perm[i]
+		}
+		if got != want {
+			return false
+		}
+	}
+	return true
 }
 
 // NewTuple groups results; allowed only as a program's body (possibly under lets).

@@ -285,7 +285,19 @@ func TestConstructTyping(t *testing.T) {
 			{"iota", func() (core.Term, error) { return term(core.NewIota(5)) }, i64s(5), ""},
 			{"iota negative", func() (core.Term, error) { return term(core.NewIota(-1)) }, core.Type{}, "core: iota: negative size -1"},
 			{"matmul", func() (core.Term, error) { return term(core.NewMatMul(x34, y43)) }, ty(3, 3), ""},
-			{"matmul vectors", func() (core.Term, error) { return term(core.NewMatMul(t9, t9)) }, core.Type{}, "core: matmul: operand shapes [9] and [9], want two matrices"},
+			{"matmul vectors", func() (core.Term, error) { return term(core.NewMatMul(t9, t9)) }, core.Type{}, "core: matmul: operand shapes [9] and [9], want two matrices or two stacks of matrices of one rank"},
+			{"matmul batched", func() (core.Term, error) {
+				return term(core.NewMatMul(mustVar(t, "bx", ty(2, 5, 3, 4)), mustVar(t, "by", ty(2, 5, 4, 6))))
+			}, ty(2, 5, 3, 6), ""},
+			{"matmul batched ranks", func() (core.Term, error) {
+				return term(core.NewMatMul(mustVar(t, "bx", ty(2, 3, 4)), y43))
+			}, core.Type{}, "core: matmul: operand shapes [2 3 4] and [4 3], want two matrices or two stacks of matrices of one rank"},
+			{"matmul batched batch", func() (core.Term, error) {
+				return term(core.NewMatMul(mustVar(t, "bx", ty(2, 3, 4)), mustVar(t, "by", ty(3, 4, 6))))
+			}, core.Type{}, "core: matmul: operand shapes [2 3 4] and [3 4 6] have different batch dimensions [2] and [3]"},
+			{"matmul batched inner", func() (core.Term, error) {
+				return term(core.NewMatMul(mustVar(t, "bx", ty(2, 3, 4)), mustVar(t, "by", ty(2, 3, 6))))
+			}, core.Type{}, "core: matmul: operand shapes [2 3 4] and [2 3 6] do not match (inner dimensions 4 and 3)"},
 			{"matmul inner", func() (core.Term, error) { return term(core.NewMatMul(x34, x34)) }, core.Type{}, "core: matmul: operand shapes [3 4] and [3 4] do not match (inner dimensions 4 and 3)"},
 			{"matmul dtypes", func() (core.Term, error) {
 				return term(core.NewMatMul(x34, mustVar(t, "w", core.Type{Shape: core.Shape{4, 2}, Dtype: other})))

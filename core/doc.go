@@ -12,6 +12,11 @@
 //
 // Terms are immutable DAGs; every traversal is linear in the number of distinct nodes.
 //
+// matmul multiplies matrices, or stacks of matrices with equal leading (batch) dimensions:
+// x : B ++ [m,k] and y : B ++ [k,n] give B ++ [m,n] (multi-head attention's products, what
+// BOT makes of a matmul under build1 whose operands both depend on the build variable).
+// SwapLastTwo is the permutation that transposes every matrix of such a stack.
+//
 // Partial operations never crash (§5.2): index and gather out of bounds give 0, scatter drops
 // out-of-range writes and adds colliding ones, integer quot and rem by zero give 0.
 //

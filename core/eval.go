@@ -23,7 +23,7 @@ import (
 //   - index, gather: an out-of-bounds index reads zeros; scatter drops out-of-range writes and
 //     adds colliding ones in the order of its domain (row-major);
 //   - sumOuter adds along the outer dimension in order (an empty dimension gives 0); matmul
-//     computes each result as the sum over k in order;
+//     computes each result as the sum over k in order, one product per batch position;
 //   - quot truncates toward zero, rem has the sign of the dividend (Go's / and %), both give 0
 //     when dividing by zero;
 //   - cast float→int truncates toward zero, NaN and values outside the int64 range give 0;
@@ -435,16 +435,20 @@ func (ev *evaluator) eval1(t Term, fr *frame) *value {
 		return out
 	case *MatMul:
 		a, b := ev.eval(x.X, fr), ev.eval(x.Y, fr)
-		m, c, n := a.t.Shape[0], a.t.Shape[1], b.t.Shape[1]
+		r := len(a.t.Shape)
+		m, c, n := a.t.Shape[r-2], a.t.Shape[r-1], b.t.Shape[r-1]
 		out := newValue(x.Type())
 		d := x.Type().Dtype
-		for i := range m {
-			for j := range n {
-				s := 0.0
-				for k := range c {
-					s = round(d, s+round(d, a.f[i*c+k]*b.f[k*n+j]))
+		for p := range a.t.Shape[:r-2].Size() {
+			af, bf, of := a.f[p*m*c:(p+1)*m*c], b.f[p*c*n:(p+1)*c*n], out.f[p*m*n:(p+1)*m*n]
+			for i := range m {
+				for j := range n {
+					s := 0.0
+					for k := range c {
+						s = round(d, s+round(d, af[i*c+k]*bf[k*n+j]))
+					}
+					of[i*n+j] = s
 				}
-				out.f[i*n+j] = s
 			}
 		}
 		return out

@@ -479,6 +479,66 @@ func TestEvalMatMul(t *testing.T) {
 	}
 }
 
+// TestEvalBatchedMatMul checks matmul of stacks against products written out by hand: at each
+// batch position the product of that position's matrices.
+func TestEvalBatchedMatMul(t *testing.T) {
+	for _, d := range floatDtypes {
+		cases := []struct {
+			name   string
+			xs, ys []int
+			x, y   []float64
+			want   []float64
+		}{
+			// [[1,2,3],[4,5,6]]·[[7,8],[9,10],[11,12]] = [[58,64],[139,154]];
+			// [[1,0,0],[0,1,0]]·[[1,2],[3,4],[5,6]] = [[1,2],[3,4]]
+			{"two", []int{2, 2, 3}, []int{2, 3, 2},
+				[]float64{1, 2, 3, 4, 5, 6, 1, 0, 0, 0, 1, 0},
+				[]float64{7, 8, 9, 10, 11, 12, 1, 2, 3, 4, 5, 6},
+				[]float64{58, 64, 139, 154, 1, 2, 3, 4}},
+			// batch [2,1]: [1,2]·[[3],[4]] = 11, [5,6]·[[7],[8]] = 83
+			{"rank 4", []int{2, 1, 1, 2}, []int{2, 1, 2, 1},
+				[]float64{1, 2, 5, 6}, []float64{3, 4, 7, 8}, []float64{11, 83}},
+			{"empty batch", []int{0, 2, 3}, []int{0, 3, 2}, nil, nil, nil},
+			// k = 0: every product is a zero matrix
+			{"empty inner", []int{2, 1, 0}, []int{2, 0, 2}, nil, nil, []float64{0, 0, 0, 0}},
+		}
+		for _, c := range cases {
+			var b Builder
+			x := b.Var("x", ty(d, c.xs...))
+			y := b.Var("y", ty(d, c.ys...))
+			p := mustProg(t, &b, []*Var{x, y}, b.MatMul(x, y))
+			got := evalF(t, p, map[string]*Lit{"x": fd(d, c.xs, c.x...), "y": fd(d, c.ys, c.y...)})
+			checkFloats(t, "batched matmul "+c.name, got, c.want, 0)
+		}
+	}
+}
+
+func TestSwapLastTwo(t *testing.T) {
+	cases := []struct {
+		rank int
+		want []int
+	}{{0, []int{}}, {1, []int{0}}, {2, []int{1, 0}}, {3, []int{0, 2, 1}}, {4, []int{0, 1, 3, 2}}}
+	for _, c := range cases {
+		if got := SwapLastTwo(c.rank); !slices.Equal(got, c.want) {
+			t.Errorf("SwapLastTwo(%d) = %v, want %v", c.rank, got, c.want)
+		}
+	}
+	is := []struct {
+		perm []int
+		rank int
+		want bool
+	}{
+		{[]int{1, 0}, 2, true}, {[]int{0, 2, 1}, 3, true}, {[]int{0, 1, 3, 2}, 4, true},
+		{[]int{1, 0}, 3, false}, {[]int{0, 2, 1}, 4, false}, {nil, 2, false}, {[]int{0, 1}, 2, false},
+		{[]int{0}, 1, false}, {[]int{0, 2, 1}, 2, false}, {[]int{2, 1, 0}, 3, false},
+	}
+	for _, c := range is {
+		if got := IsSwapLastTwo(c.perm, c.rank); got != c.want {
+			t.Errorf("IsSwapLastTwo(%v, %d) = %v, want %v", c.perm, c.rank, got, c.want)
+		}
+	}
+}
+
 func TestEvalBuild1(t *testing.T) {
 	for _, d := range floatDtypes {
 		// build1 3 (\i -> index x [2 - i] * 10)  → reversed, scaled

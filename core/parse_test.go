@@ -93,6 +93,7 @@ func TestParseGolden(t *testing.T) {
 		{`fn () => build1 5 (\[i] -> i)`, `fn () => build1 5 (\i -> i)`},
 		{`fn () => build [2,3] (\[i,j] -> i + j)`, `fn () => build1 2 (\i -> build1 3 (\j -> i + j))`},
 		{`fn (x : [2,3] f64, y : [3,4] f64) => matmul x y`, `fn (x : [2,3] f64, y : [3,4] f64) => matmul x y`},
+		{`fn (x : [5,2,3] f64, y : [5,4,3] f64) => matmul x (tr [0,2,1] y)`, `fn (x : [5,2,3] f64, y : [5,4,3] f64) => matmul x (tr [0,2,1] y)`},
 		{`fn (x : [3] f64) => share 7 (x + x) * share 7`, `fn (x : [3] f64) => share 7 (x + x) * share 7`},
 		{`fn (x : [3] f64) => (x, sumOuter x)`, `fn (x : [3] f64) => (x, sumOuter x)`},
 		{`fn (x : [3] f64) => (x,)`, `fn (x : [3] f64) => (x,)`},
@@ -277,7 +278,8 @@ func TestParseTypeErrors(t *testing.T) {
 		{`fn (x : [3] bool) => scatter [3] x (\[i] -> [i])`, `core: parse: line 1:22: core: scatter: operand dtype bool not supported, want f64, f32 or i64`},
 		{`fn (x : [3] f64) => [x, sumOuter x]`, `core: parse: line 1:21: core: fromVector: element 1 has type [] f64, element 0 has [3] f64`},
 		{`fn () => []`, `core: parse: line 1:10: core: fromVector: no elements (need at least one to know the type)`},
-		{`fn (x : [3] f64) => matmul x x`, `core: parse: line 1:21: core: matmul: operand shapes [3] and [3], want two matrices`},
+		{`fn (x : [3] f64) => matmul x x`, `core: parse: line 1:21: core: matmul: operand shapes [3] and [3], want two matrices or two stacks of matrices of one rank`},
+		{`fn (x : [2,3,4] f64, y : [3,4,5] f64) => matmul x y`, `core: parse: line 1:42: core: matmul: operand shapes [2 3 4] and [3 4 5] have different batch dimensions [2] and [3]`},
 		{`fn () => lit [2,2] f64 [1,2,3]`, `core: parse: line 1:10: core: lit: shape [2 2] needs 4 values, got 3`},
 		{`fn (x : [3] f64) => cond true x 1`, `core: parse: line 1:21: core: cond: branch types [3] f64 and [] i64 differ`},
 		{`fn (n : [] i64) => quot n 2.0`, `core: parse: line 1:20: core: quot: operand dtypes i64 and f64 differ`},
@@ -929,11 +931,12 @@ func (g *rtGen) term(t core.Type, depth int) core.Term {
 		}
 		return g.b.Reshape(sh, g.term(core.Type{Shape: xsh, Dtype: dt}, d))
 	})
-	if dt.IsFloat() && len(sh) == 2 {
+	if dt.IsFloat() && len(sh) >= 2 {
 		add(func() core.Term {
 			k := 1 + g.r.Intn(3)
-			return g.b.MatMul(g.term(core.Type{Shape: core.Shape{sh[0], k}, Dtype: dt}, d),
-				g.term(core.Type{Shape: core.Shape{k, sh[1]}, Dtype: dt}, d))
+			r := len(sh)
+			return g.b.MatMul(g.term(core.Type{Shape: append(sh[:r-1].Clone(), k), Dtype: dt}, d),
+				g.term(core.Type{Shape: append(sh[:r-2].Clone(), k, sh[r-1]), Dtype: dt}, d))
 		})
 	}
 	return opts[g.r.Intn(len(opts))]()

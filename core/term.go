@@ -352,7 +352,15 @@ type Iota struct {
 	N int
 }
 
-// MatMul is the backend primitive matrix product of X : [m,k] and Y : [k,n].
+// MatMul is the backend primitive matrix product of X : [m,k] and Y : [k,n], or, batched, of
+// X : B ++ [m,k] and Y : B ++ [k,n] with equal batch dimensions B: the result B ++ [m,n] holds
+// at every batch position b the product of X's and Y's matrices at b.
+//
+// The batched form is the same term kind rather than a separate one: its typing, meaning, BOT
+// rules and derivative are those of the 2-D product applied per batch position (the 2-D
+// product is the batched one with no batch dimensions), so every pass has one rule for both,
+// and a matmul under build1 whose operands both depend on the build variable vectorises to
+// one (a batch dimension more) instead of a materialised product of rank 4.
 type MatMul struct {
 	node
 	X, Y Term

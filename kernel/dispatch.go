@@ -228,16 +228,6 @@ func argmaxOuterBuf(out, x *buf, pre, n, post int) bool {
 	return true
 }
 
-// gemmBuf is out = x·y for row-major float matrices x (m×k) and y (k×n).
-func gemmBuf(ws *Workspace, m, n, k int, x, y, out *buf) {
-	switch out.dtype() {
-	case core.Float64:
-		gemm(ws, false, false, m, n, k, x.f64, y.f64, out.f64)
-	case core.Float32:
-		gemm(ws, false, false, m, n, k, x.f32, y.f32, out.f32)
-	}
-}
-
 // typed3 asserts a, b and c to []T.
 func typed3[T any](a, b, c any) ([]T, []T, []T, bool) {
 	x, y, ok := typed2[T](a, b)

@@ -15,7 +15,7 @@
 // IndexProgram.ClipPlan: strided runs clipped to the in-bounds interval of each row, for an
 // affine function that reaches out of bounds such as a padded convolution's window; LookupPlan: an affine offset plus a table over an argmax value), Unary, Binary, StridedBinary (operands read through strides), MaskMul, Cast, Cond,
 // Concat, Transpose, Index, SumOuter, Axis (sum or argmax along an axis), ArgmaxView, MatMul (the one GEMM entry
-// point), ScatterMatMul (the product of a sparse scatter with a matrix) and ExecKernel (a
+// point; with a batch count, one product per batch position of a batched matmul), ScatterMatMul (the product of a sparse scatter with a matrix) and ExecKernel (a
 // compiled program, for what no specialised kernel covers).
 //
 // Device back ends: a Vulkan (package vulkan, imported by this package only) makes the float

@@ -376,11 +376,7 @@ func (c *compiler) build(t core.Term, sc *scope) (*buf, *scope, error) {
 	case *core.Build1:
 		return c.buildBuild1(t, sc)
 	case *core.MatMul:
-		m, k := t.X.Type().Shape[0], t.X.Type().Shape[1]
-		n := t.Y.Type().Shape[1]
-		return c.kernelOp(t, sc, []core.Term{t.X, t.Y}, func(out *buf, xs []*buf) func() {
-			return func() { gemmBuf(&c.e.ws, m, n, k, xs[0], xs[1], out) }
-		})
+		return c.compileMatMul(t, sc)
 	}
 	return nil, nil, errors.Errorf("core: eval: unknown term %T", t)
 }

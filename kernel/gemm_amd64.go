@@ -20,6 +20,9 @@ func gemmMicro[T floatT]() micro[T] {
 	return pickMicro[T](k.([2]any))
 }
 
+// asmGemm reports whether gemmMicro is an assembly micro-kernel (AVX2+FMA or AVX-512).
+func asmGemm() bool { return cpu.X86.HasAVX2 && cpu.X86.HasFMA }
+
 // pickMicro returns the kernel of T from a float64/float32 pair.
 func pickMicro[T floatT](k [2]any) micro[T] {
 	if _, f32 := any(T(0)).(float32); f32 {

@@ -214,8 +214,10 @@ func devArgmax[T vulkan.Float](k Axis, out, in any) bool {
 
 // ---- matmul ----
 
+// device runs a single product on the device; a batched one (Batch > 1) is declined and runs
+// on the CPU (the device has no batched GEMM).
 func (g MatMul) device(out any, ins []any) bool {
-	if !g.VK.On() || len(ins) != 2 {
+	if !g.VK.On() || len(ins) != 2 || g.Batch > 1 {
 		return false
 	}
 	return devGemm[float32](g, out, ins[0], ins[1]) || devGemm[float64](g, out, ins[0], ins[1])

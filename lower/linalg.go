@@ -74,7 +74,7 @@ func Outer(x, y core.Term) (core.Term, error) {
 
 // BatchedMatMul multiplies matching matrices of two stacks: a : batch ++ [m,k] and
 // b : batch ++ [k,n] (the last two dimensions swapped with transA/transB) give batch ++ [m,n].
-// It is written as a sum over k of a product of two gathers, which the simplifier may contract.
+// It is core's batched matmul, with tr of the last two dimensions for the flags.
 func BatchedMatMul(a, b core.Term, transA, transB bool) (core.Term, error) {
 	if err := checkTerm("batched matmul", a, b); err != nil {
 		return nil, err
@@ -84,37 +84,24 @@ func BatchedMatMul(a, b core.Term, transA, transB bool) (core.Term, error) {
 		return nil, errors.Errorf("lower: batched matmul: operand shapes %v and %v, want equal batch dimensions and matrices", as, bs)
 	}
 	r := as.Rank()
-	batch := as[:r-2].Clone()
-	bt := batch.Size()
-	m, k := as[r-2], as[r-1]
+	k, k2 := as[r-1], bs[r-2]
 	if transA {
-		m, k = k, m
+		k = as[r-2]
 	}
-	k2, n := bs[r-2], bs[r-1]
 	if transB {
-		k2, n = n, k2
+		k2 = bs[r-1]
 	}
 	if k != k2 {
 		return nil, errors.Errorf("lower: batched matmul: operand shapes %v and %v do not match (inner dimensions %d and %d, transA=%v transB=%v)", as, bs, k, k2, transA, transB)
 	}
 	var bl core.Builder
-	a3 := reshapeIfNeeded(&bl, core.Shape{bt, as[r-2], as[r-1]}, a)
-	b3 := reshapeIfNeeded(&bl, core.Shape{bt, bs[r-2], bs[r-1]}, b)
-	vs, ts := indexVars(&bl, 4) // [kk, bb, i, j]
-	sh := core.Shape{k, bt, m, n}
-	ai := []core.Term{ts[1], ts[2], ts[0]}
 	if transA {
-		ai = []core.Term{ts[1], ts[0], ts[2]}
+		a = bl.Transpose(core.SwapLastTwo(r), a)
 	}
-	bi := []core.Term{ts[1], ts[0], ts[3]}
 	if transB {
-		bi = []core.Term{ts[1], ts[3], ts[0]}
+		b = bl.Transpose(core.SwapLastTwo(r), b)
 	}
-	ga := bl.Gather(sh, a3, bl.IndexFn(vs, ai...))
-	gb := bl.Gather(sh, b3, bl.IndexFn(vs, bi...))
-	s := bl.SumOuter(bl.Mul(ga, gb))
-	out := append(batch, m, n)
-	return result("batched matmul", &bl, reshapeIfNeeded(&bl, out, s))
+	return result("batched matmul", &bl, bl.MatMul(a, b))
 }
 
 // Tensordot contracts a's axes aAxes with b's axes bAxes (pairwise); the result's dimensions

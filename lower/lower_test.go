@@ -384,3 +384,71 @@ func TestSparsemaxAgainstSorting(t *testing.T) {
 		near(t, fmt.Sprintf("sparsemax axis %d", axis), got, want, 1e-12)
 	}
 }
+
+// TestBatchedMatMulAgainstLoops: BatchedMatMul with every flag combination and batch ranks 1
+// and 2 against the sums written out, and its term is one matmul (no product of rank 4).
+func TestBatchedMatMulAgainstLoops(t *testing.T) {
+	rng := rand.New(rand.NewSource(41))
+	for _, batch := range []core.Shape{{3}, {2, 3}} {
+		for _, ta := range []bool{false, true} {
+			for _, tb := range []bool{false, true} {
+				m, k, n := 2, 4, 3
+				ash := append(batch.Clone(), m, k)
+				if ta {
+					ash = append(batch.Clone(), k, m)
+				}
+				bsh := append(batch.Clone(), k, n)
+				if tb {
+					bsh = append(batch.Clone(), n, k)
+				}
+				a, b := randArr(rng, ash...), randArr(rng, bsh...)
+				f := func(xs ...core.Term) (core.Term, error) { return BatchedMatMul(xs[0], xs[1], ta, tb) }
+				got, sh := evalOn(t, f, a, b)
+				nb := batch.Size()
+				want := make([]float64, 0, nb*m*n)
+				for p := 0; p < nb; p++ {
+					for i := 0; i < m; i++ {
+						for j := 0; j < n; j++ {
+							s := 0.0
+							for l := 0; l < k; l++ {
+								x := a.v[p*m*k+i*k+l]
+								if ta {
+									x = a.v[p*m*k+l*m+i]
+								}
+								y := b.v[p*k*n+l*n+j]
+								if tb {
+									y = b.v[p*k*n+j*k+l]
+								}
+								s += x * y
+							}
+							want = append(want, s)
+						}
+					}
+				}
+				label := fmt.Sprintf("batch %v ta=%v tb=%v", batch, ta, tb)
+				if wantSh := append(batch.Clone(), m, n); !sh.Equal(wantSh) {
+					t.Fatalf("%s: shape %v, want %v", label, sh, wantSh)
+				}
+				near(t, label, got, want, 1e-12)
+				va, _ := core.NewVar("a", core.Type{Shape: a.sh, Dtype: core.Float64})
+				vb, _ := core.NewVar("b", core.Type{Shape: b.sh, Dtype: core.Float64})
+				term, err := BatchedMatMul(va, vb, ta, tb)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, ok := term.(*core.MatMul); !ok {
+					t.Errorf("%s: term %v, want one matmul", label, term)
+				}
+			}
+		}
+	}
+	// errors: different batches, inner dimensions
+	x, _ := core.NewVar("x", core.Type{Shape: core.Shape{2, 3, 4}, Dtype: core.Float64})
+	y, _ := core.NewVar("y", core.Type{Shape: core.Shape{3, 4, 5}, Dtype: core.Float64})
+	if _, err := BatchedMatMul(x, y, false, false); err == nil || !strings.Contains(err.Error(), "lower: batched matmul: operand shapes [2 3 4] and [3 4 5], want equal batch dimensions") {
+		t.Errorf("different batches: %v", err)
+	}
+	if _, err := BatchedMatMul(x, x, false, false); err == nil || !strings.Contains(err.Error(), "do not match (inner dimensions 4 and 3, transA=false transB=false)") {
+		t.Errorf("inner dimensions: %v", err)
+	}
+}

@@ -12,7 +12,8 @@ import (
 // reference evaluator, term by term (each term is its own program, so a failure names it),
 // raised per operation and coarsely (one plan node).
 func TestAgainstCoreEval(t *testing.T) {
-	params := "x : [3,4] f64, y : [4] f64, z : [4,3] f64, s : [] f64, k : [] i64, v : [6] f64, am : [3] i64, w : [3,4] f32, u : [4] f32"
+	params := "x : [3,4] f64, y : [4] f64, z : [4,3] f64, s : [] f64, k : [] i64, v : [6] f64, am : [3] i64, w : [3,4] f32, u : [4] f32, " +
+		"b3 : [2,3,4] f64, c3 : [2,4,3] f64, d4 : [2,2,3,4] f64, f3 : [3,3,3] f64, e3 : [2,3,4] f32"
 	terms := []string{
 		"x * replicate 3 y",
 		"replicate 3 y - x",
@@ -79,6 +80,21 @@ func TestAgainstCoreEval(t *testing.T) {
 		"w * replicate 3 u",
 		"matmul (tr [1,0] w) w",
 		"sumOuter (tr [1,0] w)",
+		// batched matmul: flags from transposes of the last two dimensions, not of others
+		"matmul b3 c3",
+		"matmul b3 (tr [0,2,1] b3)",
+		"matmul (tr [0,2,1] c3) (tr [0,2,1] b3)",
+		"tr [0,2,1] (matmul b3 c3)",
+		"matmul (tr [0,2,1] (tr [0,2,1] b3)) c3",
+		"matmul d4 (tr [0,1,3,2] d4)",
+		"matmul (tr [1,0,2] f3) f3",
+		"matmul (tr [2,1,0] f3) (tr [0,2,1] f3)",
+		"matmul (tr [0,2,1] e3) e3",
+		"matmul (exp b3) c3 + tr [0,2,1] (matmul (tr [0,2,1] c3) (tr [0,2,1] b3))",
+		// a scatter under a transposed batched operand: the dense batched product, not the
+		// 2-D scatter-matmul
+		"matmul (tr [0,2,1] (scatter [2,4,3] v (\\[i] -> [quot i 3, rem i 4, rem i 3]))) c3",
+		"matmul (tr [1,0] (reshape [4,3] (scatter [2,2,3] v (\\[i] -> [quot i 3, rem i 2, rem i 3])))) z",
 	}
 	r := rand.New(rand.NewSource(5))
 	f64s := func(n int) []float64 {
@@ -105,6 +121,11 @@ func TestAgainstCoreEval(t *testing.T) {
 		"am": tensor.New(tensor.WithShape(3), tensor.WithBacking([]int64{3, 0, 7})),
 		"w":  tensor.New(tensor.WithShape(3, 4), tensor.WithBacking(f32s(12))),
 		"u":  tensor.New(tensor.WithShape(4), tensor.WithBacking(f32s(4))),
+		"b3": tensor.New(tensor.WithShape(2, 3, 4), tensor.WithBacking(f64s(24))),
+		"c3": tensor.New(tensor.WithShape(2, 4, 3), tensor.WithBacking(f64s(24))),
+		"d4": tensor.New(tensor.WithShape(2, 2, 3, 4), tensor.WithBacking(f64s(48))),
+		"f3": tensor.New(tensor.WithShape(3, 3, 3), tensor.WithBacking(f64s(27))),
+		"e3": tensor.New(tensor.WithShape(2, 3, 4), tensor.WithBacking(f32s(24))),
 	}
 	for _, mode := range []struct {
 		name string

@@ -35,7 +35,8 @@
 //   - everything else becomes a bulkad custom op (gorgonia.Op) that runs a kernel of package
 //     kernel on flat slices (raise plans, kernel executes): gather, scatter (accumulating), replicate, index, fromVector, cond, argmaxOuter,
 //     casts, comparisons and the element-wise operations Gorgonia lacks, and a matmul with
-//     transA/transB flags (one gonum GEMM, no materialised transpose);
+//     transA/transB flags (one GEMM, no materialised transpose; a batched matmul is one
+//     kernel running a GEMM per batch position);
 //   - literals and iota become Gorgonia constants;
 //   - what no specialised kernel covers (build1, an index function the compiler rejects) runs
 //     as one custom op through package kernel's compiled evaluator (kernel.Compile, Exec.RunInto).
@@ -43,7 +44,8 @@
 // Cheap fusions: an element-wise binary operation whose operands are replicates and
 // transposes of smaller arrays (x * tr [1,0] (replicate n s), with unary functions and casts
 // pushed onto the small array) reads them through strides instead of materialising them;
-// tr [1,0] feeding a matmul becomes a transpose flag of the GEMM; sumOuter and argmaxOuter of
+// tr [1,0] feeding a matmul (the transpose of the last two dimensions, for a batched one)
+// becomes a transpose flag of the GEMM; sumOuter and argmaxOuter of
 // a transpose reduce along an axis of the operand; a transpose of a gather or scatter is folded
 // into its index function. Top-level lets are planned lazily, so a let used only through such
 // fusions never becomes a node, and lets the selected results do not need are not raised.

@@ -369,7 +369,8 @@ func (pl *plan) gatherOfTranspose(t *core.Gather) (core.Term, bool) {
 // transposeOf rewrites a transpose so that it is never materialised by itself:
 //
 //	tr p (tr q z)          = tr (q∘p) z (or z)
-//	tr [1,0] (matmul a b)  = matmul (tr [1,0] b) (tr [1,0] a)   (GEMM flags)
+//	tr [1,0] (matmul a b)  = matmul (tr [1,0] b) (tr [1,0] a)   (GEMM flags; batched alike
+//	                         with the transpose of the last two dimensions)
 //	tr p (x op y)          = (tr p x) op (tr p y)               (a strided element-wise op)
 //	tr p (scatter …), tr p (gather …) with full index functions: permuted index functions.
 func (pl *plan) transposeOf(t *core.Transpose) (core.Term, bool) {
@@ -386,10 +387,10 @@ func (pl *plan) transposeOf(t *core.Transpose) (core.Term, bool) {
 		}
 		x = b.Transpose(r, u.X)
 	case *core.MatMul:
-		if rank != 2 || perm[0] != 1 {
+		if !core.IsSwapLastTwo(perm, rank) {
 			return nil, false
 		}
-		x = b.MatMul(b.Transpose([]int{1, 0}, u.Y), b.Transpose([]int{1, 0}, u.X))
+		x = b.MatMul(b.Transpose(perm, u.Y), b.Transpose(perm, u.X))
 	case *core.Binary:
 		x = b.Binary(u.Op, b.Transpose(perm, u.X), b.Transpose(perm, u.Y))
 	case *core.Scatter:

@@ -520,9 +520,12 @@ func (pl *plan) native(t core.Term, ins []core.Term, f func(kids []*gorgonia.Nod
 	return r, nil
 }
 
+// isSwap reports whether t is a transpose of the last two dimensions of a rank ≥ 2 array
+// (tr [1,0] of a matrix, tr [0,2,1] of a stack of matrices, …: a GEMM transpose flag) and
+// returns its operand; tr (swap) (tr (swap) z) is z, unflagged.
 func isSwap(t core.Term) (core.Term, bool) {
 	tr, ok := t.(*core.Transpose)
-	if !ok || len(tr.Perm) != 2 || tr.Perm[0] != 1 || tr.Perm[1] != 0 || len(tr.X.Type().Shape) != 2 {
+	if !ok || !core.IsSwapLastTwo(tr.Perm, len(tr.X.Type().Shape)) {
 		return t, false
 	}
 	if inner, ok := isSwap(tr.X); ok {
@@ -871,6 +874,8 @@ func (pl *plan) transpose(t *core.Transpose) (ref, error) {
 	return pl.simple(t, "tr", kern.Transpose{Perm: perm, Shape: xt.Shape, VK: pl.vk})
 }
 
+// matmul plans matmul x y, batched or not, as one MatMul kernel: operands that transpose
+// their last two dimensions become its transpose flags.
 func (pl *plan) matmul(t *core.MatMul) (ref, error) {
 	a, ta := isSwap(pl.peel(t.X))
 	b, tb := isSwap(pl.peel(t.Y))
@@ -884,17 +889,18 @@ func (pl *plan) matmul(t *core.MatMul) (ref, error) {
 		return r, err
 	}
 	xs, ys := t.X.Type().Shape, t.Y.Type().Shape
-	k := kern.MatMul{TransA: ta, TransB: tb, M: xs[0], K: xs[1], N: ys[1], VK: pl.vk, WS: pl.gemmWS()}
+	r := len(xs)
+	k := kern.BatchedMatMul(xs[:r-2].Size(), xs[r-2], xs[r-1], ys[r-1], ta, tb, pl.vk, pl.gemmWS())
 	return pl.custom(t, "matmul", []core.Term{a, b}, func(vs []*core.Var) (core.Term, []*core.Var, error) {
 		var x, y core.Term = vs[0], vs[1]
 		var err error
 		if ta {
-			if x, err = core.NewTranspose([]int{1, 0}, x); err != nil {
+			if x, err = core.NewTranspose(core.SwapLastTwo(r), x); err != nil {
 				return nil, nil, err
 			}
 		}
 		if tb {
-			if y, err = core.NewTranspose([]int{1, 0}, y); err != nil {
+			if y, err = core.NewTranspose(core.SwapLastTwo(r), y); err != nil {
 				return nil, nil, err
 			}
 		}

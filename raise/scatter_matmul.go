@@ -20,8 +20,8 @@ import (
 // scatterMatmul plans matmul (tr [1,0] R) B (a, b are the stored operands after isSwap) as
 // a scatterMatmulK when R is such a scatter.
 func (pl *plan) scatterMatmul(t *core.MatMul, a core.Term, ta bool, b core.Term, tb bool) (ref, bool, error) {
-	if !ta || tb || !t.Type().Dtype.IsFloat() {
-		return ref{}, false, nil
+	if !ta || tb || !t.Type().Dtype.IsFloat() || len(t.Type().Shape) != 2 {
+		return ref{}, false, nil // only the 2-D product (not a batched one)
 	}
 	as := a.Type().Shape // [N, C]
 	s, ok := pl.scatterOf(a)

@@ -63,6 +63,8 @@ var vkCases = []vkCase{
 	// matmul with every transpose combination
 	{"matmul X Z", 1, 1}, {"matmul (tr [1,0] Z) (tr [1,0] X)", 1, 1},
 	{"matmul X (tr [1,0] X)", 1, 1}, {"matmul (tr [1,0] X) X", 1, 1},
+	// batched: the device declines (no batched GEMM there), the CPU runs it with the flags
+	{"matmul R (tr [0,2,1] R)", 0, 0}, {"matmul (tr [0,2,1] R) R", 0, 0},
 	// gathers and scatters: affine windows, tables (out of range, repeated, run-time indices)
 	{"gather [2,2,18,14] X (\\[a,b,i,j] -> [2 * i + a, 2 * j + b])", 1, 1},
 	{"scatter [37,29] (gather [2,2,18,14] X (\\[a,b,i,j] -> [2 * i + a, 2 * j + b])) (\\[a,b,i,j] -> [2 * i + a, 2 * j + b])", 1, -1},

@@ -10,7 +10,7 @@
 //     body, so it is usually used several times), strict cond, every unary and binary
 //     operation, cast, index, sumOuter, argmaxOuter (in index positions), gather and scatter,
 //     fromVector, replicate, tr, reshape, build1 (nested up to Config.MaxBuildNest deep,
-//     default 3), iota and matmul;
+//     default 3), iota and matmul (batched for rank ≥ 3);
 //   - index functions and index positions that are affine (i, i+1, 2*i, literals) and
 //     non-affine (quot, rem, cond, index into an i64 array parameter, argmaxOuter), some
 //     of them out of bounds on purpose (index, gather and scatter must then read 0 / drop);

@@ -404,12 +404,15 @@ func (g *gen) term(t core.Type, depth int) core.Term {
 			}
 			return g.build(t, depth)
 		case 20:
-			if rank != 2 {
+			// matmul; of rank ≥ 3 a batched one (the leading dimensions are the batch)
+			if rank < 2 {
 				continue
 			}
 			c := g.dim()
-			x := g.term(core.Type{Shape: core.Shape{t.Shape[0], c}, Dtype: t.Dtype}, depth-1)
-			y := g.term(core.Type{Shape: core.Shape{c, t.Shape[1]}, Dtype: t.Dtype}, depth-1)
+			xs := append(t.Shape[:rank-1].Clone(), c)
+			ys := append(t.Shape[:rank-2].Clone(), c, t.Shape[rank-1])
+			x := g.term(core.Type{Shape: xs, Dtype: t.Dtype}, depth-1)
+			y := g.term(core.Type{Shape: ys, Dtype: t.Dtype}, depth-1)
 			return g.check(core.NewMatMul(x, y))
 		case 21:
 			// cast from the other float dtype or from i64

@@ -11,13 +11,14 @@ import (
 
 // RuleEnv types the free variables of the hand-written rule tests (the simplifier's and the
 // BOT's): vectors a, b, iv, bv of length 4, matrices m (2×3), mt (3×2), q (3×4), qt (4×3),
-// ms (2×3, f32), 3-tensors t3 (2×3×4) and t3b (2×4×3), scalars x, y (f64), k, j (i64), c
-// (bool). It returns a fresh map.
+// ms (2×3, f32), 3-tensors t3 (2×3×4) and t3b (2×4×3), 4-tensors t4 (2×2×3×4) and t4b
+// (2×2×4×3), scalars x, y (f64), k, j (i64), c (bool). It returns a fresh map.
 func RuleEnv() map[string]core.Type {
 	f64 := func(sh ...int) core.Type { return core.Type{Shape: core.Shape(sh), Dtype: core.Float64} }
 	return map[string]core.Type{
 		"a": f64(4), "b": f64(4), "m": f64(2, 3), "mt": f64(3, 2), "q": f64(3, 4), "qt": f64(4, 3),
-		"t3": f64(2, 3, 4), "t3b": f64(2, 4, 3), "x": f64(), "y": f64(),
+		"t3": f64(2, 3, 4), "t3b": f64(2, 4, 3), "t4": f64(2, 2, 3, 4), "t4b": f64(2, 2, 4, 3),
+		"x": f64(), "y": f64(),
 		"ms": {Shape: core.Shape{2, 3}, Dtype: core.Float32},
 		"k":  core.Scalar(core.Int64), "j": core.Scalar(core.Int64),
 		"iv": {Shape: core.Shape{4}, Dtype: core.Int64},
