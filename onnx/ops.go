@@ -16,7 +16,7 @@ var opTable = map[string]opFn{
 	"Dropout":    opDropout,
 	"Relu":       unary(func(x core.Term) (core.Term, error) { return lower.MaxBetween(x, zerosLike(x)) }),
 	"Tanh":       named("tanh"),
-	"Sigmoid":    named("sigmoid"),
+	"Sigmoid":    coreUnary(core.OpSigmoid),
 	"Exp":        named("exp"),
 	"Log":        named("ln"),
 	"Sqrt":       named("sqrt"),
@@ -212,6 +212,18 @@ func normAxis(axis int64, rank int) (int, error) {
 
 func unary(f func(core.Term) (core.Term, error)) opFn {
 	return floatOp(1, func(c *ctx, n *Node, x []core.Term) (core.Term, error) { return f(x[0]) })
+}
+
+// coreUnary lowers an element-wise function to the core operation itself (the
+// mathematical function, as PyTorch computes it): lower.Unary's names follow Gorgonia, whose
+// sigmoid is clamped to exactly 1 above 15 in float32 (and 0 below -88), which PyTorch's is not.
+func coreUnary(op core.UnOp) opFn {
+	return unary(func(x core.Term) (core.Term, error) {
+		if !x.Type().Dtype.IsFloat() {
+			return nil, errors.Errorf("%v of a %v operand, want f64 or f32", op, x.Type().Dtype)
+		}
+		return core.NewUnary(op, x)
+	})
 }
 
 func named(name string) opFn {

@@ -370,3 +370,26 @@ func TestErrors(t *testing.T) {
 		t.Errorf("SupportedOps lists %d operators", len(SupportedOps()))
 	}
 }
+
+// TestSigmoidUnclamped: Sigmoid is the mathematical function as PyTorch computes it, not
+// Gorgonia's (exactly 1 above 19 in float64, 0 below -709): 1/(1 + e^-x) worked out here
+// with math.Exp, at the former clamps and beyond.
+func TestSigmoidUnclamped(t *testing.T) {
+	xs := []float64{-750, -720, -30, 0, 19.5, 25, 30, 40}
+	got, _, err := runModel(t, 13, []tIn{{name: "x", shape: []int64{int64(len(xs))}, data: xs}}, single(tNode{op: "Sigmoid"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, x := range xs {
+		want := 1 / (1 + math.Exp(-x))
+		if x < 0 {
+			want = math.Exp(x) / (1 + math.Exp(x))
+		}
+		if d := math.Abs(got[i] - want); d > 1e-16*math.Max(want, 1e-300) {
+			t.Errorf("sigmoid(%v) = %v, want %v", x, got[i], want)
+		}
+	}
+	if got[5] == 1 || got[1] == 0 {
+		t.Errorf("sigmoid(25) = %v and sigmoid(-720) = %v: clamped", got[5], got[1])
+	}
+}
