@@ -1,6 +1,8 @@
 package kernel
 
 import (
+	"slices"
+
 	"github.com/bulkad/bulkad/core"
 	"github.com/pkg/errors"
 )
@@ -106,6 +108,7 @@ type WindowDot struct {
 	// winLanes destinations of at once (−1: none).
 	outer, unroll int
 	reduce        bool // the innermost level writes one destination (a dot product)
+	rowFree       bool // no check of the innermost level involves the one around it
 	points        int
 }
 
@@ -120,6 +123,11 @@ type winCon struct {
 // comment above); out, a and b describe the three accesses. It returns an error when the
 // sizes do not fit together or a value could overflow.
 func NewWindowDot(dom []int, out, a, b WinAccess) (*WindowDot, error) {
+	return newWindowDot(dom, out, a, b, winAuto)
+}
+
+// newWindowDot is NewWindowDot with the loop order's mode (winAuto, winRows, winChannels).
+func newWindowDot(dom []int, out, a, b WinAccess, mode int) (*WindowDot, error) {
 	n := len(dom)
 	k := &WindowDot{dom: append([]int(nil), dom...), spec: [3]WinAccess{out.clone(), a.clone(), b.clone()}, unroll: -1, points: 1}
 	for _, d := range dom {
@@ -147,7 +155,7 @@ func NewWindowDot(dom []int, out, a, b WinAccess) (*WindowDot, error) {
 		k.size[i] = sz
 		k.bst[i] = core.Shape(acc.Shape).Strides()
 	}
-	k.order = k.loopOrder()
+	k.order = k.loopOrder(mode)
 	k.ldom = make([]int, n)
 	for l, v := range k.order {
 		k.ldom[l] = dom[v]
@@ -191,6 +199,14 @@ func NewWindowDot(dom []int, out, a, b WinAccess) (*WindowDot, error) {
 	}
 	if n > 0 {
 		k.reduce = k.st[0][n-1] == 0
+	}
+	if n > 1 {
+		k.rowFree = true
+		for _, ci := range k.chk[n-1] {
+			if k.cons[ci].c[n-2] != 0 {
+				k.rowFree = false
+			}
+		}
 	}
 	if k.reduce && k.outer > 0 {
 		if l := k.outer - 1; k.ldom[l] > 1 && len(k.upd[l]) == 0 && len(k.chk[l]) == 0 {
@@ -275,42 +291,84 @@ func gcdW(a, b int64) int64 {
 	return a
 }
 
-// loopOrder is the order of the loop nest: the disjoint variables among all but the last
-// two first (their order does not matter: a destination sees one value of each), the
-// variable a reduction row unrolls last among them, then the others in the reference's
-// order, and the last two variables innermost (rows of the last one). It sets k.outer.
-func (k *WindowDot) loopOrder() []int {
+// Loop orders (newWindowDot's mode): rows of the domain's last variable innermost, or a
+// variable of many values innermost (the channels of a depthwise convolution: the rows of a
+// small feature map are too short to pay for the loops around them).
+const (
+	winAuto = iota
+	winRows
+	winChannels
+)
+
+// winRowMin and winDotRowMin are the row lengths from which rows of the last variable are
+// innermost in auto mode, for rows that write a destination per point and for reduction
+// rows (which sum winLanes destinations at once): below them the channels run innermost.
+// Measured with BenchmarkWindowDot (MobileNetV2's depthwise layers, float32, 2-core
+// development machine): at 8×8 maps the channels innermost take 0.26 ms against 0.50 for
+// the forward pass and ∂x, the rows 0.21 against 0.28 for ∂f; at 16×16 and more the rows
+// are faster for all three (at 32×32 four times).
+const (
+	winRowMin    = 16
+	winDotRowMin = 8
+)
+
+// loopOrder is the order of the loop nest: the disjoint variables first (their order does
+// not matter: a destination sees one value of each), then the others in the reference's
+// order, and innermost the last two variables (rows of the last one), or in mode winChannels
+// those and then the largest disjoint variable no bounds check involves. The non-disjoint
+// variables keep their relative order, so each destination sees its products in the
+// reference's order. A reduction row (the last variable writes one destination) sums
+// several destinations at once along that largest variable: it is put last among the
+// disjoint ones. It sets k.outer.
+func (k *WindowDot) loopOrder(mode int) []int {
 	n := len(k.dom)
-	var first, rest []int
 	fits := k.spanOK()
+	dis := make([]bool, n)
+	for j := range n {
+		dis[j] = fits && k.disjoint(j)
+	}
+	u := -1 // the channel variable
 	for j := 0; j < n-2; j++ {
-		if fits && k.disjoint(j) {
+		if dis[j] && k.dom[j] > 1 && !k.checked(j) && (u < 0 || k.dom[j] > k.dom[u]) {
+			u = j
+		}
+	}
+	if mode == winAuto {
+		mode = winRows
+		short := winRowMin
+		if n > 0 && !k.outDepends(n-1) {
+			short = winDotRowMin
+		}
+		if u >= 0 && k.dom[n-1] < short && k.dom[u] > k.dom[n-1] {
+			mode = winChannels
+		}
+	}
+	if u < 0 {
+		mode = winRows
+	}
+	var tail []int
+	for j := max(n-2, 0); j < n; j++ {
+		tail = append(tail, j)
+	}
+	if mode == winChannels {
+		tail = append(tail, u)
+	}
+	var first, rest []int
+	for j := range n {
+		switch {
+		case slices.Contains(tail, j):
+		case dis[j]:
 			first = append(first, j)
-		} else {
+		default:
 			rest = append(rest, j)
 		}
 	}
+	if mode == winRows && u >= 0 && !k.outDepends(n-1) {
+		i := slices.Index(first, u)
+		first = append(append(first[:i:i], first[i+1:]...), u)
+	}
 	k.outer = len(first)
-	// A reduction row (the innermost variable writes one destination) sums several
-	// destinations at once along a disjoint variable no bounds check involves: put the
-	// largest such variable last among the disjoint ones.
-	if n > 0 && !k.outDepends(n-1) {
-		best := -1
-		for i, j := range first {
-			if k.dom[j] > 1 && !k.checked(j) && (best < 0 || k.dom[j] > k.dom[first[best]]) {
-				best = i
-			}
-		}
-		if best >= 0 {
-			j := first[best]
-			first = append(append(first[:best:best], first[best+1:]...), j)
-		}
-	}
-	order := append(first, rest...)
-	for j := max(n-2, 0); j < n; j++ {
-		order = append(order, j)
-	}
-	return order
+	return append(append(first, rest...), tail...)
 }
 
 // spanOK reports whether every index of out has a span below winMax (disjoint's sums then
@@ -490,7 +548,8 @@ func (w *winWalk[T]) level(l int, off [3]int) {
 		return
 	}
 	st0, st1, st2 := k.st[0][l], k.st[1][l], k.st[2][l]
-	if l == len(k.ldom)-1 {
+	n := len(k.ldom)
+	if l == n-1 {
 		w.row(off[0]+lo*st0, off[1]+lo*st1, off[2]+lo*st2, hi-lo, st0, st1, st2)
 		return
 	}
@@ -499,7 +558,8 @@ func (w *winWalk[T]) level(l int, off [3]int) {
 		w.val[ci] += k.cons[ci].c[l] * int64(lo)
 	}
 	o := [3]int{off[0] + lo*st0, off[1] + lo*st1, off[2] + lo*st2}
-	if l == k.unroll {
+	switch {
+	case l == k.unroll:
 		// no check involves this level (upd and chk are empty)
 		for t := lo; t < hi; t += winLanes {
 			w.lanes = min(winLanes, hi-t)
@@ -510,15 +570,29 @@ func (w *winWalk[T]) level(l int, off [3]int) {
 		}
 		w.lanes = 1
 		return
-	}
-	for t := lo; t < hi; t++ {
-		w.level(l+1, o)
-		for _, ci := range upd {
-			w.val[ci] += k.cons[ci].c[l]
+	case l == n-2 && k.rowFree:
+		// the rows' interval does not depend on this level: one interval, the rows inline
+		r0, r1 := w.interval(n - 1)
+		if r1 > r0 {
+			s0, s1, s2 := k.st[0][n-1], k.st[1][n-1], k.st[2][n-1]
+			o[0], o[1], o[2] = o[0]+r0*s0, o[1]+r0*s1, o[2]+r0*s2
+			for t := lo; t < hi; t++ {
+				w.row(o[0], o[1], o[2], r1-r0, s0, s1, s2)
+				o[0] += st0
+				o[1] += st1
+				o[2] += st2
+			}
 		}
-		o[0] += st0
-		o[1] += st1
-		o[2] += st2
+	default:
+		for t := lo; t < hi; t++ {
+			w.level(l+1, o)
+			for _, ci := range upd {
+				w.val[ci] += k.cons[ci].c[l]
+			}
+			o[0] += st0
+			o[1] += st1
+			o[2] += st2
+		}
 	}
 	for _, ci := range upd {
 		w.val[ci] -= k.cons[ci].c[l] * int64(hi)
@@ -543,45 +617,77 @@ func (w *winWalk[T]) row(o, x, y, n, so, sx, sy int) {
 	if sx == 0 && sy != 0 {
 		a, b, x, y, sx, sy = b, a, y, x, sy, sx
 	}
-	if sy == 0 {
-		v := b[y]
-		if so == 1 && sx == 1 {
-			d, s := out[o:o+n], a[x:x+n]
-			for t := range d {
-				d[t] += T(s[t] * v)
-			}
-			return
-		}
+	if so < 0 || sx < 0 || sy < 0 { // (a reversed access; the slices below go forwards)
 		for range n {
-			out[o] += T(a[x] * v)
-			o += so
-			x += sx
+			out[o] += T(a[x] * b[y])
+			o, x, y = o+so, x+sx, y+sy
 		}
 		return
 	}
-	for range n {
-		out[o] += T(a[x] * b[y])
-		o += so
-		x += sx
-		y += sy
+	d := out[o : o+(n-1)*so+1]
+	s := a[x : x+(n-1)*sx+1]
+	if sy == 0 {
+		axpyRow(d, s, b[y], n, so, sx)
+		return
+	}
+	u := b[y : y+(n-1)*sy+1]
+	for t := range n {
+		d[t*so] += T(s[t*sx] * u[t*sy])
+	}
+}
+
+// axpyRow adds s[t·sx]·v to d[t·so] for t < n (d and s hold exactly the points read).
+func axpyRow[T floatT](d, s []T, v T, n, so, sx int) {
+	switch {
+	case so == 1 && sx == 1:
+		s = s[:len(d)]
+		t := 0
+		for ; t+4 <= len(d); t += 4 {
+			d4, s4 := d[t:t+4:t+4], s[t:t+4:t+4]
+			d4[0] += T(s4[0] * v)
+			d4[1] += T(s4[1] * v)
+			d4[2] += T(s4[2] * v)
+			d4[3] += T(s4[3] * v)
+		}
+		for ; t < len(d); t++ {
+			d[t] += T(s[t] * v)
+		}
+	case so == 1:
+		for t := range d {
+			d[t] += T(s[t*sx] * v)
+		}
+	case sx == 1:
+		for t, xv := range s {
+			d[t*so] += T(xv * v)
+		}
+	default:
+		for t := range n {
+			d[t*so] += T(s[t*sx] * v)
+		}
 	}
 }
 
 // dotRow adds Σ_t A[x + t·sx]·B[y + t·sy] (t < n, in order) to out[o].
 func dotRow[T floatT](out, a, b []T, o, x, y, n, sx, sy int) {
 	acc := out[o]
-	if sx == 1 && sy == 1 {
-		s, u := a[x:x+n], b[y:y+n]
-		for t, v := range s {
-			acc += T(v * u[t])
+	if sx < 0 || sy < 0 {
+		for range n {
+			acc += T(a[x] * b[y])
+			x, y = x+sx, y+sy
 		}
 		out[o] = acc
 		return
 	}
-	for range n {
-		acc += T(a[x] * b[y])
-		x += sx
-		y += sy
+	s, u := a[x:x+(n-1)*sx+1], b[y:y+(n-1)*sy+1]
+	if sx == 1 && sy == 1 {
+		u = u[:len(s)]
+		for t, v := range s {
+			acc += T(v * u[t])
+		}
+	} else {
+		for t := range n {
+			acc += T(s[t*sx] * u[t*sy])
+		}
 	}
 	out[o] = acc
 }
@@ -589,20 +695,33 @@ func dotRow[T floatT](out, a, b []T, o, x, y, n, sx, sy int) {
 // dotRows is dotRow for lanes (≤ winLanes) destinations at once, the lane i's offsets
 // shifted by i·(lo, lx, ly): independent chains of additions, each in order.
 func dotRows[T floatT](out, a, b []T, o, x, y, n, sx, sy, lanes, lo, lx, ly int) {
-	if lanes < winLanes {
+	if lanes < winLanes || sx < 0 || sy < 0 || lx < 0 || ly < 0 {
 		for i := range lanes {
 			dotRow(out, a, b, o+i*lo, x+i*lx, y+i*ly, n, sx, sy)
 		}
 		return
 	}
+	ex, ey := (n-1)*sx+1, (n-1)*sy+1
+	a0, a1, a2, a3 := a[x:x+ex], a[x+lx:x+lx+ex], a[x+2*lx:x+2*lx+ex], a[x+3*lx:x+3*lx+ex]
+	b0, b1, b2, b3 := b[y:y+ey], b[y+ly:y+ly+ey], b[y+2*ly:y+2*ly+ey], b[y+3*ly:y+3*ly+ey]
 	c0, c1, c2, c3 := out[o], out[o+lo], out[o+2*lo], out[o+3*lo]
-	for range n {
-		c0 += T(a[x] * b[y])
-		c1 += T(a[x+lx] * b[y+ly])
-		c2 += T(a[x+2*lx] * b[y+2*ly])
-		c3 += T(a[x+3*lx] * b[y+3*ly])
-		x += sx
-		y += sy
+	if sx == 1 && sy == 1 {
+		a1, a2, a3 = a1[:len(a0)], a2[:len(a0)], a3[:len(a0)]
+		b0, b1, b2, b3 = b0[:len(a0)], b1[:len(a0)], b2[:len(a0)], b3[:len(a0)]
+		for t := range a0 {
+			c0 += T(a0[t] * b0[t])
+			c1 += T(a1[t] * b1[t])
+			c2 += T(a2[t] * b2[t])
+			c3 += T(a3[t] * b3[t])
+		}
+	} else {
+		for t := range n {
+			i, j := t*sx, t*sy
+			c0 += T(a0[i] * b0[j])
+			c1 += T(a1[i] * b1[j])
+			c2 += T(a2[i] * b2[j])
+			c3 += T(a3[i] * b3[j])
+		}
 	}
 	out[o], out[o+lo], out[o+2*lo], out[o+3*lo] = c0, c1, c2, c3
 }

@@ -188,25 +188,27 @@ func TestWindowDotAgainstCoreEval(t *testing.T) {
 					}
 					wants[k.src] = want
 				}
-				wk, err := NewWindowDot(dom, k.out, k.a, k.b)
-				if err != nil {
-					t.Fatalf("%s: NewWindowDot: %v", what, err)
-				}
-				procs := []int{1}
-				if c.parallel {
-					procs = []int{1, 2}
-				}
-				for _, np := range procs {
-					old := runtime.GOMAXPROCS(np)
-					got := tensor.New(tensor.Of(want.Dtype()), tensor.WithShape(want.Shape()...))
-					err := wk.Run(got.Data(), []any{args[k.ins[0]].Data(), args[k.ins[1]].Data()})
-					runtime.GOMAXPROCS(old)
+				for _, mode := range []int{winRows, winChannels} {
+					wk, err := newWindowDot(dom, k.out, k.a, k.b, mode)
 					if err != nil {
-						t.Fatalf("%s: Run: %v", what, err)
+						t.Fatalf("%s: NewWindowDot: %v", what, err)
 					}
-					g, w := floats(t, got), floats(t, want)
-					if i := sameBitsNaN(g, w); i >= 0 {
-						t.Fatalf("%s (GOMAXPROCS %d): element %d = %v, core.Eval %v", what, np, i, g[i], w[i])
+					procs := []int{1}
+					if c.parallel {
+						procs = []int{1, 2}
+					}
+					for _, np := range procs {
+						old := runtime.GOMAXPROCS(np)
+						got := tensor.New(tensor.Of(want.Dtype()), tensor.WithShape(want.Shape()...))
+						err := wk.Run(got.Data(), []any{args[k.ins[0]].Data(), args[k.ins[1]].Data()})
+						runtime.GOMAXPROCS(old)
+						if err != nil {
+							t.Fatalf("%s: Run: %v", what, err)
+						}
+						g, w := floats(t, got), floats(t, want)
+						if i := sameBitsNaN(g, w); i >= 0 {
+							t.Fatalf("%s (mode %d, GOMAXPROCS %d): element %d = %v, core.Eval %v", what, mode, np, i, g[i], w[i])
+						}
 					}
 				}
 			}
@@ -214,23 +216,29 @@ func TestWindowDotAgainstCoreEval(t *testing.T) {
 	}
 }
 
-// The loop order keeps, for every destination, the reference's order of its products, and
-// a reduction row sums several destinations at once.
+// The loop order keeps, for every destination, the reference's order of its products (the
+// variables that are not disjoint keep their order), a reduction row sums several
+// destinations at once, and small maps run the channels innermost.
 func TestWindowDotLoopOrder(t *testing.T) {
 	c := dwCase{b: 2, groups: 6, cg: 2, og: 2, h: 5, w: 5, kh: 3, kw: 3, sh: 1, sw: 1, dh: 1, dw: 1, pt: 1, pb: 1, pl: 1, pr: 1}
 	dom, xa, fa, da := c.accesses()
 	// variables: c1 r s n g m i j
 	for _, k := range []struct {
 		name      string
+		mode      int
 		out, a, b WinAccess
 		order     string
 		unroll    bool
 	}{
-		{"forward", da, xa, fa, "n g m c1 r s i j", false},
-		{"∂x", xa, da, fa, "c1 n g r s m i j", false},
-		{"∂f", fa, da, xa, "c1 r s m g n i j", true},
+		{"forward", winRows, da, xa, fa, "n g m c1 r s i j", false},
+		{"∂x", winRows, xa, da, fa, "c1 n g r s m i j", false},
+		{"∂f", winRows, fa, da, xa, "c1 r s m g n i j", true},
+		{"forward", winChannels, da, xa, fa, "n m c1 r s i j g", false},
+		{"∂x", winChannels, xa, da, fa, "c1 n r s m i j g", false},
+		{"∂f", winChannels, fa, da, xa, "c1 r s m n i j g", false},
+		{"forward", winAuto, da, xa, fa, "n m c1 r s i j g", false}, // 5 < winRowMin
 	} {
-		wk, err := NewWindowDot(dom, k.out, k.a, k.b)
+		wk, err := newWindowDot(dom, k.out, k.a, k.b, k.mode)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -240,7 +248,7 @@ func TestWindowDotLoopOrder(t *testing.T) {
 			got = append(got, names[v])
 		}
 		if strings.Join(got, " ") != k.order || (wk.unroll >= 0) != k.unroll {
-			t.Errorf("%s: loop order %v (unrolled level %d), want %s (unrolled %v)", k.name, got, wk.unroll, k.order, k.unroll)
+			t.Errorf("%s (mode %d): loop order %v (unrolled level %d), want %s (unrolled %v)", k.name, k.mode, got, wk.unroll, k.order, k.unroll)
 		}
 	}
 }
@@ -355,17 +363,19 @@ func TestWindowDotRandomAffine(t *testing.T) {
 		if err != nil {
 			t.Fatalf("seed %d: core.Eval: %v", seed, err)
 		}
-		wk, err := NewWindowDot(dom, o, a, b)
-		if err != nil {
-			t.Fatalf("seed %d: NewWindowDot: %v", seed, err)
-		}
-		got := tensor.New(tensor.Of(want.Dtype()), tensor.WithShape(want.Shape()...))
-		if err := wk.Run(got.Data(), []any{args["a"].Data(), args["b"].Data()}); err != nil {
-			t.Fatalf("seed %d: Run: %v", seed, err)
-		}
-		g, w := floats(t, got), floats(t, want)
-		if i := sameBitsNaN(g, w); i >= 0 {
-			t.Fatalf("seed %d: element %d = %v, core.Eval %v\n%s", seed, i, g[i], w[i], src)
+		for _, mode := range []int{winAuto, winRows, winChannels} {
+			wk, err := newWindowDot(dom, o, a, b, mode)
+			if err != nil {
+				t.Fatalf("seed %d: NewWindowDot: %v", seed, err)
+			}
+			got := tensor.New(tensor.Of(want.Dtype()), tensor.WithShape(want.Shape()...))
+			if err := wk.Run(got.Data(), []any{args["a"].Data(), args["b"].Data()}); err != nil {
+				t.Fatalf("seed %d: Run: %v", seed, err)
+			}
+			g, w := floats(t, got), floats(t, want)
+			if i := sameBitsNaN(g, w); i >= 0 {
+				t.Fatalf("seed %d mode %d: element %d = %v, core.Eval %v\n%s", seed, mode, i, g[i], w[i], src)
+			}
 		}
 	}
 }
