@@ -20,7 +20,9 @@ import (
 //     outermost, each output channel reading its group's input channels in place), times the
 //     filters broadcast to that shape by a gather, summed over the outer axis with sumOuter.
 //     No matrix product; the gradient is one scatter into x (col2im) and one scatter-sum into
-//     f. Its work is the number of multiply-adds, at the speed of element-wise kernels.
+//     f. Its work is the number of multiply-adds, at the speed of element-wise kernels; raise
+//     runs the forward term and both gradient products as one kernel each
+//     (kernel.WindowDot), none of them materialising the windows.
 //   - block-diagonal (otherwise): the filters are placed, by one scatter whose index function
 //     repeats the group, into the dense filter bank of one ordinary convolution, zero off the
 //     diagonal blocks, directly in the [c·KH·KW, o] layout of its matrix product (so neither
