@@ -576,12 +576,7 @@ func (w *winWalk[T]) level(l int, off [3]int) {
 		if r1 > r0 {
 			s0, s1, s2 := k.st[0][n-1], k.st[1][n-1], k.st[2][n-1]
 			o[0], o[1], o[2] = o[0]+r0*s0, o[1]+r0*s1, o[2]+r0*s2
-			for t := lo; t < hi; t++ {
-				w.row(o[0], o[1], o[2], r1-r0, s0, s1, s2)
-				o[0] += st0
-				o[1] += st1
-				o[2] += st2
-			}
+			w.plane(o, hi-lo, [3]int{st0, st1, st2}, r1-r0, [3]int{s0, s1, s2})
 		}
 	default:
 		for t := lo; t < hi; t++ {
@@ -596,6 +591,51 @@ func (w *winWalk[T]) level(l int, off [3]int) {
 	}
 	for _, ci := range upd {
 		w.val[ci] -= k.cons[ci].c[l] * int64(hi)
+	}
+}
+
+// plane runs rows rows of n points of the innermost level, row t from the offsets
+// o + t·rs with strides s along it. The rows that write a destination per point and read
+// one factor per row (a window row times a filter tap, a cotangent row times a tap) run
+// inline here; the others through row.
+func (w *winWalk[T]) plane(o [3]int, rows int, rs [3]int, n int, s [3]int) {
+	so, sx, sy := s[0], s[1], s[2]
+	a, b := w.a, w.b
+	d0, x, y, rx, ry := o[0], o[1], o[2], rs[1], rs[2]
+	if sx == 0 && sy != 0 { // a·b and b·a round alike: B is the factor constant along a row
+		a, b, x, y, rx, ry, sx, sy = b, a, y, x, ry, rx, sy, sx
+	}
+	out := w.out
+	switch {
+	case so == 1 && sx == 1 && sy == 0:
+		for range rows {
+			d, src, v := out[d0:d0+n], a[x:x+n], b[y]
+			src = src[:len(d)]
+			t := 0
+			for ; t+4 <= len(d); t += 4 {
+				d4, s4 := d[t:t+4:t+4], src[t:t+4:t+4]
+				d4[0] += T(s4[0] * v)
+				d4[1] += T(s4[1] * v)
+				d4[2] += T(s4[2] * v)
+				d4[3] += T(s4[3] * v)
+			}
+			for ; t < len(d); t++ {
+				d[t] += T(src[t] * v)
+			}
+			d0, x, y = d0+rs[0], x+rx, y+ry
+		}
+	case so > 0 && sx > 0 && sy == 0:
+		ed, ex := (n-1)*so+1, (n-1)*sx+1
+		for range rows {
+			axpyRow(out[d0:d0+ed], a[x:x+ex], b[y], n, so, sx)
+			d0, x, y = d0+rs[0], x+rx, y+ry
+		}
+	default:
+		o := o
+		for range rows {
+			w.row(o[0], o[1], o[2], n, s[0], s[1], s[2])
+			o[0], o[1], o[2] = o[0]+rs[0], o[1]+rs[1], o[2]+rs[2]
+		}
 	}
 }
 
