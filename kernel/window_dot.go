@@ -28,8 +28,9 @@ import (
 //
 // Order of summation. The reference (core.Eval) adds every product into its destination
 // in the domain's row-major order, starting from zero. WindowDot may run the loops in
-// another order, but only moves outwards a variable whose distinct values write distinct
-// destinations (a "disjoint" variable): for each destination the products arrive in the
+// another order, but keeps the relative order of the variables whose distinct values can
+// write the same destination; the others (the "disjoint" variables) go anywhere, since a
+// destination sees one value of each: for each destination the products arrive in the
 // reference's order, so the results are equal bit for bit. Every product is rounded to the
 // element type before it is added (no fused multiply-add). The products it skips because A
 // or B is out of bounds are ±0 in the reference, which leave a sum started at +0 unchanged,
@@ -73,8 +74,8 @@ func (p *IndexProgram) AffineForm() (coef [][]int64, c0 []int64, ok bool) {
 }
 
 // winMax bounds the constants and spans of every index of an access (|C0| ≤ winMax and
-// Σ_j |Coef_j|·dom_j ≤ winMax), and the element offsets, so that nothing the loops compute
-// overflows.
+// Σ_j |Coef_j|·dom_j ≤ winMax) and its element offsets anywhere in the domain, so that
+// nothing the loops compute overflows.
 const winMax = 1 << 60
 
 // winLanes is the number of destinations a reduction row sums at once (independent chains
@@ -134,10 +135,10 @@ func newWindowDot(dom []int, out, a, b WinAccess, mode int) (*WindowDot, error) 
 		if d < 0 {
 			return nil, errors.Errorf("kernel: windowDot: domain %v", dom)
 		}
-		k.points *= d
-		if k.points > winMax {
+		if d > 0 && k.points > winMax/d {
 			return nil, errors.Errorf("kernel: windowDot: domain %v too large", dom)
 		}
+		k.points *= d
 	}
 	for i, acc := range k.spec {
 		if len(acc.Coef) != len(acc.Shape) || len(acc.C0) != len(acc.Shape) {
@@ -148,9 +149,10 @@ func newWindowDot(dom []int, out, a, b WinAccess, mode int) (*WindowDot, error) 
 			if s < 0 || len(acc.Coef[d]) != n {
 				return nil, errors.Errorf("kernel: windowDot: access %d: shape %v, coefficients %v over domain %v", i, acc.Shape, acc.Coef[d], dom)
 			}
-			if sz *= s; sz > winMax {
+			if s > 0 && sz > winMax/s {
 				return nil, errors.Errorf("kernel: windowDot: access %d: shape %v too large", i, acc.Shape)
 			}
+			sz *= s
 		}
 		k.size[i] = sz
 		k.bst[i] = core.Shape(acc.Shape).Strides()
@@ -163,9 +165,15 @@ func newWindowDot(dom []int, out, a, b WinAccess, mode int) (*WindowDot, error) 
 	k.chk, k.upd = make([][]int, n), make([][]int, n)
 	for i, acc := range k.spec {
 		k.st[i] = make([]int, n)
+		offs := int64(0) // a bound of |element offset| over the domain
 		for d, row := range acc.Coef {
 			lo, hi, ok := k.span(row, acc.C0[d])
-			if !ok {
+			mag, bst := max(absW(lo), absW(hi)), int64(k.bst[i][d])
+			if ok && bst > 0 {
+				ok = mag <= winMax/bst
+				offs += mag * bst
+			}
+			if !ok || offs > winMax {
 				return nil, errors.Errorf("kernel: windowDot: access %d: index %d (%v + %d) could overflow over domain %v", i, d, row, acc.C0[d], dom)
 			}
 			for l, v := range k.order {
@@ -455,9 +463,8 @@ func windowDotRun[T floatT](k *WindowDot, out []T, ins []any) error {
 		out[k.base[0]] += T(a[k.base[1]] * b[k.base[2]])
 		return nil
 	}
-	// Split across goroutines along the first level of more than one value when it is
-	// disjoint (its parts write disjoint destinations) and no bounds check involves it
-	// at an earlier level (the levels before it have one value).
+	// Split across goroutines along the first level of more than one value (the levels
+	// before it have one) when it is disjoint: its parts write disjoint destinations.
 	split := 0
 	for split < n && k.ldom[split] == 1 {
 		split++

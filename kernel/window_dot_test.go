@@ -379,3 +379,28 @@ func TestWindowDotRandomAffine(t *testing.T) {
 		}
 	}
 }
+
+// Accesses whose indices or element offsets could overflow are refused (the planner then
+// keeps the unfused kernels).
+func TestWindowDotOverflow(t *testing.T) {
+	dom := []int{4, 4}
+	ok := WinAccess{Shape: []int{4, 4}, Coef: [][]int64{{1, 0}, {0, 1}}, C0: []int64{0, 0}}
+	for _, k := range []struct {
+		name string
+		dom  []int
+		a    WinAccess
+	}{
+		{"domain", []int{1 << 31, 1 << 31, 4}, WinAccess{Shape: []int{1}, Coef: [][]int64{{0, 0, 0}}, C0: []int64{0}}},
+		{"shape", dom, WinAccess{Shape: []int{1 << 31, 1 << 31, 4}, Coef: [][]int64{{1, 0}, {0, 1}, {0, 0}}, C0: []int64{0, 0, 0}}},
+		{"element offset", dom, WinAccess{Shape: []int{1 << 20, 1 << 20}, Coef: [][]int64{{1 << 40, 0}, {0, 1}}, C0: []int64{0, 0}}},
+	} {
+		out := WinAccess{Shape: []int{1}, Coef: [][]int64{make([]int64, len(k.dom))}, C0: []int64{0}}
+		b := out // a scalar, or ok over dom
+		if len(k.dom) == len(dom) {
+			b = ok
+		}
+		if _, err := NewWindowDot(k.dom, out, k.a, b); err == nil || !strings.Contains(err.Error(), "windowDot") {
+			t.Errorf("%s: err = %v, want a windowDot error", k.name, err)
+		}
+	}
+}
