@@ -15,8 +15,11 @@
 // IndexProgram.ClipPlan: strided runs clipped to the in-bounds interval of each row, for an
 // affine function that reaches out of bounds such as a padded convolution's window; LookupPlan: an affine offset plus a table over an argmax value), Unary, Binary, StridedBinary (operands read through strides), MaskMul, Cast, Cond,
 // Concat, Transpose, Index, SumOuter, Axis (sum or argmax along an axis), ArgmaxView, MatMul (the one GEMM entry
-// point; with a batch count, one product per batch position of a batched matmul), ScatterMatMul (the product of a sparse scatter with a matrix) and ExecKernel (a
-// compiled program, for what no specialised kernel covers).
+// point; with a batch count, one product per batch position of a batched matmul),
+// ScatterMatMul (the product of a sparse scatter with a matrix), WindowDot (a sum or
+// scatter of products of affine, clipped accesses: a depthwise convolution and its gradient
+// without materialised windows, window_dot.go) and ExecKernel (a compiled program, for what
+// no specialised kernel covers).
 //
 // Device back ends: a Vulkan (package vulkan, imported by this package only) makes the float
 // kernels try the device first and fall back to the CPU kernel whenever the device declines

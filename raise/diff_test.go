@@ -95,6 +95,15 @@ func TestAgainstCoreEval(t *testing.T) {
 		// 2-D scatter-matmul
 		"matmul (tr [0,2,1] (scatter [2,4,3] v (\\[i] -> [quot i 3, rem i 4, rem i 3]))) c3",
 		"matmul (tr [1,0] (reshape [4,3] (scatter [2,2,3] v (\\[i] -> [quot i 3, rem i 2, rem i 3])))) z",
+		// sums of products over windows (windows.go): conv-like windows with padding
+		// times a broadcast filter, col2im-like and filter-gradient-like scatters
+		"sumOuter (reshape [4,2,2] (gather [2,2,2,2] x (\\[a,b,i,j] -> [i + a, 2 * j + b + (-1)]) * gather [2,2,2,2] y (\\[a,b,i,j] -> [2 * a + b])))",
+		"sumOuter (gather [3,4] y (\\[i,j] -> [j]) * gather [3,4] x (\\[i,j] -> [i, j + i + (-1)]))",
+		"scatter [3,4] (reshape [2,2,3,4] (replicate 4 x) * gather [2,2,3,4] y (\\[a,b,i,j] -> [2 * a + b])) (\\[a,b,i,j] -> [i + a + (-1), j + b + (-1)])",
+		"scatter [4] (reshape [2,2,3,4] (replicate 4 x) * gather [2,2,3,4] x (\\[a,b,i,j] -> [i + a + (-1), j + b + (-1)])) (\\[a,b,i,j] -> [2 * a + b])",
+		"scatter [4] (tr [1,0] (replicate 4 y) * gather [4,4] x (\\[i,j] -> [i + (-1), j])) (\\[i,j] -> [j])",
+		"sumOuter (gather [4,3] x (\\[j,i] -> [i, index (argmaxOuter (tr [1,0] x)) [i]]) * gather [4,3] y (\\[j,i] -> [j]))",
+		"sumOuter (reshape [4,2,2] (gather [2,2,2,2] w (\\[a,b,i,j] -> [i + a, 2 * j + b + (-1)]) * gather [2,2,2,2] u (\\[a,b,i,j] -> [2 * a + b])))",
 	}
 	r := rand.New(rand.NewSource(5))
 	f64s := func(n int) []float64 {

@@ -50,6 +50,17 @@
 // into its index function. Top-level lets are planned lazily, so a let used only through such
 // fusions never becomes a node, and lets the selected results do not need are not raised.
 //
+// Sums of products over windows: sumOuter of a product (or of a reshape merging its
+// leading dimensions into the summed one) and a scatter of a product by an affine index
+// function, when a factor is a gather with an affine index function (the other such a
+// gather, a strided view of a smaller array or a plain array), run as one
+// kernel.WindowDot that reads the factors where they lie, clipped at their bounds, and never
+// materialises the product (windows.go): a depthwise convolution (lower.GroupedConv2d's
+// element-wise form) and the two products of its gradient, its col2im-like scatter into the
+// image and its reduction into the filter. The kernel adds in the reference's order, so the
+// results equal core.Eval's bit for bit. Programs raised for a Vulkan device keep the
+// unfused kernels.
+//
 // Gathers and scatters whose index functions are affine and provably in bounds (convolution
 // and pooling windows, strided slices) run as strided copies without per-element closures.
 // So do those that add to such an affine offset a function of one argmax value looked up at

@@ -270,6 +270,9 @@ func wrapAll(views []view, vs []*core.Var) ([]core.Term, error) {
 
 // sumOuter plans sumOuter x; sumOuter (tr perm y) becomes Gorgonia's Sum along one axis of y.
 func (pl *plan) sumOuter(t *core.SumOuter) (ref, error) {
+	if r, ok, err := pl.windowSum(t); ok {
+		return r, err
+	}
 	xt := t.X.Type()
 	if !xt.Dtype.IsFloat() {
 		return pl.simple(t, "sumOuter", kern.SumOuter{})

@@ -407,6 +407,12 @@ func asTerms(vs []*core.Var) []core.Term {
 // each input replaced by a parameter (extra params, e.g. index-function free variables, are
 // appended by the caller through rebuild).
 func (pl *plan) custom(t core.Term, kind string, ins []core.Term, rebuild func(vs []*core.Var) (core.Term, []*core.Var, error), k kern.Kernel) (ref, error) {
+	return pl.customAvoid(t, kind, ins, nil, rebuild, k)
+}
+
+// customAvoid is custom whose parameters are also not named as the index variables of fns
+// (index functions that the op's program keeps besides t's own).
+func (pl *plan) customAvoid(t core.Term, kind string, ins []core.Term, fns []*core.IndexFn, rebuild func(vs []*core.Var) (core.Term, []*core.Var, error), k kern.Kernel) (ref, error) {
 	rs, err := pl.terms(ins...)
 	if err != nil {
 		return ref{}, err
@@ -419,14 +425,13 @@ func (pl *plan) custom(t core.Term, kind string, ins []core.Term, rebuild func(v
 	// of an index function (the rest of t is replaced by parameters). Walk only those, so
 	// planning stays linear in the program size.
 	avoid := map[string]bool{}
-	var fn *core.IndexFn
 	switch u := t.(type) {
 	case *core.Gather:
-		fn = u.Fn
+		fns = append(fns[:len(fns):len(fns)], u.Fn)
 	case *core.Scatter:
-		fn = u.Fn
+		fns = append(fns[:len(fns):len(fns)], u.Fn)
 	}
-	if fn != nil {
+	for _, fn := range fns {
 		for _, v := range fn.Vars {
 			avoid[v.Name] = true
 		}
@@ -614,6 +619,9 @@ func (pl *plan) plan1(t core.Term) (ref, error) {
 		}
 		return pl.gatherScatter(t, t.Shape, t.X, t.Fn, false)
 	case *core.Scatter:
+		if r, ok, err := pl.windowScatter(t); ok {
+			return r, err
+		}
 		return pl.gatherScatter(t, t.Shape, t.X, t.Fn, true)
 	case *core.FromVector:
 		return pl.simple(t, "fromVector", kern.Concat{Copies: 1})
