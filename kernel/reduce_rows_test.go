@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"fmt"
+	"math"
 	"math/rand"
 	"runtime"
 	"testing"
@@ -169,5 +170,54 @@ func TestStridedBinaryMerged(t *testing.T) {
 	k := StridedBinary{Op: core.OpAdd, Shape: []int{2, 3, 4}, XS: []int{12, 4, 1}, YS: []int{0, 0, 0}}
 	if m := k.Merged(); len(m.Shape) != 1 || m.Shape[0] != 24 {
 		t.Errorf("a scalar broadcast over a contiguous array merges to %v, want [24]", m.Shape)
+	}
+}
+
+// TestMaxMinSpecialValues: maxOf and minOf follow the kernels' rule on every pair of special
+// values (NaN, ±Inf, ±0 — a real negative zero, math.Copysign(0, -1) — and ordinary
+// numbers), in float64 and float32: NaN if either operand is NaN (also against ±Inf, where
+// math.Max and math.Min return the infinity), otherwise the larger (smaller) with +0 > -0; on
+// integers they are the ordinary max and min.
+func TestMaxMinSpecialValues(t *testing.T) {
+	negZero := math.Copysign(0, -1)
+	vals := []float64{math.NaN(), math.Inf(-1), -2.5, negZero, 0, 1e-310, 3, math.Inf(1)}
+	same := func(a, b float64) bool {
+		return math.Float64bits(a) == math.Float64bits(b) || (math.IsNaN(a) && math.IsNaN(b))
+	}
+	// key orders the values with -0 below +0
+	key := func(v float64) float64 {
+		if v == 0 && math.Signbit(v) {
+			return -1e-320
+		}
+		return v
+	}
+	rule := func(a, b float64, larger bool) float64 {
+		switch {
+		case math.IsNaN(a) || math.IsNaN(b):
+			return math.NaN()
+		case (key(a) > key(b)) == larger:
+			return a
+		}
+		return b
+	}
+	for _, a := range vals {
+		for _, b := range vals {
+			if got, want := maxOf(a, b), rule(a, b, true); !same(got, want) {
+				t.Errorf("maxOf(%v, %v) = %v, want %v", a, b, got, want)
+			}
+			if got, want := minOf(a, b), rule(a, b, false); !same(got, want) {
+				t.Errorf("minOf(%v, %v) = %v, want %v", a, b, got, want)
+			}
+			a32, b32 := float64(float32(a)), float64(float32(b))
+			if got, want := float64(maxOf(float32(a), float32(b))), rule(a32, b32, true); !same(got, want) {
+				t.Errorf("float32 maxOf(%v, %v) = %v, want %v", a, b, got, want)
+			}
+			if got, want := float64(minOf(float32(a), float32(b))), rule(a32, b32, false); !same(got, want) {
+				t.Errorf("float32 minOf(%v, %v) = %v, want %v", a, b, got, want)
+			}
+		}
+	}
+	if maxOf(int64(-3), 2) != 2 || minOf(int64(-3), 2) != -3 {
+		t.Error("integer max/min")
 	}
 }

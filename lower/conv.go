@@ -125,11 +125,21 @@ func Conv2d(x, f core.Term, w Window) (core.Term, error) {
 	oh, ow := w.OutHW(xs[2], xs[3])
 	k := xs[1] * w.KH * w.KW
 	var b core.Builder
-	dh, dw := w.dil()
-	vs, ts := indexVars(&b, 6) // [cc, r, s, bb, i, j]
-	row := addIx(&b, affine(&b, ts[4], int64(w.StrideH), int64(-w.PadTop)), affine(&b, ts[1], int64(dh), 0))
-	col := addIx(&b, affine(&b, ts[5], int64(w.StrideW), int64(-w.PadLeft)), affine(&b, ts[2], int64(dw), 0))
-	cols := b.Gather(core.Shape{xs[1], w.KH, w.KW, xs[0], oh, ow}, x, b.IndexFn(vs, ts[3], ts[0], row, col))
+	var cols core.Term
+	if w.KH == 1 && w.KW == 1 && w.StrideH == 1 && w.StrideW == 1 && w.PadTop+w.PadBottom+w.PadLeft+w.PadRight == 0 {
+		// a pointwise convolution: the columns are the image itself with the channels first
+		// (nothing to copy when b = 1, whole rows of h·w otherwise)
+		cols = b.Reshape(core.Shape{xs[1], xs[0], oh * ow}, x)
+		if xs[0] > 1 {
+			cols = b.Transpose([]int{1, 0, 2}, b.Reshape(core.Shape{xs[0], xs[1], oh * ow}, x))
+		}
+	} else {
+		dh, dw := w.dil()
+		vs, ts := indexVars(&b, 6) // [cc, r, s, bb, i, j]
+		row := addIx(&b, affine(&b, ts[4], int64(w.StrideH), int64(-w.PadTop)), affine(&b, ts[1], int64(dh), 0))
+		col := addIx(&b, affine(&b, ts[5], int64(w.StrideW), int64(-w.PadLeft)), affine(&b, ts[2], int64(dw), 0))
+		cols = b.Gather(core.Shape{xs[1], w.KH, w.KW, xs[0], oh, ow}, x, b.IndexFn(vs, ts[3], ts[0], row, col))
+	}
 	m := b.MatMul(b.Reshape(core.Shape{fs[0], k}, f), b.Reshape(core.Shape{k, xs[0] * oh * ow}, cols))
 	y := b.Reshape(core.Shape{fs[0], xs[0], oh * ow}, m)
 	if xs[0] > 1 {

@@ -209,11 +209,15 @@ var testWindows = []Window{
 
 func TestConv2dAgainstLoops(t *testing.T) {
 	rng := rand.New(rand.NewSource(6))
-	for k, w := range testWindows {
-		x := randArr(rng, 2, 3, 7, 8)
-		f := randArr(rng, 4, 3, w.KH, w.KW)
-		got, _ := evalOn(t, func(v ...core.Term) (core.Term, error) { return Conv2d(v[0], v[1], w) }, x, f)
-		near(t, fmt.Sprintf("conv2d window %d", k), got, naiveConv(x, f, w), 1e-12)
+	// the pointwise form (1×1, stride 1, no padding) too, at batch 1 and 2
+	windows := append(append([]Window{}, testWindows...), Window{KH: 1, KW: 1, StrideH: 1, StrideW: 1})
+	for k, w := range windows {
+		for _, batch := range []int{1, 2} {
+			x := randArr(rng, batch, 3, 7, 8)
+			f := randArr(rng, 4, 3, w.KH, w.KW)
+			got, _ := evalOn(t, func(v ...core.Term) (core.Term, error) { return Conv2d(v[0], v[1], w) }, x, f)
+			near(t, fmt.Sprintf("conv2d window %d batch %d", k, batch), got, naiveConv(x, f, w), 1e-12)
+		}
 	}
 }
 
