@@ -1,8 +1,6 @@
 package onnx
 
 import (
-	"encoding/json"
-	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -10,43 +8,9 @@ import (
 	"github.com/bulkad/bulkad/ad"
 	"github.com/bulkad/bulkad/core"
 	"github.com/bulkad/bulkad/kernel"
+	"github.com/bulkad/bulkad/onnx/onnxtest"
 	"gorgonia.org/tensor"
 )
-
-// fixture is one model exported by testdata/gen.py with PyTorch's results.
-type fixture struct {
-	Input struct {
-		Shape []int     `json:"shape"`
-		Data  []float64 `json:"data"`
-	} `json:"input"`
-	Output struct {
-		Shape []int     `json:"shape"`
-		Data  []float64 `json:"data"`
-	} `json:"output"`
-	R     []float64            `json:"r"`
-	Loss  float64              `json:"loss"`
-	Grads map[string][]float64 `json:"grads"`
-}
-
-// fixtureRelErr is the largest |a−b| relative to the largest |b| (at least 1e-3).
-func fixtureRelErr(a, b []float64) float64 {
-	if len(a) != len(b) {
-		return math.Inf(1)
-	}
-	scale := 1e-3
-	for _, x := range b {
-		scale = math.Max(scale, math.Abs(x))
-	}
-	m := 0.0
-	for i := range a {
-		d := math.Abs(a[i] - b[i])
-		if math.IsNaN(d) {
-			return math.Inf(1)
-		}
-		m = math.Max(m, d/scale)
-	}
-	return m
-}
 
 func floats(d *tensor.Dense) []float64 {
 	switch v := d.Data().(type) {
@@ -77,12 +41,8 @@ func TestFixturesCore(t *testing.T) {
 		for _, tag := range []string{"f64", "f32"} {
 			t.Run(name+"_"+tag, func(t *testing.T) {
 				base := filepath.Join("testdata", name+"_"+tag)
-				raw, err := os.ReadFile(base + ".json")
+				fx, err := onnxtest.Load(base + ".json")
 				if err != nil {
-					t.Fatal(err)
-				}
-				var fx fixture
-				if err := json.Unmarshal(raw, &fx); err != nil {
 					t.Fatal(err)
 				}
 				data, err := os.ReadFile(base + ".onnx")
@@ -112,7 +72,7 @@ func TestFixturesCore(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if e := fixtureRelErr(floats(outs[0]), fx.Output.Data); !(e <= tol) {
+				if e := onnxtest.RelErr(floats(outs[0]), fx.Output.Data, 1e-3); !(e <= tol) {
 					t.Errorf("output differs from PyTorch's by %.2g relative", e)
 				}
 
@@ -153,11 +113,11 @@ func TestFixturesCore(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if e := fixtureRelErr(floats(v), []float64{fx.Loss}); !(e <= 10*tol) {
+				if e := onnxtest.RelErr(floats(v), []float64{fx.Loss}, 1e-3); !(e <= 10*tol) {
 					t.Errorf("loss %v, PyTorch %v", floats(v), fx.Loss)
 				}
 				for _, w := range wrt {
-					if e := fixtureRelErr(floats(gs[w]), fx.Grads[onnxName[w]]); !(e <= tol) {
+					if e := onnxtest.RelErr(floats(gs[w]), fx.Grads[onnxName[w]], 1e-3); !(e <= tol) {
 						t.Errorf("∂loss/∂%s differs from PyTorch's by %.2g relative", onnxName[w], e)
 					}
 				}

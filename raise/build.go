@@ -13,25 +13,10 @@ import (
 
 // build adds the planned steps to the graph as nodes (see Raise) and returns the results.
 func (pl *plan) build(opt Options) (out []*gorgonia.Node, err error) {
-	pre := map[*gorgonia.Node]bool{}
-	for _, n := range pl.g.AllNodes() {
-		pre[n] = true
-	}
+	pre := pl.existing()
 	salt := len(pre)
 	defer func() {
-		if r := recover(); r != nil {
-			err = errors.Errorf("raise: build: Gorgonia panicked: %v", r)
-		}
-		if err != nil {
-			var added []*gorgonia.Node
-			for _, n := range pl.g.AllNodes() {
-				if n != nil && !pre[n] {
-					added = append(added, n)
-				}
-			}
-			for i := len(added) - 1; i >= 0; i-- {
-				pl.g.RemoveNode(added[i])
-			}
+		if pl.undo(pre, recover(), &err) {
 			out = nil
 		}
 	}()
@@ -120,6 +105,37 @@ func (pl *plan) build(opt Options) (out []*gorgonia.Node, err error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// existing is the set of the graph's nodes before a build.
+func (pl *plan) existing() map[*gorgonia.Node]bool {
+	pre := map[*gorgonia.Node]bool{}
+	for _, n := range pl.g.AllNodes() {
+		pre[n] = true
+	}
+	return pre
+}
+
+// undo, deferred by a build with the value of recover(), turns a panic of Gorgonia into *err
+// and, when the build failed, removes every node added since pre (the graph is left as it
+// was); it reports whether it failed.
+func (pl *plan) undo(pre map[*gorgonia.Node]bool, panicked any, err *error) bool {
+	if panicked != nil {
+		*err = errors.Errorf("raise: build: Gorgonia panicked: %v", panicked)
+	}
+	if *err == nil {
+		return false
+	}
+	var added []*gorgonia.Node
+	for _, n := range pl.g.AllNodes() {
+		if n != nil && !pre[n] {
+			added = append(added, n)
+		}
+	}
+	for i := len(added) - 1; i >= 0; i-- {
+		pl.g.RemoveNode(added[i])
+	}
+	return true
 }
 
 // nativeFallback builds a native step as a custom op evaluated by package core.

@@ -152,24 +152,9 @@ func constElems(t core.Type, val any) any {
 
 // buildCoarse adds the plan node and one part node per result (see the comment above).
 func (pl *plan) buildCoarse(opt Options) (out []*gorgonia.Node, err error) {
-	pre := map[*gorgonia.Node]bool{}
-	for _, n := range pl.g.AllNodes() {
-		pre[n] = true
-	}
+	pre := pl.existing()
 	defer func() {
-		if r := recover(); r != nil {
-			err = errors.Errorf("raise: build: Gorgonia panicked: %v", r)
-		}
-		if err != nil {
-			var added []*gorgonia.Node
-			for _, n := range pl.g.AllNodes() {
-				if n != nil && !pre[n] {
-					added = append(added, n)
-				}
-			}
-			for i := len(added) - 1; i >= 0; i-- {
-				pl.g.RemoveNode(added[i])
-			}
+		if pl.undo(pre, recover(), &err) {
 			out = nil
 		}
 	}()

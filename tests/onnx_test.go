@@ -1,52 +1,18 @@
 package tests
 
 import (
-	"encoding/json"
-	"math"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/bulkad/bulkad"
+	"github.com/bulkad/bulkad/onnx/onnxtest"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
 
-// onnxFixture is one model exported by onnx/testdata/gen.py with PyTorch's results.
-type onnxFixture struct {
-	Input struct {
-		Shape []int     `json:"shape"`
-		Data  []float64 `json:"data"`
-	} `json:"input"`
-	Output struct {
-		Shape []int     `json:"shape"`
-		Data  []float64 `json:"data"`
-	} `json:"output"`
-	R     []float64            `json:"r"`
-	Loss  float64              `json:"loss"`
-	Grads map[string][]float64 `json:"grads"`
-}
-
 // relErr is the largest |a−b| relative to the largest |b| (at least 1e-3, so that entries
 // near 0 are compared absolutely at that scale).
-func relErr(a, b []float64) float64 {
-	if len(a) != len(b) {
-		return math.Inf(1)
-	}
-	scale := 1e-3
-	for _, x := range b {
-		scale = math.Max(scale, math.Abs(x))
-	}
-	m := 0.0
-	for i := range a {
-		d := math.Abs(a[i] - b[i])
-		if math.IsNaN(d) {
-			return math.Inf(1)
-		}
-		m = math.Max(m, d/scale)
-	}
-	return m
-}
+func relErr(a, b []float64) float64 { return onnxtest.RelErr(a, b, 1e-3) }
 
 // TestONNXFixtures: every model exported from PyTorch imports, its forward pass equals
 // PyTorch's output, and bulkad.Grad of loss = Σ output ⊙ r (run on a TapeMachine) equals
@@ -59,12 +25,8 @@ func TestONNXFixtures(t *testing.T) {
 			name, tag := name, tag
 			t.Run(name+"_"+tag, func(t *testing.T) {
 				base := filepath.Join("..", "onnx", "testdata", name+"_"+tag)
-				raw, err := os.ReadFile(base + ".json")
+				fx, err := onnxtest.Load(base + ".json")
 				if err != nil {
-					t.Fatal(err)
-				}
-				var fx onnxFixture
-				if err := json.Unmarshal(raw, &fx); err != nil {
 					t.Fatal(err)
 				}
 				m, err := bulkad.ImportONNXFile(base + ".onnx")

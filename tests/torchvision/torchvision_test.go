@@ -5,13 +5,13 @@ package torchvision
 
 import (
 	"encoding/json"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"github.com/bulkad/bulkad"
+	"github.com/bulkad/bulkad/onnx/onnxtest"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -63,24 +63,7 @@ func values(v G.Value) []float64 {
 }
 
 // relErr is the largest |a−b| relative to the largest |b|.
-func relErr(a, b []float64) float64 {
-	if len(a) != len(b) {
-		return math.Inf(1)
-	}
-	scale := 1e-30
-	for _, x := range b {
-		scale = math.Max(scale, math.Abs(x))
-	}
-	m := 0.0
-	for i := range a {
-		d := math.Abs(a[i] - b[i])
-		if math.IsNaN(d) {
-			return math.Inf(1)
-		}
-		m = math.Max(m, d/scale)
-	}
-	return m
-}
+func relErr(a, b []float64) float64 { return onnxtest.RelErr(a, b, 1e-30) }
 
 // TestDepthwiseNetworks: the depthwise-convolution networks import as a few thousand
 // Gorgonia nodes at most (one bulk operation per grouped convolution, not one convolution per
