@@ -271,9 +271,11 @@ func denseOf(dt core.Dtype, sh core.Shape, xs []float64) *tensor.Dense {
 
 // SupportedOps lists the ONNX operators the importer lowers, sorted.
 func SupportedOps() []string {
-	out := make([]string, 0, len(opTable))
-	for k := range opTable {
-		out = append(out, k)
+	out := make([]string, 0, opCount())
+	for _, t := range opTables() {
+		for k := range t {
+			out = append(out, k)
+		}
 	}
 	sort.Strings(out)
 	return out

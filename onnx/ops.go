@@ -10,8 +10,9 @@ import (
 // result its outputs in order (fewer when trailing optional outputs are not produced).
 type opFn func(c *ctx, n *Node, ins []value) ([]value, error)
 
-// opTable maps ONNX operator types (default domain) to their lowering.
-var opTable = map[string]opFn{
+// opsElementwise lowers the element-wise operators and the other operators of no family of
+// their own (Identity, Dropout, Where, Clip, Cast).
+var opsElementwise = map[string]opFn{
 	"Identity":   func(c *ctx, n *Node, ins []value) ([]value, error) { return ins[:1], nil },
 	"Dropout":    opDropout,
 	"Relu":       unary(func(x core.Term) (core.Term, error) { return lower.MaxBetween(x, zerosLike(x)) }),
@@ -55,37 +56,34 @@ var opTable = map[string]opFn{
 		t := b.Unary(core.OpNot, x[0])
 		return t, b.Err()
 	}),
-	"Where":              opWhere,
-	"MatMul":             opMatMul,
-	"Gemm":               opGemm,
-	"Softmax":            opSoftmax(false),
-	"LogSoftmax":         opSoftmax(true),
-	"Conv":               opConv,
-	"MaxPool":            opPool(false),
-	"AveragePool":        opPool(true),
-	"GlobalAveragePool":  floatOp(1, func(c *ctx, n *Node, x []core.Term) (core.Term, error) { return lower.GlobalAvgPool2D(x[0]) }),
-	"BatchNormalization": opBatchNorm,
-	"Flatten":            opFlatten,
-	"Reshape":            floatFirst(opReshape),
-	"Transpose":          opTranspose,
-	"Squeeze":            opSqueeze(false),
-	"Unsqueeze":          opSqueeze(true),
-	"Concat":             opConcat,
-	"Split":              opSplit,
-	"Slice":              floatFirst(opSlice),
-	"Pad":                floatFirst(opPad),
-	"Gather":             opGather,
-	"Constant":           opConstant,
-	"Shape":              opShape,
-	"ReduceSum":          opReduce("sum"),
-	"ReduceMean":         opReduce("mean"),
-	"ReduceMax":          opReduce("max"),
-	"ReduceMin":          opReduce("min"),
-	"ReduceProd":         opReduce("prod"),
-	"ReduceLogSumExp":    opReduce("logsumexp"),
-	"CumSum":             floatFirst(opCumSum),
-	"Clip":               floatFirst(opClip),
-	"Cast":               opCast,
+	"Where": opWhere,
+	"Clip":  floatFirst(opClip),
+	"Cast":  opCast,
+}
+
+// opTables are the operator tables, one per family (each in its file); an operator type
+// appears in one of them.
+func opTables() []map[string]opFn {
+	return []map[string]opFn{opsElementwise, opsNN, opsShape, opsReduce}
+}
+
+// lookupOp returns the lowering of an ONNX operator type of the default domain.
+func lookupOp(name string) (opFn, bool) {
+	for _, t := range opTables() {
+		if f, ok := t[name]; ok {
+			return f, true
+		}
+	}
+	return nil, false
+}
+
+// opCount is the number of supported operators.
+func opCount() int {
+	n := 0
+	for _, t := range opTables() {
+		n += len(t)
+	}
+	return n
 }
 
 // node lowers one node and binds its outputs.
@@ -93,9 +91,9 @@ func (c *ctx) node(n *Node) error {
 	if n.Domain != "" && n.Domain != "ai.onnx" {
 		return errors.Errorf("operator domain %q is not supported (only the default ONNX domain)", n.Domain)
 	}
-	f, ok := opTable[n.OpType]
+	f, ok := lookupOp(n.OpType)
 	if !ok {
-		return errors.Errorf("operator %s is not supported (onnx.SupportedOps() lists the %d supported operators)", n.OpType, len(opTable))
+		return errors.Errorf("operator %s is not supported (onnx.SupportedOps() lists the %d supported operators)", n.OpType, opCount())
 	}
 	ins := make([]value, len(n.Inputs))
 	for i, name := range n.Inputs {

@@ -6,6 +6,20 @@ import (
 	"github.com/pkg/errors"
 )
 
+// opsNN lowers the operators of neural-network layers (products, convolution, pooling,
+// normalisation, softmax).
+var opsNN = map[string]opFn{
+	"MatMul":             opMatMul,
+	"Gemm":               opGemm,
+	"Softmax":            opSoftmax(false),
+	"LogSoftmax":         opSoftmax(true),
+	"Conv":               opConv,
+	"MaxPool":            opPool(false),
+	"AveragePool":        opPool(true),
+	"GlobalAveragePool":  floatOp(1, func(c *ctx, n *Node, x []core.Term) (core.Term, error) { return lower.GlobalAvgPool2D(x[0]) }),
+	"BatchNormalization": opBatchNorm,
+}
+
 // --- products ---
 
 func opMatMul(c *ctx, n *Node, ins []value) ([]value, error) {

@@ -9,6 +9,17 @@ import (
 	"github.com/pkg/errors"
 )
 
+// opsReduce lowers the reductions and scans.
+var opsReduce = map[string]opFn{
+	"ReduceSum":       opReduce("sum"),
+	"ReduceMean":      opReduce("mean"),
+	"ReduceMax":       opReduce("max"),
+	"ReduceMin":       opReduce("min"),
+	"ReduceProd":      opReduce("prod"),
+	"ReduceLogSumExp": opReduce("logsumexp"),
+	"CumSum":          floatFirst(opCumSum),
+}
+
 func opReduce(kind string) opFn {
 	return func(c *ctx, n *Node, ins []value) ([]value, error) {
 		x, err := c.floatIn(ins, 0)

@@ -6,6 +6,22 @@ import (
 	"github.com/pkg/errors"
 )
 
+// opsShape lowers the operators that move, select or compute shapes and indices.
+var opsShape = map[string]opFn{
+	"Flatten":   opFlatten,
+	"Reshape":   floatFirst(opReshape),
+	"Transpose": opTranspose,
+	"Squeeze":   opSqueeze(false),
+	"Unsqueeze": opSqueeze(true),
+	"Concat":    opConcat,
+	"Split":     opSplit,
+	"Slice":     floatFirst(opSlice),
+	"Pad":       floatFirst(opPad),
+	"Gather":    opGather,
+	"Constant":  opConstant,
+	"Shape":     opShape,
+}
+
 func opFlatten(c *ctx, n *Node, ins []value) ([]value, error) {
 	return floatOp(1, func(c *ctx, n *Node, x []core.Term) (core.Term, error) {
 		sh := shapeOf(x[0])

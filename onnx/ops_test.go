@@ -393,3 +393,20 @@ func TestSigmoidUnclamped(t *testing.T) {
 		t.Errorf("sigmoid(25) = %v and sigmoid(-720) = %v: clamped", got[5], got[1])
 	}
 }
+
+// TestOpTablesDisjoint: every operator type is lowered by one table only (lookupOp would
+// silently pick the first), and SupportedOps lists each once.
+func TestOpTablesDisjoint(t *testing.T) {
+	seen := map[string]int{}
+	for i, tab := range opTables() {
+		for name := range tab {
+			if j, ok := seen[name]; ok {
+				t.Errorf("operator %s is in tables %d and %d", name, j, i)
+			}
+			seen[name] = i
+		}
+	}
+	if ops := SupportedOps(); len(ops) != len(seen) || !slices.IsSorted(ops) {
+		t.Errorf("SupportedOps lists %d operators (sorted: %v), the tables %d", len(ops), slices.IsSorted(ops), len(seen))
+	}
+}
