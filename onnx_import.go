@@ -23,6 +23,8 @@ type ONNXModel struct {
 	Opset int64
 	// Program is the model as a core program (inputs and parameters as its parameters).
 	Program *onnx.Program
+
+	source []byte // the ONNX file's bytes (see Encode)
 }
 
 // Param returns the parameter node of the initializer called name, or nil.
@@ -67,7 +69,7 @@ func ImportONNX(data []byte) (*ONNXModel, error) {
 		return nil, wrapOnce(err, "import onnx")
 	}
 	g := gorgonia.NewGraph()
-	out := &ONNXModel{Graph: g, Opset: p.Opset, Program: p, InputNames: p.Inputs, ParamNames: p.Params, OutputNames: p.Outputs}
+	out := &ONNXModel{source: append([]byte(nil), data...), Graph: g, Opset: p.Opset, Program: p, InputNames: p.Inputs, ParamNames: p.Params, OutputNames: p.Outputs}
 	dt := tensor.Float64
 	if p.Dtype.String() == "f32" {
 		dt = tensor.Float32
