@@ -6,6 +6,7 @@
 //	go run ./examples/finetune
 //	go run ./examples/finetune -steps 300 -plot finetune.png
 //	go run ./examples/finetune -model my.onnx     (input [150,4], output [150,3] logits)
+//	go run ./examples/finetune -save tuned.onnx   (writes the fine-tuned model back as ONNX)
 //
 // The model sees all 150 flowers at once (its exported batch size); the loss is the mean
 // cross-entropy over the 120 training flowers only (a 0/1 row mask), and the held-out accuracy
@@ -44,6 +45,7 @@ func run(args []string, out io.Writer) error {
 	plotTo := fs.String("plot", "", "write the loss/accuracy curve to this PNG file")
 	modelPath := fs.String("model", "", "an .onnx file to fine-tune instead of the shipped one (input [150,4], output [150,3])")
 	seed := fs.Int64("seed", 1, "seed of the train/held-out split")
+	saveTo := fs.String("save", "", "write the fine-tuned model to this .onnx file (the imported file with the new parameter values)")
 	if help, err := train.ParseFlags(fs, args); help || err != nil {
 		return err
 	}
@@ -53,6 +55,11 @@ func run(args []string, out io.Writer) error {
 	if *plotTo != "" {
 		if err := train.CheckWritable(*plotTo); err != nil {
 			return errors.Wrap(err, "finetune: -plot")
+		}
+	}
+	if *saveTo != "" {
+		if err := train.CheckWritable(*saveTo); err != nil {
+			return errors.Wrap(err, "finetune: -save")
 		}
 	}
 	raw := shipped
@@ -148,6 +155,12 @@ func run(args []string, out io.Writer) error {
 			return err
 		}
 		fmt.Fprintf(out, "curves written to %s\n", *plotTo)
+	}
+	if *saveTo != "" {
+		if err := m.Save(*saveTo); err != nil {
+			return errors.Wrap(err, "finetune: -save")
+		}
+		fmt.Fprintf(out, "fine-tuned model written to %s\n", *saveTo)
 	}
 	return nil
 }

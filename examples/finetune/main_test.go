@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -32,5 +33,37 @@ func TestFineTune(t *testing.T) {
 		if err := run(args, &out); err == nil {
 			t.Errorf("%v: no error", args)
 		}
+	}
+}
+
+// TestFineTuneSave: -save writes the fine-tuned model; fine-tuning the saved model again
+// starts from the loss the first run reached (its parameters are the fine-tuned ones), below
+// the shipped model's starting loss.
+func TestFineTuneSave(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tuned.onnx")
+	var out bytes.Buffer
+	if err := run([]string{"-steps", "40", "-save", path}, &out); err != nil {
+		t.Fatal(err)
+	}
+	re := regexp.MustCompile(`training loss ([0-9.]+) → ([0-9.]+)`)
+	m := re.FindStringSubmatch(out.String())
+	out.Reset()
+	if err := run([]string{"-steps", "1", "-model", path}, &out); err != nil {
+		t.Fatal(err)
+	}
+	m2 := re.FindStringSubmatch(out.String())
+	if m == nil || m2 == nil {
+		t.Fatalf("no loss lines:\n%s", out.String())
+	}
+	first, _ := strconv.ParseFloat(m[1], 64)
+	tuned, _ := strconv.ParseFloat(m[2], 64)
+	again, _ := strconv.ParseFloat(m2[1], 64)
+	// the saved parameters are those after step 40's update: their loss is at most the last
+	// loss the first run printed (before that update), up to the printed precision
+	if !(again <= tuned+1e-3) || !(again < first/2) {
+		t.Errorf("shipped loss %g, tuned %g, the saved model starts at %g", first, tuned, again)
+	}
+	if err := run([]string{"-save", "/no/such/dir/m.onnx"}, &out); err == nil {
+		t.Error("-save into a missing folder: no error")
 	}
 }
