@@ -7,6 +7,12 @@
 //	go run ./examples/finetune -steps 300 -plot finetune.png
 //	go run ./examples/finetune -model my.onnx     (input [150,4], output [150,3] logits)
 //	go run ./examples/finetune -save tuned.onnx   (writes the fine-tuned model back as ONNX)
+//	go run ./examples/finetune -cnn               (a ResNet-style CNN from PyTorch, on built-in digits)
+//
+// -cnn imports digits_cnn.onnx (made by gen_cnn.py: a 3×3 stem with batch norm, a basic
+// residual block, a stride-2 convolution, global average pooling and a linear layer, with
+// PyTorch's initial weights) and trains it on the built-in procedural digits in mini-batches of
+// 32 with bulkad gradients and Adam; -steps, -lr, -seed, -model and -save apply to it too.
 //
 // The model sees all 150 flowers at once (its exported batch size); the loss is the mean
 // cross-entropy over the 120 training flowers only (a 0/1 row mask), and the held-out accuracy
@@ -46,6 +52,8 @@ func run(args []string, out io.Writer) error {
 	modelPath := fs.String("model", "", "an .onnx file to fine-tune instead of the shipped one (input [150,4], output [150,3])")
 	seed := fs.Int64("seed", 1, "seed of the train/held-out split")
 	saveTo := fs.String("save", "", "write the fine-tuned model to this .onnx file (the imported file with the new parameter values)")
+	cnn := fs.Bool("cnn", false, "train the shipped ResNet-style CNN (digits_cnn.onnx, from PyTorch) on the built-in digits instead")
+	nCNN := fs.Int("n", 4096, "with -cnn: built-in digits to train on")
 	if help, err := train.ParseFlags(fs, args); help || err != nil {
 		return err
 	}
@@ -63,11 +71,20 @@ func run(args []string, out io.Writer) error {
 		}
 	}
 	raw := shipped
+	if *cnn {
+		raw = digitsCNN
+	}
 	if *modelPath != "" {
 		var err error
 		if raw, err = os.ReadFile(*modelPath); err != nil {
 			return errors.Wrap(err, "finetune: -model")
 		}
+	}
+	if *cnn {
+		if *nCNN < cnnBatch {
+			return errors.Errorf("finetune: -n %d: want at least one batch of %d", *nCNN, cnnBatch)
+		}
+		return runCNN(cnnOptions{steps: *steps, nTrain: *nCNN, lr: *lr, seed: *seed, model: raw, saveTo: *saveTo}, out)
 	}
 	m, err := bulkad.ImportONNX(raw)
 	if err != nil {
