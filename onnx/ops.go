@@ -40,7 +40,7 @@ var opsElementwise = map[string]opFn{
 	"HardSigmoid": floatOp(1, func(c *ctx, n *Node, x []core.Term) (core.Term, error) {
 		return hardSigmoid(x[0], n.attrFloat("alpha", 0.2), n.attrFloat("beta", 0.5))
 	}),
-	"HardSwish": unary(hardSwish),
+	"HardSwish":      unary(hardSwish),
 	"Add":            binaryOp(core.OpAdd),
 	"Sub":            binaryOp(core.OpSub),
 	"Mul":            binaryOp(core.OpMul),
