@@ -2,6 +2,7 @@ package onnx
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -302,4 +303,186 @@ func TestUnsupportedListed(t *testing.T) {
 			t.Errorf("error %q does not mention %q", err, w)
 		}
 	}
+}
+
+// TestCastOutput: Cast to the model's float type of a comparison, as the graph output, is a
+// float array of 0s and 1s (it was left bool), and Cast to BOOL of a float array is x ≠ 0.
+func TestCastOutput(t *testing.T) {
+	x := vec("x", -1, 0, 2)
+	z := param("z", nil, 0)
+	nodes := []tNode{
+		{op: "Greater", ins: []string{"x", "z"}, outs: []string{"g"}},
+		{op: "Cast", ins: []string{"g"}, outs: []string{"y"}, attrsI: map[string]int64{"to": dtDouble}},
+	}
+	l, err := lowerModel(t, 13, []tIn{x, z}, nodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs, err := tensors.EvalTuple(l.p.Prog, l.args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if outs[0].Dtype() != tensor.Float64 {
+		t.Fatalf("output of dtype %v, want float64", outs[0].Dtype())
+	}
+	wantValues(t, outs[0].Float64s(), 0, 0, 1)
+	nodes = []tNode{
+		{op: "Cast", ins: []string{"x"}, outs: []string{"b"}, attrsI: map[string]int64{"to": dtBool}},
+		{op: "Where", ins: []string{"b", "x", "z"}, outs: []string{"y"}},
+	}
+	got, _, err := runModel(t, 13, []tIn{vec("x", -1, 0, 2), param("z", nil, 7)}, nodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantValues(t, got, -1, 7, 2)
+	_, _, err = runModel(t, 13, []tIn{x}, single(tNode{op: "Cast", attrsI: map[string]int64{"to": dtInt64}}))
+	if err == nil || !strings.Contains(err.Error(), "to INT64: supported: to the model's float type (DOUBLE) and to BOOL") {
+		t.Errorf("Cast to INT64: %v", err)
+	}
+}
+
+// TestReduceSignatures: every reduction reads its axes where its opset puts them (ReduceSum
+// from input 1 at 13, the others at 18; an attribute before), honours noop_with_empty_axes,
+// and ReduceMax and ReduceMin split the derivative evenly among tied elements (PyTorch's
+// torch.amax and amin). Values and derivatives worked out by hand from the specification.
+func TestReduceSignatures(t *testing.T) {
+	x := tIn{name: "x", shape: []int64{2, 4}, data: []float64{1, 3, 3, 3, 2, 2, 0, 1}}
+	x22 := func(xs ...float64) tIn { return tIn{name: "x", shape: []int64{2, 2}, data: xs} }
+	ints := func(name string, v ...int64) tIn { return tIn{name: name, shape: []int64{int64(len(v))}, ints: v} }
+	ax := func(v ...int64) tIn { return ints("a", v...) }
+	in2 := []string{"x", "a"}
+	k0 := map[string]int64{"keepdims": 0}
+	lse := func(xs ...float64) (v float64, g []float64) {
+		s := 0.0
+		for _, x := range xs {
+			s += math.Exp(x)
+		}
+		for _, x := range xs {
+			g = append(g, math.Exp(x)/s)
+		}
+		return math.Log(s), g
+	}
+	lse0, g0 := lse(1, 3, 3, 3)
+	lse1, g1 := lse(2, 2, 0, 1)
+	third := 1.0 / 3
+	cases := []struct {
+		name  string
+		opset int64
+		ins   []tIn
+		node  tNode
+		shape []int
+		y, dx []float64
+	}{
+		{"ReduceMax 18 axes input", 18, []tIn{x, ax(1)}, tNode{op: "ReduceMax", ins: in2, attrsI: k0}, []int{2},
+			[]float64{3, 2}, []float64{0, third, third, third, 0.5, 0.5, 0, 0}},
+		{"ReduceMax 13 attribute", 13, []tIn{x}, tNode{op: "ReduceMax", attrsIs: map[string][]int64{"axes": {-1}}, attrsI: k0}, []int{2},
+			[]float64{3, 2}, []float64{0, third, third, third, 0.5, 0.5, 0, 0}},
+		{"ReduceMax 18 all", 18, []tIn{x}, tNode{op: "ReduceMax", attrsI: k0}, []int{},
+			[]float64{3}, []float64{0, third, third, third, 0, 0, 0, 0}},
+		{"ReduceMax 18 noop", 18, []tIn{x}, tNode{op: "ReduceMax", attrsI: map[string]int64{"noop_with_empty_axes": 1}}, []int{2, 4},
+			x.data, []float64{1, 1, 1, 1, 1, 1, 1, 1}},
+		{"ReduceMin 18 keepdims", 18, []tIn{x22(2, 1, 2, 5), ax(0)}, tNode{op: "ReduceMin", ins: in2}, []int{1, 2},
+			[]float64{2, 1}, []float64{0.5, 1, 0.5, 0}},
+		{"ReduceMin 11 attribute", 11, []tIn{x}, tNode{op: "ReduceMin", attrsIs: map[string][]int64{"axes": {1}}, attrsI: k0}, []int{2},
+			[]float64{1, 0}, []float64{1, 0, 0, 0, 0, 0, 1, 0}},
+		{"ReduceMean 18", 18, []tIn{x, ax(1)}, tNode{op: "ReduceMean", ins: in2, attrsI: k0}, []int{2},
+			[]float64{2.5, 1.25}, []float64{0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25}},
+		{"ReduceProd 18", 18, []tIn{x, ax(0)}, tNode{op: "ReduceProd", ins: in2, attrsI: k0}, []int{4},
+			[]float64{2, 6, 0, 3}, []float64{2, 2, 0, 1, 1, 3, 3, 3}},
+		{"ReduceLogSumExp 18", 18, []tIn{x, ax(1)}, tNode{op: "ReduceLogSumExp", ins: in2, attrsI: k0}, []int{2},
+			[]float64{lse0, lse1}, append(g0, g1...)},
+		{"ReduceSum 13 input", 13, []tIn{x, ax(0)}, tNode{op: "ReduceSum", ins: in2, attrsI: k0}, []int{4},
+			[]float64{3, 5, 3, 4}, []float64{1, 1, 1, 1, 1, 1, 1, 1}},
+		{"ReduceSum 13 noop", 13, []tIn{x}, tNode{op: "ReduceSum", attrsI: map[string]int64{"noop_with_empty_axes": 1}}, []int{2, 4},
+			x.data, []float64{1, 1, 1, 1, 1, 1, 1, 1}},
+		{"ReduceSum 11 attribute", 11, []tIn{x}, tNode{op: "ReduceSum", attrsIs: map[string][]int64{"axes": {1}}}, []int{2, 1},
+			[]float64{10, 5}, []float64{1, 1, 1, 1, 1, 1, 1, 1}},
+		{"ReduceL2 18 zero row", 18, []tIn{x22(0, 0, 3, 4), ax(1)}, tNode{op: "ReduceL2", ins: in2, attrsI: k0}, []int{2},
+			[]float64{0, 5}, []float64{0, 0, 0.6, 0.8}},
+		{"ReduceL2 13 keepdims", 13, []tIn{x22(3, 0, 4, 1)}, tNode{op: "ReduceL2", attrsIs: map[string][]int64{"axes": {0}}}, []int{1, 2},
+			[]float64{5, 1}, []float64{0.6, 0, 0.8, 1}},
+		{"ReduceL1 18", 18, []tIn{x22(-1, 0, 3, -4), ax(1)}, tNode{op: "ReduceL1", ins: in2, attrsI: k0}, []int{2},
+			[]float64{1, 7}, []float64{-1, 0, 1, -1}},
+		{"ReduceSumSquare 13", 13, []tIn{x22(-1, 0, 3, -4)}, tNode{op: "ReduceSumSquare", attrsIs: map[string][]int64{"axes": {1}}, attrsI: k0}, []int{2},
+			[]float64{1, 25}, []float64{-2, 0, 6, -8}},
+		{"ReduceLogSum 18 all", 18, []tIn{x22(1, 3, 2, 2)}, tNode{op: "ReduceLogSum", attrsI: k0}, []int{},
+			[]float64{math.Log(8)}, []float64{0.125, 0.125, 0.125, 0.125}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			l, err := lowerModel(t, c.opset, c.ins, single(c.node))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, res := core.LetChain(l.p.Prog.Body)
+			if sh := []int(core.Results(res)[0].Type().Shape); !slices.Equal(sh, c.shape) {
+				t.Errorf("shape %v, want %v", sh, c.shape)
+			}
+			y, g := l.grads(t, "x")
+			if !near(y, c.y, 1e-15) {
+				t.Errorf("y = %v, want %v", y, c.y)
+			}
+			if !near(g["x"], c.dx, 1e-15) {
+				t.Errorf("∂Σy/∂x = %v, want %v", g["x"], c.dx)
+			}
+		})
+	}
+}
+
+// TestReduceErrors: an axes attribute where the opset wants an input, a second input where
+// it wants the attribute, and a repeated axis are errors naming the node.
+func TestReduceErrors(t *testing.T) {
+	x := tIn{name: "x", shape: []int64{2, 2}, data: []float64{1, 2, 3, 4}}
+	a := tIn{name: "a", shape: []int64{1}, ints: []int64{1}}
+	cases := []struct {
+		opset int64
+		ins   []tIn
+		node  tNode
+		want  string
+	}{
+		{18, []tIn{x}, tNode{op: "ReduceMean", attrsIs: map[string][]int64{"axes": {1}}}, "from opset 18 the axes are input 1"},
+		{13, []tIn{x}, tNode{op: "ReduceSum", attrsIs: map[string][]int64{"axes": {1}}}, "from opset 13 the axes are input 1"},
+		{13, []tIn{x, a}, tNode{op: "ReduceMax", ins: []string{"x", "a"}}, "before opset 18 the axes are an attribute"},
+		{11, []tIn{x}, tNode{op: "ReduceMin", attrsIs: map[string][]int64{"axes": {1, -1}}}, "name axis 1 twice"},
+	}
+	for _, c := range cases {
+		_, _, err := runModel(t, c.opset, c.ins, single(c.node))
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), c.node.op) {
+			t.Errorf("%s at opset %d: error %v, want one mentioning %q", c.node.op, c.opset, err, c.want)
+		}
+	}
+}
+
+// TestClipBounds: Clip's bounds from float initializers are parameters: the derivative
+// reaches them (PyTorch's clamp with tensor bounds: to the bound where x is beyond it), x
+// keeps its derivative at a bound, and a lower bound above the upper gives the upper (the
+// specification). The bound may come through a Cast, as PyTorch exports it.
+func TestClipBounds(t *testing.T) {
+	x := vec("x", -1, 0, 0.5, 1, 2)
+	for _, viaCast := range []bool{false, true} {
+		nodes := single(tNode{op: "Clip", ins: []string{"x", "lo", "hi"}})
+		if viaCast {
+			nodes = []tNode{
+				{op: "Cast", ins: []string{"lo"}, outs: []string{"lo1"}, attrsI: map[string]int64{"to": dtDouble}},
+				{op: "Clip", ins: []string{"x", "lo1", "hi"}, outs: []string{"y"}},
+			}
+		}
+		l, err := lowerModel(t, 13, []tIn{x, param("lo", nil, 0), param("hi", nil, 1)}, nodes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		y, g := l.grads(t, "x", "lo", "hi")
+		if !near(y, []float64{0, 0, 0.5, 1, 1}, 0) || !near(g["x"], []float64{0, 1, 1, 1, 0}, 0) || !near(g["lo"], []float64{1}, 0) || !near(g["hi"], []float64{1}, 0) {
+			t.Errorf("cast %v: y = %v, ∂/∂x = %v, ∂/∂lo = %v, ∂/∂hi = %v; want [0 0 0.5 1 1], [0 1 1 1 0], [1], [1]", viaCast, y, g["x"], g["lo"], g["hi"])
+		}
+	}
+	got, _, err := runModel(t, 13, []tIn{x, param("lo", nil, 2), param("hi", nil, 1)}, single(tNode{op: "Clip", ins: []string{"x", "lo", "hi"}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantValues(t, got, 1, 1, 1, 1, 1)
+	if got, _, err = runModel(t, 13, []tIn{x, param("hi", nil, 0.5)}, single(tNode{op: "Clip", ins: []string{"x", "", "hi"}})); err != nil {
+		t.Fatal(err)
+	}
+	wantValues(t, got, -1, 0, 0.5, 0.5, 0.5)
 }
