@@ -486,3 +486,37 @@ func TestClipBounds(t *testing.T) {
 	}
 	wantValues(t, got, -1, 0, 0.5, 0.5, 0.5)
 }
+
+// TestDecodeDataKind: a FLOAT tensor whose values sit in int64_data (a corrupt file) is a
+// decode error naming the type; it passed the count check and panicked building the
+// initializer's value.
+func TestDecodeDataKind(t *testing.T) {
+	tensorBytes := msg(fVarint(1, 1), fVarint(2, dtFloat), fBytes(8, []byte("w")), fVarint(7, 3))
+	var g []byte
+	g = append(g, fBytes(1, encNode(tNode{op: "Add", ins: []string{"x", "w"}, outs: []string{"y"}}))...)
+	g = append(g, fBytes(5, tensorBytes)...)
+	g = append(g, fBytes(11, encValueInfo("x", []int64{1}))...)
+	g = append(g, fBytes(12, encValueInfo("y", []int64{1}))...)
+	b := msg(fVarint(1, 8), fBytes(7, g), fBytes(8, msg(fBytes(1, nil), fVarint(2, 13))))
+	err := importBytes(t, b)
+	if err == nil || !strings.Contains(err.Error(), `tensor "w" (FLOAT, dims [1]) holds 0 float and 1 integer values`) {
+		t.Errorf("error %v", err)
+	}
+}
+
+// TestTypeNames: element types print by name.
+func TestTypeNames(t *testing.T) {
+	for in, want := range map[int64]string{1: "FLOAT", 7: "INT64", 9: "BOOL", 11: "DOUBLE", 10: "FLOAT16", 16: "BFLOAT16", 99: "element type 99", -1: "element type -1"} {
+		if got := typeName(in); got != want {
+			t.Errorf("typeName(%d) = %q, want %q", in, got, want)
+		}
+	}
+	// a BOOL graph input
+	vi := msg(fBytes(1, []byte("x")), fBytes(2, fBytes(1, msg(fVarint(1, dtBool), fBytes(2, fBytes(1, fVarint(1, 2)))))))
+	g := msg(fBytes(1, encNode(tNode{op: "Relu", ins: []string{"x"}, outs: []string{"y"}})), fBytes(5, encTensor(tIn{name: "w", shape: []int64{1}, data: []float64{1}})),
+		fBytes(11, vi), fBytes(12, encValueInfo("y", []int64{2})))
+	err := importBytes(t, msg(fVarint(1, 8), fBytes(7, g), fBytes(8, msg(fBytes(1, nil), fVarint(2, 13)))))
+	if err == nil || !strings.Contains(err.Error(), `graph input "x" has element type BOOL; supported: FLOAT and DOUBLE`) {
+		t.Errorf("BOOL input: %v", err)
+	}
+}

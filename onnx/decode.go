@@ -355,6 +355,10 @@ func decodeTensor(b []byte) (*Tensor, error) {
 		}
 	}
 	got := int64(len(t.Floats) + len(t.Ints))
+	if (t.DataType == dtFloat || t.DataType == dtDouble) != (len(t.Ints) == 0) && got > 0 {
+		// the values are in the fields of the other kind (int64_data of a FLOAT tensor)
+		return nil, errors.Errorf("onnx: decode: tensor %q (%s, dims %v) holds %d float and %d integer values", t.Name, typeName(t.DataType), t.Dims, len(t.Floats), len(t.Ints))
+	}
 	if got != n {
 		return nil, errors.Errorf("onnx: decode: tensor %q (%s, dims %v) holds %d values, want %d", t.Name, typeName(t.DataType), t.Dims, got, n)
 	}

@@ -145,6 +145,10 @@ func Lower(m *Model) (*Program, error) {
 		if err != nil {
 			return nil, errors.Wrapf(err, "onnx: lower: graph output %q", o.Name)
 		}
+		if (o.ElemType == dtFloat || o.ElemType == dtDouble) && !t.Type().Dtype.IsFloat() {
+			// the output node would have the wrong dtype: refuse rather than raise it
+			return nil, errors.Errorf("onnx: lower: graph output %q is declared %s but lowers to %v (shape %v)", o.Name, typeName(o.ElemType), t.Type().Dtype, shapeOf(t))
+		}
 		outs = append(outs, t)
 		p.Outputs = append(p.Outputs, o.Name)
 	}

@@ -13,7 +13,7 @@ type opFn func(c *ctx, n *Node, ins []value) ([]value, error)
 // opsElementwise lowers the element-wise operators and the other operators of no family of
 // their own (Identity, Dropout, Where, Clip, Cast).
 var opsElementwise = map[string]opFn{
-	"Identity":   func(c *ctx, n *Node, ins []value) ([]value, error) { return ins[:1], nil },
+	"Identity":   func(c *ctx, n *Node, ins []value) ([]value, error) { return input0(ins) },
 	"Dropout":    opDropout,
 	"Relu":       unary(relu),
 	"Tanh":       named("tanh"),
@@ -98,6 +98,9 @@ func (c *ctx) node(n *Node) error {
 	f, ok := lookupOp(n.OpType)
 	if !ok {
 		return errors.Errorf("operator %s is not supported (onnx.SupportedOps() lists the %d supported operators)", n.OpType, opCount())
+	}
+	if len(n.Inputs) == 0 && n.OpType != "Constant" {
+		return errors.Errorf("no inputs: %s takes one or more", n.OpType)
 	}
 	ins := make([]value, len(n.Inputs))
 	for i, name := range n.Inputs {
@@ -510,6 +513,14 @@ func opPow(c *ctx, n *Node, ins []value) ([]value, error) {
 	return binaryOp(core.OpPow)(c, n, ins)
 }
 
+// input0 is the node's first input as its one output, an error when it is missing.
+func input0(ins []value) ([]value, error) {
+	if len(ins) == 0 || (ins[0].t == nil && !ins[0].isInt && !ins[0].isF) {
+		return nil, errors.New("input 0 is missing")
+	}
+	return ins[:1], nil
+}
+
 func opDropout(c *ctx, n *Node, ins []value) ([]value, error) {
 	if len(ins) > 2 && ins[2].isInt && len(ins[2].ints) == 1 && ins[2].ints[0] != 0 {
 		return nil, errors.New("training_mode = true: dropout draws random masks; export the model in eval mode")
@@ -517,5 +528,5 @@ func opDropout(c *ctx, n *Node, ins []value) ([]value, error) {
 	if len(n.Outputs) > 1 && n.Outputs[1] != "" {
 		return nil, errors.New("the mask output is not supported")
 	}
-	return ins[:1], nil
+	return input0(ins)
 }

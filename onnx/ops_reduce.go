@@ -270,6 +270,9 @@ func opClip(c *ctx, n *Node, x core.Term, ins []value) (core.Term, error) {
 // program of this model holds.
 func opCast(c *ctx, n *Node, ins []value) ([]value, error) {
 	to := n.attrInt("to", 0)
+	if _, err := input0(ins); err != nil {
+		return nil, err
+	}
 	if ins[0].isInt || ins[0].isF {
 		if to == dtInt64 || to == dtInt32 {
 			v, _, _ := constInts(ins, 0, "input")
