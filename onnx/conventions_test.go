@@ -520,3 +520,12 @@ func TestTypeNames(t *testing.T) {
 		t.Errorf("BOOL input: %v", err)
 	}
 }
+
+// TestOutputDtype: a graph output declared DOUBLE that lowers to a bool array (a comparison
+// the model mistypes) is an error naming it, not a bool output node.
+func TestOutputDtype(t *testing.T) {
+	_, _, err := runModel(t, 13, []tIn{vec("x", 1, 2), param("z", nil, 0)}, single(tNode{op: "Greater", ins: []string{"x", "z"}}))
+	if err == nil || !strings.Contains(err.Error(), `graph output "y" is declared DOUBLE but lowers to bool`) {
+		t.Errorf("error %v", err)
+	}
+}
