@@ -75,20 +75,20 @@ func ImportONNX(data []byte) (*ONNXModel, error) {
 		dt = tensor.Float32
 	}
 	bind := map[string]*gorgonia.Node{}
+	// node makes an input or parameter node holding val. A rank-0 one is a Gorgonia scalar,
+	// whose value must be a scalar value (*F64, *F32): Gorgonia's own ops reject a rank-0
+	// *tensor.Dense there ("Unhandled Scalar Type", "Type Mismatch: float64 != Tensor-0").
 	node := func(name string, shape []int, val *tensor.Dense) *gorgonia.Node {
 		if len(shape) == 0 {
-			return gorgonia.NewScalar(g, dt, gorgonia.WithName(name), gorgonia.WithValue(val))
+			return gorgonia.NewScalar(g, dt, gorgonia.WithName(name), gorgonia.WithValue(scalarValue(dt, val)))
 		}
 		return gorgonia.NewTensor(g, dt, len(shape), gorgonia.WithShape(shape...), gorgonia.WithName(name), gorgonia.WithValue(val))
 	}
 	for i, v := range p.InputVars {
 		sh := []int(v.Type().Shape)
-		z := tensor.New(tensor.Of(dt), tensor.WithShape(sh...))
-		if len(sh) == 0 {
-			z = tensor.New(tensor.FromScalar(0.0))
-			if dt == tensor.Float32 {
-				z = tensor.New(tensor.FromScalar(float32(0)))
-			}
+		var z *tensor.Dense
+		if len(sh) > 0 {
+			z = tensor.New(tensor.Of(dt), tensor.WithShape(sh...))
 		}
 		n := node(p.Inputs[i], sh, z)
 		bind[v.Name] = n
@@ -118,4 +118,26 @@ func ImportONNX(data []byte) (*ONNXModel, error) {
 		return nil, wrapOnce(err, "import onnx")
 	}
 	return out, nil
+}
+
+// scalarValue is the Gorgonia scalar value of dtype dt holding a rank-0 (or one-element)
+// tensor's element, 0 for nil.
+func scalarValue(dt tensor.Dtype, d *tensor.Dense) gorgonia.Value {
+	var x float64
+	if d != nil {
+		switch v := d.Data().(type) {
+		case float64:
+			x = v
+		case float32:
+			x = float64(v)
+		case []float64:
+			x = v[0]
+		case []float32:
+			x = float64(v[0])
+		}
+	}
+	if dt == tensor.Float32 {
+		return gorgonia.NewF32(float32(x))
+	}
+	return gorgonia.NewF64(x)
 }

@@ -2,6 +2,7 @@ package onnx
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 
 	"github.com/pkg/errors"
@@ -74,6 +75,21 @@ const (
 	dtBool   = 9
 	dtDouble = 11
 )
+
+// typeName is the name of an ONNX element type (TensorProto.DataType) as onnx.proto writes
+// it ("FLOAT", "BOOL", "INT64", …), or "element type N" for a number outside the
+// specification.
+func typeName(t int64) string {
+	names := [...]string{
+		"UNDEFINED", "FLOAT", "UINT8", "INT8", "UINT16", "INT16", "INT32", "INT64", "STRING", "BOOL",
+		"FLOAT16", "DOUBLE", "UINT32", "UINT64", "COMPLEX64", "COMPLEX128", "BFLOAT16",
+		"FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ", "UINT4", "INT4", "FLOAT4E2M1",
+	}
+	if t >= 0 && t < int64(len(names)) {
+		return names[t]
+	}
+	return fmt.Sprintf("element type %d", t)
+}
 
 // maxElems bounds the element count of one decoded tensor (a corrupt file must not allocate
 // without limit).
@@ -339,8 +355,12 @@ func decodeTensor(b []byte) (*Tensor, error) {
 		}
 	}
 	got := int64(len(t.Floats) + len(t.Ints))
+	if (t.DataType == dtFloat || t.DataType == dtDouble) != (len(t.Ints) == 0) && got > 0 {
+		// the values are in the fields of the other kind (int64_data of a FLOAT tensor)
+		return nil, errors.Errorf("onnx: decode: tensor %q (%s, dims %v) holds %d float and %d integer values", t.Name, typeName(t.DataType), t.Dims, len(t.Floats), len(t.Ints))
+	}
 	if got != n {
-		return nil, errors.Errorf("onnx: decode: tensor %q (type %d, dims %v) holds %d values, want %d", t.Name, t.DataType, t.Dims, got, n)
+		return nil, errors.Errorf("onnx: decode: tensor %q (%s, dims %v) holds %d values, want %d", t.Name, typeName(t.DataType), t.Dims, got, n)
 	}
 	return t, nil
 }
@@ -348,7 +368,7 @@ func decodeTensor(b []byte) (*Tensor, error) {
 func (t *Tensor) fromRaw(raw []byte, n int64) error {
 	size := map[int64]int64{dtFloat: 4, dtDouble: 8, dtInt32: 4, dtInt64: 8, dtBool: 1}[t.DataType]
 	if size == 0 {
-		return errors.Errorf("onnx: decode: tensor %q has data type %d; supported: float, double, int32, int64, bool", t.Name, t.DataType)
+		return errors.Errorf("onnx: decode: tensor %q has data type %s; supported: FLOAT, DOUBLE, INT32, INT64, BOOL", t.Name, typeName(t.DataType))
 	}
 	if int64(len(raw)) != n*size {
 		return errors.Errorf("onnx: decode: tensor %q: %d bytes of raw data for %d values of %d bytes", t.Name, len(raw), n, size)

@@ -21,7 +21,8 @@
 // # Lowering
 //
 // Lower makes a core program whose parameters are the graph inputs and the float initializers
-// (the learnable parameters) and whose body is the tuple of the graph outputs. Integer
+// (the learnable parameters, Clip's bounds and Pow's exponent included when they are
+// initializers) and whose body is the tuple of the graph outputs. Integer
 // initializers and Constant nodes that only carry shapes, axes or indices are evaluated at
 // import time, as is shape arithmetic on them (Shape, Gather, Concat, Unsqueeze, Cast), so
 // shapes must be static: export with fixed input sizes. SupportedOps lists the operators; an
@@ -32,6 +33,38 @@
 // Conv with group > 1 (grouped and depthwise convolution) is one bulk operation,
 // lower.GroupedConv2d, whatever the number of groups: a depthwise MobileNetV2 imports as a few
 // hundred Gorgonia nodes, not one convolution per channel.
+//
+// Every unsupported operator type of a model is named in one error, with its number of
+// nodes and its first node; element types print by name (BOOL, INT64).
+//
+// # Conventions at kinks and ties: PyTorch's
+//
+// Where an operator's derivative is not defined (a kink, a tie), the importer gives the
+// derivative PyTorch's autograd gives the function PyTorch exports as that operator (checked
+// with PyTorch 1.13 at exact kinks and ties; testdata/gen_conventions.py records them): that
+// is the rule of this front end. Package lower is framework-neutral (core's max and min give a
+// tie to their first operand); the ONNX lowerings choose their operand order and masks to
+// follow PyTorch:
+//   - Relu: derivative 0 at 0. LeakyRelu: slope α at 0. Elu: slope α at 0 and second
+//     derivative 0 there (PyTorch's double backward masks x < 0).
+//   - HardSigmoid: slope α strictly inside (0, 1), 0 at the kinks. HardSwish: the middle piece
+//     includes −3 and 3 (slopes −½ and 3/2 there).
+//   - Clip (torch.clamp): x keeps its derivative at a bound; a bound from an initializer is a
+//     parameter whose derivative collects the elements beyond it. (PyTorch's relu6 and
+//     hardtanh, which export as Clip too, give 0 at the bounds: the importer cannot tell
+//     them apart and follows clamp.)
+//   - Max and Min of any number of inputs: the derivative is split evenly among the inputs
+//     tied for the extreme (½ each for two, as torch.maximum; 1/k for k, as torch.amax over
+//     the stacked inputs). ReduceMax and ReduceMin: split evenly among the tied elements, as
+//     torch.amax and torch.amin (torch.max(x, dim), which exports as the same ReduceMax, gives
+//     it to one index instead).
+//   - ReduceL2: derivative 0 where the norm is 0, as torch.norm.
+//   - Softplus: log(1 + eˣ) as the specification defines it, stably and with derivative σ(x);
+//     PyTorch's F.softplus returns x above its threshold of 20, less than 2e-9 away.
+//
+// Values follow the ONNX specification: Sigmoid and Softplus are the mathematical functions
+// (not Gorgonia's clamped ones), HardSigmoid uses its α attribute as written (a float32: the
+// 1/6 PyTorch exports is 3e-8 relative away from PyTorch's (x + 3)/6 in float64).
 //
 // Not supported yet: LayerNormalization as one operator (opset 17; the
 // decomposed form that PyTorch 1.13 exports works), Resize, recurrent operators (LSTM/GRU/RNN

@@ -94,7 +94,7 @@ func Lower(m *Model) (*Program, error) {
 			continue // older exporters list initializers among the inputs
 		}
 		if in.ElemType != dtFloat && in.ElemType != dtDouble {
-			return nil, errors.Errorf("onnx: lower: graph input %q has element type %d; supported: float (1) and double (11)", in.Name, in.ElemType)
+			return nil, errors.Errorf("onnx: lower: graph input %q has element type %s; supported: FLOAT and DOUBLE", in.Name, typeName(in.ElemType))
 		}
 		for i, d := range in.Shape {
 			if d <= 0 {
@@ -123,17 +123,16 @@ func Lower(m *Model) (*Program, error) {
 		case dtInt32, dtInt64, dtBool:
 			c.env[t.Name] = value{ints: t.Ints, dims: t.Dims, isInt: true}
 		default:
-			return nil, errors.Errorf("onnx: lower: initializer %q has data type %d; supported: float, double, int32, int64, bool", t.Name, t.DataType)
+			return nil, errors.Errorf("onnx: lower: initializer %q has data type %s; supported: FLOAT, DOUBLE, INT32, INT64, BOOL", t.Name, typeName(t.DataType))
 		}
+	}
+	if err := unsupported(m.Graph.Nodes, c.opset); err != nil {
+		return nil, err
 	}
 	for i := range m.Graph.Nodes {
 		n := &m.Graph.Nodes[i]
 		if err := c.node(n); err != nil {
-			name := n.Name
-			if name == "" && len(n.Outputs) > 0 {
-				name = n.Outputs[0]
-			}
-			return nil, errors.Wrapf(err, "onnx: node %q (%s, opset %d)", name, n.OpType, c.opset)
+			return nil, errors.Wrapf(err, "onnx: %s", nodeLabel(n, c.opset))
 		}
 	}
 	var outs []core.Term
@@ -145,6 +144,10 @@ func Lower(m *Model) (*Program, error) {
 		t, err := c.term(v)
 		if err != nil {
 			return nil, errors.Wrapf(err, "onnx: lower: graph output %q", o.Name)
+		}
+		if (o.ElemType == dtFloat || o.ElemType == dtDouble) && !t.Type().Dtype.IsFloat() {
+			// the output node would have the wrong dtype: refuse rather than raise it
+			return nil, errors.Errorf("onnx: lower: graph output %q is declared %s but lowers to %v (shape %v)", o.Name, typeName(o.ElemType), t.Type().Dtype, shapeOf(t))
 		}
 		outs = append(outs, t)
 		p.Outputs = append(p.Outputs, o.Name)
@@ -163,6 +166,60 @@ func Lower(m *Model) (*Program, error) {
 		return nil, errors.Wrap(err, "onnx: lower: the program")
 	}
 	return p, nil
+}
+
+// nodeLabel names a node in messages: node "name" (OpType, opset N), the name being the
+// node's or, without one, its first output's.
+func nodeLabel(n *Node, opset int64) string {
+	name := n.Name
+	if name == "" && len(n.Outputs) > 0 {
+		name = n.Outputs[0]
+	}
+	if n.Domain != "" && n.Domain != "ai.onnx" {
+		return fmt.Sprintf("node %q (%s, domain %s, opset %d)", name, n.OpType, n.Domain, opset)
+	}
+	return fmt.Sprintf("node %q (%s, opset %d)", name, n.OpType, opset)
+}
+
+// unsupported is an error listing every operator type of the graph that the importer does
+// not lower (of another domain, or outside SupportedOps), each with its number of nodes and
+// its first node, or nil when there is none: a model is refused once, with all it lacks.
+func unsupported(nodes []Node, opset int64) error {
+	type use struct {
+		first *Node
+		n     int
+	}
+	uses := map[string]*use{}
+	var keys []string
+	for i := range nodes {
+		n := &nodes[i]
+		key := n.OpType
+		if n.Domain != "" && n.Domain != "ai.onnx" {
+			key = n.Domain + "." + n.OpType
+		} else if _, ok := lookupOp(n.OpType); ok {
+			continue
+		}
+		if u := uses[key]; u != nil {
+			u.n++
+			continue
+		}
+		uses[key] = &use{first: n, n: 1}
+		keys = append(keys, key)
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s ×%d (first: %s)", k, uses[k].n, nodeLabel(uses[k].first, opset))
+	}
+	what := fmt.Sprintf("%d operator types are", len(keys))
+	if len(keys) == 1 {
+		what = "1 operator type is"
+	}
+	return errors.Errorf("onnx: lower: %s not supported (onnx.SupportedOps() lists the %d supported operators, all of the default ONNX domain): %s",
+		what, opCount(), strings.Join(parts, "; "))
 }
 
 // fresh makes a core identifier from an ONNX name, unique in this lowering.

@@ -13,9 +13,9 @@ type opFn func(c *ctx, n *Node, ins []value) ([]value, error)
 // opsElementwise lowers the element-wise operators and the other operators of no family of
 // their own (Identity, Dropout, Where, Clip, Cast).
 var opsElementwise = map[string]opFn{
-	"Identity":   func(c *ctx, n *Node, ins []value) ([]value, error) { return ins[:1], nil },
+	"Identity":   func(c *ctx, n *Node, ins []value) ([]value, error) { return input0(ins) },
 	"Dropout":    opDropout,
-	"Relu":       unary(func(x core.Term) (core.Term, error) { return lower.MaxBetween(x, zerosLike(x)) }),
+	"Relu":       unary(relu),
 	"Tanh":       named("tanh"),
 	"Sigmoid":    coreUnary(core.OpSigmoid),
 	"Exp":        named("exp"),
@@ -24,27 +24,31 @@ var opsElementwise = map[string]opFn{
 	"Neg":        named("neg"),
 	"Abs":        named("abs"),
 	"Reciprocal": named("inv"),
-	"Softplus":   named("softplus"),
+	"Softplus":   unary(softplus),
 	"Floor":      named("floor"),
 	"Ceil":       named("ceil"),
 	"Sign":       named("sign"),
 	"Sin":        named("sin"),
 	"Cos":        named("cos"),
 	"Erf":        named("erf"),
-	"LeakyRelu": func(c *ctx, n *Node, ins []value) ([]value, error) {
-		alpha := n.attrFloat("alpha", 0.01)
-		return unary(func(x core.Term) (core.Term, error) { return reluMix(x, alpha, false) })(c, n, ins)
-	},
-	"Elu": func(c *ctx, n *Node, ins []value) ([]value, error) {
-		alpha := n.attrFloat("alpha", 1)
-		return unary(func(x core.Term) (core.Term, error) { return reluMix(x, alpha, true) })(c, n, ins)
-	},
+	"LeakyRelu": floatOp(1, func(c *ctx, n *Node, x []core.Term) (core.Term, error) {
+		return leakyRelu(x[0], n.attrFloat("alpha", 0.01))
+	}),
+	"Elu": floatOp(1, func(c *ctx, n *Node, x []core.Term) (core.Term, error) {
+		return elu(x[0], n.attrFloat("alpha", 1))
+	}),
+	"HardSigmoid": floatOp(1, func(c *ctx, n *Node, x []core.Term) (core.Term, error) {
+		return hardSigmoid(x[0], n.attrFloat("alpha", 0.2), n.attrFloat("beta", 0.5))
+	}),
+	"HardSwish":      unary(hardSwish),
 	"Add":            binaryOp(core.OpAdd),
 	"Sub":            binaryOp(core.OpSub),
 	"Mul":            binaryOp(core.OpMul),
 	"Div":            binaryOp(core.OpDiv),
-	"Max":            binaryOp(core.OpMax),
-	"Min":            binaryOp(core.OpMin),
+	"Max":            opVariadic(core.OpMax),
+	"Min":            opVariadic(core.OpMin),
+	"Sum":            opVariadic(core.OpAdd),
+	"Mean":           opVariadic(core.OpDiv),
 	"Pow":            opPow,
 	"Greater":        binaryOp(core.OpGt),
 	"Less":           binaryOp(core.OpLt),
@@ -94,6 +98,9 @@ func (c *ctx) node(n *Node) error {
 	f, ok := lookupOp(n.OpType)
 	if !ok {
 		return errors.Errorf("operator %s is not supported (onnx.SupportedOps() lists the %d supported operators)", n.OpType, opCount())
+	}
+	if len(n.Inputs) == 0 && n.OpType != "Constant" {
+		return errors.Errorf("no inputs: %s takes one or more", n.OpType)
 	}
 	ins := make([]value, len(n.Inputs))
 	for i, name := range n.Inputs {
@@ -264,37 +271,83 @@ func zerosLike(x core.Term) core.Term {
 	return z
 }
 
-// reluMix is max(x, 0) + α·min(x, 0) (LeakyRelu), or max(x, 0) + α·(exp(min(x, 0)) − 1) (Elu).
-func reluMix(x core.Term, alpha float64, elu bool) (core.Term, error) {
+// The activations below follow PyTorch at their kinks (the rule of this front end, see the
+// package documentation): core's max and min give a tie to their first operand, so a
+// constant first takes the tie (derivative 0 there) and x first passes it.
+
+// relu is max(0, x): the derivative at 0 is 0, as PyTorch's (x > 0).
+func relu(x core.Term) (core.Term, error) { return lower.MaxBetween(zerosLike(x), x) }
+
+// leakyRelu is max(0, x) + α·min(x, 0): the slope at 0 is α, as PyTorch's (x > 0 ? 1 : α).
+func leakyRelu(x core.Term, alpha float64) (core.Term, error) {
 	var b core.Builder
-	z := zerosLike(x)
-	pos, err := lower.MaxBetween(x, z)
-	if err != nil {
-		return nil, err
-	}
-	neg, err := lower.MinBetween(x, z)
-	if err != nil {
-		return nil, err
-	}
-	if elu {
-		if neg, err = lower.Unary("expm1", neg); err != nil {
-			return nil, err
-		}
-	}
-	a, err := lower.FullLike(x.Type(), alpha)
-	if err != nil {
-		return nil, err
-	}
-	t := b.Add(pos, b.Mul(a, neg))
-	return t, b.Err()
+	t := x.Type()
+	z := b.Full(t, 0)
+	r := b.Add(b.Binary(core.OpMax, z, x), b.Mul(b.Full(t, alpha), b.Binary(core.OpMin, x, z)))
+	return r, b.Err()
 }
 
-// broadcastPair brings x and y to their NumPy broadcast shape.
-func broadcastPair(x, y core.Term) (core.Term, core.Term, error) {
-	xs, ys := shapeOf(x), shapeOf(y)
-	if xs.Equal(ys) {
-		return x, y, nil
+// elu is x for x > 0 and α·(eˣ − 1) below, written where(x > 0, x, α·where(x < 0,
+// expm1(min(x, 0)), x)): at 0 the value is 0, the slope α and the second derivative 0, as
+// PyTorch's (its backward takes the x ≤ 0 branch, its double backward masks x < 0). The
+// min keeps expm1 finite where it is not selected (an infinite eˣ would make its
+// derivative, scaled by a zero cotangent, NaN).
+func elu(x core.Term, alpha float64) (core.Term, error) {
+	var b core.Builder
+	t := x.Type()
+	z := b.Full(t, 0)
+	neg := where(&b, b.Binary(core.OpLt, x, z), b.Unary(core.OpExpm1, b.Binary(core.OpMin, x, z)), x)
+	return where(&b, b.Binary(core.OpGt, x, z), x, b.Mul(b.Full(t, alpha), neg)), b.Err()
+}
+
+// hardSigmoid is max(0, min(1, α·x + β)) (ONNX HardSigmoid): constants first, so the slope
+// is α strictly inside (0, 1) and 0 at the kinks, as PyTorch's hardsigmoid (−3 < x < 3).
+// PyTorch exports α = 1/6 rounded to float32 (ONNX attributes are float32); the value is
+// the specification's with that α (PyTorch computes (x + 3)/6, a relative 3e-8 apart in
+// float64), the slope PyTorch's own (its backward multiplies by the same float32 1/6).
+func hardSigmoid(x core.Term, alpha, beta float64) (core.Term, error) {
+	var b core.Builder
+	t := x.Type()
+	y := b.Add(b.Mul(b.Full(t, alpha), x), b.Full(t, beta))
+	return b.Binary(core.OpMax, b.Full(t, 0), b.Binary(core.OpMin, b.Full(t, 1), y)), b.Err()
+}
+
+// hardSwish is x·max(0, min(1, x/6 + ½)) (ONNX HardSwish, opset 14), computed as PyTorch
+// does, x·min(max(x + 3, 0), 6)/6, with x first in the clamp: the slope at −3 and 3 is
+// PyTorch's −½ and 3/2 (its backward takes −3 ≤ x ≤ 3 as the middle piece).
+func hardSwish(x core.Term) (core.Term, error) {
+	var b core.Builder
+	t := x.Type()
+	h := b.Binary(core.OpMin, b.Binary(core.OpMax, b.Add(x, b.Full(t, 3)), b.Full(t, 0)), b.Full(t, 6))
+	return b.Div(b.Mul(x, h), b.Full(t, 6)), b.Err()
+}
+
+// softplus is log(1 + eˣ) (ONNX Softplus: no threshold, unlike PyTorch's F.softplus, which
+// returns x above 20; the two differ by less than 2e-9 there), computed stably as
+// max(0, x) + log1p(exp(min(x, −x))): exact where eˣ overflows, and the derivative is
+// σ(x) everywhere, ½ at 0 (the maximum's tie goes to 0, the minimum's to x).
+func softplus(x core.Term) (core.Term, error) {
+	var b core.Builder
+	t := x.Type()
+	tail := b.Unary(core.OpLog1p, b.Unary(core.OpExp, b.Binary(core.OpMin, x, b.Unary(core.OpNeg, x))))
+	return b.Add(b.Binary(core.OpMax, b.Full(t, 0), x), tail), b.Err()
+}
+
+// where is lower.Where inside a builder's chain: nothing once b has an error, which it
+// records otherwise.
+func where(b *core.Builder, mask, x, y core.Term) core.Term {
+	if b.Err() != nil {
+		return nil
 	}
+	t, err := lower.Where(mask, x, y)
+	if err != nil {
+		b.SetErr(err)
+	}
+	return t
+}
+
+// broadcastShape is the NumPy (multidirectional) broadcast of two shapes.
+func broadcastShape(xs, ys core.Shape) (core.Shape, error) {
 	r := len(xs)
 	if len(ys) > r {
 		r = len(ys)
@@ -314,21 +367,117 @@ func broadcastPair(x, y core.Term) (core.Term, core.Term, error) {
 		case a == 1:
 			out[i] = b
 		default:
-			return nil, nil, errors.Errorf("shapes %v and %v do not broadcast", xs, ys)
+			return nil, errors.Errorf("shapes %v and %v do not broadcast", xs, ys)
 		}
 	}
-	var err error
-	if !xs.Equal(out) {
-		if x, err = lower.Broadcast(x, out); err != nil {
-			return nil, nil, err
+	return out, nil
+}
+
+// broadcastAll brings every x to the broadcast shape of all of them.
+func broadcastAll(xs []core.Term) ([]core.Term, error) {
+	sh := shapeOf(xs[0])
+	for _, x := range xs[1:] {
+		var err error
+		if sh, err = broadcastShape(sh, shapeOf(x)); err != nil {
+			return nil, err
 		}
 	}
-	if !ys.Equal(out) {
-		if y, err = lower.Broadcast(y, out); err != nil {
-			return nil, nil, err
+	out := make([]core.Term, len(xs))
+	for i, x := range xs {
+		if shapeOf(x).Equal(sh) {
+			out[i] = x
+			continue
+		}
+		var err error
+		if out[i], err = lower.Broadcast(x, sh); err != nil {
+			return nil, err
 		}
 	}
-	return x, y, nil
+	return out, nil
+}
+
+// broadcastPair brings x and y to their NumPy broadcast shape.
+func broadcastPair(x, y core.Term) (core.Term, core.Term, error) {
+	xy, err := broadcastAll([]core.Term{x, y})
+	if err != nil {
+		return nil, nil, err
+	}
+	return xy[0], xy[1], nil
+}
+
+// opVariadic lowers Max, Min (op max or min), Sum (add) and Mean (div): every input, with
+// multidirectional broadcasting. Max and Min split the derivative evenly among the inputs
+// tied for the extreme (tieSplit).
+func opVariadic(op core.BinOp) opFn {
+	return func(c *ctx, n *Node, ins []value) ([]value, error) {
+		if len(ins) == 0 {
+			return nil, errors.New("no inputs; the operator takes one or more")
+		}
+		xs, err := c.floatIns(ins, len(ins))
+		if err != nil {
+			return nil, err
+		}
+		if xs, err = broadcastAll(xs); err != nil {
+			return nil, errors.Wrapf(err, "%d inputs", len(xs))
+		}
+		if len(xs) == 1 {
+			return []value{{t: xs[0]}}, nil
+		}
+		if op == core.OpMax || op == core.OpMin {
+			return one(tieSplit(op, xs))
+		}
+		var b core.Builder
+		t := xs[0]
+		for _, x := range xs[1:] {
+			t = b.Add(t, x)
+		}
+		if op == core.OpDiv {
+			t = b.Div(t, b.Full(t.Type(), float64(len(xs))))
+		}
+		return one(t, b.Err())
+	}
+}
+
+// tieSplit is the element-wise maximum (op max) or minimum (min) of xs (two or more arrays
+// of one type) whose derivative is split evenly among the tied inputs, 1/k to each of k,
+// as PyTorch's torch.maximum (½ each) and torch.amax over the stacked inputs do:
+//
+//	m + Σᵢ where(dᵢ == 0, dᵢ, 0) / max(Σᵢ [dᵢ == 0], 1),  dᵢ = xᵢ − m,
+//
+// m the fold of op. The value is m exactly (a tied dᵢ is 0; an infinite or NaN dᵢ is never
+// selected, so an infinite extreme stays infinite); the derivative is 1/k to each tied
+// input whatever share of m's own derivative went to which (the sum takes it back).
+func tieSplit(op core.BinOp, xs []core.Term) (core.Term, error) {
+	t := xs[0].Type()
+	namer := core.NewNamer(xs...)
+	var b core.Builder
+	m := xs[0]
+	for _, x := range xs[1:] {
+		m = b.Binary(op, m, x)
+	}
+	mv := namer.FreshVar("extreme", t)
+	zero := b.Full(t, 0)
+	ds := make([]*core.Var, len(xs))
+	var sum, count core.Term
+	for i := range xs {
+		ds[i] = namer.FreshVar("tie", t)
+		tied := b.Binary(core.OpEq, ds[i], zero)
+		s, k := where(&b, tied, ds[i], zero), b.Cast(t.Dtype, tied)
+		if i == 0 {
+			sum, count = s, k
+		} else {
+			sum, count = b.Add(sum, s), b.Add(count, k)
+		}
+	}
+	r := b.Add(mv, b.Div(sum, b.Binary(core.OpMax, count, b.Full(t, 1))))
+	for i := len(xs) - 1; i >= 0; i-- {
+		r = b.Let(ds[i], b.Sub(xs[i], mv), r)
+	}
+	r = b.Let(mv, m, r)
+	if b.Err() != nil {
+		return nil, errors.Wrapf(b.Err(), "%s of %d inputs of type %v", op.Word(), len(xs), t)
+	}
+	return r, nil
 }
 
 func binaryOp(op core.BinOp) opFn {
@@ -364,6 +513,14 @@ func opPow(c *ctx, n *Node, ins []value) ([]value, error) {
 	return binaryOp(core.OpPow)(c, n, ins)
 }
 
+// input0 is the node's first input as its one output, an error when it is missing.
+func input0(ins []value) ([]value, error) {
+	if len(ins) == 0 || (ins[0].t == nil && !ins[0].isInt && !ins[0].isF) {
+		return nil, errors.New("input 0 is missing")
+	}
+	return ins[:1], nil
+}
+
 func opDropout(c *ctx, n *Node, ins []value) ([]value, error) {
 	if len(ins) > 2 && ins[2].isInt && len(ins[2].ints) == 1 && ins[2].ints[0] != 0 {
 		return nil, errors.New("training_mode = true: dropout draws random masks; export the model in eval mode")
@@ -371,5 +528,5 @@ func opDropout(c *ctx, n *Node, ins []value) ([]value, error) {
 	if len(n.Outputs) > 1 && n.Outputs[1] != "" {
 		return nil, errors.New("the mask output is not supported")
 	}
-	return ins[:1], nil
+	return input0(ins)
 }

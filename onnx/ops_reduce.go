@@ -1,7 +1,6 @@
 package onnx
 
 import (
-	"math"
 	"sort"
 
 	"github.com/bulkad/bulkad/core"
@@ -17,7 +16,61 @@ var opsReduce = map[string]opFn{
 	"ReduceMin":       opReduce("min"),
 	"ReduceProd":      opReduce("prod"),
 	"ReduceLogSumExp": opReduce("logsumexp"),
+	"ReduceL1":        opReduce("l1"),
+	"ReduceL2":        opReduce("l2"),
+	"ReduceSumSquare": opReduce("sumsquare"),
+	"ReduceLogSum":    opReduce("logsum"),
 	"CumSum":          floatFirst(opCumSum),
+}
+
+// reduceAxes reads a reduction's axes, normalised and in the order given: from input 1 at
+// ReduceSum's opset 13 and the other reductions' opset 18, from the axes attribute before.
+// all reports that every axis is reduced (no axes given); none that the node is the
+// identity (no axes and noop_with_empty_axes, an attribute of the input form).
+func reduceAxes(c *ctx, n *Node, ins []value, rank int) (ax []int, all, none bool, err error) {
+	since := int64(18)
+	if n.OpType == "ReduceSum" {
+		since = 13
+	}
+	var axes []int64
+	var ok bool
+	if c.opset >= since {
+		if _, attr := n.Attrs["axes"]; attr {
+			return nil, false, false, errors.Errorf("an axes attribute: from opset %d the axes are input 1", since)
+		}
+		if axes, ok, err = constInts(ins, 1, "axes"); err != nil {
+			return nil, false, false, err
+		}
+		if !ok || len(axes) == 0 {
+			if n.attrInt("noop_with_empty_axes", 0) != 0 {
+				return nil, false, true, nil
+			}
+		}
+	} else {
+		if len(ins) > 1 && (ins[1].t != nil || ins[1].isInt || ins[1].isF) {
+			return nil, false, false, errors.Errorf("%d inputs: before opset %d the axes are an attribute and the operator takes one input", len(ins), since)
+		}
+		axes, ok = n.attrInts("axes")
+	}
+	if !ok || len(axes) == 0 {
+		for i := 0; i < rank; i++ {
+			ax = append(ax, i)
+		}
+		return ax, true, false, nil
+	}
+	seen := map[int]bool{}
+	for _, a := range axes {
+		k, err := normAxis(a, rank)
+		if err != nil {
+			return nil, false, false, errors.Wrapf(err, "axes %v", axes)
+		}
+		if seen[k] {
+			return nil, false, false, errors.Errorf("axes %v name axis %d twice (rank %d)", axes, k, rank)
+		}
+		seen[k] = true
+		ax = append(ax, k)
+	}
+	return ax, false, false, nil
 }
 
 func opReduce(kind string) opFn {
@@ -27,63 +80,19 @@ func opReduce(kind string) opFn {
 			return nil, err
 		}
 		sh := shapeOf(x)
-		axes, ok := n.attrInts("axes")
-		if kind == "sum" && c.opset >= 13 {
-			if axes, ok, err = constInts(ins, 1, "axes"); err != nil {
-				return nil, err
-			}
-		}
-		var ax []int
-		mark := map[int]bool{}
-		if ok && len(axes) > 0 {
-			for _, a := range axes {
-				k, err := normAxis(a, len(sh))
-				if err != nil {
-					return nil, err
-				}
-				ax = append(ax, k)
-				mark[k] = true
-			}
-		} else {
-			if n.attrInt("noop_with_empty_axes", 0) != 0 {
-				return ins[:1], nil
-			}
-			for i := range sh {
-				ax = append(ax, i)
-				mark[i] = true
-			}
-		}
-		var t core.Term
-		switch kind {
-		case "sum":
-			t, err = lower.Sum(x, ax...)
-		case "mean":
-			t, err = lower.Mean(x, ax...)
-		case "max":
-			t, err = lower.Max(x, ax...)
-		default: // monoid reductions, one axis at a time from the last
-			mon := map[string]lower.Monoid{"min": lower.MinMonoid, "prod": lower.ProdMonoid, "logsumexp": lower.LogSumExpMonoid}[kind]
-			t = x
-			sorted := append([]int(nil), ax...)
-			sort.Sort(sort.Reverse(sort.IntSlice(sorted)))
-			for _, a := range sorted {
-				if t, err = lower.Reduce(t, a, mon); err != nil {
-					break
-				}
-			}
-		}
+		ax, _, none, err := reduceAxes(c, n, ins, len(sh))
 		if err != nil {
-			return nil, err
+			return nil, errors.Wrapf(err, "input shape %v", sh)
+		}
+		if none {
+			return ins[:1], nil
+		}
+		t, err := reduce(kind, x, ax)
+		if err != nil {
+			return nil, errors.Wrapf(err, "%s over axes %v of shape %v", kind, ax, sh)
 		}
 		if n.attrInt("keepdims", 1) != 0 {
-			keep := make(core.Shape, len(sh))
-			for i, d := range sh {
-				keep[i] = d
-				if mark[i] {
-					keep[i] = 1
-				}
-			}
-			if t, err = lower.Reshape(t, keep); err != nil {
+			if t, err = lower.Reshape(t, keptShape(sh, ax)); err != nil {
 				return nil, err
 			}
 		}
@@ -91,31 +100,179 @@ func opReduce(kind string) opFn {
 	}
 }
 
-func opClip(c *ctx, n *Node, x core.Term, ins []value) (core.Term, error) {
-	lo, hi := math.Inf(-1), math.Inf(1)
-	if c.opset < 11 {
-		lo, hi = n.attrFloat("min", lo), n.attrFloat("max", hi)
-	} else {
-		for i, p := range []*float64{&lo, &hi} {
-			v := value{}
-			if i+1 < len(ins) {
-				v = ins[i+1]
-			}
-			if v.t == nil && !v.isF && !v.isInt {
-				continue // omitted: no bound
-			}
-			f, ok := c.constFloats(v)
-			if !ok || len(f) != 1 {
-				return nil, errors.New("min and max must be scalar constants or initializers")
-			}
-			*p = f[0]
-		}
+// keptShape is sh with the axes ax reduced to 1 (keepdims).
+func keptShape(sh core.Shape, ax []int) core.Shape {
+	keep := sh.Clone()
+	for _, a := range ax {
+		keep[a] = 1
 	}
-	return lower.Clamp(x, lo, hi)
+	return keep
 }
 
+// reduce applies the reduction kind over the axes ax of x (the axes disappear).
+func reduce(kind string, x core.Term, ax []int) (core.Term, error) {
+	if len(ax) == 0 { // a scalar: reduce it as one element
+		var err error
+		if x, err = lower.Reshape(x, core.Shape{1}); err != nil {
+			return nil, err
+		}
+		ax = []int{0}
+	}
+	var b core.Builder
+	switch kind {
+	case "sum":
+		return lower.Sum(x, ax...)
+	case "mean":
+		return lower.Mean(x, ax...)
+	case "max", "min":
+		return reduceExtreme(x, ax, kind == "min")
+	case "sumsquare":
+		return lower.Sum(b.Mul(x, x), ax...)
+	case "l1":
+		return lower.Sum(b.Unary(core.OpAbs, x), ax...)
+	case "l2":
+		return l2(x, ax)
+	case "logsum":
+		s, err := lower.Sum(x, ax...)
+		if err != nil {
+			return nil, err
+		}
+		return b.Unary(core.OpLog, s), b.Err()
+	}
+	// monoid reductions, one axis at a time from the last
+	mon := map[string]lower.Monoid{"prod": lower.ProdMonoid, "logsumexp": lower.LogSumExpMonoid}[kind]
+	sorted := append([]int(nil), ax...)
+	sort.Sort(sort.Reverse(sort.IntSlice(sorted)))
+	t := x
+	for _, a := range sorted {
+		var err error
+		if t, err = lower.Reduce(t, a, mon); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// reduceExtreme is the maximum (or, with min, the minimum) of x over the axes ax whose
+// derivative is split evenly among the tied elements, 1/k to each of k, as PyTorch's
+// torch.amax and torch.amin (and torch.max without a dimension) do; torch.max(x, dim), which
+// exports the same ReduceMax, gives it all to one index instead. It is
+//
+//	m + Σ where(d == 0, d, 0) / max(Σ [d == 0], 1),  d = x − m broadcast back,
+//
+// with m the argmax-based maximum: the value is m exactly and the derivative 1/k to each
+// tied element whatever m's own derivative does (see tieSplit).
+func reduceExtreme(x core.Term, ax []int, min bool) (core.Term, error) {
+	t := x.Type()
+	var b core.Builder
+	xx := x
+	if min {
+		xx = b.Unary(core.OpNeg, x)
+	}
+	if b.Err() != nil {
+		return nil, b.Err()
+	}
+	m, err := lower.Max(xx, ax...)
+	if err != nil {
+		return nil, err
+	}
+	if min {
+		m = b.Unary(core.OpNeg, m)
+	}
+	namer := core.NewNamer(x, m)
+	mv := namer.FreshVar("extreme", m.Type())
+	dv := namer.FreshVar("tie", t)
+	if b.Err() != nil {
+		return nil, b.Err()
+	}
+	mb, err := lower.Broadcast(b.Reshape(keptShape(t.Shape, ax), mv), t.Shape)
+	if err != nil {
+		return nil, err
+	}
+	zero := b.Full(t, 0)
+	tied := b.Binary(core.OpEq, dv, zero)
+	sel, cnt := where(&b, tied, dv, zero), b.Cast(t.Dtype, tied)
+	if b.Err() != nil {
+		return nil, b.Err()
+	}
+	sum, err := lower.Sum(sel, ax...)
+	if err != nil {
+		return nil, err
+	}
+	count, err := lower.Sum(cnt, ax...)
+	if err != nil {
+		return nil, err
+	}
+	r := b.Add(mv, b.Div(sum, b.Binary(core.OpMax, count, b.Full(count.Type(), 1))))
+	r = b.Let(mv, m, b.Let(dv, b.Sub(x, mb), r))
+	return r, b.Err()
+}
+
+// l2 is √(Σ x²) over the axes ax with the derivative 0 where the sum is 0, as PyTorch's
+// norm (the square root's infinite slope at 0 times a zero sum would be NaN): where(s == 0,
+// 0, √where(s == 0, 1, s)); a NaN sum stays NaN.
+func l2(x core.Term, ax []int) (core.Term, error) {
+	var b core.Builder
+	sq := b.Mul(x, x)
+	if b.Err() != nil {
+		return nil, b.Err()
+	}
+	s, err := lower.Sum(sq, ax...)
+	if err != nil {
+		return nil, err
+	}
+	st := s.Type()
+	namer := core.NewNamer(s)
+	sv := namer.FreshVar("sumsq", st)
+	zero := b.Full(st, 0)
+	r := where(&b, b.Binary(core.OpEq, sv, zero), zero, b.Unary(core.OpSqrt, where(&b, b.Binary(core.OpEq, sv, zero), b.Full(st, 1), sv)))
+	return b.Let(sv, s, r), b.Err()
+}
+
+// opClip is min(max(x, lo), hi) (ONNX Clip; lo above hi gives hi, as the specification
+// says): x first, so at a bound x keeps its derivative, as PyTorch's clamp. From opset 11
+// the bounds are inputs, each optional and of one element: a float initializer stays a
+// parameter (its derivative flows: PyTorch's clamp with tensor bounds), a constant is a
+// literal; before, they are the min and max attributes.
+func opClip(c *ctx, n *Node, x core.Term, ins []value) (core.Term, error) {
+	t := x.Type()
+	var b core.Builder
+	r := x
+	if c.opset < 11 {
+		if a, ok := n.Attrs["min"]; ok {
+			r = b.Binary(core.OpMax, r, b.Full(t, a.F))
+		}
+		if a, ok := n.Attrs["max"]; ok {
+			r = b.Binary(core.OpMin, r, b.Full(t, a.F))
+		}
+		return r, b.Err()
+	}
+	for i, op := range []core.BinOp{core.OpMax, core.OpMin} {
+		if i+1 >= len(ins) || (ins[i+1].t == nil && !ins[i+1].isF && !ins[i+1].isInt) {
+			continue // omitted: no bound
+		}
+		bound, err := c.term(ins[i+1])
+		if err != nil {
+			return nil, err
+		}
+		if bt := bound.Type(); bt.Shape.Size() != 1 || bt.Dtype != t.Dtype {
+			return nil, errors.Errorf("bound %d (%s) has type %v; want one element of the input's type %v", i+1, [...]string{"min", "max"}[i], bt, t)
+		}
+		if r, err = lower.Binary(op, r, bound, false); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// opCast converts to the attribute to's type. Constants (shapes, axes) convert at import
+// time; a term converts to the model's float type or to BOOL (x ≠ 0), the types a core
+// program of this model holds.
 func opCast(c *ctx, n *Node, ins []value) ([]value, error) {
 	to := n.attrInt("to", 0)
+	if _, err := input0(ins); err != nil {
+		return nil, err
+	}
 	if ins[0].isInt || ins[0].isF {
 		if to == dtInt64 || to == dtInt32 {
 			v, _, _ := constInts(ins, 0, "input")
@@ -123,10 +280,36 @@ func opCast(c *ctx, n *Node, ins []value) ([]value, error) {
 		}
 		return ins[:1], nil
 	}
-	if dtypeOf(to) != c.dt {
-		return nil, errors.Errorf("cast of a float array to type %d: only casts to the model's float type are supported", to)
+	x, err := c.floatIn(ins, 0)
+	if err != nil {
+		return nil, err
 	}
-	return ins[:1], nil
+	var want core.Dtype
+	switch {
+	case to == dtBool:
+		want = core.Bool
+	case dtypeOf(to) == c.dt:
+		want = c.dt
+	default:
+		return nil, errors.Errorf("cast of a %v array of shape %v to %s: supported: to the model's float type (%s) and to BOOL",
+			x.Type().Dtype, shapeOf(x), typeName(to), typeName(onnxTypeOf(c.dt)))
+	}
+	return one(lower.Convert(x, want))
+}
+
+// onnxTypeOf is the ONNX element type of a core dtype (0 for one without).
+func onnxTypeOf(d core.Dtype) int64 {
+	switch d {
+	case core.Float32:
+		return dtFloat
+	case core.Float64:
+		return dtDouble
+	case core.Int64:
+		return dtInt64
+	case core.Bool:
+		return dtBool
+	}
+	return 0
 }
 
 // opWhere selects element-wise between X and Y by a boolean condition (all three broadcast).
