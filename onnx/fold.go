@@ -980,6 +980,15 @@ func foldExpand(c *ctx, n *Node, ins []value) ([]value, error) {
 	if err != nil {
 		return nil, err
 	}
+	if ins[0].isF && numel(dims) > bigFloatFill && numel(ins[0].dims) <= bigFloatFill {
+		// a large float array of few distinct values: a broadcast term, not every element
+		x, err := c.term(ins[0])
+		if err != nil {
+			return nil, err
+		}
+		t, err := lower.Broadcast(x, shapeOfDims(dims))
+		return []value{{t: t}}, err
+	}
 	return []value{gatherV(ins[0], dims, bcastSrc(ins[0].dims, dims))}, nil
 }
 

@@ -446,3 +446,43 @@ func TestShapeErrors(t *testing.T) {
 		t.Errorf("a shape computed from Shape: %v (want the reshape's size error, not a dependence on graph inputs)", err)
 	}
 }
+
+// TestLargeFloatFills: a float ConstantOfShape or Expand of a float constant to more than
+// 65,536 elements becomes a replicated term, not a literal listing every element; its values
+// are the fill.
+func TestLargeFloatFills(t *testing.T) {
+	x := sIn{name: "x", kind: 'f', shape: []int64{300, 300}, f: make([]float64, 90000)}
+	for i := range x.f {
+		x.f[i] = float64(i % 7)
+	}
+	nodes := []sNode{
+		n("ConstantOfShape", in("s"), in("c"), "value", sIn{kind: 'F', shape: []int64{1}, f: []float64{1.5}}),
+		n("Constant", nil, in("h"), "value", sIn{kind: 'F', shape: []int64{1}, f: []float64{0.25}}),
+		n("Expand", in("h", "s"), in("e")),
+		n("Add", in("c", "e"), in("ce")),
+		n("Add", in("x", "ce"), in("y")),
+	}
+	ins := []sIn{x, ints1("s", 300, 300)}
+	m, err := Decode(encShapes(13, ins, nodes, []string{"y"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Lower(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	core.PostOrder(p.Prog.Body, func(u core.Term) {
+		if l, ok := u.(*core.Lit); ok && len(l.F)+len(l.I) > 1000 {
+			t.Errorf("a literal of %d elements in the program", len(l.F)+len(l.I))
+		}
+	})
+	outs, err := runShapes(t, 13, ins, nodes, "y")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range floatsOf(outs[0]) {
+		if v != x.f[i]+1.75 {
+			t.Fatalf("element %d = %v, want %v", i, v, x.f[i]+1.75)
+		}
+	}
+}
