@@ -66,9 +66,6 @@ func (c *ctx) early(n *Node) (bool, error) {
 		return outs != nil, err
 	}
 	for i, v := range outs {
-		if v.t == nil && len(v.ints)+len(v.floats) > maxFold {
-			return true, errors.Errorf("a constant of shape %v (more than %d elements) is too large to fold", v.dims, maxFold)
-		}
 		if i < len(n.Outputs) && n.Outputs[i] != "" {
 			if err := c.bind(n.Outputs[i], v); err != nil {
 				return true, err
@@ -171,6 +168,19 @@ func numel(dims []int64) int {
 		n *= int(d)
 	}
 	return n
+}
+
+// checkSize fails unless an array of shape dims has at most limit elements (without
+// overflowing on absurd shapes).
+func checkSize(dims []int64, limit int64) error {
+	n := int64(1)
+	for _, d := range dims {
+		if d < 0 || d > limit || (d > 0 && n > limit/d) {
+			return errors.Errorf("an array of shape %v is too large to fold (at most %d elements)", dims, limit)
+		}
+		n *= d
+	}
+	return nil
 }
 
 func intsV(dims []int64, xs []int64) value {
@@ -298,6 +308,9 @@ func broadcastAll(vs ...value) ([]value, []int64, error) {
 	}
 	out, err := broadcastDims(ds...)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkSize(out, maxFold); err != nil {
 		return nil, nil, err
 	}
 	res := make([]value, len(vs))
@@ -639,10 +652,8 @@ func foldConstantOfShape(c *ctx, n *Node, ins []value) ([]value, error) {
 		return nil, errors.Errorf("the shape input (dims %v) must be a 1-D integer tensor", shape.dims)
 	}
 	dims := append([]int64{}, shape.ints...)
-	for _, d := range dims {
-		if d < 0 {
-			return nil, errors.Errorf("shape %v has a negative dimension", dims)
-		}
+	if err := checkSize(dims, maxElems); err != nil {
+		return nil, err
 	}
 	fill := value{floats: []float64{0}, isF: true} // the default: float 0
 	if a, ok := n.Attrs["value"]; ok && a.T != nil {
@@ -671,8 +682,8 @@ func foldConstantOfShape(c *ctx, n *Node, ins []value) ([]value, error) {
 		}
 		return []value{floatsV(dims, out)}, nil
 	}
-	if size > maxFold {
-		return nil, errors.Errorf("a constant of shape %v is too large to fold", dims)
+	if err := checkSize(dims, maxFold); err != nil {
+		return nil, err
 	}
 	out := make([]int64, size)
 	for i := range out {
@@ -742,14 +753,6 @@ func intsOf(dims []int64) []int {
 	out := make([]int, len(dims))
 	for i, d := range dims {
 		out[i] = int(d)
-	}
-	return out
-}
-
-func iotaInts(n int) []int {
-	out := make([]int, n)
-	for i := range out {
-		out[i] = i
 	}
 	return out
 }
@@ -863,6 +866,9 @@ func foldConcat(c *ctx, n *Node, ins []value) ([]value, error) {
 		}
 		dims[axis] += v.dims[axis]
 	}
+	if err := checkSize(dims, maxFold); err != nil {
+		return nil, err
+	}
 	// stack the inputs' elements one after the other and read them in the result's order
 	all := value{isInt: !kindF, isF: kindF, isBool: kindB}
 	var offs []int
@@ -913,6 +919,9 @@ func foldGather(c *ctx, n *Node, ins []value) ([]value, error) {
 		norm[k] = int(i)
 	}
 	dims := append(append(append([]int64(nil), data.dims[:axis]...), idx.dims...), data.dims[axis+1:]...)
+	if err := checkSize(dims, maxFold); err != nil {
+		return nil, err
+	}
 	outer, inner := numel(data.dims[:axis]), numel(data.dims[axis+1:])
 	src := make([]int, 0, outer*len(norm)*inner)
 	for o := 0; o < outer; o++ {
@@ -980,6 +989,9 @@ func foldExpand(c *ctx, n *Node, ins []value) ([]value, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkSize(dims, maxElems); err != nil {
+		return nil, err
+	}
 	if ins[0].isF && numel(dims) > bigFloatFill && numel(ins[0].dims) <= bigFloatFill {
 		// a large float array of few distinct values: a broadcast term, not every element
 		x, err := c.term(ins[0])
@@ -988,6 +1000,9 @@ func foldExpand(c *ctx, n *Node, ins []value) ([]value, error) {
 		}
 		t, err := lower.Broadcast(x, shapeOfDims(dims))
 		return []value{{t: t}}, err
+	}
+	if err := checkSize(dims, maxFold); err != nil {
+		return nil, err
 	}
 	return []value{gatherV(ins[0], dims, bcastSrc(ins[0].dims, dims))}, nil
 }

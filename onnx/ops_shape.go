@@ -489,10 +489,11 @@ func opPad(c *ctx, n *Node, x core.Term, ins []value) (core.Term, error) {
 			return nil, orMissing(err, "pads")
 		}
 		if len(ins) > 2 && (ins[2].t != nil || ins[2].isF || ins[2].isInt) {
-			if ins[2].t != nil {
-				return nil, errors.New("input 2 (constant_value) must be a constant (an initializer is learnable: export it as a constant)")
+			// a constant, or an initializer's value at import time (as Clip's bounds)
+			f, ok := c.constFloats(ins[2])
+			if !ok {
+				return nil, errors.Errorf("input 2 (constant_value) is a %v array computed at run time; it must be a constant or an initializer", ins[2].t.Type())
 			}
-			f, _ := c.constFloats(ins[2])
 			if len(f) != 1 {
 				return nil, errors.Errorf("constant_value has %d elements, want 1", len(f))
 			}

@@ -280,9 +280,11 @@ func TestShapeOperators(t *testing.T) {
 			n("Pad", in("x", "pads"), in("y"), "mode", "reflect")}, []int{1, 6}, []float64{3, 2, 1, 2, 3, 2}},
 		{"Pad opset 13 edge", 13, []sIn{{name: "x", kind: 'f', shape: []int64{3}, f: []float64{1, 2, 3}}, ints1("p", 2, 1)}, []sNode{
 			n("Pad", in("x", "p"), in("y"), "mode", "edge")}, []int{6}, []float64{1, 1, 1, 2, 3, 3}},
-		{"Pad opset 18 axes and a value", 18, []sIn{x6, ints1("p", 1, 0), {name: "v", kind: 'F', f: []float64{-1}}, ints1("a", -1)}, []sNode{
+		{"Pad opset 18 axes and a value", 18, []sIn{x6, ints1("p", 1, 0), ints1("a", -1)}, []sNode{
 			n("Constant", nil, in("cv"), "value", sIn{kind: 'F', f: []float64{-1}}),
 			n("Pad", in("x", "p", "cv", "a"), in("y"))}, []int{2, 4}, []float64{-1, 1, 2, 3, -1, 4, 5, 6}},
+		{"Pad value from an initializer", 13, []sIn{x6, ints1("p", 0, 0, 1, 0), {name: "v", kind: 'F', f: []float64{2.5}}}, []sNode{
+			n("Pad", in("x", "p", "v"), in("y"))}, []int{3, 3}, []float64{1, 2, 3, 4, 5, 6, 2.5, 2.5, 2.5}},
 		{"Pad negative pads crop", 13, []sIn{x6, ints1("p", 0, -1, 0, 1)}, []sNode{
 			n("Pad", in("x", "p"), in("y"))}, []int{2, 3}, []float64{2, 3, 0, 5, 6, 0}},
 		// issue 26 item 4: Split at opset 18 with uneven num_outputs (specification example)
@@ -484,5 +486,36 @@ func TestLargeFloatFills(t *testing.T) {
 		if v != x.f[i]+1.75 {
 			t.Fatalf("element %d = %v, want %v", i, v, x.f[i]+1.75)
 		}
+	}
+}
+
+// TestFoldLimits: folding refuses absurd constant shapes with an error instead of allocating
+// (or overflowing the element count).
+func TestFoldLimits(t *testing.T) {
+	x := sIn{name: "x", kind: 'f', shape: []int64{1}, f: []float64{1}}
+	cases := []struct {
+		name  string
+		ins   []sIn
+		nodes []sNode
+	}{
+		{"ConstantOfShape 2^40 × 2^40", []sIn{x, ints1("s", 1<<40, 1<<40)}, []sNode{
+			n("ConstantOfShape", in("s"), in("c"), "value", sIn{kind: 'I', shape: []int64{1}, i: []int64{1}}),
+			n("Cast", in("c"), in("y"), "to", int(dtDouble))}},
+		{"broadcast [2^20,1] + [1,2^20]", []sIn{x, ints1("a", 1<<20, 1), ints1("one", 1)}, []sNode{
+			n("ConstantOfShape", in("a"), in("c"), "value", sIn{kind: 'I', shape: []int64{1}, i: []int64{1}}),
+			n("Transpose", in("c"), in("ct")),
+			n("Add", in("c", "ct"), in("s")),
+			n("Cast", in("s"), in("y"), "to", int(dtDouble))}},
+		{"Expand to 2^30 integers", []sIn{x, ints1("v", 1), ints1("s", 1<<15, 1<<15)}, []sNode{
+			n("Expand", in("v", "s"), in("e")),
+			n("Cast", in("e"), in("y"), "to", int(dtDouble))}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := runShapes(t, 13, c.ins, c.nodes, "y")
+			if err == nil || !strings.Contains(err.Error(), "too large to fold") {
+				t.Fatalf("error %v, want one saying the constant is too large to fold", err)
+			}
+		})
 	}
 }
