@@ -61,6 +61,11 @@ func (c *ctx) early(n *Node) (bool, error) {
 	if f == nil || !allConst || len(ins) == 0 {
 		return false, nil
 	}
+	for i := range foldArity(n.OpType) {
+		if i >= len(ins) || !isConst(ins[i]) {
+			return true, errors.Errorf("input %d is missing", i)
+		}
+	}
 	outs, err := f(c, n, ins)
 	if err != nil || outs == nil {
 		return outs != nil, err
@@ -158,6 +163,18 @@ func foldFn(op string) foldFunc {
 		return foldReduce
 	}
 	return nil
+}
+
+// foldArity is the number of inputs an operator's folding needs.
+func foldArity(op string) int {
+	switch op {
+	case "Add", "Sub", "Mul", "Div", "Mod", "Pow", "Equal", "Less", "Greater", "LessOrEqual",
+		"GreaterOrEqual", "And", "Or", "Xor", "Gather", "Reshape", "Expand":
+		return 2
+	case "Where", "Range":
+		return 3
+	}
+	return 1
 }
 
 // --- constant tensors ---

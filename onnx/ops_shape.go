@@ -524,6 +524,9 @@ func opPad(c *ctx, n *Node, x core.Term, ins []value) (core.Term, error) {
 	before, after := make([]int, r), make([]int, r)
 	for i := range before {
 		before[i], after[i] = int(pads[i]), int(pads[i+r])
+		if max(pads[i], -pads[i], pads[i+r], -pads[i+r])+int64(sh[i]) > maxElems {
+			return nil, errors.Errorf("pads %v for an input of shape %v: a padded dimension above %d", pads, sh, maxElems)
+		}
 	}
 	return lower.Pad(x, before, after, pm, val)
 }
@@ -625,9 +628,12 @@ func opConstant(c *ctx, n *Node, ins []value) ([]value, error) {
 	return nil, errors.New("no supported value attribute (value, value_float(s), value_int(s))")
 }
 
-// staticDims is the shape of a term or constant input (static: known at import time).
-func staticDims(v value) ([]int64, error) {
-	switch {
+// staticDims is the shape of the term or constant input 0 (static: known at import time).
+func staticDims(ins []value) ([]int64, error) {
+	if len(ins) == 0 {
+		return nil, errors.New("input 0 is missing")
+	}
+	switch v := ins[0]; {
 	case v.t != nil:
 		return dimsOf(shapeOf(v.t)), nil
 	case v.isF || v.isInt:
@@ -638,7 +644,7 @@ func staticDims(v value) ([]int64, error) {
 
 // opShape: the input's shape, a constant (from opset 15, the part from start to end).
 func opShape(c *ctx, n *Node, ins []value) ([]value, error) {
-	dims, err := staticDims(ins[0])
+	dims, err := staticDims(ins)
 	if err != nil {
 		return nil, err
 	}
@@ -657,7 +663,7 @@ func opShape(c *ctx, n *Node, ins []value) ([]value, error) {
 
 // opSize: the input's number of elements, a constant scalar.
 func opSize(c *ctx, n *Node, ins []value) ([]value, error) {
-	dims, err := staticDims(ins[0])
+	dims, err := staticDims(ins)
 	if err != nil {
 		return nil, err
 	}
