@@ -48,7 +48,10 @@ func (c *ctx) early(n *Node) (bool, error) {
 			allConst = false
 		}
 	}
-	if n.OpType == "Cast" && !allConst && len(ins) > 0 && ins[0].t != nil {
+	if n.OpType == "Cast" && (len(ins) == 0 || !isConst(ins[0]) && ins[0].t == nil) {
+		return true, errors.New("input 0 is missing")
+	}
+	if n.OpType == "Cast" && !allConst && ins[0].t != nil {
 		if vals, ok := c.constFloats(ins[0]); ok && castsToInteger(n) {
 			// a float initializer used as integers (a shape, indices): its value now
 			ins[0] = floatsV(dimsOf(shapeOf(ins[0].t)), vals)
@@ -110,7 +113,7 @@ func (c *ctx) castTerm(n *Node, x core.Term) (bool, error) {
 		return true, errors.Errorf("cast of a %v array to type %d: only the model's float type (%v) is supported", x.Type(), to, c.dt)
 	}
 	t, err := lower.Convert(x, dt)
-	if err != nil {
+	if err != nil || len(n.Outputs) == 0 {
 		return true, err
 	}
 	return true, c.bind(n.Outputs[0], value{t: t})
