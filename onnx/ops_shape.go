@@ -8,8 +8,7 @@ import (
 
 // opsShape lowers the operators that move, select or compute shapes and indices. On
 // constants (shape arithmetic, masks) they are evaluated at import time (fold.go) before
-// these functions see them; ConstantOfShape, Range, Mod, And, Or and Xor are evaluated on
-// constants only.
+// these functions see them; ConstantOfShape, Range and Mod are evaluated on constants only.
 var opsShape = map[string]opFn{
 	"Flatten":         opFlatten,
 	"Reshape":         floatFirst(opReshape),
@@ -28,9 +27,37 @@ var opsShape = map[string]opFn{
 	"ConstantOfShape": constOnly,
 	"Range":           constOnly,
 	"Mod":             constOnly,
-	"And":             constOnly,
-	"Or":              constOnly,
-	"Xor":             constOnly,
+	"And":             opLogic(core.OpAnd),
+	"Or":              opLogic(core.OpOr),
+	"Xor":             opLogic(core.OpNe),
+}
+
+// opLogic lowers And, Or and Xor (op: ≠ on booleans) of two bool arrays (masks combined:
+// an attention mask with a key-padding mask), broadcast.
+func opLogic(op core.BinOp) opFn {
+	return func(c *ctx, n *Node, ins []value) ([]value, error) {
+		if len(ins) != 2 {
+			return nil, errors.Errorf("%d inputs, want 2", len(ins))
+		}
+		xs := make([]core.Term, 2)
+		for i, v := range ins {
+			if v.t == nil && !v.isBool {
+				return nil, errors.Errorf("input %d is not a boolean array", i)
+			}
+			var err error
+			if xs[i], err = c.typedTerm(v); err != nil {
+				return nil, err
+			}
+			if xs[i].Type().Dtype != core.Bool {
+				return nil, errors.Errorf("input %d is a %v array, want bool", i, xs[i].Type())
+			}
+		}
+		a, b, err := broadcastPair(xs[0], xs[1])
+		if err != nil {
+			return nil, err
+		}
+		return one(lower.Binary(op, a, b, false))
+	}
 }
 
 // constOnly is the lowering of an operator that the importer evaluates on constants only

@@ -312,6 +312,13 @@ func TestShapeOperators(t *testing.T) {
 			n("Not", in("m"), in("nm")),
 			n("Constant", nil, in("k"), "value", sIn{kind: 'F', f: []float64{0}}),
 			n("Where", in("nm", "x", "k"), in("y"))}, []int{2, 3}, []float64{0, 2, 0, 0, 5, 0}},
+		{"And, Or, Xor of a bool input and a bool initializer", 13, []sIn{x6,
+			{name: "a", kind: 'b', shape: []int64{2, 2}, i: []int64{1, 0, 1, 1}}, {name: "b", kind: 'B', shape: []int64{2}, i: []int64{0, 1}}}, []sNode{
+			n("And", in("a", "b"), in("an")), // [0 0 0 1]
+			n("Or", in("a", "b"), in("or")),  // [1 1 1 1]
+			n("Xor", in("a", "b"), in("xo")), // [1 1 1 0]
+			n("Concat", in("an", "or", "xo"), in("c"), "axis", 0),
+			n("Cast", in("c"), in("y"), "to", int(dtDouble))}, []int{6, 2}, []float64{0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 0}},
 		// issue 26 item 5: MatMul broadcasting batches of rank 4
 		{"MatMul [2,1,1,2] × [1,3,2,1]", 13, []sIn{
 			{name: "a", kind: 'f', shape: []int64{2, 1, 1, 2}, f: []float64{1, 2, 3, 4}},

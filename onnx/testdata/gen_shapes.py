@@ -257,6 +257,7 @@ MODELS = [
     ("mha_kpm", lambda: MHA(True, kpm=True), [fl(2, 5, 8), ("bool", KPM)], [13]),
     ("mha_am", lambda: MHA(False, am=True), [fl(5, 2, 8), ("bool", CAUSAL)], [13]),
     ("mha_amf", lambda: MHA(True, am=True), [fl(2, 5, 8), ("floatmask", (5, 5))], [13]),
+    ("mha_both", lambda: MHA(False, kpm=True, am=True), [fl(5, 2, 8), ("bool", KPM), ("bool", CAUSAL)], [13]),
     ("tel", lambda: TEL(False), [fl(5, 2, 8)], [13]),
     ("tel_kpm", lambda: TEL(True, kpm=True), [fl(2, 5, 8), ("bool", KPM)], [17]),
     ("tel_am", lambda: TEL(False, am=True, norm_first=True, activation="gelu"), [fl(5, 2, 8), ("bool", CAUSAL)], [11]),
