@@ -564,8 +564,8 @@ func opPad(c *ctx, n *Node, x core.Term, ins []value) (core.Term, error) {
 // when negative and read 0 outside [−d, d). The gradient with respect to the data (an
 // embedding table) is a scatter-add.
 func opGather(c *ctx, n *Node, ins []value) ([]value, error) {
-	if len(ins) < 2 || (ins[1].t == nil && !ins[1].isInt) {
-		if len(ins) >= 2 && ins[1].isF {
+	if len(ins) < 2 || (ins[1].t == nil && !ins[1].isInt) || ins[1].isBool {
+		if len(ins) >= 2 && (ins[1].isF || ins[1].isBool) {
 			return nil, errors.New("indices must be integers")
 		}
 		return nil, errors.New("the indices input is missing")
