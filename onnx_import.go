@@ -3,6 +3,7 @@ package bulkad
 import (
 	"os"
 
+	"github.com/bulkad/bulkad/core"
 	"github.com/bulkad/bulkad/onnx"
 	"github.com/bulkad/bulkad/raise"
 	"github.com/pkg/errors"
@@ -37,6 +38,22 @@ func (m *ONNXModel) Param(name string) *gorgonia.Node {
 	return nil
 }
 
+// inputZero is the zero tensor (false for Bool) of dtype dt and shape sh (a scalar for rank 0).
+func inputZero(dt tensor.Dtype, sh []int) *tensor.Dense {
+	if len(sh) == 0 {
+		switch dt {
+		case tensor.Float32:
+			return tensor.New(tensor.FromScalar(float32(0)))
+		case tensor.Int64:
+			return tensor.New(tensor.FromScalar(int64(0)))
+		case tensor.Bool:
+			return tensor.New(tensor.FromScalar(false))
+		}
+		return tensor.New(tensor.FromScalar(0.0))
+	}
+	return tensor.New(tensor.Of(dt), tensor.WithShape(sh...))
+}
+
 // ImportONNXFile is ImportONNX of a .onnx file's bytes.
 func ImportONNXFile(path string) (*ONNXModel, error) {
 	data, err := os.ReadFile(path)
@@ -54,7 +71,10 @@ func ImportONNXFile(path string) (*ONNXModel, error) {
 // default operator set 7–18; onnx.SupportedOps lists the operators) and builds it in a new
 // Gorgonia graph: the model is lowered into the core language (package onnx) and raised into
 // Gorgonia nodes (package raise), so its operators run bulkad's kernels and bulkad.Grad
-// differentiates through them. Input nodes start at zero.
+// differentiates through them. Input nodes start at zero (false). A float input node has the
+// model's float type; an int64 or int32 ONNX input (token ids of an embedding) is an Int64
+// node and a bool input (an attention or padding mask) a Bool node: give them values with
+// gorgonia.Let of an Int64 or Bool tensor. They are not differentiable.
 //
 // The model becomes one plan node that runs it whole (its activations kept in the node's
 // value, where bulkad.Grad's gradient reads them) and one node per output, whatever the
@@ -75,10 +95,11 @@ func ImportONNX(data []byte) (*ONNXModel, error) {
 		dt = tensor.Float32
 	}
 	bind := map[string]*gorgonia.Node{}
-	// node makes an input or parameter node holding val. A rank-0 one is a Gorgonia scalar,
-	// whose value must be a scalar value (*F64, *F32): Gorgonia's own ops reject a rank-0
-	// *tensor.Dense there ("Unhandled Scalar Type", "Type Mismatch: float64 != Tensor-0").
-	node := func(name string, shape []int, val *tensor.Dense) *gorgonia.Node {
+	// node makes an input or parameter node of dtype dt holding val. A rank-0 one is a
+	// Gorgonia scalar, whose value must be a scalar value (*F64, *F32, …): Gorgonia's own ops
+	// reject a rank-0 *tensor.Dense there ("Unhandled Scalar Type", "Type Mismatch: float64 !=
+	// Tensor-0").
+	node := func(name string, dt tensor.Dtype, shape []int, val *tensor.Dense) *gorgonia.Node {
 		if len(shape) == 0 {
 			return gorgonia.NewScalar(g, dt, gorgonia.WithName(name), gorgonia.WithValue(scalarValue(dt, val)))
 		}
@@ -86,16 +107,19 @@ func ImportONNX(data []byte) (*ONNXModel, error) {
 	}
 	for i, v := range p.InputVars {
 		sh := []int(v.Type().Shape)
-		var z *tensor.Dense
-		if len(sh) > 0 {
-			z = tensor.New(tensor.Of(dt), tensor.WithShape(sh...))
+		idt := dt // float inputs have the model's type; integer and boolean inputs their own
+		switch v.Type().Dtype {
+		case core.Int64:
+			idt = tensor.Int64
+		case core.Bool:
+			idt = tensor.Bool
 		}
-		n := node(p.Inputs[i], sh, z)
+		n := node(p.Inputs[i], idt, sh, inputZero(idt, sh))
 		bind[v.Name] = n
 		out.Inputs = append(out.Inputs, n)
 	}
 	for i, v := range p.ParamVars {
-		n := node(p.Params[i], []int(v.Type().Shape), p.Values[p.Params[i]])
+		n := node(p.Params[i], dt, []int(v.Type().Shape), p.Values[p.Params[i]])
 		bind[v.Name] = n
 		out.Params = append(out.Params, n)
 	}
@@ -134,10 +158,23 @@ func scalarValue(dt tensor.Dtype, d *tensor.Dense) gorgonia.Value {
 			x = v[0]
 		case []float32:
 			x = float64(v[0])
+		case int64:
+			return gorgonia.NewI64(v)
+		case []int64:
+			return gorgonia.NewI64(v[0])
+		case bool:
+			return gorgonia.NewB(v)
+		case []bool:
+			return gorgonia.NewB(v[0])
 		}
 	}
-	if dt == tensor.Float32 {
+	switch dt {
+	case tensor.Float32:
 		return gorgonia.NewF32(float32(x))
+	case tensor.Int64:
+		return gorgonia.NewI64(int64(x))
+	case tensor.Bool:
+		return gorgonia.NewB(x != 0)
 	}
 	return gorgonia.NewF64(x)
 }

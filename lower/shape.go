@@ -59,7 +59,8 @@ func Slice(x core.Term, axis, start, step, n int, keepDim bool) (core.Term, erro
 	return result("slice", &b, t)
 }
 
-// Concat joins arrays of one dtype along axis; their other dimensions must agree.
+// Concat joins arrays of one dtype along axis; their other dimensions must agree. Booleans
+// are joined as 0/1 integers and cast back.
 func Concat(axis int, xs ...core.Term) (core.Term, error) {
 	if len(xs) == 0 {
 		return nil, errors.New("lower: concat: no operands")
@@ -86,6 +87,22 @@ func Concat(axis int, xs ...core.Term) (core.Term, error) {
 	}
 	if len(xs) == 1 {
 		return xs[0], nil
+	}
+	if xs[0].Type().Dtype == core.Bool {
+		// booleans do not add: concatenate them as 0/1 integers
+		var b core.Builder
+		ints := make([]core.Term, len(xs))
+		for i, x := range xs {
+			ints[i] = b.Cast(core.Int64, x)
+		}
+		if err := wrap("concat", &b); err != nil {
+			return nil, err
+		}
+		t, err := Concat(axis, ints...)
+		if err != nil {
+			return nil, err
+		}
+		return result("concat", &b, b.Cast(core.Bool, t))
 	}
 	out := s0.Clone()
 	out[axis] = total

@@ -335,8 +335,10 @@ func TestCastOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantValues(t, got, -1, 7, 2)
+	// a Cast to INT64 lowers (integer values are supported since), but a graph output
+	// declared DOUBLE must not silently be integers
 	_, _, err = runModel(t, 13, []tIn{x}, single(tNode{op: "Cast", attrsI: map[string]int64{"to": dtInt64}}))
-	if err == nil || !strings.Contains(err.Error(), "to INT64: supported: to the model's float type (DOUBLE) and to BOOL") {
+	if err == nil || !strings.Contains(err.Error(), `graph output "y" is declared DOUBLE but lowers to i64`) {
 		t.Errorf("Cast to INT64: %v", err)
 	}
 }
@@ -511,13 +513,13 @@ func TestTypeNames(t *testing.T) {
 			t.Errorf("typeName(%d) = %q, want %q", in, got, want)
 		}
 	}
-	// a BOOL graph input
-	vi := msg(fBytes(1, []byte("x")), fBytes(2, fBytes(1, msg(fVarint(1, dtBool), fBytes(2, fBytes(1, fVarint(1, 2)))))))
+	// a FLOAT16 graph input
+	vi := msg(fBytes(1, []byte("x")), fBytes(2, fBytes(1, msg(fVarint(1, 10), fBytes(2, fBytes(1, fVarint(1, 2)))))))
 	g := msg(fBytes(1, encNode(tNode{op: "Relu", ins: []string{"x"}, outs: []string{"y"}})), fBytes(5, encTensor(tIn{name: "w", shape: []int64{1}, data: []float64{1}})),
 		fBytes(11, vi), fBytes(12, encValueInfo("y", []int64{2})))
 	err := importBytes(t, msg(fVarint(1, 8), fBytes(7, g), fBytes(8, msg(fBytes(1, nil), fVarint(2, 13)))))
-	if err == nil || !strings.Contains(err.Error(), `graph input "x" has element type BOOL; supported: FLOAT and DOUBLE`) {
-		t.Errorf("BOOL input: %v", err)
+	if err == nil || !strings.Contains(err.Error(), `graph input "x" has element type FLOAT16; supported: FLOAT, DOUBLE, INT64, INT32 and BOOL`) {
+		t.Errorf("FLOAT16 input: %v", err)
 	}
 }
 

@@ -13,7 +13,9 @@ import (
 // Program is an ONNX model lowered into the core language.
 type Program struct {
 	// Prog's parameters are the graph inputs (Inputs) followed by the float initializers
-	// (Params); its body is the tuple of the graph outputs (Outputs order).
+	// (Params); its body is the tuple of the graph outputs (Outputs order). A graph input is
+	// of the model's float type, or i64 (ONNX int64 and int32 inputs, such as token ids) or
+	// bool (masks): InputVars' types say which.
 	Prog *core.Program
 	// Inputs, Params and Outputs are the ONNX names; InputVars and ParamVars the matching
 	// parameters of Prog.
@@ -27,15 +29,18 @@ type Program struct {
 	Opset int64
 }
 
-// value is what an ONNX name denotes while lowering: a float term, or a constant known at
-// import time (integer tensors such as shapes, axes and indices; small float constants).
+// value is what an ONNX name denotes while lowering: a term (of the model's float type, or
+// i64 or bool where it comes from an integer or boolean graph input), or a constant known at
+// import time (integer and boolean tensors such as shapes, axes, indices and masks; float
+// constants).
 type value struct {
 	t      core.Term // nil for a constant
-	ints   []int64   // an integer constant (isInt)
+	ints   []int64   // an integer or boolean (0 or 1) constant (isInt)
 	floats []float64 // a float constant (isFloat)
 	dims   []int64   // the constant's shape
 	isInt  bool
 	isF    bool
+	isBool bool // a boolean constant (isInt is set too)
 }
 
 // ctx is the state of one lowering.
@@ -93,15 +98,22 @@ func Lower(m *Model) (*Program, error) {
 		if init[in.Name] != nil {
 			continue // older exporters list initializers among the inputs
 		}
-		if in.ElemType != dtFloat && in.ElemType != dtDouble {
-			return nil, errors.Errorf("onnx: lower: graph input %q has element type %s; supported: FLOAT and DOUBLE", in.Name, typeName(in.ElemType))
+		dt := c.dt
+		switch in.ElemType {
+		case dtFloat, dtDouble:
+		case dtInt64, dtInt32:
+			dt = core.Int64
+		case dtBool:
+			dt = core.Bool
+		default:
+			return nil, errors.Errorf("onnx: lower: graph input %q has element type %s; supported: FLOAT, DOUBLE, INT64, INT32 and BOOL", in.Name, typeName(in.ElemType))
 		}
 		for i, d := range in.Shape {
 			if d <= 0 {
 				return nil, errors.Errorf("onnx: lower: graph input %q has shape %v: dimension %d is not fixed (bulkad needs static shapes; export with fixed sizes)", in.Name, in.Shape, i)
 			}
 		}
-		v, err := c.param("input", in.Name, shapeOfDims(in.Shape), &params)
+		v, err := c.param("input", in.Name, core.Type{Shape: shapeOfDims(in.Shape), Dtype: dt}, &params)
 		if err != nil {
 			return nil, err
 		}
@@ -112,7 +124,7 @@ func Lower(m *Model) (*Program, error) {
 		switch t.DataType {
 		case dtFloat, dtDouble:
 			sh := shapeOfDims(t.Dims)
-			v, err := c.param("initializer", t.Name, sh, &params)
+			v, err := c.param("initializer", t.Name, core.Type{Shape: sh, Dtype: c.dt}, &params)
 			if err != nil {
 				return nil, err
 			}
@@ -121,7 +133,7 @@ func Lower(m *Model) (*Program, error) {
 			p.Values[t.Name] = denseOf(c.dt, sh, t.Floats)
 			c.initVals[v.Name] = t.Floats
 		case dtInt32, dtInt64, dtBool:
-			c.env[t.Name] = value{ints: t.Ints, dims: t.Dims, isInt: true}
+			c.env[t.Name] = value{ints: t.Ints, dims: t.Dims, isInt: true, isBool: t.DataType == dtBool}
 		default:
 			return nil, errors.Errorf("onnx: lower: initializer %q has data type %s; supported: FLOAT, DOUBLE, INT32, INT64, BOOL", t.Name, typeName(t.DataType))
 		}
@@ -131,7 +143,13 @@ func Lower(m *Model) (*Program, error) {
 	}
 	for i := range m.Graph.Nodes {
 		n := &m.Graph.Nodes[i]
-		if err := c.node(n); err != nil {
+		// shape arithmetic and other computations on constants are folded here (fold.go);
+		// everything else is lowered by the operator tables
+		done, err := c.early(n)
+		if err == nil && !done {
+			err = c.node(n)
+		}
+		if err != nil {
 			return nil, errors.Wrapf(err, "onnx: %s", nodeLabel(n, c.opset))
 		}
 	}
@@ -246,9 +264,9 @@ func (c *ctx) fresh(name string) string {
 
 // bind names a node output: a float term becomes a let-bound variable.
 // param makes the parameter for a graph input or float initializer (what: "input" or
-// "initializer") of shape sh, appends it to params and binds name to it.
-func (c *ctx) param(what, name string, sh core.Shape, params *[]*core.Var) (*core.Var, error) {
-	v, err := core.NewVar(c.fresh(name), core.Type{Shape: sh, Dtype: c.dt})
+// "initializer") of type t, appends it to params and binds name to it.
+func (c *ctx) param(what, name string, t core.Type, params *[]*core.Var) (*core.Var, error) {
+	v, err := core.NewVar(c.fresh(name), t)
 	if err != nil {
 		return nil, errors.Wrapf(err, "onnx: lower: %s %q", what, name)
 	}
@@ -271,11 +289,14 @@ func (c *ctx) bind(name string, v value) error {
 	return nil
 }
 
-// term is a value as a float term (a float constant becomes a literal).
+// term is a value as a term: a float constant, or an integer constant used as a float,
+// becomes a float literal of the model's type; a boolean constant a bool literal.
 func (c *ctx) term(v value) (core.Term, error) {
 	switch {
 	case v.t != nil:
 		return v.t, nil
+	case v.isBool:
+		return c.typedTerm(v)
 	case v.isF || v.isInt:
 		xs := v.floats
 		if v.isInt {
@@ -287,6 +308,24 @@ func (c *ctx) term(v value) (core.Term, error) {
 		return core.NewLitF(core.Type{Shape: shapeOfDims(v.dims), Dtype: c.dt}, xs)
 	}
 	return nil, errors.New("empty value")
+}
+
+// typedTerm is a value as a term of its own type: an integer constant becomes an i64
+// literal, a boolean constant a bool literal, a float constant a literal of the model's type.
+func (c *ctx) typedTerm(v value) (core.Term, error) {
+	switch {
+	case v.t != nil:
+		return v.t, nil
+	case v.isBool:
+		bs := make([]bool, len(v.ints))
+		for i, x := range v.ints {
+			bs[i] = x != 0
+		}
+		return core.NewLitB(shapeOfDims(v.dims), bs)
+	case v.isInt:
+		return core.NewLitI(shapeOfDims(v.dims), v.ints)
+	}
+	return c.term(v)
 }
 
 // shapeOfDims is an ONNX tensor's dims as a shape.

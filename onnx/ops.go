@@ -68,7 +68,7 @@ var opsElementwise = map[string]opFn{
 // opTables are the operator tables, one per family (each in its file); an operator type
 // appears in one of them.
 func opTables() []map[string]opFn {
-	return []map[string]opFn{opsElementwise, opsNN, opsShape, opsReduce}
+	return []map[string]opFn{opsElementwise, opsNN, opsShape, opsReduce, opsNorm}
 }
 
 // lookupOp returns the lowering of an ONNX operator type of the default domain.
@@ -373,8 +373,8 @@ func broadcastShape(xs, ys core.Shape) (core.Shape, error) {
 	return out, nil
 }
 
-// broadcastAll brings every x to the broadcast shape of all of them.
-func broadcastAll(xs []core.Term) ([]core.Term, error) {
+// broadcastTerms brings every x to the broadcast shape of all of them.
+func broadcastTerms(xs []core.Term) ([]core.Term, error) {
 	sh := shapeOf(xs[0])
 	for _, x := range xs[1:] {
 		var err error
@@ -398,7 +398,7 @@ func broadcastAll(xs []core.Term) ([]core.Term, error) {
 
 // broadcastPair brings x and y to their NumPy broadcast shape.
 func broadcastPair(x, y core.Term) (core.Term, core.Term, error) {
-	xy, err := broadcastAll([]core.Term{x, y})
+	xy, err := broadcastTerms([]core.Term{x, y})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -417,7 +417,7 @@ func opVariadic(op core.BinOp) opFn {
 		if err != nil {
 			return nil, err
 		}
-		if xs, err = broadcastAll(xs); err != nil {
+		if xs, err = broadcastTerms(xs); err != nil {
 			return nil, errors.Wrapf(err, "%d inputs", len(xs))
 		}
 		if len(xs) == 1 {

@@ -22,11 +22,17 @@ var opsNN = map[string]opFn{
 
 // --- products ---
 
+// opMatMul: NumPy's matmul. Matrices and vectors are the matrix products of package lower;
+// stacks of matrices (rank ≥ 3 on either side) are lower.BroadcastMatMul: batch dimensions
+// broadcast, core's batched matmul over the common batch, one matrix product where an operand
+// has no batch.
 func opMatMul(c *ctx, n *Node, ins []value) ([]value, error) {
 	return floatOp(2, func(c *ctx, n *Node, x []core.Term) (core.Term, error) {
 		a, b := x[0], x[1]
-		ra, rb := len(shapeOf(a)), len(shapeOf(b))
-		switch {
+		sa, sb := shapeOf(a), shapeOf(b)
+		switch ra, rb := len(sa), len(sb); {
+		case ra == 0 || rb == 0:
+			return nil, errors.Errorf("operand shapes %v and %v: MatMul needs rank ≥ 1", sa, sb)
 		case ra == 2 && rb == 2:
 			return lower.MatMul(a, b, false, false)
 		case ra == 1 && rb == 2:
@@ -35,21 +41,11 @@ func opMatMul(c *ctx, n *Node, ins []value) ([]value, error) {
 			return lower.MatVec(a, b, false)
 		case ra == 1 && rb == 1:
 			return lower.Dot(a, b)
-		case ra == 3 && rb == 3:
+		case ra == 3 && rb == 3 && sa[0] == sb[0]:
 			return lower.BatchedMatMul(a, b, false, false)
-		case ra == 3 && rb == 2: // [n,i,k]·[k,j]: one matrix product of the flattened batch
-			sa := shapeOf(a)
-			f, err := lower.Reshape(a, core.Shape{sa[0] * sa[1], sa[2]})
-			if err != nil {
-				return nil, err
-			}
-			p, err := lower.MatMul(f, b, false, false)
-			if err != nil {
-				return nil, err
-			}
-			return lower.Reshape(p, core.Shape{sa[0], sa[1], shapeOf(b)[1]})
 		}
-		return nil, errors.Errorf("operand ranks %d and %d; supported: 1 to 3 (3 with 3 or 2)", ra, rb)
+		t, err := lower.BroadcastMatMul(a, b)
+		return t, errors.Wrapf(err, "MatMul of %v and %v", sa, sb)
 	})(c, n, ins)
 }
 
