@@ -104,10 +104,27 @@ func (w WindowND) check(op string, xs core.Shape) error {
 			return errors.Errorf("lower: %s: invalid window %+v (kernel, strides and dilations must be positive, pads non-negative)", op, w)
 		}
 	}
-	for k, o := range w.Out(xs[2:]) {
+	out := w.Out(xs[2:])
+	for k, o := range out {
 		if o < 1 {
 			return errors.Errorf("lower: %s: window %+v does not fit shape %v (spatial axis %d)", op, w, xs, k)
 		}
+	}
+	// the windows, [Πk, b, c, out…], are the largest array built (and literals of their size)
+	return checkBytes(op, append(append(append(core.Shape{}, w.Kernel...), xs[0], xs[1]), out...))
+}
+
+// checkBytes refuses an array of shape sh (float64) above core's array limit (core.ArrayLimit)
+// before a literal of that size is made: a corrupt window (pads of 2^40) must give an error,
+// not exhaust the memory while lowering.
+func checkBytes(op string, sh core.Shape) error {
+	limit, err := core.ArrayLimit()
+	if err != nil {
+		return errors.Wrapf(err, "lower: %s", op)
+	}
+	if n := core.TypeBytes(core.Type{Shape: sh, Dtype: core.Float64}); limit >= 0 && n > limit {
+		return errors.Errorf("lower: %s: an array of shape %v needs %s, above the array limit of %s (set %s to raise it)",
+			op, sh, core.FormatBytes(n), core.FormatBytes(limit), core.ArrayLimitEnv)
 	}
 	return nil
 }
@@ -509,6 +526,12 @@ func ConvTransposeND(x, f core.Term, w WindowND, groups int, outPad []int) (core
 		if out[k] < 1 {
 			return nil, errors.Errorf("lower: %s: the pads of window %+v leave no output for image %v", op, w, xs)
 		}
+	}
+	if err := checkBytes(op, append(append(core.Shape{fs[1]}, w.Kernel...), xs...)); err != nil {
+		return nil, err
+	}
+	if err := checkBytes(op, append(core.Shape{xs[0], groups * fs[1]}, out...)); err != nil {
+		return nil, err
 	}
 	cg, og := xs[1]/groups, fs[1]
 	kk, ii := prod(w.Kernel), prod([]int(xs[2:]))
