@@ -59,12 +59,16 @@ func (pl *plan) winOperand(t core.Term) winOperand {
 }
 
 // identityAccess is the access of an array of shape sh at the domain variables from the
-// q-th on, for a domain of q + len(sh) variables.
+// q-th on, for a domain of q + len(sh) variables. q may be negative (affineAccess of an index
+// function with fewer variables than outputs, such as \[i,j] -> [t, i, j]): the rows of the
+// first −q dimensions are left 0 for the caller to fill.
 func identityAccess(sh core.Shape, q int) kern.WinAccess {
 	a := kern.WinAccess{Shape: append([]int(nil), sh...), C0: make([]int64, len(sh))}
 	for d := range sh {
 		row := make([]int64, q+len(sh))
-		row[q+d] = 1
+		if q+d >= 0 {
+			row[q+d] = 1
+		}
 		a.Coef = append(a.Coef, row)
 	}
 	return a
