@@ -49,7 +49,7 @@ func TestONNXLayers(t *testing.T) {
 }
 
 func checkLayerFixture(t *testing.T, name, tag string, check bool) {
-	base := filepath.Join("..", "onnx", "testdata", name+"_"+tag)
+	base := filepath.Join("..", "onnx", "testdata", "layers", name+"_"+tag)
 	fx, err := onnxtest.Load(base + ".json")
 	if err != nil {
 		t.Fatal(err)
@@ -122,7 +122,7 @@ func checkLayerFixture(t *testing.T, name, tag string, check bool) {
 // its output and at most 2 nodes more, and the gradient of a loss on it adds at most one node
 // per parameter and 2 more (the unrolled recurrence and its reverse pass are one plan each).
 func TestONNXLSTM16Nodes(t *testing.T) {
-	m, err := bulkad.ImportONNXFile(filepath.Join("..", "onnx", "testdata", "lstm16_f32.onnx"))
+	m, err := bulkad.ImportONNXFile(filepath.Join("..", "onnx", "testdata", "layers", "lstm16_f32.onnx"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,11 +153,11 @@ func TestONNXLSTM16Nodes(t *testing.T) {
 //	go test ./tests -run XXX -bench ONNXLSTM16 -benchtime 200x
 func BenchmarkONNXLSTM16(b *testing.B) {
 	start := time.Now()
-	m, err := bulkad.ImportONNXFile(filepath.Join("..", "onnx", "testdata", "lstm16_f32.onnx"))
+	m, err := bulkad.ImportONNXFile(filepath.Join("..", "onnx", "testdata", "layers", "lstm16_f32.onnx"))
 	if err != nil {
 		b.Fatal(err)
 	}
-	fx, err := onnxtest.Load(filepath.Join("..", "onnx", "testdata", "lstm16_f32.json"))
+	fx, err := onnxtest.Load(filepath.Join("..", "onnx", "testdata", "layers", "lstm16_f32.json"))
 	if err != nil {
 		b.Fatal(err)
 	}
