@@ -25,16 +25,23 @@
 // initializers and Constant nodes that only carry shapes, axes or indices are evaluated at
 // import time, as is shape arithmetic on them (Shape, Gather, Concat, Unsqueeze, Cast), so
 // shapes must be static: export with fixed input sizes. SupportedOps lists the operators; an
-// operator outside it, an attribute value the lowering does not cover (auto_pad, ceil_mode,
-// average pooling of padding without counting it, non-constant shapes) or an operator set
-// outside 7–18 is an error naming the node, the operator and the opset.
+// operator outside it, an attribute value the lowering does not cover (non-constant shapes, a
+// recurrent layer's layout 1, Resize's tf_crop_and_resize, …) or an operator set outside 7–18
+// is an error naming the node, the operator and the opset.
 //
 // Conv with group > 1 (grouped and depthwise convolution) is one bulk operation,
 // lower.GroupedConv2d, whatever the number of groups: a depthwise MobileNetV2 imports as a few
 // hundred Gorgonia nodes, not one convolution per channel.
 //
+// Conv, MaxPool, AveragePool and ConvTranspose work over 1, 2 and 3 spatial dimensions
+// (lower.ConvND, MaxPoolND, AvgPoolND, ConvTransposeND: two dimensions are the 2-D forms
+// above, one is them over a height of 1), with auto_pad, ceil_mode and count_include_pad.
+// LSTM, GRU and RNN are unrolled over the static sequence length (lower.Recurrent): one
+// input product for all steps, one recurrent product per step; the whole model still raises
+// to one plan node, so a long sequence costs no Gorgonia nodes. Resize and Upsample resample
+// one axis at a time with fixed taps (lower.Resample: nearest, linear, cubic).
+//
 // Not supported yet: LayerNormalization as one operator (opset 17; the
-// decomposed form that PyTorch 1.13 exports works), Resize, recurrent operators (LSTM/GRU/RNN
-// as single operators; unrolled cells work), Dropout in training mode (random masks),
+// decomposed form that PyTorch 1.13 exports works), Dropout in training mode (random masks),
 // BatchNormalization's running-statistics outputs, integer arithmetic on graph inputs.
 package onnx
