@@ -220,7 +220,8 @@ func TestRecurrentScalar(t *testing.T) {
 	}
 }
 
-// TestResizeSpecExamples: examples of the ONNX specification (Upsample's nearest, Resize's
+// TestResizeSpecExamples: examples of the ONNX specification (Upsample's nearest, at opset 9
+// with the scales as an input and at 7 as an attribute; Resize-18's axes; Resize's
 // downsample_scales_nearest and upsample_scales_linear_align_corners) and the asymmetric
 // linear mode of Resize-10.
 func TestResizeSpecExamples(t *testing.T) {
@@ -247,6 +248,10 @@ func TestResizeSpecExamples(t *testing.T) {
 			tNode{op: "Resize", ins: []string{"x", "roi", "s"}, attrsS: map[string]string{"mode": "nearest"}}, []float64{0, 2}},
 		{"align corners", 13, []tIn{x22, empty, scales(1, 1, 2, 2)},
 			tNode{op: "Resize", ins: []string{"x", "roi", "s"}, attrsS: map[string]string{"mode": "linear", "coordinate_transformation_mode": "align_corners"}}, ac},
+		// Resize-18 with axes: the scales of the listed axes only (half_pixel, round_prefer_floor:
+		// x = (j + 0.5)/2 − 0.5 rounds to j/2, and likewise for 3)
+		{"Resize-18 axes", 18, []tIn{x22, empty, scales(2, 3)}, tNode{op: "Resize", ins: []string{"x", "roi", "s"}, attrsIs: map[string][]int64{"axes": {2, -1}}},
+			[]float64{1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 3, 3, 3, 4, 4, 4}},
 		// Resize-10 linear is asymmetric: x = j/2 → 1, 1.5, 2, 2 (clamped) along each axis
 		{"Resize-10 linear", 10, []tIn{x22, scales(1, 1, 2, 2)}, tNode{op: "Resize", ins: []string{"x", "s"}, attrsS: map[string]string{"mode": "linear"}},
 			[]float64{1, 1.5, 2, 2, 2, 2.5, 3, 3, 3, 3.5, 4, 4, 3, 3.5, 4, 4}},
@@ -257,6 +262,12 @@ func TestResizeSpecExamples(t *testing.T) {
 		}
 		near(t, c.name, got, c.want, 1e-14)
 	}
+	// Upsample-7 takes its scales as an attribute
+	got, _, err := runLayer(t, 7, []tIn{x22}, tNode{op: "Upsample", attrsS: map[string]string{"mode": "nearest"}}, floatsAttr("scales", 1, 1, 2, 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	near(t, "Upsample-7", got, []float64{1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 3, 3, 3, 4, 4, 4}, 0)
 }
 
 // TestConvTransposeSpecExample: the specification's ConvTranspose example (a 3×3 image
