@@ -26,13 +26,21 @@
 // initializers and Constant nodes that only carry shapes, axes or indices are evaluated at
 // import time, as is shape arithmetic on them (Shape, Gather, Concat, Unsqueeze, Cast), so
 // shapes must be static: export with fixed input sizes. SupportedOps lists the operators; an
-// operator outside it, an attribute value the lowering does not cover (auto_pad, ceil_mode,
-// average pooling of padding without counting it, non-constant shapes) or an operator set
-// outside 7–18 is an error naming the node, the operator and the opset.
+// operator outside it, an attribute value the lowering does not cover (non-constant shapes, a
+// recurrent layer's layout 1, Resize's tf_crop_and_resize, …) or an operator set outside 7–18
+// is an error naming the node, the operator and the opset.
 //
 // Conv with group > 1 (grouped and depthwise convolution) is one bulk operation,
 // lower.GroupedConv2d, whatever the number of groups: a depthwise MobileNetV2 imports as a few
 // hundred Gorgonia nodes, not one convolution per channel.
+//
+// Conv, MaxPool, AveragePool and ConvTranspose work over 1, 2 and 3 spatial dimensions
+// (lower.ConvND, MaxPoolND, AvgPoolND, ConvTransposeND: two dimensions are the 2-D forms
+// above, one is them over a height of 1), with auto_pad, ceil_mode and count_include_pad.
+// LSTM, GRU and RNN are unrolled over the static sequence length (lower.Recurrent): one
+// input product for all steps, one recurrent product per step; the whole model still raises
+// to one plan node, so a long sequence costs no Gorgonia nodes. Resize and Upsample resample
+// one axis at a time with fixed taps (lower.Resample: nearest, linear, cubic).
 //
 // Every unsupported operator type of a model is named in one error, with its number of
 // nodes and its first node; element types print by name (BOOL, INT64).
@@ -66,8 +74,11 @@
 // (not Gorgonia's clamped ones), HardSigmoid uses its α attribute as written (a float32: the
 // 1/6 PyTorch exports is 3e-8 relative away from PyTorch's (x + 3)/6 in float64).
 //
-// Not supported yet: LayerNormalization as one operator (opset 17; the
-// decomposed form that PyTorch 1.13 exports works), Resize, recurrent operators (LSTM/GRU/RNN
-// as single operators; unrolled cells work), Dropout in training mode (random masks),
-// BatchNormalization's running-statistics outputs, integer arithmetic on graph inputs.
+// Integer (INT64, INT32) and BOOL graph inputs are supported (token ids, masks: bulkad makes
+// Int64 and Bool input nodes for them); shape arithmetic on constants (Shape, integer
+// arithmetic, Concat, Gather, Slice, Range, ConstantOfShape, Where, …) is folded at import.
+//
+// Not supported yet: Dropout in training mode (random masks), BatchNormalization's
+// running-statistics outputs, integer arithmetic on values computed at run time (Mod, Range
+// and ConstantOfShape of run-time values).
 package onnx

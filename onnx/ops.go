@@ -68,7 +68,7 @@ var opsElementwise = map[string]opFn{
 // opTables are the operator tables, one per family (each in its file); an operator type
 // appears in one of them.
 func opTables() []map[string]opFn {
-	return []map[string]opFn{opsElementwise, opsNN, opsShape, opsReduce, opsNorm}
+	return []map[string]opFn{opsElementwise, opsNN, opsShape, opsReduce, opsNorm, opsLayers, opsRecurrent}
 }
 
 // lookupOp returns the lowering of an ONNX operator type of the default domain.

@@ -16,7 +16,7 @@ var opsNN = map[string]opFn{
 	"Conv":               opConv,
 	"MaxPool":            opPool(false),
 	"AveragePool":        opPool(true),
-	"GlobalAveragePool":  floatOp(1, func(c *ctx, n *Node, x []core.Term) (core.Term, error) { return lower.GlobalAvgPool2D(x[0]) }),
+	"GlobalAveragePool":  floatOp(1, opGlobalAvgPool),
 	"BatchNormalization": opBatchNorm,
 }
 
@@ -126,29 +126,71 @@ func opSoftmax(log bool) opFn {
 
 // --- convolution and pooling ---
 
-// window reads kernel_shape, pads, strides and dilations of a 2-D node.
-func window(n *Node, kernel []int64) (lower.Window, error) {
-	if ap, ok := n.Attrs["auto_pad"]; ok && ap.S != "" && ap.S != "NOTSET" {
-		return lower.Window{}, errors.Errorf("auto_pad %q is not supported (export with explicit pads)", ap.S)
+// windowND reads a node's window over the spatial shape in: kernel_shape (kernel), strides,
+// dilations, and the padding from pads or auto_pad (SAME_UPPER, SAME_LOWER: the output size
+// is ceil(in/stride) and the padding it needs is split evenly, the odd one at the end or at
+// the beginning; VALID: none). ceil rounds the output size up (ceil_mode; pooling only).
+func windowND(n *Node, kernel []int64, in []int, ceil bool) (lower.WindowND, error) {
+	r := len(in)
+	if len(kernel) != r {
+		return lower.WindowND{}, errors.Errorf("kernel shape %v for %d spatial dimensions", kernel, r)
 	}
-	if len(kernel) != 2 {
-		return lower.Window{}, errors.Errorf("kernel shape %v: only 2-D windows are supported", kernel)
+	w := lower.WindowND{Kernel: make([]int, r), Strides: make([]int, r), Dilations: make([]int, r),
+		PadBegin: make([]int, r), PadEnd: make([]int, r), Ceil: ceil}
+	for k := range in {
+		w.Kernel[k], w.Strides[k], w.Dilations[k] = int(kernel[k]), 1, 1
 	}
-	w := lower.Window{KH: int(kernel[0]), KW: int(kernel[1]), StrideH: 1, StrideW: 1, DilationH: 1, DilationW: 1}
-	if p, ok := n.attrInts("pads"); ok {
-		if len(p) != 4 {
-			return w, errors.Errorf("pads %v: want 4 values", p)
+	if s, ok := n.attrInts("strides"); ok {
+		if len(s) != r {
+			return w, errors.Errorf("strides %v for %d spatial dimensions", s, r)
 		}
-		w.PadTop, w.PadLeft, w.PadBottom, w.PadRight = int(p[0]), int(p[1]), int(p[2]), int(p[3])
+		for k := range s {
+			w.Strides[k] = int(s[k])
+		}
 	}
-	if s, ok := n.attrInts("strides"); ok && len(s) == 2 {
-		w.StrideH, w.StrideW = int(s[0]), int(s[1])
+	if d, ok := n.attrInts("dilations"); ok {
+		if len(d) != r {
+			return w, errors.Errorf("dilations %v for %d spatial dimensions", d, r)
+		}
+		for k := range d {
+			w.Dilations[k] = int(d[k])
+		}
 	}
-	if d, ok := n.attrInts("dilations"); ok && len(d) == 2 {
-		w.DilationH, w.DilationW = int(d[0]), int(d[1])
+	for k := range in {
+		if w.Kernel[k] < 1 || w.Strides[k] < 1 || w.Dilations[k] < 1 {
+			return w, errors.Errorf("kernel %v, strides %v and dilations %v must be positive", kernel, w.Strides, w.Dilations)
+		}
 	}
-	if n.attrInt("ceil_mode", 0) != 0 {
-		return w, errors.New("ceil_mode = 1 is not supported")
+	autoPad := "NOTSET"
+	if a, ok := n.Attrs["auto_pad"]; ok && a.S != "" {
+		autoPad = a.S
+	}
+	switch autoPad {
+	case "NOTSET":
+		if p, ok := n.attrInts("pads"); ok {
+			if len(p) != 2*r {
+				return w, errors.Errorf("pads %v: want %d values for %d spatial dimensions", p, 2*r, r)
+			}
+			for k := range in {
+				w.PadBegin[k], w.PadEnd[k] = int(p[k]), int(p[r+k])
+				if w.PadBegin[k] < 0 || w.PadEnd[k] < 0 {
+					return w, errors.Errorf("pads %v: negative padding is not supported", p)
+				}
+			}
+		}
+	case "VALID":
+	case "SAME_UPPER", "SAME_LOWER":
+		for k, d := range in {
+			out := (d + w.Strides[k] - 1) / w.Strides[k]
+			total := max(0, (out-1)*w.Strides[k]+w.Dilations[k]*(w.Kernel[k]-1)+1-d)
+			small := total / 2
+			w.PadBegin[k], w.PadEnd[k] = small, total-small
+			if autoPad == "SAME_LOWER" {
+				w.PadBegin[k], w.PadEnd[k] = total-small, small
+			}
+		}
+	default:
+		return w, errors.Errorf("auto_pad %q: supported are NOTSET, SAME_UPPER, SAME_LOWER and VALID", autoPad)
 	}
 	return w, nil
 }
@@ -159,25 +201,27 @@ func opConv(c *ctx, n *Node, ins []value) ([]value, error) {
 		return nil, err
 	}
 	x, f := xf[0], xf[1]
-	fs := shapeOf(f)
-	if len(shapeOf(x)) != 4 || len(fs) != 4 {
-		return nil, errors.Errorf("input %v and weight %v: only 2-D convolutions (rank 4) are supported", shapeOf(x), fs)
+	xs, fs := shapeOf(x), shapeOf(f)
+	if len(xs) < 3 || len(xs) > 5 || len(fs) != len(xs) {
+		return nil, errors.Errorf("input %v and weight %v: supported are 1-D, 2-D and 3-D convolutions (input and weight of rank 3, 4 or 5)", xs, fs)
 	}
 	k, ok := n.attrInts("kernel_shape")
 	if !ok {
-		k = []int64{int64(fs[2]), int64(fs[3])}
+		for _, d := range fs[2:] {
+			k = append(k, int64(d))
+		}
 	}
-	w, err := window(n, k)
+	w, err := windowND(n, k, xs[2:], false)
 	if err != nil {
 		return nil, err
 	}
 	groups := int(n.attrInt("group", 1))
-	cin := shapeOf(x)[1]
+	cin := xs[1]
 	if groups < 1 || cin%groups != 0 || fs[0]%groups != 0 || fs[1]*groups != cin {
 		return nil, errors.Errorf("group %d does not divide input channels %d and output channels %d (weight %v)", groups, cin, fs[0], fs)
 	}
-	// one bulk operation for any number of groups (groups = 1 is lower.Conv2d)
-	y, err := lower.GroupedConv2d(x, f, w, groups)
+	// one bulk operation for any number of groups (2-D: lower.GroupedConv2d)
+	y, err := lower.ConvND(x, f, w, groups)
 	if err != nil {
 		return nil, err
 	}
@@ -216,31 +260,59 @@ func channelOp(op core.BinOp, y, v core.Term) (core.Term, error) {
 	return lower.Binary(op, y, r, false)
 }
 
+// opPool lowers MaxPool and AveragePool over 1, 2 or 3 spatial dimensions, with ceil_mode,
+// auto_pad and (average) count_include_pad; max-pooling ignores the padding, as PyTorch does.
 func opPool(avg bool) opFn {
 	return floatOp(1, func(c *ctx, n *Node, x []core.Term) (core.Term, error) {
+		xs := shapeOf(x[0])
+		if len(xs) < 3 || len(xs) > 5 {
+			return nil, errors.Errorf("input %v: supported is pooling over 1, 2 or 3 spatial dimensions (input of rank 3, 4 or 5)", xs)
+		}
 		k, ok := n.attrInts("kernel_shape")
 		if !ok {
 			return nil, errors.New("kernel_shape is required")
 		}
-		w, err := window(n, k)
+		w, err := windowND(n, k, xs[2:], n.attrInt("ceil_mode", 0) != 0)
 		if err != nil {
 			return nil, err
-		}
-		if len(shapeOf(x[0])) != 4 {
-			return nil, errors.Errorf("input %v: only 2-D pooling (rank 4) is supported", shapeOf(x[0]))
 		}
 		if !avg {
 			if n.attrInt("storage_order", 0) != 0 || len(n.Outputs) > 1 && n.Outputs[1] != "" {
 				return nil, errors.New("the Indices output and storage_order are not supported")
 			}
-			return lower.MaxPool2D(x[0], w)
+			return lower.MaxPoolND(x[0], w)
 		}
-		padded := w.PadTop+w.PadBottom+w.PadLeft+w.PadRight > 0
-		if padded && n.attrInt("count_include_pad", 0) == 0 {
-			return nil, errors.New("padding with count_include_pad = 0 is not supported (the divisor would vary per window)")
-		}
-		return lower.AvgPool2D(x[0], w)
+		return lower.AvgPoolND(x[0], w, n.attrInt("count_include_pad", 0) != 0)
 	})
+}
+
+// opGlobalAvgPool averages [b, c, d…] over its spatial dimensions, keeping them as 1s.
+func opGlobalAvgPool(c *ctx, n *Node, x []core.Term) (core.Term, error) {
+	xs := shapeOf(x[0])
+	if len(xs) == 4 {
+		return lower.GlobalAvgPool2D(x[0])
+	}
+	if len(xs) < 3 {
+		return nil, errors.Errorf("input %v: want [b, c] and at least one spatial dimension", xs)
+	}
+	m, err := lower.Mean(x[0], seqInts(2, len(xs))...)
+	if err != nil {
+		return nil, err
+	}
+	out := core.Shape{xs[0], xs[1]}
+	for range xs[2:] {
+		out = append(out, 1)
+	}
+	return lower.Reshape(m, out)
+}
+
+// seqInts is lo, lo+1, …, hi−1.
+func seqInts(lo, hi int) []int {
+	out := make([]int, 0, hi-lo)
+	for i := lo; i < hi; i++ {
+		out = append(out, i)
+	}
+	return out
 }
 
 func opBatchNorm(c *ctx, n *Node, ins []value) ([]value, error) {

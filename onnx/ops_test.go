@@ -340,10 +340,10 @@ func TestErrors(t *testing.T) {
 		node tNode
 		want []string
 	}{
-		{tNode{op: "Resize"}, []string{`node "y" (Resize, opset 13)`, "not supported", "onnx.SupportedOps()"}},
-		{tNode{op: "AveragePool", attrsIs: map[string][]int64{"kernel_shape": {2, 2}, "pads": {1, 1, 1, 1}}}, []string{"count_include_pad"}},
-		{tNode{op: "MaxPool", attrsIs: map[string][]int64{"kernel_shape": {2, 2}}, attrsI: map[string]int64{"ceil_mode": 1}}, []string{"ceil_mode"}},
-		{tNode{op: "Conv", ins: []string{"x", "x"}, attrsS: map[string]string{"auto_pad": "SAME_UPPER"}}, []string{"auto_pad"}},
+		{tNode{op: "NonMaxSuppression"}, []string{`node "y" (NonMaxSuppression, opset 13)`, "not supported", "onnx.SupportedOps()"}},
+		{tNode{op: "AveragePool", attrsIs: map[string][]int64{"kernel_shape": {2, 2}}, attrsS: map[string]string{"auto_pad": "SAME"}}, []string{"auto_pad", "SAME_UPPER"}},
+		{tNode{op: "MaxPool", attrsIs: map[string][]int64{"kernel_shape": {2, 2}}, attrsI: map[string]int64{"storage_order": 1}}, []string{"storage_order"}},
+		{tNode{op: "Conv", ins: []string{"x", "x"}, attrsIs: map[string][]int64{"pads": {1, 1}}}, []string{"pads [1 1]", "want 4 values"}},
 		{tNode{op: "Reshape", ins: []string{"x", "x"}}, []string{"must be a constant"}},
 		{tNode{op: "Relu", ins: []string{"nope"}}, []string{`"nope"`, "not computed"}},
 	}

@@ -60,8 +60,8 @@ func (pl *plan) winOperand(t core.Term) winOperand {
 
 // identityAccess is the access of an array of shape sh at the domain variables from the
 // q-th on, for a domain of q + len(sh) variables. q may be negative (affineAccess of an
-// index function with more outputs than variables, such as \[i] -> [1, i]): the rows of
-// the first −q dimensions are then left zero for the caller to fill.
+// index function with more outputs than variables, such as \[i] -> [1, i] or \[i,j] ->
+// [t, i, j]): the rows of the first −q dimensions are then left zero for the caller to fill.
 func identityAccess(sh core.Shape, q int) kern.WinAccess {
 	a := kern.WinAccess{Shape: append([]int(nil), sh...), C0: make([]int64, len(sh))}
 	for d := range sh {
