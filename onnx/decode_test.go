@@ -8,11 +8,18 @@ import (
 	"testing"
 )
 
+// fixtures are the exported models of testdata and testdata/layers (testdata/shapes has a
+// corruption test of its own, TestCorruptShapeModels).
 func fixtures(t testing.TB) [][]byte {
 	paths, err := filepath.Glob(filepath.Join("testdata", "*.onnx"))
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no fixtures: %v", err)
 	}
+	layers, err := filepath.Glob(filepath.Join("testdata", "layers", "*.onnx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths = append(paths, layers...)
 	var out [][]byte
 	for _, p := range paths {
 		b, err := os.ReadFile(p)
