@@ -32,7 +32,8 @@ import (
 //     0), an empty outer dimension gives 0;
 //   - sigmoid is numerically stable (never exp of a large positive number), pow is math.Pow,
 //     sign(±0) = ±0 and sign(NaN) = NaN, recip(±0) = ±Inf, max and min return NaN when an
-//     operand is NaN and otherwise follow math.Max and math.Min on signed zeros; comparisons
+//     operand is NaN (also against ±Inf, where math.Max and math.Min return the infinity)
+//     and otherwise follow math.Max and math.Min on signed zeros (Go's built-in max, min); comparisons
 //     with NaN are false except !=.
 //
 // The program is type-checked first, and refused when one of its arrays is larger than the

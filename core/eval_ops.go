@@ -155,9 +155,9 @@ func binaryFloat(op BinOp, x, y float64) float64 {
 	case OpPow:
 		return math.Pow(x, y)
 	case OpMax:
-		return math.Max(x, y)
+		return max(x, y) // NaN if either is NaN (math.Max returns +Inf for NaN and +Inf); +0 > -0
 	case OpMin:
-		return math.Min(x, y)
+		return min(x, y) // NaN if either is NaN; -0 < +0
 	case OpAtan2:
 		return math.Atan2(x, y)
 	}

@@ -695,3 +695,34 @@ func TestEvalTupleAndTerm(t *testing.T) {
 }
 
 // ---- Compile / RunInto ----
+
+// TestEvalMaxMinSpecial: max and min give NaN when an operand is NaN — also against ±Inf,
+// where math.Max(NaN, +Inf) and math.Min(NaN, -Inf) return the infinity — and order the
+// signed zeros (max(-0, +0) = +0, min(+0, -0) = -0), as the kernels do.
+func TestEvalMaxMinSpecial(t *testing.T) {
+	negZero := math.Copysign(0, -1)
+	nan, inf := math.NaN(), math.Inf(1)
+	xs := []float64{nan, inf, nan, -inf, negZero, 0}
+	ys := []float64{inf, nan, -inf, nan, 0, negZero}
+	for _, d := range floatDtypes {
+		for _, c := range []struct {
+			op   BinOp
+			want []float64
+		}{
+			{OpMax, []float64{nan, nan, nan, nan, 0, 0}},
+			{OpMin, []float64{nan, nan, nan, nan, negZero, negZero}},
+		} {
+			var b Builder
+			x := b.Var("x", ty(d, 6))
+			y := b.Var("y", ty(d, 6))
+			p := mustProg(t, &b, []*Var{x, y}, b.Binary(c.op, x, y))
+			got := evalF(t, p, map[string]*Lit{"x": fd(d, []int{6}, xs...), "y": fd(d, []int{6}, ys...)})
+			for i, w := range c.want {
+				same := math.IsNaN(w) && math.IsNaN(got[i]) || got[i] == w && math.Signbit(got[i]) == math.Signbit(w)
+				if !same {
+					t.Errorf("%v %v (%v, %v) = %v, want %v", c.op, d, xs[i], ys[i], got[i], w)
+				}
+			}
+		}
+	}
+}
