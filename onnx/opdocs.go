@@ -182,7 +182,7 @@ func opDocs() []opDoc {
 			[]attrDoc{{"linear_before_reset", "0 (default) or 1 (PyTorch exports 1)"}}, "", "Y [T, directions, b, hidden] and Y_h [directions, b, hidden]"),
 		{op: "Gather", versions: []int{1, 11, 13},
 			attrs:  []attrDoc{{"axis", "−r … r−1 (default 0)"}},
-			inputs: "data (float, integer or boolean); indices: INT64 or INT32, a constant or a graph input (token ids); float and boolean indices are refused",
+			inputs: "data (float, integer or boolean); indices: INT64 or INT32, a constant or an array computed at run time (token ids); float and boolean indices are refused",
 			notes: "Indices of any rank. Constant indices are checked (negative ones count from the end; out of range is refused); run-time indices count from the end when negative and read 0 outside [−d, d). " +
 				"The derivative with respect to data is a scatter-add (an embedding table). " + folded},
 		{op: "Gemm", versions: []int{1, 6, 7, 9, 11, 13},
