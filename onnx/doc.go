@@ -25,8 +25,10 @@
 // initializers) and whose body is the tuple of the graph outputs. Integer
 // initializers and Constant nodes that only carry shapes, axes or indices are evaluated at
 // import time, as is shape arithmetic on them (Shape, Gather, Concat, Unsqueeze, Cast), so
-// shapes must be static: export with fixed input sizes. SupportedOps lists the operators; an
-// operator outside it, an attribute value the lowering does not cover (non-constant shapes, a
+// shapes must be static: export with fixed input sizes. SupportedOps lists the operators and
+// OperatorTable documents each (the opsets, the attributes its lowering reads with the values
+// it supports, its inputs, what it refuses: the table of the README); an
+// operator outside SupportedOps, an attribute value the lowering does not cover (non-constant shapes, a
 // recurrent layer's layout 1, Resize's tf_crop_and_resize, …) or an operator set outside 7–18
 // is an error naming the node, the operator and the opset.
 //
