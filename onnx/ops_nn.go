@@ -225,7 +225,7 @@ func opConv(c *ctx, n *Node, ins []value) ([]value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(ins) > 2 && ins[2].t != nil {
+	if len(ins) > 2 && (ins[2].t != nil || ins[2].isF) { // a bias computed or constant
 		bias, err := c.term(ins[2])
 		if err != nil {
 			return nil, err

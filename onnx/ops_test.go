@@ -32,6 +32,7 @@ type tNode struct {
 	attrsF  map[string]float64
 	attrsIs map[string][]int64
 	attrsS  map[string]string
+	attrsT  map[string]tIn // tensor attributes (Constant's value)
 }
 
 func msg(fields ...[]byte) []byte {
@@ -112,6 +113,9 @@ func encNode(n tNode) []byte {
 	}
 	for k, v := range n.attrsS {
 		b = append(b, fBytes(5, msg(fBytes(1, []byte(k)), fBytes(4, []byte(v)), fVarint(20, 3)))...)
+	}
+	for k, v := range n.attrsT {
+		b = append(b, fBytes(5, msg(fBytes(1, []byte(k)), fBytes(5, encTensor(v)), fVarint(20, 4)))...)
 	}
 	return b
 }
@@ -408,5 +412,35 @@ func TestOpTablesDisjoint(t *testing.T) {
 	}
 	if ops := SupportedOps(); len(ops) != len(seen) || !slices.IsSorted(ops) {
 		t.Errorf("SupportedOps lists %d operators (sorted: %v), the tables %d", len(ops), slices.IsSorted(ops), len(seen))
+	}
+}
+
+// TestConvConstantBias: a bias that is a Constant node (not an initializer, not computed) is
+// added (it was silently dropped): conv of [1,1,1,2] x = [1,2] with a 1×1 filter 10 and bias 5
+// is [15, 25], worked out by hand.
+func TestConvConstantBias(t *testing.T) {
+	x := tIn{name: "x", shape: []int64{1, 1, 1, 2}, data: []float64{1, 2}}
+	w := tIn{name: "w", shape: []int64{1, 1, 1, 1}, data: []float64{10}, init: true}
+	nodes := []tNode{
+		{op: "Constant", outs: []string{"b"}, attrsT: map[string]tIn{"value": {name: "bv", shape: []int64{1}, data: []float64{5}}}},
+		{op: "Conv", ins: []string{"x", "w", "b"}, outs: []string{"y"}, attrsIs: map[string][]int64{"kernel_shape": {1, 1}}},
+	}
+	got, _, err := runModel(t, 13, []tIn{x, w}, nodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantValues(t, got, 15, 25)
+}
+
+// TestNoOutputs: a node without outputs (a recurrent one, whose lowering names its lets
+// after the first output, panicked) is an error.
+func TestNoOutputs(t *testing.T) {
+	x := tIn{name: "x", shape: []int64{1, 1, 2}, data: []float64{1, 2}}
+	wv := tIn{name: "w", shape: []int64{1, 1, 2}, data: []float64{1, 1}, init: true}
+	r := tIn{name: "r", shape: []int64{1, 1, 1}, data: []float64{1}, init: true}
+	nodes := []tNode{{op: "RNN", ins: []string{"x", "w", "r"}, attrsI: map[string]int64{"hidden_size": 1}}, {op: "Identity", ins: []string{"x"}, outs: []string{"y"}}}
+	_, _, err := runModel(t, 13, []tIn{x, wv, r}, nodes)
+	if err == nil || !strings.Contains(err.Error(), "no outputs") {
+		t.Errorf("error %v, want one saying the node has no outputs", err)
 	}
 }
