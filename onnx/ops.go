@@ -102,8 +102,12 @@ func (c *ctx) node(n *Node) error {
 	if len(n.Inputs) == 0 && n.OpType != "Constant" {
 		return errors.Errorf("no inputs: %s takes one or more", n.OpType)
 	}
-	if len(n.Outputs) == 0 || n.Outputs[0] == "" {
-		return errors.Errorf("no outputs: %s produces one or more, and the first must be named", n.OpType)
+	named := false
+	for _, o := range n.Outputs {
+		named = named || o != ""
+	}
+	if !named {
+		return errors.Errorf("no outputs: %s produces one or more", n.OpType)
 	}
 	ins := make([]value, len(n.Inputs))
 	for i, name := range n.Inputs {
