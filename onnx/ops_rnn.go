@@ -167,7 +167,7 @@ func opRecurrent(cell lower.CellKind) opFn {
 			if err != nil {
 				return nil, err
 			}
-			seq = c.letTerm(n.Outputs[0]+"_dir", seq)
+			seq = c.letTerm(firstNamed(n.Outputs)+"_dir", seq)
 			hs := seq
 			if cell == lower.CellLSTM {
 				if hs, err = lower.Slice(seq, 0, 0, 1, steps, true); err != nil {
@@ -216,4 +216,14 @@ func (c *ctx) letTerm(name string, t core.Term) core.Term {
 	c.lets = append(c.lets, v)
 	c.bounds = append(c.bounds, t)
 	return v
+}
+
+// firstNamed is the first non-empty name of outs (c.node guarantees one).
+func firstNamed(outs []string) string {
+	for _, o := range outs {
+		if o != "" {
+			return o
+		}
+	}
+	return "out"
 }
