@@ -206,6 +206,23 @@ func (d *Gradient) RaiseOn(v *raise.Vulkan) (gorgonia.Nodes, error) {
 	if err != nil {
 		return nil, wrapOnce(err, "grad")
 	}
+	// A wrt node whose gradient another autodiff registered (gorgonia.Grad on the same graph)
+	// would get both gradients added by BindDualValues: refuse instead of a silent sum. (Only
+	// when raising coarsely: per operation, bulkad itself registers Gorgonia's own op nodes.)
+	index := make(map[*gorgonia.Node]int, len(d.uniq))
+	for i, w := range d.uniq {
+		index[w] = i
+	}
+	for _, n := range d.cost.Graph().AllNodes() {
+		if n == nil || !coarse || raise.IsRaised(n.Op()) {
+			continue
+		}
+		for _, of := range n.DerivOf() {
+			if _, ok := index[of]; ok {
+				return nil, errors.Errorf("bulkad: grad: node %q already has a gradient node registered by another autodiff (node %q, op %v; gorgonia.Grad?): BindDualValues would add both gradients; differentiate the graph with one of them", of.Name(), n.Name(), n.Op())
+			}
+		}
+	}
 	outs := make(gorgonia.Nodes, len(d.uniq))
 	if coarse {
 		// A gradient of the same cost raised by an earlier Grad is reused (Gorgonia's

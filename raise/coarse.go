@@ -555,6 +555,16 @@ type partOp struct {
 	salt string // Options.Salts[i] of its result i (or i)
 }
 
+// IsRaised reports whether op is one of the ops package raise adds to a graph (per-operation
+// custom ops, plan and result nodes, keepAlive nodes).
+func IsRaised(op gorgonia.Op) bool {
+	switch op.(type) {
+	case *Op, *planOp, *partOp, *keepAlive:
+		return true
+	}
+	return false
+}
+
 // PartSalt reports whether op is the op of a result node of a coarse raise, and the salt it
 // was raised with (Options.Salts): a caller finds the results it raised before by their salts.
 func PartSalt(op gorgonia.Op) (string, bool) {
