@@ -52,7 +52,9 @@
 //     made), whatever the order of the calls and the other wrt nodes: with BindDualValues,
 //     w.Grad() is ∂cost/∂w once. Gradients of different costs add up, as several derivOf
 //     registrations do in Gorgonia: Grad(c1, w) then Grad(c2, w) gives w.Grad() = ∂(c1+c2)/∂w
-//     (unless both costs have the very same gradient node, which then counts once).
+//     (unless both costs have the very same gradient node, which then counts once). A wrt node
+//     whose gradient gorgonia.Grad (or another autodiff) already registered is refused with an
+//     error naming it: BindDualValues would silently add the two gradients.
 //   - Operations whose derivative is zero almost everywhere (Sign, Ceil, Floor, comparisons,
 //     argmax) have a zero gradient; gorgonia.Grad fails with "Non Differentiable WRTs".
 //   - Gradients Gorgonia gets wrong or cannot compute (Log2, InverseSqrt, AveragePool2D,
