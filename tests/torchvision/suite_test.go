@@ -154,7 +154,7 @@ type suiteRow struct {
 // It logs a table (model, dtype, node counts, errors, errors against the exact values in
 // float32, times). $BULKAD_TORCHVISION_MODELS (comma-separated names) restricts it to some
 // models. Skipped under -short and without a python3 that has torch, torchvision and onnx;
-// about 75 s on 2 cores (reference.py 47 s of it).
+// 75–95 s on 2 shared cores (reference.py 47–63 s of it).
 func TestSuite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("exports torchvision models with PyTorch: skipped under -short")
