@@ -1,6 +1,7 @@
-// Package torchvision tests bulkad's ONNX importer on torchvision networks exported by
-// export.py (in this folder). The tests need Debian's python3 with torch 1.13 and
-// torchvision; they are skipped without them and under -short.
+// Package torchvision tests bulkad's ONNX importer on torchvision networks and torch.nn
+// models exported by export.py and reference.py (in this folder; TestSuite is issue 26's
+// acceptance suite). The tests need Debian's python3 with torch 1.13, torchvision and onnx;
+// they are skipped without them and under -short.
 package torchvision
 
 import (
