@@ -59,8 +59,8 @@ func TestLibraryCandidates(t *testing.T) {
 func TestShortVersion(t *testing.T) {
 	for in, want := range map[string]string{
 		"Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4, repo rev: v4.1.4, May 26, 2022\x00": "Open MPI v4.1.4",
-		"MPICH Version:\t4.0.2\nMPICH Release date:\tThu Mar 31 2022\n":                               "MPICH 4.0.2",
-		"Intel(R) MPI Library 2021.9 for Linux* OS\n":                                                  "Intel(R) MPI Library 2021.9 for Linux* OS",
+		"MPICH Version:\t4.0.2\nMPICH Release date:\tThu Mar 31 2022\n":                              "MPICH 4.0.2",
+		"Intel(R) MPI Library 2021.9 for Linux* OS\n":                                                "Intel(R) MPI Library 2021.9 for Linux* OS",
 	} {
 		if got := shortVersion(in); got != want {
 			t.Errorf("shortVersion(%q) = %q, want %q", in, got, want)
