@@ -61,6 +61,10 @@ func TestMPIChild(t *testing.T) {
 	switch scenario {
 	case "train":
 		err = childTrain(world, os.Getenv(outEnv))
+	case "allreduce":
+		err = childAllReduce(world, os.Getenv(outEnv))
+	case "step":
+		err = childStep(world, os.Getenv(outEnv))
 	case "abort", "panic":
 		_, err = trainDistributed(world, testConfigs(mpiSteps)[0], func(step int) error {
 			if step == 3 && world.Rank() == 1 {
@@ -164,8 +168,9 @@ func findLauncher(family string) (launcher, bool) {
 }
 
 // command is the launcher's command line that runs the test binary's TestMPIChild on np
-// ranks with env (Open MPI: as root too, more ranks than cores allowed).
-func (l launcher) command(np int, env map[string]string) []string {
+// ranks with env and the launcher's extra options (Open MPI: as root too, more ranks than
+// cores allowed).
+func (l launcher) command(np int, env map[string]string, extra []string) []string {
 	args := []string{l.path}
 	if l.family == "Open MPI" {
 		args = append(args, "--allow-run-as-root", "--oversubscribe", "-np", strconv.Itoa(np))
@@ -178,21 +183,24 @@ func (l launcher) command(np int, env map[string]string) []string {
 			args = append(args, "-genv", k, v)
 		}
 	}
+	args = append(args, extra...)
 	exe, _ := os.Executable()
-	return append(args, exe, "-test.run=^TestMPIChild$", "-test.v", "-test.timeout=3m")
+	return append(args, exe, "-test.run=^TestMPIChild$", "-test.v", "-test.timeout=5m")
 }
 
-// run runs the scenario on np ranks and returns the output folder, the combined output,
-// the exit status and the wall time. limit is a hang detector, not a speed requirement:
-// a job still running then is killed (with every rank: it runs in its own process group).
-func (l launcher) run(t *testing.T, scenario string, np int, limit time.Duration) (string, string, int, time.Duration) {
-	t.Helper()
-	dir := t.TempDir()
-	argv := l.command(np, map[string]string{childEnv: scenario, outEnv: dir})
+// start runs scenario on np ranks writing to dir and returns the combined output, the exit
+// status and the wall time. limit is a hang detector, not a speed requirement: a job still
+// running then is killed (with every rank: it runs in its own process group) and reported as
+// an error.
+func (l launcher) start(scenario string, np int, dir string, env map[string]string, extra []string, limit time.Duration) (string, int, time.Duration, error) {
+	all := map[string]string{childEnv: scenario, outEnv: dir}
+	for k, v := range env {
+		all[k] = v
+	}
+	argv := l.command(np, all, extra)
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), childEnv+"="+scenario, outEnv+"="+dir)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	var out bytes.Buffer
@@ -208,9 +216,20 @@ func (l launcher) run(t *testing.T, scenario string, np int, limit time.Duration
 		}
 	}
 	if ctx.Err() != nil {
-		t.Fatalf("%s -np %d %s: still running after %v, killed (a hang)\n%s", l.family, np, scenario, limit, tail(out.String()))
+		return out.String(), code, took, errors.Errorf("%s -np %d %s: still running after %v, killed (a hang)\n%s", l.family, np, scenario, limit, tail(out.String()))
 	}
-	return dir, out.String(), code, took
+	return out.String(), code, took, nil
+}
+
+// run is start in a fresh folder, failing t on a hang.
+func (l launcher) run(t *testing.T, scenario string, np int, limit time.Duration) (string, string, int, time.Duration) {
+	t.Helper()
+	dir := t.TempDir()
+	out, code, took, err := l.start(scenario, np, dir, nil, nil, limit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, out, code, took
 }
 
 func tail(s string) string {
