@@ -129,6 +129,7 @@ func writeRank0(world *dist.Comm, out string, v any) error {
 type stepTimes struct {
 	Step, Run, AllReduce float64 // Run: the machine's forward and backward pass
 	Wait                 float64 // rank 0 waiting for the slowest rank before the all-reduce
+	Solver               float64 // Adam's step
 	Procs                int     // GOMAXPROCS of rank 0
 }
 
@@ -157,7 +158,7 @@ func childStep(world *dist.Comm, out string) error {
 	if err := dp.BroadcastParams(); err != nil {
 		return err
 	}
-	var steps, runs, reduces, waits []float64
+	var steps, runs, reduces, waits, solves []float64
 	for s := 0; s < 45; s++ {
 		t0 := time.Now()
 		if err := vm.RunAll(); err != nil {
@@ -175,8 +176,10 @@ func childStep(world *dist.Comm, out string) error {
 		if err := solver.Step(G.NodesToValueGrads(m.Wrt)); err != nil {
 			return err
 		}
+		t3 := time.Now()
 		vm.Reset()
 		if s >= 5 {
+			solves = append(solves, t3.Sub(t2).Seconds())
 			runs = append(runs, t1.Sub(t0).Seconds())
 			steps = append(steps, time.Since(t0).Seconds())
 			reduces = append(reduces, t2.Sub(t1b).Seconds())
@@ -187,7 +190,8 @@ func childStep(world *dist.Comm, out string) error {
 	sort.Float64s(reduces)
 	sort.Float64s(waits)
 	sort.Float64s(runs)
-	return writeRank0(world, out, stepTimes{steps[len(steps)/2], runs[len(runs)/2], reduces[len(reduces)/2], waits[len(waits)/2], procs()})
+	sort.Float64s(solves)
+	return writeRank0(world, out, stepTimes{steps[len(steps)/2], runs[len(runs)/2], reduces[len(reduces)/2], waits[len(waits)/2], solves[len(solves)/2], procs()})
 }
 
 // benchLauncher is Open MPI's launcher, else MPICH's; the benchmark skips without either.
@@ -278,6 +282,7 @@ func BenchmarkStepMLP(b *testing.B) {
 			b.ReportMetric(res.AllReduce*1e9, "allreduce-ns/op")
 			b.ReportMetric(res.Wait*1e9, "wait-ns/op")
 			b.ReportMetric(res.Run*1e9, "fwd+bwd-ns/op")
+			b.ReportMetric(res.Solver*1e9, "solver-ns/op")
 			b.ReportMetric(float64(res.Procs), "GOMAXPROCS")
 		})
 	}

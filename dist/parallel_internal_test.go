@@ -125,3 +125,25 @@ func TestAverageGradientsNoExamples(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkAverageGradientsPacking: the packing and unpacking AverageGradients adds around
+// the all-reduce, for the 407,050 float64 gradients of an MLP 784-512-10 (the reduction
+// itself is left out: one rank).
+func BenchmarkAverageGradientsPacking(b *testing.B) {
+	sizes := []int{784 * 512, 512, 512 * 10, 10}
+	var grads []floats
+	n := 0
+	for _, s := range sizes {
+		grads = append(grads, floats{f64: make([]float64, s)})
+		n += s
+	}
+	buf := make([]float64, n+2)
+	c := &Comm{size: 2}
+	noop := func([]float64, Op) error { return nil }
+	b.SetBytes(int64(8 * n))
+	for i := 0; i < b.N; i++ {
+		if err := averageGradients(c, buf, grads, 50, []float64{1}, noop); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
