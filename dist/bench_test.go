@@ -20,6 +20,7 @@ import (
 
 	"github.com/bulkad/bulkad"
 	"github.com/bulkad/bulkad/dist"
+	"github.com/bulkad/bulkad/dist/mpitest"
 	"github.com/bulkad/bulkad/examples/models"
 )
 
@@ -195,30 +196,28 @@ func childStep(world *dist.Comm, out string) error {
 }
 
 // benchLauncher is Open MPI's launcher, else MPICH's; the benchmark skips without either.
-func benchLauncher(b *testing.B) launcher {
+func benchLauncher(b *testing.B) mpitest.Launcher {
 	if os.Getenv(childEnv) != "" {
 		b.Skip("inside an MPI job")
 	}
-	for _, f := range []string{"Open MPI", "MPICH"} {
-		if l, ok := findLauncher(f); ok {
-			return l
-		}
+	l, ok := mpitest.Any()
+	if !ok {
+		b.Skip("no MPI launcher on PATH (Debian: apt-get install openmpi-bin)")
 	}
-	b.Skip("no MPI launcher on PATH (Debian: apt-get install openmpi-bin)")
-	return launcher{}
+	return l
 }
 
 // runBench runs a benchmark scenario and decodes rank 0's results into v.
-func runBench(b *testing.B, l launcher, scenario string, np int, env string, extra []string, v any) {
+func runBench(b *testing.B, l mpitest.Launcher, scenario string, np int, env string, extra []string, v any) {
 	b.Helper()
 	dir := b.TempDir()
-	out, code, _, err := l.start(scenario, np, dir, map[string]string{benchEnv: env}, extra, 10*time.Minute)
+	job, err := start(l, scenario, np, dir, map[string]string{benchEnv: env}, extra, 10*time.Minute)
 	if err != nil {
 		b.Fatal(err)
 	}
 	data, rerr := os.ReadFile(filepath.Join(dir, "bench.json"))
-	if code != 0 || rerr != nil {
-		b.Fatalf("%s -np %d %s: exit status %d, %v\n%s", l.family, np, scenario, code, rerr, tail(out))
+	if job.Code != 0 || rerr != nil {
+		b.Fatalf("%s -np %d %s: exit status %d, %v\n%s", l.Family, np, scenario, job.Code, rerr, mpitest.Tail(job.Output))
 	}
 	if err := json.Unmarshal(data, v); err != nil {
 		b.Fatal(err)
@@ -241,8 +240,8 @@ func BenchmarkAllReduce(b *testing.B) {
 		sizes[m.name] = gradientSize(mod)
 		counts = append(counts, strconv.Itoa(sizes[m.name]))
 	}
-	for _, family := range []string{"Open MPI", "MPICH"} {
-		l, ok := findLauncher(family)
+	for _, family := range []string{mpitest.OpenMPI, mpitest.MPICH} {
+		l, ok := mpitest.Find(family)
 		if !ok {
 			continue
 		}
@@ -272,7 +271,7 @@ func BenchmarkStepMLP(b *testing.B) {
 	l := benchLauncher(b)
 	for _, np := range []int{1, 2} {
 		var extra []string
-		if np == 1 && l.family == "Open MPI" {
+		if np == 1 && l.Family == mpitest.OpenMPI {
 			extra = []string{"--bind-to", "none"} // one rank: every core
 		}
 		var res stepTimes

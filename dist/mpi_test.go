@@ -3,17 +3,12 @@
 package dist_test
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -21,6 +16,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/bulkad/bulkad/dist"
+	"github.com/bulkad/bulkad/dist/mpitest"
 )
 
 // The integration tests rerun this test binary under an MPI launcher: the parent test (say
@@ -137,106 +133,31 @@ func childTrain(world *dist.Comm, out string) error {
 	return os.WriteFile(filepath.Join(out, fmt.Sprintf("rank-%d.json", world.Rank())), b, 0o644)
 }
 
-// launcher is an MPI launcher on this machine.
-type launcher struct {
-	family string // "Open MPI" or "MPICH"
-	path   string
-}
-
-// findLauncher returns the launcher of family ("Open MPI" or "MPICH") on PATH: its
-// family-specific name (mpirun.openmpi; mpiexec.hydra, mpirun.mpich), else mpirun or mpiexec
-// when `--version` names the family.
-func findLauncher(family string) (launcher, bool) {
-	names := map[string][]string{"Open MPI": {"mpirun.openmpi", "mpiexec.openmpi"}, "MPICH": {"mpiexec.hydra", "mpirun.mpich", "mpiexec.mpich"}}[family]
-	for _, n := range names {
-		if p, err := exec.LookPath(n); err == nil {
-			return launcher{family, p}, true
-		}
-	}
-	mark := map[string]string{"Open MPI": "Open MPI", "MPICH": "HYDRA"}[family]
-	for _, n := range []string{"mpirun", "mpiexec"} {
-		p, err := exec.LookPath(n)
-		if err != nil {
-			continue
-		}
-		v, _ := exec.Command(p, "--version").CombinedOutput()
-		if strings.Contains(string(v), mark) {
-			return launcher{family, p}, true
-		}
-	}
-	return launcher{}, false
-}
-
-// command is the launcher's command line that runs the test binary's TestMPIChild on np
-// ranks with env and the launcher's extra options (Open MPI: as root too, more ranks than
-// cores allowed).
-func (l launcher) command(np int, env map[string]string, extra []string) []string {
-	args := []string{l.path}
-	if l.family == "Open MPI" {
-		args = append(args, "--allow-run-as-root", "--oversubscribe", "-np", strconv.Itoa(np))
-		for k, v := range env {
-			args = append(args, "-x", k+"="+v)
-		}
-	} else {
-		args = append(args, "-np", strconv.Itoa(np))
-		for k, v := range env {
-			args = append(args, "-genv", k, v)
-		}
-	}
-	args = append(args, extra...)
+// childArgs are the test binary's arguments that run TestMPIChild.
+func childArgs() (string, []string) {
 	exe, _ := os.Executable()
-	return append(args, exe, "-test.run=^TestMPIChild$", "-test.v", "-test.timeout=5m")
+	return exe, []string{"-test.run=^TestMPIChild$", "-test.v", "-test.timeout=5m"}
 }
 
-// start runs scenario on np ranks writing to dir and returns the combined output, the exit
-// status and the wall time. limit is a hang detector, not a speed requirement: a job still
-// running then is killed (with every rank: it runs in its own process group) and reported as
-// an error.
-func (l launcher) start(scenario string, np int, dir string, env map[string]string, extra []string, limit time.Duration) (string, int, time.Duration, error) {
+// start runs scenario on np ranks writing to dir, with env added to the ranks' environment.
+func start(l mpitest.Launcher, scenario string, np int, dir string, env map[string]string, extra []string, limit time.Duration) (mpitest.Result, error) {
 	all := map[string]string{childEnv: scenario, outEnv: dir}
 	for k, v := range env {
 		all[k] = v
 	}
-	argv := l.command(np, all, extra)
-	ctx, cancel := context.WithTimeout(context.Background(), limit)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	start := time.Now()
-	err := cmd.Run()
-	took := time.Since(start)
-	code := 0
-	if err != nil {
-		code = -1
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		}
-	}
-	if ctx.Err() != nil {
-		return out.String(), code, took, errors.Errorf("%s -np %d %s: still running after %v, killed (a hang)\n%s", l.family, np, scenario, limit, tail(out.String()))
-	}
-	return out.String(), code, took, nil
+	exe, args := childArgs()
+	return l.Run(np, all, extra, limit, exe, args...)
 }
 
 // run is start in a fresh folder, failing t on a hang.
-func (l launcher) run(t *testing.T, scenario string, np int, limit time.Duration) (string, string, int, time.Duration) {
+func run(t *testing.T, l mpitest.Launcher, scenario string, np int, limit time.Duration) (string, mpitest.Result) {
 	t.Helper()
 	dir := t.TempDir()
-	out, code, took, err := l.start(scenario, np, dir, nil, nil, limit)
+	res, err := start(l, scenario, np, dir, nil, nil, limit)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return dir, out, code, took
-}
-
-func tail(s string) string {
-	if len(s) > 6000 {
-		return "…" + s[len(s)-6000:]
-	}
-	return s
+	return dir, res
 }
 
 // relErr is |a−b| / max(|b|, tiny).
@@ -246,24 +167,24 @@ func relErr(a, b float64) float64 {
 
 // checkTrain runs the train scenario on np ranks and compares every rank's curves with the
 // single-process runs.
-func checkTrain(t *testing.T, l launcher, np int, want map[string]*curve) {
-	dir, out, code, took := l.run(t, "train", np, 5*time.Minute)
-	if code != 0 {
-		t.Fatalf("%s -np %d: exit status %d\n%s", l.family, np, code, tail(out))
+func checkTrain(t *testing.T, l mpitest.Launcher, np int, want map[string]*curve) {
+	dir, job := run(t, l, "train", np, 5*time.Minute)
+	if job.Code != 0 {
+		t.Fatalf("%s -np %d: exit status %d\n%s", l.Family, np, job.Code, mpitest.Tail(job.Output))
 	}
-	t.Logf("%s -np %d: %d configurations × %d steps in %v", l.family, np, len(want), mpiSteps, took.Round(time.Millisecond))
+	t.Logf("%s -np %d: %d configurations × %d steps in %v", l.Family, np, len(want), mpiSteps, job.Took.Round(time.Millisecond))
 	var ranks []rankResult
 	for r := 0; r < np; r++ {
 		b, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("rank-%d.json", r)))
 		if err != nil {
-			t.Fatalf("rank %d wrote no results: %v\n%s", r, err, tail(out))
+			t.Fatalf("rank %d wrote no results: %v\n%s", r, err, mpitest.Tail(job.Output))
 		}
 		var res rankResult
 		if err := json.Unmarshal(b, &res); err != nil {
 			t.Fatal(err)
 		}
-		if res.Rank != r || res.Size != np || !strings.Contains(res.Library, l.family) {
-			t.Errorf("rank %d: says rank %d of %d on %q, want rank %d of %d on %s", r, res.Rank, res.Size, res.Library, r, np, l.family)
+		if res.Rank != r || res.Size != np || !strings.Contains(res.Library, l.Family) {
+			t.Errorf("rank %d: says rank %d of %d on %q, want rank %d of %d on %s", r, res.Rank, res.Size, res.Library, r, np, l.Family)
 		}
 		ranks = append(ranks, res)
 	}
@@ -328,17 +249,17 @@ func sameLosses(a, b []float64) bool {
 
 // checkFailure runs a scenario where rank 1 fails at step 3 and checks that the whole job
 // ends with a non-zero status, naming the rank and the cause, and that rank 0 never finished.
-func checkFailure(t *testing.T, l launcher, scenario string, np int, cause string) {
-	dir, out, code, took := l.run(t, scenario, np, time.Minute)
-	t.Logf("%s -np %d, rank 1 %s at step 3: the job ended with status %d after %v", l.family, np, scenario, code, took.Round(time.Millisecond))
-	if code == 0 {
-		t.Errorf("exit status 0, want non-zero\n%s", tail(out))
+func checkFailure(t *testing.T, l mpitest.Launcher, scenario string, np int, cause string) {
+	dir, job := run(t, l, scenario, np, time.Minute)
+	t.Logf("%s -np %d, rank 1 %s at step 3: the job ended with status %d after %v", l.Family, np, scenario, job.Code, job.Took.Round(time.Millisecond))
+	if job.Code == 0 {
+		t.Errorf("exit status 0, want non-zero\n%s", mpitest.Tail(job.Output))
 	}
-	if !strings.Contains(out, cause) {
-		t.Errorf("output does not mention %q\n%s", cause, tail(out))
+	if !strings.Contains(job.Output, cause) {
+		t.Errorf("output does not mention %q\n%s", cause, mpitest.Tail(job.Output))
 	}
-	if scenario == "abort" && !strings.Contains(out, fmt.Sprintf("rank 1 of %d", np)) {
-		t.Errorf("output does not name rank 1 of %d\n%s", np, tail(out))
+	if scenario == "abort" && !strings.Contains(job.Output, fmt.Sprintf("rank 1 of %d", np)) {
+		t.Errorf("output does not name rank 1 of %d\n%s", np, mpitest.Tail(job.Output))
 	}
 	if _, err := os.Stat(filepath.Join(dir, "finished-0")); err == nil {
 		t.Errorf("rank 0 finished training although rank 1 failed at step 3")
@@ -362,7 +283,7 @@ func TestMPIOpenMPI(t *testing.T) {
 	if os.Getenv(childEnv) != "" {
 		t.Skip("inside an MPI job")
 	}
-	l, ok := findLauncher("Open MPI")
+	l, ok := mpitest.Find(mpitest.OpenMPI)
 	if !ok {
 		t.Skip("Open MPI's mpirun is not on PATH (Debian: apt-get install openmpi-bin): the Open MPI integration tests do not run")
 	}
@@ -377,7 +298,7 @@ func TestMPIMPICH(t *testing.T) {
 	if os.Getenv(childEnv) != "" {
 		t.Skip("inside an MPI job")
 	}
-	l, ok := findLauncher("MPICH")
+	l, ok := mpitest.Find(mpitest.MPICH)
 	if !ok {
 		t.Skip("MPICH's mpiexec.hydra is not on PATH (Debian: apt-get install mpich): the MPICH integration tests do not run")
 	}
