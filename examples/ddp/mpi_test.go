@@ -27,7 +27,7 @@ func TestMPI(t *testing.T) {
 	}
 	l, ok := mpitest.Any()
 	if !ok {
-		t.Skip("no MPI launcher on PATH (Debian: apt-get install openmpi-bin): the two-rank run does not happen")
+		mpitest.NoLauncher(t, "no MPI launcher on PATH (Debian: apt-get install openmpi-bin): the two-rank run does not happen")
 	}
 	var out bytes.Buffer
 	want, err := run(oneProcess(t), smallArgs(), &out)
