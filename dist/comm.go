@@ -70,7 +70,6 @@ const maxCount = 1 << 30
 type Comm struct {
 	rank, size int
 	lib        *library // nil: the one-process world
-	launcher   string   // the launcher variables Init saw
 
 	mu     sync.Mutex  // held during every MPI call
 	funnel bool        // the library granted less than MPI_THREAD_SERIALIZED: calls run on owner
@@ -110,7 +109,7 @@ func initEnv(getenv func(string) (string, bool)) (*Comm, error) {
 	if err != nil {
 		return nil, errors.Wrap(err, where)
 	}
-	c := &Comm{lib: lib, launcher: l.who, owner: make(chan func())}
+	c := &Comm{lib: lib, owner: make(chan func())}
 	started := make(chan error)
 	go c.ownerLoop(started)
 	if err := <-started; err != nil {

@@ -42,6 +42,8 @@ type rankResult struct {
 	// on equal parameters, after the last rank changed one value by one ulp, and after
 	// BroadcastParams brought it back.
 	CheckBefore, CheckPerturbed, CheckResynced string
+	// SecondInit is the error of a second dist.Init while MPI runs ("" for none).
+	SecondInit string
 }
 
 // TestMPIChild is one rank of a job the MPI tests start; it skips in an ordinary test run.
@@ -83,12 +85,24 @@ func TestMPIChild(t *testing.T) {
 	if err := world.Finalize(); err != nil {
 		t.Fatal(err)
 	}
+	if scenario == "train" { // MPI cannot start again: Init must say so, not crash
+		msg := "no error"
+		if _, err := dist.Init(); err != nil {
+			msg = err.Error()
+		}
+		if err := os.WriteFile(filepath.Join(os.Getenv(outEnv), fmt.Sprintf("init-after-finalize-%d", world.Rank())), []byte(msg), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // childTrain trains every test configuration data-parallel, checks CheckParams's verdicts
 // and writes this rank's results.
 func childTrain(world *dist.Comm, out string) error {
 	res := rankResult{Rank: world.Rank(), Size: world.Size(), Library: world.Library(), Curves: map[string]*curve{}}
+	if _, err := dist.Init(); err != nil {
+		res.SecondInit = err.Error()
+	}
 	for _, cfg := range testConfigs(mpiSteps) {
 		c, err := trainDistributed(world, cfg, nil)
 		if err != nil {
@@ -236,6 +250,15 @@ func checkTrain(t *testing.T, l mpitest.Launcher, np int, want map[string]*curve
 		}
 	}
 	t.Logf("rank %d's view of a one-ulp change on rank %d: %s", 0, np-1, ranks[0].CheckPerturbed)
+	for r, res := range ranks {
+		if !strings.Contains(res.SecondInit, "already initialised") {
+			t.Errorf("rank %d: a second Init while MPI runs: %q, want an error saying MPI is already initialised", r, res.SecondInit)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("init-after-finalize-%d", r)))
+		if err != nil || !strings.Contains(string(b), "finalised") {
+			t.Errorf("rank %d: Init after Finalize: %q (%v), want an error saying MPI was finalised", r, b, err)
+		}
+	}
 }
 
 func sameLosses(a, b []float64) bool {
