@@ -21,8 +21,8 @@
 // (MPI_COMM_WORLD, MPI_DOUBLE, MPI_SUM…) are addresses of objects the library exports
 // (ompi_mpi_comm_world…), MPICH's are integers from its mpi.h — so the package keeps a table per
 // family. MPICH's transport (UCX) installs handlers for SIGSEGV, SIGBUS, SIGFPE and SIGILL when
-// it loads, which would turn a recoverable Go panic (a nil dereference) into a crash; Init puts
-// the Go runtime's handlers back.
+// it loads, which would turn a recoverable Go panic (a nil dereference) into a crash; on Linux,
+// Init puts the Go runtime's handlers back.
 //
 // # Data parallelism
 //

@@ -220,10 +220,10 @@ func unpack[T float32 | float64](buf []T, vs []floats, scale float64) {
 // ranks' gradients, Σ weightᵣ·gradᵣ / Σ weightᵣ, and returns the weighted means of metrics (the
 // loss, an accuracy…) the same way — all in one all-reduce. weight is the number of examples
 // this rank's loss, metrics and gradients are means over (its shard of the batch), so that
-// uneven shards give exactly the gradient of the whole batch; use the same positive weight on
-// every rank for plain averaging. A rank with weight 0 contributes nothing (its gradients may
-// be NaN). Call it after the machine ran and before the solver steps; every rank passes the
-// same number of metrics.
+// uneven shards give the gradient of the whole batch (up to rounding); use the same positive
+// weight on every rank for plain averaging. A rank with weight 0 contributes nothing (its
+// gradients may be NaN). Call it after the machine ran and before the solver steps; every rank
+// passes the same number of metrics.
 func (d *DataParallel) AverageGradients(weight float64, metrics ...float64) ([]float64, error) {
 	const op = "average gradients"
 	if !(weight >= 0) || math.IsInf(weight, 1) {
