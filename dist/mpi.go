@@ -35,8 +35,9 @@ func openMPISymbols(h *handles) []struct {
 func loadLibrary(names []string) (*library, error) {
 	var tried []string
 	for _, name := range names {
-		// RTLD_GLOBAL: MPI libraries open plug-ins of their own (Open MPI's components) that
-		// resolve symbols of the library itself. The library stays loaded for the process.
+		// RTLD_GLOBAL: MPI libraries open plug-ins of their own (Open MPI's components), which
+		// in some builds resolve symbols of the library itself (Debian's Open MPI 4.1.4 also
+		// runs with RTLD_LOCAL). The library stays loaded for the process.
 		h, err := purego.Dlopen(name, purego.RTLD_NOW|purego.RTLD_GLOBAL)
 		if err != nil {
 			tried = append(tried, name+" (not found)")
