@@ -1,0 +1,128 @@
+//go:build (linux || darwin || freebsd) && (amd64 || arm64)
+
+package dist
+
+import (
+	"strings"
+
+	"github.com/ebitengine/purego"
+	"github.com/pkg/errors"
+)
+
+// openMPISymbols are the exported objects whose addresses are Open MPI's handles (mpi.h of
+// Open MPI 4.1.4: #define MPI_COMM_WORLD OMPI_PREDEFINED_GLOBAL(MPI_Comm, ompi_mpi_comm_world),
+// which is &ompi_mpi_comm_world; the same for the others). MPI_IN_PLACE is ((void *) 1) and
+// MPI_THREAD_SERIALIZED the third member of an enum that starts at 0 (so 2), in Open MPI 1.x to 5.x.
+func openMPISymbols(h *handles) []struct {
+	name string
+	dst  *uintptr
+} {
+	return []struct {
+		name string
+		dst  *uintptr
+	}{
+		{"ompi_mpi_comm_world", &h.commWorld},
+		{"ompi_mpi_float", &h.float32T},
+		{"ompi_mpi_double", &h.float64T},
+		{"ompi_mpi_op_sum", &h.opSum},
+		{"ompi_mpi_op_max", &h.opMax},
+		{"ompi_mpi_errors_return", &h.errorsReturn},
+	}
+}
+
+// loadLibrary opens the first of names that is an MPI library of a known family. It never
+// panics: a missing library or symbol is an error listing what was tried.
+func loadLibrary(names []string) (*library, error) {
+	var tried []string
+	for _, name := range names {
+		// RTLD_GLOBAL: MPI libraries open plug-ins of their own (Open MPI's components), which
+		// in some builds resolve symbols of the library itself (Debian's Open MPI 4.1.4 also
+		// runs with RTLD_LOCAL). The library stays loaded for the process.
+		h, err := purego.Dlopen(name, purego.RTLD_NOW|purego.RTLD_GLOBAL)
+		if err != nil {
+			tried = append(tried, name+" (not found)")
+			continue
+		}
+		lib, err := bindLibrary(name, h)
+		if err != nil {
+			tried = append(tried, err.Error())
+			continue
+		}
+		return lib, nil
+	}
+	return nil, errors.Errorf("dist: init: no MPI library found (tried %s; set %s to the library's path)", strings.Join(tried, ", "), LibraryEnv)
+}
+
+// bindLibrary looks up the MPI functions in an opened library and picks its handle table:
+// Open MPI when it exports ompi_mpi_comm_world, the MPICH interface when its version string
+// names MPICH or a library built on it.
+func bindLibrary(name string, h uintptr) (*library, error) {
+	lib := &library{name: name}
+	fns := []struct {
+		sym string
+		fn  any
+	}{
+		{"MPI_Init_thread", &lib.initThread},
+		{"MPI_Initialized", &lib.initialized},
+		{"MPI_Finalized", &lib.finalized},
+		{"MPI_Comm_rank", &lib.commRank},
+		{"MPI_Comm_size", &lib.commSize},
+		{"MPI_Comm_set_errhandler", &lib.setErrhandler},
+		{"MPI_Allreduce", &lib.allreduce},
+		{"MPI_Bcast", &lib.bcast},
+		{"MPI_Barrier", &lib.barrier},
+		{"MPI_Abort", &lib.abort},
+		{"MPI_Finalize", &lib.finalize},
+		{"MPI_Error_string", &lib.errorString},
+		{"MPI_Get_library_version", &lib.libVersion},
+	}
+	for _, f := range fns {
+		addr, err := purego.Dlsym(h, f.sym)
+		if err != nil || addr == 0 {
+			return nil, errors.Errorf("%s (no %s)", name, f.sym)
+		}
+		purego.RegisterFunc(f.fn, addr)
+	}
+	buf := make([]byte, 8192) // MPI_MAX_LIBRARY_VERSION_STRING: 256 in Open MPI, 8192 in MPICH
+	var n int32
+	if lib.libVersion(&buf[0], &n) == 0 && n > 0 && int(n) <= len(buf) {
+		lib.version = shortVersion(string(buf[:n]))
+	}
+	if addr, err := purego.Dlsym(h, "ompi_mpi_comm_world"); err == nil && addr != 0 {
+		lib.family = openMPI
+		lib.h.inPlace = 1
+		lib.h.threadSerialized = 2
+		for _, s := range openMPISymbols(&lib.h) {
+			addr, err := purego.Dlsym(h, s.name)
+			if err != nil || addr == 0 {
+				return nil, errors.Errorf("%s (Open MPI without %s)", name, s.name)
+			}
+			*s.dst = addr
+		}
+		return lib, nil
+	}
+	v := strings.ToLower(lib.version)
+	for _, k := range []string{"mpich", "intel(r) mpi", "mvapich", "cray mpich"} {
+		if strings.Contains(v, k) {
+			lib.family = mpich
+			lib.h = mpichHandles()
+			return lib, nil
+		}
+	}
+	return nil, errors.Errorf("%s (neither Open MPI nor the MPICH interface: %q)", name, lib.version)
+}
+
+// shortVersion is the first line of MPI_Get_library_version without the build details:
+// "Open MPI v4.1.4, package: Debian OpenMPI, …" becomes "Open MPI v4.1.4",
+// "MPICH Version:\t4.0.2\n…" becomes "MPICH 4.0.2".
+func shortVersion(s string) string {
+	s = strings.TrimRight(s, "\x00")
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if i := strings.Index(s, ", package:"); i >= 0 {
+		s = s[:i]
+	}
+	s = strings.Join(strings.Fields(s), " ")
+	return strings.Replace(s, " Version: ", " ", 1)
+}
