@@ -267,7 +267,7 @@ func (d *Gradient) RaiseOn(v *raise.Vulkan) (gorgonia.Nodes, error) {
 			outs[want[k]] = n
 		}
 	}
-	if err := d.addGuards(); err != nil {
+	if err := raise.AddGuards(d.Translation.Mutable); err != nil {
 		return nil, wrapOnce(err, "grad")
 	}
 	for i, n := range outs {

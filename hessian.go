@@ -82,7 +82,7 @@ func HessianVector(cost *gorgonia.Node, wrt, v gorgonia.Nodes) (gorgonia.Nodes, 
 		return nil, wrapOnce(err, op)
 	}
 	gd := &Gradient{Translation: tr}
-	if err := gd.addGuards(); err != nil {
+	if err := raise.AddGuards(gd.Translation.Mutable); err != nil {
 		return nil, wrapOnce(err, op)
 	}
 	return outs, nil

@@ -1,4 +1,4 @@
-package bulkad
+package raise
 
 import (
 	"fmt"
@@ -44,17 +44,18 @@ func (g guardOp) Hashcode() uint32 {
 }
 func (g guardOp) String() string { return fmt.Sprintf("bulkad guard(%s)", g.text) }
 
-// addGuards adds one guard node per mutable node of the translation (once per graph: a
-// second Grad finds the same node).
-func (d *Gradient) addGuards() error {
-	ns := make(gorgonia.Nodes, 0, len(d.Translation.Mutable))
-	for n := range d.Translation.Mutable {
+// AddGuards adds one guard node per node of mutable (a node whose op gorgonia.UnsafeLet can
+// change in place, with its op's String when the gradient was built: adapter.Translation.Mutable).
+// Calling it again for the same nodes adds nothing: Gorgonia finds the node by its hash.
+func AddGuards(mutable map[*gorgonia.Node]string) error {
+	ns := make(gorgonia.Nodes, 0, len(mutable))
+	for n := range mutable {
 		ns = append(ns, n)
 	}
 	sort.Slice(ns, func(i, j int) bool { return ns[i].ID() < ns[j].ID() })
 	for _, n := range ns {
-		if _, err := gorgonia.ApplyOp(guardOp{node: n, text: d.Translation.Mutable[n]}, n); err != nil {
-			return errors.Wrapf(err, "guarding node %q", n.Name())
+		if _, err := gorgonia.ApplyOp(guardOp{node: n, text: mutable[n]}, n); err != nil {
+			return errors.Wrapf(err, "raise: guarding node %q", n.Name())
 		}
 	}
 	return nil
