@@ -6,6 +6,7 @@ import (
 
 	"github.com/bulkad/bulkad"
 	"github.com/bulkad/bulkad/core"
+	"github.com/bulkad/bulkad/gradcheck"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -38,7 +39,7 @@ func TestErrorPrefixes(t *testing.T) {
 		{"nil cost", "", "bulkad: grad: cost node is nil", "", func() error { _, err := bulkad.Grad(nil, x); return err }},
 		{"int wrt", "", "bulkad: grad: ", "", func() error { _, err := bulkad.Grad(cost, k); return err }},
 		{"bad BULKAD_VULKAN", "bogus", "bulkad: grad: vulkan: ", "bogus", func() error { _, err := bulkad.Grad(cost, x); return err }},
-		{"check nil cost", "", "bulkad: check: cost node is nil", "", func() error { _, err := bulkad.Check(nil, G.Nodes{x}); return err }},
+		{"check nil cost", "", "gradcheck: cost node is nil", "", func() error { _, err := gradcheck.Check(nil, G.Nodes{x}); return err }},
 		{"differentiate no wrt", "", "bulkad: grad: no wrt nodes", "", func() error { _, err := bulkad.Differentiate(cost); return err }},
 	}
 	for _, c := range cases {

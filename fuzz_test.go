@@ -14,6 +14,7 @@ import (
 	"github.com/bulkad/bulkad/core"
 	"github.com/bulkad/bulkad/core/tensors"
 	"github.com/bulkad/bulkad/examples/opgraphs"
+	"github.com/bulkad/bulkad/gradcheck"
 	"github.com/bulkad/bulkad/lower"
 )
 
@@ -357,7 +358,7 @@ func FuzzGrad(f *testing.F) {
 		if err != nil {
 			return // Gorgonia itself refused the graph
 		}
-		rep, err := bulkad.Check(fg.cost, fg.wrt, bulkad.WithGorgonia(false), bulkad.WithMaxProbes(6))
+		rep, err := gradcheck.Check(fg.cost, fg.wrt, gradcheck.WithGorgonia(false), gradcheck.WithMaxProbes(6))
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "bulkad: ") {
 				t.Fatalf("graph %v: unclear error %q", fg.desc, err)
@@ -387,7 +388,7 @@ func FuzzGrad(f *testing.F) {
 			// ε·|f|/h (2e-10·|f| at h = 1e-6); chains such as cube(cube(x²)) make costs of
 			// 10⁶ and more, so the absolute tolerance grows with the cost.
 			atol := rep.Atol + 1e-8*math.Abs(rep.Value)
-			if rep2, err := bulkad.Check(fg.cost, fg.wrt, bulkad.WithGorgonia(false), bulkad.WithMaxProbes(6), bulkad.WithTolerance(atol, rep.Rtol)); err == nil && rep2.OK() {
+			if rep2, err := gradcheck.Check(fg.cost, fg.wrt, gradcheck.WithGorgonia(false), gradcheck.WithMaxProbes(6), gradcheck.WithTolerance(atol, rep.Rtol)); err == nil && rep2.OK() {
 				return
 			}
 		}
@@ -410,7 +411,7 @@ func FuzzGrad(f *testing.F) {
 			// (dtype-generic) program, decides whether the gradient or float32 is at fault (a
 			// cost of 5031 whose float32 gradient has 2.7e-3 relative error, 1.9e-7 in float64).
 			if fg64, err := buildFuzzGraphDtype(data, true); err == nil {
-				if rep64, err := bulkad.Check(fg64.cost, fg64.wrt, bulkad.WithGorgonia(false), bulkad.WithMaxProbes(6)); err == nil && rep64.OK() {
+				if rep64, err := gradcheck.Check(fg64.cost, fg64.wrt, gradcheck.WithGorgonia(false), gradcheck.WithMaxProbes(6)); err == nil && rep64.OK() {
 					return
 				}
 			}
@@ -457,12 +458,12 @@ func atKink(fg *fuzzGraph) bool {
 
 // f32RoundOff reports whether a float32 report fails only by round-off: no error besides the
 // comparisons, and every comparison within 1e-4 relative to the node's gradient scale.
-func f32RoundOff(rep *bulkad.Report) bool {
+func f32RoundOff(rep *gradcheck.Report) bool {
 	if rep.BulkadError != "" || rep.RaisedError != "" || len(rep.Nodes) == 0 {
 		return false
 	}
 	for _, n := range rep.Nodes {
-		for _, s := range []*bulkad.ErrStat{&n.BulkadVsFD, n.RaisedVsFD, n.RaisedVsArtifact} {
+		for _, s := range []*gradcheck.ErrStat{&n.BulkadVsFD, n.RaisedVsFD, n.RaisedVsArtifact} {
 			if s != nil && !s.OK && !(s.MaxRel <= 1e-4) {
 				return false
 			}
@@ -560,7 +561,7 @@ func TestGorgoniaSoftmaxShift(t *testing.T) {
 }
 
 // TestCheckRepeatedWrt: found by FuzzGrad. bulkad.Grad(cost, x, x) gives each copy the full
-// gradient (here 2x for cost = Σx²), and bulkad.Check(cost, {x, x}) must accept both copies
+// gradient (here 2x for cost = Σx²), and gradcheck.Check(cost, {x, x}) must accept both copies
 // (its finite differences once reset the first copy's perturbation with the second copy's
 // unperturbed value, so the first copy was reported WRONG).
 func TestCheckRepeatedWrt(t *testing.T) {
@@ -578,7 +579,7 @@ func TestCheckRepeatedWrt(t *testing.T) {
 			t.Errorf("gradient %d = %v, want [2 4]", k, got)
 		}
 	}
-	rep, err := bulkad.Check(cost, G.Nodes{x, x}, bulkad.WithGorgonia(false))
+	rep, err := gradcheck.Check(cost, G.Nodes{x, x}, gradcheck.WithGorgonia(false))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -362,7 +362,7 @@ func (k *keepAlive) String() string { return k.text }
 // a view (a Reshape of an intermediate node followed by an in-place subtraction, say) alive
 // until after the nodes after have run: keepAlive nodes depending on after read each alias
 // class at risk. For callers that run Gorgonia's own forward pass and read intermediate values
-// afterwards (bulkad.Check's point of evaluation). Nothing is added when no class is at risk.
+// afterwards (gradcheck.Check's point of evaluation). Nothing is added when no class is at risk.
 func Protect(g *gorgonia.ExprGraph, after []*gorgonia.Node) error {
 	return protectViews(g, after)
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/bulkad/bulkad"
+	"github.com/bulkad/bulkad/gradcheck"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -13,7 +14,7 @@ import (
 // TestCoarseSecondOrderONNX: an imported model is one plan node and its gradient another,
 // which reads the forward plan's activations; differentiating the gradient again reads both
 // plan nodes back (adapter.Planned, adapter.Part). Grad of Σ g ⊙ v equals HessianVector, and
-// bulkad.Check's second-order rows (central differences of the gradient) pass, for every
+// gradcheck.Check's second-order rows (central differences of the gradient) pass, for every
 // parameter of the LeNet fixture in float64.
 func TestCoarseSecondOrderONNX(t *testing.T) {
 	m, err := bulkad.ImportONNXFile(filepath.Join("..", "onnx", "testdata", "lenet_f64.onnx"))
@@ -54,11 +55,11 @@ func TestCoarseSecondOrderONNX(t *testing.T) {
 			t.Errorf("%s: grad of Σ g⊙v differs from HessianVector by %.2g relative", m.ParamNames[i], e)
 		}
 	}
-	rep, err := bulkad.Check(cost, m.Params, bulkad.WithSecondOrder(), bulkad.WithMaxProbes(4))
+	rep, err := gradcheck.Check(cost, m.Params, gradcheck.WithSecondOrder(), gradcheck.WithMaxProbes(4))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !rep.OK() {
-		t.Errorf("bulkad.Check:\n%s", rep)
+		t.Errorf("gradcheck.Check:\n%s", rep)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/bulkad/bulkad"
+	"github.com/bulkad/bulkad/gradcheck"
 	"github.com/bulkad/bulkad/onnx/onnxtest"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -18,7 +19,7 @@ import (
 // learnable), for variadic Max/Min/Sum/Mean, the opset-18 reductions with the axes as an
 // input, a Cast to float as the graph output, rank-0 initializers in Gorgonia-native ops and
 // weight norm's ReduceL2. Tolerances as TestONNXFixtures' (1e-9 / 1e-8 relative in float64,
-// 1e-5 / 1e-4 in float32) except where a fixture says why; bulkad.Check (finite differences
+// 1e-5 / 1e-4 in float32) except where a fixture says why; gradcheck.Check (finite differences
 // through the raised nodes) runs on the smooth fixtures only, since at a tie a central
 // difference sees neither side's derivative.
 func TestONNXConventions(t *testing.T) {
@@ -26,7 +27,7 @@ func TestONNXConventions(t *testing.T) {
 		name string
 		// fwd64 is the float64 forward tolerance when not 1e-9.
 		fwd64 float64
-		// smooth: no kink or tie at the fixture's point (bulkad.Check applies).
+		// smooth: no kink or tie at the fixture's point (gradcheck.Check applies).
 		smooth bool
 	}{
 		{name: "kinks_op14"},
@@ -106,12 +107,12 @@ func TestONNXConventions(t *testing.T) {
 				if !c.smooth {
 					return
 				}
-				rep, err := bulkad.Check(cost, wrt, bulkad.WithMaxProbes(4))
+				rep, err := gradcheck.Check(cost, wrt, gradcheck.WithMaxProbes(4))
 				if err != nil {
 					t.Fatal(err)
 				}
 				if !rep.OK() {
-					t.Errorf("bulkad.Check:\n%s", rep)
+					t.Errorf("gradcheck.Check:\n%s", rep)
 				}
 			})
 		}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/bulkad/bulkad"
+	"github.com/bulkad/bulkad/gradcheck"
 	"github.com/bulkad/bulkad/onnx/onnxtest"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -17,7 +18,7 @@ import (
 // attributes PyTorch never exports (auto_pad, clip, peepholes, linear_before_reset = 0,
 // asymmetric linear and cubic resizing, ConvTranspose's output_shape), whose expected values
 // are PyTorch computations written from the ONNX specification. check marks the ones that
-// bulkad.Check (finite differences through the raised nodes) also runs on.
+// gradcheck.Check (finite differences through the raised nodes) also runs on.
 var layerFixtures = []struct {
 	name  string
 	check bool
@@ -109,12 +110,12 @@ func checkLayerFixture(t *testing.T, name, tag string, check bool) {
 	if !check {
 		return
 	}
-	rep, err := bulkad.Check(cost, wrt, bulkad.WithMaxProbes(4))
+	rep, err := gradcheck.Check(cost, wrt, gradcheck.WithMaxProbes(4))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !rep.OK() {
-		t.Errorf("bulkad.Check:\n%s", rep)
+		t.Errorf("gradcheck.Check:\n%s", rep)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/bulkad/bulkad"
+	"github.com/bulkad/bulkad/gradcheck"
 	"github.com/bulkad/bulkad/onnx/onnxtest"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -55,7 +56,7 @@ func inputValue(dt tensor.Dtype, dtype string, sh []int, xs []float64) G.Value {
 // (onnx/testdata/gen_shapes.py), import with bulkad.ImportONNXFile; on a TapeMachine the
 // output equals PyTorch's, and bulkad.Grad of loss = Σ output ⊙ r equals PyTorch's autograd
 // gradient with respect to every parameter and every float input: 1e-9 / 1e-8 relative in
-// float64, 1e-5 / 1e-4 in float32; in float64 bulkad.Check (central differences through the
+// float64, 1e-5 / 1e-4 in float32; in float64 gradcheck.Check (central differences through the
 // raised nodes) passes too. The imported model is a few nodes (coarse raising).
 func TestONNXShapes(t *testing.T) {
 	dir := filepath.Join("..", "onnx", "testdata", "shapes")
@@ -140,12 +141,12 @@ func TestONNXShapes(t *testing.T) {
 				}
 			}
 			if dt == tensor.Float64 {
-				rep, err := bulkad.Check(cost, wrt, bulkad.WithMaxProbes(4))
+				rep, err := gradcheck.Check(cost, wrt, gradcheck.WithMaxProbes(4))
 				if err != nil {
 					t.Fatal(err)
 				}
 				if !rep.OK() {
-					t.Errorf("bulkad.Check:\n%s", rep)
+					t.Errorf("gradcheck.Check:\n%s", rep)
 				}
 			}
 		})

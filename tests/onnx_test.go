@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/bulkad/bulkad"
+	"github.com/bulkad/bulkad/gradcheck"
 	"github.com/bulkad/bulkad/onnx/onnxtest"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -17,7 +18,7 @@ func relErr(a, b []float64) float64 { return onnxtest.RelErr(a, b, 1e-3) }
 // TestONNXFixtures: every model exported from PyTorch imports, its forward pass equals
 // PyTorch's output, and bulkad.Grad of loss = Σ output ⊙ r (run on a TapeMachine) equals
 // PyTorch's autograd gradient w.r.t. every parameter: 1e-9 / 1e-8 relative in float64,
-// 1e-5 / 1e-4 in float32; bulkad.Check (finite differences, the raised nodes) passes. The
+// 1e-5 / 1e-4 in float32; gradcheck.Check (finite differences, the raised nodes) passes. The
 // imported model and its gradient are a few nodes each (coarse raising).
 func TestONNXFixtures(t *testing.T) {
 	for _, name := range []string{"mlp", "lenet", "gru", "block", "gated", "scans", "sepconv"} {
@@ -83,12 +84,12 @@ func TestONNXFixtures(t *testing.T) {
 						t.Errorf("∂loss/∂%s differs from PyTorch's by %.2g relative", names[i], e)
 					}
 				}
-				rep, err := bulkad.Check(cost, wrt, bulkad.WithMaxProbes(4))
+				rep, err := gradcheck.Check(cost, wrt, gradcheck.WithMaxProbes(4))
 				if err != nil {
 					t.Fatal(err)
 				}
 				if !rep.OK() {
-					t.Errorf("bulkad.Check:\n%s", rep)
+					t.Errorf("gradcheck.Check:\n%s", rep)
 				}
 			})
 		}

@@ -9,6 +9,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/bulkad/bulkad"
+	"github.com/bulkad/bulkad/gradcheck"
 )
 
 // TestBenchSmoke runs the whole command on tiny models (on bulkad.Engine, with the
@@ -76,7 +77,7 @@ func TestBenchSmoke(t *testing.T) {
 }
 
 // TestModelGradients checks the gradients of the benchmarked models people train, at the
-// smoke test's sizes, with bulkad.Check: bulkad's gradient (its program and the nodes Grad
+// smoke test's sizes, with gradcheck.Check: bulkad's gradient (its program and the nodes Grad
 // adds, run on a TapeMachine) must match central finite differences; Gorgonia's Grad must
 // run, and wherever its gradient matches the differences bulkad's must match Gorgonia's.
 // The costs must be finite.
@@ -93,7 +94,7 @@ func TestModelGradients(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rep, err := bulkad.Check(m.Cost, m.Wrt, bulkad.WithMaxProbes(6))
+			rep, err := gradcheck.Check(m.Cost, m.Wrt, gradcheck.WithMaxProbes(6))
 			if err != nil {
 				t.Fatalf("%s %v: %v", s.Name, dt, err)
 			}

@@ -1,4 +1,4 @@
-// Command gradcheck answers "which autodiff can I trust?": it runs bulkad.Check — bulkad's
+// Command gradcheck answers "which autodiff can I trust?": it runs gradcheck.Check — bulkad's
 // gradient, Gorgonia's own gradient and central finite differences in float64 — over every
 // model of the zoo (examples/models) and every single-op graph (examples/opgraphs), and
 // prints one table (or JSON with -json).
@@ -10,7 +10,7 @@
 // Columns: the largest absolute error of bulkad against finite differences, of Gorgonia
 // against finite differences, and the verdicts ("ok", "wrong", "failed" = Gorgonia's Grad or
 // machine returned an error or panicked, "refused" = Gorgonia declines to differentiate).
-// The second-order columns (bulkad.WithSecondOrder) compare the Hessian-vector product along a
+// The second-order columns (gradcheck.WithSecondOrder) compare the Hessian-vector product along a
 // random direction — bulkad.HessianVector and bulkad.Grad applied twice, run on a TapeMachine —
 // with central differences of the float64 gradient (largest error relative to the largest
 // entry), and say what Gorgonia's Grad applied twice does (ok, wrong, panics, refused).
@@ -30,9 +30,9 @@ import (
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
-	"github.com/bulkad/bulkad"
 	"github.com/bulkad/bulkad/examples/models"
 	"github.com/bulkad/bulkad/examples/opgraphs"
+	"github.com/bulkad/bulkad/gradcheck"
 )
 
 // Row is one checked graph.
@@ -49,11 +49,11 @@ type Row struct {
 	GorgFD  float64 `json:"gorgonia_max_abs_err"`
 	// Second is bulkad's second-order verdict (ok / WRONG / skipped), SecondRel its largest
 	// error relative to the largest entry, GorgSecond Gorgonia's Grad twice.
-	Second     string         `json:"second_order"`
-	SecondRel  float64        `json:"second_order_max_rel_err"`
-	GorgSecond string         `json:"gorgonia_second_order"`
-	Report     *bulkad.Report `json:"report,omitempty"`
-	Error      string         `json:"error,omitempty"`
+	Second     string            `json:"second_order"`
+	SecondRel  float64           `json:"second_order_max_rel_err"`
+	GorgSecond string            `json:"gorgonia_second_order"`
+	Report     *gradcheck.Report `json:"report,omitempty"`
+	Error      string            `json:"error,omitempty"`
 }
 
 func main() {
@@ -111,7 +111,7 @@ func run(dt tensor.Dtype, probes int) ([]Row, error) {
 
 func check(name, kind string, dt tensor.Dtype, cost *G.Node, wrt G.Nodes, probes int, refuses bool) Row {
 	r := Row{Graph: name, Kind: kind, Dtype: dt.String()}
-	rep, err := bulkad.Check(cost, wrt, bulkad.WithMaxProbes(probes), bulkad.WithSecondOrder())
+	rep, err := gradcheck.Check(cost, wrt, gradcheck.WithMaxProbes(probes), gradcheck.WithSecondOrder())
 	if err != nil {
 		r.Bulkad, r.Gorgonia, r.Error = "FAILED", "-", err.Error()
 		return r
@@ -154,7 +154,7 @@ func check(name, kind string, dt tensor.Dtype, cost *G.Node, wrt G.Nodes, probes
 }
 
 // secondOrder fills the row's second-order columns from the report.
-func secondOrder(r *Row, rep *bulkad.Report) {
+func secondOrder(r *Row, rep *gradcheck.Report) {
 	switch {
 	case rep.SecondOrderSkipped:
 		r.Second, r.GorgSecond = "skipped", "-"

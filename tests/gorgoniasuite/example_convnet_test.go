@@ -15,7 +15,7 @@ import (
 // its active line log(out ⊙ y) takes the log of zeros); RMSProp with the batch size, as in the
 // example. Sizes: batch 4, 1×12×12 images, 4/8/8 channels, dense 8→16→10. The example's
 // dropout layers are left out: their masks are random per run, so the two graphs would not see
-// the same masks (Gorgonia's dropout gradient is checked elsewhere: bulkad.Check, README).
+// the same masks (Gorgonia's dropout gradient is checked elsewhere: gradcheck.Check, README).
 // Data and weights are drawn from a fixed seed. It returns the cost at each step.
 func trainConvnet(t *testing.T, grad gradFunc, steps int) []float64 {
 	t.Helper()

@@ -1,4 +1,4 @@
-package bulkad_test
+package gradcheck_test
 
 import (
 	"encoding/json"
@@ -10,16 +10,16 @@ import (
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
-	"github.com/bulkad/bulkad"
 	"github.com/bulkad/bulkad/examples/models"
 	"github.com/bulkad/bulkad/examples/opgraphs"
+	"github.com/bulkad/bulkad/gradcheck"
 )
 
-// checkOK runs bulkad.Check and fails the test, naming label, on an error or on a report that
+// checkOK runs gradcheck.Check and fails the test, naming label, on an error or on a report that
 // is not OK; after an error the report is nil.
-func checkOK(t *testing.T, label string, cost *G.Node, wrt G.Nodes, opts ...bulkad.CheckOption) *bulkad.Report {
+func checkOK(t *testing.T, label string, cost *G.Node, wrt G.Nodes, opts ...gradcheck.Option) *gradcheck.Report {
 	t.Helper()
-	rep, err := bulkad.Check(cost, wrt, opts...)
+	rep, err := gradcheck.Check(cost, wrt, opts...)
 	if err != nil {
 		t.Errorf("%s: %v", label, err)
 		return nil
@@ -65,7 +65,7 @@ func eachZooModel(t *testing.T, f func(dt tensor.Dtype, m *models.Model)) {
 // operations whose Gorgonia gradient is known to be wrong, the checker says so.
 func TestCheckSingleOps(t *testing.T) {
 	eachOpGraph(t, 1, func(dt tensor.Dtype, c opgraphs.Case, gr *opgraphs.Graph) {
-		rep := checkOK(t, fmt.Sprintf("%s %v", c.Name, dt), gr.Cost, gr.Wrt, bulkad.WithMaxProbes(8))
+		rep := checkOK(t, fmt.Sprintf("%s %v", c.Name, dt), gr.Cost, gr.Wrt, gradcheck.WithMaxProbes(8))
 		if rep == nil || dt != tensor.Float64 {
 			return
 		}
@@ -90,7 +90,7 @@ func TestCheckSingleOps(t *testing.T) {
 // TestCheckZoo: bulkad passes the check on every zoo model in both dtypes.
 func TestCheckZoo(t *testing.T) {
 	eachZooModel(t, func(dt tensor.Dtype, m *models.Model) {
-		rep := checkOK(t, fmt.Sprintf("%s %v", m.Name, dt), m.Cost, m.Wrt, bulkad.WithMaxProbes(6))
+		rep := checkOK(t, fmt.Sprintf("%s %v", m.Name, dt), m.Cost, m.Wrt, gradcheck.WithMaxProbes(6))
 		if rep != nil && len(rep.Nodes) != len(m.Wrt) {
 			t.Errorf("%s: %d node reports for %d wrt nodes", m.Name, len(rep.Nodes), len(m.Wrt))
 		}
@@ -101,7 +101,7 @@ func TestCheckZoo(t *testing.T) {
 // (the convnet's dropout makes it skip, which is no failure), with a row per wrt node.
 func TestCheckSecondOrderZoo(t *testing.T) {
 	eachZooModel(t, func(dt tensor.Dtype, m *models.Model) {
-		rep := checkOK(t, fmt.Sprintf("%s %v", m.Name, dt), m.Cost, m.Wrt, bulkad.WithMaxProbes(4), bulkad.WithSecondOrder())
+		rep := checkOK(t, fmt.Sprintf("%s %v", m.Name, dt), m.Cost, m.Wrt, gradcheck.WithMaxProbes(4), gradcheck.WithSecondOrder())
 		switch {
 		case rep == nil:
 		case rep.SecondOrderSkipped:
@@ -118,7 +118,7 @@ func TestCheckSecondOrderZoo(t *testing.T) {
 // float32.
 func TestCheckSecondOrderOps(t *testing.T) {
 	eachOpGraph(t, 5, func(dt tensor.Dtype, c opgraphs.Case, gr *opgraphs.Graph) {
-		rep := checkOK(t, fmt.Sprintf("%s %v", c.Name, dt), gr.Cost, gr.Wrt, bulkad.WithMaxProbes(4), bulkad.WithSecondOrder(), bulkad.WithGorgonia(false))
+		rep := checkOK(t, fmt.Sprintf("%s %v", c.Name, dt), gr.Cost, gr.Wrt, gradcheck.WithMaxProbes(4), gradcheck.WithSecondOrder(), gradcheck.WithGorgonia(false))
 		if rep != nil && len(rep.SecondOrder) != len(gr.Wrt) {
 			t.Errorf("%s %v: %d second-order rows for %d wrt nodes\n%s", c.Name, dt, len(rep.SecondOrder), len(gr.Wrt), rep)
 		}
@@ -155,7 +155,7 @@ func TestCheckFlagsWrongCustomGradient(t *testing.T) {
 		G.WithValue(tensor.New(tensor.WithShape(2, 3), tensor.WithBacking([]float64{1, -2, 3, 0.5, 4, -1}))))
 	y := G.Must(G.ApplyOp(newWrongDouble(), x))
 	cost := G.Must(G.Sum(G.Must(G.Square(y))))
-	rep, err := bulkad.Check(cost, G.Nodes{x})
+	rep, err := gradcheck.Check(cost, G.Nodes{x})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +181,7 @@ func TestCheckLeavesGraphUnchanged(t *testing.T) {
 	for _, n := range m.Wrt {
 		vals = append(vals, append([]float64{}, n.Value().Data().([]float64)...))
 	}
-	if _, err := bulkad.Check(m.Cost, m.Wrt); err != nil {
+	if _, err := gradcheck.Check(m.Cost, m.Wrt); err != nil {
 		t.Fatal(err)
 	}
 	if after := len(m.G.AllNodes()); after != before {
@@ -206,7 +206,7 @@ func TestCheckReportFormats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := bulkad.Check(gr.Cost, gr.Wrt, bulkad.WithMaxProbes(3), bulkad.WithTolerance(1e-7, 1e-6), bulkad.WithSeed(9), bulkad.WithStep(1e-5), bulkad.WithGorgonia(false))
+	rep, err := gradcheck.Check(gr.Cost, gr.Wrt, gradcheck.WithMaxProbes(3), gradcheck.WithTolerance(1e-7, 1e-6), gradcheck.WithSeed(9), gradcheck.WithStep(1e-5), gradcheck.WithGorgonia(false))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +226,7 @@ func TestCheckReportFormats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var back bulkad.Report
+	var back gradcheck.Report
 	if err := json.Unmarshal(b, &back); err != nil || len(back.Nodes) != len(rep.Nodes) {
 		t.Errorf("JSON round trip: %v", err)
 	}
@@ -234,15 +234,15 @@ func TestCheckReportFormats(t *testing.T) {
 
 // TestCheckBadInput: errors, no panics.
 func TestCheckBadInput(t *testing.T) {
-	if _, err := bulkad.Check(nil, nil); err == nil {
+	if _, err := gradcheck.Check(nil, nil); err == nil {
 		t.Error("nil cost accepted")
 	}
 	gr, _ := opgraphs.Cases()[0].Build(tensor.Float64, 1)
-	if _, err := bulkad.Check(gr.Cost, nil); err == nil {
+	if _, err := gradcheck.Check(gr.Cost, nil); err == nil {
 		t.Error("no wrt accepted")
 	}
 	other, _ := opgraphs.Cases()[1].Build(tensor.Float64, 1)
-	if _, err := bulkad.Check(gr.Cost, other.Wrt); err == nil {
+	if _, err := gradcheck.Check(gr.Cost, other.Wrt); err == nil {
 		t.Error("wrt from another graph accepted")
 	}
 }
@@ -258,28 +258,28 @@ func TestCheckRejectsBadOptions(t *testing.T) {
 	nan := math.NaN()
 	for _, tc := range []struct {
 		name string
-		opts []bulkad.CheckOption
+		opts []gradcheck.Option
 		want string // in the error; "" means no error
 	}{
-		{"nil option", []bulkad.CheckOption{bulkad.WithSeed(2), nil}, "option 1 is nil"},
-		{"zero step", []bulkad.CheckOption{bulkad.WithStep(0)}, "step 0"},
-		{"negative step", []bulkad.CheckOption{bulkad.WithStep(-1e-6)}, "step -1e-06"},
-		{"NaN step", []bulkad.CheckOption{bulkad.WithStep(nan)}, "step NaN"},
-		{"infinite step", []bulkad.CheckOption{bulkad.WithStep(math.Inf(1))}, "step +Inf"},
-		{"negative atol", []bulkad.CheckOption{bulkad.WithTolerance(-1e-6, 1e-5)}, "tolerance"},
-		{"negative rtol", []bulkad.CheckOption{bulkad.WithTolerance(1e-6, -1)}, "tolerance"},
-		{"NaN tolerance", []bulkad.CheckOption{bulkad.WithTolerance(nan, 1e-5)}, "tolerance"},
-		{"zero tolerances", []bulkad.CheckOption{bulkad.WithTolerance(0, 0)}, ""},
-		{"infinite tolerance", []bulkad.CheckOption{bulkad.WithTolerance(math.Inf(1), 0)}, ""},
+		{"nil option", []gradcheck.Option{gradcheck.WithSeed(2), nil}, "option 1 is nil"},
+		{"zero step", []gradcheck.Option{gradcheck.WithStep(0)}, "step 0"},
+		{"negative step", []gradcheck.Option{gradcheck.WithStep(-1e-6)}, "step -1e-06"},
+		{"NaN step", []gradcheck.Option{gradcheck.WithStep(nan)}, "step NaN"},
+		{"infinite step", []gradcheck.Option{gradcheck.WithStep(math.Inf(1))}, "step +Inf"},
+		{"negative atol", []gradcheck.Option{gradcheck.WithTolerance(-1e-6, 1e-5)}, "tolerance"},
+		{"negative rtol", []gradcheck.Option{gradcheck.WithTolerance(1e-6, -1)}, "tolerance"},
+		{"NaN tolerance", []gradcheck.Option{gradcheck.WithTolerance(nan, 1e-5)}, "tolerance"},
+		{"zero tolerances", []gradcheck.Option{gradcheck.WithTolerance(0, 0)}, ""},
+		{"infinite tolerance", []gradcheck.Option{gradcheck.WithTolerance(math.Inf(1), 0)}, ""},
 	} {
-		_, err := bulkad.Check(gr.Cost, gr.Wrt, append(tc.opts, bulkad.WithMaxProbes(2), bulkad.WithGorgonia(false))...)
+		_, err := gradcheck.Check(gr.Cost, gr.Wrt, append(tc.opts, gradcheck.WithMaxProbes(2), gradcheck.WithGorgonia(false))...)
 		switch {
 		case tc.want == "" && err != nil:
 			t.Errorf("%s: %v", tc.name, err)
 		case tc.want != "" && err == nil:
 			t.Errorf("%s: accepted", tc.name)
-		case tc.want != "" && (!strings.HasPrefix(err.Error(), "bulkad: check: ") || !strings.Contains(err.Error(), tc.want)):
-			t.Errorf("%s: error %q, want it to start with \"bulkad: check: \" and name %q", tc.name, err, tc.want)
+		case tc.want != "" && (!strings.HasPrefix(err.Error(), "gradcheck: ") || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: error %q, want it to start with \"gradcheck: \" and name %q", tc.name, err, tc.want)
 		}
 	}
 }
@@ -299,7 +299,7 @@ func TestCheckRunsGradNodes(t *testing.T) {
 	r := vec64(g, "r", 0.4, -0.9, 0.2, 0.7, -0.3, 0.8)
 	cost := G.Must(G.Sum(G.Must(G.HadamardProd(G.Must(G.Reshape(G.Must(G.HadamardDiv(a, b)), tensor.Shape{6})), r))))
 	before := len(g.AllNodes())
-	rep, err := bulkad.Check(cost, G.Nodes{a, b}, bulkad.WithMaxProbes(0))
+	rep, err := gradcheck.Check(cost, G.Nodes{a, b}, gradcheck.WithMaxProbes(0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,7 +322,7 @@ func TestCheckRunsGradNodes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err = bulkad.Check(m.Cost, m.Wrt, bulkad.WithMaxProbes(4))
+	rep, err = gradcheck.Check(m.Cost, m.Wrt, gradcheck.WithMaxProbes(4))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,7 +343,7 @@ func TestCheckSecondOrderGorgonia(t *testing.T) {
 	g := G.NewGraph()
 	x := vec64(g, "x", 1, 2, 3)
 	cost := G.Must(G.Sum(G.Must(G.Cube(x))))
-	rep, err := bulkad.Check(cost, G.Nodes{x}, bulkad.WithSecondOrder())
+	rep, err := gradcheck.Check(cost, G.Nodes{x}, gradcheck.WithSecondOrder())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -359,7 +359,7 @@ func TestCheckSecondOrderGorgonia(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err = bulkad.Check(gr.Cost, gr.Wrt, bulkad.WithSecondOrder())
+	rep, err = gradcheck.Check(gr.Cost, gr.Wrt, gradcheck.WithSecondOrder())
 	if err != nil {
 		t.Fatal(err)
 	}

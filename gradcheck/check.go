@@ -1,4 +1,4 @@
-package bulkad
+package gradcheck
 
 import (
 	"encoding/json"
@@ -20,10 +20,10 @@ import (
 	"github.com/bulkad/bulkad/raise"
 )
 
-// CheckOption configures Check.
-type CheckOption func(*checkConfig)
+// Option configures Check.
+type Option func(*config)
 
-type checkConfig struct {
+type config struct {
 	atol, rtol float64
 	tolSet     bool
 	step       float64
@@ -38,24 +38,24 @@ type checkConfig struct {
 // entry with the finite-difference value as want. Defaults: atol 1e-6, rtol 1e-5 for float64
 // graphs; atol 1e-3, rtol 1e-3 for float32 graphs (their gradients are computed in float32).
 // Both must be ≥ 0 (+Inf accepts everything); Check refuses a negative or NaN tolerance.
-func WithTolerance(atol, rtol float64) CheckOption {
-	return func(c *checkConfig) { c.atol, c.rtol, c.tolSet = atol, rtol, true }
+func WithTolerance(atol, rtol float64) Option {
+	return func(c *config) { c.atol, c.rtol, c.tolSet = atol, rtol, true }
 }
 
 // WithStep sets the finite-difference step h (default 1e-6): each probed entry x is moved to
 // x ± h·max(1, |x|) and the cost difference divided by the distance. Check refuses a step
 // that is not a finite number > 0.
-func WithStep(h float64) CheckOption { return func(c *checkConfig) { c.step = h } }
+func WithStep(h float64) Option { return func(c *config) { c.step = h } }
 
 // WithSeed sets the seed that chooses which entries are probed (default 1).
-func WithSeed(seed int64) CheckOption { return func(c *checkConfig) { c.seed = seed } }
+func WithSeed(seed int64) Option { return func(c *config) { c.seed = seed } }
 
 // WithMaxProbes sets the largest number of entries probed per wrt tensor (default 16; 0 or
 // less probes every entry). Probing a random subset keeps big models fast.
-func WithMaxProbes(n int) CheckOption { return func(c *checkConfig) { c.maxProbes = n } }
+func WithMaxProbes(n int) Option { return func(c *config) { c.maxProbes = n } }
 
 // WithGorgonia sets whether Gorgonia's own Grad is run for comparison (default true).
-func WithGorgonia(on bool) CheckOption { return func(c *checkConfig) { c.gorgonia = on } }
+func WithGorgonia(on bool) Option { return func(c *config) { c.gorgonia = on } }
 
 // ErrStat summarises the differences between two gradients over the probed entries.
 //
@@ -207,8 +207,8 @@ func (r *Report) String() string {
 // A failure inside Gorgonia (error or panic) is recorded in the report, never returned; so is
 // a graph bulkad cannot differentiate (Report.BulkadError), as long as finite differences can
 // still be computed.
-func Check(cost *gorgonia.Node, wrt gorgonia.Nodes, opts ...CheckOption) (*Report, error) {
-	cfg := checkConfig{step: 1e-6, seed: 1, maxProbes: 16, gorgonia: true, nilOption: -1}
+func Check(cost *gorgonia.Node, wrt gorgonia.Nodes, opts ...Option) (*Report, error) {
+	cfg := config{step: 1e-6, seed: 1, maxProbes: 16, gorgonia: true, nilOption: -1}
 	for i, o := range opts {
 		if o == nil {
 			if cfg.nilOption < 0 {
@@ -219,10 +219,10 @@ func Check(cost *gorgonia.Node, wrt gorgonia.Nodes, opts ...CheckOption) (*Repor
 		o(&cfg)
 	}
 	if err := cfg.validate(); err != nil {
-		return nil, wrapOnce(err, "check")
+		return nil, errors.Wrap(err, "gradcheck")
 	}
-	if err := check(cost, wrt); err != nil {
-		return nil, wrapOnce(err, "check")
+	if err := validArgs(cost, wrt); err != nil {
+		return nil, errors.Wrap(err, "gradcheck")
 	}
 	g := cost.Graph()
 	idx := map[*gorgonia.Node]int{}
@@ -271,7 +271,7 @@ func Check(cost *gorgonia.Node, wrt gorgonia.Nodes, opts ...CheckOption) (*Repor
 	// The point is read from a forward pass of its own, with the needed values protected from
 	// Gorgonia's in-place ops on views (Gorgonia's gradient run is left as Gorgonia runs it).
 	if vals, gcost, err = forwardValues(g, cost, idx, need); err != nil {
-		return nil, errors.Wrap(err, "bulkad: check: forward pass on a clone of the graph")
+		return nil, errors.Wrap(err, "gradcheck: forward pass on a clone of the graph")
 	}
 	rep.Value = gcost
 
@@ -336,7 +336,7 @@ func Check(cost *gorgonia.Node, wrt gorgonia.Nodes, opts ...CheckOption) (*Repor
 	// 3. Finite differences.
 	fd, mode, err := newFD(g, cost, wrt, idx, vals, tr, args, f32)
 	if err != nil {
-		return nil, errors.Wrap(err, "bulkad: check: finite differences")
+		return nil, errors.Wrap(err, "gradcheck: finite differences")
 	}
 	rep.FDMode = mode
 	rng := rand.New(rand.NewSource(cfg.seed))
@@ -353,7 +353,7 @@ func Check(cost *gorgonia.Node, wrt gorgonia.Nodes, opts ...CheckOption) (*Repor
 		ref := make([]float64, len(probes))
 		for j, e := range probes {
 			if ref[j], err = fd.derivative(k, e, cfg.step); err != nil {
-				return nil, errors.Wrapf(err, "bulkad: check: finite differences for %s", n.Name())
+				return nil, errors.Wrapf(err, "gradcheck: finite differences for %s", n.Name())
 			}
 		}
 		nr.Verdict = "ok"
@@ -467,7 +467,7 @@ func zeroDense(t core.Type) (*tensor.Dense, error) {
 }
 
 // compare checks got[probes[j]] against want[j] (MaxRel: see ErrStat).
-func compare(got, want []float64, probes []int, cfg checkConfig) ErrStat {
+func compare(got, want []float64, probes []int, cfg config) ErrStat {
 	s := ErrStat{OK: true}
 	scale := 0.0
 	for _, w := range want {
@@ -783,4 +783,31 @@ func promote(p *core.Program) (*core.Program, error) {
 // intermediate wrt node h with Reshape(h) − x5 computed in place).
 func protectNeeded(g2 *gorgonia.ExprGraph, after ...*gorgonia.Node) error {
 	return errors.Wrap(raise.Protect(g2, after), "protecting the values read from Gorgonia's forward pass")
+}
+
+// validArgs checks Check's cost and wrt as bulkad.Grad does: a scalar cost in a graph, at
+// least one wrt node, every wrt node non-nil and in the cost's graph.
+func validArgs(cost *gorgonia.Node, wrt []*gorgonia.Node) error {
+	if cost == nil {
+		return errors.New("cost node is nil")
+	}
+	g := cost.Graph()
+	if g == nil {
+		return errors.Errorf("cost node %v belongs to no graph", cost)
+	}
+	if !cost.IsScalar() {
+		return errors.Errorf("cost %v has shape %v, want a scalar", cost, cost.Shape())
+	}
+	if len(wrt) == 0 {
+		return errors.New("no wrt nodes")
+	}
+	for i, w := range wrt {
+		if w == nil {
+			return errors.Errorf("wrt node %d is nil", i)
+		}
+		if w.Graph() != g {
+			return errors.Errorf("wrt node %d (%v) belongs to another graph than the cost", i, w)
+		}
+	}
+	return nil
 }

@@ -1,4 +1,4 @@
-package bulkad
+package gradcheck
 
 import (
 	"math"
@@ -8,7 +8,7 @@ import (
 // TestCompareRelativeNearZero: the relative error of an entry that should be 0 is measured
 // against the largest reference entry, not against 0 (hand-computed values).
 func TestCompareRelativeNearZero(t *testing.T) {
-	cfg := checkConfig{atol: 1e-6, rtol: 1e-5}
+	cfg := config{atol: 1e-6, rtol: 1e-5}
 	for _, tc := range []struct {
 		name      string
 		got, want []float64

@@ -1,9 +1,11 @@
-package bulkad
+package gradcheck
 
 import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/bulkad/bulkad"
 
 	"github.com/pkg/errors"
 	"gorgonia.org/gorgonia"
@@ -11,7 +13,7 @@ import (
 )
 
 // validate checks the options Check was given (after they were applied to cfg).
-func (c *checkConfig) validate() error {
+func (c *config) validate() error {
 	if c.nilOption >= 0 {
 		return errors.Errorf("option %d is nil", c.nilOption)
 	}
@@ -39,7 +41,7 @@ func raisedGrads(g *gorgonia.ExprGraph, cost *gorgonia.Node, wrt gorgonia.Nodes,
 		return nil, nil, err
 	}
 	slots := readAll(g2, need)
-	gs, err := Grad(all[idx[cost]], wrt2...)
+	gs, err := bulkad.Grad(all[idx[cost]], wrt2...)
 	if err != nil {
 		return nil, nil, err
 	}

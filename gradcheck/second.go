@@ -1,4 +1,4 @@
-package bulkad
+package gradcheck
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"math/rand"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/bulkad/bulkad"
 
 	"github.com/bulkad/bulkad/ad"
 	"github.com/bulkad/bulkad/adapter"
@@ -24,7 +26,7 @@ import (
 // 1e-6 of the differences' largest magnitude for float64 graphs, 2e-3 for float32 graphs.
 // Gorgonia's Grad applied twice is run beside it (Report.SecondOrder[i].Gorgonia: ok, wrong,
 // panics, refused). Graphs with random operations are not checked (Report.SecondOrderError).
-func WithSecondOrder() CheckOption { return func(c *checkConfig) { c.second = true } }
+func WithSecondOrder() Option { return func(c *config) { c.second = true } }
 
 // secondOK says whether the second-order part (when it ran) passed: every row ok, or the
 // check skipped for a reason that is no failure of bulkad (random operations, a repeated wrt
@@ -50,7 +52,7 @@ type SecondOrderReport struct {
 	Shape []int  `json:"shape"`
 	// HessianVectorVsFD compares the HessianVector nodes with the differences of the gradient.
 	HessianVectorVsFD ErrStat `json:"hessian_vector_vs_fd"`
-	// GradOfGradVsFD compares Grad(Σ g ⊙ v) for g from Grad with the differences.
+	// GradOfGradVsFD compares bulkad.Grad(Σ g ⊙ v) for g from Grad with the differences.
 	GradOfGradVsFD ErrStat `json:"grad_of_grad_vs_fd"`
 	// Gorgonia is "ok", "wrong", "panics: …", "refused: …" or "not run".
 	Gorgonia     string   `json:"gorgonia"`
@@ -75,7 +77,7 @@ func secondOrderTol(f32 bool) float64 {
 // secondOrder runs the check of WithSecondOrder; args are the translation's arguments at the
 // point (pointArgs, zeros for interior wrt nodes included).
 func secondOrder(g *gorgonia.ExprGraph, cost *gorgonia.Node, wrt gorgonia.Nodes, idx map[*gorgonia.Node]int,
-	tr *adapter.Translation, args map[string]*tensor.Dense, cfg checkConfig, f32 bool) ([]SecondOrderReport, error) {
+	tr *adapter.Translation, args map[string]*tensor.Dense, cfg config, f32 bool) ([]SecondOrderReport, error) {
 	if tr == nil || args == nil {
 		return nil, errors.New("bulkad cannot translate the graph (see the bulkad error)")
 	}
@@ -128,7 +130,7 @@ func secondOrder(g *gorgonia.ExprGraph, cost *gorgonia.Node, wrt gorgonia.Nodes,
 			probes[j] = j
 			scale = math.Max(scale, math.Abs(ref[i][j]))
 		}
-		c := checkConfig{atol: tol * math.Max(scale, 1e-12)}
+		c := config{atol: tol * math.Max(scale, 1e-12)}
 		r := SecondOrderReport{Name: w.Name(), Shape: append([]int{}, w.Shape()...), Gorgonia: gorMsg}
 		r.HessianVectorVsFD = compare(hv[i], ref[i], probes, c)
 		r.GradOfGradVsFD = compare(gg[i], ref[i], probes, c)
@@ -305,11 +307,11 @@ func bulkadSecond(g *gorgonia.ExprGraph, cost *gorgonia.Node, wrt gorgonia.Nodes
 	if err != nil {
 		return nil, nil, err
 	}
-	h, err := HessianVector(cost2, wrt2, vs)
+	h, err := bulkad.HessianVector(cost2, wrt2, vs)
 	if err != nil {
 		return nil, nil, err
 	}
-	gs, err := Grad(cost2, wrt2...)
+	gs, err := bulkad.Grad(cost2, wrt2...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -317,7 +319,7 @@ func bulkadSecond(g *gorgonia.ExprGraph, cost *gorgonia.Node, wrt gorgonia.Nodes
 	if err != nil {
 		return nil, nil, err
 	}
-	gg2, err := Grad(c2, wrt2...)
+	gg2, err := bulkad.Grad(c2, wrt2...)
 	if err != nil {
 		return nil, nil, errors.Wrap(err, "grad of grad")
 	}

@@ -1,4 +1,4 @@
-package bulkad
+package gradcheck
 
 import (
 	"math"
