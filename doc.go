@@ -30,7 +30,7 @@
 // CNN) took minutes to set up. ImportONNX likewise makes a model one plan node plus one node
 // per output; that plan node keeps the model's activations in its value, and the gradient of a
 // loss on the outputs reads them there. The environment variable BULKAD_RAISE=ops (RaiseEnv)
-// brings back one node per operation.
+// (or Options.Raise = RaiseOps) brings back one node per operation.
 //
 // # Differences from gorgonia.Grad
 //
@@ -95,9 +95,10 @@
 //	                  device such as Mesa's lavapipe)
 //	"force"           the device, for every kernel it supports, however small (tests)
 //
-// UseVulkan, UseVulkanForce and UseCPU set it from the program; UseVulkan returns an error
-// saying why when no device can be opened, and everything stays on the CPU. Any other value
-// of BULKAD_VULKAN makes Grad fail. Gradient.RaiseOn takes an explicit raise.Vulkan instead.
+// It is only the default: a program chooses per call with Options (Options{Device: v} with v
+// from VulkanAuto or VulkanForce, which return an error saying why when no device can be
+// opened; Options{CPU: true}), and no function of the package writes the variable. Any other
+// value of BULKAD_VULKAN makes Grad fail.
 // The device is opened once per process (VulkanDevice) and shared; it is safe for concurrent
 // use, its calls being serialised. A graph keeps the setting it was raised with: switching
 // later affects only later Grad calls. A device call that fails never fails the step: the

@@ -145,11 +145,16 @@ func translateForAD(op string, cost *gorgonia.Node, wrt gorgonia.Nodes) (*adapte
 // depend on gets zeros. See the package documentation for the other differences. On error
 // the graph is unchanged.
 func Grad(cost *gorgonia.Node, wrt ...*gorgonia.Node) (gorgonia.Nodes, error) {
+	return Options{}.Grad(cost, wrt...)
+}
+
+// Grad is the package-level Grad with the device and granularity of o.
+func (o Options) Grad(cost *gorgonia.Node, wrt ...*gorgonia.Node) (gorgonia.Nodes, error) {
 	d, err := Differentiate(cost, wrt...)
 	if err != nil {
 		return nil, err
 	}
-	return d.Raise()
+	return d.RaiseWith(o)
 }
 
 // GradAll is Grad, and every node on a path from a wrt node to the cost also gets its
@@ -159,6 +164,11 @@ func Grad(cost *gorgonia.Node, wrt ...*gorgonia.Node) (gorgonia.Nodes, error) {
 // every step, which the fused gradient of Grad avoids: use Grad, naming the few intermediate
 // nodes whose gradients you read among wrt, when speed matters.
 func GradAll(cost *gorgonia.Node, wrt ...*gorgonia.Node) (gorgonia.Nodes, error) {
+	return Options{}.GradAll(cost, wrt...)
+}
+
+// GradAll is the package-level GradAll with the device and granularity of o.
+func (o Options) GradAll(cost *gorgonia.Node, wrt ...*gorgonia.Node) (gorgonia.Nodes, error) {
 	if err := check(cost, wrt); err != nil {
 		return nil, wrapOnce(err, "grad")
 	}
@@ -167,7 +177,7 @@ func GradAll(cost *gorgonia.Node, wrt ...*gorgonia.Node) (gorgonia.Nodes, error)
 		return nil, wrapOnce(err, "grad")
 	}
 	all := append(append(gorgonia.Nodes(nil), wrt...), path...)
-	gs, err := Grad(cost, all...)
+	gs, err := o.Grad(cost, all...)
 	if err != nil {
 		return nil, err
 	}
@@ -177,19 +187,22 @@ func GradAll(cost *gorgonia.Node, wrt ...*gorgonia.Node) (gorgonia.Nodes, error)
 // Raise adds the gradient nodes to the cost's graph (as Grad does) and returns them in wrt
 // order, registered with gorgonia.SetDerivOf. A wrt node given twice gets the same gradient
 // node at both positions, registered once. Their kernels run where BULKAD_VULKAN says (see
-// CurrentVulkan).
-func (d *Gradient) Raise() (gorgonia.Nodes, error) {
-	v, err := CurrentVulkan()
-	if err != nil {
-		return nil, wrapOnce(err, "grad")
-	}
-	return d.RaiseOn(v)
-}
+// CurrentVulkan), at the granularity BULKAD_RAISE says: RaiseWith(Options{}).
+func (d *Gradient) Raise() (gorgonia.Nodes, error) { return d.RaiseWith(Options{}) }
 
 // RaiseOn is Raise with the float kernels of the gradient nodes trying the device of v (see
 // raise.Vulkan) whatever BULKAD_VULKAN says; nil runs everything on the CPU. The raised nodes
 // keep v: every run of the graph uses its device.
 func (d *Gradient) RaiseOn(v *raise.Vulkan) (gorgonia.Nodes, error) {
+	return d.RaiseWith(Options{Device: v, CPU: v == nil})
+}
+
+// RaiseWith is Raise with the device and granularity of o.
+func (d *Gradient) RaiseWith(o Options) (gorgonia.Nodes, error) {
+	v, coarse, err := o.resolve()
+	if err != nil {
+		return nil, wrapOnce(err, "grad")
+	}
 	salts := make([]string, len(d.uniq))
 	for i, w := range d.uniq {
 		salts[i] = fmt.Sprintf("grad of node %d of cost %d", w.ID(), d.cost.ID())
@@ -201,10 +214,6 @@ func (d *Gradient) RaiseOn(v *raise.Vulkan) (gorgonia.Nodes, error) {
 			}
 		}
 		return false
-	}
-	coarse, err := coarseRaising()
-	if err != nil {
-		return nil, wrapOnce(err, "grad")
 	}
 	// A wrt node whose gradient another autodiff registered (gorgonia.Grad on the same graph)
 	// would get both gradients added by BindDualValues: refuse instead of a silent sum. (Only

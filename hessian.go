@@ -21,6 +21,11 @@ import (
 // wrt nodes must be distinct; like Grad, they may be intermediate nodes. The value at
 // non-smooth points follows the package documentation (second derivative 0 at kinks).
 func HessianVector(cost *gorgonia.Node, wrt, v gorgonia.Nodes) (gorgonia.Nodes, error) {
+	return Options{}.HessianVector(cost, wrt, v)
+}
+
+// HessianVector is the package-level HessianVector with the device and granularity of o.
+func (o Options) HessianVector(cost *gorgonia.Node, wrt, v gorgonia.Nodes) (gorgonia.Nodes, error) {
 	const op = "hessian-vector"
 	if err := check(cost, wrt); err != nil {
 		return nil, wrapOnce(err, op)
@@ -68,11 +73,7 @@ func HessianVector(cost *gorgonia.Node, wrt, v gorgonia.Nodes) (gorgonia.Nodes, 
 		comps[i] = k + 2 + i // (value, g_1…g_k, ⟨∇value, v⟩, (H·v)_1…(H·v)_k)
 		salts[i] = fmt.Sprintf("hessian-vector of node %d along node %d", wrt[i].ID(), v[i].ID())
 	}
-	dev, err := CurrentVulkan()
-	if err != nil {
-		return nil, wrapOnce(err, op)
-	}
-	coarse, err := coarseRaising()
+	dev, coarse, err := o.resolve()
 	if err != nil {
 		return nil, wrapOnce(err, op)
 	}

@@ -79,7 +79,10 @@ func ImportONNXFile(path string) (*ONNXModel, error) {
 // The model becomes one plan node that runs it whole (its activations kept in the node's
 // value, where bulkad.Grad's gradient reads them) and one node per output, whatever the
 // model's size; with BULKAD_RAISE=ops (RaiseEnv) it becomes one node per operation instead.
-func ImportONNX(data []byte) (*ONNXModel, error) {
+func ImportONNX(data []byte) (*ONNXModel, error) { return Options{}.ImportONNX(data) }
+
+// ImportONNX is the package-level ImportONNX with the device and granularity of o.
+func (o Options) ImportONNX(data []byte) (*ONNXModel, error) {
 	md, err := onnx.Decode(data)
 	if err != nil {
 		return nil, wrapOnce(err, "import onnx")
@@ -123,17 +126,13 @@ func ImportONNX(data []byte) (*ONNXModel, error) {
 		bind[v.Name] = n
 		out.Params = append(out.Params, n)
 	}
-	dev, err := CurrentVulkan()
+	dev, coarse, err := o.resolve()
 	if err != nil {
 		return nil, wrapOnce(err, "import onnx")
 	}
 	comps := make([]int, len(p.Outputs))
 	for i := range comps {
 		comps[i] = i
-	}
-	coarse, err := coarseRaising()
-	if err != nil {
-		return nil, wrapOnce(err, "import onnx")
 	}
 	// Coarse: one plan node runs the whole model and keeps its activations (Tape), which the
 	// gradient of a loss on the outputs reads instead of recomputing them.

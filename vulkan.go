@@ -14,7 +14,8 @@ import (
 // nodes Grad (and Gradient.Raise) add run: unset, "" or "0" on the CPU; "1" on the Vulkan
 // device where vulkan.Device.Worthwhile expects a gain; "force" on the device for every
 // supported kernel, however small (tests on CPU devices such as lavapipe). It is read at each
-// Grad call; UseVulkan, UseVulkanForce and UseCPU set it for the process.
+// Grad call, as the default of Options whose Device is nil and CPU false; a program chooses
+// with Options (Options{Device: v} with v from VulkanAuto or VulkanForce, Options{CPU: true}).
 const VulkanEnv = "BULKAD_VULKAN"
 
 // vulkanProcess is the process-wide Vulkan device with the two raise.Vulkan configurations
@@ -47,30 +48,26 @@ func VulkanDevice() (*vulkan.Device, error) {
 	return p.dev, nil
 }
 
-// UseVulkan makes the gradients raised by later Grad calls run their float kernels on the
-// process-wide Vulkan device where the device is expected to be faster (large matrix
-// products and transcendental functions on a GPU; never on a CPU device such as lavapipe),
-// by setting BULKAD_VULKAN=1. Without a usable device it returns an error saying why and
-// changes nothing: everything stays on the CPU. Graphs raised before keep their setting.
-func UseVulkan() error { return useVulkan("1") }
-
-// UseVulkanForce is UseVulkan for every kernel the device supports, however small
-// (BULKAD_VULKAN=force): for tests of the device path, e.g. on lavapipe.
-func UseVulkanForce() error { return useVulkan("force") }
-
-// UseCPU makes the gradients raised by later Grad calls run on the CPU (BULKAD_VULKAN=0).
-func UseCPU() {
-	os.Setenv(VulkanEnv, "0")
+// VulkanAuto returns the process-wide device configuration that runs a raised node's float
+// kernels on the Vulkan device where vulkan.Device.Worthwhile expects a gain (large matrix
+// products and transcendental functions on a GPU; never on a CPU device such as lavapipe):
+// pass it as Options.Device. Without a usable device it returns an error saying why.
+func VulkanAuto() (*raise.Vulkan, error) {
+	p, err := openVulkan()
+	if err != nil {
+		return nil, err
+	}
+	return p.auto, nil
 }
 
-func useVulkan(mode string) error {
-	if _, err := openVulkan(); err != nil {
-		return err
+// VulkanForce is VulkanAuto for every kernel the device supports, however small: for tests
+// of the device path, e.g. on lavapipe.
+func VulkanForce() (*raise.Vulkan, error) {
+	p, err := openVulkan()
+	if err != nil {
+		return nil, err
 	}
-	if err := os.Setenv(VulkanEnv, mode); err != nil {
-		return errors.Wrapf(err, "bulkad: vulkan: setting %s=%s", VulkanEnv, mode)
-	}
-	return nil
+	return p.force, nil
 }
 
 // CurrentVulkan returns the device configuration Grad uses now, as BULKAD_VULKAN selects it:

@@ -153,39 +153,59 @@ func TestVulkanEnvironment(t *testing.T) {
 		t.Errorf("BULKAD_VULKAN=yes: the failed Grad added nodes")
 	}
 
-	if err := bulkad.UseVulkanForce(); err != nil {
+	// Options override the environment, which they never write.
+	t.Setenv(bulkad.VulkanEnv, "0")
+	force, err := bulkad.VulkanForce()
+	if err != nil {
 		t.Fatal(err)
 	}
-	if os.Getenv(bulkad.VulkanEnv) != "force" {
-		t.Errorf("UseVulkanForce: BULKAD_VULKAN=%q", os.Getenv(bulkad.VulkanEnv))
-	}
-	if err := bulkad.UseVulkan(); err != nil {
+	auto, err := bulkad.VulkanAuto()
+	if err != nil {
 		t.Fatal(err)
 	}
-	if v, _ := bulkad.CurrentVulkan(); v == nil || v.Force {
-		t.Errorf("UseVulkan: CurrentVulkan = %v, want the where-worthwhile mode", v)
+	if !force.Force || auto.Force {
+		t.Errorf("VulkanForce().Force = %v, VulkanAuto().Force = %v; want true, false", force.Force, auto.Force)
 	}
-	bulkad.UseCPU()
-	if v, _ := bulkad.CurrentVulkan(); v != nil {
-		t.Errorf("UseCPU: CurrentVulkan = %v, want nil", v)
+	before = force.Calls()
+	m = build()
+	gs, err := bulkad.Options{Device: force}.Grad(m.Cost, m.Wrt...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runGraph(t, m.G)
+	if force.Calls() == before || gs[0].Value() == nil {
+		t.Errorf("Options{Device: VulkanForce()}: no kernel ran on the device")
+	}
+	if got := os.Getenv(bulkad.VulkanEnv); got != "0" {
+		t.Errorf("Options changed BULKAD_VULKAN to %q", got)
+	}
+	t.Setenv(bulkad.VulkanEnv, "force")
+	before = force.Calls()
+	m = build()
+	if _, err := (bulkad.Options{CPU: true}).Grad(m.Cost, m.Wrt...); err != nil {
+		t.Fatal(err)
+	}
+	runGraph(t, m.G)
+	if force.Calls() != before {
+		t.Errorf("Options{CPU: true} with BULKAD_VULKAN=force: %d kernels ran on the device", force.Calls()-before)
+	}
+	if _, err := (bulkad.Options{CPU: true, Device: force}).Grad(m.Cost, m.Wrt...); err == nil {
+		t.Errorf("Options with both CPU and Device: no error")
 	}
 }
 
-// TestUseVulkanWithoutDevice: with no usable device (e.g. `go test -tags novulkan`), UseVulkan
-// returns an error saying why and changes nothing, and BULKAD_VULKAN=1 keeps Grad on the CPU.
-func TestUseVulkanWithoutDevice(t *testing.T) {
+// TestVulkanWithoutDevice: with no usable device (e.g. `go test -tags novulkan`), VulkanAuto
+// and VulkanForce return an error saying why, and BULKAD_VULKAN=1 keeps Grad on the CPU.
+func TestVulkanWithoutDevice(t *testing.T) {
 	if _, err := bulkad.VulkanDevice(); err == nil {
 		t.Skip("a Vulkan device exists; run `go test -tags novulkan` to cover the no-device path")
 	}
 	t.Setenv(bulkad.VulkanEnv, "")
-	for _, use := range []func() error{bulkad.UseVulkan, bulkad.UseVulkanForce} {
-		if err := use(); err == nil {
-			t.Fatal("UseVulkan without a device: no error")
+	for _, use := range []func() (*raise.Vulkan, error){bulkad.VulkanAuto, bulkad.VulkanForce} {
+		if v, err := use(); err == nil || v != nil {
+			t.Fatalf("VulkanAuto/VulkanForce without a device: %v, %v; want nil and an error", v, err)
 		} else {
-			t.Logf("UseVulkan: %v", err)
-		}
-		if got := os.Getenv(bulkad.VulkanEnv); got != "" {
-			t.Errorf("a failed UseVulkan set BULKAD_VULKAN=%q", got)
+			t.Logf("no device: %v", err)
 		}
 	}
 	t.Setenv(bulkad.VulkanEnv, "1")
