@@ -216,14 +216,15 @@ func (d *Gradient) RaiseWith(o Options) (gorgonia.Nodes, error) {
 		return false
 	}
 	// A wrt node whose gradient another autodiff registered (gorgonia.Grad on the same graph)
-	// would get both gradients added by BindDualValues: refuse instead of a silent sum. (Only
-	// when raising coarsely: per operation, bulkad itself registers Gorgonia's own op nodes.)
+	// would get both gradients added by BindDualValues: refuse instead of a silent sum. Every
+	// gradient node bulkad registers is a node of one of raise's ops (per operation too:
+	// Options.Marked wraps a native result in a copy), so the others are another autodiff's.
 	index := make(map[*gorgonia.Node]int, len(d.uniq))
 	for i, w := range d.uniq {
 		index[w] = i
 	}
 	for _, n := range d.cost.Graph().AllNodes() {
-		if n == nil || !coarse || raise.IsRaised(n.Op()) {
+		if n == nil || raise.IsRaised(n.Op()) {
 			continue
 		}
 		for _, of := range n.DerivOf() {
@@ -265,7 +266,7 @@ func (d *Gradient) RaiseWith(o Options) (gorgonia.Nodes, error) {
 	}
 	if len(comps) > 0 {
 		raised, err := raise.RaiseWith(d.cost.Graph(), d.Artifact.Program(), d.Bindings(), raise.Options{
-			FreshResults: true, Components: comps, Vulkan: v, Stats: d.RaiseStats,
+			FreshResults: true, Marked: true, Components: comps, Vulkan: v, Stats: d.RaiseStats,
 			Reuse:  func(k int, n *gorgonia.Node) bool { return registered(want[k], n) },
 			Salts:  wantSalts,
 			Coarse: coarse, Slots: slotsOf(d.Translation, coarse)})

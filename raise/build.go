@@ -81,7 +81,8 @@ func (pl *plan) build(opt Options) (out []*gorgonia.Node, err error) {
 	for i, r := range pl.outs {
 		n := get(r)
 		reuse := opt.Reuse != nil && pre[n] && !seen[n] && !read[n] && n.Graph() == pl.g && !isConstantNode(n) && opt.Reuse(i, n)
-		if opt.FreshResults && !reuse && (pre[n] || seen[n] || read[n] || n.Graph() != pl.g || isConstantNode(n)) {
+		marked := !opt.Marked || IsRaised(n.Op())
+		if opt.FreshResults && !reuse && (!marked || pre[n] || seen[n] || read[n] || n.Graph() != pl.g || isConstantNode(n)) {
 			nt, _ := nodeType(n)
 			name := fmt.Sprintf("%d.%d", salt, i)
 			if i < len(opt.Salts) {

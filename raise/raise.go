@@ -29,6 +29,11 @@ type Options struct {
 	// result i is salted with n's ID and Salts[i], so raising the same program again gives
 	// the same copy (Gorgonia deduplicates it). Without Salts, copies are fresh at each call.
 	Salts []string
+	// Marked, with FreshResults, makes every result a node of one of raise's own ops
+	// (IsRaised): a result a native Gorgonia op computes is wrapped in a copy (salted as
+	// above). Grad raising per operation sets it, so that gradient nodes an earlier Grad
+	// registered can be told from those of another autodiff (gorgonia.Grad).
+	Marked bool
 	// Components selects the result components to raise, by position in the result tuple
 	// (nil: all). Lets that no selected component depends on are not raised.
 	Components []int
