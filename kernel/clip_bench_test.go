@@ -95,12 +95,12 @@ func (ib indexBench) opKernel(b *testing.B) Kernel {
 	dom, outer := ib.cc.dom, ib.cc.outer
 	if ib.scatter {
 		k := &Scatter{Dom: dom, Dst: outer, Rest: r, IndexPlan: IndexPlan{Fn: prog}}
-		k.ASt, k.ABase, k.Aff = prog.AffinePlan(dom, outer)
+		k.AffineStrides, k.AffineBase, k.Affine = prog.AffinePlan(dom, outer)
 		k.Clip = prog.ClipPlan(dom, outer)
 		return k
 	}
 	k := &Gather{Dom: dom, Src: outer, Rest: r, IndexPlan: IndexPlan{Fn: prog}}
-	k.ASt, k.ABase, k.Aff = prog.AffinePlan(dom, outer)
+	k.AffineStrides, k.AffineBase, k.Affine = prog.AffinePlan(dom, outer)
 	k.Clip = prog.ClipPlan(dom, outer)
 	return k
 }

@@ -218,7 +218,7 @@ func (cc clipCase) setup(t *testing.T, rng *rand.Rand, d core.Dtype, scatter boo
 		s.x = clipLit(t, rng, core.Type{Shape: small, Dtype: d})
 		s.tgt = big
 		k := &Scatter{Dom: cc.dom, Dst: cc.outer, Rest: r, IndexPlan: IndexPlan{Fn: prog}}
-		k.ASt, k.ABase, k.Aff = prog.AffinePlan(k.Dom, k.Dst)
+		k.AffineStrides, k.AffineBase, k.Affine = prog.AffinePlan(k.Dom, k.Dst)
 		k.Clip = prog.ClipPlan(k.Dom, k.Dst)
 		s.k, s.plan = k, &k.IndexPlan
 		if d != core.Bool {
@@ -228,7 +228,7 @@ func (cc clipCase) setup(t *testing.T, rng *rand.Rand, d core.Dtype, scatter boo
 		s.x = clipLit(t, rng, core.Type{Shape: big, Dtype: d})
 		s.tgt = big
 		k := &Gather{Dom: cc.dom, Src: cc.outer, Rest: r, IndexPlan: IndexPlan{Fn: prog}}
-		k.ASt, k.ABase, k.Aff = prog.AffinePlan(k.Dom, k.Src)
+		k.AffineStrides, k.AffineBase, k.Affine = prog.AffinePlan(k.Dom, k.Src)
 		k.Clip = prog.ClipPlan(k.Dom, k.Src)
 		s.k, s.plan = k, &k.IndexPlan
 		s.term = b.Gather(small, s.x, fn)
@@ -268,10 +268,10 @@ func checkClip(t *testing.T, rng *rand.Rand, cc clipCase, wantClip bool) (clippe
 				what = fmt.Sprintf("%s: %v scatter", cc.name, d)
 			}
 			s := cc.setup(t, rng, d, scatter)
-			if wantClip && (s.plan.Aff || s.plan.Clip == nil) {
-				t.Fatalf("%s: Aff %v, Clip %v: want the clipped plan only", what, s.plan.Aff, s.plan.Clip != nil)
+			if wantClip && (s.plan.Affine || s.plan.Clip == nil) {
+				t.Fatalf("%s: Affine %v, Clip %v: want the clipped plan only", what, s.plan.Affine, s.plan.Clip != nil)
 			}
-			if !s.plan.Aff && s.plan.Clip != nil {
+			if !s.plan.Affine && s.plan.Clip != nil {
 				clipped++
 			}
 			x := flatOf(s.x)
@@ -300,7 +300,7 @@ func checkClip(t *testing.T, rng *rand.Rand, cc clipCase, wantClip bool) (clippe
 			check("op kernel", got)
 			// the op kernel with an index program that reads out of bounds everywhere: only the
 			// clipped plan can give the reference result
-			if !s.plan.Aff && s.plan.Clip != nil && len(cc.c) > 0 {
+			if !s.plan.Affine && s.plan.Clip != nil && len(cc.c) > 0 {
 				*s.plan = IndexPlan{Fn: poisonProg(t, len(cc.dom), len(cc.c)), Clip: s.plan.Clip}
 				got := dirty(zeroLike(x), outLen)
 				if err := s.k.Run(got, []any{x}); err != nil {
@@ -526,7 +526,7 @@ func TestClipSplit(t *testing.T) {
 		rng := rand.New(rand.NewSource(5))
 		s := cc.setup(t, rng, core.Float64, c.scatter)
 		p := s.plan.Clip
-		if s.plan.Aff || p == nil {
+		if s.plan.Affine || p == nil {
 			t.Fatalf("%s: not on the clipped path", cc.name)
 		}
 		r := core.Shape(cc.rest).Size()

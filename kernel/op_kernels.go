@@ -67,16 +67,19 @@ type Gather struct {
 // and the device path.
 type IndexPlan struct {
 	Fn *IndexProgram
-	// affine fast path (see affinePlan)
-	Aff   bool
-	ASt   []int
-	ABase int
-	VK    *Vulkan // device path (nil: CPU only)
-	tab   ixTable // device index table when fn reads no run-time array
-	LK    *Lookup
+	// Affine is set when the index function is affine and provably in bounds
+	// (IndexProgram.AffinePlan): block offset = AffineBase + Σ AffineStrides[v]·k_v.
+	Affine        bool
+	AffineStrides []int
+	AffineBase    int
+	VK            *Vulkan // device path (nil: CPU only)
+	tab           ixTable // device index table when fn reads no run-time array
+	// Lookup is the looked-up fast path (an index read from a run-time array through a
+	// table), nil when it does not apply.
+	Lookup *Lookup
 
 	// Clip is the clipped affine path (IndexProgram.ClipPlan) of an affine index function
-	// that is not provably in bounds; it is used when Aff is not set.
+	// that is not provably in bounds; it is used when Affine is not set.
 	Clip *ClipPlan
 }
 
@@ -109,12 +112,12 @@ func gatherRun[T elem](k *Gather, o []T, ins []any) error {
 	if !ok {
 		return typeErr("gather", o, ins)
 	}
-	if lk, ok := k.LK.indices(k.Dom, ins); ok {
-		gatherLookup(o, x, lk, k.LK.Table, k.Dom, k.LK.St, k.LK.Base, k.Rest)
+	if lk, ok := k.Lookup.indices(k.Dom, ins); ok {
+		gatherLookup(o, x, lk, k.Lookup.Table, k.Dom, k.Lookup.St, k.Lookup.Base, k.Rest)
 		return nil
 	}
-	if k.Aff && len(ins) == 1 {
-		gatherAffine(o, x, k.Dom, k.ASt, k.ABase, k.Rest)
+	if k.Affine && len(ins) == 1 {
+		gatherAffine(o, x, k.Dom, k.AffineStrides, k.AffineBase, k.Rest)
 		return nil
 	}
 	if k.Clip != nil && len(ins) == 1 {
@@ -173,12 +176,12 @@ func scatterRun[T elem](k *Scatter, o []T, ins []any) error {
 		return typeErr("scatter", o, ins)
 	}
 	add := addOf[T]()
-	if lk, ok := k.LK.indices(k.Dom, ins); ok {
-		scatterLookup(o, x, lk, k.LK.Table, k.Dom, k.LK.St, k.LK.Base, k.Rest, add)
+	if lk, ok := k.Lookup.indices(k.Dom, ins); ok {
+		scatterLookup(o, x, lk, k.Lookup.Table, k.Dom, k.Lookup.St, k.Lookup.Base, k.Rest, add)
 		return nil
 	}
-	if k.Aff && len(ins) == 1 {
-		scatterAffine(o, x, k.Dom, k.ASt, k.ABase, k.Rest, add)
+	if k.Affine && len(ins) == 1 {
+		scatterAffine(o, x, k.Dom, k.AffineStrides, k.AffineBase, k.Rest, add)
 		return nil
 	}
 	if k.Clip != nil && len(ins) == 1 {

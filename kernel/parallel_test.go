@@ -71,8 +71,8 @@ func transposeGather(tb testing.TB, m, n, rest int) *Gather {
 		tb.Fatal(err)
 	}
 	k := &Gather{Dom: []int{n, m}, Src: []int{m, n}, Rest: rest, IndexPlan: IndexPlan{Fn: prog}}
-	k.ASt, k.ABase, k.Aff = prog.AffinePlan(k.Dom, k.Src)
-	if !k.Aff {
+	k.AffineStrides, k.AffineBase, k.Affine = prog.AffinePlan(k.Dom, k.Src)
+	if !k.Affine {
 		tb.Fatal("transposition: no affine plan")
 	}
 	return k
@@ -388,8 +388,8 @@ func affineScatter(tb testing.TB, dom, dst []int, rest int, ix func(bl *core.Bui
 		tb.Fatal(err)
 	}
 	k := &Scatter{Dom: dom, Dst: dst, Rest: rest, IndexPlan: IndexPlan{Fn: prog}}
-	k.ASt, k.ABase, k.Aff = prog.AffinePlan(k.Dom, k.Dst)
-	if !k.Aff {
+	k.AffineStrides, k.AffineBase, k.Affine = prog.AffinePlan(k.Dom, k.Dst)
+	if !k.Affine {
 		tb.Fatal("no affine plan")
 	}
 	return k

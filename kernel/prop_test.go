@@ -191,20 +191,20 @@ func TestOpIndexKernelsAgreeWithReference(t *testing.T) {
 			if g, ok := term.(*core.Gather); ok {
 				gk := &Gather{Dom: g.Shape[:nv], Src: xs[:m], Rest: xs[m:].Size(), IndexPlan: IndexPlan{Fn: prog}}
 				if len(prog.Frees) == 0 {
-					gk.ASt, gk.ABase, gk.Aff = prog.AffinePlan(gk.Dom, gk.Src)
+					gk.AffineStrides, gk.AffineBase, gk.Affine = prog.AffinePlan(gk.Dom, gk.Src)
 					gk.Clip = prog.ClipPlan(gk.Dom, gk.Src)
 				}
-				affine += b2iInt(gk.Aff)
-				clipped += b2iInt(!gk.Aff && gk.Clip != nil)
+				affine += b2iInt(gk.Affine)
+				clipped += b2iInt(!gk.Affine && gk.Clip != nil)
 				k = gk
 			} else {
 				sk := &Scatter{Dom: xs[:nv], Dst: sh[:m], Rest: xs[nv:].Size(), IndexPlan: IndexPlan{Fn: prog}}
 				if len(prog.Frees) == 0 {
-					sk.ASt, sk.ABase, sk.Aff = prog.AffinePlan(sk.Dom, sk.Dst)
+					sk.AffineStrides, sk.AffineBase, sk.Affine = prog.AffinePlan(sk.Dom, sk.Dst)
 					sk.Clip = prog.ClipPlan(sk.Dom, sk.Dst)
 				}
-				affine += b2iInt(sk.Aff)
-				clipped += b2iInt(!sk.Aff && sk.Clip != nil)
+				affine += b2iInt(sk.Affine)
+				clipped += b2iInt(!sk.Affine && sk.Clip != nil)
 				k = sk
 			}
 			if err := k.Run(got, ins); err != nil {

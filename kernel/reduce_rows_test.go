@@ -87,7 +87,7 @@ func TestScatterReductions(t *testing.T) {
 			}
 			nv, m := len(sc.Fn.Vars), len(sc.Fn.Out)
 			k := &Scatter{Dom: xt.Shape[:nv], Dst: sc.Shape[:m], Rest: xt.Shape[nv:].Size(), IndexPlan: IndexPlan{Fn: prog}}
-			if k.ASt, k.ABase, k.Aff = prog.AffinePlan(k.Dom, k.Dst); !k.Aff {
+			if k.AffineStrides, k.AffineBase, k.Affine = prog.AffinePlan(k.Dom, k.Dst); !k.Affine {
 				t.Fatal("not an in-bounds affine scatter")
 			}
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))

@@ -296,12 +296,12 @@ func devMove[T vulkan.Float](p *IndexPlan, scatter bool, out any, ins []any, dom
 		return false
 	}
 	d := p.VK.Device
-	if p.Aff && len(ins) == 1 {
+	if p.Affine && len(ins) == 1 {
 		if scatter {
 			clear(o)
-			return p.VK.done(what, vulkan.ScatterAddAffine(d, o, x, dom, p.ASt, p.ABase, rest))
+			return p.VK.done(what, vulkan.ScatterAddAffine(d, o, x, dom, p.AffineStrides, p.AffineBase, rest))
 		}
-		return p.VK.done(what, vulkan.GatherAffine(d, o, x, dom, p.ASt, p.ABase, rest))
+		return p.VK.done(what, vulkan.GatherAffine(d, o, x, dom, p.AffineStrides, p.AffineBase, rest))
 	}
 	tab, ok := p.tab.get(p.Fn, ins[1:], dom, lim)
 	if !ok || len(tab)*rest != points {

@@ -87,13 +87,13 @@ func dwKernels(tb testing.TB, c dwCase, which string, mode int) (*WindowDot, *dw
 	cst := []int{0, 0, 0, dst[0], c.og * dst[1], dst[1], dst[2], dst[3]}
 	gather := func(pr *IndexProgram, src []int) *Gather {
 		g := &Gather{Dom: sh, Src: src, Rest: 1, IndexPlan: IndexPlan{Fn: pr}}
-		g.ASt, g.ABase, g.Aff = pr.AffinePlan(sh, src)
+		g.AffineStrides, g.AffineBase, g.Affine = pr.AffinePlan(sh, src)
 		g.Clip = pr.ClipPlan(sh, src)
 		return g
 	}
 	scatter := func(pr *IndexProgram, dst []int) *Scatter {
 		s := &Scatter{Dom: sh, Dst: dst, Rest: 1, IndexPlan: IndexPlan{Fn: pr}}
-		s.ASt, s.ABase, s.Aff = pr.AffinePlan(sh, dst)
+		s.AffineStrides, s.AffineBase, s.Affine = pr.AffinePlan(sh, dst)
 		s.Clip = pr.ClipPlan(sh, dst)
 		return s
 	}

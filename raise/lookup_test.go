@@ -109,11 +109,11 @@ func lookupPath(n *gorgonia.Node) string {
 	}
 	switch k := op.k.(type) {
 	case *kern.Gather:
-		if k.LK != nil {
+		if k.Lookup != nil {
 			return "lookup"
 		}
 	case *kern.Scatter:
-		if k.LK != nil {
+		if k.Lookup != nil {
 			return "lookup"
 		}
 	}

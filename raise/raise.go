@@ -765,19 +765,19 @@ func (pl *plan) gatherScatter(t core.Term, sh core.Shape, x core.Term, fn *core.
 		kind = "scatter"
 		sk := &kern.Scatter{Dom: xt.Shape[:n], Dst: sh[:m], Rest: xt.Shape[n:].Size(), IndexPlan: kern.IndexPlan{Fn: prog, VK: pl.vk}}
 		if len(prog.Frees) == 0 {
-			sk.ASt, sk.ABase, sk.Aff = prog.AffinePlan(sk.Dom, sk.Dst)
-			sk.Clip = prog.ClipPlan(sk.Dom, sk.Dst) // used when Aff is not set
+			sk.AffineStrides, sk.AffineBase, sk.Affine = prog.AffinePlan(sk.Dom, sk.Dst)
+			sk.Clip = prog.ClipPlan(sk.Dom, sk.Dst) // used when Affine is not set
 		} else if lp, ok := kern.LookupPlan(fn, prog, sk.Dom, sk.Dst, pl.argmaxRange); ok {
-			sk.LK = lp
+			sk.Lookup = lp
 		}
 		k = sk
 	} else {
 		gk := &kern.Gather{Dom: sh[:n], Src: xt.Shape[:m], Rest: xt.Shape[m:].Size(), IndexPlan: kern.IndexPlan{Fn: prog, VK: pl.vk}}
 		if len(prog.Frees) == 0 {
-			gk.ASt, gk.ABase, gk.Aff = prog.AffinePlan(gk.Dom, gk.Src)
-			gk.Clip = prog.ClipPlan(gk.Dom, gk.Src) // used when Aff is not set
+			gk.AffineStrides, gk.AffineBase, gk.Affine = prog.AffinePlan(gk.Dom, gk.Src)
+			gk.Clip = prog.ClipPlan(gk.Dom, gk.Src) // used when Affine is not set
 		} else if lp, ok := kern.LookupPlan(fn, prog, gk.Dom, gk.Src, pl.argmaxRange); ok {
-			gk.LK = lp
+			gk.Lookup = lp
 		}
 		k = gk
 	}

@@ -336,16 +336,16 @@ func TestAffineGatherScatter(t *testing.T) {
 		op := n.Op().(*Op)
 		switch k := op.k.(type) {
 		case *kern.Gather:
-			if !k.Aff {
+			if !k.Affine {
 				t.Errorf("window gather did not take the affine path")
 			}
 		case *kern.Scatter:
-			if !k.Aff {
+			if !k.Affine {
 				t.Errorf("window scatter did not take the affine path")
 			}
 		}
 	}
-	if k := res[2].Op().(*Op).k.(*kern.Gather); k.Aff {
+	if k := res[2].Op().(*Op).k.(*kern.Gather); k.Affine {
 		t.Errorf("shifted gather (reads index -1) took the affine path")
 	}
 	wantG := make([]float64, 72)
