@@ -122,7 +122,7 @@ func TestFMA32(t *testing.T) {
 		case 0:
 			return vals[r.Intn(len(vals))] * float32(1-2*r.Intn(2))
 		case 1:
-			return math.Float32frombits(r.Uint32() &^ (0xff << 23) | uint32(100+r.Intn(56))<<23)
+			return math.Float32frombits(r.Uint32()&^(0xff<<23) | uint32(100+r.Intn(56))<<23)
 		default:
 			return float32(r.NormFloat64()) * float32(math.Ldexp(1, r.Intn(60)-30))
 		}

@@ -13,7 +13,7 @@ import (
 type asmGen struct {
 	f     *fn
 	f32   bool
-	data  Mem        // the function's constants, 32 bytes each
+	data  Mem         // the function's constants, 32 bytes each
 	cOff  map[int]int // constant node → offset in data
 	val   []Op        // node → its operand (a register, or memory for constants)
 	root  []int       // node → the node whose register it shares (Bits/Float are free)

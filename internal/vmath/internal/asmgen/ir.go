@@ -63,11 +63,11 @@ type node struct {
 
 // fn is one function of one dtype in IR form: input node 0, result out.
 type fn struct {
-	name  string // exported base name, e.g. "Exp"
-	f32   bool
-	doc   string
-	nodes []node
-	out   int
+	name   string // exported base name, e.g. "Exp"
+	f32    bool
+	doc    string
+	nodes  []node
+	out    int
 	consts map[string]int
 }
 
