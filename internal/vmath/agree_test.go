@@ -1,0 +1,198 @@
+package vmath
+
+import (
+	"math"
+	"math/big"
+	"math/rand"
+	"strings"
+	"testing"
+)
+
+// TestScalarEqualsVector64 asserts that the slice functions (assembly on whole vectors, the
+// scalar function on the tail) return the scalar function's bits on every sample, for every
+// slice length 0..33 and every start offset 0..7 (unaligned), and in place.
+func TestScalarEqualsVector64(t *testing.T) {
+	xs := samples64(sampleStep(t, 46, 52), 5000)
+	for _, f := range funcs64() {
+		got := make([]float64, len(xs))
+		if err := f.slice(got, xs); err != nil {
+			t.Fatal(err)
+		}
+		for i, x := range xs {
+			if want := f.scalar(x); !bitsEqual64(got[i], want) {
+				t.Fatalf("%s: slice(%v) = %#x, scalar %#x", f.name, x, math.Float64bits(got[i]), math.Float64bits(want))
+			}
+		}
+		for n := 0; n <= 33; n++ {
+			for off := 0; off < 8; off++ {
+				in := xs[off*40+n : off*40+2*n]
+				out := make([]float64, n+off)[off:]
+				if err := f.slice(out, in); err != nil {
+					t.Fatal(err)
+				}
+				for i := range in {
+					if !bitsEqual64(out[i], f.scalar(in[i])) {
+						t.Fatalf("%s: n=%d off=%d element %d differs", f.name, n, off, i)
+					}
+				}
+			}
+		}
+		inPlace := append([]float64(nil), xs[:1000]...)
+		if err := f.slice(inPlace, inPlace); err != nil {
+			t.Fatal(err)
+		}
+		for i := range inPlace {
+			if !bitsEqual64(inPlace[i], f.scalar(xs[i])) {
+				t.Fatalf("%s: in place, element %d differs", f.name, i)
+			}
+		}
+	}
+}
+
+// TestScalarEqualsVector32 is TestScalarEqualsVector64 for float32.
+func TestScalarEqualsVector32(t *testing.T) {
+	xs := samples32(sampleStep(t, 14, 20), 5000)
+	for _, f := range funcs32() {
+		got := make([]float32, len(xs))
+		if err := f.slice(got, xs); err != nil {
+			t.Fatal(err)
+		}
+		for i, x := range xs {
+			if want := f.scalar(x); !bitsEqual32(got[i], want) {
+				t.Fatalf("%s: slice(%v) = %#x, scalar %#x", f.name, x, math.Float32bits(got[i]), math.Float32bits(want))
+			}
+		}
+		for n := 0; n <= 33; n++ {
+			for off := 0; off < 8; off++ {
+				in := xs[off*40+n : off*40+2*n]
+				out := make([]float32, n+off)[off:]
+				if err := f.slice(out, in); err != nil {
+					t.Fatal(err)
+				}
+				for i := range in {
+					if !bitsEqual32(out[i], f.scalar(in[i])) {
+						t.Fatalf("%s: n=%d off=%d element %d differs", f.name, n, off, i)
+					}
+				}
+			}
+		}
+	}
+}
+
+// bitsEqual64 is equality of bits (NaN results are the input or a fixed constant, so the
+// bits of NaN must agree too).
+func bitsEqual64(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) }
+
+func bitsEqual32(a, b float32) bool { return math.Float32bits(a) == math.Float32bits(b) }
+
+// TestShortDst checks the error for a destination shorter than x, and that the generic
+// functions dispatch to the dtype's function.
+func TestShortDst(t *testing.T) {
+	cases := []struct {
+		name string
+		err  error
+	}{
+		{"Exp64Slice", Exp64Slice(make([]float64, 3), make([]float64, 4))},
+		{"Log32Slice", Log32Slice(make([]float32, 0), make([]float32, 1))},
+		{"TanhSlice", TanhSlice(make([]float64, 1), make([]float64, 9))},
+		{"ErfSlice", ErfSlice(make([]float32, 7), make([]float32, 8))},
+		{"SigmoidSlice", SigmoidSlice(make([]float32, 2), make([]float32, 5))},
+	}
+	for _, c := range cases {
+		if c.err == nil || !strings.Contains(c.err.Error(), "vmath: ") || !strings.Contains(c.err.Error(), "dst has") {
+			t.Errorf("%s: error %v", c.name, c.err)
+		}
+	}
+	if err := ExpSlice(make([]float64, 5), make([]float64, 4)); err != nil {
+		t.Errorf("longer dst: %v", err)
+	}
+	if Exp(float32(1)) != Exp32(1) || Log(2.0) != Log64(2) || Tanh(0.5) != Tanh64(0.5) ||
+		Sigmoid(float32(-3)) != Sigmoid32(-3) || Erf(0.7) != Erf64(0.7) {
+		t.Error("generic functions differ from the dtype's")
+	}
+}
+
+// TestFMA32 compares fma32 with a*b+c computed exactly in math/big and rounded once to
+// float32 (big.Float.Float32 rounds to nearest even, subnormals included).
+func TestFMA32(t *testing.T) {
+	r := rand.New(rand.NewSource(2))
+	vals := []float32{0, 1, -1, 0x1p-149, 0x1p-126, math.MaxFloat32, 3, 1.0 / 3, 0x1.fffffep-1}
+	pick := func() float32 {
+		switch r.Intn(4) {
+		case 0:
+			return vals[r.Intn(len(vals))] * float32(1-2*r.Intn(2))
+		case 1:
+			return math.Float32frombits(r.Uint32()&^(0xff<<23) | uint32(100+r.Intn(56))<<23)
+		default:
+			return float32(r.NormFloat64()) * float32(math.Ldexp(1, r.Intn(60)-30))
+		}
+	}
+	for i := 0; i < 200000; i++ {
+		a, b, c := pick(), pick(), pick()
+		// make c nearly cancel a*b now and then
+		if i%3 == 0 {
+			c = -float32(float64(a) * float64(b))
+			c = math.Float32frombits(math.Float32bits(c) + uint32(r.Intn(3)) - 1)
+		}
+		if math.IsInf(float64(c), 0) || c != c {
+			continue
+		}
+		ex := new(big.Float).SetPrec(400).SetFloat64(float64(a))
+		ex.Mul(ex, new(big.Float).SetFloat64(float64(b)))
+		ex.Add(ex, new(big.Float).SetFloat64(float64(c)))
+		want, _ := ex.Float32()
+		if want == 0 { // the sign of an exact zero: +0 unless both terms are -0
+			want = float32(float64(a)*float64(b) + float64(c))
+		}
+		if got := fma32(a, b, c); math.Float32bits(got) != math.Float32bits(want) && !(math.IsInf(float64(got), 0) && math.IsInf(float64(want), 0) && got == want) {
+			t.Fatalf("fma32(%v, %v, %v) = %v, want %v", a, b, c, got, want)
+		}
+	}
+}
+
+// FuzzScalarVector64 asserts slice == scalar bitwise for fuzzed inputs (the five float64
+// functions on 8 values: two whole vectors, so the assembly runs on all of them).
+func FuzzScalarVector64(f *testing.F) {
+	f.Add(uint64(0), uint64(0x7ff0000000000000), uint64(0x3ff0000000000000), uint64(1))
+	f.Fuzz(func(t *testing.T, a, b, c, d uint64) {
+		in := []float64{}
+		for _, u := range []uint64{a, b, c, d} {
+			in = append(in, math.Float64frombits(u), -math.Float64frombits(u))
+		}
+		out := make([]float64, len(in))
+		for _, fn := range funcs64() {
+			if err := fn.slice(out, in); err != nil {
+				t.Fatal(err)
+			}
+			for i, x := range in {
+				if !bitsEqual64(out[i], fn.scalar(x)) {
+					t.Fatalf("%s(%v): slice %#x scalar %#x", fn.name, x, math.Float64bits(out[i]), math.Float64bits(fn.scalar(x)))
+				}
+			}
+		}
+	})
+}
+
+// FuzzScalarVector32 is FuzzScalarVector64 for float32 (16 values).
+func FuzzScalarVector32(f *testing.F) {
+	f.Add(uint64(0), uint64(0x7f8000003f800000), uint64(0x0000000180000001), uint64(0x42b2000042d00000))
+	f.Fuzz(func(t *testing.T, a, b, c, d uint64) {
+		in := []float32{}
+		for _, u := range []uint64{a, b, c, d} {
+			for _, h := range []uint32{uint32(u), uint32(u >> 32)} {
+				in = append(in, math.Float32frombits(h), -math.Float32frombits(h))
+			}
+		}
+		out := make([]float32, len(in))
+		for _, fn := range funcs32() {
+			if err := fn.slice(out, in); err != nil {
+				t.Fatal(err)
+			}
+			for i, x := range in {
+				if !bitsEqual32(out[i], fn.scalar(x)) {
+					t.Fatalf("%s(%v): slice %#x scalar %#x", fn.name, x, math.Float32bits(out[i]), math.Float32bits(fn.scalar(x)))
+				}
+			}
+		}
+	})
+}

@@ -1,0 +1,316 @@
+package main
+
+import (
+	"fmt"
+	"math"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// asmGen emits one function's IR as an AVX2+FMA loop over whole vectors.
+type asmGen struct {
+	f     *fn
+	f32   bool
+	data  Mem         // the function's constants, 32 bytes each
+	cOff  map[int]int // constant node → offset in data
+	val   []Op        // node → its operand (a register, or memory for constants)
+	root  []int       // node → the node whose register it shares (Bits/Float are free)
+	last  []int       // root node → index of its last use
+	lut   map[int][2]reg.VecVirtual
+	nData int
+}
+
+// i returns the instructions of the dtype: (pd, ps).
+func (g *asmGen) pick(pd, ps func(...Op)) func(...Op) {
+	if g.f32 {
+		return ps
+	}
+	return pd
+}
+
+func emitAsm(f *fn) {
+	g := &asmGen{f: f, f32: f.f32, cOff: map[int]int{}, lut: map[int][2]reg.VecVirtual{}}
+	name := asmName(f)
+	n := namesOf(f.f32)
+	// constants
+	g.data = GLOBL(name+"Data", RODATA|NOPTR)
+	for i, nd := range f.nodes {
+		switch nd.op {
+		case oConstF, oConstU:
+			g.cOff[i] = g.emitData(g.constBits(nd))
+		case oLookup:
+			tab := nd.tab
+			if f.f32 {
+				off := g.nData
+				for k, v := range tab {
+					DATA(off+4*k, U32(math.Float32bits(float32(v))))
+				}
+				g.nData += 32
+				g.cOff[i] = off
+			} else {
+				off := g.nData
+				for k, v := range tab {
+					DATA(off+8*k, U64(math.Float64bits(v)))
+				}
+				g.nData += 64
+				g.cOff[i] = off
+			}
+		}
+	}
+	// liveness (through the free reinterpretations)
+	g.root = make([]int, len(f.nodes))
+	g.last = make([]int, len(f.nodes))
+	for i, nd := range f.nodes {
+		g.root[i] = i
+		if nd.op == oBits || nd.op == oFloat {
+			g.root[i] = g.root[nd.a[0]]
+		}
+		for _, a := range nd.a {
+			g.last[g.root[a]] = i
+		}
+	}
+	g.last[g.root[f.out]] = len(f.nodes)
+
+	lanes := 4
+	if f.f32 {
+		lanes = 8
+	}
+	TEXT(name, NOSPLIT, fmt.Sprintf("func(dst, x *%s, n int)", n.t))
+	Doc(fmt.Sprintf("%s sets dst[i] = %s%s(x[i]) for i < n (n a multiple of %d) with AVX2 and FMA.", name, f.name, n.suffix, lanes))
+	dst := Load(Param("dst"), GP64())
+	x := Load(Param("x"), GP64())
+	cnt := Load(Param("n"), GP64())
+	loop, done := name+"_loop", name+"_done"
+	Label(loop)
+	CMPQ(cnt, U32(lanes))
+	JL(LabelRef(done))
+	g.val = make([]Op, len(f.nodes))
+	in := YMM()
+	g.pick(wrap(VMOVUPD), wrap(VMOVUPS))(Mem{Base: x}, in)
+	g.val[0] = in
+	for i := 1; i < len(f.nodes); i++ {
+		g.node(i)
+	}
+	g.pick(wrap(VMOVUPD), wrap(VMOVUPS))(g.reg(f.out), Mem{Base: dst})
+	ADDQ(U32(32), x)
+	ADDQ(U32(32), dst)
+	SUBQ(U32(lanes), cnt)
+	JMP(LabelRef(loop))
+	Label(done)
+	VZEROUPPER()
+	RET()
+}
+
+// wrap adapts an avo constructor to func(...Op).
+func wrap[F any](f F) func(...Op) {
+	switch f := any(f).(type) {
+	case func(Op, Op):
+		return func(o ...Op) { f(o[0], o[1]) }
+	case func(Op, Op, Op):
+		return func(o ...Op) { f(o[0], o[1], o[2]) }
+	case func(Op, Op, Op, Op):
+		return func(o ...Op) { f(o[0], o[1], o[2], o[3]) }
+	case func(...Op):
+		return f
+	}
+	panic(fmt.Sprintf("asmgen: cannot wrap %T", f))
+}
+
+func (g *asmGen) constBits(nd node) uint64 {
+	if nd.op == oConstU {
+		return nd.u
+	}
+	if g.f32 {
+		return uint64(math.Float32bits(float32(nd.f)))
+	}
+	return math.Float64bits(nd.f)
+}
+
+// emitData writes a 32-byte vector of the constant c in every lane and returns its offset.
+func (g *asmGen) emitData(c uint64) int {
+	off := g.nData
+	for k := 0; k < 4; k++ {
+		if g.f32 {
+			DATA(off+8*k, U64(c|c<<32))
+		} else {
+			DATA(off+8*k, U64(c))
+		}
+	}
+	g.nData += 32
+	return off
+}
+
+func (g *asmGen) isConst(i int) bool {
+	op := g.f.nodes[g.root[i]].op
+	return op == oConstF || op == oConstU
+}
+
+// op is node i's operand: a register, or the memory of a constant.
+func (g *asmGen) op(i int) Op {
+	if g.isConst(i) {
+		return g.data.Offset(g.cOff[g.root[i]])
+	}
+	return g.val[i]
+}
+
+// reg is node i in a register (constants are loaded).
+func (g *asmGen) reg(i int) reg.VecVirtual {
+	if g.isConst(i) {
+		r := YMM()
+		VMOVUPS(g.op(i), r)
+		return r
+	}
+	return g.val[i].(reg.VecVirtual)
+}
+
+// dead reports whether node a's register may be overwritten by node i.
+func (g *asmGen) dead(a, i int) bool { return !g.isConst(a) && g.last[g.root[a]] == i }
+
+func (g *asmGen) node(i int) {
+	nd := g.f.nodes[i]
+	a := nd.a
+	switch nd.op {
+	case oConstF, oConstU:
+		return
+	case oBits, oFloat:
+		g.val[i] = g.val[a[0]]
+		return
+	case oFMA:
+		g.fma(i, a[0], a[1], a[2], false)
+		return
+	case oFNMA:
+		g.fma(i, a[0], a[1], a[2], true)
+		return
+	case oLookup:
+		g.lookup(i, a[0])
+		return
+	case oSel:
+		// VBLENDV mask, true (may be memory), false, dst
+		d := YMM()
+		g.pick(wrap(VBLENDVPD), wrap(VBLENDVPS))(g.reg(a[0]), g.op(a[1]), g.reg(a[2]), d)
+		g.val[i] = d
+		return
+	case oShl, oShr:
+		d := YMM()
+		ins := map[bool]map[opc]func(...Op){
+			false: {oShl: wrap(VPSLLQ), oShr: wrap(VPSRLQ)},
+			true:  {oShl: wrap(VPSLLD), oShr: wrap(VPSRLD)},
+		}[g.f32][nd.op]
+		ins(U8(nd.n), g.reg(a[0]), d)
+		g.val[i] = d
+		return
+	}
+	type bin struct {
+		pd, ps  func(...Op)
+		commute bool
+	}
+	cmp := func(pred uint8) bin {
+		return bin{func(o ...Op) { VCMPPD(U8(pred), o[0], o[1], o[2]) }, func(o ...Op) { VCMPPS(U8(pred), o[0], o[1], o[2]) }, false}
+	}
+	ops := map[opc]bin{
+		oAdd:    {wrap(VADDPD), wrap(VADDPS), true},
+		oSub:    {wrap(VSUBPD), wrap(VSUBPS), false},
+		oMul:    {wrap(VMULPD), wrap(VMULPS), true},
+		oDiv:    {wrap(VDIVPD), wrap(VDIVPS), false},
+		oMin:    {wrap(VMINPD), wrap(VMINPS), false},
+		oMax:    {wrap(VMAXPD), wrap(VMAXPS), false},
+		oAnd:    {wrap(VPAND), wrap(VPAND), true},
+		oOr:     {wrap(VPOR), wrap(VPOR), true},
+		oIAdd:   {wrap(VPADDQ), wrap(VPADDD), true},
+		oISub:   {wrap(VPSUBQ), wrap(VPSUBD), false},
+		oLT:     cmp(0x11), // LT_OQ
+		oEQ:     cmp(0x00), // EQ_OQ
+		oNotLT:  cmp(0x15), // NLT_UQ
+		oUnord:  cmp(0x03), // UNORD_Q
+		oAndNot: {},
+	}
+	d := YMM()
+	g.val[i] = d
+	if nd.op == oAndNot {
+		// VPANDN src2, src1, dst = ^src1 & src2: a &^ b = ^b & a
+		VPANDN(g.op(a[0]), g.reg(a[1]), d)
+		return
+	}
+	o, ok := ops[nd.op]
+	if !ok {
+		panic("asmgen: unknown op")
+	}
+	ins := g.pick(o.pd, o.ps)
+	x, y := a[0], a[1]
+	if o.commute && g.isConst(x) && !g.isConst(y) {
+		x, y = y, x
+	}
+	// avo order: src2 (may be memory), src1, dst computes src1 OP src2
+	ins(g.op(y), g.reg(x), d)
+}
+
+// fma emits node i = x*y+z (or -(x*y)+z), overwriting a dead operand's register where it can.
+func (g *asmGen) fma(i, x, y, z int, neg bool) {
+	f231 := g.pick(wrap(VFMADD231PD), wrap(VFMADD231PS)) // d = s2*s3 + d
+	f213 := g.pick(wrap(VFMADD213PD), wrap(VFMADD213PS)) // d = s2*d + s3
+	if neg {
+		f231 = g.pick(wrap(VFNMADD231PD), wrap(VFNMADD231PS)) // d = -(s2*s3) + d
+		f213 = g.pick(wrap(VFNMADD213PD), wrap(VFNMADD213PS)) // d = -(s2*d) + s3
+	}
+	if g.isConst(x) && !g.isConst(y) {
+		x, y = y, x
+	}
+	switch {
+	case g.dead(z, i):
+		d := g.val[z].(reg.VecVirtual)
+		f231(g.op(y), g.reg(x), d)
+		g.val[i] = d
+	case g.isConst(z) && g.dead(x, i) && !g.isConst(y):
+		d := g.val[x].(reg.VecVirtual)
+		f213(g.op(z), g.reg(y), d)
+		g.val[i] = d
+	case g.isConst(z) && g.dead(y, i) && !g.isConst(x):
+		d := g.val[y].(reg.VecVirtual)
+		f213(g.op(z), g.reg(x), d)
+		g.val[i] = d
+	default:
+		d := YMM()
+		if g.isConst(z) {
+			VMOVUPS(g.op(z), d)
+		} else {
+			VMOVUPS(g.val[z], d)
+		}
+		f231(g.op(y), g.reg(x), d)
+		g.val[i] = d
+	}
+}
+
+// lookup emits node i = tab[idx]: one VPERMPS for float32; for float64 the index k becomes
+// the pair (2k, 2k+1) of 32-bit indices, two VPERMPS read the two halves of the table and a
+// blend on bit 2 of k picks one.
+func (g *asmGen) lookup(i, idx int) {
+	tab := g.data.Offset(g.cOff[i])
+	d := YMM()
+	g.val[i] = d
+	if g.f32 {
+		VPERMPS(tab, g.reg(idx), d)
+		return
+	}
+	pm, ok := g.lut[idx]
+	if !ok {
+		k := g.reg(idx)
+		pair, hi, mask := YMM(), YMM(), YMM()
+		VPSLLQ(U8(1), k, pair)
+		VPSLLQ(U8(33), k, hi)
+		VPADDQ(hi, pair, pair)
+		VPADDQ(g.data.Offset(g.emitDataLate(1<<32)), pair, pair)
+		VPSLLQ(U8(61), k, mask)
+		pm = [2]reg.VecVirtual{pair, mask}
+		g.lut[idx] = pm
+	}
+	lo, hi := YMM(), YMM()
+	VPERMPS(tab, pm[0], lo)
+	VPERMPS(tab.Offset(32), pm[0], hi)
+	VBLENDVPD(pm[1], hi, lo, d)
+}
+
+// emitDataLate adds a constant while the function's text is being written (DATA attaches
+// to the global declared by GLOBL, which stays the active data section).
+func (g *asmGen) emitDataLate(c uint64) int { return g.emitData(c) }
