@@ -238,7 +238,12 @@ func trElemBin(c *opCtx, args []core.Term) (core.Term, error) {
 }
 
 func trElemUnary(c *opCtx, args []core.Term) (core.Term, error) {
-	return lower.Unary(c.op.String(), args[0])
+	switch name := c.op.String(); name {
+	case "sigmoid", "softplus":
+		return gorgoniaClamped(name, args[0])
+	default:
+		return lower.Unary(name, args[0])
+	}
 }
 
 // The linear-algebra operators in the order of Gorgonia's āBinaryOperator constants.

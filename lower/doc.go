@@ -15,9 +15,12 @@
 // 000): a gather reads 0 outside its operand, which is exactly zero padding (im2col,
 // average pooling); a scatter drops writes outside its result (col2im).
 //
-// The exact semantics follow Gorgonia v0.9.18 where a Gorgonia operation of the same name
-// exists (output sizes of pooling, the thresholds of sigmoid and softplus, the divisor of
-// average pooling); each function's doc comment says so where it matters.
+// The package is framework-neutral: each operation is the mathematical one (the textbook
+// average pool, unclamped sigmoid and softplus, …). Where a framework deviates, its front end
+// reproduces the deviation on top of lower (package adapter: Gorgonia v0.9.18's clamped
+// sigmoid and softplus and its average-pool divisor; package onnx: PyTorch's conventions);
+// where frameworks agree on a convention lower has to choose (pooling output sizes, ties),
+// each function's doc comment says which.
 //
 // # Reductions and scans over monoids
 //

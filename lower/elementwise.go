@@ -7,7 +7,8 @@ import (
 	"github.com/pkg/errors"
 )
 
-// unaryNames lists the element-wise functions Unary accepts (Gorgonia's unary set).
+// unaryNames lists the element-wise functions Unary accepts (the names are Gorgonia's, whose
+// unary set it covers; the definitions are the mathematical functions).
 var unaryNames = [...]string{
 	"abs", "sign", "ceil", "floor", "sin", "cos", "exp", "ln", "log2", "neg", "square", "sqrt",
 	"inv", "invSqrt", "cube", "tanh", "sigmoid", "log1p", "expm1", "softplus", "erf",
@@ -18,10 +19,11 @@ func UnaryNames() []string { return append([]string{}, unaryNames[:]...) }
 
 // Unary applies the element-wise function name (one of UnaryNames) to the float array x.
 //
-// The definitions follow Gorgonia v0.9.18 exactly where it deviates from the mathematical
-// function: sigmoid is 1 above 19 (15 for float32) and 0 below -709 (-88); softplus is x above
-// 16 (14) and 0 below -708 (-103); sign is -1 for negative, 1 for positive and 0 at 0 (the tensor
-// kernels' convention).
+// Every function is the mathematical one as core defines it (sigmoid is core's stable
+// sigmoid, softplus is max(x, 0) + log1p(exp(-|x|)), which neither overflows nor loses the
+// small values); sign is -1 for negative, 1 for positive and ±0 at ±0. A front end that must
+// reproduce a framework's deviations (Gorgonia v0.9.18 clamps sigmoid and softplus) applies
+// them itself: see package adapter.
 func Unary(name string, x core.Term) (core.Term, error) {
 	op := "unary " + name
 	if err := checkTerm(op, x); err != nil {
@@ -41,14 +43,6 @@ func Unary(name string, x core.Term) (core.Term, error) {
 		"sqrt": core.OpSqrt, "inv": core.OpRecip, "tanh": core.OpTanh, "log1p": core.OpLog1p,
 		"expm1": core.OpExpm1, "erf": core.OpErf,
 	}
-	// masks are the 0/1 arrays x > hi and x ≥ lo, with the float64 or float32 bounds.
-	masks := func(lo64, hi64, lo32, hi32 float64) (above, inside core.Term) {
-		lo, hi := lo64, hi64
-		if t.Dtype == core.Float32 {
-			lo, hi = lo32, hi32
-		}
-		return b.Cast(t.Dtype, b.Binary(core.OpGt, x, lit(hi))), b.Cast(t.Dtype, b.Binary(core.OpGe, x, lit(lo)))
-	}
 	switch op, ok := direct[name]; {
 	case ok:
 		r = b.Unary(op, x)
@@ -61,18 +55,11 @@ func Unary(name string, x core.Term) (core.Term, error) {
 	case name == "cube":
 		r = b.Mul(b.Mul(x, x), x)
 	case name == "sigmoid":
-		// 1 above hi, 0 below lo, sigmoid x in between; the masks are exact 0/1 factors.
-		above, inside := masks(-709, 19, -88, 15)
-		r = b.Add(above, b.Mul(b.Mul(b.Sub(lit(1), above), inside), b.Unary(core.OpSigmoid, x)))
+		r = b.Unary(core.OpSigmoid, x)
 	case name == "softplus":
-		// x above hi, 0 below lo, log1p (exp x) in between (exp of min x hi cannot overflow).
-		above, inside := masks(-708, 16, -103, 14)
-		hi := 16.0
-		if t.Dtype == core.Float32 {
-			hi = 14
-		}
-		sp := b.Unary(core.OpLog1p, b.Unary(core.OpExp, b.Binary(core.OpMin, x, lit(hi))))
-		r = b.Add(b.Mul(above, x), b.Mul(b.Mul(b.Sub(lit(1), above), inside), sp))
+		// max(x, 0) + log1p(exp(-|x|)): exp never overflows, and exp(-|x|) underflowing to 0
+		// leaves max(x, 0), the value to the last bit.
+		r = b.Add(b.Binary(core.OpMax, x, lit(0)), b.Unary(core.OpLog1p, b.Unary(core.OpExp, b.Unary(core.OpNeg, b.Unary(core.OpAbs, x)))))
 	default:
 		return nil, errors.Errorf("lower: unary: unknown function %q (known: %v)", name, unaryNames)
 	}
