@@ -19,6 +19,7 @@ import (
 type executor struct {
 	name    string
 	device  bool                      // needs the Vulkan device
+	grid    bool                      // runs on the grid of special values, whatever its operands
 	scalar  bool                      // one node or program term per element: trimmed operands in -short
 	applies func(operation) bool      // nil: every operation
 	tol     func(operation) tolerance // nil: bitwise
@@ -268,7 +269,7 @@ func singleOpKernels(prefix string, dev *vulkan.Device, withDevice bool) []execu
 			})},
 		// y read cyclically: x holds every pair's first operand (n² elements), y the n
 		// special values, which are the pairs' second operands in order
-		{name: prefix + "kernel.Binary/cyclic", applies: func(o operation) bool { return o.bin != 0 },
+		{name: prefix + "kernel.Binary/cyclic", grid: true, applies: func(o operation) bool { return o.bin != 0 },
 			run: withVK(func(vk *kernel.Vulkan, o operation, ins []any) (any, any, error) {
 				vals := specials(o.in)
 				n := colLen(vals)
@@ -284,7 +285,7 @@ func singleOpKernels(prefix string, dev *vulkan.Device, withDevice bool) []execu
 				return out, want, err
 			})},
 		// both operands broadcast: out[i,j] = vals[i] op vals[j], the pairs in order
-		{name: prefix + "kernel.StridedBinary", applies: func(o operation) bool { return o.bin != 0 },
+		{name: prefix + "kernel.StridedBinary", grid: true, applies: func(o operation) bool { return o.bin != 0 },
 			run: withVK(func(vk *kernel.Vulkan, o operation, ins []any) (any, any, error) {
 				vals := specials(o.in)
 				n := colLen(vals)
@@ -340,7 +341,8 @@ func outerProgram(o operation, n int) (*core.Program, error) {
 }
 
 // TestExecutors compares every executor with core.Eval on every operation at its special
-// values (see the package documentation).
+// values, and at its extra operands (see extraOperands) on the CPU (see the package
+// documentation).
 func TestExecutors(t *testing.T) {
 	vulkantest.NoShaderCache()
 	dev, devErr := vulkan.Open()
@@ -362,29 +364,38 @@ func TestExecutors(t *testing.T) {
 					if ex.scalar && testing.Short() {
 						ins = trimmed(o, ins)
 					}
-					var rs []result
-					var err error
-					if ex.runs != nil {
-						rs, err = ex.runs(o, ins)
-					} else {
-						var r result
-						r.got, r.want, err = ex.run(o, ins)
-						rs = []result{r}
-					}
-					if err != nil {
-						t.Fatalf("%s: %s: %v", ex.name, o.name(), err)
-					}
-					var tol tolerance
-					if ex.tol != nil {
-						tol = ex.tol(o)
-					}
-					for _, r := range rs {
-						if msg := mismatches(o, ins, r.got, r.want, "core.Eval", tol); msg != "" {
-							t.Errorf("%s%s: %s", ex.name, r.label, msg)
-						}
+					runExecutor(t, ex, o, ins)
+					if extra := extraOperands(o); extra != nil && !ex.device && !ex.grid {
+						runExecutor(t, ex, o, extra)
 					}
 				})
 			}
 		})
+	}
+}
+
+// runExecutor runs ex on o's operand columns ins and reports where it differs from core.Eval.
+func runExecutor(t *testing.T, ex executor, o operation, ins []any) {
+	t.Helper()
+	var rs []result
+	var err error
+	if ex.runs != nil {
+		rs, err = ex.runs(o, ins)
+	} else {
+		var r result
+		r.got, r.want, err = ex.run(o, ins)
+		rs = []result{r}
+	}
+	if err != nil {
+		t.Fatalf("%s: %s: %v", ex.name, o.name(), err)
+	}
+	var tol tolerance
+	if ex.tol != nil {
+		tol = ex.tol(o)
+	}
+	for _, r := range rs {
+		if msg := mismatches(o, ins, r.got, r.want, "core.Eval", tol); msg != "" {
+			t.Errorf("%s%s: %s", ex.name, r.label, msg)
+		}
 	}
 }

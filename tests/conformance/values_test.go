@@ -166,6 +166,33 @@ func operands(o operation) []any {
 	return []any{x, y}
 }
 
+// extraOperands returns operand columns off the grid of special values for the few
+// operations where a Gorgonia native op (package raise) was seen to disagree with core.Eval
+// only there (nil for the others); every executor but the device's runs them too:
+//   - sigmoid: past Gorgonia's clamps (1 above 19 and 0 below -709 in float64; 1 above 15 and
+//     0 below -88 in float32) where the float result is still not 1 or 0;
+//   - tanh f32: ±0.625, where package math32's tanh (Gorgonia's arrays) is 1 ulp off;
+//   - pow f64: x² and x³ with subnormal results, where Gorgonia's arrays compute x*x and
+//     x*x*x (one rounding) and math.Pow rounds twice.
+//
+// Each column has 4 elements (rank n: [2,2]).
+func extraOperands(o operation) []any {
+	switch {
+	case o.un == core.OpSigmoid && o.in == core.Float64:
+		return []any{[]float64{20, -20, -710, -745}}
+	case o.un == core.OpSigmoid && o.in == core.Float32:
+		return []any{[]float32{16, -16, -88.5, -100}}
+	case o.un == core.OpTanh && o.in == core.Float32:
+		return []any{[]float32{0.625, -0.625, 0.75, -0.75}}
+	case o.bin == core.OpPow && o.in == core.Float64:
+		return []any{
+			[]float64{1.0230426852789173e-154, -9.647027795810217e-155, 2.117727878180869e-103, -1.6961985240301736e-103},
+			[]float64{2, 2, 3, 3},
+		}
+	}
+	return nil
+}
+
 // colLen is the length of a column ([]float64, []float32, []int64 or []bool).
 func colLen(c any) int {
 	switch c := c.(type) {
