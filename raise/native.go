@@ -50,9 +50,9 @@ func nativeFor[K comparable, F any](m map[K]native[F], op K, d core.Dtype) (F, b
 //     0.9999999f, sigmoid -100f = 0 where core gives 3.7e-44f; and 1 ulp off at -0.5, -2.5, -25;
 //   - exp, log, sin, cos, tanh and expm1 at float32 compute in float32 (package math32) where
 //     core computes in float64 and rounds once: exp 2.5f = 12.182492f (core 12.182494f), exp
-//     1e30f = 0 (core +Inf), log of the smallest subnormal = -88.03f (core -103.28f), sin and
-//     cos 1 ulp off at 1f and 2.5f and wrong at 1e30f and 2⁶³, tanh 0.625f = 0.55459976f (core
-//     0.5545997f, arrays only), expm1 1f 1 ulp off.
+//     1e30f = 0 (core +Inf), log of the smallest subnormal = -88.03f (core -103.28f), sin 1f,
+//     sin 2.5f and cos 2.5f 1 ulp off, sin and cos wrong at ±1e30f and ±2⁶³ (sin 2⁶³f = NaN),
+//     tanh 0.625f = 0.55459976f on arrays (core 0.5545997f), expm1 1f 1 ulp off.
 var nativeUnary = map[core.UnOp]native[func(*gorgonia.Node) (*gorgonia.Node, error)]{
 	core.OpNeg: {gorgonia.Neg, true}, core.OpAbs: {gorgonia.Abs, true},
 	core.OpExp: {gorgonia.Exp, false}, core.OpLog: {gorgonia.Log, false},
