@@ -17,8 +17,8 @@ import (
 // of max or min the first argument gets the whole gradient (so ReLU written max x 0 has slope
 // 1 at 0 and max 0 x slope 0); floor, ceil, sign, stopgrad and casts to integers have
 // derivative 0; pow x y: ∂/∂x is 0 where y = 0 and ∂/∂y is 0 where x^y = 0; atan2 is NaN at
-// the origin. The README adds: second derivative 0 at kinks (the operations above are
-// piecewise linear: their second derivative is 0 everywhere).
+// the origin; second derivative 0 at kinks (the operations above are piecewise linear: their
+// second derivative is 0 everywhere). The README states the same.
 
 // kinkCase is one term over x (and y) and the points where its derivative is a convention,
 // with the documented gradient at each point (dx, dy).
