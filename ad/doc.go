@@ -22,9 +22,12 @@
 // Conventions for non-smooth points and special cases:
 //   - integers and booleans are never differentiated; argmaxOuter, comparisons, floor, ceil,
 //     sign and casts to integers have derivative 0; a gradient has its parameter's dtype;
-//   - max/min: on a tie the first argument gets the whole gradient (so ReLU written max 0 x
-//     gives 0 to x at x = 0);
-//   - abs'(0) = 0 (abs' = sign);
+//   - max/min: on a tie (±0 against ±0 included) the first argument gets the whole gradient
+//     and the second none, so ReLU written max x 0 has slope 1 at x = 0 and written max 0 x
+//     slope 0;
+//   - abs'(±0) = ±0 (abs' = sign);
+//   - at these kinks and ties, as everywhere for the piecewise linear operations (abs, sign,
+//     max, min, floor, ceil), the second derivative is 0;
 //   - pow x y: ∂/∂x = y·x^(y−1), taken as 0 where y = 0; ∂/∂y = x^y·log x, taken as 0 where
 //     x^y = 0 (both by element-wise selection, so the undefined value does not leak);
 //   - atan2 x y: ∂/∂x = y/(x²+y²), ∂/∂y = −x/(x²+y²) (NaN at the origin);

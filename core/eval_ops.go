@@ -132,7 +132,11 @@ func castValue(to Dtype, a *value) *value {
 		}
 		switch to {
 		case Float64, Float32:
-			out.f[k] = round(to, f)
+			if to == Float32 && a.i != nil {
+				out.f[k] = float64(float32(a.i[k])) // one rounding (through float64 rounds twice)
+			} else {
+				out.f[k] = round(to, f)
+			}
 		case Int64:
 			out.i[k] = i
 		default:

@@ -10,7 +10,7 @@ import (
 // TestCompareScalar: every ordering against the definition, ±0, ±Inf and NaN (which compares
 // false), both dtypes, in place; a non-ordering operation and a short output are errors.
 func TestCompareScalar(t *testing.T) {
-	xs := []float64{-2, -0.0, 0, 0.5, 3, math.Inf(1), math.Inf(-1), math.NaN(), 0.5}
+	xs := []float64{-2, math.Copysign(0, -1), 0, 0.5, 3, math.Inf(1), math.Inf(-1), math.NaN(), 0.5}
 	ops := map[core.BinOp]func(a, b float64) bool{
 		core.OpGe: func(a, b float64) bool { return a >= b },
 		core.OpGt: func(a, b float64) bool { return a > b },
@@ -18,7 +18,7 @@ func TestCompareScalar(t *testing.T) {
 		core.OpLt: func(a, b float64) bool { return a < b },
 	}
 	for op, def := range ops {
-		for _, s := range []float64{0, 0.5, math.Inf(1)} {
+		for _, s := range []float64{0, math.Copysign(0, -1), 0.5, math.Inf(1)} {
 			out := make([]float64, len(xs))
 			if err := CompareScalar(out, xs, s, op); err != nil {
 				t.Fatal(err)

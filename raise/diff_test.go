@@ -10,7 +10,13 @@ import (
 
 // Differential test: every construct and every fusion of raise against package core's
 // reference evaluator, term by term (each term is its own program, so a failure names it),
-// raised per operation and coarsely (one plan node).
+// raised per operation and coarsely (one plan node), within a relative tolerance.
+//
+// The operands are moderate values only (standard normal draws): this test covers the
+// constructs, not the edges of the element-wise operations. tests/conformance covers those:
+// every element-wise operation raised per operation and coarsely, at ranks 0, 1 and n, at
+// the special values (±0, subnormals, ±Inf, NaN, ties, …), bit for bit against core.Eval;
+// it is what decides which of Gorgonia's native ops raise may use (see nativeUnary).
 func TestAgainstCoreEval(t *testing.T) {
 	params := "x : [3,4] f64, y : [4] f64, z : [4,3] f64, s : [] f64, k : [] i64, v : [6] f64, am : [3] i64, w : [3,4] f32, u : [4] f32, " +
 		"b3 : [2,3,4] f64, c3 : [2,4,3] f64, d4 : [2,2,3,4] f64, f3 : [3,3,3] f64, e3 : [2,3,4] f32"

@@ -518,18 +518,6 @@ func (pl *plan) simple(t core.Term, kind string, k kern.Kernel) (ref, error) {
 	}, k)
 }
 
-// native plans a node built by a Gorgonia function of the children's nodes.
-func (pl *plan) native(t core.Term, ins []core.Term, f func(kids []*gorgonia.Node) (*gorgonia.Node, error)) (ref, error) {
-	rs, err := pl.terms(ins...)
-	if err != nil {
-		return ref{}, err
-	}
-	r := pl.add(t, rs, f)
-	pl.steps[r.step].native = true
-	pl.steps[r.step].fallback = func(vs []*core.Var) (core.Term, error) { return core.Rebuild(t, asTerms(vs)) }
-	return r, nil
-}
-
 // isSwap reports whether t is a transpose of the last two dimensions of a rank ≥ 2 array
 // (tr [1,0] of a matrix, tr [0,2,1] of a stack of matrices, …: a GEMM transpose flag) and
 // returns its operand; tr (swap) (tr (swap) z) is z, unflagged.
@@ -597,10 +585,8 @@ func (pl *plan) plan1(t core.Term) (ref, error) {
 		if t.Op == core.OpStopGrad { // the identity in a forward pass
 			return pl.term(t.X)
 		}
-		if t.X.Type().Dtype.IsFloat() {
-			if f := nativeUnary[t.Op]; f != nil && !pl.coarse && !pl.vk.Wants(t.X.Type().Dtype, "unary", t.Op.String(), t.Type().Shape.Size()) {
-				return pl.native(t, []core.Term{t.X}, func(k []*gorgonia.Node) (*gorgonia.Node, error) { return f(k[0]) })
-			}
+		if f, ok := nativeFor(nativeUnary, t.Op, t.X.Type().Dtype); ok && !pl.coarse && !pl.vk.Wants(t.X.Type().Dtype, "unary", t.Op.String(), t.Type().Shape.Size()) {
+			return pl.native(t, []core.Term{t.X}, func(k []*gorgonia.Node) (*gorgonia.Node, error) { return f(k[0]) })
 		}
 		return pl.simple(t, t.Op.String(), kern.Unary{Op: t.Op, VK: pl.vk})
 	case *core.Binary:
@@ -680,22 +666,6 @@ func litName(l *core.Lit) string {
 	return fmt.Sprintf("bulkad: lit %v #%x", t, h.Sum64())
 }
 
-// nativeUnary holds the core unary operations that Gorgonia has as ops of its own.
-var nativeUnary = map[core.UnOp]func(*gorgonia.Node) (*gorgonia.Node, error){
-	core.OpNeg: gorgonia.Neg, core.OpAbs: gorgonia.Abs, core.OpSign: gorgonia.Sign,
-	core.OpExp: gorgonia.Exp, core.OpLog: gorgonia.Log, core.OpSqrt: gorgonia.Sqrt,
-	core.OpSin: gorgonia.Sin, core.OpCos: gorgonia.Cos, core.OpTanh: gorgonia.Tanh,
-	core.OpSigmoid: gorgonia.Sigmoid, core.OpRecip: gorgonia.Inverse,
-	core.OpFloor: gorgonia.Floor, core.OpCeil: gorgonia.Ceil,
-	core.OpLog1p: gorgonia.Log1p, core.OpExpm1: gorgonia.Expm1,
-}
-
-// nativeBinary holds the core binary operations that Gorgonia has as ops of its own.
-var nativeBinary = map[core.BinOp]func(a, b *gorgonia.Node) (*gorgonia.Node, error){
-	core.OpAdd: gorgonia.Add, core.OpSub: gorgonia.Sub, core.OpMul: gorgonia.HadamardProd,
-	core.OpDiv: gorgonia.HadamardDiv, core.OpPow: gorgonia.Pow,
-}
-
 func (pl *plan) binary(t *core.Binary) (ref, error) {
 	if r, ok, err := pl.maskedScatter(t); ok {
 		return r, err
@@ -708,10 +678,8 @@ func (pl *plan) binary(t *core.Binary) (ref, error) {
 	if vx, vy := pl.view(t.X), pl.view(t.Y); !vx.trivial || !vy.trivial {
 		return pl.stridedBinary(t, vx, vy)
 	}
-	if t.X.Type().Dtype.IsFloat() && !t.Op.IsComparison() {
-		if f := nativeBinary[t.Op]; f != nil && !pl.coarse && !pl.vk.Wants(t.X.Type().Dtype, "binary", t.Op.String(), t.Type().Shape.Size()) {
-			return pl.native(t, []core.Term{t.X, t.Y}, func(k []*gorgonia.Node) (*gorgonia.Node, error) { return f(k[0], k[1]) })
-		}
+	if f, ok := nativeFor(nativeBinary, t.Op, t.X.Type().Dtype); ok && !pl.coarse && !pl.vk.Wants(t.X.Type().Dtype, "binary", t.Op.String(), t.Type().Shape.Size()) {
+		return pl.native(t, []core.Term{t.X, t.Y}, func(k []*gorgonia.Node) (*gorgonia.Node, error) { return f(k[0], k[1]) })
 	}
 	return pl.simple(t, t.Op.Word(), kern.Binary{Op: t.Op, VK: pl.vk})
 }

@@ -96,7 +96,7 @@ func TestElementwiseAndMoves(t *testing.T) {
 	outs := []core.Term{
 		b.Mul(x, b.Replicate(2, y)), // 0 fused broadcast
 		b.Unary(core.OpTan, y),      // 1 custom unary
-		b.Unary(core.OpSigmoid, y),  // 2 native unary
+		b.Unary(core.OpSigmoid, y),  // 2 custom unary (Gorgonia's sigmoid clamps: not native)
 		b.ArgmaxOuter(x),            // 3 argmax
 		b.Cast(core.Float64, b.Binary(core.OpLt, y, b.Replicate(3, s))), // 4 comparison + cast
 		b.Index(x, k),                           // 5 dynamic index
