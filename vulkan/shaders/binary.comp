@@ -18,27 +18,73 @@ layout(constant_id = 0) const uint OP = 0u;
 layout(constant_id = 1) const uint MODE = 0u;
 
 #ifndef F64
-// powG follows Go's math.Pow on the cases GLSL's pow leaves undefined (x <= 0, y = 0, x = 1).
+// powPos is a^b for finite a > 0 and finite b, as 2^(b·log2 a): a subnormal a is scaled into
+// the normal range before log2 (lavapipe reads subnormals as 2^-127), the product b·log2 a
+// is kept in two floats (its rounding error would be amplified by exp2), and a subnormal
+// result is scaled down by a multiplication (which rounds once; ldexp may flush it).
+float powPos(float a, float b) {
+	float l = a < 1.17549435e-38 ? log2(a * 16777216.0) - 24.0 : log2(a);
+	precise float t = b * l;
+	precise float tl = fma(b, l, -t);
+	if (t >= 128.0) {
+		return uintBitsToFloat(0x7f800000u);
+	}
+	if (t < -151.0) {
+		return 0.0;
+	}
+	float n = floor(t);
+	precise float f = (t - n) + tl; // t - n is exact
+	int e = int(n);
+	float v = exp2(f);
+	if (e < -125) {
+		return ldexp(v, e + 64) * 5.42101086e-20; // 2^-64
+	}
+	return ldexp(v, e);
+}
+
+// powG is Go's math.Pow in float32: its special cases exactly, in its order (x^0 = 1^y = 1,
+// x^1 = x, NaN, ±0, infinite y, infinite x, y = ±1/2 as sqrt), then powPos on |x|, negated for
+// x < 0 and odd integer y (NaN for x < 0 and y not an integer).
 float powG(float a, float b) {
+	float inf = uintBitsToFloat(0x7f800000u);
 	if (b == 0.0 || a == 1.0) {
 		return 1.0;
 	}
-	if (a > 0.0) {
-		return pow(a, b);
+	if (b == 1.0) {
+		return a;
+	}
+	if (isnan(a) || isnan(b)) {
+		return uintBitsToFloat(0x7fc00000u);
 	}
 	bool integer = floor(b) == b;
 	bool odd = integer && abs(b) < 16777216.0 && fract(b * 0.5) != 0.0;
 	if (a == 0.0) {
 		if (b < 0.0) {
-			return odd ? (1.0 / a) : uintBitsToFloat(0x7f800000u);
+			return odd ? (1.0 / a) : inf;
 		}
 		return odd ? a : 0.0;
 	}
-	if (!integer) {
+	if (isinf(b)) {
+		if (a == -1.0) {
+			return 1.0;
+		}
+		return (abs(a) < 1.0) == (b > 0.0) ? 0.0 : inf;
+	}
+	if (isinf(a)) {
+		float r = b > 0.0 ? inf : 0.0;
+		return a < 0.0 && odd ? -r : r; // (-Inf)^b = (-0)^-b
+	}
+	if (b == 0.5) {
+		return sqrt(a); // NaN for a < 0
+	}
+	if (b == -0.5) {
+		return 1.0 / sqrt(a);
+	}
+	if (a < 0.0 && !integer) {
 		return uintBitsToFloat(0x7fc00000u);
 	}
-	float r = pow(-a, b);
-	return odd ? -r : r;
+	float r = powPos(abs(a), b);
+	return a < 0.0 && odd ? -r : r;
 }
 #endif
 

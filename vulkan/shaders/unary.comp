@@ -43,9 +43,13 @@ float expG(float x) {
 	return ldexp(ldexp(exp(r), e / 2), e - e / 2);
 }
 
-// tanhG avoids the cancellation of (e^2x - 1)/(e^2x + 1) near 0 with the Taylor series there.
+// tanhG avoids the cancellation of (e^2x - 1)/(e^2x + 1) near 0 with the Taylor series there;
+// below 2^-12 tanh x rounds to x (which keeps -0 and subnormals).
 float tanhG(float x) {
 	float a = abs(x);
+	if (a < 0.000244140625 || isnan(x)) {
+		return x;
+	}
 	if (a < 0.25) {
 		float x2 = x * x;
 		return x + x * x2 * (-1.0 / 3.0 + x2 * (2.0 / 15.0 + x2 * (-17.0 / 315.0 + x2 * (62.0 / 2835.0))));
@@ -76,6 +80,21 @@ float log1pG(float x) {
 	return 2.0 * s * poly;
 }
 
+// logG is log with Go's special values (log of a negative number is NaN, log(±0) = -Inf) and
+// subnormal arguments scaled into the normal range first (lavapipe's log reads them as 2^-127).
+float logG(float x) {
+	if (x < 0.0) {
+		return nanT();
+	}
+	if (x == 0.0) {
+		return -infT();
+	}
+	if (x < 1.17549435e-38) {
+		return log(x * 16777216.0) - 16.6355323; // log 2^24 = 16.63553233...
+	}
+	return log(x);
+}
+
 // expm1G is exp(x)-1, accurate for small x: the Taylor series for |x| < 0.5.
 float expm1G(float x) {
 	if (abs(x) >= 0.5) {
@@ -93,23 +112,31 @@ float expm1G(float x) {
 	r = 1.0 + x / 2.0 * r;
 	return x * r;
 }
+
+#include "trig.glsl"
 #endif
+
+// signG is -1, 0 or 1 by the sign of x, with ±0 and NaN returned unchanged (as core's sign;
+// GLSL's sign gives +0 for -0 and is undefined for NaN).
+T signG(T x) {
+	return x > T(0) ? T(1) : (x < T(0) ? T(-1) : x);
+}
 
 T apply(T x) {
 	switch (OP) {
 	case 0u: return -x;
 	case 1u: return abs(x);
-	case 2u: return sign(x);
+	case 2u: return signG(x);
 	case 3u: return floor(x);
 	case 4u: return ceil(x);
 	case 5u: return T(1) / x;
 	case 6u: return x < T(0) ? nanT() : sqrt(x);
 #ifndef F64
 	case 7u: return expG(x);
-	case 8u: return x < T(0) ? nanT() : (x == T(0) ? -infT() : log(x));
-	case 9u: return sin(x);
-	case 10u: return cos(x);
-	case 11u: return tan(x);
+	case 8u: return logG(x);
+	case 9u: return trigG(x, 0u);
+	case 10u: return trigG(x, 1u);
+	case 11u: return trigG(x, 2u);
 	case 12u: return tanhG(x);
 	case 13u: return T(1) / (T(1) + expG(-x));
 	case 14u: return log1pG(x);
