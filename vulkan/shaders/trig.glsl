@@ -7,7 +7,7 @@
 // r = f·pi/2 (|r| <= pi/4, as 24+ significant bits) and Taylor polynomials of sin and cos on r.
 
 // TWO_OVER_PI holds the first 256 bits of the fraction of 2/pi, most significant word first
-// (checked against a 600-bit pi in vulkan/internal_test.go).
+// (checked against a 600-bit pi by TestTwoOverPiTable).
 const uint TWO_OVER_PI[8] = uint[8](0xa2f9836eu, 0x4e441529u, 0xfc2757d1u, 0xf534ddc0u, 0xdb629599u,
 	0x3c439041u, 0xfe5163abu, 0xdebbc561u);
 

@@ -39,7 +39,11 @@ float expG(float x) {
 	precise float r = x - n * 0.693145752; // ln2 high part (16 significant bits): n*hi is exact
 	r = r - n * 1.42860677e-06;            // ln2 low part
 	int e = int(n);
-	// Split the scaling so that neither factor overflows or underflows prematurely.
+	if (e < -125) {
+		// a subnormal result: scale by a multiplication, which rounds once (ldexp may flush)
+		return ldexp(exp(r), e + 64) * 5.42101086e-20; // 2^-64
+	}
+	// Split the scaling so that neither factor overflows prematurely.
 	return ldexp(ldexp(exp(r), e / 2), e - e / 2);
 }
 
@@ -70,6 +74,9 @@ float log1pG(float x) {
 	if (x == -1.0) {
 		return -infT();
 	}
+	if (abs(x) < 5.96046448e-08 || isnan(x)) {
+		return x; // log1p x rounds to x below 2^-24 (keeps -0 and subnormals)
+	}
 	if (abs(x) >= 0.5) {
 		return log(1.0 + x);
 	}
@@ -80,27 +87,18 @@ float log1pG(float x) {
 	return 2.0 * s * poly;
 }
 
-// logG is log with Go's special values (log of a negative number is NaN, log(±0) = -Inf) and
-// subnormal arguments scaled into the normal range first (lavapipe's log reads them as 2^-127).
-float logG(float x) {
-	if (x < 0.0) {
-		return nanT();
-	}
-	if (x == 0.0) {
-		return -infT();
-	}
-	if (x < 1.17549435e-38) {
-		return log(x * 16777216.0) - 16.6355323; // log 2^24 = 16.63553233...
-	}
-	return log(x);
-}
-
-// expm1G is exp(x)-1, accurate for small x: the Taylor series for |x| < 0.5.
+// expm1G is exp(x)-1, accurate for small x: the Taylor series for |x| < 1 (expG(x) - 1 loses
+// up to 5 ulp to the subtraction at 0.65).
 float expm1G(float x) {
-	if (abs(x) >= 0.5) {
+	if (abs(x) < 5.96046448e-08 || isnan(x)) {
+		return x; // expm1 x rounds to x below 2^-24 (keeps -0 and subnormals)
+	}
+	if (abs(x) >= 1.0) {
 		return expG(x) - 1.0;
 	}
-	float r = 1.0 + x / 11.0;
+	float r = 1.0 + x / 13.0;
+	r = 1.0 + x / 12.0 * r;
+	r = 1.0 + x / 11.0 * r;
 	r = 1.0 + x / 10.0 * r;
 	r = 1.0 + x / 9.0 * r;
 	r = 1.0 + x / 8.0 * r;
@@ -111,6 +109,25 @@ float expm1G(float x) {
 	r = 1.0 + x / 3.0 * r;
 	r = 1.0 + x / 2.0 * r;
 	return x * r;
+}
+
+// logG is log with Go's special values (log of a negative number is NaN, log(±0) = -Inf),
+// subnormal arguments scaled into the normal range first (lavapipe's log reads them as
+// 2^-127), and log1pG near 1.
+float logG(float x) {
+	if (x < 0.0) {
+		return nanT();
+	}
+	if (x == 0.0) {
+		return -infT();
+	}
+	if (x < 1.17549435e-38) {
+		return log(x * 16777216.0) - 16.6355323; // log 2^24 = 16.63553233...
+	}
+	if (abs(x - 1.0) < 0.5) {
+		return log1pG(x - 1.0); // x - 1 is exact; the builtin's error near 1 is absolute
+	}
+	return log(x);
 }
 
 #include "trig.glsl"
@@ -138,7 +155,7 @@ T apply(T x) {
 	case 10u: return trigG(x, 1u);
 	case 11u: return trigG(x, 2u);
 	case 12u: return tanhG(x);
-	case 13u: return T(1) / (T(1) + expG(-x));
+	case 13u: return x < T(-88) ? expG(x) : T(1) / (T(1) + expG(-x)); // 1 + e^x rounds to 1 there
 	case 14u: return log1pG(x);
 	case 15u: return expm1G(x);
 #endif
