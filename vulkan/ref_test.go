@@ -3,46 +3,12 @@ package vulkan
 import (
 	"math"
 	"math/rand"
-
-	"github.com/bulkad/bulkad/core"
 )
 
 // Plain Go reference kernels (naive loops, float64 accumulation) and comparison helpers.
 
-// ulps is the distance between two float32 values in units in the last place (NaN == NaN);
-// values of opposite sign count their distance through zero.
-func ulps(a, b float32) float64 {
-	if a == b || (a != a && b != b) {
-		return 0
-	}
-	if a != a || b != b {
-		return math.Inf(1)
-	}
-	ord := func(x float32) int64 {
-		i := int64(math.Float32bits(x))
-		if i >= 0x80000000 {
-			return 0x80000000 - i
-		}
-		return i
-	}
-	d := ord(a) - ord(b)
-	if d < 0 {
-		d = -d
-	}
-	return float64(d)
-}
-
-// unaryRef is the float64 definition of each unary op: core's (the reference evaluator's).
-func unaryRef(op string, x float64) float64 {
-	o, ok := core.ParseUnOp(op)
-	if !ok || o.FloatFunc() == nil {
-		panic("unknown op " + op)
-	}
-	return o.FloatFunc()(x)
-}
-
-// binaryRef applies op in T's arithmetic (Go rounds each float32 operation to float32); max,
-// min and pow are evaluated in float64 and rounded once.
+// binaryRef applies an arithmetic op (+ - * /) in T's arithmetic (Go rounds each float32
+// operation to float32, as core.Eval's single rounding of the float64 result does).
 func binaryRef[T Float](op string, x, y T) T {
 	switch op {
 	case "+":
@@ -53,20 +19,8 @@ func binaryRef[T Float](op string, x, y T) T {
 		return x * y
 	case "/":
 		return x / y
-	case "max", "min":
-		// bulkad's core evaluator: a NaN operand wins (unlike math.Max(NaN, +Inf) = +Inf),
-		// and +0 > -0.
-		if x != x || y != y {
-			return T(math.NaN())
-		}
-		if op == "max" {
-			return T(math.Max(float64(x), float64(y)))
-		}
-		return T(math.Min(float64(x), float64(y)))
-	case "pow":
-		return T(math.Pow(float64(x), float64(y)))
 	}
-	panic("unknown op " + op)
+	panic("binaryRef: not an arithmetic op: " + op)
 }
 
 func uniform[T Float](rng *rand.Rand, n int, lo, hi float64) []T {
@@ -174,23 +128,6 @@ func scatterRef[T Float](dst0, src []T, idx []int32, block int) (sum, mag []floa
 		}
 	}
 	return sum, mag
-}
-
-// logUniform draws ±10^u, u uniform in [lo, hi], with values below min replaced by their
-// negation's absolute value (for ops defined above a bound).
-func logUniform[T Float](rng *rand.Rand, n int, lo, hi, min float64) []T {
-	s := make([]T, n)
-	for i := range s {
-		v := math.Pow(10, lo+(hi-lo)*rng.Float64())
-		if rng.Intn(2) == 0 {
-			v = -v
-		}
-		if v < min {
-			v = math.Abs(v)
-		}
-		s[i] = T(v)
-	}
-	return s
 }
 
 // rowMajor calls f with each multi-index of shape in row-major order (once, with the empty

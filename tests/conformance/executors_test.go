@@ -115,7 +115,7 @@ func executors(dev *vulkan.Device) []executor {
 		}
 	}
 	for _, ex := range vkExs {
-		ex.device, ex.tol = true, vulkanTolerance
+		ex.device, ex.tol = true, vulkanTolerance(dev)
 		if ex.applies == nil {
 			ex.applies = floatArith
 		} else {
@@ -181,8 +181,9 @@ func forced(dev *vulkan.Device) *kernel.Vulkan {
 	return &kernel.Vulkan{Device: dev, Force: true, Report: func(error) {}}
 }
 
-// deviceRan checks a forced Vulkan after a run: no device error or fallback, and at least
-// one device call when the device takes o (n elements; nil vk: nothing to check).
+// deviceRan checks a forced Vulkan after a run: no device error or fallback, at least one
+// device call when the device takes o (n elements), and none when it declines o, which then
+// ran on the CPU (nil vk: nothing to check).
 func deviceRan(vk *kernel.Vulkan, o operation, n int) error {
 	if vk == nil {
 		return nil
@@ -190,33 +191,42 @@ func deviceRan(vk *kernel.Vulkan, o operation, n int) error {
 	if err := vk.Err(); err != nil || vk.Fallbacks() != 0 {
 		return fmt.Errorf("device error %v, %d fallbacks to the CPU", err, vk.Fallbacks())
 	}
-	kind, name := "unary", ""
-	switch {
-	case o.un != 0:
-		name = o.un.String()
-	case o.bin != 0:
-		kind, name = "binary", o.bin.String()
-	default:
+	kind, name, ok := deviceOp(o)
+	if !ok {
 		return nil
 	}
-	if vk.Wants(o.in, kind, name, n) && vk.Calls() == 0 {
+	takes := vk.Wants(o.in, kind, name, n)
+	if takes && vk.Calls() == 0 {
 		return fmt.Errorf("the device takes %s %s %v but ran no kernel", kind, name, o.in)
+	}
+	if !takes && vk.Calls() != 0 {
+		return fmt.Errorf("the device declines %s %s %v but ran %d kernels", kind, name, o.in, vk.Calls())
 	}
 	return nil
 }
 
-// vulkanTolerance is what package vulkan documents for its element-wise shaders: exp log
-// sin cos tan tanh sigmoid log1p expm1 within 8 ulp, pow within 4e-6 relative (where the
-// reference is finite and nonzero; special results exact), everything else bitwise.
-func vulkanTolerance(o operation) tolerance {
-	switch o.un {
-	case core.OpExp, core.OpLog, core.OpSin, core.OpCos, core.OpTan, core.OpTanh, core.OpSigmoid, core.OpLog1p, core.OpExpm1:
-		return tolerance{ulps: 8}
+// deviceOp is the Vulkan kernel and op name of an element-wise operation.
+func deviceOp(o operation) (kind, name string, ok bool) {
+	switch {
+	case o.un != 0:
+		return "unary", o.un.String(), true
+	case o.bin != 0:
+		return "binary", o.bin.String(), true
 	}
-	if o.bin == core.OpPow {
-		return tolerance{rel: 4e-6}
+	return "", "", false
+}
+
+// vulkanTolerance is what package vulkan documents for its element-wise shaders on dev:
+// vulkan.ULPBound for float32 (0: bitwise), bitwise for float64 and for every operation the
+// device declines (which runs on the CPU; deviceRan checks that).
+func vulkanTolerance(dev *vulkan.Device) func(o operation) tolerance {
+	return func(o operation) tolerance {
+		kind, name, ok := deviceOp(o)
+		if !ok || o.in != core.Float32 || !vulkan.Supports[float32](dev, kind, name) {
+			return tolerance{}
+		}
+		return tolerance{ulps: int64(vulkan.ULPBound(name))}
 	}
-	return tolerance{}
 }
 
 // newColumn is a zeroed column of dtype d and length n.
