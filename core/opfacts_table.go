@@ -131,6 +131,15 @@ var unFacts = [numUnOps]UnFacts{
 		Cost: CostHeavy, Smooth: Smooth, Kinks: "the identity, whose derivative is taken to be 0 (stop-gradient)",
 		Deriv: UnDeriv{Kind: DerivZero}, Native: NoNative,
 	},
+	OpAtan: {
+		Name: "atan", Dtypes: Floats, Float: math.Atan, KeepsZero: Floats, Cost: CostHeavy, Smooth: Smooth,
+		Deriv: UnDeriv{Kind: DerivRule, Factor: func(e DerivEnv) Term {
+			// atan' x = 1/(1 + x²)
+			b, x := e.Builder(), e.X()
+			return b.Unary(OpRecip, b.Add(e.Const(1), b.Mul(x, x)))
+		}},
+		Native: NoNative,
+	},
 }
 
 // binFacts holds the facts of every binary operation, indexed by BinOp.

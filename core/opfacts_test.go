@@ -173,7 +173,7 @@ func TestOpFactsValues(t *testing.T) {
 		{OpNeg, 0, negZero}, {OpAbs, negZero, 0}, {OpSign, negZero, negZero}, {OpSign, -3, -1},
 		{OpSign, nan, nan}, {OpTanh, 0.5, math.Tanh(0.5)}, {OpSigmoid, 0, 0.5},
 		{OpSigmoid, -800, 0}, {OpSigmoid, 800, 1}, {OpRecip, negZero, -inf}, {OpExpm1, 1e-10, math.Expm1(1e-10)},
-		{OpStopGrad, 2.5, 2.5}, {OpErf, inf, 1}, {OpFloor, -0.5, -1}, {OpCeil, -0.5, negZero},
+		{OpStopGrad, 2.5, 2.5}, {OpAtan, 1, math.Pi / 4}, {OpAtan, -inf, -math.Pi / 2}, {OpAtan, negZero, negZero}, {OpErf, inf, 1}, {OpFloor, -0.5, -1}, {OpCeil, -0.5, negZero},
 	}
 	for _, c := range un {
 		got := c.op.FloatFunc()(c.x)

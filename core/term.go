@@ -97,6 +97,8 @@ const (
 	// that is zero up to rounding). Finite differences see the identity, so generators of
 	// programs for derivative checks leave it out.
 	OpStopGrad
+	// OpAtan is the arctangent, with values in [-π/2, π/2] (ONNX Atan).
+	OpAtan
 	numUnOps
 )
 
