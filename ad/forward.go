@@ -1,8 +1,6 @@
 package ad
 
 import (
-	"math"
-
 	"github.com/bulkad/bulkad/core"
 	"github.com/pkg/errors"
 )
@@ -405,67 +403,39 @@ func (f *forward) unary(t *core.Unary) *dual {
 	if x.d.IsZero() {
 		return &dual{p: b.Unary(t.Op, x.p), d: zeroDelta(ty)}
 	}
-	one := func() core.Term { return f.constant(ty, 1) }
-	var xa core.Term
-	if t.Op != core.OpNeg && t.Op != core.OpSign && t.Op != core.OpFloor && t.Op != core.OpCeil && t.Op != core.OpStopGrad {
-		xa = f.atom(x.p)
-	} else {
-		xa = x.p
-	}
-	p := b.Unary(t.Op, xa)
-	if p == nil {
-		return nil
-	}
-	pa := func() core.Term {
-		a := f.selfAtom(t, p)
-		p = a
-		return a
-	}
-	var factor core.Term
-	switch t.Op {
-	case core.OpNeg:
-		return &dual{p: p, d: g.share(g.neg(x.d))}
-	case core.OpSign, core.OpFloor, core.OpCeil, core.OpStopGrad:
-		return &dual{p: p, d: zeroDelta(ty)}
-	case core.OpAbs:
-		// abs' = sign, so abs'(0) = 0.
-		factor = b.Unary(core.OpSign, xa)
-	case core.OpExp:
-		factor = pa()
-	case core.OpExpm1:
-		factor = b.Unary(core.OpExp, xa)
-	case core.OpErf:
-		// erf' x = 2/√π · exp(−x²)
-		c := f.constant(ty, 2/math.Sqrt(math.Pi))
-		factor = b.Mul(c, b.Unary(core.OpExp, b.Unary(core.OpNeg, b.Mul(xa, xa))))
-	case core.OpLog:
-		factor = b.Unary(core.OpRecip, xa)
-	case core.OpLog1p:
-		factor = b.Unary(core.OpRecip, b.Add(one(), xa))
-	case core.OpSqrt:
-		s := pa()
-		factor = b.Unary(core.OpRecip, b.Add(s, s))
-	case core.OpSin:
-		factor = b.Unary(core.OpCos, xa)
-	case core.OpCos:
-		factor = b.Unary(core.OpNeg, b.Unary(core.OpSin, xa))
-	case core.OpTan:
-		s := pa()
-		factor = b.Add(one(), b.Mul(s, s))
-	case core.OpTanh:
-		s := pa()
-		factor = b.Sub(one(), b.Mul(s, s))
-	case core.OpSigmoid:
-		s := pa()
-		factor = b.Mul(s, b.Sub(one(), s))
-	case core.OpRecip:
-		s := pa()
-		factor = b.Unary(core.OpNeg, b.Mul(s, s))
-	default:
+	rule := t.Op.Facts().Deriv
+	if rule.Kind != core.DerivRule {
+		// The derivative does not read the operand: it is not bound to a variable.
+		p := b.Unary(t.Op, x.p)
+		if p == nil {
+			return nil
+		}
+		switch rule.Kind {
+		case core.DerivZero:
+			return &dual{p: p, d: zeroDelta(ty)}
+		case core.DerivLinear:
+			return &dual{p: p, d: g.share(f.linear(ty, rule.Coef, x.d))}
+		}
 		b.SetErr(errors.Errorf("ad: forward: no derivative for %v", t.Op))
 		return nil
 	}
-	return &dual{p: p, d: g.share(g.scale(factor, x.d))}
+	e := &derivEnv{f: f, t: t, ty: ty, x: f.atom(x.p)}
+	if e.p = b.Unary(t.Op, e.x); e.p == nil {
+		return nil
+	}
+	factor := rule.Factor(e)
+	return &dual{p: e.p, d: g.share(g.scale(factor, x.d))}
+}
+
+// linear is c·d: d for c = 1, neg d for c = -1.
+func (f *forward) linear(ty core.Type, c float64, d *Delta) *Delta {
+	switch c {
+	case 1:
+		return d
+	case -1:
+		return f.g.neg(d)
+	}
+	return f.g.scale(f.constant(ty, c), d)
 }
 
 func (f *forward) binary(t *core.Binary) *dual {
@@ -483,69 +453,22 @@ func (f *forward) binary(t *core.Binary) *dual {
 	if x.d.IsZero() && y.d.IsZero() {
 		return &dual{p: b.Binary(t.Op, x.p, y.p), d: zeroDelta(ty)}
 	}
-	switch t.Op {
-	case core.OpAdd:
-		return &dual{p: b.Add(x.p, y.p), d: g.share(g.add(x.d, y.d))}
-	case core.OpSub:
-		return &dual{p: b.Sub(x.p, y.p), d: g.share(g.add(x.d, g.neg(y.d)))}
-	}
-	xa, ya := f.atom(x.p), f.atom(y.p)
-	p := b.Binary(t.Op, xa, ya)
-	if p == nil {
-		return nil
-	}
-	var fx, fy core.Term // factors for dx and dy; nil means no contribution
-	switch t.Op {
-	case core.OpMul:
-		fx, fy = ya, xa
-	case core.OpDiv:
-		pa := f.selfAtom(t, p)
-		p = pa
-		if !x.d.IsZero() {
-			fx = b.Unary(core.OpRecip, ya)
-		}
-		if !y.d.IsZero() {
-			fy = b.Unary(core.OpNeg, b.Div(pa, ya))
-		}
-	case core.OpPow:
-		pa := f.selfAtom(t, p)
-		p = pa
-		zero := f.constant(ty, 0)
-		if !x.d.IsZero() {
-			// d/dx x^y = y * x^(y-1), taken as 0 where y == 0 (x^0 is constant, even at x = 0).
-			fx = b.Select(f.namer, f.atom(b.Binary(core.OpEq, ya, zero)), zero,
-				b.Mul(ya, b.Binary(core.OpPow, xa, b.Sub(ya, f.constant(ty, 1)))))
-		}
-		if !y.d.IsZero() {
-			// d/dy x^y = x^y * log x, taken as 0 where x^y == 0 (a zero base).
-			fy = b.Select(f.namer, f.atom(b.Binary(core.OpEq, pa, zero)), zero, b.Mul(pa, b.Unary(core.OpLog, xa)))
-		}
-	case core.OpMax, core.OpMin:
-		// The first argument gets the gradient on ties.
-		cmp := core.OpGe
-		if t.Op == core.OpMin {
-			cmp = core.OpLe
-		}
-		m := f.atom(b.Cast(ty.Dtype, b.Binary(cmp, xa, ya)))
-		if !x.d.IsZero() {
-			fx = m
-		}
-		if !y.d.IsZero() {
-			fy = b.Sub(f.constant(ty, 1), m)
-		}
-	case core.OpAtan2:
-		// atan2 x y = angle of (y, x): d/dx = y/(x²+y²), d/dy = -x/(x²+y²) (NaN at the origin).
-		den := f.atom(b.Add(b.Mul(xa, xa), b.Mul(ya, ya)))
-		if !x.d.IsZero() {
-			fx = b.Div(ya, den)
-		}
-		if !y.d.IsZero() {
-			fy = b.Div(b.Unary(core.OpNeg, xa), den)
-		}
+	rule := t.Op.Facts().Deriv
+	switch rule.Kind {
+	case core.DerivLinear:
+		p := b.Binary(t.Op, x.p, y.p)
+		return &dual{p: p, d: g.share(g.add(f.linear(ty, rule.Coef[0], x.d), f.linear(ty, rule.Coef[1], y.d)))}
+	case core.DerivRule:
 	default:
 		b.SetErr(errors.Errorf("ad: forward: no derivative for %v", t.Op.Word()))
 		return nil
 	}
+	e := &derivEnv{f: f, t: t, ty: ty, x: f.atom(x.p), y: f.atom(y.p)}
+	if e.p = b.Binary(t.Op, e.x, e.y); e.p == nil {
+		return nil
+	}
+	// factors for dx and dy; nil means no contribution
+	fx, fy := rule.Factors(e, !x.d.IsZero(), !y.d.IsZero())
 	dx, dy := zeroDelta(ty), zeroDelta(ty)
 	if fx != nil {
 		dx = g.scale(fx, x.d)
@@ -553,5 +476,45 @@ func (f *forward) binary(t *core.Binary) *dual {
 	if fy != nil {
 		dy = g.scale(fy, y.d)
 	}
-	return &dual{p: p, d: g.share(g.add(dx, dy))}
+	return &dual{p: e.p, d: g.share(g.add(dx, dy))}
+}
+
+// derivEnv is the core.DerivEnv of one unary or binary node t: its operands as atoms, its
+// primal p (bound to a variable on the first call of Result).
+type derivEnv struct {
+	f        *forward
+	t        core.Term
+	ty       core.Type
+	x, y, p  core.Term
+	resultOK bool
+}
+
+// Builder is the forward pass's builder.
+func (e *derivEnv) Builder() core.TermBuilder { return &e.f.b }
+
+// X is the first operand's primal as an atom.
+func (e *derivEnv) X() core.Term { return e.x }
+
+// Y is the second operand's primal as an atom (nil for a unary node).
+func (e *derivEnv) Y() core.Term { return e.y }
+
+// Const is the constant of the node's type (shared between uses).
+func (e *derivEnv) Const(v float64) core.Term { return e.f.constant(e.ty, v) }
+
+// Atom binds t to a variable among the primal bindings.
+func (e *derivEnv) Atom(t core.Term) core.Term { return e.f.atom(t) }
+
+// Select is Builder.Select with the forward pass's namer.
+func (e *derivEnv) Select(mask, a, b core.Term) core.Term {
+	return e.f.b.Select(e.f.namer, mask, a, b)
+}
+
+// Result binds the node's primal to a variable (its let's own, if it is a let's bound term)
+// and returns it; the node's dual then holds the variable.
+func (e *derivEnv) Result() core.Term {
+	if !e.resultOK {
+		e.p = e.f.selfAtom(e.t, e.p)
+		e.resultOK = true
+	}
+	return e.p
 }

@@ -65,8 +65,9 @@ func (v *vectorizer) pushI1(x core.Term, ix []core.Term) core.Term {
 		// index (op t) ix ~> op (index t ix)
 		// Out of bounds the left side reads 0 and the right side gives op 0; for operations
 		// with op 0 ≠ 0 (exp, cos, sigmoid, log, recip, not) the result is guarded unless
-		// ix is provably in bounds (see opGuard).
-		if unaryKeepsZero(a.Op, a.Type().Dtype) {
+		// ix is provably in bounds (see opGuard). Whether op 0 = 0 (exactly +0 for floats: float
+		// neg 0 is -0, which atan2, / and recip tell apart) is the op-facts table's KeepsZero.
+		if a.Op.Facts().KeepsZero.Has(a.Type().Dtype) {
 			return must(core.NewUnary(a.Op, v.pushI(a.X, ix)))
 		}
 		return v.opGuard(a, ix, func(is []core.Term) core.Term {
@@ -81,7 +82,7 @@ func (v *vectorizer) pushI1(x core.Term, ix []core.Term) core.Term {
 		f := func(is []core.Term) core.Term {
 			return bin(a.Op, v.pushI(a.X, is), v.pushI(a.Y, is))
 		}
-		if binaryKeepsZero(a.Op) {
+		if a.Op.Facts().KeepsZero {
 			return v.withLets(ix, f)
 		}
 		return v.opGuard(a, ix, f)
@@ -395,28 +396,6 @@ func (v *vectorizer) pushGather(a *core.Gather, ix []core.Term) core.Term {
 		r = idx(fromVec(r), cond(ok, v.zeroI, v.minusOneI))
 	}
 	return r
-}
-
-// unaryKeepsZero reports whether op 0 = 0 (exactly +0 for floats), so that pushing an
-// out-of-bounds index through op keeps reading 0. Float neg is excluded: neg 0 is -0, which
-// atan2, / and recip distinguish from the 0 that an out-of-bounds read gives.
-func unaryKeepsZero(op core.UnOp, dt core.Dtype) bool {
-	switch op {
-	case core.OpExp, core.OpCos, core.OpSigmoid, core.OpLog, core.OpRecip, core.OpNot:
-		return false
-	case core.OpNeg:
-		return !dt.IsFloat()
-	}
-	return true
-}
-
-// binaryKeepsZero reports whether op 0 0 = 0 (false for bool results).
-func binaryKeepsZero(op core.BinOp) bool {
-	switch op {
-	case core.OpDiv, core.OpPow, core.OpEq, core.OpLe, core.OpGe:
-		return false
-	}
-	return true
 }
 
 // opGuard pushes index into an element-wise operation f whose value at 0 is not 0: when

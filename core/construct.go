@@ -58,10 +58,10 @@ var keywords = func() map[string]bool {
 		"inf": true, "nan": true,
 	}
 	for o := OpNeg; o < numUnOps; o++ {
-		m[unOpNames[o]] = true
+		m[unFacts[o].Name] = true
 	}
 	for o := OpAdd; o < numBinOps; o++ {
-		m[binOpNames[o]] = true
+		m[binFacts[o].Name] = true
 	}
 	return m
 }()
@@ -223,20 +223,10 @@ func NewUnary(op UnOp, x Term) (*Unary, error) {
 	if err := notTuple(op.String(), x); err != nil {
 		return nil, err
 	}
-	if !op.accepts(x.Type().Dtype) {
-		return nil, errors.Errorf("core: %s: operand dtype %v not supported (%s)", op, x.Type().Dtype, unDtypeDoc(op))
+	if !op.Accepts(x.Type().Dtype) {
+		return nil, errors.Errorf("core: %s: operand dtype %v not supported (want %v)", op, x.Type().Dtype, op.Facts().Dtypes)
 	}
 	return &Unary{node: node{x.Type()}, Op: op, X: x}, nil
-}
-
-func unDtypeDoc(op UnOp) string {
-	switch op {
-	case OpNeg, OpAbs, OpSign:
-		return "want f64, f32 or i64"
-	case OpNot:
-		return "want bool"
-	}
-	return "want f64 or f32"
 }
 
 // NewCast converts x to dtype to.
@@ -266,7 +256,7 @@ func NewBinary(op BinOp, x, y Term) (*Binary, error) {
 	if tx.Dtype != ty.Dtype {
 		return nil, errors.Errorf("core: %s: operand dtypes %v and %v differ", w, tx.Dtype, ty.Dtype)
 	}
-	if !op.accepts(tx.Dtype) {
+	if !op.Accepts(tx.Dtype) {
 		return nil, errors.Errorf("core: %s: operand dtype %v not supported", w, tx.Dtype)
 	}
 	t := tx

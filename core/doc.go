@@ -35,7 +35,7 @@
 //	let x = u in v        cond b u v        x        1.5   2   true   lit [2,3] f64 [1,2,3,4,5,6]
 //	t + u  t - u  t * u  t / u  -t  t < u  t <= u  t > u  t >= u  t == u  t != u  b && c  b || c
 //	exp t  log t  sqrt t  sin t  cos t  tan t  tanh t  sigmoid t  abs t  sign t  recip t
-//	floor t  ceil t  log1p t  expm1 t  erf t  neg t  not b  stopgrad t (the identity, derivative 0)
+//	floor t  ceil t  log1p t  expm1 t  erf t  atan t  neg t  not b  stopgrad t (the identity, derivative 0)
 //	max t u  min t u  pow t u  atan2 t u  quot t u  rem t u  cast f32 t
 //	index t [e1, e2]  (also t ! [e1, e2])
 //	sumOuter t  argmaxOuter t  replicate 3 t  tr [1,0] t  reshape [2,3] t  iota 5

@@ -37,10 +37,10 @@ func flexibleNode(s *syn) bool {
 	case synFloat:
 		return true
 	case synUnary:
-		return s.unop != OpNot && flexible(s.kids[0])
+		return s.unop.Accepts(Float64) && flexible(s.kids[0])
 	case synBinary:
-		switch s.binop {
-		case OpAdd, OpSub, OpMul, OpDiv, OpPow, OpMax, OpMin, OpAtan2:
+		// a float operation whose result has its operands' dtype
+		if f := s.binop.Facts(); f.Dtypes.Has(Float64) && !f.Compare {
 			return flexible(s.kids[0]) && flexible(s.kids[1])
 		}
 	case synFromVector:

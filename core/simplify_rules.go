@@ -597,15 +597,8 @@ func (s *simplifier) binaryRules(x *Binary) Term {
 	}
 	if a, ok := scalarBool(x.X); ok {
 		if b, ok := scalarBool(x.Y); ok {
-			switch x.Op {
-			case OpAnd:
-				return ScalarB(a && b)
-			case OpOr:
-				return ScalarB(a || b)
-			case OpEq:
-				return ScalarB(a == b)
-			case OpNe:
-				return ScalarB(a != b)
+			if f := x.Op.Facts().Bool; f != nil {
+				return ScalarB(f(a, b))
 			}
 		}
 	}
@@ -661,25 +654,15 @@ func (s *simplifier) binaryRules(x *Binary) Term {
 	return x
 }
 
-// foldInt evaluates an i64 scalar operation on literals (the evaluator's semantics,
-// BinOp.IntFunc, and comparisons).
+// foldInt evaluates an i64 scalar operation on literals (the evaluator's semantics: the
+// op-facts table's Int and IntCmp).
 func foldInt(op BinOp, a, b int64) Term {
-	if f := op.IntFunc(); f != nil {
-		return ScalarI(f(a, b))
+	f := op.Facts()
+	if f.Int != nil {
+		return ScalarI(f.Int(a, b))
 	}
-	switch op {
-	case OpLt:
-		return ScalarB(a < b)
-	case OpLe:
-		return ScalarB(a <= b)
-	case OpGt:
-		return ScalarB(a > b)
-	case OpGe:
-		return ScalarB(a >= b)
-	case OpEq:
-		return ScalarB(a == b)
-	case OpNe:
-		return ScalarB(a != b)
+	if f.IntCmp != nil {
+		return ScalarB(f.IntCmp(a, b))
 	}
 	return nil
 }

@@ -97,20 +97,15 @@ const (
 	// that is zero up to rounding). Finite differences see the identity, so generators of
 	// programs for derivative checks leave it out.
 	OpStopGrad
+	// OpAtan is the arctangent, with values in [-π/2, π/2] (ONNX Atan).
+	OpAtan
 	numUnOps
 )
-
-var unOpNames = [...]string{
-	OpNeg: "neg", OpAbs: "abs", OpSign: "sign", OpExp: "exp", OpLog: "log", OpSqrt: "sqrt",
-	OpSin: "sin", OpCos: "cos", OpTan: "tan", OpTanh: "tanh", OpSigmoid: "sigmoid",
-	OpRecip: "recip", OpFloor: "floor", OpCeil: "ceil", OpLog1p: "log1p", OpExpm1: "expm1",
-	OpNot: "not", OpErf: "erf", OpStopGrad: "stopgrad",
-}
 
 // String returns the operation's name in the text syntax.
 func (o UnOp) String() string {
 	if o > 0 && o < numUnOps {
-		return unOpNames[o]
+		return unFacts[o].Name
 	}
 	return fmt.Sprintf("unop(%d)", uint8(o))
 }
@@ -119,18 +114,8 @@ func (o UnOp) String() string {
 func UnOps() []UnOp { return allOps(numUnOps) }
 
 // ParseUnOp looks an operation up by its name in the text syntax.
-func ParseUnOp(s string) (UnOp, bool) { return lookupOp[UnOp](unOpNames[:], s) }
-
-// Dtypes reports which operand dtypes the operation accepts.
-func (o UnOp) accepts(d Dtype) bool {
-	switch o {
-	case OpNeg, OpAbs, OpSign:
-		return d.IsNumeric()
-	case OpNot:
-		return d == Bool
-	default:
-		return d.IsFloat()
-	}
+func ParseUnOp(s string) (UnOp, bool) {
+	return lookupOp[UnOp](unFacts[:], func(f *UnFacts) string { return f.Name }, s)
 }
 
 // Unary is an element-wise unary operation; the result has the operand's type.
@@ -174,22 +159,10 @@ const (
 	numBinOps
 )
 
-var binOpNames = [...]string{
-	OpAdd: "+", OpSub: "-", OpMul: "*", OpDiv: "/", OpPow: "pow", OpMax: "max", OpMin: "min",
-	OpAtan2: "atan2", OpQuot: "quot", OpRem: "rem", OpLt: "<", OpLe: "<=", OpGt: ">", OpGe: ">=",
-	OpEq: "==", OpNe: "!=", OpAnd: "&&", OpOr: "||",
-}
-
-var binOpWords = [...]string{
-	OpAdd: "add", OpSub: "sub", OpMul: "mul", OpDiv: "div", OpPow: "pow", OpMax: "max", OpMin: "min",
-	OpAtan2: "atan2", OpQuot: "quot", OpRem: "rem", OpLt: "lt", OpLe: "le", OpGt: "gt", OpGe: "ge",
-	OpEq: "eq", OpNe: "ne", OpAnd: "and", OpOr: "or",
-}
-
 // String returns the operation's symbol or name in the text syntax.
 func (o BinOp) String() string {
 	if o > 0 && o < numBinOps {
-		return binOpNames[o]
+		return binFacts[o].Name
 	}
 	return fmt.Sprintf("binop(%d)", uint8(o))
 }
@@ -197,7 +170,7 @@ func (o BinOp) String() string {
 // Word returns the operation's name as used in error messages (add, sub, lt, …).
 func (o BinOp) Word() string {
 	if o > 0 && o < numBinOps {
-		return binOpWords[o]
+		return binFacts[o].Word
 	}
 	return o.String()
 }
@@ -206,7 +179,9 @@ func (o BinOp) Word() string {
 func BinOps() []BinOp { return allOps(numBinOps) }
 
 // ParseBinOp looks an operation up by its symbol or name in the text syntax.
-func ParseBinOp(s string) (BinOp, bool) { return lookupOp[BinOp](binOpNames[:], s) }
+func ParseBinOp(s string) (BinOp, bool) {
+	return lookupOp[BinOp](binFacts[:], func(f *BinFacts) string { return f.Name }, s)
+}
 
 // allOps lists the operations of a kind numbered 1 to n-1 (n is the kind's numUnOps or
 // numBinOps).
@@ -218,11 +193,11 @@ func allOps[O ~uint8](n O) []O {
 	return ops
 }
 
-// lookupOp returns the operation whose name is s in names (an operation kind's table of
-// names, indexed by operation from 1).
-func lookupOp[O ~uint8](names []string, s string) (O, bool) {
-	for o := 1; o < len(names); o++ {
-		if names[o] == s {
+// lookupOp returns the operation whose name is s in an operation kind's facts table
+// (indexed by operation from 1).
+func lookupOp[O ~uint8, F any](facts []F, name func(*F) string, s string) (O, bool) {
+	for o := 1; o < len(facts); o++ {
+		if name(&facts[o]) == s {
 			return O(o), true
 		}
 	}
@@ -230,32 +205,10 @@ func lookupOp[O ~uint8](names []string, s string) (O, bool) {
 }
 
 // IsInfix reports whether the text syntax writes the operation between its operands.
-func (o BinOp) IsInfix() bool {
-	switch o {
-	case OpPow, OpMax, OpMin, OpAtan2, OpQuot, OpRem:
-		return false
-	}
-	return o > 0 && o < numBinOps
-}
+func (o BinOp) IsInfix() bool { return o.Facts().Infix }
 
 // IsComparison reports whether the operation returns bool from numeric (or bool, for == and !=) operands.
-func (o BinOp) IsComparison() bool { return o >= OpLt && o <= OpNe }
-
-func (o BinOp) accepts(d Dtype) bool {
-	switch o {
-	case OpAdd, OpSub, OpMul, OpMax, OpMin, OpLt, OpLe, OpGt, OpGe:
-		return d.IsNumeric()
-	case OpDiv, OpPow, OpAtan2:
-		return d.IsFloat()
-	case OpQuot, OpRem:
-		return d == Int64
-	case OpEq, OpNe:
-		return d.Valid()
-	case OpAnd, OpOr:
-		return d == Bool
-	}
-	return false
-}
+func (o BinOp) IsComparison() bool { return o.Facts().Compare }
 
 // Binary is an element-wise binary operation on two operands of equal type.
 type Binary struct {

@@ -33,19 +33,8 @@ func unaryBuf(op core.UnOp, out, x *buf) bool {
 	if out == nil || x == nil || out.dtype() != x.dtype() || out.length() != x.length() {
 		return false
 	}
-	switch out.dtype() {
-	case core.Float64, core.Float32:
-		if op.FloatFunc() == nil {
-			return false
-		}
-	case core.Int64:
-		if op != core.OpNeg && op != core.OpAbs && op != core.OpSign {
-			return false
-		}
-	case core.Bool:
-		if op != core.OpNot {
-			return false
-		}
+	if !op.Accepts(out.dtype()) {
+		return false
 	}
 	if n, work := out.length(), costOf(out.length(), unaryWeight(op)); workers(n, work) > 1 {
 		ob, xb := *out, *x // the closure gets copies: captured, out and x would escape on every call
@@ -97,22 +86,9 @@ func binaryBuf(op core.BinOp, out, x, y *buf) bool {
 // binaryFits reports whether op applies to operands of dtype in with a result of dtype out.
 func binaryFits(op core.BinOp, out, in core.Dtype) bool {
 	if op.IsComparison() {
-		return out == core.Bool && (in != core.Bool || op == core.OpEq || op == core.OpNe)
+		return out == core.Bool && op.Accepts(in)
 	}
-	if out != in {
-		return false
-	}
-	switch op {
-	case core.OpAdd, core.OpSub, core.OpMul, core.OpMax, core.OpMin:
-		return in != core.Bool
-	case core.OpDiv, core.OpPow, core.OpAtan2:
-		return in.IsFloat()
-	case core.OpQuot, core.OpRem:
-		return in == core.Int64
-	case core.OpAnd, core.OpOr:
-		return in == core.Bool
-	}
-	return true
+	return out == in && op.Accepts(in)
 }
 
 // binaryRun is binaryBuf on the calling goroutine, once binaryFits holds.

@@ -61,6 +61,9 @@ func unaryInt(op core.UnOp, dst, x []int64) {
 				dst[i] = 0
 			}
 		}
+	default:
+		// one call per element through core's op-facts table
+		mapTo(dst, x, op.IntFunc())
 	}
 }
 
@@ -68,7 +71,9 @@ func unaryBool(op core.UnOp, dst, x []bool) {
 	x = x[:len(dst)]
 	if op == core.OpNot {
 		mapTo(dst, x, func(v bool) bool { return !v })
+		return
 	}
+	mapTo(dst, x, op.Facts().Bool)
 }
 
 // binaryArith applies an arithmetic operation that is valid for every numeric dtype
@@ -112,8 +117,12 @@ func binaryFloat[T floatT](op core.BinOp, dst, x, y []T) {
 		zip(dst, x, y, func(a, b T) T { return T(math.Pow(float64(a), float64(b))) })
 	case core.OpAtan2:
 		zip(dst, x, y, func(a, b T) T { return T(math.Atan2(float64(a), float64(b))) })
-	default:
+	case core.OpAdd, core.OpSub, core.OpMul, core.OpMax, core.OpMin:
 		binaryArith(op, dst, x, y)
+	default:
+		// one call per element through core's op-facts table (an operation with no loop of
+		// its own)
+		zip(dst, x, y, tableFunc2[T](op))
 	}
 }
 
@@ -145,8 +154,10 @@ func binaryInt(op core.BinOp, dst, x, y []int64) {
 		zip(dst, x, y, func(a, b int64) int64 { return quotI(a, b) })
 	case core.OpRem:
 		zip(dst, x, y, func(a, b int64) int64 { return remI(a, b) })
-	default:
+	case core.OpAdd, core.OpSub, core.OpMul, core.OpMax, core.OpMin:
 		binaryArith(op, dst, x, y)
+	default:
+		zip(dst, x, y, op.IntFunc())
 	}
 }
 
@@ -182,6 +193,8 @@ func binaryBool(op core.BinOp, dst, x, y []bool) {
 		zip(dst, x, y, func(a, b bool) bool { return a == b })
 	case core.OpNe:
 		zip(dst, x, y, func(a, b bool) bool { return a != b })
+	default:
+		zip(dst, x, y, op.Facts().Bool)
 	}
 }
 

@@ -176,7 +176,7 @@ func arithFunc[T numT](op core.BinOp) func(a, b T) T {
 		case core.OpRem:
 			return func(a, b T) T { return T(remI(int64(a), int64(b))) }
 		}
-		return nil
+		return tableFunc2[T](op)
 	}
 	switch op {
 	case core.OpDiv:
@@ -186,7 +186,7 @@ func arithFunc[T numT](op core.BinOp) func(a, b T) T {
 	case core.OpAtan2:
 		return func(a, b T) T { return T(math.Atan2(float64(a), float64(b))) }
 	}
-	return nil
+	return tableFunc2[T](op)
 }
 
 // cmpFunc is the comparison op on one pair of elements (NaN compares unequal); nil when op is
@@ -221,7 +221,7 @@ func boolFunc(op core.BinOp) func(a, b bool) bool {
 	case core.OpNe:
 		return func(a, b bool) bool { return a != b }
 	}
-	return nil
+	return op.Facts().Bool
 }
 
 // StridedBinary is an element-wise binary operation whose operands are read through strides

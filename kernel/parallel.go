@@ -32,27 +32,6 @@ const (
 // costOf is the work of n elements of weight w.
 func costOf(n, w int) int { return n * w / 8 }
 
-// unaryWeight is the weight of a unary operation: neg, abs, sign and not are cheap, the
-// float functions heavy.
-func unaryWeight(op core.UnOp) int {
-	switch op {
-	case core.OpNeg, core.OpAbs, core.OpSign, core.OpNot:
-		return wCheap
-	}
-	return wHeavy
-}
-
-// binaryWeight is the weight of a binary operation.
-func binaryWeight(op core.BinOp) int {
-	switch op {
-	case core.OpPow, core.OpAtan2:
-		return wHeavy
-	case core.OpDiv, core.OpQuot, core.OpRem:
-		return wDiv
-	}
-	return wCheap
-}
-
 // workers is the number of goroutines inParallel uses for n parts and this much work: 1
 // below parallelMin or with one CPU. A kernel whose split needs a closure checks it first, so
 // that the closure (which escapes to the goroutines) is not allocated on the serial path.

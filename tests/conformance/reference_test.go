@@ -155,6 +155,8 @@ func unaryDef(op core.UnOp) func(float64) float64 {
 		return math.Erf
 	case core.OpStopGrad:
 		return func(x float64) float64 { return x }
+	case core.OpAtan:
+		return math.Atan
 	}
 	panic("no definition of unary " + op.String())
 }
