@@ -180,9 +180,10 @@ type UnFacts struct {
 	Kinks string
 	// Deriv is the derivative rule.
 	Deriv UnDeriv
-	// Native is the name of the framework (Gorgonia) operation it may map to, NoNative for
-	// none; package raise owns the mapping and uses it only where the conformance test shows
-	// that it agrees.
+	// Native is the name of the framework (Gorgonia) operation it maps to, NoNative for none:
+	// an operation has one only where tests/conformance shows that the framework's op agrees
+	// with Eval bit for bit (package raise owns the mapping to functions and may use it at
+	// float64 only, where the float32 op computes differently).
 	Native string
 }
 

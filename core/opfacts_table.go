@@ -22,7 +22,7 @@ var unFacts = [numUnOps]UnFacts{
 	OpSign: {
 		Name: "sign", Dtypes: Numeric, Float: sign[float64], Int: sign[int64], KeepsZero: Numeric, Cost: CostCheap,
 		Smooth: PiecewiseConstant, Kinks: "sign ±0 = ±0 and sign NaN = NaN; the derivative is 0 everywhere, at 0 included",
-		Deriv: UnDeriv{Kind: DerivZero}, Native: "Sign",
+		Deriv: UnDeriv{Kind: DerivZero}, Native: NoNative, // gorgonia.Sign: 1 at ±0 on scalars
 	},
 	OpExp: {
 		Name: "exp", Dtypes: Floats, Float: math.Exp, KeepsZero: NoDtype, Cost: CostHeavy, Smooth: Smooth,
@@ -79,7 +79,7 @@ var unFacts = [numUnOps]UnFacts{
 			s := e.Result()
 			return e.Builder().Mul(s, e.Builder().Sub(e.Const(1), s))
 		}},
-		Native: "Sigmoid",
+		Native: NoNative, // gorgonia.Sigmoid clamps
 	},
 	OpRecip: {
 		Name: "recip", Dtypes: Floats, Float: func(x float64) float64 { return 1 / x }, KeepsZero: NoDtype,
@@ -166,13 +166,13 @@ var binFacts = [numBinOps]BinFacts{
 		Name: "/", Word: "div", Infix: true, Dtypes: Floats, Float: func(x, y float64) float64 { return x / y },
 		KeepsZero: false, Cost: CostDivide, Smooth: Smooth,
 		Kinks: "IEEE division: x/±0 is ±Inf or NaN, and so are the partials 1/y and -(x/y)/y there",
-		Deriv: BinDeriv{Kind: DerivRule, Factors: divDeriv}, Native: "HadamardDiv",
+		Deriv: BinDeriv{Kind: DerivRule, Factors: divDeriv}, Native: NoNative, // gorgonia.HadamardDiv: +Inf at every ±0 divisor
 	},
 	OpPow: {
 		Name: "pow", Word: "pow", Dtypes: Floats, Float: math.Pow, KeepsZero: false, Cost: CostHeavy, Smooth: Smooth,
 		Kinks: "math.Pow's special values; ∂/∂x = y·x^(y-1) is taken as 0 where y = 0 (x^0 is constant, even at " +
 			"x = 0), ∂/∂y = x^y·log x as 0 where x^y = 0 (a zero base)",
-		Deriv: BinDeriv{Kind: DerivRule, Factors: powDeriv}, Native: "Pow",
+		Deriv: BinDeriv{Kind: DerivRule, Factors: powDeriv}, Native: NoNative, // gorgonia.Pow: x·x for x^2, math32 in float32
 	},
 	OpMax: {
 		Name: "max", Word: "max", Dtypes: Numeric,
