@@ -14,6 +14,12 @@ func unaryValue(op UnOp, a *value) *value {
 	for k, e := range a.i {
 		out.i[k] = f.Int(e)
 	}
+	if a.t.Dtype == Float32 && f.Float32 != nil {
+		for k, e := range a.f {
+			out.f[k] = float64(f.Float32(float32(e)))
+		}
+		return out
+	}
 	for k, e := range a.f {
 		out.f[k] = round(a.t.Dtype, f.Float(e))
 	}

@@ -164,8 +164,11 @@ type UnFacts struct {
 	// Dtypes are the operand dtypes it accepts; the result has the operand's type.
 	Dtypes DtypeSet
 	// Float, Int and Bool are the reference value on one element of each dtype (nil where
-	// Dtypes lacks it). Float32 arrays apply Float in float64 and round the result once.
-	Float func(float64) float64
+	// Dtypes lacks it). Float32 arrays apply Float32 where it is set (a function computed in
+	// float32, package internal/vmath's for the transcendentals it vectorises), else Float in
+	// float64 and round the result once.
+	Float   func(float64) float64
+	Float32 func(float32) float32
 	Int   func(int64) int64
 	Bool  func(bool) bool
 	// KeepsZero are the dtypes on which op 0 is exactly 0 (+0 for floats, false for bool): an
@@ -253,6 +256,19 @@ func (o BinOp) Accepts(d Dtype) bool { return o.Facts().Dtypes.Has(d) }
 // reference evaluator and by package kernel. Float32 arrays apply it in float64 and round
 // the result once.
 func (o UnOp) FloatFunc() func(float64) float64 { return o.Facts().Float }
+
+// Float32Func returns the operation on one float32 element: Float32 of its facts where set,
+// else Float in float64 rounded once.
+func (o UnOp) Float32Func() func(float32) float32 {
+	f := o.Facts()
+	if f.Float32 != nil {
+		return f.Float32
+	}
+	if f.Float == nil {
+		return nil
+	}
+	return func(x float32) float32 { return float32(f.Float(float64(x))) }
+}
 
 // IntFunc returns the operation on one int64 element (neg, abs, sign; nil for the others):
 // the one statement of each integer unary operation's value (two's complement: neg and abs

@@ -1,6 +1,10 @@
 package core
 
-import "math"
+import (
+	"math"
+
+	"github.com/bulkad/bulkad/internal/vmath"
+)
 
 // The op-facts tables (see opfacts.go). A unary or binary operation is added here and in the
 // list of constants in term.go; the arrays are sized by numUnOps and numBinOps, and
@@ -25,14 +29,14 @@ var unFacts = [numUnOps]UnFacts{
 		Deriv: UnDeriv{Kind: DerivZero}, Native: NoNative, // gorgonia.Sign: 1 at ±0 on scalars
 	},
 	OpExp: {
-		Name: "exp", Dtypes: Floats, Float: math.Exp, KeepsZero: NoDtype, Cost: CostHeavy, Smooth: Smooth,
-		Deriv: UnDeriv{Kind: DerivRule, Factor: func(e DerivEnv) Term { return e.Result() }}, Native: "Exp",
+		Name: "exp", Dtypes: Floats, Float: vmath.Exp64, Float32: vmath.Exp32, KeepsZero: NoDtype, Cost: CostHeavy, Smooth: Smooth,
+		Deriv: UnDeriv{Kind: DerivRule, Factor: func(e DerivEnv) Term { return e.Result() }}, Native: NoNative, // gorgonia.Exp: math.Exp
 	},
 	OpLog: {
-		Name: "log", Dtypes: Floats, Float: math.Log, KeepsZero: NoDtype, Cost: CostHeavy, Smooth: Smooth,
+		Name: "log", Dtypes: Floats, Float: vmath.Log64, Float32: vmath.Log32, KeepsZero: NoDtype, Cost: CostHeavy, Smooth: Smooth,
 		Kinks:  "log' 0 = recip 0 = +Inf; log of a negative number (and its derivative's use) is NaN",
 		Deriv:  UnDeriv{Kind: DerivRule, Factor: func(e DerivEnv) Term { return e.Builder().Unary(OpRecip, e.X()) }},
-		Native: "Log",
+		Native: NoNative, // gorgonia.Log: math.Log, wrong on subnormals on amd64
 	},
 	OpSqrt: {
 		Name: "sqrt", Dtypes: Floats, Float: math.Sqrt, KeepsZero: Floats, Cost: CostHeavy, Smooth: Smooth,
@@ -66,15 +70,15 @@ var unFacts = [numUnOps]UnFacts{
 		Native: NoNative,
 	},
 	OpTanh: {
-		Name: "tanh", Dtypes: Floats, Float: math.Tanh, KeepsZero: Floats, Cost: CostHeavy, Smooth: Smooth,
+		Name: "tanh", Dtypes: Floats, Float: vmath.Tanh64, Float32: vmath.Tanh32, KeepsZero: Floats, Cost: CostHeavy, Smooth: Smooth,
 		Deriv: UnDeriv{Kind: DerivRule, Factor: func(e DerivEnv) Term {
 			s := e.Result()
 			return e.Builder().Sub(e.Const(1), e.Builder().Mul(s, s))
 		}},
-		Native: "Tanh",
+		Native: NoNative, // gorgonia.Tanh: math.Tanh
 	},
 	OpSigmoid: {
-		Name: "sigmoid", Dtypes: Floats, Float: sigmoid, KeepsZero: NoDtype, Cost: CostHeavy, Smooth: Smooth,
+		Name: "sigmoid", Dtypes: Floats, Float: vmath.Sigmoid64, Float32: vmath.Sigmoid32, KeepsZero: NoDtype, Cost: CostHeavy, Smooth: Smooth,
 		Deriv: UnDeriv{Kind: DerivRule, Factor: func(e DerivEnv) Term {
 			s := e.Result()
 			return e.Builder().Mul(s, e.Builder().Sub(e.Const(1), s))
@@ -117,7 +121,7 @@ var unFacts = [numUnOps]UnFacts{
 		Smooth: Discrete, Kinks: "not differentiable (bool)", Deriv: UnDeriv{Kind: NoDeriv}, Native: NoNative,
 	},
 	OpErf: {
-		Name: "erf", Dtypes: Floats, Float: math.Erf, KeepsZero: Floats, Cost: CostHeavy, Smooth: Smooth,
+		Name: "erf", Dtypes: Floats, Float: vmath.Erf64, Float32: vmath.Erf32, KeepsZero: Floats, Cost: CostHeavy, Smooth: Smooth,
 		Deriv: UnDeriv{Kind: DerivRule, Factor: func(e DerivEnv) Term {
 			// erf' x = 2/√π · exp(−x²)
 			b, x := e.Builder(), e.X()
@@ -252,16 +256,6 @@ func sign[T int64 | float64](x T) T {
 		return -1
 	}
 	return x
-}
-
-// sigmoid is the numerically stable logistic function: it never evaluates exp of a large
-// positive argument.
-func sigmoid(x float64) float64 {
-	if x >= 0 {
-		return 1 / (1 + math.Exp(-x))
-	}
-	e := math.Exp(x)
-	return e / (1 + e)
 }
 
 func quotInt(x, y int64) int64 {

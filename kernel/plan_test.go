@@ -56,7 +56,7 @@ func TestPlanChain(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := 0; i < 6; i++ {
-			nv := -(math.Exp(xs[i]+ys[2+i]) * xs[i])
+			nv := -(core.OpExp.FloatFunc()(xs[i]+ys[2+i]) * xs[i])
 			checks := []struct {
 				what      string
 				got, want float64

@@ -3,6 +3,7 @@ package kernel
 import (
 	"math"
 
+	"github.com/bulkad/bulkad/internal/vmath"
 	"github.com/pkg/errors"
 )
 
@@ -39,7 +40,9 @@ func Softmax[T ~float32 | ~float64](out, x []T, pre, n, post int, log bool) erro
 	return nil
 }
 
-// softmaxRow is Softmax of one contiguous group.
+// softmaxRow is Softmax of one contiguous group. The exponentials are package vmath's vector
+// exp over chunks of x − m (float32 groups: x − m rounded to float32 and exp in float32, as
+// PyTorch computes; sums in float64).
 func softmaxRow[T ~float32 | ~float64](out, x []T, log bool) {
 	m := math.Inf(-1)
 	for _, v := range x {
@@ -47,25 +50,50 @@ func softmaxRow[T ~float32 | ~float64](out, x []T, log bool) {
 			m = f
 		}
 	}
+	var tmp [256]T
 	s := 0.0
-	if log {
-		for _, v := range x {
-			s += math.Exp(float64(v) - m)
+	for lo := 0; lo < len(x); lo += len(tmp) {
+		xs := x[lo:min(lo+len(tmp), len(x))]
+		e := tmp[:len(xs)]
+		for i, v := range xs {
+			e[i] = T(float64(v) - m)
 		}
+		expInPlace(e)
+		for _, v := range e {
+			s += float64(v)
+		}
+		if !log {
+			copy(out[lo:], e) // after reading xs: out may be x
+		}
+	}
+	if log {
 		ls := math.Log(s)
 		for i, v := range x {
 			out[i] = T(float64(v) - m - ls)
 		}
 		return
 	}
-	for i, v := range x {
-		e := math.Exp(float64(v) - m)
-		s += e
-		out[i] = T(e)
-	}
 	r := 1 / s
 	for i, v := range out {
 		out[i] = T(float64(v) * r)
+	}
+}
+
+// expInPlace sets every element of e to its exponential with vmath's vector kernels (float32
+// or float64 slices; other element types through math.Exp).
+func expInPlace[T ~float32 | ~float64](e []T) {
+	switch d := any(e).(type) {
+	case []float64:
+		if vmath.Exp64Slice(d, d) == nil {
+			return
+		}
+	case []float32:
+		if vmath.Exp32Slice(d, d) == nil {
+			return
+		}
+	}
+	for i, v := range e {
+		e[i] = T(math.Exp(float64(v)))
 	}
 }
 

@@ -142,3 +142,27 @@ func checkNear(t *testing.T, what string, got, want []float64, tol float64) {
 		}
 	}
 }
+
+func BenchmarkSoftmaxRows(b *testing.B) {
+	for _, dt := range []string{"f64", "f32"} {
+		b.Run(dt, func(b *testing.B) {
+			const pre, n = 256, 128
+			x64 := make([]float64, pre*n)
+			for i := range x64 {
+				x64[i] = float64(i%97)/10 - 4
+			}
+			x32 := make([]float32, len(x64))
+			for i, v := range x64 {
+				x32[i] = float32(v)
+			}
+			o64, o32 := make([]float64, len(x64)), make([]float32, len(x64))
+			for i := 0; i < b.N; i++ {
+				if dt == "f64" {
+					_ = Softmax(o64, x64, pre, n, 1, false)
+				} else {
+					_ = Softmax(o32, x32, pre, n, 1, false)
+				}
+			}
+		})
+	}
+}

@@ -52,12 +52,14 @@ func nativeFor[K comparable, F any](m map[K]native[F], op K, d core.Dtype) (F, b
 //     core computes in float64 and rounds once: exp 2.5f = 12.182492f (core 12.182494f), exp
 //     1e30f = 0 (core +Inf), log of the smallest subnormal = -88.03f (core -103.28f), sin 1f,
 //     sin 2.5f and cos 2.5f 1 ulp off, sin and cos wrong at ±1e30f and ±2⁶³ (sin 2⁶³f = NaN),
-//     tanh 0.625f = 0.55459976f on arrays (core 0.5545997f), expm1 1f 1 ulp off.
+//     tanh 0.625f = 0.55459976f on arrays (core 0.5545997f), expm1 1f 1 ulp off;
+//   - exp, log and tanh at float64 too: core computes them with package internal/vmath
+//     (within 1–2 ulp of the math package, and right where math.Log is wrong on amd64:
+//     math.Log of the smallest subnormal is -709.09, the logarithm is -744.44).
 var nativeUnary = map[core.UnOp]native[func(*gorgonia.Node) (*gorgonia.Node, error)]{
 	core.OpNeg: {gorgonia.Neg, true}, core.OpAbs: {gorgonia.Abs, true},
-	core.OpExp: {gorgonia.Exp, false}, core.OpLog: {gorgonia.Log, false},
 	core.OpSqrt: {gorgonia.Sqrt, true}, core.OpSin: {gorgonia.Sin, false},
-	core.OpCos: {gorgonia.Cos, false}, core.OpTanh: {gorgonia.Tanh, false},
+	core.OpCos: {gorgonia.Cos, false},
 	core.OpRecip: {gorgonia.Inverse, true}, core.OpFloor: {gorgonia.Floor, true},
 	core.OpCeil: {gorgonia.Ceil, true}, core.OpLog1p: {gorgonia.Log1p, true},
 	core.OpExpm1: {gorgonia.Expm1, false},
