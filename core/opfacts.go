@@ -169,8 +169,8 @@ type UnFacts struct {
 	// float64 and round the result once.
 	Float   func(float64) float64
 	Float32 func(float32) float32
-	Int   func(int64) int64
-	Bool  func(bool) bool
+	Int     func(int64) int64
+	Bool    func(bool) bool
 	// KeepsZero are the dtypes on which op 0 is exactly 0 (+0 for floats, false for bool): an
 	// out-of-bounds read (0) may then be pushed through the operation unguarded (package bot).
 	KeepsZero DtypeSet
