@@ -299,7 +299,14 @@ func addInto(d, g gorgonia.Value) (gorgonia.Value, error) {
 		if x.RequiresIterator() {
 			break
 		}
-		switch ds := x.Data().(type) {
+		var data any
+		switch x.Dtype() {
+		case tensor.Float64:
+			data = x.Float64s()
+		case tensor.Float32:
+			data = x.Float32s()
+		}
+		switch ds := data.(type) {
 		case []float64:
 			if s, ok := gs.([]float64); ok && len(s) == len(ds) {
 				for i := range ds {
