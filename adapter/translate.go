@@ -106,23 +106,50 @@ func Translate(cost *gorgonia.Node, wrt ...*gorgonia.Node) (*Translation, error)
 	return translateGraph(cost, wrt, true)
 }
 
+// TranslateAll translates the graph of several root nodes at once (for a machine that runs a
+// whole graph): the program's body is the tuple of the roots' terms, in the order given, and
+// every node a root reads that depends on a wrt node is translated once, shared by the roots
+// that read it. Roots may have any shape and may themselves be wrt nodes or depend on no wrt
+// node (their tuple element is then their parameter). The rules are Translate's.
+func TranslateAll(roots []*gorgonia.Node, wrt ...*gorgonia.Node) (*Translation, error) {
+	if len(roots) == 0 {
+		return nil, errors.New("adapter: translate all: no root nodes")
+	}
+	return translateRoots(roots, wrt, false, true)
+}
+
 // translateGraph is Translate; with scalarCost false it accepts any result node (tests use it
 // to check single operations).
 func translateGraph(cost *gorgonia.Node, wrt []*gorgonia.Node, scalarCost bool) (tr *Translation, err error) {
+	return translateRoots([]*gorgonia.Node{cost}, wrt, scalarCost, false)
+}
+
+// translateRoots translates the graph of roots; with tuple the body is the tuple of the roots'
+// terms, otherwise the one root's term.
+func translateRoots(roots []*gorgonia.Node, wrt []*gorgonia.Node, scalarCost, tuple bool) (tr *Translation, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			tr, err = nil, errors.Errorf("adapter: translate: panic during translation (inside Gorgonia or an op table entry): %v", r)
 		}
 	}()
-	if cost == nil {
-		return nil, errors.New("adapter: translate: cost node is nil")
-	}
-	g := cost.Graph()
-	if g == nil {
-		return nil, errors.Errorf("adapter: translate: cost node %q (ID %d) belongs to no graph", cost.Name(), cost.ID())
-	}
-	if scalarCost && (!cost.IsScalar() || cost.Shape().Dims() != 0) {
-		return nil, errors.Errorf("adapter: translate: cost node %q (ID %d) has shape %v, want a scalar", cost.Name(), cost.ID(), cost.Shape())
+	var g *gorgonia.ExprGraph
+	for i, cost := range roots {
+		if cost == nil {
+			return nil, errors.Errorf("adapter: translate: cost node (root %d) is nil", i)
+		}
+		cg := cost.Graph()
+		if cg == nil {
+			return nil, errors.Errorf("adapter: translate: cost node %q (ID %d) belongs to no graph", cost.Name(), cost.ID())
+		}
+		if g == nil {
+			g = cg
+		}
+		if cg != g || !g.Has(cost.ID()) || g.Node(cost.ID()).(*gorgonia.Node) != cost {
+			return nil, errors.Errorf("adapter: translate: root node %q (ID %d) is not in the first root's graph", cost.Name(), cost.ID())
+		}
+		if scalarCost && (!cost.IsScalar() || cost.Shape().Dims() != 0) {
+			return nil, errors.Errorf("adapter: translate: cost node %q (ID %d) has shape %v, want a scalar", cost.Name(), cost.ID(), cost.Shape())
+		}
 	}
 	isWrt := map[int64]bool{}
 	for i, w := range wrt {
@@ -139,7 +166,7 @@ func translateGraph(cost *gorgonia.Node, wrt []*gorgonia.Node, scalarCost bool) 
 		letNode: map[string]*gorgonia.Node{}, used: map[string]bool{}, delta: map[int64]*core.Var{},
 		mutable: map[*gorgonia.Node]string{}, slots: map[string]Slot{}, packed: map[packKey]core.Term{},
 	}
-	order, deps, err := t.postOrder(cost, isWrt)
+	order, deps, err := t.postOrder(roots, isWrt)
 	if err != nil {
 		return nil, err
 	}
@@ -191,15 +218,26 @@ func translateGraph(cost *gorgonia.Node, wrt []*gorgonia.Node, scalarCost bool) 
 			return nil, err
 		}
 	}
-	if _, done := t.terms[cost.ID()]; !done {
-		if _, err := t.param(cost); err != nil { // the cost depends on no wrt node
-			return nil, err
+	elems := make([]core.Term, len(roots))
+	for i, cost := range roots {
+		if _, done := t.terms[cost.ID()]; !done {
+			if _, err := t.param(cost); err != nil { // the cost depends on no wrt node
+				return nil, err
+			}
 		}
+		elems[i] = t.terms[cost.ID()]
 	}
 	if err := t.checkScopes(); err != nil {
 		return nil, err
 	}
-	body := t.terms[cost.ID()]
+	body := elems[0]
+	if tuple {
+		tu, err := core.NewTuple(elems)
+		if err != nil {
+			return nil, errors.Wrap(err, "adapter: translate all: result tuple")
+		}
+		body = tu
+	}
 	for i := len(t.lets) - 1; i >= 0; i-- {
 		l, err := core.NewLet(t.lets[i], t.bounds[i], body)
 		if err != nil {
@@ -267,16 +305,16 @@ func (t *translator) children(n *gorgonia.Node) ([]*gorgonia.Node, error) {
 	return cs, nil
 }
 
-// postOrder lists the nodes the cost reads, children first, and marks the ones that depend on
+// postOrder lists the nodes the roots read, children first, and marks the ones that depend on
 // a wrt node. It is iterative (deep graphs).
-func (t *translator) postOrder(cost *gorgonia.Node, isWrt map[int64]bool) ([]*gorgonia.Node, map[int64]bool, error) {
+func (t *translator) postOrder(roots []*gorgonia.Node, isWrt map[int64]bool) ([]*gorgonia.Node, map[int64]bool, error) {
 	type frame struct {
 		n    *gorgonia.Node
 		kids []*gorgonia.Node
 		next int
 	}
 	deps := map[int64]bool{}
-	seen := map[int64]bool{cost.ID(): true}
+	seen := map[int64]bool{}
 	var order []*gorgonia.Node
 	var err error
 	push := func(n *gorgonia.Node) frame {
@@ -286,8 +324,16 @@ func (t *translator) postOrder(cost *gorgonia.Node, isWrt map[int64]bool) ([]*go
 		}
 		return frame{n: n, kids: kids}
 	}
-	stack := []frame{push(cost)}
-	for len(stack) > 0 {
+	var stack []frame
+	for r := 0; r < len(roots) || len(stack) > 0; {
+		if len(stack) == 0 {
+			if root := roots[r]; !seen[root.ID()] {
+				seen[root.ID()] = true
+				stack = append(stack, push(root))
+			}
+			r++
+			continue
+		}
 		top := &stack[len(stack)-1]
 		if top.next < len(top.kids) {
 			c := top.kids[top.next]
@@ -538,7 +584,7 @@ func Path(cost *gorgonia.Node, wrt ...*gorgonia.Node) (gorgonia.Nodes, error) {
 		isWrt[w.ID()] = true
 	}
 	t := &translator{g: cost.Graph()}
-	order, deps, err := t.postOrder(cost, isWrt)
+	order, deps, err := t.postOrder([]*gorgonia.Node{cost}, isWrt)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,356 @@
+package machine
+
+import (
+	"fmt"
+	"reflect"
+
+	"github.com/bulkad/bulkad/core"
+	"github.com/pkg/errors"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// RunAll runs the whole graph once: the nodes computed by their own op, the plans, raise's
+// auxiliary nodes, then the dual values and the Read targets. Like the TapeMachine, it runs
+// once per Reset: a second call without Reset does nothing.
+func (m *Machine) RunAll() (err error) {
+	if m == nil || m.g == nil {
+		return errors.New("machine: run: nil or uninitialised machine (use machine.New)")
+	}
+	if m.closed {
+		return errors.New("machine: run: the machine is closed")
+	}
+	if m.ran {
+		return nil
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = errors.Errorf("machine: run: panic inside Gorgonia or bulkad: %v", r)
+		}
+	}()
+	for n, text := range m.mutable {
+		if now := fmt.Sprint(n.Op()); now != text {
+			return errors.Errorf("machine: run: node %q (ID %d) changed after machine.New (its op was %s, is now %s, e.g. by UnsafeLet): build a new machine", n.Name(), n.ID(), text, now)
+		}
+	}
+	for _, n := range m.inputs {
+		if n.Value() == nil {
+			return errors.Errorf("machine: run: input node %q (ID %d, %v %v) has no value: bind one with gorgonia.Let", n.Name(), n.ID(), n.Dtype(), n.Shape())
+		}
+	}
+	for _, n := range m.pre {
+		if err := m.doOp(n); err != nil {
+			return err
+		}
+	}
+	for _, pr := range m.plans {
+		if err := pr.run(); err != nil {
+			return err
+		}
+	}
+	for _, n := range m.aux {
+		if err := m.doOp(n); err != nil {
+			return err
+		}
+	}
+	for _, l := range m.grads {
+		if err := addDual(l.src, l.grad); err != nil {
+			return err
+		}
+	}
+	for _, n := range m.reads {
+		if err := m.read(n); err != nil {
+			return err
+		}
+	}
+	m.ran = true
+	return nil
+}
+
+// Reset prepares the next run (as the TapeMachine's Reset). Node values are kept.
+func (m *Machine) Reset() {
+	if m != nil {
+		m.ran = false
+	}
+}
+
+// Close releases the compiled plans; RunAll fails afterwards. Node values are kept.
+func (m *Machine) Close() error {
+	if m == nil {
+		return nil
+	}
+	m.closed = true
+	m.plans, m.pre, m.aux, m.reads, m.grads = nil, nil, nil, nil, nil
+	return nil
+}
+
+// doOp runs n's own Gorgonia op on its operands' values and binds the result.
+func (m *Machine) doOp(n *gorgonia.Node) error {
+	kids := m.kids[n]
+	vs := make([]gorgonia.Value, len(kids))
+	for i, k := range kids {
+		if vs[i] = k.Value(); vs[i] == nil {
+			return errors.Errorf("machine: run: node %q (ID %d): operand %d (node %q) has no value", n.Name(), n.ID(), i, k.Name())
+		}
+	}
+	v, err := n.Op().Do(vs...)
+	if err != nil {
+		return errors.Wrapf(err, "machine: run: node %q (ID %d) with op %v", n.Name(), n.ID(), n.Op())
+	}
+	if err := gorgonia.UnsafeLet(n, v); err != nil {
+		return errors.Wrapf(err, "machine: run: binding the value of node %q (ID %d)", n.Name(), n.ID())
+	}
+	return nil
+}
+
+// run runs one plan into a new packed vector and binds each result node to its range.
+func (pr *planRun) run() error {
+	ins := make([]any, len(pr.ins))
+	for i, s := range pr.ins {
+		if s.node == nil {
+			ins[i] = s.konst
+			continue
+		}
+		v, err := flat(s.node.Value())
+		if err != nil {
+			return errors.Wrapf(err, "machine: run: reading node %q (ID %d)", s.node.Name(), s.node.ID())
+		}
+		ins[i] = v
+	}
+	out := makeSlice(pr.dt, pr.kp.OutLen())
+	if err := pr.kp.Run(out, ins); err != nil {
+		return errors.Wrap(err, "machine: run")
+	}
+	for _, r := range pr.outs {
+		v := valueOf(r.node, out, r.off, r.typ.Shape.Size(), r.copy)
+		if v == nil {
+			return errors.Errorf("machine: run: node %q (ID %d) of dtype %v in a %v plan (internal error)", r.node.Name(), r.node.ID(), r.node.Dtype(), pr.dt)
+		}
+		if err := gorgonia.UnsafeLet(r.node, v); err != nil {
+			return errors.Wrapf(err, "machine: run: binding the value of node %q (ID %d)", r.node.Name(), r.node.ID())
+		}
+	}
+	return nil
+}
+
+// valueOf is node n's value: elements off … off+size-1 of out (a view, or a copy), as a
+// *gorgonia.F64/F32/I64/B for a scalar node and a *tensor.Dense of n's shape otherwise.
+func valueOf(n *gorgonia.Node, out any, off, size int, cp bool) gorgonia.Value {
+	scalar := n.IsScalar()
+	switch o := out.(type) {
+	case []float64:
+		if scalar {
+			return gorgonia.NewF64(o[off])
+		}
+		return dense(n, o[off:off+size:off+size], cp)
+	case []float32:
+		if scalar {
+			return gorgonia.NewF32(o[off])
+		}
+		return dense(n, o[off:off+size:off+size], cp)
+	case []int64:
+		if scalar {
+			if n.Dtype() == tensor.Int {
+				return gorgonia.NewI(int(o[off]))
+			}
+			return gorgonia.NewI64(o[off])
+		}
+		if n.Dtype() == tensor.Int {
+			s := make([]int, size)
+			for i, x := range o[off : off+size] {
+				s[i] = int(x)
+			}
+			return tensor.New(tensor.WithShape(n.Shape()...), tensor.WithBacking(s))
+		}
+		return dense(n, o[off:off+size:off+size], cp)
+	case []bool:
+		if scalar {
+			return gorgonia.NewB(o[off])
+		}
+		return dense(n, o[off:off+size:off+size], cp)
+	}
+	return nil
+}
+
+func dense[T any](n *gorgonia.Node, s []T, cp bool) gorgonia.Value {
+	if cp {
+		s = append([]T(nil), s...)
+	}
+	return tensor.New(tensor.WithShape(n.Shape()...), tensor.WithBacking(s))
+}
+
+// flat returns a value's elements as a flat slice (an int tensor as []int64).
+func flat(v gorgonia.Value) (any, error) {
+	switch x := v.(type) {
+	case nil:
+		return nil, errors.New("no value")
+	case *gorgonia.F64:
+		return []float64{float64(*x)}, nil
+	case *gorgonia.F32:
+		return []float32{float32(*x)}, nil
+	case *gorgonia.I64:
+		return []int64{int64(*x)}, nil
+	case *gorgonia.I:
+		return []int64{int64(*x)}, nil
+	case *gorgonia.B:
+		return []bool{bool(*x)}, nil
+	case *tensor.Dense:
+		if x.RequiresIterator() {
+			d, ok := x.Materialize().(*tensor.Dense)
+			if !ok {
+				return nil, errors.Errorf("cannot materialise a view %v", x.Shape())
+			}
+			x = d
+		}
+		switch d := x.Data().(type) {
+		case []float64, []float32, []int64, []bool:
+			return d, nil
+		case []int:
+			s := make([]int64, len(d))
+			for i, e := range d {
+				s[i] = int64(e)
+			}
+			return s, nil
+		case float64:
+			return []float64{d}, nil
+		case float32:
+			return []float32{d}, nil
+		case int64:
+			return []int64{d}, nil
+		case int:
+			return []int64{int64(d)}, nil
+		case bool:
+			return []bool{d}, nil
+		}
+		return nil, errors.Errorf("a tensor of dtype %v, want float64, float32, int, int64 or bool", x.Dtype())
+	}
+	return nil, errors.Errorf("a value of type %T, want a *tensor.Dense or a Gorgonia scalar", v)
+}
+
+func makeSlice(dt core.Dtype, n int) any {
+	switch dt {
+	case core.Float64:
+		return make([]float64, n)
+	case core.Float32:
+		return make([]float32, n)
+	case core.Int64:
+		return make([]int64, n)
+	}
+	return make([]bool, n)
+}
+
+// hasDual reports whether n holds a dual value (read with reflect, without unsafe).
+func hasDual(n *gorgonia.Node) bool {
+	f := reflect.ValueOf(n).Elem().FieldByName("boundTo")
+	if !f.IsValid() || f.Kind() != reflect.Interface || f.IsNil() {
+		return false
+	}
+	return f.Elem().Type().String() == "*gorgonia.dualValue"
+}
+
+// addDual adds grad's value into src's dual value, creating a zero one first (the
+// TapeMachine's BindDualValues).
+func addDual(src, grad *gorgonia.Node) (err error) {
+	gv := grad.Value()
+	if gv == nil || src.Value() == nil {
+		return errors.Errorf("machine: run: dual value of node %q (ID %d): it or its gradient node %q has no value", src.Name(), src.ID(), grad.Name())
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = errors.Errorf("machine: run: dual value of node %q (ID %d): %v", src.Name(), src.ID(), r)
+		}
+	}()
+	var d gorgonia.Value
+	if hasDual(src) {
+		if d, err = src.Grad(); err != nil {
+			return errors.Wrapf(err, "machine: run: dual value of node %q (ID %d)", src.Name(), src.ID())
+		}
+	}
+	if d == nil {
+		if d, err = gorgonia.CloneValue(src.Value()); err != nil {
+			return errors.Wrapf(err, "machine: run: dual value of node %q (ID %d)", src.Name(), src.ID())
+		}
+		d = gorgonia.ZeroValue(d)
+	}
+	sum, err := addInto(d, gv)
+	if err != nil {
+		return errors.Wrapf(err, "machine: run: dual value of node %q (ID %d): adding gradient node %q", src.Name(), src.ID(), grad.Name())
+	}
+	gorgonia.WithGrad(sum)(src)
+	return nil
+}
+
+// addInto adds g to d, in place for a tensor (d is returned), into a new scalar otherwise.
+func addInto(d, g gorgonia.Value) (gorgonia.Value, error) {
+	gs, err := flat(g)
+	if err != nil {
+		return nil, err
+	}
+	switch x := d.(type) {
+	case *gorgonia.F64:
+		if s, ok := gs.([]float64); ok && len(s) == 1 {
+			return gorgonia.NewF64(float64(*x) + s[0]), nil
+		}
+	case *gorgonia.F32:
+		if s, ok := gs.([]float32); ok && len(s) == 1 {
+			return gorgonia.NewF32(float32(*x) + s[0]), nil
+		}
+	case *tensor.Dense:
+		if x.RequiresIterator() {
+			break
+		}
+		var data any
+		switch x.Dtype() {
+		case tensor.Float64:
+			data = x.Float64s()
+		case tensor.Float32:
+			data = x.Float32s()
+		}
+		switch ds := data.(type) {
+		case []float64:
+			if s, ok := gs.([]float64); ok && len(s) == len(ds) {
+				for i := range ds {
+					ds[i] += s[i]
+				}
+				return x, nil
+			}
+		case []float32:
+			if s, ok := gs.([]float32); ok && len(s) == len(ds) {
+				for i := range ds {
+					ds[i] += s[i]
+				}
+				return x, nil
+			}
+		}
+	}
+	return nil, errors.Errorf("gradient %v %v does not fit the dual value %T %v", g.Dtype(), g.Shape(), d, d.Shape())
+}
+
+// read fills a Read statement's target with a copy of its node's value (copied into the
+// target's value when it has one), as the TapeMachine's read instruction does.
+func (m *Machine) read(n *gorgonia.Node) error {
+	kids := m.kids[n]
+	if len(kids) != 1 {
+		return errors.Errorf("machine: run: read node %q (ID %d) has %d operands, want 1", n.Name(), n.ID(), len(kids))
+	}
+	v := kids[0].Value()
+	if v == nil {
+		return errors.Errorf("machine: run: read node %q (ID %d): node %q has no value", n.Name(), n.ID(), kids[0].Name())
+	}
+	f := reflect.ValueOf(n.Op()).FieldByName("into")
+	if !f.IsValid() || f.Kind() != reflect.Pointer || f.Type().Elem() != reflect.TypeOf((*gorgonia.Value)(nil)).Elem() || f.IsNil() {
+		return errors.Errorf("machine: run: read node %q (ID %d): cannot find its target (Gorgonia's readOp changed)", n.Name(), n.ID())
+	}
+	into := (*gorgonia.Value)(f.UnsafePointer())
+	if *into != nil {
+		if _, err := gorgonia.Copy(*into, v); err == nil {
+			return nil
+		}
+	}
+	c, err := gorgonia.CloneValue(v)
+	if err != nil {
+		return errors.Wrapf(err, "machine: run: read node %q (ID %d)", n.Name(), n.ID())
+	}
+	*into = c
+	return nil
+}
