@@ -143,14 +143,7 @@ func matchesAny(ss []spec, prefix string) bool {
 }
 
 func main() {
-	c, help, err := parseFlags(os.Args[1:], os.Stdout)
-	if help {
-		return
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "error:", err)
-		os.Exit(2)
-	}
+	c := train.ParseCommandLine(parseFlags)
 	if c.cpuProfile != "" {
 		f, err := os.Create(c.cpuProfile)
 		if err == nil {

@@ -88,14 +88,7 @@ func parseFlags(args []string, out io.Writer) (c command, help bool, err error) 
 }
 
 func main() {
-	c, help, err := parseFlags(os.Args[1:], os.Stdout)
-	if help {
-		return
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "error:", err)
-		os.Exit(2)
-	}
+	c := train.ParseCommandLine(parseFlags)
 	rows, err := run(c.dt, c.probes)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "error:", err)

@@ -50,40 +50,28 @@ func TestGradcheckTable(t *testing.T) {
 // TestParseFlags: -h opens with a line saying what the command does; bad values are refused
 // before anything is checked.
 func TestParseFlags(t *testing.T) {
+	var usage bytes.Buffer
+	if _, help, err := parseFlags([]string{"-h"}, &usage); !help || err != nil ||
+		!strings.HasPrefix(usage.String(), "Checks bulkad's gradients") || !strings.Contains(usage.String(), "-probes") {
+		t.Errorf("-h: help %v, error %v, usage:\n%s", help, err, usage.String())
+	}
 	for _, c := range []struct {
-		args     []string
-		help     bool
-		wantErr  string
-		dt       tensor.Dtype
-		probes   int
-		wantJSON bool
+		args    []string
+		want    command
+		wantErr string // "" for success
 	}{
-		{args: []string{"-h"}, help: true},
-		{args: nil, dt: tensor.Float64, probes: 12},
-		{args: []string{"-dtype", "float32", "-probes", "3", "-json"}, dt: tensor.Float32, probes: 3, wantJSON: true},
-		{args: []string{"-dtype", "int"}, wantErr: `-dtype "int"`},
-		{args: []string{"-probes", "0"}, wantErr: "-probes 0"},
-		{args: []string{"stray"}, wantErr: "stray"},
+		{nil, command{dt: tensor.Float64, probes: 12}, ""},
+		{[]string{"-dtype", "float32", "-probes", "3", "-json"}, command{asJSON: true, dt: tensor.Float32, probes: 3}, ""},
+		{[]string{"-dtype", "int"}, command{}, `-dtype "int"`},
+		{[]string{"-probes", "0"}, command{}, "-probes 0"},
+		{[]string{"stray"}, command{}, "stray"},
 	} {
-		var out bytes.Buffer
-		got, help, err := parseFlags(c.args, &out)
-		if help != c.help {
-			t.Errorf("%v: help %v, want %v", c.args, help, c.help)
-		}
-		if c.help {
-			if !strings.HasPrefix(out.String(), "Checks bulkad's gradients") || !strings.Contains(out.String(), "-probes") {
-				t.Errorf("-h printed:\n%s", out.String())
-			}
-			continue
-		}
-		if c.wantErr != "" {
-			if err == nil || !strings.Contains(err.Error(), c.wantErr) {
-				t.Errorf("%v: error %v, want one containing %q", c.args, err, c.wantErr)
-			}
-			continue
-		}
-		if err != nil || got.dt != c.dt || got.probes != c.probes || got.asJSON != c.wantJSON {
-			t.Errorf("%v: %+v, %v", c.args, got, err)
+		got, _, err := parseFlags(c.args, &bytes.Buffer{})
+		switch {
+		case c.wantErr == "" && (err != nil || got != c.want):
+			t.Errorf("%v: %+v, %v; want %+v", c.args, got, err, c.want)
+		case c.wantErr != "" && (err == nil || !strings.Contains(err.Error(), c.wantErr)):
+			t.Errorf("%v: error %v, want one containing %q", c.args, err, c.wantErr)
 		}
 	}
 }

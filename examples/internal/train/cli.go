@@ -205,6 +205,21 @@ func Main(ex Example, grad GradFunc, gradName string, ref GradFunc, args []strin
 // differences.
 const comparedProbes = 8
 
+// ParseCommandLine parses the process's arguments with parse, the usage of -h going to
+// standard output: it exits with status 0 after -h and with status 2 after an error, which
+// it prints to standard error. It is for a main function, before anything is deferred.
+func ParseCommandLine[C any](parse func(args []string, out io.Writer) (c C, help bool, err error)) C {
+	c, help, err := parse(os.Args[1:], os.Stdout)
+	if help {
+		os.Exit(0)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "error:", err)
+		os.Exit(2)
+	}
+	return c
+}
+
 // ParseFlags parses a command's arguments: help is set after -h (the usage was printed), and
 // an argument that is not a flag is an error naming fs.
 func ParseFlags(fs *flag.FlagSet, args []string) (help bool, err error) {
