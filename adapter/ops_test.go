@@ -69,7 +69,13 @@ func harvest(dt tensor.Dtype, want string, build func(g *gen) (*G.Node, error)) 
 
 func s(xs ...int) []int { return xs }
 
+// opCases are the cases of TestOps: every op of the table in several settings.
 func opCases() []opCase {
+	return append(append(append(elementwiseOpCases(), algebraOpCases()...), shapeOpCases()...), convOpCases()...)
+}
+
+// elementwiseOpCases are the cases of the element-wise unary and binary operations.
+func elementwiseOpCases() []opCase {
 	var cs []opCase
 	// elementwise unary: every op, several shapes (scalar included)
 	type u struct {
@@ -124,6 +130,12 @@ func opCases() []opCase {
 		opCase{name: "minBetween", build: bin(G.MinBetween, s(2, 3, 2), s(2, 3, 2))},
 		opCase{name: "mish", build: un(G.Mish, -3, 3, 4, 3)},
 	)
+	return cs
+}
+
+// algebraOpCases are the cases of linear algebra, the reductions and the softmax family.
+func algebraOpCases() []opCase {
+	var cs []opCase
 	// linear algebra
 	cs = append(cs,
 		opCase{name: "matmul", build: bin(G.Mul, s(3, 4), s(4, 2))},
@@ -179,6 +191,12 @@ func opCases() []opCase {
 			opCase{name: fmt.Sprintf("logsoftmax%v%v", p.sh, p.axes), build: func(b *gen) (*G.Node, error) { return G.LogSoftMax(b.in(-3, 3, p.sh...), p.axes...) }},
 		)
 	}
+	return cs
+}
+
+// shapeOpCases are the cases of the operations on shapes.
+func shapeOpCases() []opCase {
+	var cs []opCase
 	// shapes
 	cs = append(cs,
 		opCase{name: "reshape[2,6]->[3,4]", build: func(b *gen) (*G.Node, error) { return G.Reshape(b.in(-1, 1, 2, 6), tensor.Shape{3, 4}) }},
@@ -218,6 +236,12 @@ func opCases() []opCase {
 			return G.ConvType(i, tensor.Int, b.dt)
 		}},
 	)
+	return cs
+}
+
+// convOpCases are the cases of the convolution family, pooling, dropout and batch normalisation.
+func convOpCases() []opCase {
+	var cs []opCase
 	// convolution family
 	for _, w := range []struct{ k, p, st, d []int }{
 		{s(3, 3), s(0, 0), s(1, 1), s(1, 1)},

@@ -80,3 +80,18 @@ func (l *library) describe() string {
 	}
 	return v + " (" + l.name + ")"
 }
+
+// shortVersion is the first line of MPI_Get_library_version without the build details:
+// "Open MPI v4.1.4, package: Debian OpenMPI, …" becomes "Open MPI v4.1.4",
+// "MPICH Version:\t4.0.2\n…" becomes "MPICH 4.0.2".
+func shortVersion(s string) string {
+	s = strings.TrimRight(s, "\x00")
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if i := strings.Index(s, ", package:"); i >= 0 {
+		s = s[:i]
+	}
+	s = strings.Join(strings.Fields(s), " ")
+	return strings.Replace(s, " Version: ", " ", 1)
+}

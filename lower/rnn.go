@@ -91,53 +91,13 @@ func Recurrent(rc Recurrence, x, w, r, wb, rb, h0, c0, p core.Term) (core.Term, 
 	if g == 0 {
 		return nil, errors.Errorf("lower: recurrent: unknown cell %v", rc.Cell)
 	}
-	if err := checkTerm(op, x, w, r); err != nil {
+	acts, err := checkRecurrent(op, rc, g, x, w, r, wb, rb, h0, c0, p)
+	if err != nil {
 		return nil, err
 	}
-	xs, ws, rs := x.Type().Shape, w.Type().Shape, r.Type().Shape
+	xs := x.Type().Shape
 	dt := x.Type().Dtype
-	if !dt.IsFloat() || xs.Rank() != 3 || ws.Rank() != 2 || rs.Rank() != 2 || ws[0]%g != 0 {
-		return nil, errors.Errorf("lower: %s: input %v, weights %v and recurrence %v: want float [T, b, in], [%d·hidden, in] and [%d·hidden, hidden]", op, x.Type(), ws, rs, g, g)
-	}
-	steps, batch, hid := xs[0], xs[1], ws[0]/g
-	if ws[1] != xs[2] || !rs.Equal(core.Shape{g * hid, hid}) {
-		return nil, errors.Errorf("lower: %s: input %v, weights %v and recurrence %v do not match (want [%d, %d] and [%d, %d])", op, xs, ws, rs, g*hid, xs[2], g*hid, hid)
-	}
-	want := map[string]struct {
-		t  core.Term
-		sh core.Shape
-	}{"W bias": {wb, core.Shape{g * hid}}, "R bias": {rb, core.Shape{g * hid}},
-		"initial hidden state": {h0, core.Shape{batch, hid}}, "initial cell state": {c0, core.Shape{batch, hid}},
-		"peepholes": {p, core.Shape{3 * hid}}}
-	for name, o := range want {
-		if o.t == nil {
-			continue
-		}
-		if err := checkTerm(op, o.t); err != nil {
-			return nil, err
-		}
-		if !o.t.Type().Shape.Equal(o.sh) || o.t.Type().Dtype != dt {
-			return nil, errors.Errorf("lower: %s: %s %v, want %v %v", op, name, o.t.Type(), o.sh, dt)
-		}
-	}
-	if rc.Cell != CellLSTM && (c0 != nil || p != nil) {
-		return nil, errors.Errorf("lower: %s: a cell state and peepholes belong to an LSTM", op)
-	}
-	acts := rc.Activations
-	if acts == nil {
-		acts = map[CellKind][]string{CellRNN: {"tanh"}, CellGRU: {"sigmoid", "tanh"}, CellLSTM: {"sigmoid", "tanh", "tanh"}}[rc.Cell]
-	}
-	if nAct := map[CellKind]int{CellRNN: 1, CellGRU: 2, CellLSTM: 3}[rc.Cell]; len(acts) != nAct {
-		return nil, errors.Errorf("lower: %s: %d activations %v, want %d", op, len(acts), acts, nAct)
-	}
-	for _, a := range acts {
-		if a != "sigmoid" && a != "tanh" && a != "relu" {
-			return nil, errors.Errorf("lower: %s: activation %q; supported: sigmoid, tanh, relu", op, a)
-		}
-	}
-	if rc.Clip < 0 {
-		return nil, errors.Errorf("lower: %s: negative clip %v", op, rc.Clip)
-	}
+	steps, batch, hid := xs[0], xs[1], w.Type().Shape[0]/g
 	u := &unroll{dt: dt, batch: batch, hid: hid, clip: rc.Clip}
 	b := &u.b
 	u.k = keep(b)
@@ -252,27 +212,7 @@ func Recurrent(rc Recurrence, x, w, r, wb, rb, h0, c0, p core.Term) (core.Term, 
 			}
 			h = u.bind(fmt.Sprintf("h%d", t), next)
 		case CellLSTM:
-			z := xt
-			if h != nil {
-				z = b.Add(z, b.MatMul(h, rT))
-			}
-			z = u.bind(fmt.Sprintf("g%d", t), z)
-			peep := func(pre, pk, state core.Term) core.Term {
-				if pk == nil || state == nil {
-					return pre
-				}
-				return b.Add(pre, b.Mul(pk, state))
-			}
-			it := u.act(acts[0], peep(u.gate(z, g, 0), pi, c))
-			ft := u.act(acts[0], peep(u.gate(z, g, 2), pf, c))
-			ct := u.act(acts[1], u.gate(z, g, 3))
-			next := b.Mul(it, ct)
-			if c != nil {
-				next = b.Add(b.Mul(ft, c), next)
-			}
-			c = u.bind(fmt.Sprintf("c%d", t), next)
-			ot := u.act(acts[0], peep(u.gate(z, g, 1), po, c))
-			h = u.bind(fmt.Sprintf("h%d", t), b.Mul(ot, u.act(acts[2], c)))
+			h, c = u.lstmStep(t, xt, h, c, rT, [3]core.Term{pi, po, pf}, acts)
 		}
 		hs[t] = h
 		if err := wrap(op, b); err != nil {
@@ -288,6 +228,90 @@ func Recurrent(rc Recurrence, x, w, r, wb, rb, h0, c0, p core.Term) (core.Term, 
 		body = b.Let(u.vars[i], u.bounds[i], body)
 	}
 	return result(op, b, body)
+}
+
+// checkRecurrent checks the operands of Recurrent (op names it in errors; g is the cell's
+// number of gates) and returns the activations: rc's, or the cell's defaults.
+func checkRecurrent(op string, rc Recurrence, g int, x, w, r, wb, rb, h0, c0, p core.Term) ([]string, error) {
+	if err := checkTerm(op, x, w, r); err != nil {
+		return nil, err
+	}
+	xs, ws, rs := x.Type().Shape, w.Type().Shape, r.Type().Shape
+	dt := x.Type().Dtype
+	if !dt.IsFloat() || xs.Rank() != 3 || ws.Rank() != 2 || rs.Rank() != 2 || ws[0]%g != 0 {
+		return nil, errors.Errorf("lower: %s: input %v, weights %v and recurrence %v: want float [T, b, in], [%d·hidden, in] and [%d·hidden, hidden]", op, x.Type(), ws, rs, g, g)
+	}
+	batch, hid := xs[1], ws[0]/g
+	if ws[1] != xs[2] || !rs.Equal(core.Shape{g * hid, hid}) {
+		return nil, errors.Errorf("lower: %s: input %v, weights %v and recurrence %v do not match (want [%d, %d] and [%d, %d])", op, xs, ws, rs, g*hid, xs[2], g*hid, hid)
+	}
+	want := map[string]struct {
+		t  core.Term
+		sh core.Shape
+	}{"W bias": {wb, core.Shape{g * hid}}, "R bias": {rb, core.Shape{g * hid}},
+		"initial hidden state": {h0, core.Shape{batch, hid}}, "initial cell state": {c0, core.Shape{batch, hid}},
+		"peepholes": {p, core.Shape{3 * hid}}}
+	for name, o := range want {
+		if o.t == nil {
+			continue
+		}
+		if err := checkTerm(op, o.t); err != nil {
+			return nil, err
+		}
+		if !o.t.Type().Shape.Equal(o.sh) || o.t.Type().Dtype != dt {
+			return nil, errors.Errorf("lower: %s: %s %v, want %v %v", op, name, o.t.Type(), o.sh, dt)
+		}
+	}
+	if rc.Cell != CellLSTM && (c0 != nil || p != nil) {
+		return nil, errors.Errorf("lower: %s: a cell state and peepholes belong to an LSTM", op)
+	}
+	acts := rc.Activations
+	if acts == nil {
+		acts = map[CellKind][]string{CellRNN: {"tanh"}, CellGRU: {"sigmoid", "tanh"}, CellLSTM: {"sigmoid", "tanh", "tanh"}}[rc.Cell]
+	}
+	if nAct := map[CellKind]int{CellRNN: 1, CellGRU: 2, CellLSTM: 3}[rc.Cell]; len(acts) != nAct {
+		return nil, errors.Errorf("lower: %s: %d activations %v, want %d", op, len(acts), acts, nAct)
+	}
+	for _, a := range acts {
+		if a != "sigmoid" && a != "tanh" && a != "relu" {
+			return nil, errors.Errorf("lower: %s: activation %q; supported: sigmoid, tanh, relu", op, a)
+		}
+	}
+	if rc.Clip < 0 {
+		return nil, errors.Errorf("lower: %s: negative clip %v", op, rc.Clip)
+	}
+	return acts, nil
+}
+
+// lstmStep is step t of an LSTM: xt is the step's input product [b, 4·hidden] (biases added),
+// h and c the previous states (nil: zeros), rT the transposed recurrence, peep the peepholes
+// broadcast to [b, hidden] (i, o, f; nil without), acts the three activations. It returns the
+// new hidden and cell states, let-bound.
+func (u *unroll) lstmStep(t int, xt, h, c, rT core.Term, peep [3]core.Term, acts []string) (core.Term, core.Term) {
+	b, g := &u.b, CellLSTM.gates()
+	pi, po, pf := peep[0], peep[1], peep[2]
+	z := xt
+	if h != nil {
+		z = b.Add(z, b.MatMul(h, rT))
+	}
+	z = u.bind(fmt.Sprintf("g%d", t), z)
+	withPeep := func(pre, pk, state core.Term) core.Term {
+		if pk == nil || state == nil {
+			return pre
+		}
+		return b.Add(pre, b.Mul(pk, state))
+	}
+	it := u.act(acts[0], withPeep(u.gate(z, g, 0), pi, c))
+	ft := u.act(acts[0], withPeep(u.gate(z, g, 2), pf, c))
+	ct := u.act(acts[1], u.gate(z, g, 3))
+	next := b.Mul(it, ct)
+	if c != nil {
+		next = b.Add(b.Mul(ft, c), next)
+	}
+	c = u.bind(fmt.Sprintf("c%d", t), next)
+	ot := u.act(acts[0], withPeep(u.gate(z, g, 1), po, c))
+	h = u.bind(fmt.Sprintf("h%d", t), b.Mul(ot, u.act(acts[2], c)))
+	return h, c
 }
 
 // unroll is the state of one Recurrent: the builder and the lets of the unrolled steps.

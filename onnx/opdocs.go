@@ -64,32 +64,43 @@ func recurrentDoc(op string, versions []int, acts string, extra []attrDoc, input
 			outputs + ". Opset 14 adds layout."}
 }
 
-// opDocs is the documentation of every supported operator (in no particular order).
-func opDocs() []opDoc {
-	const (
-		folded    = "Folded at import time when every input is a constant."
-		cmp       = "A bool result (no derivative). Folded at import time when both inputs are constants (integers compared exactly)."
-		logic     = "Boolean inputs only (masks), broadcast; a non-boolean input is refused. Folded at import time when both are constants."
-		zeroSlope = "Derivative 0."
-	)
-	binary := "A, B (NumPy broadcasting)"
-	// the window of Conv, ConvTranspose and the pooling operators (windowND, opConvTranspose)
-	convWindow := []attrDoc{
+// Shared phrases of the operator documentation.
+const (
+	docFolded    = "Folded at import time when every input is a constant."
+	docCmp       = "A bool result (no derivative). Folded at import time when both inputs are constants (integers compared exactly)."
+	docLogic     = "Boolean inputs only (masks), broadcast; a non-boolean input is refused. Folded at import time when both are constants."
+	docZeroSlope = "Derivative 0."
+	docBinary    = "A, B (NumPy broadcasting)"
+)
+
+// convWindowDocs are the attributes of the window of Conv, ConvTranspose and the pooling
+// operators (windowND, opConvTranspose).
+func convWindowDocs() []attrDoc {
+	return []attrDoc{
 		{"strides", "positive, one per spatial axis (default 1)"},
 		{"dilations", "positive, one per spatial axis (default 1)"},
 		{"pads", "non-negative, begin and end values per spatial axis (default 0; read with auto_pad NOTSET)"},
 		{"auto_pad", "NOTSET (default), SAME_UPPER, SAME_LOWER (output ⌈in/stride⌉, the odd padding at the end or the beginning), VALID (none)"},
 	}
+}
+
+// opDocs is the documentation of every supported operator (in no particular order).
+func opDocs() []opDoc {
+	return append(append(opDocsAToD(), opDocsEToP()...), opDocsRToZ()...)
+}
+
+// opDocsAToD documents the operators from Abs to Dropout.
+func opDocsAToD() []opDoc {
 	return []opDoc{
-		{op: "Abs", versions: []int{1, 6, 13}, inputs: "X", notes: "Derivative sign(x), 0 at 0 (as PyTorch). " + folded},
-		{op: "Add", versions: []int{1, 6, 7, 13, 14}, inputs: binary, notes: folded},
-		{op: "And", versions: []int{1, 7}, inputs: "A, B", notes: logic},
+		{op: "Abs", versions: []int{1, 6, 13}, inputs: "X", notes: "Derivative sign(x), 0 at 0 (as PyTorch). " + docFolded},
+		{op: "Add", versions: []int{1, 6, 7, 13, 14}, inputs: docBinary, notes: docFolded},
+		{op: "And", versions: []int{1, 7}, inputs: "A, B", notes: docLogic},
 		{op: "AveragePool", versions: []int{1, 7, 10, 11},
 			attrs: append([]attrDoc{
 				{"kernel_shape", "required; 1, 2 or 3 spatial axes"},
 				{"ceil_mode", "0 or 1 (default 0; opset 10)"},
 				{"count_include_pad", "0 or 1 (default 0)"},
-			}, convWindow...),
+			}, convWindowDocs()...),
 			inputs: "X [b, c, d…] of rank 3 to 5",
 			notes: "The divisor counts the window's positions inside the input, and inside its pads too with count_include_pad = 1; the overhang of a ceil_mode window is never counted (as PyTorch). " +
 				"dilations are read at every opset (ONNX adds them to AveragePool at 19)."},
@@ -106,7 +117,7 @@ func opDocs() []opDoc {
 			inputs: "input",
 			notes: "Constants are cast at import time (to integers by truncation toward zero, INT32 wrapping to 32 bits); a float initializer cast to an integer or boolean type is folded with its value. " +
 				"An array computed at run time converts between the model's float type, integers (INT64 and INT32 both give i64) and BOOL (x ≠ 0); a cast to the other float type is refused, one to the model's float type of a float array is the identity."},
-		{op: "Ceil", versions: []int{1, 6, 13}, inputs: "X", notes: zeroSlope + " " + folded},
+		{op: "Ceil", versions: []int{1, 6, 13}, inputs: "X", notes: docZeroSlope + " " + docFolded},
 		{op: "Clip", versions: []int{1, 6, 11, 12, 13},
 			attrs: []attrDoc{
 				{"min", "any (before opset 11; default: no bound)"},
@@ -118,7 +129,7 @@ func opDocs() []opDoc {
 		{op: "Concat", versions: []int{1, 4, 11, 13},
 			attrs:  []attrDoc{{"axis", "−r … r−1 (default 0 when absent)"}},
 			inputs: "one or more: float arrays, or integer and boolean arrays (each then keeps its type)",
-			notes:  folded + " Constants must then have one rank and type."},
+			notes:  docFolded + " Constants must then have one rank and type."},
 		{op: "Constant", versions: []int{1, 9, 11, 12, 13},
 			attrs: []attrDoc{
 				{"value", "a tensor of FLOAT, DOUBLE, INT32, INT64 or BOOL"},
@@ -137,7 +148,7 @@ func opDocs() []opDoc {
 			attrs: append([]attrDoc{
 				{"kernel_shape", "optional (default: W's spatial shape); 1, 2 or 3 spatial axes"},
 				{"group", "any ≥ 1 dividing the input and output channels (W [o, c/group, k…])"},
-			}, convWindow...),
+			}, convWindowDocs()...),
 			inputs: "X [b, c, d…] of rank 3 to 5, W; B (optional)",
 			notes: "One bulk operation for any group (depthwise included; lower.ConvND, GroupedConv2d in 2-D). Negative pads are refused. " +
 				"B is added when it is a graph input, an initializer or computed at run time: a B that is an import-time constant (a Constant node) is ignored."},
@@ -147,7 +158,7 @@ func opDocs() []opDoc {
 				{"group", "any ≥ 1 dividing the input channels (W [c, o/group, k…])"},
 				{"output_padding", "non-negative, below the stride or the dilation (default 0)"},
 				{"output_shape", "spatial sizes (or with batch and channels first), each at most the full transposed convolution's; fixes the pads"},
-				convWindow[0], convWindow[1],
+				convWindowDocs()[0], convWindowDocs()[1],
 				{"pads", "begin and end values per spatial axis (default 0; read with auto_pad NOTSET and no output_shape)"},
 				{"auto_pad", "NOTSET (default), SAME_UPPER, SAME_LOWER (output in·stride, the odd padding at the end or the beginning), VALID (none)"},
 			},
@@ -161,30 +172,36 @@ func opDocs() []opDoc {
 				{"reverse", "0 or 1 (default 0)"},
 			},
 			inputs: "x; axis (a constant of one element)"},
-		{op: "Div", versions: []int{1, 6, 7, 13, 14}, inputs: binary,
-			notes: folded + " Integer constants divide with truncation (as ONNX runtimes); a zero integer divisor is an error."},
+		{op: "Div", versions: []int{1, 6, 7, 13, 14}, inputs: docBinary,
+			notes: docFolded + " Integer constants divide with truncation (as ONNX runtimes); a zero integer divisor is an error."},
 		{op: "Dropout", versions: []int{1, 6, 7, 10, 12, 13},
 			inputs: "data; ratio (not read); training_mode (opset 12; a constant true is refused)",
 			notes:  "The identity (inference). Opset 12: ratio moves from the attribute to input 1 and training_mode appears; the ratio and seed attributes are not read, nor a training_mode computed at run time. The mask output is refused."},
+	}
+}
+
+// opDocsEToP documents the operators from Elu to Pow, GRU and LSTM among them.
+func opDocsEToP() []opDoc {
+	return []opDoc{
 		{op: "Elu", versions: []int{1, 6},
 			attrs:  []attrDoc{{"alpha", "any (default 1)"}},
 			inputs: "X", notes: "Slope α at 0 and second derivative 0 there (PyTorch's)."},
-		{op: "Equal", versions: []int{1, 7, 11, 13}, inputs: binary, notes: "Floats compared exactly. " + cmp},
+		{op: "Equal", versions: []int{1, 7, 11, 13}, inputs: docBinary, notes: "Floats compared exactly. " + docCmp},
 		{op: "Erf", versions: []int{9, 13}, inputs: "input"},
 		{op: "Exp", versions: []int{1, 6, 13}, inputs: "input"},
 		{op: "Expand", versions: []int{8, 13}, inputs: "input; shape (a constant)",
-			notes: "The NumPy broadcast of the input's shape and shape. " + folded},
+			notes: "The NumPy broadcast of the input's shape and shape. " + docFolded},
 		{op: "Flatten", versions: []int{1, 9, 11, 13},
 			attrs:  []attrDoc{{"axis", "−r … r (default 1)"}},
-			inputs: "input", notes: folded},
-		{op: "Floor", versions: []int{1, 6, 13}, inputs: "X", notes: zeroSlope + " " + folded},
+			inputs: "input", notes: docFolded},
+		{op: "Floor", versions: []int{1, 6, 13}, inputs: "X", notes: docZeroSlope + " " + docFolded},
 		recurrentDoc("GRU", []int{1, 3, 7, 14}, "Sigmoid, Tanh, Relu: two per direction (default Sigmoid, Tanh)",
 			[]attrDoc{{"linear_before_reset", "0 (default) or 1 (PyTorch exports 1)"}}, "", "Y [T, directions, b, hidden] and Y_h [directions, b, hidden]"),
 		{op: "Gather", versions: []int{1, 11, 13},
 			attrs:  []attrDoc{{"axis", "−r … r−1 (default 0)"}},
 			inputs: "data (float, integer or boolean); indices: INT64 or INT32, a constant or an array computed at run time (token ids); float and boolean indices are refused",
 			notes: "Indices of any rank. Constant indices are checked (negative ones count from the end; out of range is refused); run-time indices count from the end when negative and read 0 outside [−d, d). " +
-				"The derivative with respect to data is a scatter-add (an embedding table). " + folded},
+				"The derivative with respect to data is a scatter-add (an embedding table). " + docFolded},
 		{op: "Gemm", versions: []int{1, 6, 7, 9, 11, 13},
 			attrs: []attrDoc{
 				{"transA", "0 or 1 (default 0)"},
@@ -194,8 +211,8 @@ func opDocs() []opDoc {
 			},
 			inputs: "A, B (matrices); C (optional, as ONNX makes it from opset 11; broadcast to the product)"},
 		{op: "GlobalAveragePool", versions: []int{1}, inputs: "X [b, c, d…] with at least one spatial axis"},
-		{op: "Greater", versions: []int{1, 7, 9, 13}, inputs: binary, notes: cmp},
-		{op: "GreaterOrEqual", versions: []int{12, 16}, inputs: binary, notes: cmp},
+		{op: "Greater", versions: []int{1, 7, 9, 13}, inputs: docBinary, notes: docCmp},
+		{op: "GreaterOrEqual", versions: []int{12, 16}, inputs: docBinary, notes: docCmp},
 		{op: "HardSigmoid", versions: []int{1, 6},
 			attrs: []attrDoc{
 				{"alpha", "any (default 0.2)"},
@@ -205,7 +222,7 @@ func opDocs() []opDoc {
 			notes:  "max(0, min(1, α·x + β)) with α as written (a float32: PyTorch's 1/6 is 3e-8 relative from its (x + 3)/6); slope α strictly inside (0, 1), 0 at the kinks."},
 		{op: "HardSwish", versions: []int{14}, inputs: "X",
 			notes: "x·min(max(x + 3, 0), 6)/6, as PyTorch: the middle piece includes −3 and 3 (slopes −½ and 3/2 there)."},
-		{op: "Identity", versions: []int{1, 13, 14, 16}, inputs: "input", notes: "Tensors only. " + folded},
+		{op: "Identity", versions: []int{1, 13, 14, 16}, inputs: "input", notes: "Tensors only. " + docFolded},
 		{op: "LayerNormalization", versions: []int{17},
 			attrs: []attrDoc{
 				{"axis", "−r … r−1 (default −1): normalised over axis … r−1"},
@@ -217,8 +234,8 @@ func opDocs() []opDoc {
 		{op: "LeakyRelu", versions: []int{1, 6, 16},
 			attrs:  []attrDoc{{"alpha", "any (default 0.01)"}},
 			inputs: "X", notes: "Slope α at 0 (PyTorch's)."},
-		{op: "Less", versions: []int{1, 7, 9, 13}, inputs: binary, notes: cmp},
-		{op: "LessOrEqual", versions: []int{12, 16}, inputs: binary, notes: cmp},
+		{op: "Less", versions: []int{1, 7, 9, 13}, inputs: docBinary, notes: docCmp},
+		{op: "LessOrEqual", versions: []int{12, 16}, inputs: docBinary, notes: docCmp},
 		{op: "Log", versions: []int{1, 6, 13}, inputs: "input"},
 		{op: "LogSoftmax", versions: []int{1, 11, 13},
 			attrs:  []attrDoc{{"axis", "before opset 13: default 1, the input coerced to 2-D [Π d[:axis], Π d[axis:]]; from 13: default −1, that one axis"}},
@@ -229,27 +246,27 @@ func opDocs() []opDoc {
 		{op: "MatMul", versions: []int{1, 9, 13}, inputs: "A, B",
 			notes: "NumPy's matmul: vectors, matrices, and stacks of matrices whose batch axes broadcast."},
 		{op: "Max", versions: []int{1, 6, 8, 12, 13}, inputs: "one or more (NumPy broadcasting)",
-			notes: "The derivative is split evenly among the inputs tied for the maximum (½ each for two, as torch.maximum; 1/k for k). " + folded},
+			notes: "The derivative is split evenly among the inputs tied for the maximum (½ each for two, as torch.maximum; 1/k for k). " + docFolded},
 		{op: "MaxPool", versions: []int{1, 8, 10, 11, 12},
 			attrs: append([]attrDoc{
 				{"kernel_shape", "required; 1, 2 or 3 spatial axes"},
 				{"ceil_mode", "0 or 1 (default 0; opset 10)"},
 				{"storage_order", "0 only (opset 8; 1 is refused)"},
-			}, convWindow...),
+			}, convWindowDocs()...),
 			inputs: "X [b, c, d…] of rank 3 to 5",
 			notes: "Padding and the overhang of a ceil_mode window are ignored (as PyTorch); the derivative goes to the window's first maximum (row-major), as PyTorch's. " +
 				"The Indices output (opset 8) is refused. dilations are ONNX's from opset 10 and read at every opset."},
 		{op: "Mean", versions: []int{1, 6, 8, 13}, inputs: "one or more (NumPy broadcasting)"},
 		{op: "Min", versions: []int{1, 6, 8, 12, 13}, inputs: "one or more (NumPy broadcasting)",
-			notes: "The derivative is split evenly among the inputs tied for the minimum (½ each for two, as torch.minimum; 1/k for k). " + folded},
+			notes: "The derivative is split evenly among the inputs tied for the minimum (½ each for two, as torch.minimum; 1/k for k). " + docFolded},
 		{op: "Mod", versions: []int{10, 13},
 			attrs:  []attrDoc{{"fmod", "0 or 1 (default 0); float operands need 1"}},
 			inputs: "A, B: constants only",
 			notes:  "Evaluated at import time: the remainder has the divisor's sign with fmod = 0 (Python's %), the dividend's with fmod = 1; a zero integer divisor is an error. Operands computed at run time are refused."},
-		{op: "Mul", versions: []int{1, 6, 7, 13, 14}, inputs: binary, notes: folded},
-		{op: "Neg", versions: []int{1, 6, 13}, inputs: "X", notes: folded},
-		{op: "Not", versions: []int{1}, inputs: "X (boolean)", notes: folded},
-		{op: "Or", versions: []int{1, 7}, inputs: "A, B", notes: logic},
+		{op: "Mul", versions: []int{1, 6, 7, 13, 14}, inputs: docBinary, notes: docFolded},
+		{op: "Neg", versions: []int{1, 6, 13}, inputs: "X", notes: docFolded},
+		{op: "Not", versions: []int{1}, inputs: "X (boolean)", notes: docFolded},
+		{op: "Or", versions: []int{1, 7}, inputs: "A, B", notes: docLogic},
 		{op: "Pad", versions: []int{1, 2, 11, 13, 18},
 			attrs: []attrDoc{
 				{"mode", "constant (default), reflect, edge"},
@@ -260,10 +277,16 @@ func opDocs() []opDoc {
 			notes:  "Opset 11: pads and value move from attributes to inputs; opset 18 adds axes."},
 		{op: "Pow", versions: []int{1, 7, 12, 13, 15}, inputs: "X, Y (NumPy broadcasting)",
 			notes: "A constant exponent of one element (not an initializer, which stays a learnable parameter) of 1, 2, 3, 0.5 or −1 is the exact function (x, x², x³, √x, 1/x); other exponents are core's pow. " +
-				folded + " Integer constants need a non-negative exponent."},
+				docFolded + " Integer constants need a non-negative exponent."},
+	}
+}
+
+// opDocsRToZ documents the operators from Range to Xor, and RNN.
+func opDocsRToZ() []opDoc {
+	return []opDoc{
 		{op: "Range", versions: []int{11}, inputs: "start, limit, delta: constant scalars",
 			notes: "Evaluated at import time; operands computed at run time are refused."},
-		{op: "Reciprocal", versions: []int{1, 6, 13}, inputs: "X", notes: folded},
+		{op: "Reciprocal", versions: []int{1, 6, 13}, inputs: "X", notes: docFolded},
 		reduceDoc("ReduceL1", []int{1, 11, 13, 18}, 18, "Σ abs(x): derivative sign(x), 0 at 0."),
 		reduceDoc("ReduceL2", []int{1, 11, 13, 18}, 18, "√Σx² with derivative 0 where the norm is 0 (as torch.norm)."),
 		reduceDoc("ReduceLogSum", []int{1, 11, 13, 18}, 18, "log Σx."),
@@ -278,7 +301,7 @@ func opDocs() []opDoc {
 		{op: "Reshape", versions: []int{1, 5, 13, 14},
 			attrs:  []attrDoc{{"allowzero", "0 or 1 (default 0; opset 14)"}},
 			inputs: "data; shape (a constant: 0 copies the input's dimension unless allowzero, −1 is inferred)",
-			notes:  folded},
+			notes:  docFolded},
 		{op: "Resize", versions: []int{10, 11, 13, 18},
 			attrs: []attrDoc{
 				{"mode", "nearest (default), linear (also bilinear, trilinear), cubic"},
@@ -300,7 +323,7 @@ func opDocs() []opDoc {
 			},
 			inputs: "data", notes: "A constant (shapes are static)."},
 		{op: "Sigmoid", versions: []int{1, 6, 13}, inputs: "X", notes: "The mathematical function (not Gorgonia's clamped one)."},
-		{op: "Sign", versions: []int{9, 13}, inputs: "input", notes: zeroSlope + " " + folded},
+		{op: "Sign", versions: []int{9, 13}, inputs: "input", notes: docZeroSlope + " " + docFolded},
 		{op: "Sin", versions: []int{7}, inputs: "input"},
 		{op: "Size", versions: []int{1, 13}, inputs: "data", notes: "A constant scalar (shapes are static)."},
 		{op: "Slice", versions: []int{1, 10, 11, 13},
@@ -311,7 +334,7 @@ func opDocs() []opDoc {
 				{"steps", "read as an attribute before opset 10 too (Slice-1's schema has none); non-zero"},
 			},
 			inputs: "data; from opset 10 starts, ends, axes (optional), steps (optional; negative reverses): constants",
-			notes:  "Opset 10: starts, ends and axes move from attributes to inputs, steps is added. An empty result is refused for an array computed at run time. " + folded},
+			notes:  "Opset 10: starts, ends and axes move from attributes to inputs, steps is added. An empty result is refused for an array computed at run time. " + docFolded},
 		{op: "Softmax", versions: []int{1, 11, 13},
 			attrs:  []attrDoc{{"axis", "before opset 13: default 1, the input coerced to 2-D [Π d[:axis], Π d[axis:]]; from 13: default −1, that one axis"}},
 			inputs: "input", notes: "Opset 13 changes axis's meaning and default; the lowering follows the model's opset."},
@@ -325,22 +348,22 @@ func opDocs() []opDoc {
 			},
 			inputs: "input; from opset 13 split (optional, a constant)",
 			notes: "Opset 13: split moves from the attribute to input 1; opset 18 adds num_outputs, required without split. Without sizes, one equal part per output (before 18 they must divide the axis). Empty parts are refused for an array computed at run time. " +
-				folded},
-		{op: "Sqrt", versions: []int{1, 6, 13}, inputs: "X", notes: folded},
+				docFolded},
+		{op: "Sqrt", versions: []int{1, 6, 13}, inputs: "X", notes: docFolded},
 		{op: "Squeeze", versions: []int{1, 11, 13},
 			attrs:  []attrDoc{{"axes", "before opset 13: axes of size 1, negative from the end (default: every axis of size 1)"}},
 			inputs: "data; from opset 13 axes (optional, a constant)",
-			notes:  "Opset 13: axes move from the attribute to input 1. " + folded},
-		{op: "Sub", versions: []int{1, 6, 7, 13, 14}, inputs: binary, notes: folded},
-		{op: "Sum", versions: []int{1, 6, 8, 13}, inputs: "one or more (NumPy broadcasting)", notes: folded},
+			notes:  "Opset 13: axes move from the attribute to input 1. " + docFolded},
+		{op: "Sub", versions: []int{1, 6, 7, 13, 14}, inputs: docBinary, notes: docFolded},
+		{op: "Sum", versions: []int{1, 6, 8, 13}, inputs: "one or more (NumPy broadcasting)", notes: docFolded},
 		{op: "Tanh", versions: []int{1, 6, 13}, inputs: "input"},
 		{op: "Transpose", versions: []int{1, 13},
 			attrs:  []attrDoc{{"perm", "a permutation of the axes (default: reversed)"}},
-			inputs: "data", notes: folded},
+			inputs: "data", notes: docFolded},
 		{op: "Unsqueeze", versions: []int{1, 11, 13},
 			attrs:  []attrDoc{{"axes", "before opset 13: required, distinct positions of the result, negative from the end"}},
 			inputs: "data; from opset 13 axes (required, a constant)",
-			notes:  "Opset 13: axes move from the attribute to input 1. " + folded},
+			notes:  "Opset 13: axes move from the attribute to input 1. " + docFolded},
 		{op: "Upsample", versions: []int{1, 7, 9}, deprecated: 10,
 			attrs: []attrDoc{
 				{"mode", "nearest (default), linear (also bilinear, trilinear), cubic"},
@@ -349,8 +372,8 @@ func opDocs() []opDoc {
 			inputs: "X; from opset 9 scales (a constant or computed from constants)",
 			notes:  "Opset 9: scales move from the attribute to input 1. Asymmetric coordinates, nearest rounding down (as Resize-10). Also accepted at opsets 10–18, as Upsample-9."},
 		{op: "Where", versions: []int{9, 16}, inputs: "condition (boolean), X, Y: NumPy broadcasting",
-			notes: "The derivative flows to the selected branch only. " + folded},
-		{op: "Xor", versions: []int{1, 7}, inputs: "A, B", notes: logic},
+			notes: "The derivative flows to the selected branch only. " + docFolded},
+		{op: "Xor", versions: []int{1, 7}, inputs: "A, B", notes: docLogic},
 		recurrentDoc("RNN", []int{1, 7, 14}, "Sigmoid, Tanh, Relu: one per direction (default Tanh)", nil, "",
 			"Y [T, directions, b, hidden] and Y_h [directions, b, hidden]"),
 	}

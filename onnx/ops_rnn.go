@@ -32,56 +32,20 @@ func opRecurrent(cell lower.CellKind) opFn {
 		}
 		x, w, r := xwr[0], xwr[1], xwr[2]
 		xs, ws := shapeOf(x), shapeOf(w)
-		if layout := n.attrInt("layout", 0); layout != 0 {
-			return nil, errors.Errorf("layout %d: only layout 0 (X as [sequence, batch, input]) is supported", layout)
-		}
-		if n.attrInt("input_forget", 0) != 0 {
-			return nil, errors.New("input_forget = 1 (coupled input and forget gates) is not supported")
-		}
-		if _, ok := n.Attrs["activation_alpha"]; ok {
-			return nil, errors.New("activation_alpha is not supported (supported activations: Sigmoid, Tanh, Relu)")
-		}
-		if _, ok := n.Attrs["activation_beta"]; ok {
-			return nil, errors.New("activation_beta is not supported (supported activations: Sigmoid, Tanh, Relu)")
-		}
-		dirs := []bool{false} // reverse?
-		dir := "forward"
-		if a, ok := n.Attrs["direction"]; ok && a.S != "" {
-			dir = a.S
-		}
-		switch dir {
-		case "forward":
-		case "reverse":
-			dirs = []bool{true}
-		case "bidirectional":
-			dirs = []bool{false, true}
-		default:
-			return nil, errors.Errorf("direction %q: supported are forward, reverse and bidirectional", dir)
+		nAct := map[lower.CellKind]int{lower.CellRNN: 1, lower.CellGRU: 2, lower.CellLSTM: 3}[cell]
+		dirs, acts, err := recurrentAttrs(n, nAct)
+		if err != nil {
+			return nil, err
 		}
 		nd := len(dirs)
 		if len(xs) != 3 || len(ws) != 3 || ws[0] != nd {
 			return nil, errors.Errorf("X %v and W %v: want [sequence, batch, input] and [%d directions, gates·hidden, input]", xs, ws, nd)
 		}
 		steps, batch := xs[0], xs[1]
-		nAct := map[lower.CellKind]int{lower.CellRNN: 1, lower.CellGRU: 2, lower.CellLSTM: 3}[cell]
 		gates := map[lower.CellKind]int{lower.CellRNN: 1, lower.CellGRU: 3, lower.CellLSTM: 4}[cell]
 		hid := int(n.attrInt("hidden_size", int64(ws[1]/gates)))
 		if hid*gates != ws[1] {
 			return nil, errors.Errorf("hidden_size %d and W %v: want W [%d, %d·hidden, input]", hid, ws, nd, gates)
-		}
-		var acts []string
-		if a, ok := n.Attrs["activations"]; ok {
-			if len(a.Strings) != nAct*nd {
-				return nil, errors.Errorf("activations %v: want %d for %d direction(s)", a.Strings, nAct*nd, nd)
-			}
-			for _, s := range a.Strings {
-				switch strings.ToLower(s) {
-				case "sigmoid", "tanh", "relu":
-					acts = append(acts, strings.ToLower(s))
-				default:
-					return nil, errors.Errorf("activation %q: supported are Sigmoid, Tanh and Relu", s)
-				}
-			}
 		}
 		if len(ins) > 4 && (ins[4].t != nil || ins[4].isInt || ins[4].isF) {
 			lens, ok, err := constInts(ins, 4, "sequence_lens")
@@ -226,4 +190,50 @@ func firstNamed(outs []string) string {
 		}
 	}
 	return "out"
+}
+
+// recurrentAttrs reads the attributes of an RNN, GRU or LSTM node n whose cell has nAct
+// activations per direction: the directions (reverse or not, in ONNX's order) and the
+// activations (nil: the cell's defaults). Attributes the lowering does not support are errors.
+func recurrentAttrs(n *Node, nAct int) (dirs []bool, acts []string, err error) {
+	if layout := n.attrInt("layout", 0); layout != 0 {
+		return nil, nil, errors.Errorf("layout %d: only layout 0 (X as [sequence, batch, input]) is supported", layout)
+	}
+	if n.attrInt("input_forget", 0) != 0 {
+		return nil, nil, errors.New("input_forget = 1 (coupled input and forget gates) is not supported")
+	}
+	if _, ok := n.Attrs["activation_alpha"]; ok {
+		return nil, nil, errors.New("activation_alpha is not supported (supported activations: Sigmoid, Tanh, Relu)")
+	}
+	if _, ok := n.Attrs["activation_beta"]; ok {
+		return nil, nil, errors.New("activation_beta is not supported (supported activations: Sigmoid, Tanh, Relu)")
+	}
+	dirs = []bool{false} // reverse?
+	dir := "forward"
+	if a, ok := n.Attrs["direction"]; ok && a.S != "" {
+		dir = a.S
+	}
+	switch dir {
+	case "forward":
+	case "reverse":
+		dirs = []bool{true}
+	case "bidirectional":
+		dirs = []bool{false, true}
+	default:
+		return nil, nil, errors.Errorf("direction %q: supported are forward, reverse and bidirectional", dir)
+	}
+	if a, ok := n.Attrs["activations"]; ok {
+		if len(a.Strings) != nAct*len(dirs) {
+			return nil, nil, errors.Errorf("activations %v: want %d for %d direction(s)", a.Strings, nAct*len(dirs), len(dirs))
+		}
+		for _, s := range a.Strings {
+			switch strings.ToLower(s) {
+			case "sigmoid", "tanh", "relu":
+				acts = append(acts, strings.ToLower(s))
+			default:
+				return nil, nil, errors.Errorf("activation %q: supported are Sigmoid, Tanh and Relu", s)
+			}
+		}
+	}
+	return dirs, acts, nil
 }

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"math"
 	"strconv"
+	"strings"
 	"testing"
 
 	G "gorgonia.org/gorgonia"
@@ -17,7 +19,7 @@ import (
 // positive, and the exponents are finite. (Their sign is not asserted: at these sizes the
 // times are a few milliseconds, and on a loaded machine a larger graph can set up faster.)
 func TestBenchSmoke(t *testing.T) {
-	res, err := run(options{small: true, rounds: 2, engine: true, baseline: true})
+	res, err := run(options{small: true, rounds: 2, engine: true, baseline: true, steps: true, growth: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,6 +183,47 @@ func BenchmarkDifferentiate(b *testing.B) {
 					}
 				}
 			})
+		}
+	}
+}
+
+// TestParseFlags: -h opens with a line saying what the command does; the growth tables run
+// only with -growth (they take about a minute); bad values are refused before measuring.
+func TestParseFlags(t *testing.T) {
+	for _, c := range []struct {
+		args          []string
+		help          bool
+		wantErr       string
+		steps, growth bool
+	}{
+		{args: []string{"-h"}, help: true},
+		{args: nil, steps: true},
+		{args: []string{"-model", "convnet", "-rounds", "10"}, steps: true},
+		{args: []string{"-growth"}, growth: true},
+		{args: []string{"-growth", "-model", "mlp"}, wantErr: "exclude each other"},
+		{args: []string{"-rounds", "0"}, wantErr: "-rounds 0"},
+		{args: []string{"-model", "nosuch"}, wantErr: `-model "nosuch": no zoo model`},
+		{args: []string{"stray"}, wantErr: "stray"},
+	} {
+		var out bytes.Buffer
+		got, help, err := parseFlags(c.args, &out)
+		if help != c.help {
+			t.Errorf("%v: help %v, want %v", c.args, help, c.help)
+		}
+		if c.help {
+			if !strings.HasPrefix(out.String(), "Measures bulkad against Gorgonia") || !strings.Contains(out.String(), "-growth") {
+				t.Errorf("-h printed:\n%s", out.String())
+			}
+			continue
+		}
+		if c.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+				t.Errorf("%v: error %v, want one containing %q", c.args, err, c.wantErr)
+			}
+			continue
+		}
+		if err != nil || got.o.steps != c.steps || got.o.growth != c.growth {
+			t.Errorf("%v: steps %v growth %v (%v), want steps %v growth %v", c.args, got.o.steps, got.o.growth, err, c.steps, c.growth)
 		}
 	}
 }

@@ -7,18 +7,19 @@
 // allocated per step. The models are the issue's four (MLP, convnet, tanh RNN, attention) and
 // the models people train (Gorgonia's MNIST convnet, a ResNet basic-block stack, a
 // MobileNet-style depthwise-separable stack, a transformer encoder layer, an unrolled LSTM).
-// It also times differentiation on growing graphs — MLPs of 10, 100 and 1000 layers, a
-// tanh/add chain of 5,000, 10,000 and 20,000 nodes reusing one weight, a tanh RNN of 500, 1000
+// With -growth (instead of the step times) it times differentiation on growing graphs —
+// MLPs of 10, 100 and 1000 layers, a tanh/add chain of 5,000, 10,000 and 20,000 nodes reusing one weight, a tanh RNN of 500, 1000
 // and 2000 steps — separating Differentiate, Raise and the time Raise spends in Gorgonia's own
 // node constructors (Gorgonia scans every node of the graph for each new one: quadratic
 // whatever bulkad does), and fits the growth exponent of each over the graph's node count;
 // and set-up time (Grad, NewTapeMachine, first run) and node counts of ResNet blocks,
 // MobileNet blocks and transformer layers stacked 1, 2, 4, … 32 deep, for both autodiffs.
 //
-//	go run ./examples/bench            # full sizes (about a minute)
+//	go run ./examples/bench            # the step-time tables at full sizes
+//	go run ./examples/bench -model convnet  # only the models whose name starts with convnet
 //	go run ./examples/bench -small     # tiny sizes (smoke test)
 //	go run ./examples/bench -json
-//	go run ./examples/bench -growth    # only the growth tables
+//	go run ./examples/bench -growth    # only the growth tables (about a minute)
 //	go run ./examples/bench -blas      # Gorgonia's own products on bulkad's GEMM (bulkad.UseBLAS)
 //	go run ./examples/bench -blas -engine  # and Gorgonia's transposes and softmax on bulkad.Engine
 //	go run ./examples/bench -torch     # also PyTorch's step (1 thread each) and a GEMM table
@@ -42,16 +43,19 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"strings"
 
+	"github.com/pkg/errors"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
 	"github.com/bulkad/bulkad"
+	"github.com/bulkad/bulkad/examples/internal/train"
 )
 
 // Result is everything the command measures.
@@ -68,30 +72,80 @@ type options struct {
 	small, verbose, torch, gemmOnly bool
 	engine                          bool // every machine runs on bulkad.Engine
 	baseline                        bool // also gorgonia.Grad on Gorgonia's defaults
+	steps                           bool // the step-time tables of the zoo models
+	growth                          bool // the growth tables (differentiation and set-up against graph size)
 	rounds, threads                 int
-	only                            string
+	only                            string // -model: only zoo models whose name starts with this
+}
+
+// about opens the usage -h prints.
+const about = `Measures bulkad against Gorgonia's own autodiff (and PyTorch with -torch) in one process:
+step times of the zoo models, alternating, as markdown tables; with -growth instead, the growth
+tables (differentiation and set-up time on growing graphs, about a minute).`
+
+// command is the command line: the options of run and the flags handled in main.
+type command struct {
+	o                        options
+	asJSON, useBLAS          bool
+	cpuProfile, tv, tvDtype  string
+	tvBatch, tvSize, threads int
+}
+
+// parseFlags reads the command line (without the program name); help is set after -h, whose
+// usage went to out.
+func parseFlags(args []string, out io.Writer) (c command, help bool, err error) {
+	fs := train.NewFlagSet("bench", about, out)
+	fs.BoolVar(&c.o.small, "small", false, "tiny models (smoke test)")
+	fs.IntVar(&c.o.rounds, "rounds", 15, "measured rounds per model (after one warm-up)")
+	fs.BoolVar(&c.asJSON, "json", false, "print JSON")
+	fs.StringVar(&c.o.only, "model", "", "only the zoo models whose name starts with this")
+	growthOnly := fs.Bool("growth", false, "only the growth tables (differentiation and set-up time on growing graphs; no step times)")
+	fs.BoolVar(&c.useBLAS, "blas", false, "install a fast GEMM as Gorgonia's BLAS (bulkad.UseBLAS: the system's OpenBLAS/BLIS if installed, else bulkad's; BULKAD_BLAS=bulkad forces bulkad's) before measuring")
+	fs.BoolVar(&c.o.torch, "torch", false, "also measure PyTorch (python3-torch) and numpy's GEMM, alternating with the Go runs")
+	fs.IntVar(&c.threads, "threads", 0, "GOMAXPROCS and PyTorch/OpenBLAS threads (0: 1 with -torch, else GOMAXPROCS as is)")
+	fs.BoolVar(&c.o.gemmOnly, "gemm", false, "only the GEMM table")
+	fs.BoolVar(&c.o.engine, "engine", false, "run every machine (bulkad's, Gorgonia's, the forward pass) on bulkad.Engine (gorgonia.WithEngine): kernel's transpose and softmax for Gorgonia's forward pass")
+	fs.BoolVar(&c.o.baseline, "baseline", false, "also step gorgonia.Grad's graph on Gorgonia's defaults (gonum's GEMM, its engine) between the other steps, and print bulkad/default")
+	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
+	fs.StringVar(&c.tv, "torchvision", "", "only the torchvision table: these models (comma-separated, or all) exported from PyTorch (needs python3-torch, python3-torchvision, python3-onnx), imported, differentiated and stepped against PyTorch")
+	fs.IntVar(&c.tvBatch, "tvbatch", 2, "batch of -torchvision")
+	fs.IntVar(&c.tvSize, "tvsize", 64, "image size of -torchvision")
+	fs.StringVar(&c.tvDtype, "tvdtype", "both", "dtypes of -torchvision: float32, float64 or both")
+	if help, err := train.ParseFlags(fs, args); help || err != nil {
+		return c, help, err
+	}
+	if *growthOnly && c.o.only != "" {
+		return c, false, errors.New("bench: -growth and -model exclude each other (-model picks step-time models; -growth has none)")
+	}
+	if c.o.rounds <= 0 {
+		return c, false, errors.Errorf("bench: -rounds %d: want at least one measured round", c.o.rounds)
+	}
+	if c.o.only != "" && !matchesAny(specs(c.o.small), c.o.only) {
+		var names []string
+		for _, s := range specs(c.o.small) {
+			names = append(names, s.Name)
+		}
+		return c, false, errors.Errorf("bench: -model %q: no zoo model's name starts with it (%s)", c.o.only, strings.Join(names, "; "))
+	}
+	c.o.steps, c.o.growth = !*growthOnly, *growthOnly
+	c.o.verbose = !c.asJSON
+	return c, false, nil
+}
+
+// matchesAny reports whether a spec's name starts with prefix.
+func matchesAny(ss []spec, prefix string) bool {
+	for _, s := range ss {
+		if strings.HasPrefix(s.Name, prefix) {
+			return true
+		}
+	}
+	return false
 }
 
 func main() {
-	small := flag.Bool("small", false, "tiny models (smoke test)")
-	rounds := flag.Int("rounds", 15, "measured rounds per model (after one warm-up)")
-	asJSON := flag.Bool("json", false, "print JSON")
-	only := flag.String("model", "", "only models whose name starts with this")
-	growthOnly := flag.Bool("growth", false, "only the growth tables (no step times)")
-	useBLAS := flag.Bool("blas", false, "install a fast GEMM as Gorgonia's BLAS (bulkad.UseBLAS: the system's OpenBLAS/BLIS if installed, else bulkad's; BULKAD_BLAS=bulkad forces bulkad's) before measuring")
-	torch := flag.Bool("torch", false, "also measure PyTorch (python3-torch) and numpy's GEMM, alternating with the Go runs")
-	threads := flag.Int("threads", 0, "GOMAXPROCS and PyTorch/OpenBLAS threads (0: 1 with -torch, else GOMAXPROCS as is)")
-	gemmOnly := flag.Bool("gemm", false, "only the GEMM table")
-	engine := flag.Bool("engine", false, "run every machine (bulkad's, Gorgonia's, the forward pass) on bulkad.Engine (gorgonia.WithEngine): kernel's transpose and softmax for Gorgonia's forward pass")
-	baseline := flag.Bool("baseline", false, "also step gorgonia.Grad's graph on Gorgonia's defaults (gonum's GEMM, its engine) between the other steps, and print bulkad/default")
-	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
-	tv := flag.String("torchvision", "", "only the torchvision table: these models (comma-separated, or all) exported from PyTorch (needs python3-torch, python3-torchvision, python3-onnx), imported, differentiated and stepped against PyTorch")
-	tvBatch := flag.Int("tvbatch", 2, "batch of -torchvision")
-	tvSize := flag.Int("tvsize", 64, "image size of -torchvision")
-	tvDtype := flag.String("tvdtype", "both", "dtypes of -torchvision: float32, float64 or both")
-	flag.Parse()
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
+	c := train.ParseCommandLine(parseFlags)
+	if c.cpuProfile != "" {
+		f, err := os.Create(c.cpuProfile)
 		if err == nil {
 			err = pprof.StartCPUProfile(f)
 		}
@@ -102,37 +156,35 @@ func main() {
 		defer f.Close()
 		defer pprof.StopCPUProfile()
 	}
-	if *growthOnly {
-		*only = "\x00none"
+	if c.threads == 0 && c.o.torch {
+		c.threads = 1
 	}
-	if *threads == 0 && *torch {
-		*threads = 1
-	}
-	if *threads > 0 {
-		runtime.GOMAXPROCS(*threads)
+	if c.threads > 0 {
+		runtime.GOMAXPROCS(c.threads)
 	}
 	// After GOMAXPROCS: UseBLAS gives a system BLAS GOMAXPROCS threads.
 	blasName := "gonum (-blas: bulkad.UseBLAS)"
-	if *useBLAS {
+	if c.useBLAS {
 		blasName = bulkad.UseBLAS() + " (bulkad.UseBLAS; BULKAD_BLAS=bulkad chooses bulkad's GEMM over a system BLAS)"
 	}
-	if !*asJSON {
+	if !c.asJSON {
 		fmt.Printf("Gorgonia's matrix products: %s\n", blasName)
 	}
-	if *tv != "" {
-		if err := torchvisionMain(*tv, *tvBatch, *tvSize, *tvDtype, *rounds, runtime.GOMAXPROCS(0), *asJSON); err != nil {
+	if c.tv != "" {
+		if err := torchvisionMain(c.tv, c.tvBatch, c.tvSize, c.tvDtype, c.o.rounds, runtime.GOMAXPROCS(0), c.asJSON); err != nil {
 			fmt.Fprintln(os.Stderr, "error:", err)
 			os.Exit(1)
 		}
 		return
 	}
-	res, err := run(options{small: *small, rounds: *rounds, only: *only, verbose: !*asJSON, torch: *torch, threads: runtime.GOMAXPROCS(0), gemmOnly: *gemmOnly, engine: *engine, baseline: *baseline})
+	c.o.threads = runtime.GOMAXPROCS(0)
+	res, err := run(c.o)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "error:", err)
 		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
-	if *asJSON {
+	if c.asJSON {
 		b, _ := json.MarshalIndent(res, "", "  ")
 		fmt.Println(string(b))
 	}
@@ -170,11 +222,11 @@ func run(o options) (*Result, error) {
 			return res, nil
 		}
 	}
-	if verbose && only != "\x00none" {
+	if verbose && o.steps {
 		fmt.Println(header)
 	}
 	for _, s := range specs(small) {
-		if only != "" && (len(s.Name) < len(only) || s.Name[:len(only)] != only) {
+		if !o.steps || !strings.HasPrefix(s.Name, only) {
 			continue
 		}
 		for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
@@ -219,6 +271,9 @@ func run(o options) (*Result, error) {
 		for _, r := range res.Rows {
 			fmt.Println(fmtTorchRow(r))
 		}
+	}
+	if !o.growth {
+		return res, nil
 	}
 	for _, f := range families(small) {
 		reps := 3

@@ -42,6 +42,8 @@ func example() train.Example {
 		XShape: func(batch int) []int { return []int{batch, 1, data.Side, data.Side} },
 		Build:  build,
 		Load:   train.DigitsLoader(500),
+		CompareNote: "Gorgonia's Dropout gradient (gorgonia v0.9.18, op_dropout.go) divides by the drop probability (0.2) " +
+			"instead of the keep probability (0.8): its gradients of everything before the dropout are 4× too large.",
 	}
 }
 

@@ -104,6 +104,12 @@ func run(world *dist.Comm, args []string, out io.Writer) (*result, error) {
 	if cfg.Batch < size || cfg.Epochs <= 0 || cfg.Steps < 0 {
 		return nil, errors.Errorf("ddp: -batch %d must be at least the number of ranks (%d), -epochs positive, -steps non-negative", cfg.Batch, size)
 	}
+	if err := train.CheckLearnRate("ddp", cfg.LearnRate); err != nil {
+		return nil, err
+	}
+	if err := ex.CheckFlags(); err != nil {
+		return nil, err
+	}
 	fmt.Fprintf(out, "world: %d rank(s), %s\n", size, world.Library())
 	fmt.Fprintf(out, "Gorgonia's matrix products: %s (bulkad.UseBLAS)\n", bulkad.UseBLAS())
 	trainSet, testSet, desc, err := ex.Load(*dataDir, *n, cfg.Seed)
@@ -147,10 +153,15 @@ func run(world *dist.Comm, args []string, out io.Writer) (*result, error) {
 	rng := rand.New(rand.NewSource(cfg.Seed + 1)) // the same order on every rank
 	var times []time.Duration
 	xShape := ex.XShape(mine)
+	nEpochs := (total + perEpoch - 1) / perEpoch
 	for epoch := 1; len(res.Loss) < total; epoch++ {
 		order := rng.Perm(trainSet.N)
 		todo := min(perEpoch, total-len(res.Loss))
-		bar := train.NewProgress(out, fmt.Sprintf("epoch %d", epoch), todo, false)
+		barOut := out
+		if !train.EpochShown(epoch, nEpochs) { // the log of a job: about ten lines
+			barOut = io.Discard
+		}
+		bar := train.NewProgress(barOut, fmt.Sprintf("epoch %d", epoch), todo, false)
 		var sumLoss, sumAcc float64
 		for b := 0; b < todo; b++ {
 			step := len(res.Loss) + 1

@@ -61,7 +61,8 @@ func TestShards(t *testing.T) {
 
 func TestFlagErrors(t *testing.T) {
 	w := oneProcess(t)
-	for _, args := range [][]string{{"-dtype", "int"}, {"-batch", "0"}, {"stray"}, {"-n", "10", "-batch", "50"}} {
+	for _, args := range [][]string{{"-dtype", "int"}, {"-batch", "0"}, {"stray"}, {"-n", "10", "-batch", "50"},
+		{"-hidden", "0"}, {"-lr", "NaN"}, {"-lr", "-1"}} {
 		if _, err := run(w, args, &bytes.Buffer{}); err == nil {
 			t.Errorf("%v: no error", args)
 		}

@@ -57,11 +57,14 @@ func run(args []string, out io.Writer) error {
 	if help, err := train.ParseFlags(fs, args); help || err != nil {
 		return err
 	}
-	if *steps <= 0 || !(*lr > 0) {
-		return errors.New("finetune: -steps and -lr must be positive")
+	if *steps <= 0 {
+		return errors.New("finetune: -steps must be positive")
+	}
+	if err := train.CheckLearnRate("finetune", *lr); err != nil {
+		return err
 	}
 	if *plotTo != "" {
-		if err := train.CheckWritable(*plotTo); err != nil {
+		if err := train.CheckPlotPath(*plotTo); err != nil {
 			return errors.Wrap(err, "finetune: -plot")
 		}
 	}

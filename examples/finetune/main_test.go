@@ -29,9 +29,14 @@ func TestFineTune(t *testing.T) {
 	if err := run([]string{"-h"}, &out); err != nil || !strings.Contains(out.String(), "-steps") {
 		t.Errorf("-h: %v %s", err, out.String())
 	}
-	for _, args := range [][]string{{"-steps", "0"}, {"-model", "/no/such.onnx"}, {"-plot", "/no/such/dir/p.png"}, {"x"}} {
+	for _, args := range [][]string{{"-steps", "0"}, {"-model", "/no/such.onnx"}, {"-plot", "/no/such/dir/p.png"}, {"x"},
+		{"-plot", "p.txt"}, {"-lr", "Inf"}, {"-lr", "NaN"}, {"-lr", "0"}} {
+		out.Reset()
 		if err := run(args, &out); err == nil {
 			t.Errorf("%v: no error", args)
+		}
+		if strings.Contains(out.String(), "training loss") {
+			t.Errorf("%v: refused only after training:\n%s", args, out.String())
 		}
 	}
 }

@@ -18,7 +18,6 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -30,6 +29,7 @@ import (
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
+	"github.com/bulkad/bulkad/examples/internal/train"
 	"github.com/bulkad/bulkad/examples/models"
 	"github.com/bulkad/bulkad/examples/opgraphs"
 	"github.com/bulkad/bulkad/gradcheck"
@@ -56,24 +56,45 @@ type Row struct {
 	Error      string            `json:"error,omitempty"`
 }
 
-func main() {
-	asJSON := flag.Bool("json", false, "print JSON instead of a table")
-	dtype := flag.String("dtype", "float64", "float64 or float32")
-	probes := flag.Int("probes", 12, "entries probed per wrt tensor")
-	flag.Parse()
-	dt := tensor.Float64
-	if *dtype == "float32" {
-		dt = tensor.Float32
-	} else if *dtype != "float64" {
-		fmt.Fprintf(os.Stderr, "error: -dtype %q: want float64 or float32\n", *dtype)
-		os.Exit(2)
+// about opens the usage -h prints.
+const about = `Checks bulkad's gradients and Gorgonia's against central finite differences (float64) on
+every zoo model and single-op graph, first and second order, and prints one table (or JSON).
+It exits with status 1 when any of bulkad's gradients is wrong.`
+
+// command is the command line.
+type command struct {
+	asJSON bool
+	dt     tensor.Dtype
+	probes int
+}
+
+// parseFlags reads the command line (without the program name); help is set after -h, whose
+// usage went to out.
+func parseFlags(args []string, out io.Writer) (c command, help bool, err error) {
+	fs := train.NewFlagSet("gradcheck", about, out)
+	fs.BoolVar(&c.asJSON, "json", false, "print JSON instead of a table")
+	dtype := fs.String("dtype", "float64", "float64 or float32")
+	fs.IntVar(&c.probes, "probes", 12, "entries probed per wrt tensor")
+	if help, err := train.ParseFlags(fs, args); help || err != nil {
+		return c, help, err
 	}
-	rows, err := run(dt, *probes)
+	if c.dt, err = train.ParseDtype("gradcheck", *dtype); err != nil {
+		return c, false, err
+	}
+	if c.probes <= 0 {
+		return c, false, errors.Errorf("gradcheck: -probes %d: want at least one entry per tensor", c.probes)
+	}
+	return c, false, nil
+}
+
+func main() {
+	c := train.ParseCommandLine(parseFlags)
+	rows, err := run(c.dt, c.probes)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "error:", err)
 		os.Exit(1)
 	}
-	if *asJSON {
+	if c.asJSON {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(rows); err != nil {

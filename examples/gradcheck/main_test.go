@@ -46,3 +46,32 @@ func TestGradcheckTable(t *testing.T) {
 		t.Errorf("table:\n%s", b.String())
 	}
 }
+
+// TestParseFlags: -h opens with a line saying what the command does; bad values are refused
+// before anything is checked.
+func TestParseFlags(t *testing.T) {
+	var usage bytes.Buffer
+	if _, help, err := parseFlags([]string{"-h"}, &usage); !help || err != nil ||
+		!strings.HasPrefix(usage.String(), "Checks bulkad's gradients") || !strings.Contains(usage.String(), "-probes") {
+		t.Errorf("-h: help %v, error %v, usage:\n%s", help, err, usage.String())
+	}
+	for _, c := range []struct {
+		args    []string
+		want    command
+		wantErr string // "" for success
+	}{
+		{nil, command{dt: tensor.Float64, probes: 12}, ""},
+		{[]string{"-dtype", "float32", "-probes", "3", "-json"}, command{asJSON: true, dt: tensor.Float32, probes: 3}, ""},
+		{[]string{"-dtype", "int"}, command{}, `-dtype "int"`},
+		{[]string{"-probes", "0"}, command{}, "-probes 0"},
+		{[]string{"stray"}, command{}, "stray"},
+	} {
+		got, _, err := parseFlags(c.args, &bytes.Buffer{})
+		switch {
+		case c.wantErr == "" && (err != nil || got != c.want):
+			t.Errorf("%v: %+v, %v; want %+v", c.args, got, err, c.want)
+		case c.wantErr != "" && (err == nil || !strings.Contains(err.Error(), c.wantErr)):
+			t.Errorf("%v: error %v, want one containing %q", c.args, err, c.wantErr)
+		}
+	}
+}

@@ -25,22 +25,30 @@ func TestTrainingLearns(t *testing.T) {
 }
 
 // TestFlags runs the command line as a newcomer would: -h succeeds with the usage, flags the
-// example does not have are refused before training, a bad -plot path is reported before
-// training, and -steps beyond the default epochs trains exactly that many steps.
+// example does not have are refused before training, so are a bad -plot path or format, a
+// learning rate that is not a finite positive number and a batch larger than the training
+// set; a batch larger than the 30 held-out flowers still evaluates all of them; -steps beyond
+// the default epochs trains exactly that many steps; and the output, not a terminal, holds one
+// progress line for every fifth of the 50 epochs.
 func TestFlags(t *testing.T) {
 	cases := []struct {
-		name    string
-		args    []string
-		wantErr string // "" for success
-		want    []string
-		notWant string
+		name       string
+		args       []string
+		wantErr    string // "" for success
+		want       []string
+		notWant    string
+		epochLines int // progress lines expected (0: not counted)
 	}{
-		{"help", []string{"-h"}, "", []string{"Flags:", "-steps", "-plot"}, "data: 120"},
-		{"no -n", []string{"-n", "5"}, "flag provided but not defined: -n", nil, "data: 120"},
-		{"no -data", []string{"-data", "/tmp"}, "flag provided but not defined: -data", nil, "data: 120"},
-		{"bad plot path", []string{"-plot", "/nonexistent-dir/loss.png"}, "-plot: open /nonexistent-dir/loss.png", nil, "data: 120"},
-		{"steps beyond the epochs", []string{"-steps", "400", "-epochs", "40"}, "", []string{"stopping there, not at -steps 400", "bulkad.Grad: 320 steps"}, ""},
-		{"steps extend the default epochs", []string{"-steps", "400"}, "", []string{"training 50 epochs of 8 steps", "bulkad.Grad: 400 steps", "held-out accuracy"}, ""},
+		{"help", []string{"-h"}, "", []string{"Trains", "Flags:", "-steps", "-plot"}, "data: 120", 0},
+		{"no -n", []string{"-n", "5"}, "flag provided but not defined: -n", nil, "data: 120", 0},
+		{"no -data", []string{"-data", "/tmp"}, "flag provided but not defined: -data", nil, "data: 120", 0},
+		{"bad plot path", []string{"-plot", "/nonexistent-dir/loss.png"}, "-plot: open /nonexistent-dir/loss.png", nil, "data: 120", 0},
+		{"bad plot format", []string{"-plot", "loss.txt"}, `-plot: loss.txt: "txt" is no image format`, nil, "data: 120", 0},
+		{"NaN learning rate", []string{"-lr", "NaN"}, "-lr NaN: want a finite learning rate above 0", nil, "data: 120", 0},
+		{"batch above the training set", []string{"-batch", "121"}, "-batch 121: the 120 training examples are fewer than one batch", nil, "with bulkad.Grad", 0},
+		{"batch above the test set", []string{"-batch", "40", "-epochs", "2"}, "", []string{"bulkad.Grad: 6 steps", "(30 test examples)"}, "", 2},
+		{"steps beyond the epochs", []string{"-steps", "400", "-epochs", "40"}, "", []string{"stopping there, not at -steps 400", "bulkad.Grad: 320 steps"}, "", 10},
+		{"steps extend the default epochs", []string{"-steps", "400"}, "", []string{"training 50 epochs of 8 steps", "one progress line every 5 epochs", "epoch 50 [", "bulkad.Grad: 400 steps", "held-out accuracy"}, "epoch 49 [", 10},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -59,6 +67,9 @@ func TestFlags(t *testing.T) {
 			}
 			if c.notWant != "" && strings.Contains(out.String(), c.notWant) {
 				t.Errorf("output contains %q:\n%s", c.notWant, out.String())
+			}
+			if n := strings.Count(out.String(), "\nepoch "); c.epochLines > 0 && n != c.epochLines {
+				t.Errorf("%d progress lines, want %d:\n%s", n, c.epochLines, out.String())
 			}
 		})
 	}

@@ -72,9 +72,26 @@ func TestMainSmoke(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
-	for _, want := range []string{"held-out accuracy", "step time bulkad.Grad / gorgonia.Grad", "largest gradient difference"} {
+	for _, want := range []string{"held-out accuracy", "step time bulkad.Grad / gorgonia.Grad", "largest gradient difference",
+		"gradcheck.Check on that batch", "bulkad.Grad agrees with them", "gorgonia.Grad agrees with them"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// TestHiddenFlag: a hidden width below 1 is refused before the data is drawn (it used to
+// panic inside Gorgonia or in the weight initialisation).
+func TestHiddenFlag(t *testing.T) {
+	for _, arg := range []string{"0", "-3"} {
+		var out bytes.Buffer
+		h := 256
+		err := train.Main(example(&h), bulkad.Grad, "bulkad.Grad", G.Grad, []string{"-hidden", arg}, &out)
+		if err == nil || !strings.Contains(err.Error(), "-hidden "+arg+": want at least one hidden unit") {
+			t.Errorf("-hidden %s: error %v", arg, err)
+		}
+		if strings.Contains(out.String(), "data:") {
+			t.Errorf("-hidden %s: data drawn before the flag was refused:\n%s", arg, out.String())
 		}
 	}
 }

@@ -63,11 +63,11 @@ func run(args []string, out io.Writer) error {
 	if cfg.dtype, err = train.ParseDtype("newton", *dtype); err != nil {
 		return err
 	}
-	if cfg.steps <= 0 || cfg.cg <= 0 || !(cfg.damping >= 0) || !(cfg.l2 >= 0) {
-		return errors.New("newton: -steps and -cg must be positive, -damping and -l2 non-negative")
+	if cfg.steps <= 0 || cfg.cg <= 0 || !(cfg.damping >= 0) || !(cfg.l2 >= 0) || math.IsInf(cfg.damping, 1) || math.IsInf(cfg.l2, 1) {
+		return errors.New("newton: -steps and -cg must be positive, -damping and -l2 finite and non-negative")
 	}
 	if cfg.plot != "" {
-		if err := train.CheckWritable(cfg.plot); err != nil {
+		if err := train.CheckPlotPath(cfg.plot); err != nil {
 			return errors.Wrap(err, "newton: -plot")
 		}
 	}

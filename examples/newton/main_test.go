@@ -40,15 +40,21 @@ func TestNewtonBeatsGradientDescent(t *testing.T) {
 	}
 }
 
-// TestRunFlags: -h succeeds, bad flags are errors, -plot writes a PNG.
+// TestRunFlags: -h succeeds, bad flags are errors before anything is computed, -plot writes a
+// PNG.
 func TestRunFlags(t *testing.T) {
 	var out bytes.Buffer
 	if err := run([]string{"-h"}, &out); err != nil || !strings.Contains(out.String(), "-steps") {
 		t.Errorf("-h: %v\n%s", err, out.String())
 	}
-	for _, args := range [][]string{{"-dtype", "int"}, {"-steps", "0"}, {"extra"}, {"-plot", "/no/such/dir/x.png"}} {
+	for _, args := range [][]string{{"-dtype", "int"}, {"-steps", "0"}, {"extra"}, {"-plot", "/no/such/dir/x.png"},
+		{"-plot", "x.txt"}, {"-damping", "Inf"}, {"-l2", "Inf"}, {"-l2", "NaN"}} {
+		out.Reset()
 		if err := run(args, &out); err == nil {
 			t.Errorf("%v: no error", args)
+		}
+		if strings.Contains(out.String(), "Newton-CG") {
+			t.Errorf("%v: refused only after training:\n%s", args, out.String())
 		}
 	}
 	png := filepath.Join(t.TempDir(), "n.png")

@@ -211,56 +211,134 @@ func checkSuiteModel(t *testing.T, base string) (row suiteRow) {
 	if ref.Dtype == "float32" {
 		dt = tensor.Float32
 	}
-	tol := tolerancesOf(dt)
 	row = suiteRow{model: ref.Name, dtype: ref.Dtype, hv: -1, unref: len(ref.Unreferenced),
 		fwdExported: -1, gradExported: -1, fwdExact: -1, gradExact: -1, torchFwdExact: -1, torchGradExact: -1, kinkMargin: -1}
 	if ref.Kinks != nil && ref.Kinks.Margin != nil {
 		row.kinkMargin = *ref.Kinks.Margin
 	}
-	fail := func(format string, args ...interface{}) {
-		msg := fmt.Sprintf(format, args...)
-		t.Error(msg)
-		if row.fail == "" {
-			row.fail = msg
-		}
-	}
-	// gradFail is fail for a gradient or H·v comparison whose error is global relative to
-	// the largest entry of all the parameters' gradients (or H·v's). A float32 model with an
-	// input of a piecewise function within 1e-6 of a kink has it logged and excused as long
-	// as global stays below excuseBound (a kink that float32 rounding puts on the other side
-	// changes the gradient in its receptive field by a fraction of the largest entry; its
-	// float64 export is compared at the float64 tolerances).
-	const excuseBound = 1e-2
-	gradFail := func(global float64, format string, args ...interface{}) {
-		if !ref.kinkSensitive() || !(global <= excuseBound) {
-			fail(format, args...)
-			return
-		}
-		msg := fmt.Sprintf(format, args...)
-		t.Logf("excused (float32 with an input %.2g from a kink, %d within %g): %s", *ref.Kinks.Margin, ref.Kinks.AtRisk, ref.Kinks.Tau, msg)
-		if row.excused == "" {
-			row.excused = msg
-		}
-	}
+	c := &suiteCheck{t: t, ref: &ref, tol: tolerancesOf(dt), row: &row}
+	m, wrt, wrtNames := c.importModel(base, dt)
+	out := m.Outputs[0]
+	var outVal G.Value
+	G.Read(out, &outVal)
+	r := G.NewTensor(m.Graph, dt, len(ref.Output.Shape), G.WithShape(ref.Output.Shape...), G.WithName("r"),
+		G.WithValue(denseOf(dt, ref.Output.Shape, ref.R.floats())))
+	cost := G.Must(G.Sum(G.Must(G.HadamardProd(out, r))))
 
+	before := len(m.Graph.AllNodes())
 	t0 := time.Now()
-	m, err := bulkad.ImportONNXFile(base + ".onnx")
-	row.importT = time.Since(t0)
+	grads, err := bulkad.Grad(cost, wrt...)
+	row.gradT = time.Since(t0)
 	if err != nil {
 		row.fail = err.Error()
 		t.Fatal(err)
 	}
-	row.nodes = len(m.Graph.AllNodes())
-	row.base = len(m.Inputs) + len(m.Params) + len(m.Outputs)
-	if row.nodes > row.base+8 {
-		fail("the imported model has %d nodes, want at most %d (inputs + parameters + outputs + 8)", row.nodes, row.base+8)
+	row.wrt = len(wrt)
+	row.gradNodes = len(m.Graph.AllNodes()) - before
+	if row.gradNodes > len(wrt)+8 {
+		c.fail("Grad added %d nodes for %d wrt nodes, want at most %d", row.gradNodes, len(wrt), len(wrt)+8)
 	}
-	if len(m.Inputs) != len(ref.Inputs) || len(m.Outputs) != 1 {
-		t.Fatalf("%d inputs and %d outputs, want %d and 1", len(m.Inputs), len(m.Outputs), len(ref.Inputs))
+	var hv G.Nodes
+	if ref.HV != nil {
+		vs := make(G.Nodes, len(m.Params))
+		for i, p := range m.Params {
+			xs := make([]float64, p.Shape().TotalSize()) // 0 along a folded constant
+			if a, ok := ref.V[m.ParamNames[i]]; ok {
+				xs = a.floats()
+			}
+			vs[i] = G.NewTensor(m.Graph, dt, p.Dims(), G.WithShape(p.Shape()...), G.WithName("v "+m.ParamNames[i]),
+				G.WithValue(denseOf(dt, p.Shape(), xs)))
+		}
+		t0 = time.Now()
+		if hv, err = bulkad.HessianVector(cost, m.Params, vs); err != nil {
+			c.fail("HessianVector: %v", err)
+		}
+		row.hvT = time.Since(t0)
+	}
+	t0 = time.Now()
+	vm := G.NewTapeMachine(m.Graph)
+	defer vm.Close()
+	if err := vm.RunAll(); err != nil {
+		row.fail = err.Error()
+		t.Fatal(err)
+	}
+	row.runT = time.Since(t0)
+
+	c.compareForward(opgraphs.Floats(outVal), cost)
+	c.compareGrads(m, wrtNames, grads)
+	if hv != nil {
+		c.compareHV(m, hv)
+	}
+	c.log()
+	return row
+}
+
+// excuseBound is the largest error, relative to the largest entry of all the parameters'
+// gradients (or H·v's), that a float32 model with an input of a piecewise function within
+// 1e-6 of a kink has logged and excused (a kink that float32 rounding puts on the other side
+// changes the gradient in its receptive field by a fraction of the largest entry; its float64
+// export is compared at the float64 tolerances).
+const excuseBound = 1e-2
+
+// suiteCheck is the state of one checkSuiteModel: the reference from PyTorch, the
+// tolerances of its dtype and the row being filled.
+type suiteCheck struct {
+	t   *testing.T
+	ref *suiteRef
+	tol tolerances
+	row *suiteRow
+	// dev and gradDev are PyTorch's own difference between the model's function and the
+	// file's (ref.Exported; set by compareForward), added to the tolerances against the model.
+	dev, gradDev float64
+}
+
+// fail reports a failed comparison and keeps the first in the row.
+func (c *suiteCheck) fail(format string, args ...interface{}) {
+	msg := fmt.Sprintf(format, args...)
+	c.t.Error(msg)
+	if c.row.fail == "" {
+		c.row.fail = msg
+	}
+}
+
+// gradFail is fail for a gradient or H·v comparison whose error is global relative to the
+// largest entry of all the parameters' gradients (or H·v's); excused and logged below
+// excuseBound for a kink-sensitive float32 model.
+func (c *suiteCheck) gradFail(global float64, format string, args ...interface{}) {
+	if !c.ref.kinkSensitive() || !(global <= excuseBound) {
+		c.fail(format, args...)
+		return
+	}
+	msg := fmt.Sprintf(format, args...)
+	c.t.Logf("excused (float32 with an input %.2g from a kink, %d within %g): %s", *c.ref.Kinks.Margin, c.ref.Kinks.AtRisk, c.ref.Kinks.Tau, msg)
+	if c.row.excused == "" {
+		c.row.excused = msg
+	}
+}
+
+// importModel imports base.onnx, checks its node count, binds the reference inputs and
+// returns the model with the nodes to differentiate by (the parameters, then the float
+// inputs) and their names.
+func (c *suiteCheck) importModel(base string, dt tensor.Dtype) (*bulkad.ONNXModel, G.Nodes, []string) {
+	t := c.t
+	t0 := time.Now()
+	m, err := bulkad.ImportONNXFile(base + ".onnx")
+	c.row.importT = time.Since(t0)
+	if err != nil {
+		c.row.fail = err.Error()
+		t.Fatal(err)
+	}
+	c.row.nodes = len(m.Graph.AllNodes())
+	c.row.base = len(m.Inputs) + len(m.Params) + len(m.Outputs)
+	if c.row.nodes > c.row.base+8 {
+		c.fail("the imported model has %d nodes, want at most %d (inputs + parameters + outputs + 8)", c.row.nodes, c.row.base+8)
+	}
+	if len(m.Inputs) != len(c.ref.Inputs) || len(m.Outputs) != 1 {
+		t.Fatalf("%d inputs and %d outputs, want %d and 1", len(m.Inputs), len(m.Outputs), len(c.ref.Inputs))
 	}
 	wrt := append(G.Nodes(nil), m.Params...)
 	wrtNames := append([]string(nil), m.ParamNames...)
-	for i, in := range ref.Inputs {
+	for i, in := range c.ref.Inputs {
 		if m.InputNames[i] != in.Name {
 			t.Fatalf("input %d is %q, want %q", i, m.InputNames[i], in.Name)
 		}
@@ -280,85 +358,47 @@ func checkSuiteModel(t *testing.T, base string) (row suiteRow) {
 			t.Fatalf("input %s: %v", in.Name, err)
 		}
 	}
-	for p := range ref.Grads {
+	for p := range c.ref.Grads {
 		if m.Param(p) == nil {
 			t.Fatalf("PyTorch's tensor in initializer %q is no parameter of the model", p)
 		}
 	}
-	out := m.Outputs[0]
-	var outVal G.Value
-	G.Read(out, &outVal)
-	r := G.NewTensor(m.Graph, dt, len(ref.Output.Shape), G.WithShape(ref.Output.Shape...), G.WithName("r"),
-		G.WithValue(denseOf(dt, ref.Output.Shape, ref.R.floats())))
-	cost := G.Must(G.Sum(G.Must(G.HadamardProd(out, r))))
+	return m, wrt, wrtNames
+}
 
-	before := len(m.Graph.AllNodes())
-	t0 = time.Now()
-	grads, err := bulkad.Grad(cost, wrt...)
-	row.gradT = time.Since(t0)
-	if err != nil {
-		row.fail = err.Error()
-		t.Fatal(err)
-	}
-	row.wrt = len(wrt)
-	row.gradNodes = len(m.Graph.AllNodes()) - before
-	if row.gradNodes > len(wrt)+8 {
-		fail("Grad added %d nodes for %d wrt nodes, want at most %d", row.gradNodes, len(wrt), len(wrt)+8)
-	}
-	var hv G.Nodes
-	if ref.HV != nil {
-		vs := make(G.Nodes, len(m.Params))
-		for i, p := range m.Params {
-			xs := make([]float64, p.Shape().TotalSize()) // 0 along a folded constant
-			if a, ok := ref.V[m.ParamNames[i]]; ok {
-				xs = a.floats()
-			}
-			vs[i] = G.NewTensor(m.Graph, dt, p.Dims(), G.WithShape(p.Shape()...), G.WithName("v "+m.ParamNames[i]),
-				G.WithValue(denseOf(dt, p.Shape(), xs)))
-		}
-		t0 = time.Now()
-		if hv, err = bulkad.HessianVector(cost, m.Params, vs); err != nil {
-			fail("HessianVector: %v", err)
-		}
-		row.hvT = time.Since(t0)
-	}
-	t0 = time.Now()
-	vm := G.NewTapeMachine(m.Graph)
-	defer vm.Close()
-	if err := vm.RunAll(); err != nil {
-		row.fail = err.Error()
-		t.Fatal(err)
-	}
-	row.runT = time.Since(t0)
-
+// compareForward compares the output got and the loss with PyTorch's. It runs before
+// compareGrads, which reads the deviations it sets.
+func (c *suiteCheck) compareForward(got []float64, cost *G.Node) {
 	// the forward pass; where the file's function differs from the model's (Exported), the
 	// tolerance against the model grows by PyTorch's own difference between the two, and
 	// the file's function is compared at the tolerance itself
-	var dev, gradDev float64
-	if ref.Exported != nil {
-		dev, gradDev = ref.Exported.Deviation, ref.Exported.GradDeviation
-		t.Logf("the file's function differs from the model's by %.2g (output) and %.2g (gradients): %s", dev, gradDev, ref.Exported.Why)
+	if c.ref.Exported != nil {
+		c.dev, c.gradDev = c.ref.Exported.Deviation, c.ref.Exported.GradDeviation
+		c.t.Logf("the file's function differs from the model's by %.2g (output) and %.2g (gradients): %s", c.dev, c.gradDev, c.ref.Exported.Why)
 	}
-	got := opgraphs.Floats(outVal)
-	row.fwd = relErr(got, ref.Output.floats())
-	if !(row.fwd <= tol.fwd+dev) {
-		fail("output differs from PyTorch's by %.2g of its largest entry", row.fwd)
+	c.row.fwd = relErr(got, c.ref.Output.floats())
+	if !(c.row.fwd <= c.tol.fwd+c.dev) {
+		c.fail("output differs from PyTorch's by %.2g of its largest entry", c.row.fwd)
 	}
-	if e := relErr(opgraphs.Floats(cost.Value()), []float64{ref.Loss}); !(e <= 10*(tol.fwd+dev)) {
-		fail("loss %v, PyTorch %v", cost.Value(), ref.Loss)
+	if e := relErr(opgraphs.Floats(cost.Value()), []float64{c.ref.Loss}); !(e <= 10*(c.tol.fwd+c.dev)) {
+		c.fail("loss %v, PyTorch %v", cost.Value(), c.ref.Loss)
 	}
-	if ref.Exported != nil {
-		row.fwdExported, row.gradExported = relErr(got, ref.Exported.Output.floats()), 0
-		if !(row.fwdExported <= tol.fwd) {
-			fail("output differs from PyTorch's for the file's function by %.2g of its largest entry", row.fwdExported)
+	if c.ref.Exported != nil {
+		c.row.fwdExported, c.row.gradExported = relErr(got, c.ref.Exported.Output.floats()), 0
+		if !(c.row.fwdExported <= c.tol.fwd) {
+			c.fail("output differs from PyTorch's for the file's function by %.2g of its largest entry", c.row.fwdExported)
 		}
 	}
-	if ref.Exact != nil {
-		exact := ref.Exact.Output.floats()
-		row.fwdExact, row.torchFwdExact = relErr(got, exact), relErr(ref.Output.floats(), exact)
-		row.gradExact, row.torchGradExact = 0, 0
+	if c.ref.Exact != nil {
+		exact := c.ref.Exact.Output.floats()
+		c.row.fwdExact, c.row.torchFwdExact = relErr(got, exact), relErr(c.ref.Output.floats(), exact)
+		c.row.gradExact, c.row.torchGradExact = 0, 0
 	}
+}
 
+// compareGrads compares the gradients with PyTorch's: each relative to its own largest entry
+// (the acceptance) and to the largest entry of all the parameters' gradients (gradGlobal).
+func (c *suiteCheck) compareGrads(m *bulkad.ONNXModel, wrtNames []string, grads G.Nodes) {
 	// each gradient relative to its own largest entry (the acceptance) and to the largest
 	// entry of all the parameters' gradients (gradGlobal)
 	type wanted struct{ torch, exact, exported []float64 }
@@ -370,23 +410,23 @@ func checkSuiteModel(t *testing.T, base string) (row suiteRow) {
 		var a array
 		var ok bool
 		if in {
-			a, ok = ref.GradInputs[key]
+			a, ok = c.ref.GradInputs[key]
 		} else {
-			a, ok = ref.Grads[key]
+			a, ok = c.ref.Grads[key]
 		}
 		if !ok {
 			continue // a folded constant: no PyTorch tensor
 		}
 		w := wanted{torch: a.floats()}
-		if ref.Exact != nil {
+		if c.ref.Exact != nil {
 			if in {
-				w.exact = ref.Exact.GradInputs[key].floats()
+				w.exact = c.ref.Exact.GradInputs[key].floats()
 			} else {
-				w.exact = ref.Exact.Grads[key].floats()
+				w.exact = c.ref.Exact.Grads[key].floats()
 			}
 		}
-		if ref.Exported != nil && !in {
-			w.exported = ref.Exported.Grads[key].floats()
+		if c.ref.Exported != nil && !in {
+			w.exported = c.ref.Exported.Grads[key].floats()
 		}
 		wantOf[name] = w
 		if i < len(m.Params) {
@@ -402,59 +442,66 @@ func checkSuiteModel(t *testing.T, base string) (row suiteRow) {
 		}
 		got := opgraphs.Floats(grads[i].Value())
 		e := relErr(got, want.torch)
-		if e > row.grad || math.IsNaN(e) {
-			row.grad, row.worstGrad = e, name
+		if e > c.row.grad || math.IsNaN(e) {
+			c.row.grad, c.row.worstGrad = e, name
 		}
-		row.gradGlobal = math.Max(row.gradGlobal, scaledErr(got, want.torch, largest))
+		c.row.gradGlobal = math.Max(c.row.gradGlobal, scaledErr(got, want.torch, largest))
 		if want.exact != nil {
-			row.gradExact = math.Max(row.gradExact, relErr(got, want.exact))
-			row.torchGradExact = math.Max(row.torchGradExact, relErr(want.torch, want.exact))
+			c.row.gradExact = math.Max(c.row.gradExact, relErr(got, want.exact))
+			c.row.torchGradExact = math.Max(c.row.torchGradExact, relErr(want.torch, want.exact))
 		}
-		if !(e <= tol.grad+gradDev) {
+		if !(e <= c.tol.grad+c.gradDev) {
 			global := scaledErr(got, want.torch, largest)
-			gradFail(global, "∂loss/∂%s differs from PyTorch's by %.2g of its largest entry (%.2g of the largest of all)", name, e, global)
+			c.gradFail(global, "∂loss/∂%s differs from PyTorch's by %.2g of its largest entry (%.2g of the largest of all)", name, e, global)
 		}
 		if want.exported != nil {
 			ex := relErr(got, want.exported)
-			row.gradExported = math.Max(row.gradExported, ex)
-			if !(ex <= tol.grad) {
-				fail("∂loss/∂%s differs from PyTorch's for the file's function by %.2g of its largest entry", name, ex)
+			c.row.gradExported = math.Max(c.row.gradExported, ex)
+			if !(ex <= c.tol.grad) {
+				c.fail("∂loss/∂%s differs from PyTorch's for the file's function by %.2g of its largest entry", name, ex)
 			}
 		}
 	}
+}
+
+// compareHV compares the Hessian-vector products with PyTorch's.
+func (c *suiteCheck) compareHV(m *bulkad.ONNXModel, hv G.Nodes) {
 	if hv != nil {
-		row.hv = 0
+		c.row.hv = 0
 		var largestHV float64
-		for _, a := range ref.HV {
+		for _, a := range c.ref.HV {
 			for _, x := range a.floats() {
 				largestHV = math.Max(largestHV, math.Abs(x))
 			}
 		}
 		for i, name := range m.ParamNames {
-			a, ok := ref.HV[name]
+			a, ok := c.ref.HV[name]
 			if !ok {
 				continue
 			}
 			got, want := opgraphs.Floats(hv[i].Value()), a.floats()
 			e := relErr(got, want)
-			if e > row.hv || math.IsNaN(e) {
-				row.hv, row.worstHV = e, name
+			if e > c.row.hv || math.IsNaN(e) {
+				c.row.hv, c.row.worstHV = e, name
 			}
-			if !(e <= tol.grad) {
+			if !(e <= c.tol.grad) {
 				global := scaledErr(got, want, largestHV)
-				gradFail(global, "H·v for %s differs from PyTorch's by %.2g of its largest entry (%.2g of the largest of all)", name, e, global)
+				c.gradFail(global, "H·v for %s differs from PyTorch's by %.2g of its largest entry (%.2g of the largest of all)", name, e, global)
 			}
 		}
 	}
-	t.Logf("%s %s: %d nodes (%d inputs, parameters and outputs), Grad added %d for %d wrt nodes; forward %.2g, worst gradient %.2g (%s), H·v %.2g (%s); import %v, Grad %v, HessianVector %v, TapeMachine and first run %v; %d float initializers with no PyTorch tensor %v; matched %v",
-		ref.Name, ref.Dtype, row.nodes, row.base, row.gradNodes, row.wrt, row.fwd, row.grad, row.worstGrad, row.hv, row.worstHV,
-		row.importT.Round(time.Millisecond), row.gradT.Round(time.Millisecond), row.hvT.Round(time.Millisecond), row.runT.Round(time.Millisecond),
-		len(ref.Unreferenced), ref.Unreferenced, ref.Matches)
-	if ref.Exact != nil {
-		t.Logf("float32 against the exact values (the float32 model in float64): bulkad's forward %.2g, gradients %.2g; PyTorch's forward %.2g, gradients %.2g; closest input to a kink %.2g",
-			row.fwdExact, row.gradExact, row.torchFwdExact, row.torchGradExact, row.kinkMargin)
+}
+
+// log logs the row's numbers.
+func (c *suiteCheck) log() {
+	c.t.Logf("%s %s: %d nodes (%d inputs, parameters and outputs), Grad added %d for %d wrt nodes; forward %.2g, worst gradient %.2g (%s), H·v %.2g (%s); import %v, Grad %v, HessianVector %v, TapeMachine and first run %v; %d float initializers with no PyTorch tensor %v; matched %v",
+		c.ref.Name, c.ref.Dtype, c.row.nodes, c.row.base, c.row.gradNodes, c.row.wrt, c.row.fwd, c.row.grad, c.row.worstGrad, c.row.hv, c.row.worstHV,
+		c.row.importT.Round(time.Millisecond), c.row.gradT.Round(time.Millisecond), c.row.hvT.Round(time.Millisecond), c.row.runT.Round(time.Millisecond),
+		len(c.ref.Unreferenced), c.ref.Unreferenced, c.ref.Matches)
+	if c.ref.Exact != nil {
+		c.t.Logf("float32 against the exact values (the float32 model in float64): bulkad's forward %.2g, gradients %.2g; PyTorch's forward %.2g, gradients %.2g; closest input to a kink %.2g",
+			c.row.fwdExact, c.row.gradExact, c.row.torchFwdExact, c.row.torchGradExact, c.row.kinkMargin)
 	}
-	return row
 }
 
 // scaledErr is the largest |a−b| relative to scale.

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 
 	"github.com/bulkad/bulkad"
@@ -32,6 +33,12 @@ type Example struct {
 	BuiltInOnly bool
 	// ExtraFlags registers the example's own flags; they are parsed before Init and Build run.
 	ExtraFlags func(fs *flag.FlagSet)
+	// CheckFlags validates the values of the ExtraFlags after parsing, before anything is
+	// loaded or built (nil: nothing to check).
+	CheckFlags func() error
+	// CompareNote is printed after the gradient comparison of -compare (empty: none): what
+	// is known about the example's operations where the two autodiffs differ.
+	CompareNote string
 }
 
 // Command is the main function of the training examples: Main with bulkad.Grad (and
@@ -103,11 +110,20 @@ func Main(ex Example, grad GradFunc, gradName string, ref GradFunc, args []strin
 	if cfg.Dtype, err = ParseDtype(ex.Name, *dtype); err != nil {
 		return err
 	}
+	// Every flag is checked now, not after training.
 	if cfg.Batch <= 0 || cfg.Epochs <= 0 || cfg.Steps < 0 {
 		return errors.Errorf("%s: -batch and -epochs must be positive, -steps non-negative", ex.Name)
 	}
-	if *plotTo != "" { // a bad path is reported now, not after training
-		if err := CheckWritable(*plotTo); err != nil {
+	if err := CheckLearnRate(ex.Name, cfg.LearnRate); err != nil {
+		return err
+	}
+	if ex.CheckFlags != nil {
+		if err := ex.CheckFlags(); err != nil {
+			return err
+		}
+	}
+	if *plotTo != "" {
+		if err := CheckPlotPath(*plotTo); err != nil {
 			return errors.Wrapf(err, "%s: -plot", ex.Name)
 		}
 	}
@@ -130,6 +146,9 @@ func Main(ex Example, grad GradFunc, gradName string, ref GradFunc, args []strin
 		return err
 	}
 	fmt.Fprintf(out, "data: %d training and %d test examples (%s)\n", trainSet.N, testSet.N, desc)
+	if trainSet.N < cfg.Batch {
+		return errors.Errorf("%s: -batch %d: the %d training examples are fewer than one batch", ex.Name, cfg.Batch, trainSet.N)
+	}
 	if perEpoch := trainSet.N / cfg.Batch; cfg.Steps > 0 && perEpoch > 0 && cfg.Steps > cfg.Epochs*perEpoch {
 		need := (cfg.Steps + perEpoch - 1) / perEpoch
 		if explicit["epochs"] {
@@ -171,7 +190,34 @@ func Main(ex Example, grad GradFunc, gradName string, ref GradFunc, args []strin
 		return errors.Wrap(err, "comparing gradients")
 	}
 	fmt.Fprintf(out, "largest gradient difference on one batch from the same weights: %.3g\n", diff)
+	verdict, err := FDVerdict(cfg, ex.Build, init, x, y, comparedProbes)
+	if err != nil {
+		return errors.Wrap(err, "checking the gradients against finite differences")
+	}
+	fmt.Fprint(out, verdict)
+	if ex.CompareNote != "" {
+		fmt.Fprintf(out, "note: %s\n", ex.CompareNote)
+	}
 	return nil
+}
+
+// comparedProbes is the number of entries per parameter that -compare checks against finite
+// differences.
+const comparedProbes = 8
+
+// ParseCommandLine parses the process's arguments with parse, the usage of -h going to
+// standard output: it exits with status 0 after -h and with status 2 after an error, which
+// it prints to standard error. It is for a main function, before anything is deferred.
+func ParseCommandLine[C any](parse func(args []string, out io.Writer) (c C, help bool, err error)) C {
+	c, help, err := parse(os.Args[1:], os.Stdout)
+	if help {
+		os.Exit(0)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "error:", err)
+		os.Exit(2)
+	}
+	return c
 }
 
 // ParseFlags parses a command's arguments: help is set after -h (the usage was printed), and
@@ -209,7 +255,25 @@ func Must(err *error) func(n *G.Node, e error) *G.Node {
 	}
 }
 
-// CheckWritable creates path (and removes it again) to find a bad plot path before training.
+// CheckLearnRate refuses a learning rate that is not a finite number above 0 (NaN or +Inf
+// would fail only after the first steps), naming the command cmd.
+func CheckLearnRate(cmd string, lr float64) error {
+	if !(lr > 0) || math.IsInf(lr, 1) {
+		return errors.Errorf("%s: -lr %v: want a finite learning rate above 0", cmd, lr)
+	}
+	return nil
+}
+
+// CheckPlotPath finds a bad -plot path before training: the format its extension names must
+// be one Curve.Plot writes, and the file must be writable (see CheckWritable).
+func CheckPlotPath(path string) error {
+	if err := checkPlotFormat(path); err != nil {
+		return err
+	}
+	return CheckWritable(path)
+}
+
+// CheckWritable creates path (and removes it again) to find a bad output path before training.
 func CheckWritable(path string) error {
 	if _, err := os.Stat(path); err == nil {
 		f, err := os.OpenFile(path, os.O_WRONLY, 0)

@@ -6,10 +6,12 @@ import (
 	"io"
 	"math"
 	"math/rand"
+	"strings"
 	"time"
 
 	"github.com/bulkad/bulkad"
 	"github.com/bulkad/bulkad/examples/opgraphs"
+	"github.com/bulkad/bulkad/gradcheck"
 	"github.com/pkg/errors"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -179,65 +181,105 @@ func (t *Trainer) Params() []*tensor.Dense {
 	return out
 }
 
-// Evaluate returns the accuracy of params on d (whole batches only) with a forward-only graph.
+// Evaluate returns the accuracy of params on every example of d with forward-only graphs: one
+// for batches of cfg.Batch (at most d.N) and, when d.N is no multiple of it, one for the
+// remainder. xShape is the shape of one input batch, batch first.
 func Evaluate(cfg Config, build BuildFunc, params []*tensor.Dense, d *Data, xShape []int) (float64, error) {
-	n, err := build(cfg.Dtype, cfg.Batch, params, false)
+	if d.N == 0 {
+		return 0, errors.Errorf("%s: evaluate: no examples", cfg.Name)
+	}
+	batch := min(cfg.Batch, d.N)
+	full := d.N / batch * batch
+	right, err := evaluateRange(cfg, build, params, d, xShape, batch, 0, full)
+	if err != nil {
+		return 0, err
+	}
+	if full < d.N {
+		more, err := evaluateRange(cfg, build, params, d, xShape, d.N-full, full, d.N)
+		if err != nil {
+			return 0, err
+		}
+		right += more
+	}
+	return float64(right) / float64(d.N), nil
+}
+
+// evaluateRange counts the examples from..to−1 of d that params classify right, in batches of
+// batch (which divides to−from) on a forward-only graph built for that batch.
+func evaluateRange(cfg Config, build BuildFunc, params []*tensor.Dense, d *Data, xShape []int, batch, from, to int) (int, error) {
+	n, err := build(cfg.Dtype, batch, params, false)
 	if err != nil {
 		return 0, errors.Wrapf(err, "%s: building the evaluation graph", cfg.Name)
 	}
 	vm := G.NewTapeMachine(n.G, cfg.vmOpts()...)
 	defer vm.Close()
-	ok, total := 0, 0
-	for start := 0; start+cfg.Batch <= d.N; start += cfg.Batch {
-		idx := make([]int, cfg.Batch)
+	shape := append([]int{batch}, xShape[1:]...)
+	right := 0
+	for start := from; start < to; start += batch {
+		idx := make([]int, batch)
 		for i := range idx {
 			idx[i] = start + i
 		}
-		x, _, labels := Batch(cfg.Dtype, d, idx, xShape, cfg.Classes)
+		x, _, labels := Batch(cfg.Dtype, d, idx, shape, cfg.Classes)
 		if err := G.Let(n.X, x); err != nil {
 			return 0, err
 		}
 		if err := vm.RunAll(); err != nil {
 			return 0, err
 		}
-		pred := Argmax(Floats(n.Logits.Value()), cfg.Batch, cfg.Classes)
+		pred := Argmax(Floats(n.Logits.Value()), batch, cfg.Classes)
 		for i := range pred {
 			if pred[i] == labels[i] {
-				ok++
+				right++
 			}
 		}
-		total += cfg.Batch
 		vm.Reset()
 	}
-	if total == 0 {
-		return 0, errors.Errorf("%s: evaluate: %d examples is fewer than one batch of %d", cfg.Name, d.N, cfg.Batch)
-	}
-	return float64(ok) / float64(total), nil
+	return right, nil
+}
+
+// EpochShown reports whether the progress line of epoch (1-based, of epochs) is printed when
+// the output is not a terminal: every k-th epoch with k = ⌈epochs/10⌉, and the last, so a log
+// holds at most about ten lines per run.
+func EpochShown(epoch, epochs int) bool {
+	every := (epochs + 9) / 10
+	return epoch == epochs || epoch%every == 0
 }
 
 // Run trains from params on trainSet (shuffled each epoch), prints a progress bar per epoch
 // to out, and evaluates on testSet. xShape is the shape of one input batch.
 func Run(cfg Config, build BuildFunc, params []*tensor.Dense, grad GradFunc, gradName string, trainSet, testSet *Data, xShape []int, out io.Writer) (*Result, error) {
+	perEpoch := trainSet.N / cfg.Batch
+	if perEpoch == 0 {
+		return nil, errors.Errorf("%s: %d training examples is fewer than one batch of %d", cfg.Name, trainSet.N, cfg.Batch)
+	}
 	tr, err := NewTrainer(cfg, build, params, grad)
 	if err != nil {
 		return nil, err
 	}
 	defer tr.VM.Close()
 	rng := rand.New(rand.NewSource(cfg.Seed + 1))
-	perEpoch := trainSet.N / cfg.Batch
-	if perEpoch == 0 {
-		return nil, errors.Errorf("%s: %d training examples is fewer than one batch of %d", cfg.Name, trainSet.N, cfg.Batch)
-	}
 	res := &Result{}
 	var times []time.Duration
 	fmt.Fprintf(out, "training %s (%v, batch %d) with %s\n", cfg.Name, cfg.Dtype, cfg.Batch, gradName)
-	for epoch := 1; epoch <= cfg.Epochs; epoch++ {
+	epochs := cfg.Epochs // the epochs that run: -steps may end the run earlier
+	if cfg.Steps > 0 {
+		epochs = min(epochs, (cfg.Steps+perEpoch-1)/perEpoch)
+	}
+	if k := (epochs + 9) / 10; !cfg.TTY && k > 1 {
+		fmt.Fprintf(out, "(output is not a terminal: one progress line every %d epochs, and the last)\n", k)
+	}
+	for epoch := 1; epoch <= epochs; epoch++ {
 		order := rng.Perm(trainSet.N)
 		steps := perEpoch
 		if cfg.Steps > 0 && res.Steps+steps > cfg.Steps {
 			steps = cfg.Steps - res.Steps
 		}
-		bar := NewProgress(out, fmt.Sprintf("epoch %d", epoch), steps, cfg.TTY)
+		barOut := out
+		if !cfg.TTY && !EpochShown(epoch, epochs) {
+			barOut = io.Discard
+		}
+		bar := NewProgress(barOut, fmt.Sprintf("epoch %d", epoch), steps, cfg.TTY)
 		var sumLoss, sumAcc float64
 		for b := 0; b < steps; b++ {
 			x, y, labels := Batch(cfg.Dtype, trainSet, order[b*cfg.Batch:(b+1)*cfg.Batch], xShape, cfg.Classes)
@@ -300,6 +342,69 @@ func GradientDifference(cfg Config, build BuildFunc, params []*tensor.Dense, a, 
 		}
 	}
 	return worst, nil
+}
+
+// FDVerdict says which of bulkad's and Gorgonia's gradients agree with central finite
+// differences on the batch (x, y) at params: it runs gradcheck.Check on the training graph
+// (probes entries per parameter) and returns one line per autodiff. For a graph with random
+// operations (dropout), whose every run draws new values, only bulkad's side is checked: Check
+// holds bulkad's draw fixed for the differences, while Gorgonia's graph draws its own.
+func FDVerdict(cfg Config, build BuildFunc, params []*tensor.Dense, x, y *tensor.Dense, probes int) (string, error) {
+	cl := make([]*tensor.Dense, len(params))
+	for i, p := range params {
+		cl[i] = p.Clone().(*tensor.Dense)
+	}
+	n, err := build(cfg.Dtype, cfg.Batch, cl, true)
+	if err != nil {
+		return "", errors.Wrapf(err, "%s: building the graph", cfg.Name)
+	}
+	if err := G.Let(n.X, x); err != nil {
+		return "", err
+	}
+	if err := G.Let(n.Y, y); err != nil {
+		return "", err
+	}
+	rep, err := gradcheck.Check(n.Cost, n.Learn, gradcheck.WithMaxProbes(probes))
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "gradcheck.Check on that batch (central finite differences in float64, %d entries per parameter):\n", probes)
+	random := false
+	worst, gworst, gbad := 0.0, 0.0, ""
+	for _, nr := range rep.Nodes {
+		worst = math.Max(worst, nr.BulkadVsFD.MaxAbs)
+		random = random || nr.RaisedVsArtifact != nil
+		if s := nr.GorgoniaVsFD; s != nil {
+			if s.MaxAbs > gworst {
+				gworst = s.MaxAbs
+			}
+			if !s.OK && gbad == "" {
+				gbad = nr.Name
+			}
+		}
+	}
+	switch {
+	case rep.BulkadError != "" || rep.RaisedError != "":
+		fmt.Fprintf(&b, "  bulkad.Grad: failed: %s%s\n", rep.BulkadError, rep.RaisedError)
+	case rep.OK():
+		fmt.Fprintf(&b, "  bulkad.Grad agrees with them (largest error %.1e)\n", worst)
+	default:
+		fmt.Fprintf(&b, "  bulkad.Grad DISAGREES with them (largest error %.1e):\n%s", worst, rep)
+	}
+	switch {
+	case random:
+		b.WriteString("  gorgonia.Grad is not checked: the graph has random operations (dropout) whose values each graph draws anew, so the difference above also reflects two different draws\n")
+	case rep.GorgoniaError != "":
+		fmt.Fprintf(&b, "  gorgonia.Grad failed: %s\n", rep.GorgoniaError)
+	case gbad != "" && rep.OK():
+		fmt.Fprintf(&b, "  gorgonia.Grad disagrees with them (largest error %.1e, first on %s): the difference above is Gorgonia's error\n", gworst, gbad)
+	case gbad != "":
+		fmt.Fprintf(&b, "  gorgonia.Grad disagrees with them too (largest error %.1e, first on %s)\n", gworst, gbad)
+	default:
+		fmt.Fprintf(&b, "  gorgonia.Grad agrees with them (largest error %.1e)\n", gworst)
+	}
+	return b.String(), nil
 }
 
 // Quick trains ex the way the examples' tests do: its built-in data (n examples, 0 for the

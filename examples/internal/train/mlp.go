@@ -4,6 +4,7 @@ import (
 	"flag"
 	"math/rand"
 
+	"github.com/pkg/errors"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
@@ -18,6 +19,12 @@ func MLP(hidden *int) Example {
 		Name: "MLP",
 		ExtraFlags: func(fs *flag.FlagSet) {
 			fs.IntVar(hidden, "hidden", *hidden, "hidden units")
+		},
+		CheckFlags: func() error {
+			if *hidden <= 0 {
+				return errors.Errorf("MLP: -hidden %d: want at least one hidden unit", *hidden)
+			}
+			return nil
 		},
 		Defaults: Config{Batch: 100, Epochs: 4, LearnRate: 0.002, Seed: 1, Classes: 10},
 		DefaultN: 6000,

@@ -163,11 +163,10 @@ func (c *Curve) Plot(path, title string) error {
 		return err
 	}
 	ap.Y.Max = 1
-	format := strings.ToLower(strings.TrimPrefix(filepath.Ext(path), "."))
-	if format == "" {
-		format = "png"
+	if err := checkPlotFormat(path); err != nil {
+		return err
 	}
-	cv, err := draw.NewFormattedCanvas(8*vg.Inch, 7*vg.Inch, format)
+	cv, err := draw.NewFormattedCanvas(8*vg.Inch, 7*vg.Inch, plotFormat(path))
 	if err != nil {
 		return errors.Wrapf(err, "train: plot: %s", path)
 	}
@@ -184,4 +183,27 @@ func (c *Curve) Plot(path, title string) error {
 		return errors.Wrapf(err, "train: plot: saving %s", path)
 	}
 	return errors.Wrapf(f.Close(), "train: plot: saving %s", path)
+}
+
+// plotFormat is the image format of a plot path: its extension, lower case; png without one.
+func plotFormat(path string) string {
+	format := strings.ToLower(strings.TrimPrefix(filepath.Ext(path), "."))
+	if format == "" {
+		format = "png"
+	}
+	return format
+}
+
+// checkPlotFormat refuses a plot path whose extension names no format Curve.Plot writes
+// (those registered with gonum's draw package).
+func checkPlotFormat(path string) error {
+	format := plotFormat(path)
+	known := draw.Formats()
+	sort.Strings(known)
+	for _, f := range known {
+		if f == format {
+			return nil
+		}
+	}
+	return errors.Errorf("%s: %q is no image format Plot writes (%s)", path, format, strings.Join(known, ", "))
 }
