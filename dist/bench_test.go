@@ -19,6 +19,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/bulkad/bulkad"
+	"github.com/bulkad/bulkad/accel"
 	"github.com/bulkad/bulkad/dist"
 	"github.com/bulkad/bulkad/dist/mpitest"
 	"github.com/bulkad/bulkad/examples/models"
@@ -139,7 +140,7 @@ type stepTimes struct {
 // a barrier (so that the all-reduce's own time shows apart from the wait for the slowest
 // rank, which an all-reduce would otherwise include), AverageGradients, solver step.
 func childStep(world *dist.Comm, out string) error {
-	bulkad.UseBLAS()
+	accel.UseBLAS()
 	const global = 128
 	n := global / world.Size()
 	m, err := models.MLP(tensor.Float64, n, []int{784, 512, 10}, 1)
@@ -149,7 +150,7 @@ func childStep(world *dist.Comm, out string) error {
 	if _, err := bulkad.Grad(m.Cost, m.Wrt...); err != nil {
 		return err
 	}
-	vm := G.NewTapeMachine(m.G, G.BindDualValues(m.Wrt...), G.WithEngine(bulkad.Engine{}))
+	vm := G.NewTapeMachine(m.G, G.BindDualValues(m.Wrt...), G.WithEngine(accel.Engine{}))
 	defer vm.Close()
 	solver := G.NewAdamSolver(G.WithLearnRate(1e-3))
 	dp, err := dist.NewDataParallel(world, m.Wrt)

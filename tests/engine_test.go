@@ -8,10 +8,11 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/bulkad/bulkad"
+	"github.com/bulkad/bulkad/accel"
 	"github.com/bulkad/bulkad/examples/models"
 )
 
-// TestEngineZoo runs every zoo model with bulkad.Engine as the machine's engine: the cost is
+// TestEngineZoo runs every zoo model with accel.Engine as the machine's engine: the cost is
 // the default engine's (to rounding), and the bulkad gradients the machine computes match
 // central finite differences of the default engine's forward pass.
 func TestEngineZoo(t *testing.T) {
@@ -33,9 +34,9 @@ func TestEngineZoo(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			mustRunOnce(t, m.G, m.Wrt, G.WithEngine(bulkad.Engine{}))
+			mustRunOnce(t, m.G, m.Wrt, G.WithEngine(accel.Engine{}))
 			if got := valuesOf(m.Cost.Value())[0]; !near(got, want, 1e-13) {
-				t.Errorf("cost with bulkad.Engine %v, with Gorgonia's engine %v", got, want)
+				t.Errorf("cost with accel.Engine %v, with Gorgonia's engine %v", got, want)
 			}
 			var grads [][]float64
 			for _, g := range gs {
@@ -47,7 +48,7 @@ func TestEngineZoo(t *testing.T) {
 			}
 			fd, idx := finiteDiff(t, b, 1e-5, 24)
 			if d := maxRelDiff(pick(grads, idx), fd); d > 1e-6 {
-				t.Errorf("gradients with bulkad.Engine differ from central finite differences by %g", d)
+				t.Errorf("gradients with accel.Engine differ from central finite differences by %g", d)
 			}
 		})
 	}
@@ -67,7 +68,7 @@ func TestEngineRuns(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		mustRunOnce(t, m.G, nil, G.WithEngine(bulkad.Engine{}))
+		mustRunOnce(t, m.G, nil, G.WithEngine(accel.Engine{}))
 		found := 0
 		for _, n := range m.G.AllNodes() {
 			if n.Op() == nil || !strings.HasPrefix(n.Op().String(), c.prefix) {
@@ -78,8 +79,8 @@ func TestEngineRuns(t *testing.T) {
 			if !ok {
 				t.Fatalf("%v: value %T", n, n.Value())
 			}
-			if _, ok := d.Engine().(bulkad.Engine); !ok {
-				t.Errorf("%s: %v: engine %T, want bulkad.Engine", m.Name, n, d.Engine())
+			if _, ok := d.Engine().(accel.Engine); !ok {
+				t.Errorf("%s: %v: engine %T, want accel.Engine", m.Name, n, d.Engine())
 			}
 		}
 		if found == 0 {
@@ -100,7 +101,7 @@ func near(a, b, tol float64) bool {
 	return d <= tol*(1+s)
 }
 
-// TestEngineEverywhere: after a run with bulkad's gradients on bulkad.Engine, every tensor
+// TestEngineEverywhere: after a run with bulkad's gradients on accel.Engine, every tensor
 // value of the graph that Gorgonia or raise allocated carries the engine, so the operations
 // reading them dispatch on it (raise's ops give their outputs their inputs' engine).
 func TestEngineEverywhere(t *testing.T) {
@@ -108,13 +109,13 @@ func TestEngineEverywhere(t *testing.T) {
 		if _, err := bulkad.Grad(m.Cost, m.Wrt...); err != nil {
 			t.Fatal(err)
 		}
-		mustRunOnce(t, m.G, m.Wrt, G.WithEngine(bulkad.Engine{}))
+		mustRunOnce(t, m.G, m.Wrt, G.WithEngine(accel.Engine{}))
 		for _, n := range m.G.AllNodes() {
 			d, ok := n.Value().(*tensor.Dense)
 			if !ok || n.Op() == nil {
 				continue
 			}
-			if _, ok := d.Engine().(bulkad.Engine); !ok {
+			if _, ok := d.Engine().(accel.Engine); !ok {
 				t.Errorf("%v (%v): engine %T", n, n.Op(), d.Engine())
 			}
 		}

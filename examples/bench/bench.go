@@ -236,7 +236,7 @@ func median(ds []time.Duration) float64 {
 // measure runs bulkad, Gorgonia, the forward pass, the Hessian-vector graph and (with an
 // anchor) PyTorch alternating (A B C D E A B C D E …) for rounds rounds after one warm-up
 // round, and reports medians.
-// With vm options (such as bulkad.Engine), every machine of the row gets them. With baseline,
+// With vm options (such as accel.Engine), every machine of the row gets them. With baseline,
 // a fifth machine steps gorgonia.Grad's graph on Gorgonia's defaults: gonum's BLAS installed
 // for its step only (whatever -blas installed is put back after it) and no vm options.
 func measure(s spec, dt tensor.Dtype, rounds int, torch *anchor, baseline bool, vm ...G.VMOpt) (Row, error) {

@@ -14,7 +14,7 @@ import (
 	"github.com/bulkad/bulkad/gradcheck"
 )
 
-// TestBenchSmoke runs the whole command on tiny models (on bulkad.Engine, with the
+// TestBenchSmoke runs the whole command on tiny models (on accel.Engine, with the
 // Gorgonia-defaults baseline): every model steps with both autodiffs, the numbers are
 // positive, and the exponents are finite. (Their sign is not asserted: at these sizes the
 // times are a few milliseconds, and on a loaded machine a larger graph can set up faster.)

@@ -20,8 +20,8 @@
 //	go run ./examples/bench -small     # tiny sizes (smoke test)
 //	go run ./examples/bench -json
 //	go run ./examples/bench -growth    # only the growth tables (about a minute)
-//	go run ./examples/bench -blas      # Gorgonia's own products on bulkad's GEMM (bulkad.UseBLAS)
-//	go run ./examples/bench -blas -engine  # and Gorgonia's transposes and softmax on bulkad.Engine
+//	go run ./examples/bench -blas      # Gorgonia's own products on bulkad's GEMM (accel.UseBLAS)
+//	go run ./examples/bench -blas -engine  # and Gorgonia's transposes and softmax on accel.Engine
 //	go run ./examples/bench -torch     # also PyTorch's step (1 thread each) and a GEMM table
 //	go run ./examples/bench -torch -threads 2 -blas -engine
 //	go run ./examples/bench -gemm      # only the GEMM table (bulkad, gonum; numpy with -torch)
@@ -29,7 +29,7 @@
 //
 // -torchvision exports torchvision's models (weights=None, eval mode) from PyTorch into a
 // temporary folder, imports each with bulkad.ImportONNXFile, differentiates Σ out ⊙ r with
-// respect to every initializer and steps it on a TapeMachine (bulkad.Engine) alternating with
+// respect to every initializer and steps it on a TapeMachine (accel.Engine) alternating with
 // PyTorch's step: set-up by stage, peak Go heap, node counts, step times.
 //
 // -torch runs torch_anchor.py (embedded) with Debian's python3-torch (apt-get install
@@ -54,7 +54,7 @@ import (
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
-	"github.com/bulkad/bulkad"
+	"github.com/bulkad/bulkad/accel"
 	"github.com/bulkad/bulkad/examples/internal/train"
 )
 
@@ -70,7 +70,7 @@ type Result struct {
 // options are the command's flags.
 type options struct {
 	small, verbose, torch, gemmOnly bool
-	engine                          bool // every machine runs on bulkad.Engine
+	engine                          bool // every machine runs on accel.Engine
 	baseline                        bool // also gorgonia.Grad on Gorgonia's defaults
 	steps                           bool // the step-time tables of the zoo models
 	growth                          bool // the growth tables (differentiation and set-up against graph size)
@@ -100,11 +100,11 @@ func parseFlags(args []string, out io.Writer) (c command, help bool, err error) 
 	fs.BoolVar(&c.asJSON, "json", false, "print JSON")
 	fs.StringVar(&c.o.only, "model", "", "only the zoo models whose name starts with this")
 	growthOnly := fs.Bool("growth", false, "only the growth tables (differentiation and set-up time on growing graphs; no step times)")
-	fs.BoolVar(&c.useBLAS, "blas", false, "install a fast GEMM as Gorgonia's BLAS (bulkad.UseBLAS: the system's OpenBLAS/BLIS if installed, else bulkad's; BULKAD_BLAS=bulkad forces bulkad's) before measuring")
+	fs.BoolVar(&c.useBLAS, "blas", false, "install a fast GEMM as Gorgonia's BLAS (accel.UseBLAS: the system's OpenBLAS/BLIS if installed, else bulkad's; BULKAD_BLAS=bulkad forces bulkad's) before measuring")
 	fs.BoolVar(&c.o.torch, "torch", false, "also measure PyTorch (python3-torch) and numpy's GEMM, alternating with the Go runs")
 	fs.IntVar(&c.threads, "threads", 0, "GOMAXPROCS and PyTorch/OpenBLAS threads (0: 1 with -torch, else GOMAXPROCS as is)")
 	fs.BoolVar(&c.o.gemmOnly, "gemm", false, "only the GEMM table")
-	fs.BoolVar(&c.o.engine, "engine", false, "run every machine (bulkad's, Gorgonia's, the forward pass) on bulkad.Engine (gorgonia.WithEngine): kernel's transpose and softmax for Gorgonia's forward pass")
+	fs.BoolVar(&c.o.engine, "engine", false, "run every machine (bulkad's, Gorgonia's, the forward pass) on accel.Engine (gorgonia.WithEngine): kernel's transpose and softmax for Gorgonia's forward pass")
 	fs.BoolVar(&c.o.baseline, "baseline", false, "also step gorgonia.Grad's graph on Gorgonia's defaults (gonum's GEMM, its engine) between the other steps, and print bulkad/default")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
 	fs.StringVar(&c.tv, "torchvision", "", "only the torchvision table: these models (comma-separated, or all) exported from PyTorch (needs python3-torch, python3-torchvision, python3-onnx), imported, differentiated and stepped against PyTorch")
@@ -163,9 +163,9 @@ func main() {
 		runtime.GOMAXPROCS(c.threads)
 	}
 	// After GOMAXPROCS: UseBLAS gives a system BLAS GOMAXPROCS threads.
-	blasName := "gonum (-blas: bulkad.UseBLAS)"
+	blasName := "gonum (-blas: accel.UseBLAS)"
 	if c.useBLAS {
-		blasName = bulkad.UseBLAS() + " (bulkad.UseBLAS; BULKAD_BLAS=bulkad chooses bulkad's GEMM over a system BLAS)"
+		blasName = accel.UseBLAS() + " (accel.UseBLAS; BULKAD_BLAS=bulkad chooses bulkad's GEMM over a system BLAS)"
 	}
 	if !c.asJSON {
 		fmt.Printf("Gorgonia's matrix products: %s\n", blasName)
@@ -232,7 +232,7 @@ func run(o options) (*Result, error) {
 		for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
 			var vm []G.VMOpt
 			if o.engine {
-				vm = append(vm, G.WithEngine(bulkad.Engine{}))
+				vm = append(vm, G.WithEngine(accel.Engine{}))
 			}
 			row, err := measure(s, dt, o.rounds, torch, o.baseline, vm...)
 			if err != nil {
@@ -292,7 +292,7 @@ func run(o options) (*Result, error) {
 	}
 	var vm []G.VMOpt
 	if o.engine {
-		vm = append(vm, G.WithEngine(bulkad.Engine{}))
+		vm = append(vm, G.WithEngine(accel.Engine{}))
 	}
 	for _, f := range blockFamilies(small) {
 		reps := 2

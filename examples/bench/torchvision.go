@@ -17,6 +17,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/bulkad/bulkad"
+	"github.com/bulkad/bulkad/accel"
 )
 
 // TorchvisionRow is one torchvision model exported from PyTorch (weights=None, eval mode),
@@ -171,7 +172,7 @@ func measureTorchvision(r *TorchvisionRow, dir string, rounds int, dt tensor.Dty
 	}
 	t3 := time.Now()
 	r.GradNodes, r.Wrt = len(m.Graph.AllNodes())-before, len(m.Params)
-	vm := G.NewTapeMachine(m.Graph, G.BindDualValues(m.Params...), G.WithEngine(bulkad.Engine{}))
+	vm := G.NewTapeMachine(m.Graph, G.BindDualValues(m.Params...), G.WithEngine(accel.Engine{}))
 	defer vm.Close()
 	t4 := time.Now()
 	if err := vm.RunAll(); err != nil {

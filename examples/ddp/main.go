@@ -30,6 +30,7 @@ import (
 	G "gorgonia.org/gorgonia"
 
 	"github.com/bulkad/bulkad"
+	"github.com/bulkad/bulkad/accel"
 	"github.com/bulkad/bulkad/dist"
 	"github.com/bulkad/bulkad/examples/internal/train"
 )
@@ -111,7 +112,7 @@ func run(world *dist.Comm, args []string, out io.Writer) (*result, error) {
 		return nil, err
 	}
 	fmt.Fprintf(out, "world: %d rank(s), %s\n", size, world.Library())
-	fmt.Fprintf(out, "Gorgonia's matrix products: %s (bulkad.UseBLAS)\n", bulkad.UseBLAS())
+	fmt.Fprintf(out, "Gorgonia's matrix products: %s (accel.UseBLAS)\n", accel.UseBLAS())
 	trainSet, testSet, desc, err := ex.Load(*dataDir, *n, cfg.Seed)
 	if err != nil {
 		return nil, err

@@ -13,6 +13,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/bulkad/bulkad"
+	"github.com/bulkad/bulkad/accel"
 	"github.com/bulkad/bulkad/examples/data"
 	"github.com/bulkad/bulkad/examples/internal/train"
 )
@@ -81,7 +82,7 @@ func runCNN(o cnnOptions, out io.Writer) error {
 	if _, err := bulkad.Grad(cost, learn...); err != nil {
 		return errors.Wrap(err, "finetune: -cnn")
 	}
-	vm := G.NewTapeMachine(g, G.BindDualValues(learn...), G.WithEngine(bulkad.Engine{}))
+	vm := G.NewTapeMachine(g, G.BindDualValues(learn...), G.WithEngine(accel.Engine{}))
 	defer vm.Close()
 	solver := G.NewAdamSolver(G.WithLearnRate(o.lr))
 	set := func(s *data.Set, idx []int) ([]int, error) {

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/bulkad/bulkad"
+	"github.com/bulkad/bulkad/accel"
 	"github.com/pkg/errors"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -92,8 +93,8 @@ func Main(ex Example, grad GradFunc, gradName string, ref GradFunc, args []strin
 	lr := fs.Float64("lr", d.LearnRate, "Adam learning rate")
 	dtype := fs.String("dtype", "float64", "float64 or float32")
 	seed := fs.Int64("seed", d.Seed, "random seed (data order and initial weights)")
-	gonumBLAS := fs.Bool("gonum", false, "keep gonum's GEMM for Gorgonia's own matrix products (default: bulkad.UseBLAS, bulkad's GEMM)")
-	stdEngine := fs.Bool("std-engine", false, "run the machines on Gorgonia's own tensor engine (default: bulkad.Engine, kernel's transpose, softmax and ReLU mask)")
+	gonumBLAS := fs.Bool("gonum", false, "keep gonum's GEMM for Gorgonia's own matrix products (default: accel.UseBLAS, bulkad's GEMM)")
+	stdEngine := fs.Bool("std-engine", false, "run the machines on Gorgonia's own tensor engine (default: accel.Engine, kernel's transpose, softmax and ReLU mask)")
 	if ex.ExtraFlags != nil {
 		ex.ExtraFlags(fs)
 	}
@@ -128,10 +129,10 @@ func Main(ex Example, grad GradFunc, gradName string, ref GradFunc, args []strin
 		}
 	}
 	if !*gonumBLAS {
-		fmt.Fprintf(out, "Gorgonia's matrix products: %s (bulkad.UseBLAS)\n", bulkad.UseBLAS())
+		fmt.Fprintf(out, "Gorgonia's matrix products: %s (accel.UseBLAS)\n", accel.UseBLAS())
 	}
 	if cfg.Engine {
-		fmt.Fprintln(out, "tensor engine: bulkad.Engine (-std-engine: Gorgonia's)")
+		fmt.Fprintln(out, "tensor engine: accel.Engine (-std-engine: Gorgonia's)")
 	}
 	if err := describeKernels(out); err != nil {
 		return err

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/bulkad/bulkad"
+	"github.com/bulkad/bulkad/accel"
 	"github.com/bulkad/bulkad/examples/opgraphs"
 	"github.com/bulkad/bulkad/gradcheck"
 	"github.com/pkg/errors"
@@ -54,13 +54,13 @@ type Config struct {
 	Seed      int64
 	Classes   int
 	TTY       bool // redraw the progress bar in place
-	Engine    bool // run the machines on bulkad.Engine (Gorgonia's transposes, softmax and ReLU mask on kernel's loops)
+	Engine    bool // run the machines on accel.Engine (Gorgonia's transposes, softmax and ReLU mask on kernel's loops)
 }
 
 // vmOpts are the options of every machine cfg compiles.
 func (cfg Config) vmOpts(opts ...G.VMOpt) []G.VMOpt {
 	if cfg.Engine {
-		opts = append(opts, G.WithEngine(bulkad.Engine{}))
+		opts = append(opts, G.WithEngine(accel.Engine{}))
 	}
 	return opts
 }

@@ -1,4 +1,4 @@
-package bulkad
+package accel
 
 import (
 	"sort"
@@ -34,7 +34,7 @@ import (
 //
 // Opt in per machine, next to UseBLAS (which speeds up the matrix products):
 //
-//	vm := gorgonia.NewTapeMachine(g, gorgonia.WithEngine(bulkad.Engine{}))
+//	vm := gorgonia.NewTapeMachine(g, gorgonia.WithEngine(accel.Engine{}))
 //
 // The machine gives the engine to the values it allocates and binds; a value made by an
 // operation of the default engine keeps that engine, so the speed-up covers the operations

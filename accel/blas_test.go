@@ -1,4 +1,4 @@
-package bulkad
+package accel
 
 import (
 	"fmt"

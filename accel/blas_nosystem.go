@@ -1,6 +1,6 @@
 //go:build !((linux || darwin || freebsd) && (amd64 || arm64))
 
-package bulkad
+package accel
 
 import "github.com/pkg/errors"
 

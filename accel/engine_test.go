@@ -1,14 +1,13 @@
-package bulkad_test
+package accel_test
 
 import (
 	"fmt"
 	"math"
 	"testing"
 
+	"github.com/bulkad/bulkad/accel"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
-
-	"github.com/bulkad/bulkad"
 )
 
 // permutations returns every permutation of 0..n-1.
@@ -51,7 +50,7 @@ func TestEngineTranspose(t *testing.T) {
 					}
 					back = f
 				}
-				x := tensor.New(tensor.WithShape(shape...), tensor.WithBacking(back), tensor.WithEngine(bulkad.Engine{}))
+				x := tensor.New(tensor.WithShape(shape...), tensor.WithBacking(back), tensor.WithEngine(accel.Engine{}))
 				y, err := tensor.Transpose(x, perm...)
 				if err != nil {
 					t.Fatalf("%v %v: %v", shape, perm, err)
@@ -143,7 +142,7 @@ func TestEngineSoftmaxShift(t *testing.T) {
 				op = G.LogSoftMax
 			}
 			sm := G.Must(op(x))
-			runGraph(t, g, G.WithEngine(bulkad.Engine{}))
+			runGraph(t, g, G.WithEngine(accel.Engine{}))
 			got := valuesF64(sm.Value())
 			want := softmaxRows(xs, 3, log)
 			tol := 1e-15
@@ -164,7 +163,7 @@ func TestEngineSoftmaxShift(t *testing.T) {
 // place (UseUnsafe) and into a new tensor; a bad axis is an error; an int tensor goes to
 // Gorgonia's engine (which refuses it).
 func TestEngineSoftmaxOptions(t *testing.T) {
-	e := bulkad.Engine{}
+	e := accel.Engine{}
 	xs := []float64{0.5, -1, 2, 0, 3, 1, -2, 0.25, 1.5, -0.5, 2.5, 1}
 	mk := func() *tensor.Dense {
 		return tensor.New(tensor.WithShape(2, 3, 2), tensor.WithBacking(append([]float64(nil), xs...)), tensor.WithEngine(e))
@@ -248,7 +247,7 @@ func ExampleEngine() {
 	x := G.NewMatrix(g, tensor.Float64, G.WithShape(2, 2), G.WithName("x"),
 		G.WithValue(tensor.New(tensor.WithShape(2, 2), tensor.WithBacking([]float64{0, 0, 1000, 0}))))
 	sm := G.Must(G.SoftMax(x))
-	vm := G.NewTapeMachine(g, G.WithEngine(bulkad.Engine{}))
+	vm := G.NewTapeMachine(g, G.WithEngine(accel.Engine{}))
 	defer vm.Close()
 	if err := vm.RunAll(); err != nil {
 		fmt.Println(err)
@@ -276,7 +275,7 @@ func TestEngineCompareScalar(t *testing.T) {
 		{"<", tensor.Lt, func(a, b float64) bool { return a < b }},
 	}
 	mk := func() *tensor.Dense {
-		return tensor.New(tensor.WithShape(2, 3), tensor.WithBacking(append([]float64(nil), xs...)), tensor.WithEngine(bulkad.Engine{}))
+		return tensor.New(tensor.WithShape(2, 3), tensor.WithBacking(append([]float64(nil), xs...)), tensor.WithEngine(accel.Engine{}))
 	}
 	const s = 0.5
 	for _, op := range ops {
@@ -371,9 +370,9 @@ func TestEngineBinary(t *testing.T) {
 					for i, x := range v {
 						f[i] = float32(x)
 					}
-					return tensor.New(tensor.WithShape(2, n/2), tensor.WithBacking(f), tensor.WithEngine(bulkad.Engine{}))
+					return tensor.New(tensor.WithShape(2, n/2), tensor.WithBacking(f), tensor.WithEngine(accel.Engine{}))
 				}
-				return tensor.New(tensor.WithShape(2, n/2), tensor.WithBacking(append([]float64(nil), v...)), tensor.WithEngine(bulkad.Engine{}))
+				return tensor.New(tensor.WithShape(2, n/2), tensor.WithBacking(append([]float64(nil), v...)), tensor.WithEngine(accel.Engine{}))
 			}
 			for _, op := range ops {
 				check := func(how string, got tensor.Tensor, err error) {
@@ -416,8 +415,8 @@ func TestEngineBinary(t *testing.T) {
 			}
 		}
 	}
-	a := tensor.New(tensor.WithShape(2, 3), tensor.Of(tensor.Float64), tensor.WithEngine(bulkad.Engine{}))
-	b := tensor.New(tensor.WithShape(3, 2), tensor.Of(tensor.Float64), tensor.WithEngine(bulkad.Engine{}))
+	a := tensor.New(tensor.WithShape(2, 3), tensor.Of(tensor.Float64), tensor.WithEngine(accel.Engine{}))
+	b := tensor.New(tensor.WithShape(3, 2), tensor.Of(tensor.Float64), tensor.WithEngine(accel.Engine{}))
 	if _, err := tensor.Add(a, b); err == nil {
 		t.Error("tensors of shapes (2,3) and (3,2) were added")
 	}
@@ -453,9 +452,9 @@ func TestEngineUnary(t *testing.T) {
 					for i, v := range xs {
 						f[i] = float32(v)
 					}
-					x = tensor.New(tensor.WithShape(n), tensor.WithBacking(f), tensor.WithEngine(bulkad.Engine{}))
+					x = tensor.New(tensor.WithShape(n), tensor.WithBacking(f), tensor.WithEngine(accel.Engine{}))
 				} else {
-					x = tensor.New(tensor.WithShape(n), tensor.WithBacking(append([]float64(nil), xs...)), tensor.WithEngine(bulkad.Engine{}))
+					x = tensor.New(tensor.WithShape(n), tensor.WithBacking(append([]float64(nil), xs...)), tensor.WithEngine(accel.Engine{}))
 				}
 				got, err := op.f(x)
 				if err != nil {
