@@ -59,7 +59,7 @@ func nativeFor[K comparable, F any](m map[K]native[F], op K, d core.Dtype) (F, b
 var nativeUnary = map[core.UnOp]native[func(*gorgonia.Node) (*gorgonia.Node, error)]{
 	core.OpNeg: {gorgonia.Neg, true}, core.OpAbs: {gorgonia.Abs, true},
 	core.OpSqrt: {gorgonia.Sqrt, true}, core.OpSin: {gorgonia.Sin, false},
-	core.OpCos: {gorgonia.Cos, false},
+	core.OpCos:   {gorgonia.Cos, false},
 	core.OpRecip: {gorgonia.Inverse, true}, core.OpFloor: {gorgonia.Floor, true},
 	core.OpCeil: {gorgonia.Ceil, true}, core.OpLog1p: {gorgonia.Log1p, true},
 	core.OpExpm1: {gorgonia.Expm1, false},
