@@ -30,7 +30,7 @@ import (
 //   - Add, Sub, Mul and Div of two tensors of one shape (the bias add, the ReLU's x ⊙ mask):
 //     kernel.Binary, split across goroutines when large (Gorgonia's loops are serial);
 //   - Exp, Log, Tanh, Neg and Sqrt (the RNN's tanh, the log-softmax gradient's exp):
-//     kernel.Unary, likewise, except a float32 Tanh or Log (Gorgonia's math32 is faster).
+//     kernel.Unary, likewise (exp, log and tanh on package vmath's vector kernels).
 //
 // Opt in per machine, next to UseBLAS (which speeds up the matrix products):
 //
@@ -40,8 +40,9 @@ import (
 // operation of the default engine keeps that engine, so the speed-up covers the operations
 // whose inputs are such values (in practice the forward pass of the models in examples/).
 // Results are those of the definitions: the transpose and the comparisons are exact, the
-// arithmetic is IEEE's like Gorgonia's, float32 exp goes through float64 (Gorgonia's
-// math32 differs in the last bit at times), and the softmax is accurate to a few ulps. Raised
+// arithmetic is IEEE's like Gorgonia's, exp, log and tanh are core's (package vmath's, within
+// 1–2 ulp; Gorgonia's math32 differs from them in the last bit at times), and the softmax is
+// accurate to a few ulps. Raised
 // gradients read the forward values and run their own kernels, so they agree with a run on
 // Gorgonia's engine to rounding (tests/engine_test.go).
 type Engine struct {
@@ -345,9 +346,9 @@ func (e Engine) binary(a, b tensor.Tensor, op core.BinOp, opts []tensor.FuncOpt)
 	return out, true, nil
 }
 
-// Exp implements tensor.Exper: exp of a float tensor on kernel.Unary (float32 through
-// float64, correctly rounded more often than Gorgonia's math32; split across goroutines when
-// large); other cases go to StandardEngine.
+// Exp implements tensor.Exper: exp of a float tensor on kernel.Unary (core's exp: package
+// vmath's, within 1 ulp in float32; split across goroutines when large); other cases go to
+// StandardEngine.
 func (e Engine) Exp(a tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
 	if r, ok, err := e.unary(a, core.OpExp, opts); ok {
 		return r, err
@@ -387,13 +388,12 @@ func (e Engine) Sqrt(a tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, er
 	return e.StandardEngine.Sqrt(a, opts...)
 }
 
-// unary is op applied element-wise to a contiguous float tensor (ok false otherwise). A
-// float32 tanh or log stays Gorgonia's: its math32 versions take 9 and 8 ns an element
-// where kernel's float32-through-float64 ones take 21 and 10 (math.Tanh is slow), which a
-// split across goroutines does not win back on two cores.
+// unary is op applied element-wise to a contiguous float tensor (ok false otherwise). Exp,
+// log and tanh are package vmath's vector kernels (core's definitions; float32 computed in
+// float32), several times faster than Gorgonia's math and math32 loops.
 func (e Engine) unary(a tensor.Tensor, op core.UnOp, opts []tensor.FuncOpt) (r tensor.Tensor, ok bool, err error) {
 	x, ok := contiguous(a)
-	if !ok || x.Dtype() == tensor.Float32 && (op == core.OpTanh || op == core.OpLog) {
+	if !ok {
 		return nil, false, nil
 	}
 	out, ok, err := e.output(op.String(), x, tensor.ParseFuncOpts(opts...))
