@@ -231,4 +231,6 @@ func GEMM[T ~float32 | ~float64](ws *Workspace, ta, tb bool, m, n, k int, a []T,
 }
 
 // as is s viewed as a slice of U, a float type of the size of T.
-func as[U, T floatT](s []T) []U { return unsafe.Slice((*U)(unsafe.Pointer(unsafe.SliceData(s))), len(s)) }
+func as[U, T floatT](s []T) []U {
+	return unsafe.Slice((*U)(unsafe.Pointer(unsafe.SliceData(s))), len(s))
+}
