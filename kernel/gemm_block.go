@@ -214,10 +214,13 @@ func gemmTiled[T floatT](ws *Workspace, mk micro[T], bl blocking, procs int, ta,
 		procs = 1
 	}
 	// Split the rows unless the columns give the slowest worker fewer products (tiles
-	// counted with their padding).
+	// counted with their padding), or as many and there are more columns than rows: each
+	// worker then keeps all the rows, and each strip of op(b) it loads into the L1 serves
+	// all of them (in the MLP's 128×512×784, twice as many as with the rows split).
 	wr, wc := max(1, min(procs, sm)), max(1, min(procs, sn))
 	g.mode, g.workers = modeRows, wr
-	if procs > 1 && (sn+wc-1)/wc*nr*m < (sm+wr-1)/wr*mr*n {
+	costR, costC := (sm+wr-1)/wr*mr*n, (sn+wc-1)/wc*nr*m
+	if procs > 1 && (costC < costR || costC == costR && n > m) {
 		g.mode, g.workers = modeCols, wc
 	}
 	kc := bl.kc
