@@ -2,23 +2,14 @@ package kernel
 
 import (
 	"runtime"
-	"sync"
+	"unsafe"
 )
 
 //go:generate sh -c "cd internal/asmgen && go run . -pkg kernel -out ../../gemm_amd64.s -stubs ../../gemm_amd64_stub.go"
 
-// Block sizes of the GEMM: a kc×nc panel of op(b) and an mc×kc block of op(a) are packed
-// into strips of mr rows / nr columns, and the register-blocked micro-kernel computes one
-// mr×nr tile of c from two strips (see gemmMicro: 8×16 float64 and 8×32 float32 tiles with
-// AVX-512, 6×8 and 6×16 with AVX2+FMA, 4×4 portable). gemmMC is a multiple of every mr.
-const (
-	gemmKC = 256
-	gemmMC = 96
-	gemmNC = 1024
-	// gemmParallel is the number of multiply-adds from which gemmGo splits the columns of c
-	// across goroutines (at most GOMAXPROCS).
-	gemmParallel = 1 << 21
-)
+// gemmParallel is the number of multiply-adds from which a GEMM splits c across goroutines
+// (at most GOMAXPROCS).
+const gemmParallel = 1 << 21
 
 // micro is a GEMM micro-kernel: run computes the mr×nr tile Σ_p as[p,:]ᵀ bs[p,:] of two packed
 // strips into c (row i at c[i*ldc:]), storing it, or adding it to c when add is set.
@@ -45,31 +36,14 @@ func gemmGo[T floatT](ta, tb bool, m, n, k int, a []T, lda int, b []T, ldb int, 
 	gemmWith(nil, gemmMicro[T](), ta, tb, m, n, k, a, lda, b, ldb, c, ldc)
 }
 
-// Workspace keeps the GEMM's packing buffers for reuse by later calls (a GEMM of the MLP
-// packs about 1 MB; allocating it per call was half of the bytes a training step allocated).
-// It is safe for concurrent use: each call takes buffers of its own. The zero value is ready;
-// a nil *Workspace allocates per call.
-type Workspace struct{ pool sync.Pool }
-
-// buffer returns a slice of n elements (contents undefined) from w, or a new one.
-func buffer[T floatT](w *Workspace, n int) []T {
-	if w != nil {
-		if p, ok := w.pool.Get().(*[]T); ok && cap(*p) >= n {
-			return (*p)[:n]
-		}
-	}
-	return make([]T, n)
-}
-
-// release gives s back to w for reuse.
-func release[T floatT](w *Workspace, s []T) {
-	if w != nil {
-		w.pool.Put(&s)
-	}
-}
-
 // gemmWith is gemmGo with the workspace ws (nil: allocate) and the micro-kernel mk.
 func gemmWith[T floatT](ws *Workspace, mk micro[T], ta, tb bool, m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
+	gemmWithBlocking(ws, mk, blockingFor(mk.mr, mk.nr, int(unsafe.Sizeof(T(0)))), runtime.GOMAXPROCS(0), ta, tb, m, n, k, a, lda, b, ldb, c, ldc)
+}
+
+// gemmWithBlocking is gemmWith with the blocking bl (of the tiled kernel) and up to procs
+// goroutines.
+func gemmWithBlocking[T floatT](ws *Workspace, mk micro[T], bl blocking, procs int, ta, tb bool, m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
 	if m == 0 || n == 0 {
 		return
 	}
@@ -80,117 +54,10 @@ func gemmWith[T floatT](ws *Workspace, mk micro[T], ta, tb bool, m, n, k int, a 
 		return
 	}
 	if mk.dot != nil && !ta && n < mk.nr && k >= 4*mk.lanes {
-		gemmDot(ws, mk, tb, m, n, k, a, lda, b, ldb, c, ldc)
+		gemmDot(ws, mk, procs, tb, m, n, k, a, lda, b, ldb, c, ldc)
 		return
 	}
-	nr := mk.nr
-	workers := runtime.GOMAXPROCS(0)
-	if m*n*k < gemmParallel {
-		workers = 1
-	}
-	// Each worker packs all of the operand it does not split: split the columns of c (every
-	// worker packs all of op(a)) when op(a) is the smaller one, else the rows (every worker
-	// packs all of op(b)).
-	byRows := m*k > k*n && m/mk.mr >= 2
-	unit, extent := nr, n
-	if byRows {
-		unit, extent = mk.mr, m
-	}
-	workers = min(workers, extent/unit)
-	if workers <= 1 {
-		gemmCols(ws, mk, ta, tb, m, k, 0, n, a, lda, b, ldb, c, ldc)
-		return
-	}
-	// Ranges in multiples of the tile, as even as possible.
-	strips := (extent + unit - 1) / unit
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		x0 := strips * w / workers * unit
-		x1 := min(strips*(w+1)/workers*unit, extent)
-		if x0 >= x1 {
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if !byRows {
-				gemmCols(ws, mk, ta, tb, m, k, x0, x1, a, lda, b, ldb, c, ldc)
-				return
-			}
-			ao := x0 * lda // row x0 of op(a)
-			if ta {
-				ao = x0
-			}
-			gemmCols(ws, mk, ta, tb, x1-x0, k, 0, n, a[ao:], lda, b, ldb, c[x0*ldc:], ldc)
-		}()
-	}
-	wg.Wait()
-}
-
-// gemmCols computes the columns [j0, j1) of c = op(a)·op(b) (see gemmGo) with packing
-// buffers of its own (from ws). Full tiles go straight into c; the tiles at the right and
-// bottom edges go through a scratch tile.
-func gemmCols[T floatT](ws *Workspace, mk micro[T], ta, tb bool, m, k, j0, j1 int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
-	mr, nr := mk.mr, mk.nr
-	kc0 := min(k, gemmKC)
-	nb, na := kc0*roundUp(min(j1-j0, gemmNC), nr), kc0*roundUp(min(m, gemmMC), mr)
-	buf := buffer[T](ws, nb+na+mr*nr)
-	defer release(ws, buf)
-	bp, ap, tile := buf[:nb], buf[nb:nb+na], buf[nb+na:]
-	for jc := j0; jc < j1; jc += gemmNC {
-		nc := min(gemmNC, j1-jc)
-		for pc := 0; pc < k; pc += gemmKC {
-			kc := min(gemmKC, k-pc)
-			add := pc > 0
-			packStrips(nr, !tb, b, ldb, jc, nc, pc, kc, bp)
-			for ic := 0; ic < m; ic += gemmMC {
-				mc := min(gemmMC, m-ic)
-				// A narrow product (one or two column strips) reads its full row strips of A
-				// straight from the matrix: packing them would cost as much as using them.
-				direct := mk.runU != nil && !ta && nc <= 2*nr
-				if direct {
-					if tail := mc % mr; tail > 0 {
-						packStrips(mr, ta, a, lda, ic+mc-tail, tail, pc, kc, ap[(mc-tail)*kc:])
-					}
-				} else {
-					packStrips(mr, ta, a, lda, ic, mc, pc, kc, ap)
-				}
-				for jr := 0; jr < nc; jr += nr {
-					bs := bp[jr*kc : jr*kc+kc*nr]
-					nj := min(nr, nc-jr)
-					for ir := 0; ir < mc; ir += mr {
-						as := ap[ir*kc : ir*kc+kc*mr]
-						mi := min(mr, mc-ir)
-						ci := (ic+ir)*ldc + jc + jr
-						if direct && mi == mr {
-							ar := a[(ic+ir)*lda+pc:]
-							if nj == nr {
-								mk.runU(kc, ar, lda, bs, c[ci:], ldc, add)
-								continue
-							}
-							mk.runU(kc, ar, lda, bs, tile, nr, false)
-						} else if mi == mr && nj == nr {
-							mk.run(kc, as, bs, c[ci:], ldc, add)
-							continue
-						} else {
-							mk.run(kc, as, bs, tile, nr, false)
-						}
-						for ii := 0; ii < mi; ii++ {
-							row := c[ci+ii*ldc : ci+ii*ldc+nj]
-							t := tile[ii*nr : ii*nr+nj]
-							if !add {
-								copy(row, t)
-								continue
-							}
-							for jj := range row {
-								row[jj] += t[jj]
-							}
-						}
-					}
-				}
-			}
-		}
-	}
+	gemmTiled(ws, mk, bl, procs, ta, tb, m, n, k, a, lda, b, ldb, c, ldc)
 }
 
 // gemmDot computes c = a·op(b) for a narrow product (n below one column strip of the tiled
@@ -198,12 +65,16 @@ func gemmCols[T floatT](ws *Workspace, mk micro[T], ta, tb bool, m, k, j0, j1 in
 // dot product along k, vectorised along k by mk.dot in tiles of 4 (or 1) rows × up to 5
 // columns, with a's rows read in place and op(b)ᵀ's rows from b itself (tb) or from a
 // transposed copy (k·n elements). The k elements past the last multiple of mk.lanes are added
-// by a scalar loop. Rows are split across goroutines above gemmParallel multiply-adds.
-func gemmDot[T floatT](ws *Workspace, mk micro[T], tb bool, m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
-	bt, ldbt := b, ldb
+// by a scalar loop. Rows are split across up to procs goroutines above gemmParallel
+// multiply-adds.
+func gemmDot[T floatT](ws *Workspace, mk micro[T], procs int, tb bool, m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
+	g := take[T](ws)
+	defer give(ws, g)
+	g.mk, g.tb, g.m, g.n, g.k = mk, tb, m, n, k
+	g.a, g.lda, g.b, g.ldb, g.c, g.ldc = a, lda, b, ldb, c, ldc
 	if !tb {
-		bt, ldbt = buffer[T](ws, n*k), k
-		defer release(ws, bt)
+		g.shared[0] = grow(g.shared[0], n*k)
+		bt := g.shared[0]
 		for j := 0; j < n; j++ { // contiguous writes; the reads stay within b's few cache lines per p
 			row := bt[j*k : j*k+k]
 			for p := range row {
@@ -211,47 +82,46 @@ func gemmDot[T floatT](ws *Workspace, mk micro[T], tb bool, m, n, k int, a []T, 
 			}
 		}
 	}
+	g.mode, g.workers = modeDot, max(1, min(procs, m/4))
+	if m*n*k < gemmParallel {
+		g.workers = 1
+	}
+	g.start()
+}
+
+// workDot is worker w of gemmDot: its rows of c (in multiples of 4; the last worker takes the
+// remainder).
+func (g *gemmCall[T]) workDot(w int) {
+	mk, m, n, k, a, lda, c, ldc := g.mk, g.m, g.n, g.k, g.a, g.lda, g.c, g.ldc
+	bt, ldbt := g.b, g.ldb
+	if !g.tb {
+		bt, ldbt = g.shared[0], k
+	}
+	i0, i1 := m/4*w/g.workers*4, m/4*(w+1)/g.workers*4
+	if w == g.workers-1 {
+		i1 = m
+	}
 	kv := k - k%mk.lanes
-	rows := func(i0, i1 int) {
-		for i := i0; i < i1; {
-			r := 4
-			if i1-i < 4 {
-				r = 1
-			}
-			for j := 0; j < n; j += 5 {
-				w := min(5, n-j)
-				mk.dot(r, w, kv, a[i*lda:], lda, bt[j*ldbt:], ldbt, c[i*ldc+j:], ldc, false)
-				for p := kv; p < k; p++ {
-					for ii := i; ii < i+r; ii++ {
-						x := a[ii*lda+p]
-						row := c[ii*ldc+j : ii*ldc+j+w]
-						for jj := range row {
-							row[jj] += x * bt[(j+jj)*ldbt+p]
-						}
+	for i := i0; i < i1; {
+		r := 4
+		if i1-i < 4 {
+			r = 1
+		}
+		for j := 0; j < n; j += 5 {
+			nj := min(5, n-j)
+			mk.dot(r, nj, kv, a[i*lda:], lda, bt[j*ldbt:], ldbt, c[i*ldc+j:], ldc, false)
+			for p := kv; p < k; p++ {
+				for ii := i; ii < i+r; ii++ {
+					x := a[ii*lda+p]
+					row := c[ii*ldc+j : ii*ldc+j+nj]
+					for jj := range row {
+						row[jj] += x * bt[(j+jj)*ldbt+p]
 					}
 				}
 			}
-			i += r
 		}
+		i += r
 	}
-	workers := min(runtime.GOMAXPROCS(0), m/4)
-	if m*n*k < gemmParallel || workers <= 1 {
-		rows(0, m)
-		return
-	}
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		i0, i1 := m/4*w/workers*4, m/4*(w+1)/workers*4
-		if w == workers-1 {
-			i1 = m
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			rows(i0, i1)
-		}()
-	}
-	wg.Wait()
 }
 
 func roundUp(x, r int) int { return (x + r - 1) / r * r }
@@ -348,10 +218,19 @@ func HasGEMM() bool { return gemmMicro[float64]().nr != 4 }
 // -tags purego (the portable micro-kernel is slower than gonum's GEMM). The operands must
 // hold their matrices (callers check the sizes).
 func GEMM[T ~float32 | ~float64](ws *Workspace, ta, tb bool, m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) bool {
-	mk := gemmMicro[T]()
-	if mk.nr == 4 {
+	if !HasGEMM() {
 		return false
 	}
-	gemmWith(ws, mk, ta, tb, m, n, k, a, lda, b, ldb, c, ldc)
+	// A named float type runs as its underlying type (same size, same representation).
+	if unsafe.Sizeof(T(0)) == 4 {
+		gemmWith(ws, gemmMicro[float32](), ta, tb, m, n, k, as[float32](a), lda, as[float32](b), ldb, as[float32](c), ldc)
+	} else {
+		gemmWith(ws, gemmMicro[float64](), ta, tb, m, n, k, as[float64](a), lda, as[float64](b), ldb, as[float64](c), ldc)
+	}
 	return true
+}
+
+// as is s viewed as a slice of U, a float type of the size of T.
+func as[U, T floatT](s []T) []U {
+	return unsafe.Slice((*U)(unsafe.Pointer(unsafe.SliceData(s))), len(s))
 }

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"runtime"
 	"testing"
+	"unsafe"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
@@ -98,6 +100,107 @@ func checkGemmGo[T floatT](t *testing.T, mk micro[T], ta, tb bool, m, n, k, pad 
 	}
 }
 
+// TestGemmSplit: the tiled GEMM gives the same bits on 1 to 4 workers (splitting the rows of
+// c or, for few rows, its columns; the shared operand packed by all of them), with the
+// blocking of the micro-kernel and with small blockings that make several column blocks, row
+// blocks, panels and groups of panels; and agrees with the naive loop.
+func TestGemmSplit(t *testing.T) {
+	type tc struct {
+		m, n, k int
+		ta, tb  bool
+		bl      blocking // zero: blockingFor's
+	}
+	cases := []tc{
+		{200, 600, 300, false, false, blocking{}},
+		{128, 512, 784, false, false, blocking{}},
+		{784, 512, 128, true, false, blocking{}},
+		{9, 1000, 300, false, true, blocking{}}, // two row strips: the columns split
+		{136, 512, 64, true, true, blocking{}},  // 17 row strips: the columns split
+		{67, 1100, 260, false, false, blocking{mc: 24, kc: 40, nc: 192}},
+		{300, 1030, 70, true, false, blocking{mc: 48, kc: 24, nc: 128}},
+		{20, 1024, 600, false, false, blocking{mc: 256, kc: 256, nc: 1024}}, // 2 MiB panels (f64): one per group
+		{10, 700, 500, false, true, blocking{mc: 16, kc: 256, nc: 512}},
+	}
+	for _, c := range cases {
+		for _, mk := range gemmMicros[float64]() {
+			t.Run(fmt.Sprintf("%+v/f64/%dx%d", c, mk.mr, mk.nr), func(t *testing.T) { checkGemmSplit(t, mk, c.bl, c.ta, c.tb, c.m, c.n, c.k, 1e-13) })
+		}
+		for _, mk := range gemmMicros[float32]() {
+			t.Run(fmt.Sprintf("%+v/f32/%dx%d", c, mk.mr, mk.nr), func(t *testing.T) { checkGemmSplit(t, mk, c.bl, c.ta, c.tb, c.m, c.n, c.k, 1e-5) })
+		}
+	}
+}
+
+func checkGemmSplit[T floatT](t *testing.T, mk micro[T], bl blocking, ta, tb bool, m, n, k int, tol float64) {
+	if bl == (blocking{}) {
+		bl = blockingFor(mk.mr, mk.nr, int(unsafe.Sizeof(T(0))))
+	}
+	bl.mc, bl.nc = bl.mc/mk.mr*mk.mr, bl.nc/mk.nr*mk.nr // multiples of the tile (as blockingFor's)
+	rng := rand.New(rand.NewSource(int64(m + n + k)))
+	a, b := make([]T, m*k), make([]T, k*n)
+	for i := range a {
+		a[i] = T(rng.NormFloat64())
+	}
+	for i := range b {
+		b[i] = T(rng.NormFloat64())
+	}
+	lda, ldb := k, n
+	if ta {
+		lda = m
+	}
+	if tb {
+		ldb = k
+	}
+	want, mag := naiveGemm(ta, tb, m, n, k, a, lda, b, ldb)
+	ws := &Workspace{}
+	var first []T
+	for procs := 1; procs <= 4; procs++ {
+		c := make([]T, m*n)
+		gemmWithBlocking(ws, mk, bl, procs, ta, tb, m, n, k, a, lda, b, ldb, c, n)
+		if procs == 1 {
+			first = c
+			for i, v := range c {
+				if d := math.Abs(float64(v) - want[i]); d > tol*(mag[i]+1) {
+					t.Fatalf("c[%d] = %v, naive %v (|diff| %g)", i, v, want[i], d)
+				}
+			}
+			continue
+		}
+		for i := range c {
+			if math.Float64bits(float64(c[i])) != math.Float64bits(float64(first[i])) {
+				t.Fatalf("%d workers: c[%d] = %v, one worker %v", procs, i, c[i], first[i])
+			}
+		}
+	}
+}
+
+// TestGemmNoAllocs: once a Workspace has served a product, the same product allocates
+// nothing, serial or split across workers (rows, columns, narrow), both dtypes.
+func TestGemmNoAllocs(t *testing.T) {
+	for _, s := range [][3]int{{128, 512, 784}, {784, 512, 128}, {9, 1000, 300}, {2000, 10, 600}} {
+		for _, procs := range []int{1, 2} {
+			t.Run(fmt.Sprintf("%v/procs=%d", s, procs), func(t *testing.T) {
+				if n := gemmAllocs[float64](s[0], s[1], s[2], procs); n != 0 {
+					t.Errorf("float64: %v allocations per call, want 0", n)
+				}
+				if n := gemmAllocs[float32](s[0], s[1], s[2], procs); n != 0 {
+					t.Errorf("float32: %v allocations per call, want 0", n)
+				}
+			})
+		}
+	}
+}
+
+// gemmAllocs is the number of allocations of an m×n×k product (after a first call) on a
+// Workspace with up to procs workers.
+func gemmAllocs[T floatT](m, n, k, procs int) float64 {
+	a, b, c := make([]T, m*k), make([]T, k*n), make([]T, m*n)
+	ws := &Workspace{}
+	mk := gemmMicro[T]()
+	bl := blockingFor(mk.mr, mk.nr, int(unsafe.Sizeof(T(0))))
+	return testing.AllocsPerRun(20, func() { gemmWithBlocking(ws, mk, bl, procs, false, false, m, n, k, a, k, b, n, c, n) })
+}
+
 // TestGemmGoNaNInf: a NaN or Inf in one operand facing a zero in the other gives NaN, as
 // in the naive loop (0·NaN = 0·Inf = NaN); an Inf facing finite values stays Inf.
 func TestGemmGoNaNInf(t *testing.T) {
@@ -179,5 +282,46 @@ func benchGemm[T floatT](b *testing.B, m, n, k int, dt string, gonum func(m, n, 
 			gonum(m, n, k, x, y, z)
 		}
 		b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+	})
+}
+
+// BenchmarkGemmBlocking runs the tiled GEMM at the bench's product shapes with the panel size
+// kc of blockingFor and others (mc and nc as blockingFor derives them from kc), both dtypes;
+// -cpu 1,2 for one and two threads.
+func BenchmarkGemmBlocking(b *testing.B) {
+	// the MLP's x·W0, xᵀ·dz1, and a square-ish one (op(a) transposed where the MLP's is)
+	for _, s := range []struct {
+		m, n, k int
+		ta      bool
+	}{{128, 512, 784, false}, {784, 512, 128, true}, {128, 784, 512, false}} {
+		for _, kc := range []int{64, 128, 192, 256, 384} {
+			benchBlocking[float64](b, s.m, s.n, s.k, s.ta, kc, "f64")
+			benchBlocking[float32](b, s.m, s.n, s.k, s.ta, kc, "f32")
+		}
+	}
+}
+
+func benchBlocking[T floatT](b *testing.B, m, n, k int, ta bool, kc int, dt string) {
+	mk := gemmMicro[T]()
+	size := int(unsafe.Sizeof(T(0)))
+	bl := blockingFor(mk.mr, mk.nr, size)
+	bl = blocking{kc: kc, mc: max(cacheL2/2/(kc*size)/mk.mr*mk.mr, mk.mr), nc: bl.nc}
+	lda := k
+	if ta {
+		lda = m
+	}
+	x, y, z := make([]T, m*k), make([]T, k*n), make([]T, m*n)
+	for i := range x {
+		x[i] = T(i%7) - 3
+	}
+	for i := range y {
+		y[i] = T(i%5) - 2
+	}
+	ws := &Workspace{}
+	b.Run(fmt.Sprintf("%dx%dx%d/%s/kc=%d", m, n, k, dt, bl.kc), func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			gemmWithBlocking(ws, mk, bl, runtime.GOMAXPROCS(0), ta, false, m, n, k, x, lda, y, n, z, n)
+		}
+		b.ReportMetric(float64(2*m*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 	})
 }
