@@ -48,20 +48,11 @@ func vectorize(t core.Term, params []*core.Var) (out core.Term, err error) {
 		}
 	}()
 	v := newVectorizer(t, params)
-	u := v.uniquify(t, params)
-	if v.err != nil {
-		return nil, v.err
-	}
-	out = v.norm(u)
-	if v.err != nil {
-		return nil, v.err
-	}
-	return out, nil
+	return v.norm(v.uniquify(t, params)), nil
 }
 
 // vectorizer holds the state of one transform: memo tables, fresh names, variable ranges.
 type vectorizer struct {
-	err    error
 	namer  *core.Namer
 	fv     map[core.Term]map[string]bool
 	normM  map[core.Term]core.Term
@@ -101,12 +92,6 @@ func newVectorizer(t core.Term, params []*core.Var) *vectorizer {
 		}
 	})
 	return v
-}
-
-func (v *vectorizer) fail(err error) {
-	if v.err == nil && err != nil {
-		v.err = err
-	}
 }
 
 // must records a constructor error; on error it panics with it, which vectorize turns into

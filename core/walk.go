@@ -532,11 +532,6 @@ func NewFreeVarCache() *FreeVarCache { return &FreeVarCache{c: newFVCache()} }
 // Of returns the free variables of t by name. The map is shared with the cache: do not modify it.
 func (c *FreeVarCache) Of(t Term) map[string]*Var { return c.c.of(t) }
 
-func isTupleBody(l *Let) bool {
-	_, r := LetChain(l)
-	return isTuple(r)
-}
-
 // Namer generates variable names that occur nowhere in the terms it was made from. One Namer
 // belongs to one transformation; there is no global counter.
 type Namer struct {
