@@ -571,154 +571,24 @@ func tangentTerm(b *core.Builder, d *Delta, tvars map[string]*core.Var, memo map
 }
 
 // uniquify renames lets so that every let name in the program is distinct from the
-// parameters, from reserved names and from every other let (the first occurrence keeps its
-// name). Occurrences are renamed accordingly, respecting shadowing by build1 and index-function
-// binders. Nodes are rewritten once per renaming scope, so the common case (no duplicate
-// names) rewrites nothing.
+// parameters, from reserved names and from every other let (core.Uniquify: the first to
+// claim a name keeps it). Occurrences are renamed accordingly, respecting shadowing by
+// build1 and index-function binders.
 func uniquify(p *core.Program, reserved []string) (*core.Program, error) {
-	if p.Body != nil && letsUnique(p, reserved) {
-		return p, nil // what the rewrite below returns then, without memoising every node
-	}
-	return uniquifyAll(p, reserved)
-}
-
-// uniquifyAll is uniquify without the check for the case with nothing to rename.
-func uniquifyAll(p *core.Program, reserved []string) (*core.Program, error) {
-	u := &uniquifier{seen: map[string]bool{}, memo: map[uKey]core.Term{}}
+	taken := append([]string{}, reserved...)
+	namer := core.NewNamer(p.Body)
 	for _, v := range p.Params {
-		u.seen[v.Name] = true
+		taken = append(taken, v.Name)
 	}
-	for _, n := range reserved {
-		u.seen[n] = true
+	for _, n := range taken {
+		namer.AvoidName(n)
 	}
-	u.namer = core.NewNamer(p.Body)
-	for _, n := range reserved {
-		u.namer.AvoidName(n)
-	}
-	for _, v := range p.Params {
-		u.namer.AvoidName(v.Name)
-	}
-	root := &renaming{m: map[string]*core.Var{}}
-	body := u.rn(p.Body, root)
-	if u.b.Err() != nil {
-		return nil, errors.Wrap(u.b.Err(), "ad: uniquify")
+	body, err := core.Uniquify(p.Body, namer, core.UniquifyOptions{Taken: taken, LetBoundFirst: true})
+	if err != nil {
+		return nil, errors.Wrap(err, "ad: uniquify")
 	}
 	if body == p.Body {
 		return p, nil
 	}
 	return core.NewProgram(p.Params, body)
-}
-
-// letsUnique reports whether uniquify has nothing to rename: every let node binds a name
-// no other let node, parameter or reserved name has. (Then the uniquifier reaches every let
-// under the empty renaming, never finds its name seen, and rebuilds nothing.)
-func letsUnique(p *core.Program, reserved []string) bool {
-	seen := make(map[string]bool, len(p.Params)+len(reserved))
-	for _, v := range p.Params {
-		seen[v.Name] = true
-	}
-	for _, n := range reserved {
-		seen[n] = true
-	}
-	unique := true
-	core.PostOrder(p.Body, func(t core.Term) {
-		if l, ok := t.(*core.Let); ok && unique {
-			if seen[l.Var.Name] {
-				unique = false
-			}
-			seen[l.Var.Name] = true
-		}
-	})
-	return unique
-}
-
-type renaming struct{ m map[string]*core.Var }
-
-type uKey struct {
-	t core.Term
-	r *renaming
-}
-
-type uniquifier struct {
-	b     core.Builder
-	seen  map[string]bool
-	namer *core.Namer
-	memo  map[uKey]core.Term
-}
-
-// without returns r minus the names bound by vars (they shadow any renaming).
-func (r *renaming) without(vars []*core.Var) *renaming {
-	hit := false
-	for _, v := range vars {
-		if _, ok := r.m[v.Name]; ok {
-			hit = true
-		}
-	}
-	if !hit {
-		return r
-	}
-	m := make(map[string]*core.Var, len(r.m))
-	for k, v := range r.m {
-		m[k] = v
-	}
-	for _, v := range vars {
-		delete(m, v.Name)
-	}
-	return &renaming{m: m}
-}
-
-func (u *uniquifier) rn(t core.Term, r *renaming) core.Term {
-	if u.b.Err() != nil {
-		return nil
-	}
-	key := uKey{t, r}
-	if x, ok := u.memo[key]; ok {
-		return x
-	}
-	var out core.Term
-	switch x := t.(type) {
-	case *core.Var:
-		if nv, ok := r.m[x.Name]; ok {
-			out = nv
-		} else {
-			out = x
-		}
-	case *core.Lit, *core.Iota:
-		out = t
-	case *core.Let:
-		bound := u.rn(x.Bound, r)
-		v := x.Var
-		inner := r.without([]*core.Var{v})
-		if u.seen[v.Name] {
-			nv := u.namer.FreshVar(v.Name, v.Type())
-			m := make(map[string]*core.Var, len(inner.m)+1)
-			for k, w := range inner.m {
-				m[k] = w
-			}
-			m[v.Name] = nv
-			inner = &renaming{m: m}
-			v = nv
-		}
-		u.seen[v.Name] = true
-		body := u.rn(x.Body, inner)
-		if v == x.Var && bound == x.Bound && body == x.Body {
-			out = t
-		} else {
-			out = u.b.Let(v, bound, body)
-		}
-	default:
-		var kb [4]core.Term // the children of most terms, without an allocation
-		kids := core.AppendChildren(kb[:0], t)
-		nk := make([]core.Term, len(kids))
-		for k, c := range kids {
-			inner := r
-			if bv := core.BoundIn(t, k); len(bv) > 0 {
-				inner = r.without(bv)
-			}
-			nk[k] = u.rn(c, inner)
-		}
-		out = u.b.Rebuild(t, nk)
-	}
-	u.memo[key] = out
-	return out
 }

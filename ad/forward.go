@@ -211,185 +211,224 @@ func (f *forward) primalOnly(t core.Term) *dual {
 	return r
 }
 
+// visit1 dispatches on the construct: binding and structural terms here, float operations
+// in floatOp.
 func (f *forward) visit1(t core.Term) *dual {
-	g := &f.g
-	b := &f.b
 	switch t := t.(type) {
 	case *core.Var:
-		r := &dual{p: t}
-		if isFloat(t) {
-			d, ok := f.env[t.Name]
-			if !ok {
-				b.SetErr(errors.Errorf("ad: forward: float variable %s is not bound by a parameter or a let", t.Name))
-				return nil
-			}
-			r.d = d
-		}
-		return r
+		return f.variable(t)
 	case *core.Lit, *core.Iota:
 		return f.primalOnly(t)
 	case *core.Let:
-		if _, ok := f.letFor[t.Bound]; !ok {
-			f.letFor[t.Bound] = t.Var
-		}
-		u := f.visit(t.Bound)
-		if u == nil {
-			return nil
-		}
-		if !f.emitted[t.Var] {
-			f.binds = append(f.binds, binding{Var: t.Var, Term: u.p})
-			f.emitted[t.Var] = true
-			if _, ok := f.atoms[u.p]; !ok {
-				f.atoms[u.p] = t.Var
-			}
-		}
-		if isFloat(t.Var) {
-			f.env[t.Var.Name] = u.d
-		}
-		return f.visit(t.Body)
+		return f.let(t)
 	case *core.Share:
 		return f.visit(t.Body)
 	case *core.Build1:
 		if isFloat(t) {
-			b.SetErr(errors.Errorf("ad: forward: build1 of type %v remains; differentiate the output of the BOT (do not set SkipBOT for programs with float build1)", t.Type()))
+			f.b.SetErr(errors.Errorf("ad: forward: build1 of type %v remains; differentiate the output of the BOT (do not set SkipBOT for programs with float build1)", t.Type()))
 			return nil
 		}
 		return f.primalOnly(t)
 	case *core.Tuple:
-		if f.tuple == nil || *f.tuple != nil {
-			b.SetErr(errors.New("ad: forward: a tuple result cannot be differentiated; differentiate each component"))
-			return nil
-		}
-		ds := make([]*dual, len(t.Elems))
-		ps := make([]core.Term, len(t.Elems))
-		for k, e := range t.Elems {
-			if ds[k] = f.visit(e); ds[k] == nil {
-				return nil
-			}
-			ps[k] = ds[k].p
-		}
-		*f.tuple = ds
-		return &dual{p: b.Tuple(ps...)}
+		return f.tupleResult(t)
+	default:
+		return f.floatOp(t)
 	}
+}
+
+// floatOp is the forward rule of an operation: the primal only for a non-float result.
+func (f *forward) floatOp(t core.Term) *dual {
 	if !isFloat(t) {
 		return f.primalOnly(t)
 	}
 	switch t := t.(type) {
 	case *core.Cond:
-		c := f.visit(t.C)
-		u := f.visit(t.Then)
-		v := f.visit(t.Else)
-		if c == nil || u == nil || v == nil {
-			return nil
-		}
-		ca := f.atom(c.p)
-		r := &dual{p: b.Cond(ca, u.p, v.p)}
-		if u.d.IsZero() && v.d.IsZero() {
-			r.d = zeroDelta(t.Type())
-		} else {
-			r.d = g.share(&Delta{Kind: DSelect, Type: t.Type(), Cond: ca, A: u.d, B: v.d})
-		}
-		return r
+		return f.cond(t)
 	case *core.Unary:
 		return f.unary(t)
 	case *core.Cast:
-		x := f.visit(t.X)
-		if x == nil {
-			return nil
-		}
-		r := &dual{p: b.Cast(t.To, x.p)}
-		switch {
-		case !isFloat(t.X):
-			r.d = zeroDelta(t.Type())
-		case t.X.Type().Dtype == t.To:
-			r.d = x.d
-		default:
-			r.d = g.share(g.unary(DCast, t.Type(), x.d))
-		}
-		return r
+		return f.cast(t)
 	case *core.Binary:
 		return f.binary(t)
 	case *core.FromVector:
-		ps := make([]core.Term, len(t.Elems))
-		ds := make([]*Delta, len(t.Elems))
-		allZero := true
-		for k, e := range t.Elems {
+		return f.fromVector(t)
+	case *core.Replicate, *core.Transpose, *core.Reshape, *core.Gather, *core.Scatter, *core.Index, *core.SumOuter:
+		return f.structural(t)
+	case *core.MatMul:
+		return f.matMul(t)
+	}
+	return nil
+}
+
+func (f *forward) variable(t *core.Var) *dual {
+	r := &dual{p: t}
+	if isFloat(t) {
+		d, ok := f.env[t.Name]
+		if !ok {
+			f.b.SetErr(errors.Errorf("ad: forward: float variable %s is not bound by a parameter or a let", t.Name))
+			return nil
+		}
+		r.d = d
+	}
+	return r
+}
+
+func (f *forward) let(t *core.Let) *dual {
+	if _, ok := f.letFor[t.Bound]; !ok {
+		f.letFor[t.Bound] = t.Var
+	}
+	u := f.visit(t.Bound)
+	if u == nil {
+		return nil
+	}
+	if !f.emitted[t.Var] {
+		f.binds = append(f.binds, binding{Var: t.Var, Term: u.p})
+		f.emitted[t.Var] = true
+		if _, ok := f.atoms[u.p]; !ok {
+			f.atoms[u.p] = t.Var
+		}
+	}
+	if isFloat(t.Var) {
+		f.env[t.Var.Name] = u.d
+	}
+	return f.visit(t.Body)
+}
+
+func (f *forward) tupleResult(t *core.Tuple) *dual {
+	if f.tuple == nil || *f.tuple != nil {
+		f.b.SetErr(errors.New("ad: forward: a tuple result cannot be differentiated; differentiate each component"))
+		return nil
+	}
+	ds := make([]*dual, len(t.Elems))
+	ps := make([]core.Term, len(t.Elems))
+	for k, e := range t.Elems {
+		if ds[k] = f.visit(e); ds[k] == nil {
+			return nil
+		}
+		ps[k] = ds[k].p
+	}
+	*f.tuple = ds
+	return &dual{p: f.b.Tuple(ps...)}
+}
+
+func (f *forward) cond(t *core.Cond) *dual {
+	c := f.visit(t.C)
+	u := f.visit(t.Then)
+	v := f.visit(t.Else)
+	if c == nil || u == nil || v == nil {
+		return nil
+	}
+	ca := f.atom(c.p)
+	r := &dual{p: f.b.Cond(ca, u.p, v.p)}
+	if u.d.IsZero() && v.d.IsZero() {
+		r.d = zeroDelta(t.Type())
+	} else {
+		r.d = f.g.share(&Delta{Kind: DSelect, Type: t.Type(), Cond: ca, A: u.d, B: v.d})
+	}
+	return r
+}
+
+func (f *forward) cast(t *core.Cast) *dual {
+	x := f.visit(t.X)
+	if x == nil {
+		return nil
+	}
+	r := &dual{p: f.b.Cast(t.To, x.p)}
+	switch {
+	case !isFloat(t.X):
+		r.d = zeroDelta(t.Type())
+	case t.X.Type().Dtype == t.To:
+		r.d = x.d
+	default:
+		r.d = f.g.share(f.g.unary(DCast, t.Type(), x.d))
+	}
+	return r
+}
+
+func (f *forward) fromVector(t *core.FromVector) *dual {
+	ps := make([]core.Term, len(t.Elems))
+	ds := make([]*Delta, len(t.Elems))
+	allZero := true
+	for k, e := range t.Elems {
+		r := f.visit(e)
+		if r == nil {
+			return nil
+		}
+		ps[k], ds[k] = r.p, r.d
+		if !r.d.IsZero() {
+			allZero = false
+		}
+	}
+	r := &dual{p: f.b.FromVector(ps...), d: zeroDelta(t.Type())}
+	if !allZero {
+		r.d = f.g.share(&Delta{Kind: DFromVector, Type: t.Type(), Elems: ds})
+	}
+	return r
+}
+
+// structural is the rule of the linear structural operations: the same operation on the
+// tangent (for index, at the primal indices).
+func (f *forward) structural(t core.Term) *dual {
+	b := &f.b
+	var kb [4]core.Term
+	x := f.visit(core.AppendChildren(kb[:0], t)[0])
+	if x == nil {
+		return nil
+	}
+	var p core.Term
+	d := Delta{Type: t.Type(), A: x.d}
+	switch t := t.(type) {
+	case *core.Replicate:
+		p, d.Kind, d.N = b.Replicate(t.N, x.p), DReplicate, t.N
+	case *core.Transpose:
+		p, d.Kind, d.Perm = b.Transpose(t.Perm, x.p), DTranspose, t.Perm
+	case *core.Reshape:
+		p, d.Kind, d.Shape = b.Reshape(t.Shape, x.p), DReshape, t.Shape
+	case *core.Gather:
+		p, d.Kind, d.Shape, d.Fn = b.Gather(t.Shape, x.p, t.Fn), DGather, t.Shape, t.Fn
+	case *core.Scatter:
+		p, d.Kind, d.Shape, d.Fn = b.Scatter(t.Shape, x.p, t.Fn), DScatter, t.Shape, t.Fn
+	case *core.SumOuter:
+		p, d.Kind = b.SumOuter(x.p), DSumOuter
+	case *core.Index:
+		d.Kind, d.Ix = DIndex, make([]core.Term, len(t.Ix))
+		for k, e := range t.Ix {
 			r := f.visit(e)
 			if r == nil {
 				return nil
 			}
-			ps[k], ds[k] = r.p, r.d
-			if !r.d.IsZero() {
-				allZero = false
-			}
+			d.Ix[k] = f.atom(r.p)
 		}
-		r := &dual{p: b.FromVector(ps...), d: zeroDelta(t.Type())}
-		if !allZero {
-			r.d = g.share(&Delta{Kind: DFromVector, Type: t.Type(), Elems: ds})
-		}
-		return r
-	case *core.Replicate, *core.Transpose, *core.Reshape, *core.Gather, *core.Scatter, *core.Index, *core.SumOuter:
-		// Linear structural operations: the same operation on the tangent (for index, at
-		// the primal indices).
-		var kb [4]core.Term
-		x := f.visit(core.AppendChildren(kb[:0], t)[0])
-		if x == nil {
-			return nil
-		}
-		var p core.Term
-		d := Delta{Type: t.Type(), A: x.d}
-		switch t := t.(type) {
-		case *core.Replicate:
-			p, d.Kind, d.N = b.Replicate(t.N, x.p), DReplicate, t.N
-		case *core.Transpose:
-			p, d.Kind, d.Perm = b.Transpose(t.Perm, x.p), DTranspose, t.Perm
-		case *core.Reshape:
-			p, d.Kind, d.Shape = b.Reshape(t.Shape, x.p), DReshape, t.Shape
-		case *core.Gather:
-			p, d.Kind, d.Shape, d.Fn = b.Gather(t.Shape, x.p, t.Fn), DGather, t.Shape, t.Fn
-		case *core.Scatter:
-			p, d.Kind, d.Shape, d.Fn = b.Scatter(t.Shape, x.p, t.Fn), DScatter, t.Shape, t.Fn
-		case *core.SumOuter:
-			p, d.Kind = b.SumOuter(x.p), DSumOuter
-		case *core.Index:
-			d.Kind, d.Ix = DIndex, make([]core.Term, len(t.Ix))
-			for k, e := range t.Ix {
-				r := f.visit(e)
-				if r == nil {
-					return nil
-				}
-				d.Ix[k] = f.atom(r.p)
-			}
-			p = b.Index(x.p, d.Ix...)
-		}
-		r := &dual{p: p, d: zeroDelta(t.Type())}
-		if !x.d.IsZero() {
-			r.d = g.share(&d)
-		}
-		return r
-	case *core.MatMul:
-		x := f.visit(t.X)
-		y := f.visit(t.Y)
-		if x == nil || y == nil {
-			return nil
-		}
-		var dl, dr *Delta
-		xp, yp := x.p, y.p
-		if !x.d.IsZero() {
-			yp = f.atom(y.p)
-			dl = &Delta{Kind: DMatMulL, Type: t.Type(), A: x.d, Other: yp}
-		} else {
-			dl = zeroDelta(t.Type())
-		}
-		if !y.d.IsZero() {
-			xp = f.atom(x.p)
-			dr = &Delta{Kind: DMatMulR, Type: t.Type(), A: y.d, Other: xp}
-		} else {
-			dr = zeroDelta(t.Type())
-		}
-		return &dual{p: b.MatMul(xp, yp), d: g.share(g.add(dl, dr))}
+		p = b.Index(x.p, d.Ix...)
 	}
-	return nil
+	r := &dual{p: p, d: zeroDelta(t.Type())}
+	if !x.d.IsZero() {
+		r.d = f.g.share(&d)
+	}
+	return r
+}
+
+func (f *forward) matMul(t *core.MatMul) *dual {
+	x := f.visit(t.X)
+	y := f.visit(t.Y)
+	if x == nil || y == nil {
+		return nil
+	}
+	var dl, dr *Delta
+	xp, yp := x.p, y.p
+	if !x.d.IsZero() {
+		yp = f.atom(y.p)
+		dl = &Delta{Kind: DMatMulL, Type: t.Type(), A: x.d, Other: yp}
+	} else {
+		dl = zeroDelta(t.Type())
+	}
+	if !y.d.IsZero() {
+		xp = f.atom(x.p)
+		dr = &Delta{Kind: DMatMulR, Type: t.Type(), A: y.d, Other: xp}
+	} else {
+		dr = zeroDelta(t.Type())
+	}
+	return &dual{p: f.b.MatMul(xp, yp), d: f.g.share(f.g.add(dl, dr))}
 }
 
 func (f *forward) unary(t *core.Unary) *dual {

@@ -1,7 +1,6 @@
 package bot
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -48,20 +47,21 @@ func vectorize(t core.Term, params []*core.Var) (out core.Term, err error) {
 		}
 	}()
 	v := newVectorizer(t, params)
-	u := v.uniquify(t, params)
-	if v.err != nil {
-		return nil, v.err
+	taken := make([]string, len(params))
+	for k, p := range params {
+		taken[k] = p.Name
 	}
-	out = v.norm(u)
-	if v.err != nil {
-		return nil, v.err
+	// every binder name bound by one binder node only and none a parameter's; the lets of
+	// the top-level spine keep their names
+	u, err := core.Uniquify(t, v.namer, core.UniquifyOptions{AllBinders: true, Taken: taken, KeepSpine: true, StemNames: true})
+	if err != nil {
+		return nil, errors.Wrap(err, "bot: vectorize")
 	}
-	return out, nil
+	return v.norm(u), nil
 }
 
 // vectorizer holds the state of one transform: memo tables, fresh names, variable ranges.
 type vectorizer struct {
-	err    error
 	namer  *core.Namer
 	fv     map[core.Term]map[string]bool
 	normM  map[core.Term]core.Term
@@ -101,12 +101,6 @@ func newVectorizer(t core.Term, params []*core.Var) *vectorizer {
 		}
 	})
 	return v
-}
-
-func (v *vectorizer) fail(err error) {
-	if v.err == nil && err != nil {
-		v.err = err
-	}
 }
 
 // must records a constructor error; on error it panics with it, which vectorize turns into
@@ -193,118 +187,6 @@ func (v *vectorizer) setRange(name string, lo, hi int64) {
 		lo, hi = min(lo, r[0]), max(hi, r[1])
 	}
 	v.ranges[name] = [2]int64{lo, hi}
-}
-
-// uniquify renames binders so that every binder name is bound by one binder node only and
-// differs from the parameters. Lets of the top-level spine (the body and the bodies of its
-// lets) keep their names.
-func (v *vectorizer) uniquify(t core.Term, params []*core.Var) core.Term {
-	claimed := map[string]core.Term{}
-	for _, p := range params {
-		claimed[p.Name] = nil
-	}
-	chain, _ := core.LetChain(t)
-	for _, l := range chain {
-		if _, dup := claimed[l.Var.Name]; !dup {
-			claimed[l.Var.Name] = l
-		}
-	}
-	memo := map[core.Term]core.Term{}
-	var rec func(t core.Term) core.Term
-	rec = func(t core.Term) core.Term {
-		if r, ok := memo[t]; ok {
-			return r
-		}
-		kids := core.Children(t)
-		// binder names of this node
-		var binders []*core.Var
-		switch x := t.(type) {
-		case *core.Let:
-			binders = []*core.Var{x.Var}
-		case *core.Build1:
-			binders = []*core.Var{x.Var}
-		case *core.Gather:
-			binders = x.Fn.Vars
-		case *core.Scatter:
-			binders = x.Fn.Vars
-		}
-		cur := t
-		if len(binders) > 0 {
-			sub := map[string]core.Term{}
-			newVars := make([]*core.Var, len(binders))
-			for k, b := range binders {
-				newVars[k] = b
-				owner, taken := claimed[b.Name]
-				if !taken {
-					claimed[b.Name] = t
-					continue
-				}
-				if owner == t {
-					continue
-				}
-				nb := v.namer.FreshVar(sanitize(b.Name), b.Type())
-				claimed[nb.Name] = t
-				sub[b.Name] = nb
-				newVars[k] = nb
-			}
-			if len(sub) > 0 {
-				cur = renameBinders(t, newVars, sub)
-				kids = core.Children(cur)
-			}
-		}
-		nk := make([]core.Term, len(kids))
-		for k, c := range kids {
-			nk[k] = rec(c)
-		}
-		r := rebuildKeep(cur, nk)
-		memo[t] = r
-		if cur != t {
-			memo[cur] = r
-		}
-		return r
-	}
-	return rec(t)
-}
-
-// sanitize turns a name into a prefix for Namer.Fresh.
-func sanitize(name string) string {
-	if i := strings.LastIndexByte(name, '_'); i > 0 {
-		if _, err := strconv.Atoi(name[i+1:]); err == nil {
-			return name[:i]
-		}
-	}
-	return name
-}
-
-// renameBinders gives binder node t the variables newVars, substituting in the children
-// under the binder.
-func renameBinders(t core.Term, newVars []*core.Var, sub map[string]core.Term) core.Term {
-	subst := func(c core.Term) core.Term {
-		r, err := core.Subst(c, sub)
-		if err != nil {
-			panic(err.Error())
-		}
-		return r
-	}
-	switch x := t.(type) {
-	case *core.Let:
-		return must(core.NewLet(newVars[0], x.Bound, subst(x.Body)))
-	case *core.Build1:
-		return must(core.NewBuild1(x.N, newVars[0], subst(x.Body)))
-	case *core.Gather:
-		out := make([]core.Term, len(x.Fn.Out))
-		for k, e := range x.Fn.Out {
-			out[k] = subst(e)
-		}
-		return must(core.NewGather(x.Shape, x.X, mustFn(newVars, out)))
-	case *core.Scatter:
-		out := make([]core.Term, len(x.Fn.Out))
-		for k, e := range x.Fn.Out {
-			out[k] = subst(e)
-		}
-		return must(core.NewScatter(x.Shape, x.X, mustFn(newVars, out)))
-	}
-	panic(fmt.Sprintf("renameBinders: %T is not a binder", t))
 }
 
 // rebuildKeep is core.Rebuild that panics on error (the children have the old types).

@@ -135,12 +135,7 @@ func TestGoldenBatchedMatMul(t *testing.T) {
 	kk := b.Var("kk", f64(h, s, d))
 	q4 := b.Var("q4", f64(bs, h, s, d))
 	v4 := b.Var("v4", f64(bs, h, d, s))
-	cases := []struct {
-		name   string
-		params []*core.Var
-		body   core.Term
-		want   core.Term
-	}{
+	cases := []goldenCase{
 		{"q k^T per head", []*core.Var{q, kk},
 			b.Build1(h, i, b.MatMul(b.Index(q, i), b.Transpose([]int{1, 0}, b.Index(kk, i)))),
 			b.MatMul(q, b.Transpose([]int{0, 2, 1}, kk))},
@@ -151,12 +146,27 @@ func TestGoldenBatchedMatMul(t *testing.T) {
 			b.Build1(bs, i, b.MatMul(b.Index(q4, i), b.Index(v4, i))),
 			b.MatMul(q4, v4)},
 	}
+	checkGoldenCases(t, &b, cases)
+}
+
+// goldenCase is a program (params, body) whose vectorised and simplified body is want.
+type goldenCase struct {
+	name   string
+	params []*core.Var
+	body   core.Term
+	want   core.Term
+}
+
+// checkGoldenCases checks each case: the vectorised program, simplified, has body want, and
+// both have the original's values.
+func checkGoldenCases(t *testing.T, b *core.Builder, cases []goldenCase) {
+	t.Helper()
 	for _, c := range cases {
-		p := mustProg(t, &b, c.params, c.body)
-		qv := vec(t, p)
-		r := simp(t, qv)
+		p := mustProg(t, b, c.params, c.body)
+		q := vec(t, p)
+		r := simp(t, q)
 		expectTerm(t, c.name, r.Body, c.want)
-		sameValues(t, p, qv)
+		sameValues(t, p, q)
 		sameValues(t, p, r)
 	}
 }
@@ -173,24 +183,13 @@ func TestGoldenMatmatTransposed(t *testing.T) {
 	mk := func(x, y core.Term) core.Term {
 		return b.Build1(k, i, b.Build1(n, j, b.SumOuter(b.Build1(m, pv, b.Mul(x, y)))))
 	}
-	cases := []struct {
-		name   string
-		params []*core.Var
-		body   core.Term
-		want   core.Term
-	}{
+	cases := []goldenCase{
 		{"a^T b^T", []*core.Var{at, bt}, mk(b.Index(at, pv, i), b.Index(bt, j, pv)),
 			b.MatMul(b.Transpose([]int{1, 0}, at), b.Transpose([]int{1, 0}, bt))},
 		{"a b^T", []*core.Var{a, bt}, mk(b.Index(a, i, pv), b.Index(bt, j, pv)),
 			b.MatMul(a, b.Transpose([]int{1, 0}, bt))},
 	}
-	for _, c := range cases {
-		p := mustProg(t, &b, c.params, c.body)
-		q := vec(t, p)
-		r := simp(t, q)
-		expectTerm(t, c.name, r.Body, c.want)
-		sameValues(t, p, r)
-	}
+	checkGoldenCases(t, &b, cases)
 }
 
 // sumOuter (build1 50 (\i -> index v [rem i 28])) → sumOuter (gather [50] v (\[i] -> [rem i 28])).

@@ -37,7 +37,7 @@ func (v *vectorizer) pushI1(x core.Term, ix []core.Term) core.Term {
 		// (x renamed first if it is free in ix; binder names are unique, so this is rare)
 		for _, e := range ix {
 			if v.freeVars(e)[a.Var.Name] {
-				nv := v.namer.FreshVar(sanitize(a.Var.Name), a.Var.Type())
+				nv := v.namer.FreshVar(core.NameStem(a.Var.Name), a.Var.Type())
 				body, err := core.Subst(a.Body, map[string]core.Term{a.Var.Name: nv})
 				if err != nil {
 					panic(err.Error())

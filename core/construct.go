@@ -1,8 +1,6 @@
 package core
 
 import (
-	"math"
-
 	"github.com/pkg/errors"
 )
 
@@ -593,6 +591,3 @@ func NewProgram(params []*Var, body Term) (*Program, error) {
 	p.checked = &checkedProgram{body: body, params: append([]*Var{}, params...), size: size}
 	return p, nil
 }
-
-// isInt reports whether v is an integer value representable as int64.
-func isInt(v float64) bool { return v == math.Trunc(v) && math.Abs(v) < 1<<62 }

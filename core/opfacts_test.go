@@ -22,12 +22,7 @@ func TestOpFactsUnary(t *testing.T) {
 			if got, ok := ParseUnOp(f.Name); !ok || got != o {
 				t.Errorf("ParseUnOp(%q) = %v, %v", f.Name, got, ok)
 			}
-			if f.Dtypes == NoDtype {
-				t.Error("Dtypes unset")
-			}
-			if f.Dtypes.Has(Float64) != f.Dtypes.Has(Float32) {
-				t.Errorf("Dtypes %v: f64 and f32 go together", f.Dtypes)
-			}
+			checkDtypes(t, f.Dtypes)
 			checkFuncs(t, f.Dtypes, f.Float != nil, f.Int != nil, f.Bool != nil)
 			if f.KeepsZero&^f.Dtypes != 0 {
 				t.Errorf("KeepsZero %v is not within Dtypes %v", f.KeepsZero, f.Dtypes)
@@ -70,12 +65,7 @@ func TestOpFactsBinary(t *testing.T) {
 			if got, ok := ParseBinOp(f.Name); !ok || got != o {
 				t.Errorf("ParseBinOp(%q) = %v, %v", f.Name, got, ok)
 			}
-			if f.Dtypes == NoDtype {
-				t.Fatal("Dtypes unset")
-			}
-			if f.Dtypes.Has(Float64) != f.Dtypes.Has(Float32) {
-				t.Errorf("Dtypes %v: f64 and f32 go together", f.Dtypes)
-			}
+			checkDtypes(t, f.Dtypes)
 			if f.Compare {
 				checkFuncs(t, f.Dtypes, f.FloatCmp != nil, f.IntCmp != nil, f.Bool != nil)
 				if f.Float != nil || f.Int != nil {
@@ -232,3 +222,14 @@ func TestDtypeSetString(t *testing.T) {
 
 // ulp is the spacing of float64 values at x.
 func ulp(x float64) float64 { return math.Nextafter(math.Abs(x), math.Inf(1)) - math.Abs(x) }
+
+// checkDtypes checks an operation's dtype set: not empty, and f64 and f32 together.
+func checkDtypes(t *testing.T, ds DtypeSet) {
+	t.Helper()
+	if ds == NoDtype {
+		t.Fatal("Dtypes unset")
+	}
+	if ds.Has(Float64) != ds.Has(Float32) {
+		t.Errorf("Dtypes %v: f64 and f32 go together", ds)
+	}
+}

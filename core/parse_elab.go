@@ -172,12 +172,10 @@ var oneOperand = map[synKind]struct {
 	synReshape:   {true, func(s *syn, x Term) (Term, error) { return NewReshape(Shape(s.ints), x) }},
 }
 
-// term elaborates s; hint is the dtype the context needs (InvalidDtype when none), used by
-// floating literals.
-func (e *elaborator) term(s *syn, hint Dtype) (Term, error) {
-	at := s.at
-	// keep wraps a constructor result.
-	keep := func(t Term, err error) (Term, error) {
+// keeper returns the wrapper of a constructor result for the syntax node at at: the
+// constructor's error with the position, or an error for a type too large to address.
+func keeper(at token) func(t Term, err error) (Term, error) {
+	return func(t Term, err error) (Term, error) {
 		if err != nil {
 			return nil, wrapAt(at, err)
 		}
@@ -186,17 +184,29 @@ func (e *elaborator) term(s *syn, hint Dtype) (Term, error) {
 		}
 		return t, nil
 	}
-	if op, ok := oneOperand[s.kind]; ok {
-		h := InvalidDtype
-		if op.hinted {
-			h = hint
-		}
-		x, err := e.term(s.kids[0], h)
-		if err != nil {
-			return nil, err
-		}
-		return keep(op.construct(s, x))
+}
+
+// term elaborates s; hint is the dtype the context needs (InvalidDtype when none), used by
+// floating literals.
+func (e *elaborator) term(s *syn, hint Dtype) (Term, error) {
+	op, ok := oneOperand[s.kind]
+	if !ok {
+		return e.compound(s, hint)
 	}
+	h := InvalidDtype
+	if op.hinted {
+		h = hint
+	}
+	x, err := e.term(s.kids[0], h)
+	if err != nil {
+		return nil, err
+	}
+	return keeper(s.at)(op.construct(s, x))
+}
+
+// compound elaborates the syntax nodes that are not in oneOperand.
+func (e *elaborator) compound(s *syn, hint Dtype) (Term, error) {
+	at := s.at
 	switch s.kind {
 	case synVar:
 		v, ok := e.scope[s.name]
@@ -209,56 +219,13 @@ func (e *elaborator) term(s *syn, hint Dtype) (Term, error) {
 	case synBool:
 		return ScalarB(s.bval), nil
 	case synFloat:
-		d := Float64
-		if hint == Float32 {
-			d = Float32
-		}
-		bits := 64
-		if d == Float32 {
-			bits = 32
-		}
-		v, err := parseFloat(at.text, s.neg, bits)
-		if err != nil {
-			return nil, errors.Errorf("core: parse: line %d:%d: floating literal %s out of the %v range", at.line, at.col, signed(at.text, s.neg), d)
-		}
-		return ScalarF(d, v), nil
+		return floatLit(s, hint)
 	case synLit:
-		switch {
-		case s.typ.Dtype.IsFloat():
-			vals := s.fvals
-			if vals == nil {
-				vals = []float64{}
-			}
-			return keep(NewLitF(s.typ, vals))
-		case s.typ.Dtype == Int64:
-			vals := s.ivals
-			if vals == nil {
-				vals = []int64{}
-			}
-			return keep(NewLitI(s.typ.Shape, vals))
-		default:
-			vals := s.bvals
-			if vals == nil {
-				vals = []bool{}
-			}
-			return keep(NewLitB(s.typ.Shape, vals))
-		}
+		return lit(s)
 	case synLet:
 		return e.letChain(s, hint)
 	case synShare:
-		if t, ok := e.shares[s]; ok {
-			return t, nil
-		}
-		body, err := e.term(s.kids[0], InvalidDtype)
-		if err != nil {
-			return nil, err
-		}
-		t, err := keep(NewShare(s.n, body))
-		if err != nil {
-			return nil, err
-		}
-		e.shares[s] = t
-		return t, nil
+		return e.share(s)
 	case synCond:
 		c, err := e.term(s.kids[0], InvalidDtype)
 		if err != nil {
@@ -268,27 +235,9 @@ func (e *elaborator) term(s *syn, hint Dtype) (Term, error) {
 		if err != nil {
 			return nil, err
 		}
-		return keep(NewCond(c, u, v))
+		return keeper(at)(NewCond(c, u, v))
 	case synBinary:
-		h := hint
-		if s.binop.IsComparison() || s.binop == OpAnd || s.binop == OpOr {
-			h = InvalidDtype
-		}
-		x, y, err := e.pair(s.kids[0], s.kids[1], h)
-		if err != nil {
-			return nil, err
-		}
-		rx, ry := len(x.Type().Shape), len(y.Type().Shape)
-		switch {
-		case rx == 0 && ry > 0:
-			x, err = broadcast(x, y.Type().Shape)
-		case ry == 0 && rx > 0:
-			y, err = broadcast(y, x.Type().Shape)
-		}
-		if err != nil {
-			return nil, wrapAt(at, err)
-		}
-		return keep(NewBinary(s.binop, x, y))
+		return e.binary(s, hint)
 	case synIndex:
 		x, err := e.term(s.kids[0], hint)
 		if err != nil {
@@ -298,85 +247,176 @@ func (e *elaborator) term(s *syn, hint Dtype) (Term, error) {
 		if err != nil {
 			return nil, err
 		}
-		return keep(NewIndex(x, ix))
+		return keeper(at)(NewIndex(x, ix))
 	case synGather, synScatter:
-		x, err := e.term(s.kids[0], hint)
-		if err != nil {
-			return nil, err
-		}
-		vs, out, err := binding(e, s.vars, func() ([]Term, error) { return e.terms(s.kids[1:], InvalidDtype) })
-		if err != nil {
-			return nil, err
-		}
-		fn, err := NewIndexFn(vs, out)
-		if err != nil {
-			return nil, wrapAt(at, err)
-		}
-		if s.kind == synGather {
-			return keep(NewGather(Shape(s.ints), x, fn))
-		}
-		return keep(NewScatter(Shape(s.ints), x, fn))
+		return e.indexed(s, hint)
 	case synFromVector:
-		ts := make([]Term, len(s.kids))
-		d := hint
-		first := true
-		for i, k := range s.kids {
-			if flexible(k) {
-				continue
-			}
-			t, err := e.term(k, d)
-			if err != nil {
-				return nil, err
-			}
-			if first {
-				d, first = t.Type().Dtype, false
-			}
-			ts[i] = t
-		}
-		for i, k := range s.kids {
-			if ts[i] != nil {
-				continue
-			}
-			t, err := e.term(k, d)
-			if err != nil {
-				return nil, err
-			}
-			ts[i] = t
-		}
-		return keep(NewFromVector(ts))
+		return e.fromVector(s, hint)
 	case synBuild1, synBuild:
-		vs, body, err := binding(e, s.vars, func() (Term, error) { return e.term(s.kids[0], hint) })
-		if err != nil {
-			return nil, err
-		}
-		sh := s.ints
-		if s.kind == synBuild1 {
-			sh = []int{s.n}
-		}
-		for k := len(sh) - 1; k >= 0; k-- {
-			b, err := NewBuild1(sh[k], vs[k], body)
-			if err != nil {
-				return nil, wrapAt(at, err)
-			}
-			body = b
-		}
-		return body, nil
+		return e.build(s, hint)
 	case synIota:
-		return keep(NewIota(s.n))
+		return keeper(at)(NewIota(s.n))
 	case synMatMul:
 		x, y, err := e.pair(s.kids[0], s.kids[1], hint)
 		if err != nil {
 			return nil, err
 		}
-		return keep(NewMatMul(x, y))
+		return keeper(at)(NewMatMul(x, y))
 	case synTuple:
 		ts, err := e.terms(s.kids, InvalidDtype)
 		if err != nil {
 			return nil, err
 		}
-		return keep(NewTuple(ts))
+		return keeper(at)(NewTuple(ts))
+	default:
+		return nil, errors.Errorf("core: parse: line %d:%d: internal error: unknown syntax node %d", at.line, at.col, s.kind)
 	}
-	return nil, errors.Errorf("core: parse: line %d:%d: internal error: unknown syntax node %d", at.line, at.col, s.kind)
+}
+
+// floatLit is a floating literal, f32 when the context needs it, else f64.
+func floatLit(s *syn, hint Dtype) (Term, error) {
+	d, bits := Float64, 64
+	if hint == Float32 {
+		d, bits = Float32, 32
+	}
+	v, err := parseFloat(s.at.text, s.neg, bits)
+	if err != nil {
+		return nil, errors.Errorf("core: parse: line %d:%d: floating literal %s out of the %v range", s.at.line, s.at.col, signed(s.at.text, s.neg), d)
+	}
+	return ScalarF(d, v), nil
+}
+
+// lit is an array literal (lit T [v, …]).
+func lit(s *syn) (Term, error) {
+	keep := keeper(s.at)
+	switch {
+	case s.typ.Dtype.IsFloat():
+		return keep(NewLitF(s.typ, nonNil(s.fvals)))
+	case s.typ.Dtype == Int64:
+		return keep(NewLitI(s.typ.Shape, nonNil(s.ivals)))
+	default:
+		return keep(NewLitB(s.typ.Shape, nonNil(s.bvals)))
+	}
+}
+
+// nonNil is vals, or an empty slice for nil.
+func nonNil[T any](vals []T) []T {
+	if vals == nil {
+		return []T{}
+	}
+	return vals
+}
+
+// share elaborates a share node once: every occurrence of the same syntax node is one term.
+func (e *elaborator) share(s *syn) (Term, error) {
+	if t, ok := e.shares[s]; ok {
+		return t, nil
+	}
+	body, err := e.term(s.kids[0], InvalidDtype)
+	if err != nil {
+		return nil, err
+	}
+	t, err := keeper(s.at)(NewShare(s.n, body))
+	if err != nil {
+		return nil, err
+	}
+	e.shares[s] = t
+	return t, nil
+}
+
+// binary elaborates a binary operation, broadcasting a scalar operand to the other's shape.
+func (e *elaborator) binary(s *syn, hint Dtype) (Term, error) {
+	h := hint
+	if s.binop.IsComparison() || s.binop == OpAnd || s.binop == OpOr {
+		h = InvalidDtype
+	}
+	x, y, err := e.pair(s.kids[0], s.kids[1], h)
+	if err != nil {
+		return nil, err
+	}
+	rx, ry := len(x.Type().Shape), len(y.Type().Shape)
+	switch {
+	case rx == 0 && ry > 0:
+		x, err = broadcast(x, y.Type().Shape)
+	case ry == 0 && rx > 0:
+		y, err = broadcast(y, x.Type().Shape)
+	}
+	if err != nil {
+		return nil, wrapAt(s.at, err)
+	}
+	return keeper(s.at)(NewBinary(s.binop, x, y))
+}
+
+// indexed elaborates a gather or a scatter.
+func (e *elaborator) indexed(s *syn, hint Dtype) (Term, error) {
+	x, err := e.term(s.kids[0], hint)
+	if err != nil {
+		return nil, err
+	}
+	vs, out, err := binding(e, s.vars, func() ([]Term, error) { return e.terms(s.kids[1:], InvalidDtype) })
+	if err != nil {
+		return nil, err
+	}
+	fn, err := NewIndexFn(vs, out)
+	if err != nil {
+		return nil, wrapAt(s.at, err)
+	}
+	if s.kind == synGather {
+		return keeper(s.at)(NewGather(Shape(s.ints), x, fn))
+	}
+	return keeper(s.at)(NewScatter(Shape(s.ints), x, fn))
+}
+
+// fromVector elaborates [e1, …]: the elements that fix their dtype first, the flexible ones
+// (bare literals) then with that dtype.
+func (e *elaborator) fromVector(s *syn, hint Dtype) (Term, error) {
+	ts := make([]Term, len(s.kids))
+	d := hint
+	first := true
+	for i, k := range s.kids {
+		if flexible(k) {
+			continue
+		}
+		t, err := e.term(k, d)
+		if err != nil {
+			return nil, err
+		}
+		if first {
+			d, first = t.Type().Dtype, false
+		}
+		ts[i] = t
+	}
+	for i, k := range s.kids {
+		if ts[i] != nil {
+			continue
+		}
+		t, err := e.term(k, d)
+		if err != nil {
+			return nil, err
+		}
+		ts[i] = t
+	}
+	return keeper(s.at)(NewFromVector(ts))
+}
+
+// build elaborates build1 and its n-dimensional sugar build (nested build1s).
+func (e *elaborator) build(s *syn, hint Dtype) (Term, error) {
+	vs, body, err := binding(e, s.vars, func() (Term, error) { return e.term(s.kids[0], hint) })
+	if err != nil {
+		return nil, err
+	}
+	sh := s.ints
+	if s.kind == synBuild1 {
+		sh = []int{s.n}
+	}
+	for k := len(sh) - 1; k >= 0; k-- {
+		b, err := NewBuild1(sh[k], vs[k], body)
+		if err != nil {
+			return nil, wrapAt(s.at, err)
+		}
+		body = b
+	}
+	return body, nil
 }
 
 // letChain elaborates a chain of lets iteratively.

@@ -1,10 +1,6 @@
 package core
 
 import (
-	"fmt"
-	"sort"
-	"strings"
-
 	"github.com/pkg/errors"
 )
 
@@ -383,22 +379,4 @@ func scalarBool(t Term) (bool, bool) {
 		return l.B[0], true
 	}
 	return false, false
-}
-
-// sortedKeys is used for deterministic iteration.
-func sortedKeys(m map[string]Term) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
-}
-
-func describe(t Term) string {
-	s := t.String()
-	if len(s) > 200 {
-		s = s[:200] + "…"
-	}
-	return strings.TrimSpace(fmt.Sprint(s))
 }

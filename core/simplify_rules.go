@@ -413,10 +413,8 @@ func (s *simplifier) indexGather(x *Index, a *Gather) Term {
 // of terms into the function's outputs: a variable whose name is free in one of terms or is
 // in avoid is replaced by a fresh one (recorded in sub), so that it captures nothing.
 func (s *simplifier) renameKept(vs []*Var, terms []Term, avoid map[string]bool, sub map[string]Term) []*Var {
-	out := make([]*Var, len(vs))
 	var free map[string]bool
-	for k, v := range vs {
-		out[k] = v
+	return s.namer.FreshFor(vs, func(name string) bool {
 		if free == nil {
 			free = map[string]bool{}
 			for _, t := range terms {
@@ -425,13 +423,8 @@ func (s *simplifier) renameKept(vs []*Var, terms []Term, avoid map[string]bool, 
 				}
 			}
 		}
-		if free[v.Name] || avoid[v.Name] {
-			nv := s.namer.FreshVar("j", v.Type())
-			sub[v.Name] = nv
-			out[k] = nv
-		}
-	}
-	return out
+		return free[name] || avoid[name]
+	}, "j", sub)
 }
 
 // inBoundsNoRange tests v (a fresh variable bound to e) against n, using e's range.
