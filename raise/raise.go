@@ -721,10 +721,7 @@ func (pl *plan) gatherScatter(t core.Term, sh core.Shape, x core.Term, fn *core.
 	if err != nil {
 		return pl.evalIndexed(t, x, scatter)
 	}
-	ins := []core.Term{x}
-	for _, v := range prog.Frees {
-		ins = append(ins, v)
-	}
+	ins := append([]core.Term{x}, prog.Frees...)
 	xt := x.Type()
 	n, m := len(fn.Vars), len(fn.Out)
 	var k kern.Kernel
