@@ -34,8 +34,6 @@ var layoutAllowed = map[string][]string{
 	"core/parse_test.go":     {"file", "rtGen.term"},  // to split (issue 27)
 	"fuzz_test.go":           {"buildFuzzGraphDtype"}, // to split (issue 27)
 	"gradcheck/check.go":     {"Check"},               // to split (issue 27)
-	"raise/alias.go":         {"protectViews"},        // to split (issue 27)
-	"raise/coarse.go":        {"plan.buildCoarse"},    // to split (issue 27)
 }
 
 // generatedRE is Go's marker of a generated file (go help generate): a line of its own,
