@@ -566,16 +566,9 @@ func (o *planOp) InferShape(...gorgonia.DimSizer) (tensor.Shape, error) {
 // Do runs the plan into the node's packed value, allocated at the first run and reused: the
 // part nodes copy the results out of it, later programs read its lets within the run.
 func (o *planOp) Do(vs ...gorgonia.Value) (gorgonia.Value, error) {
-	if len(vs) != len(o.kidT) {
-		return nil, errors.Errorf("raise: %s: %d operands, want %d", o.short, len(vs), len(o.kidT))
-	}
-	ins := make([]any, len(vs))
-	for i, v := range vs {
-		s, err := flat(v)
-		if err != nil {
-			return nil, errors.Wrapf(err, "raise: %s: operand %d", o.short, i)
-		}
-		ins[i] = s
+	ins, err := flatAll(vs, len(o.kidT), o.short, "operand")
+	if err != nil {
+		return nil, err
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
