@@ -50,6 +50,16 @@ func adjoint(ax, y, aty, x []float64) (l, r float64, ok bool) {
 	return l, r, math.Abs(l-r) <= 1e-12*math.Max(1, math.Abs(l))
 }
 
+// f64Var is a float64 variable x of shape sh.
+func f64Var(t *testing.T, sh ...int) *core.Var {
+	t.Helper()
+	x, err := core.NewVar("x", core.Type{Shape: core.Shape(sh), Dtype: core.Float64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x
+}
+
 // weightedSum is the scalar Σ y ⊙ w, w cut to y's size.
 func weightedSum(y core.Term, w []float64) (core.Term, error) {
 	var b core.Builder

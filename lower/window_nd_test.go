@@ -300,13 +300,7 @@ func TestConvTransposeIsAdjoint(t *testing.T) {
 }
 
 func TestWindowNDErrors(t *testing.T) {
-	v := func(sh ...int) core.Term {
-		x, err := core.NewVar("x", core.Type{Shape: core.Shape(sh), Dtype: core.Float64})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return x
-	}
+	v := func(sh ...int) core.Term { return f64Var(t, sh...) }
 	w3 := WindowND{Kernel: []int{3, 3, 3}}
 	for _, c := range []struct {
 		name string

@@ -685,17 +685,19 @@ func (o *partOp) String() string {
 func copyFrom(dst, src any, off int) bool {
 	switch d := dst.(type) {
 	case []float64:
-		s, ok := src.([]float64)
-		return ok && copy(d, s[off:]) >= 0
+		return copyAt(d, src, off)
 	case []float32:
-		s, ok := src.([]float32)
-		return ok && copy(d, s[off:]) >= 0
+		return copyAt(d, src, off)
 	case []int64:
-		s, ok := src.([]int64)
-		return ok && copy(d, s[off:]) >= 0
+		return copyAt(d, src, off)
 	case []bool:
-		s, ok := src.([]bool)
-		return ok && copy(d, s[off:]) >= 0
+		return copyAt(d, src, off)
 	}
 	return false
+}
+
+// copyAt copies src[off:] into d when src is a []T and reports whether it was.
+func copyAt[T any](d []T, src any, off int) bool {
+	s, ok := src.([]T)
+	return ok && copy(d, s[off:]) >= 0
 }
