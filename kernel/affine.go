@@ -127,15 +127,21 @@ func affineWalk(dom, st []int, base int, f func(p, off, count, stride int)) {
 	}
 }
 
+// affineWeight is the cost weight (wCheap or wStrided) of an affine gather or scatter over
+// dom with strides st and blocks of r elements: cheap for contiguous rows or blocks, strided
+// otherwise.
+func affineWeight(dom, st []int, r int) int {
+	if n := len(dom); r > 1 || n > 0 && st[n-1] == 1 {
+		return wCheap
+	}
+	return wStrided
+}
+
 // gatherAffine is out[i ++ rest] = x[Σ i_k·st_k + base ++ rest] over dom (blocks of r
 // elements), split along the domain across goroutines when large: every output element is
 // written once, so the parts are disjoint.
 func gatherAffine[T elem](out, x []T, dom, st []int, base, r int) {
-	w := wStrided
-	if n := len(dom); r > 1 || n > 0 && st[n-1] == 1 {
-		w = wCheap // contiguous rows or blocks
-	}
-	work := costOf(len(out), w)
+	work := costOf(len(out), affineWeight(dom, st, r))
 	var bd, bs [maxMerge]int
 	dom, st = mergeAffine(dom, st, bd[:0], bs[:0])
 	if d, ok := splitDim(dom, work); ok {
@@ -178,11 +184,7 @@ func scatterAffine[T elem](out, x []T, dom, st []int, base, r int, add func(a, b
 	for i := range out {
 		out[i] = zero
 	}
-	w := wStrided
-	if n := len(dom); r > 1 || n > 0 && st[n-1] == 1 {
-		w = wCheap // contiguous rows or blocks
-	}
-	work := costOf(len(x), w)
+	work := costOf(len(x), affineWeight(dom, st, r))
 	var bd, bs [maxMerge]int
 	dom, st = mergeAffine(dom, st, bd[:0], bs[:0])
 	if d, ok := disjointDim(dom, st); ok && workers(dom[d], work) > 1 {

@@ -218,8 +218,7 @@ func (cc clipCase) setup(t *testing.T, rng *rand.Rand, d core.Dtype, scatter boo
 		s.x = clipLit(t, rng, core.Type{Shape: small, Dtype: d})
 		s.tgt = big
 		k := &Scatter{Dom: cc.dom, Dst: cc.outer, Rest: r, IndexPlan: IndexPlan{Fn: prog}}
-		k.AffineStrides, k.AffineBase, k.Affine = prog.AffinePlan(k.Dom, k.Dst)
-		k.Clip = prog.ClipPlan(k.Dom, k.Dst)
+		k.SetFastPaths(k.Dom, k.Dst)
 		s.k, s.plan = k, &k.IndexPlan
 		if d != core.Bool {
 			s.term = b.Scatter(big, s.x, fn)
@@ -228,8 +227,7 @@ func (cc clipCase) setup(t *testing.T, rng *rand.Rand, d core.Dtype, scatter boo
 		s.x = clipLit(t, rng, core.Type{Shape: big, Dtype: d})
 		s.tgt = big
 		k := &Gather{Dom: cc.dom, Src: cc.outer, Rest: r, IndexPlan: IndexPlan{Fn: prog}}
-		k.AffineStrides, k.AffineBase, k.Affine = prog.AffinePlan(k.Dom, k.Src)
-		k.Clip = prog.ClipPlan(k.Dom, k.Src)
+		k.SetFastPaths(k.Dom, k.Src)
 		s.k, s.plan = k, &k.IndexPlan
 		s.term = b.Gather(small, s.x, fn)
 	}
@@ -391,23 +389,11 @@ func runIxPlan(t *testing.T, s clipSetup, x any, outLen int, scatter bool) any {
 	got := dirty(x, outLen)
 	switch x := x.(type) {
 	case []float64:
-		if scatter {
-			scatterK(ip, got.([]float64), x)
-		} else {
-			gatherK(ip, got.([]float64), x)
-		}
+		gatherOrScatter(ip, got.([]float64), x, scatter)
 	case []float32:
-		if scatter {
-			scatterK(ip, got.([]float32), x)
-		} else {
-			gatherK(ip, got.([]float32), x)
-		}
+		gatherOrScatter(ip, got.([]float32), x, scatter)
 	case []int64:
-		if scatter {
-			scatterK(ip, got.([]int64), x)
-		} else {
-			gatherK(ip, got.([]int64), x)
-		}
+		gatherOrScatter(ip, got.([]int64), x, scatter)
 	case []bool:
 		gatherK(ip, got.([]bool), x)
 	}
@@ -623,5 +609,14 @@ func TestClipRefusesBadLengths(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "[2 5 5 3 3 3]") || !strings.Contains(err.Error(), "[2 3 5 5]") {
 			t.Fatalf("scatter %v, one element short: error %v, want one naming the domain and the addressed dims", scatter, err)
 		}
+	}
+}
+
+// gatherOrScatter runs the planned scatter or gather of src into dst.
+func gatherOrScatter[T numT](p *ixPlan, dst, src []T, scatter bool) {
+	if scatter {
+		scatterK(p, dst, src)
+	} else {
+		gatherK(p, dst, src)
 	}
 }

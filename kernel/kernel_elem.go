@@ -134,8 +134,6 @@ func binaryArith[T numT](op core.BinOp, dst, x, y []T) {
 	}
 }
 
-func isNaN[T numT](v T) bool { return v != v }
-
 // maxOf is math.Max for every numeric type: NaN wins, and +0 is greater than -0. It is Go's
 // built-in max, which has exactly these rules and compiles without branches on the data
 // (5× faster than a comparison chain on mixed-sign data, such as a ReLU's max with 0).

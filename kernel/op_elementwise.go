@@ -81,7 +81,6 @@ func binaryCyclic(op core.BinOp, out, x, y *buf) bool {
 			reps--
 		}
 		short = short.tiled(reps)
-		p = short.length()
 	}
 	if long.dtype() != short.dtype() || !binaryFits(op, out.dtype(), long.dtype()) {
 		return false
@@ -610,11 +609,4 @@ func maskRun[T num, F ~float64 | ~float32](k MaskMul, out []F, p, q []T, z []F, 
 		}
 		r.next()
 	}
-}
-
-func b2f[F ~float64 | ~float32](b bool) F {
-	if b {
-		return 1
-	}
-	return 0
 }

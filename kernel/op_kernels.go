@@ -83,6 +83,18 @@ type IndexPlan struct {
 	Clip *ClipPlan
 }
 
+// SetFastPaths sets the CPU fast paths of p.Fn over the domain dom and the indexed outer dims
+// (Gather's Src, Scatter's Dst), when p.Fn reads no free term: the affine path
+// (IndexProgram.AffinePlan) where it applies, and the clipped one (IndexProgram.ClipPlan),
+// used when Affine is not set. Lookup is left to the caller.
+func (p *IndexPlan) SetFastPaths(dom, outer []int) {
+	if p.Fn == nil || len(p.Fn.Frees) != 0 {
+		return
+	}
+	p.AffineStrides, p.AffineBase, p.Affine = p.Fn.AffinePlan(dom, outer)
+	p.Clip = p.Fn.ClipPlan(dom, outer)
+}
+
 // Run implements Kernel.
 func (k *Gather) Run(out any, ins []any) error {
 	if k.device(out, ins) {

@@ -60,21 +60,8 @@ func TestElementLoopsFollowTable(t *testing.T) {
 	}
 }
 
-// newBufLike is a zeroed buffer of n elements of dtype d.
-func newBufLike(d core.Dtype, n int) *buf {
-	b := &buf{typ: core.Type{Dtype: d}}
-	switch d {
-	case core.Float64:
-		b.f64 = make([]float64, n)
-	case core.Float32:
-		b.f32 = make([]float32, n)
-	case core.Int64:
-		b.i64 = make([]int64, n)
-	default:
-		b.b = make([]bool, n)
-	}
-	return b
-}
+// newBufLike is a zeroed vector of n elements of dtype d.
+func newBufLike(d core.Dtype, n int) *buf { return newBuf(core.Type{Shape: core.Shape{n}, Dtype: d}) }
 
 // expected holds the reference results, as float64, int64 or bool.
 type expected struct {

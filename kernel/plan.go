@@ -363,6 +363,7 @@ func shortTerm(t core.Term) string {
 	return s
 }
 
+// makeSlice is NewSlice.
 func makeSlice(dt core.Dtype, n int) any {
 	switch dt {
 	case core.Float64:

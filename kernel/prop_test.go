@@ -188,25 +188,18 @@ func TestOpIndexKernelsAgreeWithReference(t *testing.T) {
 			xs, sh := x.Type().Shape, term.Type().Shape
 			nv, m := len(fn.Vars), len(fn.Out)
 			var k Kernel
+			var ip *IndexPlan
 			if g, ok := term.(*core.Gather); ok {
 				gk := &Gather{Dom: g.Shape[:nv], Src: xs[:m], Rest: xs[m:].Size(), IndexPlan: IndexPlan{Fn: prog}}
-				if len(prog.Frees) == 0 {
-					gk.AffineStrides, gk.AffineBase, gk.Affine = prog.AffinePlan(gk.Dom, gk.Src)
-					gk.Clip = prog.ClipPlan(gk.Dom, gk.Src)
-				}
-				affine += b2iInt(gk.Affine)
-				clipped += b2iInt(!gk.Affine && gk.Clip != nil)
-				k = gk
+				gk.SetFastPaths(gk.Dom, gk.Src)
+				k, ip = gk, &gk.IndexPlan
 			} else {
 				sk := &Scatter{Dom: xs[:nv], Dst: sh[:m], Rest: xs[nv:].Size(), IndexPlan: IndexPlan{Fn: prog}}
-				if len(prog.Frees) == 0 {
-					sk.AffineStrides, sk.AffineBase, sk.Affine = prog.AffinePlan(sk.Dom, sk.Dst)
-					sk.Clip = prog.ClipPlan(sk.Dom, sk.Dst)
-				}
-				affine += b2iInt(sk.Affine)
-				clipped += b2iInt(!sk.Affine && sk.Clip != nil)
-				k = sk
+				sk.SetFastPaths(sk.Dom, sk.Dst)
+				k, ip = sk, &sk.IndexPlan
 			}
+			affine += b2iInt(ip.Affine)
+			clipped += b2iInt(!ip.Affine && ip.Clip != nil)
 			if err := k.Run(got, ins); err != nil {
 				t.Fatalf("seed %d: %v: run: %v", seed, term, err)
 			}

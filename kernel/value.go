@@ -93,6 +93,10 @@ func litBuf(l *core.Lit) (*buf, error) {
 	return v, nil
 }
 
+// NewSlice returns a new flat slice of n zero elements of dtype dt ([]bool for Bool and for
+// any dtype that is not numeric).
+func NewSlice(dt core.Dtype, n int) any { return makeSlice(dt, n) }
+
 // SliceLen returns the length of a flat slice of any element type (-1 for another value).
 func SliceLen(a any) int {
 	switch s := a.(type) {

@@ -12,16 +12,10 @@ import (
 // the last position); one outside [−d, d) reads 0. The derivative with respect to x adds the
 // gradients of repeated indices (a scatter-add), as an embedding table's gradient does.
 func GatherAxis(x, idx core.Term, axis int) (core.Term, error) {
-	if err := checkTerm("gather axis", x, idx); err != nil {
+	if err := checkAxisIndices("gather axis", x, idx, axis, false); err != nil {
 		return nil, err
 	}
 	xs, is := x.Type().Shape, idx.Type().Shape
-	if axis < 0 || axis >= xs.Rank() {
-		return nil, errors.Errorf("lower: gather axis: axis %d out of range for shape %v", axis, xs)
-	}
-	if idx.Type().Dtype != core.Int64 {
-		return nil, errors.Errorf("lower: gather axis: indices %v, want i64", idx.Type())
-	}
 	sh := append(append(xs[:axis].Clone(), is...), xs[axis+1:]...)
 	var b core.Builder
 	vs, ts := indexVars(&b, axis+is.Rank())
@@ -33,6 +27,25 @@ func GatherAxis(x, idx core.Term, axis int) (core.Term, error) {
 	}
 	ix := append(append([]core.Term{}, ts[:axis]...), j)
 	return result("gather axis", &b, b.Gather(sh, x, b.IndexFn(vs, ix...)))
+}
+
+// checkAxisIndices checks the operands of op, which selects positions of x along axis by the
+// i64 indices idx (a vector when vector is set).
+func checkAxisIndices(op string, x, idx core.Term, axis int, vector bool) error {
+	if err := checkTerm(op, x, idx); err != nil {
+		return err
+	}
+	if xs := x.Type().Shape; axis < 0 || axis >= xs.Rank() {
+		return errors.Errorf("lower: %s: axis %d out of range for shape %v", op, axis, xs)
+	}
+	it := idx.Type()
+	switch {
+	case vector && (it.Shape.Rank() != 1 || it.Dtype != core.Int64):
+		return errors.Errorf("lower: %s: indices %v, want a vector of i64", op, it)
+	case it.Dtype != core.Int64:
+		return errors.Errorf("lower: %s: indices %v, want i64", op, it)
+	}
+	return nil
 }
 
 // nonNegative reports whether idx is a literal without negative entries.

@@ -38,6 +38,42 @@ func randArr(rng *rand.Rand, sh ...int) arr {
 }
 
 // evalOn evaluates f(vars…) for the given arrays (float64) and returns the flat result.
+// adjoint returns ⟨ax, y⟩ and ⟨x, aty⟩ and reports whether they agree within 1e-12
+// relative: a linear map A and its adjoint have ⟨A x, y⟩ = ⟨x, Aᵀ y⟩.
+func adjoint(ax, y, aty, x []float64) (l, r float64, ok bool) {
+	for i := range ax {
+		l += ax[i] * y[i]
+	}
+	for i := range aty {
+		r += aty[i] * x[i]
+	}
+	return l, r, math.Abs(l-r) <= 1e-12*math.Max(1, math.Abs(l))
+}
+
+// f64Var is a float64 variable x of shape sh.
+func f64Var(t *testing.T, sh ...int) *core.Var {
+	t.Helper()
+	x, err := core.NewVar("x", core.Type{Shape: core.Shape(sh), Dtype: core.Float64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x
+}
+
+// weightedSum is the scalar Σ y ⊙ w, w cut to y's size.
+func weightedSum(y core.Term, w []float64) (core.Term, error) {
+	var b core.Builder
+	wl, err := core.NewLitF(y.Type(), w[:y.Type().Shape.Size()])
+	if err != nil {
+		return nil, err
+	}
+	s := b.Mul(y, wl)
+	for range y.Type().Shape {
+		s = b.SumOuter(s)
+	}
+	return s, b.Err()
+}
+
 func evalOn(t *testing.T, f func(xs ...core.Term) (core.Term, error), as ...arr) ([]float64, core.Shape) {
 	t.Helper()
 	env := map[string]*tensor.Dense{}
@@ -230,14 +266,7 @@ func TestCol2ImIsAdjoint(t *testing.T) {
 		c := randArr(rng, 2, oh, ow, 2*w.KH*w.KW)
 		cols, _ := evalOn(t, func(v ...core.Term) (core.Term, error) { return Im2Col(v[0], w) }, x)
 		img, _ := evalOn(t, func(v ...core.Term) (core.Term, error) { return Col2Im(v[0], x.sh, w) }, c)
-		l, r := 0.0, 0.0
-		for i := range cols {
-			l += cols[i] * c.v[i]
-		}
-		for i := range img {
-			r += img[i] * x.v[i]
-		}
-		if math.Abs(l-r) > 1e-12*math.Max(1, math.Abs(l)) {
+		if l, r, ok := adjoint(cols, c.v, img, x.v); !ok {
 			t.Errorf("window %d: ⟨im2col x, c⟩ = %v, ⟨x, col2im c⟩ = %v", k, l, r)
 		}
 	}

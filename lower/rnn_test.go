@@ -230,13 +230,7 @@ func TestRecurrentSizeLinear(t *testing.T) {
 }
 
 func TestRecurrentErrors(t *testing.T) {
-	v := func(sh ...int) core.Term {
-		x, err := core.NewVar("x", core.Type{Shape: core.Shape(sh), Dtype: core.Float64})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return x
-	}
+	v := func(sh ...int) core.Term { return f64Var(t, sh...) }
 	lstm := Recurrence{Cell: CellLSTM}
 	for _, c := range []struct {
 		name string

@@ -161,16 +161,10 @@ func Repeat(x core.Term, axis, n int) (core.Term, error) {
 // Take selects positions idx[0], idx[1], … of x along axis (idx : [n] i64): the result has
 // x's shape with that axis of length n. Out-of-range indices read 0.
 func Take(x, idx core.Term, axis int) (core.Term, error) {
-	if err := checkTerm("take", x, idx); err != nil {
+	if err := checkAxisIndices("take", x, idx, axis, true); err != nil {
 		return nil, err
 	}
 	xs, is := x.Type().Shape, idx.Type().Shape
-	if axis < 0 || axis >= xs.Rank() {
-		return nil, errors.Errorf("lower: take: axis %d out of range for shape %v", axis, xs)
-	}
-	if is.Rank() != 1 || idx.Type().Dtype != core.Int64 {
-		return nil, errors.Errorf("lower: take: indices %v, want a vector of i64", idx.Type())
-	}
 	var b core.Builder
 	vs, ts := indexVars(&b, axis+1)
 	ix := append([]core.Term{}, ts...)

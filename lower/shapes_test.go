@@ -257,16 +257,7 @@ func fdGradCheck(t *testing.T, rng *rand.Rand, f func(x ...core.Term) (core.Term
 		for len(w) < y.Type().Shape.Size() {
 			w = append(w, 2*rng.Float64()-1)
 		}
-		var b core.Builder
-		wl, err := core.NewLitF(y.Type(), w[:y.Type().Shape.Size()])
-		if err != nil {
-			return nil, err
-		}
-		s := b.Mul(y, wl)
-		for range y.Type().Shape {
-			s = b.SumOuter(s)
-		}
-		return s, b.Err()
+		return weightedSum(y, w)
 	}
 	vars := make([]*core.Var, len(args))
 	terms := make([]core.Term, len(args))

@@ -30,16 +30,7 @@ func TestShiftHasNoGradient(t *testing.T) {
 				if err != nil {
 					return nil, err
 				}
-				var b core.Builder
-				wl, err := core.NewLitF(y.Type(), w.v[:y.Type().Shape.Size()])
-				if err != nil {
-					return nil, err
-				}
-				s := b.Mul(y, wl)
-				for range y.Type().Shape {
-					s = b.SumOuter(s)
-				}
-				return s, b.Err()
+				return weightedSum(y, w.v)
 			}
 			xv, err := core.NewVar("x0", core.Type{Shape: x0.sh, Dtype: core.Float64})
 			if err != nil {

@@ -323,24 +323,28 @@ func unflat(i int, sh []int, ix []int) {
 	}
 }
 
+// poolVia2D checks the operands of the pooling op and computes it through pool2D when the
+// windows have one or two spatial dimensions that Window can describe; done reports that y
+// and err are the answer.
+func poolVia2D(op string, x core.Term, w WindowND, pool2D func(core.Term, Window) (core.Term, error)) (y core.Term, done bool, err error) {
+	if err := checkTerm(op, x); err != nil {
+		return nil, true, err
+	}
+	if err := w.check(op, x.Type().Shape); err != nil {
+		return nil, true, err
+	}
+	return via2D(op, x, nil, w, func(x, _ core.Term, w2 Window) (core.Term, error) { return pool2D(x, w2) })
+}
+
 // MaxPoolND is the maximum over each window of x : [b, c, d_1, …, d_n], giving
 // [b, c, out_1, …, out_n]; positions outside the input (padding, the overhang of a Ceil
 // window) are ignored, and the value is the element of x at the window's first maximum
 // (row-major over the kernel), as in MaxPool2D, which two spatial dimensions use (one uses it
 // over a height of 1).
 func MaxPoolND(x core.Term, w WindowND) (core.Term, error) {
-	const op = "max-pool"
-	if err := checkTerm(op, x); err != nil {
-		return nil, err
-	}
-	xs := x.Type().Shape
-	if err := w.check(op, xs); err != nil {
-		return nil, err
-	}
-	if y, ok, err := via2D(op, x, nil, w, func(x, _ core.Term, w2 Window) (core.Term, error) { return MaxPool2D(x, w2) }); ok {
+	if y, done, err := poolVia2D("max-pool", x, w, MaxPool2D); done {
 		return y, err
 	}
-
 	return maxPoolGeneric(x, w)
 }
 
@@ -418,20 +422,11 @@ func seq(lo, hi int) []int {
 // SumPoolND is the sum over each window of x : [b, c, d_1, …, d_n] (positions outside x
 // count as 0), giving [b, c, out_1, …, out_n].
 func SumPoolND(x core.Term, w WindowND) (core.Term, error) {
-	const op = "sum-pool"
-	if err := checkTerm(op, x); err != nil {
-		return nil, err
-	}
-	xs := x.Type().Shape
-	if err := w.check(op, xs); err != nil {
-		return nil, err
-	}
-	if y, ok, err := via2D(op, x, nil, w, func(x, _ core.Term, w2 Window) (core.Term, error) { return SumPool2D(x, w2) }); ok {
+	if y, done, err := poolVia2D("sum-pool", x, w, SumPool2D); done {
 		return y, err
 	}
-
 	var b core.Builder
-	return result(op, &b, b.SumOuter(windowsND(&b, x, w)))
+	return result("sum-pool", &b, b.SumOuter(windowsND(&b, x, w)))
 }
 
 // AvgPoolND is the mean over each window of x : [b, c, d_1, …, d_n]: the window's sum

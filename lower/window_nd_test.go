@@ -294,26 +294,13 @@ func TestConvTransposeIsAdjoint(t *testing.T) {
 	if !sh.Equal(x.sh) {
 		t.Fatalf("transposed shape %v, want %v", sh, x.sh)
 	}
-	l, r := 0.0, 0.0
-	for i := range cx {
-		l += cx[i] * y.v[i]
-	}
-	for i := range ty {
-		r += ty[i] * x.v[i]
-	}
-	if math.Abs(l-r) > 1e-12*math.Max(1, math.Abs(l)) {
+	if l, r, ok := adjoint(cx, y.v, ty, x.v); !ok {
 		t.Errorf("⟨conv x, y⟩ = %v, ⟨x, convT y⟩ = %v", l, r)
 	}
 }
 
 func TestWindowNDErrors(t *testing.T) {
-	v := func(sh ...int) core.Term {
-		x, err := core.NewVar("x", core.Type{Shape: core.Shape(sh), Dtype: core.Float64})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return x
-	}
+	v := func(sh ...int) core.Term { return f64Var(t, sh...) }
 	w3 := WindowND{Kernel: []int{3, 3, 3}}
 	for _, c := range []struct {
 		name string

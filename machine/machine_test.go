@@ -45,6 +45,25 @@ func gradWith(t *testing.T, m *models.Model, gorgoniaGrad bool) {
 	}
 }
 
+// twins builds two identical graphs of a model with their gradients (see gradWith) and a
+// Machine over the first; the second is the reference for a TapeMachine.
+func twins(t *testing.T, mk build, dt tensor.Dtype, gorgoniaGrad bool) (ours, ref *models.Model, vm *Machine) {
+	t.Helper()
+	ours, err := mk(dt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ref, err = mk(dt); err != nil {
+		t.Fatal(err)
+	}
+	gradWith(t, ours, gorgoniaGrad)
+	gradWith(t, ref, gorgoniaGrad)
+	if vm, err = New(ours.G, BindDualValues(ours.Wrt...)); err != nil {
+		t.Fatal(err)
+	}
+	return ours, ref, vm
+}
+
 // floats returns a value's elements as float64s.
 func floats(t *testing.T, v G.Value) []float64 {
 	t.Helper()
@@ -100,20 +119,7 @@ func TestSameAsTapeMachine(t *testing.T) {
 					name += "/gorgonia.Grad"
 				}
 				t.Run(name, func(t *testing.T) {
-					ours, err := mdl.mk(d.dt)
-					if err != nil {
-						t.Fatal(err)
-					}
-					ref, err := mdl.mk(d.dt)
-					if err != nil {
-						t.Fatal(err)
-					}
-					gradWith(t, ours, gg)
-					gradWith(t, ref, gg)
-					vm, err := New(ours.G, BindDualValues(ours.Wrt...))
-					if err != nil {
-						t.Fatal(err)
-					}
+					ours, ref, vm := twins(t, mdl.mk, d.dt, gg)
 					defer vm.Close()
 					// TraceExec binds a copy of every node's value: without it the TapeMachine's
 					// in-place ops overwrite the values of intermediate nodes.
@@ -225,20 +231,7 @@ func TestTraining(t *testing.T) {
 		for _, d := range dtypes {
 			for _, s := range solvers {
 				t.Run(zoo[mdl].name+"/"+d.dt.String()+"/"+s.name, func(t *testing.T) {
-					ours, err := zoo[mdl].mk(d.dt)
-					if err != nil {
-						t.Fatal(err)
-					}
-					ref, err := zoo[mdl].mk(d.dt)
-					if err != nil {
-						t.Fatal(err)
-					}
-					gradWith(t, ours, false)
-					gradWith(t, ref, false)
-					vm, err := New(ours.G, BindDualValues(ours.Wrt...))
-					if err != nil {
-						t.Fatal(err)
-					}
+					ours, ref, vm := twins(t, zoo[mdl].mk, d.dt, false)
 					tm := G.NewTapeMachine(ref.G, G.BindDualValues(ref.Wrt...))
 					so, sr := s.mk(), s.mk()
 					for step := 0; step < 20; step++ {

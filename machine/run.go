@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"reflect"
 
-	"github.com/bulkad/bulkad/core"
+	kern "github.com/bulkad/bulkad/kernel"
+
 	"github.com/pkg/errors"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -117,7 +118,7 @@ func (pr *planRun) run() error {
 		}
 		ins[i] = v
 	}
-	out := makeSlice(pr.dt, pr.kp.OutLen())
+	out := kern.NewSlice(pr.dt, pr.kp.OutLen())
 	if err := pr.kp.Run(out, ins); err != nil {
 		return errors.Wrap(err, "machine: run")
 	}
@@ -225,18 +226,6 @@ func flat(v gorgonia.Value) (any, error) {
 		return nil, errors.Errorf("a tensor of dtype %v, want float64, float32, int, int64 or bool", x.Dtype())
 	}
 	return nil, errors.Errorf("a value of type %T, want a *tensor.Dense or a Gorgonia scalar", v)
-}
-
-func makeSlice(dt core.Dtype, n int) any {
-	switch dt {
-	case core.Float64:
-		return make([]float64, n)
-	case core.Float32:
-		return make([]float32, n)
-	case core.Int64:
-		return make([]int64, n)
-	}
-	return make([]bool, n)
 }
 
 // hasDual reports whether n holds a dual value (read with reflect, without unsafe).

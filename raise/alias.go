@@ -77,61 +77,61 @@ func mayView(op gorgonia.Op) bool {
 // the nodes Grad adds change Gorgonia's schedule so that this happens; found by FuzzGrad). It
 // adds nothing when no class qualifies — the common case.
 func protectViews(g *gorgonia.ExprGraph, results []*gorgonia.Node) error {
-	all := g.AllNodes()
-	idx := make(map[*gorgonia.Node]int, len(all))
-	byPtr := make(map[uintptr]int, len(all))
+	a, err := newAliasGraph(g.AllNodes(), results)
+	if err != nil {
+		return err
+	}
+	keep := a.atRisk()
+	if len(keep) == 0 {
+		return nil
+	}
+	return keepAliveAfter(results, keep)
+}
+
+// aliasGraph is a graph's nodes grouped into alias classes (a union-find over the edges of
+// ops that may return a view of a child), with what protectViews needs to know of each node.
+type aliasGraph struct {
+	all         []*gorgonia.Node
+	idx         map[*gorgonia.Node]int // the index in all of each node with a value
+	byPtr       map[uintptr]int        // the same, by the node's address
+	parent      []int                  // union-find forest over all
+	isResult    map[int]bool
+	readers     []int  // number of nodes reading each node
+	viewed      []bool // some view op reads the node
+	overwritten []int  // nodes some op may overwrite in place
+}
+
+// newAliasGraph groups all into alias classes.
+func newAliasGraph(all, results []*gorgonia.Node) (*aliasGraph, error) {
+	a := &aliasGraph{
+		all:      all,
+		idx:      make(map[*gorgonia.Node]int, len(all)),
+		byPtr:    make(map[uintptr]int, len(all)),
+		parent:   make([]int, len(all)),
+		isResult: make(map[int]bool, len(results)),
+		readers:  make([]int, len(all)),
+		viewed:   make([]bool, len(all)),
+	}
 	for i, n := range all {
+		a.parent[i] = i
 		if n == nil || isStatement(n) {
 			continue // a removed node's slot; Read and Set statements (no value of their own)
 		}
-		idx[n] = i
-		byPtr[reflect.ValueOf(n).Pointer()] = i
+		a.idx[n] = i
+		a.byPtr[reflect.ValueOf(n).Pointer()] = i
 	}
-	parent := make([]int, len(all))
-	for i := range parent {
-		parent[i] = i
-	}
-	find := func(i int) int {
-		for parent[i] != i {
-			parent[i] = parent[parent[i]]
-			i = parent[i]
-		}
-		return i
-	}
-	kidsOf := func(n *gorgonia.Node) ([]int, error) {
-		// The operands are read from the node's children field, as Gorgonia's compiler does
-		// (g.From can be stale after a stabilising rewrite removed a node; see package
-		// adapter).
-		f := reflect.ValueOf(n).Elem().FieldByName("children")
-		if !f.IsValid() || f.Kind() != reflect.Slice {
-			return nil, errors.Errorf("raise: keeping views alive: node %v: cannot read its operands", n)
-		}
-		out := make([]int, f.Len())
-		for c := range out {
-			j, ok := byPtr[f.Index(c).Pointer()]
-			if !ok {
-				j = -1
-			}
-			out[c] = j
-		}
-		return out, nil
-	}
-	isResult := make(map[int]bool, len(results))
 	for _, n := range results {
-		if i, ok := idx[n]; ok {
-			isResult[i] = true
+		if i, ok := a.idx[n]; ok {
+			a.isResult[i] = true
 		}
 	}
-	readers := make([]int, len(all)) // number of nodes reading each node
-	viewed := make([]bool, len(all)) // some view op reads the node
-	var overwritten, shared []int
 	for i, n := range all {
-		if _, ok := idx[n]; !ok || n.Op() == nil {
+		if _, ok := a.idx[n]; !ok || n.Op() == nil {
 			continue
 		}
-		kids, err := kidsOf(n)
+		kids, err := a.kidsOf(n)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		view, k := mayView(n.Op()), -1
 		if n.Op().ReturnsPtr() {
@@ -141,44 +141,74 @@ func protectViews(g *gorgonia.ExprGraph, results []*gorgonia.Node) error {
 			if j < 0 {
 				continue
 			}
-			readers[j]++
+			a.readers[j]++
 			if c == k {
-				overwritten = append(overwritten, j)
+				a.overwritten = append(a.overwritten, j)
 			}
 			if view {
-				viewed[j] = true
-				if a, b := find(i), find(j); a != b {
-					parent[a] = b
+				a.viewed[j] = true
+				if r, s := a.find(i), a.find(j); r != s {
+					a.parent[r] = s
 				}
 			}
 		}
 	}
+	return a, nil
+}
+
+// find returns the representative of i's alias class.
+func (a *aliasGraph) find(i int) int {
+	for a.parent[i] != i {
+		a.parent[i] = a.parent[a.parent[i]]
+		i = a.parent[i]
+	}
+	return i
+}
+
+// kidsOf returns the indices of n's operands (-1 for one not in the graph). The operands are
+// read from the node's children field, as Gorgonia's compiler does (g.From can be stale
+// after a stabilising rewrite removed a node; see package adapter).
+func (a *aliasGraph) kidsOf(n *gorgonia.Node) ([]int, error) {
+	f := reflect.ValueOf(n).Elem().FieldByName("children")
+	if !f.IsValid() || f.Kind() != reflect.Slice {
+		return nil, errors.Errorf("raise: keeping views alive: node %v: cannot read its operands", n)
+	}
+	out := make([]int, f.Len())
+	for c := range out {
+		j, ok := a.byPtr[f.Index(c).Pointer()]
+		if !ok {
+			j = -1
+		}
+		out[c] = j
+	}
+	return out, nil
+}
+
+// atRisk returns the members, by increasing ID, of every class of more than one node that is
+// both shared (see protectViews) and written in place.
+func (a *aliasGraph) atRisk() []*gorgonia.Node {
 	// A view of X shares memory with X in another register only when X is still needed after
 	// the view is made: X is an input or a constant, a result, or has another reader. When the
 	// view is X's only reader, X is dead there and the view takes X's own register.
-	for i, n := range all {
-		if _, ok := idx[n]; ok && viewed[i] && (n.Op() == nil || isConstantNode(n) || isResult[i] || readers[i] > 1) {
-			shared = append(shared, i)
+	hazard := map[int]bool{}
+	for i, n := range a.all {
+		if _, ok := a.idx[n]; ok && a.viewed[i] && (n.Op() == nil || isConstantNode(n) || a.isResult[i] || a.readers[i] > 1) {
+			hazard[a.find(i)] = true
 		}
 	}
-	if len(shared) == 0 {
+	if len(hazard) == 0 {
 		return nil
 	}
-	hazard := make(map[int]bool, len(shared))
-	for _, i := range shared {
-		hazard[find(i)] = true
-	}
-	written := make(map[int]bool, len(overwritten))
-	for _, j := range overwritten {
-		written[find(j)] = true
+	written := make(map[int]bool, len(a.overwritten))
+	for _, j := range a.overwritten {
+		written[a.find(j)] = true
 	}
 	members := map[int][]*gorgonia.Node{}
-	for i, n := range all {
-		if _, ok := idx[n]; !ok {
-			continue
+	for i, n := range a.all {
+		if _, ok := a.idx[n]; ok {
+			r := a.find(i)
+			members[r] = append(members[r], n)
 		}
-		r := find(i)
-		members[r] = append(members[r], n)
 	}
 	var keep []*gorgonia.Node
 	for r, ms := range members {
@@ -186,10 +216,15 @@ func protectViews(g *gorgonia.ExprGraph, results []*gorgonia.Node) error {
 			keep = append(keep, ms...)
 		}
 	}
-	if len(keep) == 0 {
-		return nil
-	}
 	sort.Slice(keep, func(i, j int) bool { return keep[i].ID() < keep[j].ID() })
+	return keep
+}
+
+// keepAliveAfter adds keepAlive nodes reading keep and depending on every result.
+// Gorgonia's type inference is quadratic in an op's arity: the nodes read at most keepArity
+// children. One node (or a tree of them) follows every result; each node that reads class
+// members also reads it.
+func keepAliveAfter(results, keep []*gorgonia.Node) error {
 	var after []*gorgonia.Node
 	seen := map[*gorgonia.Node]bool{}
 	for _, n := range results {
@@ -198,9 +233,6 @@ func protectViews(g *gorgonia.ExprGraph, results []*gorgonia.Node) error {
 			after = append(after, n)
 		}
 	}
-	// Gorgonia's type inference is quadratic in an op's arity: the nodes read at most
-	// keepArity children. One node (or a tree of them) follows every result; each node that
-	// reads class members also reads it.
 	for len(after) > keepArity {
 		var next []*gorgonia.Node
 		for i := 0; i < len(after); i += keepArity {

@@ -83,7 +83,7 @@ func TestCopyingOpsCopy(t *testing.T) {
 			continue
 		}
 		var vals []gorgonia.Value
-		for _, c := range childrenOf(t, g, n) {
+		for _, c := range kidsOf(t, g, n) {
 			vals = append(vals, c.Value())
 		}
 		out, err := n.Op().Do(vals...)
@@ -112,14 +112,4 @@ func TestCopyingOpsCopy(t *testing.T) {
 	if !sharesMemory(out, m.Value()) || !mayView(r.Op()) {
 		t.Errorf("Reshape: Do shares memory %v, mayView %v; want both", sharesMemory(out, m.Value()), mayView(r.Op()))
 	}
-}
-
-func childrenOf(t *testing.T, g *gorgonia.ExprGraph, n *gorgonia.Node) []*gorgonia.Node {
-	t.Helper()
-	var out []*gorgonia.Node
-	it := g.From(n.ID())
-	for it.Next() {
-		out = append(out, it.Node().(*gorgonia.Node))
-	}
-	return out
 }

@@ -158,20 +158,54 @@ func (pl *plan) buildCoarse(opt Options) (out []*gorgonia.Node, err error) {
 			out = nil
 		}
 	}()
-	var kids []*gorgonia.Node
-	kidOf := map[*gorgonia.Node]int{}
-	kid := func(n *gorgonia.Node) int {
-		k, ok := kidOf[n]
-		if !ok {
-			k = len(kids)
-			kidOf[n] = k
-			kids = append(kids, n)
-		}
-		return k
+	params, prefs := pl.coarseParams()
+	dt := pl.results[0].Type().Dtype
+	taped, tapedRefs := pl.tapedLets(opt, dt)
+	used := pl.usedSteps(pl.outs, tapedRefs)
+	kids := pl.coarseOperands(prefs, used)
+	kp, offs, err := pl.coarseKernels(kids, used, tapedRefs, dt)
+	if err != nil {
+		return nil, err
 	}
-	// The program's parameters: the bound names the planned lets and results read.
-	var params []*core.Var
-	var prefs []ref
+	op, err := pl.coarseOp(coarseParts{params: params, prefs: prefs, taped: taped, kids: kids, kp: kp, offs: offs, dt: dt})
+	if err != nil {
+		return nil, err
+	}
+	tm := time.Now()
+	pn, err := applyText(pl.g, op, kids.nodes)
+	if err != nil {
+		return nil, errors.Wrap(err, "raise: coarse plan node")
+	}
+	if out, err = pl.partNodes(op, pn, opt.Salts); err != nil {
+		return nil, err
+	}
+	pl.inGorgonia += time.Since(tm)
+	if err := protectViews(pl.g, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// operandSet numbers the existing nodes a plan node reads, in the order they are added.
+type operandSet struct {
+	nodes []*gorgonia.Node
+	index map[*gorgonia.Node]int
+}
+
+// add returns n's operand number, numbering it if it is new.
+func (s *operandSet) add(n *gorgonia.Node) int {
+	k, ok := s.index[n]
+	if !ok {
+		k = len(s.nodes)
+		s.index[n] = k
+		s.nodes = append(s.nodes, n)
+	}
+	return k
+}
+
+// coarseParams returns the program's parameters: the bound names the planned lets and
+// results read, with the refs of their existing nodes.
+func (pl *plan) coarseParams() (params []*core.Var, prefs []ref) {
 	for _, name := range sortedNames(pl.live) {
 		r, ok := pl.env[name]
 		if !ok || r.node == nil {
@@ -184,35 +218,41 @@ func (pl *plan) buildCoarse(opt Options) (out []*gorgonia.Node, err error) {
 		params = append(params, v)
 		prefs = append(prefs, r)
 	}
-	// Steps the results (and the taped lets) reach.
-	var taped []*core.Let
-	var tapedRefs []ref
-	dt := pl.results[0].Type().Dtype
-	if opt.Tape && pl.lazyOK {
-		for i, l := range pl.chain {
-			if !pl.needed[i] || pl.isBound(l.Var.Name) || l.Var.Type().Dtype != dt {
-				continue
-			}
-			if r, ok := pl.env[l.Var.Name]; ok && r.node == nil {
-				taped = append(taped, l)
-				tapedRefs = append(tapedRefs, r)
-			}
+	return params, prefs
+}
+
+// tapedLets returns the top-level lets of dtype dt the plan computes and packs into its
+// value (Options.Tape), with the refs of their steps.
+func (pl *plan) tapedLets(opt Options, dt core.Dtype) (taped []*core.Let, refs []ref) {
+	if !opt.Tape || !pl.lazyOK {
+		return nil, nil
+	}
+	for i, l := range pl.chain {
+		if !pl.needed[i] || pl.isBound(l.Var.Name) || l.Var.Type().Dtype != dt {
+			continue
+		}
+		if r, ok := pl.env[l.Var.Name]; ok && r.node == nil {
+			taped = append(taped, l)
+			refs = append(refs, r)
 		}
 	}
+	return taped, refs
+}
+
+// usedSteps marks the steps the roots reach through their operands.
+func (pl *plan) usedSteps(roots ...[]ref) []bool {
 	used := make([]bool, len(pl.steps))
-	var mark func(r ref)
-	stack := []int{}
-	mark = func(r ref) {
+	var stack []int
+	mark := func(r ref) {
 		if r.node == nil && !used[r.step] {
 			used[r.step] = true
 			stack = append(stack, r.step)
 		}
 	}
-	for _, r := range pl.outs {
-		mark(r)
-	}
-	for _, r := range tapedRefs {
-		mark(r)
+	for _, rs := range roots {
+		for _, r := range rs {
+			mark(r)
+		}
 	}
 	for len(stack) > 0 {
 		i := stack[len(stack)-1]
@@ -221,30 +261,42 @@ func (pl *plan) buildCoarse(opt Options) (out []*gorgonia.Node, err error) {
 			mark(r)
 		}
 	}
-	// Operands: every existing node read (in a fixed order: parameters first).
+	return used
+}
+
+// coarseOperands returns the existing nodes the plan node reads, in a fixed order:
+// parameters first, then the operands of the used steps, then results that are nodes.
+func (pl *plan) coarseOperands(prefs []ref, used []bool) *operandSet {
+	kids := &operandSet{index: map[*gorgonia.Node]int{}}
 	for _, r := range prefs {
-		kid(r.node)
+		kids.add(r.node)
 	}
 	for i, s := range pl.steps {
 		if used[i] {
 			for _, r := range s.ins {
 				if r.node != nil {
-					kid(r.node)
+					kids.add(r.node)
 				}
 			}
 		}
 	}
 	for _, r := range pl.outs {
 		if r.node != nil {
-			kid(r.node)
+			kids.add(r.node)
 		}
 	}
-	if len(kids) == 0 {
+	if len(kids.nodes) == 0 {
 		// Gorgonia finds a node's graph through its operands: a program that reads no node
 		// (a constant gradient) reads a constant it ignores.
-		kid(pl.g.AddNode(gorgonia.NewConstant(0.0, gorgonia.WithName("bulkad: plan anchor"), gorgonia.In(pl.g))))
+		kids.add(pl.g.AddNode(gorgonia.NewConstant(0.0, gorgonia.WithName("bulkad: plan anchor"), gorgonia.In(pl.g))))
 	}
-	b := kern.NewPlanBuilder(len(kids))
+	return kids
+}
+
+// coarseKernels puts the used steps, in order, into one kernel.Plan whose value packs the
+// results and then the taped lets; offs are their offsets in it.
+func (pl *plan) coarseKernels(kids *operandSet, used []bool, tapedRefs []ref, dt core.Dtype) (*kern.Plan, []int, error) {
+	b := kern.NewPlanBuilder(len(kids.nodes))
 	type inKey struct {
 		kid, off int
 		typ      string
@@ -259,7 +311,7 @@ func (pl *plan) buildCoarse(opt Options) (out []*gorgonia.Node, err error) {
 		if !r.sliced {
 			t, _ = nodeType(r.node)
 		}
-		k := inKey{kidOf[r.node], off, t.String()}
+		k := inKey{kids.index[r.node], off, t.String()}
 		s, ok := inSlots[k]
 		if !ok {
 			s = b.Input(k.kid, off, t)
@@ -283,10 +335,10 @@ func (pl *plan) buildCoarse(opt Options) (out []*gorgonia.Node, err error) {
 		case s.op != nil:
 			stepSlot[i] = b.Step(s.op.k, s.term, s.typ, ins...)
 		default:
-			return nil, termErr(s.term, "coarse raising planned a step without a kernel (internal error)")
+			return nil, nil, termErr(s.term, "coarse raising planned a step without a kernel (internal error)")
 		}
 	}
-	layout := make([]kern.Slot, 0, len(pl.outs)+len(taped))
+	layout := make([]kern.Slot, 0, len(pl.outs)+len(tapedRefs))
 	for _, r := range pl.outs {
 		layout = append(layout, slotOf(r))
 	}
@@ -295,11 +347,28 @@ func (pl *plan) buildCoarse(opt Options) (out []*gorgonia.Node, err error) {
 	}
 	kp, offs, err := b.Build(dt, layout)
 	if err != nil {
-		return nil, errors.Wrap(err, "raise: coarse plan")
+		return nil, nil, errors.Wrap(err, "raise: coarse plan")
 	}
-	// The program the plan node computes: the needed, unbound lets around the results.
+	return kp, offs, nil
+}
+
+// coarseParts is what coarseOp needs of the plan being built.
+type coarseParts struct {
+	params []*core.Var
+	prefs  []ref
+	taped  []*core.Let
+	kids   *operandSet
+	kp     *kern.Plan
+	offs   []int
+	dt     core.Dtype
+}
+
+// coarseOp returns the plan node's op: the program it computes (the needed, unbound lets
+// around the results), the operand and offset of each parameter, and its texts.
+func (pl *plan) coarseOp(c coarseParts) (*planOp, error) {
 	var body core.Term
-	if body, err = core.NewTuple(pl.results); err != nil {
+	body, err := core.NewTuple(pl.results)
+	if err != nil {
 		return nil, errors.Wrap(err, "raise: coarse plan: results")
 	}
 	for i := len(pl.chain) - 1; i >= 0; i-- {
@@ -312,18 +381,18 @@ func (pl *plan) buildCoarse(opt Options) (out []*gorgonia.Node, err error) {
 		}
 	}
 	op := &planOp{
-		prog:    &core.Program{Params: params, Body: body},
-		results: offs[:len(pl.outs)],
+		prog:    &core.Program{Params: c.params, Body: body},
+		results: c.offs[:len(pl.outs)],
 		lets:    map[string]int{},
-		kp:      kp,
-		out:     core.Type{Shape: core.Shape{max(kp.OutLen(), 1)}, Dtype: dt},
+		kp:      c.kp,
+		out:     core.Type{Shape: core.Shape{max(c.kp.OutLen(), 1)}, Dtype: c.dt},
 	}
-	for _, r := range prefs {
-		op.operand = append(op.operand, kidOf[r.node])
+	for _, r := range c.prefs {
+		op.operand = append(op.operand, c.kids.index[r.node])
 		op.offset = append(op.offset, r.off)
 	}
-	for i, l := range taped {
-		op.lets[l.Var.Name] = offs[len(pl.outs)+i]
+	for i, l := range c.taped {
+		op.lets[l.Var.Name] = c.offs[len(pl.outs)+i]
 	}
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "plan %s", op.prog)
@@ -337,32 +406,28 @@ func (pl *plan) buildCoarse(opt Options) (out []*gorgonia.Node, err error) {
 	op.text = sb.String()
 	h := fnv.New64a()
 	h.Write([]byte(op.text))
-	op.short = fmt.Sprintf("bulkad plan(%d kernels, %d results, %d packed lets, #%x)", kp.Steps(), len(pl.outs), len(taped), h.Sum64())
-	for _, k := range kids {
+	op.short = fmt.Sprintf("bulkad plan(%d kernels, %d results, %d packed lets, #%x)", c.kp.Steps(), len(pl.outs), len(c.taped), h.Sum64())
+	for _, k := range c.kids.nodes {
 		op.kidT = append(op.kidT, k.Type())
 	}
+	return op, nil
+}
 
-	tm := time.Now()
-	pn, err := applyText(pl.g, op, kids)
-	if err != nil {
-		return nil, errors.Wrap(err, "raise: coarse plan node")
-	}
-	out = make([]*gorgonia.Node, len(pl.outs))
+// partNodes adds one part node per result, reading its range of the plan node pn.
+func (pl *plan) partNodes(op *planOp, pn *gorgonia.Node, salts []string) ([]*gorgonia.Node, error) {
+	out := make([]*gorgonia.Node, len(pl.outs))
 	for i := range pl.outs {
 		t := pl.results[i].Type()
 		salt := fmt.Sprint(i)
-		if i < len(opt.Salts) {
-			salt = opt.Salts[i]
+		if i < len(salts) {
+			salt = salts[i]
 		}
 		part := &partOp{off: op.results[i], typ: t, in: pn.Type(), salt: salt}
 		part.text = fmt.Sprintf("part [%d:%d] %v of %s #%s", part.off, part.off+t.Shape.Size(), t, op.short, salt)
+		var err error
 		if out[i], err = applyText(pl.g, part, []*gorgonia.Node{pn}); err != nil {
 			return nil, errors.Wrapf(err, "raise: result %d", i)
 		}
-	}
-	pl.inGorgonia += time.Since(tm)
-	if err := protectViews(pl.g, out); err != nil {
-		return nil, err
 	}
 	return out, nil
 }
@@ -501,16 +566,9 @@ func (o *planOp) InferShape(...gorgonia.DimSizer) (tensor.Shape, error) {
 // Do runs the plan into the node's packed value, allocated at the first run and reused: the
 // part nodes copy the results out of it, later programs read its lets within the run.
 func (o *planOp) Do(vs ...gorgonia.Value) (gorgonia.Value, error) {
-	if len(vs) != len(o.kidT) {
-		return nil, errors.Errorf("raise: %s: %d operands, want %d", o.short, len(vs), len(o.kidT))
-	}
-	ins := make([]any, len(vs))
-	for i, v := range vs {
-		s, err := flat(v)
-		if err != nil {
-			return nil, errors.Wrapf(err, "raise: %s: operand %d", o.short, i)
-		}
-		ins[i] = s
+	ins, err := flatAll(vs, len(o.kidT), o.short, "operand")
+	if err != nil {
+		return nil, err
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -627,17 +685,19 @@ func (o *partOp) String() string {
 func copyFrom(dst, src any, off int) bool {
 	switch d := dst.(type) {
 	case []float64:
-		s, ok := src.([]float64)
-		return ok && copy(d, s[off:]) >= 0
+		return copyAt(d, src, off)
 	case []float32:
-		s, ok := src.([]float32)
-		return ok && copy(d, s[off:]) >= 0
+		return copyAt(d, src, off)
 	case []int64:
-		s, ok := src.([]int64)
-		return ok && copy(d, s[off:]) >= 0
+		return copyAt(d, src, off)
 	case []bool:
-		s, ok := src.([]bool)
-		return ok && copy(d, s[off:]) >= 0
+		return copyAt(d, src, off)
 	}
 	return false
+}
+
+// copyAt copies src[off:] into d when src is a []T and reports whether it was.
+func copyAt[T any](d []T, src any, off int) bool {
+	s, ok := src.([]T)
+	return ok && copy(d, s[off:]) >= 0
 }

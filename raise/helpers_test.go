@@ -262,3 +262,26 @@ func widen[T float32 | int64](x []T) []float64 {
 	}
 	return y
 }
+
+// parseProgram parses "fn (params) => src", failing the test on an error.
+func parseProgram(t *testing.T, params, src string) *core.Program {
+	t.Helper()
+	p, err := core.ParseProgram("fn (" + params + ") => " + src)
+	if err != nil {
+		t.Fatalf("parse %s: %v", src, err)
+	}
+	return p
+}
+
+// randArgs returns standard normal arguments for p's parameters (f64 unless float32).
+func randArgs(r *rand.Rand, p *core.Program) map[string]*tensor.Dense {
+	args := make(map[string]*tensor.Dense, len(p.Params))
+	for _, v := range p.Params {
+		dt := "f64"
+		if v.Type().Dtype == core.Float32 {
+			dt = "f32"
+		}
+		args[v.Name] = randDense(r, dt, v.Type().Shape...)
+	}
+	return args
+}

@@ -57,11 +57,15 @@ func nativeFor[K comparable, F any](m map[K]native[F], op K, d core.Dtype) (F, b
 //     (within 1–2 ulp of the math package, and right where math.Log is wrong on amd64:
 //     math.Log of the smallest subnormal is -709.09, the logarithm is -744.44).
 var nativeUnary = map[core.UnOp]native[func(*gorgonia.Node) (*gorgonia.Node, error)]{
-	core.OpNeg: {gorgonia.Neg, true}, core.OpAbs: {gorgonia.Abs, true},
-	core.OpSqrt: {gorgonia.Sqrt, true}, core.OpSin: {gorgonia.Sin, false},
+	core.OpNeg:   {gorgonia.Neg, true},
+	core.OpAbs:   {gorgonia.Abs, true},
+	core.OpSqrt:  {gorgonia.Sqrt, true},
+	core.OpSin:   {gorgonia.Sin, false},
 	core.OpCos:   {gorgonia.Cos, false},
-	core.OpRecip: {gorgonia.Inverse, true}, core.OpFloor: {gorgonia.Floor, true},
-	core.OpCeil: {gorgonia.Ceil, true}, core.OpLog1p: {gorgonia.Log1p, true},
+	core.OpRecip: {gorgonia.Inverse, true},
+	core.OpFloor: {gorgonia.Floor, true},
+	core.OpCeil:  {gorgonia.Ceil, true},
+	core.OpLog1p: {gorgonia.Log1p, true},
 	core.OpExpm1: {gorgonia.Expm1, false},
 }
 

@@ -109,20 +109,16 @@ func (o *Op) InferShape(ds ...gorgonia.DimSizer) (tensor.Shape, error) {
 	return tensorShape(o.out.Shape), nil
 }
 
+// inputs returns the flat slices of the op's inputs, checking their number and sizes.
 func (o *Op) inputs(vs []gorgonia.Value) ([]any, error) {
-	if len(vs) != len(o.args) {
-		return nil, errors.Errorf("raise: %s: %d inputs, want %d", o.kind, len(vs), len(o.args))
+	ins, err := flatAll(vs, len(o.args), o.kind, "input")
+	if err != nil {
+		return nil, err
 	}
-	ins := make([]any, len(vs))
-	for i, v := range vs {
-		s, err := flat(v)
-		if err != nil {
-			return nil, errors.Wrapf(err, "raise: %s: input %d", o.kind, i)
-		}
+	for i, s := range ins {
 		if n := o.args[i].Shape.Size(); kern.SliceLen(s) != n {
 			return nil, errors.Errorf("raise: %s: input %d has %d elements, want %d (%v)", o.kind, i, kern.SliceLen(s), n, o.args[i])
 		}
-		ins[i] = s
 	}
 	return ins, nil
 }

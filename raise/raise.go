@@ -721,33 +721,28 @@ func (pl *plan) gatherScatter(t core.Term, sh core.Shape, x core.Term, fn *core.
 	if err != nil {
 		return pl.evalIndexed(t, x, scatter)
 	}
-	ins := []core.Term{x}
-	for _, v := range prog.Frees {
-		ins = append(ins, v)
-	}
+	ins := append([]core.Term{x}, prog.Frees...)
 	xt := x.Type()
 	n, m := len(fn.Vars), len(fn.Out)
 	var k kern.Kernel
-	kind := "gather"
+	var ip *kern.IndexPlan
+	var kind string
+	var dom, outer core.Shape
 	if scatter {
-		kind = "scatter"
-		sk := &kern.Scatter{Dom: xt.Shape[:n], Dst: sh[:m], Rest: xt.Shape[n:].Size(), IndexPlan: kern.IndexPlan{Fn: prog, VK: pl.vk}}
-		if len(prog.Frees) == 0 {
-			sk.AffineStrides, sk.AffineBase, sk.Affine = prog.AffinePlan(sk.Dom, sk.Dst)
-			sk.Clip = prog.ClipPlan(sk.Dom, sk.Dst) // used when Affine is not set
-		} else if lp, ok := kern.LookupPlan(fn, prog, sk.Dom, sk.Dst, pl.argmaxRange); ok {
-			sk.Lookup = lp
-		}
-		k = sk
+		kind, dom, outer = "scatter", xt.Shape[:n], sh[:m]
+		sk := &kern.Scatter{Dom: dom, Dst: outer, Rest: xt.Shape[n:].Size()}
+		k, ip = sk, &sk.IndexPlan
 	} else {
-		gk := &kern.Gather{Dom: sh[:n], Src: xt.Shape[:m], Rest: xt.Shape[m:].Size(), IndexPlan: kern.IndexPlan{Fn: prog, VK: pl.vk}}
-		if len(prog.Frees) == 0 {
-			gk.AffineStrides, gk.AffineBase, gk.Affine = prog.AffinePlan(gk.Dom, gk.Src)
-			gk.Clip = prog.ClipPlan(gk.Dom, gk.Src) // used when Affine is not set
-		} else if lp, ok := kern.LookupPlan(fn, prog, gk.Dom, gk.Src, pl.argmaxRange); ok {
-			gk.Lookup = lp
+		kind, dom, outer = "gather", sh[:n], xt.Shape[:m]
+		gk := &kern.Gather{Dom: dom, Src: outer, Rest: xt.Shape[m:].Size()}
+		k, ip = gk, &gk.IndexPlan
+	}
+	ip.Fn, ip.VK = prog, pl.vk
+	ip.SetFastPaths(dom, outer)
+	if len(prog.Frees) > 0 {
+		if lp, ok := kern.LookupPlan(fn, prog, dom, outer, pl.argmaxRange); ok {
+			ip.Lookup = lp
 		}
-		k = gk
 	}
 	return pl.custom(t, kind, ins, func(vs []*core.Var) (core.Term, []*core.Var, error) {
 		// The op's program: the extra inputs (free variables, hoisted subterms) become

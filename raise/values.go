@@ -72,6 +72,23 @@ func nodeType(n *gorgonia.Node) (core.Type, bool) {
 	return core.Type{Shape: core.Shape(append([]int(nil), sh...)), Dtype: d}, true
 }
 
+// flatAll returns the flat slices (see flat) of the operands vs of the op named name, of
+// which there must be want ("operand" or "input": what the errors call one).
+func flatAll(vs []gorgonia.Value, want int, name, what string) ([]any, error) {
+	if len(vs) != want {
+		return nil, errors.Errorf("raise: %s: %d %ss, want %d", name, len(vs), what, want)
+	}
+	ins := make([]any, len(vs))
+	for i, v := range vs {
+		s, err := flat(v)
+		if err != nil {
+			return nil, errors.Wrapf(err, "raise: %s: %s %d", name, what, i)
+		}
+		ins[i] = s
+	}
+	return ins, nil
+}
+
 // flat returns the backing slice of a value ([]float64, []float32, []int64 or []bool),
 // materialising views. A scalar value yields a one-element slice aliasing it.
 func flat(v gorgonia.Value) (any, error) {

@@ -229,30 +229,53 @@ func TestWindowDotNonFinite(t *testing.T) {
 	}
 }
 
-// Products the fusion leaves alone: no factor is a gather whose index function is affine
-// with static constants (not affine, or reading an argmax), or the product is of plain
-// arrays. They are planned as before, and still equal core.Eval. (A factor of the first
-// kinds beside an affine gather is fused as a plain array: TestAgainstCoreEval.)
-func TestWindowDotNotFused(t *testing.T) {
-	params := "x : [3,4] f64, y : [4] f64, v : [6] f64"
-	for _, src := range []string{
-		"sumOuter (gather [2,3] y (\\[a,i] -> [quot i 2 + a]) * gather [2,3] v (\\[a,i] -> [rem (i + a) 3]))",
-		"scatter [3] (gather [2,3] y (\\[a,i] -> [quot (i + a) 2]) * gather [2,3] v (\\[a,i] -> [i + 3 * a])) (\\[a,i] -> [quot i a])",
-		"sumOuter (gather [4,3] x (\\[j,i] -> [i, index (argmaxOuter (tr [1,0] x)) [i]]) * gather [4,3] y (\\[j,i] -> [quot (j + i) 2]))",
-		"sumOuter (reshape [2,3] (v * v))",
-	} {
-		p, err := core.ParseProgram("fn (" + params + ") => " + src)
-		if err != nil {
-			t.Fatalf("parse %s: %v", src, err)
-		}
-		r := rand.New(rand.NewSource(1))
-		args := map[string]*tensor.Dense{
-			"x": randDense(r, "f64", 3, 4), "y": randDense(r, "f64", 4), "v": randDense(r, "f64", 6),
-		}
-		for _, opt := range []Options{{}, {Coarse: true}} {
-			raisedEqualsEvalWith(t, p, args, 0, opt)
-			if kinds, _ := windowKinds(t, p, opt.Coarse, -1); kinds["windowDot"] != 0 {
-				t.Errorf("%s: fused (%v)", src, kinds)
+// Products with a factor read in place through an index function with fewer variables than
+// outputs, and products the fusion leaves alone, raised per operation and coarsely, equal
+// core.Eval.
+//
+//   - rows: \[i] -> [1, i], a row of x (the derivative of a where or of an index) inside a
+//     sum of products or a scatter of one. Planning it indexed a row at −1 and panicked (an
+//     ONNX ReduceL2's gradient hit it); it is fused.
+//   - time step: one step of a recurrence, \[i,j] -> [t, i, c + j] (the gradient of
+//     lower.Recurrent); identityAccess once indexed a row at −1 and panicked.
+//   - not fused: no factor is a gather whose index function is affine with static constants
+//     (not affine, or reading an argmax), or the product is of plain arrays; they are
+//     planned as before. (A factor of the first kinds beside an affine gather is fused as a
+//     plain array: TestAgainstCoreEval.)
+func TestWindowDotRowsAndNotFused(t *testing.T) {
+	cases := []struct {
+		name, params string
+		srcs         []string
+		notFused     bool
+	}{
+		{name: "rows", params: "x : [2,3] f64, y : [3] f64, z : [2,3] f64", srcs: []string{
+			"sumOuter (gather [3] x (\\[i] -> [1, i]) * y)",
+			"scatter [2,3] (y * gather [3] x (\\[i] -> [1, i])) (\\[i] -> [0, i])",
+			"scatter [2,3] (gather [3] z (\\[i] -> [0, i]) * gather [3] x (\\[i] -> [1, 2 - i])) (\\[i] -> [1, i])",
+		}},
+		{name: "time step", params: "x : [3,2,8] f64, y : [2,4] f64", srcs: []string{
+			"scatter [3,2,8] (y * gather [2,4] x (\\[i,j] -> [1, i, 4 + j])) (\\[i,j] -> [2, i, j])",
+			"sumOuter (y * gather [2,4] x (\\[i,j] -> [2, i, j + 3]))",
+		}},
+		{name: "not fused", params: "x : [3,4] f64, y : [4] f64, v : [6] f64", notFused: true, srcs: []string{
+			"sumOuter (gather [2,3] y (\\[a,i] -> [quot i 2 + a]) * gather [2,3] v (\\[a,i] -> [rem (i + a) 3]))",
+			"scatter [3] (gather [2,3] y (\\[a,i] -> [quot (i + a) 2]) * gather [2,3] v (\\[a,i] -> [i + 3 * a])) (\\[a,i] -> [quot i a])",
+			"sumOuter (gather [4,3] x (\\[j,i] -> [i, index (argmaxOuter (tr [1,0] x)) [i]]) * gather [4,3] y (\\[j,i] -> [quot (j + i) 2]))",
+			"sumOuter (reshape [2,3] (v * v))",
+		}},
+	}
+	for _, c := range cases {
+		for i, src := range c.srcs {
+			p := parseProgram(t, c.params, src)
+			args := randArgs(rand.New(rand.NewSource(int64(i+1))), p)
+			for _, opt := range []Options{{}, {Coarse: true}} {
+				raisedEqualsEvalWith(t, p, args, 0, opt)
+				if !c.notFused {
+					continue
+				}
+				if kinds, _ := windowKinds(t, p, opt.Coarse, -1); kinds["windowDot"] != 0 {
+					t.Errorf("%s: %s: fused (%v)", c.name, src, kinds)
+				}
 			}
 		}
 	}

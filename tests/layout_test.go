@@ -30,8 +30,6 @@ const (
 var layoutAllowed = map[string][]string{
 	"fuzz_test.go":       {"buildFuzzGraphDtype"}, // to split (issue 27)
 	"gradcheck/check.go": {"Check"},               // to split (issue 27)
-	"raise/alias.go":     {"protectViews"},        // to split (issue 27)
-	"raise/coarse.go":    {"plan.buildCoarse"},    // to split (issue 27)
 }
 
 // generatedRE is Go's marker of a generated file (go help generate): a line of its own,

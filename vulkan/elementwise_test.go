@@ -184,20 +184,30 @@ func unaryInputs[T Float](op string, rng *rand.Rand, n int) []T {
 	return append(x, uniform[T](rng, n, lo, hi)...)
 }
 
+// ran reports whether d ran the kind op ("unary" or "binary") that returned err: an op
+// Supports declines must fail with ErrUnsupported, and any other error fails the test.
+func ran[T Float](t *testing.T, d *Device, kind, op string, err error) bool {
+	t.Helper()
+	if !Supports[T](d, kind, op) {
+		if !errors.Is(err, ErrUnsupported) {
+			t.Errorf("%s %s %s: declined by Supports, but err = %v, want ErrUnsupported", dtypeName[T](), kind, op, err)
+		}
+		return false
+	}
+	if err != nil {
+		t.Fatalf("%s %s %s: %v", dtypeName[T](), kind, op, err)
+	}
+	return true
+}
+
 func testUnaryCore[T Float](t *testing.T, d *Device) {
 	for _, op := range UnaryOps() {
 		rng := rand.New(rand.NewSource(int64(len(op))))
 		x := unaryInputs[T](op, rng, 5000)
 		dst := make([]T, len(x))
 		err := Unary(d, op, dst, x)
-		if !Supports[T](d, "unary", op) {
-			if !errors.Is(err, ErrUnsupported) {
-				t.Errorf("%s unary %s: declined by Supports, but err = %v, want ErrUnsupported", dtypeName[T](), op, err)
-			}
+		if !ran[T](t, d, "unary", op, err) {
 			continue
-		}
-		if err != nil {
-			t.Fatalf("%s unary %s: %v", dtypeName[T](), op, err)
 		}
 		worst := checkAgainstCore(t, "unary", op, dst, x)
 		t.Logf("%s %s: worst %d ulp (bound %d) on %d operands", dtypeName[T](), op, worst, ULPBound(op), len(x))
@@ -244,14 +254,8 @@ func testBinaryCore[T Float](t *testing.T, d *Device) {
 		x, y := binaryInputs[T](op, rng, 5000)
 		dst := make([]T, len(x))
 		err := Binary(d, op, dst, x, y)
-		if !Supports[T](d, "binary", op) {
-			if !errors.Is(err, ErrUnsupported) {
-				t.Errorf("%s binary %s: declined by Supports, but err = %v, want ErrUnsupported", dtypeName[T](), op, err)
-			}
+		if !ran[T](t, d, "binary", op, err) {
 			continue
-		}
-		if err != nil {
-			t.Fatalf("%s binary %s: %v", dtypeName[T](), op, err)
 		}
 		worst := checkAgainstCore(t, "binary", op, dst, x, y)
 		t.Logf("%s %s: worst %d ulp (bound %d) on %d operand pairs", dtypeName[T](), op, worst, ULPBound(op), len(x))

@@ -92,13 +92,13 @@ const (
 func makeVersion(major, minor uint32) uint32 { return major<<22 | minor<<12 }
 
 type vkApplicationInfo struct {
-	sType              uint32
-	pNext              unsafe.Pointer
-	pApplicationName   *byte
-	applicationVersion uint32
-	pEngineName        *byte
-	engineVersion      uint32
-	apiVersion         uint32
+	sType            uint32
+	_                unsafe.Pointer // pNext (unused, C layout)
+	pApplicationName *byte
+	_                uint32 // applicationVersion (unused, C layout)
+	pEngineName      *byte
+	_                uint32 // engineVersion (unused, C layout)
+	apiVersion       uint32
 }
 
 type vkInstanceCreateInfo struct {
@@ -177,8 +177,8 @@ type vkExtensionProperties struct {
 
 type vkDeviceQueueCreateInfo struct {
 	sType            uint32
-	pNext            unsafe.Pointer
-	flags            uint32
+	_                unsafe.Pointer // pNext (unused, C layout)
+	_                uint32         // flags (unused, C layout)
 	queueFamilyIndex uint32
 	queueCount       uint32
 	pQueuePriorities *float32
@@ -230,11 +230,11 @@ type vkShaderModuleCreateInfo struct {
 }
 
 type vkDescriptorSetLayoutBinding struct {
-	binding            uint32
-	descriptorType     uint32
-	descriptorCount    uint32
-	stageFlags         uint32
-	pImmutableSamplers unsafe.Pointer
+	binding         uint32
+	descriptorType  uint32
+	descriptorCount uint32
+	stageFlags      uint32
+	_               unsafe.Pointer // pImmutableSamplers (unused, C layout)
 }
 
 type vkDescriptorSetLayoutCreateInfo struct {
@@ -247,7 +247,7 @@ type vkDescriptorSetLayoutCreateInfo struct {
 
 type vkPushConstantRange struct {
 	stageFlags uint32
-	offset     uint32
+	_          uint32 // offset (unused, C layout)
 	size       uint32
 }
 
@@ -318,7 +318,7 @@ type vkDescriptorSetAllocateInfo struct {
 
 type vkDescriptorBufferInfo struct {
 	buffer uintptr
-	offset uint64
+	_      uint64 // offset (unused, C layout)
 	rng    uint64
 }
 
