@@ -32,8 +32,6 @@ var layoutAllowed = map[string][]string{
 	"core/construct_test.go": {"TestConstructTyping"}, // to split (issue 27)
 	"core/parse_elab.go":     {"elaborator.term"},     // to split (issue 27)
 	"core/parse_test.go":     {"file", "rtGen.term"},  // to split (issue 27)
-	"fuzz_test.go":           {"buildFuzzGraphDtype"}, // to split (issue 27)
-	"gradcheck/check.go":     {"Check"},               // to split (issue 27)
 	"raise/alias.go":         {"protectViews"},        // to split (issue 27)
 	"raise/coarse.go":        {"plan.buildCoarse"},    // to split (issue 27)
 }
