@@ -91,51 +91,59 @@ func TestDepthwiseNetworks(t *testing.T) {
 		t.Fatalf("export.py: %v\n%s", err, out)
 	}
 	for _, mc := range models {
-		t.Run(mc.name, func(t *testing.T) {
-			base := filepath.Join(dir, mc.name)
-			raw, err := os.ReadFile(base + ".json")
-			if err != nil {
-				t.Fatal(err)
-			}
-			var ref reference
-			if err := json.Unmarshal(raw, &ref); err != nil {
-				t.Fatal(err)
-			}
-			m, err := bulkad.ImportONNXFile(base + ".onnx")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if n := len(m.Graph.AllNodes()); n > mc.maxNodes {
-				t.Errorf("%d Gorgonia nodes after import, want at most %d", n, mc.maxNodes)
-			}
-			if err := G.Let(m.Inputs[0], dense(ref.Input.Shape, ref.Input.Data)); err != nil {
-				t.Fatal(err)
-			}
-			out := m.Outputs[0]
-			var outVal G.Value
-			G.Read(out, &outVal)
-			r := G.NewTensor(m.Graph, tensor.Float64, len(ref.Output.Shape), G.WithShape(ref.Output.Shape...),
-				G.WithName("r"), G.WithValue(dense(ref.Output.Shape, ref.R)))
-			cost := G.Must(G.Sum(G.Must(G.HadamardProd(out, r))))
-			grads, err := bulkad.Grad(cost, m.Inputs[0])
-			if err != nil {
-				t.Fatal(err)
-			}
-			vm := G.NewTapeMachine(m.Graph)
-			defer vm.Close()
-			if err := vm.RunAll(); err != nil {
-				t.Fatal(err)
-			}
-			const tol = 1e-9
-			if e := relErr(values(outVal), ref.Output.Data); !(e <= tol) {
-				t.Errorf("output differs from PyTorch's by %.2g relative", e)
-			}
-			if e := relErr(values(cost.Value()), []float64{ref.Loss}); !(e <= tol) {
-				t.Errorf("loss %v, PyTorch %v", cost.Value(), ref.Loss)
-			}
-			if e := relErr(values(grads[0].Value()), ref.GradInput); !(e <= tol) {
-				t.Errorf("∂loss/∂input differs from PyTorch's by %.2g relative", e)
-			}
-		})
+		t.Run(mc.name, func(t *testing.T) { checkExported(t, dir, mc.name, mc.maxNodes) })
+	}
+}
+
+// checkExported imports dir/name.onnx, exported by export.py --reference --float64 with its
+// reference dir/name.json, and checks that it is at most maxNodes Gorgonia nodes, that its
+// forward pass on a TapeMachine gives PyTorch's output and loss = Σ output ⊙ r, and that
+// bulkad.Grad of the loss with respect to the input gives PyTorch's autograd gradient, each
+// within 1e-9 relative to the largest entry.
+func checkExported(t *testing.T, dir, name string, maxNodes int) {
+	t.Helper()
+	base := filepath.Join(dir, name)
+	raw, err := os.ReadFile(base + ".json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ref reference
+	if err := json.Unmarshal(raw, &ref); err != nil {
+		t.Fatal(err)
+	}
+	m, err := bulkad.ImportONNXFile(base + ".onnx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(m.Graph.AllNodes()); n > maxNodes {
+		t.Errorf("%d Gorgonia nodes after import, want at most %d", n, maxNodes)
+	}
+	if err := G.Let(m.Inputs[0], dense(ref.Input.Shape, ref.Input.Data)); err != nil {
+		t.Fatal(err)
+	}
+	out := m.Outputs[0]
+	var outVal G.Value
+	G.Read(out, &outVal)
+	r := G.NewTensor(m.Graph, tensor.Float64, len(ref.Output.Shape), G.WithShape(ref.Output.Shape...),
+		G.WithName("r"), G.WithValue(dense(ref.Output.Shape, ref.R)))
+	cost := G.Must(G.Sum(G.Must(G.HadamardProd(out, r))))
+	grads, err := bulkad.Grad(cost, m.Inputs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	vm := G.NewTapeMachine(m.Graph)
+	defer vm.Close()
+	if err := vm.RunAll(); err != nil {
+		t.Fatal(err)
+	}
+	const tol = 1e-9
+	if e := relErr(values(outVal), ref.Output.Data); !(e <= tol) {
+		t.Errorf("output differs from PyTorch's by %.2g relative", e)
+	}
+	if e := relErr(values(cost.Value()), []float64{ref.Loss}); !(e <= tol) {
+		t.Errorf("loss %v, PyTorch %v", cost.Value(), ref.Loss)
+	}
+	if e := relErr(values(grads[0].Value()), ref.GradInput); !(e <= tol) {
+		t.Errorf("∂loss/∂input differs from PyTorch's by %.2g relative", e)
 	}
 }
