@@ -15,6 +15,7 @@ import (
 
 	"github.com/bulkad/bulkad/adapter"
 	"github.com/bulkad/bulkad/core"
+	"github.com/bulkad/bulkad/internal/graphargs"
 	"github.com/bulkad/bulkad/raise"
 )
 
@@ -219,7 +220,7 @@ func Check(cost *gorgonia.Node, wrt gorgonia.Nodes, opts ...Option) (*Report, er
 	if err := cfg.validate(); err != nil {
 		return nil, errors.Wrap(err, "gradcheck")
 	}
-	if err := validArgs(cost, wrt); err != nil {
+	if err := graphargs.Check(cost, wrt); err != nil {
 		return nil, errors.Wrap(err, "gradcheck")
 	}
 	c := &checkRun{g: cost.Graph(), cost: cost, wrt: wrt, idx: map[*gorgonia.Node]int{}, f32: cost.Dtype() == tensor.Float32}
@@ -655,31 +656,4 @@ func promote(p *core.Program) (*core.Program, error) {
 // intermediate wrt node h with Reshape(h) − x5 computed in place).
 func protectNeeded(g2 *gorgonia.ExprGraph, after ...*gorgonia.Node) error {
 	return errors.Wrap(raise.Protect(g2, after), "protecting the values read from Gorgonia's forward pass")
-}
-
-// validArgs checks Check's cost and wrt as bulkad.Grad does: a scalar cost in a graph, at
-// least one wrt node, every wrt node non-nil and in the cost's graph.
-func validArgs(cost *gorgonia.Node, wrt []*gorgonia.Node) error {
-	if cost == nil {
-		return errors.New("cost node is nil")
-	}
-	g := cost.Graph()
-	if g == nil {
-		return errors.Errorf("cost node %v belongs to no graph", cost)
-	}
-	if !cost.IsScalar() {
-		return errors.Errorf("cost %v has shape %v, want a scalar", cost, cost.Shape())
-	}
-	if len(wrt) == 0 {
-		return errors.New("no wrt nodes")
-	}
-	for i, w := range wrt {
-		if w == nil {
-			return errors.Errorf("wrt node %d is nil", i)
-		}
-		if w.Graph() != g {
-			return errors.Errorf("wrt node %d (%v) belongs to another graph than the cost", i, w)
-		}
-	}
-	return nil
 }
