@@ -76,6 +76,16 @@ func evalLowered(t *testing.T, m *Model, ins []tIn) ([]float64, []int, error) {
 // runProgram evaluates p's first output with core.Eval at the graph inputs' data.
 func runProgram(t *testing.T, p *Program, ins []tIn) ([]float64, []int, error) {
 	t.Helper()
+	d, err := evalProgram(p, ins)
+	if err != nil {
+		return nil, nil, err
+	}
+	return d.Float64s(), d.Shape().Clone(), nil
+}
+
+// evalProgram evaluates p's first output with core.Eval, its inputs bound to the data of
+// the graph inputs ins of the same names (float64) and its parameters to their values.
+func evalProgram(p *Program, ins []tIn) (*tensor.Dense, error) {
 	args := map[string]*tensor.Dense{}
 	for i, v := range p.InputVars {
 		for _, in := range ins {
@@ -89,9 +99,9 @@ func runProgram(t *testing.T, p *Program, ins []tIn) ([]float64, []int, error) {
 	}
 	outs, err := tensors.EvalTuple(p.Prog, args)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return outs[0].Float64s(), outs[0].Shape().Clone(), nil
+	return outs[0], nil
 }
 
 func nearT(t *testing.T, what string, got, want []float64, tol float64) {
