@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/bulkad/bulkad/accel"
+	"github.com/bulkad/bulkad/examples/opgraphs"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -143,7 +144,7 @@ func TestEngineSoftmaxShift(t *testing.T) {
 			}
 			sm := G.Must(op(x))
 			runGraph(t, g, G.WithEngine(accel.Engine{}))
-			got := valuesF64(sm.Value())
+			got := opgraphs.Floats(sm.Value())
 			want := softmaxRows(xs, 3, log)
 			tol := 1e-15
 			if dt == tensor.Float32 {
@@ -224,20 +225,6 @@ func TestEngineSoftmaxOptions(t *testing.T) {
 	if _, err := e.SoftMax(ints, 0); err == nil {
 		t.Error("an int tensor was accepted")
 	}
-}
-
-func valuesF64(v G.Value) []float64 {
-	switch d := v.Data().(type) {
-	case []float64:
-		return d
-	case []float32:
-		out := make([]float64, len(d))
-		for i, x := range d {
-			out[i] = float64(x)
-		}
-		return out
-	}
-	panic(fmt.Sprintf("values of %T", v.Data()))
 }
 
 // ExampleEngine runs a softmax on a machine with bulkad's engine: the row [1000, 0] that
@@ -380,7 +367,7 @@ func TestEngineBinary(t *testing.T) {
 					if err != nil {
 						t.Fatalf("%v %s %s: %v", dt, op.name, how, err)
 					}
-					vs := valuesF64(got)
+					vs := opgraphs.Floats(got)
 					for i := range xs {
 						want := op.def(xs[i], ys[i])
 						if dt == tensor.Float32 {
@@ -464,7 +451,7 @@ func TestEngineUnary(t *testing.T) {
 				if dt == tensor.Float32 {
 					tol = 1.2e-7
 				}
-				for i, v := range valuesF64(got) {
+				for i, v := range opgraphs.Floats(got) {
 					want := op.def(xs[i])
 					if math.IsNaN(want) != math.IsNaN(v) || !math.IsNaN(want) && math.Abs(v-want) > tol*math.Max(1e-30, math.Abs(want)) && !(math.IsInf(want, 0) && v == want) {
 						t.Fatalf("%v n=%d: %s(%v) = %v, want %v", dt, n, op.name, xs[i], v, want)
