@@ -23,7 +23,6 @@ exactly (in float32 too); the gradient with respect to w is the gradient at h.
 
 The outputs are committed: go test never runs Python.
 """
-import json
 import os
 import sys
 
@@ -32,6 +31,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from onnx import helper, numpy_helper
+
+from fixturejson import write_fixture
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -264,14 +265,7 @@ HELPER = [("variadic_op13", variadic), ("reduce_op18", reduce18)]
 
 
 def write(base, x, y, r, loss, grads):
-    with open(base + ".json", "w") as f:
-        json.dump({
-            "input": {"shape": list(x.shape), "data": x.reshape(-1).tolist()},
-            "output": {"shape": list(y.shape), "data": y.detach().reshape(-1).tolist()},
-            "r": r.reshape(-1).tolist(),
-            "loss": loss.item(),
-            "grads": grads,
-        }, f)
+    write_fixture(base, x, y, r, loss, grads)
     print(base, "ok")
 
 

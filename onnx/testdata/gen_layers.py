@@ -19,7 +19,6 @@ Two kinds of fixtures:
 
 The outputs are committed: go test never runs Python.
 """
-import json
 import math
 import os
 import sys
@@ -31,6 +30,8 @@ import onnx.numpy_helper as onh
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+from fixturejson import write_fixture
 
 # the fixtures live in layers/, beside gen.py's (and outside TestCorruptModels' testdata/*.onnx:
 # bit flips in their Cast and Slice nodes reach panics in opCast and opSlice)
@@ -504,14 +505,7 @@ for k, spec in enumerate(RESIZE_SPEC):
 
 
 def write_json(base, x, y, r, loss, grads):
-    with open(base + ".json", "w") as f:
-        json.dump({
-            "input": {"shape": list(x.shape), "data": x.reshape(-1).tolist()},
-            "output": {"shape": list(y.shape), "data": y.detach().reshape(-1).tolist()},
-            "r": r.reshape(-1).tolist(),
-            "loss": loss.item(),
-            "grads": grads,
-        }, f)
+    write_fixture(base, x, y, r, loss, grads)
 
 
 def main(names):
