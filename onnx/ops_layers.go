@@ -112,16 +112,7 @@ func opConvTranspose(c *ctx, n *Node, ins []value) ([]value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(ins) > 2 && (ins[2].t != nil || ins[2].isF) {
-		bias, err := c.term(ins[2])
-		if err != nil {
-			return nil, err
-		}
-		if y, err = addChannel(y, bias); err != nil {
-			return nil, err
-		}
-	}
-	return []value{{t: y}}, nil
+	return c.withBias(y, ins)
 }
 
 // --- Resize and Upsample ---

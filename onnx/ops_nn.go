@@ -237,7 +237,13 @@ func opConv(c *ctx, n *Node, ins []value) ([]value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(ins) > 2 && (ins[2].t != nil || ins[2].isF) { // a bias computed or constant
+	return c.withBias(y, ins)
+}
+
+// withBias is a convolution's result y plus its optional third input, a per-channel bias
+// (computed or constant), as the node's one output.
+func (c *ctx) withBias(y core.Term, ins []value) ([]value, error) {
+	if len(ins) > 2 && (ins[2].t != nil || ins[2].isF) {
 		bias, err := c.term(ins[2])
 		if err != nil {
 			return nil, err
