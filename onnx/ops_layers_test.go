@@ -43,18 +43,7 @@ func runLayer(t *testing.T, opset int64, ins []tIn, n tNode, extra ...[]byte) ([
 		for _, e := range extra {
 			node = append(node, e...)
 		}
-		var g []byte
-		g = append(g, fBytes(1, node)...)
-		g = append(g, fBytes(2, []byte("test"))...)
-		for _, in := range ins {
-			if in.ints != nil || in.init {
-				g = append(g, fBytes(5, encTensor(in))...)
-			} else {
-				g = append(g, fBytes(11, encValueInfo(in.name, in.shape))...)
-			}
-		}
-		g = append(g, fBytes(12, encValueInfo("y", nil))...)
-		b = msg(fVarint(1, 8), fBytes(7, g), fBytes(8, msg(fBytes(1, nil), fVarint(2, uint64(opset)))))
+		b = encGraphModel(opset, ins, [][]byte{node}, "y", nil)
 	}
 	m, err := Decode(b)
 	if err != nil {

@@ -120,9 +120,19 @@ func encNode(n tNode) []byte {
 
 // encModel encodes a model whose graph output is the first output of the last node.
 func encModel(opset int64, ins []tIn, nodes []tNode, outShape []int64) []byte {
+	enc := make([][]byte, len(nodes))
+	for i, n := range nodes {
+		enc[i] = encNode(n)
+	}
+	return encGraphModel(opset, ins, enc, nodes[len(nodes)-1].outs[0], outShape)
+}
+
+// encGraphModel encodes a model of the encoded nodes whose graph output is out, of shape
+// outShape (unknown when nil).
+func encGraphModel(opset int64, ins []tIn, nodes [][]byte, out string, outShape []int64) []byte {
 	var g []byte
 	for _, n := range nodes {
-		g = append(g, fBytes(1, encNode(n))...)
+		g = append(g, fBytes(1, n)...)
 	}
 	g = append(g, fBytes(2, []byte("test"))...)
 	for _, in := range ins {
@@ -132,8 +142,7 @@ func encModel(opset int64, ins []tIn, nodes []tNode, outShape []int64) []byte {
 			g = append(g, fBytes(11, encValueInfo(in.name, in.shape))...)
 		}
 	}
-	last := nodes[len(nodes)-1]
-	g = append(g, fBytes(12, encValueInfo(last.outs[0], outShape))...)
+	g = append(g, fBytes(12, encValueInfo(out, outShape))...)
 	return msg(fVarint(1, 8), fBytes(7, g), fBytes(8, msg(fBytes(1, nil), fVarint(2, uint64(opset)))))
 }
 
