@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/bulkad/bulkad"
+	"github.com/bulkad/bulkad/examples/opgraphs"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -68,10 +69,10 @@ func TestONNXRankZeroInitializer(t *testing.T) {
 				if c == nil || !c.IsScalar() {
 					t.Fatalf("parameter c: %v, want a scalar node", c)
 				}
-				if err := G.Let(m.Inputs[0], denseOf(dt, tensor.Shape(fx.Input.Shape), fx.Input.Data)); err != nil {
+				if err := G.Let(m.Inputs[0], opgraphs.Dense(dt, tensor.Shape(fx.Input.Shape), fx.Input.Data)); err != nil {
 					t.Fatal(err)
 				}
-				r := G.NewTensor(m.Graph, dt, len(fx.Output.Shape), G.WithShape(fx.Output.Shape...), G.WithName("r"), G.WithValue(denseOf(dt, tensor.Shape(fx.Output.Shape), fx.R)))
+				r := G.NewTensor(m.Graph, dt, len(fx.Output.Shape), G.WithShape(fx.Output.Shape...), G.WithName("r"), G.WithValue(opgraphs.Dense(dt, tensor.Shape(fx.Output.Shape), fx.R)))
 				cost := G.Must(G.Add(G.Must(G.Sum(G.Must(G.HadamardProd(m.Outputs[0], r)))), G.Must(G.Mul(c, c))))
 				grads, err := bulkad.Grad(cost, c)
 				if err != nil {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/bulkad/bulkad"
+	"github.com/bulkad/bulkad/examples/opgraphs"
 	"github.com/bulkad/bulkad/gradcheck"
 	"github.com/bulkad/bulkad/onnx/onnxtest"
 	G "gorgonia.org/gorgonia"
@@ -91,7 +92,7 @@ func checkONNXFixture(t *testing.T, c onnxCase) {
 	if out := m.Outputs[0]; out.Dtype() != dt {
 		t.Fatalf("the output node has dtype %v, want %v (the graph output's)", out.Dtype(), dt)
 	}
-	if err := G.Let(m.Inputs[0], denseOf(dt, tensor.Shape(fx.Input.Shape), fx.Input.Data)); err != nil {
+	if err := G.Let(m.Inputs[0], opgraphs.Dense(dt, tensor.Shape(fx.Input.Shape), fx.Input.Data)); err != nil {
 		t.Fatal(err)
 	}
 	wrt, names, want := paramGrads(t, m, fx.Grads, nil, nil, nil)
@@ -108,7 +109,7 @@ func checkAgainstPyTorch(t *testing.T, c onnxCase, fx *onnxtest.Fixture, m *bulk
 	out := m.Outputs[0]
 	var outVal G.Value // pinned: Gorgonia may run the next op in place on out
 	G.Read(out, &outVal)
-	r := G.NewTensor(m.Graph, dt, len(fx.Output.Shape), G.WithShape(fx.Output.Shape...), G.WithName("r"), G.WithValue(denseOf(dt, tensor.Shape(fx.Output.Shape), fx.R)))
+	r := G.NewTensor(m.Graph, dt, len(fx.Output.Shape), G.WithShape(fx.Output.Shape...), G.WithName("r"), G.WithValue(opgraphs.Dense(dt, tensor.Shape(fx.Output.Shape), fx.R)))
 	cost := G.Must(G.Sum(G.Must(G.HadamardProd(out, r))))
 	before := len(m.Graph.AllNodes())
 	var grads G.Nodes

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/bulkad/bulkad"
+	"github.com/bulkad/bulkad/examples/opgraphs"
 	"github.com/bulkad/bulkad/onnx/onnxtest"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -92,11 +93,11 @@ func BenchmarkONNXLSTM16(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := G.Let(m.Inputs[0], denseOf(tensor.Float32, tensor.Shape(fx.Input.Shape), fx.Input.Data)); err != nil {
+	if err := G.Let(m.Inputs[0], opgraphs.Dense(tensor.Float32, tensor.Shape(fx.Input.Shape), fx.Input.Data)); err != nil {
 		b.Fatal(err)
 	}
 	r := G.NewTensor(m.Graph, tensor.Float32, 1, G.WithShape(fx.Output.Shape...), G.WithName("r"),
-		G.WithValue(denseOf(tensor.Float32, tensor.Shape(fx.Output.Shape), fx.R)))
+		G.WithValue(opgraphs.Dense(tensor.Float32, tensor.Shape(fx.Output.Shape), fx.R)))
 	cost := G.Must(G.Sum(G.Must(G.HadamardProd(m.Outputs[0], r))))
 	gradStart := time.Now()
 	if _, err := bulkad.Grad(cost, m.Params...); err != nil {

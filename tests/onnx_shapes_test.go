@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/bulkad/bulkad"
+	"github.com/bulkad/bulkad/examples/opgraphs"
 	"github.com/bulkad/bulkad/onnx/onnxtest"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -44,7 +45,7 @@ func inputValue(dt tensor.Dtype, dtype string, sh []int, xs []float64) G.Value {
 		}
 		return tensor.New(tensor.WithShape(sh...), tensor.WithBacking(v))
 	}
-	return denseOf(dt, tensor.Shape(sh), xs)
+	return opgraphs.Dense(dt, tensor.Shape(sh), xs)
 }
 
 // TestONNXShapes: the models of issue 26 (shape arithmetic folded at import, chunk, flatten,

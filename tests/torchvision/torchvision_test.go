@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/bulkad/bulkad"
+	"github.com/bulkad/bulkad/examples/opgraphs"
 	"github.com/bulkad/bulkad/onnx/onnxtest"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -47,10 +48,6 @@ type reference struct {
 	R         []float64 `json:"r"`
 	Loss      float64   `json:"loss"`
 	GradInput []float64 `json:"grad_input"`
-}
-
-func dense(sh []int, xs []float64) *tensor.Dense {
-	return tensor.New(tensor.WithShape(sh...), tensor.WithBacking(append([]float64(nil), xs...)))
 }
 
 func values(v G.Value) []float64 {
@@ -118,14 +115,14 @@ func checkExported(t *testing.T, dir, name string, maxNodes int) {
 	if n := len(m.Graph.AllNodes()); n > maxNodes {
 		t.Errorf("%d Gorgonia nodes after import, want at most %d", n, maxNodes)
 	}
-	if err := G.Let(m.Inputs[0], dense(ref.Input.Shape, ref.Input.Data)); err != nil {
+	if err := G.Let(m.Inputs[0], opgraphs.Dense(tensor.Float64, ref.Input.Shape, ref.Input.Data)); err != nil {
 		t.Fatal(err)
 	}
 	out := m.Outputs[0]
 	var outVal G.Value
 	G.Read(out, &outVal)
 	r := G.NewTensor(m.Graph, tensor.Float64, len(ref.Output.Shape), G.WithShape(ref.Output.Shape...),
-		G.WithName("r"), G.WithValue(dense(ref.Output.Shape, ref.R)))
+		G.WithName("r"), G.WithValue(opgraphs.Dense(tensor.Float64, ref.Output.Shape, ref.R)))
 	cost := G.Must(G.Sum(G.Must(G.HadamardProd(out, r))))
 	grads, err := bulkad.Grad(cost, m.Inputs[0])
 	if err != nil {
