@@ -3,7 +3,6 @@ package torchvision
 import (
 	"bufio"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -198,15 +197,8 @@ func TestSuite(t *testing.T) {
 
 // checkSuiteModel checks one export (base.onnx with base.json) and returns its table row.
 func checkSuiteModel(t *testing.T, base string) (row suiteRow) {
-	raw, err := os.ReadFile(base + ".json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var ref suiteRef
-	if err := json.Unmarshal(raw, &ref); err != nil {
-		t.Fatal(err)
-	}
-	raw = nil
+	readJSON(t, base+".json", &ref)
 	dt := tensor.Float64
 	if ref.Dtype == "float32" {
 		dt = tensor.Float32

@@ -60,6 +60,18 @@ func values(v G.Value) []float64 {
 	return nil
 }
 
+// readJSON decodes the JSON file at path into v; an error fails t.
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // relErr is the largest |a−b| relative to the largest |b|.
 func relErr(a, b []float64) float64 { return onnxtest.RelErr(a, b, 1e-30) }
 
@@ -100,14 +112,8 @@ func TestDepthwiseNetworks(t *testing.T) {
 func checkExported(t *testing.T, dir, name string, maxNodes int) {
 	t.Helper()
 	base := filepath.Join(dir, name)
-	raw, err := os.ReadFile(base + ".json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var ref reference
-	if err := json.Unmarshal(raw, &ref); err != nil {
-		t.Fatal(err)
-	}
+	readJSON(t, base+".json", &ref)
 	m, err := bulkad.ImportONNXFile(base + ".onnx")
 	if err != nil {
 		t.Fatal(err)
