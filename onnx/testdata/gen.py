@@ -15,7 +15,7 @@ import sys
 import torch
 import torch.nn as nn
 
-from fixturejson import write_fixture
+from fixturejson import write_module_fixture
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -179,13 +179,7 @@ def main(names):
                               input_names=["x"], output_names=["y"],
                               do_constant_folding=False, training=mode)
             model.load_state_dict(state)  # the export ran the model once (running statistics)
-            y = model(x)
-            r = torch.randn(*y.shape, dtype=dtype)
-            loss = (y * r).sum()
-            model.zero_grad()
-            loss.backward()
-            grads = {n: p.grad.detach().reshape(-1).tolist() for n, p in model.named_parameters()}
-            write_fixture(base, x, y, r, loss, grads)
+            write_module_fixture(base, model, x)
             print(base, "ok")
 
 

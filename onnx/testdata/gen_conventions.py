@@ -32,7 +32,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from onnx import helper, numpy_helper
 
-from fixturejson import write_fixture
+from fixturejson import write_fixture, write_module_fixture
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -287,16 +287,8 @@ def main(names):
             base = os.path.join(HERE, f"{name}_{tag}")
             torch.onnx.export(model, (x,), base + ".onnx", opset_version=opset, input_names=["x"],
                               output_names=["y"], do_constant_folding=False)
-            y = model(x)
-            r = weights(y)
-            loss = (y * r).sum()
-            model.zero_grad()
-            grads = {}
-            if y.requires_grad:
-                loss.backward()
-                grads = {n: p.grad.detach().reshape(-1).tolist() for n, p in model.named_parameters()
-                         if p.grad is not None}
-            write(base, x, y, r, loss, grads)
+            write_module_fixture(base, model, x, weights)
+            print(base, "ok")
         for name, build in HELPER:
             if names and name not in names:
                 continue
