@@ -129,21 +129,17 @@ func TestEngineSoftmaxShift(t *testing.T) {
 	for _, log := range []bool{false, true} {
 		for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
 			g := G.NewGraph()
-			var back any = append([]float64(nil), xs...)
-			if dt == tensor.Float32 {
-				f := make([]float32, len(xs))
-				for i, v := range xs {
-					f[i] = float32(v)
-				}
-				back = f
-			}
-			x := G.NewMatrix(g, dt, G.WithShape(3, 3), G.WithName("x"), G.WithValue(tensor.New(tensor.WithShape(3, 3), tensor.WithBacking(back))))
+			x := G.NewMatrix(g, dt, G.WithShape(3, 3), G.WithName("x"), G.WithValue(opgraphs.Dense(dt, []int{3, 3}, xs)))
 			op := G.SoftMax // (not both on one x: Gorgonia gives them one hash and returns the first)
 			if log {
 				op = G.LogSoftMax
 			}
 			sm := G.Must(op(x))
-			runGraph(t, g, G.WithEngine(accel.Engine{}))
+			vm := G.NewTapeMachine(g, G.WithEngine(accel.Engine{}))
+			defer vm.Close()
+			if err := vm.RunAll(); err != nil {
+				t.Fatal(err)
+			}
 			got := opgraphs.Floats(sm.Value())
 			want := softmaxRows(xs, 3, log)
 			tol := 1e-15
