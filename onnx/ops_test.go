@@ -185,6 +185,19 @@ func wantValues(t *testing.T, got []float64, want ...float64) {
 	}
 }
 
+// wantClose fails t unless got has want's length and each element is within tol of want's.
+func wantClose(t *testing.T, got, want []float64, tol float64) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%v, want %v", got, want)
+	}
+	for i := range got {
+		if !(math.Abs(got[i]-want[i]) <= tol) {
+			t.Fatalf("%v, want %v", got, want)
+		}
+	}
+}
+
 // iota is 0, 1, …, n−1.
 func iota(n int) []float64 { return tensor.Range(tensor.Float64, 0, n).([]float64) }
 
@@ -265,14 +278,7 @@ func TestOperators(t *testing.T) {
 					t.Fatalf("shape %v, want %v", shape, c.shape)
 				}
 			}
-			if len(got) != len(c.want) {
-				t.Fatalf("%v, want %v", got, c.want)
-			}
-			for i := range got {
-				if math.Abs(got[i]-c.want[i]) > 1e-12 {
-					t.Fatalf("%v, want %v", got, c.want)
-				}
-			}
+			wantClose(t, got, c.want, 1e-12)
 		})
 	}
 }

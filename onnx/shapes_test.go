@@ -368,15 +368,7 @@ func TestShapeOperators(t *testing.T) {
 			if !tensor.Shape(c.shape).Eq(got.Shape()) && !(len(c.shape) == 0 && got.Shape().IsScalar()) {
 				t.Fatalf("shape %v, want %v", got.Shape(), c.shape)
 			}
-			vals := floatsOf(got)
-			if len(vals) != len(c.want) {
-				t.Fatalf("%v, want %v", vals, c.want)
-			}
-			for i := range vals {
-				if math.Abs(vals[i]-c.want[i]) > 1e-12 {
-					t.Fatalf("%v, want %v", vals, c.want)
-				}
-			}
+			wantClose(t, floatsOf(got), c.want, 1e-12)
 		})
 	}
 }
