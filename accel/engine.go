@@ -171,34 +171,32 @@ func (e Engine) softmax(x tensor.Tensor, axis int, log bool, opts []tensor.FuncO
 // GteScalar implements tensor.Gteer for a float tensor compared with a scalar of its type,
 // with a result of the same type (see Engine); other cases go to StandardEngine.
 func (e Engine) GteScalar(t tensor.Tensor, s interface{}, leftTensor bool, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	if r, ok, err := e.compareScalar(t, s, leftTensor, core.OpGe, opts); ok {
-		return r, err
-	}
-	return e.StandardEngine.GteScalar(t, s, leftTensor, opts...)
+	return e.compareScalarOr(t, s, leftTensor, core.OpGe, opts, e.StandardEngine.GteScalar)
 }
 
 // GtScalar implements tensor.Gter (see GteScalar).
 func (e Engine) GtScalar(t tensor.Tensor, s interface{}, leftTensor bool, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	if r, ok, err := e.compareScalar(t, s, leftTensor, core.OpGt, opts); ok {
-		return r, err
-	}
-	return e.StandardEngine.GtScalar(t, s, leftTensor, opts...)
+	return e.compareScalarOr(t, s, leftTensor, core.OpGt, opts, e.StandardEngine.GtScalar)
 }
 
 // LteScalar implements tensor.Lteer (see GteScalar).
 func (e Engine) LteScalar(t tensor.Tensor, s interface{}, leftTensor bool, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	if r, ok, err := e.compareScalar(t, s, leftTensor, core.OpLe, opts); ok {
-		return r, err
-	}
-	return e.StandardEngine.LteScalar(t, s, leftTensor, opts...)
+	return e.compareScalarOr(t, s, leftTensor, core.OpLe, opts, e.StandardEngine.LteScalar)
 }
 
 // LtScalar implements tensor.Lter (see GteScalar).
 func (e Engine) LtScalar(t tensor.Tensor, s interface{}, leftTensor bool, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	if r, ok, err := e.compareScalar(t, s, leftTensor, core.OpLt, opts); ok {
+	return e.compareScalarOr(t, s, leftTensor, core.OpLt, opts, e.StandardEngine.LtScalar)
+}
+
+// compareScalarOr is compareScalar's result where it applies, else fallback's
+// (StandardEngine's method).
+func (e Engine) compareScalarOr(t tensor.Tensor, s interface{}, leftTensor bool, op core.BinOp, opts []tensor.FuncOpt,
+	fallback func(t tensor.Tensor, s interface{}, leftTensor bool, opts ...tensor.FuncOpt) (tensor.Tensor, error)) (tensor.Tensor, error) {
+	if r, ok, err := e.compareScalar(t, s, leftTensor, op, opts); ok {
 		return r, err
 	}
-	return e.StandardEngine.LtScalar(t, s, leftTensor, opts...)
+	return fallback(t, s, leftTensor, opts...)
 }
 
 // flipped is the ordering with its operands swapped: s op x is x flipped(op) s.
