@@ -52,19 +52,13 @@ func runLayer(t *testing.T, opset int64, ins []tIn, n tNode, extra ...[]byte) ([
 	return evalLowered(t, m, ins)
 }
 
-// evalLowered lowers m and evaluates its first output at the graph inputs' data.
+// evalLowered lowers m and evaluates its first output (float64) at the graph inputs' data.
 func evalLowered(t *testing.T, m *Model, ins []tIn) ([]float64, []int, error) {
 	t.Helper()
 	p, err := Lower(m)
 	if err != nil {
 		return nil, nil, err
 	}
-	return runProgram(t, p, ins)
-}
-
-// runProgram evaluates p's first output with core.Eval at the graph inputs' data.
-func runProgram(t *testing.T, p *Program, ins []tIn) ([]float64, []int, error) {
-	t.Helper()
 	d, err := evalProgram(p, ins)
 	if err != nil {
 		return nil, nil, err
