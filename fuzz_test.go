@@ -54,6 +54,17 @@ type fuzzGraph struct {
 
 func buildFuzzGraph(data []byte) (fg *fuzzGraph, err error) { return buildFuzzGraphDtype(data, false) }
 
+// fuzzBuilder holds what buildFuzzGraphDtype draws from while it builds: the fuzzer's bytes,
+// a value generator seeded from them, the graph so far, its dtype, its inputs and the pool of
+// nodes an operation may take as operand.
+type fuzzBuilder struct {
+	r            *fuzzReader
+	rng          *rand.Rand
+	fg           *fuzzGraph
+	dt           tensor.Dtype
+	inputs, pool G.Nodes
+}
+
 // buildFuzzGraphDtype is buildFuzzGraph, in float64 whatever the input says when force64.
 func buildFuzzGraphDtype(data []byte, force64 bool) (fg *fuzzGraph, err error) {
 	defer func() { // Gorgonia's constructors panic on some shapes: not bulkad's concern
@@ -66,220 +77,260 @@ func buildFuzzGraphDtype(data []byte, force64 bool) (fg *fuzzGraph, err error) {
 	if r.pick(2) == 1 && !force64 {
 		dt = tensor.Float32
 	}
-	rng := rand.New(rand.NewSource(int64(r.pick(256))))
-	fg = &fuzzGraph{g: G.NewGraph(), desc: []string{dt.String()}}
-	dims := func() []int {
-		sh := make([]int, r.pick(3))
-		for i := range sh {
-			sh[i] = 1 + r.pick(4)
-		}
-		return sh
-	}
-	newInput := func(sh []int) *G.Node {
-		name := fmt.Sprintf("x%d", len(fg.g.AllNodes()))
-		vals := make([]float64, 1)
-		if len(sh) > 0 {
-			vals = make([]float64, tensor.Shape(sh).TotalSize())
-		}
-		for i := range vals {
-			vals[i] = -1.5 + 3*rng.Float64()
-		}
-		var v G.Value
-		if len(sh) == 0 {
-			if dt == tensor.Float32 {
-				v = G.NewF32(float32(vals[0]))
-			} else {
-				v = G.NewF64(vals[0])
-			}
-			n := G.NewScalar(fg.g, dt, G.WithName(name), G.WithValue(v))
-			fg.desc = append(fg.desc, fmt.Sprintf("%s:[]", name))
-			return n
-		}
-		var back interface{} = vals
-		if dt == tensor.Float32 {
-			f := make([]float32, len(vals))
-			for i, x := range vals {
-				f[i] = float32(x)
-			}
-			back = f
-		}
-		v = tensor.New(tensor.WithShape(sh...), tensor.WithBacking(back))
-		fg.desc = append(fg.desc, fmt.Sprintf("%s:%v", name, sh))
-		return G.NewTensor(fg.g, dt, len(sh), G.WithShape(sh...), G.WithName(name), G.WithValue(v))
-	}
-	var inputs, pool G.Nodes
+	b := &fuzzBuilder{r: r, rng: rand.New(rand.NewSource(int64(r.pick(256)))), dt: dt}
+	b.fg = &fuzzGraph{g: G.NewGraph(), desc: []string{dt.String()}}
 	for k := 1 + r.pick(3); k > 0; k-- {
-		n := newInput(dims())
-		inputs = append(inputs, n)
-		pool = append(pool, n)
-	}
-	one := func(n *G.Node) *G.Node {
-		if dt == tensor.Float32 {
-			return G.NewConstant(float32(1))
-		}
-		return G.NewConstant(1.0)
-	}
-	positive := func(n *G.Node) (*G.Node, error) { // n² + 1, for log, sqrt and division
-		sq, err := G.Square(n)
-		if err != nil {
-			return nil, err
-		}
-		return G.Add(sq, one(n))
-	}
-	last := func() *G.Node { return pool[len(pool)-1] }
-	anyNode := func() *G.Node { return pool[r.pick(len(pool))] }
-	// sameShape returns a node of n's shape: one from the pool, or a fresh input.
-	sameShape := func(n *G.Node) *G.Node {
-		for k := 0; k < 3; k++ {
-			c := anyNode()
-			if c.Shape().Eq(n.Shape()) && c.Dims() == n.Dims() {
-				return c
-			}
-		}
-		return newInput(append([]int(nil), n.Shape()...))
+		n := b.newInput(b.dims())
+		b.inputs = append(b.inputs, n)
+		b.pool = append(b.pool, n)
 	}
 	var intermediate *G.Node
 	for steps := 1 + r.pick(6); steps > 0; steps-- {
-		x := anyNode()
-		if r.pick(2) == 0 {
-			x = last()
-		}
-		var y *G.Node
-		var err error
-		op := r.pick(20)
-		if (op == 15 || op == 16 || op == 18) && isInput(inputs, x) {
-			// Gorgonia v0.9.18 bug: Reshape and Slice of an input are views of its value, and a
-			// later op of the TapeMachine may work in place on the view, overwriting the input
-			// (gorgonia.Grad's own graph shows it: after one run x holds ∂cost/∂x). Views are
-			// taken of computed nodes only, so the graph's value is the same on every run.
-			if x, err = G.Tanh(x); err != nil {
-				return nil, err
-			}
-		}
-		switch op {
-		case 0:
-			y, err = G.Tanh(x)
-		case 1:
-			y, err = G.Sigmoid(x)
-		case 2:
-			var t *G.Node
-			if t, err = G.Tanh(x); err == nil {
-				y, err = G.Exp(t)
-			}
-		case 3:
-			var p *G.Node
-			if p, err = positive(x); err == nil {
-				y, err = G.Log(p)
-			}
-		case 4:
-			var p *G.Node
-			if p, err = positive(x); err == nil {
-				y, err = G.Sqrt(p)
-			}
-		case 5:
-			y, err = G.Square(x)
-		case 6:
-			y, err = G.Neg(x)
-		case 7:
-			y, err = G.Add(x, sameShape(x))
-		case 8:
-			y, err = G.Sub(x, sameShape(x))
-		case 9:
-			y, err = G.HadamardProd(x, sameShape(x))
-		case 10:
-			var p *G.Node
-			if p, err = positive(sameShape(x)); err == nil {
-				y, err = G.HadamardDiv(x, p)
-			}
-		case 11: // matrix product with a fresh right operand
-			switch x.Dims() {
-			case 2:
-				w := newInput([]int{x.Shape()[1], 1 + r.pick(4)})
-				if r.pick(2) == 0 {
-					w = newInput([]int{x.Shape()[1]})
-				}
-				y, err = G.Mul(x, w)
-			case 1:
-				y, err = G.Mul(x, sameShape(x)) // inner product
-			default:
-				y, err = G.Mul(x, newInput(nil))
-			}
-		case 12: // broadcasting against a vector along the last axis
-			if x.Dims() == 2 {
-				b := newInput([]int{x.Shape()[1]})
-				switch r.pick(3) {
-				case 0:
-					y, err = G.BroadcastAdd(x, b, nil, []byte{0})
-				case 1:
-					y, err = G.BroadcastHadamardProd(x, b, nil, []byte{0})
-				default:
-					y, err = G.BroadcastSub(b, x, []byte{0}, nil)
-				}
-			} else {
-				y, err = G.Cube(x)
-			}
-		case 13:
-			if x.Dims() >= 1 {
-				y, err = G.Sum(x, r.pick(x.Dims()))
-			} else {
-				y, err = G.Mul(x, x)
-			}
-		case 14:
-			y, err = G.Mean(x)
-		case 15:
-			if x.Dims() == 2 {
-				y, err = G.Transpose(x)
-			} else if x.Dims() == 1 && x.Shape()[0] > 2 {
-				// at least two elements: Gorgonia v0.9.18 turns a one-element slice into a
-				// scalar value that its own later ops (Sum, Add) reject or panic on
-				lo := r.pick(x.Shape()[0] - 2)
-				y, err = G.Slice(x, G.S(lo, x.Shape()[0]))
-			} else {
-				y, err = G.Sigmoid(x)
-			}
-		case 16:
-			if x.Dims() == 2 && x.Shape()[0] > 1 && x.Shape()[1] > 1 {
-				y, err = G.Slice(x, G.S(r.pick(x.Shape()[0])))
-			} else if x.Dims() >= 1 {
-				y, err = G.Reshape(x, tensor.Shape{x.Shape().TotalSize(), 1})
-			} else {
-				y, err = G.Tanh(x)
-			}
-		case 17:
-			if x.Dims() == 2 {
-				y, err = G.SoftMax(x)
-			} else {
-				var pre *G.Node
-				if y, pre, err = shiftedReLU(x); err == nil {
-					fg.kinks = append(fg.kinks, pre)
-				}
-			}
-		case 18:
-			if x.Dims() >= 1 && x.Shape().TotalSize() > 1 {
-				y, err = G.Reshape(x, tensor.Shape{x.Shape().TotalSize()})
-			} else {
-				y, err = G.Square(x)
-			}
-		default:
-			if x.Dims() >= 1 {
-				y, err = G.Concat(0, x, sameShape(x))
-			} else {
-				y, err = G.Add(x, x)
-			}
-		}
+		y, err := b.step()
 		if err != nil {
-			return nil, fmt.Errorf("gorgonia refused op %d on %v: %v", op, x.Shape(), err)
+			return nil, err
 		}
-		if op == 15 || op == 16 || op == 18 {
-			fg.views = true
-		}
-		fg.desc = append(fg.desc, fmt.Sprintf("op%d%v", op, y.Shape()))
-		pool = append(pool, y)
+		b.pool = append(b.pool, y)
 		if intermediate == nil && r.pick(8) == 0 {
 			intermediate = y
 		}
 	}
-	out := last()
+	return b.finish(intermediate)
+}
+
+// dims draws a shape of rank 0 to 2 with extents 1 to 4.
+func (b *fuzzBuilder) dims() []int {
+	sh := make([]int, b.r.pick(3))
+	for i := range sh {
+		sh[i] = 1 + b.r.pick(4)
+	}
+	return sh
+}
+
+// newInput adds an input of shape sh (a scalar when sh is empty) with values drawn uniformly
+// from [−1.5, 1.5).
+func (b *fuzzBuilder) newInput(sh []int) *G.Node {
+	fg, dt := b.fg, b.dt
+	name := fmt.Sprintf("x%d", len(fg.g.AllNodes()))
+	vals := make([]float64, 1)
+	if len(sh) > 0 {
+		vals = make([]float64, tensor.Shape(sh).TotalSize())
+	}
+	for i := range vals {
+		vals[i] = -1.5 + 3*b.rng.Float64()
+	}
+	if len(sh) == 0 {
+		var v G.Value = G.NewF64(vals[0])
+		if dt == tensor.Float32 {
+			v = G.NewF32(float32(vals[0]))
+		}
+		fg.desc = append(fg.desc, fmt.Sprintf("%s:[]", name))
+		return G.NewScalar(fg.g, dt, G.WithName(name), G.WithValue(v))
+	}
+	var back interface{} = vals
+	if dt == tensor.Float32 {
+		f := make([]float32, len(vals))
+		for i, x := range vals {
+			f[i] = float32(x)
+		}
+		back = f
+	}
+	v := tensor.New(tensor.WithShape(sh...), tensor.WithBacking(back))
+	fg.desc = append(fg.desc, fmt.Sprintf("%s:%v", name, sh))
+	return G.NewTensor(fg.g, dt, len(sh), G.WithShape(sh...), G.WithName(name), G.WithValue(v))
+}
+
+// positive is n² + 1, an operand for log, sqrt and division.
+func (b *fuzzBuilder) positive(n *G.Node) (*G.Node, error) {
+	sq, err := G.Square(n)
+	if err != nil {
+		return nil, err
+	}
+	if b.dt == tensor.Float32 {
+		return G.Add(sq, G.NewConstant(float32(1)))
+	}
+	return G.Add(sq, G.NewConstant(1.0))
+}
+
+// anyNode draws a node of the pool.
+func (b *fuzzBuilder) anyNode() *G.Node { return b.pool[b.r.pick(len(b.pool))] }
+
+// sameShape returns a node of n's shape: one from the pool, or a fresh input.
+func (b *fuzzBuilder) sameShape(n *G.Node) *G.Node {
+	for k := 0; k < 3; k++ {
+		c := b.anyNode()
+		if c.Shape().Eq(n.Shape()) && c.Dims() == n.Dims() {
+			return c
+		}
+	}
+	return b.newInput(append([]int(nil), n.Shape()...))
+}
+
+// isView reports whether op takes a Reshape or Slice (or a Transpose, for op 15).
+func isView(op int) bool { return op == 15 || op == 16 || op == 18 }
+
+// step draws an operand (the last node or any node of the pool) and one of 20 operations,
+// and applies it.
+func (b *fuzzBuilder) step() (*G.Node, error) {
+	x := b.anyNode()
+	if b.r.pick(2) == 0 {
+		x = b.pool[len(b.pool)-1]
+	}
+	var err error
+	op := b.r.pick(20)
+	if isView(op) && isInput(b.inputs, x) {
+		// Gorgonia v0.9.18 bug: Reshape and Slice of an input are views of its value, and a
+		// later op of the TapeMachine may work in place on the view, overwriting the input
+		// (gorgonia.Grad's own graph shows it: after one run x holds ∂cost/∂x). Views are
+		// taken of computed nodes only, so the graph's value is the same on every run.
+		if x, err = G.Tanh(x); err != nil {
+			return nil, err
+		}
+	}
+	var y *G.Node
+	if op <= 10 {
+		y, err = b.elementwise(op, x)
+	} else {
+		y, err = b.structural(op, x)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("gorgonia refused op %d on %v: %v", op, x.Shape(), err)
+	}
+	if isView(op) {
+		b.fg.views = true
+	}
+	b.fg.desc = append(b.fg.desc, fmt.Sprintf("op%d%v", op, y.Shape()))
+	return y, nil
+}
+
+// elementwise applies operation op (0 to 10: unary functions, and binary ones against a node
+// of x's shape) to x.
+func (b *fuzzBuilder) elementwise(op int, x *G.Node) (*G.Node, error) {
+	switch op {
+	case 0:
+		return G.Tanh(x)
+	case 1:
+		return G.Sigmoid(x)
+	case 2:
+		t, err := G.Tanh(x)
+		if err != nil {
+			return nil, err
+		}
+		return G.Exp(t)
+	case 3:
+		p, err := b.positive(x)
+		if err != nil {
+			return nil, err
+		}
+		return G.Log(p)
+	case 4:
+		p, err := b.positive(x)
+		if err != nil {
+			return nil, err
+		}
+		return G.Sqrt(p)
+	case 5:
+		return G.Square(x)
+	case 6:
+		return G.Neg(x)
+	case 7:
+		return G.Add(x, b.sameShape(x))
+	case 8:
+		return G.Sub(x, b.sameShape(x))
+	case 9:
+		return G.HadamardProd(x, b.sameShape(x))
+	default:
+		p, err := b.positive(b.sameShape(x))
+		if err != nil {
+			return nil, err
+		}
+		return G.HadamardDiv(x, p)
+	}
+}
+
+// structural applies operation op (11 to 19: products, broadcasting, reductions, views,
+// softmax, concatenation; each falls back to an element-wise op where x's rank does not
+// fit) to x.
+func (b *fuzzBuilder) structural(op int, x *G.Node) (*G.Node, error) {
+	r := b.r
+	switch op {
+	case 11: // matrix product with a fresh right operand
+		switch x.Dims() {
+		case 2:
+			w := b.newInput([]int{x.Shape()[1], 1 + r.pick(4)})
+			if r.pick(2) == 0 {
+				w = b.newInput([]int{x.Shape()[1]})
+			}
+			return G.Mul(x, w)
+		case 1:
+			return G.Mul(x, b.sameShape(x)) // inner product
+		default:
+			return G.Mul(x, b.newInput(nil))
+		}
+	case 12: // broadcasting against a vector along the last axis
+		if x.Dims() != 2 {
+			return G.Cube(x)
+		}
+		v := b.newInput([]int{x.Shape()[1]})
+		switch r.pick(3) {
+		case 0:
+			return G.BroadcastAdd(x, v, nil, []byte{0})
+		case 1:
+			return G.BroadcastHadamardProd(x, v, nil, []byte{0})
+		default:
+			return G.BroadcastSub(v, x, []byte{0}, nil)
+		}
+	case 13:
+		if x.Dims() >= 1 {
+			return G.Sum(x, r.pick(x.Dims()))
+		}
+		return G.Mul(x, x)
+	case 14:
+		return G.Mean(x)
+	case 15:
+		if x.Dims() == 2 {
+			return G.Transpose(x)
+		} else if x.Dims() == 1 && x.Shape()[0] > 2 {
+			// at least two elements: Gorgonia v0.9.18 turns a one-element slice into a
+			// scalar value that its own later ops (Sum, Add) reject or panic on
+			lo := r.pick(x.Shape()[0] - 2)
+			return G.Slice(x, G.S(lo, x.Shape()[0]))
+		}
+		return G.Sigmoid(x)
+	case 16:
+		if x.Dims() == 2 && x.Shape()[0] > 1 && x.Shape()[1] > 1 {
+			return G.Slice(x, G.S(r.pick(x.Shape()[0])))
+		} else if x.Dims() >= 1 {
+			return G.Reshape(x, tensor.Shape{x.Shape().TotalSize(), 1})
+		}
+		return G.Tanh(x)
+	case 17:
+		if x.Dims() == 2 {
+			return G.SoftMax(x)
+		}
+		y, pre, err := shiftedReLU(x)
+		if err == nil {
+			b.fg.kinks = append(b.fg.kinks, pre)
+		}
+		return y, err
+	case 18:
+		if x.Dims() >= 1 && x.Shape().TotalSize() > 1 {
+			return G.Reshape(x, tensor.Shape{x.Shape().TotalSize()})
+		}
+		return G.Square(x)
+	default:
+		if x.Dims() >= 1 {
+			return G.Concat(0, x, b.sameShape(x))
+		}
+		return G.Add(x, x)
+	}
+}
+
+// finish sums the last node into a scalar cost and draws the wrt nodes: each input with
+// probability 2/3, and the intermediate node when there is one.
+func (b *fuzzBuilder) finish(intermediate *G.Node) (*fuzzGraph, error) {
+	fg := b.fg
+	out := b.pool[len(b.pool)-1]
 	if out.Dims() > 0 || !out.IsScalar() {
 		var err error
 		if out, err = G.Sum(out); err != nil {
@@ -287,8 +338,8 @@ func buildFuzzGraphDtype(data []byte, force64 bool) (fg *fuzzGraph, err error) {
 		}
 	}
 	fg.cost = out
-	for _, in := range inputs {
-		if r.pick(3) != 0 {
+	for _, in := range b.inputs {
+		if b.r.pick(3) != 0 {
 			fg.wrt = append(fg.wrt, in)
 		}
 	}
@@ -299,7 +350,7 @@ func buildFuzzGraphDtype(data []byte, force64 bool) (fg *fuzzGraph, err error) {
 		fg.wrt = append(fg.wrt, intermediate)
 	}
 	if len(fg.wrt) == 0 {
-		fg.wrt = G.Nodes{inputs[0]}
+		fg.wrt = G.Nodes{b.inputs[0]}
 	}
 	return fg, nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/bulkad/bulkad/ad"
 	"github.com/bulkad/bulkad/adapter"
 	"github.com/bulkad/bulkad/core"
+	"github.com/bulkad/bulkad/internal/graphargs"
 	"github.com/bulkad/bulkad/raise"
 	"github.com/pkg/errors"
 	"gorgonia.org/gorgonia"
@@ -56,37 +57,10 @@ func (d *Gradient) Bindings() map[string]*gorgonia.Node {
 	return m
 }
 
-// check validates Grad's and Check's arguments; its errors name no package or operation
-// (the caller adds them with wrapOnce).
-func check(cost *gorgonia.Node, wrt []*gorgonia.Node) error {
-	if cost == nil {
-		return errors.New("cost node is nil")
-	}
-	g := cost.Graph()
-	if g == nil {
-		return errors.Errorf("cost node %v belongs to no graph", cost)
-	}
-	if !cost.IsScalar() {
-		return errors.Errorf("cost %v has shape %v, want a scalar", cost, cost.Shape())
-	}
-	if len(wrt) == 0 {
-		return errors.New("no wrt nodes")
-	}
-	for i, w := range wrt {
-		if w == nil {
-			return errors.Errorf("wrt node %d is nil", i)
-		}
-		if w.Graph() != g {
-			return errors.Errorf("wrt node %d (%v) belongs to another graph than the cost", i, w)
-		}
-	}
-	return nil
-}
-
 // Differentiate returns the inspectable gradient of cost with respect to wrt (its core
 // program, printable) without touching the graph.
 func Differentiate(cost *gorgonia.Node, wrt ...*gorgonia.Node) (*Gradient, error) {
-	if err := check(cost, wrt); err != nil {
+	if err := graphargs.Check(cost, wrt); err != nil {
 		return nil, wrapOnce(err, "grad")
 	}
 	var uniq gorgonia.Nodes
@@ -169,7 +143,7 @@ func GradAll(cost *gorgonia.Node, wrt ...*gorgonia.Node) (gorgonia.Nodes, error)
 
 // GradAll is the package-level GradAll with the device and granularity of o.
 func (o Options) GradAll(cost *gorgonia.Node, wrt ...*gorgonia.Node) (gorgonia.Nodes, error) {
-	if err := check(cost, wrt); err != nil {
+	if err := graphargs.Check(cost, wrt); err != nil {
 		return nil, wrapOnce(err, "grad")
 	}
 	path, err := adapter.Path(cost, wrt...)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/bulkad/bulkad/ad"
+	"github.com/bulkad/bulkad/internal/graphargs"
 	"github.com/bulkad/bulkad/raise"
 	"github.com/pkg/errors"
 	"gorgonia.org/gorgonia"
@@ -27,7 +28,7 @@ func HessianVector(cost *gorgonia.Node, wrt, v gorgonia.Nodes) (gorgonia.Nodes, 
 // HessianVector is the package-level HessianVector with the device and granularity of o.
 func (o Options) HessianVector(cost *gorgonia.Node, wrt, v gorgonia.Nodes) (gorgonia.Nodes, error) {
 	const op = "hessian-vector"
-	if err := check(cost, wrt); err != nil {
+	if err := graphargs.Check(cost, wrt); err != nil {
 		return nil, wrapOnce(err, op)
 	}
 	if len(v) != len(wrt) {

@@ -9,6 +9,8 @@ import (
 
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/bulkad/bulkad/examples/opgraphs"
 )
 
 // savedRoundTrip imports a fixture, gives every parameter new values (2·w + 0.25, computed
@@ -63,7 +65,7 @@ func TestONNXSaveRoundTrip(t *testing.T) {
 				t.Fatalf("%d parameters after the round trip, want %d", len(m2.Params), len(m.Params))
 			}
 			for i, p := range m2.Params {
-				got := valuesF64(p.Value())
+				got := opgraphs.Floats(p.Value())
 				w := want[m2.ParamNames[i]]
 				if len(got) != len(w) {
 					t.Fatalf("%s: %d values, want %d", m2.ParamNames[i], len(got), len(w))
@@ -94,7 +96,7 @@ func TestONNXSaveRoundTrip(t *testing.T) {
 				if err := vm.RunAll(); err != nil {
 					t.Fatal(err)
 				}
-				outs[k] = valuesF64(mm.Outputs[0].Value())
+				outs[k] = opgraphs.Floats(mm.Outputs[0].Value())
 				vm.Close()
 			}
 			for j := range outs[0] {
@@ -152,22 +154,4 @@ func TestONNXEncodeErrors(t *testing.T) {
 	if err := (&ONNXModel{}).Save(filepath.Join(t.TempDir(), "x.onnx")); err == nil {
 		t.Error("a model without a source saved")
 	}
-}
-
-func valuesF64(v gorgonia.Value) []float64 {
-	switch x := v.Data().(type) {
-	case []float64:
-		return append([]float64(nil), x...)
-	case []float32:
-		out := make([]float64, len(x))
-		for i, f := range x {
-			out[i] = float64(f)
-		}
-		return out
-	case float64:
-		return []float64{x}
-	case float32:
-		return []float64{float64(x)}
-	}
-	return nil
 }

@@ -53,21 +53,23 @@ func VulkanDevice() (*vulkan.Device, error) {
 // products and transcendental functions on a GPU; never on a CPU device such as lavapipe):
 // pass it as Options.Device. Without a usable device it returns an error saying why.
 func VulkanAuto() (*raise.Vulkan, error) {
-	p, err := openVulkan()
-	if err != nil {
-		return nil, err
-	}
-	return p.auto, nil
+	return vulkanConfig(func(p *vulkanProcess) *raise.Vulkan { return p.auto })
 }
 
 // VulkanForce is VulkanAuto for every kernel the device supports, however small: for tests
 // of the device path, e.g. on lavapipe.
 func VulkanForce() (*raise.Vulkan, error) {
+	return vulkanConfig(func(p *vulkanProcess) *raise.Vulkan { return p.force })
+}
+
+// vulkanConfig is one of the process-wide device configurations, chosen by pick, once the
+// device is open.
+func vulkanConfig(pick func(*vulkanProcess) *raise.Vulkan) (*raise.Vulkan, error) {
 	p, err := openVulkan()
 	if err != nil {
 		return nil, err
 	}
-	return p.force, nil
+	return pick(p), nil
 }
 
 // CurrentVulkan returns the device configuration Grad uses now, as BULKAD_VULKAN selects it:

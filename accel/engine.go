@@ -172,34 +172,32 @@ func (e Engine) softmax(x tensor.Tensor, axis int, log bool, opts []tensor.FuncO
 // GteScalar implements tensor.Gteer for a float tensor compared with a scalar of its type,
 // with a result of the same type (see Engine); other cases go to StandardEngine.
 func (e Engine) GteScalar(t tensor.Tensor, s interface{}, leftTensor bool, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	if r, ok, err := e.compareScalar(t, s, leftTensor, core.OpGe, opts); ok {
-		return r, err
-	}
-	return e.StandardEngine.GteScalar(t, s, leftTensor, opts...)
+	return e.compareScalarOr(t, s, leftTensor, core.OpGe, opts, e.StandardEngine.GteScalar)
 }
 
 // GtScalar implements tensor.Gter (see GteScalar).
 func (e Engine) GtScalar(t tensor.Tensor, s interface{}, leftTensor bool, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	if r, ok, err := e.compareScalar(t, s, leftTensor, core.OpGt, opts); ok {
-		return r, err
-	}
-	return e.StandardEngine.GtScalar(t, s, leftTensor, opts...)
+	return e.compareScalarOr(t, s, leftTensor, core.OpGt, opts, e.StandardEngine.GtScalar)
 }
 
 // LteScalar implements tensor.Lteer (see GteScalar).
 func (e Engine) LteScalar(t tensor.Tensor, s interface{}, leftTensor bool, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	if r, ok, err := e.compareScalar(t, s, leftTensor, core.OpLe, opts); ok {
-		return r, err
-	}
-	return e.StandardEngine.LteScalar(t, s, leftTensor, opts...)
+	return e.compareScalarOr(t, s, leftTensor, core.OpLe, opts, e.StandardEngine.LteScalar)
 }
 
 // LtScalar implements tensor.Lter (see GteScalar).
 func (e Engine) LtScalar(t tensor.Tensor, s interface{}, leftTensor bool, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	if r, ok, err := e.compareScalar(t, s, leftTensor, core.OpLt, opts); ok {
+	return e.compareScalarOr(t, s, leftTensor, core.OpLt, opts, e.StandardEngine.LtScalar)
+}
+
+// compareScalarOr is compareScalar's result where it applies, else fallback's
+// (StandardEngine's method).
+func (e Engine) compareScalarOr(t tensor.Tensor, s interface{}, leftTensor bool, op core.BinOp, opts []tensor.FuncOpt,
+	fallback func(t tensor.Tensor, s interface{}, leftTensor bool, opts ...tensor.FuncOpt) (tensor.Tensor, error)) (tensor.Tensor, error) {
+	if r, ok, err := e.compareScalar(t, s, leftTensor, op, opts); ok {
 		return r, err
 	}
-	return e.StandardEngine.LtScalar(t, s, leftTensor, opts...)
+	return fallback(t, s, leftTensor, opts...)
 }
 
 // flipped is the ordering with its operands swapped: s op x is x flipped(op) s.
@@ -259,34 +257,22 @@ func (e Engine) compareScalar(t tensor.Tensor, s interface{}, leftTensor bool, o
 // row-major order, on kernel.Binary (split across goroutines when large); other cases go
 // to StandardEngine.
 func (e Engine) Add(a, b tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	if r, ok, err := e.binary(a, b, core.OpAdd, opts); ok {
-		return r, err
-	}
-	return e.StandardEngine.Add(a, b, opts...)
+	return e.binaryOr(a, b, core.OpAdd, opts, e.StandardEngine.Add)
 }
 
 // Sub implements tensor.Suber (see Add).
 func (e Engine) Sub(a, b tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	if r, ok, err := e.binary(a, b, core.OpSub, opts); ok {
-		return r, err
-	}
-	return e.StandardEngine.Sub(a, b, opts...)
+	return e.binaryOr(a, b, core.OpSub, opts, e.StandardEngine.Sub)
 }
 
 // Mul implements tensor.Muler (see Add).
 func (e Engine) Mul(a, b tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	if r, ok, err := e.binary(a, b, core.OpMul, opts); ok {
-		return r, err
-	}
-	return e.StandardEngine.Mul(a, b, opts...)
+	return e.binaryOr(a, b, core.OpMul, opts, e.StandardEngine.Mul)
 }
 
 // Div implements tensor.Diver (see Add).
 func (e Engine) Div(a, b tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	if r, ok, err := e.binary(a, b, core.OpDiv, opts); ok {
-		return r, err
-	}
-	return e.StandardEngine.Div(a, b, opts...)
+	return e.binaryOr(a, b, core.OpDiv, opts, e.StandardEngine.Div)
 }
 
 // contiguous returns t as a row-major float64 or float32 Dense that owns its layout (no
@@ -321,6 +307,14 @@ func (e Engine) output(op string, d *tensor.Dense, fo *tensor.OpOpt) (out *tenso
 	return tensor.New(tensor.Of(d.Dtype()), tensor.WithShape(d.Shape().Clone()...), tensor.WithEngine(e)), true, nil
 }
 
+// binaryOr is binary's result where it applies, else fallback's (StandardEngine's method).
+func (e Engine) binaryOr(a, b tensor.Tensor, op core.BinOp, opts []tensor.FuncOpt, fallback func(a, b tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error)) (tensor.Tensor, error) {
+	if r, ok, err := e.binary(a, b, op, opts); ok {
+		return r, err
+	}
+	return fallback(a, b, opts...)
+}
+
 // binary is a op b element-wise for two contiguous float tensors of one shape and dtype
 // (ok false otherwise).
 func (e Engine) binary(a, b tensor.Tensor, op core.BinOp, opts []tensor.FuncOpt) (r tensor.Tensor, ok bool, err error) {
@@ -350,42 +344,35 @@ func (e Engine) binary(a, b tensor.Tensor, op core.BinOp, opts []tensor.FuncOpt)
 // vmath's, within 1 ulp in float32; split across goroutines when large); other cases go to
 // StandardEngine.
 func (e Engine) Exp(a tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	if r, ok, err := e.unary(a, core.OpExp, opts); ok {
-		return r, err
-	}
-	return e.StandardEngine.Exp(a, opts...)
+	return e.unaryOr(a, core.OpExp, opts, e.StandardEngine.Exp)
 }
 
 // Log implements tensor.Loger (see Exp).
 func (e Engine) Log(a tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	if r, ok, err := e.unary(a, core.OpLog, opts); ok {
-		return r, err
-	}
-	return e.StandardEngine.Log(a, opts...)
+	return e.unaryOr(a, core.OpLog, opts, e.StandardEngine.Log)
 }
 
 // Tanh implements tensor.Tanher (see Exp).
 func (e Engine) Tanh(a tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	if r, ok, err := e.unary(a, core.OpTanh, opts); ok {
-		return r, err
-	}
-	return e.StandardEngine.Tanh(a, opts...)
+	return e.unaryOr(a, core.OpTanh, opts, e.StandardEngine.Tanh)
 }
 
 // Neg implements tensor.Neger (see Exp).
 func (e Engine) Neg(a tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	if r, ok, err := e.unary(a, core.OpNeg, opts); ok {
-		return r, err
-	}
-	return e.StandardEngine.Neg(a, opts...)
+	return e.unaryOr(a, core.OpNeg, opts, e.StandardEngine.Neg)
 }
 
 // Sqrt implements tensor.Sqrter (see Exp).
 func (e Engine) Sqrt(a tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	if r, ok, err := e.unary(a, core.OpSqrt, opts); ok {
+	return e.unaryOr(a, core.OpSqrt, opts, e.StandardEngine.Sqrt)
+}
+
+// unaryOr is unary's result where it applies, else fallback's (StandardEngine's method).
+func (e Engine) unaryOr(a tensor.Tensor, op core.UnOp, opts []tensor.FuncOpt, fallback func(tensor.Tensor, ...tensor.FuncOpt) (tensor.Tensor, error)) (tensor.Tensor, error) {
+	if r, ok, err := e.unary(a, op, opts); ok {
 		return r, err
 	}
-	return e.StandardEngine.Sqrt(a, opts...)
+	return fallback(a, opts...)
 }
 
 // unary is op applied element-wise to a contiguous float tensor (ok false otherwise). Exp,

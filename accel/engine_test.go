@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/bulkad/bulkad/accel"
+	"github.com/bulkad/bulkad/examples/opgraphs"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -128,22 +129,18 @@ func TestEngineSoftmaxShift(t *testing.T) {
 	for _, log := range []bool{false, true} {
 		for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
 			g := G.NewGraph()
-			var back any = append([]float64(nil), xs...)
-			if dt == tensor.Float32 {
-				f := make([]float32, len(xs))
-				for i, v := range xs {
-					f[i] = float32(v)
-				}
-				back = f
-			}
-			x := G.NewMatrix(g, dt, G.WithShape(3, 3), G.WithName("x"), G.WithValue(tensor.New(tensor.WithShape(3, 3), tensor.WithBacking(back))))
+			x := G.NewMatrix(g, dt, G.WithShape(3, 3), G.WithName("x"), G.WithValue(opgraphs.Dense(dt, []int{3, 3}, xs)))
 			op := G.SoftMax // (not both on one x: Gorgonia gives them one hash and returns the first)
 			if log {
 				op = G.LogSoftMax
 			}
 			sm := G.Must(op(x))
-			runGraph(t, g, G.WithEngine(accel.Engine{}))
-			got := valuesF64(sm.Value())
+			vm := G.NewTapeMachine(g, G.WithEngine(accel.Engine{}))
+			defer vm.Close()
+			if err := vm.RunAll(); err != nil {
+				t.Fatal(err)
+			}
+			got := opgraphs.Floats(sm.Value())
 			want := softmaxRows(xs, 3, log)
 			tol := 1e-15
 			if dt == tensor.Float32 {
@@ -224,20 +221,6 @@ func TestEngineSoftmaxOptions(t *testing.T) {
 	if _, err := e.SoftMax(ints, 0); err == nil {
 		t.Error("an int tensor was accepted")
 	}
-}
-
-func valuesF64(v G.Value) []float64 {
-	switch d := v.Data().(type) {
-	case []float64:
-		return d
-	case []float32:
-		out := make([]float64, len(d))
-		for i, x := range d {
-			out[i] = float64(x)
-		}
-		return out
-	}
-	panic(fmt.Sprintf("values of %T", v.Data()))
 }
 
 // ExampleEngine runs a softmax on a machine with bulkad's engine: the row [1000, 0] that
@@ -380,7 +363,7 @@ func TestEngineBinary(t *testing.T) {
 					if err != nil {
 						t.Fatalf("%v %s %s: %v", dt, op.name, how, err)
 					}
-					vs := valuesF64(got)
+					vs := opgraphs.Floats(got)
 					for i := range xs {
 						want := op.def(xs[i], ys[i])
 						if dt == tensor.Float32 {
@@ -464,7 +447,7 @@ func TestEngineUnary(t *testing.T) {
 				if dt == tensor.Float32 {
 					tol = 1.2e-7
 				}
-				for i, v := range valuesF64(got) {
+				for i, v := range opgraphs.Floats(got) {
 					want := op.def(xs[i])
 					if math.IsNaN(want) != math.IsNaN(v) || !math.IsNaN(want) && math.Abs(v-want) > tol*math.Max(1e-30, math.Abs(want)) && !(math.IsInf(want, 0) && v == want) {
 						t.Fatalf("%v n=%d: %s(%v) = %v, want %v", dt, n, op.name, xs[i], v, want)

@@ -247,24 +247,15 @@ func allReduce[T float32 | float64](c *Comm, buf []T, op Op, name string, dtype 
 		mop = h.opMax
 	}
 	dt := dtype(h)
-	var empty T
-	for start := 0; start < len(buf) || start == 0; start += maxCount {
-		n := min(len(buf)-start, maxCount)
-		p := unsafe.Pointer(&empty)
-		if n > 0 {
-			p = unsafe.Pointer(&buf[start])
-		}
+	err := inChunks(buf, func(p unsafe.Pointer, n int) error {
 		rc := c.call(func() int32 {
 			return c.lib.allreduce(h.inPlace, p, int32(n), dt, mop, h.commWorld)
 		})
-		if err := c.check(name, "MPI_Allreduce", rc); err != nil {
-			return err
-		}
-		if n == 0 {
-			break
-		}
+		return c.check(name, "MPI_Allreduce", rc)
+	})
+	if err != nil {
+		return err
 	}
-	runtime.KeepAlive(buf)
 	if op == Mean {
 		s := T(c.size)
 		for i := range buf {
@@ -298,6 +289,16 @@ func broadcast[T float32 | float64](c *Comm, buf []T, root int, name string, dty
 	defer c.mu.Unlock()
 	h := &c.lib.h
 	dt := dtype(h)
+	return inChunks(buf, func(p unsafe.Pointer, n int) error {
+		rc := c.call(func() int32 { return c.lib.bcast(p, int32(n), dt, int32(root), h.commWorld) })
+		return c.check(name, "MPI_Bcast", rc)
+	})
+}
+
+// inChunks calls do on consecutive chunks of buf of at most maxCount elements (MPI's counts
+// are int32), with a pointer to the chunk's first element and its length; an empty buf is one
+// call with n = 0 and a pointer to a zero value. It stops at the first error.
+func inChunks[T float32 | float64](buf []T, do func(p unsafe.Pointer, n int) error) error {
 	var empty T
 	for start := 0; start < len(buf) || start == 0; start += maxCount {
 		n := min(len(buf)-start, maxCount)
@@ -305,8 +306,7 @@ func broadcast[T float32 | float64](c *Comm, buf []T, root int, name string, dty
 		if n > 0 {
 			p = unsafe.Pointer(&buf[start])
 		}
-		rc := c.call(func() int32 { return c.lib.bcast(p, int32(n), dt, int32(root), h.commWorld) })
-		if err := c.check(name, "MPI_Bcast", rc); err != nil {
+		if err := do(p, n); err != nil {
 			return err
 		}
 		if n == 0 {

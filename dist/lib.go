@@ -23,23 +23,6 @@ type handles struct {
 	threadSerialized int32   // MPI_THREAD_SERIALIZED
 }
 
-// mpichHandles are the values of MPICH's mpi.h, where MPI_Comm, MPI_Datatype, MPI_Op and
-// MPI_Errhandler are typedefs of int (read from MPICH 4.0.2's header, Debian's
-// libmpich-dev 4.0.2-3; the values belong to the binary interface that libraries derived from
-// MPICH keep, the MPICH ABI Compatibility Initiative).
-func mpichHandles() handles {
-	return handles{
-		commWorld:        0x44000000,  // #define MPI_COMM_WORLD ((MPI_Comm)0x44000000)
-		float32T:         0x4c00040a,  // #define MPI_FLOAT ((MPI_Datatype)0x4c00040a)
-		float64T:         0x4c00080b,  // #define MPI_DOUBLE ((MPI_Datatype)0x4c00080b)
-		opMax:            0x58000001,  // #define MPI_MAX (MPI_Op)(0x58000001)
-		opSum:            0x58000003,  // #define MPI_SUM (MPI_Op)(0x58000003)
-		errorsReturn:     0x54000001,  // #define MPI_ERRORS_RETURN ((MPI_Errhandler)0x54000001)
-		inPlace:          ^uintptr(0), // #define MPI_IN_PLACE (void *) -1
-		threadSerialized: 2,           // #define MPI_THREAD_SERIALIZED 2
-	}
-}
-
 // library is a loaded MPI library: its functions (through purego) and its handle table.
 type library struct {
 	name    string // the file name it was loaded as
@@ -59,7 +42,6 @@ type library struct {
 	abort         func(comm uintptr, code int32) int32
 	finalize      func() int32
 	errorString   func(code int32, s *byte, n *int32) int32
-	libVersion    func(s *byte, n *int32) int32
 }
 
 // errorText is MPI_Error_string of code, or the bare code when the library has no text.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/bulkad/bulkad"
 	"github.com/bulkad/bulkad/dist"
+	"github.com/bulkad/bulkad/examples/opgraphs"
 )
 
 // The tests' model: an MLP 6-8-3 (ReLU, softmax cross-entropy averaged over the batch) on a
@@ -107,17 +108,6 @@ func dataset() ([]float64, []int) {
 	return x, labels
 }
 
-func dense(dt tensor.Dtype, shape []int, v []float64) *tensor.Dense {
-	if dt == tensor.Float32 {
-		f := make([]float32, len(v))
-		for i := range v {
-			f[i] = float32(v[i])
-		}
-		return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(f))
-	}
-	return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(append([]float64{}, v...)))
-}
-
 // shardOf returns rows [lo, lo+n) of step's batch as x : [n, features] and one-hot y : [n, classes].
 func shardOf(dt tensor.Dtype, step, lo, n int) (*tensor.Dense, *tensor.Dense) {
 	x, labels := dataset()
@@ -128,7 +118,7 @@ func shardOf(dt tensor.Dtype, step, lo, n int) (*tensor.Dense, *tensor.Dense) {
 		copy(xv[i*features:], x[r*features:(r+1)*features])
 		yv[i*classes+labels[r]] = 1
 	}
-	return dense(dt, []int{n, features}, xv), dense(dt, []int{n, classes}, yv)
+	return opgraphs.Dense(dt, []int{n, features}, xv), opgraphs.Dense(dt, []int{n, classes}, yv)
 }
 
 // initParams draws the parameters w0, b0, w1, b1 from seed.
@@ -142,10 +132,10 @@ func initParams(dt tensor.Dtype, seed int64) []*tensor.Dense {
 		return v
 	}
 	return []*tensor.Dense{
-		dense(dt, []int{features, hidden}, draw(features*hidden, 0.4)),
-		dense(dt, []int{hidden}, draw(hidden, 0.1)),
-		dense(dt, []int{hidden, classes}, draw(hidden*classes, 0.4)),
-		dense(dt, []int{classes}, draw(classes, 0.1)),
+		opgraphs.Dense(dt, []int{features, hidden}, draw(features*hidden, 0.4)),
+		opgraphs.Dense(dt, []int{hidden}, draw(hidden, 0.1)),
+		opgraphs.Dense(dt, []int{hidden, classes}, draw(hidden*classes, 0.4)),
+		opgraphs.Dense(dt, []int{classes}, draw(classes, 0.1)),
 	}
 }
 

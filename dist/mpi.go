@@ -58,6 +58,7 @@ func loadLibrary(names []string) (*library, error) {
 // names MPICH or a library built on it.
 func bindLibrary(name string, h uintptr) (*library, error) {
 	lib := &library{name: name}
+	var libVersion func(s *byte, n *int32) int32 // only read here, for lib.version
 	fns := []struct {
 		sym string
 		fn  any
@@ -74,7 +75,7 @@ func bindLibrary(name string, h uintptr) (*library, error) {
 		{"MPI_Abort", &lib.abort},
 		{"MPI_Finalize", &lib.finalize},
 		{"MPI_Error_string", &lib.errorString},
-		{"MPI_Get_library_version", &lib.libVersion},
+		{"MPI_Get_library_version", &libVersion},
 	}
 	for _, f := range fns {
 		addr, err := purego.Dlsym(h, f.sym)
@@ -85,7 +86,7 @@ func bindLibrary(name string, h uintptr) (*library, error) {
 	}
 	buf := make([]byte, 8192) // MPI_MAX_LIBRARY_VERSION_STRING: 256 in Open MPI, 8192 in MPICH
 	var n int32
-	if lib.libVersion(&buf[0], &n) == 0 && n > 0 && int(n) <= len(buf) {
+	if libVersion(&buf[0], &n) == 0 && n > 0 && int(n) <= len(buf) {
 		lib.version = shortVersion(string(buf[:n]))
 	}
 	if addr, err := purego.Dlsym(h, "ompi_mpi_comm_world"); err == nil && addr != 0 {
@@ -110,4 +111,21 @@ func bindLibrary(name string, h uintptr) (*library, error) {
 		}
 	}
 	return nil, errors.Errorf("%s (neither Open MPI nor the MPICH interface: %q)", name, lib.version)
+}
+
+// mpichHandles are the values of MPICH's mpi.h, where MPI_Comm, MPI_Datatype, MPI_Op and
+// MPI_Errhandler are typedefs of int (read from MPICH 4.0.2's header, Debian's
+// libmpich-dev 4.0.2-3; the values belong to the binary interface that libraries derived from
+// MPICH keep, the MPICH ABI Compatibility Initiative).
+func mpichHandles() handles {
+	return handles{
+		commWorld:        0x44000000,  // #define MPI_COMM_WORLD ((MPI_Comm)0x44000000)
+		float32T:         0x4c00040a,  // #define MPI_FLOAT ((MPI_Datatype)0x4c00040a)
+		float64T:         0x4c00080b,  // #define MPI_DOUBLE ((MPI_Datatype)0x4c00080b)
+		opMax:            0x58000001,  // #define MPI_MAX (MPI_Op)(0x58000001)
+		opSum:            0x58000003,  // #define MPI_SUM (MPI_Op)(0x58000003)
+		errorsReturn:     0x54000001,  // #define MPI_ERRORS_RETURN ((MPI_Errhandler)0x54000001)
+		inPlace:          ^uintptr(0), // #define MPI_IN_PLACE (void *) -1
+		threadSerialized: 2,           // #define MPI_THREAD_SERIALIZED 2
+	}
 }

@@ -9,26 +9,13 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/bulkad/bulkad/dist"
+	"github.com/bulkad/bulkad/dist/mpitest"
 )
-
-// oneProcess is the world of a process no launcher started (the tests may themselves run
-// under mpirun, as TestMPIChild does: these tests then skip).
-func oneProcess(t *testing.T) *dist.Comm {
-	t.Helper()
-	w, err := dist.Init()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if w.Size() != 1 {
-		t.Skip("running under an MPI launcher")
-	}
-	return w
-}
 
 // TestDataParallelOneProcess: in the one-process world the data-parallel loop is the plain
 // loop, bit for bit, for every solver, both autodiffs and both bindings.
 func TestDataParallelOneProcess(t *testing.T) {
-	world := oneProcess(t)
+	world := mpitest.OneProcess(t)
 	for _, cfg := range testConfigs(rows/batch + 1) { // the last step sees the first batch again
 		want, err := trainSingle(cfg)
 		if err != nil {
@@ -72,7 +59,7 @@ func sameParams(a, b [][]float64) bool {
 }
 
 func TestDataParallelErrors(t *testing.T) {
-	world := oneProcess(t)
+	world := mpitest.OneProcess(t)
 	if _, err := dist.NewDataParallel(nil, nil); err == nil {
 		t.Error("nil Comm: no error")
 	}

@@ -13,10 +13,9 @@ import (
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
-	"github.com/bulkad/bulkad/ad"
 	"github.com/bulkad/bulkad/adapter"
 	"github.com/bulkad/bulkad/core"
-	"github.com/bulkad/bulkad/kernel"
+	"github.com/bulkad/bulkad/internal/graphargs"
 	"github.com/bulkad/bulkad/raise"
 )
 
@@ -221,200 +220,74 @@ func Check(cost *gorgonia.Node, wrt gorgonia.Nodes, opts ...Option) (*Report, er
 	if err := cfg.validate(); err != nil {
 		return nil, errors.Wrap(err, "gradcheck")
 	}
-	if err := validArgs(cost, wrt); err != nil {
+	if err := graphargs.Check(cost, wrt); err != nil {
 		return nil, errors.Wrap(err, "gradcheck")
 	}
-	g := cost.Graph()
-	idx := map[*gorgonia.Node]int{}
-	for i, n := range g.AllNodes() {
-		idx[n] = i
+	c := &checkRun{g: cost.Graph(), cost: cost, wrt: wrt, idx: map[*gorgonia.Node]int{}, f32: cost.Dtype() == tensor.Float32}
+	for i, n := range c.g.AllNodes() {
+		c.idx[n] = i
 	}
-	f32 := cost.Dtype() == tensor.Float32
 	if !cfg.tolSet {
 		cfg.atol, cfg.rtol = 1e-6, 1e-5
-		if f32 {
+		if c.f32 {
 			cfg.atol, cfg.rtol = 1e-3, 1e-3
 		}
 	}
-	rep := &Report{Cost: cost.Name(), Dtype: "float64", Atol: cfg.atol, Rtol: cfg.rtol}
-	if f32 {
-		rep.Dtype = "float32"
+	c.cfg = cfg
+	c.rep = &Report{Cost: cost.Name(), Dtype: "float64", Atol: cfg.atol, Rtol: cfg.rtol}
+	if c.f32 {
+		c.rep.Dtype = "float32"
 	}
 
 	// The translation is made first: its parameters name the nodes whose values fix the point
 	// of evaluation.
-	tr, terr := adapter.Translate(cost, wrt...)
-	need := []int{idx[cost]}
+	c.tr, c.terr = adapter.Translate(cost, wrt...)
+	c.need = []int{c.idx[cost]}
 	for _, n := range wrt {
-		need = append(need, idx[n])
+		c.need = append(c.need, c.idx[n])
 	}
-	if terr == nil {
-		for _, n := range tr.Params {
-			if i, ok := idx[n]; ok {
-				need = append(need, i)
+	if c.terr == nil {
+		for _, n := range c.tr.Params {
+			if i, ok := c.idx[n]; ok {
+				c.need = append(c.need, i)
 			}
 		}
 	}
 
 	// 1. Gorgonia's Grad on a clone, and the point of evaluation from a protected forward pass.
-	var ggrads []*tensor.Dense
-	var vals map[int]gorgonia.Value
-	var gcost float64
 	var err error
 	if cfg.gorgonia {
-		ggrads, _, _, err = gorgoniaGrads(g, cost, wrt, idx, need)
-		if err != nil {
-			rep.GorgoniaError = err.Error()
-			ggrads = nil
+		if c.ggrads, _, _, err = gorgoniaGrads(c.g, cost, wrt, c.idx, c.need); err != nil {
+			c.rep.GorgoniaError = err.Error()
+			c.ggrads = nil
 		}
 	}
 	// The point is read from a forward pass of its own, with the needed values protected from
 	// Gorgonia's in-place ops on views (Gorgonia's gradient run is left as Gorgonia runs it).
-	if vals, gcost, err = forwardValues(g, cost, idx, need); err != nil {
+	var gcost float64
+	if c.vals, gcost, err = forwardValues(c.g, cost, c.idx, c.need); err != nil {
 		return nil, errors.Wrap(err, "gradcheck: forward pass on a clone of the graph")
 	}
-	rep.Value = gcost
-
-	// 2. bulkad.
-	var bgrads map[string]*tensor.Dense
-	var args map[string]*tensor.Dense
-	var art *ad.Artifact
-	artArgs := func(args map[string]*tensor.Dense) map[string]*tensor.Dense {
-		out := make(map[string]*tensor.Dense, len(args))
-		for k, v := range args {
-			if tr.Zero[k] == nil { // the artifact binds the perturbations to zeros itself
-				out[k] = v
-			}
-		}
-		return out
+	c.rep.Value = gcost
+	c.runBulkad(gcost) // 2.
+	c.runRaised()      // 2b.
+	if c.terr != nil {
+		c.tr = nil
 	}
-	err = terr
-	if err == nil {
-		args, err = pointArgs(tr, vals, idx)
-	}
-	if err == nil {
-		if art, err = ad.GradWith(tr.Program, ad.Options{Wrt: tr.Wrt, AtZero: tr.ZeroNames()}); err == nil {
-			var value *tensor.Dense
-			if value, bgrads, err = art.RunWith(kernel.EvalTuple, artArgs(args)); err == nil {
-				v := toFloats(value)[0]
-				rep.ForwardMismatch = math.Abs(v-gcost) / math.Max(1, math.Abs(gcost))
-			}
-		}
-	}
-	if err != nil {
-		rep.BulkadError = err.Error()
-		bgrads = nil
-	}
-
-	// 2b. The nodes Grad adds, on a clone, run by a TapeMachine. With random operations their
-	// run draws its own values: they are compared with the artifact at that run's values.
-	random := hasRandom(g)
-	var rgrads [][]float64
-	var rart map[string]*tensor.Dense
-	if terr == nil {
-		var rvals map[int]gorgonia.Value
-		rgrads, rvals, err = raisedGrads(g, cost, wrt, idx, need, random)
-		if err == nil && random {
-			if art == nil {
-				err = errors.New("no artifact to compare with (see the bulkad error)")
-			} else {
-				var rargs map[string]*tensor.Dense
-				if rargs, err = pointArgs(tr, rvals, idx); err == nil {
-					_, rart, err = art.RunWith(kernel.EvalTuple, artArgs(rargs))
-				}
-			}
-		}
-		if err != nil {
-			rep.RaisedError = err.Error()
-			rgrads = nil
-		}
-	}
-	if terr != nil {
-		tr = nil
-	}
-
-	// 3. Finite differences.
-	fd, mode, err := newFD(g, cost, wrt, idx, vals, tr, args, f32)
-	if err != nil {
-		return nil, errors.Wrap(err, "gradcheck: finite differences")
-	}
-	rep.FDMode = mode
-	rng := rand.New(rand.NewSource(cfg.seed))
-	for k, n := range wrt {
-		size := n.Shape().TotalSize()
-		if n.IsScalar() {
-			size = 1
-		}
-		probes := chooseProbes(rng, size, cfg.maxProbes)
-		nr := NodeReport{Name: n.Name(), Shape: append([]int{}, n.Shape()...), Probed: len(probes), Gorgonia: "not run"}
-		if rep.GorgoniaError != "" {
-			nr.Gorgonia = "failed"
-		}
-		ref := make([]float64, len(probes))
-		for j, e := range probes {
-			if ref[j], err = fd.derivative(k, e, cfg.step); err != nil {
-				return nil, errors.Wrapf(err, "gradcheck: finite differences for %s", n.Name())
-			}
-		}
-		nr.Verdict = "ok"
-		if bgrads != nil {
-			nr.BulkadVsFD = compare(toFloats(bgrads[tr.Wrt[k]]), ref, probes, cfg)
-		} else {
-			nr.BulkadVsFD = ErrStat{MaxAbs: math.Inf(1), MaxRel: math.Inf(1)}
-		}
-		switch {
-		case rgrads != nil && random:
-			want := toFloats(rart[tr.Wrt[k]])
-			aref := make([]float64, len(probes))
-			for j, e := range probes {
-				if e < len(want) {
-					aref[j] = want[e]
-				}
-			}
-			s := compare(rgrads[k], aref, probes, cfg)
-			nr.RaisedVsArtifact = &s
-		case rgrads != nil:
-			s := compare(rgrads[k], ref, probes, cfg)
-			nr.RaisedVsFD = &s
-		}
-		raisedOK := (nr.RaisedVsFD != nil && nr.RaisedVsFD.OK) || (nr.RaisedVsArtifact != nil && nr.RaisedVsArtifact.OK)
-		if !nr.BulkadVsFD.OK || !raisedOK {
-			nr.Verdict = "WRONG"
-			if bgrads == nil || rgrads == nil {
-				nr.Verdict = "FAILED"
-			}
-		}
-		if ggrads != nil {
-			gg := toFloats(ggrads[k])
-			s1 := compare(gg, ref, probes, cfg)
-			nr.GorgoniaVsFD = &s1
-			nr.Gorgonia = "ok"
-			if !s1.OK {
-				nr.Gorgonia = "wrong"
-			}
-			if bgrads != nil {
-				gref := make([]float64, len(probes))
-				for j, e := range probes {
-					if e < len(gg) {
-						gref[j] = gg[e]
-					}
-				}
-				s2 := compare(toFloats(bgrads[tr.Wrt[k]]), gref, probes, cfg)
-				nr.BulkadVsGorgonia = &s2
-			}
-		}
-		rep.Nodes = append(rep.Nodes, nr)
+	if err := c.compareAll(); err != nil { // 3.
+		return nil, err
 	}
 	if cfg.second {
-		rep.secondRun, rep.SecondOrderTol = true, secondOrderTol(f32)
+		rep := c.rep
+		rep.secondRun, rep.SecondOrderTol = true, secondOrderTol(c.f32)
 		var so []SecondOrderReport
-		if so, err = secondOrder(g, cost, wrt, idx, tr, args, cfg, f32); err != nil {
+		if so, err = secondOrder(c.g, cost, c.wrt, c.idx, c.tr, c.args, cfg, c.f32); err != nil {
 			_, rep.SecondOrderSkipped = err.(errSkip)
 			rep.SecondOrderError = err.Error()
 		}
 		rep.SecondOrder = so
 	}
-	return rep, nil
+	return c.rep, nil
 }
 
 // pointArgs reads the translation's parameter values from the forward values.
@@ -783,31 +656,4 @@ func promote(p *core.Program) (*core.Program, error) {
 // intermediate wrt node h with Reshape(h) − x5 computed in place).
 func protectNeeded(g2 *gorgonia.ExprGraph, after ...*gorgonia.Node) error {
 	return errors.Wrap(raise.Protect(g2, after), "protecting the values read from Gorgonia's forward pass")
-}
-
-// validArgs checks Check's cost and wrt as bulkad.Grad does: a scalar cost in a graph, at
-// least one wrt node, every wrt node non-nil and in the cost's graph.
-func validArgs(cost *gorgonia.Node, wrt []*gorgonia.Node) error {
-	if cost == nil {
-		return errors.New("cost node is nil")
-	}
-	g := cost.Graph()
-	if g == nil {
-		return errors.Errorf("cost node %v belongs to no graph", cost)
-	}
-	if !cost.IsScalar() {
-		return errors.Errorf("cost %v has shape %v, want a scalar", cost, cost.Shape())
-	}
-	if len(wrt) == 0 {
-		return errors.New("no wrt nodes")
-	}
-	for i, w := range wrt {
-		if w == nil {
-			return errors.Errorf("wrt node %d is nil", i)
-		}
-		if w.Graph() != g {
-			return errors.Errorf("wrt node %d (%v) belongs to another graph than the cost", i, w)
-		}
-	}
-	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/bulkad/bulkad/ad"
 	"github.com/bulkad/bulkad/core"
 	"github.com/bulkad/bulkad/core/tensors"
+	"github.com/bulkad/bulkad/examples/opgraphs"
 	"gorgonia.org/tensor"
 )
 
@@ -92,9 +93,9 @@ func (l *lowered) grads(t *testing.T, wrt ...string) ([]float64, map[string][]fl
 	}
 	out := map[string][]float64{}
 	for i, w := range wrt {
-		out[w] = floats(gs[names[i]])
+		out[w] = opgraphs.Floats(gs[names[i]])
 	}
-	return floats(outs[0]), out
+	return opgraphs.Floats(outs[0]), out
 }
 
 // second returns the second derivative of an element-wise model y = f(x) at every element
@@ -115,7 +116,7 @@ func (l *lowered) second(t *testing.T, x string) []float64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return floats(gs[name])
+	return opgraphs.Floats(gs[name])
 }
 
 // near reports whether got equals want within tol (absolute) element by element; NaN

@@ -158,29 +158,14 @@ func setTensor(t []byte, values map[string]any) ([]byte, bool, error) {
 	var raw []byte
 	switch x := val.(type) {
 	case []float32:
-		if dtype != dtFloat {
-			return nil, true, errors.Errorf("onnx: set initializers: %s has element type %s, given float32 values", name, floatTypeName(dtype))
-		}
-		if int64(len(x)) != size {
-			return nil, true, errors.Errorf("onnx: set initializers: %s has dims %v (%d elements), given %d", name, dims, size, len(x))
-		}
-		raw = make([]byte, 4*len(x))
-		for i, f := range x {
-			binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(f))
-		}
+		raw, err = rawData(name, dtype, dims, size, x)
 	case []float64:
-		if dtype != dtDouble {
-			return nil, true, errors.Errorf("onnx: set initializers: %s has element type %s, given float64 values", name, floatTypeName(dtype))
-		}
-		if int64(len(x)) != size {
-			return nil, true, errors.Errorf("onnx: set initializers: %s has dims %v (%d elements), given %d", name, dims, size, len(x))
-		}
-		raw = make([]byte, 8*len(x))
-		for i, f := range x {
-			binary.LittleEndian.PutUint64(raw[8*i:], math.Float64bits(f))
-		}
+		raw, err = rawData(name, dtype, dims, size, x)
 	default:
-		return nil, true, errors.Errorf("onnx: set initializers: %s: values of Go type %T, want []float32 or []float64", name, val)
+		err = errors.Errorf("onnx: set initializers: %s: values of Go type %T, want []float32 or []float64", name, val)
+	}
+	if err != nil {
+		return nil, true, err
 	}
 	var nt []byte
 	for _, d := range dims {
@@ -194,6 +179,36 @@ func setTensor(t []byte, values map[string]any) ([]byte, bool, error) {
 	nt = protowire.AppendTag(nt, fieldTensorRawData, protowire.BytesType)
 	nt = protowire.AppendBytes(nt, raw)
 	return nt, true, nil
+}
+
+// rawData is the raw_data field (little-endian) of the values x of initializer name, whose
+// element type dtype must be x's (FLOAT or DOUBLE) and whose dims (size elements) must hold
+// exactly len(x) values.
+func rawData[T float32 | float64](name string, dtype int64, dims []int64, size int64, x []T) ([]byte, error) {
+	want, goType := int64(dtDouble), "float64"
+	if _, ok := any(x).([]float32); ok {
+		want, goType = dtFloat, "float32"
+	}
+	if dtype != want {
+		return nil, errors.Errorf("onnx: set initializers: %s has element type %s, given %s values", name, floatTypeName(dtype), goType)
+	}
+	if int64(len(x)) != size {
+		return nil, errors.Errorf("onnx: set initializers: %s has dims %v (%d elements), given %d", name, dims, size, len(x))
+	}
+	var raw []byte
+	switch v := any(x).(type) {
+	case []float32:
+		raw = make([]byte, 4*len(v))
+		for i, f := range v {
+			binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(f))
+		}
+	case []float64:
+		raw = make([]byte, 8*len(v))
+		for i, f := range v {
+			binary.LittleEndian.PutUint64(raw[8*i:], math.Float64bits(f))
+		}
+	}
+	return raw, nil
 }
 
 // floatTypeName names the element type of an initializer SetInitializers meets.

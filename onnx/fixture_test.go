@@ -7,28 +7,11 @@ import (
 
 	"github.com/bulkad/bulkad/ad"
 	"github.com/bulkad/bulkad/core"
+	"github.com/bulkad/bulkad/examples/opgraphs"
 	"github.com/bulkad/bulkad/kernel"
 	"github.com/bulkad/bulkad/onnx/onnxtest"
 	"gorgonia.org/tensor"
 )
-
-func floats(d *tensor.Dense) []float64 {
-	switch v := d.Data().(type) {
-	case []float64:
-		return v
-	case []float32:
-		out := make([]float64, len(v))
-		for i, x := range v {
-			out[i] = float64(x)
-		}
-		return out
-	case float64:
-		return []float64{v}
-	case float32:
-		return []float64{float64(v)}
-	}
-	return nil
-}
 
 // TestFixturesCore checks the PyTorch fixtures at the level of the core program, without
 // Gorgonia (package tests checks them through bulkad.ImportONNX and bulkad.Grad): the
@@ -72,7 +55,7 @@ func TestFixturesCore(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if e := onnxtest.RelErr(floats(outs[0]), fx.Output.Data, 1e-3); !(e <= tol) {
+				if e := onnxtest.RelErr(opgraphs.Floats(outs[0]), fx.Output.Data, 1e-3); !(e <= tol) {
 					t.Errorf("output differs from PyTorch's by %.2g relative", e)
 				}
 
@@ -113,11 +96,11 @@ func TestFixturesCore(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if e := onnxtest.RelErr(floats(v), []float64{fx.Loss}, 1e-3); !(e <= 10*tol) {
-					t.Errorf("loss %v, PyTorch %v", floats(v), fx.Loss)
+				if e := onnxtest.RelErr(opgraphs.Floats(v), []float64{fx.Loss}, 1e-3); !(e <= 10*tol) {
+					t.Errorf("loss %v, PyTorch %v", opgraphs.Floats(v), fx.Loss)
 				}
 				for _, w := range wrt {
-					if e := onnxtest.RelErr(floats(gs[w]), fx.Grads[onnxName[w]], 1e-3); !(e <= tol) {
+					if e := onnxtest.RelErr(opgraphs.Floats(gs[w]), fx.Grads[onnxName[w]], 1e-3); !(e <= tol) {
 						t.Errorf("∂loss/∂%s differs from PyTorch's by %.2g relative", onnxName[w], e)
 					}
 				}

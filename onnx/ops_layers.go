@@ -26,22 +26,12 @@ var opsLayers = map[string]opFn{
 // SAME_UPPER and at the beginning otherwise); auto_pad SAME_UPPER and SAME_LOWER without it
 // aim at output_shape = input·stride, VALID at no padding.
 func opConvTranspose(c *ctx, n *Node, ins []value) ([]value, error) {
-	xf, err := c.floatIns(ins, 2)
+	x, f, kernel, err := c.convOperands(n, ins, "transposed convolutions")
 	if err != nil {
 		return nil, err
 	}
-	x, f := xf[0], xf[1]
 	xs, fs := shapeOf(x), shapeOf(f)
-	if len(xs) < 3 || len(xs) > 5 || len(fs) != len(xs) {
-		return nil, errors.Errorf("input %v and weight %v: supported are 1-D, 2-D and 3-D transposed convolutions (input and weight of rank 3, 4 or 5)", xs, fs)
-	}
 	r := len(xs) - 2
-	kernel, ok := n.attrInts("kernel_shape")
-	if !ok {
-		for _, d := range fs[2:] {
-			kernel = append(kernel, int64(d))
-		}
-	}
 	if len(kernel) != r {
 		return nil, errors.Errorf("kernel shape %v for %d spatial dimensions", kernel, r)
 	}
@@ -122,16 +112,7 @@ func opConvTranspose(c *ctx, n *Node, ins []value) ([]value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(ins) > 2 && (ins[2].t != nil || ins[2].isF) {
-		bias, err := c.term(ins[2])
-		if err != nil {
-			return nil, err
-		}
-		if y, err = addChannel(y, bias); err != nil {
-			return nil, err
-		}
-	}
-	return []value{{t: y}}, nil
+	return c.withBias(y, ins)
 }
 
 // --- Resize and Upsample ---

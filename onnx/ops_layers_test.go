@@ -43,18 +43,7 @@ func runLayer(t *testing.T, opset int64, ins []tIn, n tNode, extra ...[]byte) ([
 		for _, e := range extra {
 			node = append(node, e...)
 		}
-		var g []byte
-		g = append(g, fBytes(1, node)...)
-		g = append(g, fBytes(2, []byte("test"))...)
-		for _, in := range ins {
-			if in.ints != nil || in.init {
-				g = append(g, fBytes(5, encTensor(in))...)
-			} else {
-				g = append(g, fBytes(11, encValueInfo(in.name, in.shape))...)
-			}
-		}
-		g = append(g, fBytes(12, encValueInfo("y", nil))...)
-		b = msg(fVarint(1, 8), fBytes(7, g), fBytes(8, msg(fBytes(1, nil), fVarint(2, uint64(opset)))))
+		b = encGraphModel(opset, ins, [][]byte{node}, "y", nil)
 	}
 	m, err := Decode(b)
 	if err != nil {
@@ -63,19 +52,23 @@ func runLayer(t *testing.T, opset int64, ins []tIn, n tNode, extra ...[]byte) ([
 	return evalLowered(t, m, ins)
 }
 
-// evalLowered lowers m and evaluates its first output at the graph inputs' data.
+// evalLowered lowers m and evaluates its first output (float64) at the graph inputs' data.
 func evalLowered(t *testing.T, m *Model, ins []tIn) ([]float64, []int, error) {
 	t.Helper()
 	p, err := Lower(m)
 	if err != nil {
 		return nil, nil, err
 	}
-	return runProgram(t, p, ins)
+	d, err := evalProgram(p, ins)
+	if err != nil {
+		return nil, nil, err
+	}
+	return d.Float64s(), d.Shape().Clone(), nil
 }
 
-// runProgram evaluates p's first output with core.Eval at the graph inputs' data.
-func runProgram(t *testing.T, p *Program, ins []tIn) ([]float64, []int, error) {
-	t.Helper()
+// evalProgram evaluates p's first output with core.Eval, its inputs bound to the data of
+// the graph inputs ins of the same names (float64) and its parameters to their values.
+func evalProgram(p *Program, ins []tIn) (*tensor.Dense, error) {
 	args := map[string]*tensor.Dense{}
 	for i, v := range p.InputVars {
 		for _, in := range ins {
@@ -89,9 +82,9 @@ func runProgram(t *testing.T, p *Program, ins []tIn) ([]float64, []int, error) {
 	}
 	outs, err := tensors.EvalTuple(p.Prog, args)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return outs[0].Float64s(), outs[0].Shape().Clone(), nil
+	return outs[0], nil
 }
 
 func nearT(t *testing.T, what string, got, want []float64, tol float64) {

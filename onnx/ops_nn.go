@@ -195,22 +195,34 @@ func windowND(n *Node, kernel []int64, in []int, ceil bool) (lower.WindowND, err
 	return w, nil
 }
 
-func opConv(c *ctx, n *Node, ins []value) ([]value, error) {
+// convOperands reads the input and the weight of a convolution or transposed convolution
+// (what, in errors) over 1, 2 or 3 spatial dimensions, and its kernel_shape: the weight's
+// spatial extents by default.
+func (c *ctx) convOperands(n *Node, ins []value, what string) (x, f core.Term, kernel []int64, err error) {
 	xf, err := c.floatIns(ins, 2)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	x, f = xf[0], xf[1]
+	xs, fs := shapeOf(x), shapeOf(f)
+	if len(xs) < 3 || len(xs) > 5 || len(fs) != len(xs) {
+		return nil, nil, nil, errors.Errorf("input %v and weight %v: supported are 1-D, 2-D and 3-D %s (input and weight of rank 3, 4 or 5)", xs, fs, what)
+	}
+	kernel, ok := n.attrInts("kernel_shape")
+	if !ok {
+		for _, d := range fs[2:] {
+			kernel = append(kernel, int64(d))
+		}
+	}
+	return x, f, kernel, nil
+}
+
+func opConv(c *ctx, n *Node, ins []value) ([]value, error) {
+	x, f, k, err := c.convOperands(n, ins, "convolutions")
 	if err != nil {
 		return nil, err
 	}
-	x, f := xf[0], xf[1]
 	xs, fs := shapeOf(x), shapeOf(f)
-	if len(xs) < 3 || len(xs) > 5 || len(fs) != len(xs) {
-		return nil, errors.Errorf("input %v and weight %v: supported are 1-D, 2-D and 3-D convolutions (input and weight of rank 3, 4 or 5)", xs, fs)
-	}
-	k, ok := n.attrInts("kernel_shape")
-	if !ok {
-		for _, d := range fs[2:] {
-			k = append(k, int64(d))
-		}
-	}
 	w, err := windowND(n, k, xs[2:], false)
 	if err != nil {
 		return nil, err
@@ -225,7 +237,13 @@ func opConv(c *ctx, n *Node, ins []value) ([]value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(ins) > 2 && (ins[2].t != nil || ins[2].isF) { // a bias computed or constant
+	return c.withBias(y, ins)
+}
+
+// withBias is a convolution's result y plus its optional third input, a per-channel bias
+// (computed or constant), as the node's one output.
+func (c *ctx) withBias(y core.Term, ins []value) ([]value, error) {
+	if len(ins) > 2 && (ins[2].t != nil || ins[2].isF) {
 		bias, err := c.term(ins[2])
 		if err != nil {
 			return nil, err

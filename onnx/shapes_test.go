@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"math"
 	"math/rand"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -369,15 +368,7 @@ func TestShapeOperators(t *testing.T) {
 			if !tensor.Shape(c.shape).Eq(got.Shape()) && !(len(c.shape) == 0 && got.Shape().IsScalar()) {
 				t.Fatalf("shape %v, want %v", got.Shape(), c.shape)
 			}
-			vals := floatsOf(got)
-			if len(vals) != len(c.want) {
-				t.Fatalf("%v, want %v", vals, c.want)
-			}
-			for i := range vals {
-				if math.Abs(vals[i]-c.want[i]) > 1e-12 {
-					t.Fatalf("%v, want %v", vals, c.want)
-				}
-			}
+			wantClose(t, floatsOf(got), c.want, 1e-12)
 		})
 	}
 }
@@ -549,19 +540,7 @@ func TestFoldLimits(t *testing.T) {
 
 // shapeFixtures are the exports of gen_shapes.py (testdata/shapes).
 func shapeFixtures(t testing.TB) [][]byte {
-	paths, err := filepath.Glob(filepath.Join("testdata", "shapes", "*.onnx"))
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no fixtures in testdata/shapes: %v", err)
-	}
-	var out [][]byte
-	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, b)
-	}
-	return out
+	return readFixtures(t, filepath.Join("testdata", "shapes"))
 }
 
 // TestCorruptShapeModels: bit-flipped exports of gen_shapes.py (shape arithmetic, masks,
@@ -570,30 +549,11 @@ func shapeFixtures(t testing.TB) [][]byte {
 func TestCorruptShapeModels(t *testing.T) {
 	rng := rand.New(rand.NewSource(2))
 	for _, b := range shapeFixtures(t) {
-		if err := importBytes(t, b); err != nil {
-			t.Fatalf("intact fixture: %v", err)
-		}
-		for k := 0; k < 40; k++ {
-			c := append([]byte(nil), b...)
-			for f := 0; f < 1+rng.Intn(3); f++ {
-				i := rng.Intn(len(c))
-				c[i] ^= 1 << uint(rng.Intn(8))
-			}
-			if err := importBytes(t, c); err != nil && !strings.HasPrefix(err.Error(), "onnx: ") {
-				t.Errorf("error without the package name: %v", err)
-			}
-		}
+		corrupt(t, rng, b, 0, 40)
 	}
 }
 
 // FuzzImportShapes is FuzzImport seeded with the exports of gen_shapes.py:
 //
 //	go test -run XXX -fuzz FuzzImportShapes -fuzztime 60s ./onnx
-func FuzzImportShapes(f *testing.F) {
-	for _, b := range shapeFixtures(f) {
-		f.Add(b)
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		_ = importBytes(t, b)
-	})
-}
+func FuzzImportShapes(f *testing.F) { fuzzImport(f, shapeFixtures(f)) }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/bulkad/bulkad"
+	"github.com/bulkad/bulkad/examples/opgraphs"
 	"github.com/bulkad/bulkad/gradcheck"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -27,7 +28,7 @@ func TestCoarseSecondOrderONNX(t *testing.T) {
 		for i := range v {
 			v[i] = rng.NormFloat64()
 		}
-		return G.NewTensor(m.Graph, G.Float64, len(sh), G.WithShape(sh...), G.WithName(name), G.WithValue(denseOf(G.Float64, sh, v)))
+		return G.NewTensor(m.Graph, G.Float64, len(sh), G.WithShape(sh...), G.WithName(name), G.WithValue(opgraphs.Dense(G.Float64, sh, v)))
 	}
 	x := m.Inputs[0]
 	if err := G.Let(x, random("x0", x.Shape()).Value()); err != nil {

@@ -53,7 +53,7 @@ func buildHV(g *G.ExprGraph, cost *G.Node, wrt G.Nodes, seed int64) (*hvGraph, e
 		if w.IsScalar() {
 			v = G.NewScalar(g, w.Dtype(), G.WithName(fmt.Sprintf("dir_%d", i)), G.WithValue(scalarOf(w.Dtype(), d[0])))
 		} else {
-			v = G.NewTensor(g, w.Dtype(), w.Shape().Dims(), G.WithShape(w.Shape().Clone()...), G.WithName(fmt.Sprintf("dir_%d", i)), G.WithValue(denseOf(w.Dtype(), w.Shape(), d)))
+			v = G.NewTensor(g, w.Dtype(), w.Shape().Dims(), G.WithShape(w.Shape().Clone()...), G.WithName(fmt.Sprintf("dir_%d", i)), G.WithValue(opgraphs.Dense(w.Dtype(), w.Shape(), d)))
 		}
 		dirNodes = append(dirNodes, v)
 		p, err := G.HadamardProd(gs[i], v)
@@ -89,17 +89,6 @@ func scalarOf(dt tensor.Dtype, x float64) G.Value {
 	return G.NewF64(x)
 }
 
-func denseOf(dt tensor.Dtype, s tensor.Shape, xs []float64) *tensor.Dense {
-	if dt == tensor.Float32 {
-		f := make([]float32, len(xs))
-		for i, x := range xs {
-			f[i] = float32(x)
-		}
-		return tensor.New(tensor.WithShape(s.Clone()...), tensor.WithBacking(f))
-	}
-	return tensor.New(tensor.WithShape(s.Clone()...), tensor.WithBacking(append([]float64(nil), xs...)))
-}
-
 // runAt sets every wrt node to base + eps·dir (fresh values: Gorgonia may write into its
 // inputs) and runs the machine; it returns the values of the nodes read.
 func (h *hvGraph) runAt(m G.VM, eps float64, read G.Nodes) ([][]float64, error) {
@@ -112,7 +101,7 @@ func (h *hvGraph) runAt(m G.VM, eps float64, read G.Nodes) ([][]float64, error) 
 		if w.IsScalar() {
 			val = scalarOf(w.Dtype(), x[0])
 		} else {
-			val = denseOf(w.Dtype(), h.shapes[i], x)
+			val = opgraphs.Dense(w.Dtype(), h.shapes[i], x)
 		}
 		if err := G.Let(w, val); err != nil {
 			return nil, err

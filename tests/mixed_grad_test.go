@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/bulkad/bulkad"
+	"github.com/bulkad/bulkad/examples/opgraphs"
 	G "gorgonia.org/gorgonia"
 )
 
@@ -20,7 +21,7 @@ func TestMixedAutodiffRefused(t *testing.T) {
 
 func mixedRefused(t *testing.T, o bulkad.Options) {
 	g := G.NewGraph()
-	x := G.NewVector(g, G.Float64, G.WithShape(2), G.WithName("x"), G.WithValue(denseOf(G.Float64, []int{2}, []float64{1, 2})))
+	x := G.NewVector(g, G.Float64, G.WithShape(2), G.WithName("x"), G.WithValue(opgraphs.Dense(G.Float64, []int{2}, []float64{1, 2})))
 	cost := G.Must(G.Sum(G.Must(G.Cube(x))))
 	if _, err := G.Grad(cost, x); err != nil {
 		t.Fatal(err)

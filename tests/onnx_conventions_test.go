@@ -1,12 +1,10 @@
 package tests
 
 import (
-	"path/filepath"
 	"testing"
 
 	"github.com/bulkad/bulkad"
-	"github.com/bulkad/bulkad/gradcheck"
-	"github.com/bulkad/bulkad/onnx/onnxtest"
+	"github.com/bulkad/bulkad/examples/opgraphs"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -46,74 +44,7 @@ func TestONNXConventions(t *testing.T) {
 		for _, tag := range []string{"f64", "f32"} {
 			c, tag := c, tag
 			t.Run(c.name+"_"+tag, func(t *testing.T) {
-				base := filepath.Join("..", "onnx", "testdata", c.name+"_"+tag)
-				fx, err := onnxtest.Load(base + ".json")
-				if err != nil {
-					t.Fatal(err)
-				}
-				m, err := bulkad.ImportONNXFile(base + ".onnx")
-				if err != nil {
-					t.Fatal(err)
-				}
-				dt := tensor.Float64
-				fwdTol, gradTol := 1e-9, 1e-8
-				if c.fwd64 != 0 {
-					fwdTol = c.fwd64
-				}
-				if tag == "f32" {
-					dt, fwdTol, gradTol = tensor.Float32, 1e-5, 1e-4
-				}
-				if len(m.Inputs) != 1 || len(m.Outputs) != 1 {
-					t.Fatalf("%d inputs and %d outputs, want 1 and 1", len(m.Inputs), len(m.Outputs))
-				}
-				out := m.Outputs[0]
-				if out.Dtype() != dt {
-					t.Fatalf("the output node has dtype %v, want %v (the graph output's)", out.Dtype(), dt)
-				}
-				if err := G.Let(m.Inputs[0], denseOf(dt, tensor.Shape(fx.Input.Shape), fx.Input.Data)); err != nil {
-					t.Fatal(err)
-				}
-				var outVal G.Value
-				G.Read(out, &outVal)
-				r := G.NewTensor(m.Graph, dt, len(fx.Output.Shape), G.WithShape(fx.Output.Shape...), G.WithName("r"), G.WithValue(denseOf(dt, tensor.Shape(fx.Output.Shape), fx.R)))
-				cost := G.Must(G.Sum(G.Must(G.HadamardProd(out, r))))
-				var wrt G.Nodes
-				var names []string
-				for pname := range fx.Grads {
-					p := m.Param(pname)
-					if p == nil {
-						t.Fatalf("PyTorch parameter %q is not an initializer of the model (have %v)", pname, m.ParamNames)
-					}
-					wrt, names = append(wrt, p), append(names, pname)
-				}
-				var grads G.Nodes
-				if len(wrt) > 0 {
-					if grads, err = bulkad.Grad(cost, wrt...); err != nil {
-						t.Fatal(err)
-					}
-				}
-				mustRunOnce(t, m.Graph, nil)
-				if e := relErr(valuesOf(outVal), fx.Output.Data); !(e <= fwdTol) {
-					t.Errorf("output differs from PyTorch's by %.2g relative:\n got %v\nwant %v", e, valuesOf(outVal), fx.Output.Data)
-				}
-				if e := relErr(valuesOf(cost.Value()), []float64{fx.Loss}); !(e <= fwdTol*10) {
-					t.Errorf("loss %v, PyTorch %v", cost.Value(), fx.Loss)
-				}
-				for i, gn := range grads {
-					if e := relErr(valuesOf(gn.Value()), fx.Grads[names[i]]); !(e <= gradTol) {
-						t.Errorf("∂loss/∂%s differs from PyTorch's by %.2g relative:\n got %v\nwant %v", names[i], e, valuesOf(gn.Value()), fx.Grads[names[i]])
-					}
-				}
-				if !c.smooth {
-					return
-				}
-				rep, err := gradcheck.Check(cost, wrt, gradcheck.WithMaxProbes(4))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !rep.OK() {
-					t.Errorf("gradcheck.Check:\n%s", rep)
-				}
+				checkONNXFixture(t, onnxCase{base: fixtureBase("", c.name, tag), tag: tag, fwd64: c.fwd64, check: c.smooth})
 			})
 		}
 	}
@@ -129,15 +60,7 @@ func TestONNXRankZeroInitializer(t *testing.T) {
 		for _, tag := range []string{"f64", "f32"} {
 			t.Run(tag+"_"+mode, func(t *testing.T) {
 				t.Setenv(bulkad.RaiseEnv, mode)
-				base := filepath.Join("..", "onnx", "testdata", "scalars_op13_"+tag)
-				fx, err := onnxtest.Load(base + ".json")
-				if err != nil {
-					t.Fatal(err)
-				}
-				m, err := bulkad.ImportONNXFile(base + ".onnx")
-				if err != nil {
-					t.Fatal(err)
-				}
+				fx, m := importFixture(t, fixtureBase("", "scalars_op13", tag), false)
 				dt, tol := tensor.Float64, 1e-9
 				if tag == "f32" {
 					dt, tol = tensor.Float32, 1e-5
@@ -146,10 +69,10 @@ func TestONNXRankZeroInitializer(t *testing.T) {
 				if c == nil || !c.IsScalar() {
 					t.Fatalf("parameter c: %v, want a scalar node", c)
 				}
-				if err := G.Let(m.Inputs[0], denseOf(dt, tensor.Shape(fx.Input.Shape), fx.Input.Data)); err != nil {
+				if err := G.Let(m.Inputs[0], opgraphs.Dense(dt, tensor.Shape(fx.Input.Shape), fx.Input.Data)); err != nil {
 					t.Fatal(err)
 				}
-				r := G.NewTensor(m.Graph, dt, len(fx.Output.Shape), G.WithShape(fx.Output.Shape...), G.WithName("r"), G.WithValue(denseOf(dt, tensor.Shape(fx.Output.Shape), fx.R)))
+				r := G.NewTensor(m.Graph, dt, len(fx.Output.Shape), G.WithShape(fx.Output.Shape...), G.WithName("r"), G.WithValue(opgraphs.Dense(dt, tensor.Shape(fx.Output.Shape), fx.R)))
 				cost := G.Must(G.Add(G.Must(G.Sum(G.Must(G.HadamardProd(m.Outputs[0], r)))), G.Must(G.Mul(c, c))))
 				grads, err := bulkad.Grad(cost, c)
 				if err != nil {

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/bulkad/bulkad"
-	"github.com/bulkad/bulkad/gradcheck"
+	"github.com/bulkad/bulkad/examples/opgraphs"
 	"github.com/bulkad/bulkad/onnx/onnxtest"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -43,79 +43,9 @@ func TestONNXLayers(t *testing.T) {
 		for _, tag := range []string{"f64", "f32"} {
 			fx, tag := fx, tag
 			t.Run(fx.name+"_"+tag, func(t *testing.T) {
-				checkLayerFixture(t, fx.name, tag, fx.check && tag == "f64")
+				checkONNXFixture(t, onnxCase{base: fixtureBase("layers", fx.name, tag), tag: tag, coarse: true, check: fx.check && tag == "f64"})
 			})
 		}
-	}
-}
-
-func checkLayerFixture(t *testing.T, name, tag string, check bool) {
-	base := filepath.Join("..", "onnx", "testdata", "layers", name+"_"+tag)
-	fx, err := onnxtest.Load(base + ".json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := bulkad.ImportONNXFile(base + ".onnx")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n, most := len(m.Graph.AllNodes()), len(m.Inputs)+len(m.Params)+len(m.Outputs)+8; n > most {
-		t.Errorf("the imported model has %d nodes, want at most %d (inputs + parameters + outputs + 8)", n, most)
-	}
-	dt := tensor.Float64
-	fwdTol, gradTol := 1e-9, 1e-8
-	if tag == "f32" {
-		dt, fwdTol, gradTol = tensor.Float32, 1e-5, 1e-4
-	}
-	if len(m.Inputs) != 1 || len(m.Outputs) != 1 {
-		t.Fatalf("%d inputs and %d outputs, want 1 and 1", len(m.Inputs), len(m.Outputs))
-	}
-	if err := G.Let(m.Inputs[0], denseOf(dt, tensor.Shape(fx.Input.Shape), fx.Input.Data)); err != nil {
-		t.Fatal(err)
-	}
-	out := m.Outputs[0]
-	var outVal G.Value
-	G.Read(out, &outVal)
-	r := G.NewTensor(m.Graph, dt, len(fx.Output.Shape), G.WithShape(fx.Output.Shape...), G.WithName("r"), G.WithValue(denseOf(dt, tensor.Shape(fx.Output.Shape), fx.R)))
-	cost := G.Must(G.Sum(G.Must(G.HadamardProd(out, r))))
-	var wrt G.Nodes
-	var names []string
-	for pname := range fx.Grads {
-		p := m.Param(pname)
-		if p == nil {
-			t.Fatalf("PyTorch parameter %q is not an initializer of the model (have %v)", pname, m.ParamNames)
-		}
-		wrt, names = append(wrt, p), append(names, pname)
-	}
-	before := len(m.Graph.AllNodes())
-	grads, err := bulkad.Grad(cost, wrt...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if added := len(m.Graph.AllNodes()) - before; added > len(wrt)+8 {
-		t.Errorf("Grad added %d nodes for %d wrt nodes, want at most %d", added, len(wrt), len(wrt)+8)
-	}
-	mustRunOnce(t, m.Graph, nil)
-	if e := relErr(valuesOf(outVal), fx.Output.Data); !(e <= fwdTol) {
-		t.Errorf("output differs from PyTorch's by %.2g relative", e)
-	}
-	if e := relErr(valuesOf(cost.Value()), []float64{fx.Loss}); !(e <= fwdTol*10) {
-		t.Errorf("loss %v, PyTorch %v", cost.Value(), fx.Loss)
-	}
-	for i, gn := range grads {
-		if e := relErr(valuesOf(gn.Value()), fx.Grads[names[i]]); !(e <= gradTol) {
-			t.Errorf("∂loss/∂%s differs from PyTorch's by %.2g relative", names[i], e)
-		}
-	}
-	if !check {
-		return
-	}
-	rep, err := gradcheck.Check(cost, wrt, gradcheck.WithMaxProbes(4))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !rep.OK() {
-		t.Errorf("gradcheck.Check:\n%s", rep)
 	}
 }
 
@@ -163,11 +93,11 @@ func BenchmarkONNXLSTM16(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := G.Let(m.Inputs[0], denseOf(tensor.Float32, tensor.Shape(fx.Input.Shape), fx.Input.Data)); err != nil {
+	if err := G.Let(m.Inputs[0], opgraphs.Dense(tensor.Float32, tensor.Shape(fx.Input.Shape), fx.Input.Data)); err != nil {
 		b.Fatal(err)
 	}
 	r := G.NewTensor(m.Graph, tensor.Float32, 1, G.WithShape(fx.Output.Shape...), G.WithName("r"),
-		G.WithValue(denseOf(tensor.Float32, tensor.Shape(fx.Output.Shape), fx.R)))
+		G.WithValue(opgraphs.Dense(tensor.Float32, tensor.Shape(fx.Output.Shape), fx.R)))
 	cost := G.Must(G.Sum(G.Must(G.HadamardProd(m.Outputs[0], r))))
 	gradStart := time.Now()
 	if _, err := bulkad.Grad(cost, m.Params...); err != nil {

@@ -4,12 +4,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
 	"github.com/bulkad/bulkad"
-	"github.com/bulkad/bulkad/gradcheck"
+	"github.com/bulkad/bulkad/examples/opgraphs"
 	"github.com/bulkad/bulkad/onnx/onnxtest"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -46,7 +45,7 @@ func inputValue(dt tensor.Dtype, dtype string, sh []int, xs []float64) G.Value {
 		}
 		return tensor.New(tensor.WithShape(sh...), tensor.WithBacking(v))
 	}
-	return denseOf(dt, tensor.Shape(sh), xs)
+	return opgraphs.Dense(dt, tensor.Shape(sh), xs)
 }
 
 // TestONNXShapes: the models of issue 26 (shape arithmetic folded at import, chunk, flatten,
@@ -85,11 +84,11 @@ func TestONNXShapes(t *testing.T) {
 			if n, most := len(m.Graph.AllNodes()), len(m.Inputs)+len(m.Params)+len(m.Outputs)+8; n > most {
 				t.Errorf("the imported model has %d nodes, want at most %d (inputs + parameters + outputs + 8)", n, most)
 			}
-			dt := tensor.Float64
-			fwdTol, gradTol := 1e-9, 1e-8
+			c := onnxCase{tag: "f64", check: true}
 			if strings.HasSuffix(name, "_f32") {
-				dt, fwdTol, gradTol = tensor.Float32, 1e-5, 1e-4
+				c = onnxCase{tag: "f32"}
 			}
+			dt, _, _ := c.tolerances()
 			if len(m.Inputs) != len(fx.Inputs) || len(m.Outputs) != 1 {
 				t.Fatalf("%d inputs and %d outputs, want %d and 1", len(m.Inputs), len(m.Outputs), len(fx.Inputs))
 			}
@@ -107,48 +106,8 @@ func TestONNXShapes(t *testing.T) {
 					wrt, names, want = append(wrt, m.Inputs[i]), append(names, "input "+in.Name), append(want, g)
 				}
 			}
-			pnames := make([]string, 0, len(fx.Grads))
-			for p := range fx.Grads {
-				pnames = append(pnames, p)
-			}
-			sort.Strings(pnames)
-			for _, p := range pnames {
-				n := m.Param(p)
-				if n == nil {
-					t.Fatalf("PyTorch parameter %q is not an initializer of the model (have %v)", p, m.ParamNames)
-				}
-				wrt, names, want = append(wrt, n), append(names, p), append(want, fx.Grads[p])
-			}
-			out := m.Outputs[0]
-			var outVal G.Value
-			G.Read(out, &outVal)
-			r := G.NewTensor(m.Graph, dt, len(fx.Output.Shape), G.WithShape(fx.Output.Shape...), G.WithName("r"), G.WithValue(denseOf(dt, tensor.Shape(fx.Output.Shape), fx.R)))
-			cost := G.Must(G.Sum(G.Must(G.HadamardProd(out, r))))
-			grads, err := bulkad.Grad(cost, wrt...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			mustRunOnce(t, m.Graph, nil)
-			if e := relErr(valuesOf(outVal), fx.Output.Data); !(e <= fwdTol) {
-				t.Errorf("output differs from PyTorch's by %.2g relative", e)
-			}
-			if e := relErr(valuesOf(cost.Value()), []float64{fx.Loss}); !(e <= fwdTol*10) {
-				t.Errorf("loss %v, PyTorch %v", cost.Value(), fx.Loss)
-			}
-			for i, gn := range grads {
-				if e := relErr(valuesOf(gn.Value()), want[i]); !(e <= gradTol) {
-					t.Errorf("∂loss/∂%s differs from PyTorch's by %.2g relative", names[i], e)
-				}
-			}
-			if dt == tensor.Float64 {
-				rep, err := gradcheck.Check(cost, wrt, gradcheck.WithMaxProbes(4))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !rep.OK() {
-					t.Errorf("gradcheck.Check:\n%s", rep)
-				}
-			}
+			wrt, names, want = paramGrads(t, m, fx.Grads, wrt, names, want)
+			checkAgainstPyTorch(t, c, &fx.Fixture, m, wrt, names, want)
 		})
 	}
 }

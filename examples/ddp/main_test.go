@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bulkad/bulkad/dist"
+	"github.com/bulkad/bulkad/dist/mpitest"
 )
 
 // smallArgs is a short run of a narrow MLP.
@@ -14,23 +14,10 @@ func smallArgs() []string {
 	return []string{"-steps", "12", "-n", "600", "-hidden", "32", "-batch", "50", "-lr", "0.01"}
 }
 
-// oneProcess is the one-process world (this test may run as a rank of TestMPI's job: then it skips).
-func oneProcess(t *testing.T) *dist.Comm {
-	t.Helper()
-	w, err := dist.Init()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if w.Size() != 1 {
-		t.Skip("running under an MPI launcher")
-	}
-	return w
-}
-
 // TestOneProcessLearns: without a launcher ddp trains alone, and the loss goes down.
 func TestOneProcessLearns(t *testing.T) {
 	var out bytes.Buffer
-	res, err := run(oneProcess(t), append(smallArgs(), "-check", "4"), &out)
+	res, err := run(mpitest.OneProcess(t), append(smallArgs(), "-check", "4"), &out)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
@@ -60,7 +47,7 @@ func TestShards(t *testing.T) {
 }
 
 func TestFlagErrors(t *testing.T) {
-	w := oneProcess(t)
+	w := mpitest.OneProcess(t)
 	for _, args := range [][]string{{"-dtype", "int"}, {"-batch", "0"}, {"stray"}, {"-n", "10", "-batch", "50"},
 		{"-hidden", "0"}, {"-lr", "NaN"}, {"-lr", "-1"}} {
 		if _, err := run(w, args, &bytes.Buffer{}); err == nil {

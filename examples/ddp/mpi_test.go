@@ -30,7 +30,7 @@ func TestMPI(t *testing.T) {
 		mpitest.NoLauncher(t, "no MPI launcher on PATH (Debian: apt-get install openmpi-bin): the two-rank run does not happen")
 	}
 	var out bytes.Buffer
-	want, err := run(oneProcess(t), smallArgs(), &out)
+	want, err := run(mpitest.OneProcess(t), smallArgs(), &out)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}

@@ -69,12 +69,10 @@ func runCNN(o cnnOptions, out io.Writer) error {
 	dt := m.Inputs[0].Dtype()
 	g := m.Graph
 	y := G.NewMatrix(g, dt, G.WithShape(cnnBatch, 10), G.WithName("y"), G.WithInit(G.Zeroes()))
-	var berr error
-	must := train.Must(&berr)
 	logits := m.Outputs[0]
 	var logitsVal G.Value
-	G.Read(logits, &logitsVal)
-	perRow := must(G.Sum(must(G.HadamardProd(must(G.LogSoftMax(logits)), y)), 1))
+	perRow, berr := logLikelihoods(logits, y, &logitsVal)
+	must := train.Must(&berr)
 	cost := must(G.Neg(must(G.Mean(perRow))))
 	if berr != nil {
 		return errors.Wrap(berr, "finetune: -cnn: loss")
@@ -152,4 +150,14 @@ func runCNN(o cnnOptions, out io.Writer) error {
 		fmt.Fprintf(out, "trained model written to %s\n", o.saveTo)
 	}
 	return nil
+}
+
+// logLikelihoods is Σ_j y_ij·log softmax(logits)_ij for each row i: the log-likelihood of
+// each row's one-hot target y. The logits' value is pinned in *val (Gorgonia may run a later
+// op in place on it).
+func logLikelihoods(logits, y *G.Node, val *G.Value) (*G.Node, error) {
+	var err error
+	must := train.Must(&err)
+	G.Read(logits, val)
+	return must(G.Sum(must(G.HadamardProd(must(G.LogSoftMax(logits)), y)), 1)), err
 }

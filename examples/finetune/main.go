@@ -115,12 +115,10 @@ func run(args []string, out io.Writer) error {
 	g := m.Graph
 	y := G.NewMatrix(g, dt, G.WithShape(150, 3), G.WithName("y"), G.WithValue(train.Dense(dt, []int{150, 3}, onehot)))
 	mk := G.NewVector(g, dt, G.WithShape(150), G.WithName("mask"), G.WithValue(train.Dense(dt, []int{150}, mask)))
-	var berr error
-	must := train.Must(&berr)
 	logits := m.Outputs[0]
 	var logitsVal G.Value
-	G.Read(logits, &logitsVal)
-	perRow := must(G.Sum(must(G.HadamardProd(must(G.LogSoftMax(logits)), y)), 1))
+	perRow, berr := logLikelihoods(logits, y, &logitsVal)
+	must := train.Must(&berr)
 	nTrain := G.NewConstant(float64(len(trainRows)))
 	if dt == tensor.Float32 {
 		nTrain = G.NewConstant(float32(len(trainRows)))

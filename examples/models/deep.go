@@ -98,6 +98,20 @@ func checkSizes(name string, sizes ...int) error {
 	return nil
 }
 
+// newImageModel checks the sizes of an image classifier and starts it: a builder, the images
+// x : [batch, 3, size, size] and the one-hot targets y : [batch, classes].
+func newImageModel(name string, dt tensor.Dtype, batch, size, ch, blocks, classes int, seed int64) (b *builder, x, y *G.Node, err error) {
+	if err := checkSizes(name, batch, size, ch, blocks, classes); err != nil {
+		return nil, nil, nil, err
+	}
+	if b, err = newBuilder(dt, seed); err != nil {
+		return nil, nil, nil, err
+	}
+	x = b.node("x", b.values(1, batch, 3, size, size), batch, 3, size, size)
+	y = b.node("y", b.oneHot(batch, classes), batch, classes)
+	return b, x, y, nil
+}
+
 // ResNet is a stack of ResNet basic blocks on images x : [batch, 3, size, size] with one-hot
 // targets y : [batch, classes]. A stem conv 3×3 (3 → ch) + batch norm + ReLU is followed by
 // `blocks` basic blocks, each
@@ -110,15 +124,10 @@ func checkSizes(name string, sizes ...int) error {
 // γ, β; each block's two (filters, γ, β); the dense weights and bias.
 func ResNet(dt tensor.Dtype, batch, size, ch, blocks, classes int, seed int64) (m *Model, err error) {
 	defer guard("resnet", &err)
-	if err := checkSizes("resnet", batch, size, ch, blocks, classes); err != nil {
-		return nil, err
-	}
-	b, err := newBuilder(dt, seed)
+	b, x, y, err := newImageModel("resnet", dt, batch, size, ch, blocks, classes, seed)
 	if err != nil {
 		return nil, err
 	}
-	x := b.node("x", b.values(1, batch, 3, size, size), batch, 3, size, size)
-	y := b.node("y", b.oneHot(batch, classes), batch, classes)
 	var wrt G.Nodes
 	convBN := func(in *G.Node, name string, cin int) *G.Node {
 		w := b.param(name+"_w", 1/math.Sqrt(float64(cin*9)), ch, cin, 3, 3)
@@ -174,15 +183,10 @@ func (b *builder) depthwise(x, w *G.Node) *G.Node {
 // weights and bias.
 func MobileNet(dt tensor.Dtype, batch, size, ch, blocks, classes int, seed int64) (m *Model, err error) {
 	defer guard("mobilenet", &err)
-	if err := checkSizes("mobilenet", batch, size, ch, blocks, classes); err != nil {
-		return nil, err
-	}
-	b, err := newBuilder(dt, seed)
+	b, x, y, err := newImageModel("mobilenet", dt, batch, size, ch, blocks, classes, seed)
 	if err != nil {
 		return nil, err
 	}
-	x := b.node("x", b.values(1, batch, 3, size, size), batch, 3, size, size)
-	y := b.node("y", b.oneHot(batch, classes), batch, classes)
 	ws := b.param("stem_w", 1/math.Sqrt(27), ch, 3, 3, 3)
 	h, g, be := b.batchNorm(b.conv3(x, ws), "stem_bn")
 	h = b.relu(h)

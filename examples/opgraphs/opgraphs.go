@@ -320,6 +320,20 @@ func Floats(v G.Value) []float64 {
 	return []float64{math.NaN()}
 }
 
+// Dense makes a tensor of dtype dt (Float64, or Float32 with each value rounded) and shape
+// sh holding a copy of v.
+func Dense(dt tensor.Dtype, sh []int, v []float64) *tensor.Dense {
+	shape := append([]int(nil), sh...)
+	if dt == tensor.Float32 {
+		f := make([]float32, len(v))
+		for i, x := range v {
+			f[i] = float32(x)
+		}
+		return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(f))
+	}
+	return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(append([]float64(nil), v...)))
+}
+
 // widen converts floats to a new slice of float64s.
 func widen[T float32 | float64](x []T) []float64 {
 	out := make([]float64, len(x))

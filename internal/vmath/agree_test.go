@@ -12,78 +12,52 @@ import (
 // scalar function on the tail) return the scalar function's bits on every sample, for every
 // slice length 0..33 and every start offset 0..7 (unaligned), and in place.
 func TestScalarEqualsVector64(t *testing.T) {
-	xs := samples64(sampleStep(t, 46, 52), 5000)
-	for _, f := range funcs64() {
-		got := make([]float64, len(xs))
+	scalarEqualsVector(t, samples64(sampleStep(t, 46, 52), 5000), funcs64())
+}
+
+// TestScalarEqualsVector32 is TestScalarEqualsVector64 for float32.
+func TestScalarEqualsVector32(t *testing.T) {
+	scalarEqualsVector(t, samples32(sampleStep(t, 14, 20), 5000), funcs32())
+}
+
+// scalarEqualsVector is TestScalarEqualsVector64 and TestScalarEqualsVector32 on the
+// samples xs.
+func scalarEqualsVector[F float32 | float64](t *testing.T, xs []F, fs []fn[F]) {
+	for _, f := range fs {
+		got := make([]F, len(xs))
 		if err := f.slice(got, xs); err != nil {
 			t.Fatal(err)
 		}
 		for i, x := range xs {
-			if want := f.scalar(x); !bitsEqual64(got[i], want) {
-				t.Fatalf("%s: slice(%v) = %#x, scalar %#x", f.name, x, math.Float64bits(got[i]), math.Float64bits(want))
+			if want := f.scalar(x); !bitsEqual(got[i], want) {
+				t.Fatalf("%s: slice(%v) = %#x, scalar %#x", f.name, x, bitsOf(got[i]), bitsOf(want))
 			}
 		}
 		for n := 0; n <= 33; n++ {
 			for off := 0; off < 8; off++ {
 				in := xs[off*40+n : off*40+2*n]
-				out := make([]float64, n+off)[off:]
+				out := make([]F, n+off)[off:]
 				if err := f.slice(out, in); err != nil {
 					t.Fatal(err)
 				}
 				for i := range in {
-					if !bitsEqual64(out[i], f.scalar(in[i])) {
+					if !bitsEqual(out[i], f.scalar(in[i])) {
 						t.Fatalf("%s: n=%d off=%d element %d differs", f.name, n, off, i)
 					}
 				}
 			}
 		}
-		inPlace := append([]float64(nil), xs[:1000]...)
+		inPlace := append([]F(nil), xs[:1000]...)
 		if err := f.slice(inPlace, inPlace); err != nil {
 			t.Fatal(err)
 		}
 		for i := range inPlace {
-			if !bitsEqual64(inPlace[i], f.scalar(xs[i])) {
+			if !bitsEqual(inPlace[i], f.scalar(xs[i])) {
 				t.Fatalf("%s: in place, element %d differs", f.name, i)
 			}
 		}
 	}
 }
-
-// TestScalarEqualsVector32 is TestScalarEqualsVector64 for float32.
-func TestScalarEqualsVector32(t *testing.T) {
-	xs := samples32(sampleStep(t, 14, 20), 5000)
-	for _, f := range funcs32() {
-		got := make([]float32, len(xs))
-		if err := f.slice(got, xs); err != nil {
-			t.Fatal(err)
-		}
-		for i, x := range xs {
-			if want := f.scalar(x); !bitsEqual32(got[i], want) {
-				t.Fatalf("%s: slice(%v) = %#x, scalar %#x", f.name, x, math.Float32bits(got[i]), math.Float32bits(want))
-			}
-		}
-		for n := 0; n <= 33; n++ {
-			for off := 0; off < 8; off++ {
-				in := xs[off*40+n : off*40+2*n]
-				out := make([]float32, n+off)[off:]
-				if err := f.slice(out, in); err != nil {
-					t.Fatal(err)
-				}
-				for i := range in {
-					if !bitsEqual32(out[i], f.scalar(in[i])) {
-						t.Fatalf("%s: n=%d off=%d element %d differs", f.name, n, off, i)
-					}
-				}
-			}
-		}
-	}
-}
-
-// bitsEqual64 is equality of bits (NaN results are the input or a fixed constant, so the
-// bits of NaN must agree too).
-func bitsEqual64(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) }
-
-func bitsEqual32(a, b float32) bool { return math.Float32bits(a) == math.Float32bits(b) }
 
 // TestShortDst checks the error for a destination shorter than x, and that the generic
 // functions dispatch to the dtype's function.
@@ -159,17 +133,7 @@ func FuzzScalarVector64(f *testing.F) {
 		for _, u := range []uint64{a, b, c, d} {
 			in = append(in, math.Float64frombits(u), -math.Float64frombits(u))
 		}
-		out := make([]float64, len(in))
-		for _, fn := range funcs64() {
-			if err := fn.slice(out, in); err != nil {
-				t.Fatal(err)
-			}
-			for i, x := range in {
-				if !bitsEqual64(out[i], fn.scalar(x)) {
-					t.Fatalf("%s(%v): slice %#x scalar %#x", fn.name, x, math.Float64bits(out[i]), math.Float64bits(fn.scalar(x)))
-				}
-			}
-		}
+		sliceIsScalar(t, in, funcs64())
 	})
 }
 
@@ -183,16 +147,22 @@ func FuzzScalarVector32(f *testing.F) {
 				in = append(in, math.Float32frombits(h), -math.Float32frombits(h))
 			}
 		}
-		out := make([]float32, len(in))
-		for _, fn := range funcs32() {
-			if err := fn.slice(out, in); err != nil {
-				t.Fatal(err)
-			}
-			for i, x := range in {
-				if !bitsEqual32(out[i], fn.scalar(x)) {
-					t.Fatalf("%s(%v): slice %#x scalar %#x", fn.name, x, math.Float32bits(out[i]), math.Float32bits(fn.scalar(x)))
-				}
+		sliceIsScalar(t, in, funcs32())
+	})
+}
+
+// sliceIsScalar asserts that each function's slice version gives its scalar version's bits
+// on in.
+func sliceIsScalar[F float32 | float64](t *testing.T, in []F, fs []fn[F]) {
+	out := make([]F, len(in))
+	for _, fn := range fs {
+		if err := fn.slice(out, in); err != nil {
+			t.Fatal(err)
+		}
+		for i, x := range in {
+			if !bitsEqual(out[i], fn.scalar(x)) {
+				t.Fatalf("%s(%v): slice %#x scalar %#x", fn.name, x, bitsOf(out[i]), bitsOf(fn.scalar(x)))
 			}
 		}
-	})
+	}
 }

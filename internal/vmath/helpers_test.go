@@ -6,23 +6,21 @@ import (
 	"math/rand"
 )
 
-// fn64 and fn32 describe one function of each dtype: the scalar and slice versions, the
-// reference, and the ulp bound asserted against it.
-type fn64 struct {
+// fn describes one function of a dtype: the scalar and slice versions, the reference, and
+// the ulp bound asserted against it.
+type fn[F float32 | float64] struct {
 	name   string
-	scalar func(float64) float64
-	slice  func(dst, x []float64) error
-	ref    func(float64) float64
+	scalar func(F) F
+	slice  func(dst, x []F) error
+	ref    func(F) F
 	bound  uint64
 }
 
-type fn32 struct {
-	name   string
-	scalar func(float32) float32
-	slice  func(dst, x []float32) error
-	ref    func(float32) float32
-	bound  uint64
-}
+// fn64 and fn32 are the functions of each dtype.
+type (
+	fn64 = fn[float64]
+	fn32 = fn[float32]
+)
 
 // ref32 is the float32 reference of a float64 function: computed in float64, rounded once.
 func ref32(f func(float64) float64) func(float32) float32 {
@@ -91,6 +89,7 @@ func ord64(x float64) int64 {
 	return u
 }
 
+// ord32 is ord64 for float32.
 func ord32(x float32) int64 {
 	u := int32(math.Float32bits(x))
 	if u < 0 {
@@ -99,24 +98,25 @@ func ord32(x float32) int64 {
 	return int64(u)
 }
 
-// ulps64 is the ulp distance of got from want; NaN against NaN is 0, NaN against a number
-// is MaxUint64.
-func ulps64(got, want float64) uint64 {
-	gn, wn := math.IsNaN(got), math.IsNaN(want)
-	if gn || wn {
-		if gn && wn {
-			return 0
-		}
-		return math.MaxUint64
+// ord is ord64 or ord32 by x's type.
+func ord[F float32 | float64](x F) int64 {
+	if v, ok := any(x).(float32); ok {
+		return ord32(v)
 	}
-	d := ord64(got) - ord64(want)
-	if d < 0 {
-		d = -d
-	}
-	return uint64(d)
+	return ord64(float64(x))
 }
 
-func ulps32(got, want float32) uint64 {
+// bitsOf is x's bit pattern (math.Float32bits or math.Float64bits).
+func bitsOf[F float32 | float64](x F) uint64 {
+	if v, ok := any(x).(float32); ok {
+		return uint64(math.Float32bits(v))
+	}
+	return math.Float64bits(float64(x))
+}
+
+// ulps is the ulp distance of got from want; NaN against NaN is 0, NaN against a number is
+// MaxUint64.
+func ulps[F float32 | float64](got, want F) uint64 {
 	gn, wn := got != got, want != want
 	if gn || wn {
 		if gn && wn {
@@ -124,22 +124,20 @@ func ulps32(got, want float32) uint64 {
 		}
 		return math.MaxUint64
 	}
-	d := ord32(got) - ord32(want)
+	d := ord(got) - ord(want)
 	if d < 0 {
 		d = -d
 	}
 	return uint64(d)
 }
 
-// same64 is bitwise equality (any NaN equals any NaN: the NaN a function returns is the input
+// same is bitwise equality (any NaN equals any NaN: the NaN a function returns is the input
 // or a fixed constant, but tests of references cannot ask more than NaN-ness).
-func same64(a, b float64) bool {
-	return math.Float64bits(a) == math.Float64bits(b) || (a != a && b != b)
-}
+func same[F float32 | float64](a, b F) bool { return bitsOf(a) == bitsOf(b) || (a != a && b != b) }
 
-func same32(a, b float32) bool {
-	return math.Float32bits(a) == math.Float32bits(b) || (a != a && b != b)
-}
+// bitsEqual is equality of bits (NaN results are the input or a fixed constant, so the bits
+// of NaN must agree too).
+func bitsEqual[F float32 | float64](a, b F) bool { return bitsOf(a) == bitsOf(b) }
 
 // specials64 are the special values and boundaries of float64.
 func specials64() []float64 {

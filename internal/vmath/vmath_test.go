@@ -16,73 +16,28 @@ func sampleStep(t testing.TB, full, short uint) uint {
 // TestAccuracy64 measures the largest ulp error of every float64 function against its
 // reference over the samples, asserts the documented bound, that NaN comes exactly where
 // the reference has NaN, and that zeros and infinities are exact (sign included).
-func TestAccuracy64(t *testing.T) {
-	xs := samples64(sampleStep(t, 44, 50), 20000)
-	for _, f := range funcs64() {
-		t.Run(f.name, func(t *testing.T) {
-			got := make([]float64, len(xs))
-			if err := f.slice(got, xs); err != nil {
-				t.Fatal(err)
-			}
-			var worst uint64
-			var worstX float64
-			for i, x := range xs {
-				want := f.ref(x)
-				if !exactOK64(got[i], want) {
-					t.Fatalf("%s(%v) = %v (%#x), reference %v (%#x)", f.name, x, got[i], math.Float64bits(got[i]), want, math.Float64bits(want))
-				}
-				if u := ulps64(got[i], want); u > worst {
-					worst, worstX = u, x
-				}
-			}
-			t.Logf("%s: max %d ulp (at %v) over %d inputs", f.name, worst, worstX, len(xs))
-			if worst > f.bound {
-				t.Errorf("%s: %d ulp at %v (%v, reference %v), bound %d", f.name, worst, worstX, f.scalar(worstX), f.ref(worstX), f.bound)
-			}
-		})
-	}
-}
-
-// exactOK64: a NaN reference needs a NaN; a zero or infinite reference the same bits.
-func exactOK64(got, want float64) bool {
-	switch {
-	case math.IsNaN(want) || math.IsNaN(got):
-		return math.IsNaN(want) && math.IsNaN(got)
-	case want == 0 || math.IsInf(want, 0):
-		return math.Float64bits(got) == math.Float64bits(want)
-	}
-	return !math.IsInf(got, 0) && got != 0
-}
-
-func exactOK32(got, want float32) bool {
-	inf := float32(math.Inf(1))
-	switch {
-	case want != want || got != got:
-		return want != want && got != got
-	case want == 0 || want == inf || want == -inf:
-		return math.Float32bits(got) == math.Float32bits(want)
-	}
-	return got != inf && got != -inf && got != 0
-}
+func TestAccuracy64(t *testing.T) { accuracy(t, samples64(sampleStep(t, 44, 50), 20000), funcs64()) }
 
 // TestAccuracy32 is TestAccuracy64 for float32, against the float64 reference rounded to
 // float32.
-func TestAccuracy32(t *testing.T) {
-	xs := samples32(sampleStep(t, 12, 18), 50000)
-	for _, f := range funcs32() {
+func TestAccuracy32(t *testing.T) { accuracy(t, samples32(sampleStep(t, 12, 18), 50000), funcs32()) }
+
+// accuracy is TestAccuracy64 and TestAccuracy32 on the samples xs.
+func accuracy[F float32 | float64](t *testing.T, xs []F, fs []fn[F]) {
+	for _, f := range fs {
 		t.Run(f.name, func(t *testing.T) {
-			got := make([]float32, len(xs))
+			got := make([]F, len(xs))
 			if err := f.slice(got, xs); err != nil {
 				t.Fatal(err)
 			}
 			var worst uint64
-			var worstX float32
+			var worstX F
 			for i, x := range xs {
 				want := f.ref(x)
-				if !exactOK32(got[i], want) {
-					t.Fatalf("%s(%v) = %v (%#x), reference %v (%#x)", f.name, x, got[i], math.Float32bits(got[i]), want, math.Float32bits(want))
+				if !exactOK(got[i], want) {
+					t.Fatalf("%s(%v) = %v (%#x), reference %v (%#x)", f.name, x, got[i], bitsOf(got[i]), want, bitsOf(want))
 				}
-				if u := ulps32(got[i], want); u > worst {
+				if u := ulps(got[i], want); u > worst {
 					worst, worstX = u, x
 				}
 			}
@@ -92,6 +47,17 @@ func TestAccuracy32(t *testing.T) {
 			}
 		})
 	}
+}
+
+// exactOK: a NaN reference needs a NaN; a zero or infinite reference the same bits.
+func exactOK[F float32 | float64](got, want F) bool {
+	switch {
+	case want != want || got != got:
+		return want != want && got != got
+	case want == 0 || math.IsInf(float64(want), 0):
+		return bitsOf(got) == bitsOf(want)
+	}
+	return !math.IsInf(float64(got), 0) && got != 0
 }
 
 // TestSpecialValues checks special inputs against values derived by hand (not from math):
@@ -144,11 +110,11 @@ func TestSpecialValues(t *testing.T) {
 	}
 	for _, c := range cases {
 		got := c.f(c.x)
-		if !same64(got, c.want) {
+		if !same(got, c.want) {
 			t.Errorf("float64 %s = %v, want %v", c.name, got, c.want)
 		}
 		got32 := c.g(float32(c.x))
-		if !same32(got32, float32(c.want)) {
+		if !same(got32, float32(c.want)) {
 			t.Errorf("float32 %s = %v, want %v", c.name, got32, float32(c.want))
 		}
 	}

@@ -9,12 +9,13 @@ loss = sum(output * r) with respect to every parameter (by its ONNX initializer 
 
 The outputs are committed: go test never runs Python.
 """
-import json
 import os
 import sys
 
 import torch
 import torch.nn as nn
+
+from fixturejson import write_module_fixture
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -178,20 +179,7 @@ def main(names):
                               input_names=["x"], output_names=["y"],
                               do_constant_folding=False, training=mode)
             model.load_state_dict(state)  # the export ran the model once (running statistics)
-            y = model(x)
-            r = torch.randn(*y.shape, dtype=dtype)
-            loss = (y * r).sum()
-            model.zero_grad()
-            loss.backward()
-            grads = {n: p.grad.detach().reshape(-1).tolist() for n, p in model.named_parameters()}
-            with open(base + ".json", "w") as f:
-                json.dump({
-                    "input": {"shape": list(x.shape), "data": x.reshape(-1).tolist()},
-                    "output": {"shape": list(y.shape), "data": y.detach().reshape(-1).tolist()},
-                    "r": r.reshape(-1).tolist(),
-                    "loss": loss.item(),
-                    "grads": grads,
-                }, f)
+            write_module_fixture(base, model, x)
             print(base, "ok")
 
 

@@ -23,7 +23,6 @@ exactly (in float32 too); the gradient with respect to w is the gradient at h.
 
 The outputs are committed: go test never runs Python.
 """
-import json
 import os
 import sys
 
@@ -32,6 +31,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from onnx import helper, numpy_helper
+
+from fixturejson import write_fixture, write_module_fixture
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -264,14 +265,7 @@ HELPER = [("variadic_op13", variadic), ("reduce_op18", reduce18)]
 
 
 def write(base, x, y, r, loss, grads):
-    with open(base + ".json", "w") as f:
-        json.dump({
-            "input": {"shape": list(x.shape), "data": x.reshape(-1).tolist()},
-            "output": {"shape": list(y.shape), "data": y.detach().reshape(-1).tolist()},
-            "r": r.reshape(-1).tolist(),
-            "loss": loss.item(),
-            "grads": grads,
-        }, f)
+    write_fixture(base, x, y, r, loss, grads)
     print(base, "ok")
 
 
@@ -293,16 +287,8 @@ def main(names):
             base = os.path.join(HERE, f"{name}_{tag}")
             torch.onnx.export(model, (x,), base + ".onnx", opset_version=opset, input_names=["x"],
                               output_names=["y"], do_constant_folding=False)
-            y = model(x)
-            r = weights(y)
-            loss = (y * r).sum()
-            model.zero_grad()
-            grads = {}
-            if y.requires_grad:
-                loss.backward()
-                grads = {n: p.grad.detach().reshape(-1).tolist() for n, p in model.named_parameters()
-                         if p.grad is not None}
-            write(base, x, y, r, loss, grads)
+            write_module_fixture(base, model, x, weights)
+            print(base, "ok")
         for name, build in HELPER:
             if names and name not in names:
                 continue

@@ -19,7 +19,6 @@ Two kinds of fixtures:
 
 The outputs are committed: go test never runs Python.
 """
-import json
 import math
 import os
 import sys
@@ -31,6 +30,8 @@ import onnx.numpy_helper as onh
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+from fixturejson import write_fixture, write_module_fixture
 
 # the fixtures live in layers/, beside gen.py's (and outside TestCorruptModels' testdata/*.onnx:
 # bit flips in their Cast and Slice nodes reach panics in opCast and opSlice)
@@ -503,17 +504,6 @@ for k, spec in enumerate(RESIZE_SPEC):
     HAND["resize_spec%d" % k] = resize_hand(*spec, name="r%d" % k)
 
 
-def write_json(base, x, y, r, loss, grads):
-    with open(base + ".json", "w") as f:
-        json.dump({
-            "input": {"shape": list(x.shape), "data": x.reshape(-1).tolist()},
-            "output": {"shape": list(y.shape), "data": y.detach().reshape(-1).tolist()},
-            "r": r.reshape(-1).tolist(),
-            "loss": loss.item(),
-            "grads": grads,
-        }, f)
-
-
 def main(names):
     known = [m[0] for m in MODULES] + list(HAND)
     unknown = set(names) - set(known)
@@ -529,13 +519,7 @@ def main(names):
             base = os.path.join(HERE, f"{name}_{tag}")
             torch.onnx.export(model, (x,), base + ".onnx", opset_version=opset,
                               input_names=["x"], output_names=["y"], do_constant_folding=False)
-            y = model(x)
-            r = torch.randn(*y.shape, dtype=dtype)
-            loss = (y * r).sum()
-            model.zero_grad()
-            loss.backward()
-            grads = {n: p.grad.detach().reshape(-1).tolist() for n, p in model.named_parameters()}
-            write_json(base, x, y, r, loss, grads)
+            write_module_fixture(base, model, x)
             print(base, "ok")
         for name, hand in HAND.items():
             if names and name not in names:
@@ -550,7 +534,7 @@ def main(names):
             loss = (y * r).sum()
             loss.backward()
             grads = {k: v.grad.detach().reshape(-1).tolist() for k, v in params.items()}
-            write_json(base, x, y, r, loss, grads)
+            write_fixture(base, x, y, r, loss, grads)
             print(base, "ok")
 
 

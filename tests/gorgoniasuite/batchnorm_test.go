@@ -6,6 +6,8 @@ import (
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/bulkad/bulkad/examples/opgraphs"
 )
 
 // bnInit is an initialiser of Gorgonia's bnAllCases table.
@@ -26,7 +28,7 @@ func (b bnInit) opt(dt tensor.Dtype, shape tensor.Shape) G.NodeConsOpt {
 	case "zeroes":
 		return G.WithInit(G.Zeroes())
 	}
-	return G.WithValue(tensorOf(dt, shape, b.Data))
+	return G.WithValue(opgraphs.Dense(dt, shape, b.Data))
 }
 
 // adamStepThenEval takes one Adam step (learn rate lr) on the learnables, then runs g in eval

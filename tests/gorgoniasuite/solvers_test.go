@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/bulkad/bulkad"
+	"github.com/bulkad/bulkad/examples/opgraphs"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -37,7 +38,7 @@ func TestAdamSolverPrecision(t *testing.T) {
 			for i := range vals {
 				vals[i] = d
 			}
-			if err := G.Let(x, tensorOf(c.dt, tensor.Shape{1, c.size}, vals)); err != nil {
+			if err := G.Let(x, opgraphs.Dense(c.dt, tensor.Shape{1, c.size}, vals)); err != nil {
 				t.Fatal(err)
 			}
 			if err := m.RunAll(); err != nil {

@@ -184,18 +184,6 @@ func maxAbsDiff(a, b []float64) float64 {
 	return m
 }
 
-// tensorOf makes a dense tensor of dtype dt from float64 data.
-func tensorOf(dt tensor.Dtype, shape tensor.Shape, data []float64) tensor.Tensor {
-	if dt == tensor.Float32 {
-		f := make([]float32, len(data))
-		for i, x := range data {
-			f[i] = float32(x)
-		}
-		return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(f))
-	}
-	return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(append([]float64(nil), data...)))
-}
-
 // twoScalars is a graph with the float64 scalar inputs x = x0 and y = y0 of Gorgonia's
 // smallest examples.
 func twoScalars(x0, y0 float64) (g *G.ExprGraph, x, y *G.Node) {
@@ -216,7 +204,7 @@ func rangedInit(dt tensor.Dtype, start, step float64) G.NodeConsOpt {
 
 // inputNode makes an input node holding a copy of data.
 func inputNode(g *G.ExprGraph, dt tensor.Dtype, shape tensor.Shape, data []float64, name string) *G.Node {
-	return G.NewTensor(g, dt, len(shape), G.WithShape(shape...), G.WithName(name), G.WithValue(tensorOf(dt, shape, data)))
+	return G.NewTensor(g, dt, len(shape), G.WithShape(shape...), G.WithName(name), G.WithValue(opgraphs.Dense(dt, shape, data)))
 }
 
 // gorgoniaGrads differentiates a fresh graph from b with gorgonia.Grad, runs it and returns

@@ -3,7 +3,6 @@ package torchvision
 import (
 	"bufio"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -198,15 +197,8 @@ func TestSuite(t *testing.T) {
 
 // checkSuiteModel checks one export (base.onnx with base.json) and returns its table row.
 func checkSuiteModel(t *testing.T, base string) (row suiteRow) {
-	raw, err := os.ReadFile(base + ".json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var ref suiteRef
-	if err := json.Unmarshal(raw, &ref); err != nil {
-		t.Fatal(err)
-	}
-	raw = nil
+	readJSON(t, base+".json", &ref)
 	dt := tensor.Float64
 	if ref.Dtype == "float32" {
 		dt = tensor.Float32
@@ -222,7 +214,7 @@ func checkSuiteModel(t *testing.T, base string) (row suiteRow) {
 	var outVal G.Value
 	G.Read(out, &outVal)
 	r := G.NewTensor(m.Graph, dt, len(ref.Output.Shape), G.WithShape(ref.Output.Shape...), G.WithName("r"),
-		G.WithValue(denseOf(dt, ref.Output.Shape, ref.R.floats())))
+		G.WithValue(opgraphs.Dense(dt, ref.Output.Shape, ref.R.floats())))
 	cost := G.Must(G.Sum(G.Must(G.HadamardProd(out, r))))
 
 	before := len(m.Graph.AllNodes())
@@ -247,7 +239,7 @@ func checkSuiteModel(t *testing.T, base string) (row suiteRow) {
 				xs = a.floats()
 			}
 			vs[i] = G.NewTensor(m.Graph, dt, p.Dims(), G.WithShape(p.Shape()...), G.WithName("v "+m.ParamNames[i]),
-				G.WithValue(denseOf(dt, p.Shape(), xs)))
+				G.WithValue(opgraphs.Dense(dt, p.Shape(), xs)))
 		}
 		t0 = time.Now()
 		if hv, err = bulkad.HessianVector(cost, m.Params, vs); err != nil {
@@ -351,7 +343,7 @@ func (c *suiteCheck) importModel(base string, dt tensor.Dtype) (*bulkad.ONNXMode
 			}
 			v = tensor.New(tensor.WithShape(in.Shape...), tensor.WithBacking(ids))
 		} else {
-			v = denseOf(dt, in.Shape, in.floats())
+			v = opgraphs.Dense(dt, in.Shape, in.floats())
 			wrt, wrtNames = append(wrt, m.Inputs[i]), append(wrtNames, "input "+in.Name)
 		}
 		if err := G.Let(m.Inputs[i], v); err != nil {
@@ -518,18 +510,6 @@ func scaledErr(a, b []float64, scale float64) float64 {
 		m = math.Max(m, d/math.Max(scale, 1e-30))
 	}
 	return m
-}
-
-// denseOf is a tensor of dtype dt and shape sh holding xs.
-func denseOf(dt tensor.Dtype, sh []int, xs []float64) *tensor.Dense {
-	if dt == tensor.Float32 {
-		f := make([]float32, len(xs))
-		for i, x := range xs {
-			f[i] = float32(x)
-		}
-		return tensor.New(tensor.WithShape(sh...), tensor.WithBacking(f))
-	}
-	return tensor.New(tensor.WithShape(sh...), tensor.WithBacking(append([]float64(nil), xs...)))
 }
 
 // suiteTable is the rows as a Markdown table.

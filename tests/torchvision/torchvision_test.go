@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/bulkad/bulkad"
+	"github.com/bulkad/bulkad/examples/opgraphs"
 	"github.com/bulkad/bulkad/onnx/onnxtest"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -49,10 +50,6 @@ type reference struct {
 	GradInput []float64 `json:"grad_input"`
 }
 
-func dense(sh []int, xs []float64) *tensor.Dense {
-	return tensor.New(tensor.WithShape(sh...), tensor.WithBacking(append([]float64(nil), xs...)))
-}
-
 func values(v G.Value) []float64 {
 	switch d := v.Data().(type) {
 	case []float64:
@@ -61,6 +58,18 @@ func values(v G.Value) []float64 {
 		return []float64{d}
 	}
 	return nil
+}
+
+// readJSON decodes the JSON file at path into v; an error fails t.
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // relErr is the largest |a−b| relative to the largest |b|.
@@ -91,51 +100,53 @@ func TestDepthwiseNetworks(t *testing.T) {
 		t.Fatalf("export.py: %v\n%s", err, out)
 	}
 	for _, mc := range models {
-		t.Run(mc.name, func(t *testing.T) {
-			base := filepath.Join(dir, mc.name)
-			raw, err := os.ReadFile(base + ".json")
-			if err != nil {
-				t.Fatal(err)
-			}
-			var ref reference
-			if err := json.Unmarshal(raw, &ref); err != nil {
-				t.Fatal(err)
-			}
-			m, err := bulkad.ImportONNXFile(base + ".onnx")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if n := len(m.Graph.AllNodes()); n > mc.maxNodes {
-				t.Errorf("%d Gorgonia nodes after import, want at most %d", n, mc.maxNodes)
-			}
-			if err := G.Let(m.Inputs[0], dense(ref.Input.Shape, ref.Input.Data)); err != nil {
-				t.Fatal(err)
-			}
-			out := m.Outputs[0]
-			var outVal G.Value
-			G.Read(out, &outVal)
-			r := G.NewTensor(m.Graph, tensor.Float64, len(ref.Output.Shape), G.WithShape(ref.Output.Shape...),
-				G.WithName("r"), G.WithValue(dense(ref.Output.Shape, ref.R)))
-			cost := G.Must(G.Sum(G.Must(G.HadamardProd(out, r))))
-			grads, err := bulkad.Grad(cost, m.Inputs[0])
-			if err != nil {
-				t.Fatal(err)
-			}
-			vm := G.NewTapeMachine(m.Graph)
-			defer vm.Close()
-			if err := vm.RunAll(); err != nil {
-				t.Fatal(err)
-			}
-			const tol = 1e-9
-			if e := relErr(values(outVal), ref.Output.Data); !(e <= tol) {
-				t.Errorf("output differs from PyTorch's by %.2g relative", e)
-			}
-			if e := relErr(values(cost.Value()), []float64{ref.Loss}); !(e <= tol) {
-				t.Errorf("loss %v, PyTorch %v", cost.Value(), ref.Loss)
-			}
-			if e := relErr(values(grads[0].Value()), ref.GradInput); !(e <= tol) {
-				t.Errorf("∂loss/∂input differs from PyTorch's by %.2g relative", e)
-			}
-		})
+		t.Run(mc.name, func(t *testing.T) { checkExported(t, dir, mc.name, mc.maxNodes) })
+	}
+}
+
+// checkExported imports dir/name.onnx, exported by export.py --reference --float64 with its
+// reference dir/name.json, and checks that it is at most maxNodes Gorgonia nodes, that its
+// forward pass on a TapeMachine gives PyTorch's output and loss = Σ output ⊙ r, and that
+// bulkad.Grad of the loss with respect to the input gives PyTorch's autograd gradient, each
+// within 1e-9 relative to the largest entry.
+func checkExported(t *testing.T, dir, name string, maxNodes int) {
+	t.Helper()
+	base := filepath.Join(dir, name)
+	var ref reference
+	readJSON(t, base+".json", &ref)
+	m, err := bulkad.ImportONNXFile(base + ".onnx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(m.Graph.AllNodes()); n > maxNodes {
+		t.Errorf("%d Gorgonia nodes after import, want at most %d", n, maxNodes)
+	}
+	if err := G.Let(m.Inputs[0], opgraphs.Dense(tensor.Float64, ref.Input.Shape, ref.Input.Data)); err != nil {
+		t.Fatal(err)
+	}
+	out := m.Outputs[0]
+	var outVal G.Value
+	G.Read(out, &outVal)
+	r := G.NewTensor(m.Graph, tensor.Float64, len(ref.Output.Shape), G.WithShape(ref.Output.Shape...),
+		G.WithName("r"), G.WithValue(opgraphs.Dense(tensor.Float64, ref.Output.Shape, ref.R)))
+	cost := G.Must(G.Sum(G.Must(G.HadamardProd(out, r))))
+	grads, err := bulkad.Grad(cost, m.Inputs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	vm := G.NewTapeMachine(m.Graph)
+	defer vm.Close()
+	if err := vm.RunAll(); err != nil {
+		t.Fatal(err)
+	}
+	const tol = 1e-9
+	if e := relErr(values(outVal), ref.Output.Data); !(e <= tol) {
+		t.Errorf("output differs from PyTorch's by %.2g relative", e)
+	}
+	if e := relErr(values(cost.Value()), []float64{ref.Loss}); !(e <= tol) {
+		t.Errorf("loss %v, PyTorch %v", cost.Value(), ref.Loss)
+	}
+	if e := relErr(values(grads[0].Value()), ref.GradInput); !(e <= tol) {
+		t.Errorf("∂loss/∂input differs from PyTorch's by %.2g relative", e)
 	}
 }

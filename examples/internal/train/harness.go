@@ -75,14 +75,7 @@ type Result struct {
 
 // Dense makes a tensor of dtype dt (Float64 or Float32) from float64 values.
 func Dense(dt tensor.Dtype, shape []int, v []float64) *tensor.Dense {
-	if dt == tensor.Float32 {
-		f := make([]float32, len(v))
-		for i := range v {
-			f[i] = float32(v[i])
-		}
-		return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(f))
-	}
-	return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(append([]float64{}, v...)))
+	return opgraphs.Dense(dt, shape, v)
 }
 
 // Floats returns a copy of a value's data as float64s (nil for no value).
