@@ -95,6 +95,7 @@ func opDocsAToD() []opDoc {
 		{op: "Abs", versions: []int{1, 6, 13}, inputs: "X", notes: "Derivative sign(x), 0 at 0 (as PyTorch). " + docFolded},
 		{op: "Add", versions: []int{1, 6, 7, 13, 14}, inputs: docBinary, notes: docFolded},
 		{op: "And", versions: []int{1, 7}, inputs: "A, B", notes: docLogic},
+		{op: "Atan", versions: []int{7}, inputs: "input", notes: "core's atan (math.Atan); derivative 1/(1+x²)."},
 		{op: "AveragePool", versions: []int{1, 7, 10, 11},
 			attrs: append([]attrDoc{
 				{"kernel_shape", "required; 1, 2 or 3 spatial axes"},

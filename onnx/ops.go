@@ -18,6 +18,7 @@ var opsElementwise = map[string]opFn{
 	"Relu":       unary(relu),
 	"Tanh":       named("tanh"),
 	"Sigmoid":    coreUnary(core.OpSigmoid),
+	"Atan":       coreUnary(core.OpAtan),
 	"Exp":        named("exp"),
 	"Log":        named("ln"),
 	"Sqrt":       named("sqrt"),

@@ -448,3 +448,17 @@ func TestNoOutputs(t *testing.T) {
 		t.Errorf("error %v, want one saying the node has no outputs", err)
 	}
 }
+
+// TestAtan: ONNX Atan is core's atan, the math package's arctangent, at special values too.
+func TestAtan(t *testing.T) {
+	xs := []float64{math.Inf(-1), -1e300, -1, math.Copysign(0, -1), 0, 0.5, 1, 1e300, math.Inf(1)}
+	got, _, err := runModel(t, 13, []tIn{{name: "x", shape: []int64{int64(len(xs))}, data: xs}}, single(tNode{op: "Atan"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, x := range xs {
+		if want := math.Atan(x); math.Float64bits(got[i]) != math.Float64bits(want) {
+			t.Errorf("atan(%v) = %v, want %v", x, got[i], want)
+		}
+	}
+}
