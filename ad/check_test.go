@@ -6,6 +6,7 @@ import (
 
 	"github.com/bulkad/bulkad/bot"
 	"github.com/bulkad/bulkad/core"
+	"github.com/bulkad/bulkad/internal/testutil"
 )
 
 // checkOpts tune checkGradient.
@@ -101,7 +102,7 @@ func checkGradient(t *testing.T, name string, p *core.Program, args map[string]*
 	if o.skipBOT {
 		others["skipBOT"] = build(Options{SkipBOT: true})
 	}
-	for _, on := range sortedKeys(others) {
+	for _, on := range testutil.SortedKeys(others) {
 		_, g2 := runArtifact(t, others[on], argsV)
 		for _, w := range wrt {
 			if k, ok := closeSlices(grads[w], g2[w], o.crossTol); !ok {

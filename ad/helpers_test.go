@@ -1,14 +1,13 @@
 package ad
 
 import (
-	"fmt"
 	"math"
 	"math/rand"
-	"sort"
 	"testing"
 
 	"github.com/bulkad/bulkad/core"
 	"github.com/bulkad/bulkad/core/coretest"
+	"github.com/bulkad/bulkad/internal/testutil"
 	"github.com/bulkad/bulkad/kernel"
 	"gorgonia.org/tensor"
 )
@@ -44,25 +43,13 @@ func vals(ty core.Type, xs ...float64) *value {
 
 func dense(v *value) *tensor.Dense { return v.toDense() }
 
+// denseToF64 is d's elements as float64s (panicking on data testutil.DenseFloats does not read).
 func denseToF64(d *tensor.Dense) []float64 {
-	if d.Shape().TotalSize() == 0 && !d.IsScalar() {
-		return []float64{} // Data panics on empty tensors
+	out, err := testutil.DenseFloats(d)
+	if err != nil {
+		panic(err)
 	}
-	switch x := d.Data().(type) {
-	case []float64:
-		return append([]float64{}, x...)
-	case float64:
-		return []float64{x}
-	case []float32:
-		out := make([]float64, len(x))
-		for k, a := range x {
-			out[k] = float64(a)
-		}
-		return out
-	case float32:
-		return []float64{float64(x)}
-	}
-	panic(fmt.Sprintf("unexpected data %T", d.Data()))
+	return out
 }
 
 // evalPrimal evaluates p (one result) with core.Eval.
@@ -161,15 +148,6 @@ func closeSlices(a, b []float64, tol float64) (int, bool) {
 		}
 	}
 	return 0, true
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }
 
 // randomArgs draws every parameter: floats uniformly in [lo, hi], away from 0 by at least

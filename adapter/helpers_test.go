@@ -2,12 +2,12 @@ package adapter
 
 import (
 	"fmt"
-	"math"
 	"math/rand"
 	"strings"
 	"testing"
 
 	"github.com/bulkad/bulkad/core/tensors"
+	"github.com/bulkad/bulkad/internal/testutil"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -36,34 +36,10 @@ func toDense(v G.Value) (*tensor.Dense, error) {
 	return tensor.New(tensor.FromScalar(v.Data())), nil
 }
 
-// floats returns a dense tensor's elements as float64 (bools as 0/1).
+// floats returns a dense tensor's elements as float64 (bools as 0/1; nil for other data).
 func floats(d *tensor.Dense) []float64 {
-	switch x := d.Data().(type) {
-	case []float64:
-		return append([]float64{}, x...)
-	case []float32:
-		return convert[float64](x)
-	case []int64:
-		return convert[float64](x)
-	case []bool:
-		o := make([]float64, len(x))
-		for i, v := range x {
-			if v {
-				o[i] = 1
-			}
-		}
-		return o
-	case float64:
-		return []float64{x}
-	case float32:
-		return []float64{float64(x)}
-	case bool:
-		if x {
-			return []float64{1}
-		}
-		return []float64{0}
-	}
-	return nil
+	out, _ := testutil.Floats(d.Data())
+	return out
 }
 
 // convert converts numbers to another number type.
@@ -83,23 +59,8 @@ func compare(got, want *tensor.Dense, tol float64) error {
 	if got.Dtype() != want.Dtype() {
 		return fmt.Errorf("dtype %v, want %v", got.Dtype(), want.Dtype())
 	}
-	g, w := floats(got), floats(want)
-	if len(g) != len(w) {
-		return fmt.Errorf("%d elements, want %d", len(g), len(w))
-	}
-	scale := 0.0
-	for _, v := range w {
-		if !math.IsInf(v, 0) && !math.IsNaN(v) {
-			scale = math.Max(scale, math.Abs(v))
-		}
-	}
-	for i := range w {
-		if g[i] == w[i] || (math.IsNaN(g[i]) && math.IsNaN(w[i])) {
-			continue
-		}
-		if math.Abs(g[i]-w[i]) > tol*math.Max(math.Max(math.Abs(w[i]), scale), 1e-300) {
-			return fmt.Errorf("element %d: got %.17g, want %.17g (tolerance %g × %g)", i, g[i], w[i], tol, math.Max(math.Abs(w[i]), scale))
-		}
+	if msg := testutil.ScaledDiff(floats(got), floats(want), tol, 1e-300); msg != "" {
+		return fmt.Errorf("%s", msg)
 	}
 	return nil
 }

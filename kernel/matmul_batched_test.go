@@ -74,17 +74,24 @@ var batchedCases = []batchedCase{
 	{[]int{2}, 70, 64, 64, false, true},
 }
 
+// reference is the case's program in dtype d, random arguments for it and core.Eval's value.
+func (c batchedCase) reference(t *testing.T, d core.Dtype) (*core.Program, map[string]*tensor.Dense, *tensor.Dense) {
+	t.Helper()
+	p := c.program(t, d)
+	args := c.args(d)
+	want, err := tensors.Eval(p, args)
+	if err != nil {
+		t.Fatalf("%v: core.Eval: %v", c, err)
+	}
+	return p, args, want
+}
+
 // The compiled evaluator against core.Eval (the reference) on batched products, with operand
 // transposes read through the GEMM's flags.
 func TestEvalBatchedMatMul(t *testing.T) {
 	for _, d := range floatDtypes {
 		for _, c := range batchedCases {
-			p := c.program(t, d)
-			args := c.args(d)
-			want, err := tensors.Eval(p, args)
-			if err != nil {
-				t.Fatalf("%v: core.Eval: %v", c, err)
-			}
+			p, args, want := c.reference(t, d)
 			tol := 1e-12
 			if d == core.Float32 {
 				tol = 1e-5
@@ -98,12 +105,7 @@ func TestEvalBatchedMatMul(t *testing.T) {
 func TestMatMulKernelBatched(t *testing.T) {
 	for _, d := range floatDtypes {
 		for _, c := range batchedCases {
-			p := c.program(t, d)
-			args := c.args(d)
-			want, err := tensors.Eval(p, args)
-			if err != nil {
-				t.Fatalf("%v: core.Eval: %v", c, err)
-			}
+			_, args, want := c.reference(t, d)
 			g := BatchedMatMul(core.Shape(c.batch).Size(), c.m, c.k, c.n, c.ta, c.tb, nil, &Workspace{})
 			out := makeSlice(d, want.Shape().TotalSize())
 			if err := g.Run(out, []any{flat(d, args["x"]), flat(d, args["y"])}); err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bulkad/bulkad/core"
 	"github.com/bulkad/bulkad/core/tensors"
+	"github.com/bulkad/bulkad/internal/testutil"
 	"gorgonia.org/tensor"
 )
 
@@ -101,20 +102,9 @@ func (c dwCase) accesses() (dom []int, x, f, d WinAccess) {
 	return
 }
 
+// randDense is a tensor of dtype d (float32 or float64) and shape sh of standard normal draws.
 func randDense(r *rand.Rand, d core.Dtype, sh ...int) *tensor.Dense {
-	n := core.Shape(sh).Size()
-	if d == core.Float32 {
-		v := make([]float32, n)
-		for i := range v {
-			v[i] = float32(r.NormFloat64())
-		}
-		return tensor.New(tensor.WithShape(sh...), tensor.WithBacking(v))
-	}
-	v := make([]float64, n)
-	for i := range v {
-		v[i] = r.NormFloat64()
-	}
-	return tensor.New(tensor.WithShape(sh...), tensor.WithBacking(v))
+	return testutil.RandDense(r, d == core.Float32, sh...)
 }
 
 func setFloat(t *tensor.Dense, i int, v float64) {

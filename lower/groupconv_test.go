@@ -9,6 +9,7 @@ import (
 	"github.com/bulkad/bulkad/ad"
 	"github.com/bulkad/bulkad/core"
 	"github.com/bulkad/bulkad/core/tensors"
+	"github.com/bulkad/bulkad/internal/testutil"
 	"github.com/bulkad/bulkad/kernel"
 	"gorgonia.org/tensor"
 )
@@ -107,24 +108,14 @@ func denseOf(a arr, d core.Dtype) *tensor.Dense {
 	return tensor.New(tensor.WithShape([]int(a.sh)...), tensor.WithBacking(append([]float64{}, a.v...)))
 }
 
+// floatsOf is d's elements as float64s, failing t on data testutil.DenseFloats does not read.
 func floatsOf(t *testing.T, d *tensor.Dense) []float64 {
 	t.Helper()
-	switch v := d.Data().(type) {
-	case []float64:
-		return v
-	case []float32:
-		out := make([]float64, len(v))
-		for i, x := range v {
-			out[i] = float64(x)
-		}
-		return out
-	case float64:
-		return []float64{v}
-	case float32:
-		return []float64{float64(v)}
+	out, err := testutil.DenseFloats(d)
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Fatalf("data %T", d.Data())
-	return nil
+	return out
 }
 
 // gconvProgram is fn (x, f, r) => Σ conv(x, f) · r (and the convolution alone).

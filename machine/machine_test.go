@@ -7,6 +7,7 @@ import (
 
 	"github.com/bulkad/bulkad"
 	"github.com/bulkad/bulkad/examples/models"
+	"github.com/bulkad/bulkad/internal/testutil"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -71,18 +72,11 @@ func floats(t *testing.T, v G.Value) []float64 {
 	if err != nil {
 		t.Fatalf("flat: %v", err)
 	}
-	switch x := s.(type) {
-	case []float64:
-		return x
-	case []float32:
-		out := make([]float64, len(x))
-		for i, e := range x {
-			out[i] = float64(e)
-		}
-		return out
+	out, ok := testutil.Floats(s)
+	if !ok {
+		t.Fatalf("value of %T", s)
 	}
-	t.Fatalf("value of %T", s)
-	return nil
+	return out
 }
 
 // close reports whether got and want agree within tol relative to want's largest magnitude

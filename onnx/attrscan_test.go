@@ -375,13 +375,3 @@ func (s *srcScan) opReads(t *testing.T) (map[string]map[string]bool, map[string]
 	}
 	return out, problems
 }
-
-// sortedKeys is the keys of m, sorted.
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/bulkad/bulkad/internal/testutil"
 )
 
 // TestOperatorDocs: every operator of SupportedOps has exactly one documentation entry and
@@ -125,15 +127,15 @@ func undocumentedReads() map[string]map[string]string {
 func TestOperatorDocsAttributes(t *testing.T) {
 	s := parseOwnSource(t)
 	reads, problems := s.opReads(t)
-	for _, op := range sortedKeys(problems) {
+	for _, op := range testutil.SortedKeys(problems) {
 		for _, p := range problems[op] {
 			t.Errorf("%s: %s", op, p)
 		}
 	}
-	if got := sortedKeys(reads); !slices.Equal(got, SupportedOps()) {
+	if got := testutil.SortedKeys(reads); !slices.Equal(got, SupportedOps()) {
 		t.Fatalf("the scan found the operator tables' entries %v, want SupportedOps %v", got, SupportedOps())
 	}
-	for _, op := range sortedKeys(s.folds) {
+	for _, op := range testutil.SortedKeys(s.folds) {
 		if _, ok := reads[op]; !ok {
 			t.Errorf("foldFn folds %s, which no operator table holds", op)
 		}
@@ -143,7 +145,7 @@ func TestOperatorDocsAttributes(t *testing.T) {
 		docs[d.op] = d
 	}
 	exc := undocumentedReads()
-	for _, op := range sortedKeys(exc) {
+	for _, op := range testutil.SortedKeys(exc) {
 		if _, ok := reads[op]; !ok {
 			t.Errorf("undocumentedReads names %s, which is not a supported operator", op)
 		}
@@ -153,7 +155,7 @@ func TestOperatorDocsAttributes(t *testing.T) {
 		for _, a := range docs[op].attrs {
 			documented[a.name] = true
 		}
-		for _, a := range sortedKeys(reads[op]) {
+		for _, a := range testutil.SortedKeys(reads[op]) {
 			_, excused := exc[op][a]
 			switch {
 			case documented[a] && excused:
@@ -162,12 +164,12 @@ func TestOperatorDocsAttributes(t *testing.T) {
 				t.Errorf("%s: the lowering reads attribute %q, which its documentation (opdocs.go) does not list", op, a)
 			}
 		}
-		for _, a := range sortedKeys(documented) {
+		for _, a := range testutil.SortedKeys(documented) {
 			if !reads[op][a] {
 				t.Errorf("%s: the documentation lists attribute %q, which the lowering does not read", op, a)
 			}
 		}
-		for _, a := range sortedKeys(exc[op]) {
+		for _, a := range testutil.SortedKeys(exc[op]) {
 			if !reads[op][a] {
 				t.Errorf("%s: undocumentedReads excuses attribute %q, which the lowering does not read", op, a)
 			}
@@ -191,7 +193,7 @@ func TestAttrScanEarly(t *testing.T) {
 	}
 	attrs, problems := s.reads([]ast.Node{early[0].Body}, stop)
 	if len(attrs) > 0 || len(problems) > 0 {
-		t.Errorf("early reads attributes %v outside foldFn and the extra roots (problems: %v): add its functions to extraRoots", sortedKeys(attrs), problems)
+		t.Errorf("early reads attributes %v outside foldFn and the extra roots (problems: %v): add its functions to extraRoots", testutil.SortedKeys(attrs), problems)
 	}
 }
 
@@ -289,12 +291,12 @@ func opBad(c *ctx, n *Node, ins []value) ([]value, error) {
 		"Local": {"j", "k"}, "Method": {"l"}, "Other": {}, "Folded": {"z"}, "Bad": {},
 	}
 	for op, w := range want {
-		if got := sortedKeys(reads[op]); !slices.Equal(got, w) {
+		if got := testutil.SortedKeys(reads[op]); !slices.Equal(got, w) {
 			t.Errorf("%s: read %v, want %v", op, got, w)
 		}
 	}
 	if len(reads) != len(want) {
-		t.Errorf("operators %v, want %d", sortedKeys(reads), len(want))
+		t.Errorf("operators %v, want %d", testutil.SortedKeys(reads), len(want))
 	}
 	if len(problems) != 1 || len(problems["Bad"]) != 3 {
 		t.Errorf("problems %v, want three for Bad", problems)

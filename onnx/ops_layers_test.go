@@ -52,7 +52,8 @@ func runLayer(t *testing.T, opset int64, ins []tIn, n tNode, extra ...[]byte) ([
 	return evalLowered(t, m, ins)
 }
 
-// evalLowered lowers m and evaluates its first output (float64) at the graph inputs' data.
+// evalLowered lowers m and evaluates its first output at the graph inputs' data (its values
+// when it is float64, nil otherwise).
 func evalLowered(t *testing.T, m *Model, ins []tIn) ([]float64, []int, error) {
 	t.Helper()
 	p, err := Lower(m)
@@ -63,7 +64,11 @@ func evalLowered(t *testing.T, m *Model, ins []tIn) ([]float64, []int, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return d.Float64s(), d.Shape().Clone(), nil
+	var vals []float64
+	if d.Dtype() == tensor.Float64 {
+		vals = d.Float64s() // a scalar's too
+	}
+	return vals, d.Shape().Clone(), nil
 }
 
 // evalProgram evaluates p's first output with core.Eval, its inputs bound to the data of

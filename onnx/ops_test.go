@@ -153,19 +153,7 @@ func runModel(t *testing.T, opset int64, ins []tIn, nodes []tNode) ([]float64, [
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := Lower(m)
-	if err != nil {
-		return nil, nil, err
-	}
-	d, err := evalProgram(p, ins)
-	if err != nil {
-		return nil, nil, err
-	}
-	var vals []float64
-	if d.Dtype() == tensor.Float64 {
-		vals = d.Float64s() // a scalar's too
-	}
-	return vals, d.Shape().Clone(), nil
+	return evalLowered(t, m, ins)
 }
 
 // single is the one-node graph of n, whose inputs default to x and whose output is y.

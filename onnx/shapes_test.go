@@ -10,6 +10,7 @@ import (
 
 	"github.com/bulkad/bulkad/core"
 	"github.com/bulkad/bulkad/core/tensors"
+	"github.com/bulkad/bulkad/internal/testutil"
 	"gorgonia.org/tensor"
 )
 
@@ -166,32 +167,8 @@ func intScalar(name string, v int64) sIn { return sIn{name: name, kind: 'I', i: 
 
 // floatsOf is a result as float64s (bool as 0/1, int64 converted).
 func floatsOf(d *tensor.Dense) []float64 {
-	switch v := d.Data().(type) {
-	case []float64:
-		return v
-	case float64:
-		return []float64{v}
-	case []int64:
-		out := make([]float64, len(v))
-		for i, x := range v {
-			out[i] = float64(x)
-		}
-		return out
-	case []bool:
-		out := make([]float64, len(v))
-		for i, x := range v {
-			if x {
-				out[i] = 1
-			}
-		}
-		return out
-	case bool:
-		if v {
-			return []float64{1}
-		}
-		return []float64{0}
-	}
-	return nil
+	out, _ := testutil.Floats(d.Data())
+	return out
 }
 
 // shapeCase is one case of TestShapeOperators: a graph of nodes over ins at opset, and the

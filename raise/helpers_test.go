@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/bulkad/bulkad/internal/testutil"
 	kern "github.com/bulkad/bulkad/kernel"
 
 	"github.com/bulkad/bulkad/core"
@@ -200,20 +201,9 @@ func raiseRun(t *testing.T, p *core.Program, args map[string]*tensor.Dense, v *k
 	return values(t, runWith(t, g, p, bind, Options{Vulkan: v})[0])
 }
 
+// randDense is a tensor of dtype dt ("f32" or "f64") and shape sh of standard normal draws.
 func randDense(r *rand.Rand, dt string, sh ...int) *tensor.Dense {
-	n := core.Shape(sh).Size()
-	if dt == "f32" {
-		d := make([]float32, n)
-		for i := range d {
-			d[i] = float32(r.NormFloat64())
-		}
-		return tensor.New(tensor.WithShape(sh...), tensor.WithBacking(d))
-	}
-	d := make([]float64, n)
-	for i := range d {
-		d[i] = r.NormFloat64()
-	}
-	return tensor.New(tensor.WithShape(sh...), tensor.WithBacking(d))
+	return testutil.RandDense(r, dt == "f32", sh...)
 }
 
 // compareScaled compares element-wise within tol·(1 + max |want|) (exactly when tol = 0) and
@@ -223,44 +213,17 @@ func compareScaled(got, want any, tol float64) string {
 	if g == nil || w == nil || len(g) != len(w) {
 		return fmt.Sprintf("types or lengths differ: %T[%d] vs %T[%d]", got, len(g), want, len(w))
 	}
-	scale := 0.0
-	for _, x := range w {
-		if !math.IsInf(x, 0) && !math.IsNaN(x) {
-			scale = math.Max(scale, math.Abs(x))
-		}
-	}
-	for i := range g {
-		if g[i] == w[i] || (math.IsNaN(g[i]) && math.IsNaN(w[i])) {
-			continue
-		}
-		if tol > 0 && math.Abs(g[i]-w[i]) <= tol*(1+scale) {
-			continue
-		}
-		return fmt.Sprintf("element %d: %v vs %v (scale %g, tol %g)", i, g[i], w[i], scale, tol)
-	}
-	return ""
+	return testutil.ScaledDiff(g, w, tol, 1)
 }
 
 // toF64 converts a slice of float64, float32 or int64 to float64s (nil for anything else).
 func toF64(a any) []float64 {
-	switch x := a.(type) {
-	case []float64:
-		return x
-	case []float32:
-		return widen(x)
-	case []int64:
-		return widen(x)
+	switch a.(type) {
+	case []float64, []float32, []int64:
+		out, _ := testutil.Floats(a)
+		return out
 	}
 	return nil
-}
-
-// widen converts x to float64s.
-func widen[T float32 | int64](x []T) []float64 {
-	y := make([]float64, len(x))
-	for i, v := range x {
-		y[i] = float64(v)
-	}
-	return y
 }
 
 // parseProgram parses "fn (params) => src", failing the test on an error.
