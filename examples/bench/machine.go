@@ -120,12 +120,18 @@ func compareFirst(r *MachineRow, mach, tape firstStep, tol float64) {
 		}
 		var dmax float64
 		for j := range a {
-			if d := math.Abs(a[j] - b[j]); !(d <= dmax) { // NaN propagates
+			if d := math.Abs(a[j] - b[j]); d > dmax || math.IsNaN(d) {
 				dmax = d
+				if math.IsNaN(d) {
+					break
+				}
 			}
 		}
-		if rel := dmax / scale; !(rel <= r.GradDiff) {
+		if rel := dmax / scale; rel > r.GradDiff || math.IsNaN(rel) {
 			r.GradDiff, worst = rel, i
+			if math.IsNaN(rel) {
+				break
+			}
 		}
 	}
 	lossRel := math.Abs(mach.loss-tape.loss) / math.Max(math.Abs(tape.loss), math.SmallestNonzeroFloat64)
