@@ -106,6 +106,8 @@ type Row struct {
 	// BulkadOverDefault divides BulkadStepMS (with -blas and -engine as given) by it.
 	DefaultStepMS     float64 `json:"gorgonia_default_step_ms,omitempty"`
 	BulkadOverDefault float64 `json:"bulkad_over_gorgonia_default,omitempty"`
+	// Machine is bulkad.Grad's graph stepped on machine.New between the other steps (-machine).
+	Machine *MachineRow `json:"machine,omitempty"`
 }
 
 // Setup is the time from nothing to the end of the first step, in milliseconds, and the
@@ -123,7 +125,8 @@ type Setup struct {
 // prepared is a compiled graph ready to step (it has run once).
 type prepared struct {
 	vm    G.VM
-	nodes int // nodes added by Grad
+	model *models.Model // the graph the machine runs
+	nodes int           // nodes added by Grad
 	diff  time.Duration
 	setup Setup
 }
@@ -146,7 +149,7 @@ func prepare(s spec, dt tensor.Dtype, grad gradFunc, extra ...G.VMOpt) (*prepare
 	if err != nil {
 		return nil, err
 	}
-	p := &prepared{}
+	p := &prepared{model: m}
 	p.setup.BuildMS = ms(time.Since(t0))
 	before := len(m.G.AllNodes())
 	var opts []G.VMOpt
@@ -238,8 +241,10 @@ func median(ds []time.Duration) float64 {
 // round, and reports medians.
 // With vm options (such as accel.Engine), every machine of the row gets them. With baseline,
 // a fifth machine steps gorgonia.Grad's graph on Gorgonia's defaults: gonum's BLAS installed
-// for its step only (whatever -blas installed is put back after it) and no vm options.
-func measure(s spec, dt tensor.Dtype, rounds int, torch *anchor, baseline bool, vm ...G.VMOpt) (Row, error) {
+// for its step only (whatever -blas installed is put back after it) and no vm options. With
+// mach, bulkad.Grad's graph is also stepped on machine.New (which takes no vm options); a
+// model the machine refuses gets row.Machine.Error and is measured without it.
+func measure(s spec, dt tensor.Dtype, rounds int, torch *anchor, baseline, mach bool, vm ...G.VMOpt) (Row, error) {
 	row := Row{Model: s.Name, Dtype: dt.String()}
 	a, err := prepare(s, dt, bulkad.Grad, vm...)
 	if err != nil {
@@ -270,10 +275,22 @@ func measure(s spec, dt tensor.Dtype, rounds int, torch *anchor, baseline bool, 
 		}
 		defer d.vm.Close()
 		machines = append(machines, d)
+	} else {
+		machines = append(machines, nil)
 	}
-	variants := []string{"bulkad", "gorgonia", "forward", "hvp", "gorgonia-default"}
-	var ta, tb, tc, th, tt, td []time.Duration
-	var ma, mb float64
+	if mach {
+		e, err := measureMachineSetup(&row, a, s, dt)
+		if err != nil {
+			return row, err
+		}
+		if e != nil {
+			defer e.vm.Close()
+		}
+		machines = append(machines, e)
+	}
+	variants := []string{"bulkad", "gorgonia", "forward", "hvp", "gorgonia-default", "machine"}
+	var ta, tb, tc, th, tt, td, te []time.Duration
+	var ma, mb, me float64
 	for r := 0; r <= rounds; r++ {
 		if torch != nil && s.Key != "" {
 			ms, err := torch.number("step %s %s", s.Key, dt)
@@ -321,6 +338,9 @@ func measure(s spec, dt tensor.Dtype, rounds int, torch *anchor, baseline bool, 
 				th = append(th, d)
 			case 4:
 				td = append(td, d)
+			case 5:
+				te = append(te, d)
+				me += ms1.sub(ms0)
 			}
 		}
 	}
@@ -346,6 +366,14 @@ func measure(s spec, dt tensor.Dtype, rounds int, torch *anchor, baseline bool, 
 	if len(tt) > 0 {
 		row.TorchStepMS = median(tt)
 		row.BulkadOverTorch = row.BulkadStepMS / row.TorchStepMS
+	}
+	if len(te) > 0 {
+		row.Machine.StepMS = median(te)
+		row.Machine.OverBulkad = row.Machine.StepMS / row.BulkadStepMS
+		row.Machine.AllocKB = me / float64(rounds) / 1024
+		if row.TorchStepMS > 0 {
+			row.Machine.OverTorch = row.Machine.StepMS / row.TorchStepMS
+		}
 	}
 	return row, nil
 }

@@ -195,11 +195,13 @@ func TestParseFlags(t *testing.T) {
 		help          bool
 		wantErr       string
 		steps, growth bool
+		machine       bool
 	}{
 		{args: []string{"-h"}, help: true},
 		{args: nil, steps: true},
 		{args: []string{"-model", "convnet", "-rounds", "10"}, steps: true},
 		{args: []string{"-growth"}, growth: true},
+		{args: []string{"-machine", "-model", "mlp"}, steps: true, machine: true},
 		{args: []string{"-growth", "-model", "mlp"}, wantErr: "exclude each other"},
 		{args: []string{"-rounds", "0"}, wantErr: "-rounds 0"},
 		{args: []string{"-model", "nosuch"}, wantErr: `-model "nosuch": no zoo model`},
@@ -222,8 +224,8 @@ func TestParseFlags(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || got.o.steps != c.steps || got.o.growth != c.growth {
-			t.Errorf("%v: steps %v growth %v (%v), want steps %v growth %v", c.args, got.o.steps, got.o.growth, err, c.steps, c.growth)
+		if err != nil || got.o.steps != c.steps || got.o.growth != c.growth || got.o.machine != c.machine {
+			t.Errorf("%v: steps %v growth %v machine %v (%v), want steps %v growth %v machine %v", c.args, got.o.steps, got.o.growth, got.o.machine, err, c.steps, c.growth, c.machine)
 		}
 	}
 }

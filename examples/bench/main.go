@@ -24,6 +24,7 @@
 //	go run ./examples/bench -blas -engine  # and Gorgonia's transposes and softmax on accel.Engine
 //	go run ./examples/bench -torch     # also PyTorch's step (1 thread each) and a GEMM table
 //	go run ./examples/bench -torch -threads 2 -blas -engine
+//	go run ./examples/bench -machine -torch -blas -engine  # also bulkad.Grad's graph on machine.New
 //	go run ./examples/bench -gemm      # only the GEMM table (bulkad, gonum; numpy with -torch)
 //	go run ./examples/bench -torchvision all -threads 1 -blas  # torchvision's models against PyTorch
 //
@@ -72,6 +73,7 @@ type options struct {
 	small, verbose, torch, gemmOnly bool
 	engine                          bool // every machine runs on accel.Engine
 	baseline                        bool // also gorgonia.Grad on Gorgonia's defaults
+	machine                         bool // also bulkad.Grad's graph on machine.New
 	steps                           bool // the step-time tables of the zoo models
 	growth                          bool // the growth tables (differentiation and set-up against graph size)
 	rounds, threads                 int
@@ -106,6 +108,7 @@ func parseFlags(args []string, out io.Writer) (c command, help bool, err error) 
 	fs.BoolVar(&c.o.gemmOnly, "gemm", false, "only the GEMM table")
 	fs.BoolVar(&c.o.engine, "engine", false, "run every machine (bulkad's, Gorgonia's, the forward pass) on accel.Engine (gorgonia.WithEngine): kernel's transpose and softmax for Gorgonia's forward pass")
 	fs.BoolVar(&c.o.baseline, "baseline", false, "also step gorgonia.Grad's graph on Gorgonia's defaults (gonum's GEMM, its engine) between the other steps, and print bulkad/default")
+	fs.BoolVar(&c.o.machine, "machine", false, "also step bulkad.Grad's graph on machine.New (the whole graph from compiled plans) between the other steps, and print a machine table: step, machine/bulkad, machine/PyTorch, set-up, first-step loss against the TapeMachine's")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
 	fs.StringVar(&c.tv, "torchvision", "", "only the torchvision table: these models (comma-separated, or all) exported from PyTorch (needs python3-torch, python3-torchvision, python3-onnx), imported, differentiated and stepped against PyTorch")
 	fs.IntVar(&c.tvBatch, "tvbatch", 2, "batch of -torchvision")
@@ -234,7 +237,7 @@ func run(o options) (*Result, error) {
 			if o.engine {
 				vm = append(vm, G.WithEngine(accel.Engine{}))
 			}
-			row, err := measure(s, dt, o.rounds, torch, o.baseline, vm...)
+			row, err := measure(s, dt, o.rounds, torch, o.baseline, o.machine, vm...)
 			if err != nil {
 				return nil, err
 			}
@@ -271,6 +274,10 @@ func run(o options) (*Result, error) {
 		for _, r := range res.Rows {
 			fmt.Println(fmtTorchRow(r))
 		}
+	}
+	if verbose && o.machine && len(res.Rows) > 0 {
+		fmt.Println()
+		printMachine(os.Stdout, res.Rows)
 	}
 	if !o.growth {
 		return res, nil
