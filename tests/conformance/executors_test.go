@@ -229,19 +229,6 @@ func vulkanTolerance(dev *vulkan.Device) func(o operation) tolerance {
 	}
 }
 
-// newColumn is a zeroed column of dtype d and length n.
-func newColumn(d core.Dtype, n int) any {
-	switch d {
-	case core.Float64:
-		return make([]float64, n)
-	case core.Float32:
-		return make([]float32, n)
-	case core.Int64:
-		return make([]int64, n)
-	}
-	return make([]bool, n)
-}
-
 // singleOpKernels are package kernel's kernels of single operations, which package raise
 // wraps as custom ops; withDevice: the element-wise ones with the device dev forced.
 func singleOpKernels(prefix string, dev *vulkan.Device, withDevice bool) []executor {
@@ -261,7 +248,7 @@ func singleOpKernels(prefix string, dev *vulkan.Device, withDevice bool) []execu
 	exs := []executor{
 		{name: prefix + "kernel.Unary", applies: func(o operation) bool { return o.un != 0 },
 			run: withVK(func(vk *kernel.Vulkan, o operation, ins []any) (any, any, error) {
-				out := newColumn(o.out(), colLen(ins[0]))
+				out := kernel.NewSlice(o.out(), colLen(ins[0]))
 				if err := (kernel.Unary{Op: o.un, VK: vk}).Run(out, ins); err != nil {
 					return nil, nil, err
 				}
@@ -270,7 +257,7 @@ func singleOpKernels(prefix string, dev *vulkan.Device, withDevice bool) []execu
 			})},
 		{name: prefix + "kernel.Binary", applies: func(o operation) bool { return o.bin != 0 },
 			run: withVK(func(vk *kernel.Vulkan, o operation, ins []any) (any, any, error) {
-				out := newColumn(o.out(), colLen(ins[0]))
+				out := kernel.NewSlice(o.out(), colLen(ins[0]))
 				if err := (kernel.Binary{Op: o.bin, VK: vk}).Run(out, ins); err != nil {
 					return nil, nil, err
 				}
@@ -283,7 +270,7 @@ func singleOpKernels(prefix string, dev *vulkan.Device, withDevice bool) []execu
 			run: withVK(func(vk *kernel.Vulkan, o operation, ins []any) (any, any, error) {
 				vals := specials(o.in)
 				n := colLen(vals)
-				out := newColumn(o.out(), n*n)
+				out := kernel.NewSlice(o.out(), n*n)
 				if err := (kernel.Binary{Op: o.bin, VK: vk}).Run(out, []any{ins[0], vals}); err != nil {
 					return nil, nil, err
 				}
@@ -299,7 +286,7 @@ func singleOpKernels(prefix string, dev *vulkan.Device, withDevice bool) []execu
 			run: withVK(func(vk *kernel.Vulkan, o operation, ins []any) (any, any, error) {
 				vals := specials(o.in)
 				n := colLen(vals)
-				out := newColumn(o.out(), n*n)
+				out := kernel.NewSlice(o.out(), n*n)
 				k := kernel.StridedBinary{Op: o.bin, Shape: []int{n, n}, XS: []int{1, 0}, YS: []int{0, 1}, VK: vk}
 				if err := k.Run(out, []any{vals, vals}); err != nil {
 					return nil, nil, err
@@ -315,7 +302,7 @@ func singleOpKernels(prefix string, dev *vulkan.Device, withDevice bool) []execu
 	if !withDevice {
 		exs = append(exs, executor{name: prefix + "kernel.Cast", applies: func(o operation) bool { return o.cast },
 			run: func(o operation, ins []any) (any, any, error) {
-				out := newColumn(o.out(), colLen(ins[0]))
+				out := kernel.NewSlice(o.out(), colLen(ins[0]))
 				if err := (kernel.Cast{}).Run(out, ins); err != nil {
 					return nil, nil, err
 				}

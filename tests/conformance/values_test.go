@@ -8,6 +8,7 @@ import (
 
 	"github.com/bulkad/bulkad/core"
 	"github.com/bulkad/bulkad/core/tensors"
+	"github.com/bulkad/bulkad/kernel"
 	"gorgonia.org/tensor"
 )
 
@@ -195,17 +196,11 @@ func extraOperands(o operation) []any {
 
 // colLen is the length of a column ([]float64, []float32, []int64 or []bool).
 func colLen(c any) int {
-	switch c := c.(type) {
-	case []float64:
-		return len(c)
-	case []float32:
-		return len(c)
-	case []int64:
-		return len(c)
-	case []bool:
-		return len(c)
+	n := kernel.SliceLen(c)
+	if n < 0 {
+		panic(fmt.Sprintf("not a column: %T", c))
 	}
-	panic(fmt.Sprintf("not a column: %T", c))
+	return n
 }
 
 // pick returns the column of c's elements at the positions idx.
