@@ -594,9 +594,14 @@ func (k MaskMul) part(d, lo, hi int) (kp MaskMul, p0, p1 int) {
 func maskRun[T num, F ~float64 | ~float32](k MaskMul, out []F, p, q []T, z []F, cmp func(a, b T) bool) {
 	r := newRows(k.Shape, k.St, k.Off)
 	sp, sq, sz := r.stride(0), r.stride(1), r.stride(2)
+	contiguous := sp == 1 && sz == 1 && (sq == 0 || sq == 1)
 	for at := 0; r.ok; at += r.last {
 		pi, qi, zi := r.off[0], r.off[1], r.off[2]
 		o := out[at : at+r.last]
+		if contiguous && maskRow(k.Cmp, o, p[pi:pi+len(o)], q[qi:], sq == 0, z[zi:zi+len(o)]) {
+			r.next()
+			continue
+		}
 		for j := range o {
 			if cmp(p[pi], q[qi]) {
 				o[j] = z[zi]
@@ -609,4 +614,57 @@ func maskRun[T num, F ~float64 | ~float32](k MaskMul, out []F, p, q []T, z []F, 
 		}
 		r.next()
 	}
+}
+
+// maskRow is one contiguous row of a MaskMul, o[j] = z[j] · (p[j] cmp q[j]) (q[0] for every j
+// when bcast), without a call or a data-dependent branch per element: the comparison becomes
+// an index (a flag set, not a jump: ReLU masks are unpredictable) into {0, 1}, which multiplies z, keeping
+// z·0's NaN and signed zero. It reports false for a comparison it has no loop for.
+func maskRow[T num, F ~float64 | ~float32](cmp core.BinOp, o []F, p, q []T, bcast bool, z []F) bool {
+	sel := [2]F{0, 1}
+	if bcast {
+		switch b := q[0]; cmp {
+		case core.OpGt:
+			for j, x := range p {
+				o[j] = z[j] * sel[b2i(x > b)]
+			}
+		case core.OpGe:
+			for j, x := range p {
+				o[j] = z[j] * sel[b2i(x >= b)]
+			}
+		case core.OpLt:
+			for j, x := range p {
+				o[j] = z[j] * sel[b2i(x < b)]
+			}
+		case core.OpLe:
+			for j, x := range p {
+				o[j] = z[j] * sel[b2i(x <= b)]
+			}
+		default:
+			return false
+		}
+		return true
+	}
+	q = q[:len(p)]
+	switch cmp {
+	case core.OpGt:
+		for j, x := range p {
+			o[j] = z[j] * sel[b2i(x > q[j])]
+		}
+	case core.OpGe:
+		for j, x := range p {
+			o[j] = z[j] * sel[b2i(x >= q[j])]
+		}
+	case core.OpLt:
+		for j, x := range p {
+			o[j] = z[j] * sel[b2i(x < q[j])]
+		}
+	case core.OpLe:
+		for j, x := range p {
+			o[j] = z[j] * sel[b2i(x <= q[j])]
+		}
+	default:
+		return false
+	}
+	return true
 }

@@ -1,0 +1,88 @@
+package kernel
+
+import (
+	"math"
+	"testing"
+
+	"github.com/bulkad/bulkad/core"
+)
+
+// TestMaskMulSpecialValues checks MaskMul against its definition, out = z if p cmp q else
+// z·0, written out here element by element, on every comparison, with q broadcast and
+// elementwise, z contiguous (the branch-free row loop) and transposed (the general strided
+// loop), in both float dtypes: bit for bit, over ±0, ±tiny, ±1, ±Inf and NaN in p, q and z.
+func TestMaskMulSpecialValues(t *testing.T) {
+	specials := []float64{0, math.Copysign(0, -1), 5e-324, -5e-324, 1, -1, math.Inf(1), math.Inf(-1), math.NaN(), 2.5}
+	n := len(specials)
+	// p and z run over every pair of specials on an n×n grid; q is a special per column
+	// (elementwise) or one special (broadcast).
+	p := make([]float64, n*n)
+	z := make([]float64, n*n)
+	q := make([]float64, n*n)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			p[i*n+j] = specials[i]
+			z[i*n+j] = specials[(i+j)%n]
+			q[i*n+j] = specials[j]
+		}
+	}
+	cmps := []struct {
+		op core.BinOp
+		f  func(a, b float64) bool
+	}{
+		{core.OpGt, func(a, b float64) bool { return a > b }},
+		{core.OpGe, func(a, b float64) bool { return a >= b }},
+		{core.OpLt, func(a, b float64) bool { return a < b }},
+		{core.OpLe, func(a, b float64) bool { return a <= b }},
+		{core.OpEq, func(a, b float64) bool { return a == b }},
+		{core.OpNe, func(a, b float64) bool { return a != b }},
+	}
+	layouts := []struct {
+		name   string
+		st     [3][]int
+		qAt    func(i, j int) float64
+		zAt    func(i, j int) float64
+		qSlice []float64
+	}{
+		{"q elementwise, z contiguous", [3][]int{{n, 1}, {n, 1}, {n, 1}}, func(i, j int) float64 { return q[i*n+j] }, func(i, j int) float64 { return z[i*n+j] }, q},
+		{"q broadcast, z contiguous", [3][]int{{n, 1}, {0, 0}, {n, 1}}, func(i, j int) float64 { return q[0] }, func(i, j int) float64 { return z[i*n+j] }, q[3:]},
+		{"q broadcast, z transposed", [3][]int{{n, 1}, {0, 0}, {1, n}}, func(i, j int) float64 { return q[0] }, func(i, j int) float64 { return z[j*n+i] }, q[8:]},
+	}
+	for _, c := range cmps {
+		for _, l := range layouts {
+			k := MaskMul{Cmp: c.op, Shape: []int{n, n}, St: l.st}
+			qs := l.qSlice
+			qAt := l.qAt
+			if l.st[1][0] == 0 {
+				qAt = func(int, int) float64 { return qs[0] }
+			}
+			out64 := make([]float64, n*n)
+			if err := k.Run(out64, []any{p, qs, z}); err != nil {
+				t.Fatalf("%v %s: %v", c.op, l.name, err)
+			}
+			out32 := make([]float32, n*n)
+			if err := k.Run(out32, []any{toF32(p), toF32(qs), toF32(z)}); err != nil {
+				t.Fatalf("%v %s float32: %v", c.op, l.name, err)
+			}
+			for i := 0; i < n; i++ {
+				for j := 0; j < n; j++ {
+					pv, qv, zv := p[i*n+j], qAt(i, j), l.zAt(i, j)
+					want := zv * 0
+					if c.f(pv, qv) {
+						want = zv
+					}
+					if !sameFloat(out64[i*n+j], want) {
+						t.Errorf("%v %s: p %v q %v z %v: got %v, want %v", c.op, l.name, pv, qv, zv, out64[i*n+j], want)
+					}
+					want32 := float32(zv) * 0
+					if c.f(float64(float32(pv)), float64(float32(qv))) {
+						want32 = float32(zv)
+					}
+					if !sameFloat(float64(out32[i*n+j]), float64(want32)) {
+						t.Errorf("%v %s float32: p %v q %v z %v: got %v, want %v", c.op, l.name, pv, qv, zv, out32[i*n+j], want32)
+					}
+				}
+			}
+		}
+	}
+}
