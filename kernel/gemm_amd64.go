@@ -86,8 +86,8 @@ func gemmMicros[T floatT]() []micro[T] {
 	return ks
 }
 
-// withUnpacked adds the AVX-512 kernels that read a's rows in place (8 rows; the slice checks
-// make every access in bounds).
+// withUnpacked adds the AVX-512 kernels that read a's rows (8 of them) or b's rows (two
+// vectors of each) in place; the slice checks make every access in bounds.
 func withUnpacked(k [2]any) [2]any {
 	m64, m32 := k[0].(micro[float64]), k[1].(micro[float32])
 	m64.runU = func(kc int, a []float64, lda int, bs, c []float64, ldc int, add bool) {
@@ -97,6 +97,14 @@ func withUnpacked(k [2]any) [2]any {
 	m32.runU = func(kc int, a []float32, lda int, bs, c []float32, ldc int, add bool) {
 		_, _, _ = a[7*lda+kc-1], bs[kc*32-1], c[7*ldc+31]
 		microF32AVX512U(kc, &a[0], lda, &bs[0], &c[0], ldc, add)
+	}
+	m64.runB = func(kc int, as, b []float64, ldb int, c []float64, ldc int, add bool) {
+		_, _, _ = as[kc*8-1], b[(kc-1)*ldb+15], c[7*ldc+15]
+		microF64AVX512B(kc, &as[0], &b[0], ldb, &c[0], ldc, add)
+	}
+	m32.runB = func(kc int, as, b []float32, ldb int, c []float32, ldc int, add bool) {
+		_, _, _ = as[kc*8-1], b[(kc-1)*ldb+31], c[7*ldc+31]
+		microF32AVX512B(kc, &as[0], &b[0], ldb, &c[0], ldc, add)
 	}
 	return [2]any{m64, m32}
 }

@@ -122,6 +122,7 @@ const (
 	modeRows gemmMode = iota // tiled, rows of c split, packed op(b) shared
 	modeCols                 // tiled, columns of c split, packed op(a) shared
 	modeDot                  // narrow product (gemmDot), rows of c split
+	modeSmallM               // few rows (gemmSmallM), columns of c split, b read in place
 )
 
 // gemmCall is the state of one GEMM call: its operands, blocking and split, and the buffers
@@ -192,6 +193,8 @@ func (g *gemmCall[T]) work(w int) {
 		g.workCols(w)
 	case modeDot:
 		g.workDot(w)
+	case modeSmallM:
+		g.workSmallM(w)
 	}
 }
 

@@ -18,6 +18,8 @@ type micro[T floatT] struct {
 	run    func(kc int, as, bs, c []T, ldc int, add bool)
 	// runU, when set, is run with the mr rows of a read in place (row i at a[i*lda:]).
 	runU func(kc int, a []T, lda int, bs, c []T, ldc int, add bool)
+	// runB, when set, is run with the nr columns of b read in place (row p at b[p*ldb:]).
+	runB func(kc int, as, b []T, ldb int, c []T, ldc int, add bool)
 	// dot, when set, computes the rows×cols tile c[i*ldc+j] = Σ_{p<kc} a[i*lda+p]·b[j*ldb+p]
 	// (stored, or added with add) for rows 4 or 1 and cols 1 to 5, kc a positive multiple of
 	// lanes: the kernel of narrow products (see gemmDot).
@@ -57,7 +59,35 @@ func gemmWithBlocking[T floatT](ws *Workspace, mk micro[T], bl blocking, procs i
 		gemmDot(ws, mk, procs, tb, m, n, k, a, lda, b, ldb, c, ldc)
 		return
 	}
-	gemmTiled(ws, mk, bl, procs, ta, tb, m, n, k, a, lda, b, ldb, c, ldc)
+	if narrowSwaps(mk, m, n, k) {
+		gemmSwapped(ws, mk, bl, procs, ta, tb, m, n, k, a, lda, b, ldb, c, ldc)
+		return
+	}
+	gemmTiledOrSmall(ws, mk, bl, procs, ta, tb, m, n, k, a, lda, b, ldb, c, ldc)
+}
+
+// narrowSwaps reports whether a product too narrow for the tiled kernel's column strips
+// (n below nr: the micro-kernel would compute nr columns of which n are kept) is better
+// computed transposed, cᵀ = op(b)ᵀ·op(a)ᵀ, whose rows strips of mr fit n with less padding.
+// (A layer-4 convolution's input gradient at batch 2 is 4608×8: 4× the work untransposed.)
+func narrowSwaps[T floatT](mk micro[T], m, n, k int) bool {
+	return n < mk.nr && roundUp(n, mk.mr) < mk.nr && m > n && k >= mk.mr
+}
+
+// gemmSwapped computes c = op(a)·op(b) as cᵀ = op(b)ᵀ·op(a)ᵀ (m×n, n narrow) into a
+// workspace buffer of n×m elements by the tiled kernel, then transposes it into c.
+func gemmSwapped[T floatT](ws *Workspace, mk micro[T], bl blocking, procs int, ta, tb bool, m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
+	t := take[T](ws) // only its buffer: cᵀ
+	defer give(ws, t)
+	t.shared[0] = grow(t.shared[0], n*m)
+	ct := t.shared[0]
+	gemmTiledOrSmall(ws, mk, bl, procs, !tb, !ta, n, m, k, b, ldb, a, lda, ct, m)
+	for i := 0; i < m; i++ {
+		row := c[i*ldc : i*ldc+n : i*ldc+n]
+		for j := range row {
+			row[j] = ct[j*m+i]
+		}
+	}
 }
 
 // gemmDot computes c = a·op(b) for a narrow product (n below one column strip of the tiled

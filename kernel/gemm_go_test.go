@@ -120,6 +120,9 @@ func TestGemmSplit(t *testing.T) {
 		{300, 1030, 70, true, false, blocking{mc: 48, kc: 24, nc: 128}},
 		{20, 1024, 600, false, false, blocking{mc: 256, kc: 256, nc: 1024}}, // 2 MiB panels (f64): one per group
 		{10, 700, 500, false, true, blocking{mc: 16, kc: 256, nc: 512}},
+		{16, 1000, 600, true, false, blocking{}},                       // few rows: b read in place (gemmSmallM), columns split
+		{1000, 8, 300, true, false, blocking{}},                        // narrow and transposed: computed as cᵀ (gemmSwapped)
+		{13, 750, 70, false, false, blocking{mc: 24, kc: 24, nc: 192}}, // few rows, a partial last strip, several panels
 	}
 	for _, c := range cases {
 		for _, mk := range gemmMicros[float64]() {
@@ -324,4 +327,57 @@ func benchBlocking[T floatT](b *testing.B, m, n, k int, ta bool, kc int, dt stri
 		}
 		b.ReportMetric(float64(2*m*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 	})
+}
+
+// TestGemmPathsSameBits: the products that gemmWithBlocking sends to gemmSmallM (few rows, b
+// read in place) or to gemmSwapped (narrow, computed as cᵀ) give the same bits as the plain
+// tiled kernel on the same operands: the same panels and the same order of products per
+// element (checked against the naive loop too, by TestGemmGo's shapes).
+func TestGemmPathsSameBits(t *testing.T) {
+	cases := []struct {
+		m, n, k int
+		ta, tb  bool
+	}{
+		{8, 4608, 512, true, false}, {8, 300, 700, false, false}, {13, 100, 40, true, false}, {16, 64, 1000, false, false},
+		{4608, 8, 512, true, false}, {2304, 3, 256, true, true}, {700, 20, 33, true, false}, {300, 1, 600, true, true},
+	}
+	for _, c := range cases {
+		for _, mk := range gemmMicros[float64]() {
+			t.Run(fmt.Sprintf("%+v/f64/%dx%d", c, mk.mr, mk.nr), func(t *testing.T) { checkSameBits(t, mk, c.ta, c.tb, c.m, c.n, c.k) })
+		}
+		for _, mk := range gemmMicros[float32]() {
+			t.Run(fmt.Sprintf("%+v/f32/%dx%d", c, mk.mr, mk.nr), func(t *testing.T) { checkSameBits(t, mk, c.ta, c.tb, c.m, c.n, c.k) })
+		}
+	}
+}
+
+func checkSameBits[T floatT](t *testing.T, mk micro[T], ta, tb bool, m, n, k int) {
+	rng := rand.New(rand.NewSource(int64(m*7 + n*3 + k)))
+	a, b := make([]T, m*k), make([]T, k*n)
+	for i := range a {
+		a[i] = T(rng.NormFloat64())
+	}
+	for i := range b {
+		b[i] = T(rng.NormFloat64())
+	}
+	lda, ldb := k, n
+	if ta {
+		lda = m
+	}
+	if tb {
+		ldb = k
+	}
+	bl := blockingFor(mk.mr, mk.nr, int(unsafe.Sizeof(T(0))))
+	ws := &Workspace{}
+	want := make([]T, m*n)
+	gemmTiled(ws, mk, bl, 1, ta, tb, m, n, k, a, lda, b, ldb, want, n)
+	for procs := 1; procs <= 2; procs++ {
+		got := make([]T, m*n)
+		gemmWithBlocking(ws, mk, bl, procs, ta, tb, m, n, k, a, lda, b, ldb, got, n)
+		for i := range got {
+			if math.Float64bits(float64(got[i])) != math.Float64bits(float64(want[i])) {
+				t.Fatalf("%d workers: c[%d] = %v, tiled kernel %v", procs, i, got[i], want[i])
+			}
+		}
+	}
 }

@@ -24,6 +24,11 @@ func main() {
 	// costs as much as the multiplication.
 	micro(kernel{name: "microF64AVX512U", rows: 8, f32: false, avx512: true, unpacked: true})
 	micro(kernel{name: "microF32AVX512U", rows: 8, f32: true, avx512: true, unpacked: true})
+	// And with b read in place (rows ldb elements apart, two vectors of each), for products
+	// whose B strips are used by only one or two row strips (small m), where packing B costs
+	// as much as the multiplication.
+	micro(kernel{name: "microF64AVX512B", rows: 8, f32: false, avx512: true, unpackedB: true})
+	micro(kernel{name: "microF32AVX512B", rows: 8, f32: true, avx512: true, unpackedB: true})
 	// AVX-512F dot-product tiles for narrow products (n below one column strip): every element
 	// of c is a dot product along k, vectorised along k, so no lane is spent on padding
 	// columns; 4 or 1 rows × 1 to 5 columns.
@@ -39,11 +44,12 @@ func main() {
 
 // kernel describes one micro-kernel: a rows × (2 vectors) tile of c.
 type kernel struct {
-	name     string
-	rows     int
-	f32      bool
-	avx512   bool
-	unpacked bool // a is the matrix itself (8 rows, lda elements apart), not a packed strip
+	name      string
+	rows      int
+	f32       bool
+	avx512    bool
+	unpacked  bool // a is the matrix itself (8 rows, lda elements apart), not a packed strip
+	unpackedB bool // b is the matrix itself (rows ldb elements apart), not a packed strip
 }
 
 // micro emits func(kc int, a, b, c *T, ldc int, add bool): the tile Σ_p a[p,0:rows]ᵀ b[p,0:w]
@@ -65,6 +71,9 @@ func micro(k kernel) {
 	if k.unpacked {
 		sig = fmt.Sprintf("func(kc int, a *%s, lda int, b, c *%s, ldc int, add bool)", typ, typ)
 	}
+	if k.unpackedB {
+		sig = fmt.Sprintf("func(kc int, a, b *%s, ldb int, c *%s, ldc int, add bool)", typ, typ)
+	}
 	TEXT(k.name, NOSPLIT, sig)
 	isa := "AVX2 and FMA"
 	if k.avx512 {
@@ -73,6 +82,9 @@ func micro(k kernel) {
 	what := "packed strips"
 	if k.unpacked {
 		what = "rows of a (lda apart) and a packed strip of b"
+	}
+	if k.unpackedB {
+		what = "a packed strip of a and rows of b (ldb apart)"
 	}
 	Doc(fmt.Sprintf("%s computes one %d×%d tile of %s with %s into c (row stride ldc), adding to c when add is set.", k.name, k.rows, w, what, isa))
 	kc := Load(Param("kc"), GP64())
@@ -98,6 +110,11 @@ func micro(k kernel) {
 		return rowAt(base, lda, lda3, i)
 	}
 	b := Load(Param("b"), GP64())
+	var ldb reg.Register
+	if k.unpackedB {
+		ldb = Load(Param("ldb"), GP64())
+		SHLQ(U8(map[bool]uint8{false: 3, true: 2}[k.f32]), ldb)
+	}
 	c := Load(Param("c"), GP64())
 	ldc := Load(Param("ldc"), GP64())
 	add := Load(Param("add"), GP8())
@@ -136,7 +153,11 @@ func micro(k kernel) {
 	} else {
 		ADDQ(U32(k.rows*size), a)
 	}
-	ADDQ(U32(2*vecBytes), b)
+	if k.unpackedB {
+		ADDQ(ldb, b)
+	} else {
+		ADDQ(U32(2*vecBytes), b)
+	}
 	DECQ(kc)
 	JMP(LabelRef(k.name + "_loop"))
 	Label(k.name + "_done")

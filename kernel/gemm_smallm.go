@@ -1,0 +1,95 @@
+package kernel
+
+// Products with few rows (m ≤ 2·mr: a batch-2 layer's transposed input gradient, cᵀ of a
+// narrow product, a small batch's forward rows) use each element of op(b) for only one or two
+// row strips, so packing op(b) — a read and a write of all of it before the micro-kernel reads
+// it again — costs as much as the multiplication. gemmSmallM packs only op(a) (at most
+// 2·mr × kc per panel) and reads the full column strips of op(b) in place (mk.runB, rows ldb
+// apart); a partial last strip is packed with its zero padding as usual. Panels of bl.kc and
+// the micro-kernel's order of products are those of gemmTiled, so the results are the same to
+// the bit.
+
+// smallM reports whether gemmSmallM computes the m×n product: op(b) not transposed (its rows
+// are contiguous), a micro-kernel that reads b in place, at most two row strips and at least
+// one full column strip.
+func smallM[T floatT](mk micro[T], tb bool, m, n int) bool {
+	return mk.runB != nil && !tb && m <= 2*mk.mr && n >= mk.nr
+}
+
+// gemmTiledOrSmall is gemmSmallM where smallM applies and gemmTiled otherwise.
+func gemmTiledOrSmall[T floatT](ws *Workspace, mk micro[T], bl blocking, procs int, ta, tb bool, m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
+	if smallM(mk, tb, m, n) {
+		gemmSmallM(ws, mk, bl, procs, ta, m, n, k, a, lda, b, ldb, c, ldc)
+		return
+	}
+	gemmTiled(ws, mk, bl, procs, ta, tb, m, n, k, a, lda, b, ldb, c, ldc)
+}
+
+// gemmSmallM computes c = op(a)·b (b not transposed, m ≤ 2·mr) with the column strips split
+// across up to procs workers.
+func gemmSmallM[T floatT](ws *Workspace, mk micro[T], bl blocking, procs int, ta bool, m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
+	g := take[T](ws)
+	defer give(ws, g)
+	g.mk, g.bl, g.ta, g.tb, g.m, g.n, g.k = mk, bl, ta, false, m, n, k
+	g.a, g.lda, g.b, g.ldb, g.c, g.ldc = a, lda, b, ldb, c, ldc
+	if m*n*k < gemmParallel {
+		procs = 1
+	}
+	g.mode, g.workers = modeSmallM, max(1, min(procs, n/mk.nr))
+	// per worker: op(a)'s panel (two strips), a packed partial strip of b and a tile
+	private := bl.kc*2*mk.mr + bl.kc*mk.nr + mk.mr*mk.nr
+	for len(g.priv) < g.workers {
+		g.priv = append(g.priv, nil)
+	}
+	for w := range g.workers {
+		g.priv[w] = grow(g.priv[w], private)
+	}
+	g.start()
+}
+
+// workSmallM is worker w of gemmSmallM: its column strips of c, panel by panel.
+func (g *gemmCall[T]) workSmallM(w int) {
+	mk, m, k, kc := g.mk, g.m, g.k, g.bl.kc
+	mr, nr := mk.mr, mk.nr
+	j0, j1 := g.part(w, g.n, nr)
+	priv := g.priv[w]
+	ap := priv[:kc*2*mr]
+	bp := priv[kc*2*mr : kc*2*mr+kc*nr]
+	tile := priv[kc*2*mr+kc*nr : kc*2*mr+kc*nr+mr*nr]
+	for pc := 0; pc < k; pc += kc {
+		kcur := min(kc, k-pc)
+		packStrips(mr, g.ta, g.a, g.lda, 0, m, pc, kcur, ap)
+		add := pc > 0
+		for jr := j0; jr < j1; jr += nr {
+			nj := min(nr, j1-jr)
+			if nj < nr {
+				packStrips(nr, true, g.b, g.ldb, jr, nj, pc, kcur, bp)
+			}
+			for ir := 0; ir < m; ir += mr {
+				mi := min(mr, m-ir)
+				as := ap[ir*kcur : ir*kcur+kcur*mr]
+				ci := ir*g.ldc + jr
+				switch {
+				case nj < nr:
+					mk.run(kcur, as, bp, tile, nr, false)
+				case mi < mr:
+					mk.runB(kcur, as, g.b[pc*g.ldb+jr:], g.ldb, tile, nr, false)
+				default:
+					mk.runB(kcur, as, g.b[pc*g.ldb+jr:], g.ldb, g.c[ci:], g.ldc, add)
+					continue
+				}
+				for ii := 0; ii < mi; ii++ {
+					row := g.c[ci+ii*g.ldc : ci+ii*g.ldc+nj]
+					t := tile[ii*nr : ii*nr+nj]
+					if !add {
+						copy(row, t)
+						continue
+					}
+					for jj := range row {
+						row[jj] += t[jj]
+					}
+				}
+			}
+		}
+	}
+}
