@@ -119,10 +119,10 @@ func grow[T floatT](s []T, n int) []T {
 type gemmMode int
 
 const (
-	modeRows gemmMode = iota // tiled, rows of c split, packed op(b) shared
-	modeCols                 // tiled, columns of c split, packed op(a) shared
-	modeDot                  // narrow product (gemmDot), rows of c split
-	modeSmallM               // few rows (gemmSmallM), columns of c split, b read in place
+	modeRows   gemmMode = iota // tiled, rows of c split, packed op(b) shared
+	modeCols                   // tiled, columns of c split, packed op(a) shared
+	modeDot                    // narrow product (gemmDot), rows of c split
+	modeSmallM                 // few rows (gemmSmallM), columns of c split, b read in place
 )
 
 // gemmCall is the state of one GEMM call: its operands, blocking and split, and the buffers
