@@ -9,6 +9,19 @@ import "github.com/bulkad/bulkad/core"
 // arrRange gives the number of values the looked-up array can take ([0, K)), or 0 when it
 // is not known to be an argmax.
 func LookupPlan(fn *core.IndexFn, prog *IndexProgram, dom, outer []int, arrRange func(core.Term) int) (*Lookup, bool) {
+	return lookupPlan(fn, prog, dom, outer, arrRange, false)
+}
+
+// LookupClipPlan is LookupPlan for a function that may reach out of bounds, such as a padded
+// max-pool window's argmax (the analysis cannot tell that the argmax never picks padding):
+// when it is not provably in bounds, the plan's Dims check every output per point (a gather
+// writes zeros and a scatter drops what falls outside, as the reference does). It needs each
+// output to depend on at most one domain variable.
+func LookupClipPlan(fn *core.IndexFn, prog *IndexProgram, dom, outer []int, arrRange func(core.Term) int) (*Lookup, bool) {
+	return lookupPlan(fn, prog, dom, outer, arrRange, true)
+}
+
+func lookupPlan(fn *core.IndexFn, prog *IndexProgram, dom, outer []int, arrRange func(core.Term) int, clip bool) (*Lookup, bool) {
 	if len(prog.Frees) == 0 {
 		return nil, false
 	}
@@ -41,11 +54,14 @@ func LookupPlan(fn *core.IndexFn, prog *IndexProgram, dom, outer []int, arrRange
 	for v := range dimOf {
 		dimOf[v] = -1
 	}
+	dims := make([]LookupDim, len(fn.Out))
+	inBounds := true
 	for d, o := range fn.Out {
 		coef, c, res, ok := ls.split(o)
 		if !ok {
 			return nil, false
 		}
+		dims[d] = LookupDim{Var: -1, Const: c, Res: make([]int64, k), Lim: int64(outer[d]), Stride: ost[d]}
 		lo, hi := c, c
 		for v, a := range coef {
 			m := a * int64(dom[v]-1)
@@ -72,9 +88,13 @@ func LookupPlan(fn *core.IndexFn, prog *IndexProgram, dom, outer []int, arrRange
 				rhi = s
 			}
 			l.Table[a] += int(s) * ost[d]
+			dims[d].Res[a] = s
 		}
 		if lo+rlo < 0 || hi+rhi >= int64(outer[d]) {
-			return nil, false
+			if !clip {
+				return nil, false
+			}
+			inBounds = false
 		}
 		l.Base += int(c) * ost[d]
 		vars := 0
@@ -88,10 +108,17 @@ func LookupPlan(fn *core.IndexFn, prog *IndexProgram, dom, outer []int, arrRange
 				l.Injective = false
 			}
 			dimOf[v] = d
+			dims[d].Var, dims[d].Coef = v, a
 		}
 		if vars > 1 {
 			l.Injective = false
+			if clip {
+				return nil, false // a clipped output is one variable's
+			}
 		}
+	}
+	if !inBounds {
+		l.Dims = dims
 	}
 	for v, d := range dimOf {
 		if d < 0 && dom[v] > 1 {
@@ -347,6 +374,69 @@ type Lookup struct {
 	// in one output only, alone, with a coefficient larger than the spread of that output's
 	// looked-up part), so a scatter never adds two contributions to one position.
 	Injective bool
+	// Dims, set only by LookupClipPlan for a function not provably in bounds, are its outputs
+	// one by one, each checked per point (St, Base and Table are then not used).
+	Dims []LookupDim
+}
+
+// LookupDim is one output of a clipped lookup: position Const + Coef·k_Var (no variable when
+// Var < 0) + Res[A[k]], in bounds when within [0, Lim), Stride elements (in blocks) apart.
+type LookupDim struct {
+	Var         int
+	Coef, Const int64
+	Res         []int64
+	Lim         int64
+	Stride      int
+}
+
+// lookupClipWalk calls f(p, off) for every point p of the domain dom (row-major) whose
+// outputs are all in bounds, with the block offset off they address (lk: the looked-up
+// values, one per point).
+func lookupClipWalk(dims []LookupDim, dom []int, lk []int64, f func(p, off int)) {
+	idx := make([]int, len(dom))
+	for p, a := range lk {
+		off, in := 0, true
+		for i := range dims {
+			d := &dims[i]
+			pos := d.Const + d.Res[a]
+			if d.Var >= 0 {
+				pos += d.Coef * int64(idx[d.Var])
+			}
+			if pos < 0 || pos >= d.Lim {
+				in = false
+				break
+			}
+			off += int(pos) * d.Stride
+		}
+		if in {
+			f(p, off)
+		}
+		for v := len(idx) - 1; v >= 0; v-- {
+			if idx[v]++; idx[v] < dom[v] {
+				break
+			}
+			idx[v] = 0
+		}
+	}
+}
+
+// gatherLookupClip is gatherLookup for a clipped lookup: points out of bounds read zeros.
+func gatherLookupClip[T elem](out, x []T, lk []int64, dom []int, ld []LookupDim, r int) {
+	clear(out)
+	lookupClipWalk(ld, dom, lk, func(p, off int) {
+		copy(out[p*r:(p+1)*r], x[off*r:(off+1)*r])
+	})
+}
+
+// scatterLookupClip is scatterLookup for a clipped lookup: points out of bounds are dropped.
+func scatterLookupClip[T elem](out, x []T, lk []int64, dom []int, ld []LookupDim, r int, add func(a, b T) T) {
+	clear(out)
+	lookupClipWalk(ld, dom, lk, func(p, off int) {
+		dst := out[off*r : (off+1)*r]
+		for i, v := range x[p*r : (p+1)*r] {
+			dst[i] = add(dst[i], v)
+		}
+	})
 }
 
 // indices returns the looked-up array (the op's second input) when the fast path applies to

@@ -125,6 +125,10 @@ func gatherRun[T elem](k *Gather, o []T, ins []any) error {
 		return typeErr("gather", o, ins)
 	}
 	if lk, ok := k.Lookup.indices(k.Dom, ins); ok {
+		if k.Lookup.Dims != nil {
+			gatherLookupClip(o, x, lk, k.Dom, k.Lookup.Dims, k.Rest)
+			return nil
+		}
 		gatherLookup(o, x, lk, k.Lookup.Table, k.Dom, k.Lookup.St, k.Lookup.Base, k.Rest)
 		return nil
 	}
@@ -189,6 +193,10 @@ func scatterRun[T elem](k *Scatter, o []T, ins []any) error {
 	}
 	add := addOf[T]()
 	if lk, ok := k.Lookup.indices(k.Dom, ins); ok {
+		if k.Lookup.Dims != nil {
+			scatterLookupClip(o, x, lk, k.Dom, k.Lookup.Dims, k.Rest, add)
+			return nil
+		}
 		scatterLookup(o, x, lk, k.Lookup.Table, k.Dom, k.Lookup.St, k.Lookup.Base, k.Rest, add)
 		return nil
 	}

@@ -430,3 +430,6 @@ func copySlice(dst any, off int, src any) {
 		copy(d[off:], src.([]bool))
 	}
 }
+
+// StepKernel is the kernel of step i (for profiling tools).
+func (p *Plan) StepKernel(i int) Kernel { return p.steps[i].k }

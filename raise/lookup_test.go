@@ -80,7 +80,11 @@ func TestLookupGatherScatter(t *testing.T) {
 		{"overlapping windows: not fused", "scatter [2,3,4,4] g3 (\\[b,c,i,j] -> [b, c, i + quot A1 2, j + rem A1 2]) * cast f64 (x >= y)", plain},
 		{"overlapping windows scatter", "scatter [2,3,4,4] g3 (\\[b,c,i,j] -> [b, c, i + quot A1 2, j + rem A1 2])", lookup},
 		{"mask not 0/1: not fused", "scatter [2,3,4,4] g (F) * y", plain},
-		{"shifted (out of bounds): general", "scatter [2,3,4,4] g (\\[b,c,i,j] -> [b, c, 2 * i - 1 + quot A 2, 2 * j + rem A 2])", plain},
+		// Not provably in bounds (a padded pool's shape): the clipped lookup, which drops what
+		// falls outside (a scatter) or reads zeros there (a gather), as core's evaluator does.
+		{"shifted (out of bounds) scatter: clipped", "scatter [2,3,4,4] g (\\[b,c,i,j] -> [b, c, 2 * i - 1 + quot A 2, 2 * j + rem A 2])", lookup},
+		{"shifted (out of bounds) gather: clipped", "gather [2,3,2,2] x (\\[b,c,i,j] -> [b, c, 2 * i - 1 + quot A 2, 2 * j + 1 + rem A 2])", lookup},
+		{"two variables in one output, out of bounds: general", "scatter [2,3,4,4] g (\\[b,c,i,j] -> [b, c, i + j - 1 + quot A 2, 2 * j + rem A 2])", plain},
 		{"permuted lookup: general", "let am = argmaxOuter W in scatter [2,3,4,4] g (\\[b,c,i,j] -> [b, c, 2 * i + quot (index am [b,c,j,i]) 2, 2 * j + rem (index am [b,c,j,i]) 2])", plain},
 	}
 	// The f32 case reads x32's argmax through an f64 W: rewrite W to x32 there.

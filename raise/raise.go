@@ -740,7 +740,7 @@ func (pl *plan) gatherScatter(t core.Term, sh core.Shape, x core.Term, fn *core.
 	ip.Fn, ip.VK = prog, pl.vk
 	ip.SetFastPaths(dom, outer)
 	if len(prog.Frees) > 0 {
-		if lp, ok := kern.LookupPlan(fn, prog, dom, outer, pl.argmaxRange); ok {
+		if lp, ok := kern.LookupClipPlan(fn, prog, dom, outer, pl.argmaxRange); ok {
 			ip.Lookup = lp
 		}
 	}
