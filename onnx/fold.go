@@ -54,7 +54,7 @@ func (c *ctx) early(n *Node) (bool, error) {
 	if n.OpType == "Cast" && !allConst && ins[0].t != nil {
 		if vals, ok := c.constFloats(ins[0]); ok && castsToInteger(n) {
 			// a float initializer used as integers (a shape, indices): its value now
-			ins[0] = floatsV(dimsOf(shapeOf(ins[0].t)), vals)
+			ins[0] = floatsV(convInts[int64](shapeOf(ins[0].t)), vals)
 			allConst = true
 		} else {
 			return c.castTerm(n, ins[0].t)

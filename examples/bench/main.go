@@ -175,8 +175,7 @@ func main() {
 	}
 	if c.tv != "" {
 		if err := torchvisionMain(c.tv, c.tvBatch, c.tvSize, c.tvDtype, c.o.rounds, runtime.GOMAXPROCS(0), c.asJSON); err != nil {
-			fmt.Fprintln(os.Stderr, "error:", err)
-			os.Exit(1)
+			train.Fail(err)
 		}
 		return
 	}
