@@ -294,32 +294,36 @@ func NewIndex(x Term, ix []Term) (*Index, error) {
 	return &Index{node: node{Type{sh[len(ix):].Clone(), x.Type().Dtype}}, X: x, Ix: append([]Term{}, ix...)}, nil
 }
 
-// NewSumOuter sums x along its outermost dimension.
-func NewSumOuter(x Term) (*SumOuter, error) {
-	if err := notTuple("sumOuter", x); err != nil {
-		return nil, err
+// checkOuterArg checks the operand of an operation along the outermost dimension (sumOuter,
+// argmaxOuter: op): a numeric array of rank ≥ 1. It returns the operand's type.
+func checkOuterArg(op string, x Term) (Type, error) {
+	if err := notTuple(op, x); err != nil {
+		return Type{}, err
 	}
 	t := x.Type()
 	if len(t.Shape) == 0 {
-		return nil, errors.Errorf("core: sumOuter: operand is a scalar (shape %v), want rank ≥ 1", t.Shape)
+		return Type{}, errors.Errorf("core: %s: operand is a scalar (shape %v), want rank ≥ 1", op, t.Shape)
 	}
 	if !t.Dtype.IsNumeric() {
-		return nil, errors.Errorf("core: sumOuter: operand dtype %v not supported, want f64, f32 or i64", t.Dtype)
+		return Type{}, errors.Errorf("core: %s: operand dtype %v not supported, want f64, f32 or i64", op, t.Dtype)
+	}
+	return t, nil
+}
+
+// NewSumOuter sums x along its outermost dimension.
+func NewSumOuter(x Term) (*SumOuter, error) {
+	t, err := checkOuterArg("sumOuter", x)
+	if err != nil {
+		return nil, err
 	}
 	return &SumOuter{node: node{Type{t.Shape[1:].Clone(), t.Dtype}}, X: x}, nil
 }
 
 // NewArgmaxOuter returns the position of the maximum along x's outermost dimension.
 func NewArgmaxOuter(x Term) (*ArgmaxOuter, error) {
-	if err := notTuple("argmaxOuter", x); err != nil {
+	t, err := checkOuterArg("argmaxOuter", x)
+	if err != nil {
 		return nil, err
-	}
-	t := x.Type()
-	if len(t.Shape) == 0 {
-		return nil, errors.Errorf("core: argmaxOuter: operand is a scalar (shape %v), want rank ≥ 1", t.Shape)
-	}
-	if !t.Dtype.IsNumeric() {
-		return nil, errors.Errorf("core: argmaxOuter: operand dtype %v not supported, want f64, f32 or i64", t.Dtype)
 	}
 	return &ArgmaxOuter{node: node{Type{t.Shape[1:].Clone(), Int64}}, X: x}, nil
 }
@@ -365,6 +369,24 @@ func checkIndexedArgs(op string, sh Shape, x Term, fn *IndexFn) error {
 	return checkShapeArg(op, sh)
 }
 
+// checkIndexedShapes checks the shapes of a gather or a scatter (op) with operand shape xs
+// and result shape sh: the index function indexes the first kx dimensions of xs and the first
+// ks of sh (xWord and shWord say how: "takes" for its variables, "returns" for its results),
+// and the dimensions after them are the same.
+func checkIndexedShapes(op string, xs, sh Shape, kx, ks int, xWord, shWord string) error {
+	if kx > len(xs) {
+		return errors.Errorf("core: %s: index function %s %d indices into an operand of shape %v", op, xWord, kx, xs)
+	}
+	if ks > len(sh) {
+		return errors.Errorf("core: %s: index function %s %d indices but the result shape %v has rank %d", op, shWord, ks, sh, len(sh))
+	}
+	if !Shape(sh[ks:]).Equal(xs[kx:]) {
+		return errors.Errorf("core: %s: result shape %v and operand shape %v differ after their indexed dimensions (%d and %d): %v and %v",
+			op, sh, xs, ks, kx, Shape(sh[ks:]), Shape(xs[kx:]))
+	}
+	return nil
+}
+
 // NewGather makes gather sh x fn. With n = len(fn.Vars) and m = len(fn.Out): x has shape
 // [k1..km] ++ rest, and sh = [k'1..k'n] ++ rest is the result shape; the variables range over
 // sh[:n].
@@ -372,16 +394,10 @@ func NewGather(sh Shape, x Term, fn *IndexFn) (*Gather, error) {
 	if err := checkIndexedArgs("gather", sh, x, fn); err != nil {
 		return nil, err
 	}
-	xs := x.Type().Shape
-	n, m := len(fn.Vars), len(fn.Out)
-	if m > len(xs) {
-		return nil, errors.Errorf("core: gather: index function returns %d indices into an array of shape %v", m, xs)
-	}
-	if n > len(sh) {
-		return nil, errors.Errorf("core: gather: index function takes %d indices but the result shape %v has rank %d", n, sh, len(sh))
-	}
-	if !Shape(sh[n:]).Equal(xs[m:]) {
-		return nil, errors.Errorf("core: gather: result shape %v with %d index variables needs inner dimensions %v of the operand shape %v", sh, n, Shape(sh[n:]), xs)
+	// The index function's results index the operand's leading dimensions, its variables
+	// range over the result's.
+	if err := checkIndexedShapes("gather", x.Type().Shape, sh, len(fn.Out), len(fn.Vars), "returns", "takes"); err != nil {
+		return nil, err
 	}
 	return &Gather{node: node{Type{sh.Clone(), x.Type().Dtype}}, Shape: sh.Clone(), X: x, Fn: fn}, nil
 }
@@ -395,16 +411,10 @@ func NewScatter(sh Shape, x Term, fn *IndexFn) (*Scatter, error) {
 	if !x.Type().Dtype.IsNumeric() {
 		return nil, errors.Errorf("core: scatter: operand dtype %v not supported, want f64, f32 or i64", x.Type().Dtype)
 	}
-	xs := x.Type().Shape
-	n, m := len(fn.Vars), len(fn.Out)
-	if n > len(xs) {
-		return nil, errors.Errorf("core: scatter: index function takes %d indices into an operand of shape %v", n, xs)
-	}
-	if m > len(sh) {
-		return nil, errors.Errorf("core: scatter: index function returns %d indices but the result shape %v has rank %d", m, sh, len(sh))
-	}
-	if !Shape(sh[m:]).Equal(xs[n:]) {
-		return nil, errors.Errorf("core: scatter: result shape %v with %d output indices needs inner dimensions %v of the operand shape %v", sh, m, Shape(xs[n:]), xs)
+	// The index function's variables range over the operand's leading dimensions, its
+	// results index the result's.
+	if err := checkIndexedShapes("scatter", x.Type().Shape, sh, len(fn.Vars), len(fn.Out), "takes", "returns"); err != nil {
+		return nil, err
 	}
 	return &Scatter{node: node{Type{sh.Clone(), x.Type().Dtype}}, Shape: sh.Clone(), X: x, Fn: fn}, nil
 }

@@ -238,13 +238,13 @@ func (f *typingFixture) arrayCases() []typingCase {
 		}, ty(4), ""},
 		{"gather too many outputs", func() (core.Term, error) {
 			return term(core.NewGather(core.Shape{5}, t9, mustFn(t, []*core.Var{i}, i, i)))
-		}, core.Type{}, "core: gather: index function returns 2 indices into an array of shape [9]"},
+		}, core.Type{}, "core: gather: index function returns 2 indices into an operand of shape [9]"},
 		{"gather too many variables", func() (core.Term, error) {
 			return term(core.NewGather(core.Shape{5}, t9, mustFn(t, []*core.Var{i, j}, i)))
 		}, core.Type{}, "core: gather: index function takes 2 indices but the result shape [5] has rank 1"},
 		{"gather inner", func() (core.Term, error) {
 			return term(core.NewGather(core.Shape{5, 3}, x34, mustFn(t, []*core.Var{i}, i)))
-		}, core.Type{}, "core: gather: result shape [5 3] with 1 index variables needs inner dimensions [3] of the operand shape [3 4]"},
+		}, core.Type{}, "core: gather: result shape [5 3] and operand shape [3 4] differ after their indexed dimensions (1 and 1): [3] and [4]"},
 		{"gather negative", func() (core.Term, error) {
 			return term(core.NewGather(core.Shape{-5}, t9, mustFn(t, []*core.Var{i}, i)))
 		}, core.Type{}, "core: gather: negative dimension in shape [-5]"},
@@ -273,7 +273,7 @@ func (f *typingFixture) arrayCases() []typingCase {
 		}, core.Type{}, "core: scatter: index function returns 2 indices but the result shape [9] has rank 1"},
 		{"scatter inner", func() (core.Term, error) {
 			return term(core.NewScatter(core.Shape{2, 3}, x34, mustFn(t, []*core.Var{i}, i)))
-		}, core.Type{}, "core: scatter: result shape [2 3] with 1 output indices needs inner dimensions [4] of the operand shape [3 4]"},
+		}, core.Type{}, "core: scatter: result shape [2 3] and operand shape [3 4] differ after their indexed dimensions (1 and 1): [3] and [4]"},
 		{"scatter nil fn", func() (core.Term, error) { return term(core.NewScatter(core.Shape{9}, t9, nil)) }, core.Type{}, "core: scatter: index function is nil"},
 		// index functions
 		{"index fn float var", func() (core.Term, error) {

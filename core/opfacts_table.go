@@ -30,7 +30,7 @@ var unFacts = [numUnOps]UnFacts{
 	},
 	OpExp: {
 		Name: "exp", Dtypes: Floats, Float: vmath.Exp64, Float32: vmath.Exp32, KeepsZero: NoDtype, Cost: CostHeavy, Smooth: Smooth,
-		Deriv: UnDeriv{Kind: DerivRule, Factor: func(e DerivEnv) Term { return e.Result() }}, Native: NoNative, // gorgonia.Exp: math.Exp
+		Deriv: ofResult(func(_ TermBuilder, s Term, _ DerivEnv) Term { return s }), Native: NoNative, // gorgonia.Exp: math.Exp
 	},
 	OpLog: {
 		Name: "log", Dtypes: Floats, Float: vmath.Log64, Float32: vmath.Log32, KeepsZero: NoDtype, Cost: CostHeavy, Smooth: Smooth,
@@ -40,11 +40,8 @@ var unFacts = [numUnOps]UnFacts{
 	},
 	OpSqrt: {
 		Name: "sqrt", Dtypes: Floats, Float: math.Sqrt, KeepsZero: Floats, Cost: CostHeavy, Smooth: Smooth,
-		Kinks: "sqrt' 0 = 1/(2·sqrt 0) = +Inf; negative operands give NaN",
-		Deriv: UnDeriv{Kind: DerivRule, Factor: func(e DerivEnv) Term {
-			s := e.Result()
-			return e.Builder().Unary(OpRecip, e.Builder().Add(s, s))
-		}},
+		Kinks:  "sqrt' 0 = 1/(2·sqrt 0) = +Inf; negative operands give NaN",
+		Deriv:  ofResult(func(b TermBuilder, s Term, _ DerivEnv) Term { return b.Unary(OpRecip, b.Add(s, s)) }),
 		Native: "Sqrt",
 	},
 	OpSin: {
@@ -62,36 +59,24 @@ var unFacts = [numUnOps]UnFacts{
 	},
 	OpTan: {
 		Name: "tan", Dtypes: Floats, Float: math.Tan, KeepsZero: Floats, Cost: CostHeavy, Smooth: Smooth,
-		Kinks: "tan' = 1 + tan², computed from the value (huge, not infinite, near the poles)",
-		Deriv: UnDeriv{Kind: DerivRule, Factor: func(e DerivEnv) Term {
-			s := e.Result()
-			return e.Builder().Add(e.Const(1), e.Builder().Mul(s, s))
-		}},
+		Kinks:  "tan' = 1 + tan², computed from the value (huge, not infinite, near the poles)",
+		Deriv:  ofResult(func(b TermBuilder, s Term, e DerivEnv) Term { return b.Add(e.Const(1), b.Mul(s, s)) }),
 		Native: NoNative,
 	},
 	OpTanh: {
 		Name: "tanh", Dtypes: Floats, Float: vmath.Tanh64, Float32: vmath.Tanh32, KeepsZero: Floats, Cost: CostHeavy, Smooth: Smooth,
-		Deriv: UnDeriv{Kind: DerivRule, Factor: func(e DerivEnv) Term {
-			s := e.Result()
-			return e.Builder().Sub(e.Const(1), e.Builder().Mul(s, s))
-		}},
+		Deriv:  ofResult(func(b TermBuilder, s Term, e DerivEnv) Term { return b.Sub(e.Const(1), b.Mul(s, s)) }),
 		Native: NoNative, // gorgonia.Tanh: math.Tanh
 	},
 	OpSigmoid: {
 		Name: "sigmoid", Dtypes: Floats, Float: vmath.Sigmoid64, Float32: vmath.Sigmoid32, KeepsZero: NoDtype, Cost: CostHeavy, Smooth: Smooth,
-		Deriv: UnDeriv{Kind: DerivRule, Factor: func(e DerivEnv) Term {
-			s := e.Result()
-			return e.Builder().Mul(s, e.Builder().Sub(e.Const(1), s))
-		}},
+		Deriv:  ofResult(func(b TermBuilder, s Term, e DerivEnv) Term { return b.Mul(s, b.Sub(e.Const(1), s)) }),
 		Native: NoNative, // gorgonia.Sigmoid clamps
 	},
 	OpRecip: {
 		Name: "recip", Dtypes: Floats, Float: func(x float64) float64 { return 1 / x }, KeepsZero: NoDtype,
 		Cost: CostHeavy, Smooth: Smooth, Kinks: "recip ±0 = ±Inf and recip' ±0 = -Inf (IEEE division)",
-		Deriv: UnDeriv{Kind: DerivRule, Factor: func(e DerivEnv) Term {
-			s := e.Result()
-			return e.Builder().Unary(OpNeg, e.Builder().Mul(s, s))
-		}},
+		Deriv:  ofResult(func(b TermBuilder, s Term, _ DerivEnv) Term { return b.Unary(OpNeg, b.Mul(s, s)) }),
 		Native: "Inverse",
 	},
 	OpFloor: {
@@ -144,6 +129,16 @@ var unFacts = [numUnOps]UnFacts{
 		}},
 		Native: NoNative,
 	},
+}
+
+// ofResult is the derivative rule of a unary operation whose derivative is written with its
+// value s = f(x) (exp, sqrt, tan, tanh, sigmoid, recip): df builds f'(x) from s with the
+// builder b (and e for constants).
+func ofResult(df func(b TermBuilder, s Term, e DerivEnv) Term) UnDeriv {
+	return UnDeriv{Kind: DerivRule, Factor: func(e DerivEnv) Term {
+		s := e.Result()
+		return df(e.Builder(), s, e)
+	}}
 }
 
 // binFacts holds the facts of every binary operation, indexed by BinOp.

@@ -268,7 +268,7 @@ func TestParseTypeErrors(t *testing.T) {
 		{`fn (x : [3] f64) => x ! [1.0]`, `core: parse: line 1:23: core: index: index component 0 has type [] f64, want [] i64`},
 		{`fn (x : [3,3] f64) => tr [1,1] x`, `core: parse: line 1:23: core: tr: [1 1] is not a permutation of 0..1`},
 		{`fn (x : [3] f64) => reshape [2,2] x`, `core: parse: line 1:21: core: reshape: cannot reshape [3] (3 elements) to [2 2] (4 elements)`},
-		{`fn (x : [3] f64) => gather [2,2] x (\[i] -> [i])`, `core: parse: line 1:21: core: gather: result shape [2 2] with 1 index variables needs inner dimensions [2] of the operand shape [3]`},
+		{`fn (x : [3] f64) => gather [2,2] x (\[i] -> [i])`, `core: parse: line 1:21: core: gather: result shape [2 2] and operand shape [3] differ after their indexed dimensions (1 and 1): [2] and []`},
 		{`fn (x : [3] f64) => gather [2] x (\[i, i] -> [i])`, `core: parse: line 1:21: core: index function: variable i bound twice`},
 		{`fn (x : [3] bool) => scatter [3] x (\[i] -> [i])`, `core: parse: line 1:22: core: scatter: operand dtype bool not supported, want f64, f32 or i64`},
 		{`fn (x : [3] f64) => [x, sumOuter x]`, `core: parse: line 1:21: core: fromVector: element 1 has type [] f64, element 0 has [3] f64`},

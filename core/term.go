@@ -103,12 +103,7 @@ const (
 )
 
 // String returns the operation's name in the text syntax.
-func (o UnOp) String() string {
-	if o > 0 && o < numUnOps {
-		return unFacts[o].Name
-	}
-	return fmt.Sprintf("unop(%d)", uint8(o))
-}
+func (o UnOp) String() string { return opString(o.Facts().Name, "unop", o) }
 
 // UnOps lists every unary operation (for tables and generators).
 func UnOps() []UnOp { return allOps(numUnOps) }
@@ -160,12 +155,7 @@ const (
 )
 
 // String returns the operation's symbol or name in the text syntax.
-func (o BinOp) String() string {
-	if o > 0 && o < numBinOps {
-		return binFacts[o].Name
-	}
-	return fmt.Sprintf("binop(%d)", uint8(o))
-}
+func (o BinOp) String() string { return opString(o.Facts().Name, "binop", o) }
 
 // Word returns the operation's name as used in error messages (add, sub, lt, …).
 func (o BinOp) Word() string {
@@ -181,6 +171,15 @@ func BinOps() []BinOp { return allOps(numBinOps) }
 // ParseBinOp looks an operation up by its symbol or name in the text syntax.
 func ParseBinOp(s string) (BinOp, bool) {
 	return lookupOp[BinOp](binFacts[:], func(f *BinFacts) string { return f.Name }, s)
+}
+
+// opString is the String of an operation of a kind (unop, binop) whose facts give it name:
+// the name, or kind(o) for an invalid operation (which has none).
+func opString[O ~uint8](name, kind string, o O) string {
+	if name != "" {
+		return name
+	}
+	return fmt.Sprintf("%s(%d)", kind, uint8(o))
 }
 
 // allOps lists the operations of a kind numbered 1 to n-1 (n is the kind's numUnOps or

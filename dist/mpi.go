@@ -78,8 +78,8 @@ func bindLibrary(name string, h uintptr) (*library, error) {
 		{"MPI_Get_library_version", &libVersion},
 	}
 	for _, f := range fns {
-		addr, err := purego.Dlsym(h, f.sym)
-		if err != nil || addr == 0 {
+		addr, ok := symbol(h, f.sym)
+		if !ok {
 			return nil, errors.Errorf("%s (no %s)", name, f.sym)
 		}
 		purego.RegisterFunc(f.fn, addr)
@@ -89,13 +89,13 @@ func bindLibrary(name string, h uintptr) (*library, error) {
 	if libVersion(&buf[0], &n) == 0 && n > 0 && int(n) <= len(buf) {
 		lib.version = shortVersion(string(buf[:n]))
 	}
-	if addr, err := purego.Dlsym(h, "ompi_mpi_comm_world"); err == nil && addr != 0 {
+	if _, ok := symbol(h, "ompi_mpi_comm_world"); ok {
 		lib.family = openMPI
 		lib.h.inPlace = 1
 		lib.h.threadSerialized = 2
 		for _, s := range openMPISymbols(&lib.h) {
-			addr, err := purego.Dlsym(h, s.name)
-			if err != nil || addr == 0 {
+			addr, ok := symbol(h, s.name)
+			if !ok {
 				return nil, errors.Errorf("%s (Open MPI without %s)", name, s.name)
 			}
 			*s.dst = addr
@@ -111,6 +111,13 @@ func bindLibrary(name string, h uintptr) (*library, error) {
 		}
 	}
 	return nil, errors.Errorf("%s (neither Open MPI nor the MPICH interface: %q)", name, lib.version)
+}
+
+// symbol returns the address of the exported symbol sym of the opened library h, and false
+// when it has none.
+func symbol(h uintptr, sym string) (uintptr, bool) {
+	addr, err := purego.Dlsym(h, sym)
+	return addr, err == nil && addr != 0
 }
 
 // mpichHandles are the values of MPICH's mpi.h, where MPI_Comm, MPI_Datatype, MPI_Op and

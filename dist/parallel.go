@@ -144,15 +144,18 @@ func (d *DataParallel) values(op string, grads bool) ([]floats, int, bool, error
 // buffer returns d's packed buffer of n elements, of the model's precision.
 func (d *DataParallel) buffer(n int, all32 bool) ([]float64, []float32) {
 	if all32 {
-		if cap(d.buf32) < n {
-			d.buf32 = make([]float32, n)
-		}
-		return nil, d.buf32[:n]
+		return nil, grown(&d.buf32, n)
 	}
-	if cap(d.buf64) < n {
-		d.buf64 = make([]float64, n)
+	return grown(&d.buf64, n), nil
+}
+
+// grown returns (*s)[:n], first replacing *s by a new slice when it holds fewer than n
+// elements.
+func grown[T any](s *[]T, n int) []T {
+	if cap(*s) < n {
+		*s = make([]T, n)
 	}
-	return d.buf64[:n], nil
+	return (*s)[:n]
 }
 
 // pack copies vs, each element times scale, into buf from the start; it returns the count.
@@ -293,21 +296,20 @@ func (d *DataParallel) BroadcastParams() error {
 	}
 	b64, b32 := d.buffer(n, all32)
 	if b64 != nil {
-		pack(b64, vals, 1)
-		err = d.comm.BroadcastFloat64(b64, 0)
-	} else {
-		pack(b32, vals, 1)
-		err = d.comm.BroadcastFloat32(b32, 0)
+		return broadcastParams(d.comm, b64, vals, d.comm.BroadcastFloat64)
 	}
-	if err != nil {
+	return broadcastParams(d.comm, b32, vals, d.comm.BroadcastFloat32)
+}
+
+// broadcastParams packs vals into buf, replaces buf by rank 0's with bcast (the broadcast of
+// the Comm for T) and, off rank 0, unpacks it into vals: BroadcastParams for one precision.
+func broadcastParams[T float32 | float64](c *Comm, buf []T, vals []floats, bcast func([]T, int) error) error {
+	pack(buf, vals, 1)
+	if err := bcast(buf, 0); err != nil {
 		return err
 	}
-	if d.comm.rank != 0 {
-		if b64 != nil {
-			unpack(b64, vals, 1)
-		} else {
-			unpack(b32, vals, 1)
-		}
+	if c.rank != 0 {
+		unpack(buf, vals, 1)
 	}
 	return nil
 }
@@ -326,25 +328,12 @@ func (d *DataParallel) CheckParams() error {
 	var diff []int
 	var worst []float64
 	if all32 {
-		if cap(d.ref32) < n {
-			d.ref32 = make([]float32, n)
-		}
-		ref := d.ref32[:n]
-		pack(ref, vals, 1)
-		if err := d.comm.BroadcastFloat32(ref, 0); err != nil {
-			return err
-		}
-		diff, worst = compare(ref, vals)
+		diff, worst, err = compareToRank0(grown(&d.ref32, n), vals, d.comm.BroadcastFloat32)
 	} else {
-		if cap(d.ref64) < n {
-			d.ref64 = make([]float64, n)
-		}
-		ref := d.ref64[:n]
-		pack(ref, vals, 1)
-		if err := d.comm.BroadcastFloat64(ref, 0); err != nil {
-			return err
-		}
-		diff, worst = compare(ref, vals)
+		diff, worst, err = compareToRank0(grown(&d.ref64, n), vals, d.comm.BroadcastFloat64)
+	}
+	if err != nil {
+		return err
 	}
 	count, largest := 0, 0.0
 	first := ""
@@ -375,6 +364,17 @@ func (d *DataParallel) CheckParams() error {
 		msg += "; here first in " + first
 	}
 	return d.comm.errorf(op, "%s", msg)
+}
+
+// compareToRank0 packs vals into ref, replaces ref by rank 0's with bcast (the broadcast of the
+// Comm for T) and compares vals with it (see compare).
+func compareToRank0[T float32 | float64](ref []T, vals []floats, bcast func([]T, int) error) ([]int, []float64, error) {
+	pack(ref, vals, 1)
+	if err := bcast(ref, 0); err != nil {
+		return nil, nil, err
+	}
+	diff, worst := compare(ref, vals)
+	return diff, worst, nil
 }
 
 // compare counts, per parameter, the values whose bits differ from ref (NaNs with the same bits

@@ -37,9 +37,9 @@ func BroadcastMatMul(a, b core.Term) (core.Term, error) {
 		return nil, errors.Errorf("lower: broadcast matmul: operand shapes %v and %v do not match (inner dimensions %d and %d)", a.Type().Shape, b.Type().Shape, k, k2)
 	}
 	batchA, batchB := as[:ra-2], bs[:rb-2]
-	batch, err := broadcastShapes(batchA, batchB)
+	batch, err := BroadcastShapes(batchA, batchB)
 	if err != nil {
-		return nil, errors.Wrapf(err, "lower: broadcast matmul: operand shapes %v and %v", a.Type().Shape, b.Type().Shape)
+		return nil, errors.Wrapf(err, "lower: broadcast matmul: operand shapes %v and %v, batch dimensions", a.Type().Shape, b.Type().Shape)
 	}
 	var t core.Term
 	switch {
@@ -81,8 +81,10 @@ func BroadcastMatMul(a, b core.Term) (core.Term, error) {
 	return result("broadcast matmul", &bl, t)
 }
 
-// broadcastShapes is the NumPy broadcast of two shapes.
-func broadcastShapes(x, y core.Shape) (core.Shape, error) {
+// BroadcastShapes is the NumPy (multidirectional) broadcast of two shapes: aligned at their
+// last dimensions, each pair of dimensions equal or one of them 1 (the missing leading
+// dimensions of the shorter shape count as 1).
+func BroadcastShapes(x, y core.Shape) (core.Shape, error) {
 	r := max(x.Rank(), y.Rank())
 	out := make(core.Shape, r)
 	for i := range out {
@@ -99,7 +101,7 @@ func broadcastShapes(x, y core.Shape) (core.Shape, error) {
 		case p == 1:
 			out[i] = q
 		default:
-			return nil, errors.Errorf("batch shapes %v and %v do not broadcast", x, y)
+			return nil, errors.Errorf("lower: broadcast shapes: %v and %v do not broadcast", x, y)
 		}
 	}
 	return out, nil

@@ -2,6 +2,7 @@ package lower
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/bulkad/bulkad/core"
 	"github.com/pkg/errors"
@@ -29,27 +30,39 @@ const (
 	CellLSTM
 )
 
-// gates is the number of gates of a cell (the blocks of rows of its weights).
-func (k CellKind) gates() int {
-	switch k {
-	case CellRNN:
-		return 1
-	case CellGRU:
-		return 3
-	case CellLSTM:
-		return 4
-	}
-	return 0
+// cellFacts is what the lowering needs to know of a cell kind.
+type cellFacts struct {
+	name  string
+	gates int // the blocks of rows of the cell's weights
+	// acts are the default activations (f; f, g; f, g, h): a Recurrence's Activations must
+	// have as many.
+	acts []string
 }
 
+// cells holds the facts of every cell kind, indexed by CellKind (never written).
+var cells = [...]cellFacts{
+	CellRNN:  {name: "rnn", gates: 1, acts: []string{"tanh"}},
+	CellGRU:  {name: "gru", gates: 3, acts: []string{"sigmoid", "tanh"}},
+	CellLSTM: {name: "lstm", gates: 4, acts: []string{"sigmoid", "tanh", "tanh"}},
+}
+
+// facts returns the cell's entry of cells (the zero cellFacts, with no gates, for an unknown
+// cell).
+func (k CellKind) facts() cellFacts {
+	if k > 0 && int(k) < len(cells) {
+		return cells[k]
+	}
+	return cellFacts{}
+}
+
+// gates is the number of gates of a cell (the blocks of rows of its weights; 0 for an
+// unknown cell).
+func (k CellKind) gates() int { return k.facts().gates }
+
+// String returns the cell's name: rnn, gru or lstm.
 func (k CellKind) String() string {
-	switch k {
-	case CellRNN:
-		return "rnn"
-	case CellGRU:
-		return "gru"
-	case CellLSTM:
-		return "lstm"
+	if n := k.facts().name; n != "" {
+		return n
 	}
 	return fmt.Sprintf("cell(%d)", int(k))
 }
@@ -265,11 +278,12 @@ func checkRecurrent(op string, rc Recurrence, g int, x, w, r, wb, rb, h0, c0, p 
 	if rc.Cell != CellLSTM && (c0 != nil || p != nil) {
 		return nil, errors.Errorf("lower: %s: a cell state and peepholes belong to an LSTM", op)
 	}
+	defaults := rc.Cell.facts().acts
 	acts := rc.Activations
 	if acts == nil {
-		acts = map[CellKind][]string{CellRNN: {"tanh"}, CellGRU: {"sigmoid", "tanh"}, CellLSTM: {"sigmoid", "tanh", "tanh"}}[rc.Cell]
+		acts = slices.Clone(defaults)
 	}
-	if nAct := map[CellKind]int{CellRNN: 1, CellGRU: 2, CellLSTM: 3}[rc.Cell]; len(acts) != nAct {
+	if nAct := len(defaults); len(acts) != nAct {
 		return nil, errors.Errorf("lower: %s: %d activations %v, want %d", op, len(acts), acts, nAct)
 	}
 	for _, a := range acts {

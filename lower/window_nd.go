@@ -211,6 +211,27 @@ func (w WindowND) ndIndex(b *core.Builder, ts []core.Term, kOff, iOff int) []cor
 	return pos
 }
 
+// checkConvArgs checks what ConvND and ConvTransposeND (op) ask in common of the image x and
+// the filters f (whose first two dimensions lead describes): the image [b, c] and the filters
+// lead ++ w.Kernel, both of rank w.Rank()+2, and no ceil mode. It returns their shapes.
+func checkConvArgs(op string, x, f core.Term, w WindowND, lead string) (xs, fs core.Shape, err error) {
+	if err := checkTerm(op, x, f); err != nil {
+		return nil, nil, err
+	}
+	xs, fs = x.Type().Shape, f.Type().Shape
+	n := w.Rank()
+	if fs.Rank() != n+2 || xs.Rank() != n+2 {
+		return nil, nil, errors.Errorf("lower: %s: image %v and filters %v for a %d-D window, want [b,c] ++ %d spatial dimensions and %s ++ the kernel", op, xs, fs, n, n, lead)
+	}
+	if !fs[2:].Equal(core.Shape(w.Kernel)) {
+		return nil, nil, errors.Errorf("lower: %s: filters %v do not match the kernel %v", op, fs, w.Kernel)
+	}
+	if w.Ceil {
+		return nil, nil, errors.Errorf("lower: %s: ceil mode: the output size of a convolution is never rounded up (window %+v)", op, w)
+	}
+	return xs, fs, nil
+}
+
 // ConvND is the convolution (cross-correlation) of x : [b, c, d_1, …, d_n] with filters
 // f : [o, c/groups, k_1, …, k_n] in groups (as GroupedConv2d: groups consecutive blocks of
 // input and output channels), for any number n ≥ 1 of spatial dimensions; the result is
@@ -220,22 +241,12 @@ func (w WindowND) ndIndex(b *core.Builder, ts []core.Term, kOff, iOff int) []cor
 // filters in one matrix product (a batched one over the groups), as Conv2d does.
 func ConvND(x, f core.Term, w WindowND, groups int) (core.Term, error) {
 	const op = "conv"
-	if err := checkTerm(op, x, f); err != nil {
+	xs, fs, err := checkConvArgs(op, x, f, w, "[o,c/groups]")
+	if err != nil {
 		return nil, err
-	}
-	xs, fs := x.Type().Shape, f.Type().Shape
-	n := w.Rank()
-	if fs.Rank() != n+2 || xs.Rank() != n+2 {
-		return nil, errors.Errorf("lower: %s: image %v and filters %v for a %d-D window, want [b,c] ++ %d spatial dimensions and [o,c/groups] ++ the kernel", op, xs, fs, n, n)
-	}
-	if w.Ceil {
-		return nil, errors.Errorf("lower: %s: the output size of a convolution is never rounded up (window %+v)", op, w)
 	}
 	if groups < 1 || xs[1]%groups != 0 || fs[0]%groups != 0 || fs[1]*groups != xs[1] {
 		return nil, errors.Errorf("lower: %s: %d groups do not divide image %v and filters %v (want c and o divisible by the groups and filters [o, c/groups, …])", op, groups, xs, fs)
-	}
-	if !fs[2:].Equal(core.Shape(w.Kernel)) {
-		return nil, errors.Errorf("lower: %s: filters %v do not match the kernel %v", op, fs, w.Kernel)
 	}
 	if err := w.check(op, xs); err != nil {
 		return nil, err
@@ -487,22 +498,13 @@ func AvgPoolND(x core.Term, w WindowND, countPad bool) (core.Term, error) {
 // smaller than the stride or the dilation on each axis; w.Ceil is refused.
 func ConvTransposeND(x, f core.Term, w WindowND, groups int, outPad []int) (core.Term, error) {
 	const op = "conv transpose"
-	if err := checkTerm(op, x, f); err != nil {
+	xs, fs, err := checkConvArgs(op, x, f, w, "[c,o/groups]")
+	if err != nil {
 		return nil, err
 	}
-	xs, fs := x.Type().Shape, f.Type().Shape
 	n := w.Rank()
-	if fs.Rank() != n+2 || xs.Rank() != n+2 {
-		return nil, errors.Errorf("lower: %s: image %v and filters %v for a %d-D window, want [b,c] ++ %d spatial dimensions and [c,o/groups] ++ the kernel", op, xs, fs, n, n)
-	}
 	if groups < 1 || xs[1]%groups != 0 || fs[0] != xs[1] {
 		return nil, errors.Errorf("lower: %s: %d groups do not divide image %v and filters %v (want filters [c, o/groups, …] with c divisible by the groups)", op, groups, xs, fs)
-	}
-	if !fs[2:].Equal(core.Shape(w.Kernel)) {
-		return nil, errors.Errorf("lower: %s: filters %v do not match the kernel %v", op, fs, w.Kernel)
-	}
-	if w.Ceil {
-		return nil, errors.Errorf("lower: %s: a transposed convolution has no ceil mode (window %+v)", op, w)
 	}
 	if outPad != nil && len(outPad) != n {
 		return nil, errors.Errorf("lower: %s: output padding %v for a %d-D window", op, outPad, n)

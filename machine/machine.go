@@ -264,7 +264,7 @@ func (m *Machine) plan(tr *adapter.Translation, roots []*gorgonia.Node, idx []in
 		if k.Op() == nil || !isConstant(k.Op()) {
 			return nil, errors.Errorf("machine: new: the %v plan reads node %v, neither a parameter nor a constant (internal error)", dt, k)
 		}
-		s, err := flat(k.Value())
+		s, err := Flat(k.Value())
 		if err != nil {
 			return nil, errors.Wrapf(err, "machine: new: constant %v", k)
 		}

@@ -68,7 +68,7 @@ func twins(t *testing.T, mk build, dt tensor.Dtype, gorgoniaGrad bool) (ours, re
 // floats returns a value's elements as float64s.
 func floats(t *testing.T, v G.Value) []float64 {
 	t.Helper()
-	s, err := flat(v)
+	s, err := Flat(v)
 	if err != nil {
 		t.Fatalf("flat: %v", err)
 	}

@@ -112,7 +112,7 @@ func (pr *planRun) run() error {
 			ins[i] = s.konst
 			continue
 		}
-		v, err := flat(s.node.Value())
+		v, err := Flat(s.node.Value())
 		if err != nil {
 			return errors.Wrapf(err, "machine: run: reading node %q (ID %d)", s.node.Name(), s.node.ID())
 		}
@@ -180,8 +180,10 @@ func dense[T any](n *gorgonia.Node, s []T, cp bool) gorgonia.Value {
 	return tensor.New(tensor.WithShape(n.Shape()...), tensor.WithBacking(s))
 }
 
-// flat returns a value's elements as a flat slice (an int tensor as []int64).
-func flat(v gorgonia.Value) (any, error) {
+// Flat returns a value's elements as a flat slice: []float64, []float32, []int64 (int scalars
+// and tensors converted) or []bool. A dense tensor's slice is its backing array (a view is
+// materialised first); a scalar's is a new one-element slice.
+func Flat(v gorgonia.Value) (any, error) {
 	switch x := v.(type) {
 	case nil:
 		return nil, errors.New("no value")
@@ -271,7 +273,7 @@ func addDual(src, grad *gorgonia.Node) (err error) {
 
 // addInto adds g to d, in place for a tensor (d is returned), into a new scalar otherwise.
 func addInto(d, g gorgonia.Value) (gorgonia.Value, error) {
-	gs, err := flat(g)
+	gs, err := Flat(g)
 	if err != nil {
 		return nil, err
 	}

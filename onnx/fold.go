@@ -54,7 +54,7 @@ func (c *ctx) early(n *Node) (bool, error) {
 	if n.OpType == "Cast" && !allConst && ins[0].t != nil {
 		if vals, ok := c.constFloats(ins[0]); ok && castsToInteger(n) {
 			// a float initializer used as integers (a shape, indices): its value now
-			ins[0] = floatsV(dimsOf(shapeOf(ins[0].t)), vals)
+			ins[0] = floatsV(convInts[int64](shapeOf(ins[0].t)), vals)
 			allConst = true
 		} else {
 			return c.castTerm(n, ins[0].t)
@@ -342,11 +342,16 @@ func broadcastAll(vs ...value) ([]value, []int64, error) {
 
 // --- element-wise ---
 
-func foldArith(c *ctx, n *Node, ins []value) ([]value, error) {
+// broadcastTwo is broadcastAll for the two constant inputs of a folded binary operation.
+func broadcastTwo(ins []value) ([]value, []int64, error) {
 	if len(ins) != 2 || !isConst(ins[0]) || !isConst(ins[1]) {
-		return nil, errors.New("two inputs are required")
+		return nil, nil, errors.New("two inputs are required")
 	}
-	vs, dims, err := broadcastAll(ins[0], ins[1])
+	return broadcastAll(ins[0], ins[1])
+}
+
+func foldArith(c *ctx, n *Node, ins []value) ([]value, error) {
+	vs, dims, err := broadcastTwo(ins)
 	if err != nil {
 		return nil, err
 	}
@@ -467,10 +472,7 @@ func foldVariadic(c *ctx, n *Node, ins []value) ([]value, error) {
 }
 
 func foldCompare(c *ctx, n *Node, ins []value) ([]value, error) {
-	if len(ins) != 2 || !isConst(ins[0]) || !isConst(ins[1]) {
-		return nil, errors.New("two inputs are required")
-	}
-	vs, dims, err := broadcastAll(ins[0], ins[1])
+	vs, dims, err := broadcastTwo(ins)
 	if err != nil {
 		return nil, err
 	}

@@ -13,18 +13,12 @@ import (
 
 // --- moving elements ---
 
-func dimsOf(sh []int) []int64 {
-	out := make([]int64, len(sh))
-	for i, d := range sh {
-		out[i] = int64(d)
-	}
-	return out
-}
-
-func intsOf(dims []int64) []int {
-	out := make([]int, len(dims))
-	for i, d := range dims {
-		out[i] = int(d)
+// convInts converts sizes or indices between int and int64 (a shape's []int and ONNX's
+// []int64 dims).
+func convInts[To, From int | int64](s []From) []To {
+	out := make([]To, len(s))
+	for i, d := range s {
+		out[i] = To(d)
 	}
 	return out
 }
@@ -39,19 +33,19 @@ func foldReshape(c *ctx, n *Node, ins []value) ([]value, error) {
 	if err != nil || !ok {
 		return nil, orMissing(err, "shape")
 	}
-	out, err := reshapeDims(intsOf(ins[0].dims), want, n.attrInt("allowzero", 0) != 0)
+	out, err := reshapeDims(convInts[int](ins[0].dims), want, n.attrInt("allowzero", 0) != 0)
 	if err != nil {
 		return nil, err
 	}
-	return []value{withDims(ins[0], dimsOf(out))}, nil
+	return []value{withDims(ins[0], convInts[int64](out))}, nil
 }
 
 func foldFlatten(c *ctx, n *Node, ins []value) ([]value, error) {
-	out, err := flattenDims(intsOf(ins[0].dims), n.attrInt("axis", 1))
+	out, err := flattenDims(convInts[int](ins[0].dims), n.attrInt("axis", 1))
 	if err != nil {
 		return nil, err
 	}
-	return []value{withDims(ins[0], dimsOf(out))}, nil
+	return []value{withDims(ins[0], convInts[int64](out))}, nil
 }
 
 func foldSqueeze(unsq bool) foldFunc {
@@ -60,11 +54,11 @@ func foldSqueeze(unsq bool) foldFunc {
 		if err != nil {
 			return nil, err
 		}
-		out, err := squeezeDims(intsOf(ins[0].dims), axes, ok, unsq)
+		out, err := squeezeDims(convInts[int](ins[0].dims), axes, ok, unsq)
 		if err != nil {
 			return nil, err
 		}
-		return []value{withDims(ins[0], dimsOf(out))}, nil
+		return []value{withDims(ins[0], convInts[int64](out))}, nil
 	}
 }
 
@@ -208,7 +202,7 @@ func foldGather(c *ctx, n *Node, ins []value) ([]value, error) {
 
 func foldSlice(c *ctx, n *Node, ins []value) ([]value, error) {
 	v := ins[0]
-	sels, err := sliceSelections(c, n, ins, intsOf(v.dims))
+	sels, err := sliceSelections(c, n, ins, convInts[int](v.dims))
 	if err != nil {
 		return nil, err
 	}

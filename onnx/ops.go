@@ -354,39 +354,12 @@ func where(b *core.Builder, mask, x, y core.Term) core.Term {
 	return t
 }
 
-// broadcastShape is the NumPy (multidirectional) broadcast of two shapes.
-func broadcastShape(xs, ys core.Shape) (core.Shape, error) {
-	r := len(xs)
-	if len(ys) > r {
-		r = len(ys)
-	}
-	out := make(core.Shape, r)
-	for i := 0; i < r; i++ {
-		a, b := 1, 1
-		if j := i - (r - len(xs)); j >= 0 {
-			a = xs[j]
-		}
-		if j := i - (r - len(ys)); j >= 0 {
-			b = ys[j]
-		}
-		switch {
-		case a == b || b == 1:
-			out[i] = a
-		case a == 1:
-			out[i] = b
-		default:
-			return nil, errors.Errorf("shapes %v and %v do not broadcast", xs, ys)
-		}
-	}
-	return out, nil
-}
-
 // broadcastTerms brings every x to the broadcast shape of all of them.
 func broadcastTerms(xs []core.Term) ([]core.Term, error) {
 	sh := shapeOf(xs[0])
 	for _, x := range xs[1:] {
 		var err error
-		if sh, err = broadcastShape(sh, shapeOf(x)); err != nil {
+		if sh, err = lower.BroadcastShapes(sh, shapeOf(x)); err != nil {
 			return nil, err
 		}
 	}

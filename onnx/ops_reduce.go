@@ -297,17 +297,14 @@ func opCast(c *ctx, n *Node, ins []value) ([]value, error) {
 	return one(lower.Convert(x, want))
 }
 
+// onnxTypes holds the ONNX element type of every core dtype, indexed by core.Dtype (never
+// written).
+var onnxTypes = [...]int64{core.Float32: dtFloat, core.Float64: dtDouble, core.Int64: dtInt64, core.Bool: dtBool}
+
 // onnxTypeOf is the ONNX element type of a core dtype (0 for one without).
 func onnxTypeOf(d core.Dtype) int64 {
-	switch d {
-	case core.Float32:
-		return dtFloat
-	case core.Float64:
-		return dtDouble
-	case core.Int64:
-		return dtInt64
-	case core.Bool:
-		return dtBool
+	if int(d) < len(onnxTypes) {
+		return onnxTypes[d]
 	}
 	return 0
 }

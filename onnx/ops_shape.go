@@ -621,7 +621,7 @@ func opExpand(c *ctx, n *Node, x core.Term, ins []value) (core.Term, error) {
 	if err != nil || !ok {
 		return nil, orMissing(err, "shape")
 	}
-	dims, err := broadcastDims(dimsOf(shapeOf(x)), want)
+	dims, err := broadcastDims(convInts[int64](shapeOf(x)), want)
 	if err != nil {
 		return nil, errors.Wrapf(err, "expand of %v to %v", shapeOf(x), want)
 	}
@@ -662,7 +662,7 @@ func staticDims(ins []value) ([]int64, error) {
 	}
 	switch v := ins[0]; {
 	case v.t != nil:
-		return dimsOf(shapeOf(v.t)), nil
+		return convInts[int64](shapeOf(v.t)), nil
 	case v.isF || v.isInt:
 		return v.dims, nil
 	}

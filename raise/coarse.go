@@ -589,20 +589,6 @@ func (o *planOp) Do(vs ...gorgonia.Value) (gorgonia.Value, error) {
 // String names the plan briefly (its full text is hashed).
 func (o *planOp) String() string { return o.short }
 
-func subLen(s any, n int) any {
-	switch x := s.(type) {
-	case []float64:
-		return x[:n]
-	case []float32:
-		return x[:n]
-	case []int64:
-		return x[:n]
-	case []bool:
-		return x[:n]
-	}
-	return s
-}
-
 // partOp copies a typed range of its operand (a plan node's packed value) into a new value
 // at every run.
 type partOp struct {
@@ -678,26 +664,4 @@ func (o *partOp) Do(vs ...gorgonia.Value) (gorgonia.Value, error) {
 // String prints the range.
 func (o *partOp) String() string {
 	return fmt.Sprintf("part[%d:%d]", o.off, o.off+o.typ.Shape.Size())
-}
-
-// copyFrom copies src[off:] into dst (slices of one element type) and reports whether the
-// types matched.
-func copyFrom(dst, src any, off int) bool {
-	switch d := dst.(type) {
-	case []float64:
-		return copyAt(d, src, off)
-	case []float32:
-		return copyAt(d, src, off)
-	case []int64:
-		return copyAt(d, src, off)
-	case []bool:
-		return copyAt(d, src, off)
-	}
-	return false
-}
-
-// copyAt copies src[off:] into d when src is a []T and reports whether it was.
-func copyAt[T any](d []T, src any, off int) bool {
-	s, ok := src.([]T)
-	return ok && copy(d, s[off:]) >= 0
 }

@@ -162,26 +162,6 @@ func aliases(buf any, ins []any) bool {
 	return false
 }
 
-func sameBacking(a, b any) bool {
-	switch x := a.(type) {
-	case []float64:
-		return sameFirst(x, b)
-	case []float32:
-		return sameFirst(x, b)
-	case []int64:
-		return sameFirst(x, b)
-	case []bool:
-		return sameFirst(x, b)
-	}
-	return false
-}
-
-// sameFirst reports whether b is a []T sharing x's first element.
-func sameFirst[T any](x []T, b any) bool {
-	y, ok := b.([]T)
-	return ok && len(x) > 0 && len(y) > 0 && &x[0] == &y[0]
-}
-
 // UsePreallocDo runs the kernel into prealloc when it has the output's type and shape, and
 // into a new value otherwise.
 func (o *Op) UsePreallocDo(prealloc gorgonia.Value, vs ...gorgonia.Value) (gorgonia.Value, error) {

@@ -2,6 +2,7 @@ package raise
 
 import (
 	"math"
+	"reflect"
 	"strconv"
 	"unsafe"
 
@@ -216,4 +217,40 @@ func litValue(l *core.Lit) any {
 		}
 		return tensor.New(tensor.WithShape(t.Shape...), tensor.WithBacking(append([]bool(nil), l.B...)))
 	}
+}
+
+// The flat slices of the kernels ([]float64, []float32, []int64 or []bool) are handled here
+// through package reflect, one function for every element type: none of these runs per
+// element (reflect.Copy is copy's memmove).
+
+// sameBacking reports whether a and b are slices of one type sharing their first element.
+func sameBacking(a, b any) bool {
+	if reflect.TypeOf(a) != reflect.TypeOf(b) {
+		return false
+	}
+	x, y := reflect.ValueOf(a), reflect.ValueOf(b)
+	return x.Kind() == reflect.Slice && x.Len() > 0 && y.Len() > 0 && x.Pointer() == y.Pointer()
+}
+
+// subLen returns the slice s[:n] (s itself when s is not a slice or n is beyond its capacity).
+func subLen(s any, n int) any {
+	v := reflect.ValueOf(s)
+	if v.Kind() != reflect.Slice || n < 0 || n > v.Cap() {
+		return s
+	}
+	return v.Slice(0, n).Interface()
+}
+
+// copyFrom copies src[off:] into dst (slices of one element type) and reports whether the
+// types matched (and off is within src).
+func copyFrom(dst, src any, off int) bool {
+	if reflect.TypeOf(dst) != reflect.TypeOf(src) {
+		return false
+	}
+	d, s := reflect.ValueOf(dst), reflect.ValueOf(src)
+	if d.Kind() != reflect.Slice || off < 0 || off > s.Len() {
+		return false
+	}
+	reflect.Copy(d, s.Slice(off, s.Len()))
+	return true
 }

@@ -71,26 +71,19 @@ func readFirst(cost *G.Node, wrt G.Nodes) (firstStep, error) {
 
 // floats copies a scalar or dense value's elements as float64.
 func floats(v G.Value) ([]float64, error) {
-	switch x := v.(type) {
-	case *G.F64:
-		return []float64{float64(*x)}, nil
-	case *G.F32:
-		return []float64{float64(*x)}, nil
-	case tensor.Tensor:
-		switch d := x.Data().(type) {
-		case []float64:
-			return append([]float64(nil), d...), nil
-		case []float32:
-			s := make([]float64, len(d))
-			for i, e := range d {
-				s[i] = float64(e)
-			}
-			return s, nil
-		case float64:
-			return []float64{d}, nil
-		case float32:
-			return []float64{float64(d)}, nil
+	s, err := machine.Flat(v)
+	if err != nil {
+		return nil, errors.Wrap(err, "bench: value")
+	}
+	switch d := s.(type) {
+	case []float64:
+		return append([]float64(nil), d...), nil
+	case []float32:
+		out := make([]float64, len(d))
+		for i, e := range d {
+			out[i] = float64(e)
 		}
+		return out, nil
 	}
 	return nil, errors.Errorf("bench: value %T is not a float32 or float64 scalar or tensor", v)
 }

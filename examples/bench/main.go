@@ -175,8 +175,7 @@ func main() {
 	}
 	if c.tv != "" {
 		if err := torchvisionMain(c.tv, c.tvBatch, c.tvSize, c.tvDtype, c.o.rounds, runtime.GOMAXPROCS(0), c.asJSON); err != nil {
-			fmt.Fprintln(os.Stderr, "error:", err)
-			os.Exit(1)
+			train.Fail(err)
 		}
 		return
 	}
@@ -233,11 +232,7 @@ func run(o options) (*Result, error) {
 			continue
 		}
 		for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
-			var vm []G.VMOpt
-			if o.engine {
-				vm = append(vm, G.WithEngine(accel.Engine{}))
-			}
-			row, err := measure(s, dt, o.rounds, torch, o.baseline, o.machine, vm...)
+			row, err := measure(s, dt, o.rounds, torch, o.baseline, o.machine, o.vmOpts()...)
 			if err != nil {
 				return nil, err
 			}
@@ -282,39 +277,61 @@ func run(o options) (*Result, error) {
 	if !o.growth {
 		return res, nil
 	}
-	for _, f := range families(small) {
-		reps := 3
-		if !small && f.Name != "mlp" {
-			reps = 2
-		}
-		g, err := growth(f, reps)
-		if err != nil {
-			return nil, err
-		}
-		res.Growth = append(res.Growth, g)
+	if err := growthTables(o, res); err != nil {
+		return nil, err
 	}
-	if verbose {
+	return res, nil
+}
+
+// vmOpts are the options of every machine: accel.Engine with -engine.
+func (o options) vmOpts() []G.VMOpt {
+	if o.engine {
+		return []G.VMOpt{G.WithEngine(accel.Engine{})}
+	}
+	return nil
+}
+
+// growthTables measures res.Growth (3 repetitions, 2 for a family other than mlp at the full
+// sizes) and res.SetupGrowth (2, 1 with -small), printing each with -verbose.
+func growthTables(o options, res *Result) error {
+	var err error
+	res.Growth, err = collect(families(o.small), func(f family) (*Growth, error) {
+		if !o.small && f.Name != "mlp" {
+			return growth(f, 2)
+		}
+		return growth(f, 3)
+	})
+	if err != nil {
+		return err
+	}
+	if o.verbose {
 		fmt.Println()
 		printGrowth(os.Stdout, res.Growth)
 	}
-	var vm []G.VMOpt
-	if o.engine {
-		vm = append(vm, G.WithEngine(accel.Engine{}))
+	reps := 2
+	if o.small {
+		reps = 1
 	}
-	for _, f := range blockFamilies(small) {
-		reps := 2
-		if small {
-			reps = 1
-		}
-		g, err := setupGrowth(f, reps, vm...)
-		if err != nil {
-			return nil, err
-		}
-		res.SetupGrowth = append(res.SetupGrowth, g)
+	res.SetupGrowth, err = collect(blockFamilies(o.small), func(f blockFamily) (*SetupGrowth, error) { return setupGrowth(f, reps, o.vmOpts()...) })
+	if err != nil {
+		return err
 	}
-	if verbose {
+	if o.verbose {
 		fmt.Println()
 		printSetupGrowth(os.Stdout, res.SetupGrowth)
 	}
-	return res, nil
+	return nil
+}
+
+// collect calls f on every item, in order, and returns the results (the first error ends it).
+func collect[T, R any](items []T, f func(T) (R, error)) ([]R, error) {
+	out := make([]R, 0, len(items))
+	for _, it := range items {
+		r, err := f(it)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
 }

@@ -38,15 +38,13 @@ import (
 func main() {
 	world, err := dist.Init()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "error:", err)
-		os.Exit(1)
+		train.Fail(err)
 	}
 	if _, err := run(world, os.Args[1:], os.Stdout); err != nil {
 		world.Abort(err) // every rank of the job ends, with this rank's error
 	}
 	if err := world.Finalize(); err != nil {
-		fmt.Fprintln(os.Stderr, "error:", err)
-		os.Exit(1)
+		train.Fail(err)
 	}
 }
 

@@ -91,15 +91,13 @@ func main() {
 	c := train.ParseCommandLine(parseFlags)
 	rows, err := run(c.dt, c.probes)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "error:", err)
-		os.Exit(1)
+		train.Fail(err)
 	}
 	if c.asJSON {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(rows); err != nil {
-			fmt.Fprintln(os.Stderr, "error:", err)
-			os.Exit(1)
+			train.Fail(err)
 		}
 	} else {
 		printTable(os.Stdout, rows)

@@ -265,99 +265,93 @@ func (b *builder) heads(x *G.Node, batch, seq, heads int) *G.Node {
 // LN a layer norm with gain and shift (see layerNorm), W₁ : [d, ff], W₂ : [ff, d], and gelu
 // the tanh approximation. Cost = mean((out − y)²). Learnables per layer, in order: wq, bq,
 // wk, bk, wv, bv, wo, bo, LN₁ g, b, w1, b1, w2, b2, LN₂ g, b.
-func Transformer(dt tensor.Dtype, batch, seq, d, heads, ff, layers int, seed int64) (m *Model, err error) {
-	defer guard("transformer", &err)
+func Transformer(dt tensor.Dtype, batch, seq, d, heads, ff, layers int, seed int64) (*Model, error) {
 	if err := checkSizes("transformer", batch, seq, d, heads, ff, layers); err != nil {
 		return nil, err
 	}
 	if d%heads != 0 {
 		return nil, errors.Errorf("models: transformer: width %d not divisible by %d heads", d, heads)
 	}
-	b, err := newBuilder(dt, seed)
-	if err != nil {
-		return nil, err
-	}
-	rows := batch * seq
-	x := b.node("x", b.values(1, rows, d), rows, d)
-	y := b.node("y", b.values(1, rows, d), rows, d)
-	var wrt G.Nodes
-	lin := func(in *G.Node, name string, k, n int) *G.Node {
-		w := b.param(name, 1/math.Sqrt(float64(k)), k, n)
-		bias := b.param("b"+name[1:], 0.1, n)
-		wrt = append(wrt, w, bias)
-		return b.dense(in, w, bias)
-	}
-	scale := b.scalar(1 / math.Sqrt(float64(d/heads)))
-	h := x
-	for l := 0; l < layers; l++ {
-		p := fmt.Sprintf("%d", l)
-		q := b.heads(lin(h, "wq"+p, d, d), batch, seq, heads)
-		k := b.heads(lin(h, "wk"+p, d, d), batch, seq, heads)
-		v := b.heads(lin(h, "wv"+p, d, d), batch, seq, heads)
-		s := b.do(func() (*G.Node, error) { return G.BatchedMatMul(q, k, false, true) })
-		s = b.do(func() (*G.Node, error) { return G.HadamardProd(s, scale) })
-		a := b.do(func() (*G.Node, error) { return G.SoftMax(s) })
-		o := b.do(func() (*G.Node, error) { return G.BatchedMatMul(a, v) })
-		o = b.do(func() (*G.Node, error) { return G.Reshape(o, tensor.Shape{batch, heads, seq, d / heads}) })
-		o = b.do(func() (*G.Node, error) { return G.Transpose(o, 0, 2, 1, 3) })
-		o = b.do(func() (*G.Node, error) { return G.Reshape(o, tensor.Shape{rows, d}) })
-		o = lin(o, "wo"+p, d, d)
-		hp := h
-		r := b.do(func() (*G.Node, error) { return G.Add(hp, o) })
-		h1, g1, be1 := b.layerNorm(r, "ln1_"+p)
-		wrt = append(wrt, g1, be1)
-		f := b.gelu(lin(h1, "w1_"+p, d, ff))
-		f = lin(f, "w2_"+p, ff, d)
-		r = b.do(func() (*G.Node, error) { return G.Add(h1, f) })
-		h2, g2, be2 := b.layerNorm(r, "ln2_"+p)
-		wrt = append(wrt, g2, be2)
-		h = h2
-	}
-	cost := b.mse(h, y)
-	return b.finish(&Model{Name: "transformer", Cost: cost, Wrt: wrt, Inputs: G.Nodes{x, y}, Out: h})
+	return build("transformer", dt, seed, func(b *builder) *Model {
+		rows := batch * seq
+		x := b.node("x", b.values(1, rows, d), rows, d)
+		y := b.node("y", b.values(1, rows, d), rows, d)
+		var wrt G.Nodes
+		lin := func(in *G.Node, name string, k, n int) *G.Node {
+			w := b.param(name, 1/math.Sqrt(float64(k)), k, n)
+			bias := b.param("b"+name[1:], 0.1, n)
+			wrt = append(wrt, w, bias)
+			return b.dense(in, w, bias)
+		}
+		scale := b.scalar(1 / math.Sqrt(float64(d/heads)))
+		h := x
+		for l := 0; l < layers; l++ {
+			p := fmt.Sprintf("%d", l)
+			q := b.heads(lin(h, "wq"+p, d, d), batch, seq, heads)
+			k := b.heads(lin(h, "wk"+p, d, d), batch, seq, heads)
+			v := b.heads(lin(h, "wv"+p, d, d), batch, seq, heads)
+			s := b.do(func() (*G.Node, error) { return G.BatchedMatMul(q, k, false, true) })
+			s = b.do(func() (*G.Node, error) { return G.HadamardProd(s, scale) })
+			a := b.do(func() (*G.Node, error) { return G.SoftMax(s) })
+			o := b.do(func() (*G.Node, error) { return G.BatchedMatMul(a, v) })
+			o = b.do(func() (*G.Node, error) { return G.Reshape(o, tensor.Shape{batch, heads, seq, d / heads}) })
+			o = b.do(func() (*G.Node, error) { return G.Transpose(o, 0, 2, 1, 3) })
+			o = b.do(func() (*G.Node, error) { return G.Reshape(o, tensor.Shape{rows, d}) })
+			o = lin(o, "wo"+p, d, d)
+			hp := h
+			r := b.do(func() (*G.Node, error) { return G.Add(hp, o) })
+			h1, g1, be1 := b.layerNorm(r, "ln1_"+p)
+			wrt = append(wrt, g1, be1)
+			f := b.gelu(lin(h1, "w1_"+p, d, ff))
+			f = lin(f, "w2_"+p, ff, d)
+			r = b.do(func() (*G.Node, error) { return G.Add(h1, f) })
+			h2, g2, be2 := b.layerNorm(r, "ln2_"+p)
+			wrt = append(wrt, g2, be2)
+			h = h2
+		}
+		cost := b.mse(h, y)
+		return &Model{Cost: cost, Wrt: wrt, Inputs: G.Nodes{x, y}, Out: h}
+	})
 }
 
 // LSTMSeq is an LSTM unrolled over `steps` inputs x_t : [batch, in] from h₀ = c₀ = 0, with
 // the four gates fused: z = x_t W + h U + b (W : [in, 4·hidden], U : [hidden, 4·hidden],
 // b : [4·hidden]) sliced along the columns into i, f, g, o (PyTorch's order);
 // c' = σ(f)⊙c + σ(i)⊙tanh(g), h' = σ(o)⊙tanh(c'). Cost = mean((h_T − y)²). Learnables: W, U, b.
-func LSTMSeq(dt tensor.Dtype, batch, in, hidden, steps int, seed int64) (m *Model, err error) {
-	defer guard("lstm-seq", &err)
+func LSTMSeq(dt tensor.Dtype, batch, in, hidden, steps int, seed int64) (*Model, error) {
 	if err := checkSizes("lstm-seq", batch, in, hidden, steps); err != nil {
 		return nil, err
 	}
-	b, err := newBuilder(dt, seed)
-	if err != nil {
-		return nil, err
-	}
-	w := b.param("w", 1/math.Sqrt(float64(hidden)), in, 4*hidden)
-	u := b.param("u", 1/math.Sqrt(float64(hidden)), hidden, 4*hidden)
-	bias := b.param("b", 0.1, 4*hidden)
-	h := b.node("h0", b.values(0, batch, hidden), batch, hidden)
-	c := b.node("c0", b.values(0, batch, hidden), batch, hidden)
-	inputs := G.Nodes{h, c}
-	gate := func(z *G.Node, k int, act func(*G.Node) (*G.Node, error)) *G.Node {
-		s := b.do(func() (*G.Node, error) { return G.Slice(z, nil, G.S(k*hidden, (k+1)*hidden)) })
-		return b.do(func() (*G.Node, error) { return act(s) })
-	}
-	for t := 0; t < steps; t++ {
-		x := b.node(fmt.Sprintf("x%d", t), b.values(1, batch, in), batch, in)
-		inputs = append(inputs, x)
-		hp, cp := h, c
-		xw := b.do(func() (*G.Node, error) { return G.Mul(x, w) })
-		hu := b.do(func() (*G.Node, error) { return G.Mul(hp, u) })
-		z := b.do(func() (*G.Node, error) { return G.Add(xw, hu) })
-		z = b.do(func() (*G.Node, error) { return G.BroadcastAdd(z, bias, nil, []byte{0}) })
-		ig, fg, gg, og := gate(z, 0, G.Sigmoid), gate(z, 1, G.Sigmoid), gate(z, 2, G.Tanh), gate(z, 3, G.Sigmoid)
-		fc := b.do(func() (*G.Node, error) { return G.HadamardProd(fg, cp) })
-		ic := b.do(func() (*G.Node, error) { return G.HadamardProd(ig, gg) })
-		c = b.do(func() (*G.Node, error) { return G.Add(fc, ic) })
-		cc := c
-		tc := b.do(func() (*G.Node, error) { return G.Tanh(cc) })
-		h = b.do(func() (*G.Node, error) { return G.HadamardProd(og, tc) })
-	}
-	y := b.node("y", b.values(1, batch, hidden), batch, hidden)
-	inputs = append(inputs, y)
-	cost := b.mse(h, y)
-	return b.finish(&Model{Name: "lstm-seq", Cost: cost, Wrt: G.Nodes{w, u, bias}, Inputs: inputs, Out: h})
+	return build("lstm-seq", dt, seed, func(b *builder) *Model {
+		w := b.param("w", 1/math.Sqrt(float64(hidden)), in, 4*hidden)
+		u := b.param("u", 1/math.Sqrt(float64(hidden)), hidden, 4*hidden)
+		bias := b.param("b", 0.1, 4*hidden)
+		h := b.node("h0", b.values(0, batch, hidden), batch, hidden)
+		c := b.node("c0", b.values(0, batch, hidden), batch, hidden)
+		inputs := G.Nodes{h, c}
+		gate := func(z *G.Node, k int, act func(*G.Node) (*G.Node, error)) *G.Node {
+			s := b.do(func() (*G.Node, error) { return G.Slice(z, nil, G.S(k*hidden, (k+1)*hidden)) })
+			return b.do(func() (*G.Node, error) { return act(s) })
+		}
+		for t := 0; t < steps; t++ {
+			x := b.node(fmt.Sprintf("x%d", t), b.values(1, batch, in), batch, in)
+			inputs = append(inputs, x)
+			hp, cp := h, c
+			xw := b.do(func() (*G.Node, error) { return G.Mul(x, w) })
+			hu := b.do(func() (*G.Node, error) { return G.Mul(hp, u) })
+			z := b.do(func() (*G.Node, error) { return G.Add(xw, hu) })
+			z = b.do(func() (*G.Node, error) { return G.BroadcastAdd(z, bias, nil, []byte{0}) })
+			ig, fg, gg, og := gate(z, 0, G.Sigmoid), gate(z, 1, G.Sigmoid), gate(z, 2, G.Tanh), gate(z, 3, G.Sigmoid)
+			fc := b.do(func() (*G.Node, error) { return G.HadamardProd(fg, cp) })
+			ic := b.do(func() (*G.Node, error) { return G.HadamardProd(ig, gg) })
+			c = b.do(func() (*G.Node, error) { return G.Add(fc, ic) })
+			cc := c
+			tc := b.do(func() (*G.Node, error) { return G.Tanh(cc) })
+			h = b.do(func() (*G.Node, error) { return G.HadamardProd(og, tc) })
+		}
+		y := b.node("y", b.values(1, batch, hidden), batch, hidden)
+		inputs = append(inputs, y)
+		cost := b.mse(h, y)
+		return &Model{Cost: cost, Wrt: G.Nodes{w, u, bias}, Inputs: inputs, Out: h}
+	})
 }

@@ -54,9 +54,15 @@ func Command(ex Example) {
 // (without the program name) and standard output; an error is printed and exits with status 1.
 func RunCommand(run func(args []string, out io.Writer) error) {
 	if err := run(os.Args[1:], os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "error:", err)
-		os.Exit(1)
+		Fail(err)
 	}
+}
+
+// Fail ends a command that failed with err: it prints err to standard error and exits with
+// status 1.
+func Fail(err error) {
+	fmt.Fprintln(os.Stderr, "error:", err)
+	os.Exit(1)
 }
 
 // NewFlagSet is the flag set of an example command: parse errors are returned (see
