@@ -105,14 +105,8 @@ func fdGrad(t testing.TB, p *core.Program, args map[string]*value, dret *value, 
 		a := args[name]
 		g := make([]float64, len(a.f))
 		for k := range a.f {
-			x := a.f[k]
-			h := 1e-6 * math.Max(1, math.Abs(x))
-			a.f[k] = x + h
-			fp := obj()
-			a.f[k] = x - h
-			fm := obj()
-			a.f[k] = x
-			g[k] = (fp - fm) / (2 * h)
+			h := 1e-6 * math.Max(1, math.Abs(a.f[k]))
+			g[k] = testutil.CentralDiff(a.f, k, h, obj)
 		}
 		out[name] = g
 	}

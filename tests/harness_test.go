@@ -7,6 +7,7 @@ import (
 
 	"github.com/bulkad/bulkad"
 	"github.com/bulkad/bulkad/examples/opgraphs"
+	"github.com/bulkad/bulkad/internal/testutil"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -198,13 +199,7 @@ func finiteDiff(t *testing.T, b built, h float64, maxPer int) (fd [][]float64, i
 		var f []float64
 		var ix []int
 		for j := 0; j < len(data); j += step {
-			old := data[j]
-			data[j] = old + h
-			up := cost()
-			data[j] = old - h
-			down := cost()
-			data[j] = old
-			f = append(f, (up-down)/(2*h))
+			f = append(f, testutil.CentralDiff(data, j, h, cost))
 			ix = append(ix, j)
 		}
 		fd = append(fd, f)
