@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"fmt"
+	"reflect"
 
 	"github.com/bulkad/bulkad/core"
 	"github.com/bulkad/bulkad/internal/testutil"
@@ -69,15 +70,11 @@ func valueColumn(v gorgonia.Value) (any, error) {
 	if v == nil {
 		return nil, fmt.Errorf("no value")
 	}
-	switch x := v.Data().(type) {
-	case float64:
-		return []float64{x}, nil
-	case float32:
-		return []float32{x}, nil
-	case int64:
-		return []int64{x}, nil
-	case bool:
-		return []bool{x}, nil
+	// a scalar: the one-element column of its type
+	if x := reflect.ValueOf(v.Data()); x.IsValid() {
+		if col := reflect.Append(reflect.MakeSlice(reflect.SliceOf(x.Type()), 0, 1), x).Interface(); dtypeOf(col) != core.InvalidDtype {
+			return col, nil
+		}
 	}
 	return nil, fmt.Errorf("value %T holding %T", v, v.Data())
 }
