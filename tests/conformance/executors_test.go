@@ -87,33 +87,9 @@ func executors(dev *vulkan.Device) []executor {
 	exs = append(exs, executor{name: "kernel.Compile/chains", runs: runChains})
 	exs = append(exs, singleOpKernels("", nil, false)...)
 	// raised nodes on a TapeMachine, per operation and coarse
-	for _, coarse := range []bool{false, true} {
-		mode := "ops"
-		if coarse {
-			mode = "coarse"
-		}
-		for _, r := range ranks() {
-			exs = append(exs, executor{name: "raise/" + mode + "/" + r.name, scalar: r.name == "rank0",
-				run: func(o operation, ins []any) (any, any, error) {
-					return raisedRun(r, o, ins, raise.Options{Coarse: coarse}, nil)
-				}})
-		}
-	}
+	exs = append(exs, raisedExecutors("", nil)...)
 	// Vulkan forced: the single-op kernels and raised nodes with the device
-	vkExs := singleOpKernels("vulkan/", dev, true)
-	for _, coarse := range []bool{false, true} {
-		mode := "ops"
-		if coarse {
-			mode = "coarse"
-		}
-		for _, r := range ranks() {
-			vkExs = append(vkExs, executor{name: "vulkan/raise/" + mode + "/" + r.name, scalar: r.name == "rank0",
-				run: func(o operation, ins []any) (any, any, error) {
-					vk := forced(dev)
-					return raisedRun(r, o, ins, raise.Options{Coarse: coarse, Vulkan: vk}, vk)
-				}})
-		}
-	}
+	vkExs := append(singleOpKernels("vulkan/", dev, true), raisedExecutors("vulkan/", dev)...)
 	for _, ex := range vkExs {
 		ex.device, ex.tol = true, vulkanTolerance(dev)
 		if ex.applies == nil {
@@ -123,6 +99,29 @@ func executors(dev *vulkan.Device) []executor {
 			ex.applies = func(o operation) bool { return inner(o) && floatArith(o) }
 		}
 		exs = append(exs, ex)
+	}
+	return exs
+}
+
+// raisedExecutors are raised nodes on a TapeMachine, per operation and coarse, at every rank;
+// with dev (not nil), the kernels with the device dev forced.
+func raisedExecutors(prefix string, dev *vulkan.Device) []executor {
+	var exs []executor
+	for _, coarse := range []bool{false, true} {
+		mode := "ops"
+		if coarse {
+			mode = "coarse"
+		}
+		for _, r := range ranks() {
+			exs = append(exs, executor{name: prefix + "raise/" + mode + "/" + r.name, scalar: r.name == "rank0",
+				run: func(o operation, ins []any) (any, any, error) {
+					var vk *kernel.Vulkan // nil: the CPU
+					if dev != nil {
+						vk = forced(dev)
+					}
+					return raisedRun(r, o, ins, raise.Options{Coarse: coarse, Vulkan: vk}, vk)
+				}})
+		}
 	}
 	return exs
 }
