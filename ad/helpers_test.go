@@ -12,11 +12,6 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// f64 is the rank-r float64 type of the given shape.
-func f64(sh ...int) core.Type { return core.Type{Shape: core.Shape(sh), Dtype: core.Float64} }
-
-func f32(sh ...int) core.Type { return core.Type{Shape: core.Shape(sh), Dtype: core.Float32} }
-
 // must is the artifact of a Grad or VJP call, failing t on an error: a := must(t)(Grad(p)).
 func must(t testing.TB) func(a *Artifact, err error) *Artifact {
 	return func(a *Artifact, err error) *Artifact {

@@ -183,7 +183,7 @@ func TestSimplifyFixedPointAfterBOT(t *testing.T) {
 // linear in the chain (unfolding would not terminate).
 func TestBOTSharedDAG(t *testing.T) {
 	var b core.Builder
-	a := b.Var("a", f64(4))
+	a := b.Var("a", coretest.F64(4))
 	i := b.Var("i", i64s)
 	k := b.Var("k", i64s)
 	const n = 200

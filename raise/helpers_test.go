@@ -19,10 +19,6 @@ import (
 // Helpers shared by the package's tests: input nodes, running raised programs on a
 // TapeMachine, and comparing their values with package core's evaluator or each other.
 
-func f64(sh ...int) core.Type { return core.Type{Shape: core.Shape(sh), Dtype: core.Float64} }
-
-func i64(sh ...int) core.Type { return core.Type{Shape: core.Shape(sh), Dtype: core.Int64} }
-
 // input makes a graph input node holding the given float64 or int64 data (one element for
 // shape ()).
 func input(t *testing.T, g *gorgonia.ExprGraph, name string, sh []int, data any) *gorgonia.Node {
