@@ -206,46 +206,35 @@ func (b *fuzzBuilder) step() (*G.Node, error) {
 // elementwise applies operation op (0 to 10: unary functions, and binary ones against a node
 // of x's shape) to x.
 func (b *fuzzBuilder) elementwise(op int, x *G.Node) (*G.Node, error) {
-	switch op {
-	case 0:
-		return G.Tanh(x)
-	case 1:
-		return G.Sigmoid(x)
-	case 2:
-		t, err := G.Tanh(x)
-		if err != nil {
-			return nil, err
-		}
-		return G.Exp(t)
-	case 3:
-		p, err := b.positive(x)
-		if err != nil {
-			return nil, err
-		}
-		return G.Log(p)
-	case 4:
-		p, err := b.positive(x)
-		if err != nil {
-			return nil, err
-		}
-		return G.Sqrt(p)
-	case 5:
-		return G.Square(x)
-	case 6:
-		return G.Neg(x)
-	case 7:
-		return G.Add(x, b.sameShape(x))
-	case 8:
-		return G.Sub(x, b.sameShape(x))
-	case 9:
-		return G.HadamardProd(x, b.sameShape(x))
-	default:
-		p, err := b.positive(b.sameShape(x))
-		if err != nil {
-			return nil, err
-		}
-		return G.HadamardDiv(x, p)
+	type fn = func(*G.Node) (*G.Node, error)
+	// 0–6: f(pre(x)), pre (when given) mapping x into f's domain
+	unary := []struct{ pre, f fn }{
+		{nil, G.Tanh}, {nil, G.Sigmoid}, {G.Tanh, G.Exp}, {b.positive, G.Log}, {b.positive, G.Sqrt},
+		{nil, G.Square}, {nil, G.Neg},
 	}
+	// 7–10: f(x, pre(y)) with y a fresh node of x's shape
+	binary := []struct {
+		pre fn
+		f   func(x, y *G.Node) (*G.Node, error)
+	}{{nil, G.Add}, {nil, G.Sub}, {nil, G.HadamardProd}, {b.positive, G.HadamardDiv}}
+	var err error
+	if op < len(unary) {
+		u := unary[op]
+		if u.pre != nil {
+			if x, err = u.pre(x); err != nil {
+				return nil, err
+			}
+		}
+		return u.f(x)
+	}
+	bi := binary[min(op-len(unary), len(binary)-1)]
+	y := b.sameShape(x)
+	if bi.pre != nil {
+		if y, err = bi.pre(y); err != nil {
+			return nil, err
+		}
+	}
+	return bi.f(x, y)
 }
 
 // structural applies operation op (11 to 19: products, broadcasting, reductions, views,

@@ -4,18 +4,19 @@ import (
 	"testing"
 
 	"github.com/bulkad/bulkad/core"
+	"github.com/bulkad/bulkad/core/coretest"
 )
 
 // foo(x,y,z) = let w = x * sin y in atan2 z w + z * w (horde-ad's foo; anchors.md).
 func TestAnchorFoo(t *testing.T) {
 	var b core.Builder
-	x, y, z := b.Var("x", f64()), b.Var("y", f64()), b.Var("z", f64())
-	w := b.Var("w", f64())
+	x, y, z := b.Var("x", coretest.F64()), b.Var("y", coretest.F64()), b.Var("z", coretest.F64())
+	w := b.Var("w", coretest.F64())
 	body := b.Let(w, b.Mul(x, b.Unary(core.OpSin, y)),
 		b.Add(b.Binary(core.OpAtan2, z, w), b.Mul(z, w)))
 	p := mustProg(t, &b, []*core.Var{x, y, z}, body)
 	a := must(t)(Grad(p))
-	args := map[string]*value{"x": vals(f64(), 1.1), "y": vals(f64(), 2.2), "z": vals(f64(), 3.3)}
+	args := map[string]*value{"x": vals(coretest.F64(), 1.1), "y": vals(coretest.F64(), 2.2), "z": vals(coretest.F64(), 3.3)}
 	_, g := runArtifact(t, a, args)
 	want := map[string]float64{"x": 2.4396285219055063, "y": -1.953374825727421, "z": 0.9654825811012627}
 	for name, w := range want {
@@ -28,14 +29,14 @@ func TestAnchorFoo(t *testing.T) {
 // Paper 001: f(x,y) = let z = x + y in x * z at (2,3): value 10, gradient (7, 2).
 func TestAnchorPaper001(t *testing.T) {
 	var b core.Builder
-	x, y, z := b.Var("x", f64()), b.Var("y", f64()), b.Var("z", f64())
+	x, y, z := b.Var("x", coretest.F64()), b.Var("y", coretest.F64()), b.Var("z", coretest.F64())
 	p := mustProg(t, &b, []*core.Var{x, y}, b.Let(z, b.Add(x, y), b.Mul(x, z)))
-	g := checkGradient(t, "paper001", p, map[string]*value{"x": vals(f64(), 2), "y": vals(f64(), 3)}, checkOpts{skipBOT: true})
+	g := checkGradient(t, "paper001", p, map[string]*value{"x": vals(coretest.F64(), 2), "y": vals(coretest.F64(), 3)}, checkOpts{skipBOT: true})
 	if g["x"][0] != 7 || g["y"][0] != 2 {
 		t.Errorf("gradient (%v, %v), want (7, 2)", g["x"], g["y"])
 	}
 	a, _ := Grad(p)
-	v, _ := runArtifact(t, a, map[string]*value{"x": vals(f64(), 2), "y": vals(f64(), 3)})
+	v, _ := runArtifact(t, a, map[string]*value{"x": vals(coretest.F64(), 2), "y": vals(coretest.F64(), 3)})
 	if v[0] != 10 {
 		t.Errorf("value %v, want 10", v)
 	}
@@ -44,17 +45,17 @@ func TestAnchorPaper001(t *testing.T) {
 // Fibonacci chain x_n = x_{n-2} + x_{n-1}: ∂x30/∂(x0, x1) = (514229, 832040).
 func TestAnchorFibonacci(t *testing.T) {
 	var b core.Builder
-	x0, x1 := b.Var("x0", f64()), b.Var("x1", f64())
+	x0, x1 := b.Var("x0", coretest.F64()), b.Var("x1", coretest.F64())
 	vars := []*core.Var{x0, x1}
 	for i := 2; i <= 30; i++ {
-		vars = append(vars, b.Var("x"+itoa(i), f64()))
+		vars = append(vars, b.Var("x"+itoa(i), coretest.F64()))
 	}
 	var body core.Term = vars[30]
 	for i := 30; i >= 2; i-- {
 		body = b.Let(vars[i], b.Add(vars[i-2], vars[i-1]), body)
 	}
 	p := mustProg(t, &b, []*core.Var{x0, x1}, body)
-	g := checkGradient(t, "fibonacci", p, map[string]*value{"x0": vals(f64(), 0.5), "x1": vals(f64(), -0.25)}, checkOpts{fdTol: 1e-6})
+	g := checkGradient(t, "fibonacci", p, map[string]*value{"x0": vals(coretest.F64(), 0.5), "x1": vals(coretest.F64(), -0.25)}, checkOpts{fdTol: 1e-6})
 	if g["x0"][0] != 514229 || g["x1"][0] != 832040 {
 		t.Errorf("gradient (%v, %v), want (514229, 832040)", g["x0"], g["x1"])
 	}
@@ -77,13 +78,13 @@ func prodOf4(b *core.Builder, v core.Term) core.Term {
 // Paper 002/004: product of [2,3,0,5] has gradient [0,0,30,0]; of [0,3,0,5], all zeros.
 func TestAnchorProductWithZeros(t *testing.T) {
 	var b core.Builder
-	v := b.Var("v", f64(4))
+	v := b.Var("v", coretest.F64(4))
 	p := mustProg(t, &b, []*core.Var{v}, prodOf4(&b, v))
 	for _, c := range []struct{ in, want []float64 }{
 		{[]float64{2, 3, 0, 5}, []float64{0, 0, 30, 0}},
 		{[]float64{0, 3, 0, 5}, []float64{0, 0, 0, 0}},
 	} {
-		g := checkGradient(t, "product", p, map[string]*value{"v": vals(f64(4), c.in...)}, checkOpts{skipBOT: true})
+		g := checkGradient(t, "product", p, map[string]*value{"v": vals(coretest.F64(4), c.in...)}, checkOpts{skipBOT: true})
 		if _, ok := closeSlices(g["v"], c.want, 0); !ok {
 			t.Errorf("product of %v: gradient %v, want %v", c.in, g["v"], c.want)
 		}
@@ -96,13 +97,13 @@ func TestAnchorMaxTie(t *testing.T) {
 	in := []float64{1, 5, 5, 2}
 	want := []float64{0, 1, 0, 0}
 	var b core.Builder
-	v := b.Var("v", f64(4))
+	v := b.Var("v", coretest.F64(4))
 	el := func(k int64) core.Term { return b.Index(v, core.ScalarI(k)) }
 	chain := b.Binary(core.OpMax, b.Binary(core.OpMax, b.Binary(core.OpMax, el(0), el(1)), el(2)), el(3))
 	outer := b.Index(v, b.ArgmaxOuter(v))
 	for name, body := range map[string]core.Term{"chain": chain, "argmax": outer} {
 		p := mustProg(t, &b, []*core.Var{v}, body)
-		g := checkGradient(t, "max "+name, p, map[string]*value{"v": vals(f64(4), in...)}, checkOpts{noFD: true})
+		g := checkGradient(t, "max "+name, p, map[string]*value{"v": vals(coretest.F64(4), in...)}, checkOpts{noFD: true})
 		if _, ok := closeSlices(g["v"], want, 0); !ok {
 			t.Errorf("max %s of %v: gradient %v, want %v", name, in, g["v"], want)
 		}
@@ -113,10 +114,10 @@ func TestAnchorMaxTie(t *testing.T) {
 // goes to the constant, the first argument).
 func TestAnchorReLU(t *testing.T) {
 	var b core.Builder
-	x := b.Var("x", f64(4))
+	x := b.Var("x", coretest.F64(4))
 	zero := b.Replicate(4, core.ScalarF(core.Float64, 0))
 	p := mustProg(t, &b, []*core.Var{x}, b.SumOuter(b.Binary(core.OpMax, zero, x)))
-	g := checkGradient(t, "relu", p, map[string]*value{"x": vals(f64(4), 1.1, -2.2, 0, 4.4)}, checkOpts{noFD: true})
+	g := checkGradient(t, "relu", p, map[string]*value{"x": vals(coretest.F64(4), 1.1, -2.2, 0, 4.4)}, checkOpts{noFD: true})
 	if _, ok := closeSlices(g["x"], []float64{1, 0, 0, 1}, 0); !ok {
 		t.Errorf("relu gradient %v, want [1 0 0 1]", g["x"])
 	}
@@ -126,7 +127,7 @@ func TestAnchorReLU(t *testing.T) {
 // version): gradient is 22 twos then 6 ones.
 func TestAnchorOverleafBulk(t *testing.T) {
 	var b core.Builder
-	v := b.Var("v", f64(28))
+	v := b.Var("v", coretest.F64(28))
 	i := b.Var("i", core.Scalar(core.Int64))
 	p := mustProg(t, &b, []*core.Var{v}, b.SumOuter(b.Gather(core.Shape{50}, v, b.IndexFn([]*core.Var{i}, b.Binary(core.OpRem, i, core.ScalarI(28))))))
 	checkOverleaf(t, p, checkOpts{skipBOT: true})
@@ -140,7 +141,7 @@ func checkOverleaf(t *testing.T, p *core.Program, o checkOpts) {
 	for k := range in {
 		in[k] = float64(k)
 	}
-	g := checkGradient(t, "overleaf", p, map[string]*value{"v": vals(f64(28), in...)}, o)
+	g := checkGradient(t, "overleaf", p, map[string]*value{"v": vals(coretest.F64(28), in...)}, o)
 	for k, x := range g["v"] {
 		want := 1.0
 		if k < 22 {
@@ -156,10 +157,10 @@ func checkOverleaf(t *testing.T, p *core.Program, o checkOpts) {
 // scatter [6] [1..9] (\[i] -> [quot i 2]) = [3, 7, 11, 15, 9, 0].
 func TestEvaluatorScatterExample(t *testing.T) {
 	var b core.Builder
-	x := b.Var("t", f64(9))
+	x := b.Var("t", coretest.F64(9))
 	i := b.Var("i", core.Scalar(core.Int64))
 	p := mustProg(t, &b, []*core.Var{x}, b.Scatter(core.Shape{6}, x, b.IndexFn([]*core.Var{i}, b.Binary(core.OpQuot, i, core.ScalarI(2)))))
-	r, err := evalPrimal(p, map[string]*value{"t": vals(f64(9), 1, 2, 3, 4, 5, 6, 7, 8, 9)})
+	r, err := evalPrimal(p, map[string]*value{"t": vals(coretest.F64(9), 1, 2, 3, 4, 5, 6, 7, 8, 9)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,16 +5,17 @@ import (
 	"testing"
 
 	"github.com/bulkad/bulkad/core"
+	"github.com/bulkad/bulkad/core/coretest"
 )
 
 // doubling is x_{i+1} = (x_i + x_i) / 2, n times, on a scalar: the exponential-sharing example of
 // paper 001 (the derivative is exactly 1).
 func doubling(t testing.TB, n int) *core.Program {
 	var b core.Builder
-	x0 := b.Var("x_0", f64())
+	x0 := b.Var("x_0", coretest.F64())
 	vars := []*core.Var{x0}
 	for i := 1; i <= n; i++ {
-		vars = append(vars, b.Var(fmt.Sprintf("x_%d", i), f64()))
+		vars = append(vars, b.Var(fmt.Sprintf("x_%d", i), coretest.F64()))
 	}
 	two := core.ScalarF(core.Float64, 2)
 	var body core.Term = vars[n]
@@ -28,10 +29,10 @@ func doubling(t testing.TB, n int) *core.Program {
 // x_{i+1} = sin x_i * 0.5 + x_i * w, result sumOuter x_n.
 func elementChain(t testing.TB, n int) *core.Program {
 	var b core.Builder
-	x0, w := b.Var("x_0", f64(8)), b.Var("w", f64(8))
+	x0, w := b.Var("x_0", coretest.F64(8)), b.Var("w", coretest.F64(8))
 	vars := []*core.Var{x0}
 	for i := 1; i <= n; i++ {
-		vars = append(vars, b.Var(fmt.Sprintf("x_%d", i), f64(8)))
+		vars = append(vars, b.Var(fmt.Sprintf("x_%d", i), coretest.F64(8)))
 	}
 	half := b.Replicate(8, core.ScalarF(core.Float64, 0.5))
 	var body core.Term = b.SumOuter(vars[n])
@@ -59,7 +60,7 @@ func TestDoublingChainLinear(t *testing.T) {
 		perN = append(perN, float64(size)/float64(n))
 		t.Logf("n=%d: share IDs %d, Delta nodes visited %d, artifact nodes %d", n, st.ShareIDs, st.NodesVisited, size)
 		if n <= 1000 {
-			_, g := runArtifact(t, a, map[string]*value{"x_0": vals(f64(), 0.75)})
+			_, g := runArtifact(t, a, map[string]*value{"x_0": vals(coretest.F64(), 0.75)})
 			if g["x_0"][0] != 1 {
 				t.Errorf("n=%d: gradient %v, want 1", n, g["x_0"])
 			}
@@ -134,7 +135,7 @@ func TestDoublingPlain(t *testing.T) {
 	if st := a.Stats(); st.SharesVisited != st.ShareIDs || st.ShareIDs != 60 {
 		t.Errorf("stats %+v, want 60 share IDs each visited once", st)
 	}
-	_, g := runArtifact(t, a, map[string]*value{"x_0": vals(f64(), 0.1)})
+	_, g := runArtifact(t, a, map[string]*value{"x_0": vals(coretest.F64(), 0.1)})
 	if g["x_0"][0] != float64(uint64(1)<<60) {
 		t.Errorf("gradient %v, want 2^60", g["x_0"][0])
 	}

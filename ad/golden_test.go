@@ -104,7 +104,7 @@ func TestGoldenTsc(t *testing.T) {
 	if n := countNodes(tu.Elems[1], lets, isScatter); n > 2 {
 		t.Errorf("t_sc gradient has %d scatters, want ≤ 2: %s", n, full)
 	}
-	checkGradient(t, "t_sc", src, map[string]*value{"a": vals(f64(5), 1, -2, 3, 0.5, 2)}, checkOpts{})
+	checkGradient(t, "t_sc", src, map[string]*value{"a": vals(coretest.F64(5), 1, -2, 3, 0.5, 2)}, checkOpts{})
 }
 
 // TestGoldenMatmat: the VJP of matmul x y is two matmuls with transposes:
@@ -255,7 +255,7 @@ func TestArtifactAPI(t *testing.T) {
 	if w := a.Wrt(); len(w) != 1 || w[0] != "y" {
 		t.Errorf("Wrt %v", w)
 	}
-	x, y, d := vals(f64(3), 1, 2, 3), vals(f64(3), 0.1, 0.2, 0.3), vals(f64(3), 1, -1, 2)
+	x, y, d := vals(coretest.F64(3), 1, 2, 3), vals(coretest.F64(3), 0.1, 0.2, 0.3), vals(coretest.F64(3), 1, -1, 2)
 	v, g := runArtifact(t, a, map[string]*value{"x": x, "y": y, DretName: d})
 	for k := 0; k < 3; k++ {
 		if relErr(v[k], x.f[k]*sinf(y.f[k])) > 1e-15 || relErr(g["y"][k], d.f[k]*x.f[k]*cosf(y.f[k])) > 1e-15 {
@@ -327,7 +327,7 @@ func TestSecondOrder(t *testing.T) {
 	sum := b.SumOuter(resultOf(gx.Body))
 	sp := mustProg(t, &b, gx.Params, replaceResult(&b, gx.Body, sum))
 	h := must(t)(Grad(sp))
-	args := map[string]*value{"x": vals(f64(3), 0.3, -1.2, 2), "y": vals(f64(3), 1.5, -0.5, 0.25)}
+	args := map[string]*value{"x": vals(coretest.F64(3), 0.3, -1.2, 2), "y": vals(coretest.F64(3), 1.5, -0.5, 0.25)}
 	_, g := runArtifact(t, h, args)
 	for i := 0; i < 3; i++ {
 		x, y := args["x"].f[i], args["y"].f[i]

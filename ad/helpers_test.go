@@ -12,11 +12,6 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// f64 is the rank-r float64 type of the given shape.
-func f64(sh ...int) core.Type { return core.Type{Shape: core.Shape(sh), Dtype: core.Float64} }
-
-func f32(sh ...int) core.Type { return core.Type{Shape: core.Shape(sh), Dtype: core.Float32} }
-
 // must is the artifact of a Grad or VJP call, failing t on an error: a := must(t)(Grad(p)).
 func must(t testing.TB) func(a *Artifact, err error) *Artifact {
 	return func(a *Artifact, err error) *Artifact {
@@ -105,14 +100,8 @@ func fdGrad(t testing.TB, p *core.Program, args map[string]*value, dret *value, 
 		a := args[name]
 		g := make([]float64, len(a.f))
 		for k := range a.f {
-			x := a.f[k]
-			h := 1e-6 * math.Max(1, math.Abs(x))
-			a.f[k] = x + h
-			fp := obj()
-			a.f[k] = x - h
-			fm := obj()
-			a.f[k] = x
-			g[k] = (fp - fm) / (2 * h)
+			h := 1e-6 * math.Max(1, math.Abs(a.f[k]))
+			g[k] = testutil.CentralDiff(a.f, k, h, obj)
 		}
 		out[name] = g
 	}

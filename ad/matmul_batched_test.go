@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/bulkad/bulkad/core"
+	"github.com/bulkad/bulkad/core/coretest"
 )
 
 // Batched matmul (x : B ++ [m,k], y : B ++ [k,n]): the transposition of matmul A other and
@@ -18,31 +19,31 @@ func TestBatchedMatMulGradients(t *testing.T) {
 		mk   func(b *core.Builder) ([]*core.Var, core.Term)
 	}{
 		{"both operands", func(b *core.Builder) ([]*core.Var, core.Term) {
-			x, y := b.Var("x", f64(2, 3, 4)), b.Var("y", f64(2, 4, 2))
+			x, y := b.Var("x", coretest.F64(2, 3, 4)), b.Var("y", coretest.F64(2, 4, 2))
 			return []*core.Var{x, y}, b.MatMul(b.Unary(core.OpTanh, x), y)
 		}},
 		{"rank 4", func(b *core.Builder) ([]*core.Var, core.Term) {
-			x, y := b.Var("x", f64(2, 2, 3, 2)), b.Var("y", f64(2, 2, 2, 3))
+			x, y := b.Var("x", coretest.F64(2, 2, 3, 2)), b.Var("y", coretest.F64(2, 2, 2, 3))
 			return []*core.Var{x, y}, b.MatMul(x, b.Unary(core.OpSin, y))
 		}},
 		{"self", func(b *core.Builder) ([]*core.Var, core.Term) {
-			x := b.Var("x", f64(3, 2, 2))
+			x := b.Var("x", coretest.F64(3, 2, 2))
 			return []*core.Var{x}, b.MatMul(x, x)
 		}},
 		// attention's scores: q kᵀ per head, with the transpose of the last two dimensions
 		{"transposed operand", func(b *core.Builder) ([]*core.Var, core.Term) {
-			q, k := b.Var("q", f64(2, 3, 4)), b.Var("k", f64(2, 5, 4))
+			q, k := b.Var("q", coretest.F64(2, 3, 4)), b.Var("k", coretest.F64(2, 5, 4))
 			return []*core.Var{q, k}, b.MatMul(q, b.Transpose([]int{0, 2, 1}, k))
 		}},
 		// softmax(q kᵀ) v: a product of products, both operands depending on one parameter
 		{"attention", func(b *core.Builder) ([]*core.Var, core.Term) {
-			q, v := b.Var("q", f64(2, 3, 2)), b.Var("v", f64(2, 3, 2))
+			q, v := b.Var("q", coretest.F64(2, 3, 2)), b.Var("v", coretest.F64(2, 3, 2))
 			s := b.Unary(core.OpExp, b.MatMul(q, b.Transpose([]int{0, 2, 1}, q)))
 			return []*core.Var{q, v}, b.MatMul(s, b.Unary(core.OpTanh, v))
 		}},
 		// one batch position: the ordinary product's rules in a stack of one
 		{"batch of one", func(b *core.Builder) ([]*core.Var, core.Term) {
-			x, y := b.Var("x", f64(1, 3, 4)), b.Var("y", f64(1, 4, 2))
+			x, y := b.Var("x", coretest.F64(1, 3, 4)), b.Var("y", coretest.F64(1, 4, 2))
 			return []*core.Var{x, y}, b.MatMul(x, y)
 		}},
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/bulkad/bulkad/core"
+	"github.com/bulkad/bulkad/core/coretest"
 	"gorgonia.org/tensor"
 )
 
@@ -79,7 +80,7 @@ func TestBinaryOps(t *testing.T) {
 			checkF32(t, op.Word(), mk(core.Float32), args, g)
 			// Same operand twice (x op x) exercises the sharing of one Delta by both factors.
 			var b core.Builder
-			x := b.Var("x", f64(6))
+			x := b.Var("x", coretest.F64(6))
 			p2 := mustProg(t, &b, []*core.Var{x}, b.Binary(op, x, x))
 			checkGradient(t, op.Word()+" self", p2, map[string]*value{"x": args["x"]}, checkOpts{noFD: op == core.OpMax || op == core.OpMin})
 		})
@@ -144,102 +145,102 @@ func TestConstructs(t *testing.T) {
 	i64 := core.Scalar(core.Int64)
 	cases := []tc{
 		{"index", func(b *core.Builder) ([]*core.Var, core.Term) {
-			x, k := b.Var("x", f64(3, 4)), b.Var("k", i64)
+			x, k := b.Var("x", coretest.F64(3, 4)), b.Var("k", i64)
 			return []*core.Var{x, k}, b.Index(x, b.Binary(core.OpAdd, k, core.ScalarI(1)))
 		}, false},
 		{"index out of bounds", func(b *core.Builder) ([]*core.Var, core.Term) {
-			x := b.Var("x", f64(3, 4))
+			x := b.Var("x", coretest.F64(3, 4))
 			return []*core.Var{x}, b.Add(b.Index(x, core.ScalarI(7)), b.Index(x, core.ScalarI(2)))
 		}, false},
 		{"index scalar", func(b *core.Builder) ([]*core.Var, core.Term) {
-			x := b.Var("x", f64(3, 4))
+			x := b.Var("x", coretest.F64(3, 4))
 			return []*core.Var{x}, b.Index(x, core.ScalarI(2), core.ScalarI(1))
 		}, false},
 		{"sumOuter", func(b *core.Builder) ([]*core.Var, core.Term) {
-			x := b.Var("x", f64(3, 4))
+			x := b.Var("x", coretest.F64(3, 4))
 			return []*core.Var{x}, b.SumOuter(b.Mul(x, x))
 		}, false},
 		{"gather transpose", func(b *core.Builder) ([]*core.Var, core.Term) {
-			x := b.Var("x", f64(3, 4))
+			x := b.Var("x", coretest.F64(3, 4))
 			i, j := b.Var("i", i64), b.Var("j", i64)
 			return []*core.Var{x}, b.Gather(core.Shape{4, 3}, b.Mul(x, x), b.IndexFn([]*core.Var{i, j}, j, i))
 		}, false},
 		{"gather repeated", func(b *core.Builder) ([]*core.Var, core.Term) {
-			x := b.Var("x", f64(5, 2))
+			x := b.Var("x", coretest.F64(5, 2))
 			i := b.Var("i", i64)
 			return []*core.Var{x}, b.Gather(core.Shape{7, 2}, x, b.IndexFn([]*core.Var{i}, b.Binary(core.OpQuot, i, core.ScalarI(2))))
 		}, false},
 		{"gather data-dependent", func(b *core.Builder) ([]*core.Var, core.Term) {
-			x, k := b.Var("x", f64(5)), b.Var("k", core.Type{Shape: core.Shape{3}, Dtype: core.Int64})
+			x, k := b.Var("x", coretest.F64(5)), b.Var("k", core.Type{Shape: core.Shape{3}, Dtype: core.Int64})
 			i := b.Var("i", i64)
 			return []*core.Var{x, k}, b.Gather(core.Shape{3}, b.Unary(core.OpSin, x), b.IndexFn([]*core.Var{i}, b.Index(k, i)))
 		}, false},
 		{"scatter collisions", func(b *core.Builder) ([]*core.Var, core.Term) {
-			x := b.Var("x", f64(9))
+			x := b.Var("x", coretest.F64(9))
 			i := b.Var("i", i64)
 			return []*core.Var{x}, b.Scatter(core.Shape{4}, b.Mul(x, x), b.IndexFn([]*core.Var{i}, b.Binary(core.OpQuot, i, core.ScalarI(2))))
 		}, false},
 		{"fromVector", func(b *core.Builder) ([]*core.Var, core.Term) {
-			x := b.Var("x", f64(3))
+			x := b.Var("x", coretest.F64(3))
 			el := func(k int64) core.Term { return b.Index(x, core.ScalarI(k)) }
 			return []*core.Var{x}, b.FromVector(b.Mul(el(0), el(1)), b.Unary(core.OpSin, el(2)), core.ScalarF(core.Float64, 3), el(0))
 		}, false},
 		{"replicate", func(b *core.Builder) ([]*core.Var, core.Term) {
-			x := b.Var("x", f64(3))
+			x := b.Var("x", coretest.F64(3))
 			return []*core.Var{x}, b.Mul(b.Replicate(2, x), b.Replicate(2, b.Unary(core.OpExp, x)))
 		}, false},
 		{"transpose", func(b *core.Builder) ([]*core.Var, core.Term) {
-			x := b.Var("x", f64(2, 3, 4))
+			x := b.Var("x", coretest.F64(2, 3, 4))
 			return []*core.Var{x}, b.Transpose([]int{2, 0, 1}, b.Unary(core.OpTanh, x))
 		}, false},
 		{"transpose partial", func(b *core.Builder) ([]*core.Var, core.Term) {
-			x := b.Var("x", f64(2, 3, 4))
+			x := b.Var("x", coretest.F64(2, 3, 4))
 			return []*core.Var{x}, b.Transpose([]int{1, 0}, b.Mul(x, x))
 		}, false},
 		{"reshape", func(b *core.Builder) ([]*core.Var, core.Term) {
-			x := b.Var("x", f64(2, 6))
+			x := b.Var("x", coretest.F64(2, 6))
 			return []*core.Var{x}, b.Reshape(core.Shape{3, 4}, b.Mul(x, b.Unary(core.OpSin, x)))
 		}, false},
 		{"matmul", func(b *core.Builder) ([]*core.Var, core.Term) {
-			x, y := b.Var("x", f64(3, 4)), b.Var("y", f64(4, 2))
+			x, y := b.Var("x", coretest.F64(3, 4)), b.Var("y", coretest.F64(4, 2))
 			return []*core.Var{x, y}, b.MatMul(b.Unary(core.OpTanh, x), y)
 		}, false},
 		{"matmul self", func(b *core.Builder) ([]*core.Var, core.Term) {
-			x := b.Var("x", f64(3, 3))
+			x := b.Var("x", coretest.F64(3, 3))
 			return []*core.Var{x}, b.MatMul(x, x)
 		}, false},
 		{"cond then", func(b *core.Builder) ([]*core.Var, core.Term) {
-			x, k := b.Var("x", f64(3)), b.Var("k", i64)
+			x, k := b.Var("x", coretest.F64(3)), b.Var("k", i64)
 			return []*core.Var{x, k}, b.Cond(b.Binary(core.OpGe, k, core.ScalarI(0)), b.Unary(core.OpSin, x), b.Mul(x, x))
 		}, false},
 		{"cond float test", func(b *core.Builder) ([]*core.Var, core.Term) {
-			x := b.Var("x", f64(3))
+			x := b.Var("x", coretest.F64(3))
 			s := b.SumOuter(x)
 			return []*core.Var{x}, b.Cond(b.Binary(core.OpLt, s, core.ScalarF(core.Float64, 100)), b.Mul(x, x), x)
 		}, false},
 		{"let sharing", func(b *core.Builder) ([]*core.Var, core.Term) {
-			x := b.Var("x", f64(3))
-			y, z := b.Var("y", f64(3)), b.Var("z", f64(3))
+			x := b.Var("x", coretest.F64(3))
+			y, z := b.Var("y", coretest.F64(3)), b.Var("z", coretest.F64(3))
 			return []*core.Var{x}, b.Let(y, b.Mul(x, x), b.Let(z, b.Add(y, b.Unary(core.OpSin, y)), b.Mul(z, b.Add(z, y))))
 		}, false},
 		{"nested let", func(b *core.Builder) ([]*core.Var, core.Term) {
-			x := b.Var("x", f64(3))
-			y := b.Var("y", f64(3))
+			x := b.Var("x", coretest.F64(3))
+			y := b.Var("y", coretest.F64(3))
 			return []*core.Var{x}, b.Unary(core.OpExp, b.Let(y, b.Unary(core.OpSin, x), b.Mul(y, y)))
 		}, false},
 		{"discrete subterms", func(b *core.Builder) ([]*core.Var, core.Term) {
-			x, k := b.Var("x", f64(4)), b.Var("k", i64)
+			x, k := b.Var("x", coretest.F64(4)), b.Var("k", i64)
 			m := b.Cast(core.Float64, b.Binary(core.OpGt, x, b.Replicate(4, core.ScalarF(core.Float64, 0.5))))
 			c := b.Replicate(4, b.Cast(core.Float64, b.Binary(core.OpAdd, k, b.ArgmaxOuter(x))))
 			fl := b.Cast(core.Float64, b.Cast(core.Int64, b.Mul(x, x)))
 			return []*core.Var{x, k}, b.Add(b.Mul(x, b.Add(m, c)), fl)
 		}, true},
 		{"cast f32 inside", func(b *core.Builder) ([]*core.Var, core.Term) {
-			x := b.Var("x", f64(3))
+			x := b.Var("x", coretest.F64(3))
 			return []*core.Var{x}, b.Cast(core.Float64, b.Unary(core.OpExp, b.Cast(core.Float32, x)))
 		}, true},
 		{"build1 discrete", func(b *core.Builder) ([]*core.Var, core.Term) {
-			x := b.Var("x", f64(4))
+			x := b.Var("x", coretest.F64(4))
 			i := b.Var("i", i64)
 			idx := b.Build1(4, i, b.Binary(core.OpSub, core.ScalarI(3), i))
 			j := b.Var("j", i64)
@@ -284,14 +285,14 @@ func TestConstructs(t *testing.T) {
 // TestCastGradient: the gradient through f64 -> f32 -> f64 casts is the f32 computation's.
 func TestCastGradient(t *testing.T) {
 	var b core.Builder
-	x, y := b.Var("x", f64(3)), b.Var("y", f32(3))
+	x, y := b.Var("x", coretest.F64(3)), b.Var("y", coretest.F32(3))
 	body := b.SumOuter(b.Mul(b.Cast(core.Float64, b.Mul(b.Cast(core.Float32, x), y)), x))
 	p := mustProg(t, &b, []*core.Var{x, y}, body)
-	args := map[string]*value{"x": vals(f64(3), 0.3, -1.25, 2), "y": vals(f32(3), 1.5, 0.5, -2)}
+	args := map[string]*value{"x": vals(coretest.F64(3), 0.3, -1.25, 2), "y": vals(coretest.F32(3), 1.5, 0.5, -2)}
 	g := checkGradient(t, "cast", p, args, checkOpts{noFD: true, dotTol: 1e-6})
 	for k := 0; k < 3; k++ {
 		xv, yv := args["x"].f[k], args["y"].f[k]
-		// f = sum(f64(f32(x)*y) * x): df/dx = 2*x*y (up to f32 rounding), df/dy = x*f32(x).
+		// f = sum(coretest.F64(coretest.F32(x)*y) * x): df/dx = 2*x*y (up to f32 rounding), df/dy = x*coretest.F32(x).
 		if relErr(g["x"][k], 2*xv*yv) > 1e-6 {
 			t.Errorf("d/dx[%d] = %v, want %v", k, g["x"][k], 2*xv*yv)
 		}
@@ -325,7 +326,7 @@ func TestCondUntakenNaN(t *testing.T) {
 	}
 	for _, c := range cases {
 		p := parse(t, c.src)
-		args := map[string]*value{"x": vals(f64(), c.x), "y": vals(f64(), 3)}
+		args := map[string]*value{"x": vals(coretest.F64(), c.x), "y": vals(coretest.F64(), 3)}
 		a := must(t)(Grad(p))
 		v, g := runArtifact(t, a, args)
 		if v[0] != c.wantV || g["x"][0] != c.wantG {
@@ -349,10 +350,10 @@ func TestCondUntakenNaN(t *testing.T) {
 // TestPowZeroBase: d/dx x^y at x = 0 and d/dy x^y at x = 0 follow the documented conventions.
 func TestPowZeroBase(t *testing.T) {
 	var b core.Builder
-	x, y := b.Var("x", f64(4)), b.Var("y", f64(4))
+	x, y := b.Var("x", coretest.F64(4)), b.Var("y", coretest.F64(4))
 	p := mustProg(t, &b, []*core.Var{x, y}, b.SumOuter(b.Binary(core.OpPow, x, y)))
 	a := must(t)(Grad(p))
-	_, g := runArtifact(t, a, map[string]*value{"x": vals(f64(4), 0, 0, 0, 2), "y": vals(f64(4), 0, 1, 2, 0)})
+	_, g := runArtifact(t, a, map[string]*value{"x": vals(coretest.F64(4), 0, 0, 0, 2), "y": vals(coretest.F64(4), 0, 1, 2, 0)})
 	// x: y*x^(y-1): y=0 -> 0 (not 0*inf); y=1 -> 1; y=2 -> 0; at x=2,y=0 -> 0.
 	wantX := []float64{0, 1, 0, 0}
 	// y: x^y log x: x^y=1 at 0^0 -> 1*log 0 = -inf (x^y != 0); 0 where x^y == 0; log 2 at x=2,y=0.
@@ -371,10 +372,10 @@ func TestPowZeroBase(t *testing.T) {
 // TestAbsSignAtZero: abs'(0) = 0, sign' = 0.
 func TestAbsSignAtZero(t *testing.T) {
 	var b core.Builder
-	x := b.Var("x", f64(3))
+	x := b.Var("x", coretest.F64(3))
 	p := mustProg(t, &b, []*core.Var{x}, b.SumOuter(b.Add(b.Unary(core.OpAbs, x), b.Unary(core.OpSign, x))))
 	a := must(t)(Grad(p))
-	_, g := runArtifact(t, a, map[string]*value{"x": vals(f64(3), -2, 0, 3)})
+	_, g := runArtifact(t, a, map[string]*value{"x": vals(coretest.F64(3), -2, 0, 3)})
 	if _, ok := closeSlices(g["x"], []float64{-1, 0, 1}, 0); !ok {
 		t.Errorf("gradient %v, want [-1 0 1]", g["x"])
 	}
@@ -382,14 +383,14 @@ func TestAbsSignAtZero(t *testing.T) {
 
 func TestWrtHandling(t *testing.T) {
 	var b core.Builder
-	x, y, k := b.Var("x", f64(2)), b.Var("y", f32(3)), b.Var("k", core.Scalar(core.Int64))
+	x, y, k := b.Var("x", coretest.F64(2)), b.Var("y", coretest.F32(3)), b.Var("k", core.Scalar(core.Int64))
 	body := b.SumOuter(b.Mul(x, x))
 	p := mustProg(t, &b, []*core.Var{x, y, k}, body)
 	a := must(t)(Grad(p))
 	if w := a.Wrt(); len(w) != 2 || w[0] != "x" || w[1] != "y" {
 		t.Fatalf("default wrt %v, want [x y]", w)
 	}
-	args := map[string]*value{"x": vals(f64(2), 1, 2), "y": vals(f32(3), 1, 2, 3), "k": newValue(core.Scalar(core.Int64))}
+	args := map[string]*value{"x": vals(coretest.F64(2), 1, 2), "y": vals(coretest.F32(3), 1, 2, 3), "k": newValue(core.Scalar(core.Int64))}
 	_, g := runArtifact(t, a, args)
 	if _, ok := closeSlices(g["y"], []float64{0, 0, 0}, 0); !ok {
 		t.Errorf("unused parameter gradient %v, want zeros", g["y"])
@@ -414,7 +415,7 @@ func TestWrtHandling(t *testing.T) {
 	if _, err := VJP(r); err == nil {
 		t.Errorf("VJP of an integer result succeeded")
 	}
-	d := b.Var(DretName, f64(2))
+	d := b.Var(DretName, coretest.F64(2))
 	s := mustProg(t, &b, []*core.Var{d}, b.Mul(d, d))
 	if _, err := VJP(s); err == nil {
 		t.Errorf("VJP with a parameter named dret succeeded")
@@ -424,10 +425,10 @@ func TestWrtHandling(t *testing.T) {
 // TestShadowedLets: duplicate and shadowing let names are renamed before hoisting.
 func TestShadowedLets(t *testing.T) {
 	var b core.Builder
-	x := b.Var("x", f64(3))
-	y := b.Var("y", f64(3))
-	yy := b.Var("y", f64(3))
-	dret := b.Var("dret", f64(3))
+	x := b.Var("x", coretest.F64(3))
+	y := b.Var("y", coretest.F64(3))
+	yy := b.Var("y", coretest.F64(3))
+	dret := b.Var("dret", coretest.F64(3))
 	inner := b.Let(yy, b.Unary(core.OpSin, y), b.Mul(yy, y)) // inner y shadows outer y
 	other := b.Let(y, b.Unary(core.OpExp, x), y)             // a sibling let with the same name
 	body := b.Let(dret, b.Mul(x, x), b.Let(y, b.Mul(x, dret), b.Add(inner, b.Mul(other, y))))
@@ -462,7 +463,7 @@ func TestLogSumExpStable(t *testing.T) {
 	p := parse(t, `fn (x : [3] f64) => let m = index x [argmaxOuter x] in m + log (sumOuter (exp (x - replicate 3 m)))`)
 	a := must(t)(Grad(p))
 	for _, in := range [][]float64{{1000, 1001, 999}, {0, math.Inf(-1), 1}, {-3, 2, 0.5}} {
-		v, g := runArtifact(t, a, map[string]*value{"x": vals(f64(3), in...)})
+		v, g := runArtifact(t, a, map[string]*value{"x": vals(coretest.F64(3), in...)})
 		mx := math.Max(in[0], math.Max(in[1], in[2]))
 		s := 0.0
 		for _, x := range in {

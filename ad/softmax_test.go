@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/bulkad/bulkad/core"
+	"github.com/bulkad/bulkad/core/coretest"
 	"github.com/bulkad/bulkad/core/tensors"
 	"github.com/bulkad/bulkad/lower"
 	"gorgonia.org/tensor"
@@ -15,11 +16,11 @@ import (
 // of lower along axis), so that the cotangent of y is the non-constant w.
 func normalisedExpProgram(t *testing.T, shape core.Shape, axis int, log bool) *core.Program {
 	t.Helper()
-	x, err := core.NewVar("x", f64(shape...))
+	x, err := core.NewVar("x", coretest.F64(shape...))
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := core.NewVar("w", f64(shape...))
+	w, err := core.NewVar("w", coretest.F64(shape...))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,8 +10,6 @@ import (
 	"gorgonia.org/tensor"
 )
 
-func f64(sh ...int) core.Type { return core.Type{Shape: core.Shape(sh), Dtype: core.Float64} }
-
 var i64s = core.Scalar(core.Int64)
 
 // mustProg is coretest.MustProgram.
@@ -73,7 +71,7 @@ func expectTerm(t *testing.T, what string, got, want core.Term) {
 func TestGoldenIndexPlusOne(t *testing.T) {
 	var b core.Builder
 	k := 5
-	a := b.Var("a", f64(k))
+	a := b.Var("a", coretest.F64(k))
 	i := b.Var("i", i64s)
 	one := core.ScalarF(core.Float64, 1)
 	p := mustProg(t, &b, []*core.Var{a}, b.Build1(k, i, b.Add(b.Index(a, i), one)))
@@ -91,7 +89,7 @@ func TestGoldenIndexPlusOne(t *testing.T) {
 func TestGoldenSelfConvolution(t *testing.T) {
 	var b core.Builder
 	n := 6
-	a := b.Var("a", f64(n))
+	a := b.Var("a", coretest.F64(n))
 	i := b.Var("i", i64s)
 	rev := b.Sub(core.ScalarI(int64(n-1)), i)
 	p := mustProg(t, &b, []*core.Var{a}, b.SumOuter(b.Build1(n, i, b.Mul(b.Index(a, i), b.Index(a, rev)))))
@@ -111,8 +109,8 @@ func TestGoldenMatmat(t *testing.T) {
 	for _, dims := range [][3]int{{3, 4, 5}, {2, 2, 2}, {1, 3, 2}, {4, 1, 3}} {
 		var b core.Builder
 		k, m, n := dims[0], dims[1], dims[2]
-		a := b.Var("a", f64(k, m))
-		bb := b.Var("b", f64(m, n))
+		a := b.Var("a", coretest.F64(k, m))
+		bb := b.Var("b", coretest.F64(m, n))
 		i, j, pv := b.Var("i", i64s), b.Var("j", i64s), b.Var("p", i64s)
 		body := b.Build1(k, i, b.Build1(n, j, b.SumOuter(b.Build1(m, pv, b.Mul(b.Index(a, i, pv), b.Index(bb, pv, j))))))
 		p := mustProg(t, &b, []*core.Var{a, bb}, body)
@@ -131,10 +129,10 @@ func TestGoldenBatchedMatMul(t *testing.T) {
 	var b core.Builder
 	bs, h, s, d := 2, 3, 4, 5
 	i, j := b.Var("i", i64s), b.Var("j", i64s)
-	q := b.Var("q", f64(h, s, d))
-	kk := b.Var("kk", f64(h, s, d))
-	q4 := b.Var("q4", f64(bs, h, s, d))
-	v4 := b.Var("v4", f64(bs, h, d, s))
+	q := b.Var("q", coretest.F64(h, s, d))
+	kk := b.Var("kk", coretest.F64(h, s, d))
+	q4 := b.Var("q4", coretest.F64(bs, h, s, d))
+	v4 := b.Var("v4", coretest.F64(bs, h, d, s))
 	cases := []goldenCase{
 		{"q k^T per head", []*core.Var{q, kk},
 			b.Build1(h, i, b.MatMul(b.Index(q, i), b.Transpose([]int{1, 0}, b.Index(kk, i)))),
@@ -177,9 +175,9 @@ func TestGoldenMatmatTransposed(t *testing.T) {
 	var b core.Builder
 	k, m, n := 3, 4, 2
 	i, j, pv := b.Var("i", i64s), b.Var("j", i64s), b.Var("p", i64s)
-	at := b.Var("at", f64(m, k))
-	bt := b.Var("bt", f64(n, m))
-	a := b.Var("a", f64(k, m))
+	at := b.Var("at", coretest.F64(m, k))
+	bt := b.Var("bt", coretest.F64(n, m))
+	a := b.Var("a", coretest.F64(k, m))
 	mk := func(x, y core.Term) core.Term {
 		return b.Build1(k, i, b.Build1(n, j, b.SumOuter(b.Build1(m, pv, b.Mul(x, y)))))
 	}
@@ -195,7 +193,7 @@ func TestGoldenMatmatTransposed(t *testing.T) {
 // sumOuter (build1 50 (\i -> index v [rem i 28])) → sumOuter (gather [50] v (\[i] -> [rem i 28])).
 func TestGoldenRemGather(t *testing.T) {
 	var b core.Builder
-	v := b.Var("v", f64(28))
+	v := b.Var("v", coretest.F64(28))
 	i := b.Var("i", i64s)
 	ix := b.Binary(core.OpRem, i, core.ScalarI(28))
 	p := mustProg(t, &b, []*core.Var{v}, b.SumOuter(b.Build1(50, i, b.Index(v, ix))))
@@ -209,7 +207,7 @@ func TestGoldenRemGather(t *testing.T) {
 // → gathers only (no index, no build1), and the value is each row of a concatenated with itself.
 func TestGoldenConcatCond(t *testing.T) {
 	var b core.Builder
-	a := b.Var("a", f64(3, 10))
+	a := b.Var("a", coretest.F64(3, 10))
 	i, j := b.Var("i", i64s), b.Var("j", i64s)
 	c := b.Binary(core.OpLt, i, core.ScalarI(10))
 	body := b.Build1(3, j, b.Build1(20, i, b.Cond(c, b.Index(a, j, i), b.Index(a, j, b.Sub(i, core.ScalarI(10))))))
@@ -261,9 +259,9 @@ func TestGoldenConcatCond(t *testing.T) {
 // Top-level let names survive Vectorize, and KeepLets protects lets in Simplify.
 func TestTopLevelLetNames(t *testing.T) {
 	var b core.Builder
-	a := b.Var("a", f64(4))
-	h := b.Var("h", f64(4))
-	g := b.Var("g", f64(4))
+	a := b.Var("a", coretest.F64(4))
+	h := b.Var("h", coretest.F64(4))
+	g := b.Var("g", coretest.F64(4))
 	i := b.Var("i", i64s)
 	// let h = exp a in let g = build1 4 (\i -> index h [i] * 2) in g + h
 	two := core.ScalarF(core.Float64, 2)
@@ -300,8 +298,8 @@ func TestTopLevelLetNames(t *testing.T) {
 
 // Ill-typed input is rejected with the checker's error before any rewriting.
 func TestRejectIllTyped(t *testing.T) {
-	x, _ := core.NewVar("x", f64(3))
-	y, _ := core.NewVar("y", f64(3))
+	x, _ := core.NewVar("x", coretest.F64(3))
+	y, _ := core.NewVar("y", coretest.F64(3))
 	// a program whose body mentions a variable that is not a parameter
 	p := &core.Program{Params: []*core.Var{x}, Body: y}
 	if _, err := Vectorize(p); err == nil {

@@ -173,31 +173,9 @@ func propArgs(rng *rand.Rand, seed int64, p *core.Program) map[string]*tensor.De
 
 // Simplify reaches its fixed point on vectorised random programs too.
 func TestSimplifyFixedPointAfterBOT(t *testing.T) {
-	notFixed := 0
-	for seed := int64(0); seed < 500; seed++ {
-		p := coretest.RandomProgram(rand.New(rand.NewSource(seed)), propConfig(seed))
-		q, err := Vectorize(p)
-		if err != nil {
-			t.Fatalf("seed %d: %v", seed, err)
-		}
-		r1, err := core.Simplify(q)
-		if err != nil {
-			t.Fatalf("seed %d: %v", seed, err)
-		}
-		r2, err := core.Simplify(r1)
-		if err != nil {
-			t.Fatalf("seed %d: %v", seed, err)
-		}
-		if !core.Equal(r1.Body, r2.Body) {
-			notFixed++
-			if notFixed <= 3 {
-				t.Logf("seed %d:\n once  %v\n twice %v", seed, clip(r1.Body.String()), clip(r2.Body.String()))
-			}
-		}
-	}
-	if notFixed > 0 {
-		t.Errorf("%d of 500 vectorised programs were not at a fixed point after Simplify", notFixed)
-	}
+	coretest.CheckSimplifyFixedPoint(t, 500, func(seed int64) (*core.Program, error) {
+		return Vectorize(coretest.RandomProgram(rand.New(rand.NewSource(seed)), propConfig(seed)))
+	})
 }
 
 // DAG inputs stay DAGs: a chain of 200 nodes, each using the previous one twice (a tree of
@@ -205,7 +183,7 @@ func TestSimplifyFixedPointAfterBOT(t *testing.T) {
 // linear in the chain (unfolding would not terminate).
 func TestBOTSharedDAG(t *testing.T) {
 	var b core.Builder
-	a := b.Var("a", f64(4))
+	a := b.Var("a", coretest.F64(4))
 	i := b.Var("i", i64s)
 	k := b.Var("k", i64s)
 	const n = 200

@@ -79,12 +79,12 @@ func newTypingFixture(t *testing.T, d core.Dtype) *typingFixture {
 	f.z34 = mustVar(t, "z", core.Type{Shape: core.Shape{3, 4}, Dtype: other})
 	f.s = mustVar(t, "s", f.ty())
 	f.t9 = mustVar(t, "t", f.ty(9))
-	f.n34 = mustVar(t, "n", i64s(3, 4))
-	f.k = mustVar(t, "k", i64s())
-	f.b = mustVar(t, "b", bools())
-	f.bv = mustVar(t, "bv", bools(3, 4))
-	f.i = mustVar(t, "i", i64s())
-	f.j = mustVar(t, "j", i64s())
+	f.n34 = mustVar(t, "n", coretest.I64(3, 4))
+	f.k = mustVar(t, "k", coretest.I64())
+	f.b = mustVar(t, "b", coretest.Bool())
+	f.bv = mustVar(t, "bv", coretest.Bool(3, 4))
+	f.i = mustVar(t, "i", coretest.I64())
+	f.j = mustVar(t, "j", coretest.I64())
 	f.fi = mustVar(t, "fi", f.ty())
 	tup, err := core.NewTuple([]core.Term{f.x34})
 	if err != nil {
@@ -133,16 +133,16 @@ func (f *typingFixture) elementCases() []typingCase {
 		{"litF empty", lit([]int{0, 2}), ty(0, 2), ""},
 		{"litF count", lit([]int{2, 2}, 1, 2, 3), core.Type{}, "core: lit: shape [2 2] needs 4 values, got 3"},
 		{"litF negative", lit([]int{-1}), core.Type{}, "core: lit: negative dimension in shape [-1]"},
-		{"litF int dtype", func() (core.Term, error) { return term(core.NewLitF(i64s(1), []float64{1})) }, core.Type{}, "core: lit: dtype i64 is not a float dtype"},
-		{"litI", func() (core.Term, error) { return term(core.NewLitI(core.Shape{2}, []int64{1, -2})) }, i64s(2), ""},
+		{"litF int dtype", func() (core.Term, error) { return term(core.NewLitF(coretest.I64(1), []float64{1})) }, core.Type{}, "core: lit: dtype i64 is not a float dtype"},
+		{"litI", func() (core.Term, error) { return term(core.NewLitI(core.Shape{2}, []int64{1, -2})) }, coretest.I64(2), ""},
 		{"litI count", func() (core.Term, error) { return term(core.NewLitI(core.Shape{3}, []int64{1})) }, core.Type{}, "core: lit: shape [3] needs 3 values, got 1"},
-		{"litB", func() (core.Term, error) { return term(core.NewLitB(core.Shape{}, []bool{true})) }, bools(), ""},
+		{"litB", func() (core.Term, error) { return term(core.NewLitB(core.Shape{}, []bool{true})) }, coretest.Bool(), ""},
 		{"litB count", func() (core.Term, error) { return term(core.NewLitB(core.Shape{2}, nil)) }, core.Type{}, "core: lit: shape [2] needs 2 values, got 0"},
 		{"fill", func() (core.Term, error) { return term(core.Fill(ty(2, 2), 3)) }, ty(2, 2), ""},
 		{"fill invalid", func() (core.Term, error) { return term(core.Fill(core.Type{Shape: core.Shape{2}}, 3)) }, core.Type{}, "core: fill: invalid type [2] dtype(0)"},
 		{"scalarF", func() (core.Term, error) { return core.ScalarF(d, 2), nil }, ty(), ""},
-		{"scalarI", func() (core.Term, error) { return core.ScalarI(2), nil }, i64s(), ""},
-		{"scalarB", func() (core.Term, error) { return core.ScalarB(true), nil }, bools(), ""},
+		{"scalarI", func() (core.Term, error) { return core.ScalarI(2), nil }, coretest.I64(), ""},
+		{"scalarB", func() (core.Term, error) { return core.ScalarB(true), nil }, coretest.Bool(), ""},
 		// let, share, cond
 		{"let", func() (core.Term, error) {
 			return term(core.NewLet(mustVar(t, "w", ty(3, 4)), x34, s))
@@ -162,10 +162,10 @@ func (f *typingFixture) elementCases() []typingCase {
 		{"cond branches", func() (core.Term, error) { return term(core.NewCond(b, x34, z34)) }, core.Type{}, "core: cond: branch types [3,4] " + D + " and [3,4] " + O + " differ"},
 		{"cond nil", func() (core.Term, error) { return term(core.NewCond(b, nil, x34)) }, core.Type{}, "core: cond: operand is nil"},
 		// unary
-		{"neg int", func() (core.Term, error) { return term(core.NewUnary(core.OpNeg, n34)) }, i64s(3, 4), ""},
+		{"neg int", func() (core.Term, error) { return term(core.NewUnary(core.OpNeg, n34)) }, coretest.I64(3, 4), ""},
 		{"abs", func() (core.Term, error) { return term(core.NewUnary(core.OpAbs, x34)) }, ty(3, 4), ""},
-		{"sign int", func() (core.Term, error) { return term(core.NewUnary(core.OpSign, k)) }, i64s(), ""},
-		{"not", func() (core.Term, error) { return term(core.NewUnary(core.OpNot, bv)) }, bools(3, 4), ""},
+		{"sign int", func() (core.Term, error) { return term(core.NewUnary(core.OpSign, k)) }, coretest.I64(), ""},
+		{"not", func() (core.Term, error) { return term(core.NewUnary(core.OpNot, bv)) }, coretest.Bool(3, 4), ""},
 		{"exp int", func() (core.Term, error) { return term(core.NewUnary(core.OpExp, n34)) }, core.Type{}, "core: exp: operand dtype i64 not supported (want f64 or f32)"},
 		{"floor bool", func() (core.Term, error) { return term(core.NewUnary(core.OpFloor, b)) }, core.Type{}, "core: floor: operand dtype bool not supported (want f64 or f32)"},
 		{"neg bool", func() (core.Term, error) { return term(core.NewUnary(core.OpNeg, b)) }, core.Type{}, "core: neg: operand dtype bool not supported (want f64, f32 or i64)"},
@@ -174,7 +174,7 @@ func (f *typingFixture) elementCases() []typingCase {
 		{"unary nil", func() (core.Term, error) { return term(core.NewUnary(core.OpExp, nil)) }, core.Type{}, "core: exp: operand is nil"},
 		{"unary struct literal", func() (core.Term, error) { return term(core.NewUnary(core.OpExp, &core.Var{Name: "x"})) }, core.Type{}, "core: exp: operand *core.Var has no type (build terms with the core constructors)"},
 		// cast
-		{"cast to int", func() (core.Term, error) { return term(core.NewCast(core.Int64, x34)) }, i64s(3, 4), ""},
+		{"cast to int", func() (core.Term, error) { return term(core.NewCast(core.Int64, x34)) }, coretest.I64(3, 4), ""},
 		{"cast to other float", func() (core.Term, error) { return term(core.NewCast(other, x34)) }, core.Type{Shape: core.Shape{3, 4}, Dtype: other}, ""},
 		{"cast from bool", func() (core.Term, error) { return term(core.NewCast(d, bv)) }, ty(3, 4), ""},
 		{"cast invalid", func() (core.Term, error) { return term(core.NewCast(core.InvalidDtype, x34)) }, core.Type{}, "core: cast: invalid target dtype dtype(0)"},
@@ -184,13 +184,13 @@ func (f *typingFixture) elementCases() []typingCase {
 		{"div", func() (core.Term, error) { return term(core.NewBinary(core.OpDiv, s, s)) }, ty(), ""},
 		{"pow", func() (core.Term, error) { return term(core.NewBinary(core.OpPow, s, s)) }, ty(), ""},
 		{"atan2", func() (core.Term, error) { return term(core.NewBinary(core.OpAtan2, x34, x34)) }, ty(3, 4), ""},
-		{"max int", func() (core.Term, error) { return term(core.NewBinary(core.OpMax, n34, n34)) }, i64s(3, 4), ""},
-		{"quot", func() (core.Term, error) { return term(core.NewBinary(core.OpQuot, k, k)) }, i64s(), ""},
-		{"rem", func() (core.Term, error) { return term(core.NewBinary(core.OpRem, n34, n34)) }, i64s(3, 4), ""},
-		{"lt", func() (core.Term, error) { return term(core.NewBinary(core.OpLt, x34, x34)) }, bools(3, 4), ""},
-		{"ge int", func() (core.Term, error) { return term(core.NewBinary(core.OpGe, k, k)) }, bools(), ""},
-		{"eq bool", func() (core.Term, error) { return term(core.NewBinary(core.OpEq, b, b)) }, bools(), ""},
-		{"and", func() (core.Term, error) { return term(core.NewBinary(core.OpAnd, bv, bv)) }, bools(3, 4), ""},
+		{"max int", func() (core.Term, error) { return term(core.NewBinary(core.OpMax, n34, n34)) }, coretest.I64(3, 4), ""},
+		{"quot", func() (core.Term, error) { return term(core.NewBinary(core.OpQuot, k, k)) }, coretest.I64(), ""},
+		{"rem", func() (core.Term, error) { return term(core.NewBinary(core.OpRem, n34, n34)) }, coretest.I64(3, 4), ""},
+		{"lt", func() (core.Term, error) { return term(core.NewBinary(core.OpLt, x34, x34)) }, coretest.Bool(3, 4), ""},
+		{"ge int", func() (core.Term, error) { return term(core.NewBinary(core.OpGe, k, k)) }, coretest.Bool(), ""},
+		{"eq bool", func() (core.Term, error) { return term(core.NewBinary(core.OpEq, b, b)) }, coretest.Bool(), ""},
+		{"and", func() (core.Term, error) { return term(core.NewBinary(core.OpAnd, bv, bv)) }, coretest.Bool(3, 4), ""},
 		{"add shapes", func() (core.Term, error) { return term(core.NewBinary(core.OpAdd, x34, y43)) }, core.Type{}, "core: add: operand shapes [3 4] and [4 3] differ"},
 		{"mul dtypes", func() (core.Term, error) { return term(core.NewBinary(core.OpMul, x34, z34)) }, core.Type{}, "core: mul: operand dtypes " + D + " and " + O + " differ"},
 		{"sub int and float", func() (core.Term, error) { return term(core.NewBinary(core.OpSub, n34, x34)) }, core.Type{}, "core: sub: operand dtypes i64 and " + D + " differ"},
@@ -220,10 +220,10 @@ func (f *typingFixture) arrayCases() []typingCase {
 		{"index nil component", func() (core.Term, error) { return term(core.NewIndex(x34, []core.Term{k, nil})) }, core.Type{}, "core: index: index component 1 is nil"},
 		{"index nil", func() (core.Term, error) { return term(core.NewIndex(nil, nil)) }, core.Type{}, "core: index: operand is nil"},
 		{"sumOuter", func() (core.Term, error) { return term(core.NewSumOuter(x34)) }, ty(4), ""},
-		{"sumOuter int", func() (core.Term, error) { return term(core.NewSumOuter(n34)) }, i64s(4), ""},
+		{"sumOuter int", func() (core.Term, error) { return term(core.NewSumOuter(n34)) }, coretest.I64(4), ""},
 		{"sumOuter scalar", func() (core.Term, error) { return term(core.NewSumOuter(s)) }, core.Type{}, "core: sumOuter: operand is a scalar (shape []), want rank ≥ 1"},
 		{"sumOuter bool", func() (core.Term, error) { return term(core.NewSumOuter(bv)) }, core.Type{}, "core: sumOuter: operand dtype bool not supported, want f64, f32 or i64"},
-		{"argmaxOuter", func() (core.Term, error) { return term(core.NewArgmaxOuter(x34)) }, i64s(4), ""},
+		{"argmaxOuter", func() (core.Term, error) { return term(core.NewArgmaxOuter(x34)) }, coretest.I64(4), ""},
 		{"argmaxOuter scalar", func() (core.Term, error) { return term(core.NewArgmaxOuter(k)) }, core.Type{}, "core: argmaxOuter: operand is a scalar (shape []), want rank ≥ 1"},
 		{"argmaxOuter bool", func() (core.Term, error) { return term(core.NewArgmaxOuter(bv)) }, core.Type{}, "core: argmaxOuter: operand dtype bool not supported, want f64, f32 or i64"},
 		// gather: result [5,4] from x : [3,4] with one variable and one output index
@@ -261,7 +261,7 @@ func (f *typingFixture) arrayCases() []typingCase {
 		}, ty(2, 4), ""},
 		{"scatter int", func() (core.Term, error) {
 			return term(core.NewScatter(core.Shape{1}, n34, mustFn(t, []*core.Var{i, j}, core.ScalarI(0))))
-		}, i64s(1), ""},
+		}, coretest.I64(1), ""},
 		{"scatter bool", func() (core.Term, error) {
 			return term(core.NewScatter(core.Shape{3, 4}, bv, mustFn(t, []*core.Var{i}, i)))
 		}, core.Type{}, "core: scatter: operand dtype bool not supported, want f64, f32 or i64"},
@@ -330,7 +330,7 @@ func (f *typingFixture) shapeCases() []typingCase {
 		{"build1 float var", func() (core.Term, error) { return term(core.NewBuild1(5, fi, x34)) }, core.Type{}, "core: build1: variable fi has type [] " + D + ", want [] i64"},
 		{"build1 nil var", func() (core.Term, error) { return term(core.NewBuild1(5, nil, x34)) }, core.Type{}, "core: build1: variable is nil"},
 		{"build1 nil body", func() (core.Term, error) { return term(core.NewBuild1(5, i, nil)) }, core.Type{}, "core: build1: operand is nil"},
-		{"iota", func() (core.Term, error) { return term(core.NewIota(5)) }, i64s(5), ""},
+		{"iota", func() (core.Term, error) { return term(core.NewIota(5)) }, coretest.I64(5), ""},
 		{"iota negative", func() (core.Term, error) { return term(core.NewIota(-1)) }, core.Type{}, "core: iota: negative size -1"},
 		{"matmul", func() (core.Term, error) { return term(core.NewMatMul(x34, y43)) }, ty(3, 3), ""},
 		{"matmul vectors", func() (core.Term, error) { return term(core.NewMatMul(t9, t9)) }, core.Type{}, "core: matmul: operand shapes [9] and [9], want two matrices or two stacks of matrices of one rank"},
@@ -350,7 +350,7 @@ func (f *typingFixture) shapeCases() []typingCase {
 		{"matmul dtypes", func() (core.Term, error) {
 			return term(core.NewMatMul(x34, mustVar(t, "w", core.Type{Shape: core.Shape{4, 2}, Dtype: other})))
 		}, core.Type{}, "core: matmul: operand dtypes " + D + " and " + O + ", want one float dtype"},
-		{"matmul int", func() (core.Term, error) { return term(core.NewMatMul(n34, mustVar(t, "m", i64s(4, 2)))) }, core.Type{}, "core: matmul: operand dtypes i64 and i64, want one float dtype"},
+		{"matmul int", func() (core.Term, error) { return term(core.NewMatMul(n34, mustVar(t, "m", coretest.I64(4, 2)))) }, core.Type{}, "core: matmul: operand dtypes i64 and i64, want one float dtype"},
 		{"tuple", func() (core.Term, error) { return term(core.NewTuple([]core.Term{x34, s})) }, core.Type{}, ""},
 		{"tuple nested", func() (core.Term, error) { return term(core.NewTuple([]core.Term{tup})) }, core.Type{}, "core: tuple: operand is a tuple; tuples are only allowed as a program's result"},
 		{"tuple nil", func() (core.Term, error) { return term(core.NewTuple([]core.Term{nil})) }, core.Type{}, "core: tuple: operand is nil"},
@@ -384,7 +384,7 @@ func mustFn(t testing.TB, vs []*core.Var, out ...core.Term) *core.IndexFn {
 
 // TestConstructFloat32Rounding checks that f32 literals hold float32 values.
 func TestConstructFloat32Rounding(t *testing.T) {
-	l, err := core.NewLitF(f32s(2), []float64{0.1, 1e40})
+	l, err := core.NewLitF(coretest.F32(2), []float64{0.1, 1e40})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -402,9 +402,9 @@ func TestConstructFloat32Rounding(t *testing.T) {
 // TestConstructProgram checks NewProgram's checks (scoping, types, tuples, struct literals).
 func TestConstructProgram(t *testing.T) {
 	ok := okTerm(t)
-	x := mustVar(t, "x", f64s(3))
-	xWrong := mustVar(t, "x", f64s(4))
-	y := mustVar(t, "y", f64s(3))
+	x := mustVar(t, "x", coretest.F64(3))
+	xWrong := mustVar(t, "x", coretest.F64(4))
+	y := mustVar(t, "y", coretest.F64(3))
 	sum := ok(term(core.NewSumOuter(x)))
 	pair := ok(term(core.NewTuple([]core.Term{x, sum})))
 	cases := []struct {
@@ -439,8 +439,8 @@ func TestConstructProgram(t *testing.T) {
 // TestBuilderSticky checks that the Builder keeps the first error and returns nil after it.
 func TestBuilderSticky(t *testing.T) {
 	var b core.Builder
-	x := b.Var("x", f64s(3, 4))
-	y := b.Var("y", f64s(4, 3))
+	x := b.Var("x", coretest.F64(3, 4))
+	y := b.Var("y", coretest.F64(4, 3))
 	bad := b.Add(x, y)
 	after := b.Unary(core.OpExp, x)
 	if bad != nil || after != nil {
@@ -467,7 +467,7 @@ func TestBuilderFullSelect(t *testing.T) {
 		v    float64
 		want *core.Lit
 	}{
-		{f64s(2, 3), 1.5, lit(core.NewLitF(f64s(2, 3), []float64{1.5, 1.5, 1.5, 1.5, 1.5, 1.5}))},
+		{coretest.F64(2, 3), 1.5, lit(core.NewLitF(coretest.F64(2, 3), []float64{1.5, 1.5, 1.5, 1.5, 1.5, 1.5}))},
 		{f32, 0.1, lit(core.NewLitF(f32, []float64{0.1, 0.1}))},
 		{core.Type{Shape: core.Shape{3}, Dtype: core.Int64}, -2.7, lit(core.NewLitI(core.Shape{3}, []int64{-2, -2, -2}))},
 		{core.Type{Shape: core.Shape{2}, Dtype: core.Bool}, 0.5, lit(core.NewLitB(core.Shape{2}, []bool{true, true}))},
@@ -486,9 +486,9 @@ func TestBuilderFullSelect(t *testing.T) {
 
 	var sb core.Builder
 	mask := lit(core.NewLitB(core.Shape{2, 2}, []bool{true, false, false, true}))
-	x := lit(core.NewLitF(f64s(2, 2), []float64{1, math.NaN(), math.Inf(1), 4}))
-	y := lit(core.NewLitF(f64s(2, 2), []float64{math.Inf(-1), 2, 3, math.NaN()}))
-	want := lit(core.NewLitF(f64s(2, 2), []float64{1, 2, 3, 4}))
+	x := lit(core.NewLitF(coretest.F64(2, 2), []float64{1, math.NaN(), math.Inf(1), 4}))
+	y := lit(core.NewLitF(coretest.F64(2, 2), []float64{math.Inf(-1), 2, 3, math.NaN()}))
+	want := lit(core.NewLitF(coretest.F64(2, 2), []float64{1, 2, 3, 4}))
 	if got := evalClosed(t, &sb, sb.Select(core.NewNamer(mask, x, y), mask, x, y)); !core.Equal(got, want) {
 		t.Errorf("Select = %v, want %v", got, want)
 	}

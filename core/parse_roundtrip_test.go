@@ -310,36 +310,15 @@ func (g *rtGen) float(d core.Dtype) float64 {
 }
 
 func (g *rtGen) lit(t core.Type) core.Term {
-	n := t.Shape.Size()
-	var l *core.Lit
-	var err error
-	switch t.Dtype {
-	case core.Float64, core.Float32:
-		vs := make([]float64, n)
-		for k := range vs {
-			vs[k] = g.float(t.Dtype)
+	l, err := coretest.Lit(t, func() float64 { return g.float(t.Dtype) }, func() int64 {
+		switch g.r.Intn(8) {
+		case 0:
+			return math.MinInt64
+		case 1:
+			return math.MaxInt64
 		}
-		l, err = core.NewLitF(t, vs)
-	case core.Int64:
-		vs := make([]int64, n)
-		for k := range vs {
-			switch g.r.Intn(8) {
-			case 0:
-				vs[k] = math.MinInt64
-			case 1:
-				vs[k] = math.MaxInt64
-			default:
-				vs[k] = int64(g.r.Intn(11) - 5)
-			}
-		}
-		l, err = core.NewLitI(t.Shape, vs)
-	default:
-		vs := make([]bool, n)
-		for k := range vs {
-			vs[k] = g.r.Intn(2) == 0
-		}
-		l, err = core.NewLitB(t.Shape, vs)
-	}
+		return int64(g.r.Intn(11) - 5)
+	}, func() bool { return g.r.Intn(2) == 0 })
 	if err != nil {
 		g.b.SetErr(err)
 		return nil

@@ -6,14 +6,8 @@ import (
 	"testing"
 
 	"github.com/bulkad/bulkad/core"
+	"github.com/bulkad/bulkad/core/coretest"
 )
-
-func f64s(sh ...int) core.Type { return core.Type{Shape: sh, Dtype: core.Float64} }
-func f32s(sh ...int) core.Type { return core.Type{Shape: sh, Dtype: core.Float32} }
-func i64s(sh ...int) core.Type { return core.Type{Shape: sh, Dtype: core.Int64} }
-func bools(sh ...int) core.Type {
-	return core.Type{Shape: sh, Dtype: core.Bool}
-}
 
 // TestParseGolden parses hand-written programs and compares their printed form with the
 // expected canonical text (written by hand from the syntax in doc.go).
@@ -128,9 +122,9 @@ func TestParseGolden(t *testing.T) {
 // TestParseLiteralTyping checks the dtypes that literals take from their context, comparing
 // with terms built directly by the constructors.
 func TestParseLiteralTyping(t *testing.T) {
-	x5f32 := mustVar(t, "x", f32s(5))
-	s32 := mustVar(t, "s", f32s())
-	b := mustVar(t, "b", bools())
+	x5f32 := mustVar(t, "x", coretest.F32(5))
+	s32 := mustVar(t, "s", coretest.F32())
+	b := mustVar(t, "b", coretest.Bool())
 	var bd core.Builder
 	rep := func(n int, x core.Term) core.Term { return bd.Replicate(n, x) }
 	cases := []struct {
@@ -138,29 +132,29 @@ func TestParseLiteralTyping(t *testing.T) {
 		env  map[string]core.Type
 		want core.Term
 	}{
-		{`x * 2.0`, map[string]core.Type{"x": f32s(5)}, bd.Mul(x5f32, rep(5, core.ScalarF(core.Float32, 2)))},
-		{`2.0 * x`, map[string]core.Type{"x": f32s(5)}, bd.Mul(rep(5, core.ScalarF(core.Float32, 2)), x5f32)},
-		{`s + 0.1`, map[string]core.Type{"s": f32s()}, bd.Add(s32, core.ScalarF(core.Float32, 0.1))},
-		{`0.1 - -0.25 * s`, map[string]core.Type{"s": f32s()},
+		{`x * 2.0`, map[string]core.Type{"x": coretest.F32(5)}, bd.Mul(x5f32, rep(5, core.ScalarF(core.Float32, 2)))},
+		{`2.0 * x`, map[string]core.Type{"x": coretest.F32(5)}, bd.Mul(rep(5, core.ScalarF(core.Float32, 2)), x5f32)},
+		{`s + 0.1`, map[string]core.Type{"s": coretest.F32()}, bd.Add(s32, core.ScalarF(core.Float32, 0.1))},
+		{`0.1 - -0.25 * s`, map[string]core.Type{"s": coretest.F32()},
 			bd.Sub(core.ScalarF(core.Float32, 0.1), bd.Mul(core.ScalarF(core.Float32, -0.25), s32))},
-		{`(1.0 + 2.0) * s`, map[string]core.Type{"s": f32s()},
+		{`(1.0 + 2.0) * s`, map[string]core.Type{"s": coretest.F32()},
 			bd.Mul(bd.Add(core.ScalarF(core.Float32, 1), core.ScalarF(core.Float32, 2)), s32)},
-		{`exp 1.0 * s`, map[string]core.Type{"s": f32s()},
+		{`exp 1.0 * s`, map[string]core.Type{"s": coretest.F32()},
 			bd.Mul(bd.Unary(core.OpExp, core.ScalarF(core.Float32, 1)), s32)},
-		{`s < 0.5`, map[string]core.Type{"s": f32s()}, bd.Binary(core.OpLt, s32, core.ScalarF(core.Float32, 0.5))},
-		{`cond b 1.5 s`, map[string]core.Type{"b": bools(), "s": f32s()}, bd.Cond(b, core.ScalarF(core.Float32, 1.5), s32)},
-		{`cond b s 1.5`, map[string]core.Type{"b": bools(), "s": f32s()}, bd.Cond(b, s32, core.ScalarF(core.Float32, 1.5))},
-		{`[1.0, s, -2.0]`, map[string]core.Type{"s": f32s()}, bd.FromVector(core.ScalarF(core.Float32, 1), s32, core.ScalarF(core.Float32, -2))},
-		{`max 0.0 s`, map[string]core.Type{"s": f32s()}, bd.Binary(core.OpMax, core.ScalarF(core.Float32, 0), s32)},
-		{`min s 1e30`, map[string]core.Type{"s": f32s()}, bd.Binary(core.OpMin, s32, core.ScalarF(core.Float32, 1e30))},
-		{`pow 2.0 s`, map[string]core.Type{"s": f32s()}, bd.Binary(core.OpPow, core.ScalarF(core.Float32, 2), s32)},
-		{`atan2 s 3.0`, map[string]core.Type{"s": f32s()}, bd.Binary(core.OpAtan2, s32, core.ScalarF(core.Float32, 3))},
-		{`x + replicate 5 1.0`, map[string]core.Type{"x": f32s(5)}, bd.Add(x5f32, rep(5, core.ScalarF(core.Float32, 1)))},
-		{`x + build1 5 (\i -> 1.0)`, map[string]core.Type{"x": f32s(5)},
-			bd.Add(x5f32, bd.Build1(5, mustVar(t, "i", i64s()), core.ScalarF(core.Float32, 1)))},
+		{`s < 0.5`, map[string]core.Type{"s": coretest.F32()}, bd.Binary(core.OpLt, s32, core.ScalarF(core.Float32, 0.5))},
+		{`cond b 1.5 s`, map[string]core.Type{"b": coretest.Bool(), "s": coretest.F32()}, bd.Cond(b, core.ScalarF(core.Float32, 1.5), s32)},
+		{`cond b s 1.5`, map[string]core.Type{"b": coretest.Bool(), "s": coretest.F32()}, bd.Cond(b, s32, core.ScalarF(core.Float32, 1.5))},
+		{`[1.0, s, -2.0]`, map[string]core.Type{"s": coretest.F32()}, bd.FromVector(core.ScalarF(core.Float32, 1), s32, core.ScalarF(core.Float32, -2))},
+		{`max 0.0 s`, map[string]core.Type{"s": coretest.F32()}, bd.Binary(core.OpMax, core.ScalarF(core.Float32, 0), s32)},
+		{`min s 1e30`, map[string]core.Type{"s": coretest.F32()}, bd.Binary(core.OpMin, s32, core.ScalarF(core.Float32, 1e30))},
+		{`pow 2.0 s`, map[string]core.Type{"s": coretest.F32()}, bd.Binary(core.OpPow, core.ScalarF(core.Float32, 2), s32)},
+		{`atan2 s 3.0`, map[string]core.Type{"s": coretest.F32()}, bd.Binary(core.OpAtan2, s32, core.ScalarF(core.Float32, 3))},
+		{`x + replicate 5 1.0`, map[string]core.Type{"x": coretest.F32(5)}, bd.Add(x5f32, rep(5, core.ScalarF(core.Float32, 1)))},
+		{`x + build1 5 (\i -> 1.0)`, map[string]core.Type{"x": coretest.F32(5)},
+			bd.Add(x5f32, bd.Build1(5, mustVar(t, "i", coretest.I64()), core.ScalarF(core.Float32, 1)))},
 		// nothing says otherwise: f64
 		{`1.5`, nil, core.ScalarF(core.Float64, 1.5)},
-		{`let y = 1.5 in y`, nil, bd.Let(mustVar(t, "y", f64s()), core.ScalarF(core.Float64, 1.5), mustVar(t, "y", f64s()))},
+		{`let y = 1.5 in y`, nil, bd.Let(mustVar(t, "y", coretest.F64()), core.ScalarF(core.Float64, 1.5), mustVar(t, "y", coretest.F64()))},
 		{`cast f32 1.5`, nil, bd.Cast(core.Float32, core.ScalarF(core.Float64, 1.5))},
 		{`1.0 < 2.0`, nil, bd.Binary(core.OpLt, core.ScalarF(core.Float64, 1), core.ScalarF(core.Float64, 2))},
 		{`inf`, nil, core.ScalarF(core.Float64, math.Inf(1))},
@@ -184,7 +178,7 @@ func TestParseLiteralTyping(t *testing.T) {
 	}
 	// f32 literal values are parsed as float32 (no double rounding through float64):
 	// 1.00000005960464477539 is halfway between two float32 neighbours only in float64's view.
-	got, err := core.Parse(`s + 0.1`, map[string]core.Type{"s": f32s()})
+	got, err := core.Parse(`s + 0.1`, map[string]core.Type{"s": coretest.F32()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,22 +282,22 @@ func TestParseTypeErrors(t *testing.T) {
 
 // TestParseEnv checks Parse with typed free variables.
 func TestParseEnv(t *testing.T) {
-	env := map[string]core.Type{"x": f64s(2, 3), "k": i64s()}
+	env := map[string]core.Type{"x": coretest.F64(2, 3), "k": coretest.I64()}
 	got, err := core.Parse(`sumOuter (x ! [k])`, env)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !got.Type().Equal(f64s()) {
+	if !got.Type().Equal(coretest.F64()) {
 		t.Errorf("type %v, want [] f64", got.Type())
 	}
 	fv := core.FreeVars(got)
-	if len(fv) != 2 || fv[0].Name != "k" || fv[1].Name != "x" || !fv[1].Type().Equal(f64s(2, 3)) {
+	if len(fv) != 2 || fv[0].Name != "k" || fv[1].Name != "x" || !fv[1].Type().Equal(coretest.F64(2, 3)) {
 		t.Errorf("free variables %v", fv)
 	}
 	if _, err := core.Parse(`y`, env); err == nil || err.Error() != "core: parse: line 1:1: variable y is not bound" {
 		t.Errorf("unbound: %v", err)
 	}
-	if _, err := core.Parse(`x`, map[string]core.Type{"let": f64s()}); err == nil ||
+	if _, err := core.Parse(`x`, map[string]core.Type{"let": coretest.F64()}); err == nil ||
 		!strings.HasPrefix(err.Error(), `core: parse: environment: core: var: "let" is not a valid variable name`) {
 		t.Errorf("bad env: %v", err)
 	}

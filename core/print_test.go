@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/bulkad/bulkad/core"
+	"github.com/bulkad/bulkad/core/coretest"
 )
 
 // TestPrintGolden checks the printer on terms built with the constructors: parentheses
@@ -12,21 +13,21 @@ import (
 // texts are written by hand from the syntax in doc.go.
 func TestPrintGolden(t *testing.T) {
 	ok := okTerm(t)
-	a := mustVar(t, "a", f64s(2))
-	b := mustVar(t, "b", f64s(2))
-	c := mustVar(t, "c", f64s(2))
-	p := mustVar(t, "p", bools())
-	q := mustVar(t, "q", bools())
-	r := mustVar(t, "r", bools())
-	i := mustVar(t, "i", i64s())
-	j := mustVar(t, "j", i64s())
-	m := mustVar(t, "m", f64s(2, 3))
+	a := mustVar(t, "a", coretest.F64(2))
+	b := mustVar(t, "b", coretest.F64(2))
+	c := mustVar(t, "c", coretest.F64(2))
+	p := mustVar(t, "p", coretest.Bool())
+	q := mustVar(t, "q", coretest.Bool())
+	r := mustVar(t, "r", coretest.Bool())
+	i := mustVar(t, "i", coretest.I64())
+	j := mustVar(t, "j", coretest.I64())
+	m := mustVar(t, "m", coretest.F64(2, 3))
 	bin := func(op core.BinOp, x, y core.Term) core.Term { return ok(term(core.NewBinary(op, x, y))) }
 	un := func(op core.UnOp, x core.Term) core.Term { return ok(term(core.NewUnary(op, x))) }
 	letT := func(name string, bound, body core.Term) core.Term {
 		return ok(term(core.NewLet(mustVar(t, name, bound.Type()), bound, body)))
 	}
-	y := mustVar(t, "y", f64s(2))
+	y := mustVar(t, "y", coretest.F64(2))
 	lety := ok(term(core.NewLet(y, a, y)))
 	f64 := func(v float64) core.Term { return core.ScalarF(core.Float64, v) }
 	sh := ok(term(core.NewShare(1, un(core.OpExp, a))))
@@ -69,8 +70,8 @@ func TestPrintGolden(t *testing.T) {
 		{core.ScalarI(3), "3"},
 		{core.ScalarB(false), "false"},
 		{ok(term(core.NewLitB(core.Shape{2}, []bool{true, false}))), "lit [2] bool [true,false]"},
-		{un(core.OpExp, ok(term(core.NewLitF(f64s(2), []float64{1, -2.5})))), "exp (lit [2] f64 [1.0,-2.5])"},
-		{ok(term(core.NewLitF(f32s(1, 2), []float64{1e-45, 3.4028234663852886e38}))), "lit [1,2] f32 [1e-45,3.4028235e+38]"},
+		{un(core.OpExp, ok(term(core.NewLitF(coretest.F64(2), []float64{1, -2.5})))), "exp (lit [2] f64 [1.0,-2.5])"},
+		{ok(term(core.NewLitF(coretest.F32(1, 2), []float64{1e-45, 3.4028234663852886e38}))), "lit [1,2] f32 [1e-45,3.4028235e+38]"},
 		{ok(term(core.NewLitI(core.Shape{3}, []int64{math.MinInt64, 0, math.MaxInt64}))), "lit [3] i64 [-9223372036854775808,0,9223372036854775807]"},
 		{ok(term(core.NewIndex(un(core.OpExp, m), []core.Term{bin(core.OpAdd, i, j), core.ScalarI(0)}))), "index (exp m) [i + j, 0]"},
 		{bin(core.OpAdd, sh, sh), "share 1 (exp a) + share 1"},

@@ -34,7 +34,7 @@ func uniquify(t testing.TB, tm core.Term, o core.UniquifyOptions) core.Term {
 // TestUniquify: repeated names, taken names, stems, shadowing, claim order; the expected
 // programs are written by hand from the rules in Uniquify's and UniquifyOptions' docs.
 func TestUniquify(t *testing.T) {
-	env := map[string]core.Type{"x": f64s(3), "n": i64s()}
+	env := map[string]core.Type{"x": coretest.F64(3), "n": coretest.I64()}
 	taken := []string{"x", "n", "dret"}
 	cases := []struct {
 		name, src string
@@ -86,7 +86,7 @@ func TestUniquify(t *testing.T) {
 // TestUniquifySharing: a binder node reached twice under the same renaming is renamed once
 // and stays one node.
 func TestUniquifySharing(t *testing.T) {
-	env := map[string]core.Type{"x": f64s(3), "s": f64s(3)}
+	env := map[string]core.Type{"x": coretest.F64(3), "s": coretest.F64(3)}
 	shared := parseT(t, `let a = x in a * x`, env)
 	tm, err := core.Subst(parseT(t, `let a = x + x in a + (s + s)`, env), map[string]core.Term{"s": shared})
 	if err != nil {
@@ -109,9 +109,9 @@ func TestUniquifySharing(t *testing.T) {
 // rewritten for each scope (its free a means a in one, a_0 in the other).
 func TestUniquifyScopes(t *testing.T) {
 	ok := okTerm(t)
-	env := map[string]core.Type{"x": f64s(3), "a": f64s(3)}
+	env := map[string]core.Type{"x": coretest.F64(3), "a": coretest.F64(3)}
 	body := parseT(t, `a * x`, env)
-	a, err := core.NewVar("a", f64s(3))
+	a, err := core.NewVar("a", coretest.F64(3))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +255,7 @@ func TestNameStem(t *testing.T) {
 // TestFreshFor: clashing variables get fresh names (prefix, or their own), recorded in sub;
 // the others are returned as they are.
 func TestFreshFor(t *testing.T) {
-	env := map[string]core.Type{"x": f64s(3)}
+	env := map[string]core.Type{"x": coretest.F64(3)}
 	g := parseT(t, `gather [2,2] x (\[i, j] -> [i + j])`, env).(*core.Gather)
 	for _, c := range []struct {
 		prefix string

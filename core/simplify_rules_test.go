@@ -3,7 +3,6 @@ package core_test
 import (
 	"math"
 	"math/rand"
-	"strings"
 	"testing"
 
 	"github.com/bulkad/bulkad/core"
@@ -375,34 +374,7 @@ func TestSimplifyMaxRounds(t *testing.T) {
 // The default fixed point is reached on random programs: simplifying again changes nothing,
 // and the number of rounds needed is far below the default bound.
 func TestSimplifyFixedPoint(t *testing.T) {
-	notFixed := 0
-	for seed := int64(0); seed < 300; seed++ {
-		rng := rand.New(rand.NewSource(seed))
-		p := coretest.RandomProgram(rng, coretest.Config{ScalarResult: seed%3 == 0})
-		q, err := core.Simplify(p)
-		if err != nil {
-			t.Fatalf("seed %d: %v\n%v", seed, err, p)
-		}
-		r, err := core.Simplify(q)
-		if err != nil {
-			t.Fatalf("seed %d: %v", seed, err)
-		}
-		if !core.Equal(q.Body, r.Body) {
-			notFixed++
-			if notFixed <= 3 {
-				t.Logf("seed %d: Simplify is not idempotent:\n once  %v\n twice %v", seed,
-					clipS(q.Body.String()), clipS(r.Body.String()))
-			}
-		}
-	}
-	if notFixed > 0 {
-		t.Errorf("%d of 300 programs were not at a fixed point after Simplify", notFixed)
-	}
-}
-
-func clipS(s string) string {
-	if len(s) > 400 {
-		return s[:400] + "…"
-	}
-	return strings.TrimSpace(s)
+	coretest.CheckSimplifyFixedPoint(t, 300, func(seed int64) (*core.Program, error) {
+		return coretest.RandomProgram(rand.New(rand.NewSource(seed)), coretest.Config{ScalarResult: seed%3 == 0}), nil
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/bulkad/bulkad/core"
+	"github.com/bulkad/bulkad/core/coretest"
 )
 
 // walkFixture holds one term of every construct, with known children.
@@ -22,10 +23,10 @@ func walkFixtures(t *testing.T, d core.Dtype) []walkFixture {
 	x := mustVar(t, "x", ty(3, 4))
 	y := mustVar(t, "y", ty(3, 4))
 	s := mustVar(t, "s", ty())
-	b := mustVar(t, "b", bools())
-	i := mustVar(t, "i", i64s())
-	j := mustVar(t, "j", i64s())
-	k := mustVar(t, "k", i64s())
+	b := mustVar(t, "b", coretest.Bool())
+	i := mustVar(t, "i", coretest.I64())
+	j := mustVar(t, "j", coretest.I64())
+	k := mustVar(t, "k", coretest.I64())
 	w := mustVar(t, "w", ty(3, 4))
 	one := core.ScalarI(1)
 	ipk := ok(term(core.NewBinary(core.OpAdd, i, k)))
@@ -138,7 +139,7 @@ func TestChildrenRebuild(t *testing.T) {
 				continue
 			}
 			rejected := false
-			for _, badT := range []core.Type{bools(), bools(7, 7, 7)} {
+			for _, badT := range []core.Type{coretest.Bool(), coretest.Bool(7, 7, 7)} {
 				bad := append([]core.Term{}, kids...)
 				bad[0] = mustVar(t, "bad", badT)
 				if _, err := core.Rebuild(f.t, bad); err != nil {
@@ -154,7 +155,7 @@ func TestChildrenRebuild(t *testing.T) {
 
 // TestFreeVars checks free variables under every binder, sorted by name.
 func TestFreeVars(t *testing.T) {
-	env := map[string]core.Type{"x": f64s(3), "z": f64s(), "n": i64s()}
+	env := map[string]core.Type{"x": coretest.F64(3), "z": coretest.F64(), "n": coretest.I64()}
 	cases := []struct{ src, want string }{
 		{`x`, "x"},
 		{`let y = x in y + x`, "x"},
@@ -203,7 +204,7 @@ func parseT(t *testing.T, src string, env map[string]core.Type) core.Term {
 // TestSubst checks substitution: replacement of free occurrences, shadowing, capture
 // avoidance and preservation of unrelated shared subterms.
 func TestSubst(t *testing.T) {
-	env := map[string]core.Type{"x": f64s(3), "y": f64s(3), "n": i64s(), "i": i64s()}
+	env := map[string]core.Type{"x": coretest.F64(3), "y": coretest.F64(3), "n": coretest.I64(), "i": coretest.I64()}
 	sub := func(src string, repl map[string]string) core.Term {
 		t.Helper()
 		m := map[string]core.Term{}
@@ -280,7 +281,7 @@ func TestSubst(t *testing.T) {
 
 // TestEqual checks structural equality.
 func TestEqual(t *testing.T) {
-	env := map[string]core.Type{"x": f64s(3), "y": f64s(3), "n": i64s()}
+	env := map[string]core.Type{"x": coretest.F64(3), "y": coretest.F64(3), "n": coretest.I64()}
 	same := [][2]string{
 		{`x + y`, `(x + y)`},
 		{`lit [2] f64 [nan, 1]`, `lit [2] f64 [nan, 1.0]`},
@@ -339,7 +340,7 @@ func TestEqual(t *testing.T) {
 
 // TestNamer checks fresh names avoid every name in the terms.
 func TestNamer(t *testing.T) {
-	tm := parseT(t, `let x_0 = x in build1 2 (\x_1 -> gather [1] y (\[x_3] -> [x_1]))`, map[string]core.Type{"x": f64s(), "y": f64s(4)})
+	tm := parseT(t, `let x_0 = x in build1 2 (\x_1 -> gather [1] y (\[x_3] -> [x_1]))`, map[string]core.Type{"x": coretest.F64(), "y": coretest.F64(4)})
 	nm := core.NewNamer(tm)
 	got := []string{nm.Fresh("x"), nm.Fresh("x"), nm.Fresh("y")}
 	want := []string{"x_2", "x_4", "y_0"}
@@ -350,7 +351,7 @@ func TestNamer(t *testing.T) {
 		}
 	}
 	nm.AvoidName("z_0")
-	if v := nm.FreshVar("z", f32s(2)); v.Name != "z_1" || !v.Type().Equal(f32s(2)) {
+	if v := nm.FreshVar("z", coretest.F32(2)); v.Name != "z_1" || !v.Type().Equal(coretest.F32(2)) {
 		t.Errorf("FreshVar = %s : %v", v.Name, v.Type())
 	}
 	// independent namers do not share state
@@ -362,9 +363,9 @@ func TestNamer(t *testing.T) {
 // TestCheck checks the program checker's errors.
 func TestCheck(t *testing.T) {
 	ok := okTerm(t)
-	x := mustVar(t, "x", f64s(3))
-	x4 := mustVar(t, "x", f64s(4))
-	y := mustVar(t, "y", f64s(3))
+	x := mustVar(t, "x", coretest.F64(3))
+	x4 := mustVar(t, "x", coretest.F64(4))
+	y := mustVar(t, "y", coretest.F64(3))
 	pair := ok(term(core.NewTuple([]core.Term{x, x})))
 	cases := []struct {
 		name string
@@ -374,7 +375,7 @@ func TestCheck(t *testing.T) {
 		{"ok", &core.Program{Params: []*core.Var{x}, Body: ok(term(core.NewLet(y, x, pair)))}, ""},
 		{"unbound", &core.Program{Params: []*core.Var{x}, Body: y}, "core: program: free variable y ([3] f64) is not a parameter"},
 		{"wrong param type", &core.Program{Params: []*core.Var{x4}, Body: x}, "core: program: parameter x has type [4] f64 but is used with type [3] f64"},
-		{"binder type", &core.Program{Params: []*core.Var{x}, Body: ok(term(core.NewLet(y, x, ok(term(core.NewSumOuter(mustVar(t, "y", f64s(4))))))))},
+		{"binder type", &core.Program{Params: []*core.Var{x}, Body: ok(term(core.NewLet(y, x, ok(term(core.NewSumOuter(mustVar(t, "y", coretest.F64(4))))))))},
 			"core: program: variable y bound with type [3] f64 is used with type [4] f64"},
 		{"tuple below top", &core.Program{Params: []*core.Var{x}, Body: &core.Binary{Op: core.OpAdd, X: pair, Y: x}}, "core: program: a tuple appears below the top level"},
 		{"duplicate params", &core.Program{Params: []*core.Var{x, x4}, Body: x}, "core: program: parameter x declared twice"},
@@ -398,12 +399,12 @@ func TestCheck(t *testing.T) {
 func TestDAG60(t *testing.T) {
 	const levels = 60
 	ok := okTerm(t)
-	x := mustVar(t, "x", f64s(2))
+	x := mustVar(t, "x", coretest.F64(2))
 
 	// let chain
 	vars := []*core.Var{x}
 	for k := 1; k <= levels; k++ {
-		vars = append(vars, mustVar(t, "x"+itoa(k), f64s(2)))
+		vars = append(vars, mustVar(t, "x"+itoa(k), coretest.F64(2)))
 	}
 	var body core.Term = vars[levels]
 	for k := levels; k >= 1; k-- {
@@ -458,7 +459,7 @@ func TestDAG60(t *testing.T) {
 		if n != core.Size(p.Body) {
 			t.Errorf("PostOrder visited %d nodes", n)
 		}
-		y := mustVar(t, "y", f64s(2))
+		y := mustVar(t, "y", coretest.F64(2))
 		r, err := core.Subst(p.Body, map[string]core.Term{"x": y})
 		if err != nil {
 			t.Fatal(err)
@@ -481,7 +482,7 @@ func TestDAG60(t *testing.T) {
 // are rejected with errors by the constructors and the checker, and that no traversal
 // panics on them.
 func TestStructLiteralTerms(t *testing.T) {
-	x := mustVar(t, "x", f64s(3))
+	x := mustVar(t, "x", coretest.F64(3))
 	mk := func() []core.Term {
 		return []core.Term{&core.Var{}, &core.Lit{}, &core.Let{}, &core.Share{}, &core.Cond{}, &core.Unary{},
 			&core.Cast{}, &core.Binary{}, &core.Index{}, &core.SumOuter{}, &core.ArgmaxOuter{}, &core.Gather{},

@@ -8,9 +8,7 @@ import (
 
 	"github.com/bulkad/bulkad/ad"
 	"github.com/bulkad/bulkad/core"
-	"github.com/bulkad/bulkad/core/tensors"
 	"github.com/bulkad/bulkad/internal/testutil"
-	"github.com/bulkad/bulkad/kernel"
 	"gorgonia.org/tensor"
 )
 
@@ -174,10 +172,7 @@ func TestGroupedConv2dForward(t *testing.T) {
 				if d == core.Float32 {
 					tol = 1e-5
 				}
-				for _, ev := range []struct {
-					name string
-					run  func(*core.Program, map[string]*tensor.Dense) (*tensor.Dense, error)
-				}{{"core.Eval", tensors.Eval}, {"kernel", kernel.Eval}} {
+				for _, ev := range evaluators() {
 					got, err := ev.run(fp, args)
 					if err != nil {
 						t.Fatalf("%s %s %v: %v", c.name, form.name, d, err)
@@ -236,11 +231,8 @@ func TestGroupedConv2dGradFD(t *testing.T) {
 				if d == core.Float32 {
 					tol = 2e-5
 				}
-				for _, ev := range []struct {
-					name string
-					run  func(*core.Program, map[string]*tensor.Dense) ([]*tensor.Dense, error)
-				}{{"core.Eval", tensors.EvalTuple}, {"kernel", kernel.EvalTuple}} {
-					v, gs, err := art.RunWith(ev.run, args)
+				for _, ev := range evaluators() {
+					v, gs, err := art.RunWith(ev.tuple, args)
 					if err != nil {
 						t.Fatalf("%s %s %v %s: %v", c.name, form.name, d, ev.name, err)
 					}

@@ -12,6 +12,19 @@ import (
 	"gorgonia.org/tensor"
 )
 
+// evaluator is one of the two evaluators every lowered program runs on, for one result
+// (run) and for a tuple (tuple).
+type evaluator struct {
+	name  string
+	run   func(*core.Program, map[string]*tensor.Dense) (*tensor.Dense, error)
+	tuple func(*core.Program, map[string]*tensor.Dense) ([]*tensor.Dense, error)
+}
+
+// evaluators are the reference evaluator (core.Eval through package tensors) and the kernels.
+func evaluators() []evaluator {
+	return []evaluator{{"core.Eval", tensors.Eval, tensors.EvalTuple}, {"kernel", kernel.Eval, kernel.EvalTuple}}
+}
+
 // checkLayer checks a lowered operation build (of parameters named x0, x1, …, one per
 // argument) against want, a direct loop of the test written from the operation's definition:
 // the forward value in float64 and float32 by the reference evaluator and by the kernels,
@@ -54,10 +67,7 @@ func checkLayer(t *testing.T, label string, build func(xs ...core.Term) (core.Te
 		if err != nil {
 			t.Fatalf("%s: %v", label, err)
 		}
-		for _, ev := range []struct {
-			name string
-			run  func(*core.Program, map[string]*tensor.Dense) (*tensor.Dense, error)
-		}{{"core.Eval", tensors.Eval}, {"kernel", kernel.Eval}} {
+		for _, ev := range evaluators() {
 			got, err := ev.run(fp, env)
 			if err != nil {
 				t.Fatalf("%s %v %s: %v", label, d, ev.name, err)
@@ -82,11 +92,8 @@ func checkLayer(t *testing.T, label string, build func(xs ...core.Term) (core.Te
 		for k, v := range env {
 			genv[k] = v
 		}
-		for _, ev := range []struct {
-			name string
-			run  func(*core.Program, map[string]*tensor.Dense) ([]*tensor.Dense, error)
-		}{{"core.Eval", tensors.EvalTuple}, {"kernel", kernel.EvalTuple}} {
-			_, gs, err := art.RunWith(ev.run, genv)
+		for _, ev := range evaluators() {
+			_, gs, err := art.RunWith(ev.tuple, genv)
 			if err != nil {
 				t.Fatalf("%s %v %s: %v", label, d, ev.name, err)
 			}

@@ -21,13 +21,16 @@ type arr struct {
 	v  []float64
 }
 
-func (a arr) at(ix ...int) float64 {
+// off is the offset in a.v of the element at index ix (row-major).
+func (a arr) off(ix ...int) int {
 	off := 0
 	for i, k := range ix {
 		off = off*a.sh[i] + k
 	}
-	return a.v[off]
+	return off
 }
+
+func (a arr) at(ix ...int) float64 { return a.v[a.off(ix...)] }
 
 func randArr(rng *rand.Rand, sh ...int) arr {
 	v := make([]float64, core.Shape(sh).Size())

@@ -80,19 +80,27 @@ func cat(xs ...[]int) []int {
 
 func zeros(sh ...int) arr { return arr{core.Shape(sh), make([]float64, core.Shape(sh).Size())} }
 
-func (a arr) set(v float64, ix ...int) {
-	off := 0
-	for i, k := range ix {
-		off = off*a.sh[i] + k
-	}
-	a.v[off] = v
-}
+func (a arr) set(v float64, ix ...int) { a.v[a.off(ix...)] = v }
 
 // pos is the input position of window position r of output position o along axis k, and
 // whether it is inside the input.
 func (w ndWin) pos(k, o, r, in int) (int, bool) {
 	p := o*w.s[k] - w.pb[k] + r*w.d[k]
 	return p, p >= 0 && p < in
+}
+
+// index is the index lead ++ (the positions of window position r at positions o along the
+// axes of lengths in), and whether every position is inside.
+func (w ndWin) index(lead, o, r, in []int) ([]int, bool) {
+	ix := append([]int{}, lead...)
+	for k := range r {
+		p, ok := w.pos(k, o[k], r[k], in[k])
+		if !ok {
+			return nil, false
+		}
+		ix = append(ix, p)
+	}
+	return ix, true
 }
 
 func loopConvND(x, f arr, groups int, w ndWin) arr {
@@ -106,15 +114,9 @@ func loopConvND(x, f arr, groups int, w ndWin) arr {
 		g := ix[1] / og
 		for ci := 0; ci < cg; ci++ {
 			forEach(w.k, func(r []int) {
-				xi := []int{ix[0], g*cg + ci}
-				for k := range r {
-					p, ok := w.pos(k, ix[2+k], r[k], in[k])
-					if !ok {
-						return
-					}
-					xi = append(xi, p)
+				if xi, ok := w.index([]int{ix[0], g*cg + ci}, ix[2:], r, in); ok {
+					s += x.at(xi...) * f.at(cat([]int{ix[1], ci}, r)...)
 				}
-				s += x.at(xi...) * f.at(cat([]int{ix[1], ci}, r)...)
 			})
 		}
 		y.set(s, ix...)
@@ -171,19 +173,9 @@ func loopConvTranspose(x, f arr, groups int, w ndWin, outPad []int) arr {
 		g := ix[1] / cg
 		for m := 0; m < og; m++ {
 			forEach(w.k, func(r []int) {
-				yi := []int{ix[0], g*og + m}
-				for k := range r {
-					p, ok := w.pos(k, ix[2+k], r[k], out[k])
-					if !ok {
-						return
-					}
-					yi = append(yi, p)
+				if yi, ok := w.index([]int{ix[0], g*og + m}, ix[2:], r, out); ok {
+					y.v[y.off(yi...)] += x.at(ix...) * f.at(cat([]int{ix[1], m}, r)...)
 				}
-				off := 0
-				for i, k := range yi {
-					off = off*y.sh[i] + k
-				}
-				y.v[off] += x.at(ix...) * f.at(cat([]int{ix[1], m}, r)...)
 			})
 		}
 	})

@@ -197,13 +197,7 @@ func TestFiniteDifferences(t *testing.T) {
 	for i, w := range m.Wrt {
 		data := w.Value().Data().([]float64)
 		for _, j := range []int{0, len(data) / 2, len(data) - 1} {
-			x := data[j]
-			data[j] = x + h
-			up := run()
-			data[j] = x - h
-			down := run()
-			data[j] = x
-			fd := (up - down) / (2 * h)
+			fd := testutil.CentralDiff(data, j, h, run)
 			if math.Abs(fd-grads[i][j]) > 1e-7*math.Max(1, math.Abs(fd)) {
 				t.Errorf("d cost / d %v[%d] = %g, finite differences %g", w, j, grads[i][j], fd)
 			}

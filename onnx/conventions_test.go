@@ -369,47 +369,43 @@ func TestReduceSignatures(t *testing.T) {
 	lse1, g1 := lse(2, 2, 0, 1)
 	third := 1.0 / 3
 	cases := []struct {
-		name  string
-		opset int64
-		ins   []tIn
-		node  tNode
-		shape []int
-		y, dx []float64
+		nodeCase
+		dx []float64
 	}{
-		{"ReduceMax 18 axes input", 18, []tIn{x, ax(1)}, tNode{op: "ReduceMax", ins: in2, attrsI: k0}, []int{2},
-			[]float64{3, 2}, []float64{0, third, third, third, 0.5, 0.5, 0, 0}},
-		{"ReduceMax 13 attribute", 13, []tIn{x}, tNode{op: "ReduceMax", attrsIs: map[string][]int64{"axes": {-1}}, attrsI: k0}, []int{2},
-			[]float64{3, 2}, []float64{0, third, third, third, 0.5, 0.5, 0, 0}},
-		{"ReduceMax 18 all", 18, []tIn{x}, tNode{op: "ReduceMax", attrsI: k0}, []int{},
-			[]float64{3}, []float64{0, third, third, third, 0, 0, 0, 0}},
-		{"ReduceMax 18 noop", 18, []tIn{x}, tNode{op: "ReduceMax", attrsI: map[string]int64{"noop_with_empty_axes": 1}}, []int{2, 4},
-			x.data, []float64{1, 1, 1, 1, 1, 1, 1, 1}},
-		{"ReduceMin 18 keepdims", 18, []tIn{x22(2, 1, 2, 5), ax(0)}, tNode{op: "ReduceMin", ins: in2}, []int{1, 2},
-			[]float64{2, 1}, []float64{0.5, 1, 0.5, 0}},
-		{"ReduceMin 11 attribute", 11, []tIn{x}, tNode{op: "ReduceMin", attrsIs: map[string][]int64{"axes": {1}}, attrsI: k0}, []int{2},
-			[]float64{1, 0}, []float64{1, 0, 0, 0, 0, 0, 1, 0}},
-		{"ReduceMean 18", 18, []tIn{x, ax(1)}, tNode{op: "ReduceMean", ins: in2, attrsI: k0}, []int{2},
-			[]float64{2.5, 1.25}, []float64{0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25}},
-		{"ReduceProd 18", 18, []tIn{x, ax(0)}, tNode{op: "ReduceProd", ins: in2, attrsI: k0}, []int{4},
-			[]float64{2, 6, 0, 3}, []float64{2, 2, 0, 1, 1, 3, 3, 3}},
-		{"ReduceLogSumExp 18", 18, []tIn{x, ax(1)}, tNode{op: "ReduceLogSumExp", ins: in2, attrsI: k0}, []int{2},
-			[]float64{lse0, lse1}, append(g0, g1...)},
-		{"ReduceSum 13 input", 13, []tIn{x, ax(0)}, tNode{op: "ReduceSum", ins: in2, attrsI: k0}, []int{4},
-			[]float64{3, 5, 3, 4}, []float64{1, 1, 1, 1, 1, 1, 1, 1}},
-		{"ReduceSum 13 noop", 13, []tIn{x}, tNode{op: "ReduceSum", attrsI: map[string]int64{"noop_with_empty_axes": 1}}, []int{2, 4},
-			x.data, []float64{1, 1, 1, 1, 1, 1, 1, 1}},
-		{"ReduceSum 11 attribute", 11, []tIn{x}, tNode{op: "ReduceSum", attrsIs: map[string][]int64{"axes": {1}}}, []int{2, 1},
-			[]float64{10, 5}, []float64{1, 1, 1, 1, 1, 1, 1, 1}},
-		{"ReduceL2 18 zero row", 18, []tIn{x22(0, 0, 3, 4), ax(1)}, tNode{op: "ReduceL2", ins: in2, attrsI: k0}, []int{2},
-			[]float64{0, 5}, []float64{0, 0, 0.6, 0.8}},
-		{"ReduceL2 13 keepdims", 13, []tIn{x22(3, 0, 4, 1)}, tNode{op: "ReduceL2", attrsIs: map[string][]int64{"axes": {0}}}, []int{1, 2},
-			[]float64{5, 1}, []float64{0.6, 0, 0.8, 1}},
-		{"ReduceL1 18", 18, []tIn{x22(-1, 0, 3, -4), ax(1)}, tNode{op: "ReduceL1", ins: in2, attrsI: k0}, []int{2},
-			[]float64{1, 7}, []float64{-1, 0, 1, -1}},
-		{"ReduceSumSquare 13", 13, []tIn{x22(-1, 0, 3, -4)}, tNode{op: "ReduceSumSquare", attrsIs: map[string][]int64{"axes": {1}}, attrsI: k0}, []int{2},
-			[]float64{1, 25}, []float64{-2, 0, 6, -8}},
-		{"ReduceLogSum 18 all", 18, []tIn{x22(1, 3, 2, 2)}, tNode{op: "ReduceLogSum", attrsI: k0}, []int{},
-			[]float64{math.Log(8)}, []float64{0.125, 0.125, 0.125, 0.125}},
+		{nodeCase{"ReduceMax 18 axes input", 18, []tIn{x, ax(1)}, tNode{op: "ReduceMax", ins: in2, attrsI: k0}, []int{2},
+			[]float64{3, 2}}, []float64{0, third, third, third, 0.5, 0.5, 0, 0}},
+		{nodeCase{"ReduceMax 13 attribute", 13, []tIn{x}, tNode{op: "ReduceMax", attrsIs: map[string][]int64{"axes": {-1}}, attrsI: k0}, []int{2},
+			[]float64{3, 2}}, []float64{0, third, third, third, 0.5, 0.5, 0, 0}},
+		{nodeCase{"ReduceMax 18 all", 18, []tIn{x}, tNode{op: "ReduceMax", attrsI: k0}, []int{},
+			[]float64{3}}, []float64{0, third, third, third, 0, 0, 0, 0}},
+		{nodeCase{"ReduceMax 18 noop", 18, []tIn{x}, tNode{op: "ReduceMax", attrsI: map[string]int64{"noop_with_empty_axes": 1}}, []int{2, 4},
+			x.data}, []float64{1, 1, 1, 1, 1, 1, 1, 1}},
+		{nodeCase{"ReduceMin 18 keepdims", 18, []tIn{x22(2, 1, 2, 5), ax(0)}, tNode{op: "ReduceMin", ins: in2}, []int{1, 2},
+			[]float64{2, 1}}, []float64{0.5, 1, 0.5, 0}},
+		{nodeCase{"ReduceMin 11 attribute", 11, []tIn{x}, tNode{op: "ReduceMin", attrsIs: map[string][]int64{"axes": {1}}, attrsI: k0}, []int{2},
+			[]float64{1, 0}}, []float64{1, 0, 0, 0, 0, 0, 1, 0}},
+		{nodeCase{"ReduceMean 18", 18, []tIn{x, ax(1)}, tNode{op: "ReduceMean", ins: in2, attrsI: k0}, []int{2},
+			[]float64{2.5, 1.25}}, []float64{0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25}},
+		{nodeCase{"ReduceProd 18", 18, []tIn{x, ax(0)}, tNode{op: "ReduceProd", ins: in2, attrsI: k0}, []int{4},
+			[]float64{2, 6, 0, 3}}, []float64{2, 2, 0, 1, 1, 3, 3, 3}},
+		{nodeCase{"ReduceLogSumExp 18", 18, []tIn{x, ax(1)}, tNode{op: "ReduceLogSumExp", ins: in2, attrsI: k0}, []int{2},
+			[]float64{lse0, lse1}}, append(g0, g1...)},
+		{nodeCase{"ReduceSum 13 input", 13, []tIn{x, ax(0)}, tNode{op: "ReduceSum", ins: in2, attrsI: k0}, []int{4},
+			[]float64{3, 5, 3, 4}}, []float64{1, 1, 1, 1, 1, 1, 1, 1}},
+		{nodeCase{"ReduceSum 13 noop", 13, []tIn{x}, tNode{op: "ReduceSum", attrsI: map[string]int64{"noop_with_empty_axes": 1}}, []int{2, 4},
+			x.data}, []float64{1, 1, 1, 1, 1, 1, 1, 1}},
+		{nodeCase{"ReduceSum 11 attribute", 11, []tIn{x}, tNode{op: "ReduceSum", attrsIs: map[string][]int64{"axes": {1}}}, []int{2, 1},
+			[]float64{10, 5}}, []float64{1, 1, 1, 1, 1, 1, 1, 1}},
+		{nodeCase{"ReduceL2 18 zero row", 18, []tIn{x22(0, 0, 3, 4), ax(1)}, tNode{op: "ReduceL2", ins: in2, attrsI: k0}, []int{2},
+			[]float64{0, 5}}, []float64{0, 0, 0.6, 0.8}},
+		{nodeCase{"ReduceL2 13 keepdims", 13, []tIn{x22(3, 0, 4, 1)}, tNode{op: "ReduceL2", attrsIs: map[string][]int64{"axes": {0}}}, []int{1, 2},
+			[]float64{5, 1}}, []float64{0.6, 0, 0.8, 1}},
+		{nodeCase{"ReduceL1 18", 18, []tIn{x22(-1, 0, 3, -4), ax(1)}, tNode{op: "ReduceL1", ins: in2, attrsI: k0}, []int{2},
+			[]float64{1, 7}}, []float64{-1, 0, 1, -1}},
+		{nodeCase{"ReduceSumSquare 13", 13, []tIn{x22(-1, 0, 3, -4)}, tNode{op: "ReduceSumSquare", attrsIs: map[string][]int64{"axes": {1}}, attrsI: k0}, []int{2},
+			[]float64{1, 25}}, []float64{-2, 0, 6, -8}},
+		{nodeCase{"ReduceLogSum 18 all", 18, []tIn{x22(1, 3, 2, 2)}, tNode{op: "ReduceLogSum", attrsI: k0}, []int{},
+			[]float64{math.Log(8)}}, []float64{0.125, 0.125, 0.125, 0.125}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -422,8 +418,8 @@ func TestReduceSignatures(t *testing.T) {
 				t.Errorf("shape %v, want %v", sh, c.shape)
 			}
 			y, g := l.grads(t, "x")
-			if !near(y, c.y, 1e-15) {
-				t.Errorf("y = %v, want %v", y, c.y)
+			if !near(y, c.want, 1e-15) {
+				t.Errorf("y = %v, want %v", y, c.want)
 			}
 			if !near(g["x"], c.dx, 1e-15) {
 				t.Errorf("∂Σy/∂x = %v, want %v", g["x"], c.dx)

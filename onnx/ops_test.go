@@ -189,20 +189,24 @@ func wantClose(t *testing.T, got, want []float64, tol float64) {
 // iota is 0, 1, …, n−1.
 func iota(n int) []float64 { return tensor.Range(tensor.Float64, 0, n).([]float64) }
 
+// nodeCase is a single-node model (its opset, inputs and node) with its output's shape and
+// values.
+type nodeCase struct {
+	name  string
+	opset int64
+	ins   []tIn
+	node  tNode
+	shape []int
+	want  []float64
+}
+
 // TestOperators: single-node models against values worked out by hand from the ONNX
 // operator specification (opset 13 unless stated).
 func TestOperators(t *testing.T) {
 	x23 := tIn{name: "x", shape: []int64{2, 3}, data: []float64{-1, 2, -3, 4, -5, 6}}
 	x234 := tIn{name: "x", shape: []int64{2, 3, 4}, data: iota(24)}
 	ints := func(name string, v ...int64) tIn { return tIn{name: name, shape: []int64{int64(len(v))}, ints: v} }
-	cases := []struct {
-		name  string
-		opset int64
-		ins   []tIn
-		node  tNode
-		shape []int
-		want  []float64
-	}{
+	cases := []nodeCase{
 		{"Relu", 13, []tIn{x23}, tNode{op: "Relu"}, []int{2, 3}, []float64{0, 2, 0, 4, 0, 6}},
 		{"LeakyRelu", 13, []tIn{x23}, tNode{op: "LeakyRelu", attrsF: map[string]float64{"alpha": 0.5}}, []int{2, 3}, []float64{-0.5, 2, -1.5, 4, -2.5, 6}},
 		{"Elu", 13, []tIn{x23}, tNode{op: "Elu"}, []int{2, 3}, []float64{math.Expm1(-1), 2, math.Expm1(-3), 4, math.Expm1(-5), 6}},

@@ -19,10 +19,6 @@ import (
 // Helpers shared by the package's tests: input nodes, running raised programs on a
 // TapeMachine, and comparing their values with package core's evaluator or each other.
 
-func f64(sh ...int) core.Type { return core.Type{Shape: core.Shape(sh), Dtype: core.Float64} }
-
-func i64(sh ...int) core.Type { return core.Type{Shape: core.Shape(sh), Dtype: core.Int64} }
-
 // input makes a graph input node holding the given float64 or int64 data (one element for
 // shape ()).
 func input(t *testing.T, g *gorgonia.ExprGraph, name string, sh []int, data any) *gorgonia.Node {
@@ -33,22 +29,11 @@ func input(t *testing.T, g *gorgonia.ExprGraph, name string, sh []int, data any)
 // inputNode makes an input node of shape sh (a scalar node for shape ()) holding a copy of d.
 func inputNode(t *testing.T, g *gorgonia.ExprGraph, name string, sh []int, d *tensor.Dense) *gorgonia.Node {
 	t.Helper()
-	var n *gorgonia.Node
-	var val gorgonia.Value = d.Clone().(*tensor.Dense)
-	if len(sh) == 0 {
-		n = gorgonia.NewScalar(g, d.Dtype(), gorgonia.WithName(name))
-		switch x := d.Get(0).(type) {
-		case float64:
-			val = gorgonia.NewF64(x)
-		case float32:
-			val = gorgonia.NewF32(x)
-		case int64:
-			val = gorgonia.NewI64(x)
-		}
-	} else {
-		n = gorgonia.NewTensor(g, d.Dtype(), len(sh), gorgonia.WithShape(sh...), gorgonia.WithName(name))
+	if d.Dims() != len(sh) {
+		t.Fatalf("input %s: tensor of shape %v for shape %v", name, d.Shape(), sh)
 	}
-	if err := gorgonia.Let(n, val); err != nil {
+	n, err := testutil.InputNode(g, name, d)
+	if err != nil {
 		t.Fatal(err)
 	}
 	return n

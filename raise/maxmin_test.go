@@ -8,6 +8,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/bulkad/bulkad/core"
+	"github.com/bulkad/bulkad/core/coretest"
 	"github.com/bulkad/bulkad/core/tensors"
 )
 
@@ -17,8 +18,8 @@ func TestMaxMinNaNAndSignedZero(t *testing.T) {
 	nan, negz := math.NaN(), math.Copysign(0, -1)
 	a := []float64{nan, 1, 2, 0, negz, 3}
 	bv := []float64{1, nan, nan, negz, 0, 3}
-	x := mustVar(t, "a", f64(6))
-	y := mustVar(t, "b", f64(6))
+	x := mustVar(t, "a", coretest.F64(6))
+	y := mustVar(t, "b", coretest.F64(6))
 	var b core.Builder
 	p, err := core.NewProgram([]*core.Var{x, y}, b.Tuple(b.Binary(core.OpMax, x, y), b.Binary(core.OpMin, x, y)))
 	if err != nil || b.Err() != nil {

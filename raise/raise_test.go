@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bulkad/bulkad/core/coretest"
 	kern "github.com/bulkad/bulkad/kernel"
 
 	"github.com/bulkad/bulkad/core"
@@ -16,11 +17,11 @@ import (
 func TestGatherScatterMatmul(t *testing.T) {
 	r := rand.New(rand.NewSource(1))
 	var b core.Builder
-	x := mustVar(t, "x", f64(2, 3))
-	ix := mustVar(t, "ix", i64(4))
-	v := mustVar(t, "v", f64(6))
-	a := mustVar(t, "a", f64(3, 2))
-	c := mustVar(t, "c", f64(3, 4))
+	x := mustVar(t, "x", coretest.F64(2, 3))
+	ix := mustVar(t, "ix", coretest.I64(4))
+	v := mustVar(t, "v", coretest.F64(6))
+	a := mustVar(t, "a", coretest.F64(3, 2))
+	c := mustVar(t, "c", coretest.F64(3, 4))
 	i, j := mustVar(t, "i", core.Scalar(core.Int64)), mustVar(t, "j", core.Scalar(core.Int64))
 	// gather [3,2] x (\[i,j] -> [j,i])   (a transpose)
 	g1 := b.Gather(core.Shape{3, 2}, x, b.IndexFn([]*core.Var{i, j}, j, i))
@@ -89,10 +90,10 @@ func TestGatherScatterMatmul(t *testing.T) {
 func TestElementwiseAndMoves(t *testing.T) {
 	r := rand.New(rand.NewSource(2))
 	var b core.Builder
-	x := mustVar(t, "x", f64(2, 3))
-	y := mustVar(t, "y", f64(3))
-	k := mustVar(t, "k", i64())
-	s := mustVar(t, "s", f64())
+	x := mustVar(t, "x", coretest.F64(2, 3))
+	y := mustVar(t, "y", coretest.F64(3))
+	k := mustVar(t, "k", coretest.I64())
+	s := mustVar(t, "s", coretest.F64())
 	outs := []core.Term{
 		b.Mul(x, b.Replicate(2, y)), // 0 fused broadcast
 		b.Unary(core.OpTan, y),      // 1 custom unary
@@ -185,8 +186,8 @@ func TestElementwiseAndMoves(t *testing.T) {
 // A let bound to an existing node is not raised again: the forward pass is reused.
 func TestBoundLetNotRecomputed(t *testing.T) {
 	var b core.Builder
-	x := mustVar(t, "x", f64(3))
-	h := mustVar(t, "h", f64(3))
+	x := mustVar(t, "x", coretest.F64(3))
+	h := mustVar(t, "h", coretest.F64(3))
 	body := b.Let(h, b.Unary(core.OpExp, x), b.Tuple(b.Mul(h, x), b.SumOuter(h)))
 	p, err := core.NewProgram([]*core.Var{x}, body)
 	if err != nil || b.Err() != nil {
@@ -222,8 +223,8 @@ func TestBoundLetNotRecomputed(t *testing.T) {
 
 func TestFailureLeavesGraphUnchanged(t *testing.T) {
 	var b core.Builder
-	x := mustVar(t, "x", f64(3))
-	h := mustVar(t, "h", f64(3))
+	x := mustVar(t, "x", coretest.F64(3))
+	h := mustVar(t, "h", coretest.F64(3))
 	// A good term first, then a let bound to a node of the wrong shape: nothing may be added.
 	body := b.Let(h, b.Unary(core.OpExp, x), b.Tuple(b.Mul(x, x), b.Add(h, x)))
 	p, err := core.NewProgram([]*core.Var{x}, body)
@@ -259,7 +260,7 @@ func TestFailureLeavesGraphUnchanged(t *testing.T) {
 // Ops that differ only in their index function must not be deduplicated.
 func TestHashDistinguishesIndexFunctions(t *testing.T) {
 	var b core.Builder
-	x := mustVar(t, "x", f64(4))
+	x := mustVar(t, "x", coretest.F64(4))
 	i := mustVar(t, "i", core.Scalar(core.Int64))
 	g1 := b.Gather(core.Shape{4}, x, b.IndexFn([]*core.Var{i}, b.Sub(core.ScalarI(3), i)))
 	g2 := b.Gather(core.Shape{4}, x, b.IndexFn([]*core.Var{i}, b.Add(i, core.ScalarI(1))))
@@ -283,8 +284,8 @@ func TestHashDistinguishesIndexFunctions(t *testing.T) {
 
 // A tensor literal feeding Gorgonia's in-place arithmetic must survive repeated runs.
 func TestLiteralSurvivesRuns(t *testing.T) {
-	x := mustVar(t, "x", f64(3))
-	lit, err := core.NewLitF(f64(3), []float64{1, 2, 3})
+	x := mustVar(t, "x", coretest.F64(3))
+	lit, err := core.NewLitF(coretest.F64(3), []float64{1, 2, 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,9 +313,9 @@ func TestLiteralSurvivesRuns(t *testing.T) {
 func TestAffineGatherScatter(t *testing.T) {
 	r := rand.New(rand.NewSource(3))
 	var b core.Builder
-	x := mustVar(t, "x", f64(6, 6, 2))
-	y := mustVar(t, "y", f64(2, 2, 3, 3, 2))
-	v := mustVar(t, "v", f64(5))
+	x := mustVar(t, "x", coretest.F64(6, 6, 2))
+	y := mustVar(t, "y", coretest.F64(2, 2, 3, 3, 2))
+	v := mustVar(t, "v", coretest.F64(5))
 	a, c := mustVar(t, "a", core.Scalar(core.Int64)), mustVar(t, "c", core.Scalar(core.Int64))
 	i, j := mustVar(t, "i", core.Scalar(core.Int64)), mustVar(t, "j", core.Scalar(core.Int64))
 	two := core.ScalarI(2)
@@ -375,7 +376,7 @@ func TestAffineGatherScatter(t *testing.T) {
 // build1 (not vectorised) runs through package core's evaluator as one custom op.
 func TestBuild1Fallback(t *testing.T) {
 	var b core.Builder
-	x := mustVar(t, "x", f64(3))
+	x := mustVar(t, "x", coretest.F64(3))
 	i := mustVar(t, "i", core.Scalar(core.Int64))
 	body := b.Build1(3, i, b.Mul(b.Index(x, i), b.Cast(core.Float64, i)))
 	p, err := core.NewProgram([]*core.Var{x}, body)
@@ -398,14 +399,14 @@ func TestLongChainNoHashCollision(t *testing.T) {
 		t.Skip("long chain")
 	}
 	const n = 9000
-	x := mustVar(t, "x", f64(4, 4))
-	w := mustVar(t, "w", f64(4, 4))
+	x := mustVar(t, "x", coretest.F64(4, 4))
+	w := mustVar(t, "w", coretest.F64(4, 4))
 	cur := core.Term(x)
 	var b core.Builder
 	vars := make([]*core.Var, n)
 	bounds := make([]core.Term, n)
 	for i := 0; i < n; i++ {
-		vars[i] = mustVar(t, "h"+strconv.Itoa(i), f64(4, 4))
+		vars[i] = mustVar(t, "h"+strconv.Itoa(i), coretest.F64(4, 4))
 		bounds[i] = b.Unary(core.OpTanh, b.MatMul(cur, w)) // a custom and a native op per step
 		cur = vars[i]
 	}
@@ -435,7 +436,7 @@ func TestLongChainNoHashCollision(t *testing.T) {
 // argmaxOuter: first maximum on ties, NaN never the maximum unless a column is all NaN (0).
 func TestArgmaxTiesAndNaN(t *testing.T) {
 	nan := math.NaN()
-	x := mustVar(t, "x", f64(3, 4))
+	x := mustVar(t, "x", coretest.F64(3, 4))
 	var b core.Builder
 	p, err := core.NewProgram([]*core.Var{x}, b.Tuple(b.ArgmaxOuter(x), b.ArgmaxOuter(b.Transpose([]int{1, 0}, x))))
 	if err != nil || b.Err() != nil {
@@ -463,7 +464,7 @@ func TestArgmaxTiesAndNaN(t *testing.T) {
 // (a hash collision, or a stabilising rewrite such as neg (neg x) = x meeting an existing
 // node), the step is rebuilt as a checked custom op; values stay exact.
 func TestNativeUnrelatedNodeFallback(t *testing.T) {
-	x := mustVar(t, "x", f64(3))
+	x := mustVar(t, "x", coretest.F64(3))
 	var b core.Builder
 	p, err := core.NewProgram([]*core.Var{x}, b.Tuple(b.Unary(core.OpNeg, b.Unary(core.OpNeg, x))))
 	if err != nil || b.Err() != nil {

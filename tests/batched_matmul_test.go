@@ -52,15 +52,8 @@ func TestBatchedMatMulGrad(t *testing.T) {
 func TestBatchedMatMulGradOfGrad(t *testing.T) {
 	for _, c := range batchedCases() {
 		t.Run(c.name, func(t *testing.T) {
-			b, err := extraCtor(c)()
-			if err != nil {
-				t.Fatal(err)
-			}
-			h, err := buildHV(b.g, b.cost, b.wrt, 13)
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkHV(t, h, 1e-6)
+			b := mustBuild(t, extraCtor(c))
+			checkGradOfGrad(t, b.g, b.cost, b.wrt, 13)
 		})
 	}
 }
@@ -71,10 +64,7 @@ func TestBatchedMatMulGradOfGrad(t *testing.T) {
 func TestBatchedMatMulGradientProgram(t *testing.T) {
 	for _, c := range batchedCases() {
 		t.Run(c.name, func(t *testing.T) {
-			b, err := extraCtor(c)()
-			if err != nil {
-				t.Fatal(err)
-			}
+			b := mustBuild(t, extraCtor(c))
 			d, err := bulkad.Differentiate(b.cost, b.wrt...)
 			if err != nil {
 				t.Fatal(err)

@@ -118,6 +118,17 @@ func (h *hvGraph) runAt(m G.VM, eps float64, read G.Nodes) ([][]float64, error) 
 	return out, nil
 }
 
+// checkGradOfGrad builds grad of grad of cost along a random direction (seed) with buildHV
+// and checks it with checkHV to 1e-6 of the largest entry.
+func checkGradOfGrad(t *testing.T, g *G.ExprGraph, cost *G.Node, wrt G.Nodes, seed int64) {
+	t.Helper()
+	h, err := buildHV(g, cost, wrt, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkHV(t, h, 1e-6)
+}
+
 // checkHV compares H·v from grad of grad, run on a TapeMachine, with central differences of
 // the gradient nodes along v: (g(x + εv) − g(x − εv)) / 2ε, to tol relative to the largest
 // entry of the differences (and an absolute floor for an all-zero Hessian).
@@ -174,11 +185,7 @@ func TestGradOfGradOps(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			h, err := buildHV(gr.G, gr.Cost, gr.Wrt, 11)
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkHV(t, h, 1e-6)
+			checkGradOfGrad(t, gr.G, gr.Cost, gr.Wrt, 11)
 		})
 	}
 }
@@ -186,11 +193,7 @@ func TestGradOfGradOps(t *testing.T) {
 // TestGradOfGradZoo is TestGradOfGradOps on every zoo model.
 func TestGradOfGradZoo(t *testing.T) {
 	eachZoo(t, tensor.Float64, func(t *testing.T, m *models.Model) {
-		h, err := buildHV(m.G, m.Cost, m.Wrt, 12)
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkHV(t, h, 1e-6)
+		checkGradOfGrad(t, m.G, m.Cost, m.Wrt, 12)
 	})
 }
 
@@ -288,11 +291,7 @@ func TestGradOfGradIssueCases(t *testing.T) {
 			return g, cost, G.Nodes{w1, w2}
 		}
 		g, cost, wrt := build()
-		h, err := buildHV(g, cost, wrt, 13)
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkHV(t, h, 1e-6)
+		checkGradOfGrad(t, g, cost, wrt, 13)
 
 		g2, cost2, wrt2 := build()
 		msg := gorgoniaGradTwice(g2, cost2, wrt2)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/bulkad/bulkad"
 	"github.com/bulkad/bulkad/examples/opgraphs"
+	"github.com/bulkad/bulkad/internal/testutil"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -20,6 +21,16 @@ type built struct {
 }
 
 type ctor func() (built, error)
+
+// mustBuild calls mk, failing the test when it cannot build the graph.
+func mustBuild(t *testing.T, mk ctor) built {
+	t.Helper()
+	b, err := mk()
+	if err != nil {
+		t.Fatalf("building the graph: %v", err)
+	}
+	return b
+}
 
 // valuesOf copies a node's value as float64s.
 func valuesOf(v G.Value) []float64 { return opgraphs.Floats(v) }
@@ -198,13 +209,7 @@ func finiteDiff(t *testing.T, b built, h float64, maxPer int) (fd [][]float64, i
 		var f []float64
 		var ix []int
 		for j := 0; j < len(data); j += step {
-			old := data[j]
-			data[j] = old + h
-			up := cost()
-			data[j] = old - h
-			down := cost()
-			data[j] = old
-			f = append(f, (up-down)/(2*h))
+			f = append(f, testutil.CentralDiff(data, j, h, cost))
 			ix = append(ix, j)
 		}
 		fd = append(fd, f)
@@ -254,13 +259,7 @@ func pick(gs [][]float64, idx [][]int) [][]float64 {
 // gorgoniaWrong, Gorgonia's own Grad (1e-10). It returns Gorgonia's error, if any.
 func checkAll(t *testing.T, mk ctor, gorgoniaWrong bool) error {
 	t.Helper()
-	fresh := func() built {
-		b, err := mk()
-		if err != nil {
-			t.Fatalf("building the graph: %v", err)
-		}
-		return b
-	}
+	fresh := func() built { return mustBuild(t, mk) }
 	b1 := fresh()
 	tape, dual, _ := bulkadTape(t, b1)
 	if d := maxRelDiff(dual, tape); d != 0 {

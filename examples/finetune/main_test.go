@@ -5,8 +5,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
-	"strings"
 	"testing"
+
+	"github.com/bulkad/bulkad/internal/testutil"
 )
 
 // TestFineTune: the shipped ONNX model imports, and 40 steps of bulkad gradients + Adam at
@@ -25,20 +26,8 @@ func TestFineTune(t *testing.T) {
 	if !(last < first/2) {
 		t.Errorf("loss %g → %g: want at least halved", first, last)
 	}
-	out.Reset()
-	if err := run([]string{"-h"}, &out); err != nil || !strings.Contains(out.String(), "-steps") {
-		t.Errorf("-h: %v %s", err, out.String())
-	}
-	for _, args := range [][]string{{"-steps", "0"}, {"-model", "/no/such.onnx"}, {"-plot", "/no/such/dir/p.png"}, {"x"},
-		{"-plot", "p.txt"}, {"-lr", "Inf"}, {"-lr", "NaN"}, {"-lr", "0"}} {
-		out.Reset()
-		if err := run(args, &out); err == nil {
-			t.Errorf("%v: no error", args)
-		}
-		if strings.Contains(out.String(), "training loss") {
-			t.Errorf("%v: refused only after training:\n%s", args, out.String())
-		}
-	}
+	testutil.CheckFlags(t, run, "-steps", [][]string{{"-steps", "0"}, {"-model", "/no/such.onnx"}, {"-plot", "/no/such/dir/p.png"}, {"x"},
+		{"-plot", "p.txt"}, {"-lr", "Inf"}, {"-lr", "NaN"}, {"-lr", "0"}}, "training loss")
 }
 
 // TestFineTuneSave: -save writes the fine-tuned model; fine-tuning the saved model again

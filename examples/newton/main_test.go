@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bulkad/bulkad/internal/testutil"
 	"gorgonia.org/tensor"
 )
 
@@ -44,19 +45,8 @@ func TestNewtonBeatsGradientDescent(t *testing.T) {
 // PNG.
 func TestRunFlags(t *testing.T) {
 	var out bytes.Buffer
-	if err := run([]string{"-h"}, &out); err != nil || !strings.Contains(out.String(), "-steps") {
-		t.Errorf("-h: %v\n%s", err, out.String())
-	}
-	for _, args := range [][]string{{"-dtype", "int"}, {"-steps", "0"}, {"extra"}, {"-plot", "/no/such/dir/x.png"},
-		{"-plot", "x.txt"}, {"-damping", "Inf"}, {"-l2", "Inf"}, {"-l2", "NaN"}} {
-		out.Reset()
-		if err := run(args, &out); err == nil {
-			t.Errorf("%v: no error", args)
-		}
-		if strings.Contains(out.String(), "Newton-CG") {
-			t.Errorf("%v: refused only after training:\n%s", args, out.String())
-		}
-	}
+	testutil.CheckFlags(t, run, "-steps", [][]string{{"-dtype", "int"}, {"-steps", "0"}, {"extra"}, {"-plot", "/no/such/dir/x.png"},
+		{"-plot", "x.txt"}, {"-damping", "Inf"}, {"-l2", "Inf"}, {"-l2", "NaN"}}, "Newton-CG")
 	png := filepath.Join(t.TempDir(), "n.png")
 	out.Reset()
 	if err := run([]string{"-steps", "3", "-cg", "4", "-plot", png}, &out); err != nil {

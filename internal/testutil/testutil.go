@@ -126,3 +126,15 @@ func SortedKeys[V any](m map[string]V) []string {
 	sort.Strings(out)
 	return out
 }
+
+// CentralDiff is the central difference (f(x+h) − f(x−h)) / 2h of f with respect to
+// data[j]: f is evaluated with data[j] raised and lowered by h, and data[j] is restored.
+func CentralDiff(data []float64, j int, h float64, f func() float64) float64 {
+	x := data[j]
+	data[j] = x + h
+	up := f()
+	data[j] = x - h
+	down := f()
+	data[j] = x
+	return (up - down) / (2 * h)
+}

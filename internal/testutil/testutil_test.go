@@ -145,3 +145,26 @@ func TestSortedKeys(t *testing.T) {
 		}
 	}
 }
+
+func TestCentralDiff(t *testing.T) {
+	// f = x0³ + 2·x1: the central difference of x³ is 3x² + h² (hand expansion), of 2x is 2
+	cases := []struct {
+		name string
+		j    int
+		h    float64
+		want float64
+	}{
+		{"cubic", 0, 0.5, 3*1.5*1.5 + 0.25},
+		{"linear", 1, 0.25, 2},
+	}
+	for _, c := range cases {
+		data := []float64{1.5, -4}
+		f := func() float64 { return data[0]*data[0]*data[0] + 2*data[1] }
+		if got := CentralDiff(data, c.j, c.h, f); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("%s: CentralDiff = %v, want %v", c.name, got, c.want)
+		}
+		if data[0] != 1.5 || data[1] != -4 {
+			t.Errorf("%s: data %v not restored", c.name, data)
+		}
+	}
+}

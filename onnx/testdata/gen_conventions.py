@@ -143,41 +143,37 @@ class WeightNorm(nn.Module):
         return torch.tanh(self.fc(x))
 
 
-def kinks_target():
-    return torch.tensor([-4, -3, -2.5, -1, -0.5, 0, 0.5, 1, 2.5, 3, 4, 17, 25], dtype=torch.float64)
+def f64(values):
+    return torch.tensor(values, dtype=torch.float64)
+
+
+def shifted(cls, target, seed, *extra):
+    """The model cls(target, x, *extra) of the Shifted family and its input x (quarters of the
+    target's shape from seed), so that its activations hold target's values."""
+    x = quarters(target.shape, seed)
+    return cls(target, x, *extra), x
 
 
 def exported():
     """(name, opset, build(dtype) -> (module, x)) of the models torch.onnx exports."""
     def kinks(dt):
-        t = kinks_target()
-        x = quarters(t.shape, 1)
-        return Kinks(t, x), x
+        return shifted(Kinks, f64([-4, -3, -2.5, -1, -0.5, 0, 0.5, 1, 2.5, 3, 4, 17, 25]), 1)
 
     def hardsigmoid(dt):
-        t = torch.tensor([-4, -3, -1.5, 0, 1.5, 3, 4], dtype=torch.float64)
-        x = quarters(t.shape, 2)
-        return HardSigmoid(t, x), x
+        return shifted(HardSigmoid, f64([-4, -3, -1.5, 0, 1.5, 3, 4]), 2)
 
     def maxmin(dt):
-        t = torch.tensor([[0, 1, -1, 2], [0.5, 0.5, -2, 1.5]], dtype=torch.float64)
-        x = quarters(t.shape, 3)
-        a = torch.tensor([[0, 0.5, -1, 1], [0.5, 1, -1.75, 1.5]], dtype=torch.float64)
-        b = torch.tensor([[0, 1.25, -0.5, 2], [0.25, 0.5, -2, 1.75]], dtype=torch.float64)
-        return MaxMin(t, x, a, b), x
+        return shifted(MaxMin, f64([[0, 1, -1, 2], [0.5, 0.5, -2, 1.5]]), 3,
+                       f64([[0, 0.5, -1, 1], [0.5, 1, -1.75, 1.5]]), f64([[0, 1.25, -0.5, 2], [0.25, 0.5, -2, 1.75]]))
 
     def reduce(dt):
-        t = torch.tensor([[1, 1.5, 1.5, 1.5], [0.5, 0.5, -1, 0.25], [1.5, -0.5, 1.5, 0]], dtype=torch.float64)
-        x = quarters(t.shape, 4)
-        return Reduce(t, x), x
+        return shifted(Reduce, f64([[1, 1.5, 1.5, 1.5], [0.5, 0.5, -1, 0.25], [1.5, -0.5, 1.5, 0]]), 4)
 
     def clip(dt):
-        t = torch.tensor([-1, -0.5, -0.25, 0, 0.5, 0.75, 1], dtype=torch.float64)
-        x = quarters(t.shape, 5)
-        return Clip(t, x), x
+        return shifted(Clip, f64([-1, -0.5, -0.25, 0, 0.5, 0.75, 1]), 5)
 
     def castout(dt):
-        return CastOut(), torch.tensor([-1, 0, 0.25, 0.5, 2], dtype=torch.float64)
+        return CastOut(), f64([-1, 0, 0.25, 0.5, 2])
 
     def scalars(dt):
         torch.manual_seed(6)
@@ -215,10 +211,9 @@ def helper_model(dt, opset, x, params, nodes, out_shape, ints=()):
 def variadic(dt):
     """Max, Min, Sum and Mean of three or four inputs with multidirectional broadcasting:
     h [2, 3], a [3], b [2, 1], c [] (opset 13)."""
-    t = torch.tensor([[1, 0.5, 2], [-1, 0.75, 0]], dtype=torch.float64)
+    t = f64([[1, 0.5, 2], [-1, 0.75, 0]])
     x = quarters(t.shape, 9)
-    p = {"w": t - x, "a": torch.tensor([1, 0.75, -0.5], dtype=torch.float64),
-         "b": torch.tensor([[1], [0.75]], dtype=torch.float64), "c": torch.tensor(0.5, dtype=torch.float64)}
+    p = {"w": t - x, "a": f64([1, 0.75, -0.5]), "b": f64([[1], [0.75]]), "c": f64(0.5)}
     nodes = [helper.make_node("Add", ["x", "w"], ["h"]),
              helper.make_node("Max", ["h", "a", "b"], ["mx"]),
              helper.make_node("Min", ["h", "a", "b", "c"], ["mn"]),
@@ -240,7 +235,7 @@ def reduce18(dt):
     Prod, LogSumExp, L2 and Sum over axis 1 with keepdims, a row of zeros (ties across the row;
     a zero norm) among them; ReduceMean over both axes with noop_with_empty_axes = 0 and no
     axes (every axis); ReduceMax with noop_with_empty_axes = 1 and no axes (the identity)."""
-    t = torch.tensor([[1, 1.5, 1.5, -0.5], [0, 0, 0, 0], [-1, 0.5, -1, 0.25]], dtype=torch.float64)
+    t = f64([[1, 1.5, 1.5, -0.5], [0, 0, 0, 0], [-1, 0.5, -1, 0.25]])
     x = quarters(t.shape, 10)
     p = {"w": t - x}
     kinds = ["ReduceMax", "ReduceMin", "ReduceMean", "ReduceProd", "ReduceLogSumExp", "ReduceL2", "ReduceSum"]

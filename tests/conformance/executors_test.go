@@ -87,33 +87,9 @@ func executors(dev *vulkan.Device) []executor {
 	exs = append(exs, executor{name: "kernel.Compile/chains", runs: runChains})
 	exs = append(exs, singleOpKernels("", nil, false)...)
 	// raised nodes on a TapeMachine, per operation and coarse
-	for _, coarse := range []bool{false, true} {
-		mode := "ops"
-		if coarse {
-			mode = "coarse"
-		}
-		for _, r := range ranks() {
-			exs = append(exs, executor{name: "raise/" + mode + "/" + r.name, scalar: r.name == "rank0",
-				run: func(o operation, ins []any) (any, any, error) {
-					return raisedRun(r, o, ins, raise.Options{Coarse: coarse}, nil)
-				}})
-		}
-	}
+	exs = append(exs, raisedExecutors("", nil)...)
 	// Vulkan forced: the single-op kernels and raised nodes with the device
-	vkExs := singleOpKernels("vulkan/", dev, true)
-	for _, coarse := range []bool{false, true} {
-		mode := "ops"
-		if coarse {
-			mode = "coarse"
-		}
-		for _, r := range ranks() {
-			vkExs = append(vkExs, executor{name: "vulkan/raise/" + mode + "/" + r.name, scalar: r.name == "rank0",
-				run: func(o operation, ins []any) (any, any, error) {
-					vk := forced(dev)
-					return raisedRun(r, o, ins, raise.Options{Coarse: coarse, Vulkan: vk}, vk)
-				}})
-		}
-	}
+	vkExs := append(singleOpKernels("vulkan/", dev, true), raisedExecutors("vulkan/", dev)...)
 	for _, ex := range vkExs {
 		ex.device, ex.tol = true, vulkanTolerance(dev)
 		if ex.applies == nil {
@@ -123,6 +99,29 @@ func executors(dev *vulkan.Device) []executor {
 			ex.applies = func(o operation) bool { return inner(o) && floatArith(o) }
 		}
 		exs = append(exs, ex)
+	}
+	return exs
+}
+
+// raisedExecutors are raised nodes on a TapeMachine, per operation and coarse, at every rank;
+// with dev (not nil), the kernels with the device dev forced.
+func raisedExecutors(prefix string, dev *vulkan.Device) []executor {
+	var exs []executor
+	for _, coarse := range []bool{false, true} {
+		mode := "ops"
+		if coarse {
+			mode = "coarse"
+		}
+		for _, r := range ranks() {
+			exs = append(exs, executor{name: prefix + "raise/" + mode + "/" + r.name, scalar: r.name == "rank0",
+				run: func(o operation, ins []any) (any, any, error) {
+					var vk *kernel.Vulkan // nil: the CPU
+					if dev != nil {
+						vk = forced(dev)
+					}
+					return raisedRun(r, o, ins, raise.Options{Coarse: coarse, Vulkan: vk}, vk)
+				}})
+		}
 	}
 	return exs
 }
@@ -248,21 +247,13 @@ func singleOpKernels(prefix string, dev *vulkan.Device, withDevice bool) []execu
 	exs := []executor{
 		{name: prefix + "kernel.Unary", applies: func(o operation) bool { return o.un != 0 },
 			run: withVK(func(vk *kernel.Vulkan, o operation, ins []any) (any, any, error) {
-				out := kernel.NewSlice(o.out(), colLen(ins[0]))
-				if err := (kernel.Unary{Op: o.un, VK: vk}).Run(out, ins); err != nil {
-					return nil, nil, err
-				}
-				want, err := expect(oneOp(o, core.Shape{colLen(ins[0])}))(ins)
-				return out, want, err
+				n := colLen(ins[0])
+				return kernelRun(kernel.Unary{Op: o.un, VK: vk}, o, n, ins, expect(oneOp(o, core.Shape{n})))
 			})},
 		{name: prefix + "kernel.Binary", applies: func(o operation) bool { return o.bin != 0 },
 			run: withVK(func(vk *kernel.Vulkan, o operation, ins []any) (any, any, error) {
-				out := kernel.NewSlice(o.out(), colLen(ins[0]))
-				if err := (kernel.Binary{Op: o.bin, VK: vk}).Run(out, ins); err != nil {
-					return nil, nil, err
-				}
-				want, err := expect(oneOp(o, core.Shape{colLen(ins[0])}))(ins)
-				return out, want, err
+				n := colLen(ins[0])
+				return kernelRun(kernel.Binary{Op: o.bin, VK: vk}, o, n, ins, expect(oneOp(o, core.Shape{n})))
 			})},
 		// y read cyclically: x holds every pair's first operand (n² elements), y the n
 		// special values, which are the pairs' second operands in order
@@ -270,47 +261,36 @@ func singleOpKernels(prefix string, dev *vulkan.Device, withDevice bool) []execu
 			run: withVK(func(vk *kernel.Vulkan, o operation, ins []any) (any, any, error) {
 				vals := specials(o.in)
 				n := colLen(vals)
-				out := kernel.NewSlice(o.out(), n*n)
-				if err := (kernel.Binary{Op: o.bin, VK: vk}).Run(out, []any{ins[0], vals}); err != nil {
-					return nil, nil, err
-				}
-				p, err := cyclicProgram(o, n)
-				if err != nil {
-					return nil, nil, err
-				}
-				want, err := reference(p, []any{ins[0], vals})
-				return out, want, err
+				return kernelRun(kernel.Binary{Op: o.bin, VK: vk}, o, n*n, []any{ins[0], vals}, expect(cyclicProgram(o, n)))
 			})},
 		// both operands broadcast: out[i,j] = vals[i] op vals[j], the pairs in order
 		{name: prefix + "kernel.StridedBinary", grid: true, applies: func(o operation) bool { return o.bin != 0 },
 			run: withVK(func(vk *kernel.Vulkan, o operation, ins []any) (any, any, error) {
 				vals := specials(o.in)
 				n := colLen(vals)
-				out := kernel.NewSlice(o.out(), n*n)
 				k := kernel.StridedBinary{Op: o.bin, Shape: []int{n, n}, XS: []int{1, 0}, YS: []int{0, 1}, VK: vk}
-				if err := k.Run(out, []any{vals, vals}); err != nil {
-					return nil, nil, err
-				}
-				p, err := outerProgram(o, n)
-				if err != nil {
-					return nil, nil, err
-				}
-				want, err := reference(p, []any{vals, vals})
-				return out, want, err
+				return kernelRun(k, o, n*n, []any{vals, vals}, expect(outerProgram(o, n)))
 			})},
 	}
 	if !withDevice {
 		exs = append(exs, executor{name: prefix + "kernel.Cast", applies: func(o operation) bool { return o.cast },
 			run: func(o operation, ins []any) (any, any, error) {
-				out := kernel.NewSlice(o.out(), colLen(ins[0]))
-				if err := (kernel.Cast{}).Run(out, ins); err != nil {
-					return nil, nil, err
-				}
-				want, err := expect(oneOp(o, core.Shape{colLen(ins[0])}))(ins)
-				return out, want, err
+				n := colLen(ins[0])
+				return kernelRun(kernel.Cast{}, o, n, ins, expect(oneOp(o, core.Shape{n})))
 			}})
 	}
 	return exs
+}
+
+// kernelRun runs k on the operand columns xs into a fresh column of n elements of o's result
+// dtype and returns it with the expected column, want(xs).
+func kernelRun(k kernel.Kernel, o operation, n int, xs []any, want func(xs []any) (any, error)) (got, w any, err error) {
+	out := kernel.NewSlice(o.out(), n)
+	if err := k.Run(out, xs); err != nil {
+		return nil, nil, err
+	}
+	w, err = want(xs)
+	return out, w, err
 }
 
 // cyclicProgram is fn (x : [n²], y : [n]) => x op reshape [n²] (replicate n y).

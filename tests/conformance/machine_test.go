@@ -2,8 +2,10 @@ package conformance
 
 import (
 	"fmt"
+	"reflect"
 
 	"github.com/bulkad/bulkad/core"
+	"github.com/bulkad/bulkad/internal/testutil"
 	"github.com/bulkad/bulkad/raise"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -25,7 +27,7 @@ func raised(p *core.Program, ins []any, opt raise.Options) (col any, err error) 
 	bind := map[string]*gorgonia.Node{}
 	vals := args(p, ins)
 	for _, v := range p.Params {
-		n, err := inputNode(g, v.Name, vals[v.Name])
+		n, err := testutil.InputNode(g, v.Name, vals[v.Name])
 		if err != nil {
 			return nil, err
 		}
@@ -60,37 +62,6 @@ func runMachine(g *gorgonia.ExprGraph, outs []*gorgonia.Node, runs int) (any, er
 	return concat(cols), nil
 }
 
-// inputNode makes an input node named name holding a copy of d: a scalar node for a tensor
-// of shape (), a tensor node otherwise.
-func inputNode(g *gorgonia.ExprGraph, name string, d *tensor.Dense) (*gorgonia.Node, error) {
-	var n *gorgonia.Node
-	if d.Dims() == 0 {
-		var v gorgonia.Value
-		switch x := d.Data().(type) {
-		case float64:
-			v = gorgonia.NewF64(x)
-		case float32:
-			v = gorgonia.NewF32(x)
-		case int64:
-			v = gorgonia.NewI64(x)
-		case bool:
-			v = gorgonia.NewB(x)
-		default:
-			return nil, fmt.Errorf("input %s: scalar of type %T", name, x)
-		}
-		n = gorgonia.NewScalar(g, d.Dtype(), gorgonia.WithName(name))
-		if err := gorgonia.Let(n, v); err != nil {
-			return nil, err
-		}
-		return n, nil
-	}
-	n = gorgonia.NewTensor(g, d.Dtype(), d.Dims(), gorgonia.WithShape(d.Shape()...), gorgonia.WithName(name))
-	if err := gorgonia.Let(n, d.Clone().(*tensor.Dense)); err != nil {
-		return nil, err
-	}
-	return n, nil
-}
-
 // valueColumn is a copy of a node's value as a column.
 func valueColumn(v gorgonia.Value) (any, error) {
 	if d, ok := v.(*tensor.Dense); ok {
@@ -99,15 +70,11 @@ func valueColumn(v gorgonia.Value) (any, error) {
 	if v == nil {
 		return nil, fmt.Errorf("no value")
 	}
-	switch x := v.Data().(type) {
-	case float64:
-		return []float64{x}, nil
-	case float32:
-		return []float32{x}, nil
-	case int64:
-		return []int64{x}, nil
-	case bool:
-		return []bool{x}, nil
+	// a scalar: the one-element column of its type
+	if x := reflect.ValueOf(v.Data()); x.IsValid() {
+		if col := reflect.Append(reflect.MakeSlice(reflect.SliceOf(x.Type()), 0, 1), x).Interface(); dtypeOf(col) != core.InvalidDtype {
+			return col, nil
+		}
 	}
 	return nil, fmt.Errorf("value %T holding %T", v, v.Data())
 }

@@ -104,7 +104,7 @@ func definition(o operation, ins []any) (any, tolerance) {
 		}
 		x, y := get(0, i), get(1, i)
 		if o.in == core.Float32 {
-			f[i] = float64(arith32(o.bin, float32(x), float32(y)))
+			f[i] = float64(binaryDef(o.bin, float32(x), float32(y)))
 		} else {
 			f[i] = binaryDef(o.bin, x, y)
 		}
@@ -119,55 +119,41 @@ func definition(o operation, ins []any) (any, tolerance) {
 	return f, tol
 }
 
+// unaryDefs are the float unary operations' definitions on float64.
+var unaryDefs = map[core.UnOp]func(float64) float64{
+	core.OpNeg: func(x float64) float64 { return -x },
+	core.OpAbs: math.Abs,
+	core.OpSign: func(x float64) float64 {
+		switch {
+		case x > 0:
+			return 1
+		case x < 0:
+			return -1
+		}
+		return x // ±0 and NaN
+	},
+	core.OpExp:      math.Exp,
+	core.OpLog:      logDef,
+	core.OpSqrt:     math.Sqrt,
+	core.OpSin:      math.Sin,
+	core.OpCos:      math.Cos,
+	core.OpTan:      math.Tan,
+	core.OpTanh:     math.Tanh,
+	core.OpSigmoid:  func(x float64) float64 { return 1 / (1 + math.Exp(-x)) },
+	core.OpRecip:    func(x float64) float64 { return 1 / x },
+	core.OpFloor:    math.Floor,
+	core.OpCeil:     math.Ceil,
+	core.OpLog1p:    math.Log1p,
+	core.OpExpm1:    math.Expm1,
+	core.OpErf:      math.Erf,
+	core.OpStopGrad: func(x float64) float64 { return x },
+	core.OpAtan:     math.Atan,
+}
+
 // unaryDef is a float unary operation's definition on float64.
 func unaryDef(op core.UnOp) func(float64) float64 {
-	switch op {
-	case core.OpNeg:
-		return func(x float64) float64 { return -x }
-	case core.OpAbs:
-		return math.Abs
-	case core.OpSign:
-		return func(x float64) float64 {
-			switch {
-			case x > 0:
-				return 1
-			case x < 0:
-				return -1
-			}
-			return x // ±0 and NaN
-		}
-	case core.OpExp:
-		return math.Exp
-	case core.OpLog:
-		return logDef
-	case core.OpSqrt:
-		return math.Sqrt
-	case core.OpSin:
-		return math.Sin
-	case core.OpCos:
-		return math.Cos
-	case core.OpTan:
-		return math.Tan
-	case core.OpTanh:
-		return math.Tanh
-	case core.OpSigmoid:
-		return func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
-	case core.OpRecip:
-		return func(x float64) float64 { return 1 / x }
-	case core.OpFloor:
-		return math.Floor
-	case core.OpCeil:
-		return math.Ceil
-	case core.OpLog1p:
-		return math.Log1p
-	case core.OpExpm1:
-		return math.Expm1
-	case core.OpErf:
-		return math.Erf
-	case core.OpStopGrad:
-		return func(x float64) float64 { return x }
-	case core.OpAtan:
-		return math.Atan
+	if f, ok := unaryDefs[op]; ok {
+		return f
 	}
 	panic("no definition of unary " + op.String())
 }
@@ -198,8 +184,9 @@ func minDef(x, y float64) float64 {
 	return y
 }
 
-// binaryDef is a float binary (non-comparison) operation's definition on float64.
-func binaryDef(op core.BinOp, x, y float64) float64 {
+// binaryDef is a float binary (non-comparison) operation's definition in T: T's own IEEE
+// arithmetic for + - * /, the float64 function (binaryFunc) rounded once to T for the others.
+func binaryDef[T float32 | float64](op core.BinOp, x, y T) T {
 	switch op {
 	case core.OpAdd:
 		return x + y
@@ -209,6 +196,13 @@ func binaryDef(op core.BinOp, x, y float64) float64 {
 		return x * y
 	case core.OpDiv:
 		return x / y
+	}
+	return T(binaryFunc(op, float64(x), float64(y)))
+}
+
+// binaryFunc is the definition on float64 of a float binary operation other than + - * /.
+func binaryFunc(op core.BinOp, x, y float64) float64 {
+	switch op {
 	case core.OpPow:
 		return math.Pow(x, y)
 	case core.OpMax:
@@ -219,22 +213,6 @@ func binaryDef(op core.BinOp, x, y float64) float64 {
 		return math.Atan2(x, y)
 	}
 	panic("no definition of binary " + op.String())
-}
-
-// arith32 is binaryDef in float32: IEEE float32 arithmetic for + - * /, the float64
-// function rounded once for the others.
-func arith32(op core.BinOp, x, y float32) float32 {
-	switch op {
-	case core.OpAdd:
-		return x + y
-	case core.OpSub:
-		return x - y
-	case core.OpMul:
-		return x * y
-	case core.OpDiv:
-		return x / y
-	}
-	return float32(binaryDef(op, float64(x), float64(y)))
 }
 
 // compareDef is an IEEE comparison: false with a NaN operand, except !=; -0 == +0.

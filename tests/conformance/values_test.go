@@ -3,6 +3,7 @@ package conformance
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -203,88 +204,56 @@ func colLen(c any) int {
 	return n
 }
 
-// pick returns the column of c's elements at the positions idx.
-func pick(c any, idx []int) any {
-	switch c := c.(type) {
-	case []float64:
-		return pickT(c, idx)
-	case []float32:
-		return pickT(c, idx)
-	case []int64:
-		return pickT(c, idx)
-	case []bool:
-		return pickT(c, idx)
-	}
-	panic(fmt.Sprintf("not a column: %T", c))
+// columnDtypes maps each column type to its core dtype.
+var columnDtypes = map[reflect.Type]core.Dtype{
+	reflect.TypeOf([]float64(nil)): core.Float64,
+	reflect.TypeOf([]float32(nil)): core.Float32,
+	reflect.TypeOf([]int64(nil)):   core.Int64,
+	reflect.TypeOf([]bool(nil)):    core.Bool,
 }
 
-func pickT[T any](c []T, idx []int) []T {
-	out := make([]T, len(idx))
-	for k, i := range idx {
-		out[k] = c[i]
+// dtypeOf is the core dtype of a column (core.InvalidDtype for another value).
+func dtypeOf(c any) core.Dtype {
+	if d, ok := columnDtypes[reflect.TypeOf(c)]; ok {
+		return d
 	}
-	return out
+	return core.InvalidDtype
+}
+
+// column is c as a reflect.Value, panicking if c is not a column.
+func column(c any) reflect.Value {
+	if dtypeOf(c) == core.InvalidDtype {
+		panic(fmt.Sprintf("not a column: %T", c))
+	}
+	return reflect.ValueOf(c)
+}
+
+// pick returns the column of c's elements at the positions idx.
+func pick(c any, idx []int) any {
+	v := column(c)
+	out := reflect.MakeSlice(v.Type(), len(idx), len(idx))
+	for k, i := range idx {
+		out.Index(k).Set(v.Index(i))
+	}
+	return out.Interface()
 }
 
 // elem returns element i of a column (boxed).
-func elem(c any, i int) any {
-	switch c := c.(type) {
-	case []float64:
-		return c[i]
-	case []float32:
-		return c[i]
-	case []int64:
-		return c[i]
-	case []bool:
-		return c[i]
-	}
-	panic(fmt.Sprintf("not a column: %T", c))
-}
+func elem(c any, i int) any { return column(c).Index(i).Interface() }
 
 // single is the one-element column holding element i of c.
 func single(c any, i int) any { return pick(c, []int{i}) }
 
-// concat joins columns of one type.
+// concat joins columns of one type into a fresh column (nil for none).
 func concat(cs []any) any {
 	if len(cs) == 0 {
 		return nil
 	}
-	var idx []int
-	var out any
+	out := reflect.MakeSlice(column(cs[0]).Type(), 0, 0)
 	for _, c := range cs {
-		idx = idx[:0]
-		for i := range colLen(c) {
-			idx = append(idx, i)
-		}
-		switch o := out.(type) {
-		case nil:
-			out = pick(c, idx)
-		case []float64:
-			out = append(o, c.([]float64)...)
-		case []float32:
-			out = append(o, c.([]float32)...)
-		case []int64:
-			out = append(o, c.([]int64)...)
-		case []bool:
-			out = append(o, c.([]bool)...)
-		}
+		out = reflect.AppendSlice(out, column(c))
 	}
-	return out
-}
-
-// dtypeOf is the core dtype of a column.
-func dtypeOf(c any) core.Dtype {
-	switch c.(type) {
-	case []float64:
-		return core.Float64
-	case []float32:
-		return core.Float32
-	case []int64:
-		return core.Int64
-	case []bool:
-		return core.Bool
-	}
-	return core.InvalidDtype
+	return out.Interface()
 }
 
 // dense is a fresh tensor of shape sh holding a copy of column c (shape () for a scalar).

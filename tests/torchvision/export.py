@@ -24,6 +24,8 @@ import sys
 import torch
 import torchvision
 
+from modelargs import outdir_and_models
+
 MODELS = [
     "resnet18",
     "mobilenet_v2",
@@ -40,15 +42,10 @@ def main(argv):
     reference = "--reference" in args
     dtype = torch.float64 if "--float64" in args else torch.float32
     args = [a for a in args if a not in ("--reference", "--float64")]
-    if not args or args[0].startswith("-"):
-        print(__doc__, file=sys.stderr)
+    parsed = outdir_and_models(args, MODELS, __doc__)
+    if parsed is None:
         return 2
-    out, names = args[0], args[1:] or MODELS
-    unknown = [n for n in names if n not in MODELS]
-    if unknown:
-        print(f"unknown models {unknown}; known: {MODELS}", file=sys.stderr)
-        return 2
-    os.makedirs(out, exist_ok=True)
+    out, names = parsed
     for name in names:
         torch.manual_seed(0)
         model = getattr(torchvision.models, name)(weights=None).eval().to(dtype)

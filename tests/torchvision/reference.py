@@ -98,6 +98,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 import torchvision
 
+from modelargs import outdir_and_models
+
 CNNS = ["resnet18", "mobilenet_v2", "mobilenet_v3_small", "shufflenet_v2_x0_5", "squeezenet1_1",
         "efficientnet_b0", "mnasnet0_5", "googlenet", "densenet121", "regnet_x_400mf"]
 
@@ -634,15 +636,10 @@ def main(argv):
         i = args.index("--dtype")
         dtypes = [getattr(torch, args[i + 1])]
         del args[i:i + 2]
-    if not args or args[0].startswith("-"):
-        print(__doc__, file=sys.stderr)
+    parsed = outdir_and_models(args, MODELS, __doc__)
+    if parsed is None:
         return 2
-    outdir, names = args[0], args[1:] or list(MODELS)
-    unknown = [n for n in names if n not in MODELS]
-    if unknown:
-        print(f"unknown models {unknown}; known: {list(MODELS)}", file=sys.stderr)
-        return 2
-    os.makedirs(outdir, exist_ok=True)
+    outdir, names = parsed
     for name in names:
         for dtype in dtypes:
             print("ok", reference(name, dtype, outdir), flush=True)
