@@ -272,20 +272,8 @@ func concat(cs []any) any {
 	return out
 }
 
-// dtypeOf is the core dtype of a column.
-func dtypeOf(c any) core.Dtype {
-	switch c.(type) {
-	case []float64:
-		return core.Float64
-	case []float32:
-		return core.Float32
-	case []int64:
-		return core.Int64
-	case []bool:
-		return core.Bool
-	}
-	return core.InvalidDtype
-}
+// dtypeOf is the core dtype of a column (core.InvalidDtype for another value).
+func dtypeOf(c any) core.Dtype { return kernel.SliceDtype(c) }
 
 // dense is a fresh tensor of shape sh holding a copy of column c (shape () for a scalar).
 func dense(c any, sh core.Shape) *tensor.Dense {
