@@ -182,7 +182,9 @@ func mapped[S, D any](x []S, f func(S) D) []D {
 func toF32(x []float64) []float32 { return mapped(x, func(v float64) float32 { return float32(v) }) }
 
 // toI64 is x·8 as integers (core.FloatToInt).
-func toI64(x []float64) []int64 { return mapped(x, func(v float64) int64 { return core.FloatToInt(v * 8) }) }
+func toI64(x []float64) []int64 {
+	return mapped(x, func(v float64) int64 { return core.FloatToInt(v * 8) })
+}
 
 // An odd length above what the cheapest kernels split (costOf(n, wCheap) >= parallelMin), so
 // the parts are uneven.
