@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -162,21 +163,12 @@ func sameAsLitFrom(got, want any, i int) error {
 	return nil
 }
 
+// at is element i of the flat slice s (boxed), "(none)" past its end.
 func at(s any, i int) any {
 	if i < 0 || i >= SliceLen(s) {
 		return "(none)"
 	}
-	switch s := s.(type) {
-	case []float64:
-		return s[i]
-	case []float32:
-		return s[i]
-	case []int64:
-		return s[i]
-	case []bool:
-		return s[i]
-	}
-	return nil
+	return reflect.ValueOf(s).Index(i).Interface()
 }
 
 func toFloat(v any) (float64, bool) {

@@ -270,15 +270,7 @@ func (g *gemmCall[T]) workRows(w int) {
 			pe := min(k, pg+group)
 			bp := g.shared[step%min(g.workers, 2)]
 			step++
-			// This worker's share of the strips of the group's panels.
-			sn, np := ncp/nr, (pe-pg+kc-1)/kc
-			x0, x1 := np*sn*w/g.workers, np*sn*(w+1)/g.workers
-			for it := x0; it < x1; it++ {
-				t, s := it/sn, it%sn
-				pc := pg + t*kc
-				kcur := min(kc, k-pc)
-				packStrips(nr, !g.tb, g.b, g.ldb, jc+s*nr, min(nr, nc-s*nr), pc, kcur, bp[t*kc*ncp+s*nr*kcur:])
-			}
+			g.packGroup(w, pg, pe, nr, !g.tb, g.b, g.ldb, jc, nc, ncp, bp)
 			g.wait()
 			for pc := pg; pc < pe; pc += kc {
 				kcur := min(kc, k-pc)
@@ -317,14 +309,7 @@ func (g *gemmCall[T]) workCols(w int) {
 		pe := min(k, pg+group)
 		ap := g.shared[step%min(g.workers, 2)]
 		step++
-		sm, np := mp/mr, (pe-pg+kc-1)/kc
-		x0, x1 := np*sm*w/g.workers, np*sm*(w+1)/g.workers
-		for it := x0; it < x1; it++ {
-			t, s := it/sm, it%sm
-			pc := pg + t*kc
-			kcur := min(kc, k-pc)
-			packStrips(mr, g.ta, g.a, g.lda, s*mr, min(mr, m-s*mr), pc, kcur, ap[t*kc*mp+s*mr*kcur:])
-		}
+		g.packGroup(w, pg, pe, mr, g.ta, g.a, g.lda, 0, m, mp, ap)
 		g.wait()
 		for jc := j0; jc < j1; jc += ncMax {
 			nc := min(ncMax, j1-jc)
@@ -337,6 +322,22 @@ func (g *gemmCall[T]) workCols(w int) {
 				}
 			}
 		}
+	}
+}
+
+// packGroup packs worker w's share of the strips of the shared panels of the k-group
+// [pg, pe): the r-wide strips (packStrips with tr and ld) of the rows [lo, lo+ext) of x, each
+// panel of the group wide rows long (ext rounded up to r) at wide·kc from the one before it
+// in dst. The strips of all the group's panels are split evenly over the workers.
+func (g *gemmCall[T]) packGroup(w, pg, pe, r int, tr bool, x []T, ld, lo, ext, wide int, dst []T) {
+	kc, k := g.bl.kc, g.k
+	ns, np := wide/r, (pe-pg+kc-1)/kc
+	x0, x1 := np*ns*w/g.workers, np*ns*(w+1)/g.workers
+	for it := x0; it < x1; it++ {
+		t, s := it/ns, it%ns
+		pc := pg + t*kc
+		kcur := min(kc, k-pc)
+		packStrips(r, tr, x, ld, lo+s*r, min(r, ext-s*r), pc, kcur, dst[t*kc*wide+s*r*kcur:])
 	}
 }
 

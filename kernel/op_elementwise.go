@@ -419,21 +419,13 @@ func scalarArith[T numT](op core.BinOp, dst, v []T, b T, left bool) bool {
 		for i, a := range v {
 			dst[i] = b / a
 		}
-	case op == core.OpMax && !left:
+	case op == core.OpMax: // max and min commute (Go's: NaN wins, -0 < +0), so left does not matter
 		for i, a := range v {
 			dst[i] = maxOf(a, b)
 		}
-	case op == core.OpMax:
-		for i, a := range v {
-			dst[i] = maxOf(b, a)
-		}
-	case op == core.OpMin && !left:
-		for i, a := range v {
-			dst[i] = minOf(a, b)
-		}
 	case op == core.OpMin:
 		for i, a := range v {
-			dst[i] = minOf(b, a)
+			dst[i] = minOf(a, b)
 		}
 	default:
 		return false

@@ -95,6 +95,34 @@ func (p *IndexPlan) SetFastPaths(dom, outer []int) {
 	p.Clip = p.Fn.ClipPlan(dom, outer)
 }
 
+// ixPath is the CPU path a run of a Gather or a Scatter takes (IndexPlan.route).
+type ixPath int
+
+const (
+	viaLoop   ixPath = iota // the index program point by point, its extra inputs bound
+	viaLookup               // the looked-up path (Lookup)
+	viaAffine               // the affine path (Affine)
+	viaClip                 // the clipped affine path (Clip)
+)
+
+// route picks the CPU path of a run over the domain dom with the inputs ins (the moved array,
+// then the extra inputs of p.Fn): the looked-up one when Lookup applies to ins (lk its
+// indices), else the affine or else the clipped one when there are no extra inputs, else the
+// loop of p.Fn with the extra inputs bound in env (err when they do not fit).
+func (p *IndexPlan) route(dom []int, ins []any) (path ixPath, lk []int64, env *ixEnv, err error) {
+	if ix, ok := p.Lookup.indices(dom, ins); ok {
+		return viaLookup, ix, nil, nil
+	}
+	switch {
+	case p.Affine && len(ins) == 1:
+		return viaAffine, nil, nil, nil
+	case p.Clip != nil && len(ins) == 1:
+		return viaClip, nil, nil, nil
+	}
+	env, err = p.Fn.newEnv(ins[1:])
+	return viaLoop, nil, env, err
+}
+
 // Run implements Kernel.
 func (k *Gather) Run(out any, ins []any) error {
 	if k.device(out, ins) {
@@ -124,26 +152,21 @@ func gatherRun[T elem](k *Gather, o []T, ins []any) error {
 	if !ok {
 		return typeErr("gather", o, ins)
 	}
-	if lk, ok := k.Lookup.indices(k.Dom, ins); ok {
-		if k.Lookup.Dims != nil {
-			gatherLookupClip(o, x, lk, k.Dom, k.Lookup.Dims, k.Rest)
-			return nil
-		}
-		gatherLookup(o, x, lk, k.Lookup.Table, k.Dom, k.Lookup.St, k.Lookup.Base, k.Rest)
-		return nil
-	}
-	if k.Affine && len(ins) == 1 {
-		gatherAffine(o, x, k.Dom, k.AffineStrides, k.AffineBase, k.Rest)
-		return nil
-	}
-	if k.Clip != nil && len(ins) == 1 {
-		return gatherClip(k.Clip, o, x, k.Rest)
-	}
-	env, err := k.Fn.newEnv(ins[1:])
-	if err != nil {
+	path, lk, env, err := k.route(k.Dom, ins)
+	switch {
+	case err != nil:
 		return err
+	case path == viaLookup && k.Lookup.Dims != nil:
+		gatherLookupClip(o, x, lk, k.Dom, k.Lookup.Dims, k.Rest)
+	case path == viaLookup:
+		gatherLookup(o, x, lk, k.Lookup.Table, k.Dom, k.Lookup.St, k.Lookup.Base, k.Rest)
+	case path == viaAffine:
+		gatherAffine(o, x, k.Dom, k.AffineStrides, k.AffineBase, k.Rest)
+	case path == viaClip:
+		return gatherClip(k.Clip, o, x, k.Rest)
+	default:
+		gatherLoop(k, env, o, x)
 	}
-	gatherLoop(k, env, o, x)
 	return nil
 }
 
@@ -192,26 +215,21 @@ func scatterRun[T elem](k *Scatter, o []T, ins []any) error {
 		return typeErr("scatter", o, ins)
 	}
 	add := addOf[T]()
-	if lk, ok := k.Lookup.indices(k.Dom, ins); ok {
-		if k.Lookup.Dims != nil {
-			scatterLookupClip(o, x, lk, k.Dom, k.Lookup.Dims, k.Rest, add)
-			return nil
-		}
-		scatterLookup(o, x, lk, k.Lookup.Table, k.Dom, k.Lookup.St, k.Lookup.Base, k.Rest, add)
-		return nil
-	}
-	if k.Affine && len(ins) == 1 {
-		scatterAffine(o, x, k.Dom, k.AffineStrides, k.AffineBase, k.Rest, add)
-		return nil
-	}
-	if k.Clip != nil && len(ins) == 1 {
-		return scatterClip(k.Clip, o, x, k.Rest)
-	}
-	env, err := k.Fn.newEnv(ins[1:])
-	if err != nil {
+	path, lk, env, err := k.route(k.Dom, ins)
+	switch {
+	case err != nil:
 		return err
+	case path == viaLookup && k.Lookup.Dims != nil:
+		scatterLookupClip(o, x, lk, k.Dom, k.Lookup.Dims, k.Rest, add)
+	case path == viaLookup:
+		scatterLookup(o, x, lk, k.Lookup.Table, k.Dom, k.Lookup.St, k.Lookup.Base, k.Rest, add)
+	case path == viaAffine:
+		scatterAffine(o, x, k.Dom, k.AffineStrides, k.AffineBase, k.Rest, add)
+	case path == viaClip:
+		return scatterClip(k.Clip, o, x, k.Rest)
+	default:
+		scatterLoop(k, env, o, x, add)
 	}
-	scatterLoop(k, env, o, x, add)
 	return nil
 }
 

@@ -169,20 +169,21 @@ func splitData(n int, seed int64) []float64 {
 	return v
 }
 
-func toF32(x []float64) []float32 {
-	o := make([]float32, len(x))
+// mapped is f of each element of x.
+func mapped[S, D any](x []S, f func(S) D) []D {
+	o := make([]D, len(x))
 	for i, v := range x {
-		o[i] = float32(v)
+		o[i] = f(v)
 	}
 	return o
 }
 
+// toF32 is x rounded to float32.
+func toF32(x []float64) []float32 { return mapped(x, func(v float64) float32 { return float32(v) }) }
+
+// toI64 is x·8 as integers (core.FloatToInt).
 func toI64(x []float64) []int64 {
-	o := make([]int64, len(x))
-	for i, v := range x {
-		o[i] = core.FloatToInt(v * 8)
-	}
-	return o
+	return mapped(x, func(v float64) int64 { return core.FloatToInt(v * 8) })
 }
 
 // An odd length above what the cheapest kernels split (costOf(n, wCheap) >= parallelMin), so

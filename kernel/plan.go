@@ -114,7 +114,7 @@ func (b *PlanBuilder) Input(i, off int, t core.Type) Slot {
 // Const is a slot holding the elements v (a []float64, []float32, []int64 or []bool with
 // t's dtype and size), which the plan keeps and never writes.
 func (b *PlanBuilder) Const(v any, t core.Type) Slot {
-	if b.err == nil && (SliceLen(v) != t.Shape.Size() || !ofDtype(v, t.Dtype)) {
+	if b.err == nil && (SliceLen(v) != t.Shape.Size() || SliceDtype(v) != t.Dtype) {
 		b.err = errors.Errorf("kernel: plan: constant of %s with %d elements, want %v", typeName(v), SliceLen(v), t)
 	}
 	if b.err != nil {
@@ -271,7 +271,7 @@ func (p *Plan) Steps() int { return len(p.steps) }
 func (p *Plan) BufferElems() map[core.Dtype]int {
 	m := map[core.Dtype]int{}
 	for _, b := range p.bufs {
-		m[dtypeOf(b)] += SliceLen(b)
+		m[SliceDtype(b)] += SliceLen(b)
 	}
 	return m
 }
@@ -298,7 +298,7 @@ func (p *Plan) run(out any, ins []any, times []time.Duration) (err error) {
 	if len(ins) != p.nIn {
 		return errors.Errorf("kernel: plan: %d inputs, want %d", len(ins), p.nIn)
 	}
-	if SliceLen(out) != p.outLen || !ofDtype(out, p.dtype) {
+	if SliceLen(out) != p.outLen || SliceDtype(out) != p.dtype {
 		return errors.Errorf("kernel: plan: output %s with %d elements, want %v with %d", typeName(out), SliceLen(out), p.dtype, p.outLen)
 	}
 	for i, in := range ins {
@@ -311,7 +311,7 @@ func (p *Plan) run(out any, ins []any, times []time.Duration) (err error) {
 	for i, s := range p.slots {
 		switch {
 		case s.kind == slotInput:
-			if !ofDtype(ins[s.in], s.typ.Dtype) {
+			if SliceDtype(ins[s.in]) != s.typ.Dtype {
 				return errors.Errorf("kernel: plan: input %d is %s, want %v", s.in, typeName(ins[s.in]), s.typ)
 			}
 			p.views[i] = subSlice(ins[s.in], s.off, s.typ.Shape.Size())
@@ -374,32 +374,6 @@ func makeSlice(dt core.Dtype, n int) any {
 		return make([]int64, n)
 	}
 	return make([]bool, n)
-}
-
-func ofDtype(v any, dt core.Dtype) bool {
-	switch v.(type) {
-	case []float64:
-		return dt == core.Float64
-	case []float32:
-		return dt == core.Float32
-	case []int64:
-		return dt == core.Int64
-	case []bool:
-		return dt == core.Bool
-	}
-	return false
-}
-
-func dtypeOf(v any) core.Dtype {
-	switch v.(type) {
-	case []float64:
-		return core.Float64
-	case []float32:
-		return core.Float32
-	case []int64:
-		return core.Int64
-	}
-	return core.Bool
 }
 
 // subSlice is v[off:off+n] with capacity n.

@@ -184,3 +184,30 @@ func equalInts(a, b []int) bool {
 	}
 	return true
 }
+
+// TestSliceDtype: the dtype of each flat slice type, InvalidDtype for anything else, and
+// NewSlice's slices come back as their dtype.
+func TestSliceDtype(t *testing.T) {
+	cases := []struct {
+		v    any
+		want core.Dtype
+	}{
+		{[]float64{1}, core.Float64},
+		{[]float32(nil), core.Float32},
+		{[]int64{}, core.Int64},
+		{[]bool{true}, core.Bool},
+		{[]int{1}, core.InvalidDtype},
+		{3.0, core.InvalidDtype},
+		{nil, core.InvalidDtype},
+	}
+	for _, c := range cases {
+		if got := SliceDtype(c.v); got != c.want {
+			t.Errorf("SliceDtype(%T) = %v, want %v", c.v, got, c.want)
+		}
+	}
+	for _, dt := range []core.Dtype{core.Float64, core.Float32, core.Int64, core.Bool} {
+		if got := SliceDtype(NewSlice(dt, 2)); got != dt {
+			t.Errorf("SliceDtype(NewSlice(%v, 2)) = %v", dt, got)
+		}
+	}
+}

@@ -48,23 +48,10 @@ func scatterMatmulTyped[T floatT](k *ScatterMatMul, out any, ins []any, lk []int
 	return true
 }
 
-func scatterMatmulRun[T ~float64 | ~float32](k *ScatterMatMul, out, y, b []T, lk []int64) {
+func scatterMatmulRun[T floatT](k *ScatterMatMul, out, y, b []T, lk []int64) {
 	clear(out)
-	// v - v is 0 for a number and NaN for an infinity or a NaN, and NaN stays in the sum.
-	var n0, n1, n2, n3 T
-	i := 0
-	for ; i+4 <= len(b); i += 4 {
-		n0 += b[i] - b[i]
-		n1 += b[i+1] - b[i+1]
-		n2 += b[i+2] - b[i+2]
-		n3 += b[i+3] - b[i+3]
-	}
-	for ; i < len(b); i++ {
-		n0 += b[i] - b[i]
-	}
-	nonFinite := n0 + n1 + n2 + n3
 	kk := k.K
-	if nonFinite != 0 {
+	if !allFinite(b) {
 		// The dense definition: S materialised, every row of B enters the sum.
 		s := make([]T, k.N*k.C)
 		scatterPairs(k, lk, func(p, row, col int) { s[row*k.C+col] += y[p] })

@@ -111,3 +111,19 @@ func SliceLen(a any) int {
 	}
 	return -1
 }
+
+// SliceDtype returns the dtype of a flat slice ([]float64, []float32, []int64 or []bool), and
+// core.InvalidDtype for another value.
+func SliceDtype(a any) core.Dtype {
+	switch a.(type) {
+	case []float64:
+		return core.Float64
+	case []float32:
+		return core.Float32
+	case []int64:
+		return core.Int64
+	case []bool:
+		return core.Bool
+	}
+	return core.InvalidDtype
+}

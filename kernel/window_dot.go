@@ -604,7 +604,7 @@ func (w *winWalk[T]) level(l int, off [3]int) {
 // plane runs rows rows of n points of the innermost level, row t from the offsets
 // o + t·rs with strides s along it. The rows that write a destination per point and read
 // one factor per row (a window row times a filter tap, a cotangent row times a tap) run
-// inline here; the others through row.
+// here, straight into axpyUnit or axpyRow; the others through row.
 func (w *winWalk[T]) plane(o [3]int, rows int, rs [3]int, n int, s [3]int) {
 	so, sx, sy := s[0], s[1], s[2]
 	a, b := w.a, w.b
@@ -616,19 +616,7 @@ func (w *winWalk[T]) plane(o [3]int, rows int, rs [3]int, n int, s [3]int) {
 	switch {
 	case so == 1 && sx == 1 && sy == 0:
 		for range rows {
-			d, src, v := out[d0:d0+n], a[x:x+n], b[y]
-			src = src[:len(d)]
-			t := 0
-			for ; t+4 <= len(d); t += 4 {
-				d4, s4 := d[t:t+4:t+4], src[t:t+4:t+4]
-				d4[0] += T(s4[0] * v)
-				d4[1] += T(s4[1] * v)
-				d4[2] += T(s4[2] * v)
-				d4[3] += T(s4[3] * v)
-			}
-			for ; t < len(d); t++ {
-				d[t] += T(src[t] * v)
-			}
+			axpyUnit(out[d0:d0+n], a[x:x+n], b[y])
 			d0, x, y = d0+rs[0], x+rx, y+ry
 		}
 	case so > 0 && sx > 0 && sy == 0:
@@ -683,22 +671,27 @@ func (w *winWalk[T]) row(o, x, y, n, so, sx, sy int) {
 	}
 }
 
+// axpyUnit adds s[t]·v to d[t] for t < len(d) (s at least as long), four at a time.
+func axpyUnit[T floatT](d, s []T, v T) {
+	s = s[:len(d)]
+	t := 0
+	for ; t+4 <= len(d); t += 4 {
+		d4, s4 := d[t:t+4:t+4], s[t:t+4:t+4]
+		d4[0] += T(s4[0] * v)
+		d4[1] += T(s4[1] * v)
+		d4[2] += T(s4[2] * v)
+		d4[3] += T(s4[3] * v)
+	}
+	for ; t < len(d); t++ {
+		d[t] += T(s[t] * v)
+	}
+}
+
 // axpyRow adds s[t·sx]·v to d[t·so] for t < n (d and s hold exactly the points read).
 func axpyRow[T floatT](d, s []T, v T, n, so, sx int) {
 	switch {
 	case so == 1 && sx == 1:
-		s = s[:len(d)]
-		t := 0
-		for ; t+4 <= len(d); t += 4 {
-			d4, s4 := d[t:t+4:t+4], s[t:t+4:t+4]
-			d4[0] += T(s4[0] * v)
-			d4[1] += T(s4[1] * v)
-			d4[2] += T(s4[2] * v)
-			d4[3] += T(s4[3] * v)
-		}
-		for ; t < len(d); t++ {
-			d[t] += T(s[t] * v)
-		}
+		axpyUnit(d, s, v)
 	case so == 1:
 		for t := range d {
 			d[t] += T(s[t*sx] * v)

@@ -65,57 +65,28 @@ func exactOK[F float32 | float64](got, want F) bool {
 func TestSpecialValues(t *testing.T) {
 	inf, nan := math.Inf(1), math.NaN()
 	negz := math.Copysign(0, -1)
+	// Per function: its points (x, the value there).
 	cases := []struct {
 		name string
 		f    func(float64) float64
 		g    func(float32) float32
-		x    float64
-		want float64
+		at   [][2]float64
 	}{
-		{"exp(+0)", Exp64, Exp32, 0, 1},
-		{"exp(-0)", Exp64, Exp32, negz, 1},
-		{"exp(+Inf)", Exp64, Exp32, inf, inf},
-		{"exp(-Inf)", Exp64, Exp32, -inf, 0},
-		{"exp(NaN)", Exp64, Exp32, nan, nan},
-		{"exp(1000)", Exp64, Exp32, 1000, inf},
-		{"exp(-1000)", Exp64, Exp32, -1000, 0},
-		{"log(1)", Log64, Log32, 1, 0},
-		{"log(+0)", Log64, Log32, 0, -inf},
-		{"log(-0)", Log64, Log32, negz, -inf},
-		{"log(+Inf)", Log64, Log32, inf, inf},
-		{"log(-Inf)", Log64, Log32, -inf, nan},
-		{"log(-1)", Log64, Log32, -1, nan},
-		{"log(NaN)", Log64, Log32, nan, nan},
-		{"log(2)", Log64, Log32, 2, math.Ln2},
-		{"tanh(+0)", Tanh64, Tanh32, 0, 0},
-		{"tanh(-0)", Tanh64, Tanh32, negz, negz},
-		{"tanh(+Inf)", Tanh64, Tanh32, inf, 1},
-		{"tanh(-Inf)", Tanh64, Tanh32, -inf, -1},
-		{"tanh(NaN)", Tanh64, Tanh32, nan, nan},
-		{"tanh(50)", Tanh64, Tanh32, 50, 1},
-		{"sigmoid(0)", Sigmoid64, Sigmoid32, 0, 0.5},
-		{"sigmoid(-0)", Sigmoid64, Sigmoid32, negz, 0.5},
-		{"sigmoid(+Inf)", Sigmoid64, Sigmoid32, inf, 1},
-		{"sigmoid(-Inf)", Sigmoid64, Sigmoid32, -inf, 0},
-		{"sigmoid(NaN)", Sigmoid64, Sigmoid32, nan, nan},
-		{"sigmoid(1000)", Sigmoid64, Sigmoid32, 1000, 1},
-		{"sigmoid(-1000)", Sigmoid64, Sigmoid32, -1000, 0},
-		{"erf(+0)", Erf64, Erf32, 0, 0},
-		{"erf(-0)", Erf64, Erf32, negz, negz},
-		{"erf(+Inf)", Erf64, Erf32, inf, 1},
-		{"erf(-Inf)", Erf64, Erf32, -inf, -1},
-		{"erf(NaN)", Erf64, Erf32, nan, nan},
-		{"erf(10)", Erf64, Erf32, 10, 1},
-		{"erf(-10)", Erf64, Erf32, -10, -1},
+		{"exp", Exp64, Exp32, [][2]float64{{0, 1}, {negz, 1}, {inf, inf}, {-inf, 0}, {nan, nan}, {1000, inf}, {-1000, 0}}},
+		{"log", Log64, Log32, [][2]float64{{1, 0}, {0, -inf}, {negz, -inf}, {inf, inf}, {-inf, nan}, {-1, nan}, {nan, nan}, {2, math.Ln2}}},
+		{"tanh", Tanh64, Tanh32, [][2]float64{{0, 0}, {negz, negz}, {inf, 1}, {-inf, -1}, {nan, nan}, {50, 1}}},
+		{"sigmoid", Sigmoid64, Sigmoid32, [][2]float64{{0, 0.5}, {negz, 0.5}, {inf, 1}, {-inf, 0}, {nan, nan}, {1000, 1}, {-1000, 0}}},
+		{"erf", Erf64, Erf32, [][2]float64{{0, 0}, {negz, negz}, {inf, 1}, {-inf, -1}, {nan, nan}, {10, 1}, {-10, -1}}},
 	}
 	for _, c := range cases {
-		got := c.f(c.x)
-		if !same(got, c.want) {
-			t.Errorf("float64 %s = %v, want %v", c.name, got, c.want)
-		}
-		got32 := c.g(float32(c.x))
-		if !same(got32, float32(c.want)) {
-			t.Errorf("float32 %s = %v, want %v", c.name, got32, float32(c.want))
+		for _, p := range c.at {
+			x, want := p[0], p[1]
+			if got := c.f(x); !same(got, want) {
+				t.Errorf("float64 %s(%v) = %v, want %v", c.name, x, got, want)
+			}
+			if got := c.g(float32(x)); !same(got, float32(want)) {
+				t.Errorf("float32 %s(%v) = %v, want %v", c.name, x, got, float32(want))
+			}
 		}
 	}
 	// NaN inputs come back as they are (payload and sign); log of a negative number is NaN.

@@ -6,6 +6,7 @@ import (
 	"go/format"
 	"math"
 	"strconv"
+	"strings"
 )
 
 var (
@@ -69,60 +70,20 @@ func writeGo(w *bytes.Buffer, f *fn, tables *bytes.Buffer) {
 		}
 		a := func(j int) string { return vn(nd.a[j]) }
 		var e string
-		switch nd.op {
-		case oConstF:
+		switch form, ok := goForms[nd.op]; {
+		case ok:
+			e = goExpr(form, n, nd, vn)
+		case nd.op == oConstF:
 			e = goConst(nd.f, f.f32)
-		case oConstU:
+		case nd.op == oConstU:
 			e = fmt.Sprintf("%s(%#x)", n.u, nd.u)
-		case oAdd:
-			e = fmt.Sprintf("%s(%s + %s)", n.t, a(0), a(1))
-		case oSub:
-			e = fmt.Sprintf("%s(%s - %s)", n.t, a(0), a(1))
-		case oMul:
-			e = fmt.Sprintf("%s(%s * %s)", n.t, a(0), a(1))
-		case oDiv:
-			e = fmt.Sprintf("%s(%s / %s)", n.t, a(0), a(1))
-		case oFMA:
-			e = fmt.Sprintf("%s(%s, %s, %s)", n.fma, a(0), a(1), a(2))
-		case oFNMA:
-			e = fmt.Sprintf("%s(-%s, %s, %s)", n.fma, a(0), a(1), a(2))
-		case oMin:
-			e = fmt.Sprintf("vmin(%s, %s)", a(0), a(1))
-		case oMax:
-			e = fmt.Sprintf("vmax(%s, %s)", a(0), a(1))
-		case oAnd:
-			e = fmt.Sprintf("%s & %s", a(0), a(1))
-		case oOr:
-			e = fmt.Sprintf("%s | %s", a(0), a(1))
-		case oAndNot:
-			e = fmt.Sprintf("%s &^ %s", a(0), a(1))
-		case oIAdd:
-			e = fmt.Sprintf("%s + %s", a(0), a(1))
-		case oISub:
-			e = fmt.Sprintf("%s - %s", a(0), a(1))
-		case oShl:
-			e = fmt.Sprintf("%s << %d", a(0), nd.n)
-		case oShr:
-			e = fmt.Sprintf("%s >> %d", a(0), nd.n)
-		case oBits:
-			e = fmt.Sprintf("%s(%s)", n.bits, a(0))
-		case oFloat:
-			e = fmt.Sprintf("%s(%s)", n.frombits, a(0))
-		case oLT:
-			e = fmt.Sprintf("%s < %s", a(0), a(1))
-		case oEQ:
-			e = fmt.Sprintf("%s == %s", a(0), a(1))
-		case oNotLT:
-			e = fmt.Sprintf("!(%s < %s)", a(0), a(1))
-		case oUnord:
+		case nd.op == oUnord:
 			if nd.a[0] == nd.a[1] {
 				e = fmt.Sprintf("%s != %s", a(0), a(0))
 				break
 			}
 			e = fmt.Sprintf("%s != %s || %s != %s", a(0), a(0), a(1), a(1))
-		case oSel:
-			e = fmt.Sprintf("vsel(%s, %s, %s)", a(0), a(1), a(2))
-		case oLookup:
+		case nd.op == oLookup:
 			tab := fmt.Sprintf("%sTab%d", lowerFirst(name), i)
 			fmt.Fprintf(tables, "// %s is a coefficient table of %s (one entry per piece).\n", tab, name)
 			fmt.Fprintf(tables, "var %s = [8]%s{", tab, n.t)
@@ -140,6 +101,28 @@ func writeGo(w *bytes.Buffer, f *fn, tables *bytes.Buffer) {
 		fmt.Fprintf(w, "\t%s := %s\n", vn(i), e)
 	}
 	fmt.Fprintf(w, "\treturn %s\n}\n\n", vn(f.out))
+}
+
+// goForms are the Go expressions of the node operations that are one expression of their
+// operands: {0} {1} {2} stand for the operands, {n} for the shift count and {t} {fma} {bits}
+// {frombits} for the dtype's names (goNames).
+var goForms = map[opc]string{
+	oAdd: "{t}({0} + {1})", oSub: "{t}({0} - {1})", oMul: "{t}({0} * {1})", oDiv: "{t}({0} / {1})",
+	oFMA: "{fma}({0}, {1}, {2})", oFNMA: "{fma}(-{0}, {1}, {2})",
+	oMin: "vmin({0}, {1})", oMax: "vmax({0}, {1})", oSel: "vsel({0}, {1}, {2})",
+	oAnd: "{0} & {1}", oOr: "{0} | {1}", oAndNot: "{0} &^ {1}", oIAdd: "{0} + {1}", oISub: "{0} - {1}",
+	oShl: "{0} << {n}", oShr: "{0} >> {n}", oBits: "{bits}({0})", oFloat: "{frombits}({0})",
+	oLT: "{0} < {1}", oEQ: "{0} == {1}", oNotLT: "!({0} < {1})",
+}
+
+// goExpr spells the node nd in the form of goForms, with the names n and vn(i) the variable of
+// node i.
+func goExpr(form string, n goNames, nd node, vn func(int) string) string {
+	subst := []string{"{t}", n.t, "{fma}", n.fma, "{bits}", n.bits, "{frombits}", n.frombits, "{n}", fmt.Sprint(nd.n)}
+	for j, v := range nd.a {
+		subst = append(subst, fmt.Sprintf("{%d}", j), vn(v))
+	}
+	return strings.NewReplacer(subst...).Replace(form)
 }
 
 func lowerFirst(s string) string {
