@@ -244,13 +244,18 @@ func gemmTiled[T floatT](ws *Workspace, mk micro[T], bl blocking, procs int, ta,
 	for i := range min(g.workers, 2) {
 		g.shared[i] = grow(g.shared[i], shared)
 	}
+	g.growPrivate(private)
+	g.start()
+}
+
+// growPrivate gives each worker a private buffer of at least n elements.
+func (g *gemmCall[T]) growPrivate(n int) {
 	for len(g.priv) < g.workers {
 		g.priv = append(g.priv, nil)
 	}
 	for w := range g.workers {
-		g.priv[w] = grow(g.priv[w], private)
+		g.priv[w] = grow(g.priv[w], n)
 	}
-	g.start()
 }
 
 // workRows is worker w of a rows split: its rows of c, the panels of op(b) packed by all.
@@ -369,17 +374,23 @@ func (g *gemmCall[T]) block(ic, mc, jc, nc, pc, kc int, ap, bp, tile []T, direct
 			} else {
 				mk.run(kc, as, bs, tile, nr, false)
 			}
-			for ii := 0; ii < mi; ii++ {
-				row := c[ci+ii*ldc : ci+ii*ldc+nj]
-				t := tile[ii*nr : ii*nr+nj]
-				if !add {
-					copy(row, t)
-					continue
-				}
-				for jj := range row {
-					row[jj] += t[jj]
-				}
-			}
+			tileInto(c[ci:], ldc, tile, nr, mi, nj, add)
+		}
+	}
+}
+
+// tileInto stores (or, with add, adds) the mi×nj corner of tile (row stride nr) into c (row
+// stride ldc): an edge tile of the micro-kernel, computed into scratch.
+func tileInto[T floatT](c []T, ldc int, tile []T, nr, mi, nj int, add bool) {
+	for ii := 0; ii < mi; ii++ {
+		row := c[ii*ldc : ii*ldc+nj]
+		t := tile[ii*nr : ii*nr+nj]
+		if !add {
+			copy(row, t)
+			continue
+		}
+		for jj := range row {
+			row[jj] += t[jj]
 		}
 	}
 }

@@ -139,21 +139,7 @@ func checkGemmSplit[T floatT](t *testing.T, mk micro[T], bl blocking, ta, tb boo
 		bl = blockingFor(mk.mr, mk.nr, int(unsafe.Sizeof(T(0))))
 	}
 	bl.mc, bl.nc = bl.mc/mk.mr*mk.mr, bl.nc/mk.nr*mk.nr // multiples of the tile (as blockingFor's)
-	rng := rand.New(rand.NewSource(int64(m + n + k)))
-	a, b := make([]T, m*k), make([]T, k*n)
-	for i := range a {
-		a[i] = T(rng.NormFloat64())
-	}
-	for i := range b {
-		b[i] = T(rng.NormFloat64())
-	}
-	lda, ldb := k, n
-	if ta {
-		lda = m
-	}
-	if tb {
-		ldb = k
-	}
+	a, lda, b, ldb := gemmOperands[T](int64(m+n+k), ta, tb, m, n, k)
 	want, mag := naiveGemm(ta, tb, m, n, k, a, lda, b, ldb)
 	ws := &Workspace{}
 	var first []T
@@ -352,21 +338,7 @@ func TestGemmPathsSameBits(t *testing.T) {
 }
 
 func checkSameBits[T floatT](t *testing.T, mk micro[T], ta, tb bool, m, n, k int) {
-	rng := rand.New(rand.NewSource(int64(m*7 + n*3 + k)))
-	a, b := make([]T, m*k), make([]T, k*n)
-	for i := range a {
-		a[i] = T(rng.NormFloat64())
-	}
-	for i := range b {
-		b[i] = T(rng.NormFloat64())
-	}
-	lda, ldb := k, n
-	if ta {
-		lda = m
-	}
-	if tb {
-		ldb = k
-	}
+	a, lda, b, ldb := gemmOperands[T](int64(m*7+n*3+k), ta, tb, m, n, k)
 	bl := blockingFor(mk.mr, mk.nr, int(unsafe.Sizeof(T(0))))
 	ws := &Workspace{}
 	want := make([]T, m*n)
@@ -380,4 +352,25 @@ func checkSameBits[T floatT](t *testing.T, mk micro[T], ta, tb bool, m, n, k int
 			}
 		}
 	}
+}
+
+// gemmOperands are random normal operands of an m×n×k product stored as ta and tb say
+// (unpadded), with their leading dimensions.
+func gemmOperands[T floatT](seed int64, ta, tb bool, m, n, k int) (a []T, lda int, b []T, ldb int) {
+	rng := rand.New(rand.NewSource(seed))
+	a, b = make([]T, m*k), make([]T, k*n)
+	for i := range a {
+		a[i] = T(rng.NormFloat64())
+	}
+	for i := range b {
+		b[i] = T(rng.NormFloat64())
+	}
+	lda, ldb = k, n
+	if ta {
+		lda = m
+	}
+	if tb {
+		ldb = k
+	}
+	return a, lda, b, ldb
 }

@@ -37,13 +37,7 @@ func gemmSmallM[T floatT](ws *Workspace, mk micro[T], bl blocking, procs int, ta
 	}
 	g.mode, g.workers = modeSmallM, max(1, min(procs, n/mk.nr))
 	// per worker: op(a)'s panel (two strips), a packed partial strip of b and a tile
-	private := bl.kc*2*mk.mr + bl.kc*mk.nr + mk.mr*mk.nr
-	for len(g.priv) < g.workers {
-		g.priv = append(g.priv, nil)
-	}
-	for w := range g.workers {
-		g.priv[w] = grow(g.priv[w], private)
-	}
+	g.growPrivate(bl.kc*2*mk.mr + bl.kc*mk.nr + mk.mr*mk.nr)
 	g.start()
 }
 
@@ -78,17 +72,7 @@ func (g *gemmCall[T]) workSmallM(w int) {
 					mk.runB(kcur, as, g.b[pc*g.ldb+jr:], g.ldb, g.c[ci:], g.ldc, add)
 					continue
 				}
-				for ii := 0; ii < mi; ii++ {
-					row := g.c[ci+ii*g.ldc : ci+ii*g.ldc+nj]
-					t := tile[ii*nr : ii*nr+nj]
-					if !add {
-						copy(row, t)
-						continue
-					}
-					for jj := range row {
-						row[jj] += t[jj]
-					}
-				}
+				tileInto(g.c[ci:], g.ldc, tile, nr, mi, nj, add)
 			}
 		}
 	}
