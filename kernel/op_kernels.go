@@ -344,6 +344,9 @@ func transposeLoop[T elem](k Transpose, out []T, ins []any) error {
 		osh[p] = k.Shape[q]
 		str[p] = inStr[q]
 	}
+	if transposeBlocked(out, x, osh, str) {
+		return nil
+	}
 	affineWalk(osh, str, 0, func(p, off, count, stride int) {
 		for j := range out[p : p+count] {
 			out[p+j] = x[off]
@@ -351,6 +354,71 @@ func transposeLoop[T elem](k Transpose, out []T, ins []any) error {
 		}
 	})
 	return nil
+}
+
+// transposeTile is the side of the square tiles of transposeBlocked: a tile's input rows
+// and output rows (16 × 16 elements) stay in the L1 while it is copied.
+const transposeTile = 16
+
+// transposeBlocked copies x into out (out's dimension d reads x with stride str[d]) in tiles,
+// when one output dimension a other than the last reads x contiguously and both a and the
+// last are at least a tile long: the plain walk reads x with a long stride along out's rows
+// (one cache line, often one page, per element), a tile reads whole lines. It reports false,
+// copying nothing, when that does not apply.
+func transposeBlocked[T elem](out, x []T, osh, str []int) bool {
+	last := len(osh) - 1
+	a := -1
+	for d := 0; d < last; d++ {
+		if str[d] == 1 && osh[d] > 1 {
+			a = d
+		}
+	}
+	if last < 1 || a < 0 || str[last] == 1 || osh[a] < transposeTile || osh[last] < transposeTile {
+		return false
+	}
+	ostr := core.Shape(osh).Strides()
+	na, nb, oa, sb := osh[a], osh[last], ostr[a], str[last]
+	// the other dimensions, walked as an odometer with both offsets
+	var dims []int
+	for d := 0; d < last; d++ {
+		if d != a {
+			dims = append(dims, d)
+		}
+	}
+	idx := make([]int, len(dims))
+	inOff, outOff := 0, 0
+	for {
+		for i0 := 0; i0 < na; i0 += transposeTile {
+			i1 := min(i0+transposeTile, na)
+			for j0 := 0; j0 < nb; j0 += transposeTile {
+				j1 := min(j0+transposeTile, nb)
+				for i := i0; i < i1; i++ {
+					o := out[outOff+i*oa+j0 : outOff+i*oa+j1]
+					in := inOff + i + j0*sb
+					for j := range o {
+						o[j] = x[in]
+						in += sb
+					}
+				}
+			}
+		}
+		k := len(dims) - 1
+		for ; k >= 0; k-- {
+			d := dims[k]
+			idx[k]++
+			inOff += str[d]
+			outOff += ostr[d]
+			if idx[k] < osh[d] {
+				break
+			}
+			inOff -= idx[k] * str[d]
+			outOff -= idx[k] * ostr[d]
+			idx[k] = 0
+		}
+		if k < 0 {
+			return true
+		}
+	}
 }
 
 // ---- index ----

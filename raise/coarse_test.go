@@ -2,10 +2,12 @@ package raise
 
 import (
 	"math"
+	"math/rand"
 	"strings"
 	"testing"
 
 	"github.com/bulkad/bulkad/core"
+	kern "github.com/bulkad/bulkad/kernel"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -185,4 +187,31 @@ func kidsOf(t *testing.T, g *gorgonia.ExprGraph, n *gorgonia.Node) []*gorgonia.N
 		out = append(out, it.Node().(*gorgonia.Node))
 	}
 	return out
+}
+
+// TestMatmulTransposeThroughLet: a matrix product of tr (t) with t a let bound to tr w (the
+// gradient of a layer y = x·wᵀ) reads w itself, with no transposition step in the plan, and
+// computes what core's evaluator does.
+func TestMatmulTransposeThroughLet(t *testing.T) {
+	p := parseProg(t, "fn (x : [5,3] f64, w : [4,3] f64) => let t = tr [1,0] w in let y = matmul x t in matmul y (tr [1,0] t)")
+	r := rand.New(rand.NewSource(3))
+	args := map[string]*tensor.Dense{"x": randDense(r, "f64", 5, 3), "w": randDense(r, "f64", 4, 3)}
+	outs := raisedEqualsEvalWith(t, p, args, 1e-12, Options{Coarse: true, FreshResults: true})
+	var plans int
+	for _, n := range outs[0].Graph().AllNodes() {
+		op, ok := n.Op().(*planOp)
+		if !ok {
+			continue
+		}
+		plans++
+		kp := op.Plan()
+		for i := 0; i < kp.Steps(); i++ {
+			if _, ok := kp.StepKernel(i).(kern.Transpose); ok {
+				t.Errorf("step %d transposes: %v", i, kp.StepTerm(i))
+			}
+		}
+	}
+	if plans != 1 {
+		t.Fatalf("%d plan nodes, want 1", plans)
+	}
 }

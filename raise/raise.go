@@ -518,18 +518,19 @@ func (pl *plan) simple(t core.Term, kind string, k kern.Kernel) (ref, error) {
 	}, k)
 }
 
-// isSwap reports whether t is a transpose of the last two dimensions of a rank ≥ 2 array
-// (tr [1,0] of a matrix, tr [0,2,1] of a stack of matrices, …: a GEMM transpose flag) and
-// returns its operand; tr (swap) (tr (swap) z) is z, unflagged.
-func isSwap(t core.Term) (core.Term, bool) {
-	tr, ok := t.(*core.Transpose)
-	if !ok || !core.IsSwapLastTwo(tr.Perm, len(tr.X.Type().Shape)) {
-		return t, false
+// swapped returns what a matrix product reads for its operand t and whether it reads it
+// transposed: every swap of the last two dimensions on the way, through lazily planned lets
+// (the gradient's tr (tr W) of a layer y = x·Wᵀ, the inner one bound to a let), becomes the
+// transpose flag instead of a transposition; t itself when there is none.
+func (pl *plan) swapped(t core.Term) (core.Term, bool) {
+	u, flag := t, false
+	for {
+		tr, ok := pl.peel(u).(*core.Transpose)
+		if !ok || !core.IsSwapLastTwo(tr.Perm, len(tr.X.Type().Shape)) {
+			return u, flag
+		}
+		u, flag = tr.X, !flag
 	}
-	if inner, ok := isSwap(tr.X); ok {
-		return inner, false // tr (tr z) = z
-	}
-	return tr.X, true
 }
 
 func (pl *plan) plan1(t core.Term) (ref, error) {
@@ -853,14 +854,8 @@ func (pl *plan) transpose(t *core.Transpose) (ref, error) {
 // matmul plans matmul x y, batched or not, as one MatMul kernel: operands that transpose
 // their last two dimensions become its transpose flags.
 func (pl *plan) matmul(t *core.MatMul) (ref, error) {
-	a, ta := isSwap(pl.peel(t.X))
-	b, tb := isSwap(pl.peel(t.Y))
-	if !ta {
-		a = t.X
-	}
-	if !tb {
-		b = t.Y
-	}
+	a, ta := pl.swapped(t.X)
+	b, tb := pl.swapped(t.Y)
 	if r, ok, err := pl.scatterMatmul(t, a, ta, b, tb); ok {
 		return r, err
 	}

@@ -17,7 +17,7 @@ import (
 // definition then. The summation order differs from a GEMM's (as GEMMs differ among
 // themselves); the value is otherwise the same.
 
-// scatterMatmul plans matmul (tr [1,0] R) B (a, b are the stored operands after isSwap) as
+// scatterMatmul plans matmul (tr [1,0] R) B (a, b are the stored operands after swapped) as
 // a scatterMatmulK when R is such a scatter.
 func (pl *plan) scatterMatmul(t *core.MatMul, a core.Term, ta bool, b core.Term, tb bool) (ref, bool, error) {
 	if !ta || tb || !t.Type().Dtype.IsFloat() || len(t.Type().Shape) != 2 {
