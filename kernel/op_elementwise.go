@@ -299,8 +299,12 @@ func stridedNum[T numT](k StridedBinary, out any, x []T, yv any) (bool, error) {
 	}
 	if k.Op.IsComparison() {
 		o, ok := out.([]bool)
-		if !ok {
+		if !ok || cmpFunc[T](k.Op) == nil {
 			return false, nil
+		}
+		if n := len(k.Shape); n > 0 && rowsContiguous(k.XS[n-1], k.YS[n-1]) {
+			stridedCmpRows(k, o, x, y)
+			return true, nil
 		}
 		return true, stridedLoop(k, o, x, y, cmpFunc[T](k.Op))
 	}
