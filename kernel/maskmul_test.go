@@ -86,3 +86,13 @@ func TestMaskMulSpecialValues(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkOpMaskMulStrided is z · (x ≥ 0) with x and z read channels-first from a
+// channels-last float64 batch (32 images 28×28×32): ReLU on Gorgonia's convolution output.
+func BenchmarkOpMaskMulStrided(b *testing.B) {
+	n := 32 * 28 * 28 * 32
+	st := []int{25088, 1, 896, 32}
+	k := MaskMul{Cmp: core.OpGe, Shape: []int{32, 32, 28, 28}, St: [3][]int{st, {0, 0, 0, 0}, st}}
+	x := benchData(n, 1)
+	benchOp(b, k, make([]float64, n), x, []float64{0}, x)
+}

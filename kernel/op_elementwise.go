@@ -594,7 +594,8 @@ func maskRun[T num, F ~float64 | ~float32](k MaskMul, out []F, p, q []T, z []F, 
 	for at := 0; r.ok; at += r.last {
 		pi, qi, zi := r.off[0], r.off[1], r.off[2]
 		o := out[at : at+r.last]
-		if contiguous && maskRow(k.Cmp, o, p[pi:pi+len(o)], q[qi:], sq == 0, z[zi:zi+len(o)]) {
+		if contiguous && maskRow(k.Cmp, o, p[pi:pi+len(o)], q[qi:], sq == 0, z[zi:zi+len(o)]) ||
+			!contiguous && maskRowStrided(k.Cmp, o, p, q, z, pi, qi, zi, sp, sq, sz) {
 			r.next()
 			continue
 		}
@@ -658,6 +659,38 @@ func maskRow[T num, F ~float64 | ~float32](cmp core.BinOp, o []F, p, q []T, bcas
 	case core.OpLe:
 		for j, x := range p {
 			o[j] = z[j] * sel[b2i(x <= q[j])]
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// maskRowStrided is maskRow for operands read through strides (a transposed view: Gorgonia's
+// channels-last convolution output read channels-first), the comparison inlined and no branch
+// per element; false for a comparison it has no loop for.
+func maskRowStrided[T num, F ~float64 | ~float32](cmp core.BinOp, o []F, p, q []T, z []F, pi, qi, zi, sp, sq, sz int) bool {
+	sel := [2]F{0, 1}
+	switch cmp {
+	case core.OpGt:
+		for j := range o {
+			o[j] = z[zi] * sel[b2i(p[pi] > q[qi])]
+			pi, qi, zi = pi+sp, qi+sq, zi+sz
+		}
+	case core.OpGe:
+		for j := range o {
+			o[j] = z[zi] * sel[b2i(p[pi] >= q[qi])]
+			pi, qi, zi = pi+sp, qi+sq, zi+sz
+		}
+	case core.OpLt:
+		for j := range o {
+			o[j] = z[zi] * sel[b2i(p[pi] < q[qi])]
+			pi, qi, zi = pi+sp, qi+sq, zi+sz
+		}
+	case core.OpLe:
+		for j := range o {
+			o[j] = z[zi] * sel[b2i(p[pi] <= q[qi])]
+			pi, qi, zi = pi+sp, qi+sq, zi+sz
 		}
 	default:
 		return false

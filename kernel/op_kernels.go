@@ -360,9 +360,14 @@ func transposeLoop[T elem](k Transpose, out []T, ins []any) error {
 // and output rows (16 × 16 elements) stay in the L1 while it is copied.
 const transposeTile = 16
 
+// transposeFar is the input stride along out's rows from which transposeBlocked tiles: below
+// it the lines a row reads are still in the L1 for the next row (channels-last images, 32
+// channels: no gain), above it every element is a line of its own (a 1024×1000 matrix: 1.8×).
+const transposeFar = 64
+
 // transposeBlocked copies x into out (out's dimension d reads x with stride str[d]) in tiles,
-// when one output dimension a other than the last reads x contiguously and both a and the
-// last are at least a tile long: the plain walk reads x with a long stride along out's rows
+// when one output dimension a other than the last reads x contiguously, both a and the last
+// are at least a tile long and the last reads x at least transposeFar elements apart: the plain walk reads x with a long stride along out's rows
 // (one cache line, often one page, per element), a tile reads whole lines. It reports false,
 // copying nothing, when that does not apply.
 func transposeBlocked[T elem](out, x []T, osh, str []int) bool {
@@ -373,7 +378,7 @@ func transposeBlocked[T elem](out, x []T, osh, str []int) bool {
 			a = d
 		}
 	}
-	if last < 1 || a < 0 || str[last] == 1 || osh[a] < transposeTile || osh[last] < transposeTile {
+	if last < 1 || a < 0 || str[last] < transposeFar || osh[a] < transposeTile || osh[last] < transposeTile {
 		return false
 	}
 	ostr := core.Shape(osh).Strides()

@@ -69,3 +69,14 @@ func BenchmarkOpTranspose(b *testing.B) {
 	}
 	benchOp(b, Transpose{Perm: []int{1, 0}, Shape: []int{1024, 1000}}, make([]float32, len(x)), x)
 }
+
+// BenchmarkOpTransposeNHWC moves a float64 batch of 32 images 28×28×32 from channels-last to
+// channels-first (Gorgonia's convolution output).
+func BenchmarkOpTransposeNHWC(b *testing.B) {
+	sh := []int{32, 28, 28, 32}
+	x := make([]float64, core.Shape(sh).Size())
+	for i := range x {
+		x[i] = float64(i)
+	}
+	benchOp(b, Transpose{Perm: []int{0, 3, 1, 2}, Shape: sh}, make([]float64, len(x)), x)
+}

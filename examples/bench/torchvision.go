@@ -36,8 +36,10 @@ type TorchvisionRow struct {
 	// Nodes after import, the model's inputs + parameters + outputs, and the nodes Grad added
 	// for how many wrt nodes.
 	ImportNodes, ModelValues, GradNodes, Wrt int
-	// Medians of the alternated steps, milliseconds.
-	Bulkad, Torch float64
+	// Medians of the alternated steps, milliseconds: bulkad's whole step (value and
+	// gradient), PyTorch's, and bulkad's forward pass alone (the cost's subgraph on its own
+	// TapeMachine).
+	Bulkad, Torch, Forward float64
 	Error         string `json:"error,omitempty"`
 }
 
@@ -73,15 +75,15 @@ func runTorchvision(list string, batch, size, rounds int, dtypes []tensor.Dtype,
 	return rows, nil
 }
 
-const tvHeader = "| model | dtype | import s | Grad s | NewTapeMachine s | first run s | set-up s | peak heap MB | nodes after import (inputs+params+outputs) | nodes Grad added (wrt) | bulkad step ms | PyTorch step ms | bulkad/PyTorch |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+const tvHeader = "| model | dtype | import s | Grad s | NewTapeMachine s | first run s | set-up s | peak heap MB | nodes after import (inputs+params+outputs) | nodes Grad added (wrt) | bulkad step ms | PyTorch step ms | bulkad/PyTorch | bulkad forward ms | step/forward |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 
 func fmtTVRow(r TorchvisionRow) string {
 	if r.Error != "" {
 		return fmt.Sprintf("| %s | %s | error: %s |", r.Model, r.Dtype, r.Error)
 	}
-	return fmt.Sprintf("| %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.0f | %d (%d) | %d (%d) | %.1f | %.1f | **%.2f** |",
+	return fmt.Sprintf("| %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.0f | %d (%d) | %d (%d) | %.1f | %.1f | **%.2f** | %.1f | %.2f |",
 		r.Model, r.Dtype, r.Import, r.Grad, r.Machine, r.FirstRun, r.Setup, r.PeakHeapMB, r.ImportNodes, r.ModelValues,
-		r.GradNodes, r.Wrt, r.Bulkad, r.Torch, r.Bulkad/r.Torch)
+		r.GradNodes, r.Wrt, r.Bulkad, r.Torch, r.Bulkad/r.Torch, r.Forward, r.Bulkad/r.Forward)
 }
 
 // heapPeak samples the Go heap every few milliseconds until stop is called.
@@ -183,25 +185,37 @@ func measureTorchvision(r *TorchvisionRow, dir string, rounds int, dt tensor.Dty
 	r.PeakHeapMB = stop()
 	r.Import, r.Grad, r.Machine, r.FirstRun = t1.Sub(t0).Seconds(), t3.Sub(t2).Seconds(), t4.Sub(t3).Seconds(), t5.Sub(t4).Seconds()
 	r.Setup = r.Import + r.Grad + r.Machine + r.FirstRun
-	var bs, ts []time.Duration
+	fm := G.NewTapeMachine(m.Graph.SubgraphRoots(cost), G.WithEngine(accel.Engine{}))
+	defer fm.Close()
+	var bs, ts, fs []time.Duration
 	for i := 0; i <= rounds; i++ {
-		s := time.Now()
-		vm.Reset()
-		if err := vm.RunAll(); err != nil {
+		d, err := timeRun(vm)
+		if err != nil {
 			return err
 		}
-		d := time.Since(s)
+		f, err := timeRun(fm)
+		if err != nil {
+			return err
+		}
 		ms, err := torch.number("tvstep %s %d %d %s", r.Model, r.Batch, r.Size, r.Dtype)
 		if err != nil {
 			return err
 		}
 		if i > 0 { // the first round warms up
-			bs = append(bs, d)
+			bs, fs = append(bs, d), append(fs, f)
 			ts = append(ts, time.Duration(ms*float64(time.Millisecond)))
 		}
 	}
-	r.Bulkad, r.Torch = median(bs), median(ts)
+	r.Bulkad, r.Torch, r.Forward = median(bs), median(ts), median(fs)
 	return nil
+}
+
+// timeRun times one Reset and RunAll of m.
+func timeRun(m G.VM) (time.Duration, error) {
+	s := time.Now()
+	m.Reset()
+	err := m.RunAll()
+	return time.Since(s), err
 }
 
 // torchvisionMain is the -torchvision mode: it needs PyTorch (exports and the anchor).
