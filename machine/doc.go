@@ -28,7 +28,9 @@
 //     (gorgonia.Let, WithValue, a solver's in-place update); an input without a value is an
 //     error naming the node.
 //   - Every node with an op gets a new value at every run, as the TapeMachine's nodes do after
-//     Reset: a value kept from one run is not changed by the next. The values are views of one
+//     Reset: a value kept from one run is not changed by the next (unless ReuseValues is
+//     given: then every run writes into the last run's packed vector and allocates nothing
+//     for its values). The values are views of one
 //     packed vector allocated per run (no copies); two nodes that denote the same elements (a
 //     reshape, an identity) get their own copy, so a solver updating a gradient in place
 //     never changes another node's value. Scalars are *gorgonia.F64 / *gorgonia.F32, as the

@@ -20,6 +20,17 @@ type Option func(*config)
 type config struct {
 	bindDV  bool
 	dvNodes map[*gorgonia.Node]bool
+	reuse   bool
+}
+
+// ReuseValues makes every run write node values into the packed vector of the run before,
+// instead of a fresh one: a step then allocates nothing for its values (a convnet's
+// activations and gradients are tens of megabytes a step), but a value kept from one run is
+// overwritten by the next, as Gorgonia's TapeMachine does with the values of ops it runs
+// in place. Dual values (BindDualValues) are separate and not affected; copy a node's value
+// (gorgonia.CloneValue) to keep it across runs.
+func ReuseValues() Option {
+	return func(c *config) { c.reuse = true }
 }
 
 // BindDualValues is gorgonia.BindDualValues for a Machine: after each run, every gradient
@@ -59,6 +70,9 @@ type planRun struct {
 	dt   core.Dtype
 	ins  []source
 	outs []result
+	// reuse: buf, the packed vector of the last run, is the next run's (ReuseValues)
+	reuse bool
+	buf   any
 }
 
 // source is a plan input: a node's value, or a constant the raise added.
@@ -136,6 +150,9 @@ func New(g *gorgonia.ExprGraph, opts ...Option) (m *Machine, err error) {
 	if len(roots) > 0 {
 		if err := m.compile(roots, order); err != nil {
 			return nil, err
+		}
+		for _, pr := range m.plans {
+			pr.reuse = cfg.reuse
 		}
 	}
 	if cfg.bindDV {

@@ -118,7 +118,13 @@ func (pr *planRun) run() error {
 		}
 		ins[i] = v
 	}
-	out := kern.NewSlice(pr.dt, pr.kp.OutLen())
+	out := pr.buf
+	if out == nil || !pr.reuse {
+		out = kern.NewSlice(pr.dt, pr.kp.OutLen())
+		if pr.reuse {
+			pr.buf = out
+		}
+	}
 	if err := pr.kp.Run(out, ins); err != nil {
 		return errors.Wrap(err, "machine: run")
 	}
