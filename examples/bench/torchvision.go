@@ -40,7 +40,7 @@ type TorchvisionRow struct {
 	// gradient), PyTorch's, and bulkad's forward pass alone (the cost's subgraph on its own
 	// TapeMachine).
 	Bulkad, Torch, Forward float64
-	Error         string `json:"error,omitempty"`
+	Error                  string `json:"error,omitempty"`
 }
 
 // torchvisionModels are the models the issue measures (tests/torchvision/export.py exports the
