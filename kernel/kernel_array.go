@@ -68,6 +68,20 @@ func sumOuterK[T numT](dst, x []T, pre, n, post int) {
 
 // sumOuterPart is sumOuterK for the outputs of q.
 func sumOuterPart[T numT](dst, x []T, n, post int, q axisPart) {
+	if post < 8 {
+		// short rows (a sum over the last axis has post = 1): each output accumulates in a
+		// register, in the same order, instead of a call of addTo per element
+		for p := q.p0; p < q.p1; p++ {
+			for c := q.c0; c < q.c1; c++ {
+				var acc T
+				for i := range n {
+					acc += x[(p*n+i)*post+c]
+				}
+				dst[p*post+c] = acc
+			}
+		}
+		return
+	}
 	for p := q.p0; p < q.p1; p++ {
 		o := dst[p*post+q.c0 : p*post+q.c1]
 		clear(o)

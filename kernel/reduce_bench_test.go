@@ -2,6 +2,8 @@ package kernel
 
 import "testing"
 
+// Benchmarks of reductions written as scatters and sums over an axis.
+
 // BenchmarkScatterRowSum is scatter [1,32,9] x (\[k0] -> [0]) over 8192 rows of float32: the
 // gradient of a depthwise filter broadcast over the rows (the bench's MobileNet blocks).
 func BenchmarkScatterRowSum(b *testing.B) {
@@ -15,4 +17,14 @@ func BenchmarkScatterRowSum(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		scatterAffine(out, x, []int{n}, []int{0}, 0, r, addOf[float32]())
 	}
+}
+
+// BenchmarkSumLastAxis sums the last axis (9 elements) of [8192·32, 9] float32: the window sum
+// of a depthwise convolution built from Gorgonia primitives (Sum(prod, 2)).
+func BenchmarkSumLastAxis(b *testing.B) {
+	x := make([]float32, 8192*32*9)
+	for i := range x {
+		x[i] = float32(i % 5)
+	}
+	benchOp(b, Axis{Pre: 8192 * 32, N: 9, Post: 1}, make([]float32, 8192*32), x)
 }
