@@ -200,19 +200,6 @@ func (e Engine) compareScalarOr(t tensor.Tensor, s interface{}, leftTensor bool,
 	return fallback(t, s, leftTensor, opts...)
 }
 
-// flipped is the ordering with its operands swapped: s op x is x flipped(op) s.
-func flipped(op core.BinOp) core.BinOp {
-	switch op {
-	case core.OpGe:
-		return core.OpLe
-	case core.OpGt:
-		return core.OpLt
-	case core.OpLe:
-		return core.OpGe
-	}
-	return core.OpGt
-}
-
 // compareScalar is t op s (leftTensor) or s op t with a result of t's float type, computed
 // by kernel.CompareScalar; ok is false for the cases it leaves to StandardEngine (a bool
 // result, a view, another dtype or scalar type, Incr, a reuse tensor that does not fit).
@@ -227,7 +214,7 @@ func (e Engine) compareScalar(t tensor.Tensor, s interface{}, leftTensor bool, o
 		return nil, false, nil // a bool result
 	}
 	if !leftTensor {
-		op = flipped(op)
+		op = op.Converse()
 	}
 	out, ok, err := e.output(op.Word(), d, fo)
 	if !ok || err != nil {

@@ -233,3 +233,34 @@ func checkDtypes(t *testing.T, ds DtypeSet) {
 		t.Errorf("Dtypes %v: f64 and f32 go together", ds)
 	}
 }
+
+// TestConverse: for every comparison, a op b holds exactly when b (op.Converse()) a holds, by
+// the table's own reference comparisons, over special values and integers; an operation that
+// is not a comparison is its own converse.
+func TestConverse(t *testing.T) {
+	fs := []float64{0, math.Copysign(0, -1), 1, -1, 2.5, math.Inf(1), math.Inf(-1), math.NaN()}
+	is := []int64{0, 1, -1, 7, math.MinInt64, math.MaxInt64}
+	for _, op := range []BinOp{OpLt, OpLe, OpGt, OpGe, OpEq, OpNe} {
+		c := op.Converse()
+		if !c.IsComparison() {
+			t.Fatalf("%v: converse %v is not a comparison", op, c)
+		}
+		for _, a := range fs {
+			for _, b := range fs {
+				if op.Facts().FloatCmp(a, b) != c.Facts().FloatCmp(b, a) {
+					t.Errorf("%v %v %v is %v, but %v %v %v is not", a, op, b, op.Facts().FloatCmp(a, b), b, c, a)
+				}
+			}
+		}
+		for _, a := range is {
+			for _, b := range is {
+				if op.Facts().IntCmp(a, b) != c.Facts().IntCmp(b, a) {
+					t.Errorf("%d %v %d: converse %v disagrees", a, op, b, c)
+				}
+			}
+		}
+	}
+	if OpAdd.Converse() != OpAdd || OpSub.Converse() != OpSub {
+		t.Errorf("a non-comparison's converse changed it")
+	}
+}

@@ -209,6 +209,22 @@ func (o BinOp) IsInfix() bool { return o.Facts().Infix }
 // IsComparison reports whether the operation returns bool from numeric (or bool, for == and !=) operands.
 func (o BinOp) IsComparison() bool { return o.Facts().Compare }
 
+// Converse is the comparison that holds for (b, a) exactly when o holds for (a, b): < and >,
+// ≤ and ≥ swap, == and != are their own. Any other operation is returned as it is.
+func (o BinOp) Converse() BinOp {
+	switch o {
+	case OpLt:
+		return OpGt
+	case OpGt:
+		return OpLt
+	case OpLe:
+		return OpGe
+	case OpGe:
+		return OpLe
+	}
+	return o
+}
+
 // Binary is an element-wise binary operation on two operands of equal type.
 type Binary struct {
 	node

@@ -36,28 +36,13 @@ func stridedCmpRowsRun[T numT](k StridedBinary, out []bool, x, y []T) {
 			}
 		case sy == 0:
 			cmpRow(k.Op, o, x[xi:xi+last], y[yi:yi+1], true)
-		case sx == 0: // x cmp y[j] is y[j] (flipped cmp) x
-			cmpRow(flipCmp(k.Op), o, y[yi:yi+last], x[xi:xi+1], true)
+		case sx == 0: // x cmp y[j] is y[j] (converse cmp) x
+			cmpRow(k.Op.Converse(), o, y[yi:yi+last], x[xi:xi+1], true)
 		default:
 			cmpRow(k.Op, o, x[xi:xi+last], y[yi:yi+last], false)
 		}
 		r.next()
 	}
-}
-
-// flipCmp is the comparison that holds for (b, a) when op holds for (a, b).
-func flipCmp(op core.BinOp) core.BinOp {
-	switch op {
-	case core.OpLt:
-		return core.OpGt
-	case core.OpGt:
-		return core.OpLt
-	case core.OpLe:
-		return core.OpGe
-	case core.OpGe:
-		return core.OpLe
-	}
-	return op // == and != are symmetric
 }
 
 // cmpRow is o[j] = x[j] op y[j] (y[0] for every j when bcast).

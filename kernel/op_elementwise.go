@@ -299,7 +299,7 @@ func stridedNum[T numT](k StridedBinary, out any, x []T, yv any) (bool, error) {
 	}
 	if k.Op.IsComparison() {
 		o, ok := out.([]bool)
-		if !ok || cmpFunc[T](k.Op) == nil {
+		if !ok {
 			return false, nil
 		}
 		if n := len(k.Shape); n > 0 && rowsContiguous(k.XS[n-1], k.YS[n-1]) {
