@@ -2,7 +2,6 @@ package kernel
 
 import (
 	"fmt"
-	"math"
 	"testing"
 
 	"github.com/bulkad/bulkad/core"
@@ -13,16 +12,8 @@ import (
 // (transposed) read, over ±0, ±tiny (0 in float32), ±1, ±Inf and NaN in both float dtypes
 // (NaN compares false except !=, -0 == +0).
 func TestStridedComparisons(t *testing.T) {
-	specials := []float64{0, math.Copysign(0, -1), 5e-324, -5e-324, 1, -1, math.Inf(1), math.Inf(-1), math.NaN(), 2.5}
-	n := len(specials)
-	x := make([]float64, n*n)
-	y := make([]float64, n*n)
-	for i := 0; i < n; i++ {
-		for j := 0; j < n; j++ {
-			x[i*n+j] = specials[i]
-			y[i*n+j] = specials[j]
-		}
-	}
+	n, grid := specialGrid()
+	x, y := grid(func(i, j int) int { return i }), grid(func(i, j int) int { return j })
 	ops := []struct {
 		op core.BinOp
 		f  func(a, b float64) bool

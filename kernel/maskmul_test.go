@@ -12,20 +12,10 @@ import (
 // elementwise, z contiguous (the branch-free row loop) and transposed (the general strided
 // loop), in both float dtypes: bit for bit, over ±0, ±tiny, ±1, ±Inf and NaN in p, q and z.
 func TestMaskMulSpecialValues(t *testing.T) {
-	specials := []float64{0, math.Copysign(0, -1), 5e-324, -5e-324, 1, -1, math.Inf(1), math.Inf(-1), math.NaN(), 2.5}
-	n := len(specials)
 	// p and z run over every pair of specials on an n×n grid; q is a special per column
 	// (elementwise) or one special (broadcast).
-	p := make([]float64, n*n)
-	z := make([]float64, n*n)
-	q := make([]float64, n*n)
-	for i := 0; i < n; i++ {
-		for j := 0; j < n; j++ {
-			p[i*n+j] = specials[i]
-			z[i*n+j] = specials[(i+j)%n]
-			q[i*n+j] = specials[j]
-		}
-	}
+	n, grid := specialGrid()
+	p, q, z := grid(func(i, j int) int { return i }), grid(func(i, j int) int { return j }), grid(func(i, j int) int { return (i + j) % n })
 	cmps := []struct {
 		op core.BinOp
 		f  func(a, b float64) bool
@@ -95,4 +85,20 @@ func BenchmarkOpMaskMulStrided(b *testing.B) {
 	k := MaskMul{Cmp: core.OpGe, Shape: []int{32, 32, 28, 28}, St: [3][]int{st, {0, 0, 0, 0}, st}}
 	x := benchData(n, 1)
 	benchOp(b, k, make([]float64, n), x, []float64{0}, x)
+}
+
+// specialGrid returns n, the number of special values (±0, ±tiny, ±1, ±Inf, NaN and 2.5), and
+// grid, which fills an n×n matrix with special pick(i, j) at (i, j).
+func specialGrid() (int, func(pick func(i, j int) int) []float64) {
+	specials := []float64{0, math.Copysign(0, -1), 5e-324, -5e-324, 1, -1, math.Inf(1), math.Inf(-1), math.NaN(), 2.5}
+	n := len(specials)
+	return n, func(pick func(i, j int) int) []float64 {
+		m := make([]float64, n*n)
+		for i := 0; i < n; i++ {
+			for j := 0; j < n; j++ {
+				m[i*n+j] = specials[pick(i, j)]
+			}
+		}
+		return m
+	}
 }
