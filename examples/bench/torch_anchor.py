@@ -18,6 +18,8 @@ these:
                           default opset)
     tvstep NAME B S DTYPE -> milliseconds of one step of that model: loss Σ out ⊙ r,
                           backward with respect to every parameter (eval mode, as exported)
+    tvforward NAME B S DTYPE -> milliseconds of that step's forward pass alone (the loss, with
+                          autograd recording, as in training; no backward)
     quit
 
 MODEL is a key of MODELS (mlp, convnet, rnn, attention, convnet_mnist, resnet, mobilenet,
@@ -229,6 +231,12 @@ def step(loss, params):
     return (time.perf_counter() - t0) * 1e3
 
 
+def forward(loss, params):
+    t0 = time.perf_counter()
+    loss()
+    return (time.perf_counter() - t0) * 1e3
+
+
 def gemm(m, n, k, dtype):
     a = np.random.rand(m, k).astype(dtype)
     b = np.random.rand(k, n).astype(dtype)
@@ -287,11 +295,11 @@ def main():
                 warnings.simplefilter("ignore")
                 tv_export(cmd[1], int(cmd[2]), int(cmd[3]), cmd[4], cmd[5])
             out = "ok"
-        elif cmd[0] == "tvstep":
-            key = tuple(cmd[:5])
+        elif cmd[0] in ("tvstep", "tvforward"):
+            key = ("tvstep",) + tuple(cmd[1:5])
             if key not in built:
                 built[key] = tv_step(cmd[1], int(cmd[2]), int(cmd[3]), cmd[4])
-            out = "%.6f" % step(*built[key])
+            out = "%.6f" % (step if cmd[0] == "tvstep" else forward)(*built[key])
         elif cmd[0] == "gemm":
             m, n, k = (int(v) for v in cmd[1:4])
             out = "%.3f" % gemm(m, n, k, np.dtype(cmd[4]))

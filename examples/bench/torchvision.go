@@ -37,10 +37,10 @@ type TorchvisionRow struct {
 	// for how many wrt nodes.
 	ImportNodes, ModelValues, GradNodes, Wrt int
 	// Medians of the alternated steps, milliseconds: bulkad's whole step (value and
-	// gradient), PyTorch's, and bulkad's forward pass alone (the cost's subgraph on its own
-	// TapeMachine).
-	Bulkad, Torch, Forward float64
-	Error                  string `json:"error,omitempty"`
+	// gradient), PyTorch's, bulkad's forward pass alone (the cost's subgraph on its own
+	// TapeMachine) and PyTorch's (the loss with autograd recording, no backward).
+	Bulkad, Torch, Forward, TorchForward float64
+	Error                                string `json:"error,omitempty"`
 }
 
 // torchvisionModels are the models the issue measures (tests/torchvision/export.py exports the
@@ -75,15 +75,15 @@ func runTorchvision(list string, batch, size, rounds int, dtypes []tensor.Dtype,
 	return rows, nil
 }
 
-const tvHeader = "| model | dtype | import s | Grad s | NewTapeMachine s | first run s | set-up s | peak heap MB | nodes after import (inputs+params+outputs) | nodes Grad added (wrt) | bulkad step ms | PyTorch step ms | bulkad/PyTorch | bulkad forward ms | step/forward |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+const tvHeader = "| model | dtype | import s | Grad s | NewTapeMachine s | first run s | set-up s | peak heap MB | nodes after import (inputs+params+outputs) | nodes Grad added (wrt) | bulkad step ms | PyTorch step ms | bulkad/PyTorch | bulkad forward ms | step/forward | PyTorch step/forward |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 
 func fmtTVRow(r TorchvisionRow) string {
 	if r.Error != "" {
 		return fmt.Sprintf("| %s | %s | error: %s |", r.Model, r.Dtype, r.Error)
 	}
-	return fmt.Sprintf("| %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.0f | %d (%d) | %d (%d) | %.1f | %.1f | **%.2f** | %.1f | %.2f |",
+	return fmt.Sprintf("| %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.0f | %d (%d) | %d (%d) | %.1f | %.1f | **%.2f** | %.1f | %.2f | %.2f |",
 		r.Model, r.Dtype, r.Import, r.Grad, r.Machine, r.FirstRun, r.Setup, r.PeakHeapMB, r.ImportNodes, r.ModelValues,
-		r.GradNodes, r.Wrt, r.Bulkad, r.Torch, r.Bulkad/r.Torch, r.Forward, r.Bulkad/r.Forward)
+		r.GradNodes, r.Wrt, r.Bulkad, r.Torch, r.Bulkad/r.Torch, r.Forward, r.Bulkad/r.Forward, r.Torch/r.TorchForward)
 }
 
 // heapPeak samples the Go heap every few milliseconds until stop is called.
@@ -187,7 +187,7 @@ func measureTorchvision(r *TorchvisionRow, dir string, rounds int, dt tensor.Dty
 	r.Setup = r.Import + r.Grad + r.Machine + r.FirstRun
 	fm := G.NewTapeMachine(m.Graph.SubgraphRoots(cost), G.WithEngine(accel.Engine{}))
 	defer fm.Close()
-	var bs, ts, fs []time.Duration
+	var bs, ts, fs, tfs []time.Duration
 	for i := 0; i <= rounds; i++ {
 		d, err := timeRun(vm)
 		if err != nil {
@@ -201,12 +201,17 @@ func measureTorchvision(r *TorchvisionRow, dir string, rounds int, dt tensor.Dty
 		if err != nil {
 			return err
 		}
+		fms, err := torch.number("tvforward %s %d %d %s", r.Model, r.Batch, r.Size, r.Dtype)
+		if err != nil {
+			return err
+		}
 		if i > 0 { // the first round warms up
 			bs, fs = append(bs, d), append(fs, f)
 			ts = append(ts, time.Duration(ms*float64(time.Millisecond)))
+			tfs = append(tfs, time.Duration(fms*float64(time.Millisecond)))
 		}
 	}
-	r.Bulkad, r.Torch, r.Forward = median(bs), median(ts), median(fs)
+	r.Bulkad, r.Torch, r.Forward, r.TorchForward = median(bs), median(ts), median(fs), median(tfs)
 	return nil
 }
 
