@@ -348,6 +348,10 @@ func transposeLoop[T elem](k Transpose, out []T, ins []any) error {
 		return nil
 	}
 	affineWalk(osh, str, 0, func(p, off, count, stride int) {
+		if stride == 1 { // whole rows move (a convolution's [o, b, h·w] ↔ [b, o, h·w])
+			copy(out[p:p+count], x[off:off+count])
+			return
+		}
 		for j := range out[p : p+count] {
 			out[p+j] = x[off]
 			off += stride

@@ -7,8 +7,8 @@ import (
 	"github.com/bulkad/bulkad/core"
 )
 
-// TestTransposeKernel checks the Transpose kernel (tiled where it applies, the plain walk
-// elsewhere) against the definition out[i_0..i_n] = x[i at the permuted positions], computed
+// TestTransposeKernel checks the Transpose kernel (tiled where it applies, whole rows copied
+// where the last dimension stays, the plain walk elsewhere) against the definition out[i_0..i_n] = x[i at the permuted positions], computed
 // here coordinate by coordinate, on shapes with and without a full tile, partial tiles and
 // outer dimensions on both sides of the tiled ones.
 func TestTransposeKernel(t *testing.T) {
@@ -24,6 +24,8 @@ func TestTransposeKernel(t *testing.T) {
 		{[]int{2, 16, 18, 19}, []int{3, 1, 2, 0}},
 		{[]int{4, 5, 6}, []int{1, 2, 0}},
 		{[]int{32, 1, 48}, []int{2, 1, 0}},
+		{[]int{64, 2, 1024}, []int{1, 0, 2}}, // whole rows move
+		{[]int{4, 5, 6}, []int{1, 0, 2}},
 	}
 	for _, c := range cases {
 		t.Run(fmt.Sprint(c.shape, c.perm), func(t *testing.T) {
@@ -79,4 +81,15 @@ func BenchmarkOpTransposeNHWC(b *testing.B) {
 		x[i] = float64(i)
 	}
 	benchOp(b, Transpose{Perm: []int{0, 3, 1, 2}, Shape: sh}, make([]float64, len(x)), x)
+}
+
+// BenchmarkOpTransposeRows swaps the two outer dimensions of a float32 [64, 2, 1024] (a
+// convolution's output from the product's layout to batch-first): whole rows move.
+func BenchmarkOpTransposeRows(b *testing.B) {
+	sh := []int{64, 2, 1024}
+	x := make([]float32, core.Shape(sh).Size())
+	for i := range x {
+		x[i] = float32(i)
+	}
+	benchOp(b, Transpose{Perm: []int{1, 0, 2}, Shape: sh}, make([]float32, len(x)), x)
 }
