@@ -263,16 +263,9 @@ func mergeAffine(dom, st, d, s []int) ([]int, []int) {
 func scatterRows[T elem](out, x []T, dom, ost, xst []int, ob, xb, r int, add func(a, b T) T) {
 	w := newRows(dom, [3][]int{ost, xst}, [3]int{ob, xb})
 	so, sx := w.stride(0), w.stride(1)
-	if so == 0 && r == 1 {
-		// a row reduced into one element: accumulated in a register, in the same order
+	if r == 1 {
 		for ; w.ok; w.next() {
-			o, xo := w.off[0], w.off[1]
-			acc := out[o]
-			for range w.last {
-				acc = add(acc, x[xo])
-				xo += sx
-			}
-			out[o] = acc
+			addStrided(out, w.off[0], so, x, w.off[1], sx, w.last, add)
 		}
 		return
 	}
@@ -289,13 +282,8 @@ func scatterRows[T elem](out, x []T, dom, ost, xst []int, ob, xb, r int, add fun
 // scatterAffineRun is scatterAffine's serial walk (out already cleared).
 func scatterAffineRun[T elem](out, x []T, dom, st []int, base, r int, add func(a, b T) T) {
 	affineWalk(dom, st, base, func(p, off, count, stride int) {
-		if stride == 0 && r == 1 {
-			// a row reduced into one element: accumulated in a register, in the same order
-			acc := out[off]
-			for _, v := range x[p : p+count] {
-				acc = add(acc, v)
-			}
-			out[off] = acc
+		if r == 1 {
+			addStrided(out, off, stride, x, p, 1, count, add)
 			return
 		}
 		for j := 0; j < count; j++ {
@@ -326,5 +314,43 @@ func addBlock[T elem](dst, src []T, add func(a, b T) T) {
 		for i, v := range src {
 			dst[i] = add(dst[i], v)
 		}
+	}
+}
+
+// addStrided adds the n elements of x from xo (stride sx) into out from off (stride so), in
+// order: a row reduced into one element (so = 0) accumulates in a register. For the numeric
+// dtypes + is written out, not a call of add per element (the per-channel sums of a batch
+// norm's gradient).
+func addStrided[T elem](out []T, off, so int, x []T, xo, sx, n int, add func(a, b T) T) {
+	switch d := any(out).(type) {
+	case []float64:
+		addStridedNum(d, off, so, any(x).([]float64), xo, sx, n)
+	case []float32:
+		addStridedNum(d, off, so, any(x).([]float32), xo, sx, n)
+	case []int64:
+		addStridedNum(d, off, so, any(x).([]int64), xo, sx, n)
+	default:
+		for range n {
+			out[off] = add(out[off], x[xo])
+			off += so
+			xo += sx
+		}
+	}
+}
+
+func addStridedNum[T numT](out []T, off, so int, x []T, xo, sx, n int) {
+	if so == 0 {
+		acc := out[off]
+		for range n {
+			acc += x[xo]
+			xo += sx
+		}
+		out[off] = acc
+		return
+	}
+	for range n {
+		out[off] += x[xo]
+		off += so
+		xo += sx
 	}
 }

@@ -28,3 +28,17 @@ func BenchmarkSumLastAxis(b *testing.B) {
 	}
 	benchOp(b, Axis{Pre: 8192 * 32, N: 9, Post: 1}, make([]float32, 8192*32), x)
 }
+
+// BenchmarkScatterChannelSum is scatter [64] x (\[b,c,p] -> [c]) over a float32 [32,64,256]:
+// the per-channel sum of a batch norm's gradient (one element a block).
+func BenchmarkScatterChannelSum(b *testing.B) {
+	x := make([]float32, 32*64*256)
+	for i := range x {
+		x[i] = float32(i % 7)
+	}
+	out := make([]float32, 64)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		scatterAffine(out, x, []int{32, 64, 256}, []int{0, 1, 0}, 0, 1, addOf[float32]())
+	}
+}
