@@ -58,6 +58,10 @@ type ClipPlan struct {
 	// variable nor those of the innermost level on the second-innermost one (the intervals
 	// are the same for all the blocks of a segment), 2 when only the latter holds, else 1
 	depth int
+	// across is the same plan walked in another order for a gather of single elements (see
+	// acrossPlan), nil when the domain's own order is used; in it, ps are the domain-side
+	// strides of the original order (a row steps ps[n-1] points of the gathered array)
+	across *ClipPlan
 }
 
 // ClipPlan returns the clipped affine plan of p over the domain dom addressing the outer
@@ -73,6 +77,7 @@ func (p *IndexProgram) ClipPlan(dom, outer []int) *ClipPlan {
 	if c == nil || !c.fits(c.c0) {
 		return nil
 	}
+	c.across = c.acrossPlan(p.aff, outer)
 	return c
 }
 
@@ -202,6 +207,7 @@ func clipRange(lo, hi, b, c, lim int64) (int64, int64) {
 // repOff those of the blocks, step the target stride along a row.
 type clipGeom struct {
 	tn, tn2, step  int
+	pstep          int // the domain-side stride along a row: 1 but in an across plan
 	rowPos, rowOff int
 	repPos, repOff int
 }
@@ -290,7 +296,7 @@ func clipWalk[M clipMover](p *ClipPlan, m M, c0 []int64, d, a, b int, segs *[cli
 		}
 		dom[d] = b - a
 		pos = a * p.ps[d]
-		w.g.tn, w.g.step = dom[n-1], p.st[n-1]
+		w.g.tn, w.g.step, w.g.pstep = dom[n-1], p.st[n-1], p.ps[n-1]
 		if n > 1 {
 			w.g.repPos, w.g.repOff = p.ps[n-2], p.st[n-2]
 		}
@@ -690,7 +696,12 @@ func gatherClip[T elem](p *ClipPlan, out, x []T, r int) error {
 	if err := p.check("gather", len(out), len(x), r); err != nil {
 		return err
 	}
-	if r > 0 {
+	switch {
+	case r == 1 && p.across != nil:
+		// the across walk may split along any dimension: its mover writes no zeros
+		clear(out)
+		clipGatherRun(p.across, clipGatherAcross[T]{out, x}, p.c0, r, newClipSegs())
+	case r > 0:
 		clipGatherRun(p, clipGather[T]{out, x, r}, p.c0, r, newClipSegs())
 	}
 	return nil

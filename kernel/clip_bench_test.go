@@ -65,6 +65,10 @@ func indexBenches() []indexBench {
 		{window("pool_3x3_pad1_s1", 1, 1, 1, []int{3, 3, 50, 32, 14, 14}, []int{50, 32, 14, 14}), false},
 		{depthwise, false},
 		{depthwise, true},
+		// Gorgonia's im2col of a channels-last image (the zoo MobileNet's depthwise input)
+		{ixPattern{name: "im2col_nhwc_3x3_pad1", dom: []int{50, 14, 14, 32, 3, 3}, outer: []int{50, 14, 14, 32},
+			c:  [][]int64{{1, 0, 0, 0, 0, 0}, {0, 1, 0, 0, 1, 0}, {0, 0, 1, 0, 0, 1}, {0, 0, 0, 1, 0, 0}},
+			c0: []int64{0, -1, -1, 0}}, false},
 		{ixPattern{name: "transpose_nchw_nhwc", dom: []int{50, 28, 28, 32}, outer: []int{50, 32, 28, 28},
 			c:  [][]int64{{1, 0, 0, 0}, {0, 0, 0, 1}, {0, 1, 0, 0}, {0, 0, 1, 0}},
 			c0: []int64{0, 0, 0, 0}}, false},
