@@ -58,10 +58,13 @@ type ClipPlan struct {
 	// variable nor those of the innermost level on the second-innermost one (the intervals
 	// are the same for all the blocks of a segment), 2 when only the latter holds, else 1
 	depth int
-	// across is the same plan walked in another order for a gather of single elements (see
-	// acrossPlan), nil when the domain's own order is used; in it, ps are the domain-side
-	// strides of the original order (a row steps ps[n-1] points of the gathered array)
-	across *ClipPlan
+	// across and acrossAdd are the same plan walked in another order for a gather and for a
+	// scatter of single elements (see acrossPlan), nil when the domain's own order is used;
+	// in them, ps are the domain-side strides of the original order (a row steps ps[n-1]
+	// points of the domain-side array, backwards for a reversed variable) and pos0 is the
+	// domain-side position of the walk's first point
+	across, acrossAdd *ClipPlan
+	pos0              int
 }
 
 // ClipPlan returns the clipped affine plan of p over the domain dom addressing the outer
@@ -77,7 +80,8 @@ func (p *IndexProgram) ClipPlan(dom, outer []int) *ClipPlan {
 	if c == nil || !c.fits(c.c0) {
 		return nil
 	}
-	c.across = c.acrossPlan(p.aff, outer)
+	c.across = c.acrossPlan(p.aff, outer, false)
+	c.acrossAdd = c.acrossPlan(p.aff, outer, true)
 	return c
 }
 
@@ -289,13 +293,13 @@ func clipWalk[M clipMover](p *ClipPlan, m M, c0 []int64, d, a, b int, segs *[cli
 	}
 	val = append(val, c0...)
 	dom = append(dom, p.dom...)
-	pos := 0
+	pos := p.pos0
 	if n > 0 {
 		for k, c := range p.coef[d] {
 			val[k] += c * int64(a)
 		}
 		dom[d] = b - a
-		pos = a * p.ps[d]
+		pos = p.pos0 + a*p.ps[d]
 		w.g.tn, w.g.step, w.g.pstep = dom[n-1], p.st[n-1], p.ps[n-1]
 		if n > 1 {
 			w.g.repPos, w.g.repOff = p.ps[n-2], p.st[n-2]
@@ -700,7 +704,7 @@ func gatherClip[T elem](p *ClipPlan, out, x []T, r int) error {
 	case r == 1 && p.across != nil:
 		// the across walk may split along any dimension: its mover writes no zeros
 		clear(out)
-		clipGatherRun(p.across, clipGatherAcross[T]{out, x}, p.c0, r, newClipSegs())
+		clipGatherRun(p.across, clipGatherAcross[T]{out, x}, p.across.c0, r, newClipSegs())
 	case r > 0:
 		clipGatherRun(p, clipGather[T]{out, x, r}, p.c0, r, newClipSegs())
 	}
@@ -718,6 +722,19 @@ func scatterClip[T elem](p *ClipPlan, out, x []T, r int) error {
 		return nil
 	}
 	segs := newClipSegs()
+	if q := p.acrossAdd; q != nil && r == 1 {
+		switch o := any(out).(type) {
+		case []float64:
+			clipScatterRun(q, clipScatterAcross[float64]{o, any(x).([]float64)}, q.c0, r, segs)
+			return nil
+		case []float32:
+			clipScatterRun(q, clipScatterAcross[float32]{o, any(x).([]float32)}, q.c0, r, segs)
+			return nil
+		case []int64:
+			clipScatterRun(q, clipScatterAcross[int64]{o, any(x).([]int64)}, q.c0, r, segs)
+			return nil
+		}
+	}
 	switch o := any(out).(type) {
 	case []float64:
 		clipScatterRun(p, clipScatter[float64]{o, any(x).([]float64), r}, p.c0, r, segs)

@@ -1,5 +1,7 @@
 package kernel
 
+import "slices"
+
 // Gathers walked across. A gather may write its points in any order: each is written
 // once. Gorgonia's im2col, [b, oh, ow, c, kh, kw] over an image [b, c, h, w], has output
 // rows of kw (3) elements, contiguous in the image, while the image's long contiguous runs
@@ -9,6 +11,11 @@ package kernel
 // ps-th element of a block of the output small enough to stay in cache (the block of the
 // variable's own level in the domain's order). The output is cleared first and the walk
 // writes only the points in bounds.
+//
+// A scatter (col2im, the gradient of an im2col) may be walked across too when every
+// destination still receives its points in the domain's row-major order, so that the sums
+// round as core.Eval's do: acrossOrder decides that, and which variables the walk then runs
+// backwards (col2im's kw, since its ow now runs inside it).
 
 const (
 	// acrossShort: a domain whose rows have fewer points than this is worth walking across
@@ -24,8 +31,10 @@ const (
 // acrossPlan returns p walked with another variable innermost (see the comment above), or
 // nil when p's own rows are long enough or no variable reads contiguous runs of at least
 // acrossShort points within an output block of at most acrossBlock elements. aff and lim
-// are the outputs and bounds p was built from.
-func (p *ClipPlan) acrossPlan(aff []*affine, lim []int) *ClipPlan {
+// are the outputs and bounds p was built from. For a scatter (add), the walk must also
+// bring every destination its points in the domain's row-major order (acrossOrder); nil
+// when it cannot.
+func (p *ClipPlan) acrossPlan(aff []*affine, lim []int, add bool) *ClipPlan {
 	n := len(p.dom)
 	if n < 2 || p.dom[n-1] >= acrossShort || p.wide {
 		return nil
@@ -64,26 +73,113 @@ func (p *ClipPlan) acrossPlan(aff []*affine, lim []int) *ClipPlan {
 		}
 	}
 	order = append(order, v)
+	rev := make([]bool, n) // per variable of p: walked backwards
+	if add {
+		var ok bool
+		if rev, ok = acrossOrder(aff, order); !ok {
+			return nil
+		}
+	}
 	dom := make([]int, n)
 	for l, j := range order {
 		dom[l] = p.dom[j]
 	}
 	paff := make([]*affine, len(aff))
 	for k, a := range aff {
-		c := make([]int64, n)
+		q := &affine{c: make([]int64, n), c0: a.c0}
 		for l, j := range order {
-			c[l] = a.c[j]
+			q.c[l] = a.c[j]
+			if rev[j] { // i_j = dom_j − 1 − t
+				q.c[l] = -a.c[j]
+				q.c0 += a.c[j] * int64(p.dom[j]-1)
+			}
 		}
-		paff[k] = &affine{c: c, c0: a.c0}
+		paff[k] = q
 	}
 	q := newClipPlan(paff, dom, lim)
-	if q == nil || !q.fits(p.c0) {
+	if q == nil || !q.fits(q.c0) {
 		return nil
 	}
 	for l, j := range order {
 		q.ps[l] = p.ps[j]
+		if rev[j] {
+			q.ps[l] = -p.ps[j]
+			q.pos0 += (p.dom[j] - 1) * p.ps[j]
+		}
 	}
 	return q
+}
+
+// acrossOrder decides whether a scatter walked in the variable order order (some variables
+// backwards) adds the points that write one destination in the domain's row-major order,
+// and which variables then run backwards. It accepts index functions whose outputs depend
+// on one or two variables each, no variable in two outputs (a window's rows and columns,
+// channels, batches). Two points p ≠ q write the same destination exactly when every
+// output agrees: a variable alone in an output is then equal in both; the two variables i,
+// j of an output with coefficients a_i, a_j both differ or neither does, with opposite
+// signs of the difference when a_i·a_j > 0 (the same when < 0); a variable in no output
+// differs freely. These groups differ independently, so both orders agree on every
+// colliding pair exactly when they order the groups by their first variable alike and,
+// within a group, the variable the walk meets first runs forwards if it is the one the
+// domain's order meets first, else in the direction that keeps the sign of the difference.
+func acrossOrder(aff []*affine, order []int) (rev []bool, ok bool) {
+	n := len(order)
+	group := make([]int, n) // per variable: its group (-1: never differs between colliding points)
+	for j := range group {
+		group[j] = j
+	}
+	inOutput := make([]bool, n)
+	sameSign := make([]bool, n) // per group of two: the differences have the same sign
+	for _, a := range aff {
+		var vs []int
+		for j, c := range a.c {
+			if c != 0 {
+				if inOutput[j] {
+					return nil, false
+				}
+				inOutput[j] = true
+				vs = append(vs, j)
+			}
+		}
+		switch len(vs) {
+		case 0:
+		case 1:
+			group[vs[0]] = -1
+		case 2:
+			i, j := vs[0], vs[1]
+			group[j] = i
+			sameSign[i] = a.c[i]*a.c[j] < 0
+		default:
+			return nil, false
+		}
+	}
+	// the groups in the domain's order of their first variables, and in the walk's
+	var byDomain, byWalk []int
+	lead := map[int]int{} // group → its first variable in the walk
+	for j := range n {
+		if g := group[j]; g >= 0 && !slices.Contains(byDomain, g) {
+			byDomain = append(byDomain, g)
+		}
+	}
+	for _, j := range order {
+		if g := group[j]; g >= 0 && !slices.Contains(byWalk, g) {
+			byWalk = append(byWalk, g)
+			lead[g] = j
+		}
+	}
+	for i := range byDomain {
+		if byDomain[i] != byWalk[i] {
+			return nil, false
+		}
+	}
+	rev = make([]bool, n)
+	for _, g := range byDomain {
+		// g is the group's first variable in the domain's order
+		if w := lead[g]; w != g && !sameSign[g] {
+			rev[w] = true
+		}
+	}
+	return rev, true
 }
 
 // clipGatherAcross is the mover of an across plan (single elements): dst[point] =
@@ -115,6 +211,49 @@ func (c clipGatherAcross[T]) rows(segs []clipSeg, g clipGeom) {
 					q, s := p, o
 					for range n {
 						c.dst[q] = c.src[s]
+						q += ps
+						s += step
+					}
+				}
+				p += g.rowPos
+				o += g.rowOff
+			}
+			pos += g.repPos
+			off += g.repOff
+		}
+	}
+}
+
+// clipScatterAcross is the mover of an across plan for a scatter of single elements:
+// dst[f(point)] += src[point] for the points in bounds, along rows that step pstep points of
+// src (dst cleared by the caller).
+type clipScatterAcross[T numT] struct {
+	dst, src []T
+}
+
+func (c clipScatterAcross[T]) rows(segs []clipSeg, g clipGeom) {
+	ps, step := g.pstep, g.step
+	for _, sg := range segs {
+		if sg.reps < 0 || sg.hi <= sg.lo || sg.h1 <= sg.l1 {
+			continue
+		}
+		n := sg.hi - sg.lo
+		pos := sg.pos + sg.l1*g.rowPos + sg.lo*ps
+		off := sg.off + sg.l1*g.rowOff + sg.lo*step
+		for range sg.reps {
+			p, o := pos, off
+			for range sg.h1 - sg.l1 {
+				if step == 1 {
+					q := p
+					d := c.dst[o : o+n]
+					for t := range d {
+						d[t] += c.src[q]
+						q += ps
+					}
+				} else {
+					q, s := p, o
+					for range n {
+						c.dst[s] += c.src[q]
 						q += ps
 						s += step
 					}
