@@ -59,8 +59,12 @@ func gemmWithBlocking[T floatT](ws *Workspace, mk micro[T], bl blocking, procs i
 		gemmDot(ws, mk, procs, tb, m, n, k, a, lda, b, ldb, c, ldc)
 		return
 	}
+	if dotSwaps(mk, tb, m, n, k) {
+		gemmSwapped(ws, mk, bl, procs, true, ta, tb, m, n, k, a, lda, b, ldb, c, ldc)
+		return
+	}
 	if narrowSwaps(mk, m, n, k) {
-		gemmSwapped(ws, mk, bl, procs, ta, tb, m, n, k, a, lda, b, ldb, c, ldc)
+		gemmSwapped(ws, mk, bl, procs, false, ta, tb, m, n, k, a, lda, b, ldb, c, ldc)
 		return
 	}
 	gemmTiledOrSmall(ws, mk, bl, procs, ta, tb, m, n, k, a, lda, b, ldb, c, ldc)
@@ -74,14 +78,28 @@ func narrowSwaps[T floatT](mk micro[T], m, n, k int) bool {
 	return n < mk.nr && roundUp(n, mk.mr) < mk.nr && m > n && k >= mk.mr
 }
 
-// gemmSwapped computes c = op(a)·op(b) as cᵀ = op(b)ᵀ·op(a)ᵀ (m×n, n narrow) into a
-// workspace buffer of n×m elements by the tiled kernel, then transposes it into c.
-func gemmSwapped[T floatT](ws *Workspace, mk micro[T], bl blocking, procs int, ta, tb bool, m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
+// dotSwaps reports whether a product with few rows (m below one column strip) and b
+// transposed is better computed transposed by the dot-product tiles, cᵀ = b·op(a)ᵀ: the tiled
+// kernel would pack op(b) — a transposed read of all of b, which is the whole cost of a
+// batch-2 classifier's forward (x·Wᵀ, W of 1000×1280: 1.8 ms) — and gemmSmallM reads only an
+// untransposed b in place; the dot tiles read b's rows where they lie, once.
+func dotSwaps[T floatT](mk micro[T], tb bool, m, n, k int) bool {
+	return mk.dot != nil && tb && m < mk.nr && n >= mk.nr && k >= 4*mk.lanes
+}
+
+// gemmSwapped computes c = op(a)·op(b) as cᵀ = op(b)ᵀ·op(a)ᵀ (m×n, n narrow, or m narrow
+// for dot) into a workspace buffer of n×m elements by the tiled kernel (or, with dot, by the
+// dot-product tiles, op(b)ᵀ = b untransposed), then transposes it into c.
+func gemmSwapped[T floatT](ws *Workspace, mk micro[T], bl blocking, procs int, dot, ta, tb bool, m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
 	t := take[T](ws) // only its buffer: cᵀ
 	defer give(ws, t)
 	t.shared[0] = grow(t.shared[0], n*m)
 	ct := t.shared[0]
-	gemmTiledOrSmall(ws, mk, bl, procs, !tb, !ta, n, m, k, b, ldb, a, lda, ct, m)
+	if dot {
+		gemmDot(ws, mk, procs, !ta, n, m, k, b, ldb, a, lda, ct, m)
+	} else {
+		gemmTiledOrSmall(ws, mk, bl, procs, !tb, !ta, n, m, k, b, ldb, a, lda, ct, m)
+	}
 	for i := 0; i < m; i++ {
 		row := c[i*ldc : i*ldc+n : i*ldc+n]
 		for j := range row {

@@ -43,7 +43,9 @@ func TestGemmGo(t *testing.T) {
 		{129, 129, 129}, {67, 513, 260}, {128, 10, 512}, {200, 600, 300}, {400, 100, 150}, {1000, 7, 400},
 		// narrow products (the dot-product tiles): every row and column remainder, k with and
 		// without a tail past the vector length
-		{9, 13, 77}, {6, 31, 64}, {130, 3, 100}, {5, 1, 1000}, {11, 9, 200}, {2000, 10, 600}}
+		{9, 13, 77}, {6, 31, 64}, {130, 3, 100}, {5, 1, 1000}, {11, 9, 200}, {2000, 10, 600},
+		// few rows (b transposed: computed as cᵀ by the dot tiles), a batch-2 classifier included
+		{2, 1000, 1280}, {1, 129, 200}, {4, 70, 301}, {7, 64, 64}, {31, 40, 128}}
 	for _, s := range shapes {
 		for _, tr := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
 			for _, pad := range []int{0, 3} {
@@ -373,4 +375,28 @@ func gemmOperands[T floatT](seed int64, ta, tb bool, m, n, k int) (a []T, lda in
 		ldb = k
 	}
 	return a, lda, b, ldb
+}
+
+// BenchmarkGemmFewRows: a batch-2 classifier's forward, x·Wᵀ (W of n×k), float32, through
+// gemmWith (the dot tiles on cᵀ) and the tiled kernel it replaced (-cpu 1 for one thread).
+func BenchmarkGemmFewRows(b *testing.B) {
+	mk := gemmMicro[float32]()
+	bl := blockingFor(mk.mr, mk.nr, 4)
+	for _, s := range [][3]int{{2, 1000, 1280}, {2, 1000, 512}, {2, 1280, 1000}} {
+		m, n, k := s[0], s[1], s[2]
+		a, lda, w, ldb := gemmOperands[float32](1, false, true, m, n, k)
+		c := make([]float32, m*n)
+		ws := &Workspace{}
+		for _, path := range []string{"gemmWith", "tiled"} {
+			b.Run(fmt.Sprintf("%dx%dx%d/%s", m, n, k, path), func(b *testing.B) {
+				for range b.N {
+					if path == "tiled" {
+						gemmTiled(ws, mk, bl, runtime.GOMAXPROCS(0), false, true, m, n, k, a, lda, w, ldb, c, n)
+					} else {
+						gemmWith(ws, mk, false, true, m, n, k, a, lda, w, ldb, c, n)
+					}
+				}
+			})
+		}
+	}
 }
