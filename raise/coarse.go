@@ -394,6 +394,7 @@ func (pl *plan) coarseOp(c coarseParts) (*planOp, error) {
 	for i, l := range c.taped {
 		op.lets[l.Var.Name] = c.offs[len(pl.outs)+i]
 	}
+	op.viewResults(pl.results, c.taped)
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "plan %s", op.prog)
 	for i := range op.operand {
@@ -422,8 +423,11 @@ func (pl *plan) partNodes(op *planOp, pn *gorgonia.Node, salts []string) ([]*gor
 		if i < len(salts) {
 			salt = salts[i]
 		}
-		part := &partOp{off: op.results[i], typ: t, in: pn.Type(), salt: salt}
+		part := &partOp{off: op.results[i], typ: t, in: pn.Type(), salt: salt, view: op.views[i]}
 		part.text = fmt.Sprintf("part [%d:%d] %v of %s #%s", part.off, part.off+t.Shape.Size(), t, op.short, salt)
+		if part.view {
+			part.text += " view"
+		}
 		var err error
 		if out[i], err = applyText(pl.g, part, []*gorgonia.Node{pn}); err != nil {
 			return nil, errors.Wrapf(err, "raise: result %d", i)
@@ -492,6 +496,11 @@ type planOp struct {
 	kidT    []hm.Type
 	out     core.Type
 
+	// views: per result, its part node's value is a view of the packed value instead of a
+	// copy (viewResults); fresh: the packed value is allocated at every run, not reused
+	views []bool
+	fresh bool
+
 	mu        sync.Mutex
 	cache     gorgonia.Value
 	cacheFlat any
@@ -503,7 +512,7 @@ func (o *planOp) fullText() string { return o.text }
 
 func (o *planOp) withSalt(salt string) textOp {
 	c := &planOp{pure: pure{text: o.text + " #" + salt}, short: o.short + " #" + salt, prog: o.prog, operand: o.operand,
-		offset: o.offset, results: o.results, lets: o.lets, kp: o.kp, kidT: o.kidT, out: o.out}
+		offset: o.offset, results: o.results, lets: o.lets, kp: o.kp, kidT: o.kidT, out: o.out, views: o.views, fresh: o.fresh}
 	return c
 }
 
@@ -563,8 +572,55 @@ func (o *planOp) InferShape(...gorgonia.DimSizer) (tensor.Shape, error) {
 	return tensorShape(o.out.Shape), nil
 }
 
-// Do runs the plan into the node's packed value, allocated at the first run and reused: the
-// part nodes copy the results out of it, later programs read its lets within the run.
+// viewResults decides which part nodes view their range of the packed value instead of
+// copying it, and whether the packed value is then allocated at every run. A gradient plan's
+// packed value is its results (a resnet18's 11.7M parameters' gradients): copying each out
+// of a reused packed value into a new value was a read and a write of all of them per step
+// on top of the allocation. A part may be a view when no other result and no packed let
+// (which later plans read) lies in its range, so that an op the TapeMachine runs in place
+// on the part's value changes nothing else; and the packed value is then fresh at every
+// run, so that a value kept from one run is not changed by the next. Plans whose views
+// would cover less than half the packed value keep reusing it and copying (allocating it
+// per run would cost more than the copies save).
+func (o *planOp) viewResults(results []core.Term, taped []*core.Let) {
+	type span struct{ lo, hi int }
+	var taken []span
+	for _, l := range taped {
+		off := o.lets[l.Var.Name]
+		taken = append(taken, span{off, off + max(l.Var.Type().Shape.Size(), 1)})
+	}
+	spans := make([]span, len(results))
+	for i, r := range results {
+		spans[i] = span{o.results[i], o.results[i] + max(r.Type().Shape.Size(), 1)}
+	}
+	o.views = make([]bool, len(results))
+	viewed := 0
+	for i, a := range spans {
+		ok := len(results[i].Type().Shape) > 0
+		for j, b := range spans {
+			if j != i && a.lo < b.hi && b.lo < a.hi {
+				ok = false
+			}
+		}
+		for _, b := range taken {
+			if a.lo < b.hi && b.lo < a.hi {
+				ok = false
+			}
+		}
+		if ok {
+			o.views[i] = true
+			viewed += a.hi - a.lo
+		}
+	}
+	o.fresh = viewed > 0 && 2*viewed >= o.kp.OutLen()
+	if !o.fresh {
+		clear(o.views)
+	}
+}
+
+// Do runs the plan into the node's packed value: allocated at every run when its part nodes
+// view their results (fresh, see viewResults), else allocated at the first run and reused,
+// the part nodes copying the results out of it; later programs read its lets within the run.
 func (o *planOp) Do(vs ...gorgonia.Value) (gorgonia.Value, error) {
 	ins, err := flatAll(vs, len(o.kidT), o.short, "operand")
 	if err != nil {
@@ -572,7 +628,7 @@ func (o *planOp) Do(vs ...gorgonia.Value) (gorgonia.Value, error) {
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.cache == nil || aliases(o.cacheFlat, ins) {
+	if o.fresh || o.cache == nil || aliases(o.cacheFlat, ins) {
 		o.cache, o.cacheFlat = newValue(o.out)
 	}
 	out := o.cacheFlat
@@ -590,13 +646,15 @@ func (o *planOp) Do(vs ...gorgonia.Value) (gorgonia.Value, error) {
 func (o *planOp) String() string { return o.short }
 
 // partOp copies a typed range of its operand (a plan node's packed value) into a new value
-// at every run.
+// at every run, or returns a view of the range when the plan allocates its packed value at
+// every run (planOp.viewResults).
 type partOp struct {
 	pure // text: the range, the plan it reads and a salt
 	off  int
 	typ  core.Type
 	in   hm.Type
 	salt string // Options.Salts[i] of its result i (or i)
+	view bool   // the value is a view of the range (planOp.viewResults), not a copy
 }
 
 // IsRaised reports whether op is one of the ops package raise adds to a graph (per-operation
@@ -624,7 +682,7 @@ var _ gorgonia.Op = (*partOp)(nil)
 func (o *partOp) fullText() string { return o.text }
 
 func (o *partOp) withSalt(salt string) textOp {
-	return &partOp{pure: pure{text: o.text + " #" + salt}, off: o.off, typ: o.typ, in: o.in, salt: o.salt}
+	return &partOp{pure: pure{text: o.text + " #" + salt}, off: o.off, typ: o.typ, in: o.in, salt: o.salt, view: o.view}
 }
 
 // Part returns the first element and the type of the range the op copies.
@@ -641,7 +699,7 @@ func (o *partOp) InferShape(...gorgonia.DimSizer) (tensor.Shape, error) {
 	return tensorShape(o.typ.Shape), nil
 }
 
-// Do copies the range into a new value.
+// Do copies the range into a new value (or views it).
 func (o *partOp) Do(vs ...gorgonia.Value) (gorgonia.Value, error) {
 	if len(vs) != 1 {
 		return nil, errors.Errorf("raise: part: %d operands, want 1", len(vs))
@@ -653,6 +711,11 @@ func (o *partOp) Do(vs ...gorgonia.Value) (gorgonia.Value, error) {
 	n := o.typ.Shape.Size()
 	if kern.SliceLen(src) < o.off+n {
 		return nil, errors.Errorf("raise: part: operand has %d elements, the part is [%d:%d]", kern.SliceLen(src), o.off, o.off+n)
+	}
+	if o.view && len(o.typ.Shape) > 0 {
+		if v, ok := viewValue(o.typ, src, o.off); ok {
+			return v, nil
+		}
 	}
 	v, dst := newValue(o.typ)
 	if !copyFrom(dst, src, o.off) {

@@ -215,3 +215,63 @@ func TestMatmulTransposeThroughLet(t *testing.T) {
 		t.Fatalf("%d plan nodes, want 1", plans)
 	}
 }
+
+// TestCoarsePartViews: the part nodes of a plan whose packed value is mostly its results
+// view their ranges instead of copying them (planOp.viewResults), except results that share
+// a range (a result returned twice), which stay copies: changing one part's value in place
+// changes no other part, and a value kept from one run is not changed by the next (the
+// packed value is fresh per run). Expected values by hand: x², eˣ.
+func TestCoarsePartViews(t *testing.T) {
+	g := gorgonia.NewGraph()
+	x := input(t, g, "x", []int{3}, []float64{1, 2, 3})
+	p := parseProg(t, "fn (x : [3] f64) => let a = x * x in (a, exp x, a)")
+	outs, err := RaiseWith(g, p, map[string]*gorgonia.Node{"x": x}, Options{Coarse: true, FreshResults: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := gorgonia.NewTapeMachine(g)
+	defer m.Close()
+	if err := m.RunAll(); err != nil {
+		t.Fatal(err)
+	}
+	pn := kidsOf(t, g, outs[0])
+	if len(pn) != 1 {
+		t.Fatalf("part node reads %d nodes, want the plan node", len(pn))
+	}
+	op := pn[0].Op().(*planOp)
+	if op.results[0] != op.results[2] || op.results[1] == op.results[0] {
+		t.Fatalf("result offsets %v: want the two results a at one range and exp x at another", op.results)
+	}
+	if !op.fresh || op.views[0] || op.views[2] || !op.views[1] {
+		t.Fatalf("fresh %v, views %v: want a fresh packed value, exp x viewed and both a copied", op.fresh, op.views)
+	}
+	packed := pn[0].Value().Data().([]float64)
+	e := outs[1].Value().Data().([]float64)
+	if &e[0] != &packed[op.results[1]] {
+		t.Error("the part exp x is not a view of the packed value")
+	}
+	a0, a2 := outs[0].Value().Data().([]float64), outs[2].Value().Data().([]float64)
+	if &a0[0] == &packed[op.results[0]] || &a0[0] == &a2[0] {
+		t.Error("a part whose range another result shares is not a copy")
+	}
+	a0[1] = -1 // an op run in place on one part
+	if a2[1] != 4 || packed[op.results[0]+1] != 4 {
+		t.Errorf("changing one part of a in place changed the other (%v) or the packed value (%v)", a2[1], packed[op.results[0]+1])
+	}
+	kept := append([]float64(nil), e...)
+	m.Reset()
+	if err := gorgonia.Let(x, tensor.New(tensor.WithShape(3), tensor.WithBacking([]float64{0, 0, 0}))); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.RunAll(); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range []float64{1, 2, 3} {
+		if e[i] != kept[i] || math.Abs(e[i]-math.Exp(v)) > 1e-12 {
+			t.Errorf("kept eˣ[%d] = %v after the next run, want %v", i, e[i], math.Exp(v))
+		}
+		if got := outs[1].Value().Data().([]float64)[i]; got != 1 {
+			t.Errorf("run 2: eˣ[%d] = %v, want 1", i, got)
+		}
+	}
+}

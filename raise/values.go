@@ -8,6 +8,7 @@ import (
 
 	"github.com/bulkad/bulkad/core"
 	"github.com/bulkad/bulkad/core/tensors"
+	kern "github.com/bulkad/bulkad/kernel"
 	"github.com/chewxy/hm"
 	"github.com/pkg/errors"
 	"gorgonia.org/gorgonia"
@@ -160,6 +161,29 @@ func newValue(t core.Type) (gorgonia.Value, any) {
 	d := tensor.New(tensor.WithShape(t.Shape...), tensor.Of(dt))
 	s, _ := flat(d)
 	return d, s
+}
+
+// viewValue is a tensor of type t (not a scalar) whose backing array is src[off:off+n] (n its
+// size, capacity n): no copy. false when src is not a slice of t's element type or too short.
+func viewValue(t core.Type, src any, off int) (gorgonia.Value, bool) {
+	n := t.Shape.Size()
+	if off < 0 || kern.SliceLen(src) < off+n || kern.SliceDtype(src) != t.Dtype {
+		return nil, false
+	}
+	var back any
+	switch s := src.(type) {
+	case []float64:
+		back = s[off : off+n : off+n]
+	case []float32:
+		back = s[off : off+n : off+n]
+	case []int64:
+		back = s[off : off+n : off+n]
+	case []bool:
+		back = s[off : off+n : off+n]
+	default:
+		return nil, false
+	}
+	return tensor.New(tensor.WithShape(t.Shape...), tensor.WithBacking(back)), true
 }
 
 // reuse returns prealloc's backing slice when prealloc has exactly type t (so a kernel may
