@@ -59,8 +59,8 @@ func gemmWithBlocking[T floatT](ws *Workspace, mk micro[T], bl blocking, procs i
 		gemmDot(ws, mk, procs, tb, m, n, k, a, lda, b, ldb, c, ldc)
 		return
 	}
-	if dotSwaps(mk, tb, m, n, k) {
-		gemmSwapped(ws, mk, bl, procs, true, ta, tb, m, n, k, a, lda, b, ldb, c, ldc)
+	if swap, dot := fewRowsSwaps(mk, tb, m, n, k); swap {
+		gemmSwapped(ws, mk, bl, procs, dot, ta, tb, m, n, k, a, lda, b, ldb, c, ldc)
 		return
 	}
 	if narrowSwaps(mk, m, n, k) {
@@ -78,13 +78,27 @@ func narrowSwaps[T floatT](mk micro[T], m, n, k int) bool {
 	return n < mk.nr && roundUp(n, mk.mr) < mk.nr && m > n && k >= mk.mr
 }
 
-// dotSwaps reports whether a product with few rows (m below one column strip) and b
-// transposed is better computed transposed by the dot-product tiles, cᵀ = b·op(a)ᵀ: the tiled
-// kernel would pack op(b) — a transposed read of all of b, which is the whole cost of a
-// batch-2 classifier's forward (x·Wᵀ, W of 1000×1280: 1.8 ms) — and gemmSmallM reads only an
-// untransposed b in place; the dot tiles read b's rows where they lie, once.
-func dotSwaps[T floatT](mk micro[T], tb bool, m, n, k int) bool {
-	return mk.dot != nil && tb && m < mk.nr && n >= mk.nr && k >= 4*mk.lanes
+// fewRowsSwaps reports whether a product with few rows (m ≤ 2·nr) and b transposed is
+// better computed transposed, cᵀ = b·op(a)ᵀ, and whether by the dot-product tiles. The tiled
+// kernel would pack op(b) — a transposed read of all of b for at most two row strips, which
+// is most of the cost (a batch-2 classifier's x·Wᵀ, W of 1000×1280: 1.8 ms), and gemmSmallM
+// reads only an untransposed b in place. Transposed, b's rows are read where they lie: by the
+// tiled kernel when m is a whole number of its column strips (cᵀ's columns), else by the dot
+// tiles when k is long enough to hide their horizontal sums. Measured (BenchmarkGemmFewRows,
+// float32, one thread, n from 1000 to 2304, k from 128 to 1280): the tiled kernel 5–66
+// GFLOP/s for m ≤ 32 and 57–80 for m = 48–64; transposed and tiled 77–107 for m = 32 and 64;
+// the dot tiles 47–102 (59–102 at k ≥ 256) for every m.
+func fewRowsSwaps[T floatT](mk micro[T], tb bool, m, n, k int) (swap, dot bool) {
+	if !tb || m > 2*mk.nr || n < mk.nr {
+		return false, false
+	}
+	if m%mk.nr == 0 {
+		return true, false
+	}
+	if mk.dot != nil && (k >= 8*mk.lanes || m <= 8 && k >= 4*mk.lanes) {
+		return true, true
+	}
+	return false, false
 }
 
 // gemmSwapped computes c = op(a)·op(b) as cᵀ = op(b)ᵀ·op(a)ᵀ (m×n, n narrow, or m narrow

@@ -45,7 +45,7 @@ func TestGemmGo(t *testing.T) {
 		// without a tail past the vector length
 		{9, 13, 77}, {6, 31, 64}, {130, 3, 100}, {5, 1, 1000}, {11, 9, 200}, {2000, 10, 600},
 		// few rows (b transposed: computed as cᵀ by the dot tiles), a batch-2 classifier included
-		{2, 1000, 1280}, {1, 129, 200}, {4, 70, 301}, {7, 64, 64}, {31, 40, 128}}
+		{2, 1000, 1280}, {1, 129, 200}, {4, 70, 301}, {7, 64, 64}, {31, 40, 128}, {32, 100, 64}, {48, 70, 300}, {64, 40, 33}}
 	for _, s := range shapes {
 		for _, tr := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
 			for _, pad := range []int{0, 3} {
@@ -328,6 +328,7 @@ func TestGemmPathsSameBits(t *testing.T) {
 	}{
 		{8, 4608, 512, true, false}, {8, 300, 700, false, false}, {13, 100, 40, true, false}, {16, 64, 1000, false, false},
 		{4608, 8, 512, true, false}, {2304, 3, 256, true, true}, {700, 20, 33, true, false}, {300, 1, 600, true, true},
+		{32, 300, 200, false, true}, {64, 129, 77, true, true}, // few rows, b transposed: cᵀ by the tiled kernel
 	}
 	for _, c := range cases {
 		for _, mk := range gemmMicros[float64]() {
@@ -377,26 +378,36 @@ func gemmOperands[T floatT](seed int64, ta, tb bool, m, n, k int) (a []T, lda in
 	return a, lda, b, ldb
 }
 
-// BenchmarkGemmFewRows: a batch-2 classifier's forward, x·Wᵀ (W of n×k), float32, through
-// gemmWith (the dot tiles on cᵀ) and the tiled kernel it replaced (-cpu 1 for one thread).
+// BenchmarkGemmFewRows: products with few rows and b transposed (x·Wᵀ of a small batch, a
+// filter gradient with few output channels), float32, through the tiled kernel, cᵀ by the dot
+// tiles and cᵀ by the tiled kernel, and gemmWith's choice (fewRowsSwaps); -cpu 1 for one
+// thread.
 func BenchmarkGemmFewRows(b *testing.B) {
 	mk := gemmMicro[float32]()
 	bl := blockingFor(mk.mr, mk.nr, 4)
-	for _, s := range [][3]int{{2, 1000, 1280}, {2, 1000, 512}, {2, 1280, 1000}} {
-		m, n, k := s[0], s[1], s[2]
-		a, lda, w, ldb := gemmOperands[float32](1, false, true, m, n, k)
-		c := make([]float32, m*n)
-		ws := &Workspace{}
-		for _, path := range []string{"gemmWith", "tiled"} {
-			b.Run(fmt.Sprintf("%dx%dx%d/%s", m, n, k, path), func(b *testing.B) {
-				for range b.N {
-					if path == "tiled" {
-						gemmTiled(ws, mk, bl, runtime.GOMAXPROCS(0), false, true, m, n, k, a, lda, w, ldb, c, n)
-					} else {
-						gemmWith(ws, mk, false, true, m, n, k, a, lda, w, ldb, c, n)
+	for _, m := range []int{2, 8, 16, 24, 32, 48, 64} {
+		for _, nk := range [][2]int{{1000, 1280}, {1152, 256}, {2304, 128}} {
+			n, k := nk[0], nk[1]
+			a, lda, w, ldb := gemmOperands[float32](1, false, true, m, n, k)
+			c := make([]float32, m*n)
+			ws := &Workspace{}
+			for _, path := range []string{"tiled", "dot", "swap", "gemmWith"} {
+				b.Run(fmt.Sprintf("m=%d/%dx%d/%s", m, n, k, path), func(b *testing.B) {
+					for range b.N {
+						switch path {
+						case "tiled":
+							gemmTiledOrSmall(ws, mk, bl, 1, false, true, m, n, k, a, lda, w, ldb, c, n)
+						case "dot":
+							gemmSwapped(ws, mk, bl, 1, true, false, true, m, n, k, a, lda, w, ldb, c, n)
+						case "swap":
+							gemmSwapped(ws, mk, bl, 1, false, false, true, m, n, k, a, lda, w, ldb, c, n)
+						default:
+							gemmWithBlocking(ws, mk, bl, 1, false, true, m, n, k, a, lda, w, ldb, c, n)
+						}
 					}
-				}
-			})
+					b.ReportMetric(float64(2*m*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+				})
+			}
 		}
 	}
 }
