@@ -201,6 +201,14 @@ func packStrips[T floatT](w int, tr bool, x []T, ld, r0, nrows, pc, kc int, dst 
 			clear(d)
 		}
 		if tr { // element (r, p) at x[p*ld+r]: each p is a contiguous run of the strip's rows
+			if nv == 8 { // a row strip of the AVX-512 kernels: no call per run
+				for p := 0; p < kc; p++ {
+					o := (pc+p)*ld + r0 + s
+					src, dp := x[o:o+8:o+8], d[p*w:p*w+8:p*w+8]
+					dp[0], dp[1], dp[2], dp[3], dp[4], dp[5], dp[6], dp[7] = src[0], src[1], src[2], src[3], src[4], src[5], src[6], src[7]
+				}
+				continue
+			}
 			for p := 0; p < kc; p++ {
 				o := (pc+p)*ld + r0 + s
 				copy(d[p*w:p*w+nv], x[o:o+nv])

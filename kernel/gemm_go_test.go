@@ -411,3 +411,22 @@ func BenchmarkGemmFewRows(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkGemmTransposedA: filter gradients computed transposed (op(a) = aᵀ, a the im2col
+// windows stored k × m), whose row strips of op(a) are packed from a's columns; float32,
+// -cpu 1 for one thread.
+func BenchmarkGemmTransposedA(b *testing.B) {
+	mk := gemmMicro[float32]()
+	for _, s := range [][3]int{{1152, 32, 512}, {1024, 32, 128}, {4608, 64, 128}} {
+		m, n, k := s[0], s[1], s[2]
+		a, lda, w, ldb := gemmOperands[float32](1, true, false, m, n, k)
+		c := make([]float32, m*n)
+		ws := &Workspace{}
+		b.Run(fmt.Sprintf("%dx%dx%d", m, n, k), func(b *testing.B) {
+			for range b.N {
+				gemmWith(ws, mk, true, false, m, n, k, a, lda, w, ldb, c, n)
+			}
+			b.ReportMetric(float64(2*m*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+	}
+}
