@@ -236,7 +236,7 @@ func joinInts(v []int) string {
 // against package core's evaluator (summation orders differ: 1e-12, f32 1e-5), also when B
 // holds an infinity (the dense definition: 0·Inf = NaN in the rows S does not touch).
 func TestScatterMatmul(t *testing.T) {
-	params := poolParams + ", bm : [32,13] f64, bi : [32,5] f64, v : [3,3] f64, b4 : [4,5] f64, g32 : [2,3,2,2] f32, bm32 : [32,13] f32"
+	params := poolParams + ", bm : [32,13] f64, bi : [32,5] f64, v : [3,3] f64, b4 : [4,5] f64, g32 : [2,3,2,2] f32, bm32 : [32,13] f32, bw : [32,300] f64"
 	pool := "tr [0,2,3,1] (scatter [2,3,4,4] g (F) * cast f64 (x >= y))"
 	cases := []struct {
 		name, src string
@@ -244,6 +244,7 @@ func TestScatterMatmul(t *testing.T) {
 	}{
 		{"masked pool scatter, transposed and reshaped", "matmul (tr [1,0] (reshape [32,3] (" + pool + "))) bm", true},
 		{"pool scatter", "matmul (tr [1,0] (reshape [32,3] (tr [0,2,3,1] (scatter [2,3,4,4] g (F))))) bm", true},
+		{"pool scatter, wide B (S materialised, a GEMM)", "matmul (tr [1,0] (reshape [32,3] (" + pool + "))) bw", true},
 		{"infinity in B", "matmul (tr [1,0] (reshape [32,3] (" + pool + "))) bi", true},
 		{"affine 2-D scatter (column varies innermost)", "matmul (tr [1,0] (scatter [4,3] v (\\[i,j] -> [i + 1, j]))) b4", true},
 		{"not a scatter", "matmul (tr [1,0] (reshape [32,3] (tr [0,2,3,1] (x * y)))) bm", false},
@@ -263,6 +264,7 @@ func TestScatterMatmul(t *testing.T) {
 		g32[i] = float32(r.NormFloat64())
 	}
 	args["bm"] = tensor.New(tensor.WithShape(32, 13), tensor.WithBacking(randF(r, 416))) // 13 = 8 + 4 + 1 columns
+	args["bw"] = tensor.New(tensor.WithShape(32, 300), tensor.WithBacking(randF(r, 9600)))
 	args["bi"] = tensor.New(tensor.WithShape(32, 5), tensor.WithBacking(bi))
 	args["v"] = tensor.New(tensor.WithShape(3, 3), tensor.WithBacking(randF(r, 9)))
 	args["b4"] = tensor.New(tensor.WithShape(4, 5), tensor.WithBacking(randF(r, 20)))

@@ -14,7 +14,9 @@ import (
 //
 // which is the same sum without the zero terms. Those terms only matter when B holds an
 // infinity or a NaN (0·Inf = NaN), so the op checks B first and falls back to the dense
-// definition then. The summation order differs from a GEMM's (as GEMMs differ among
+// definition then. The walk's multiply-adds are scalar, about 16 times a GEMM's: when S is
+// not sparse enough for B's width (a 2×2 max-pooling's gradient is a quarter full) the op
+// materialises S and runs a GEMM instead (kern.ScatterMatMul, scatterMatmulDense). The summation order differs from a GEMM's (as GEMMs differ among
 // themselves); the value is otherwise the same.
 
 // scatterMatmul plans matmul (tr [1,0] R) B (a, b are the stored operands after swapped) as
@@ -52,7 +54,7 @@ func (pl *plan) scatterMatmul(t *core.MatMul, a core.Term, ta bool, b core.Term,
 		return ref{}, false, nil
 	}
 	bs := b.Type().Shape
-	k := &kern.ScatterMatMul{Dom: xs, RowP: rowP, ColP: colP, N: as[0], C: as[1], K: bs[1], HasTable: arr != nil}
+	k := &kern.ScatterMatMul{Dom: xs, RowP: rowP, ColP: colP, N: as[0], C: as[1], K: bs[1], HasTable: arr != nil, WS: pl.gemmWS()}
 	ins := []core.Term{s.X, b}
 	if arr != nil {
 		ins = append(ins, arr)
