@@ -1,6 +1,7 @@
 package raise
 
 import (
+	"fmt"
 	"github.com/bulkad/bulkad/core"
 	kern "github.com/bulkad/bulkad/kernel"
 	"gorgonia.org/gorgonia"
@@ -497,6 +498,16 @@ func (pl *plan) argmaxOfView(t *core.ArgmaxOuter) (ref, bool, error) {
 	if len(sh) < k {
 		return ref{}, false, nil
 	}
+	// The same argmax over the same windows of the same base is one step, however its
+	// index functions name their variables (the pooling's forward and its gradients).
+	bases, err := pl.terms(v.base)
+	if err != nil {
+		return ref{}, true, err
+	}
+	key := fmt.Sprintf("%v|%v|%v|%d|%v|%v", bases[0], sh, v.strides, v.offset, reshape, t.Type())
+	if r, ok := pl.argmaxViews[key]; ok {
+		return r, true, nil
+	}
 	ak := &kern.ArgmaxView{Inner: sh[k:], InnerSt: v.strides[k:], Off: v.offset}
 	outer := sh[:k]
 	idx := make([]int, k)
@@ -527,5 +538,8 @@ func (pl *plan) argmaxOfView(t *core.ArgmaxOuter) (ref, bool, error) {
 		a, err := core.NewArgmaxOuter(w)
 		return a, vs, err
 	}, ak)
+	if err == nil {
+		pl.argmaxViews[key] = r
+	}
 	return r, true, err
 }

@@ -310,3 +310,25 @@ func TestScatterMatmul(t *testing.T) {
 		})
 	}
 }
+
+// TestArgmaxViewShared: two argmaxes over the same windows of one array, written with
+// differently named index variables (a max-pooling's forward and its gradient, as the adapter
+// and ad produce them), are one argmax step, per operation and coarsely, and both results
+// equal core.Eval's; an argmax over other windows (stride 1) stays a step of its own.
+func TestArgmaxViewShared(t *testing.T) {
+	win := func(v string, stride int) string {
+		return fmt.Sprintf("argmaxOuter (reshape [4,2,3,2,2] (gather [2,2,2,3,2,2] x (\\[r%[1]s,s%[1]s,b%[1]s,c%[1]s,i%[1]s,j%[1]s] -> [b%[1]s, c%[1]s, %[2]d * i%[1]s + r%[1]s, %[2]d * j%[1]s + s%[1]s])))", v, stride)
+	}
+	p, err := core.ParseProgram("fn (x : [2,3,4,4] f64) => (" + win("", 2) + ", " + win("_", 2) + ", " + win("1", 1) + ")")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewSource(5))
+	args := map[string]*tensor.Dense{"x": tensor.New(tensor.WithShape(2, 3, 4, 4), tensor.WithBacking(randF(r, 96)))}
+	for _, opt := range []Options{{}, {Coarse: true}} {
+		raisedEqualsEvalWith(t, p, args, 0, opt)
+		if kinds, _ := windowKinds(t, p, opt.Coarse, 0); kinds["argmaxOuter"] != 2 {
+			t.Errorf("coarse %v: %d argmax steps, want 2 (one per distinct window); steps %v", opt.Coarse, kinds["argmaxOuter"], kinds)
+		}
+	}
+}

@@ -204,6 +204,10 @@ type plan struct {
 	results   []core.Term
 	lazyOK    bool
 	paramVars map[string]*core.Var
+	// argmaxViews: the argmax-of-view steps planned, by their base's ref and the view's
+	// geometry (argmaxOfView): the max-pooling's forward and each gradient that needs its
+	// argmax state the same windows with differently named index variables
+	argmaxViews map[string]ref
 }
 
 // gemmWS is the plan's GEMM workspace, shared by its matmul kernels.
@@ -221,7 +225,7 @@ func newPlan(g *gorgonia.ExprGraph, p *core.Program, bind map[string]*gorgonia.N
 	if p == nil || p.Body == nil {
 		return nil, errors.New("raise: program: nil program or body")
 	}
-	pl := &plan{g: g, bind: bind, env: map[string]ref{}, memo: map[core.Term]ref{}, share: map[int]ref{}, ever: map[string]bool{}, lazy: map[string]core.Term{}, pushed: map[unKey]core.Term{}, slots: slots}
+	pl := &plan{g: g, bind: bind, env: map[string]ref{}, memo: map[core.Term]ref{}, share: map[int]ref{}, ever: map[string]bool{}, lazy: map[string]core.Term{}, pushed: map[unKey]core.Term{}, slots: slots, argmaxViews: map[string]ref{}}
 	for _, v := range p.Params {
 		if _, ok := pl.slots[v.Name]; ok {
 			continue // checked when the plan's slots are set (pl.slotRef)
