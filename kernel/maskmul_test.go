@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"math"
+	"math/rand"
 	"testing"
 
 	"github.com/bulkad/bulkad/core"
@@ -100,5 +101,81 @@ func specialGrid() (int, func(pick func(i, j int) int) []float64) {
 			}
 		}
 		return m
+	}
+}
+
+// TestMaskMulMerged: the merged kernel gives the definition's result, out = z if p ≥ q else
+// z·0 with each operand at Σ i_k·St_k + Off, for random shapes with broadcast (stride 0),
+// contiguous and transposed operands; a contiguous mask with q broadcast becomes one row,
+// and a kernel with an operand without strides is left as it is.
+func TestMaskMulMerged(t *testing.T) {
+	rng := rand.New(rand.NewSource(13))
+	for trial := 0; trial < 300; trial++ {
+		rank := 1 + rng.Intn(4)
+		sh := make([]int, rank)
+		for i := range sh {
+			sh[i] = 1 + rng.Intn(4)
+		}
+		strides := func() []int {
+			switch rng.Intn(3) {
+			case 0:
+				return make([]int, rank)
+			case 1:
+				st := core.Shape(sh).Strides()
+				for i := range st {
+					if rng.Intn(3) == 0 {
+						st[i] = 0
+					}
+				}
+				return st
+			}
+			st := make([]int, rank)
+			acc := 1
+			for _, i := range rng.Perm(rank) {
+				st[i] = acc
+				acc *= sh[i]
+			}
+			return st
+		}
+		k := MaskMul{Cmp: core.OpGe, Shape: sh, St: [3][]int{strides(), strides(), strides()}, Off: [3]int{rng.Intn(3), rng.Intn(3), rng.Intn(3)}}
+		m := k.Merged()
+		if len(m.Shape) > len(k.Shape) {
+			t.Fatalf("merging %v gave more dimensions: %v", sh, m.Shape)
+		}
+		n := core.Shape(sh).Size()
+		p, q, z := make([]float64, n+3), make([]float64, n+3), make([]float64, n+3)
+		for i := range p {
+			p[i], q[i], z[i] = rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()
+		}
+		got := make([]float64, n)
+		if err := m.Run(got, []any{p, q, z}); err != nil {
+			t.Fatal(err)
+		}
+		at := 0
+		each(sh, func(idx []int) {
+			var o [3]int
+			for a := range o {
+				o[a] = k.Off[a]
+				for d, v := range idx {
+					o[a] += v * k.St[a][d]
+				}
+			}
+			want := z[o[2]] * 0
+			if p[o[0]] >= q[o[1]] {
+				want = z[o[2]]
+			}
+			if math.Float64bits(got[at]) != math.Float64bits(want) {
+				t.Fatalf("trial %d %v %v: element %d = %v, want %v", trial, sh, k.St, at, got[at], want)
+			}
+			at++
+		})
+	}
+	k := MaskMul{Cmp: core.OpGt, Shape: []int{2, 3, 4}, St: [3][]int{{12, 4, 1}, {0, 0, 0}, {12, 4, 1}}}
+	if m := k.Merged(); len(m.Shape) != 1 || m.Shape[0] != 24 {
+		t.Errorf("a contiguous mask with q broadcast merges to %v, want [24]", m.Shape)
+	}
+	k.St[1] = nil
+	if m := k.Merged(); len(m.Shape) != 3 {
+		t.Errorf("a kernel with an operand without strides was merged to %v", m.Shape)
 	}
 }

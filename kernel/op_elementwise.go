@@ -515,6 +515,43 @@ type MaskMul struct {
 	Off   [3]int
 }
 
+// Merged is k with its dimensions of one element dropped and each dimension merged into the
+// one before it where every operand steps through both as through one (what StridedBinary's
+// Merged does): a contiguous mask over [32,32,28,28] runs as one row of 802816 elements
+// instead of 32768 rows of 28. k is returned as it is when an operand has no strides.
+func (k MaskMul) Merged() MaskMul {
+	for _, st := range k.St {
+		if len(st) != len(k.Shape) {
+			return k
+		}
+	}
+	var d []int
+	var st [3][]int
+	for i, n := range k.Shape {
+		if n == 1 {
+			continue
+		}
+		m := len(d)
+		if m > 0 && st[0][m-1] == k.St[0][i]*n && st[1][m-1] == k.St[1][i]*n && st[2][m-1] == k.St[2][i]*n {
+			d[m-1] *= n
+			for o := range st {
+				st[o][m-1] = k.St[o][i]
+			}
+			continue
+		}
+		d = append(d, n)
+		for o := range st {
+			st[o] = append(st[o], k.St[o][i])
+		}
+	}
+	if len(d) == 0 && len(k.Shape) > 0 {
+		d, st = []int{core.Shape(k.Shape).Size()}, [3][]int{{0}, {0}, {0}}
+	}
+	m := k
+	m.Shape, m.St = d, st
+	return m
+}
+
 // Run implements Kernel.
 func (k MaskMul) Run(out any, ins []any) error {
 	if err := checkOutLen("maskMul", out, k.Shape); err != nil {

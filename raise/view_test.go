@@ -1,0 +1,61 @@
+package raise
+
+import (
+	"math/rand"
+	"testing"
+
+	"github.com/bulkad/bulkad/core"
+	kern "github.com/bulkad/bulkad/kernel"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// TestViewReadsMaterialisedTranspose: a let bound to a transpose that is already a value of
+// its own (a result, planned first) is read where it lies by a later element-wise op (a
+// ReLU's mask of it), contiguously, not through the transpose's strides; a transpose not yet
+// materialised is still read through its strides. Values against core.Eval.
+func TestViewReadsMaterialisedTranspose(t *testing.T) {
+	zero := "replicate 4 (replicate 3 (lit [] f64 [0.0]))"
+	cases := []struct {
+		name, src  string
+		contiguous bool
+	}{
+		{"transpose a result, planned first", "fn (x : [3,4] f64) => let t = tr [1,0] x in (t, cast f64 (t >= " + zero + ") * t)", true},
+		{"transpose only read by the mask", "fn (x : [3,4] f64) => let t = tr [1,0] x in cast f64 (t >= " + zero + ") * t", false},
+	}
+	r := rand.New(rand.NewSource(8))
+	for _, c := range cases {
+		p, err := core.ParseProgram(c.src)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		args := map[string]*tensor.Dense{"x": tensor.New(tensor.WithShape(3, 4), tensor.WithBacking(randF(r, 12)))}
+		raisedEqualsEvalWith(t, p, args, 0, Options{Coarse: true})
+		g := gorgonia.NewGraph()
+		bind := map[string]*gorgonia.Node{"x": gorgonia.NewTensor(g, tensor.Float64, 2, gorgonia.WithShape(3, 4), gorgonia.WithName("x"))}
+		pl, err := newPlan(g, p, bind, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pl.coarse = true
+		if err := pl.program(p, Options{Coarse: true}); err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, s := range pl.steps {
+			if s.op == nil {
+				continue
+			}
+			if k, ok := s.op.k.(kern.MaskMul); ok {
+				found = true
+				contiguous := len(k.Shape) == 1 && k.St[0][0] == 1 && k.St[2][0] == 1
+				if contiguous != c.contiguous {
+					t.Errorf("%s: mask kernel %+v: contiguous %v, want %v", c.name, k, contiguous, c.contiguous)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: no mask kernel in the plan", c.name)
+		}
+	}
+}
