@@ -1,6 +1,10 @@
 package kernel
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/bulkad/bulkad/core"
+)
 
 // Benchmarks of reductions written as scatters and sums over an axis.
 
@@ -41,4 +45,19 @@ func BenchmarkScatterChannelSum(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		scatterAffine(out, x, []int{32, 64, 256}, []int{0, 1, 0}, 0, 1, addOf[float32]())
 	}
+}
+
+// BenchmarkStridedPairs: a Gorgonia-built depthwise convolution's product, the activation
+// [8192,32] broadcast over the 9 taps times the filter [32,9] broadcast over the rows
+// (float32 [8192,32,9]): rows of 9, run two dimensions at a time.
+func BenchmarkStridedPairs(b *testing.B) {
+	x, y := make([]float32, 8192*32), make([]float32, 32*9)
+	for i := range x {
+		x[i] = float32(i%7) - 3
+	}
+	for i := range y {
+		y[i] = float32(i%5) - 2
+	}
+	k := StridedBinary{Op: core.OpMul, Shape: []int{8192, 32, 9}, XS: []int{32, 1, 0}, YS: []int{0, 9, 1}}
+	benchOp(b, k, make([]float32, 8192*32*9), x, y)
 }

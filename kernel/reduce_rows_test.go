@@ -221,3 +221,76 @@ func TestMaxMinSpecialValues(t *testing.T) {
 		t.Error("integer max/min")
 	}
 }
+
+// TestStridedPairs: short rows (fewer than pairRowMax elements) of + − · with each operand
+// contiguous along the row or broadcast over it run two dimensions at a time
+// (stridedPairsRun) and give the definition's result bit for bit, for random shapes of rank
+// 2–4 whose outer dimensions are contiguous, broadcast or transposed; through Run as well.
+func TestStridedPairs(t *testing.T) {
+	rng := rand.New(rand.NewSource(17))
+	ops := []struct {
+		op core.BinOp
+		f  func(a, b float64) float64
+	}{{core.OpAdd, func(a, b float64) float64 { return a + b }}, {core.OpSub, func(a, b float64) float64 { return a - b }},
+		{core.OpMul, func(a, b float64) float64 { return a * b }}}
+	paired := 0
+	for trial := 0; trial < 300; trial++ {
+		rank := 2 + rng.Intn(3)
+		sh := make([]int, rank)
+		for i := range sh {
+			sh[i] = 1 + rng.Intn(5)
+		}
+		sh[rank-1] = 1 + rng.Intn(pairRowMax-1)
+		sh[rank-2] = 2 + rng.Intn(4)
+		strides := func(inner int) ([]int, int) {
+			st := make([]int, rank)
+			acc := 1
+			st[rank-1] = inner
+			if inner == 1 {
+				acc = sh[rank-1]
+			}
+			for _, i := range rng.Perm(rank - 1) {
+				if rng.Intn(4) > 0 {
+					st[i] = acc
+					acc *= sh[i]
+				}
+			}
+			return st, rng.Intn(3)
+		}
+		ix := rng.Intn(3)
+		xs, xo := strides(min(ix, 1))
+		ys, yo := strides(1 - min(ix, 1)*rng.Intn(2))
+		c := ops[rng.Intn(len(ops))]
+		n := core.Shape(sh).Size()
+		x, y := make([]float64, 4*n+3), make([]float64, 4*n+3)
+		for i := range x {
+			x[i], y[i] = math.Ldexp(rng.NormFloat64(), rng.Intn(41)-20), math.Ldexp(rng.NormFloat64(), rng.Intn(41)-20)
+		}
+		k := StridedBinary{Op: c.op, Shape: sh, XS: xs, YS: ys, XO: xo, YO: yo}
+		want := make([]float64, 0, n)
+		each(sh, func(idx []int) {
+			xi, yi := xo, yo
+			for d, v := range idx {
+				xi += v * xs[d]
+				yi += v * ys[d]
+			}
+			want = append(want, c.f(x[xi], y[yi]))
+		})
+		got := make([]float64, n)
+		if stridedPairsRun(k, got, x, y) {
+			paired++
+		}
+		viaRun := make([]float64, n)
+		if err := k.Run(viaRun, []any{x, y}); err != nil {
+			t.Fatal(err)
+		}
+		for i := range want {
+			if math.Float64bits(viaRun[i]) != math.Float64bits(want[i]) || stridedPairsRun(k, got, x, y) && math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+				t.Fatalf("trial %d %v %v %v %v: element %d = %v (pairs %v), want %v", trial, c.op, sh, xs, ys, i, viaRun[i], got[i], want[i])
+			}
+		}
+	}
+	if paired < 150 {
+		t.Fatalf("only %d of 300 cases ran two dimensions at a time: the test does not cover the path", paired)
+	}
+}
