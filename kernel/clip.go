@@ -65,6 +65,9 @@ type ClipPlan struct {
 	// domain-side position of the walk's first point
 	across, acrossAdd *ClipPlan
 	pos0              int
+	// lead: in an across plan, the walk's first variable is the domain's first (the output
+	// is contiguous blocks of it)
+	lead bool
 }
 
 // ClipPlan returns the clipped affine plan of p over the domain dom addressing the outer
@@ -702,9 +705,7 @@ func gatherClip[T elem](p *ClipPlan, out, x []T, r int) error {
 	}
 	switch {
 	case r == 1 && p.across != nil:
-		// the across walk may split along any dimension: its mover writes no zeros
-		clear(out)
-		clipGatherRun(p.across, clipGatherAcross[T]{out, x}, p.across.c0, r, newClipSegs())
+		gatherAcross(p.across, out, x)
 	case r > 0:
 		clipGatherRun(p, clipGather[T]{out, x, r}, p.c0, r, newClipSegs())
 	}

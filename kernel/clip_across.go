@@ -100,6 +100,7 @@ func (p *ClipPlan) acrossPlan(aff []*affine, lim []int, add bool) *ClipPlan {
 	if q == nil || !q.fits(q.c0) {
 		return nil
 	}
+	q.lead = order[0] == 0 && !rev[0]
 	for l, j := range order {
 		q.ps[l] = p.ps[j]
 		if rev[j] {
@@ -180,6 +181,29 @@ func acrossOrder(aff []*affine, order []int) (rev []bool, ok bool) {
 		}
 	}
 	return rev, true
+}
+
+// gatherAcross runs the across plan q of a gather of single elements from x into out. The
+// mover writes only the points in bounds, so out is cleared first: block by block of the
+// domain's first variable when the walk's first variable is that one (each block is then
+// contiguous in out and small enough to stay in cache until the walk fills it, instead of a
+// clearing pass over the whole output followed by a second pass that reads it back), else
+// all at once. The blocks are split across goroutines when the work is large.
+func gatherAcross[T any](q *ClipPlan, out, x []T) {
+	if !q.lead {
+		// the walk may split along any dimension: its mover writes no zeros
+		clear(out)
+		clipGatherRun(q, clipGatherAcross[T]{out, x}, q.c0, 1, newClipSegs())
+		return
+	}
+	blk := q.ps[0]
+	inParallel(q.dom[0], costOf(q.points(), q.weight(1)), func(lo, hi int) {
+		segs := newClipSegs()
+		for t := lo; t < hi; t++ {
+			clear(out[t*blk : (t+1)*blk])
+			clipWalk(q, clipGatherAcross[T]{out, x}, q.c0, 0, t, t+1, segs)
+		}
+	})
 }
 
 // clipGatherAcross is the mover of an across plan (single elements): dst[point] =

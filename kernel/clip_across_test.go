@@ -41,6 +41,7 @@ func acrossCases() []struct {
 			c: [][]int64{{1, 0, 0}, {0, 0, 1}, {0, 1, 1}}, c0: []int64{0, 0, -1}}, true, false},
 		{clipCase{name: "groups met in another order", dom: []int{3, 3, 9, 3}, outer: []int{5, 11},
 			c: [][]int64{{0, 1, 0, 1}, {1, 0, 1, 0}}, c0: []int64{-1, -1}}, true, false},
+		{clipCase{name: "the across variable first", dom: []int{9, 3}, outer: []int{10}, c: [][]int64{{1, 1}}, c0: []int64{-1}}, true, true},
 		{gorgoniaIm2col("im2col 3x3 pad 1 stride 3", 1, 2, 30, 30, 3, 3, 1, 1), false, false},
 		{gorgoniaIm2col("im2col 3x3 pad 1, block too large", 1, 210, 1, 9, 3, 1, 1, 1), false, false},
 		{clipCase{name: "shift, long rows", dom: []int{4, 12}, outer: []int{4, 12}, c: [][]int64{{1, 0}, {0, 1}}, c0: []int64{0, -1}}, false, false},
