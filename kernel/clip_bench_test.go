@@ -65,6 +65,13 @@ func indexBenches() []indexBench {
 		{window("pool_3x3_pad1_s1", 1, 1, 1, []int{3, 3, 50, 32, 14, 14}, []int{50, 32, 14, 14}), false},
 		{depthwise, false},
 		{depthwise, true},
+		// torchvision's windows over resnet18's last 2×2 maps at batch 2: rows of 2 (by table)
+		{ixPattern{name: "windows_2x2_maps_512ch", dom: []int{512, 3, 3, 2, 2, 2}, outer: []int{2, 512, 2, 2},
+			c:  [][]int64{{0, 0, 0, 1, 0, 0}, {1, 0, 0, 0, 0, 0}, {0, 1, 0, 0, 1, 0}, {0, 0, 1, 0, 0, 1}},
+			c0: []int64{0, 0, -1, -1}}, false},
+		{ixPattern{name: "windows_2x2_maps_512ch", dom: []int{512, 3, 3, 2, 2, 2}, outer: []int{2, 512, 2, 2},
+			c:  [][]int64{{0, 0, 0, 1, 0, 0}, {1, 0, 0, 0, 0, 0}, {0, 1, 0, 0, 1, 0}, {0, 0, 1, 0, 0, 1}},
+			c0: []int64{0, 0, -1, -1}}, true},
 		// Gorgonia's im2col of a channels-last image (the zoo MobileNet's depthwise input)
 		{ixPattern{name: "im2col_nhwc_3x3_pad1", dom: []int{50, 14, 14, 32, 3, 3}, outer: []int{50, 14, 14, 32},
 			c:  [][]int64{{1, 0, 0, 0, 0, 0}, {0, 1, 0, 0, 1, 0}, {0, 0, 1, 0, 0, 1}, {0, 0, 0, 1, 0, 0}},
@@ -99,13 +106,11 @@ func (ib indexBench) opKernel(b *testing.B) Kernel {
 	dom, outer := ib.cc.dom, ib.cc.outer
 	if ib.scatter {
 		k := &Scatter{Dom: dom, Dst: outer, Rest: r, IndexPlan: IndexPlan{Fn: prog}}
-		k.AffineStrides, k.AffineBase, k.Affine = prog.AffinePlan(dom, outer)
-		k.Clip = prog.ClipPlan(dom, outer)
+		k.SetFastPaths(dom, outer)
 		return k
 	}
 	k := &Gather{Dom: dom, Src: outer, Rest: r, IndexPlan: IndexPlan{Fn: prog}}
-	k.AffineStrides, k.AffineBase, k.Affine = prog.AffinePlan(dom, outer)
-	k.Clip = prog.ClipPlan(dom, outer)
+	k.SetFastPaths(dom, outer)
 	return k
 }
 

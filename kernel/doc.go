@@ -13,7 +13,9 @@
 // with their index functions compiled once (CompileIndexFn: an IndexProgram of closures, with
 // its affine form when there is one; IndexProgram.AffinePlan: strided block copies;
 // IndexProgram.ClipPlan: strided runs clipped to the in-bounds interval of each row, for an
-// affine function that reaches out of bounds such as a padded convolution's window; LookupPlan: an affine offset plus a table over an argmax value), Unary, Binary, StridedBinary (operands read through strides), MaskMul, Cast, Cond,
+// affine function that reaches out of bounds such as a padded convolution's window, walked
+// with a contiguous variable innermost when rows are short (clip_across.go) or, for a small
+// domain with short rows, by a table of offsets (clip_table.go); LookupPlan: an affine offset plus a table over an argmax value), Unary, Binary, StridedBinary (operands read through strides), MaskMul, Cast, Cond,
 // Concat, Transpose, Index, SumOuter, Axis (sum or argmax along an axis), ArgmaxView, MatMul (the one GEMM entry
 // point; with a batch count, one product per batch position of a batched matmul),
 // ScatterMatMul (the product of a sparse scatter with a matrix), WindowDot (a sum or

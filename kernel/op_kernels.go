@@ -81,18 +81,25 @@ type IndexPlan struct {
 	// Clip is the clipped affine path (IndexProgram.ClipPlan) of an affine index function
 	// that is not provably in bounds; it is used when Affine is not set.
 	Clip *ClipPlan
+	// Table is Clip's offset per point of a small domain with short rows (see clipTableFor),
+	// run instead of Clip's walk unless an across plan applies; nil otherwise.
+	Table []int32
 }
 
 // SetFastPaths sets the CPU fast paths of p.Fn over the domain dom and the indexed outer dims
 // (Gather's Src, Scatter's Dst), when p.Fn reads no free term: the affine path
 // (IndexProgram.AffinePlan) where it applies, and the clipped one (IndexProgram.ClipPlan),
-// used when Affine is not set. Lookup is left to the caller.
+// used when Affine is not set, with its offset table for a small domain with short rows
+// (Table). Lookup is left to the caller.
 func (p *IndexPlan) SetFastPaths(dom, outer []int) {
 	if p.Fn == nil || len(p.Fn.Frees) != 0 {
 		return
 	}
 	p.AffineStrides, p.AffineBase, p.Affine = p.Fn.AffinePlan(dom, outer)
 	p.Clip = p.Fn.ClipPlan(dom, outer)
+	if !p.Affine {
+		p.Table = clipTableFor(p.Clip)
+	}
 }
 
 // ixPath is the CPU path a run of a Gather or a Scatter takes (IndexPlan.route).
@@ -162,6 +169,8 @@ func gatherRun[T elem](k *Gather, o []T, ins []any) error {
 		gatherLookup(o, x, lk, k.Lookup.Table, k.Dom, k.Lookup.St, k.Lookup.Base, k.Rest)
 	case path == viaAffine:
 		gatherAffine(o, x, k.Dom, k.AffineStrides, k.AffineBase, k.Rest)
+	case path == viaClip && k.Table != nil && (k.Rest != 1 || k.Clip.across == nil):
+		return gatherTable(k.Clip, k.Table, o, x, k.Rest)
 	case path == viaClip:
 		return gatherClip(k.Clip, o, x, k.Rest)
 	default:
@@ -225,6 +234,8 @@ func scatterRun[T elem](k *Scatter, o []T, ins []any) error {
 		scatterLookup(o, x, lk, k.Lookup.Table, k.Dom, k.Lookup.St, k.Lookup.Base, k.Rest, add)
 	case path == viaAffine:
 		scatterAffine(o, x, k.Dom, k.AffineStrides, k.AffineBase, k.Rest, add)
+	case path == viaClip && k.Table != nil && (k.Rest != 1 || k.Clip.acrossAdd == nil):
+		return scatterTable(k.Clip, k.Table, o, x, k.Rest)
 	case path == viaClip:
 		return scatterClip(k.Clip, o, x, k.Rest)
 	default:
