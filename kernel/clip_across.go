@@ -9,8 +9,8 @@ import "slices"
 // a row of 3 and the gather costs ≈ 2.5 ns an element. An across plan walks such a gather
 // with that variable innermost instead: each row reads a run of the image and writes every
 // ps-th element of a block of the output small enough to stay in cache (the block of the
-// variable's own level in the domain's order). The output is cleared first and the walk
-// writes only the points in bounds.
+// variable's own level in the domain's order). The output is cleared first (block by block
+// where it can be, see gatherAcross) and the walk writes only the points in bounds.
 //
 // A scatter (col2im, the gradient of an im2col) may be walked across too when every
 // destination still receives its points in the domain's row-major order, so that the sums
