@@ -1,6 +1,8 @@
 package kernel
 
 import (
+	"sync"
+
 	"github.com/bulkad/bulkad/core"
 	"github.com/pkg/errors"
 )
@@ -17,6 +19,51 @@ type ScatterMatMul struct {
 	N, C, K  int
 	HasTable bool       // input 2 is the looked-up argmax array
 	WS       *Workspace // the dense path's GEMM packing buffers (nil: allocated per call)
+	S        *Scratch   // the dense path's S, kept between runs (nil: allocated per run)
+}
+
+// Scratch is a buffer a kernel keeps between runs so that a steady state allocates nothing.
+// It is safe for concurrent use: a run that finds it in use allocates its own. The zero
+// value is ready.
+type Scratch struct {
+	mu   sync.Mutex
+	busy bool
+	f64  []float64
+	f32  []float32
+}
+
+// scratchOf returns a cleared slice of n elements: s's buffer, then kept is true and the
+// caller gives it back with s.release; or a new slice when s is nil, in use or T a named
+// type.
+func scratchOf[T floatT](s *Scratch, n int) (out []T, kept bool) {
+	if s == nil {
+		return make([]T, n), false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.busy {
+		return make([]T, n), false
+	}
+	switch any(T(0)).(type) {
+	case float64:
+		s.f64 = grow(s.f64, n)
+		out = any(s.f64[:n]).([]T)
+	case float32:
+		s.f32 = grow(s.f32, n)
+		out = any(s.f32[:n]).([]T)
+	default:
+		return make([]T, n), false
+	}
+	s.busy = true
+	clear(out)
+	return out, true
+}
+
+// release gives s's buffer back after scratchOf.
+func (s *Scratch) release() {
+	s.mu.Lock()
+	s.busy = false
+	s.mu.Unlock()
 }
 
 // Run implements Kernel.
@@ -57,7 +104,10 @@ func scatterMatmulRun[T floatT](k *ScatterMatMul, out, y, b []T, lk []int64) {
 	if !allFinite(b) || scatterMatmulDense(len(y), k.N, k.C, kk) {
 		// The dense definition: S materialised, every row of B enters the sum; also the
 		// faster way when S is not sparse enough for the walk below (scatterMatmulDense).
-		s := make([]T, k.N*k.C)
+		s, kept := scratchOf[T](k.S, k.N*k.C)
+		if kept {
+			defer k.S.release()
+		}
 		scatterPairs(k, lk, func(p, row, col int) { s[row*k.C+col] += y[p] })
 		if GEMM(k.WS, true, false, k.C, kk, k.N, s, k.C, b, kk, out, kk) {
 			return

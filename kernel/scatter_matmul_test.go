@@ -25,3 +25,34 @@ func TestScatterMatmulDenseChoice(t *testing.T) {
 		}
 	}
 }
+
+// TestScratch: a Scratch hands out a cleared buffer and the same one again after release
+// (no allocation in a steady state); while it is in use a second caller gets its own.
+func TestScratch(t *testing.T) {
+	s := &Scratch{}
+	a, kept := scratchOf[float32](s, 100)
+	if !kept || len(a) != 100 {
+		t.Fatalf("first take: kept %v, %d elements", kept, len(a))
+	}
+	a[3] = 7
+	b, keptB := scratchOf[float32](s, 100)
+	if keptB || &b[0] == &a[0] {
+		t.Fatal("a second caller got the buffer in use")
+	}
+	s.release()
+	c, kept := scratchOf[float32](s, 50)
+	if !kept || &c[0] != &a[0] || c[3] != 0 {
+		t.Fatalf("after release: kept %v, same buffer %v, element 3 = %v (want cleared)", kept, &c[0] == &a[0], c[3])
+	}
+	s.release()
+	if n := testing.AllocsPerRun(10, func() {
+		if _, kept := scratchOf[float64](s, 64); kept {
+			s.release()
+		}
+	}); n != 0 {
+		t.Errorf("%v allocations a take once the buffer has grown, want 0", n)
+	}
+	if d, kept := scratchOf[float64](nil, 3); kept || len(d) != 3 {
+		t.Error("a nil Scratch did not allocate")
+	}
+}

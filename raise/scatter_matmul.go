@@ -54,7 +54,7 @@ func (pl *plan) scatterMatmul(t *core.MatMul, a core.Term, ta bool, b core.Term,
 		return ref{}, false, nil
 	}
 	bs := b.Type().Shape
-	k := &kern.ScatterMatMul{Dom: xs, RowP: rowP, ColP: colP, N: as[0], C: as[1], K: bs[1], HasTable: arr != nil, WS: pl.gemmWS()}
+	k := &kern.ScatterMatMul{Dom: xs, RowP: rowP, ColP: colP, N: as[0], C: as[1], K: bs[1], HasTable: arr != nil, WS: pl.gemmWS(), S: &kern.Scratch{}}
 	ins := []core.Term{s.X, b}
 	if arr != nil {
 		ins = append(ins, arr)
