@@ -23,8 +23,9 @@ type config struct {
 	reuse   bool
 }
 
-// ReuseValues makes every run write node values into the packed vector of the run before,
-// instead of a fresh one: a step then allocates nothing for its values (a convnet's
+// ReuseValues makes every run write node values into the packed vector of the run before
+// (and the copies of nodes that share elements with another into their buffers of the run
+// before), instead of fresh ones: a step then allocates nothing for its values (a convnet's
 // activations and gradients are tens of megabytes a step), but a value kept from one run is
 // overwritten by the next, as Gorgonia's TapeMachine does with the values of ops it runs
 // in place. Dual values (BindDualValues) are separate and not affected; copy a node's value
@@ -87,6 +88,7 @@ type result struct {
 	off  int
 	typ  core.Type
 	copy bool // another result lies at the same elements: the node gets its own copy
+	buf  any  // with ReuseValues, the copy's buffer, reused by every run
 }
 
 // gradLink says that grad's value is added into src's dual value.

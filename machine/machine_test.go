@@ -508,3 +508,65 @@ func TestReuseValues(t *testing.T) {
 		})
 	}
 }
+
+// TestReuseValuesCopies: with ReuseValues, a node whose elements another node shares (it gets
+// its own copy) keeps one buffer across runs — the second run writes the new values into the
+// first run's copy — and its values equal those of a machine without ReuseValues.
+func TestReuseValuesCopies(t *testing.T) {
+	mk := func() *models.Model {
+		m, err := models.ConvNet(tensor.Float64, 4, 12, 12, 8, 4, 0, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gradWith(t, m, false)
+		return m
+	}
+	fresh, reused := mk(), mk()
+	vf, err := New(fresh.G, BindDualValues(fresh.Wrt...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vr, err := New(reused.G, BindDualValues(reused.Wrt...), ReuseValues())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nodes []*G.Node
+	for _, pr := range vr.plans {
+		for _, r := range pr.outs {
+			if r.copy && !r.node.IsScalar() {
+				nodes = append(nodes, r.node)
+			}
+		}
+	}
+	if len(nodes) == 0 {
+		t.Fatal("the model has no node that gets its own copy: the test shows nothing")
+	}
+	backing := make([]*float64, len(nodes))
+	for run := 0; run < 3; run++ {
+		for _, vm := range []*Machine{vf, vr} {
+			vm.Reset()
+			if err := vm.RunAll(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		byName := map[string]*G.Node{}
+		for _, n := range fresh.G.AllNodes() {
+			byName[n.Name()] = n
+		}
+		for i, n := range nodes {
+			got := n.Value().Data().([]float64)
+			if run == 0 {
+				backing[i] = &got[0]
+			} else if &got[0] != backing[i] {
+				t.Fatalf("run %d: node %v's copy is a new buffer", run, n)
+			}
+			f := byName[n.Name()]
+			if f == nil {
+				t.Fatalf("node %v has no twin in the fresh model", n)
+			}
+			if k, ok := closeTo(got, f.Value().Data().([]float64), 0); !ok {
+				t.Fatalf("run %d: node %v element %d differs from the machine without ReuseValues", run, n, k)
+			}
+		}
+	}
+}

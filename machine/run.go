@@ -128,8 +128,15 @@ func (pr *planRun) run() error {
 	if err := pr.kp.Run(out, ins); err != nil {
 		return errors.Wrap(err, "machine: run")
 	}
-	for _, r := range pr.outs {
-		v := valueOf(r.node, out, r.off, r.typ.Shape.Size(), r.copy)
+	for i := range pr.outs {
+		r := &pr.outs[i]
+		var v gorgonia.Value
+		if pr.reuse && r.copy {
+			v = r.copyInto(out)
+		}
+		if v == nil {
+			v = valueOf(r.node, out, r.off, r.typ.Shape.Size(), r.copy)
+		}
 		if v == nil {
 			return errors.Errorf("machine: run: node %q (ID %d) of dtype %v in a %v plan (internal error)", r.node.Name(), r.node.ID(), r.node.Dtype(), pr.dt)
 		}
@@ -138,6 +145,39 @@ func (pr *planRun) run() error {
 		}
 	}
 	return nil
+}
+
+// copyInto is the value of a result that needs its own copy, with ReuseValues: its range of
+// out copied into the buffer the last run's copy used (allocated at the first run), so that a
+// steady state allocates nothing for it either; nil for a scalar or an int node (valueOf
+// makes those).
+func (r *result) copyInto(out any) gorgonia.Value {
+	if r.node.IsScalar() || r.node.Dtype() == tensor.Int {
+		return nil
+	}
+	size := r.typ.Shape.Size()
+	switch o := out.(type) {
+	case []float64:
+		return copyDense(r, o[r.off:r.off+size])
+	case []float32:
+		return copyDense(r, o[r.off:r.off+size])
+	case []int64:
+		return copyDense(r, o[r.off:r.off+size])
+	case []bool:
+		return copyDense(r, o[r.off:r.off+size])
+	}
+	return nil
+}
+
+// copyDense copies src into r's kept buffer (made on first use) and wraps it as r's value.
+func copyDense[T any](r *result, src []T) gorgonia.Value {
+	buf, ok := r.buf.([]T)
+	if !ok || len(buf) != len(src) {
+		buf = make([]T, len(src))
+		r.buf = buf
+	}
+	copy(buf, src)
+	return tensor.New(tensor.WithShape(r.node.Shape()...), tensor.WithBacking(buf))
 }
 
 // valueOf is node n's value: elements off … off+size-1 of out (a view, or a copy), as a
