@@ -100,44 +100,58 @@ func TestClipAcrossScatterOrder(t *testing.T) {
 		if !c.add || len(c.cc.rest) > 0 {
 			continue
 		}
-		for _, d := range []core.Dtype{core.Float64, core.Float32} {
-			cc := c.cc
-			v := make([]float64, core.Shape(cc.dom).Size())
-			for i := range v {
-				v[i] = math.Ldexp(1+rng.Float64(), rng.Intn(61)-30)
-				if rng.Intn(2) == 0 {
-					v[i] = -v[i]
-				}
-				if d == core.Float32 {
-					v[i] = float64(float32(v[i]))
-				}
+		k := scatterOf(t, c.cc)
+		if k.Clip == nil || k.Clip.acrossAdd == nil {
+			t.Fatalf("%s: no across plan", c.cc.name)
+		}
+		checkScatterOrder(t, rng, c.cc, k)
+	}
+}
+
+// scatterOf is the case's scatter kernel as package raise builds it (blocks of one element).
+func scatterOf(t *testing.T, cc clipCase) *Scatter {
+	t.Helper()
+	var b core.Builder
+	prog, err := CompileIndexFn(cc.fn(&b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := &Scatter{Dom: cc.dom, Dst: cc.outer, Rest: 1, IndexPlan: IndexPlan{Fn: prog}}
+	k.SetFastPaths(cc.dom, cc.outer)
+	return k
+}
+
+// checkScatterOrder runs k, the case's scatter, in float64 and float32 on operands of
+// magnitudes 2^±30 and both signs (sums of them in another order round differently) over a
+// dirty output, against core.Eval (which adds in the domain's order) bit for bit.
+func checkScatterOrder(t *testing.T, rng *rand.Rand, cc clipCase, k *Scatter) {
+	t.Helper()
+	for _, d := range []core.Dtype{core.Float64, core.Float32} {
+		v := make([]float64, core.Shape(cc.dom).Size())
+		for i := range v {
+			v[i] = math.Ldexp(1+rng.Float64(), rng.Intn(61)-30)
+			if rng.Intn(2) == 0 {
+				v[i] = -v[i]
 			}
-			x, err := core.NewLitF(core.Type{Shape: cc.dom, Dtype: d}, v)
-			if err != nil {
-				t.Fatal(err)
+			if d == core.Float32 {
+				v[i] = float64(float32(v[i]))
 			}
-			var b core.Builder
-			fn := cc.fn(&b)
-			ref, err := core.EvalTerm(b.Scatter(cc.outer, x, fn), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			prog, err := CompileIndexFn(fn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			k := &Scatter{Dom: cc.dom, Dst: cc.outer, Rest: 1, IndexPlan: IndexPlan{Fn: prog}}
-			k.SetFastPaths(k.Dom, k.Dst)
-			if k.Clip == nil || k.Clip.acrossAdd == nil {
-				t.Fatalf("%s: no across plan", cc.name)
-			}
-			got := dirty(flatOf(ref), core.Shape(cc.outer).Size())
-			if err := k.Run(got, []any{flatOf(x)}); err != nil {
-				t.Fatal(err)
-			}
-			if err := sameAsLitFrom(got, flatOf(ref), 0); err != nil {
-				t.Fatalf("%s, %v: %v", cc.name, d, err)
-			}
+		}
+		x, err := core.NewLitF(core.Type{Shape: cc.dom, Dtype: d}, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b core.Builder
+		ref, err := core.EvalTerm(b.Scatter(cc.outer, x, cc.fn(&b)), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := dirty(flatOf(ref), core.Shape(cc.outer).Size())
+		if err := k.Run(got, []any{flatOf(x)}); err != nil {
+			t.Fatal(err)
+		}
+		if err := sameAsLitFrom(got, flatOf(ref), 0); err != nil {
+			t.Fatalf("%s, %v scatter, operands of 2^±30: %v", cc.name, d, err)
 		}
 	}
 }

@@ -1,11 +1,8 @@
 package kernel
 
 import (
-	"math"
 	"math/rand"
 	"testing"
-
-	"github.com/bulkad/bulkad/core"
 )
 
 // TestClipTablePath: gathers and scatters of small domains with short rows run by offset
@@ -36,14 +33,7 @@ func TestClipTablePath(t *testing.T) {
 	rng := rand.New(rand.NewSource(29))
 	for _, c := range cases {
 		t.Run(c.cc.name, func(t *testing.T) {
-			var b core.Builder
-			fn := c.cc.fn(&b)
-			prog, err := CompileIndexFn(fn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			k := &Scatter{Dom: c.cc.dom, Dst: c.cc.outer, Rest: 1, IndexPlan: IndexPlan{Fn: prog}}
-			k.SetFastPaths(c.cc.dom, c.cc.outer)
+			k := scatterOf(t, c.cc)
 			if got := k.Table != nil; got != c.table {
 				t.Fatalf("table %v, want %v", got, c.table)
 			}
@@ -51,33 +41,7 @@ func TestClipTablePath(t *testing.T) {
 				return
 			}
 			checkClip(t, rng, c.cc, true)
-			for _, d := range []core.Dtype{core.Float64, core.Float32} {
-				v := make([]float64, core.Shape(c.cc.dom).Size())
-				for i := range v {
-					v[i] = math.Ldexp(1+rng.Float64(), rng.Intn(61)-30)
-					if rng.Intn(2) == 0 {
-						v[i] = -v[i]
-					}
-					if d == core.Float32 {
-						v[i] = float64(float32(v[i]))
-					}
-				}
-				x, err := core.NewLitF(core.Type{Shape: c.cc.dom, Dtype: d}, v)
-				if err != nil {
-					t.Fatal(err)
-				}
-				ref, err := core.EvalTerm(b.Scatter(c.cc.outer, x, fn), nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				got := dirty(flatOf(ref), core.Shape(c.cc.outer).Size())
-				if err := k.Run(got, []any{flatOf(x)}); err != nil {
-					t.Fatal(err)
-				}
-				if err := sameAsLitFrom(got, flatOf(ref), 0); err != nil {
-					t.Fatalf("scatter %v, wide magnitudes: %v", d, err)
-				}
-			}
+			checkScatterOrder(t, rng, c.cc, k)
 		})
 	}
 }

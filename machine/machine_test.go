@@ -431,27 +431,7 @@ func TestConstantsAndErrors(t *testing.T) {
 func TestReuseValues(t *testing.T) {
 	for _, d := range dtypes {
 		t.Run(d.dt.String(), func(t *testing.T) {
-			// a convnet with 0.1–0.2 MB of values a run, so that the bound below is not
-			// the per-node headers (which every run allocates either way)
-			mk := func(dt tensor.Dtype) (*models.Model, error) { return models.ConvNet(dt, 4, 12, 12, 8, 4, 0, 3) }
-			fresh, err := mk(d.dt)
-			if err != nil {
-				t.Fatal(err)
-			}
-			reused, err := mk(d.dt)
-			if err != nil {
-				t.Fatal(err)
-			}
-			gradWith(t, fresh, false)
-			gradWith(t, reused, false)
-			vf, err := New(fresh.G, BindDualValues(fresh.Wrt...))
-			if err != nil {
-				t.Fatal(err)
-			}
-			vr, err := New(reused.G, BindDualValues(reused.Wrt...), ReuseValues())
-			if err != nil {
-				t.Fatal(err)
-			}
+			fresh, reused, vf, vr := freshAndReused(t, d.dt)
 			sf, sr := G.NewAdamSolver(G.WithLearnRate(0.01)), G.NewAdamSolver(G.WithLearnRate(0.01))
 			var kept []float64
 			var keptVal G.Value
@@ -513,22 +493,10 @@ func TestReuseValues(t *testing.T) {
 // its own copy) keeps one buffer across runs — the second run writes the new values into the
 // first run's copy — and its values equal those of a machine without ReuseValues.
 func TestReuseValuesCopies(t *testing.T) {
-	mk := func() *models.Model {
-		m, err := models.ConvNet(tensor.Float64, 4, 12, 12, 8, 4, 0, 3)
-		if err != nil {
-			t.Fatal(err)
-		}
-		gradWith(t, m, false)
-		return m
-	}
-	fresh, reused := mk(), mk()
-	vf, err := New(fresh.G, BindDualValues(fresh.Wrt...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	vr, err := New(reused.G, BindDualValues(reused.Wrt...), ReuseValues())
-	if err != nil {
-		t.Fatal(err)
+	fresh, _, vf, vr := freshAndReused(t, tensor.Float64)
+	byName := map[string]*G.Node{}
+	for _, n := range fresh.G.AllNodes() {
+		byName[n.Name()] = n
 	}
 	var nodes []*G.Node
 	for _, pr := range vr.plans {
@@ -549,10 +517,6 @@ func TestReuseValuesCopies(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		byName := map[string]*G.Node{}
-		for _, n := range fresh.G.AllNodes() {
-			byName[n.Name()] = n
-		}
 		for i, n := range nodes {
 			got := n.Value().Data().([]float64)
 			if run == 0 {
@@ -569,4 +533,25 @@ func TestReuseValuesCopies(t *testing.T) {
 			}
 		}
 	}
+}
+
+// freshAndReused builds the same small convnet twice (0.1–0.2 MB of values a run, so that
+// an allocation bound is not the per-node headers every run allocates either way), with
+// bulkad.Grad, on a machine without and one with ReuseValues.
+func freshAndReused(t *testing.T, dt tensor.Dtype) (fresh, reused *models.Model, vf, vr *Machine) {
+	t.Helper()
+	var err error
+	for _, m := range []**models.Model{&fresh, &reused} {
+		if *m, err = models.ConvNet(dt, 4, 12, 12, 8, 4, 0, 3); err != nil {
+			t.Fatal(err)
+		}
+		gradWith(t, *m, false)
+	}
+	if vf, err = New(fresh.G, BindDualValues(fresh.Wrt...)); err != nil {
+		t.Fatal(err)
+	}
+	if vr, err = New(reused.G, BindDualValues(reused.Wrt...), ReuseValues()); err != nil {
+		t.Fatal(err)
+	}
+	return fresh, reused, vf, vr
 }
