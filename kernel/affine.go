@@ -159,6 +159,10 @@ func gatherAffineRun[T elem](out, x []T, dom, st []int, base, r int) {
 	if r == 1 {
 		affineWalk(dom, st, base, func(p, off, count, stride int) {
 			o := out[p : p+count]
+			if stride == 1 { // whole rows move (a convolution's [o, b, h·w] ↔ [b, o, h·w])
+				copy(o, x[off:off+count])
+				return
+			}
 			for j := range o {
 				o[j] = x[off]
 				off += stride

@@ -316,6 +316,9 @@ func stridedNum[T numT](k StridedBinary, out any, x []T, yv any) (bool, error) {
 	if n := len(k.Shape); n > 0 && rowsContiguous(k.XS[n-1], k.YS[n-1]) {
 		return true, stridedRows(k, o, x, y)
 	}
+	if stridedTiles(k, o, x, y, f) {
+		return true, nil
+	}
 	return true, stridedLoop(k, o, x, y, f)
 }
 

@@ -8,9 +8,12 @@ import (
 )
 
 // TestTransposeKernel checks the Transpose kernel (tiled where it applies, whole rows copied
-// where the last dimension stays, the plain walk elsewhere) against the definition out[i_0..i_n] = x[i at the permuted positions], computed
-// here coordinate by coordinate, on shapes with and without a full tile, partial tiles and
-// outer dimensions on both sides of the tiled ones.
+// where the last dimension stays, the plain walk elsewhere) against the definition
+// out[i_0..i_n] = x[i at the permuted positions], computed here coordinate by coordinate, on
+// shapes with and without a full tile, partial tiles, outer dimensions on both sides of the
+// tiled ones, dimensions that merge (a convolution's [b, h, w, c] → [b, c, h, w] is [b, h·w,
+// c] transposed) and dimensions of one element, in every dtype; the large cases also run
+// split across goroutines (GOMAXPROCS 2 and 3 against 1, checkSplit).
 func TestTransposeKernel(t *testing.T) {
 	cases := []struct {
 		shape, perm []int
@@ -18,6 +21,7 @@ func TestTransposeKernel(t *testing.T) {
 		{[]int{1024, 1000}, []int{1, 0}},
 		{[]int{17, 33}, []int{1, 0}},
 		{[]int{5, 40}, []int{1, 0}}, // too short for a tile
+		{[]int{8, 9}, []int{1, 0}},  // half a tile each way
 		{[]int{3, 20, 37}, []int{0, 2, 1}},
 		{[]int{20, 3, 37}, []int{2, 1, 0}},
 		{[]int{2, 64, 32, 17}, []int{1, 0, 3, 2}},
@@ -26,40 +30,84 @@ func TestTransposeKernel(t *testing.T) {
 		{[]int{32, 1, 48}, []int{2, 1, 0}},
 		{[]int{64, 2, 1024}, []int{1, 0, 2}}, // whole rows move
 		{[]int{4, 5, 6}, []int{1, 0, 2}},
+		{[]int{3, 7, 9, 20}, []int{0, 3, 1, 2}},    // channels-last to first: h, w merge
+		{[]int{32, 28, 28, 32}, []int{0, 3, 1, 2}}, // the convnet's, above the split threshold
+		{[]int{32, 16, 16, 16}, []int{0, 3, 1, 2}},
+		{[]int{5, 1, 12, 1, 33}, []int{4, 1, 0, 3, 2}},
+		{[]int{0, 17}, []int{1, 0}},
 	}
 	for _, c := range cases {
-		t.Run(fmt.Sprint(c.shape, c.perm), func(t *testing.T) {
-			n := core.Shape(c.shape).Size()
-			x := make([]float32, n)
-			for i := range x {
-				x[i] = float32(i)
+		n := core.Shape(c.shape).Size()
+		osh := make([]int, len(c.perm))
+		for p, q := range c.perm {
+			osh[p] = c.shape[q]
+		}
+		inStr := core.Shape(c.shape).Strides()
+		// want[o]: the input position output element o reads
+		want := make([]int, n)
+		idx := make([]int, len(osh))
+		for o := range want {
+			r := o
+			for d := len(osh) - 1; d >= 0; d-- {
+				idx[d] = r % osh[d]
+				r /= osh[d]
 			}
-			out := make([]float32, n)
-			if err := (Transpose{Perm: c.perm, Shape: c.shape}).Run(out, []any{x}); err != nil {
-				t.Fatal(err)
-			}
-			osh := make([]int, len(c.perm))
 			for p, q := range c.perm {
-				osh[p] = c.shape[q]
+				want[o] += idx[p] * inStr[q]
 			}
-			inStr := core.Shape(c.shape).Strides()
-			idx := make([]int, len(osh))
-			for o := 0; o < n; o++ {
-				// idx: the coordinates of output element o
-				r := o
-				for d := len(osh) - 1; d >= 0; d-- {
-					idx[d] = r % osh[d]
-					r /= osh[d]
+		}
+		for _, dt := range []core.Dtype{core.Float32, core.Float64, core.Int64, core.Bool} {
+			t.Run(fmt.Sprint(c.shape, c.perm, dt), func(t *testing.T) {
+				x := NewSlice(dt, n)
+				val := func(i int) any { return i }
+				switch v := x.(type) {
+				case []float32:
+					for i := range v {
+						v[i] = float32(i)
+					}
+				case []float64:
+					for i := range v {
+						v[i] = float64(i)
+					}
+				case []int64:
+					for i := range v {
+						v[i] = int64(i)
+					}
+				case []bool:
+					for i := range v {
+						v[i] = i%3 == 0
+					}
+					val = func(i int) any { return i%3 == 0 }
 				}
-				want := 0
-				for p, q := range c.perm {
-					want += idx[p] * inStr[q]
+				run := func() any {
+					out := NewSlice(dt, n)
+					if err := (Transpose{Perm: c.perm, Shape: c.shape}).Run(out, []any{x}); err != nil {
+						t.Fatal(err)
+					}
+					return out
 				}
-				if out[o] != float32(want) {
-					t.Fatalf("out%v = %v, want x element %d", idx, out[o], want)
+				out := run()
+				if n >= 1<<17 {
+					out = checkSplit(t, "transpose", run)
 				}
-			}
-		})
+				for o, w := range want {
+					var got any
+					switch v := out.(type) {
+					case []float32:
+						got = int(v[o])
+					case []float64:
+						got = int(v[o])
+					case []int64:
+						got = int(v[o])
+					case []bool:
+						got = v[o]
+					}
+					if got != val(w) {
+						t.Fatalf("out element %d = %v, want x element %d (%v)", o, got, w, val(w))
+					}
+				}
+			})
+		}
 	}
 }
 

@@ -1,0 +1,133 @@
+package kernel
+
+import "github.com/bulkad/bulkad/core"
+
+// Element-wise operations whose operands are transposed relative to the output: the batch
+// norm of a Gorgonia-built convnet squares tr [0,2,1] of a [b, c, h·w] activation into
+// [b, h·w, c], so along the output's rows (c) both operands are read h·w elements apart, and
+// stridedLoop called a function per element across rows (3.4 ns an element). Such an
+// operation runs in square tiles instead: tileSide indices along a dimension a that reads
+// every operand contiguously (or broadcast) times tileSide along the last dimension, each
+// tile walked with a innermost (the operands read in order, the output written tileSide
+// lines apart, all of them in the L1), the operation chosen once per tile.
+
+// tileSide is the side of a tile of stridedTiles.
+const tileSide = 16
+
+// stridedTilesGeom is the tiled walk of a StridedBinary: a, the dimension read in order;
+// others, the dimensions other than a and the last (outermost first); the number of tiles
+// along a (blocks) and of units of work (blocks times the others' extents).
+type stridedTilesGeom struct {
+	a      int
+	others []int
+	ost    []int // output strides
+	blocks int
+	units  int
+}
+
+// stridedTilesFor is the tiled walk of k, or false when it does not apply: fewer than two
+// dimensions, every operand read in order (or broadcast) along the last dimension, or no
+// other dimension of at least half a tile that reads both in order or broadcast (and not
+// both broadcast).
+func stridedTilesFor(k StridedBinary) (stridedTilesGeom, bool) {
+	n := len(k.Shape)
+	if n < 2 || rowsContiguous(k.XS[n-1], k.YS[n-1]) || k.Shape[n-1] < tileSide/2 {
+		return stridedTilesGeom{}, false
+	}
+	a := -1
+	for d := n - 2; d >= 0; d-- {
+		if k.Shape[d] >= tileSide/2 && rowsContiguous(k.XS[d], k.YS[d]) && (k.XS[d] == 1 || k.YS[d] == 1) {
+			a = d
+			break
+		}
+	}
+	if a < 0 {
+		return stridedTilesGeom{}, false
+	}
+	g := stridedTilesGeom{a: a, ost: core.Shape(k.Shape).Strides()}
+	g.blocks = (k.Shape[a] + tileSide - 1) / tileSide
+	g.units = g.blocks
+	for d := 0; d < n-1; d++ {
+		if d != a {
+			g.others = append(g.others, d)
+			g.units *= k.Shape[d]
+		}
+	}
+	return g, true
+}
+
+// stridedTiles runs k in tiles when stridedTilesFor applies (split across goroutines when
+// large) and reports whether it did.
+func stridedTiles[T numT](k StridedBinary, out, x, y []T, f func(a, b T) T) bool {
+	g, ok := stridedTilesFor(k)
+	if !ok {
+		return false
+	}
+	work := costOf(len(out), max(wStrided, binaryWeight(k.Op)))
+	if workers(g.units, work) > 1 {
+		inParallel(g.units, work, func(lo, hi int) { stridedTilesRun(k, g, out, x, y, f, lo, hi) })
+		return true
+	}
+	stridedTilesRun(k, g, out, x, y, f, 0, g.units)
+	return true
+}
+
+// stridedTilesRun computes the tiles of units [lo, hi).
+func stridedTilesRun[T numT](k StridedBinary, g stridedTilesGeom, out, x, y []T, f func(a, b T) T, lo, hi int) {
+	n := len(k.Shape)
+	a := g.a
+	na, nl := k.Shape[a], k.Shape[n-1]
+	oa, xa, ya := g.ost[a], k.XS[a], k.YS[a]
+	xl, yl := k.XS[n-1], k.YS[n-1]
+	for u := lo; u < hi; u++ {
+		blk, rest := u%g.blocks, u/g.blocks
+		xo, yo, oo := k.XO, k.YO, 0
+		for i := len(g.others) - 1; i >= 0; i-- {
+			d := g.others[i]
+			c := rest % k.Shape[d]
+			rest /= k.Shape[d]
+			xo += c * k.XS[d]
+			yo += c * k.YS[d]
+			oo += c * g.ost[d]
+		}
+		i0 := blk * tileSide
+		ni := min(tileSide, na-i0)
+		xo += i0 * xa
+		yo += i0 * ya
+		oo += i0 * oa
+		for j0 := 0; j0 < nl; j0 += tileSide {
+			nj := min(tileSide, nl-j0)
+			tileArith(k.Op, f, out, oo+j0, oa, x, xo+j0*xl, xa, xl, y, yo+j0*yl, ya, yl, ni, nj)
+		}
+	}
+}
+
+// tileArith is out[oo + i·oa + j] = x[xo + i·xa + j·xl] op y[yo + i·ya + j·yl] for i < ni,
+// j < nj, i innermost; + − · ÷ written out, any other operation through f.
+func tileArith[T numT](op core.BinOp, f func(a, b T) T, out []T, oo, oa int, x []T, xo, xa, xl int, y []T, yo, ya, yl, ni, nj int) {
+	for j := 0; j < nj; j++ {
+		o, xi, yi := oo+j, xo+j*xl, yo+j*yl
+		switch op {
+		case core.OpAdd:
+			for range ni {
+				out[o] = x[xi] + y[yi]
+				o, xi, yi = o+oa, xi+xa, yi+ya
+			}
+		case core.OpSub:
+			for range ni {
+				out[o] = x[xi] - y[yi]
+				o, xi, yi = o+oa, xi+xa, yi+ya
+			}
+		case core.OpMul:
+			for range ni {
+				out[o] = x[xi] * y[yi]
+				o, xi, yi = o+oa, xi+xa, yi+ya
+			}
+		default:
+			for range ni {
+				out[o] = f(x[xi], y[yi])
+				o, xi, yi = o+oa, xi+xa, yi+ya
+			}
+		}
+	}
+}
