@@ -3827,3 +3827,915 @@ dotF321x5_set_0_4:
 	ADDQ   CX, AX
 	VZEROUPPER
 	RET
+
+// func vecAddVVF64(dst *float64, x *float64, y *float64, n int)
+// Requires: AVX
+TEXT ·vecAddVVF64(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), AX
+	MOVQ x+8(FP), CX
+	MOVQ y+16(FP), DX
+	MOVQ n+24(FP), BX
+
+vecAddVVF64_four:
+	CMPQ    BX, $0x00000010
+	JL      vecAddVVF64_one
+	VMOVUPD (CX), Y0
+	VADDPD  (DX), Y0, Y0
+	VMOVUPD Y0, (AX)
+	VMOVUPD 32(CX), Y0
+	VADDPD  32(DX), Y0, Y0
+	VMOVUPD Y0, 32(AX)
+	VMOVUPD 64(CX), Y0
+	VADDPD  64(DX), Y0, Y0
+	VMOVUPD Y0, 64(AX)
+	VMOVUPD 96(CX), Y0
+	VADDPD  96(DX), Y0, Y0
+	VMOVUPD Y0, 96(AX)
+	ADDQ    $0x00000080, AX
+	ADDQ    $0x00000080, CX
+	ADDQ    $0x00000080, DX
+	SUBQ    $0x00000010, BX
+	JMP     vecAddVVF64_four
+
+vecAddVVF64_one:
+	CMPQ    BX, $0x00000004
+	JL      vecAddVVF64_done
+	VMOVUPD (CX), Y0
+	VADDPD  (DX), Y0, Y0
+	VMOVUPD Y0, (AX)
+	ADDQ    $0x00000020, AX
+	ADDQ    $0x00000020, CX
+	ADDQ    $0x00000020, DX
+	SUBQ    $0x00000004, BX
+	JMP     vecAddVVF64_one
+
+vecAddVVF64_done:
+	VZEROUPPER
+	RET
+
+// func vecSubVVF64(dst *float64, x *float64, y *float64, n int)
+// Requires: AVX
+TEXT ·vecSubVVF64(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), AX
+	MOVQ x+8(FP), CX
+	MOVQ y+16(FP), DX
+	MOVQ n+24(FP), BX
+
+vecSubVVF64_four:
+	CMPQ    BX, $0x00000010
+	JL      vecSubVVF64_one
+	VMOVUPD (CX), Y0
+	VSUBPD  (DX), Y0, Y0
+	VMOVUPD Y0, (AX)
+	VMOVUPD 32(CX), Y0
+	VSUBPD  32(DX), Y0, Y0
+	VMOVUPD Y0, 32(AX)
+	VMOVUPD 64(CX), Y0
+	VSUBPD  64(DX), Y0, Y0
+	VMOVUPD Y0, 64(AX)
+	VMOVUPD 96(CX), Y0
+	VSUBPD  96(DX), Y0, Y0
+	VMOVUPD Y0, 96(AX)
+	ADDQ    $0x00000080, AX
+	ADDQ    $0x00000080, CX
+	ADDQ    $0x00000080, DX
+	SUBQ    $0x00000010, BX
+	JMP     vecSubVVF64_four
+
+vecSubVVF64_one:
+	CMPQ    BX, $0x00000004
+	JL      vecSubVVF64_done
+	VMOVUPD (CX), Y0
+	VSUBPD  (DX), Y0, Y0
+	VMOVUPD Y0, (AX)
+	ADDQ    $0x00000020, AX
+	ADDQ    $0x00000020, CX
+	ADDQ    $0x00000020, DX
+	SUBQ    $0x00000004, BX
+	JMP     vecSubVVF64_one
+
+vecSubVVF64_done:
+	VZEROUPPER
+	RET
+
+// func vecMulVVF64(dst *float64, x *float64, y *float64, n int)
+// Requires: AVX
+TEXT ·vecMulVVF64(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), AX
+	MOVQ x+8(FP), CX
+	MOVQ y+16(FP), DX
+	MOVQ n+24(FP), BX
+
+vecMulVVF64_four:
+	CMPQ    BX, $0x00000010
+	JL      vecMulVVF64_one
+	VMOVUPD (CX), Y0
+	VMULPD  (DX), Y0, Y0
+	VMOVUPD Y0, (AX)
+	VMOVUPD 32(CX), Y0
+	VMULPD  32(DX), Y0, Y0
+	VMOVUPD Y0, 32(AX)
+	VMOVUPD 64(CX), Y0
+	VMULPD  64(DX), Y0, Y0
+	VMOVUPD Y0, 64(AX)
+	VMOVUPD 96(CX), Y0
+	VMULPD  96(DX), Y0, Y0
+	VMOVUPD Y0, 96(AX)
+	ADDQ    $0x00000080, AX
+	ADDQ    $0x00000080, CX
+	ADDQ    $0x00000080, DX
+	SUBQ    $0x00000010, BX
+	JMP     vecMulVVF64_four
+
+vecMulVVF64_one:
+	CMPQ    BX, $0x00000004
+	JL      vecMulVVF64_done
+	VMOVUPD (CX), Y0
+	VMULPD  (DX), Y0, Y0
+	VMOVUPD Y0, (AX)
+	ADDQ    $0x00000020, AX
+	ADDQ    $0x00000020, CX
+	ADDQ    $0x00000020, DX
+	SUBQ    $0x00000004, BX
+	JMP     vecMulVVF64_one
+
+vecMulVVF64_done:
+	VZEROUPPER
+	RET
+
+// func vecDivVVF64(dst *float64, x *float64, y *float64, n int)
+// Requires: AVX
+TEXT ·vecDivVVF64(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), AX
+	MOVQ x+8(FP), CX
+	MOVQ y+16(FP), DX
+	MOVQ n+24(FP), BX
+
+vecDivVVF64_four:
+	CMPQ    BX, $0x00000010
+	JL      vecDivVVF64_one
+	VMOVUPD (CX), Y0
+	VDIVPD  (DX), Y0, Y0
+	VMOVUPD Y0, (AX)
+	VMOVUPD 32(CX), Y0
+	VDIVPD  32(DX), Y0, Y0
+	VMOVUPD Y0, 32(AX)
+	VMOVUPD 64(CX), Y0
+	VDIVPD  64(DX), Y0, Y0
+	VMOVUPD Y0, 64(AX)
+	VMOVUPD 96(CX), Y0
+	VDIVPD  96(DX), Y0, Y0
+	VMOVUPD Y0, 96(AX)
+	ADDQ    $0x00000080, AX
+	ADDQ    $0x00000080, CX
+	ADDQ    $0x00000080, DX
+	SUBQ    $0x00000010, BX
+	JMP     vecDivVVF64_four
+
+vecDivVVF64_one:
+	CMPQ    BX, $0x00000004
+	JL      vecDivVVF64_done
+	VMOVUPD (CX), Y0
+	VDIVPD  (DX), Y0, Y0
+	VMOVUPD Y0, (AX)
+	ADDQ    $0x00000020, AX
+	ADDQ    $0x00000020, CX
+	ADDQ    $0x00000020, DX
+	SUBQ    $0x00000004, BX
+	JMP     vecDivVVF64_one
+
+vecDivVVF64_done:
+	VZEROUPPER
+	RET
+
+// func vecAddVSF64(dst *float64, x *float64, s float64, n int)
+// Requires: AVX, AVX2, SSE2
+TEXT ·vecAddVSF64(SB), NOSPLIT, $0-32
+	MOVQ         dst+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVQ         n+24(FP), DX
+	MOVSD        s+16(FP), X0
+	VBROADCASTSD X0, Y0
+
+vecAddVSF64_four:
+	CMPQ    DX, $0x00000010
+	JL      vecAddVSF64_one
+	VMOVUPD (CX), Y1
+	VADDPD  Y0, Y1, Y1
+	VMOVUPD Y1, (AX)
+	VMOVUPD 32(CX), Y1
+	VADDPD  Y0, Y1, Y1
+	VMOVUPD Y1, 32(AX)
+	VMOVUPD 64(CX), Y1
+	VADDPD  Y0, Y1, Y1
+	VMOVUPD Y1, 64(AX)
+	VMOVUPD 96(CX), Y1
+	VADDPD  Y0, Y1, Y1
+	VMOVUPD Y1, 96(AX)
+	ADDQ    $0x00000080, AX
+	ADDQ    $0x00000080, CX
+	SUBQ    $0x00000010, DX
+	JMP     vecAddVSF64_four
+
+vecAddVSF64_one:
+	CMPQ    DX, $0x00000004
+	JL      vecAddVSF64_done
+	VMOVUPD (CX), Y1
+	VADDPD  Y0, Y1, Y1
+	VMOVUPD Y1, (AX)
+	ADDQ    $0x00000020, AX
+	ADDQ    $0x00000020, CX
+	SUBQ    $0x00000004, DX
+	JMP     vecAddVSF64_one
+
+vecAddVSF64_done:
+	VZEROUPPER
+	RET
+
+// func vecSubVSF64(dst *float64, x *float64, s float64, n int)
+// Requires: AVX, AVX2, SSE2
+TEXT ·vecSubVSF64(SB), NOSPLIT, $0-32
+	MOVQ         dst+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVQ         n+24(FP), DX
+	MOVSD        s+16(FP), X0
+	VBROADCASTSD X0, Y0
+
+vecSubVSF64_four:
+	CMPQ    DX, $0x00000010
+	JL      vecSubVSF64_one
+	VMOVUPD (CX), Y1
+	VSUBPD  Y0, Y1, Y1
+	VMOVUPD Y1, (AX)
+	VMOVUPD 32(CX), Y1
+	VSUBPD  Y0, Y1, Y1
+	VMOVUPD Y1, 32(AX)
+	VMOVUPD 64(CX), Y1
+	VSUBPD  Y0, Y1, Y1
+	VMOVUPD Y1, 64(AX)
+	VMOVUPD 96(CX), Y1
+	VSUBPD  Y0, Y1, Y1
+	VMOVUPD Y1, 96(AX)
+	ADDQ    $0x00000080, AX
+	ADDQ    $0x00000080, CX
+	SUBQ    $0x00000010, DX
+	JMP     vecSubVSF64_four
+
+vecSubVSF64_one:
+	CMPQ    DX, $0x00000004
+	JL      vecSubVSF64_done
+	VMOVUPD (CX), Y1
+	VSUBPD  Y0, Y1, Y1
+	VMOVUPD Y1, (AX)
+	ADDQ    $0x00000020, AX
+	ADDQ    $0x00000020, CX
+	SUBQ    $0x00000004, DX
+	JMP     vecSubVSF64_one
+
+vecSubVSF64_done:
+	VZEROUPPER
+	RET
+
+// func vecRsubVSF64(dst *float64, x *float64, s float64, n int)
+// Requires: AVX, AVX2, SSE2
+TEXT ·vecRsubVSF64(SB), NOSPLIT, $0-32
+	MOVQ         dst+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVQ         n+24(FP), DX
+	MOVSD        s+16(FP), X0
+	VBROADCASTSD X0, Y0
+
+vecRsubVSF64_four:
+	CMPQ    DX, $0x00000010
+	JL      vecRsubVSF64_one
+	VSUBPD  (CX), Y0, Y1
+	VMOVUPD Y1, (AX)
+	VSUBPD  32(CX), Y0, Y1
+	VMOVUPD Y1, 32(AX)
+	VSUBPD  64(CX), Y0, Y1
+	VMOVUPD Y1, 64(AX)
+	VSUBPD  96(CX), Y0, Y1
+	VMOVUPD Y1, 96(AX)
+	ADDQ    $0x00000080, AX
+	ADDQ    $0x00000080, CX
+	SUBQ    $0x00000010, DX
+	JMP     vecRsubVSF64_four
+
+vecRsubVSF64_one:
+	CMPQ    DX, $0x00000004
+	JL      vecRsubVSF64_done
+	VSUBPD  (CX), Y0, Y1
+	VMOVUPD Y1, (AX)
+	ADDQ    $0x00000020, AX
+	ADDQ    $0x00000020, CX
+	SUBQ    $0x00000004, DX
+	JMP     vecRsubVSF64_one
+
+vecRsubVSF64_done:
+	VZEROUPPER
+	RET
+
+// func vecMulVSF64(dst *float64, x *float64, s float64, n int)
+// Requires: AVX, AVX2, SSE2
+TEXT ·vecMulVSF64(SB), NOSPLIT, $0-32
+	MOVQ         dst+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVQ         n+24(FP), DX
+	MOVSD        s+16(FP), X0
+	VBROADCASTSD X0, Y0
+
+vecMulVSF64_four:
+	CMPQ    DX, $0x00000010
+	JL      vecMulVSF64_one
+	VMOVUPD (CX), Y1
+	VMULPD  Y0, Y1, Y1
+	VMOVUPD Y1, (AX)
+	VMOVUPD 32(CX), Y1
+	VMULPD  Y0, Y1, Y1
+	VMOVUPD Y1, 32(AX)
+	VMOVUPD 64(CX), Y1
+	VMULPD  Y0, Y1, Y1
+	VMOVUPD Y1, 64(AX)
+	VMOVUPD 96(CX), Y1
+	VMULPD  Y0, Y1, Y1
+	VMOVUPD Y1, 96(AX)
+	ADDQ    $0x00000080, AX
+	ADDQ    $0x00000080, CX
+	SUBQ    $0x00000010, DX
+	JMP     vecMulVSF64_four
+
+vecMulVSF64_one:
+	CMPQ    DX, $0x00000004
+	JL      vecMulVSF64_done
+	VMOVUPD (CX), Y1
+	VMULPD  Y0, Y1, Y1
+	VMOVUPD Y1, (AX)
+	ADDQ    $0x00000020, AX
+	ADDQ    $0x00000020, CX
+	SUBQ    $0x00000004, DX
+	JMP     vecMulVSF64_one
+
+vecMulVSF64_done:
+	VZEROUPPER
+	RET
+
+// func vecDivVSF64(dst *float64, x *float64, s float64, n int)
+// Requires: AVX, AVX2, SSE2
+TEXT ·vecDivVSF64(SB), NOSPLIT, $0-32
+	MOVQ         dst+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVQ         n+24(FP), DX
+	MOVSD        s+16(FP), X0
+	VBROADCASTSD X0, Y0
+
+vecDivVSF64_four:
+	CMPQ    DX, $0x00000010
+	JL      vecDivVSF64_one
+	VMOVUPD (CX), Y1
+	VDIVPD  Y0, Y1, Y1
+	VMOVUPD Y1, (AX)
+	VMOVUPD 32(CX), Y1
+	VDIVPD  Y0, Y1, Y1
+	VMOVUPD Y1, 32(AX)
+	VMOVUPD 64(CX), Y1
+	VDIVPD  Y0, Y1, Y1
+	VMOVUPD Y1, 64(AX)
+	VMOVUPD 96(CX), Y1
+	VDIVPD  Y0, Y1, Y1
+	VMOVUPD Y1, 96(AX)
+	ADDQ    $0x00000080, AX
+	ADDQ    $0x00000080, CX
+	SUBQ    $0x00000010, DX
+	JMP     vecDivVSF64_four
+
+vecDivVSF64_one:
+	CMPQ    DX, $0x00000004
+	JL      vecDivVSF64_done
+	VMOVUPD (CX), Y1
+	VDIVPD  Y0, Y1, Y1
+	VMOVUPD Y1, (AX)
+	ADDQ    $0x00000020, AX
+	ADDQ    $0x00000020, CX
+	SUBQ    $0x00000004, DX
+	JMP     vecDivVSF64_one
+
+vecDivVSF64_done:
+	VZEROUPPER
+	RET
+
+// func vecRdivVSF64(dst *float64, x *float64, s float64, n int)
+// Requires: AVX, AVX2, SSE2
+TEXT ·vecRdivVSF64(SB), NOSPLIT, $0-32
+	MOVQ         dst+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVQ         n+24(FP), DX
+	MOVSD        s+16(FP), X0
+	VBROADCASTSD X0, Y0
+
+vecRdivVSF64_four:
+	CMPQ    DX, $0x00000010
+	JL      vecRdivVSF64_one
+	VDIVPD  (CX), Y0, Y1
+	VMOVUPD Y1, (AX)
+	VDIVPD  32(CX), Y0, Y1
+	VMOVUPD Y1, 32(AX)
+	VDIVPD  64(CX), Y0, Y1
+	VMOVUPD Y1, 64(AX)
+	VDIVPD  96(CX), Y0, Y1
+	VMOVUPD Y1, 96(AX)
+	ADDQ    $0x00000080, AX
+	ADDQ    $0x00000080, CX
+	SUBQ    $0x00000010, DX
+	JMP     vecRdivVSF64_four
+
+vecRdivVSF64_one:
+	CMPQ    DX, $0x00000004
+	JL      vecRdivVSF64_done
+	VDIVPD  (CX), Y0, Y1
+	VMOVUPD Y1, (AX)
+	ADDQ    $0x00000020, AX
+	ADDQ    $0x00000020, CX
+	SUBQ    $0x00000004, DX
+	JMP     vecRdivVSF64_one
+
+vecRdivVSF64_done:
+	VZEROUPPER
+	RET
+
+// func vecBoolF64(dst *float64, src *bool, n int)
+// Requires: AVX
+TEXT ·vecBoolF64(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), AX
+	MOVQ src+8(FP), CX
+	MOVQ n+16(FP), DX
+
+vecBoolF64_loop:
+	CMPQ      DX, $0x00000004
+	JL        vecBoolF64_done
+	VPMOVZXBD (CX), X0
+	VCVTDQ2PD X0, Y0
+	VMOVUPD   Y0, (AX)
+	ADDQ      $0x00000004, CX
+	ADDQ      $0x00000020, AX
+	SUBQ      $0x00000004, DX
+	JMP       vecBoolF64_loop
+
+vecBoolF64_done:
+	VZEROUPPER
+	RET
+
+// func vecAddVVF32(dst *float32, x *float32, y *float32, n int)
+// Requires: AVX
+TEXT ·vecAddVVF32(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), AX
+	MOVQ x+8(FP), CX
+	MOVQ y+16(FP), DX
+	MOVQ n+24(FP), BX
+
+vecAddVVF32_four:
+	CMPQ    BX, $0x00000020
+	JL      vecAddVVF32_one
+	VMOVUPS (CX), Y0
+	VADDPS  (DX), Y0, Y0
+	VMOVUPS Y0, (AX)
+	VMOVUPS 32(CX), Y0
+	VADDPS  32(DX), Y0, Y0
+	VMOVUPS Y0, 32(AX)
+	VMOVUPS 64(CX), Y0
+	VADDPS  64(DX), Y0, Y0
+	VMOVUPS Y0, 64(AX)
+	VMOVUPS 96(CX), Y0
+	VADDPS  96(DX), Y0, Y0
+	VMOVUPS Y0, 96(AX)
+	ADDQ    $0x00000080, AX
+	ADDQ    $0x00000080, CX
+	ADDQ    $0x00000080, DX
+	SUBQ    $0x00000020, BX
+	JMP     vecAddVVF32_four
+
+vecAddVVF32_one:
+	CMPQ    BX, $0x00000008
+	JL      vecAddVVF32_done
+	VMOVUPS (CX), Y0
+	VADDPS  (DX), Y0, Y0
+	VMOVUPS Y0, (AX)
+	ADDQ    $0x00000020, AX
+	ADDQ    $0x00000020, CX
+	ADDQ    $0x00000020, DX
+	SUBQ    $0x00000008, BX
+	JMP     vecAddVVF32_one
+
+vecAddVVF32_done:
+	VZEROUPPER
+	RET
+
+// func vecSubVVF32(dst *float32, x *float32, y *float32, n int)
+// Requires: AVX
+TEXT ·vecSubVVF32(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), AX
+	MOVQ x+8(FP), CX
+	MOVQ y+16(FP), DX
+	MOVQ n+24(FP), BX
+
+vecSubVVF32_four:
+	CMPQ    BX, $0x00000020
+	JL      vecSubVVF32_one
+	VMOVUPS (CX), Y0
+	VSUBPS  (DX), Y0, Y0
+	VMOVUPS Y0, (AX)
+	VMOVUPS 32(CX), Y0
+	VSUBPS  32(DX), Y0, Y0
+	VMOVUPS Y0, 32(AX)
+	VMOVUPS 64(CX), Y0
+	VSUBPS  64(DX), Y0, Y0
+	VMOVUPS Y0, 64(AX)
+	VMOVUPS 96(CX), Y0
+	VSUBPS  96(DX), Y0, Y0
+	VMOVUPS Y0, 96(AX)
+	ADDQ    $0x00000080, AX
+	ADDQ    $0x00000080, CX
+	ADDQ    $0x00000080, DX
+	SUBQ    $0x00000020, BX
+	JMP     vecSubVVF32_four
+
+vecSubVVF32_one:
+	CMPQ    BX, $0x00000008
+	JL      vecSubVVF32_done
+	VMOVUPS (CX), Y0
+	VSUBPS  (DX), Y0, Y0
+	VMOVUPS Y0, (AX)
+	ADDQ    $0x00000020, AX
+	ADDQ    $0x00000020, CX
+	ADDQ    $0x00000020, DX
+	SUBQ    $0x00000008, BX
+	JMP     vecSubVVF32_one
+
+vecSubVVF32_done:
+	VZEROUPPER
+	RET
+
+// func vecMulVVF32(dst *float32, x *float32, y *float32, n int)
+// Requires: AVX
+TEXT ·vecMulVVF32(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), AX
+	MOVQ x+8(FP), CX
+	MOVQ y+16(FP), DX
+	MOVQ n+24(FP), BX
+
+vecMulVVF32_four:
+	CMPQ    BX, $0x00000020
+	JL      vecMulVVF32_one
+	VMOVUPS (CX), Y0
+	VMULPS  (DX), Y0, Y0
+	VMOVUPS Y0, (AX)
+	VMOVUPS 32(CX), Y0
+	VMULPS  32(DX), Y0, Y0
+	VMOVUPS Y0, 32(AX)
+	VMOVUPS 64(CX), Y0
+	VMULPS  64(DX), Y0, Y0
+	VMOVUPS Y0, 64(AX)
+	VMOVUPS 96(CX), Y0
+	VMULPS  96(DX), Y0, Y0
+	VMOVUPS Y0, 96(AX)
+	ADDQ    $0x00000080, AX
+	ADDQ    $0x00000080, CX
+	ADDQ    $0x00000080, DX
+	SUBQ    $0x00000020, BX
+	JMP     vecMulVVF32_four
+
+vecMulVVF32_one:
+	CMPQ    BX, $0x00000008
+	JL      vecMulVVF32_done
+	VMOVUPS (CX), Y0
+	VMULPS  (DX), Y0, Y0
+	VMOVUPS Y0, (AX)
+	ADDQ    $0x00000020, AX
+	ADDQ    $0x00000020, CX
+	ADDQ    $0x00000020, DX
+	SUBQ    $0x00000008, BX
+	JMP     vecMulVVF32_one
+
+vecMulVVF32_done:
+	VZEROUPPER
+	RET
+
+// func vecDivVVF32(dst *float32, x *float32, y *float32, n int)
+// Requires: AVX
+TEXT ·vecDivVVF32(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), AX
+	MOVQ x+8(FP), CX
+	MOVQ y+16(FP), DX
+	MOVQ n+24(FP), BX
+
+vecDivVVF32_four:
+	CMPQ    BX, $0x00000020
+	JL      vecDivVVF32_one
+	VMOVUPS (CX), Y0
+	VDIVPS  (DX), Y0, Y0
+	VMOVUPS Y0, (AX)
+	VMOVUPS 32(CX), Y0
+	VDIVPS  32(DX), Y0, Y0
+	VMOVUPS Y0, 32(AX)
+	VMOVUPS 64(CX), Y0
+	VDIVPS  64(DX), Y0, Y0
+	VMOVUPS Y0, 64(AX)
+	VMOVUPS 96(CX), Y0
+	VDIVPS  96(DX), Y0, Y0
+	VMOVUPS Y0, 96(AX)
+	ADDQ    $0x00000080, AX
+	ADDQ    $0x00000080, CX
+	ADDQ    $0x00000080, DX
+	SUBQ    $0x00000020, BX
+	JMP     vecDivVVF32_four
+
+vecDivVVF32_one:
+	CMPQ    BX, $0x00000008
+	JL      vecDivVVF32_done
+	VMOVUPS (CX), Y0
+	VDIVPS  (DX), Y0, Y0
+	VMOVUPS Y0, (AX)
+	ADDQ    $0x00000020, AX
+	ADDQ    $0x00000020, CX
+	ADDQ    $0x00000020, DX
+	SUBQ    $0x00000008, BX
+	JMP     vecDivVVF32_one
+
+vecDivVVF32_done:
+	VZEROUPPER
+	RET
+
+// func vecAddVSF32(dst *float32, x *float32, s float32, n int)
+// Requires: AVX, AVX2, SSE
+TEXT ·vecAddVSF32(SB), NOSPLIT, $0-32
+	MOVQ         dst+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVQ         n+24(FP), DX
+	MOVSS        s+16(FP), X0
+	VBROADCASTSS X0, Y0
+
+vecAddVSF32_four:
+	CMPQ    DX, $0x00000020
+	JL      vecAddVSF32_one
+	VMOVUPS (CX), Y1
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS Y1, (AX)
+	VMOVUPS 32(CX), Y1
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS Y1, 32(AX)
+	VMOVUPS 64(CX), Y1
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS Y1, 64(AX)
+	VMOVUPS 96(CX), Y1
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS Y1, 96(AX)
+	ADDQ    $0x00000080, AX
+	ADDQ    $0x00000080, CX
+	SUBQ    $0x00000020, DX
+	JMP     vecAddVSF32_four
+
+vecAddVSF32_one:
+	CMPQ    DX, $0x00000008
+	JL      vecAddVSF32_done
+	VMOVUPS (CX), Y1
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS Y1, (AX)
+	ADDQ    $0x00000020, AX
+	ADDQ    $0x00000020, CX
+	SUBQ    $0x00000008, DX
+	JMP     vecAddVSF32_one
+
+vecAddVSF32_done:
+	VZEROUPPER
+	RET
+
+// func vecSubVSF32(dst *float32, x *float32, s float32, n int)
+// Requires: AVX, AVX2, SSE
+TEXT ·vecSubVSF32(SB), NOSPLIT, $0-32
+	MOVQ         dst+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVQ         n+24(FP), DX
+	MOVSS        s+16(FP), X0
+	VBROADCASTSS X0, Y0
+
+vecSubVSF32_four:
+	CMPQ    DX, $0x00000020
+	JL      vecSubVSF32_one
+	VMOVUPS (CX), Y1
+	VSUBPS  Y0, Y1, Y1
+	VMOVUPS Y1, (AX)
+	VMOVUPS 32(CX), Y1
+	VSUBPS  Y0, Y1, Y1
+	VMOVUPS Y1, 32(AX)
+	VMOVUPS 64(CX), Y1
+	VSUBPS  Y0, Y1, Y1
+	VMOVUPS Y1, 64(AX)
+	VMOVUPS 96(CX), Y1
+	VSUBPS  Y0, Y1, Y1
+	VMOVUPS Y1, 96(AX)
+	ADDQ    $0x00000080, AX
+	ADDQ    $0x00000080, CX
+	SUBQ    $0x00000020, DX
+	JMP     vecSubVSF32_four
+
+vecSubVSF32_one:
+	CMPQ    DX, $0x00000008
+	JL      vecSubVSF32_done
+	VMOVUPS (CX), Y1
+	VSUBPS  Y0, Y1, Y1
+	VMOVUPS Y1, (AX)
+	ADDQ    $0x00000020, AX
+	ADDQ    $0x00000020, CX
+	SUBQ    $0x00000008, DX
+	JMP     vecSubVSF32_one
+
+vecSubVSF32_done:
+	VZEROUPPER
+	RET
+
+// func vecRsubVSF32(dst *float32, x *float32, s float32, n int)
+// Requires: AVX, AVX2, SSE
+TEXT ·vecRsubVSF32(SB), NOSPLIT, $0-32
+	MOVQ         dst+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVQ         n+24(FP), DX
+	MOVSS        s+16(FP), X0
+	VBROADCASTSS X0, Y0
+
+vecRsubVSF32_four:
+	CMPQ    DX, $0x00000020
+	JL      vecRsubVSF32_one
+	VSUBPS  (CX), Y0, Y1
+	VMOVUPS Y1, (AX)
+	VSUBPS  32(CX), Y0, Y1
+	VMOVUPS Y1, 32(AX)
+	VSUBPS  64(CX), Y0, Y1
+	VMOVUPS Y1, 64(AX)
+	VSUBPS  96(CX), Y0, Y1
+	VMOVUPS Y1, 96(AX)
+	ADDQ    $0x00000080, AX
+	ADDQ    $0x00000080, CX
+	SUBQ    $0x00000020, DX
+	JMP     vecRsubVSF32_four
+
+vecRsubVSF32_one:
+	CMPQ    DX, $0x00000008
+	JL      vecRsubVSF32_done
+	VSUBPS  (CX), Y0, Y1
+	VMOVUPS Y1, (AX)
+	ADDQ    $0x00000020, AX
+	ADDQ    $0x00000020, CX
+	SUBQ    $0x00000008, DX
+	JMP     vecRsubVSF32_one
+
+vecRsubVSF32_done:
+	VZEROUPPER
+	RET
+
+// func vecMulVSF32(dst *float32, x *float32, s float32, n int)
+// Requires: AVX, AVX2, SSE
+TEXT ·vecMulVSF32(SB), NOSPLIT, $0-32
+	MOVQ         dst+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVQ         n+24(FP), DX
+	MOVSS        s+16(FP), X0
+	VBROADCASTSS X0, Y0
+
+vecMulVSF32_four:
+	CMPQ    DX, $0x00000020
+	JL      vecMulVSF32_one
+	VMOVUPS (CX), Y1
+	VMULPS  Y0, Y1, Y1
+	VMOVUPS Y1, (AX)
+	VMOVUPS 32(CX), Y1
+	VMULPS  Y0, Y1, Y1
+	VMOVUPS Y1, 32(AX)
+	VMOVUPS 64(CX), Y1
+	VMULPS  Y0, Y1, Y1
+	VMOVUPS Y1, 64(AX)
+	VMOVUPS 96(CX), Y1
+	VMULPS  Y0, Y1, Y1
+	VMOVUPS Y1, 96(AX)
+	ADDQ    $0x00000080, AX
+	ADDQ    $0x00000080, CX
+	SUBQ    $0x00000020, DX
+	JMP     vecMulVSF32_four
+
+vecMulVSF32_one:
+	CMPQ    DX, $0x00000008
+	JL      vecMulVSF32_done
+	VMOVUPS (CX), Y1
+	VMULPS  Y0, Y1, Y1
+	VMOVUPS Y1, (AX)
+	ADDQ    $0x00000020, AX
+	ADDQ    $0x00000020, CX
+	SUBQ    $0x00000008, DX
+	JMP     vecMulVSF32_one
+
+vecMulVSF32_done:
+	VZEROUPPER
+	RET
+
+// func vecDivVSF32(dst *float32, x *float32, s float32, n int)
+// Requires: AVX, AVX2, SSE
+TEXT ·vecDivVSF32(SB), NOSPLIT, $0-32
+	MOVQ         dst+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVQ         n+24(FP), DX
+	MOVSS        s+16(FP), X0
+	VBROADCASTSS X0, Y0
+
+vecDivVSF32_four:
+	CMPQ    DX, $0x00000020
+	JL      vecDivVSF32_one
+	VMOVUPS (CX), Y1
+	VDIVPS  Y0, Y1, Y1
+	VMOVUPS Y1, (AX)
+	VMOVUPS 32(CX), Y1
+	VDIVPS  Y0, Y1, Y1
+	VMOVUPS Y1, 32(AX)
+	VMOVUPS 64(CX), Y1
+	VDIVPS  Y0, Y1, Y1
+	VMOVUPS Y1, 64(AX)
+	VMOVUPS 96(CX), Y1
+	VDIVPS  Y0, Y1, Y1
+	VMOVUPS Y1, 96(AX)
+	ADDQ    $0x00000080, AX
+	ADDQ    $0x00000080, CX
+	SUBQ    $0x00000020, DX
+	JMP     vecDivVSF32_four
+
+vecDivVSF32_one:
+	CMPQ    DX, $0x00000008
+	JL      vecDivVSF32_done
+	VMOVUPS (CX), Y1
+	VDIVPS  Y0, Y1, Y1
+	VMOVUPS Y1, (AX)
+	ADDQ    $0x00000020, AX
+	ADDQ    $0x00000020, CX
+	SUBQ    $0x00000008, DX
+	JMP     vecDivVSF32_one
+
+vecDivVSF32_done:
+	VZEROUPPER
+	RET
+
+// func vecRdivVSF32(dst *float32, x *float32, s float32, n int)
+// Requires: AVX, AVX2, SSE
+TEXT ·vecRdivVSF32(SB), NOSPLIT, $0-32
+	MOVQ         dst+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVQ         n+24(FP), DX
+	MOVSS        s+16(FP), X0
+	VBROADCASTSS X0, Y0
+
+vecRdivVSF32_four:
+	CMPQ    DX, $0x00000020
+	JL      vecRdivVSF32_one
+	VDIVPS  (CX), Y0, Y1
+	VMOVUPS Y1, (AX)
+	VDIVPS  32(CX), Y0, Y1
+	VMOVUPS Y1, 32(AX)
+	VDIVPS  64(CX), Y0, Y1
+	VMOVUPS Y1, 64(AX)
+	VDIVPS  96(CX), Y0, Y1
+	VMOVUPS Y1, 96(AX)
+	ADDQ    $0x00000080, AX
+	ADDQ    $0x00000080, CX
+	SUBQ    $0x00000020, DX
+	JMP     vecRdivVSF32_four
+
+vecRdivVSF32_one:
+	CMPQ    DX, $0x00000008
+	JL      vecRdivVSF32_done
+	VDIVPS  (CX), Y0, Y1
+	VMOVUPS Y1, (AX)
+	ADDQ    $0x00000020, AX
+	ADDQ    $0x00000020, CX
+	SUBQ    $0x00000008, DX
+	JMP     vecRdivVSF32_one
+
+vecRdivVSF32_done:
+	VZEROUPPER
+	RET
+
+// func vecBoolF32(dst *float32, src *bool, n int)
+// Requires: AVX, AVX2
+TEXT ·vecBoolF32(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), AX
+	MOVQ src+8(FP), CX
+	MOVQ n+16(FP), DX
+
+vecBoolF32_loop:
+	CMPQ      DX, $0x00000008
+	JL        vecBoolF32_done
+	VPMOVZXBD (CX), Y0
+	VCVTDQ2PS Y0, Y0
+	VMOVUPS   Y0, (AX)
+	ADDQ      $0x00000008, CX
+	ADDQ      $0x00000020, AX
+	SUBQ      $0x00000008, DX
+	JMP       vecBoolF32_loop
+
+vecBoolF32_done:
+	VZEROUPPER
+	RET

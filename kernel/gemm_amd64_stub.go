@@ -87,3 +87,69 @@ func dotF321x4(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc
 
 // dotF321x5 computes the 1×5 tile c[i*ldc+j] = Σ_{p<kc} a[i*lda+p]·b[j*ldb+p] with AVX-512F, DQ and VL (kc a positive multiple of 16), adding to c when add is set.
 func dotF321x5(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, add bool)
+
+// vecAddVVF64 sets dst[i] = x[i] + y[i] with AVX2 for i below n rounded down to a multiple of 4.
+func vecAddVVF64(dst *float64, x *float64, y *float64, n int)
+
+// vecSubVVF64 sets dst[i] = x[i] - y[i] with AVX2 for i below n rounded down to a multiple of 4.
+func vecSubVVF64(dst *float64, x *float64, y *float64, n int)
+
+// vecMulVVF64 sets dst[i] = x[i] * y[i] with AVX2 for i below n rounded down to a multiple of 4.
+func vecMulVVF64(dst *float64, x *float64, y *float64, n int)
+
+// vecDivVVF64 sets dst[i] = x[i] / y[i] with AVX2 for i below n rounded down to a multiple of 4.
+func vecDivVVF64(dst *float64, x *float64, y *float64, n int)
+
+// vecAddVSF64 sets dst[i] = x[i] + s with AVX2 for i below n rounded down to a multiple of 4.
+func vecAddVSF64(dst *float64, x *float64, s float64, n int)
+
+// vecSubVSF64 sets dst[i] = x[i] - s with AVX2 for i below n rounded down to a multiple of 4.
+func vecSubVSF64(dst *float64, x *float64, s float64, n int)
+
+// vecRsubVSF64 sets dst[i] = s - x[i] with AVX2 for i below n rounded down to a multiple of 4.
+func vecRsubVSF64(dst *float64, x *float64, s float64, n int)
+
+// vecMulVSF64 sets dst[i] = x[i] * s with AVX2 for i below n rounded down to a multiple of 4.
+func vecMulVSF64(dst *float64, x *float64, s float64, n int)
+
+// vecDivVSF64 sets dst[i] = x[i] / s with AVX2 for i below n rounded down to a multiple of 4.
+func vecDivVSF64(dst *float64, x *float64, s float64, n int)
+
+// vecRdivVSF64 sets dst[i] = s / x[i] with AVX2 for i below n rounded down to a multiple of 4.
+func vecRdivVSF64(dst *float64, x *float64, s float64, n int)
+
+// vecBoolF64 sets dst[i] = 1 where src[i] and 0 elsewhere with AVX2 for i below n rounded down to a multiple of 4.
+func vecBoolF64(dst *float64, src *bool, n int)
+
+// vecAddVVF32 sets dst[i] = x[i] + y[i] with AVX2 for i below n rounded down to a multiple of 8.
+func vecAddVVF32(dst *float32, x *float32, y *float32, n int)
+
+// vecSubVVF32 sets dst[i] = x[i] - y[i] with AVX2 for i below n rounded down to a multiple of 8.
+func vecSubVVF32(dst *float32, x *float32, y *float32, n int)
+
+// vecMulVVF32 sets dst[i] = x[i] * y[i] with AVX2 for i below n rounded down to a multiple of 8.
+func vecMulVVF32(dst *float32, x *float32, y *float32, n int)
+
+// vecDivVVF32 sets dst[i] = x[i] / y[i] with AVX2 for i below n rounded down to a multiple of 8.
+func vecDivVVF32(dst *float32, x *float32, y *float32, n int)
+
+// vecAddVSF32 sets dst[i] = x[i] + s with AVX2 for i below n rounded down to a multiple of 8.
+func vecAddVSF32(dst *float32, x *float32, s float32, n int)
+
+// vecSubVSF32 sets dst[i] = x[i] - s with AVX2 for i below n rounded down to a multiple of 8.
+func vecSubVSF32(dst *float32, x *float32, s float32, n int)
+
+// vecRsubVSF32 sets dst[i] = s - x[i] with AVX2 for i below n rounded down to a multiple of 8.
+func vecRsubVSF32(dst *float32, x *float32, s float32, n int)
+
+// vecMulVSF32 sets dst[i] = x[i] * s with AVX2 for i below n rounded down to a multiple of 8.
+func vecMulVSF32(dst *float32, x *float32, s float32, n int)
+
+// vecDivVSF32 sets dst[i] = x[i] / s with AVX2 for i below n rounded down to a multiple of 8.
+func vecDivVSF32(dst *float32, x *float32, s float32, n int)
+
+// vecRdivVSF32 sets dst[i] = s / x[i] with AVX2 for i below n rounded down to a multiple of 8.
+func vecRdivVSF32(dst *float32, x *float32, s float32, n int)
+
+// vecBoolF32 sets dst[i] = 1 where src[i] and 0 elsewhere with AVX2 for i below n rounded down to a multiple of 8.
+func vecBoolF32(dst *float32, src *bool, n int)

@@ -120,6 +120,9 @@ func unaryBool(op core.UnOp, dst, x []bool) {
 func binaryArith[T numT](op core.BinOp, dst, x, y []T) {
 	x = x[:len(dst)]
 	y = y[:len(dst)]
+	if done := simdBinary(op, dst, x, y); done > 0 {
+		dst, x, y = dst[done:], x[done:], y[done:]
+	}
 	switch op {
 	case core.OpAdd:
 		zip(dst, x, y, func(a, b T) T { return a + b })
@@ -149,6 +152,9 @@ func binaryFloat[T floatT](op core.BinOp, dst, x, y []T) {
 	y = y[:len(dst)]
 	switch op {
 	case core.OpDiv:
+		if done := simdBinary(op, dst, x, y); done > 0 {
+			dst, x, y = dst[done:], x[done:], y[done:]
+		}
 		zip(dst, x, y, func(a, b T) T { return a / b })
 	case core.OpPow:
 		zip(dst, x, y, func(a, b T) T { return T(math.Pow(float64(a), float64(b))) })
@@ -264,9 +270,11 @@ func castRun(to, from core.Dtype, dst, x *buf) {
 		// mapTo over the storage slices (not through dst, which each store would reload)
 		switch to {
 		case core.Float64:
-			mapTo(dst.f64, x.b, b2n[float64])
+			done := simdBool(dst.f64, x.b)
+			mapTo(dst.f64[done:], x.b[done:], b2n[float64])
 		case core.Float32:
-			mapTo(dst.f32, x.b, b2n[float32])
+			done := simdBool(dst.f32, x.b)
+			mapTo(dst.f32[done:], x.b[done:], b2n[float32])
 		case core.Int64:
 			mapTo(dst.i64, x.b, b2n[int64])
 		case core.Bool:

@@ -256,6 +256,9 @@ func (s scatterer[T]) blocks(o int, offs []int) {
 
 // addTo adds src to dst element-wise.
 func addTo[T numT](dst, src []T) {
+	if done := simdBinary(core.OpAdd, dst[:len(src)], dst, src); done > 0 {
+		dst, src = dst[done:], src[done:]
+	}
 	for i, v := range src {
 		dst[i] += v
 	}

@@ -491,6 +491,9 @@ func scalarArith[T numT](op core.BinOp, dst, v []T, b T, left bool) bool {
 		return false
 	}
 	v = v[:len(dst)]
+	if done := simdScalar(op, dst, v, b, left); done > 0 {
+		dst, v = dst[done:], v[done:]
+	}
 	switch {
 	case op == core.OpAdd:
 		for i, a := range v {

@@ -5,6 +5,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
@@ -38,6 +39,18 @@ func main() {
 				dot(dotKernel{rows: rows, cols: cols, f32: f32})
 			}
 		}
+	}
+	// AVX2 element-wise loops (+ − · ÷ of two slices, and of a slice and a scalar on either
+	// side): the same IEEE operations as Go's scalar code on amd64 (no fusion), so the
+	// results are equal to the bit.
+	for _, f32 := range []bool{false, true} {
+		for _, op := range []string{"add", "sub", "mul", "div"} {
+			elemVV(op, f32)
+		}
+		for _, op := range []string{"add", "sub", "rsub", "mul", "div", "rdiv"} {
+			elemVS(op, f32)
+		}
+		boolTo(f32)
 	}
 	Generate()
 }
@@ -305,4 +318,146 @@ func rowAt(base, ld, ld3 reg.Register, i int) Mem {
 		return Mem{Base: base, Index: ld3, Scale: 1}
 	}
 	return Mem{Base: base, Index: ld, Scale: 4}
+}
+
+// elemName is the name of an element-wise loop: vec<Op><VV|VS><F32|F64>.
+func elemName(op string, scalar, f32 bool) string {
+	form, t := "VV", "F64"
+	if scalar {
+		form = "VS"
+	}
+	if f32 {
+		t = "F32"
+	}
+	return "vec" + strings.ToUpper(op[:1]) + op[1:] + form + t
+}
+
+// elemInstr is the AVX packed instruction of op (rsub and rdiv are sub and div with the
+// operands swapped).
+func elemInstr(op string, f32 bool) func(...Op) {
+	switch op {
+	case "add":
+		return map[bool]func(...Op){false: VADDPD, true: VADDPS}[f32]
+	case "sub", "rsub":
+		return map[bool]func(...Op){false: VSUBPD, true: VSUBPS}[f32]
+	case "mul":
+		return map[bool]func(...Op){false: VMULPD, true: VMULPS}[f32]
+	}
+	return map[bool]func(...Op){false: VDIVPD, true: VDIVPS}[f32]
+}
+
+// elemVV emits func(dst, x, y *T, n int): dst[i] = x[i] op y[i] for i < n rounded down to
+// whole vectors (4 vectors a step, then one); the caller does the rest.
+func elemVV(op string, f32 bool) {
+	typ, lanes, load, store := "float64", 4, VMOVUPD, VMOVUPD
+	if f32 {
+		typ, lanes, load, store = "float32", 8, VMOVUPS, VMOVUPS
+	}
+	name := elemName(op, false, f32)
+	TEXT(name, NOSPLIT, fmt.Sprintf("func(dst, x, y *%s, n int)", typ))
+	Doc(fmt.Sprintf("%s sets dst[i] = x[i] %s y[i] with AVX2 for i below n rounded down to a multiple of %d.", name, map[string]string{"add": "+", "sub": "-", "mul": "*", "div": "/"}[op], lanes))
+	dst := Load(Param("dst"), GP64())
+	x := Load(Param("x"), GP64())
+	y := Load(Param("y"), GP64())
+	n := Load(Param("n"), GP64())
+	ins := elemInstr(op, f32)
+	elemLoops(name, lanes, n, []reg.Register{dst, x, y}, func(off int, v reg.VecVirtual) {
+		load(Mem{Base: x, Disp: off}, v)
+		ins(Mem{Base: y, Disp: off}, v, v)
+		store(v, Mem{Base: dst, Disp: off})
+	})
+}
+
+// elemVS emits func(dst, x *T, s T, n int): dst[i] = x[i] op s (rsub: s − x[i], rdiv:
+// s / x[i]) for i < n rounded down to whole vectors.
+func elemVS(op string, f32 bool) {
+	typ, lanes, load, store, bcast := "float64", 4, VMOVUPD, VMOVUPD, VBROADCASTSD
+	if f32 {
+		typ, lanes, load, store, bcast = "float32", 8, VMOVUPS, VMOVUPS, VBROADCASTSS
+	}
+	name := elemName(op, true, f32)
+	TEXT(name, NOSPLIT, fmt.Sprintf("func(dst, x *%s, s %s, n int)", typ, typ))
+	sym := map[string]string{"add": "x[i] + s", "sub": "x[i] - s", "rsub": "s - x[i]", "mul": "x[i] * s", "div": "x[i] / s", "rdiv": "s / x[i]"}[op]
+	Doc(fmt.Sprintf("%s sets dst[i] = %s with AVX2 for i below n rounded down to a multiple of %d.", name, sym, lanes))
+	dst := Load(Param("dst"), GP64())
+	x := Load(Param("x"), GP64())
+	n := Load(Param("n"), GP64())
+	sv := YMM()
+	bcast(Load(Param("s"), XMM()), sv)
+	ins := elemInstr(op, f32)
+	swapped := op == "rsub" || op == "rdiv"
+	elemLoops(name, lanes, n, []reg.Register{dst, x}, func(off int, v reg.VecVirtual) {
+		if swapped {
+			ins(Mem{Base: x, Disp: off}, sv, v)
+		} else {
+			load(Mem{Base: x, Disp: off}, v)
+			ins(sv, v, v)
+		}
+		store(v, Mem{Base: dst, Disp: off})
+	})
+}
+
+// elemLoops emits the loops of an element-wise kernel over n elements (lanes a vector):
+// body(off, v) computes the vector at byte offset off from the pointers ptrs, which advance
+// by 4 vectors a step, then by one; the last n mod lanes elements are left.
+func elemLoops(name string, lanes int, n reg.Register, ptrs []reg.Register, body func(off int, v reg.VecVirtual)) {
+	Label(name + "_four")
+	CMPQ(n, U32(4*lanes))
+	JL(LabelRef(name + "_one"))
+	for u := 0; u < 4; u++ {
+		body(32*u, YMM())
+	}
+	for _, p := range ptrs {
+		ADDQ(U32(4*32), p)
+	}
+	SUBQ(U32(4*lanes), n)
+	JMP(LabelRef(name + "_four"))
+	Label(name + "_one")
+	CMPQ(n, U32(lanes))
+	JL(LabelRef(name + "_done"))
+	body(0, YMM())
+	for _, p := range ptrs {
+		ADDQ(U32(32), p)
+	}
+	SUBQ(U32(lanes), n)
+	JMP(LabelRef(name + "_one"))
+	Label(name + "_done")
+	VZEROUPPER()
+	RET()
+}
+
+// boolTo emits func(dst *T, src *bool, n int): dst[i] = 1 if src[i] else 0 (Go's bools are the
+// bytes 0 and 1: zero-extended to 32-bit integers and converted) for i < n rounded down to
+// whole vectors; the caller does the rest.
+func boolTo(f32 bool) {
+	typ, lanes, name := "float64", 4, "vecBoolF64"
+	if f32 {
+		typ, lanes, name = "float32", 8, "vecBoolF32"
+	}
+	TEXT(name, NOSPLIT, fmt.Sprintf("func(dst *%s, src *bool, n int)", typ))
+	Doc(fmt.Sprintf("%s sets dst[i] = 1 where src[i] and 0 elsewhere with AVX2 for i below n rounded down to a multiple of %d.", name, lanes))
+	dst := Load(Param("dst"), GP64())
+	src := Load(Param("src"), GP64())
+	n := Load(Param("n"), GP64())
+	Label(name + "_loop")
+	CMPQ(n, U32(lanes))
+	JL(LabelRef(name + "_done"))
+	if f32 {
+		v := YMM()
+		VPMOVZXBD(Mem{Base: src}, v)
+		VCVTDQ2PS(v, v)
+		VMOVUPS(v, Mem{Base: dst})
+	} else {
+		x, v := XMM(), YMM()
+		VPMOVZXBD(Mem{Base: src}, x)
+		VCVTDQ2PD(x, v)
+		VMOVUPD(v, Mem{Base: dst})
+	}
+	ADDQ(U32(lanes), src)
+	ADDQ(U32(32), dst)
+	SUBQ(U32(lanes), n)
+	JMP(LabelRef(name + "_loop"))
+	Label(name + "_done")
+	VZEROUPPER()
+	RET()
 }

@@ -1,0 +1,154 @@
+//go:build amd64 && !purego
+
+package kernel
+
+import (
+	"unsafe"
+
+	"github.com/bulkad/bulkad/core"
+	"golang.org/x/sys/cpu"
+)
+
+// hasVec reports whether the element-wise loops of gemm_amd64.s (AVX2) run on this CPU: read
+// once when the package is initialised, never written after.
+var hasVec = cpu.X86.HasAVX2
+
+// vecMin is the length from which an element-wise loop calls the assembly.
+const vecMin = 8
+
+// overlapsPartly reports whether a and b share memory without starting at the same element
+// (a vector loop reads b ahead of writing a, so only exact aliasing, an operation done in
+// place, keeps the scalar loop's results).
+func overlapsPartly[T floatT](a, b []T) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return false
+	}
+	size := unsafe.Sizeof(a[0])
+	pa, pb := uintptr(unsafe.Pointer(unsafe.SliceData(a))), uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	return pa != pb && pa < pb+uintptr(len(b))*size && pb < pa+uintptr(len(a))*size
+}
+
+// simdBinary computes dst[i] = x[i] op y[i] (+ − · ÷, float) for the leading elements that
+// fill whole vectors, with the AVX2 loops, and returns how many it did (0 when it does not
+// apply: another operation or dtype, a short slice, no AVX2, partly overlapping slices). The
+// caller computes the rest. x and y hold at least len(dst) elements.
+func simdBinary[T numT](op core.BinOp, dst, x, y []T) int {
+	n := len(dst)
+	if !hasVec || n < vecMin {
+		return 0
+	}
+	switch d := any(dst).(type) {
+	case []float32:
+		xs, ys := any(x).([]float32)[:n], any(y).([]float32)[:n]
+		if overlapsPartly(d, xs) || overlapsPartly(d, ys) {
+			return 0
+		}
+		f := map4(op, vecAddVVF32, vecSubVVF32, vecMulVVF32, vecDivVVF32)
+		if f == nil {
+			return 0
+		}
+		f(&d[0], &xs[0], &ys[0], n)
+		return n &^ 7
+	case []float64:
+		xs, ys := any(x).([]float64)[:n], any(y).([]float64)[:n]
+		if overlapsPartly(d, xs) || overlapsPartly(d, ys) {
+			return 0
+		}
+		f := map4(op, vecAddVVF64, vecSubVVF64, vecMulVVF64, vecDivVVF64)
+		if f == nil {
+			return 0
+		}
+		f(&d[0], &xs[0], &ys[0], n)
+		return n &^ 3
+	}
+	return 0
+}
+
+// simdScalar computes dst[i] = v[i] op s (s op v[i] when left) like simdBinary.
+func simdScalar[T numT](op core.BinOp, dst, v []T, s T, left bool) int {
+	n := len(dst)
+	if !hasVec || n < vecMin {
+		return 0
+	}
+	switch d := any(dst).(type) {
+	case []float32:
+		vs := any(v).([]float32)[:n]
+		if overlapsPartly(d, vs) {
+			return 0
+		}
+		f := map6(op, left, vecAddVSF32, vecSubVSF32, vecRsubVSF32, vecMulVSF32, vecDivVSF32, vecRdivVSF32)
+		if f == nil {
+			return 0
+		}
+		f(&d[0], &vs[0], any(s).(float32), n)
+		return n &^ 7
+	case []float64:
+		vs := any(v).([]float64)[:n]
+		if overlapsPartly(d, vs) {
+			return 0
+		}
+		f := map6(op, left, vecAddVSF64, vecSubVSF64, vecRsubVSF64, vecMulVSF64, vecDivVSF64, vecRdivVSF64)
+		if f == nil {
+			return 0
+		}
+		f(&d[0], &vs[0], any(s).(float64), n)
+		return n &^ 3
+	}
+	return 0
+}
+
+// map4 picks the loop of op among + − · ÷; nil for another operation.
+func map4[F any](op core.BinOp, add, sub, mul, div F) F {
+	switch op {
+	case core.OpAdd:
+		return add
+	case core.OpSub:
+		return sub
+	case core.OpMul:
+		return mul
+	case core.OpDiv:
+		return div
+	}
+	var none F
+	return none
+}
+
+// map6 picks the loop of v op s (s op v when left) among + − · ÷; nil for another operation.
+func map6[F any](op core.BinOp, left bool, add, sub, rsub, mul, div, rdiv F) F {
+	switch {
+	case op == core.OpAdd:
+		return add
+	case op == core.OpMul:
+		return mul
+	case op == core.OpSub && left:
+		return rsub
+	case op == core.OpSub:
+		return sub
+	case op == core.OpDiv && left:
+		return rdiv
+	case op == core.OpDiv:
+		return div
+	}
+	var none F
+	return none
+}
+
+// simdBool sets dst[i] = 1 where src[i] and 0 elsewhere (float32, float64) for the leading
+// elements that fill whole vectors, and returns how many it did (0: another dtype, a short
+// slice, no AVX2). src holds at least len(dst) elements.
+func simdBool[T numT](dst []T, src []bool) int {
+	n := len(dst)
+	if !hasVec || n < vecMin {
+		return 0
+	}
+	src = src[:n]
+	switch d := any(dst).(type) {
+	case []float32:
+		vecBoolF32(&d[0], &src[0], n)
+		return n &^ 7
+	case []float64:
+		vecBoolF64(&d[0], &src[0], n)
+		return n &^ 3
+	}
+	return 0
+}

@@ -1,0 +1,15 @@
+//go:build !amd64 || purego
+
+package kernel
+
+import "github.com/bulkad/bulkad/core"
+
+// simdBinary: no vector loops on this platform (see vec_amd64.go); the caller does every
+// element.
+func simdBinary[T numT](op core.BinOp, dst, x, y []T) int { return 0 }
+
+// simdScalar: no vector loops on this platform.
+func simdScalar[T numT](op core.BinOp, dst, v []T, s T, left bool) int { return 0 }
+
+// simdBool: no vector loops on this platform.
+func simdBool[T numT](dst []T, src []bool) int { return 0 }
