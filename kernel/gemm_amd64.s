@@ -4284,6 +4284,134 @@ vecBoolF64_done:
 	VZEROUPPER
 	RET
 
+// func vecMaskGtF64(dst *float64, p *float64, z *float64, q float64, n int)
+// Requires: AVX, AVX2, SSE2
+TEXT ·vecMaskGtF64(SB), NOSPLIT, $0-40
+	MOVQ         dst+0(FP), AX
+	MOVQ         p+8(FP), CX
+	MOVQ         z+16(FP), DX
+	MOVQ         n+32(FP), BX
+	MOVSD        q+24(FP), X0
+	VBROADCASTSD X0, Y0
+	MOVQ         $0x3ff0000000000000, SI
+	MOVQ         SI, X1
+	VBROADCASTSD X1, Y1
+
+vecMaskGtF64_loop:
+	CMPQ    BX, $0x00000004
+	JL      vecMaskGtF64_done
+	VMOVUPD (CX), Y2
+	VCMPPD  $0x1e, Y0, Y2, Y2
+	VANDPD  Y1, Y2, Y2
+	VMOVUPD (DX), Y3
+	VMULPD  Y2, Y3, Y3
+	VMOVUPD Y3, (AX)
+	ADDQ    $0x00000020, AX
+	ADDQ    $0x00000020, CX
+	ADDQ    $0x00000020, DX
+	SUBQ    $0x00000004, BX
+	JMP     vecMaskGtF64_loop
+
+vecMaskGtF64_done:
+	VZEROUPPER
+	RET
+
+// func vecMaskGeF64(dst *float64, p *float64, z *float64, q float64, n int)
+// Requires: AVX, AVX2, SSE2
+TEXT ·vecMaskGeF64(SB), NOSPLIT, $0-40
+	MOVQ         dst+0(FP), AX
+	MOVQ         p+8(FP), CX
+	MOVQ         z+16(FP), DX
+	MOVQ         n+32(FP), BX
+	MOVSD        q+24(FP), X0
+	VBROADCASTSD X0, Y0
+	MOVQ         $0x3ff0000000000000, SI
+	MOVQ         SI, X1
+	VBROADCASTSD X1, Y1
+
+vecMaskGeF64_loop:
+	CMPQ    BX, $0x00000004
+	JL      vecMaskGeF64_done
+	VMOVUPD (CX), Y2
+	VCMPPD  $0x1d, Y0, Y2, Y2
+	VANDPD  Y1, Y2, Y2
+	VMOVUPD (DX), Y3
+	VMULPD  Y2, Y3, Y3
+	VMOVUPD Y3, (AX)
+	ADDQ    $0x00000020, AX
+	ADDQ    $0x00000020, CX
+	ADDQ    $0x00000020, DX
+	SUBQ    $0x00000004, BX
+	JMP     vecMaskGeF64_loop
+
+vecMaskGeF64_done:
+	VZEROUPPER
+	RET
+
+// func vecMaskLtF64(dst *float64, p *float64, z *float64, q float64, n int)
+// Requires: AVX, AVX2, SSE2
+TEXT ·vecMaskLtF64(SB), NOSPLIT, $0-40
+	MOVQ         dst+0(FP), AX
+	MOVQ         p+8(FP), CX
+	MOVQ         z+16(FP), DX
+	MOVQ         n+32(FP), BX
+	MOVSD        q+24(FP), X0
+	VBROADCASTSD X0, Y0
+	MOVQ         $0x3ff0000000000000, SI
+	MOVQ         SI, X1
+	VBROADCASTSD X1, Y1
+
+vecMaskLtF64_loop:
+	CMPQ    BX, $0x00000004
+	JL      vecMaskLtF64_done
+	VMOVUPD (CX), Y2
+	VCMPPD  $0x11, Y0, Y2, Y2
+	VANDPD  Y1, Y2, Y2
+	VMOVUPD (DX), Y3
+	VMULPD  Y2, Y3, Y3
+	VMOVUPD Y3, (AX)
+	ADDQ    $0x00000020, AX
+	ADDQ    $0x00000020, CX
+	ADDQ    $0x00000020, DX
+	SUBQ    $0x00000004, BX
+	JMP     vecMaskLtF64_loop
+
+vecMaskLtF64_done:
+	VZEROUPPER
+	RET
+
+// func vecMaskLeF64(dst *float64, p *float64, z *float64, q float64, n int)
+// Requires: AVX, AVX2, SSE2
+TEXT ·vecMaskLeF64(SB), NOSPLIT, $0-40
+	MOVQ         dst+0(FP), AX
+	MOVQ         p+8(FP), CX
+	MOVQ         z+16(FP), DX
+	MOVQ         n+32(FP), BX
+	MOVSD        q+24(FP), X0
+	VBROADCASTSD X0, Y0
+	MOVQ         $0x3ff0000000000000, SI
+	MOVQ         SI, X1
+	VBROADCASTSD X1, Y1
+
+vecMaskLeF64_loop:
+	CMPQ    BX, $0x00000004
+	JL      vecMaskLeF64_done
+	VMOVUPD (CX), Y2
+	VCMPPD  $0x12, Y0, Y2, Y2
+	VANDPD  Y1, Y2, Y2
+	VMOVUPD (DX), Y3
+	VMULPD  Y2, Y3, Y3
+	VMOVUPD Y3, (AX)
+	ADDQ    $0x00000020, AX
+	ADDQ    $0x00000020, CX
+	ADDQ    $0x00000020, DX
+	SUBQ    $0x00000004, BX
+	JMP     vecMaskLeF64_loop
+
+vecMaskLeF64_done:
+	VZEROUPPER
+	RET
+
 // func vecAddVVF32(dst *float32, x *float32, y *float32, n int)
 // Requires: AVX
 TEXT ·vecAddVVF32(SB), NOSPLIT, $0-32
@@ -4737,5 +4865,133 @@ vecBoolF32_loop:
 	JMP       vecBoolF32_loop
 
 vecBoolF32_done:
+	VZEROUPPER
+	RET
+
+// func vecMaskGtF32(dst *float32, p *float32, z *float32, q float32, n int)
+// Requires: AVX, AVX2, SSE, SSE2
+TEXT ·vecMaskGtF32(SB), NOSPLIT, $0-40
+	MOVQ         dst+0(FP), AX
+	MOVQ         p+8(FP), CX
+	MOVQ         z+16(FP), DX
+	MOVQ         n+32(FP), BX
+	MOVSS        q+24(FP), X0
+	VBROADCASTSS X0, Y0
+	MOVL         $0x3f800000, SI
+	MOVD         SI, X1
+	VBROADCASTSS X1, Y1
+
+vecMaskGtF32_loop:
+	CMPQ    BX, $0x00000008
+	JL      vecMaskGtF32_done
+	VMOVUPS (CX), Y2
+	VCMPPS  $0x1e, Y0, Y2, Y2
+	VANDPS  Y1, Y2, Y2
+	VMOVUPS (DX), Y3
+	VMULPS  Y2, Y3, Y3
+	VMOVUPS Y3, (AX)
+	ADDQ    $0x00000020, AX
+	ADDQ    $0x00000020, CX
+	ADDQ    $0x00000020, DX
+	SUBQ    $0x00000008, BX
+	JMP     vecMaskGtF32_loop
+
+vecMaskGtF32_done:
+	VZEROUPPER
+	RET
+
+// func vecMaskGeF32(dst *float32, p *float32, z *float32, q float32, n int)
+// Requires: AVX, AVX2, SSE, SSE2
+TEXT ·vecMaskGeF32(SB), NOSPLIT, $0-40
+	MOVQ         dst+0(FP), AX
+	MOVQ         p+8(FP), CX
+	MOVQ         z+16(FP), DX
+	MOVQ         n+32(FP), BX
+	MOVSS        q+24(FP), X0
+	VBROADCASTSS X0, Y0
+	MOVL         $0x3f800000, SI
+	MOVD         SI, X1
+	VBROADCASTSS X1, Y1
+
+vecMaskGeF32_loop:
+	CMPQ    BX, $0x00000008
+	JL      vecMaskGeF32_done
+	VMOVUPS (CX), Y2
+	VCMPPS  $0x1d, Y0, Y2, Y2
+	VANDPS  Y1, Y2, Y2
+	VMOVUPS (DX), Y3
+	VMULPS  Y2, Y3, Y3
+	VMOVUPS Y3, (AX)
+	ADDQ    $0x00000020, AX
+	ADDQ    $0x00000020, CX
+	ADDQ    $0x00000020, DX
+	SUBQ    $0x00000008, BX
+	JMP     vecMaskGeF32_loop
+
+vecMaskGeF32_done:
+	VZEROUPPER
+	RET
+
+// func vecMaskLtF32(dst *float32, p *float32, z *float32, q float32, n int)
+// Requires: AVX, AVX2, SSE, SSE2
+TEXT ·vecMaskLtF32(SB), NOSPLIT, $0-40
+	MOVQ         dst+0(FP), AX
+	MOVQ         p+8(FP), CX
+	MOVQ         z+16(FP), DX
+	MOVQ         n+32(FP), BX
+	MOVSS        q+24(FP), X0
+	VBROADCASTSS X0, Y0
+	MOVL         $0x3f800000, SI
+	MOVD         SI, X1
+	VBROADCASTSS X1, Y1
+
+vecMaskLtF32_loop:
+	CMPQ    BX, $0x00000008
+	JL      vecMaskLtF32_done
+	VMOVUPS (CX), Y2
+	VCMPPS  $0x11, Y0, Y2, Y2
+	VANDPS  Y1, Y2, Y2
+	VMOVUPS (DX), Y3
+	VMULPS  Y2, Y3, Y3
+	VMOVUPS Y3, (AX)
+	ADDQ    $0x00000020, AX
+	ADDQ    $0x00000020, CX
+	ADDQ    $0x00000020, DX
+	SUBQ    $0x00000008, BX
+	JMP     vecMaskLtF32_loop
+
+vecMaskLtF32_done:
+	VZEROUPPER
+	RET
+
+// func vecMaskLeF32(dst *float32, p *float32, z *float32, q float32, n int)
+// Requires: AVX, AVX2, SSE, SSE2
+TEXT ·vecMaskLeF32(SB), NOSPLIT, $0-40
+	MOVQ         dst+0(FP), AX
+	MOVQ         p+8(FP), CX
+	MOVQ         z+16(FP), DX
+	MOVQ         n+32(FP), BX
+	MOVSS        q+24(FP), X0
+	VBROADCASTSS X0, Y0
+	MOVL         $0x3f800000, SI
+	MOVD         SI, X1
+	VBROADCASTSS X1, Y1
+
+vecMaskLeF32_loop:
+	CMPQ    BX, $0x00000008
+	JL      vecMaskLeF32_done
+	VMOVUPS (CX), Y2
+	VCMPPS  $0x12, Y0, Y2, Y2
+	VANDPS  Y1, Y2, Y2
+	VMOVUPS (DX), Y3
+	VMULPS  Y2, Y3, Y3
+	VMOVUPS Y3, (AX)
+	ADDQ    $0x00000020, AX
+	ADDQ    $0x00000020, CX
+	ADDQ    $0x00000020, DX
+	SUBQ    $0x00000008, BX
+	JMP     vecMaskLeF32_loop
+
+vecMaskLeF32_done:
 	VZEROUPPER
 	RET

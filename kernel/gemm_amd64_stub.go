@@ -121,6 +121,18 @@ func vecRdivVSF64(dst *float64, x *float64, s float64, n int)
 // vecBoolF64 sets dst[i] = 1 where src[i] and 0 elsewhere with AVX2 for i below n rounded down to a multiple of 4.
 func vecBoolF64(dst *float64, src *bool, n int)
 
+// vecMaskGtF64 sets dst[i] = z[i] * (1 if p[i] > q else 0) with AVX2 for i below n rounded down to a multiple of 4.
+func vecMaskGtF64(dst *float64, p *float64, z *float64, q float64, n int)
+
+// vecMaskGeF64 sets dst[i] = z[i] * (1 if p[i] >= q else 0) with AVX2 for i below n rounded down to a multiple of 4.
+func vecMaskGeF64(dst *float64, p *float64, z *float64, q float64, n int)
+
+// vecMaskLtF64 sets dst[i] = z[i] * (1 if p[i] < q else 0) with AVX2 for i below n rounded down to a multiple of 4.
+func vecMaskLtF64(dst *float64, p *float64, z *float64, q float64, n int)
+
+// vecMaskLeF64 sets dst[i] = z[i] * (1 if p[i] <= q else 0) with AVX2 for i below n rounded down to a multiple of 4.
+func vecMaskLeF64(dst *float64, p *float64, z *float64, q float64, n int)
+
 // vecAddVVF32 sets dst[i] = x[i] + y[i] with AVX2 for i below n rounded down to a multiple of 8.
 func vecAddVVF32(dst *float32, x *float32, y *float32, n int)
 
@@ -153,3 +165,15 @@ func vecRdivVSF32(dst *float32, x *float32, s float32, n int)
 
 // vecBoolF32 sets dst[i] = 1 where src[i] and 0 elsewhere with AVX2 for i below n rounded down to a multiple of 8.
 func vecBoolF32(dst *float32, src *bool, n int)
+
+// vecMaskGtF32 sets dst[i] = z[i] * (1 if p[i] > q else 0) with AVX2 for i below n rounded down to a multiple of 8.
+func vecMaskGtF32(dst *float32, p *float32, z *float32, q float32, n int)
+
+// vecMaskGeF32 sets dst[i] = z[i] * (1 if p[i] >= q else 0) with AVX2 for i below n rounded down to a multiple of 8.
+func vecMaskGeF32(dst *float32, p *float32, z *float32, q float32, n int)
+
+// vecMaskLtF32 sets dst[i] = z[i] * (1 if p[i] < q else 0) with AVX2 for i below n rounded down to a multiple of 8.
+func vecMaskLtF32(dst *float32, p *float32, z *float32, q float32, n int)
+
+// vecMaskLeF32 sets dst[i] = z[i] * (1 if p[i] <= q else 0) with AVX2 for i below n rounded down to a multiple of 8.
+func vecMaskLeF32(dst *float32, p *float32, z *float32, q float32, n int)

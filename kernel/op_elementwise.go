@@ -753,7 +753,11 @@ func maskRun[T num, F ~float64 | ~float32](k MaskMul, out []F, p, q []T, z []F, 
 func maskRow[T num, F ~float64 | ~float32](cmp core.BinOp, o []F, p, q []T, bcast bool, z []F) bool {
 	sel := [2]F{0, 1}
 	if bcast {
-		switch b := q[0]; cmp {
+		b := q[0]
+		if done := simdMask(cmp, o, p, b, z); done > 0 {
+			o, p, z = o[done:], p[done:], z[done:]
+		}
+		switch cmp {
 		case core.OpGt:
 			for j, x := range p {
 				o[j] = z[j] * sel[b2i(x > b)]

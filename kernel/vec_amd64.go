@@ -152,3 +152,57 @@ func simdBool[T numT](dst []T, src []bool) int {
 	}
 	return 0
 }
+
+// simdMask sets o[j] = z[j] · (1 if p[j] cmp q else 0) (cmp one of > ≥ < ≤; p, z and o of one
+// float dtype) for the leading elements that fill whole vectors, and returns how many it did
+// (0 when it does not apply). p and z hold at least len(o) elements; o may be z or p itself
+// but must not overlap them otherwise.
+func simdMask[T num, F ~float64 | ~float32](cmp core.BinOp, o []F, p []T, q T, z []F) int {
+	n := len(o)
+	if !hasVec || n < vecMin {
+		return 0
+	}
+	switch d := any(o).(type) {
+	case []float32:
+		ps, ok := any(p).([]float32)
+		if !ok {
+			return 0
+		}
+		ps, zs := ps[:n], any(z).([]float32)[:n]
+		f := mapCmp(cmp, vecMaskGtF32, vecMaskGeF32, vecMaskLtF32, vecMaskLeF32)
+		if f == nil || overlapsPartly(d, ps) || overlapsPartly(d, zs) {
+			return 0
+		}
+		f(&d[0], &ps[0], &zs[0], any(q).(float32), n)
+		return n &^ 7
+	case []float64:
+		ps, ok := any(p).([]float64)
+		if !ok {
+			return 0
+		}
+		ps, zs := ps[:n], any(z).([]float64)[:n]
+		f := mapCmp(cmp, vecMaskGtF64, vecMaskGeF64, vecMaskLtF64, vecMaskLeF64)
+		if f == nil || overlapsPartly(d, ps) || overlapsPartly(d, zs) {
+			return 0
+		}
+		f(&d[0], &ps[0], &zs[0], any(q).(float64), n)
+		return n &^ 3
+	}
+	return 0
+}
+
+// mapCmp picks the loop of cmp among > ≥ < ≤; nil for another comparison.
+func mapCmp[F any](cmp core.BinOp, gt, ge, lt, le F) F {
+	switch cmp {
+	case core.OpGt:
+		return gt
+	case core.OpGe:
+		return ge
+	case core.OpLt:
+		return lt
+	case core.OpLe:
+		return le
+	}
+	var none F
+	return none
+}

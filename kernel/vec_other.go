@@ -13,3 +13,8 @@ func simdScalar[T numT](op core.BinOp, dst, v []T, s T, left bool) int { return 
 
 // simdBool: no vector loops on this platform.
 func simdBool[T numT](dst []T, src []bool) int { return 0 }
+
+// simdMask: no vector loops on this platform.
+func simdMask[T num, F ~float64 | ~float32](cmp core.BinOp, o []F, p []T, q T, z []F) int {
+	return 0
+}

@@ -51,6 +51,9 @@ func main() {
 			elemVS(op, f32)
 		}
 		boolTo(f32)
+		for _, cmp := range []string{"gt", "ge", "lt", "le"} {
+			maskVS(cmp, f32)
+		}
 	}
 	Generate()
 }
@@ -455,6 +458,64 @@ func boolTo(f32 bool) {
 	}
 	ADDQ(U32(lanes), src)
 	ADDQ(U32(32), dst)
+	SUBQ(U32(lanes), n)
+	JMP(LabelRef(name + "_loop"))
+	Label(name + "_done")
+	VZEROUPPER()
+	RET()
+}
+
+// maskVS emits func(dst, p, z *T, q T, n int): dst[i] = z[i] · (1 if p[i] cmp q else 0)
+// (the derivative of a ReLU), comparing with the ordered predicates (false for a NaN, as Go's
+// comparisons), the 0 or 1 made by a mask of the constant 1 and multiplied as Go's scalar
+// loop does (so a NaN or an infinite z times 0 is NaN), for i < n rounded down to whole
+// vectors.
+func maskVS(cmp string, f32 bool) {
+	typ, lanes, t := "float64", 4, "F64"
+	if f32 {
+		typ, lanes, t = "float32", 8, "F32"
+	}
+	name := "vecMask" + strings.ToUpper(cmp[:1]) + cmp[1:] + t
+	TEXT(name, NOSPLIT, fmt.Sprintf("func(dst, p, z *%s, q %s, n int)", typ, typ))
+	Doc(fmt.Sprintf("%s sets dst[i] = z[i] * (1 if p[i] %s q else 0) with AVX2 for i below n rounded down to a multiple of %d.", name, map[string]string{"gt": ">", "ge": ">=", "lt": "<", "le": "<="}[cmp], lanes))
+	dst := Load(Param("dst"), GP64())
+	p := Load(Param("p"), GP64())
+	z := Load(Param("z"), GP64())
+	n := Load(Param("n"), GP64())
+	qv, one := YMM(), YMM()
+	pred := map[string]uint8{"gt": 0x1e, "ge": 0x1d, "lt": 0x11, "le": 0x12}[cmp]
+	if f32 {
+		VBROADCASTSS(Load(Param("q"), XMM()), qv)
+		tmp := GP32()
+		MOVL(U32(0x3f800000), tmp)
+		x := XMM()
+		MOVD(tmp, x)
+		VBROADCASTSS(x, one)
+	} else {
+		VBROADCASTSD(Load(Param("q"), XMM()), qv)
+		tmp := GP64()
+		MOVQ(U64(0x3ff0000000000000), tmp)
+		x := XMM()
+		MOVQ(tmp, x)
+		VBROADCASTSD(x, one)
+	}
+	cmpI, and, mul, load, store := VCMPPD, VANDPD, VMULPD, VMOVUPD, VMOVUPD
+	if f32 {
+		cmpI, and, mul, load, store = VCMPPS, VANDPS, VMULPS, VMOVUPS, VMOVUPS
+	}
+	Label(name + "_loop")
+	CMPQ(n, U32(lanes))
+	JL(LabelRef(name + "_done"))
+	m, zv := YMM(), YMM()
+	load(Mem{Base: p}, m)
+	cmpI(U8(pred), qv, m, m) // m = p cmp q
+	and(one, m, m)
+	load(Mem{Base: z}, zv)
+	mul(m, zv, zv)
+	store(zv, Mem{Base: dst})
+	for _, r := range []reg.Register{dst, p, z} {
+		ADDQ(U32(32), r)
+	}
 	SUBQ(U32(lanes), n)
 	JMP(LabelRef(name + "_loop"))
 	Label(name + "_done")
