@@ -50,6 +50,9 @@ func cmpRow[T numT](op core.BinOp, o []bool, x, y []T, bcast bool) {
 	x = x[:len(o)]
 	if bcast {
 		b := y[0]
+		if done := simdCmp(op, o, x, b); done > 0 {
+			o, x = o[done:], x[done:]
+		}
 		switch op {
 		case core.OpLt:
 			for j, a := range x {

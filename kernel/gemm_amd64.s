@@ -4412,6 +4412,286 @@ vecMaskLeF64_done:
 	VZEROUPPER
 	RET
 
+// func vecMaxVVF64(dst *float64, x *float64, y *float64, n int)
+// Requires: AVX, AVX2, SSE2
+TEXT ·vecMaxVVF64(SB), NOSPLIT, $0-32
+	MOVQ         dst+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVQ         y+16(FP), DX
+	MOVQ         n+24(FP), BX
+	MOVQ         $0x8000000000000000, SI
+	MOVQ         SI, X0
+	VBROADCASTSD X0, Y0
+
+vecMaxVVF64_loop:
+	CMPQ    BX, $0x00000004
+	JL      vecMaxVVF64_done
+	VMOVUPD (CX), Y1
+	VMOVUPD (DX), Y2
+	VXORPD  Y0, Y1, Y1
+	VXORPD  Y0, Y2, Y2
+	VMINPD  Y2, Y1, Y2
+	VMINPD  Y1, Y2, Y1
+	VORPD   Y2, Y1, Y1
+	VXORPD  Y0, Y1, Y1
+	VMOVUPS Y1, (AX)
+	ADDQ    $0x00000020, AX
+	ADDQ    $0x00000020, CX
+	ADDQ    $0x00000020, DX
+	SUBQ    $0x00000004, BX
+	JMP     vecMaxVVF64_loop
+
+vecMaxVVF64_done:
+	VZEROUPPER
+	RET
+
+// func vecMaxVSF64(dst *float64, x *float64, s float64, n int)
+// Requires: AVX, AVX2, SSE2
+TEXT ·vecMaxVSF64(SB), NOSPLIT, $0-32
+	MOVQ         dst+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVSD        s+16(FP), X0
+	VBROADCASTSD X0, Y0
+	MOVQ         n+24(FP), DX
+	MOVQ         $0x8000000000000000, BX
+	MOVQ         BX, X1
+	VBROADCASTSD X1, Y1
+	VXORPD       Y1, Y0, Y0
+
+vecMaxVSF64_loop:
+	CMPQ    DX, $0x00000004
+	JL      vecMaxVSF64_done
+	VMOVUPD (CX), Y2
+	VXORPD  Y1, Y2, Y2
+	VMINPD  Y0, Y2, Y3
+	VMINPD  Y2, Y3, Y2
+	VORPD   Y3, Y2, Y2
+	VXORPD  Y1, Y2, Y2
+	VMOVUPS Y2, (AX)
+	ADDQ    $0x00000020, AX
+	ADDQ    $0x00000020, CX
+	SUBQ    $0x00000004, DX
+	JMP     vecMaxVSF64_loop
+
+vecMaxVSF64_done:
+	VZEROUPPER
+	RET
+
+// func vecMinVVF64(dst *float64, x *float64, y *float64, n int)
+// Requires: AVX
+TEXT ·vecMinVVF64(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), AX
+	MOVQ x+8(FP), CX
+	MOVQ y+16(FP), DX
+	MOVQ n+24(FP), BX
+
+vecMinVVF64_loop:
+	CMPQ    BX, $0x00000004
+	JL      vecMinVVF64_done
+	VMOVUPD (CX), Y0
+	VMOVUPD (DX), Y1
+	VMINPD  Y1, Y0, Y1
+	VMINPD  Y0, Y1, Y0
+	VORPD   Y1, Y0, Y0
+	VMOVUPS Y0, (AX)
+	ADDQ    $0x00000020, AX
+	ADDQ    $0x00000020, CX
+	ADDQ    $0x00000020, DX
+	SUBQ    $0x00000004, BX
+	JMP     vecMinVVF64_loop
+
+vecMinVVF64_done:
+	VZEROUPPER
+	RET
+
+// func vecMinVSF64(dst *float64, x *float64, s float64, n int)
+// Requires: AVX, AVX2, SSE2
+TEXT ·vecMinVSF64(SB), NOSPLIT, $0-32
+	MOVQ         dst+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVSD        s+16(FP), X0
+	VBROADCASTSD X0, Y0
+	MOVQ         n+24(FP), DX
+
+vecMinVSF64_loop:
+	CMPQ    DX, $0x00000004
+	JL      vecMinVSF64_done
+	VMOVUPD (CX), Y1
+	VMINPD  Y0, Y1, Y2
+	VMINPD  Y1, Y2, Y1
+	VORPD   Y2, Y1, Y1
+	VMOVUPS Y1, (AX)
+	ADDQ    $0x00000020, AX
+	ADDQ    $0x00000020, CX
+	SUBQ    $0x00000004, DX
+	JMP     vecMinVSF64_loop
+
+vecMinVSF64_done:
+	VZEROUPPER
+	RET
+
+// func vecCmpLtVSF64(dst *bool, x *float64, s float64, n int)
+// Requires: AVX, AVX2, BMI2, SSE2
+TEXT ·vecCmpLtVSF64(SB), NOSPLIT, $0-32
+	MOVQ         dst+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVSD        s+16(FP), X0
+	VBROADCASTSD X0, Y0
+	MOVQ         n+24(FP), DX
+	MOVQ         $0x0101010101010101, BX
+
+vecCmpLtVSF64_loop:
+	CMPQ      DX, $0x00000004
+	JL        vecCmpLtVSF64_done
+	VMOVUPD   (CX), Y1
+	VCMPPD    $0x11, Y0, Y1, Y1
+	VMOVMSKPD Y1, SI
+	PDEPQ     BX, SI, SI
+	MOVL      SI, (AX)
+	ADDQ      $0x00000004, AX
+	ADDQ      $0x00000020, CX
+	SUBQ      $0x00000004, DX
+	JMP       vecCmpLtVSF64_loop
+
+vecCmpLtVSF64_done:
+	VZEROUPPER
+	RET
+
+// func vecCmpLeVSF64(dst *bool, x *float64, s float64, n int)
+// Requires: AVX, AVX2, BMI2, SSE2
+TEXT ·vecCmpLeVSF64(SB), NOSPLIT, $0-32
+	MOVQ         dst+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVSD        s+16(FP), X0
+	VBROADCASTSD X0, Y0
+	MOVQ         n+24(FP), DX
+	MOVQ         $0x0101010101010101, BX
+
+vecCmpLeVSF64_loop:
+	CMPQ      DX, $0x00000004
+	JL        vecCmpLeVSF64_done
+	VMOVUPD   (CX), Y1
+	VCMPPD    $0x12, Y0, Y1, Y1
+	VMOVMSKPD Y1, SI
+	PDEPQ     BX, SI, SI
+	MOVL      SI, (AX)
+	ADDQ      $0x00000004, AX
+	ADDQ      $0x00000020, CX
+	SUBQ      $0x00000004, DX
+	JMP       vecCmpLeVSF64_loop
+
+vecCmpLeVSF64_done:
+	VZEROUPPER
+	RET
+
+// func vecCmpGtVSF64(dst *bool, x *float64, s float64, n int)
+// Requires: AVX, AVX2, BMI2, SSE2
+TEXT ·vecCmpGtVSF64(SB), NOSPLIT, $0-32
+	MOVQ         dst+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVSD        s+16(FP), X0
+	VBROADCASTSD X0, Y0
+	MOVQ         n+24(FP), DX
+	MOVQ         $0x0101010101010101, BX
+
+vecCmpGtVSF64_loop:
+	CMPQ      DX, $0x00000004
+	JL        vecCmpGtVSF64_done
+	VMOVUPD   (CX), Y1
+	VCMPPD    $0x1e, Y0, Y1, Y1
+	VMOVMSKPD Y1, SI
+	PDEPQ     BX, SI, SI
+	MOVL      SI, (AX)
+	ADDQ      $0x00000004, AX
+	ADDQ      $0x00000020, CX
+	SUBQ      $0x00000004, DX
+	JMP       vecCmpGtVSF64_loop
+
+vecCmpGtVSF64_done:
+	VZEROUPPER
+	RET
+
+// func vecCmpGeVSF64(dst *bool, x *float64, s float64, n int)
+// Requires: AVX, AVX2, BMI2, SSE2
+TEXT ·vecCmpGeVSF64(SB), NOSPLIT, $0-32
+	MOVQ         dst+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVSD        s+16(FP), X0
+	VBROADCASTSD X0, Y0
+	MOVQ         n+24(FP), DX
+	MOVQ         $0x0101010101010101, BX
+
+vecCmpGeVSF64_loop:
+	CMPQ      DX, $0x00000004
+	JL        vecCmpGeVSF64_done
+	VMOVUPD   (CX), Y1
+	VCMPPD    $0x1d, Y0, Y1, Y1
+	VMOVMSKPD Y1, SI
+	PDEPQ     BX, SI, SI
+	MOVL      SI, (AX)
+	ADDQ      $0x00000004, AX
+	ADDQ      $0x00000020, CX
+	SUBQ      $0x00000004, DX
+	JMP       vecCmpGeVSF64_loop
+
+vecCmpGeVSF64_done:
+	VZEROUPPER
+	RET
+
+// func vecCmpEqVSF64(dst *bool, x *float64, s float64, n int)
+// Requires: AVX, AVX2, BMI2, SSE2
+TEXT ·vecCmpEqVSF64(SB), NOSPLIT, $0-32
+	MOVQ         dst+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVSD        s+16(FP), X0
+	VBROADCASTSD X0, Y0
+	MOVQ         n+24(FP), DX
+	MOVQ         $0x0101010101010101, BX
+
+vecCmpEqVSF64_loop:
+	CMPQ      DX, $0x00000004
+	JL        vecCmpEqVSF64_done
+	VMOVUPD   (CX), Y1
+	VCMPPD    $0x00, Y0, Y1, Y1
+	VMOVMSKPD Y1, SI
+	PDEPQ     BX, SI, SI
+	MOVL      SI, (AX)
+	ADDQ      $0x00000004, AX
+	ADDQ      $0x00000020, CX
+	SUBQ      $0x00000004, DX
+	JMP       vecCmpEqVSF64_loop
+
+vecCmpEqVSF64_done:
+	VZEROUPPER
+	RET
+
+// func vecCmpNeVSF64(dst *bool, x *float64, s float64, n int)
+// Requires: AVX, AVX2, BMI2, SSE2
+TEXT ·vecCmpNeVSF64(SB), NOSPLIT, $0-32
+	MOVQ         dst+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVSD        s+16(FP), X0
+	VBROADCASTSD X0, Y0
+	MOVQ         n+24(FP), DX
+	MOVQ         $0x0101010101010101, BX
+
+vecCmpNeVSF64_loop:
+	CMPQ      DX, $0x00000004
+	JL        vecCmpNeVSF64_done
+	VMOVUPD   (CX), Y1
+	VCMPPD    $0x04, Y0, Y1, Y1
+	VMOVMSKPD Y1, SI
+	PDEPQ     BX, SI, SI
+	MOVL      SI, (AX)
+	ADDQ      $0x00000004, AX
+	ADDQ      $0x00000020, CX
+	SUBQ      $0x00000004, DX
+	JMP       vecCmpNeVSF64_loop
+
+vecCmpNeVSF64_done:
+	VZEROUPPER
+	RET
+
 // func vecAddVVF32(dst *float32, x *float32, y *float32, n int)
 // Requires: AVX
 TEXT ·vecAddVVF32(SB), NOSPLIT, $0-32
@@ -4993,5 +5273,285 @@ vecMaskLeF32_loop:
 	JMP     vecMaskLeF32_loop
 
 vecMaskLeF32_done:
+	VZEROUPPER
+	RET
+
+// func vecMaxVVF32(dst *float32, x *float32, y *float32, n int)
+// Requires: AVX, AVX2, SSE2
+TEXT ·vecMaxVVF32(SB), NOSPLIT, $0-32
+	MOVQ         dst+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVQ         y+16(FP), DX
+	MOVQ         n+24(FP), BX
+	MOVL         $0x80000000, SI
+	MOVD         SI, X0
+	VBROADCASTSS X0, Y0
+
+vecMaxVVF32_loop:
+	CMPQ    BX, $0x00000008
+	JL      vecMaxVVF32_done
+	VMOVUPS (CX), Y1
+	VMOVUPS (DX), Y2
+	VXORPS  Y0, Y1, Y1
+	VXORPS  Y0, Y2, Y2
+	VMINPS  Y2, Y1, Y2
+	VMINPS  Y1, Y2, Y1
+	VORPS   Y2, Y1, Y1
+	VXORPS  Y0, Y1, Y1
+	VMOVUPS Y1, (AX)
+	ADDQ    $0x00000020, AX
+	ADDQ    $0x00000020, CX
+	ADDQ    $0x00000020, DX
+	SUBQ    $0x00000008, BX
+	JMP     vecMaxVVF32_loop
+
+vecMaxVVF32_done:
+	VZEROUPPER
+	RET
+
+// func vecMaxVSF32(dst *float32, x *float32, s float32, n int)
+// Requires: AVX, AVX2, SSE, SSE2
+TEXT ·vecMaxVSF32(SB), NOSPLIT, $0-32
+	MOVQ         dst+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVSS        s+16(FP), X0
+	VBROADCASTSS X0, Y0
+	MOVQ         n+24(FP), DX
+	MOVL         $0x80000000, BX
+	MOVD         BX, X1
+	VBROADCASTSS X1, Y1
+	VXORPS       Y1, Y0, Y0
+
+vecMaxVSF32_loop:
+	CMPQ    DX, $0x00000008
+	JL      vecMaxVSF32_done
+	VMOVUPS (CX), Y2
+	VXORPS  Y1, Y2, Y2
+	VMINPS  Y0, Y2, Y3
+	VMINPS  Y2, Y3, Y2
+	VORPS   Y3, Y2, Y2
+	VXORPS  Y1, Y2, Y2
+	VMOVUPS Y2, (AX)
+	ADDQ    $0x00000020, AX
+	ADDQ    $0x00000020, CX
+	SUBQ    $0x00000008, DX
+	JMP     vecMaxVSF32_loop
+
+vecMaxVSF32_done:
+	VZEROUPPER
+	RET
+
+// func vecMinVVF32(dst *float32, x *float32, y *float32, n int)
+// Requires: AVX
+TEXT ·vecMinVVF32(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), AX
+	MOVQ x+8(FP), CX
+	MOVQ y+16(FP), DX
+	MOVQ n+24(FP), BX
+
+vecMinVVF32_loop:
+	CMPQ    BX, $0x00000008
+	JL      vecMinVVF32_done
+	VMOVUPS (CX), Y0
+	VMOVUPS (DX), Y1
+	VMINPS  Y1, Y0, Y1
+	VMINPS  Y0, Y1, Y0
+	VORPS   Y1, Y0, Y0
+	VMOVUPS Y0, (AX)
+	ADDQ    $0x00000020, AX
+	ADDQ    $0x00000020, CX
+	ADDQ    $0x00000020, DX
+	SUBQ    $0x00000008, BX
+	JMP     vecMinVVF32_loop
+
+vecMinVVF32_done:
+	VZEROUPPER
+	RET
+
+// func vecMinVSF32(dst *float32, x *float32, s float32, n int)
+// Requires: AVX, AVX2, SSE
+TEXT ·vecMinVSF32(SB), NOSPLIT, $0-32
+	MOVQ         dst+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVSS        s+16(FP), X0
+	VBROADCASTSS X0, Y0
+	MOVQ         n+24(FP), DX
+
+vecMinVSF32_loop:
+	CMPQ    DX, $0x00000008
+	JL      vecMinVSF32_done
+	VMOVUPS (CX), Y1
+	VMINPS  Y0, Y1, Y2
+	VMINPS  Y1, Y2, Y1
+	VORPS   Y2, Y1, Y1
+	VMOVUPS Y1, (AX)
+	ADDQ    $0x00000020, AX
+	ADDQ    $0x00000020, CX
+	SUBQ    $0x00000008, DX
+	JMP     vecMinVSF32_loop
+
+vecMinVSF32_done:
+	VZEROUPPER
+	RET
+
+// func vecCmpLtVSF32(dst *bool, x *float32, s float32, n int)
+// Requires: AVX, AVX2, BMI2, SSE
+TEXT ·vecCmpLtVSF32(SB), NOSPLIT, $0-32
+	MOVQ         dst+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVSS        s+16(FP), X0
+	VBROADCASTSS X0, Y0
+	MOVQ         n+24(FP), DX
+	MOVQ         $0x0101010101010101, BX
+
+vecCmpLtVSF32_loop:
+	CMPQ      DX, $0x00000008
+	JL        vecCmpLtVSF32_done
+	VMOVUPS   (CX), Y1
+	VCMPPS    $0x11, Y0, Y1, Y1
+	VMOVMSKPS Y1, SI
+	PDEPQ     BX, SI, SI
+	MOVQ      SI, (AX)
+	ADDQ      $0x00000008, AX
+	ADDQ      $0x00000020, CX
+	SUBQ      $0x00000008, DX
+	JMP       vecCmpLtVSF32_loop
+
+vecCmpLtVSF32_done:
+	VZEROUPPER
+	RET
+
+// func vecCmpLeVSF32(dst *bool, x *float32, s float32, n int)
+// Requires: AVX, AVX2, BMI2, SSE
+TEXT ·vecCmpLeVSF32(SB), NOSPLIT, $0-32
+	MOVQ         dst+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVSS        s+16(FP), X0
+	VBROADCASTSS X0, Y0
+	MOVQ         n+24(FP), DX
+	MOVQ         $0x0101010101010101, BX
+
+vecCmpLeVSF32_loop:
+	CMPQ      DX, $0x00000008
+	JL        vecCmpLeVSF32_done
+	VMOVUPS   (CX), Y1
+	VCMPPS    $0x12, Y0, Y1, Y1
+	VMOVMSKPS Y1, SI
+	PDEPQ     BX, SI, SI
+	MOVQ      SI, (AX)
+	ADDQ      $0x00000008, AX
+	ADDQ      $0x00000020, CX
+	SUBQ      $0x00000008, DX
+	JMP       vecCmpLeVSF32_loop
+
+vecCmpLeVSF32_done:
+	VZEROUPPER
+	RET
+
+// func vecCmpGtVSF32(dst *bool, x *float32, s float32, n int)
+// Requires: AVX, AVX2, BMI2, SSE
+TEXT ·vecCmpGtVSF32(SB), NOSPLIT, $0-32
+	MOVQ         dst+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVSS        s+16(FP), X0
+	VBROADCASTSS X0, Y0
+	MOVQ         n+24(FP), DX
+	MOVQ         $0x0101010101010101, BX
+
+vecCmpGtVSF32_loop:
+	CMPQ      DX, $0x00000008
+	JL        vecCmpGtVSF32_done
+	VMOVUPS   (CX), Y1
+	VCMPPS    $0x1e, Y0, Y1, Y1
+	VMOVMSKPS Y1, SI
+	PDEPQ     BX, SI, SI
+	MOVQ      SI, (AX)
+	ADDQ      $0x00000008, AX
+	ADDQ      $0x00000020, CX
+	SUBQ      $0x00000008, DX
+	JMP       vecCmpGtVSF32_loop
+
+vecCmpGtVSF32_done:
+	VZEROUPPER
+	RET
+
+// func vecCmpGeVSF32(dst *bool, x *float32, s float32, n int)
+// Requires: AVX, AVX2, BMI2, SSE
+TEXT ·vecCmpGeVSF32(SB), NOSPLIT, $0-32
+	MOVQ         dst+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVSS        s+16(FP), X0
+	VBROADCASTSS X0, Y0
+	MOVQ         n+24(FP), DX
+	MOVQ         $0x0101010101010101, BX
+
+vecCmpGeVSF32_loop:
+	CMPQ      DX, $0x00000008
+	JL        vecCmpGeVSF32_done
+	VMOVUPS   (CX), Y1
+	VCMPPS    $0x1d, Y0, Y1, Y1
+	VMOVMSKPS Y1, SI
+	PDEPQ     BX, SI, SI
+	MOVQ      SI, (AX)
+	ADDQ      $0x00000008, AX
+	ADDQ      $0x00000020, CX
+	SUBQ      $0x00000008, DX
+	JMP       vecCmpGeVSF32_loop
+
+vecCmpGeVSF32_done:
+	VZEROUPPER
+	RET
+
+// func vecCmpEqVSF32(dst *bool, x *float32, s float32, n int)
+// Requires: AVX, AVX2, BMI2, SSE
+TEXT ·vecCmpEqVSF32(SB), NOSPLIT, $0-32
+	MOVQ         dst+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVSS        s+16(FP), X0
+	VBROADCASTSS X0, Y0
+	MOVQ         n+24(FP), DX
+	MOVQ         $0x0101010101010101, BX
+
+vecCmpEqVSF32_loop:
+	CMPQ      DX, $0x00000008
+	JL        vecCmpEqVSF32_done
+	VMOVUPS   (CX), Y1
+	VCMPPS    $0x00, Y0, Y1, Y1
+	VMOVMSKPS Y1, SI
+	PDEPQ     BX, SI, SI
+	MOVQ      SI, (AX)
+	ADDQ      $0x00000008, AX
+	ADDQ      $0x00000020, CX
+	SUBQ      $0x00000008, DX
+	JMP       vecCmpEqVSF32_loop
+
+vecCmpEqVSF32_done:
+	VZEROUPPER
+	RET
+
+// func vecCmpNeVSF32(dst *bool, x *float32, s float32, n int)
+// Requires: AVX, AVX2, BMI2, SSE
+TEXT ·vecCmpNeVSF32(SB), NOSPLIT, $0-32
+	MOVQ         dst+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVSS        s+16(FP), X0
+	VBROADCASTSS X0, Y0
+	MOVQ         n+24(FP), DX
+	MOVQ         $0x0101010101010101, BX
+
+vecCmpNeVSF32_loop:
+	CMPQ      DX, $0x00000008
+	JL        vecCmpNeVSF32_done
+	VMOVUPS   (CX), Y1
+	VCMPPS    $0x04, Y0, Y1, Y1
+	VMOVMSKPS Y1, SI
+	PDEPQ     BX, SI, SI
+	MOVQ      SI, (AX)
+	ADDQ      $0x00000008, AX
+	ADDQ      $0x00000020, CX
+	SUBQ      $0x00000008, DX
+	JMP       vecCmpNeVSF32_loop
+
+vecCmpNeVSF32_done:
 	VZEROUPPER
 	RET

@@ -133,6 +133,36 @@ func vecMaskLtF64(dst *float64, p *float64, z *float64, q float64, n int)
 // vecMaskLeF64 sets dst[i] = z[i] * (1 if p[i] <= q else 0) with AVX2 for i below n rounded down to a multiple of 4.
 func vecMaskLeF64(dst *float64, p *float64, z *float64, q float64, n int)
 
+// vecMaxVVF64 sets dst[i] = max(x[i], y[i]) (Go's built-in) with AVX2 for i below n rounded down to a multiple of 4.
+func vecMaxVVF64(dst *float64, x *float64, y *float64, n int)
+
+// vecMaxVSF64 sets dst[i] = max(x[i], s) (Go's built-in) with AVX2 for i below n rounded down to a multiple of 4.
+func vecMaxVSF64(dst *float64, x *float64, s float64, n int)
+
+// vecMinVVF64 sets dst[i] = min(x[i], y[i]) (Go's built-in) with AVX2 for i below n rounded down to a multiple of 4.
+func vecMinVVF64(dst *float64, x *float64, y *float64, n int)
+
+// vecMinVSF64 sets dst[i] = min(x[i], s) (Go's built-in) with AVX2 for i below n rounded down to a multiple of 4.
+func vecMinVSF64(dst *float64, x *float64, s float64, n int)
+
+// vecCmpLtVSF64 sets dst[i] = x[i] < s with AVX2 and BMI2 for i below n rounded down to a multiple of 4.
+func vecCmpLtVSF64(dst *bool, x *float64, s float64, n int)
+
+// vecCmpLeVSF64 sets dst[i] = x[i] <= s with AVX2 and BMI2 for i below n rounded down to a multiple of 4.
+func vecCmpLeVSF64(dst *bool, x *float64, s float64, n int)
+
+// vecCmpGtVSF64 sets dst[i] = x[i] > s with AVX2 and BMI2 for i below n rounded down to a multiple of 4.
+func vecCmpGtVSF64(dst *bool, x *float64, s float64, n int)
+
+// vecCmpGeVSF64 sets dst[i] = x[i] >= s with AVX2 and BMI2 for i below n rounded down to a multiple of 4.
+func vecCmpGeVSF64(dst *bool, x *float64, s float64, n int)
+
+// vecCmpEqVSF64 sets dst[i] = x[i] == s with AVX2 and BMI2 for i below n rounded down to a multiple of 4.
+func vecCmpEqVSF64(dst *bool, x *float64, s float64, n int)
+
+// vecCmpNeVSF64 sets dst[i] = x[i] != s with AVX2 and BMI2 for i below n rounded down to a multiple of 4.
+func vecCmpNeVSF64(dst *bool, x *float64, s float64, n int)
+
 // vecAddVVF32 sets dst[i] = x[i] + y[i] with AVX2 for i below n rounded down to a multiple of 8.
 func vecAddVVF32(dst *float32, x *float32, y *float32, n int)
 
@@ -177,3 +207,33 @@ func vecMaskLtF32(dst *float32, p *float32, z *float32, q float32, n int)
 
 // vecMaskLeF32 sets dst[i] = z[i] * (1 if p[i] <= q else 0) with AVX2 for i below n rounded down to a multiple of 8.
 func vecMaskLeF32(dst *float32, p *float32, z *float32, q float32, n int)
+
+// vecMaxVVF32 sets dst[i] = max(x[i], y[i]) (Go's built-in) with AVX2 for i below n rounded down to a multiple of 8.
+func vecMaxVVF32(dst *float32, x *float32, y *float32, n int)
+
+// vecMaxVSF32 sets dst[i] = max(x[i], s) (Go's built-in) with AVX2 for i below n rounded down to a multiple of 8.
+func vecMaxVSF32(dst *float32, x *float32, s float32, n int)
+
+// vecMinVVF32 sets dst[i] = min(x[i], y[i]) (Go's built-in) with AVX2 for i below n rounded down to a multiple of 8.
+func vecMinVVF32(dst *float32, x *float32, y *float32, n int)
+
+// vecMinVSF32 sets dst[i] = min(x[i], s) (Go's built-in) with AVX2 for i below n rounded down to a multiple of 8.
+func vecMinVSF32(dst *float32, x *float32, s float32, n int)
+
+// vecCmpLtVSF32 sets dst[i] = x[i] < s with AVX2 and BMI2 for i below n rounded down to a multiple of 8.
+func vecCmpLtVSF32(dst *bool, x *float32, s float32, n int)
+
+// vecCmpLeVSF32 sets dst[i] = x[i] <= s with AVX2 and BMI2 for i below n rounded down to a multiple of 8.
+func vecCmpLeVSF32(dst *bool, x *float32, s float32, n int)
+
+// vecCmpGtVSF32 sets dst[i] = x[i] > s with AVX2 and BMI2 for i below n rounded down to a multiple of 8.
+func vecCmpGtVSF32(dst *bool, x *float32, s float32, n int)
+
+// vecCmpGeVSF32 sets dst[i] = x[i] >= s with AVX2 and BMI2 for i below n rounded down to a multiple of 8.
+func vecCmpGeVSF32(dst *bool, x *float32, s float32, n int)
+
+// vecCmpEqVSF32 sets dst[i] = x[i] == s with AVX2 and BMI2 for i below n rounded down to a multiple of 8.
+func vecCmpEqVSF32(dst *bool, x *float32, s float32, n int)
+
+// vecCmpNeVSF32 sets dst[i] = x[i] != s with AVX2 and BMI2 for i below n rounded down to a multiple of 8.
+func vecCmpNeVSF32(dst *bool, x *float32, s float32, n int)

@@ -28,7 +28,7 @@ func overlapsPartly[T floatT](a, b []T) bool {
 	return pa != pb && pa < pb+uintptr(len(b))*size && pb < pa+uintptr(len(a))*size
 }
 
-// simdBinary computes dst[i] = x[i] op y[i] (+ − · ÷, float) for the leading elements that
+// simdBinary computes dst[i] = x[i] op y[i] (+ − · ÷ max min, float) for the leading elements that
 // fill whole vectors, with the AVX2 loops, and returns how many it did (0 when it does not
 // apply: another operation or dtype, a short slice, no AVX2, partly overlapping slices). The
 // caller computes the rest. x and y hold at least len(dst) elements.
@@ -43,7 +43,7 @@ func simdBinary[T numT](op core.BinOp, dst, x, y []T) int {
 		if overlapsPartly(d, xs) || overlapsPartly(d, ys) {
 			return 0
 		}
-		f := map4(op, vecAddVVF32, vecSubVVF32, vecMulVVF32, vecDivVVF32)
+		f := map4(op, vecAddVVF32, vecSubVVF32, vecMulVVF32, vecDivVVF32, vecMaxVVF32, vecMinVVF32)
 		if f == nil {
 			return 0
 		}
@@ -54,7 +54,7 @@ func simdBinary[T numT](op core.BinOp, dst, x, y []T) int {
 		if overlapsPartly(d, xs) || overlapsPartly(d, ys) {
 			return 0
 		}
-		f := map4(op, vecAddVVF64, vecSubVVF64, vecMulVVF64, vecDivVVF64)
+		f := map4(op, vecAddVVF64, vecSubVVF64, vecMulVVF64, vecDivVVF64, vecMaxVVF64, vecMinVVF64)
 		if f == nil {
 			return 0
 		}
@@ -76,7 +76,7 @@ func simdScalar[T numT](op core.BinOp, dst, v []T, s T, left bool) int {
 		if overlapsPartly(d, vs) {
 			return 0
 		}
-		f := map6(op, left, vecAddVSF32, vecSubVSF32, vecRsubVSF32, vecMulVSF32, vecDivVSF32, vecRdivVSF32)
+		f := map6(op, left, vecAddVSF32, vecSubVSF32, vecRsubVSF32, vecMulVSF32, vecDivVSF32, vecRdivVSF32, vecMaxVSF32, vecMinVSF32)
 		if f == nil {
 			return 0
 		}
@@ -87,7 +87,7 @@ func simdScalar[T numT](op core.BinOp, dst, v []T, s T, left bool) int {
 		if overlapsPartly(d, vs) {
 			return 0
 		}
-		f := map6(op, left, vecAddVSF64, vecSubVSF64, vecRsubVSF64, vecMulVSF64, vecDivVSF64, vecRdivVSF64)
+		f := map6(op, left, vecAddVSF64, vecSubVSF64, vecRsubVSF64, vecMulVSF64, vecDivVSF64, vecRdivVSF64, vecMaxVSF64, vecMinVSF64)
 		if f == nil {
 			return 0
 		}
@@ -97,9 +97,13 @@ func simdScalar[T numT](op core.BinOp, dst, v []T, s T, left bool) int {
 	return 0
 }
 
-// map4 picks the loop of op among + − · ÷; nil for another operation.
-func map4[F any](op core.BinOp, add, sub, mul, div F) F {
+// map4 picks the loop of op among + − · ÷ max min; nil for another operation.
+func map4[F any](op core.BinOp, add, sub, mul, div, mx, mn F) F {
 	switch op {
+	case core.OpMax:
+		return mx
+	case core.OpMin:
+		return mn
 	case core.OpAdd:
 		return add
 	case core.OpSub:
@@ -113,9 +117,14 @@ func map4[F any](op core.BinOp, add, sub, mul, div F) F {
 	return none
 }
 
-// map6 picks the loop of v op s (s op v when left) among + − · ÷; nil for another operation.
-func map6[F any](op core.BinOp, left bool, add, sub, rsub, mul, div, rdiv F) F {
+// map6 picks the loop of v op s (s op v when left) among + − · ÷ max min (which commute, as
+// scalarArith has them: v op s on either side); nil for another operation.
+func map6[F any](op core.BinOp, left bool, add, sub, rsub, mul, div, rdiv, mx, mn F) F {
 	switch {
+	case op == core.OpMax:
+		return mx
+	case op == core.OpMin:
+		return mn
 	case op == core.OpAdd:
 		return add
 	case op == core.OpMul:
@@ -202,6 +211,58 @@ func mapCmp[F any](cmp core.BinOp, gt, ge, lt, le F) F {
 		return lt
 	case core.OpLe:
 		return le
+	}
+	var none F
+	return none
+}
+
+// hasCmp reports whether the comparison loops (AVX2 and BMI2's PDEP) run on this CPU: read
+// once when the package is initialised, never written after.
+var hasCmp = cpu.X86.HasAVX2 && cpu.X86.HasBMI2
+
+// simdCmp sets o[j] = x[j] cmp s (float32, float64; any comparison) for the leading elements
+// that fill whole vectors, and returns how many it did (0 when it does not apply).
+func simdCmp[T numT](op core.BinOp, o []bool, x []T, s T) int {
+	n := len(o)
+	if !hasCmp || n < vecMin {
+		return 0
+	}
+	switch xs := any(x).(type) {
+	case []float32:
+		xs = xs[:n]
+		f := mapCmp6(op, vecCmpLtVSF32, vecCmpLeVSF32, vecCmpGtVSF32, vecCmpGeVSF32, vecCmpEqVSF32, vecCmpNeVSF32)
+		if f == nil {
+			return 0
+		}
+		f(&o[0], &xs[0], any(s).(float32), n)
+		return n &^ 7
+	case []float64:
+		xs = xs[:n]
+		f := mapCmp6(op, vecCmpLtVSF64, vecCmpLeVSF64, vecCmpGtVSF64, vecCmpGeVSF64, vecCmpEqVSF64, vecCmpNeVSF64)
+		if f == nil {
+			return 0
+		}
+		f(&o[0], &xs[0], any(s).(float64), n)
+		return n &^ 3
+	}
+	return 0
+}
+
+// mapCmp6 picks the loop of a comparison; nil for another operation.
+func mapCmp6[F any](op core.BinOp, lt, le, gt, ge, eq, ne F) F {
+	switch op {
+	case core.OpLt:
+		return lt
+	case core.OpLe:
+		return le
+	case core.OpGt:
+		return gt
+	case core.OpGe:
+		return ge
+	case core.OpEq:
+		return eq
+	case core.OpNe:
+		return ne
 	}
 	var none F
 	return none

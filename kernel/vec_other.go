@@ -18,3 +18,6 @@ func simdBool[T numT](dst []T, src []bool) int { return 0 }
 func simdMask[T num, F ~float64 | ~float32](cmp core.BinOp, o []F, p []T, q T, z []F) int {
 	return 0
 }
+
+// simdCmp: no vector loops on this platform.
+func simdCmp[T numT](op core.BinOp, o []bool, x []T, s T) int { return 0 }

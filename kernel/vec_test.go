@@ -66,7 +66,8 @@ func bitsOf[T floatT](v T) uint64 {
 
 // TestSIMDElementwise checks the AVX2 element-wise loops (through binaryArith, binaryFloat
 // and scalarArith, which use them for the leading whole vectors) against Go's own operators
-// element by element, bit for bit (NaN payloads included): + − · ÷ of two slices and of a
+// element by element, bit for bit (NaN payloads included): + − · ÷ and the built-in max and
+// min (a NaN wins, +0 > −0) of two slices and of a
 // slice and a scalar on either side, float32 and float64, lengths 0 to 70 and 1000 (every
 // tail length, the 4-vector and 1-vector loops), slices starting at odd offsets, in place
 // (dst is x or y) and partly overlapping (the scalar loop then runs).
@@ -85,6 +86,8 @@ func testSIMD[T floatT](t *testing.T) {
 		{core.OpSub, func(a, b T) T { return a - b }},
 		{core.OpMul, func(a, b T) T { return a * b }},
 		{core.OpDiv, func(a, b T) T { return a / b }},
+		{core.OpMax, func(a, b T) T { return max(a, b) }},
+		{core.OpMin, func(a, b T) T { return min(a, b) }},
 	}
 	var lens []int
 	for n := 0; n <= 70; n++ {
@@ -107,7 +110,7 @@ func testSIMD[T floatT](t *testing.T) {
 			name := fmt.Sprintf("%v n=%d", c.op, n)
 			// two slices
 			dst := make([]T, n)
-			if c.op == core.OpDiv {
+			if c.op == core.OpDiv || c.op == core.OpMax || c.op == core.OpMin {
 				binaryFloat(c.op, dst, x, y)
 			} else {
 				binaryArith(c.op, dst, x, y)
@@ -134,7 +137,7 @@ func testSIMD[T floatT](t *testing.T) {
 			if scalarArith(c.op, dst, x, s, true) {
 				// + and · commute: scalarArith computes v op s on either side (which NaN of
 				// two propagates is the one choice IEEE 754 leaves open)
-				if c.op == core.OpAdd || c.op == core.OpMul {
+				if c.op == core.OpAdd || c.op == core.OpMul || c.op == core.OpMax || c.op == core.OpMin {
 					check(name+" s op v", dst, xc, ss, c.f)
 				} else {
 					check(name+" s op v", dst, ss, xc, c.f)
@@ -227,6 +230,57 @@ func TestSIMDBoolCastAndAddTo(t *testing.T) {
 		for i := range want {
 			if !sameBitsOrNaN(x[i], want[i], x0[i], y[i]) {
 				t.Fatalf("n=%d: addTo element %d = %v, want %v", n, i, x[i], want[i])
+			}
+		}
+	}
+}
+
+// TestSIMDCompare checks the vector comparisons with a broadcast operand (cmpRow, the masks of
+// ReLUs and max-pools) against Go's comparisons element by element: every comparison, float32
+// and float64, each special value (NaNs, infinities, signed zeros, subnormals) as the scalar,
+// operands mixing specials and random values, lengths 0 to 70 and 1000, a dirty output.
+func TestSIMDCompare(t *testing.T) {
+	testSIMDCompare[float32](t)
+	testSIMDCompare[float64](t)
+}
+
+func testSIMDCompare[T floatT](t *testing.T) {
+	rng := rand.New(rand.NewSource(47))
+	ops := []struct {
+		op core.BinOp
+		f  func(a, b T) bool
+	}{
+		{core.OpLt, func(a, b T) bool { return a < b }},
+		{core.OpLe, func(a, b T) bool { return a <= b }},
+		{core.OpGt, func(a, b T) bool { return a > b }},
+		{core.OpGe, func(a, b T) bool { return a >= b }},
+		{core.OpEq, func(a, b T) bool { return a == b }},
+		{core.OpNe, func(a, b T) bool { return a != b }},
+	}
+	lens := []int{1000}
+	for n := 0; n <= 70; n++ {
+		lens = append(lens, n)
+	}
+	scalars := append(specials[T](), vecOperands[T](rng, 4)...)
+	for _, c := range ops {
+		for _, s := range scalars {
+			for _, n := range lens {
+				x := vecOperands[T](rng, n)
+				for i := range x {
+					if rng.Intn(5) == 0 {
+						x[i] = s // equal to the scalar
+					}
+				}
+				o := make([]bool, n)
+				for i := range o {
+					o[i] = i%2 == 0
+				}
+				cmpRow(c.op, o, x, []T{s}, true)
+				for i := range o {
+					if want := c.f(x[i], s); o[i] != want {
+						t.Fatalf("%T %v n=%d: %v %v %v = %v, want %v", x, c.op, n, x[i], c.op, s, o[i], want)
+					}
+				}
 			}
 		}
 	}

@@ -54,6 +54,13 @@ func main() {
 		for _, cmp := range []string{"gt", "ge", "lt", "le"} {
 			maskVS(cmp, f32)
 		}
+		for _, op := range []string{"max", "min"} {
+			minMax(op, false, f32)
+			minMax(op, true, f32)
+		}
+		for _, cmp := range []string{"lt", "le", "gt", "ge", "eq", "ne"} {
+			cmpVS(cmp, f32)
+		}
 	}
 	Generate()
 }
@@ -516,6 +523,157 @@ func maskVS(cmp string, f32 bool) {
 	for _, r := range []reg.Register{dst, p, z} {
 		ADDQ(U32(32), r)
 	}
+	SUBQ(U32(lanes), n)
+	JMP(LabelRef(name + "_loop"))
+	Label(name + "_done")
+	VZEROUPPER()
+	RET()
+}
+
+// minMax emits the element-wise max or min of two slices (func(dst, x, y *T, n int)) or of a
+// slice and a scalar (func(dst, x *T, s T, n int)) with Go's rules (a NaN wins, +0 > −0), by
+// the instruction sequence Go's compiler emits for its built-in min on amd64 — min(a, b) is
+// m = MIN(a, b) (the second operand when unordered or equal), MIN(m, a) | m; max(a, b) is
+// −min(−a, −b) with the negations as sign flips — packed, so that the results, NaN payloads
+// included, are those of the scalar loops.
+func minMax(op string, scalar, f32 bool) {
+	typ, lanes, t := "float64", 4, "F64"
+	if f32 {
+		typ, lanes, t = "float32", 8, "F32"
+	}
+	form := "VV"
+	sig := fmt.Sprintf("func(dst, x, y *%s, n int)", typ)
+	if scalar {
+		form = "VS"
+		sig = fmt.Sprintf("func(dst, x *%s, s %s, n int)", typ, typ)
+	}
+	name := "vec" + strings.ToUpper(op[:1]) + op[1:] + form + t
+	TEXT(name, NOSPLIT, sig)
+	other := "y[i]"
+	if scalar {
+		other = "s"
+	}
+	Doc(fmt.Sprintf("%s sets dst[i] = %s(x[i], %s) (Go's built-in) with AVX2 for i below n rounded down to a multiple of %d.", name, op, other, lanes))
+	dst := Load(Param("dst"), GP64())
+	x := Load(Param("x"), GP64())
+	var y reg.Register
+	var sv reg.VecVirtual
+	if scalar {
+		sv = YMM()
+		if f32 {
+			VBROADCASTSS(Load(Param("s"), XMM()), sv)
+		} else {
+			VBROADCASTSD(Load(Param("s"), XMM()), sv)
+		}
+	} else {
+		y = Load(Param("y"), GP64())
+	}
+	n := Load(Param("n"), GP64())
+	load, mn, or, xor := VMOVUPD, VMINPD, VORPD, VXORPD
+	if f32 {
+		load, mn, or, xor = VMOVUPS, VMINPS, VORPS, VXORPS
+	}
+	var sign reg.VecVirtual
+	if op == "max" {
+		sign = YMM()
+		if f32 {
+			tmp, xs := GP32(), XMM()
+			MOVL(U32(0x80000000), tmp)
+			MOVD(tmp, xs)
+			VBROADCASTSS(xs, sign)
+		} else {
+			tmp, xs := GP64(), XMM()
+			MOVQ(U64(0x8000000000000000), tmp)
+			MOVQ(tmp, xs)
+			VBROADCASTSD(xs, sign)
+		}
+		if scalar {
+			xor(sign, sv, sv) // −s, once
+		}
+	}
+	ptrs := []reg.Register{dst, x}
+	if !scalar {
+		ptrs = append(ptrs, y)
+	}
+	Label(name + "_loop")
+	CMPQ(n, U32(lanes))
+	JL(LabelRef(name + "_done"))
+	a, b, m, m2 := YMM(), YMM(), YMM(), YMM()
+	load(Mem{Base: x}, a)
+	if scalar {
+		b = sv
+	} else {
+		load(Mem{Base: y}, b)
+	}
+	if op == "max" {
+		xor(sign, a, a)
+		if !scalar {
+			xor(sign, b, b)
+		}
+	}
+	mn(b, a, m)  // m = MIN(a, b)
+	mn(a, m, m2) // m2 = MIN(m, a)
+	or(m, m2, m2)
+	if op == "max" {
+		xor(sign, m2, m2)
+	}
+	VMOVUPS(m2, Mem{Base: dst})
+	for _, r := range ptrs {
+		ADDQ(U32(32), r)
+	}
+	SUBQ(U32(lanes), n)
+	JMP(LabelRef(name + "_loop"))
+	Label(name + "_done")
+	VZEROUPPER()
+	RET()
+}
+
+// cmpVS emits func(dst *bool, x *T, s T, n int): dst[i] = x[i] cmp s with Go's comparison
+// rules (only != is true for a NaN) for i < n rounded down to whole vectors: the packed
+// compare's sign bits (VMOVMSK) spread to one byte each, 0 or 1, by PDEP (BMI2).
+func cmpVS(cmp string, f32 bool) {
+	typ, lanes, t := "float64", 4, "F64"
+	if f32 {
+		typ, lanes, t = "float32", 8, "F32"
+	}
+	name := "vecCmp" + strings.ToUpper(cmp[:1]) + cmp[1:] + "VS" + t
+	TEXT(name, NOSPLIT, fmt.Sprintf("func(dst *bool, x *%s, s %s, n int)", typ, typ))
+	Doc(fmt.Sprintf("%s sets dst[i] = x[i] %s s with AVX2 and BMI2 for i below n rounded down to a multiple of %d.", name, map[string]string{"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}[cmp], lanes))
+	dst := Load(Param("dst"), GP64())
+	x := Load(Param("x"), GP64())
+	sv := YMM()
+	if f32 {
+		VBROADCASTSS(Load(Param("s"), XMM()), sv)
+	} else {
+		VBROADCASTSD(Load(Param("s"), XMM()), sv)
+	}
+	n := Load(Param("n"), GP64())
+	// ordered, quiet predicates (false for a NaN) except != (unordered: true for a NaN)
+	pred := map[string]uint8{"lt": 0x11, "le": 0x12, "gt": 0x1e, "ge": 0x1d, "eq": 0x00, "ne": 0x04}[cmp]
+	spread := GP64()
+	MOVQ(U64(0x0101010101010101), spread)
+	Label(name + "_loop")
+	CMPQ(n, U32(lanes))
+	JL(LabelRef(name + "_done"))
+	m := YMM()
+	bits := GP64()
+	if f32 {
+		VMOVUPS(Mem{Base: x}, m)
+		VCMPPS(U8(pred), sv, m, m)
+		VMOVMSKPS(m, bits.As32())
+	} else {
+		VMOVUPD(Mem{Base: x}, m)
+		VCMPPD(U8(pred), sv, m, m)
+		VMOVMSKPD(m, bits.As32())
+	}
+	PDEPQ(spread, bits, bits)
+	if f32 {
+		MOVQ(bits, Mem{Base: dst})
+	} else {
+		MOVL(bits.As32(), Mem{Base: dst})
+	}
+	ADDQ(U32(lanes), dst)
+	ADDQ(U32(32), x)
 	SUBQ(U32(lanes), n)
 	JMP(LabelRef(name + "_loop"))
 	Label(name + "_done")
