@@ -72,6 +72,14 @@ func indexBenches() []indexBench {
 		{ixPattern{name: "windows_2x2_maps_512ch", dom: []int{512, 3, 3, 2, 2, 2}, outer: []int{2, 512, 2, 2},
 			c:  [][]int64{{0, 0, 0, 1, 0, 0}, {1, 0, 0, 0, 0, 0}, {0, 1, 0, 0, 1, 0}, {0, 0, 1, 0, 0, 1}},
 			c0: []int64{0, 0, -1, -1}}, true},
+		// the ONNX importer's im2col, [c, kh, kw, b, oh, ow] over [b, c, h, w] (densenet121's
+		// 3×3 convolutions at batch 2, 16×16 maps): rows of ow, clipped at the borders
+		{ixPattern{name: "im2col_onnx_3x3_pad1", dom: []int{128, 3, 3, 2, 16, 16}, outer: []int{2, 128, 16, 16},
+			c:  [][]int64{{0, 0, 0, 1, 0, 0}, {1, 0, 0, 0, 0, 0}, {0, 1, 0, 0, 1, 0}, {0, 0, 1, 0, 0, 1}},
+			c0: []int64{0, 0, -1, -1}}, false},
+		{ixPattern{name: "im2col_onnx_3x3_pad1", dom: []int{128, 3, 3, 2, 16, 16}, outer: []int{2, 128, 16, 16},
+			c:  [][]int64{{0, 0, 0, 1, 0, 0}, {1, 0, 0, 0, 0, 0}, {0, 1, 0, 0, 1, 0}, {0, 0, 1, 0, 0, 1}},
+			c0: []int64{0, 0, -1, -1}}, true},
 		// Gorgonia's im2col of a channels-last image (the zoo MobileNet's depthwise input)
 		{ixPattern{name: "im2col_nhwc_3x3_pad1", dom: []int{50, 14, 14, 32, 3, 3}, outer: []int{50, 14, 14, 32},
 			c:  [][]int64{{1, 0, 0, 0, 0, 0}, {0, 1, 0, 0, 1, 0}, {0, 0, 1, 0, 0, 1}, {0, 0, 0, 1, 0, 0}},
