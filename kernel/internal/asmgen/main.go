@@ -381,9 +381,10 @@ func elemVV(op string, f32 bool) {
 // elemVS emits func(dst, x *T, s T, n int): dst[i] = x[i] op s (rsub: s − x[i], rdiv:
 // s / x[i]) for i < n rounded down to whole vectors.
 func elemVS(op string, f32 bool) {
-	typ, lanes, load, store, bcast := "float64", 4, VMOVUPD, VMOVUPD, VBROADCASTSD
+	typ, lanes, _ := elemType(f32)
+	load, store := VMOVUPD, VMOVUPD
 	if f32 {
-		typ, lanes, load, store, bcast = "float32", 8, VMOVUPS, VMOVUPS, VBROADCASTSS
+		load, store = VMOVUPS, VMOVUPS
 	}
 	name := elemName(op, true, f32)
 	TEXT(name, NOSPLIT, fmt.Sprintf("func(dst, x *%s, s %s, n int)", typ, typ))
@@ -392,8 +393,7 @@ func elemVS(op string, f32 bool) {
 	dst := Load(Param("dst"), GP64())
 	x := Load(Param("x"), GP64())
 	n := Load(Param("n"), GP64())
-	sv := YMM()
-	bcast(Load(Param("s"), XMM()), sv)
+	sv := bcastParam("s", f32)
 	ins := elemInstr(op, f32)
 	swapped := op == "rsub" || op == "rdiv"
 	elemLoops(name, lanes, n, []reg.Register{dst, x}, func(off int, v reg.VecVirtual) {
@@ -440,10 +440,8 @@ func elemLoops(name string, lanes int, n reg.Register, ptrs []reg.Register, body
 // bytes 0 and 1: zero-extended to 32-bit integers and converted) for i < n rounded down to
 // whole vectors; the caller does the rest.
 func boolTo(f32 bool) {
-	typ, lanes, name := "float64", 4, "vecBoolF64"
-	if f32 {
-		typ, lanes, name = "float32", 8, "vecBoolF32"
-	}
+	typ, lanes, t := elemType(f32)
+	name := "vecBool" + t
 	TEXT(name, NOSPLIT, fmt.Sprintf("func(dst *%s, src *bool, n int)", typ))
 	Doc(fmt.Sprintf("%s sets dst[i] = 1 where src[i] and 0 elsewhere with AVX2 for i below n rounded down to a multiple of %d.", name, lanes))
 	dst := Load(Param("dst"), GP64())
@@ -463,13 +461,7 @@ func boolTo(f32 bool) {
 		VCVTDQ2PD(x, v)
 		VMOVUPD(v, Mem{Base: dst})
 	}
-	ADDQ(U32(lanes), src)
-	ADDQ(U32(32), dst)
-	SUBQ(U32(lanes), n)
-	JMP(LabelRef(name + "_loop"))
-	Label(name + "_done")
-	VZEROUPPER()
-	RET()
+	loopEnd(name, n, lanes, []reg.Register{src, dst}, []int{lanes, 32})
 }
 
 // maskVS emits func(dst, p, z *T, q T, n int): dst[i] = z[i] · (1 if p[i] cmp q else 0)
@@ -478,10 +470,7 @@ func boolTo(f32 bool) {
 // loop does (so a NaN or an infinite z times 0 is NaN), for i < n rounded down to whole
 // vectors.
 func maskVS(cmp string, f32 bool) {
-	typ, lanes, t := "float64", 4, "F64"
-	if f32 {
-		typ, lanes, t = "float32", 8, "F32"
-	}
+	typ, lanes, t := elemType(f32)
 	name := "vecMask" + strings.ToUpper(cmp[:1]) + cmp[1:] + t
 	TEXT(name, NOSPLIT, fmt.Sprintf("func(dst, p, z *%s, q %s, n int)", typ, typ))
 	Doc(fmt.Sprintf("%s sets dst[i] = z[i] * (1 if p[i] %s q else 0) with AVX2 for i below n rounded down to a multiple of %d.", name, map[string]string{"gt": ">", "ge": ">=", "lt": "<", "le": "<="}[cmp], lanes))
@@ -489,23 +478,9 @@ func maskVS(cmp string, f32 bool) {
 	p := Load(Param("p"), GP64())
 	z := Load(Param("z"), GP64())
 	n := Load(Param("n"), GP64())
-	qv, one := YMM(), YMM()
 	pred := map[string]uint8{"gt": 0x1e, "ge": 0x1d, "lt": 0x11, "le": 0x12}[cmp]
-	if f32 {
-		VBROADCASTSS(Load(Param("q"), XMM()), qv)
-		tmp := GP32()
-		MOVL(U32(0x3f800000), tmp)
-		x := XMM()
-		MOVD(tmp, x)
-		VBROADCASTSS(x, one)
-	} else {
-		VBROADCASTSD(Load(Param("q"), XMM()), qv)
-		tmp := GP64()
-		MOVQ(U64(0x3ff0000000000000), tmp)
-		x := XMM()
-		MOVQ(tmp, x)
-		VBROADCASTSD(x, one)
-	}
+	qv := bcastParam("q", f32)
+	one := bcastConst(map[bool]uint64{false: 0x3ff0000000000000, true: 0x3f800000}[f32], f32)
 	cmpI, and, mul, load, store := VCMPPD, VANDPD, VMULPD, VMOVUPD, VMOVUPD
 	if f32 {
 		cmpI, and, mul, load, store = VCMPPS, VANDPS, VMULPS, VMOVUPS, VMOVUPS
@@ -520,14 +495,7 @@ func maskVS(cmp string, f32 bool) {
 	load(Mem{Base: z}, zv)
 	mul(m, zv, zv)
 	store(zv, Mem{Base: dst})
-	for _, r := range []reg.Register{dst, p, z} {
-		ADDQ(U32(32), r)
-	}
-	SUBQ(U32(lanes), n)
-	JMP(LabelRef(name + "_loop"))
-	Label(name + "_done")
-	VZEROUPPER()
-	RET()
+	loopEnd(name, n, lanes, []reg.Register{dst, p, z}, []int{32, 32, 32})
 }
 
 // minMax emits the element-wise max or min of two slices (func(dst, x, y *T, n int)) or of a
@@ -537,10 +505,7 @@ func maskVS(cmp string, f32 bool) {
 // −min(−a, −b) with the negations as sign flips — packed, so that the results, NaN payloads
 // included, are those of the scalar loops.
 func minMax(op string, scalar, f32 bool) {
-	typ, lanes, t := "float64", 4, "F64"
-	if f32 {
-		typ, lanes, t = "float32", 8, "F32"
-	}
+	typ, lanes, t := elemType(f32)
 	form := "VV"
 	sig := fmt.Sprintf("func(dst, x, y *%s, n int)", typ)
 	if scalar {
@@ -559,12 +524,7 @@ func minMax(op string, scalar, f32 bool) {
 	var y reg.Register
 	var sv reg.VecVirtual
 	if scalar {
-		sv = YMM()
-		if f32 {
-			VBROADCASTSS(Load(Param("s"), XMM()), sv)
-		} else {
-			VBROADCASTSD(Load(Param("s"), XMM()), sv)
-		}
+		sv = bcastParam("s", f32)
 	} else {
 		y = Load(Param("y"), GP64())
 	}
@@ -575,18 +535,7 @@ func minMax(op string, scalar, f32 bool) {
 	}
 	var sign reg.VecVirtual
 	if op == "max" {
-		sign = YMM()
-		if f32 {
-			tmp, xs := GP32(), XMM()
-			MOVL(U32(0x80000000), tmp)
-			MOVD(tmp, xs)
-			VBROADCASTSS(xs, sign)
-		} else {
-			tmp, xs := GP64(), XMM()
-			MOVQ(U64(0x8000000000000000), tmp)
-			MOVQ(tmp, xs)
-			VBROADCASTSD(xs, sign)
-		}
+		sign = bcastConst(map[bool]uint64{false: 0x8000000000000000, true: 0x80000000}[f32], f32)
 		if scalar {
 			xor(sign, sv, sv) // −s, once
 		}
@@ -618,35 +567,20 @@ func minMax(op string, scalar, f32 bool) {
 		xor(sign, m2, m2)
 	}
 	VMOVUPS(m2, Mem{Base: dst})
-	for _, r := range ptrs {
-		ADDQ(U32(32), r)
-	}
-	SUBQ(U32(lanes), n)
-	JMP(LabelRef(name + "_loop"))
-	Label(name + "_done")
-	VZEROUPPER()
-	RET()
+	loopEnd(name, n, lanes, ptrs, []int{32, 32, 32}[:len(ptrs)])
 }
 
 // cmpVS emits func(dst *bool, x *T, s T, n int): dst[i] = x[i] cmp s with Go's comparison
 // rules (only != is true for a NaN) for i < n rounded down to whole vectors: the packed
 // compare's sign bits (VMOVMSK) spread to one byte each, 0 or 1, by PDEP (BMI2).
 func cmpVS(cmp string, f32 bool) {
-	typ, lanes, t := "float64", 4, "F64"
-	if f32 {
-		typ, lanes, t = "float32", 8, "F32"
-	}
+	typ, lanes, t := elemType(f32)
 	name := "vecCmp" + strings.ToUpper(cmp[:1]) + cmp[1:] + "VS" + t
 	TEXT(name, NOSPLIT, fmt.Sprintf("func(dst *bool, x *%s, s %s, n int)", typ, typ))
 	Doc(fmt.Sprintf("%s sets dst[i] = x[i] %s s with AVX2 and BMI2 for i below n rounded down to a multiple of %d.", name, map[string]string{"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}[cmp], lanes))
 	dst := Load(Param("dst"), GP64())
 	x := Load(Param("x"), GP64())
-	sv := YMM()
-	if f32 {
-		VBROADCASTSS(Load(Param("s"), XMM()), sv)
-	} else {
-		VBROADCASTSD(Load(Param("s"), XMM()), sv)
-	}
+	sv := bcastParam("s", f32)
 	n := Load(Param("n"), GP64())
 	// ordered, quiet predicates (false for a NaN) except != (unordered: true for a NaN)
 	pred := map[string]uint8{"lt": 0x11, "le": 0x12, "gt": 0x1e, "ge": 0x1d, "eq": 0x00, "ne": 0x04}[cmp]
@@ -672,8 +606,53 @@ func cmpVS(cmp string, f32 bool) {
 	} else {
 		MOVL(bits.As32(), Mem{Base: dst})
 	}
-	ADDQ(U32(lanes), dst)
-	ADDQ(U32(32), x)
+	loopEnd(name, n, lanes, []reg.Register{dst, x}, []int{lanes, 32})
+}
+
+// elemType is the Go type of a dtype's elements, the lanes of a YMM vector of them and the
+// suffix of the kernels' names.
+func elemType(f32 bool) (typ string, lanes int, suffix string) {
+	if f32 {
+		return "float32", 8, "F32"
+	}
+	return "float64", 4, "F64"
+}
+
+// bcastParam broadcasts the scalar parameter name into a new YMM register.
+func bcastParam(name string, f32 bool) reg.VecVirtual {
+	v := YMM()
+	if f32 {
+		VBROADCASTSS(Load(Param(name), XMM()), v)
+	} else {
+		VBROADCASTSD(Load(Param(name), XMM()), v)
+	}
+	return v
+}
+
+// bcastConst broadcasts the float32 or float64 with the bit pattern bits into a new YMM
+// register.
+func bcastConst(bits uint64, f32 bool) reg.VecVirtual {
+	v, x := YMM(), XMM()
+	if f32 {
+		tmp := GP32()
+		MOVL(U32(uint32(bits)), tmp)
+		MOVD(tmp, x)
+		VBROADCASTSS(x, v)
+	} else {
+		tmp := GP64()
+		MOVQ(U64(bits), tmp)
+		MOVQ(tmp, x)
+		VBROADCASTSD(x, v)
+	}
+	return v
+}
+
+// loopEnd closes the loop at name_loop: each pointer advances by its step in bytes, n by
+// lanes, and name_done returns.
+func loopEnd(name string, n reg.Register, lanes int, ptrs []reg.Register, steps []int) {
+	for i, r := range ptrs {
+		ADDQ(U32(steps[i]), r)
+	}
 	SUBQ(U32(lanes), n)
 	JMP(LabelRef(name + "_loop"))
 	Label(name + "_done")
