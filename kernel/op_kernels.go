@@ -84,6 +84,11 @@ type IndexPlan struct {
 	// Table is Clip's offset per point of a small domain with short rows (see clipTableFor),
 	// run instead of Clip's walk unless an across plan applies; nil otherwise.
 	Table []int32
+	// pad is Clip run on a zero-padded copy of the addressed array (3×3 windows, see
+	// ClipPlan.padded), taken before the other clipped paths for single float elements; padS
+	// keeps the padded array between runs.
+	pad  *padPlan
+	padS *Scratch
 }
 
 // SetFastPaths sets the CPU fast paths of p.Fn over the domain dom and the indexed outer dims
@@ -99,6 +104,11 @@ func (p *IndexPlan) SetFastPaths(dom, outer []int) {
 	p.Clip = p.Fn.ClipPlan(dom, outer)
 	if !p.Affine {
 		p.Table = clipTableFor(p.Clip)
+		if p.Clip != nil {
+			if p.pad = p.Clip.padded(1); p.pad != nil {
+				p.padS = &Scratch{}
+			}
+		}
 	}
 }
 
@@ -169,6 +179,7 @@ func gatherRun[T elem](k *Gather, o []T, ins []any) error {
 		gatherLookup(o, x, lk, k.Lookup.Table, k.Dom, k.Lookup.St, k.Lookup.Base, k.Rest)
 	case path == viaAffine:
 		gatherAffine(o, x, k.Dom, k.AffineStrides, k.AffineBase, k.Rest)
+	case path == viaClip && k.pad != nil && k.Rest == 1 && padRun(k.Clip, k.pad, k.padS, k.Dom, o, x, false):
 	case path == viaClip && k.Table != nil && (k.Rest != 1 || k.Clip.across == nil):
 		return gatherTable(k.Clip, k.Table, o, x, k.Rest)
 	case path == viaClip:
@@ -234,6 +245,7 @@ func scatterRun[T elem](k *Scatter, o []T, ins []any) error {
 		scatterLookup(o, x, lk, k.Lookup.Table, k.Dom, k.Lookup.St, k.Lookup.Base, k.Rest, add)
 	case path == viaAffine:
 		scatterAffine(o, x, k.Dom, k.AffineStrides, k.AffineBase, k.Rest, add)
+	case path == viaClip && k.pad != nil && k.Rest == 1 && padRun(k.Clip, k.pad, k.padS, k.Dom, o, x, true):
 	case path == viaClip && k.Table != nil && (k.Rest != 1 || k.Clip.acrossAdd == nil):
 		return scatterTable(k.Clip, k.Table, o, x, k.Rest)
 	case path == viaClip:

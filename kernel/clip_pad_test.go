@@ -1,0 +1,91 @@
+package kernel
+
+import (
+	"math/rand"
+	"testing"
+
+	"github.com/bulkad/bulkad/core"
+)
+
+// TestClipPadPath checks the padded path of clipped 3×3 windows (ClipPlan.padded) where it
+// applies, and that it does not apply elsewhere: Gorgonia's im2col layouts [b, oh, ow, c, kh,
+// kw] over [b, c, h, w] with padding 1 (stride 1 and 2), padding 2, and an asymmetric crop,
+// against core.Eval in every dtype (checkClip: gathers and scatters over dirty outputs; bool
+// and int64 take the clipped walk), scatters of operands of magnitudes 2^±30 (whose sums in
+// another order round differently), and split runs (GOMAXPROCS 2 and 3 against 1). Dilated
+// windows (rows of taps two apart), a 2×2 window and blocks of several elements have no
+// padded plan.
+func TestClipPadPath(t *testing.T) {
+	// im2col: dom [b, oh, ow, c, kh, kw], index [b, c, s·oh + d·kh − p, s·ow + d·kw − p]
+	im2col := func(name string, b, c, h, w, k, s, d, pad int) clipCase {
+		oh := (h+2*pad-d*(k-1)-1)/s + 1
+		ow := (w+2*pad-d*(k-1)-1)/s + 1
+		return clipCase{name: name, dom: []int{b, oh, ow, c, k, k}, outer: []int{b, c, h, w},
+			c: [][]int64{{1, 0, 0, 0, 0, 0}, {0, 0, 0, 1, 0, 0}, {0, int64(s), 0, 0, int64(d), 0},
+				{0, 0, int64(s), 0, 0, int64(d)}},
+			c0: []int64{0, 0, int64(-pad), int64(-pad)}}
+	}
+	crop := im2col("asymmetric: padding 1 before, 0 after", 2, 3, 9, 9, 3, 1, 1, 1)
+	crop.dom = []int{2, 8, 8, 3, 3, 3}
+	cases := []struct {
+		cc  clipCase
+		pad bool
+	}{
+		{im2col("3x3 pad 1 stride 1", 2, 3, 8, 8, 3, 1, 1, 1), true},
+		{im2col("3x3 pad 1 stride 2", 3, 2, 9, 7, 3, 2, 1, 1), true},
+		{im2col("3x3 pad 2 stride 1", 2, 2, 6, 6, 3, 1, 1, 2), true},
+		{crop, true},
+		{im2col("dilation 2", 2, 3, 8, 8, 3, 1, 2, 2), false},
+		{im2col("2x2 window", 2, 3, 8, 8, 2, 1, 1, 1), false},
+	}
+	rng := rand.New(rand.NewSource(31))
+	for _, c := range cases {
+		t.Run(c.cc.name, func(t *testing.T) {
+			k := scatterOf(t, c.cc)
+			if got := k.pad != nil; got != c.pad {
+				t.Fatalf("padded plan %v, want %v", got, c.pad)
+			}
+			checkClip(t, rng, c.cc, true)
+			if !c.pad {
+				return
+			}
+			checkScatterOrder(t, rng, c.cc, k)
+		})
+	}
+	t.Run("blocks of two elements", func(t *testing.T) {
+		cc := im2col("rest 2", 2, 3, 8, 8, 3, 1, 1, 1)
+		cc.rest = []int{2}
+		checkClip(t, rng, cc, true)
+	})
+	t.Run("split", func(t *testing.T) {
+		cc := im2col("large", 16, 16, 16, 16, 3, 1, 1, 1)
+		g := gatherOf(t, cc)
+		if g.pad == nil {
+			t.Fatal("no padded plan")
+		}
+		x := make([]float32, 16*16*16*16)
+		for i := range x {
+			x[i] = float32(rng.NormFloat64())
+		}
+		checkSplit(t, "padded gather", func() any {
+			out := make([]float32, 16*16*16*16*9)
+			if err := g.Run(out, []any{x}); err != nil {
+				t.Fatal(err)
+			}
+			return out
+		})
+	})
+}
+
+// gatherOf is the case's gather kernel of single elements with its fast paths.
+func gatherOf(t *testing.T, cc clipCase) *Gather {
+	t.Helper()
+	var b core.Builder
+	prog, err := CompileIndexFn(cc.fn(&b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := &Gather{Dom: cc.dom, Src: cc.outer, Rest: 1, IndexPlan: IndexPlan{Fn: prog}}
+	k.SetFastPaths(cc.dom, cc.outer)
+	return k
+}
