@@ -10,11 +10,11 @@ import (
 // TestClipPadPath checks the padded path of clipped 3×3 windows (ClipPlan.padded) where it
 // applies, and that it does not apply elsewhere: Gorgonia's im2col layouts [b, oh, ow, c, kh,
 // kw] over [b, c, h, w] with padding 1 (stride 1 and 2), padding 2, and an asymmetric crop,
+// and over a channels-last [b, h, w, c] (taps c apart),
 // against core.Eval in every dtype (checkClip: gathers and scatters over dirty outputs; bool
 // and int64 take the clipped walk), scatters of operands of magnitudes 2^±30 (whose sums in
-// another order round differently), and split runs (GOMAXPROCS 2 and 3 against 1). Dilated
-// windows (rows of taps two apart), a 2×2 window and blocks of several elements have no
-// padded plan.
+// another order round differently), and split runs (GOMAXPROCS 2 and 3 against 1). A 2×2
+// window has no padded plan, and blocks of several elements take the clipped walk.
 func TestClipPadPath(t *testing.T) {
 	// im2col: dom [b, oh, ow, c, kh, kw], index [b, c, s·oh + d·kh − p, s·ow + d·kw − p]
 	im2col := func(name string, b, c, h, w, k, s, d, pad int) clipCase {
@@ -27,15 +27,20 @@ func TestClipPadPath(t *testing.T) {
 	}
 	crop := im2col("asymmetric: padding 1 before, 0 after", 2, 3, 9, 9, 3, 1, 1, 1)
 	crop.dom = []int{2, 8, 8, 3, 3, 3}
+	// channels-last im2col: dom [b, oh, ow, c, kh, kw], index [b, oh + kh − 1, ow + kw − 1, c]
+	nhwc := clipCase{name: "channels-last 3x3 pad 1", dom: []int{2, 7, 7, 5, 3, 3}, outer: []int{2, 7, 7, 5},
+		c:  [][]int64{{1, 0, 0, 0, 0, 0}, {0, 1, 0, 0, 1, 0}, {0, 0, 1, 0, 0, 1}, {0, 0, 0, 1, 0, 0}},
+		c0: []int64{0, -1, -1, 0}}
 	cases := []struct {
 		cc  clipCase
 		pad bool
 	}{
+		{nhwc, true},
 		{im2col("3x3 pad 1 stride 1", 2, 3, 8, 8, 3, 1, 1, 1), true},
 		{im2col("3x3 pad 1 stride 2", 3, 2, 9, 7, 3, 2, 1, 1), true},
 		{im2col("3x3 pad 2 stride 1", 2, 2, 6, 6, 3, 1, 1, 2), true},
 		{crop, true},
-		{im2col("dilation 2", 2, 3, 8, 8, 3, 1, 2, 2), false},
+		{im2col("dilation 2 (taps two apart)", 2, 3, 8, 8, 3, 1, 2, 2), true},
 		{im2col("2x2 window", 2, 3, 8, 8, 2, 1, 1, 1), false},
 	}
 	rng := rand.New(rand.NewSource(31))
