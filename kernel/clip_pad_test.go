@@ -10,7 +10,8 @@ import (
 // TestClipPadPath checks the padded path of clipped 3×3 windows (ClipPlan.padded) where it
 // applies, and that it does not apply elsewhere: Gorgonia's im2col layouts [b, oh, ow, c, kh,
 // kw] over [b, c, h, w] with padding 1 (stride 1 and 2), padding 2, and an asymmetric crop,
-// and over a channels-last [b, h, w, c] (taps c apart),
+// and over a channels-last [b, h, w, c] (taps c apart), the ONNX importer's [c, kh, kw, b, oh,
+// ow] (rows of ow, at least padRowMin long, copied or added whole),
 // against core.Eval in every dtype (checkClip: gathers and scatters over dirty outputs; bool
 // and int64 take the clipped walk), scatters of operands of magnitudes 2^±30 (whose sums in
 // another order round differently), and split runs (GOMAXPROCS 2 and 3 against 1). A 2×2
@@ -31,11 +32,19 @@ func TestClipPadPath(t *testing.T) {
 	nhwc := clipCase{name: "channels-last 3x3 pad 1", dom: []int{2, 7, 7, 5, 3, 3}, outer: []int{2, 7, 7, 5},
 		c:  [][]int64{{1, 0, 0, 0, 0, 0}, {0, 1, 0, 0, 1, 0}, {0, 0, 1, 0, 0, 1}, {0, 0, 0, 1, 0, 0}},
 		c0: []int64{0, -1, -1, 0}}
+	// the ONNX importer's im2col: dom [c, kh, kw, b, oh, ow], index [b, c, oh + kh − 1, ow + kw − 1]
+	onnx := clipCase{name: "ONNX layout, rows of ow", dom: []int{3, 3, 3, 2, 9, 9}, outer: []int{2, 3, 9, 9},
+		c:  [][]int64{{0, 0, 0, 1, 0, 0}, {1, 0, 0, 0, 0, 0}, {0, 1, 0, 0, 1, 0}, {0, 0, 1, 0, 0, 1}},
+		c0: []int64{0, 0, -1, -1}}
+	short := onnx
+	short.name, short.dom, short.outer = "ONNX layout, rows of 5", []int{3, 3, 3, 2, 5, 5}, []int{2, 3, 5, 5}
 	cases := []struct {
 		cc  clipCase
 		pad bool
 	}{
 		{nhwc, true},
+		{onnx, true},
+		{short, false},
 		{im2col("3x3 pad 1 stride 1", 2, 3, 8, 8, 3, 1, 1, 1), true},
 		{im2col("3x3 pad 1 stride 2", 3, 2, 9, 7, 3, 2, 1, 1), true},
 		{im2col("3x3 pad 2 stride 1", 2, 2, 6, 6, 3, 1, 1, 2), true},
