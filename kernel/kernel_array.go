@@ -68,6 +68,10 @@ func sumOuterK[T numT](dst, x []T, pre, n, post int) {
 
 // sumOuterPart is sumOuterK for the outputs of q.
 func sumOuterPart[T numT](dst, x []T, n, post int, q axisPart) {
+	if post == 1 && n > 0 {
+		sumRows(dst[q.p0:q.p1], x[q.p0*n:q.p1*n], n)
+		return
+	}
 	if post < 8 {
 		// short rows (a sum over the last axis has post = 1): each output accumulates in a
 		// register, in the same order, instead of a call of addTo per element
@@ -89,6 +93,32 @@ func sumOuterPart[T numT](dst, x []T, n, post int, q axisPart) {
 			row := (p*n + i) * post
 			addTo(o, x[row+q.c0:row+q.c1])
 		}
+	}
+}
+
+// sumRows sets dst[p] to the sum of row p of x (rows of n > 0), each in order from zero:
+// four rows at a time, whose additions are independent chains (a single chain waits for
+// each addition's latency: 1 ns an element for a depthwise convolution's sums of 9).
+func sumRows[T numT](dst, x []T, n int) {
+	p := 0
+	for ; p+4 <= len(dst); p += 4 {
+		r0, r1, r2, r3 := x[p*n:p*n+n], x[(p+1)*n:(p+1)*n+n], x[(p+2)*n:(p+2)*n+n], x[(p+3)*n:(p+3)*n+n]
+		var a0, a1, a2, a3 T
+		for i, v := range r0 {
+			a0 += v
+			a1 += r1[i]
+			a2 += r2[i]
+			a3 += r3[i]
+		}
+		d := dst[p : p+4 : p+4]
+		d[0], d[1], d[2], d[3] = a0, a1, a2, a3
+	}
+	for ; p < len(dst); p++ {
+		var a T
+		for _, v := range x[p*n : p*n+n] {
+			a += v
+		}
+		dst[p] = a
 	}
 }
 

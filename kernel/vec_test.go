@@ -285,3 +285,41 @@ func testSIMDCompare[T floatT](t *testing.T) {
 		}
 	}
 }
+
+// TestSumRows checks the sums along the last axis (Axis with Post 1, four rows at a time)
+// against each row summed in order from zero, bit for bit, on operands of magnitudes 2^±60
+// with specials (a sum in another order rounds differently), float32, float64 and int64,
+// row lengths 1 to 20 and row counts that leave every remainder of four.
+func TestSumRows(t *testing.T) {
+	rng := rand.New(rand.NewSource(53))
+	for n := 1; n <= 20; n++ {
+		for rows := 0; rows <= 9; rows++ {
+			x64 := vecOperands[float64](rng, rows*n)
+			x32 := vecOperands[float32](rng, rows*n)
+			xi := make([]int64, rows*n)
+			for i := range xi {
+				xi[i] = rng.Int63n(1<<40) - 1<<39
+			}
+			o64, o32, oi := make([]float64, rows), make([]float32, rows), make([]int64, rows)
+			k := Axis{Pre: rows, N: n, Post: 1}
+			for _, c := range [][2]any{{o64, x64}, {o32, x32}, {oi, xi}} {
+				if err := k.Run(c[0], []any{c[1]}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for p := range rows {
+				var w64 float64
+				var w32 float32
+				var wi int64
+				for i := range n {
+					w64 += x64[p*n+i]
+					w32 += x32[p*n+i]
+					wi += xi[p*n+i]
+				}
+				if !sameBitsOrNaN(o64[p], w64, w64, w64) || !sameBitsOrNaN(o32[p], w32, w32, w32) || oi[p] != wi {
+					t.Fatalf("n=%d rows=%d: row %d sums to %v %v %v, want %v %v %v", n, rows, p, o64[p], o32[p], oi[p], w64, w32, wi)
+				}
+			}
+		}
+	}
+}
