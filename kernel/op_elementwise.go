@@ -394,96 +394,6 @@ func stridedRowsRun[T numT](k StridedBinary, out, x, y []T) {
 	}
 }
 
-// pairRowMax: rows shorter than this run two dimensions at a time (stridedPairsRun).
-const pairRowMax = 16
-
-// stridedPairsRun runs k two dimensions at a time when its rows are short (fewer than
-// pairRowMax elements: a depthwise filter's 9 taps times a broadcast activation, as a
-// Gorgonia-built depthwise convolution multiplies them) and its operation is + − ·, each
-// operand contiguous along the row or broadcast over it: the rows of one block of the
-// second-innermost dimension run in one loop with no call per row, the walk of the outer
-// dimensions once per block. It reports false (nothing done) otherwise.
-func stridedPairsRun[T numT](k StridedBinary, out, x, y []T) bool {
-	n := len(k.Shape)
-	if n < 2 {
-		return false
-	}
-	last, n2 := k.Shape[n-1], k.Shape[n-2]
-	sx, sy := k.XS[n-1], k.YS[n-1]
-	if last >= pairRowMax || n2 < 2 || sx > 1 || sy > 1 || sx < 0 || sy < 0 || sx == 0 && sy == 0 ||
-		k.Op != core.OpAdd && k.Op != core.OpSub && k.Op != core.OpMul {
-		return false
-	}
-	sx2, sy2 := k.XS[n-2], k.YS[n-2]
-	r := newRows(k.Shape[:n-1], [3][]int{k.XS[:n-1], k.YS[:n-1]}, [3]int{k.XO, k.YO})
-	block := n2 * last
-	for p := 0; r.ok; p += block {
-		pairRows(k.Op, out[p:p+block], x, y, r.off[0], r.off[1], sx, sy, sx2, sy2, last)
-		r.next()
-	}
-	return true
-}
-
-// pairRows is one block of stridedPairsRun: len(o)/last rows of last elements, row i of x
-// (y) from xo + i·sx2 (yo + i·sy2), stepping sx (sy) ∈ {0, 1} along the row.
-func pairRows[T numT](op core.BinOp, o, x, y []T, xo, yo, sx, sy, sx2, sy2, last int) {
-	for at := 0; at < len(o); at += last {
-		d := o[at : at+last]
-		switch {
-		case sx == 0:
-			a, ys := x[xo], y[yo:yo+last]
-			switch op {
-			case core.OpMul:
-				for j, b := range ys {
-					d[j] = a * b
-				}
-			case core.OpAdd:
-				for j, b := range ys {
-					d[j] = a + b
-				}
-			default:
-				for j, b := range ys {
-					d[j] = a - b
-				}
-			}
-		case sy == 0:
-			b, xs := y[yo], x[xo:xo+last]
-			switch op {
-			case core.OpMul:
-				for j, a := range xs {
-					d[j] = a * b
-				}
-			case core.OpAdd:
-				for j, a := range xs {
-					d[j] = a + b
-				}
-			default:
-				for j, a := range xs {
-					d[j] = a - b
-				}
-			}
-		default:
-			xs, ys := x[xo:xo+last], y[yo:yo+last]
-			switch op {
-			case core.OpMul:
-				for j, a := range xs {
-					d[j] = a * ys[j]
-				}
-			case core.OpAdd:
-				for j, a := range xs {
-					d[j] = a + ys[j]
-				}
-			default:
-				for j, a := range xs {
-					d[j] = a - ys[j]
-				}
-			}
-		}
-		xo += sx2
-		yo += sy2
-	}
-}
-
 // scalarArith is dst = v op b (or b op v when left) for + - * / max min, reporting false for
 // another operation (/ of integers is quot, with its own zero rule).
 func scalarArith[T numT](op core.BinOp, dst, v []T, b T, left bool) bool {
@@ -721,6 +631,9 @@ func (k MaskMul) part(d, lo, hi int) (kp MaskMul, p0, p1 int) {
 
 // maskRun is maskLoop on the calling goroutine.
 func maskRun[T num, F ~float64 | ~float32](k MaskMul, out []F, p, q []T, z []F, cmp func(a, b T) bool) {
+	if maskPairs(k, out, p, q, z) {
+		return
+	}
 	r := newRows(k.Shape, k.St, k.Off)
 	sp, sq, sz := r.stride(0), r.stride(1), r.stride(2)
 	contiguous := sp == 1 && sz == 1 && (sq == 0 || sq == 1)

@@ -222,8 +222,9 @@ func TestMaxMinSpecialValues(t *testing.T) {
 	}
 }
 
-// TestStridedPairs: short rows (fewer than pairRowMax elements) of + − · with each operand
-// contiguous along the row or broadcast over it run two dimensions at a time
+// TestStridedPairs: short rows (fewer than pairRowMax elements) of + − · max min (these two
+// over NaNs with payloads and signed zeros as well) with each operand contiguous along the
+// row or broadcast over it run two dimensions at a time
 // (stridedPairsRun) and give the definition's result bit for bit, for random shapes of rank
 // 2–4 whose outer dimensions are contiguous, broadcast or transposed; through Run as well.
 func TestStridedPairs(t *testing.T) {
@@ -232,7 +233,8 @@ func TestStridedPairs(t *testing.T) {
 		op core.BinOp
 		f  func(a, b float64) float64
 	}{{core.OpAdd, func(a, b float64) float64 { return a + b }}, {core.OpSub, func(a, b float64) float64 { return a - b }},
-		{core.OpMul, func(a, b float64) float64 { return a * b }}}
+		{core.OpMul, func(a, b float64) float64 { return a * b }}, {core.OpMax, func(a, b float64) float64 { return max(a, b) }},
+		{core.OpMin, func(a, b float64) float64 { return min(a, b) }}}
 	paired := 0
 	for trial := 0; trial < 300; trial++ {
 		rank := 2 + rng.Intn(3)
@@ -263,8 +265,17 @@ func TestStridedPairs(t *testing.T) {
 		c := ops[rng.Intn(len(ops))]
 		n := core.Shape(sh).Size()
 		x, y := make([]float64, 4*n+3), make([]float64, 4*n+3)
+		sp := specials[float64]()
 		for i := range x {
 			x[i], y[i] = math.Ldexp(rng.NormFloat64(), rng.Intn(41)-20), math.Ldexp(rng.NormFloat64(), rng.Intn(41)-20)
+			if c.op == core.OpMax || c.op == core.OpMin { // NaN payloads and signed zeros
+				if rng.Intn(4) == 0 {
+					x[i] = sp[rng.Intn(len(sp))]
+				}
+				if rng.Intn(4) == 0 {
+					y[i] = sp[rng.Intn(len(sp))]
+				}
+			}
 		}
 		k := StridedBinary{Op: c.op, Shape: sh, XS: xs, YS: ys, XO: xo, YO: yo}
 		want := make([]float64, 0, n)

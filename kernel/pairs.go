@@ -1,0 +1,179 @@
+package kernel
+
+import "github.com/bulkad/bulkad/core"
+
+// Short rows, two dimensions at a time: element-wise operations whose rows are shorter than
+// pairRowMax (a depthwise filter's 9 taps, the 4×4 maps of a network's last stages) pay a call
+// and a dispatch per row when run row by row; these loops run the rows of a whole block of
+// the second-innermost dimension with the operation chosen once.
+
+// pairRowMax: rows shorter than this run two dimensions at a time (stridedPairsRun).
+const pairRowMax = 16
+
+// stridedPairsRun runs k two dimensions at a time when its rows are short (fewer than
+// pairRowMax elements: a depthwise filter's 9 taps times a broadcast activation, as a
+// Gorgonia-built depthwise convolution multiplies them; a ReLU6's max over 4×4 maps) and its
+// operation is + − · max min, each operand contiguous along the row or broadcast over it: the
+// rows of one block of the
+// second-innermost dimension run in one loop with no call per row, the walk of the outer
+// dimensions once per block. It reports false (nothing done) otherwise.
+func stridedPairsRun[T numT](k StridedBinary, out, x, y []T) bool {
+	n := len(k.Shape)
+	if n < 2 {
+		return false
+	}
+	last, n2 := k.Shape[n-1], k.Shape[n-2]
+	sx, sy := k.XS[n-1], k.YS[n-1]
+	if last >= pairRowMax || n2 < 2 || sx > 1 || sy > 1 || sx < 0 || sy < 0 || sx == 0 && sy == 0 ||
+		k.Op != core.OpAdd && k.Op != core.OpSub && k.Op != core.OpMul && k.Op != core.OpMax && k.Op != core.OpMin {
+		return false
+	}
+	sx2, sy2 := k.XS[n-2], k.YS[n-2]
+	r := newRows(k.Shape[:n-1], [3][]int{k.XS[:n-1], k.YS[:n-1]}, [3]int{k.XO, k.YO})
+	block := n2 * last
+	for p := 0; r.ok; p += block {
+		pairRows(k.Op, out[p:p+block], x, y, r.off[0], r.off[1], sx, sy, sx2, sy2, last)
+		r.next()
+	}
+	return true
+}
+
+// pairRows is one block of stridedPairsRun: len(o)/last rows of last elements, row i of x
+// (y) from xo + i·sx2 (yo + i·sy2), stepping sx (sy) ∈ {0, 1} along the row.
+func pairRows[T numT](op core.BinOp, o, x, y []T, xo, yo, sx, sy, sx2, sy2, last int) {
+	if op == core.OpMax || op == core.OpMin {
+		pairMinMax(op == core.OpMax, o, x, y, xo, yo, sx, sy, sx2, sy2, last)
+		return
+	}
+	for at := 0; at < len(o); at += last {
+		d := o[at : at+last]
+		switch {
+		case sx == 0:
+			a, ys := x[xo], y[yo:yo+last]
+			switch op {
+			case core.OpMul:
+				for j, b := range ys {
+					d[j] = a * b
+				}
+			case core.OpAdd:
+				for j, b := range ys {
+					d[j] = a + b
+				}
+			default:
+				for j, b := range ys {
+					d[j] = a - b
+				}
+			}
+		case sy == 0:
+			b, xs := y[yo], x[xo:xo+last]
+			switch op {
+			case core.OpMul:
+				for j, a := range xs {
+					d[j] = a * b
+				}
+			case core.OpAdd:
+				for j, a := range xs {
+					d[j] = a + b
+				}
+			default:
+				for j, a := range xs {
+					d[j] = a - b
+				}
+			}
+		default:
+			xs, ys := x[xo:xo+last], y[yo:yo+last]
+			switch op {
+			case core.OpMul:
+				for j, a := range xs {
+					d[j] = a * ys[j]
+				}
+			case core.OpAdd:
+				for j, a := range xs {
+					d[j] = a + ys[j]
+				}
+			default:
+				for j, a := range xs {
+					d[j] = a - ys[j]
+				}
+			}
+		}
+		xo += sx2
+		yo += sy2
+	}
+}
+
+// pairMinMax is pairRows for Go's built-in max (or min): a NaN wins and +0 > −0, both
+// symmetric in their operands to the bit (the payload of two NaNs included), so the operand
+// order of the row loops (scalarArith's v op s) does not matter.
+func pairMinMax[T numT](isMax bool, o, x, y []T, xo, yo, sx, sy, sx2, sy2, last int) {
+	for at := 0; at < len(o); at += last {
+		d := o[at : at+last]
+		xi, yi := xo, yo
+		if isMax {
+			for j := range d {
+				d[j] = max(x[xi], y[yi])
+				xi += sx
+				yi += sy
+			}
+		} else {
+			for j := range d {
+				d[j] = min(x[xi], y[yi])
+				xi += sx
+				yi += sy
+			}
+		}
+		xo += sx2
+		yo += sy2
+	}
+}
+
+// maskPairs runs k two dimensions at a time when its rows are short (fewer than pairRowMax
+// elements: a ReLU6's masks over 4×4 maps, [4608, 4]), p and z contiguous along them and q
+// contiguous or broadcast, for > ≥ < ≤: the rows of a block of the second-innermost dimension
+// in one loop, the comparison chosen once (a call of maskRow per row of 4 cost 20 ns). It
+// reports false (nothing done) otherwise.
+func maskPairs[T num, F ~float64 | ~float32](k MaskMul, out []F, p, q []T, z []F) bool {
+	n := len(k.Shape)
+	if n < 2 {
+		return false
+	}
+	last, n2 := k.Shape[n-1], k.Shape[n-2]
+	sp, sq, sz := k.St[0][n-1], k.St[1][n-1], k.St[2][n-1]
+	if last >= pairRowMax || n2 < 2 || sp != 1 || sz != 1 || sq != 0 && sq != 1 ||
+		k.Cmp != core.OpGt && k.Cmp != core.OpGe && k.Cmp != core.OpLt && k.Cmp != core.OpLe {
+		return false
+	}
+	sp2, sq2, sz2 := k.St[0][n-2], k.St[1][n-2], k.St[2][n-2]
+	r := newRows(k.Shape[:n-1], [3][]int{k.St[0][:n-1], k.St[1][:n-1], k.St[2][:n-1]}, k.Off)
+	block := n2 * last
+	sel := [2]F{0, 1}
+	for at := 0; r.ok; at += block {
+		pi, qi, zi := r.off[0], r.off[1], r.off[2]
+		for row := at; row < at+block; row += last {
+			o := out[row : row+last]
+			ps, zs := p[pi:pi+last], z[zi:zi+last]
+			qs := q[qi : qi+1+(last-1)*sq]
+			switch k.Cmp {
+			case core.OpGt:
+				for j := range o {
+					o[j] = zs[j] * sel[b2i(ps[j] > qs[j*sq])]
+				}
+			case core.OpGe:
+				for j := range o {
+					o[j] = zs[j] * sel[b2i(ps[j] >= qs[j*sq])]
+				}
+			case core.OpLt:
+				for j := range o {
+					o[j] = zs[j] * sel[b2i(ps[j] < qs[j*sq])]
+				}
+			default:
+				for j := range o {
+					o[j] = zs[j] * sel[b2i(ps[j] <= qs[j*sq])]
+				}
+			}
+			pi, qi, zi = pi+sp2, qi+sq2, zi+sz2
+		}
+		r.next()
+	}
+	return true
+}
