@@ -14,9 +14,8 @@ const pairRowMax = 16
 // pairRowMax elements: a depthwise filter's 9 taps times a broadcast activation, as a
 // Gorgonia-built depthwise convolution multiplies them; a ReLU6's max over 4×4 maps) and its
 // operation is + − · max min, each operand contiguous along the row or broadcast over it: the
-// rows of one block of the
-// second-innermost dimension run in one loop with no call per row, the walk of the outer
-// dimensions once per block. It reports false (nothing done) otherwise.
+// rows of one block of the second-innermost dimension run in one loop with no call per row,
+// the walk of the outer dimensions once per block. It reports false (nothing done) otherwise.
 func stridedPairsRun[T numT](k StridedBinary, out, x, y []T) bool {
 	n := len(k.Shape)
 	if n < 2 {
