@@ -4692,6 +4692,32 @@ vecCmpNeVSF64_done:
 	VZEROUPPER
 	RET
 
+// func vecAxpyF64(dst *float64, x *float64, s float64, n int)
+// Requires: AVX, AVX2, SSE2
+TEXT ·vecAxpyF64(SB), NOSPLIT, $0-32
+	MOVQ         dst+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVSD        s+16(FP), X0
+	VBROADCASTSD X0, Y0
+	MOVQ         n+24(FP), DX
+
+vecAxpyF64_loop:
+	CMPQ    DX, $0x00000004
+	JL      vecAxpyF64_done
+	VMOVUPD (CX), Y1
+	VMULPD  Y0, Y1, Y1
+	VMOVUPD (AX), Y2
+	VADDPD  Y1, Y2, Y2
+	VMOVUPS Y2, (AX)
+	ADDQ    $0x00000020, AX
+	ADDQ    $0x00000020, CX
+	SUBQ    $0x00000004, DX
+	JMP     vecAxpyF64_loop
+
+vecAxpyF64_done:
+	VZEROUPPER
+	RET
+
 // func vecAddVVF32(dst *float32, x *float32, y *float32, n int)
 // Requires: AVX
 TEXT ·vecAddVVF32(SB), NOSPLIT, $0-32
@@ -5553,5 +5579,31 @@ vecCmpNeVSF32_loop:
 	JMP       vecCmpNeVSF32_loop
 
 vecCmpNeVSF32_done:
+	VZEROUPPER
+	RET
+
+// func vecAxpyF32(dst *float32, x *float32, s float32, n int)
+// Requires: AVX, AVX2, SSE
+TEXT ·vecAxpyF32(SB), NOSPLIT, $0-32
+	MOVQ         dst+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVSS        s+16(FP), X0
+	VBROADCASTSS X0, Y0
+	MOVQ         n+24(FP), DX
+
+vecAxpyF32_loop:
+	CMPQ    DX, $0x00000008
+	JL      vecAxpyF32_done
+	VMOVUPS (CX), Y1
+	VMULPS  Y0, Y1, Y1
+	VMOVUPS (AX), Y2
+	VADDPS  Y1, Y2, Y2
+	VMOVUPS Y2, (AX)
+	ADDQ    $0x00000020, AX
+	ADDQ    $0x00000020, CX
+	SUBQ    $0x00000008, DX
+	JMP     vecAxpyF32_loop
+
+vecAxpyF32_done:
 	VZEROUPPER
 	RET

@@ -163,6 +163,9 @@ func vecCmpEqVSF64(dst *bool, x *float64, s float64, n int)
 // vecCmpNeVSF64 sets dst[i] = x[i] != s with AVX2 and BMI2 for i below n rounded down to a multiple of 4.
 func vecCmpNeVSF64(dst *bool, x *float64, s float64, n int)
 
+// vecAxpyF64 sets dst[i] = dst[i] + x[i]*s (the product rounded first) with AVX2 for i below n rounded down to a multiple of 4.
+func vecAxpyF64(dst *float64, x *float64, s float64, n int)
+
 // vecAddVVF32 sets dst[i] = x[i] + y[i] with AVX2 for i below n rounded down to a multiple of 8.
 func vecAddVVF32(dst *float32, x *float32, y *float32, n int)
 
@@ -237,3 +240,6 @@ func vecCmpEqVSF32(dst *bool, x *float32, s float32, n int)
 
 // vecCmpNeVSF32 sets dst[i] = x[i] != s with AVX2 and BMI2 for i below n rounded down to a multiple of 8.
 func vecCmpNeVSF32(dst *bool, x *float32, s float32, n int)
+
+// vecAxpyF32 sets dst[i] = dst[i] + x[i]*s (the product rounded first) with AVX2 for i below n rounded down to a multiple of 8.
+func vecAxpyF32(dst *float32, x *float32, s float32, n int)

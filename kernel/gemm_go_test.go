@@ -45,7 +45,10 @@ func TestGemmGo(t *testing.T) {
 		// without a tail past the vector length
 		{9, 13, 77}, {6, 31, 64}, {130, 3, 100}, {5, 1, 1000}, {11, 9, 200}, {2000, 10, 600},
 		// few rows (b transposed: computed as cᵀ by the dot tiles), a batch-2 classifier included
-		{2, 1000, 1280}, {1, 129, 200}, {4, 70, 301}, {7, 64, 64}, {31, 40, 128}, {32, 100, 64}, {48, 70, 300}, {64, 40, 33}}
+		{2, 1000, 1280}, {1, 129, 200}, {4, 70, 301}, {7, 64, 64}, {31, 40, 128}, {32, 100, 64}, {48, 70, 300}, {64, 40, 33},
+		// k ≤ smallK with rows of at least smallKRow (b untransposed: scaled rows, gemmSmallK),
+		// a batch-2 classifier's weight gradient included
+		{300, 200, 2}, {17, 64, 1}, {33, 130, 3}, {40, 100, 4}, {1000, 1280, 2}}
 	for _, s := range shapes {
 		for _, tr := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
 			for _, pad := range []int{0, 3} {

@@ -267,3 +267,30 @@ func mapCmp6[F any](op core.BinOp, lt, le, gt, ge, eq, ne F) F {
 	var none F
 	return none
 }
+
+// simdAxpy sets dst[i] += x[i]·s (the product rounded before the sum, as Go's scalar d += x*s)
+// for the leading elements that fill whole vectors, and returns how many it did (0 when it does
+// not apply). x holds at least len(dst) elements and must not overlap dst.
+func simdAxpy[T floatT](dst, x []T, s T) int {
+	n := len(dst)
+	if !hasVec || n < vecMin {
+		return 0
+	}
+	switch d := any(dst).(type) {
+	case []float32:
+		xs := any(x).([]float32)[:n]
+		if overlapsPartly(d, xs) || &d[0] == &xs[0] {
+			return 0
+		}
+		vecAxpyF32(&d[0], &xs[0], any(s).(float32), n)
+		return n &^ 7
+	case []float64:
+		xs := any(x).([]float64)[:n]
+		if overlapsPartly(d, xs) || &d[0] == &xs[0] {
+			return 0
+		}
+		vecAxpyF64(&d[0], &xs[0], any(s).(float64), n)
+		return n &^ 3
+	}
+	return 0
+}

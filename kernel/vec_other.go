@@ -21,3 +21,6 @@ func simdMask[T num, F ~float64 | ~float32](cmp core.BinOp, o []F, p []T, q T, z
 
 // simdCmp: no vector loops on this platform.
 func simdCmp[T numT](op core.BinOp, o []bool, x []T, s T) int { return 0 }
+
+// simdAxpy: no vector loops on this platform.
+func simdAxpy[T floatT](dst, x []T, s T) int { return 0 }

@@ -323,3 +323,36 @@ func TestSumRows(t *testing.T) {
 		}
 	}
 }
+
+// TestSIMDAxpy checks axpyUnit (d[t] += s[t]·v, the vector loop for the whole vectors, the
+// product rounded before the sum) against Go's d += s*v element by element, bit for bit
+// (NaNs of two operands excepted as in sameBitsOrNaN), float32 and float64, lengths 0 to 70
+// and 1000, specials in d, s and v.
+func TestSIMDAxpy(t *testing.T) {
+	testSIMDAxpy[float32](t)
+	testSIMDAxpy[float64](t)
+}
+
+func testSIMDAxpy[T floatT](t *testing.T) {
+	rng := rand.New(rand.NewSource(59))
+	lens := []int{1000}
+	for n := 0; n <= 70; n++ {
+		lens = append(lens, n)
+	}
+	for _, n := range lens {
+		for _, v := range append(specials[T](), vecOperands[T](rng, 3)...) {
+			d, s := vecOperands[T](rng, n), vecOperands[T](rng, n)
+			want := append([]T(nil), d...)
+			for i := range want {
+				want[i] += s[i] * v
+			}
+			d0 := append([]T(nil), d...)
+			axpyUnit(d, s, v)
+			for i := range d {
+				if !sameBitsOrNaN(d[i], want[i], d0[i], s[i]*v) {
+					t.Fatalf("%T n=%d v=%v: element %d: %v + %v·%v = %v, want %v", d, n, v, i, d0[i], s[i], v, d[i], want[i])
+				}
+			}
+		}
+	}
+}

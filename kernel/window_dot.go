@@ -674,7 +674,7 @@ func (w *winWalk[T]) row(o, x, y, n, so, sx, sy int) {
 // axpyUnit adds s[t]·v to d[t] for t < len(d) (s at least as long), four at a time.
 func axpyUnit[T floatT](d, s []T, v T) {
 	s = s[:len(d)]
-	t := 0
+	t := simdAxpy(d, s, v)
 	for ; t+4 <= len(d); t += 4 {
 		d4, s4 := d[t:t+4:t+4], s[t:t+4:t+4]
 		d4[0] += T(s4[0] * v)

@@ -61,6 +61,7 @@ func main() {
 		for _, cmp := range []string{"lt", "le", "gt", "ge", "eq", "ne"} {
 			cmpVS(cmp, f32)
 		}
+		axpy(f32)
 	}
 	Generate()
 }
@@ -658,4 +659,32 @@ func loopEnd(name string, n reg.Register, lanes int, ptrs []reg.Register, steps 
 	Label(name + "_done")
 	VZEROUPPER()
 	RET()
+}
+
+// axpy emits func(dst, x *T, s T, n int): dst[i] = dst[i] + x[i]·s, the product rounded
+// before the sum (no fused multiply-add: Go's scalar d += x*s on amd64), for i < n rounded
+// down to whole vectors.
+func axpy(f32 bool) {
+	typ, lanes, t := elemType(f32)
+	name := "vecAxpy" + t
+	TEXT(name, NOSPLIT, fmt.Sprintf("func(dst, x *%s, s %s, n int)", typ, typ))
+	Doc(fmt.Sprintf("%s sets dst[i] = dst[i] + x[i]*s (the product rounded first) with AVX2 for i below n rounded down to a multiple of %d.", name, lanes))
+	dst := Load(Param("dst"), GP64())
+	x := Load(Param("x"), GP64())
+	sv := bcastParam("s", f32)
+	n := Load(Param("n"), GP64())
+	load, mul, add := VMOVUPD, VMULPD, VADDPD
+	if f32 {
+		load, mul, add = VMOVUPS, VMULPS, VADDPS
+	}
+	Label(name + "_loop")
+	CMPQ(n, U32(lanes))
+	JL(LabelRef(name + "_done"))
+	p, d := YMM(), YMM()
+	load(Mem{Base: x}, p)
+	mul(sv, p, p) // x·s
+	load(Mem{Base: dst}, d)
+	add(p, d, d) // dst + x·s
+	VMOVUPS(d, Mem{Base: dst})
+	loopEnd(name, n, lanes, []reg.Register{dst, x}, []int{32, 32})
 }
