@@ -6,54 +6,26 @@ import "github.com/bulkad/bulkad/core"
 // norm of a Gorgonia-built convnet squares tr [0,2,1] of a [b, c, h·w] activation into
 // [b, h·w, c], so along the output's rows (c) both operands are read h·w elements apart, and
 // stridedLoop called a function per element across rows (3.4 ns an element). Such an
-// operation runs in square tiles instead: tileSide indices along a dimension a that reads
-// every operand contiguously (or broadcast) times tileSide along the last dimension, each
-// tile walked with a innermost (the operands read in order, the output written tileSide
-// lines apart, all of them in the L1), the operation chosen once per tile.
+// operation runs in the square tiles of a tileGrid instead, along a dimension a that reads
+// every operand contiguously (or broadcast), each tile walked with a innermost (the operands
+// read in order, the output written tileSide lines apart, all of them in the L1), the
+// operation chosen once per tile.
 
-// tileSide is the side of a tile of stridedTiles.
-const tileSide = 16
-
-// stridedTilesGeom is the tiled walk of a StridedBinary: a, the dimension read in order;
-// others, the dimensions other than a and the last (outermost first); the number of tiles
-// along a (blocks) and of units of work (blocks times the others' extents).
-type stridedTilesGeom struct {
-	a      int
-	others []int
-	ost    []int // output strides
-	blocks int
-	units  int
-}
-
-// stridedTilesFor is the tiled walk of k, or false when it does not apply: fewer than two
+// stridedTilesFor is the tile grid of k, or false when it does not apply: fewer than two
 // dimensions, every operand read in order (or broadcast) along the last dimension, or no
 // other dimension of at least half a tile that reads both in order or broadcast (and not
 // both broadcast).
-func stridedTilesFor(k StridedBinary) (stridedTilesGeom, bool) {
+func stridedTilesFor(k StridedBinary) (tileGrid, bool) {
 	n := len(k.Shape)
 	if n < 2 || rowsContiguous(k.XS[n-1], k.YS[n-1]) || k.Shape[n-1] < tileSide/2 {
-		return stridedTilesGeom{}, false
+		return tileGrid{}, false
 	}
-	a := -1
 	for d := n - 2; d >= 0; d-- {
 		if k.Shape[d] >= tileSide/2 && rowsContiguous(k.XS[d], k.YS[d]) && (k.XS[d] == 1 || k.YS[d] == 1) {
-			a = d
-			break
+			return newTileGrid(k.Shape, d), true
 		}
 	}
-	if a < 0 {
-		return stridedTilesGeom{}, false
-	}
-	g := stridedTilesGeom{a: a, ost: core.Shape(k.Shape).Strides()}
-	g.blocks = (k.Shape[a] + tileSide - 1) / tileSide
-	g.units = g.blocks
-	for d := 0; d < n-1; d++ {
-		if d != a {
-			g.others = append(g.others, d)
-			g.units *= k.Shape[d]
-		}
-	}
-	return g, true
+	return tileGrid{}, false
 }
 
 // stridedTiles runs k in tiles when stridedTilesFor applies (split across goroutines when
@@ -73,28 +45,15 @@ func stridedTiles[T numT](k StridedBinary, out, x, y []T, f func(a, b T) T) bool
 }
 
 // stridedTilesRun computes the tiles of units [lo, hi).
-func stridedTilesRun[T numT](k StridedBinary, g stridedTilesGeom, out, x, y []T, f func(a, b T) T, lo, hi int) {
-	n := len(k.Shape)
-	a := g.a
+func stridedTilesRun[T numT](k StridedBinary, g tileGrid, out, x, y []T, f func(a, b T) T, lo, hi int) {
+	n, a := len(k.Shape), g.a
 	na, nl := k.Shape[a], k.Shape[n-1]
 	oa, xa, ya := g.ost[a], k.XS[a], k.YS[a]
 	xl, yl := k.XS[n-1], k.YS[n-1]
 	for u := lo; u < hi; u++ {
-		blk, rest := u%g.blocks, u/g.blocks
-		xo, yo, oo := k.XO, k.YO, 0
-		for i := len(g.others) - 1; i >= 0; i-- {
-			d := g.others[i]
-			c := rest % k.Shape[d]
-			rest /= k.Shape[d]
-			xo += c * k.XS[d]
-			yo += c * k.YS[d]
-			oo += c * g.ost[d]
-		}
-		i0 := blk * tileSide
+		i0, off := g.unit(u, [3][]int{k.XS, k.YS, g.ost}, [3]int{k.XO, k.YO, 0})
 		ni := min(tileSide, na-i0)
-		xo += i0 * xa
-		yo += i0 * ya
-		oo += i0 * oa
+		xo, yo, oo := off[0]+i0*xa, off[1]+i0*ya, off[2]+i0*oa
 		for j0 := 0; j0 < nl; j0 += tileSide {
 			nj := min(tileSide, nl-j0)
 			tileArith(k.Op, f, out, oo+j0, oa, x, xo+j0*xl, xa, xl, y, yo+j0*yl, ya, yl, ni, nj)
