@@ -672,6 +672,9 @@ func litName(l *core.Lit) string {
 }
 
 func (pl *plan) binary(t *core.Binary) (ref, error) {
+	if r, ok, err := pl.concatSum(t); ok {
+		return r, err
+	}
 	if r, ok, err := pl.maskedScatter(t); ok {
 		return r, err
 	}
