@@ -66,6 +66,8 @@ func TestScatterReductions(t *testing.T) {
 		{"[8,16,6,6]", `fn (x : [8,16,6,6] f32) => scatter [6,6] x (\[b, c, h, w] -> [h, w])`},
 		{"[64,512,1,4]", `fn (x : [64,512,1,4] f32) => scatter [512,1,1] x (\[b, c, h, w] -> [c, 0, 0])`},
 		{"[3,5]", `fn (x : [3,5] f32) => scatter [1] x (\[i, j] -> [0])`},
+		{"[5,7,6,6]", `fn (x : [5,7,6,6] f32) => scatter [7,1,1] x (\[b, c, h, w] -> [c, 0, 0])`},
+		{"[2,13,1,3]", `fn (x : [2,13,1,3] f32) => scatter [13,1] x (\[b, c, h, w] -> [12 + (-1) * c, 0])`},
 	}
 	for _, c := range cases {
 		t.Run(c.prog, func(t *testing.T) {
