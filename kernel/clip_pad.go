@@ -1,6 +1,10 @@
 package kernel
 
-import "github.com/bulkad/bulkad/core"
+import (
+	"unsafe"
+
+	"github.com/bulkad/bulkad/core"
+)
 
 // Padded 3×3 windows. Gorgonia's im2col reads an image [b, c, h, w] into [b, oh, ow, c, kh,
 // kw]: a clipped gather whose rows are the 3 taps of a window row (kw), the ones that fall in
@@ -85,27 +89,44 @@ func (p *ClipPlan) padded(r int) *padPlan {
 // padRowMin is the shortest row of the padded path's rows mode.
 const padRowMin = 8
 
-// copyIn copies x (the addressed array) into the interior of the padded array buf (out false),
-// or the interior of buf into x (out true), row by row of the last dim.
+// copyPadded copies x (the addressed array) into the interior of the padded array buf (out
+// false), or the interior of buf into x (out true), a plane of the last two dims at a time.
 func copyPadded[T elem](pp *padPlan, buf, x []T, out bool) {
 	m := len(pp.lim)
-	last := pp.lim[m-1]
-	if last == 0 || core.Shape(pp.lim).Size() == 0 {
+	if core.Shape(pp.lim).Size() == 0 {
 		return
 	}
+	h, w, s := 1, pp.lim[m-1], 0 // rows of a plane, their length, the padded row stride
 	pst := core.Shape(pp.plim).Strides()
-	idx := make([]int64, m-1)
-	for src := 0; src < len(x); src += last {
+	outer := pp.lim[:m-1]
+	if m >= 2 {
+		h, s, outer = pp.lim[m-2], pst[m-2], pp.lim[:m-2]
+	}
+	idx := make([]int64, len(outer))
+	for src := 0; src < len(x); src += h * w {
 		off := pp.lo[m-1]
+		if m >= 2 {
+			off += pp.lo[m-2] * s
+		}
 		for k, i := range idx {
 			off += (int(i) + pp.lo[k]) * pst[k]
 		}
 		if out {
-			copy(x[src:src+last], buf[off:off+last])
+			copyRows(x[src:src+h*w], buf, off, h, s, w)
 		} else {
-			copy(buf[off:off+last], x[src:src+last])
+			spreadRows(buf, off, s, x[src:src+h*w], h, w)
 		}
-		odometer(idx, pp.lim[:m-1])
+		odometer(idx, outer)
+	}
+}
+
+// spreadRows copies h rows of w elements of src (one after another) into dst, s apart from
+// offset o: copyRows's inverse.
+func spreadRows[T elem](dst []T, o, s int, src []T, h, w int) {
+	if !moveRowsFixed(dst, o, s, src, 0, w, h, w) {
+		for i := range h {
+			copy(dst[o+i*s:o+i*s+w], src[i*w:(i+1)*w])
+		}
 	}
 }
 
@@ -120,19 +141,108 @@ func gatherPadded[T floatT](pp *padPlan, dom []int, out, x []T, s *Scratch) {
 	copyPadded(pp, buf, x, false)
 	n := len(dom)
 	work := costOf(len(out), wCheap)
-	if pp.rows {
-		gatherAffine(out, buf, dom, pp.st, pp.base, 1) // rows copied whole
-		return
-	}
 	outer, ost := dom[:n-2], pp.st[:n-2]
+	block := 9 // a 3×3 window, or h rows of w
+	h, w := dom[n-2], dom[n-1]
+	if pp.rows {
+		block = h * w
+	}
+	run := func(out []T, part []int, base int) {
+		if pp.rows {
+			gatherRowBlocks(out, buf, part, ost[len(ost)-len(part):], base, h, pp.st[n-2], w)
+			return
+		}
+		windowRows(out, buf, part, ost[len(ost)-len(part):], base, pp.st[n-2], pp.st[n-1])
+	}
 	if d, ok := splitDim(outer, work); ok {
 		inParallel(outer[d], work, func(lo, hi int) {
 			part, p0, p1 := subDom(outer, d, lo, hi)
-			windowRows(out[p0*9:p1*9], buf, part, ost[d:], pp.base+lo*ost[d], pp.st[n-2], pp.st[n-1])
+			run(out[p0*block:p1*block], part, pp.base+lo*ost[d])
 		})
 		return
 	}
-	windowRows(out, buf, outer, ost, pp.base, pp.st[n-2], pp.st[n-1])
+	run(out, outer, pp.base)
+}
+
+// gatherRowBlocks copies, for each point of outer (offsets st from base in xp), h rows of w
+// contiguous elements s apart, one block after another into out: a loop per block instead
+// of the affine walk's call per row (the ONNX importer's im2col has rows of 16 or 32).
+func gatherRowBlocks[T floatT](out, xp []T, outer, st []int, base, h, s, w int) {
+	r := newRows(outer, [3][]int{st}, [3]int{base})
+	last, so := r.last, r.stride(0)
+	p := 0
+	for ; r.ok; r.next() {
+		o := r.off[0]
+		for range last {
+			copyRows(out[p:p+h*w], xp, o, h, s, w)
+			p += h * w
+			o += so
+		}
+	}
+}
+
+// copyRows copies h rows of w elements, s apart from offset o of xp, into dst.
+func copyRows[T elem](dst, xp []T, o, h, s, w int) {
+	if !moveRowsFixed(dst, 0, w, xp, o, s, h, w) {
+		for i := range h {
+			copy(dst[i*w:(i+1)*w], xp[o+i*s:o+i*s+w])
+		}
+	}
+}
+
+// moveRowsFixed copies h rows of w elements from src (offset so, rows ss apart) to dst
+// (offset do, rows ds apart) in 16-byte pieces held in registers when w is 8, 16 or 32
+// float32s or 4, 8 or 16 float64s (a copy call, or the memmove Go emits for a larger array
+// assignment, costs more than a 64-byte row), and reports whether it did.
+func moveRowsFixed[T elem](dst []T, do, ds int, src []T, so, ss, h, w int) bool {
+	var dp, sp unsafe.Pointer
+	var bytes int
+	switch d := any(dst).(type) {
+	case []float32:
+		x := any(src).([]float32)
+		if w != 8 && w != 16 && w != 32 || h == 0 {
+			return false
+		}
+		_, _ = d[do+(h-1)*ds+w-1], x[so+(h-1)*ss+w-1] // the last row in bounds
+		dp, sp, bytes = unsafe.Pointer(&d[do]), unsafe.Pointer(&x[so]), 4
+	case []float64:
+		x := any(src).([]float64)
+		if w != 4 && w != 8 && w != 16 || h == 0 {
+			return false
+		}
+		_, _ = d[do+(h-1)*ds+w-1], x[so+(h-1)*ss+w-1]
+		dp, sp, bytes = unsafe.Pointer(&d[do]), unsafe.Pointer(&x[so]), 8
+	default:
+		return false
+	}
+	if do < 0 || so < 0 || ds < 0 || ss < 0 {
+		return false
+	}
+	n := w * bytes / 16 // 16-byte pieces a row
+	for i := range h {
+		dr, sr := unsafe.Add(dp, i*ds*bytes), unsafe.Add(sp, i*ss*bytes)
+		for j := 0; j < n; j += 2 { // n is even
+			a := *(*[2]uint64)(unsafe.Add(sr, j*16))
+			b := *(*[2]uint64)(unsafe.Add(sr, j*16+16))
+			*(*[2]uint64)(unsafe.Add(dr, j*16)) = a
+			*(*[2]uint64)(unsafe.Add(dr, j*16+16)) = b
+		}
+	}
+	return true
+}
+
+// addRows adds h rows of w elements of src into xp, s apart from offset o, each element in
+// order (xp is the padded scratch, src the kernel's input: they do not overlap).
+func addRows[T floatT](xp, src []T, o, h, s, w int) {
+	if addRowsVec(xp, src, o, h, s, w) {
+		return
+	}
+	for i := range h {
+		d := xp[o+i*s : o+i*s+w]
+		for j, v := range src[i*w : (i+1)*w] {
+			d[j] += v
+		}
+	}
 }
 
 // windowRows writes, for each point of outer (block offsets st from base), the 3×3 window
@@ -178,17 +288,16 @@ func scatterPadded[T floatT](pp *padPlan, dom []int, out, x []T, s *Scratch) {
 	}
 	n := len(dom)
 	if pp.rows {
-		r := newRows(dom[:n-1], [3][]int{pp.st[:n-1]}, [3]int{pp.base})
-		last, so, w := r.last, r.stride(0), dom[n-1]
+		r := newRows(dom[:n-2], [3][]int{pp.st[:n-2]}, [3]int{pp.base})
+		last, so, h, s, w := r.last, r.stride(0), dom[n-2], pp.st[n-2], dom[n-1]
 		p := 0
-		for r.ok {
+		for ; r.ok; r.next() {
 			o := r.off[0]
 			for range last {
-				addTo(buf[o:o+w], x[p:p+w])
-				p += w
+				addRows(buf, x[p:p+h*w], o, h, s, w)
+				p += h * w
 				o += so
 			}
-			r.next()
 		}
 		copyPadded(pp, buf, out, true)
 		return

@@ -38,13 +38,21 @@ func TestClipPadPath(t *testing.T) {
 		c0: []int64{0, 0, -1, -1}}
 	short := onnx
 	short.name, short.dom, short.outer = "ONNX layout, rows of 5", []int{3, 3, 3, 2, 5, 5}, []int{2, 3, 5, 5}
+	rows16, rows8, rows32 := onnx, onnx, onnx // the fixed-width row moves
+	rows16.name, rows16.dom, rows16.outer = "ONNX layout, rows of 16", []int{2, 3, 3, 2, 16, 16}, []int{2, 2, 16, 16}
+	rows8.name, rows8.dom, rows8.outer = "ONNX layout, rows of 8", []int{3, 3, 3, 2, 8, 8}, []int{2, 3, 8, 8}
+	rows32.name, rows32.dom, rows32.outer = "ONNX layout, rows of 32", []int{1, 3, 3, 1, 32, 32}, []int{1, 1, 32, 32}
 	cases := []struct {
 		cc  clipCase
 		pad bool
 	}{
 		{nhwc, true},
 		{onnx, true},
+		{rows16, true},
+		{rows8, true},
+		{rows32, true},
 		{short, false},
+		{im2col("3x3 pad 1 on 4x4 maps (padded rows of 4)", 2, 3, 4, 4, 3, 1, 1, 1), true},
 		{im2col("3x3 pad 1 stride 1", 2, 3, 8, 8, 3, 1, 1, 1), true},
 		{im2col("3x3 pad 1 stride 2", 3, 2, 9, 7, 3, 2, 1, 1), true},
 		{im2col("3x3 pad 2 stride 1", 2, 2, 6, 6, 3, 1, 1, 2), true},

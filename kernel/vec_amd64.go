@@ -294,3 +294,38 @@ func simdAxpy[T floatT](dst, x []T, s T) int {
 	}
 	return 0
 }
+
+// addRowsVec adds h rows of w float elements of src (one after another) into xp, s apart
+// from offset o, with one call of the AVX2 addition per row (xp[o+i·s+j] + src[i·w+j]: the
+// bits of Go's d += v); false when it does not apply (no AVX2, another dtype, rows shorter
+// than a vector). xp and src must not overlap.
+func addRowsVec[T floatT](xp, src []T, o, h, s, w int) bool {
+	if !hasVec || w < vecMin {
+		return false
+	}
+	switch d := any(xp).(type) {
+	case []float32:
+		x := any(src).([]float32)
+		n := w &^ 7
+		for i := range h {
+			r, v := d[o+i*s:o+i*s+w], x[i*w:(i+1)*w]
+			vecAddVVF32(&r[0], &r[0], &v[0], n)
+			for j := n; j < w; j++ {
+				r[j] += v[j]
+			}
+		}
+	case []float64:
+		x := any(src).([]float64)
+		n := w &^ 3
+		for i := range h {
+			r, v := d[o+i*s:o+i*s+w], x[i*w:(i+1)*w]
+			vecAddVVF64(&r[0], &r[0], &v[0], n)
+			for j := n; j < w; j++ {
+				r[j] += v[j]
+			}
+		}
+	default:
+		return false
+	}
+	return true
+}

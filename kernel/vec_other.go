@@ -24,3 +24,5 @@ func simdCmp[T numT](op core.BinOp, o []bool, x []T, s T) int { return 0 }
 
 // simdAxpy: no vector loops on this platform.
 func simdAxpy[T floatT](dst, x []T, s T) int { return 0 }
+
+func addRowsVec[T floatT](xp, src []T, o, h, s, w int) bool { return false }
