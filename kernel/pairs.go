@@ -10,6 +10,10 @@ import "github.com/bulkad/bulkad/core"
 // pairRowMax: rows shorter than this run two dimensions at a time (stridedPairsRun).
 const pairRowMax = 16
 
+// rowScalarMax: rows of pairRowMax to this many elements against one element per row run a
+// block at a time too (rowScalarsRun).
+const rowScalarMax = 128
+
 // stridedPairsRun runs k two dimensions at a time when its rows are short (fewer than
 // pairRowMax elements: a depthwise filter's 9 taps times a broadcast activation, as a
 // Gorgonia-built depthwise convolution multiplies them; a ReLU6's max over 4×4 maps) and its
@@ -23,6 +27,20 @@ func stridedPairsRun[T numT](k StridedBinary, out, x, y []T) bool {
 	}
 	last, n2 := k.Shape[n-1], k.Shape[n-2]
 	sx, sy := k.XS[n-1], k.YS[n-1]
+	if last >= pairRowMax && last <= rowScalarMax && n2 >= 2 && (sx == 1 && sy == 0 || sx == 0 && sy == 1) &&
+		(k.Op == core.OpAdd || k.Op == core.OpSub || k.Op == core.OpMul) {
+		// rows of 16 to 128 against one element each (a batch norm's per-channel scale on
+		// 4×4 to 8×16 maps): a block's rows with a vector call each and no walk per row
+		// (0.89 → 0.32 ns an element on [2048, 16] float32)
+		sx2, sy2 := k.XS[n-2], k.YS[n-2]
+		r := newRows(k.Shape[:n-1], [3][]int{k.XS[:n-1], k.YS[:n-1]}, [3]int{k.XO, k.YO})
+		block := n2 * last
+		for p := 0; r.ok; p += block {
+			rowScalarsRun(k.Op, out[p:p+block], x, y, r.off[0], r.off[1], sx, sy, sx2, sy2, last)
+			r.next()
+		}
+		return true
+	}
 	if last >= pairRowMax || n2 < 2 || sx > 1 || sy > 1 || sx < 0 || sy < 0 || sx == 0 && sy == 0 ||
 		k.Op != core.OpAdd && k.Op != core.OpSub && k.Op != core.OpMul && k.Op != core.OpMax && k.Op != core.OpMin {
 		return false
@@ -42,6 +60,9 @@ func stridedPairsRun[T numT](k StridedBinary, out, x, y []T) bool {
 func pairRows[T numT](op core.BinOp, o, x, y []T, xo, yo, sx, sy, sx2, sy2, last int) {
 	if op == core.OpMax || op == core.OpMin {
 		pairMinMax(op == core.OpMax, o, x, y, xo, yo, sx, sy, sx2, sy2, last)
+		return
+	}
+	if rowScalarsRun(op, o, x, y, xo, yo, sx, sy, sx2, sy2, last) {
 		return
 	}
 	for at := 0; at < len(o); at += last {
@@ -175,4 +196,95 @@ func maskPairs[T num, F ~float64 | ~float32](k MaskMul, out []F, p, q []T, z []F
 		r.next()
 	}
 	return true
+}
+
+// rowScalarsRun computes the rows of a block when one operand is contiguous along them and
+// the other one element per row, for + − ·, and reports whether it did: with one vector call a
+// row when they are whole vectors, written out for rows of 4, 8 or 16, else row by row.
+func rowScalarsRun[T numT](op core.BinOp, o, x, y []T, xo, yo, sx, sy, sx2, sy2, last int) bool {
+	if last == 0 || op != core.OpAdd && op != core.OpSub && op != core.OpMul {
+		return false
+	}
+	v, s, vo, so, sv2, ss2, left := x, y, xo, yo, sx2, sy2, false
+	switch {
+	case sx == 1 && sy == 0:
+	case sx == 0 && sy == 1:
+		v, s, vo, so, sv2, ss2, left = y, x, yo, xo, sy2, sx2, true
+	default:
+		return false
+	}
+	switch {
+	case rowScalarsVec(op, o, v, s, vo, so, sv2, ss2, last, left):
+	case last == 4 || last == 8 || last == 16:
+		rowScalars(op, o, v, s, vo, so, sv2, ss2, last, left)
+	default:
+		for i := range len(o) / last {
+			scalarArith(op, o[i*last:(i+1)*last], v[vo+i*sv2:vo+i*sv2+last], s[so+i*ss2], left)
+		}
+	}
+	return true
+}
+
+// rowScalars is pairRows for rows of 4, 8 or 16 of v (contiguous, row i from vo + i·sv2) against
+// one element of s per row (so + i·ss2), s op v when left (v op s otherwise), for + − ·: the
+// rows written out whole, with the operation chosen once for the block (a batch norm's
+// per-channel scale over 2×2 and 4×4 maps).
+func rowScalars[T numT](op core.BinOp, o, v, s []T, vo, so, sv2, ss2, last int, left bool) {
+	if left && op == core.OpSub {
+		op = core.OpDiv // marks s − v below (÷ never reaches pairRows)
+	}
+	rows := len(o) / last
+	if last == 4 {
+		for i := range rows {
+			d, a, b := (*[4]T)(o[i*4:]), (*[4]T)(v[vo+i*sv2:]), s[so+i*ss2]
+			switch op {
+			case core.OpMul:
+				d[0], d[1], d[2], d[3] = a[0]*b, a[1]*b, a[2]*b, a[3]*b
+			case core.OpAdd:
+				d[0], d[1], d[2], d[3] = a[0]+b, a[1]+b, a[2]+b, a[3]+b
+			case core.OpSub:
+				d[0], d[1], d[2], d[3] = a[0]-b, a[1]-b, a[2]-b, a[3]-b
+			default: // s − v
+				d[0], d[1], d[2], d[3] = b-a[0], b-a[1], b-a[2], b-a[3]
+			}
+		}
+		return
+	}
+	if last == 16 {
+		for i := range rows {
+			d, a, b := (*[16]T)(o[i*16:]), (*[16]T)(v[vo+i*sv2:]), s[so+i*ss2]
+			switch op {
+			case core.OpMul:
+				for j := range d {
+					d[j] = a[j] * b
+				}
+			case core.OpAdd:
+				for j := range d {
+					d[j] = a[j] + b
+				}
+			case core.OpSub:
+				for j := range d {
+					d[j] = a[j] - b
+				}
+			default: // s − v
+				for j := range d {
+					d[j] = b - a[j]
+				}
+			}
+		}
+		return
+	}
+	for i := range rows {
+		d, a, b := (*[8]T)(o[i*8:]), (*[8]T)(v[vo+i*sv2:]), s[so+i*ss2]
+		switch op {
+		case core.OpMul:
+			d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7] = a[0]*b, a[1]*b, a[2]*b, a[3]*b, a[4]*b, a[5]*b, a[6]*b, a[7]*b
+		case core.OpAdd:
+			d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7] = a[0]+b, a[1]+b, a[2]+b, a[3]+b, a[4]+b, a[5]+b, a[6]+b, a[7]+b
+		case core.OpSub:
+			d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7] = a[0]-b, a[1]-b, a[2]-b, a[3]-b, a[4]-b, a[5]-b, a[6]-b, a[7]-b
+		default: // s − v
+			d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7] = b-a[0], b-a[1], b-a[2], b-a[3], b-a[4], b-a[5], b-a[6], b-a[7]
+		}
+	}
 }

@@ -307,3 +307,89 @@ func TestStridedPairs(t *testing.T) {
 		t.Fatalf("only %d of 300 cases ran two dimensions at a time: the test does not cover the path", paired)
 	}
 }
+
+// TestRowScalars: rows against one element per row (a batch norm's per-channel scale or
+// shift; rows of 4 to 128, either operand the scalar one, + − ·, float32 and float64, rows
+// contiguous or further apart, in place) give the definition's result bit for bit through
+// Run, and the rows of 16 to 128 run a block at a time (stridedPairsRun).
+func TestRowScalars(t *testing.T) {
+	rng := rand.New(rand.NewSource(23))
+	for _, last := range []int{4, 8, 12, 16, 24, 32, 40, 64, 100, 128} {
+		for _, op := range []core.BinOp{core.OpAdd, core.OpSub, core.OpMul} {
+			for _, left := range []bool{false, true} {
+				for _, gap := range []int{0, 3} {
+					checkRowScalars[float64](t, rng, op, last, left, gap)
+					checkRowScalars[float32](t, rng, op, last, left, gap)
+				}
+			}
+		}
+	}
+	// in place: the output is the row operand
+	x := make([]float32, 6*16)
+	for i := range x {
+		x[i] = float32(rng.NormFloat64())
+	}
+	s := []float32{1, 2, 3, 4, 5, 6}
+	want := make([]float32, len(x))
+	for i := range x {
+		want[i] = x[i] * s[i/16]
+	}
+	k := StridedBinary{Op: core.OpMul, Shape: []int{6, 16}, XS: []int{16, 1}, YS: []int{1, 0}}
+	if err := k.Run(x, []any{x, s}); err != nil {
+		t.Fatal(err)
+	}
+	if i, ok := sameBits(x, want); !ok {
+		t.Fatalf("in place: element %d = %v, want %v", i, x[i], want[i])
+	}
+}
+
+func checkRowScalars[T float32 | float64](t *testing.T, rng *rand.Rand, op core.BinOp, last int, left bool, gap int) {
+	t.Helper()
+	rows := 2 + rng.Intn(9)
+	v := make([]T, rows*(last+gap)+1)
+	s := make([]T, 2*rows+1)
+	for i := range v {
+		v[i] = T(math.Ldexp(rng.NormFloat64(), rng.Intn(41)-20))
+	}
+	for i := range s {
+		s[i] = T(math.Ldexp(rng.NormFloat64(), rng.Intn(41)-20))
+	}
+	v[1], s[1] = T(math.Copysign(0, -1)), T(math.Inf(1))
+	f := func(a, b T) T {
+		switch op {
+		case core.OpAdd:
+			return a + b
+		case core.OpSub:
+			return a - b
+		}
+		return a * b
+	}
+	// row i of v from 1 + i·(last+gap), its scalar s[2i]
+	vs, ss := []int{last + gap, 1}, []int{2, 0}
+	k := StridedBinary{Op: op, Shape: []int{rows, last}, XS: vs, YS: ss, XO: 1}
+	x, y := v, s
+	if left {
+		k.XS, k.YS, k.XO, k.YO = ss, vs, 0, 1
+		x, y = s, v
+	}
+	want := make([]T, rows*last)
+	for i := range rows {
+		for j := range last {
+			a, b := v[1+i*(last+gap)+j], s[2*i]
+			if left {
+				a, b = b, a
+			}
+			want[i*last+j] = f(a, b)
+		}
+	}
+	got := make([]T, len(want))
+	if err := k.Run(got, []any{x, y}); err != nil {
+		t.Fatal(err)
+	}
+	if i, ok := sameBits(got, want); !ok {
+		t.Fatalf("%v rows of %d (left %v, gap %d): element %d = %v, want %v", op, last, left, gap, i, got[i], want[i])
+	}
+	if last >= pairRowMax && last <= rowScalarMax && !stridedPairsRun(k, got, x, y) {
+		t.Fatalf("%v rows of %d: not run a block at a time", op, last)
+	}
+}

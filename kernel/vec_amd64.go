@@ -329,3 +329,53 @@ func addRowsVec[T floatT](xp, src []T, o, h, s, w int) bool {
 	}
 	return true
 }
+
+// rowScalarsVec is rowScalars (rows of last elements of v, row i from vo + i·sv2, against
+// s[so + i·ss2]; s op v when left) with one call of the AVX2 loop per row, for float rows
+// that are whole vectors (a multiple of 8 float32s or 4 float64s); false when it does not
+// apply (no AVX2, another dtype or length, o and v sharing memory other than row for row).
+func rowScalarsVec[T numT](op core.BinOp, o, v, s []T, vo, so, sv2, ss2, last int, left bool) bool {
+	if !hasVec || last == 0 {
+		return false
+	}
+	switch d := any(o).(type) {
+	case []float32:
+		vs, ss := any(v).([]float32), any(s).([]float32)
+		f := map6(op, left, vecAddVSF32, vecSubVSF32, vecRsubVSF32, vecMulVSF32, vecDivVSF32, vecRdivVSF32, vecMaxVSF32, vecMinVSF32)
+		if last%8 != 0 || f == nil || !rowsApart(d, vs, vo, sv2, last) {
+			return false
+		}
+		for i := range len(d) / last {
+			r, a := d[i*last:(i+1)*last], vs[vo+i*sv2:vo+i*sv2+last]
+			f(&r[0], &a[0], ss[so+i*ss2], last)
+		}
+	case []float64:
+		vs, ss := any(v).([]float64), any(s).([]float64)
+		f := map6(op, left, vecAddVSF64, vecSubVSF64, vecRsubVSF64, vecMulVSF64, vecDivVSF64, vecRdivVSF64, vecMaxVSF64, vecMinVSF64)
+		if last%4 != 0 || f == nil || !rowsApart(d, vs, vo, sv2, last) {
+			return false
+		}
+		for i := range len(d) / last {
+			r, a := d[i*last:(i+1)*last], vs[vo+i*sv2:vo+i*sv2+last]
+			f(&r[0], &a[0], ss[so+i*ss2], last)
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// rowsApart reports whether writing rows of o (one after another) never overwrites a later
+// row of v (row i from vo + i·sv2) before it is read: o and v do not share memory, or o is v
+// row for row (an operation in place).
+func rowsApart[T floatT](o, v []T, vo, sv2, last int) bool {
+	if len(o) == 0 || len(v) == 0 {
+		return true
+	}
+	size := unsafe.Sizeof(o[0])
+	po, pv := uintptr(unsafe.Pointer(unsafe.SliceData(o))), uintptr(unsafe.Pointer(unsafe.SliceData(v)))
+	if po+uintptr(len(o))*size <= pv || pv+uintptr(len(v))*size <= po {
+		return true
+	}
+	return po == pv && vo == 0 && sv2 == last
+}

@@ -26,3 +26,7 @@ func simdCmp[T numT](op core.BinOp, o []bool, x []T, s T) int { return 0 }
 func simdAxpy[T floatT](dst, x []T, s T) int { return 0 }
 
 func addRowsVec[T floatT](xp, src []T, o, h, s, w int) bool { return false }
+
+func rowScalarsVec[T numT](op core.BinOp, o, v, s []T, vo, so, sv2, ss2, last int, left bool) bool {
+	return false
+}

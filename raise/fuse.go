@@ -5,6 +5,7 @@ import (
 	"github.com/bulkad/bulkad/core"
 	kern "github.com/bulkad/bulkad/kernel"
 	"gorgonia.org/gorgonia"
+	"math"
 )
 
 // Fusions that avoid materialising broadcasts and transposes. They look through top-level
@@ -243,9 +244,44 @@ func axisPerm(perm []int) (int, bool) {
 	return perm[0], true
 }
 
+// uniform returns v reading the first element of its base everywhere (all strides 0) when
+// the base is a literal of two or more elements all equal to the bit (the lowering's
+// replicated [4] block of 1.0 in 1 − σ, of 0 in a ReLU mask): the kernel then sees a
+// scalar operand, one row over the whole array, instead of rows of the literal's length.
+// The view's steps (and so the op's program) are kept; only the strides change.
+func (pl *plan) uniform(v view) view {
+	l, ok := pl.peel(v.base).(*core.Lit)
+	if !ok || l.Type().Shape.Size() < 2 || !uniformLit(l) {
+		return v
+	}
+	v.strides, v.offset, v.trivial = make([]int, len(v.strides)), 0, false
+	return v
+}
+
+// uniformLit reports whether every element of l has the first one's bits.
+func uniformLit(l *core.Lit) bool {
+	for _, f := range l.F {
+		if math.Float64bits(f) != math.Float64bits(l.F[0]) {
+			return false
+		}
+	}
+	for _, i := range l.I {
+		if i != l.I[0] {
+			return false
+		}
+	}
+	for _, b := range l.B {
+		if b != l.B[0] {
+			return false
+		}
+	}
+	return true
+}
+
 // stridedBinary plans x op y where at least one operand is a non-trivial view: one custom op
 // reading both bases through strides.
 func (pl *plan) stridedBinary(t *core.Binary, vx, vy view) (ref, error) {
+	vx, vy = pl.uniform(vx), pl.uniform(vy)
 	k := kern.StridedBinary{Op: t.Op, Shape: t.X.Type().Shape, XS: vx.strides, YS: vy.strides, XO: vx.offset, YO: vy.offset, VK: pl.vk}.Merged()
 	views := []view{vx, vy}
 	return pl.custom(t, t.Op.Word(), bases(views), func(vs []*core.Var) (core.Term, []*core.Var, error) {
@@ -456,7 +492,7 @@ func (pl *plan) maskMul(t *core.Binary) (ref, bool, error) {
 		if !ok || !cmp.Op.IsComparison() || !cmp.X.Type().Dtype.IsNumeric() {
 			continue
 		}
-		vp, vq, vz := pl.view(cmp.X), pl.view(cmp.Y), pl.view(z)
+		vp, vq, vz := pl.uniform(pl.view(cmp.X)), pl.uniform(pl.view(cmp.Y)), pl.uniform(pl.view(z))
 		k := kern.MaskMul{Cmp: cmp.Op, Shape: t.Type().Shape,
 			St: [3][]int{vp.strides, vq.strides, vz.strides}, Off: [3]int{vp.offset, vq.offset, vz.offset}}.Merged()
 		views := []view{vp, vq, vz}

@@ -683,7 +683,7 @@ func (pl *plan) binary(t *core.Binary) (ref, error) {
 	}
 	// Fusion: operands that are replicates and transposes (of unary functions) of smaller
 	// arrays are read through strides instead of being materialised.
-	if vx, vy := pl.view(t.X), pl.view(t.Y); !vx.trivial || !vy.trivial {
+	if vx, vy := pl.uniform(pl.view(t.X)), pl.uniform(pl.view(t.Y)); !vx.trivial || !vy.trivial {
 		return pl.stridedBinary(t, vx, vy)
 	}
 	if f, ok := nativeFor(nativeBinary, t.Op, t.X.Type().Dtype); ok && !pl.coarse && !pl.vk.Wants(t.X.Type().Dtype, "binary", t.Op.String(), t.Type().Shape.Size()) {
