@@ -111,6 +111,10 @@ type WindowDot struct {
 	reduce        bool // the innermost level writes one destination (a dot product)
 	rowFree       bool // no check of the innermost level involves the one around it
 	points        int
+	// plane: a depthwise loop of stride 1 run plane by plane (window_planes.go), nil
+	// otherwise; scratch keeps its planes between runs
+	plane   *planePlan
+	scratch Scratch
 }
 
 // winCon is a bounds check 0 ≤ c0 + Σ_L c[L]·t_L < lim of access a.
@@ -157,7 +161,11 @@ func newWindowDot(dom []int, out, a, b WinAccess, mode int) (*WindowDot, error) 
 		k.size[i] = sz
 		k.bst[i] = core.Shape(acc.Shape).Strides()
 	}
-	k.order = k.loopOrder(mode)
+	lm := mode
+	if mode == winPlanes { // its fallback is ordered as winAuto's
+		lm = winAuto
+	}
+	k.order = k.loopOrder(lm)
 	k.ldom = make([]int, n)
 	for l, v := range k.order {
 		k.ldom[l] = dom[v]
@@ -220,6 +228,9 @@ func newWindowDot(dom []int, out, a, b WinAccess, mode int) (*WindowDot, error) 
 		if l := k.outer - 1; k.ldom[l] > 1 && len(k.upd[l]) == 0 && len(k.chk[l]) == 0 {
 			k.unroll = l
 		}
+	}
+	if (mode == winAuto || mode == winPlanes) && k.points > 0 {
+		k.plane = k.planes()
 	}
 	return k, nil
 }
@@ -306,6 +317,7 @@ const (
 	winAuto = iota
 	winRows
 	winChannels
+	winPlanes // the plane plan where it applies, else as winAuto
 )
 
 // winRowMin and winDotRowMin are the row lengths from which rows of the last variable are
@@ -443,6 +455,9 @@ func windowDotRun[T floatT](k *WindowDot, out []T, ins []any) error {
 	}
 	clear(out)
 	if k.points == 0 {
+		return nil
+	}
+	if k.plane != nil && runPlanes(k, k.plane, out, [3][]T{out, a, b}) {
 		return nil
 	}
 	if k.clipped[1] && !allFinite(b) || k.clipped[2] && !allFinite(a) {

@@ -28,6 +28,8 @@ type dwCase struct {
 	sh, sw, dh, dw      int
 	pt, pb, pl, pr      int
 	infFilter, nanCotan bool // non-finite values (the element-by-element path)
+	infImage            bool
+	kwFirst             bool // the domain runs kw before kh: [cg, kw, kh, b, …]
 	parallel            bool // large enough to split across goroutines
 }
 
@@ -58,7 +60,26 @@ func dwCases() []dwCase {
 	nan.nanCotan = true
 	big := same("large, stride 2 (split across goroutines)", 2, 32, 32, 3, 2)
 	big.parallel = true
-	return append(cs, inf, nan, big)
+	// plane by plane (window_planes.go): stride 1
+	big1 := same("large, stride 1 (split across goroutines)", 2, 24, 16, 3, 1)
+	big1.parallel = true
+	nan1 := same("NaN in the cotangent, stride 1", 2, 3, 6, 3, 1)
+	nan1.nanCotan = true
+	infImg := same("infinite image element, stride 1", 2, 3, 6, 3, 1)
+	infImg.infImage = true
+	cs = append(cs,
+		dwCase{name: "kw before kh in the domain, 3x2, stride 2", b: 2, groups: 3, cg: 1, og: 1, h: 9, w: 8, kh: 3, kw: 2, sh: 2, sw: 2, dh: 1, dw: 1, pt: 1, pb: 1, pl: 1, pr: 0, kwFirst: true},
+		dwCase{name: "dilation 2, stride 1, uneven pads", b: 2, groups: 3, cg: 1, og: 1, h: 9, w: 8, kh: 3, kw: 3, sh: 1, sw: 1, dh: 2, dw: 2, pt: 2, pb: 1, pl: 1, pr: 2},
+		dwCase{name: "batch 1, one channel, 3x1", b: 1, groups: 1, cg: 1, og: 1, h: 6, w: 7, kh: 3, kw: 1, sh: 1, sw: 1, dh: 1, dw: 1, pt: 1, pb: 1},
+		dwCase{name: "cropped (padding −1)", b: 2, groups: 2, cg: 1, og: 1, h: 9, w: 9, kh: 3, kw: 3, sh: 1, sw: 1, dh: 1, dw: 1, pt: -1, pb: 0, pl: 0, pr: -1})
+	return append(cs, inf, nan, big, big1, nan1, infImg)
+}
+
+// planes reports whether the case runs plane by plane (window_planes.go): a depthwise
+// convolution (one channel a group, one filter a channel) with maps of 16 points or more.
+func (c dwCase) planes() bool {
+	oh, ow := c.out()
+	return c.cg == 1 && c.og == 1 && oh*ow >= 16
 }
 
 // programs are the forward pass and the two gradient products in the core syntax.
@@ -66,10 +87,15 @@ func (c dwCase) programs(d core.Dtype) (fwd, dx, df string) {
 	oh, ow := c.out()
 	o, k := c.groups*c.og, c.cg*c.kh*c.kw
 	sh := fmt.Sprintf("[%d,%d,%d,%d,%d,%d,%d,%d]", c.cg, c.kh, c.kw, c.b, c.groups, c.og, oh, ow)
+	binders := "c1,r,s,n,g,m,i,j"
+	if c.kwFirst {
+		sh = fmt.Sprintf("[%d,%d,%d,%d,%d,%d,%d,%d]", c.cg, c.kw, c.kh, c.b, c.groups, c.og, oh, ow)
+		binders = "c1,s,r,n,g,m,i,j"
+	}
 	params := fmt.Sprintf("x : [%d,%d,%d,%d] %v, f : [%d,%d,%d,%d,%d] %v, d : [%d,%d,%d,%d] %v",
 		c.b, c.groups*c.cg, c.h, c.w, d, c.groups, c.og, c.cg, c.kh, c.kw, d, c.b, o, oh, ow, d)
-	fx := fmt.Sprintf("(\\[c1,r,s,n,g,m,i,j] -> [n, %d * g + c1, %d * i + %d * r + (%d), %d * j + %d * s + (%d)])", c.cg, c.sh, c.dh, -c.pt, c.sw, c.dw, -c.pl)
-	ff := "(\\[c1,r,s,n,g,m,i,j] -> [g, m, c1, r, s])"
+	fx := fmt.Sprintf("(\\[%s] -> [n, %d * g + c1, %d * i + %d * r + (%d), %d * j + %d * s + (%d)])", binders, c.cg, c.sh, c.dh, -c.pt, c.sw, c.dw, -c.pl)
+	ff := fmt.Sprintf("(\\[%s] -> [g, m, c1, r, s])", binders)
 	win := fmt.Sprintf("gather %s x %s", sh, fx)
 	fil := fmt.Sprintf("gather %s f %s", sh, ff)
 	cot := fmt.Sprintf("reshape %s (replicate %d d)", sh, k)
@@ -85,6 +111,10 @@ func (c dwCase) programs(d core.Dtype) (fwd, dx, df string) {
 func (c dwCase) accesses() (dom []int, x, f, d WinAccess) {
 	oh, ow := c.out()
 	dom = []int{c.cg, c.kh, c.kw, c.b, c.groups, c.og, oh, ow}
+	var r, s int64 = 1, 2 // the positions of kh and kw in the domain
+	if c.kwFirst {
+		dom[1], dom[2], r, s = c.kw, c.kh, 2, 1
+	}
 	e := func(pairs ...int64) []int64 { // coefficient row from (variable, coefficient) pairs
 		row := make([]int64, 8)
 		for i := 0; i < len(pairs); i += 2 {
@@ -93,10 +123,10 @@ func (c dwCase) accesses() (dom []int, x, f, d WinAccess) {
 		return row
 	}
 	x = WinAccess{Shape: []int{c.b, c.groups * c.cg, c.h, c.w},
-		Coef: [][]int64{e(3, 1), e(4, int64(c.cg), 0, 1), e(6, int64(c.sh), 1, int64(c.dh)), e(7, int64(c.sw), 2, int64(c.dw))},
+		Coef: [][]int64{e(3, 1), e(4, int64(c.cg), 0, 1), e(6, int64(c.sh), r, int64(c.dh)), e(7, int64(c.sw), s, int64(c.dw))},
 		C0:   []int64{0, 0, int64(-c.pt), int64(-c.pl)}}
 	f = WinAccess{Shape: []int{c.groups, c.og, c.cg, c.kh, c.kw},
-		Coef: [][]int64{e(4, 1), e(5, 1), e(0, 1), e(1, 1), e(2, 1)}, C0: make([]int64, 5)}
+		Coef: [][]int64{e(4, 1), e(5, 1), e(0, 1), e(r, 1), e(s, 1)}, C0: make([]int64, 5)}
 	d = WinAccess{Shape: []int{c.b, c.groups * c.og, oh, ow},
 		Coef: [][]int64{e(3, 1), e(4, int64(c.og), 5, 1), e(6, 1), e(7, 1)}, C0: make([]int64, 4)}
 	return
@@ -152,6 +182,9 @@ func TestWindowDotAgainstCoreEval(t *testing.T) {
 			if c.nanCotan {
 				setFloat(args["d"], 1, math.NaN())
 			}
+			if c.infImage { // at the end of a row: the planes' extra columns read it
+				setFloat(args["x"], 3*c.w-1, math.Inf(-1))
+			}
 			dom, xa, fa, da := c.accesses()
 			fwd, dx, df := c.programs(d)
 			wants := map[string]*tensor.Dense{}
@@ -178,10 +211,13 @@ func TestWindowDotAgainstCoreEval(t *testing.T) {
 					}
 					wants[k.src] = want
 				}
-				for _, mode := range []int{winRows, winChannels} {
+				for _, mode := range []int{winRows, winChannels, winPlanes} {
 					wk, err := newWindowDot(dom, k.out, k.a, k.b, mode)
 					if err != nil {
 						t.Fatalf("%s: NewWindowDot: %v", what, err)
+					}
+					if mode == winPlanes && (wk.plane != nil) != c.planes() {
+						t.Fatalf("%s: plane plan %v, want %v", what, wk.plane != nil, c.planes())
 					}
 					procs := []int{1}
 					if c.parallel {
