@@ -142,9 +142,10 @@ func argmaxOuterPart[T numT](dst []int64, x []T, n, post int, q axisPart) {
 		for i := 1; i < n; i++ {
 			for j, v := range xb[i*post : i*post+len(o)] {
 				b := xb[int(o[j])*post+j]
-				if v > b || (b != b && v == v) {
-					o[j] = int64(i)
-				}
+				// o[j] = i where v > b or b is NaN and v is not, without a branch (random
+				// data mispredicts it every other element: 4 ns an element)
+				take := b2i(v > b) | b2i(b != b)&b2i(v == v)
+				o[j] ^= (o[j] ^ int64(i)) & -take
 			}
 		}
 	}
