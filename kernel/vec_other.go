@@ -30,3 +30,5 @@ func addRowsVec[T floatT](xp, src []T, o, h, s, w int) bool { return false }
 func rowScalarsVec[T numT](op core.BinOp, o, v, s []T, vo, so, sv2, ss2, last int, left bool) bool {
 	return false
 }
+
+func axpyPlane[T floatT](d, s []T, v T) { axpyUnit(d, s, v) }

@@ -331,7 +331,7 @@ func planeRange[T floatT](pp *planePlan, acc [3][]T, P, D, sums []T, from, to in
 			loadImage(pp, P, img, b, c)
 			clear(D[:L])
 			for t, o := range pp.tapOff {
-				axpyUnit(D[:L], P[o:o+L], filt[fb+pp.stTap[t]])
+				axpyPlane(D[:L], P[o:o+L], filt[fb+pp.stTap[t]])
 			}
 			db := pp.base[pp.dense] + b*pp.stB[pp.dense] + c*pp.stC[pp.dense]
 			for y := range pp.h {
@@ -342,7 +342,7 @@ func planeRange[T floatT](pp *planePlan, acc [3][]T, P, D, sums []T, from, to in
 		loadDense(pp, D, dense, b, c)
 		clear(P)
 		for t, o := range pp.tapOff {
-			axpyUnit(P[o:o+L], D[:L], filt[fb+pp.stTap[t]])
+			axpyPlane(P[o:o+L], D[:L], filt[fb+pp.stTap[t]])
 		}
 		movePlane(pp, P, img, b, c, true)
 	}
