@@ -191,8 +191,8 @@ func copyRows[T elem](dst, xp []T, o, h, s, w int) {
 }
 
 // moveRowsFixed copies h rows of w elements from src (offset so, rows ss apart) to dst
-// (offset do, rows ds apart) in 16-byte pieces held in registers when w is 8, 16 or 32
-// float32s or 4, 8 or 16 float64s (a copy call, or the memmove Go emits for a larger array
+// (offset do, rows ds apart) in 16-byte pieces held in registers when w is 4, 8, 16 or 32
+// float32s or 2, 4, 8 or 16 float64s (a copy call, or the memmove Go emits for a larger array
 // assignment, costs more than a 64-byte row), and reports whether it did.
 func moveRowsFixed[T elem](dst []T, do, ds int, src []T, so, ss, h, w int) bool {
 	var dp, sp unsafe.Pointer
@@ -200,14 +200,14 @@ func moveRowsFixed[T elem](dst []T, do, ds int, src []T, so, ss, h, w int) bool 
 	switch d := any(dst).(type) {
 	case []float32:
 		x := any(src).([]float32)
-		if w != 8 && w != 16 && w != 32 || h == 0 {
+		if w != 4 && w != 8 && w != 16 && w != 32 || h == 0 {
 			return false
 		}
 		_, _ = d[do+(h-1)*ds+w-1], x[so+(h-1)*ss+w-1] // the last row in bounds
 		dp, sp, bytes = unsafe.Pointer(&d[do]), unsafe.Pointer(&x[so]), 4
 	case []float64:
 		x := any(src).([]float64)
-		if w != 4 && w != 8 && w != 16 || h == 0 {
+		if w != 2 && w != 4 && w != 8 && w != 16 || h == 0 {
 			return false
 		}
 		_, _ = d[do+(h-1)*ds+w-1], x[so+(h-1)*ss+w-1]
@@ -218,10 +218,14 @@ func moveRowsFixed[T elem](dst []T, do, ds int, src []T, so, ss, h, w int) bool 
 	if do < 0 || so < 0 || ds < 0 || ss < 0 {
 		return false
 	}
-	n := w * bytes / 16 // 16-byte pieces a row
+	n := w * bytes / 16 // 16-byte pieces a row: 1, 2, 4 or 8
 	for i := range h {
 		dr, sr := unsafe.Add(dp, i*ds*bytes), unsafe.Add(sp, i*ss*bytes)
-		for j := 0; j < n; j += 2 { // n is even
+		if n == 1 {
+			*(*[2]uint64)(dr) = *(*[2]uint64)(sr)
+			continue
+		}
+		for j := 0; j < n; j += 2 {
 			a := *(*[2]uint64)(unsafe.Add(sr, j*16))
 			b := *(*[2]uint64)(unsafe.Add(sr, j*16+16))
 			*(*[2]uint64)(unsafe.Add(dr, j*16)) = a

@@ -35,6 +35,15 @@ func TestTransposeKernel(t *testing.T) {
 		{[]int{32, 16, 16, 16}, []int{0, 3, 1, 2}},
 		{[]int{5, 1, 12, 1, 33}, []int{4, 1, 0, 3, 2}},
 		{[]int{0, 17}, []int{1, 0}},
+		// short contiguous rows, a block of rows at a time (gatherAffineRun): rows of 2, 4,
+		// 8, 16, 32 (register moves for the floats) and 7 (element by element)
+		{[]int{2, 5, 4}, []int{1, 0, 2}},
+		{[]int{2, 6, 2}, []int{1, 0, 2}},
+		{[]int{3, 4, 8}, []int{1, 0, 2}},
+		{[]int{2, 9, 16}, []int{1, 0, 2}},
+		{[]int{2, 3, 32}, []int{1, 0, 2}},
+		{[]int{3, 2, 5, 7}, []int{2, 0, 1, 3}},
+		{[]int{4, 2048, 16}, []int{1, 0, 2}}, // above the split threshold
 	}
 	for _, c := range cases {
 		n := core.Shape(c.shape).Size()
