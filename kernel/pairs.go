@@ -27,29 +27,24 @@ func stridedPairsRun[T numT](k StridedBinary, out, x, y []T) bool {
 	}
 	last, n2 := k.Shape[n-1], k.Shape[n-2]
 	sx, sy := k.XS[n-1], k.YS[n-1]
-	if last >= pairRowMax && last <= rowScalarMax && n2 >= 2 && (sx == 1 && sy == 0 || sx == 0 && sy == 1) &&
-		(k.Op == core.OpAdd || k.Op == core.OpSub || k.Op == core.OpMul) {
-		// rows of 16 to 128 against one element each (a batch norm's per-channel scale on
-		// 4×4 to 8×16 maps): a block's rows with a vector call each and no walk per row
-		// (0.89 → 0.32 ns an element on [2048, 16] float32)
-		sx2, sy2 := k.XS[n-2], k.YS[n-2]
-		r := newRows(k.Shape[:n-1], [3][]int{k.XS[:n-1], k.YS[:n-1]}, [3]int{k.XO, k.YO})
-		block := n2 * last
-		for p := 0; r.ok; p += block {
-			rowScalarsRun(k.Op, out[p:p+block], x, y, r.off[0], r.off[1], sx, sy, sx2, sy2, last)
-			r.next()
-		}
-		return true
-	}
-	if last >= pairRowMax || n2 < 2 || sx > 1 || sy > 1 || sx < 0 || sy < 0 || sx == 0 && sy == 0 ||
-		k.Op != core.OpAdd && k.Op != core.OpSub && k.Op != core.OpMul && k.Op != core.OpMax && k.Op != core.OpMin {
+	// rows of 16 to 128 against one element each (a batch norm's per-channel scale on 4×4 to
+	// 8×16 maps): a block's rows with a vector call each and no walk per row (0.89 → 0.32 ns
+	// an element on [2048, 16] float32)
+	scalars := last >= pairRowMax && last <= rowScalarMax && n2 >= 2 && (sx == 1 && sy == 0 || sx == 0 && sy == 1) &&
+		(k.Op == core.OpAdd || k.Op == core.OpSub || k.Op == core.OpMul)
+	if !scalars && (last >= pairRowMax || n2 < 2 || sx > 1 || sy > 1 || sx < 0 || sy < 0 || sx == 0 && sy == 0 ||
+		k.Op != core.OpAdd && k.Op != core.OpSub && k.Op != core.OpMul && k.Op != core.OpMax && k.Op != core.OpMin) {
 		return false
 	}
 	sx2, sy2 := k.XS[n-2], k.YS[n-2]
 	r := newRows(k.Shape[:n-1], [3][]int{k.XS[:n-1], k.YS[:n-1]}, [3]int{k.XO, k.YO})
 	block := n2 * last
 	for p := 0; r.ok; p += block {
-		pairRows(k.Op, out[p:p+block], x, y, r.off[0], r.off[1], sx, sy, sx2, sy2, last)
+		if scalars {
+			rowScalarsRun(k.Op, out[p:p+block], x, y, r.off[0], r.off[1], sx, sy, sx2, sy2, last)
+		} else {
+			pairRows(k.Op, out[p:p+block], x, y, r.off[0], r.off[1], sx, sy, sx2, sy2, last)
+		}
 		r.next()
 	}
 	return true

@@ -340,27 +340,23 @@ func rowScalarsVec[T numT](op core.BinOp, o, v, s []T, vo, so, sv2, ss2, last in
 	}
 	switch d := any(o).(type) {
 	case []float32:
-		vs, ss := any(v).([]float32), any(s).([]float32)
 		f := map6(op, left, vecAddVSF32, vecSubVSF32, vecRsubVSF32, vecMulVSF32, vecDivVSF32, vecRdivVSF32, vecMaxVSF32, vecMinVSF32)
-		if last%8 != 0 || f == nil || !rowsApart(d, vs, vo, sv2, last) {
-			return false
-		}
-		for i := range len(d) / last {
-			r, a := d[i*last:(i+1)*last], vs[vo+i*sv2:vo+i*sv2+last]
-			f(&r[0], &a[0], ss[so+i*ss2], last)
-		}
+		return rowScalarsWith(f, 8, d, any(v).([]float32), any(s).([]float32), vo, so, sv2, ss2, last)
 	case []float64:
-		vs, ss := any(v).([]float64), any(s).([]float64)
 		f := map6(op, left, vecAddVSF64, vecSubVSF64, vecRsubVSF64, vecMulVSF64, vecDivVSF64, vecRdivVSF64, vecMaxVSF64, vecMinVSF64)
-		if last%4 != 0 || f == nil || !rowsApart(d, vs, vo, sv2, last) {
-			return false
-		}
-		for i := range len(d) / last {
-			r, a := d[i*last:(i+1)*last], vs[vo+i*sv2:vo+i*sv2+last]
-			f(&r[0], &a[0], ss[so+i*ss2], last)
-		}
-	default:
+		return rowScalarsWith(f, 4, d, any(v).([]float64), any(s).([]float64), vo, so, sv2, ss2, last)
+	}
+	return false
+}
+
+// rowScalarsWith is rowScalarsVec with the vector loop f (rows a multiple of lanes).
+func rowScalarsWith[F float32 | float64](f func(dst, v *F, s F, n int), lanes int, d, vs, ss []F, vo, so, sv2, ss2, last int) bool {
+	if last%lanes != 0 || f == nil || !rowsApart(d, vs, vo, sv2, last) {
 		return false
+	}
+	for i := range len(d) / last {
+		r, a := d[i*last:(i+1)*last], vs[vo+i*sv2:vo+i*sv2+last]
+		f(&r[0], &a[0], ss[so+i*ss2], last)
 	}
 	return true
 }
