@@ -30,8 +30,10 @@ func stridedPairsRun[T numT](k StridedBinary, out, x, y []T) bool {
 	// rows of 16 to 128 against one element each (a batch norm's per-channel scale on 4×4 to
 	// 8×16 maps): a block's rows with a vector call each and no walk per row (0.89 → 0.32 ns
 	// an element on [2048, 16] float32)
-	scalars := last >= pairRowMax && last <= rowScalarMax && n2 >= 2 && (sx == 1 && sy == 0 || sx == 0 && sy == 1) &&
-		(k.Op == core.OpAdd || k.Op == core.OpSub || k.Op == core.OpMul)
+	// (and rows of 4, 8 and 9, written out: a batch norm's on 2×2 maps, a 3×3 depthwise
+	// filter's taps times a broadcast activation in the zoo MobileNet)
+	scalars := (last == 4 || last == 8 || last == 9 || last >= pairRowMax && last <= rowScalarMax) && n2 >= 2 &&
+		(sx == 1 && sy == 0 || sx == 0 && sy == 1) && (k.Op == core.OpAdd || k.Op == core.OpSub || k.Op == core.OpMul)
 	if !scalars && (last >= pairRowMax || n2 < 2 || sx > 1 || sy > 1 || sx < 0 || sy < 0 || sx == 0 && sy == 0 ||
 		k.Op != core.OpAdd && k.Op != core.OpSub && k.Op != core.OpMul && k.Op != core.OpMax && k.Op != core.OpMin) {
 		return false
@@ -55,9 +57,6 @@ func stridedPairsRun[T numT](k StridedBinary, out, x, y []T) bool {
 func pairRows[T numT](op core.BinOp, o, x, y []T, xo, yo, sx, sy, sx2, sy2, last int) {
 	if op == core.OpMax || op == core.OpMin {
 		pairMinMax(op == core.OpMax, o, x, y, xo, yo, sx, sy, sx2, sy2, last)
-		return
-	}
-	if rowScalarsRun(op, o, x, y, xo, yo, sx, sy, sx2, sy2, last) {
 		return
 	}
 	for at := 0; at < len(o); at += last {
@@ -196,6 +195,8 @@ func maskPairs[T num, F ~float64 | ~float32](k MaskMul, out []F, p, q []T, z []F
 // rowScalarsRun computes the rows of a block when one operand is contiguous along them and
 // the other one element per row, for + − ·, and reports whether it did: with one vector call a
 // row when they are whole vectors, written out for rows of 4, 8 or 16, else row by row.
+// (Rows of other short lengths stay with pairRows' loops: a call per row of 9, the zoo
+// MobileNet's depthwise taps, cost 50% more.)
 func rowScalarsRun[T numT](op core.BinOp, o, x, y []T, xo, yo, sx, sy, sx2, sy2, last int) bool {
 	if last == 0 || op != core.OpAdd && op != core.OpSub && op != core.OpMul {
 		return false
@@ -210,7 +211,7 @@ func rowScalarsRun[T numT](op core.BinOp, o, x, y []T, xo, yo, sx, sy, sx2, sy2,
 	}
 	switch {
 	case rowScalarsVec(op, o, v, s, vo, so, sv2, ss2, last, left):
-	case last == 4 || last == 8 || last == 16:
+	case last == 4 || last == 8 || last == 9 || last == 16:
 		rowScalars(op, o, v, s, vo, so, sv2, ss2, last, left)
 	default:
 		for i := range len(o) / last {
@@ -220,7 +221,7 @@ func rowScalarsRun[T numT](op core.BinOp, o, x, y []T, xo, yo, sx, sy, sx2, sy2,
 	return true
 }
 
-// rowScalars is pairRows for rows of 4, 8 or 16 of v (contiguous, row i from vo + i·sv2) against
+// rowScalars is pairRows for rows of 4, 8, 9 or 16 of v (contiguous, row i from vo + i·sv2) against
 // one element of s per row (so + i·ss2), s op v when left (v op s otherwise), for + − ·: the
 // rows written out whole, with the operation chosen once for the block (a batch norm's
 // per-channel scale over 2×2 and 4×4 maps).
@@ -241,6 +242,22 @@ func rowScalars[T numT](op core.BinOp, o, v, s []T, vo, so, sv2, ss2, last int, 
 				d[0], d[1], d[2], d[3] = a[0]-b, a[1]-b, a[2]-b, a[3]-b
 			default: // s − v
 				d[0], d[1], d[2], d[3] = b-a[0], b-a[1], b-a[2], b-a[3]
+			}
+		}
+		return
+	}
+	if last == 9 {
+		for i := range rows {
+			d, a, b := (*[9]T)(o[i*9:]), (*[9]T)(v[vo+i*sv2:]), s[so+i*ss2]
+			switch op {
+			case core.OpMul:
+				d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7], d[8] = a[0]*b, a[1]*b, a[2]*b, a[3]*b, a[4]*b, a[5]*b, a[6]*b, a[7]*b, a[8]*b
+			case core.OpAdd:
+				d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7], d[8] = a[0]+b, a[1]+b, a[2]+b, a[3]+b, a[4]+b, a[5]+b, a[6]+b, a[7]+b, a[8]+b
+			case core.OpSub:
+				d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7], d[8] = a[0]-b, a[1]-b, a[2]-b, a[3]-b, a[4]-b, a[5]-b, a[6]-b, a[7]-b, a[8]-b
+			default: // s − v
+				d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7], d[8] = b-a[0], b-a[1], b-a[2], b-a[3], b-a[4], b-a[5], b-a[6], b-a[7], b-a[8]
 			}
 		}
 		return

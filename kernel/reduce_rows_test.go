@@ -314,7 +314,7 @@ func TestStridedPairs(t *testing.T) {
 // Run, and the rows of 16 to 128 run a block at a time (stridedPairsRun).
 func TestRowScalars(t *testing.T) {
 	rng := rand.New(rand.NewSource(23))
-	for _, last := range []int{4, 8, 12, 16, 24, 32, 40, 64, 100, 128} {
+	for _, last := range []int{4, 8, 9, 12, 16, 24, 32, 40, 64, 100, 128} {
 		for _, op := range []core.BinOp{core.OpAdd, core.OpSub, core.OpMul} {
 			for _, left := range []bool{false, true} {
 				for _, gap := range []int{0, 3} {
