@@ -35,15 +35,14 @@ const (
 // planePlan is a WindowDot that runs plane by plane (see above).
 type planePlan struct {
 	mode             int
-	img, dense, filt int // which access (0 out, 1 A, 2 B) plays each part
-	nb, nc           int // batch and channels (1 when the domain does not vary them)
-	h, w             int // the dense plane
-	ih, iw           int // the image plane
-	ph, pw           int // the padded plane
-	r0, c0           int // padded row and column of the image's (0, 0)
-	sh, sw           int // the strides: P is kept as sh·sw phase planes of qh × qw
-	qh, qw           int // (phase (a, b) holds P[sh·u + a, sw·v + b]; 1 × 1 for stride 1)
-	taps             []int
+	img, dense, filt int   // which access (0 out, 1 A, 2 B) plays each part
+	nb, nc           int   // batch and channels (1 when the domain does not vary them)
+	h, w             int   // the dense plane
+	ih, iw           int   // the image plane
+	ph, pw           int   // the padded plane
+	r0, c0           int   // padded row and column of the image's (0, 0)
+	sh, sw           int   // the strides: P is kept as sh·sw phase planes of qh × qw
+	qh, qw           int   // (phase (a, b) holds P[sh·u + a, sw·v + b]; 1 × 1 for stride 1)
 	tapOff           []int // per tap, in the domain's order: P's offset for dense (0, 0)
 	plen             int   // elements of P, its slack for the extra columns included
 	// element strides of b and c in each access (0 when it does not vary with them), the
