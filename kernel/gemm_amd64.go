@@ -2,7 +2,11 @@
 
 package kernel
 
-import "golang.org/x/sys/cpu"
+import (
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
+)
 
 // gemmMicro returns the micro-kernel of gemmGo for the CPU: the AVX-512F assembly (8×16
 // float64, 8×32 float32 tiles) when the CPU has AVX-512F and DQ, else the AVX2+FMA assembly
@@ -106,6 +110,39 @@ func withUnpacked(k [2]any) [2]any {
 		_, _, _ = as[kc*8-1], b[(kc-1)*ldb+31], c[7*ldc+31]
 		microF32AVX512B(kc, &as[0], &b[0], ldb, &c[0], ldc, add)
 	}
+	m64.runNT = func(kc int, as, bs, c []float64, ldc int, add bool) {
+		_, _, _ = as[kc*8-1], bs[kc*16-1], c[7*ldc+15]
+		if !rowsAligned(c, ldc) {
+			microF64AVX512(kc, &as[0], &bs[0], &c[0], ldc, add)
+			return
+		}
+		microF64AVX512NT(kc, &as[0], &bs[0], &c[0], ldc, add)
+	}
+	m32.runNT = func(kc int, as, bs, c []float32, ldc int, add bool) {
+		_, _, _ = as[kc*8-1], bs[kc*32-1], c[7*ldc+31]
+		if !rowsAligned(c, ldc) {
+			microF32AVX512(kc, &as[0], &bs[0], &c[0], ldc, add)
+			return
+		}
+		microF32AVX512NT(kc, &as[0], &bs[0], &c[0], ldc, add)
+	}
+	m64.runUNT = func(kc int, a []float64, lda int, bs, c []float64, ldc int, add bool) {
+		_, _, _ = a[7*lda+kc-1], bs[kc*16-1], c[7*ldc+15]
+		if !rowsAligned(c, ldc) {
+			microF64AVX512U(kc, &a[0], lda, &bs[0], &c[0], ldc, add)
+			return
+		}
+		microF64AVX512UNT(kc, &a[0], lda, &bs[0], &c[0], ldc, add)
+	}
+	m32.runUNT = func(kc int, a []float32, lda int, bs, c []float32, ldc int, add bool) {
+		_, _, _ = a[7*lda+kc-1], bs[kc*32-1], c[7*ldc+31]
+		if !rowsAligned(c, ldc) {
+			microF32AVX512U(kc, &a[0], lda, &bs[0], &c[0], ldc, add)
+			return
+		}
+		microF32AVX512UNT(kc, &a[0], lda, &bs[0], &c[0], ldc, add)
+	}
+	m64.fence, m32.fence = storeFence, storeFence
 	return [2]any{m64, m32}
 }
 
@@ -135,4 +172,11 @@ func dotTiles[T floatT](ks [2][5]dotKernel[T]) func(rows, cols, kc int, a []T, l
 		_, _, _ = a[(rows-1)*lda+kc-1], b[(cols-1)*ldb+kc-1], c[(rows-1)*ldc+cols-1]
 		ks[rows/4][cols-1](kc, &a[0], lda, &b[0], ldb, &c[0], ldc, add)
 	}
+}
+
+// rowsAligned reports whether c's rows (ldc elements apart) all start on 64-byte boundaries,
+// as the non-temporal stores of a ZMM register need.
+func rowsAligned[T floatT](c []T, ldc int) bool {
+	size := int(unsafe.Sizeof(c[0]))
+	return uintptr(unsafe.Pointer(&c[0]))%64 == 0 && ldc*size%64 == 0
 }

@@ -28,6 +28,21 @@ func microF64AVX512B(kc int, a *float64, b *float64, ldb int, c *float64, ldc in
 // microF32AVX512B computes one 8×32 tile of a packed strip of a and rows of b (ldb apart) with AVX-512F into c (row stride ldc), adding to c when add is set.
 func microF32AVX512B(kc int, a *float32, b *float32, ldb int, c *float32, ldc int, add bool)
 
+// microF64AVX512NT computes one 8×16 tile of packed strips, non-temporal stores (c and ldc·size multiples of 64 bytes) with AVX-512F into c (row stride ldc), adding to c when add is set.
+func microF64AVX512NT(kc int, a *float64, b *float64, c *float64, ldc int, add bool)
+
+// microF32AVX512NT computes one 8×32 tile of packed strips, non-temporal stores (c and ldc·size multiples of 64 bytes) with AVX-512F into c (row stride ldc), adding to c when add is set.
+func microF32AVX512NT(kc int, a *float32, b *float32, c *float32, ldc int, add bool)
+
+// microF64AVX512UNT computes one 8×16 tile of rows of a (lda apart) and a packed strip of b, non-temporal stores (c and ldc·size multiples of 64 bytes) with AVX-512F into c (row stride ldc), adding to c when add is set.
+func microF64AVX512UNT(kc int, a *float64, lda int, b *float64, c *float64, ldc int, add bool)
+
+// microF32AVX512UNT computes one 8×32 tile of rows of a (lda apart) and a packed strip of b, non-temporal stores (c and ldc·size multiples of 64 bytes) with AVX-512F into c (row stride ldc), adding to c when add is set.
+func microF32AVX512UNT(kc int, a *float32, lda int, b *float32, c *float32, ldc int, add bool)
+
+// storeFence orders the non-temporal stores before it (SFENCE).
+func storeFence()
+
 // dotF644x1 computes the 4×1 tile c[i*ldc+j] = Σ_{p<kc} a[i*lda+p]·b[j*ldb+p] with AVX-512F, DQ and VL (kc a positive multiple of 8), adding to c when add is set.
 func dotF644x1(kc int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, add bool)
 

@@ -22,6 +22,12 @@ type micro[T floatT] struct {
 	runU func(kc int, a []T, lda int, bs, c []T, ldc int, add bool)
 	// runB, when set, is run with the nr columns of b read in place (row p at b[p*ldb:]).
 	runB func(kc int, as, b []T, ldb int, c []T, ldc int, add bool)
+	// runNT and runUNT, when set, are run and runU with non-temporal stores into c (whose
+	// rows must start on 64-byte boundaries; they run the ordinary kernel otherwise), and
+	// fence orders those stores before the ones after it.
+	runNT  func(kc int, as, bs, c []T, ldc int, add bool)
+	runUNT func(kc int, a []T, lda int, bs, c []T, ldc int, add bool)
+	fence  func()
 	// dot, when set, computes the rows×cols tile c[i*ldc+j] = Σ_{p<kc} a[i*lda+p]·b[j*ldb+p]
 	// (stored, or added with add) for rows 4 or 1 and cols 1 to 5, kc a positive multiple of
 	// lanes: the kernel of narrow products (see gemmDot).

@@ -185,7 +185,10 @@ func (b *PlanBuilder) Build(dt core.Dtype, layout []Slot) (*Plan, []int, error) 
 			continue
 		}
 		off := p.outLen
-		p.outLen += t.Shape.Size()
+		if t.Shape.Size() >= alignMin {
+			off = alignOffset(off, dt)
+		}
+		p.outLen = off + t.Shape.Size()
 		at[o], offs[i] = off, off
 		if os := &p.slots[o]; os.kind == slotStep {
 			os.packed, os.off = true, off
@@ -252,6 +255,25 @@ func (b *PlanBuilder) Build(dt core.Dtype, layout []Slot) (*Plan, []int, error) 
 	}
 	b.p = nil
 	return p, offs, nil
+}
+
+// alignMin is the size (elements) from which a slot of the packed output starts on a 64-byte
+// line of it (alignOffset); smaller ones are packed one after another.
+const alignMin = 256
+
+// alignOffset is the first offset from off whose element starts a 64-byte line of a packed
+// output that itself starts on one (the caller's slice; Go's large allocations do): a kernel
+// writing a slot with non-temporal stores needs it (the GEMM's, see ntWorth).
+func alignOffset(off int, dt core.Dtype) int {
+	size := 8
+	switch dt {
+	case core.Float32:
+		size = 4
+	case core.Bool:
+		size = 1
+	}
+	per := 64 / size
+	return (off + per - 1) / per * per
 }
 
 // Inputs is the number of input slices Run takes.

@@ -30,6 +30,14 @@ func main() {
 	// as much as the multiplication.
 	micro(kernel{name: "microF64AVX512B", rows: 8, f32: false, avx512: true, unpackedB: true})
 	micro(kernel{name: "microF32AVX512B", rows: 8, f32: true, avx512: true, unpackedB: true})
+	// The packed and the A-in-place kernels with non-temporal stores (c 64-byte aligned), for
+	// products of a few terms into a c larger than the L2: each store would otherwise read
+	// its line from memory first (a batch-2 layer-4 filter gradient writes 9.4 MB of c).
+	micro(kernel{name: "microF64AVX512NT", rows: 8, f32: false, avx512: true, nt: true})
+	micro(kernel{name: "microF32AVX512NT", rows: 8, f32: true, avx512: true, nt: true})
+	micro(kernel{name: "microF64AVX512UNT", rows: 8, f32: false, avx512: true, unpacked: true, nt: true})
+	micro(kernel{name: "microF32AVX512UNT", rows: 8, f32: true, avx512: true, unpacked: true, nt: true})
+	storeFence()
 	// AVX-512F dot-product tiles for narrow products (n below one column strip): every element
 	// of c is a dot product along k, vectorised along k, so no lane is spent on padding
 	// columns; 4 or 1 rows × 1 to 5 columns.
@@ -74,6 +82,16 @@ type kernel struct {
 	avx512    bool
 	unpacked  bool // a is the matrix itself (8 rows, lda elements apart), not a packed strip
 	unpackedB bool // b is the matrix itself (rows ldb elements apart), not a packed strip
+	nt        bool // non-temporal stores into c (64-byte aligned rows)
+}
+
+// storeFence emits func storeFence(): an SFENCE, ordering the non-temporal stores before it
+// with every store after it.
+func storeFence() {
+	TEXT("storeFence", NOSPLIT, "func()")
+	Doc("storeFence orders the non-temporal stores before it (SFENCE).")
+	SFENCE()
+	RET()
 }
 
 // micro emits func(kc int, a, b, c *T, ldc int, add bool): the tile Σ_p a[p,0:rows]ᵀ b[p,0:w]
@@ -109,6 +127,9 @@ func micro(k kernel) {
 	}
 	if k.unpackedB {
 		what = "a packed strip of a and rows of b (ldb apart)"
+	}
+	if k.nt {
+		what += ", non-temporal stores (c and ldc·size multiples of 64 bytes)"
 	}
 	Doc(fmt.Sprintf("%s computes one %d×%d tile of %s with %s into c (row stride ldc), adding to c when add is set.", k.name, k.rows, w, what, isa))
 	kc := Load(Param("kc"), GP64())
@@ -151,6 +172,13 @@ func micro(k kernel) {
 	xor, bcast, load, fma, store, vadd := VXORPD, VBROADCASTSD, VMOVUPD, VFMADD231PD, VMOVUPD, VADDPD
 	if k.f32 {
 		xor, bcast, load, fma, store, vadd = VXORPS, VBROADCASTSS, VMOVUPS, VFMADD231PS, VMOVUPS, VADDPS
+	}
+	if k.nt {
+		nt := VMOVNTPD
+		if k.f32 {
+			nt = VMOVNTPS
+		}
+		store = func(ops ...Op) { nt(ops[0], ops[1]) }
 	}
 	acc := make([][2]reg.VecVirtual, k.rows)
 	for i := range acc {
