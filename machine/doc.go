@@ -32,8 +32,9 @@
 //     given: then every run writes into the last run's packed vector and allocates nothing
 //     for its values). The values are views of one
 //     packed vector allocated per run (no copies); two nodes that denote the same elements (a
-//     reshape, an identity) get their own copy, so a solver updating a gradient in place
-//     never changes another node's value. Scalars are *gorgonia.F64 / *gorgonia.F32, as the
+//     full slice, an identity) get their own copy, so a solver updating a gradient in place
+//     never changes another node's value, except a Gorgonia reshape, which shares its
+//     operand's elements as it does on the TapeMachine (reshapeOp.Do returns a shallow clone). Scalars are *gorgonia.F64 / *gorgonia.F32, as the
 //     TapeMachine makes them.
 //   - Values are bound with gorgonia.UnsafeLet given a Value: that is exactly the
 //     TapeMachine's own (unexported) bind after a shape and dtype check, including its

@@ -431,7 +431,7 @@ func TestConstantsAndErrors(t *testing.T) {
 func TestReuseValues(t *testing.T) {
 	for _, d := range dtypes {
 		t.Run(d.dt.String(), func(t *testing.T) {
-			fresh, reused, vf, vr := freshAndReused(t, d.dt)
+			fresh, reused, vf, vr := freshAndReused(t, d.dt, false)
 			sf, sr := G.NewAdamSolver(G.WithLearnRate(0.01)), G.NewAdamSolver(G.WithLearnRate(0.01))
 			var kept []float64
 			var keptVal G.Value
@@ -490,10 +490,19 @@ func TestReuseValues(t *testing.T) {
 }
 
 // TestReuseValuesCopies: with ReuseValues, a node whose elements another node shares (it gets
-// its own copy) keeps one buffer across runs — the second run writes the new values into the
-// first run's copy — and its values equal those of a machine without ReuseValues.
+// its own copy: here a full slice of the prediction) keeps one buffer across runs — the second
+// run writes the new values into the first run's copy — and its values equal those of a
+// machine without ReuseValues. A Gorgonia reshape shares its operand's elements, as on the
+// TapeMachine (the convnet's im2col reshapes get no copy).
 func TestReuseValuesCopies(t *testing.T) {
-	fresh, _, vf, vr := freshAndReused(t, tensor.Float64)
+	fresh, _, vf, vr := freshAndReused(t, tensor.Float64, true)
+	for _, pr := range vr.plans {
+		for _, r := range pr.outs {
+			if r.copy && isReshape(r.node) {
+				t.Errorf("reshape node %v gets its own copy", r.node)
+			}
+		}
+	}
 	byName := map[string]*G.Node{}
 	for _, n := range fresh.G.AllNodes() {
 		byName[n.Name()] = n
@@ -536,14 +545,20 @@ func TestReuseValuesCopies(t *testing.T) {
 }
 
 // freshAndReused builds the same small convnet twice (0.1–0.2 MB of values a run, so that
-// an allocation bound is not the per-node headers every run allocates either way), with
-// bulkad.Grad, on a machine without and one with ReuseValues.
-func freshAndReused(t *testing.T, dt tensor.Dtype) (fresh, reused *models.Model, vf, vr *Machine) {
+// an allocation bound is not the per-node headers every run allocates either way), with a
+// full slice of its prediction when slice is set, with bulkad.Grad, on a machine without and
+// one with ReuseValues.
+func freshAndReused(t *testing.T, dt tensor.Dtype, slice bool) (fresh, reused *models.Model, vf, vr *Machine) {
 	t.Helper()
 	var err error
 	for _, m := range []**models.Model{&fresh, &reused} {
 		if *m, err = models.ConvNet(dt, 4, 12, 12, 8, 4, 0, 3); err != nil {
 			t.Fatal(err)
+		}
+		if slice {
+			if _, err := G.Slice((*m).Out, nil, nil); err != nil {
+				t.Fatal(err)
+			}
 		}
 		gradWith(t, *m, false)
 	}
