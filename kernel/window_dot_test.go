@@ -430,3 +430,90 @@ func TestWindowDotOverflow(t *testing.T) {
 		}
 	}
 }
+
+// TestWindowDotProductRows: a scatter of an element-wise product into a slice of a larger
+// array (densenet121's gradients through its concatenations) runs its rows of products with
+// the vector loops (mulAddUnit, rows of 16 or more, across its 256-element buffer) and equals
+// core.Eval bit for bit, specials included, in both float dtypes.
+func TestWindowDotProductRows(t *testing.T) {
+	rng := rand.New(rand.NewSource(12))
+	for _, d := range floatDtypes {
+		for _, r := range []int{5, 16, 19, 256, 300} {
+			src := fmt.Sprintf(`fn (a : [2,3,%d] %v, b : [2,3,%d] %v) => scatter [2,5,%d] (a * b) (\[i, j, k] -> [i, j + 1, k])`, r, d, r, d, r)
+			p, err := core.ParseProgram(src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			args := map[string]*tensor.Dense{"a": randDense(rng, d, 2, 3, r), "b": randDense(rng, d, 2, 3, r)}
+			for i, v := range []float64{math.Copysign(0, -1), math.Inf(1), math.NaN(), 0} {
+				setFloat(args["a"], 3*i, v)
+				setFloat(args["b"], 3*i+1, -v)
+			}
+			want, err := tensors.Eval(p, args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			id := func(rows int, c0 int64) WinAccess {
+				return WinAccess{Shape: []int{2, rows, r}, Coef: [][]int64{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, C0: []int64{0, c0, 0}}
+			}
+			k, err := NewWindowDot([]int{2, 3, r}, id(5, 1), id(3, 0), id(3, 0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := tensor.New(tensor.Of(want.Dtype()), tensor.WithShape(want.Shape()...))
+			if err := k.Run(got.Data(), []any{args["a"].Data(), args["b"].Data()}); err != nil {
+				t.Fatal(err)
+			}
+			if i := sameBitsNaN(floats(t, got), floats(t, want)); i >= 0 {
+				t.Fatalf("%v rows of %d: element %d = %v, core.Eval %v", d, r, i, floats(t, got)[i], floats(t, want)[i])
+			}
+		}
+	}
+}
+
+// TestWindowDotChannelScaleSlices: a scatter into a channel slice of a product by a
+// per-channel factor on small maps (densenet121's gradients through a batch norm's scale into
+// its concatenation's slices: rows of 2 merged into planes of 4, rows of 3 kept) equals
+// core.Eval bit for bit, specials included: the innermost levels merge (mergeInner) and the
+// short rows run a block at a time (axpyShortRows).
+func TestWindowDotChannelScaleSlices(t *testing.T) {
+	rng := rand.New(rand.NewSource(13))
+	for _, d := range floatDtypes {
+		for _, hw := range [][2]int{{2, 2}, {1, 3}, {3, 3}} {
+			h, w := hw[0], hw[1]
+			src := fmt.Sprintf(`fn (a : [2,7,%d,%d] %v, b : [7] %v) => scatter [2,4,%d,%d] (a * gather [2,7,%d,%d] b (\[i, j, k, l] -> [j])) (\[i, j, k, l] -> [i, j + (-2), k, l])`,
+				h, w, d, d, h, w, h, w)
+			p, err := core.ParseProgram(src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			args := map[string]*tensor.Dense{"a": randDense(rng, d, 2, 7, h, w), "b": randDense(rng, d, 7)}
+			setFloat(args["a"], 9, math.Copysign(0, -1))
+			setFloat(args["a"], 10, math.NaN())
+			setFloat(args["b"], 3, math.Inf(-1))
+			want, err := tensors.Eval(p, args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dom := []int{2, 7, h, w}
+			id := WinAccess{Shape: []int{2, 7, h, w}, Coef: [][]int64{{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}, {0, 0, 0, 1}}, C0: make([]int64, 4)}
+			out := id.clone()
+			out.Shape[1], out.C0[1] = 4, -2
+			ch := WinAccess{Shape: []int{7}, Coef: [][]int64{{0, 1, 0, 0}}, C0: []int64{0}}
+			k, err := NewWindowDot(dom, out, id, ch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if h*w > 1 && h > 1 && len(k.ldom) != 3 {
+				t.Fatalf("%dx%d maps: loop levels %v, want the map's two merged", h, w, k.ldom)
+			}
+			got := tensor.New(tensor.Of(want.Dtype()), tensor.WithShape(want.Shape()...))
+			if err := k.Run(got.Data(), []any{args["a"].Data(), args["b"].Data()}); err != nil {
+				t.Fatal(err)
+			}
+			if i := sameBitsNaN(floats(t, got), floats(t, want)); i >= 0 {
+				t.Fatalf("%v %dx%d: element %d = %v, core.Eval %v", d, h, w, i, floats(t, got)[i], floats(t, want)[i])
+			}
+		}
+	}
+}
