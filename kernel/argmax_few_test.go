@@ -3,6 +3,7 @@ package kernel
 import (
 	"math"
 	"math/rand"
+	"runtime"
 	"testing"
 )
 
@@ -83,5 +84,47 @@ func TestArgmaxViewFew(t *testing.T) {
 	}
 	if floatKey(math.NaN()) >= floatKey(math.Inf(-1)) || floatKey(float64(float32(math.NaN()))) >= floatKey(float64(float32(math.Inf(-1)))) {
 		t.Errorf("NaN is not below -Inf")
+	}
+}
+
+// TestArgmaxOuterAgainstDefinition: the argmax along the middle axis of [pre, n, post] (the
+// Axis kernel: a max-pool's windows gathered first) against the definition, on values drawn
+// from NaN, ±Inf, ±0 and ±1, in f64 and f32 (whose loop keeps the running maximum in 256-wide
+// chunks: post of 3, 256 and 300 crosses them), one and two goroutines.
+func TestArgmaxOuterAgainstDefinition(t *testing.T) {
+	levels := []float64{math.NaN(), math.Inf(-1), -1, math.Copysign(0, -1), 0, 1, math.Inf(1)}
+	r := rand.New(rand.NewSource(8))
+	for _, sh := range [][3]int{{2, 9, 3}, {1, 4, 256}, {3, 9, 300}, {2, 1, 5}} {
+		pre, n, post := sh[0], sh[1], sh[2]
+		x := make([]float64, pre*n*post)
+		for i := range x {
+			x[i] = levels[r.Intn(len(levels))]
+		}
+		x32 := make([]float32, len(x))
+		for i, v := range x {
+			x32[i] = float32(v)
+		}
+		want := make([]int64, pre*post)
+		for p := range pre {
+			for c := range post {
+				col := make([]float64, n)
+				for i := range col {
+					col[i] = x[(p*n+i)*post+c]
+				}
+				want[p*post+c] = naiveArgmax(col)
+			}
+		}
+		for _, procs := range []int{1, 2} {
+			old := runtime.GOMAXPROCS(procs)
+			got, got32 := make([]int64, len(want)), make([]int64, len(want))
+			argmaxOuterK(got, x, pre, n, post)
+			argmaxOuterK(got32, x32, pre, n, post)
+			runtime.GOMAXPROCS(old)
+			for i := range want {
+				if got[i] != want[i] || got32[i] != want[i] {
+					t.Fatalf("%v, GOMAXPROCS %d, output %d: f64 %d, f32 %d, want %d", sh, procs, i, got[i], got32[i], want[i])
+				}
+			}
+		}
 	}
 }
