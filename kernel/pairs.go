@@ -30,9 +30,9 @@ func stridedPairsRun[T numT](k StridedBinary, out, x, y []T) bool {
 	// rows of 16 to 128 against one element each (a batch norm's per-channel scale on 4×4 to
 	// 8×16 maps): a block's rows with a vector call each and no walk per row (0.89 → 0.32 ns
 	// an element on [2048, 16] float32)
-	// (and rows of 4, 8 and 9, written out: a batch norm's on 2×2 maps, a 3×3 depthwise
-	// filter's taps times a broadcast activation in the zoo MobileNet)
-	scalars := (last == 4 || last == 8 || last == 9 || last >= pairRowMax && last <= rowScalarMax) && n2 >= 2 &&
+	// (and shorter rows, written out for 4, 8 and 9: a batch norm's on 2×2 maps, a 3×3
+	// depthwise filter's taps times a broadcast activation in the zoo MobileNet)
+	scalars := last <= rowScalarMax && n2 >= 2 &&
 		(sx == 1 && sy == 0 || sx == 0 && sy == 1) && (k.Op == core.OpAdd || k.Op == core.OpSub || k.Op == core.OpMul)
 	if !scalars && (last >= pairRowMax || n2 < 2 || sx > 1 || sy > 1 || sx < 0 || sy < 0 || sx == 0 && sy == 0 ||
 		k.Op != core.OpAdd && k.Op != core.OpSub && k.Op != core.OpMul && k.Op != core.OpMax && k.Op != core.OpMin) {
@@ -59,56 +59,22 @@ func pairRows[T numT](op core.BinOp, o, x, y []T, xo, yo, sx, sy, sx2, sy2, last
 		pairMinMax(op == core.OpMax, o, x, y, xo, yo, sx, sy, sx2, sy2, last)
 		return
 	}
+	// (a row against one element per row of + − · is rowScalarsRun's)
 	for at := 0; at < len(o); at += last {
 		d := o[at : at+last]
-		switch {
-		case sx == 0:
-			a, ys := x[xo], y[yo:yo+last]
-			switch op {
-			case core.OpMul:
-				for j, b := range ys {
-					d[j] = a * b
-				}
-			case core.OpAdd:
-				for j, b := range ys {
-					d[j] = a + b
-				}
-			default:
-				for j, b := range ys {
-					d[j] = a - b
-				}
+		xs, ys := x[xo:xo+last], y[yo:yo+last]
+		switch op {
+		case core.OpMul:
+			for j, a := range xs {
+				d[j] = a * ys[j]
 			}
-		case sy == 0:
-			b, xs := y[yo], x[xo:xo+last]
-			switch op {
-			case core.OpMul:
-				for j, a := range xs {
-					d[j] = a * b
-				}
-			case core.OpAdd:
-				for j, a := range xs {
-					d[j] = a + b
-				}
-			default:
-				for j, a := range xs {
-					d[j] = a - b
-				}
+		case core.OpAdd:
+			for j, a := range xs {
+				d[j] = a + ys[j]
 			}
 		default:
-			xs, ys := x[xo:xo+last], y[yo:yo+last]
-			switch op {
-			case core.OpMul:
-				for j, a := range xs {
-					d[j] = a * ys[j]
-				}
-			case core.OpAdd:
-				for j, a := range xs {
-					d[j] = a + ys[j]
-				}
-			default:
-				for j, a := range xs {
-					d[j] = a - ys[j]
-				}
+			for j, a := range xs {
+				d[j] = a - ys[j]
 			}
 		}
 		xo += sx2
@@ -213,12 +179,40 @@ func rowScalarsRun[T numT](op core.BinOp, o, x, y []T, xo, yo, sx, sy, sx2, sy2,
 	case rowScalarsVec(op, o, v, s, vo, so, sv2, ss2, last, left):
 	case last == 4 || last == 8 || last == 9 || last == 16:
 		rowScalars(op, o, v, s, vo, so, sv2, ss2, last, left)
+	case last < pairRowMax:
+		rowScalarsShort(op, o, v, s, vo, so, sv2, ss2, last, left)
 	default:
 		for i := range len(o) / last {
 			scalarArith(op, o[i*last:(i+1)*last], v[vo+i*sv2:vo+i*sv2+last], s[so+i*ss2], left)
 		}
 	}
 	return true
+}
+
+// rowScalarsShort is rowScalars for other rows shorter than pairRowMax: a loop per row with
+// the operation chosen once for the block.
+func rowScalarsShort[T numT](op core.BinOp, o, v, s []T, vo, so, sv2, ss2, last int, left bool) {
+	for i, at := 0, 0; at < len(o); i, at = i+1, at+last {
+		d, a, b := o[at:at+last], v[vo+i*sv2:vo+i*sv2+last], s[so+i*ss2]
+		switch {
+		case op == core.OpMul:
+			for j, x := range a {
+				d[j] = x * b
+			}
+		case op == core.OpAdd:
+			for j, x := range a {
+				d[j] = x + b
+			}
+		case left:
+			for j, x := range a {
+				d[j] = b - x
+			}
+		default:
+			for j, x := range a {
+				d[j] = x - b
+			}
+		}
+	}
 }
 
 // rowScalars is pairRows for rows of 4, 8, 9 or 16 of v (contiguous, row i from vo + i·sv2) against
