@@ -311,6 +311,20 @@ func lookupCheck(lk []int64, n int) bool {
 }
 
 func gatherLookup[T elem](out, x []T, lk []int64, table []int, dom, st []int, base, r int) {
+	// every output block is written once: large gathers split along the domain
+	work := costOf(len(out), wStrided)
+	if d, ok := splitDim(dom, work); ok {
+		inParallel(dom[d], work, func(lo, hi int) {
+			part, p0, p1 := subDom(dom, d, lo, hi)
+			gatherLookupRun(out[p0*r:p1*r], x, lk[p0:p1], table, part, st[d:], base+lo*st[d], r)
+		})
+		return
+	}
+	gatherLookupRun(out, x, lk, table, dom, st, base, r)
+}
+
+// gatherLookupRun is gatherLookup on the calling goroutine.
+func gatherLookupRun[T elem](out, x []T, lk []int64, table []int, dom, st []int, base, r int) {
 	affineWalk(dom, st, base, func(p, off, count, stride int) {
 		if r == 1 {
 			o := out[p : p+count]
@@ -393,8 +407,17 @@ type LookupDim struct {
 // outputs are all in bounds, with the block offset off they address (lk: the looked-up
 // values, one per point).
 func lookupClipWalk(dims []LookupDim, dom []int, lk []int64, f func(p, off int)) {
+	lookupClipRange(dims, dom, lk, 0, len(lk), f)
+}
+
+// lookupClipRange is lookupClipWalk over the points [p0, p1) of the domain.
+func lookupClipRange(dims []LookupDim, dom []int, lk []int64, p0, p1 int, f func(p, off int)) {
 	idx := make([]int, len(dom))
-	for p, a := range lk {
+	for v, q := len(dom)-1, p0; v >= 0 && dom[v] > 0; v-- {
+		idx[v], q = q%dom[v], q/dom[v]
+	}
+	for p := p0; p < p1; p++ {
+		a := lk[p]
 		off, in := 0, true
 		for i := range dims {
 			d := &dims[i]
@@ -421,11 +444,19 @@ func lookupClipWalk(dims []LookupDim, dom []int, lk []int64, f func(p, off int))
 }
 
 // gatherLookupClip is gatherLookup for a clipped lookup: points out of bounds read zeros.
+// Every output block is written once: large gathers split the points across goroutines.
 func gatherLookupClip[T elem](out, x []T, lk []int64, dom []int, ld []LookupDim, r int) {
-	clear(out)
-	lookupClipWalk(ld, dom, lk, func(p, off int) {
-		copy(out[p*r:(p+1)*r], x[off*r:(off+1)*r])
-	})
+	run := func(p0, p1 int) {
+		clear(out[p0*r : p1*r])
+		lookupClipRange(ld, dom, lk, p0, p1, func(p, off int) {
+			copy(out[p*r:(p+1)*r], x[off*r:(off+1)*r])
+		})
+	}
+	if work := costOf(len(out), wStrided); workers(len(lk), work) > 1 {
+		inParallel(len(lk), work, run)
+		return
+	}
+	run(0, len(lk))
 }
 
 // scatterLookupClip is scatterLookup for a clipped lookup: points out of bounds are dropped.

@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/bulkad/bulkad/core"
@@ -110,7 +111,7 @@ func scatterMatmulRun[T floatT](k *ScatterMatMul, out, y, b []T, lk []int64) {
 		if kept {
 			defer k.S.release()
 		}
-		scatterPairs(k, lk, func(p, row, col int) { s[row*k.C+col] += y[p] })
+		scatterPairs(k, k.part(0, 0, k.first()), lk, func(p, row, col int) { s[row*k.C+col] += y[p] })
 		if GEMM(k.WS, true, false, k.C, kk, k.N, s, k.C, b, kk, out, kk) {
 			return
 		}
@@ -126,11 +127,70 @@ func scatterMatmulRun[T floatT](k *ScatterMatMul, out, y, b []T, lk []int64) {
 		}
 		return
 	}
-	// Walk the domain; along the innermost dimension the output row usually stays the same
-	// (the column part does not depend on it), so the products of a run are summed in
-	// registers and added to the row once.
+	// Walk the domain. The output rows a slice of the domain along d writes are its own when
+	// the column part depends on d alone (a filter gradient's output channel): large walks
+	// split along d, each output element still receiving its terms in the serial order.
+	if d, ok := k.colDim(); ok {
+		if work := costOf(len(y)*kk, wFused); workers(k.Dom[d], work) > 1 {
+			inParallel(k.Dom[d], work, func(lo, hi int) { scatterMatmulWalk(k, k.part(d, lo, hi), out, y, b, lk) })
+			return
+		}
+	}
+	scatterMatmulWalk(k, k.part(0, 0, k.first()), out, y, b, lk)
+}
+
+// smPart is the part of a ScatterMatMul's domain one walk covers: the domain with dimension
+// d cut to [lo, hi), and the row, column and domain position of its first point.
+type smPart struct {
+	dom  []int
+	base [3]int
+	pst  []int // the row-major strides of the whole domain (positions in y and the table)
+}
+
+// first is the length of the domain's first dimension (1 for a rank-0 domain).
+func (k *ScatterMatMul) first() int {
+	if len(k.Dom) == 0 {
+		return 1
+	}
+	return k.Dom[0]
+}
+
+// part is the part [lo, hi) of the domain along d.
+func (k *ScatterMatMul) part(d, lo, hi int) smPart {
+	pst := core.Shape(k.Dom).Strides()
+	dom := slices.Clone(k.Dom)
+	if len(dom) > 0 {
+		dom[d] = hi - lo
+	} else {
+		return smPart{dom: dom, base: [3]int{k.RowP.Base, k.ColP.Base, 0}, pst: pst}
+	}
+	return smPart{dom: dom, pst: pst, base: [3]int{k.RowP.Base + lo*k.RowP.St[d], k.ColP.Base + lo*k.ColP.St[d], lo * pst[d]}}
+}
+
+// colDim is the one dimension of two or more elements the column part depends on, when it
+// depends on no other and on no looked-up value.
+func (k *ScatterMatMul) colDim() (int, bool) {
+	d := -1
+	for j, st := range k.ColP.St {
+		if st != 0 && k.Dom[j] > 1 {
+			if d >= 0 {
+				return 0, false
+			}
+			d = j
+		}
+	}
+	return d, d >= 0 && k.ColP.Table == nil
+}
+
+// scatterMatmulWalk adds, for every point of part, y's element times its row of B into its
+// output row (out cleared by the caller).
+func scatterMatmulWalk[T floatT](k *ScatterMatMul, part smPart, out, y, b []T, lk []int64) {
+	kk := k.K
+	// Along the innermost dimension the output row usually stays the same (the column part
+	// does not depend on it), so the products of a run are summed in registers and added to
+	// the row once.
 	if k.ColP.St[len(k.Dom)-1] != 0 || k.ColP.Table != nil {
-		scatterPairs(k, lk, func(p, row, col int) {
+		scatterPairs(k, part, lk, func(p, row, col int) {
 			v := y[p]
 			o := out[col*kk : col*kk+kk]
 			for j, bv := range b[row*kk : row*kk+kk] {
@@ -142,7 +202,7 @@ func scatterMatmulRun[T floatT](k *ScatterMatMul, out, y, b []T, lk []int64) {
 	last := k.Dom[len(k.Dom)-1]
 	offs := make([]int, last)
 	rs, rt := k.RowP.St[len(k.Dom)-1], k.RowP.Table
-	scatterRuns(k, func(p, row, col int) {
+	scatterRuns(k, part, func(p, row, col int) {
 		// The row offsets of the run, then the columns of B eight at a time with the sums
 		// in registers.
 		for q := range offs {
@@ -189,23 +249,24 @@ func scatterMatmulRun[T floatT](k *ScatterMatMul, out, y, b []T, lk []int64) {
 }
 
 // scatterRuns calls f(p, row, col) at the start p of every run of the innermost domain
-// dimension (row-major order) with the affine parts of its row and column (no looked-up terms).
-func scatterRuns(k *ScatterMatMul, f func(p, row, col int)) {
-	r := newRows(k.Dom, [3][]int{k.RowP.St, k.ColP.St}, [3]int{k.RowP.Base, k.ColP.Base})
-	for p := 0; r.ok; p += r.last {
-		f(p, r.off[0], r.off[1])
+// dimension of part (row-major order) with the affine parts of its row and column (no
+// looked-up terms); p is the position in the whole domain.
+func scatterRuns(k *ScatterMatMul, part smPart, f func(p, row, col int)) {
+	r := newRows(part.dom, [3][]int{k.RowP.St, k.ColP.St, part.pst}, part.base)
+	for r.ok {
+		f(r.off[2], r.off[0], r.off[1])
 		r.next()
 	}
 }
 
 // scatterPairs calls f(p, row, col) for every domain point p in row-major order with the
 // row and column the scatter sends it to.
-func scatterPairs(k *ScatterMatMul, lk []int64, f func(p, row, col int)) {
+func scatterPairs(k *ScatterMatMul, part smPart, lk []int64, f func(p, row, col int)) {
 	nd := len(k.Dom)
-	last := k.Dom[nd-1]
+	last := part.dom[nd-1]
 	rs, cs := k.RowP.St[nd-1], k.ColP.St[nd-1]
 	rt, ct := k.RowP.Table, k.ColP.Table
-	scatterRuns(k, func(p, row, col int) {
+	scatterRuns(k, part, func(p, row, col int) {
 		for q := p; q < p+last; q++ {
 			r, c := row, col
 			if rt != nil {
