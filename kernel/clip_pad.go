@@ -90,12 +90,28 @@ func (p *ClipPlan) padded(r int) *padPlan {
 const padRowMin = 8
 
 // copyPadded copies x (the addressed array) into the interior of the padded array buf (out
-// false), or the interior of buf into x (out true), a plane of the last two dims at a time.
+// false), or the interior of buf into x (out true), a plane of the last two dims at a time,
+// the planes split across goroutines when large.
 func copyPadded[T elem](pp *padPlan, buf, x []T, out bool) {
 	m := len(pp.lim)
 	if core.Shape(pp.lim).Size() == 0 {
 		return
 	}
+	h, w := 1, pp.lim[m-1] // rows of a plane, their length
+	if m >= 2 {
+		h = pp.lim[m-2]
+	}
+	planes := len(x) / (h * w)
+	if work := costOf(len(x), wCheap); workers(planes, work) > 1 {
+		inParallel(planes, work, func(lo, hi int) { copyPlanes(pp, buf, x, out, lo, hi) })
+		return
+	}
+	copyPlanes(pp, buf, x, out, 0, planes)
+}
+
+// copyPlanes is copyPadded for the planes [q0, q1) of x.
+func copyPlanes[T elem](pp *padPlan, buf, x []T, out bool, q0, q1 int) {
+	m := len(pp.lim)
 	h, w, s := 1, pp.lim[m-1], 0 // rows of a plane, their length, the padded row stride
 	pst := core.Shape(pp.plim).Strides()
 	outer := pp.lim[:m-1]
@@ -103,7 +119,10 @@ func copyPadded[T elem](pp *padPlan, buf, x []T, out bool) {
 		h, s, outer = pp.lim[m-2], pst[m-2], pp.lim[:m-2]
 	}
 	idx := make([]int64, len(outer))
-	for src := 0; src < len(x); src += h * w {
+	for v, q := len(outer)-1, q0; v >= 0; v-- {
+		idx[v], q = int64(q%outer[v]), q/outer[v]
+	}
+	for src := q0 * h * w; src < q1*h*w; src += h * w {
 		off := pp.lo[m-1]
 		if m >= 2 {
 			off += pp.lo[m-2] * s
@@ -283,17 +302,52 @@ func windowRows[T floatT](out, xp []T, outer, st []int, base, s, t int) {
 	}
 }
 
-// scatterPadded is the scatter of the padded plan: each 3×3 block of x added into the
-// zeroed padded array in the domain's order, whose interior is then out.
+// scatterPadded is the scatter of the padded plan: each 3×3 block of x (or h rows of w) added
+// into the zeroed padded array in the domain's order, whose interior is then out. When the
+// slices of the domain along its first dimension of more than one element write disjoint
+// parts of the padded array (a batch's images), a large scatter is split along it: each
+// element still receives its terms in the serial order.
 func scatterPadded[T floatT](pp *padPlan, dom []int, out, x []T, s *Scratch) {
 	buf, kept := scratchOf[T](s, pp.size)
 	if kept {
 		defer s.release()
 	}
 	n := len(dom)
+	outer := dom[:n-2]
+	block := len(x) / max(1, core.Shape(outer).Size())
+	work := costOf(len(x), wCheap)
+	if d, ok := splitDim(outer, work); ok && pp.disjoint(dom, d) {
+		inParallel(outer[d], work, func(lo, hi int) {
+			part, p0, p1 := subDom(outer, d, lo, hi)
+			scatterPaddedRun(pp, dom, part, pp.st[d:n-2], pp.base+lo*pp.st[d], buf, x[p0*block:p1*block])
+		})
+	} else {
+		scatterPaddedRun(pp, dom, outer, pp.st[:n-2], pp.base, buf, x)
+	}
+	copyPadded(pp, buf, out, true)
+}
+
+// disjoint reports whether the slices of dom along d reach disjoint parts of the padded
+// array: d's step exceeds the span of the offsets of all the other variables.
+func (pp *padPlan) disjoint(dom []int, d int) bool {
+	span := 0
+	for j, n := range dom {
+		if j != d {
+			span += abs(pp.st[j]) * (n - 1)
+		}
+	}
+	return abs(pp.st[d]) > span
+}
+
+// scatterPaddedRun adds the blocks of x, one per point of outer (offsets st from base in the
+// padded array buf), into buf in order on the calling goroutine; dom is the whole domain
+// (its last two variables the block's).
+func scatterPaddedRun[T floatT](pp *padPlan, dom, outer, st []int, base int, buf, x []T) {
+	n := len(dom)
+	r := newRows(outer, [3][]int{st}, [3]int{base})
+	last, so := r.last, r.stride(0)
 	if pp.rows {
-		r := newRows(dom[:n-2], [3][]int{pp.st[:n-2]}, [3]int{pp.base})
-		last, so, h, s, w := r.last, r.stride(0), dom[n-2], pp.st[n-2], dom[n-1]
+		h, s, w := dom[n-2], pp.st[n-2], dom[n-1]
 		p := 0
 		for ; r.ok; r.next() {
 			o := r.off[0]
@@ -303,11 +357,9 @@ func scatterPadded[T floatT](pp *padPlan, dom []int, out, x []T, s *Scratch) {
 				o += so
 			}
 		}
-		copyPadded(pp, buf, out, true)
 		return
 	}
-	r := newRows(dom[:n-2], [3][]int{pp.st[:n-2]}, [3]int{pp.base})
-	last, so, rs, t := r.last, r.stride(0), pp.st[n-2], pp.st[n-1]
+	rs, t := pp.st[n-2], pp.st[n-1]
 	w := 2*t + 1
 	p := 0
 	for r.ok {
@@ -329,7 +381,6 @@ func scatterPadded[T floatT](pp *padPlan, dom []int, out, x []T, s *Scratch) {
 		}
 		r.next()
 	}
-	copyPadded(pp, buf, out, true)
 }
 
 // padRun runs the gather (or scatter) of p on its padded plan pp when out and x are float

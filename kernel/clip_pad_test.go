@@ -80,22 +80,46 @@ func TestClipPadPath(t *testing.T) {
 		checkClip(t, rng, cc, true)
 	})
 	t.Run("split", func(t *testing.T) {
-		cc := im2col("large", 16, 16, 16, 16, 3, 1, 1, 1)
-		g := gatherOf(t, cc)
-		if g.pad == nil {
-			t.Fatal("no padded plan")
-		}
-		x := make([]float32, 16*16*16*16)
-		for i := range x {
-			x[i] = float32(rng.NormFloat64())
-		}
-		checkSplit(t, "padded gather", func() any {
-			out := make([]float32, 16*16*16*16*9)
-			if err := g.Run(out, []any{x}); err != nil {
-				t.Fatal(err)
+		// the gather's windows split; the copy into the padded image split by planes (an
+		// image of 2^19 elements); the scatter split by images (each image's blocks add into
+		// its own part of the padded array), in the window and the rows layout
+		onnxLarge := onnx
+		onnxLarge.dom, onnxLarge.outer = []int{8, 3, 3, 16, 16, 16}, []int{16, 8, 16, 16}
+		// one channel: the first dimension split would be kh, whose slices overlap
+		onnxOne := onnx
+		onnxOne.dom, onnxOne.outer = []int{1, 3, 3, 16, 64, 64}, []int{16, 1, 64, 64}
+		for i, cc := range []clipCase{im2col("large", 16, 16, 16, 16, 3, 1, 1, 1), im2col("large image", 16, 32, 32, 32, 3, 1, 1, 1), onnxLarge, onnxOne} {
+			g, sc := gatherOf(t, cc), scatterOf(t, cc)
+			if g.pad == nil || sc.pad == nil {
+				t.Fatalf("%v: no padded plan", cc.dom)
 			}
-			return out
-		})
+			d, _ := splitDim(cc.dom[:len(cc.dom)-2], 0)
+			if want := i < 2; sc.pad.disjoint(cc.dom, d) != want {
+				t.Fatalf("%v: slices along %d disjoint %v, want %v", cc.dom, d, !want, want)
+			}
+			img, pts := core.Shape(cc.outer).Size(), core.Shape(cc.dom).Size()
+			x, y := make([]float32, img), make([]float32, pts)
+			for i := range x {
+				x[i] = float32(rng.NormFloat64())
+			}
+			for i := range y {
+				y[i] = float32(rng.NormFloat64())
+			}
+			checkSplit(t, "padded gather", func() any {
+				out := make([]float32, pts)
+				if err := g.Run(out, []any{x}); err != nil {
+					t.Fatal(err)
+				}
+				return out
+			})
+			checkSplit(t, "padded scatter", func() any {
+				out := make([]float32, img)
+				if err := sc.Run(out, []any{y}); err != nil {
+					t.Fatal(err)
+				}
+				return out
+			})
+		}
 	})
 }
 

@@ -218,7 +218,7 @@ func gemmTiled[T floatT](ws *Workspace, mk micro[T], bl blocking, procs int, ta,
 	g.nt = ntWorth(mk, bl, m, n, k, c, ldc)
 	mr, nr := mk.mr, mk.nr
 	sm, sn := (m+mr-1)/mr, (n+nr-1)/nr
-	if m*n*k < gemmParallel {
+	if !gemmSplits(m, n, k) {
 		procs = 1
 	}
 	// Split the rows unless the columns give the slowest worker fewer products (tiles

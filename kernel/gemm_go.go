@@ -9,9 +9,18 @@ import (
 
 //go:generate sh -c "cd internal/asmgen && go run . -pkg kernel -out ../../gemm_amd64.s -stubs ../../gemm_amd64_stub.go"
 
-// gemmParallel is the number of multiply-adds from which a GEMM splits c across goroutines
-// (at most GOMAXPROCS).
-const gemmParallel = 1 << 21
+// gemmParallel is the work from which a GEMM splits c across goroutines (at most
+// GOMAXPROCS): its multiply-adds plus gemmStoreWork for each element of c (a product of few
+// terms per element costs its stores: [32,6272] from k = 10 ran at 5 GFLOP/s in the zoo
+// convnet's plan). Set from the device machine's 16-core host (session 13), where the zoo
+// convnet's small products, left serial at 2^21 multiply-adds, kept its step from scaling.
+const (
+	gemmParallel  = 1 << 20
+	gemmStoreWork = 16
+)
+
+// gemmSplits reports whether an m×n×k product is large enough to split across goroutines.
+func gemmSplits(m, n, k int) bool { return m*n*(k+gemmStoreWork) >= gemmParallel }
 
 // micro is a GEMM micro-kernel: run computes the mr×nr tile Σ_p as[p,:]ᵀ bs[p,:] of two packed
 // strips into c (row i at c[i*ldc:]), storing it, or adding it to c when add is set.
@@ -169,12 +178,19 @@ func gemmSwapped[T floatT](ws *Workspace, mk micro[T], bl blocking, procs int, d
 	} else {
 		gemmTiledOrSmall(ws, mk, bl, procs, !tb, !ta, n, m, k, b, ldb, a, lda, ct, m)
 	}
-	for i := 0; i < m; i++ {
-		row := c[i*ldc : i*ldc+n : i*ldc+n]
-		for j := range row {
-			row[j] = ct[j*m+i]
+	rows := func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			row := c[i*ldc : i*ldc+n : i*ldc+n]
+			for j := range row {
+				row[j] = ct[j*m+i]
+			}
 		}
 	}
+	if work := costOf(m*n, wStrided); procs > 1 && workers(m, work) > 1 {
+		inParallel(m, work, rows)
+		return
+	}
+	rows(0, m)
 }
 
 // gemmDot computes c = a·op(b) for a narrow product (n below one column strip of the tiled
@@ -200,7 +216,7 @@ func gemmDot[T floatT](ws *Workspace, mk micro[T], procs int, tb bool, m, n, k i
 		}
 	}
 	g.mode, g.workers = modeDot, max(1, min(procs, m/4))
-	if m*n*k < gemmParallel {
+	if !gemmSplits(m, n, k) {
 		g.workers = 1
 	}
 	g.start()

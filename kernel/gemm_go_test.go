@@ -127,8 +127,11 @@ func TestGemmSplit(t *testing.T) {
 		{10, 700, 500, false, true, blocking{mc: 16, kc: 256, nc: 512}},
 		{16, 1000, 600, true, false, blocking{}},                       // few rows: b read in place (gemmSmallM), columns split
 		{1000, 8, 300, true, false, blocking{}},                        // narrow and transposed: computed as cᵀ (gemmSwapped)
+		{20000, 8, 40, true, false, blocking{}},                        // the same, cᵀ's transposition split (GOMAXPROCS 3)
+		{32, 6272, 10, false, true, blocking{}},                        // few rows, b transposed: swapped, transposition split
 		{13, 750, 70, false, false, blocking{mc: 24, kc: 24, nc: 192}}, // few rows, a partial last strip, several panels
 	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(3)) // gemmSwapped splits its transposition by GOMAXPROCS
 	for _, c := range cases {
 		for _, mk := range gemmMicros[float64]() {
 			t.Run(fmt.Sprintf("%+v/f64/%dx%d", c, mk.mr, mk.nr), func(t *testing.T) { checkGemmSplit(t, mk, c.bl, c.ta, c.tb, c.m, c.n, c.k, 1e-13) })
@@ -333,6 +336,7 @@ func TestGemmPathsSameBits(t *testing.T) {
 		{4608, 8, 512, true, false}, {2304, 3, 256, true, true}, {700, 20, 33, true, false}, {300, 1, 600, true, true},
 		{32, 300, 200, false, true}, {64, 129, 77, true, true}, // few rows, b transposed: cᵀ by the tiled kernel
 	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(3)) // gemmSwapped splits its transposition by GOMAXPROCS
 	for _, c := range cases {
 		for _, mk := range gemmMicros[float64]() {
 			t.Run(fmt.Sprintf("%+v/f64/%dx%d", c, mk.mr, mk.nr), func(t *testing.T) { checkSameBits(t, mk, c.ta, c.tb, c.m, c.n, c.k) })

@@ -32,7 +32,7 @@ func gemmSmallM[T floatT](ws *Workspace, mk micro[T], bl blocking, procs int, ta
 	defer give(ws, g)
 	g.mk, g.bl, g.ta, g.tb, g.m, g.n, g.k = mk, bl, ta, false, m, n, k
 	g.a, g.lda, g.b, g.ldb, g.c, g.ldc = a, lda, b, ldb, c, ldc
-	if m*n*k < gemmParallel {
+	if !gemmSplits(m, n, k) {
 		procs = 1
 	}
 	g.mode, g.workers = modeSmallM, max(1, min(procs, n/mk.nr))

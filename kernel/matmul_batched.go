@@ -31,7 +31,7 @@ func gemmBatched[T floatT](ws *Workspace, ta, tb bool, batch, m, n, k int, a, b,
 		return
 	}
 	each := m * n * k
-	if batch > 1 && each < gemmParallel && batch*each >= gemmBatchParallel && workers(batch, parallelMin) > 1 {
+	if batch > 1 && !gemmSplits(m, n, k) && batch*each >= gemmBatchParallel && workers(batch, parallelMin) > 1 {
 		gemmBatchSplit(ws, ta, tb, batch, m, n, k, a, b, c)
 		return
 	}
