@@ -102,6 +102,14 @@ func withUnpacked(k [2]any) [2]any {
 		_, _, _ = a[7*lda+kc-1], bs[kc*32-1], c[7*ldc+31]
 		microF32AVX512U(kc, &a[0], lda, &bs[0], &c[0], ldc, add)
 	}
+	m64.runT = func(kc int, a []float64, lda int, bs, c []float64, ldc int, add bool) {
+		_, _, _ = a[(kc-1)*lda+7], bs[kc*16-1], c[7*ldc+15]
+		microF64AVX512T(kc, &a[0], lda, &bs[0], &c[0], ldc, add)
+	}
+	m32.runT = func(kc int, a []float32, lda int, bs, c []float32, ldc int, add bool) {
+		_, _, _ = a[(kc-1)*lda+7], bs[kc*32-1], c[7*ldc+31]
+		microF32AVX512T(kc, &a[0], lda, &bs[0], &c[0], ldc, add)
+	}
 	m64.runB = func(kc int, as, b []float64, ldb int, c []float64, ldc int, add bool) {
 		_, _, _ = as[kc*8-1], b[(kc-1)*ldb+15], c[7*ldc+15]
 		microF64AVX512B(kc, &as[0], &b[0], ldb, &c[0], ldc, add)

@@ -22,6 +22,12 @@ func microF64AVX512U(kc int, a *float64, lda int, b *float64, c *float64, ldc in
 // microF32AVX512U computes one 8×32 tile of rows of a (lda apart) and a packed strip of b with AVX-512F into c (row stride ldc), adding to c when add is set.
 func microF32AVX512U(kc int, a *float32, lda int, b *float32, c *float32, ldc int, add bool)
 
+// microF64AVX512T computes one 8×16 tile of a strip of a read in place (steps lda apart) and a packed strip of b with AVX-512F into c (row stride ldc), adding to c when add is set.
+func microF64AVX512T(kc int, a *float64, lda int, b *float64, c *float64, ldc int, add bool)
+
+// microF32AVX512T computes one 8×32 tile of a strip of a read in place (steps lda apart) and a packed strip of b with AVX-512F into c (row stride ldc), adding to c when add is set.
+func microF32AVX512T(kc int, a *float32, lda int, b *float32, c *float32, ldc int, add bool)
+
 // microF64AVX512B computes one 8×16 tile of a packed strip of a and rows of b (ldb apart) with AVX-512F into c (row stride ldc), adding to c when add is set.
 func microF64AVX512B(kc int, a *float64, b *float64, ldb int, c *float64, ldc int, add bool)
 

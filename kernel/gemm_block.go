@@ -288,8 +288,9 @@ func (g *gemmCall[T]) workRows(w int) {
 				for ic := i0; ic < i1; ic += g.bl.mc {
 					mc := min(g.bl.mc, i1-ic)
 					// A narrow product (one or two column strips) reads its full row strips of
-					// op(a) straight from the matrix: packing them would cost as much as using them.
-					direct := g.mk.runU != nil && !g.ta && nc <= 2*nr
+					// op(a) straight from the matrix: packing them would cost as much as using
+					// them (a transposed a by runT, except with non-temporal stores).
+					direct := nc <= 2*nr && (g.mk.runU != nil && !g.ta || g.mk.runT != nil && g.ta && !g.nt)
 					if direct {
 						if tail := mc % mr; tail > 0 {
 							packStrips(mr, g.ta, g.a, g.lda, ic+mc-tail, tail, pc, kcur, ap[(mc-tail)*kcur:])
@@ -366,7 +367,14 @@ func (g *gemmCall[T]) block(ic, mc, jc, nc, pc, kc int, ap, bp, tile []T, direct
 			as := ap[ir*kc : ir*kc+kc*mr]
 			mi := min(mr, mc-ir)
 			ci := (ic+ir)*ldc + jc + jr
-			if direct && mi == mr {
+			if direct && mi == mr && g.ta {
+				ar := g.a[pc*g.lda+ic+ir:]
+				if nj == nr {
+					mk.runT(kc, ar, g.lda, bs, c[ci:], ldc, add)
+					continue
+				}
+				mk.runT(kc, ar, g.lda, bs, tile, nr, false)
+			} else if direct && mi == mr {
 				ar := g.a[(ic+ir)*g.lda+pc:]
 				if nj == nr {
 					if g.nt {

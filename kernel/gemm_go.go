@@ -29,6 +29,9 @@ type micro[T floatT] struct {
 	run    func(kc int, as, bs, c []T, ldc int, add bool)
 	// runU, when set, is run with the mr rows of a read in place (row i at a[i*lda:]).
 	runU func(kc int, a []T, lda int, bs, c []T, ldc int, add bool)
+	// runT, when set, is run with the mr rows of op(a) = aᵀ read in place (step p's mr values
+	// at a[p*lda:], contiguous).
+	runT func(kc int, a []T, lda int, bs, c []T, ldc int, add bool)
 	// runB, when set, is run with the nr columns of b read in place (row p at b[p*ldb:]).
 	runB func(kc int, as, b []T, ldb int, c []T, ldc int, add bool)
 	// runNT and runUNT, when set, are run and runU with non-temporal stores into c (whose

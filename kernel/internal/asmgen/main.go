@@ -25,6 +25,10 @@ func main() {
 	// costs as much as the multiplication.
 	micro(kernel{name: "microF64AVX512U", rows: 8, f32: false, avx512: true, unpacked: true})
 	micro(kernel{name: "microF32AVX512U", rows: 8, f32: true, avx512: true, unpacked: true})
+	// And with a transposed matrix read in place (op(a) = aᵀ: the 8 values of a step p
+	// contiguous, steps lda elements apart), for the same narrow products with a transposed.
+	micro(kernel{name: "microF64AVX512T", rows: 8, f32: false, avx512: true, stridedA: true})
+	micro(kernel{name: "microF32AVX512T", rows: 8, f32: true, avx512: true, stridedA: true})
 	// And with b read in place (rows ldb elements apart, two vectors of each), for products
 	// whose B strips are used by only one or two row strips (small m), where packing B costs
 	// as much as the multiplication.
@@ -82,6 +86,7 @@ type kernel struct {
 	avx512    bool
 	unpacked  bool // a is the matrix itself (8 rows, lda elements apart), not a packed strip
 	unpackedB bool // b is the matrix itself (rows ldb elements apart), not a packed strip
+	stridedA  bool // a is a transposed matrix itself: a step's rows contiguous, steps lda apart
 	nt        bool // non-temporal stores into c (64-byte aligned rows)
 }
 
@@ -110,7 +115,7 @@ func micro(k kernel) {
 	}
 	w := 2 * lanes
 	sig := fmt.Sprintf("func(kc int, a, b, c *%s, ldc int, add bool)", typ)
-	if k.unpacked {
+	if k.unpacked || k.stridedA {
 		sig = fmt.Sprintf("func(kc int, a *%s, lda int, b, c *%s, ldc int, add bool)", typ, typ)
 	}
 	if k.unpackedB {
@@ -128,6 +133,9 @@ func micro(k kernel) {
 	if k.unpackedB {
 		what = "a packed strip of a and rows of b (ldb apart)"
 	}
+	if k.stridedA {
+		what = "a strip of a read in place (steps lda apart) and a packed strip of b"
+	}
 	if k.nt {
 		what += ", non-temporal stores (c and ldc·size multiples of 64 bytes)"
 	}
@@ -136,6 +144,10 @@ func micro(k kernel) {
 	a := Load(Param("a"), GP64())
 	// Unpacked: rows 0–3 at a + {0,1,2,3}·lda, rows 4–7 at a4 = a + 4·lda likewise (lda in bytes).
 	var lda, lda3, a4 reg.Register
+	if k.stridedA {
+		lda = Load(Param("lda"), GP64())
+		SHLQ(U8(map[bool]uint8{false: 3, true: 2}[k.f32]), lda)
+	}
 	if k.unpacked {
 		lda = Load(Param("lda"), GP64())
 		SHLQ(U8(map[bool]uint8{false: 3, true: 2}[k.f32]), lda)
@@ -202,6 +214,8 @@ func micro(k kernel) {
 	if k.unpacked {
 		ADDQ(U32(size), a)
 		ADDQ(U32(size), a4)
+	} else if k.stridedA {
+		ADDQ(lda, a)
 	} else {
 		ADDQ(U32(k.rows*size), a)
 	}
