@@ -30,8 +30,10 @@
 //
 // -torchvision exports torchvision's models (weights=None, eval mode) from PyTorch into a
 // temporary folder, imports each with bulkad.ImportONNXFile, differentiates Σ out ⊙ r with
-// respect to every initializer and steps it on a TapeMachine (accel.Engine) alternating with
-// PyTorch's step: set-up by stage, peak Go heap, node counts, step times.
+// respect to every initializer and steps it on a TapeMachine (accel.Engine) and on
+// machine.New (ReuseValues) alternating with PyTorch's step: set-up by stage, peak Go heap,
+// node counts, step times, each machine's forward pass alone, the machine's first loss
+// against the TapeMachine's.
 //
 // -torch runs torch_anchor.py (embedded) with Debian's python3-torch (apt-get install
 // python3-torch libopenblas0-pthread; skipped with a message when no python3 imports torch):
@@ -110,7 +112,7 @@ func parseFlags(args []string, out io.Writer) (c command, help bool, err error) 
 	fs.BoolVar(&c.o.baseline, "baseline", false, "also step gorgonia.Grad's graph on Gorgonia's defaults (gonum's GEMM, its engine) between the other steps, and print bulkad/default")
 	fs.BoolVar(&c.o.machine, "machine", false, "also step bulkad.Grad's graph on machine.New (the whole graph from compiled plans) between the other steps, and print a machine table: step, machine/bulkad, machine/PyTorch, set-up, first-step loss against the TapeMachine's")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
-	fs.StringVar(&c.tv, "torchvision", "", "only the torchvision table: these models (comma-separated, or all) exported from PyTorch (needs python3-torch, python3-torchvision, python3-onnx), imported, differentiated and stepped against PyTorch")
+	fs.StringVar(&c.tv, "torchvision", "", "only the torchvision table: these models (comma-separated, or all) exported from PyTorch (needs python3-torch, python3-torchvision, python3-onnx), imported, differentiated and stepped (TapeMachine and machine.New) against PyTorch")
 	fs.IntVar(&c.tvBatch, "tvbatch", 2, "batch of -torchvision")
 	fs.IntVar(&c.tvSize, "tvsize", 64, "image size of -torchvision")
 	fs.StringVar(&c.tvDtype, "tvdtype", "both", "dtypes of -torchvision: float32, float64 or both")

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -18,11 +19,15 @@ import (
 
 	"github.com/bulkad/bulkad"
 	"github.com/bulkad/bulkad/accel"
+	"github.com/bulkad/bulkad/machine"
 )
 
 // TorchvisionRow is one torchvision model exported from PyTorch (weights=None, eval mode),
 // imported with bulkad.ImportONNXFile, differentiated (loss Σ out ⊙ r with respect to every
-// initializer) and stepped on a TapeMachine, against PyTorch's step of the same model.
+// initializer) and stepped on a TapeMachine and on machine.New, against PyTorch's step of the
+// same model. On the TapeMachine the imported forward pass is its own plan node, whose
+// intermediate values the gradient's plan recomputes (densenet121's gradient plan recomputes
+// its 120 convolutions); the machine runs forward and gradient as one plan.
 type TorchvisionRow struct {
 	Model string `json:"model"`
 	Dtype string `json:"dtype"`
@@ -40,7 +45,13 @@ type TorchvisionRow struct {
 	// gradient), PyTorch's, bulkad's forward pass alone (the cost's subgraph on its own
 	// TapeMachine) and PyTorch's (the loss with autograd recording, no backward).
 	Bulkad, Torch, Forward, TorchForward float64
-	Error                                string `json:"error,omitempty"`
+	// The same graph on machine.New (ReuseValues: the whole step, forward included, from one
+	// compiled plan, the forward's intermediate values shared with the gradient): its set-up
+	// (machine.New and the first run, seconds), the median step and forward pass alone
+	// (machine.New of the cost's subgraph), milliseconds, and the relative difference of its
+	// first loss from the TapeMachine's.
+	MachineSetup, MachineStep, MachineForward, MachineLossDiff float64
+	Error                                                      string `json:"error,omitempty"`
 }
 
 // torchvisionModels are the models the issue measures (tests/torchvision/export.py exports the
@@ -75,15 +86,16 @@ func runTorchvision(list string, batch, size, rounds int, dtypes []tensor.Dtype,
 	return rows, nil
 }
 
-const tvHeader = "| model | dtype | import s | Grad s | NewTapeMachine s | first run s | set-up s | peak heap MB | nodes after import (inputs+params+outputs) | nodes Grad added (wrt) | bulkad step ms | PyTorch step ms | bulkad/PyTorch | bulkad forward ms | step/forward | PyTorch step/forward |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+const tvHeader = "| model | dtype | import s | Grad s | NewTapeMachine s | first run s | set-up s | peak heap MB | nodes after import (inputs+params+outputs) | nodes Grad added (wrt) | bulkad step ms | PyTorch step ms | bulkad/PyTorch | bulkad forward ms | step/forward | PyTorch step/forward | machine set-up s | machine step ms | machine/PyTorch | machine step/forward | machine loss rel. diff |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 
 func fmtTVRow(r TorchvisionRow) string {
 	if r.Error != "" {
 		return fmt.Sprintf("| %s | %s | error: %s |", r.Model, r.Dtype, r.Error)
 	}
-	return fmt.Sprintf("| %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.0f | %d (%d) | %d (%d) | %.1f | %.1f | **%.2f** | %.1f | %.2f | %.2f |",
+	return fmt.Sprintf("| %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.0f | %d (%d) | %d (%d) | %.1f | %.1f | **%.2f** | %.1f | %.2f | %.2f | %.2f | %.1f | **%.2f** | %.2f | %.0e |",
 		r.Model, r.Dtype, r.Import, r.Grad, r.Machine, r.FirstRun, r.Setup, r.PeakHeapMB, r.ImportNodes, r.ModelValues,
-		r.GradNodes, r.Wrt, r.Bulkad, r.Torch, r.Bulkad/r.Torch, r.Forward, r.Bulkad/r.Forward, r.Torch/r.TorchForward)
+		r.GradNodes, r.Wrt, r.Bulkad, r.Torch, r.Bulkad/r.Torch, r.Forward, r.Bulkad/r.Forward, r.Torch/r.TorchForward,
+		r.MachineSetup, r.MachineStep, r.MachineStep/r.Torch, r.MachineStep/r.MachineForward, r.MachineLossDiff)
 }
 
 // heapPeak samples the Go heap every few milliseconds until stop is called.
@@ -187,7 +199,31 @@ func measureTorchvision(r *TorchvisionRow, dir string, rounds int, dt tensor.Dty
 	r.Setup = r.Import + r.Grad + r.Machine + r.FirstRun
 	fm := G.NewTapeMachine(m.Graph.SubgraphRoots(cost), G.WithEngine(accel.Engine{}))
 	defer fm.Close()
-	var bs, ts, fs, tfs []time.Duration
+	tapeLoss, err := scalarOf(cost)
+	if err != nil {
+		return err
+	}
+	t6 := time.Now()
+	mm, err := machine.New(m.Graph, machine.BindDualValues(m.Params...), machine.ReuseValues())
+	if err != nil {
+		return err
+	}
+	defer mm.Close()
+	if err := mm.RunAll(); err != nil {
+		return err
+	}
+	r.MachineSetup = time.Since(t6).Seconds()
+	machineLoss, err := scalarOf(cost)
+	if err != nil {
+		return err
+	}
+	r.MachineLossDiff = math.Abs(machineLoss-tapeLoss) / max(math.Abs(tapeLoss), 1e-300)
+	mf, err := machine.New(m.Graph.SubgraphRoots(cost), machine.ReuseValues())
+	if err != nil {
+		return err
+	}
+	defer mf.Close()
+	var bs, ts, fs, tfs, mach, machF []time.Duration
 	for i := 0; i <= rounds; i++ {
 		d, err := timeRun(vm)
 		if err != nil {
@@ -196,6 +232,17 @@ func measureTorchvision(r *TorchvisionRow, dir string, rounds int, dt tensor.Dty
 		f, err := timeRun(fm)
 		if err != nil {
 			return err
+		}
+		md, err := timeRun(mm)
+		if err != nil {
+			return err
+		}
+		mfd, err := timeRun(mf)
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			mach, machF = append(mach, md), append(machF, mfd)
 		}
 		ms, err := torch.number("tvstep %s %d %d %s", r.Model, r.Batch, r.Size, r.Dtype)
 		if err != nil {
@@ -212,7 +259,19 @@ func measureTorchvision(r *TorchvisionRow, dir string, rounds int, dt tensor.Dty
 		}
 	}
 	r.Bulkad, r.Torch, r.Forward, r.TorchForward = median(bs), median(ts), median(fs), median(tfs)
+	r.MachineStep, r.MachineForward = median(mach), median(machF)
 	return nil
+}
+
+// scalarOf is the value of a scalar node as a float64.
+func scalarOf(n *G.Node) (float64, error) {
+	switch v := n.Value().Data().(type) {
+	case float64:
+		return v, nil
+	case float32:
+		return float64(v), nil
+	}
+	return 0, errors.Errorf("%v: value %v is not a float scalar", n, n.Value())
 }
 
 // timeRun times one Reset and RunAll of m.
