@@ -12,8 +12,10 @@ import (
 // gemmParallel is the work from which a GEMM splits c across goroutines (at most
 // GOMAXPROCS): its multiply-adds plus gemmStoreWork for each element of c (a product of few
 // terms per element costs its stores: [32,6272] from k = 10 ran at 5 GFLOP/s in the zoo
-// convnet's plan). Set from the device machine's 16-core host (session 13), where the zoo
-// convnet's small products, left serial at 2^21 multiply-adds, kept its step from scaling.
+// convnet's plan). Lowered from 2^21 multiply-adds in session 13, when the zoo convnet's
+// step scaled 1.2× from one to two threads on the device machine's 16-core host and its
+// small products were among the steps that started no goroutine; with this and the other
+// splits of that session it scaled 1.5× there (alternating builds, medians).
 const (
 	gemmParallel  = 1 << 20
 	gemmStoreWork = 16

@@ -157,14 +157,14 @@ func (k *ScatterMatMul) first() int {
 
 // part is the part [lo, hi) of the domain along d.
 func (k *ScatterMatMul) part(d, lo, hi int) smPart {
-	pst := core.Shape(k.Dom).Strides()
-	dom := slices.Clone(k.Dom)
-	if len(dom) > 0 {
-		dom[d] = hi - lo
-	} else {
-		return smPart{dom: dom, base: [3]int{k.RowP.Base, k.ColP.Base, 0}, pst: pst}
+	p := smPart{dom: slices.Clone(k.Dom), pst: core.Shape(k.Dom).Strides(), base: [3]int{k.RowP.Base, k.ColP.Base, 0}}
+	if len(p.dom) > 0 {
+		p.dom[d] = hi - lo
+		p.base[0] += lo * k.RowP.St[d]
+		p.base[1] += lo * k.ColP.St[d]
+		p.base[2] = lo * p.pst[d]
 	}
-	return smPart{dom: dom, pst: pst, base: [3]int{k.RowP.Base + lo*k.RowP.St[d], k.ColP.Base + lo*k.ColP.St[d], lo * pst[d]}}
+	return p
 }
 
 // colDim is the one dimension of two or more elements the column part depends on, when it
