@@ -102,6 +102,13 @@ func RaiseWith(g *gorgonia.ExprGraph, p *core.Program, bind map[string]*gorgonia
 	if err != nil {
 		return nil, err
 	}
+	if coarse {
+		// one term for the copies of a subterm that the lowering of a graph's nodes and its
+		// gradient each made (the planner memoises terms by identity)
+		if p, err = core.CSE(p); err != nil {
+			return nil, errors.Wrap(err, "raise: common subterms")
+		}
+	}
 	pl, err := newPlan(g, p, bind, opt.Slots)
 	if err != nil {
 		return nil, err
