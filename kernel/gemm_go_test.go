@@ -335,6 +335,8 @@ func TestGemmPathsSameBits(t *testing.T) {
 		{8, 4608, 512, true, false}, {8, 300, 700, false, false}, {13, 100, 40, true, false}, {16, 64, 1000, false, false},
 		{4608, 8, 512, true, false}, {2304, 3, 256, true, true}, {700, 20, 33, true, false}, {300, 1, 600, true, true},
 		{32, 300, 200, false, true}, {64, 129, 77, true, true}, // few rows, b transposed: cᵀ by the tiled kernel
+		// three and four row strips (AVX-512 kernels: mr = 8), several panels, partial strips
+		{32, 512, 600, false, false}, {32, 300, 600, false, false}, {24, 300, 130, true, false}, {29, 100, 40, false, false}, {32, 2048, 256, true, false},
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(3)) // gemmSwapped splits its transposition by GOMAXPROCS
 	for _, c := range cases {
