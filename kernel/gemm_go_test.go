@@ -337,6 +337,8 @@ func TestGemmPathsSameBits(t *testing.T) {
 		{32, 300, 200, false, true}, {64, 129, 77, true, true}, // few rows, b transposed: cᵀ by the tiled kernel
 		// three and four row strips (AVX-512 kernels: mr = 8), several panels, partial strips
 		{32, 512, 600, false, false}, {32, 300, 600, false, false}, {24, 300, 130, true, false}, {29, 100, 40, false, false}, {32, 2048, 256, true, false},
+		// up to 16 row strips when b is wider than two column strips; narrower: tiled
+		{128, 512, 784, false, false}, {101, 300, 600, true, false}, {128, 784, 512, false, false}, {100, 64, 300, false, false},
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(3)) // gemmSwapped splits its transposition by GOMAXPROCS
 	for _, c := range cases {

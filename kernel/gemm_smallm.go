@@ -1,25 +1,31 @@
 package kernel
 
-// Products with few rows (m ≤ smallMStrips·mr: a batch-2 layer's transposed input gradient,
-// cᵀ of a narrow product, a small batch's forward rows, a recurrent layer's step at batch 32)
-// use each element of op(b) for at most four row strips, so packing op(b) — a read and a write
-// of all of it before the micro-kernel reads it again — costs as much as the multiplication.
-// gemmSmallM packs only op(a) (at most smallMStrips·mr × kc per panel) and reads the full
-// column strips of op(b) in place (mk.runB, rows ldb apart: a strip of a panel, kc × nr, stays
-// in the L1 for the strips of op(a) after the first); a partial last strip is packed with its
-// zero padding as usual. Four strips rather than two (session 13): [32,512]·k128 float64 38 →
-// 53 GFLOP/s, float32 81 → 107 (one thread, hot; an LSTM's recurrent products). Panels of bl.kc and
-// the micro-kernel's order of products are those of gemmTiled, so the results are the same to
+// Products with few rows (a batch-2 layer's transposed input gradient, cᵀ of a narrow
+// product, a small batch's forward rows, a recurrent layer's step at batch 32, an MLP's
+// batch of 128) use each element of op(b) for a few row strips only, so packing op(b) — a
+// read and a write of all of it before the micro-kernel reads it again — costs as much as
+// the multiplication. gemmSmallM packs only op(a) (at most smallMStrips·mr × kc per panel) and
+// reads the full column strips of op(b) in place (mk.runB, rows ldb apart: a strip of a
+// panel, kc × nr, stays in the caches for the strips of op(a) after the first); a partial
+// last strip is packed with its zero padding as usual. Panels of bl.kc and the
+// micro-kernel's order of products are those of gemmTiled, so the results are the same to
 // the bit.
+//
+// Up to four row strips always, up to smallMStrips when op(b) is wider than two column strips
+// (narrower products read op(a) in place on the tiled path, which is faster there:
+// [100,64]·k2000 float32 93 against 78 GFLOP/s). Measured against the tiled kernel (session
+// 13, one thread, hot, alternating builds; GFLOP/s float64 / float32): [32,512]·k128 38 → 53
+// / 81 → 107, [64,512]·k128 44 → 50 / 89 → 104, [128,512]·k784 (the MLP's x·W) 38–40 → 44 /
+// 93 → 101–103, [128,784]·k512 40–42 → 40–51 / 88–92 → 101–103.
 
 // smallMStrips is the most row strips of op(a) gemmSmallM computes.
-const smallMStrips = 4
+const smallMStrips = 16
 
 // smallM reports whether gemmSmallM computes the m×n product: op(b) not transposed (its rows
-// are contiguous), a micro-kernel that reads b in place, at most smallMStrips row strips and
-// at least one full column strip.
+// are contiguous), a micro-kernel that reads b in place, at least one full column strip, and
+// at most four row strips, or at most smallMStrips when op(b) is wider than two column strips.
 func smallM[T floatT](mk micro[T], tb bool, m, n int) bool {
-	return mk.runB != nil && !tb && m <= smallMStrips*mk.mr && n >= mk.nr
+	return mk.runB != nil && !tb && n >= mk.nr && (m <= 4*mk.mr || m <= smallMStrips*mk.mr && n > 2*mk.nr)
 }
 
 // gemmTiledOrSmall is gemmSmallM where smallM applies and gemmTiled otherwise.
