@@ -25,9 +25,9 @@ import (
 // TorchvisionRow is one torchvision model exported from PyTorch (weights=None, eval mode),
 // imported with bulkad.ImportONNXFile, differentiated (loss Σ out ⊙ r with respect to every
 // initializer) and stepped on a TapeMachine and on machine.New, against PyTorch's step of the
-// same model. On the TapeMachine the imported forward pass is its own plan node, whose
-// intermediate values the gradient's plan recomputes (densenet121's gradient plan recomputes
-// its 120 convolutions); the machine runs forward and gradient as one plan.
+// same model. On the TapeMachine the imported forward pass is its own plan node and the
+// gradient another, reading the forward's taped activations; the machine runs forward and
+// gradient as one plan.
 type TorchvisionRow struct {
 	Model string `json:"model"`
 	Dtype string `json:"dtype"`
