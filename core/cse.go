@@ -79,6 +79,7 @@ type cse struct {
 	vars    map[string]*Var    // canonical variables by name and type
 	buckets map[uint64][]Term  // the first term of each class, by hash
 	class   map[*node]int      // the class of each walked term
+	reps    []Term             // each class's first term
 	eq      eqCache            // shallow comparison
 	seed    maphash.Seed
 }
@@ -246,21 +247,26 @@ func envKey(free []string, env map[string]string) string {
 // the class's first term when t is closed, t itself otherwise: open terms are matched (their
 // classes make their parents comparable) but never replaced.
 func (c *cse) share(t Term, closed bool) Term {
-	if _, ok := c.class[t.base()]; ok {
-		return t // met before (an unchanged term reached twice)
-	}
-	h := c.hash(t)
-	for _, u := range c.buckets[h] {
-		if c.same(t, u) {
-			c.class[t.base()] = c.class[u.base()]
-			if closed {
-				return u
+	id, ok := c.class[t.base()]
+	if !ok {
+		id = -1
+		h := c.hash(t)
+		for _, u := range c.buckets[h] {
+			if c.same(t, u) {
+				id = c.class[u.base()]
+				break
 			}
-			return t
 		}
+		if id < 0 {
+			id = len(c.reps)
+			c.reps = append(c.reps, t)
+			c.buckets[h] = append(c.buckets[h], t)
+		}
+		c.class[t.base()] = id
 	}
-	c.class[t.base()] = len(c.class)
-	c.buckets[h] = append(c.buckets[h], t)
+	if closed {
+		return c.reps[id]
+	}
 	return t
 }
 
