@@ -5446,6 +5446,116 @@ vecAxpyF64_done:
 	VZEROUPPER
 	RET
 
+// func colSum1F64(dst *float64, x *float64, ldx int, rows int)
+// Requires: AVX
+TEXT ·colSum1F64(SB), NOSPLIT, $0-32
+	MOVQ    dst+0(FP), AX
+	MOVQ    x+8(FP), CX
+	MOVQ    ldx+16(FP), DX
+	MOVQ    rows+24(FP), BX
+	SHLQ    $0x03, DX
+	VMOVUPD (AX), Y0
+
+colSum1F64_loop:
+	CMPQ   BX, $0x00000000
+	JE     colSum1F64_done
+	VADDPD (CX), Y0, Y0
+	ADDQ   DX, CX
+	DECQ   BX
+	JMP    colSum1F64_loop
+
+colSum1F64_done:
+	VMOVUPD Y0, (AX)
+	VZEROUPPER
+	RET
+
+// func colSum2F64(dst *float64, x *float64, ldx int, rows int)
+// Requires: AVX
+TEXT ·colSum2F64(SB), NOSPLIT, $0-32
+	MOVQ    dst+0(FP), AX
+	MOVQ    x+8(FP), CX
+	MOVQ    ldx+16(FP), DX
+	MOVQ    rows+24(FP), BX
+	SHLQ    $0x03, DX
+	VMOVUPD (AX), Y0
+	VMOVUPD 32(AX), Y1
+
+colSum2F64_loop:
+	CMPQ   BX, $0x00000000
+	JE     colSum2F64_done
+	VADDPD (CX), Y0, Y0
+	VADDPD 32(CX), Y1, Y1
+	ADDQ   DX, CX
+	DECQ   BX
+	JMP    colSum2F64_loop
+
+colSum2F64_done:
+	VMOVUPD Y0, (AX)
+	VMOVUPD Y1, 32(AX)
+	VZEROUPPER
+	RET
+
+// func colSum3F64(dst *float64, x *float64, ldx int, rows int)
+// Requires: AVX
+TEXT ·colSum3F64(SB), NOSPLIT, $0-32
+	MOVQ    dst+0(FP), AX
+	MOVQ    x+8(FP), CX
+	MOVQ    ldx+16(FP), DX
+	MOVQ    rows+24(FP), BX
+	SHLQ    $0x03, DX
+	VMOVUPD (AX), Y0
+	VMOVUPD 32(AX), Y1
+	VMOVUPD 64(AX), Y2
+
+colSum3F64_loop:
+	CMPQ   BX, $0x00000000
+	JE     colSum3F64_done
+	VADDPD (CX), Y0, Y0
+	VADDPD 32(CX), Y1, Y1
+	VADDPD 64(CX), Y2, Y2
+	ADDQ   DX, CX
+	DECQ   BX
+	JMP    colSum3F64_loop
+
+colSum3F64_done:
+	VMOVUPD Y0, (AX)
+	VMOVUPD Y1, 32(AX)
+	VMOVUPD Y2, 64(AX)
+	VZEROUPPER
+	RET
+
+// func colSum4F64(dst *float64, x *float64, ldx int, rows int)
+// Requires: AVX
+TEXT ·colSum4F64(SB), NOSPLIT, $0-32
+	MOVQ    dst+0(FP), AX
+	MOVQ    x+8(FP), CX
+	MOVQ    ldx+16(FP), DX
+	MOVQ    rows+24(FP), BX
+	SHLQ    $0x03, DX
+	VMOVUPD (AX), Y0
+	VMOVUPD 32(AX), Y1
+	VMOVUPD 64(AX), Y2
+	VMOVUPD 96(AX), Y3
+
+colSum4F64_loop:
+	CMPQ   BX, $0x00000000
+	JE     colSum4F64_done
+	VADDPD (CX), Y0, Y0
+	VADDPD 32(CX), Y1, Y1
+	VADDPD 64(CX), Y2, Y2
+	VADDPD 96(CX), Y3, Y3
+	ADDQ   DX, CX
+	DECQ   BX
+	JMP    colSum4F64_loop
+
+colSum4F64_done:
+	VMOVUPD Y0, (AX)
+	VMOVUPD Y1, 32(AX)
+	VMOVUPD Y2, 64(AX)
+	VMOVUPD Y3, 96(AX)
+	VZEROUPPER
+	RET
+
 // func vecAddVVF32(dst *float32, x *float32, y *float32, n int)
 // Requires: AVX
 TEXT ·vecAddVVF32(SB), NOSPLIT, $0-32
@@ -6333,5 +6443,115 @@ vecAxpyF32_loop:
 	JMP     vecAxpyF32_loop
 
 vecAxpyF32_done:
+	VZEROUPPER
+	RET
+
+// func colSum1F32(dst *float32, x *float32, ldx int, rows int)
+// Requires: AVX
+TEXT ·colSum1F32(SB), NOSPLIT, $0-32
+	MOVQ    dst+0(FP), AX
+	MOVQ    x+8(FP), CX
+	MOVQ    ldx+16(FP), DX
+	MOVQ    rows+24(FP), BX
+	SHLQ    $0x02, DX
+	VMOVUPS (AX), Y0
+
+colSum1F32_loop:
+	CMPQ   BX, $0x00000000
+	JE     colSum1F32_done
+	VADDPS (CX), Y0, Y0
+	ADDQ   DX, CX
+	DECQ   BX
+	JMP    colSum1F32_loop
+
+colSum1F32_done:
+	VMOVUPS Y0, (AX)
+	VZEROUPPER
+	RET
+
+// func colSum2F32(dst *float32, x *float32, ldx int, rows int)
+// Requires: AVX
+TEXT ·colSum2F32(SB), NOSPLIT, $0-32
+	MOVQ    dst+0(FP), AX
+	MOVQ    x+8(FP), CX
+	MOVQ    ldx+16(FP), DX
+	MOVQ    rows+24(FP), BX
+	SHLQ    $0x02, DX
+	VMOVUPS (AX), Y0
+	VMOVUPS 32(AX), Y1
+
+colSum2F32_loop:
+	CMPQ   BX, $0x00000000
+	JE     colSum2F32_done
+	VADDPS (CX), Y0, Y0
+	VADDPS 32(CX), Y1, Y1
+	ADDQ   DX, CX
+	DECQ   BX
+	JMP    colSum2F32_loop
+
+colSum2F32_done:
+	VMOVUPS Y0, (AX)
+	VMOVUPS Y1, 32(AX)
+	VZEROUPPER
+	RET
+
+// func colSum3F32(dst *float32, x *float32, ldx int, rows int)
+// Requires: AVX
+TEXT ·colSum3F32(SB), NOSPLIT, $0-32
+	MOVQ    dst+0(FP), AX
+	MOVQ    x+8(FP), CX
+	MOVQ    ldx+16(FP), DX
+	MOVQ    rows+24(FP), BX
+	SHLQ    $0x02, DX
+	VMOVUPS (AX), Y0
+	VMOVUPS 32(AX), Y1
+	VMOVUPS 64(AX), Y2
+
+colSum3F32_loop:
+	CMPQ   BX, $0x00000000
+	JE     colSum3F32_done
+	VADDPS (CX), Y0, Y0
+	VADDPS 32(CX), Y1, Y1
+	VADDPS 64(CX), Y2, Y2
+	ADDQ   DX, CX
+	DECQ   BX
+	JMP    colSum3F32_loop
+
+colSum3F32_done:
+	VMOVUPS Y0, (AX)
+	VMOVUPS Y1, 32(AX)
+	VMOVUPS Y2, 64(AX)
+	VZEROUPPER
+	RET
+
+// func colSum4F32(dst *float32, x *float32, ldx int, rows int)
+// Requires: AVX
+TEXT ·colSum4F32(SB), NOSPLIT, $0-32
+	MOVQ    dst+0(FP), AX
+	MOVQ    x+8(FP), CX
+	MOVQ    ldx+16(FP), DX
+	MOVQ    rows+24(FP), BX
+	SHLQ    $0x02, DX
+	VMOVUPS (AX), Y0
+	VMOVUPS 32(AX), Y1
+	VMOVUPS 64(AX), Y2
+	VMOVUPS 96(AX), Y3
+
+colSum4F32_loop:
+	CMPQ   BX, $0x00000000
+	JE     colSum4F32_done
+	VADDPS (CX), Y0, Y0
+	VADDPS 32(CX), Y1, Y1
+	VADDPS 64(CX), Y2, Y2
+	VADDPS 96(CX), Y3, Y3
+	ADDQ   DX, CX
+	DECQ   BX
+	JMP    colSum4F32_loop
+
+colSum4F32_done:
+	VMOVUPS Y0, (AX)
+	VMOVUPS Y1, 32(AX)
+	VMOVUPS Y2, 64(AX)
+	VMOVUPS Y3, 96(AX)
 	VZEROUPPER
 	RET

@@ -187,6 +187,18 @@ func vecCmpNeVSF64(dst *bool, x *float64, s float64, n int)
 // vecAxpyF64 sets dst[i] = dst[i] + x[i]*s (the product rounded first) with AVX2 for i below n rounded down to a multiple of 4.
 func vecAxpyF64(dst *float64, x *float64, s float64, n int)
 
+// colSum1F64 adds the sum of the rows (ldx elements apart, rows of them) of the first 1 YMM vectors of columns of x into dst with AVX2, each column summed in the order of the rows.
+func colSum1F64(dst *float64, x *float64, ldx int, rows int)
+
+// colSum2F64 adds the sum of the rows (ldx elements apart, rows of them) of the first 2 YMM vectors of columns of x into dst with AVX2, each column summed in the order of the rows.
+func colSum2F64(dst *float64, x *float64, ldx int, rows int)
+
+// colSum3F64 adds the sum of the rows (ldx elements apart, rows of them) of the first 3 YMM vectors of columns of x into dst with AVX2, each column summed in the order of the rows.
+func colSum3F64(dst *float64, x *float64, ldx int, rows int)
+
+// colSum4F64 adds the sum of the rows (ldx elements apart, rows of them) of the first 4 YMM vectors of columns of x into dst with AVX2, each column summed in the order of the rows.
+func colSum4F64(dst *float64, x *float64, ldx int, rows int)
+
 // vecAddVVF32 sets dst[i] = x[i] + y[i] with AVX2 for i below n rounded down to a multiple of 8.
 func vecAddVVF32(dst *float32, x *float32, y *float32, n int)
 
@@ -264,3 +276,15 @@ func vecCmpNeVSF32(dst *bool, x *float32, s float32, n int)
 
 // vecAxpyF32 sets dst[i] = dst[i] + x[i]*s (the product rounded first) with AVX2 for i below n rounded down to a multiple of 8.
 func vecAxpyF32(dst *float32, x *float32, s float32, n int)
+
+// colSum1F32 adds the sum of the rows (ldx elements apart, rows of them) of the first 1 YMM vectors of columns of x into dst with AVX2, each column summed in the order of the rows.
+func colSum1F32(dst *float32, x *float32, ldx int, rows int)
+
+// colSum2F32 adds the sum of the rows (ldx elements apart, rows of them) of the first 2 YMM vectors of columns of x into dst with AVX2, each column summed in the order of the rows.
+func colSum2F32(dst *float32, x *float32, ldx int, rows int)
+
+// colSum3F32 adds the sum of the rows (ldx elements apart, rows of them) of the first 3 YMM vectors of columns of x into dst with AVX2, each column summed in the order of the rows.
+func colSum3F32(dst *float32, x *float32, ldx int, rows int)
+
+// colSum4F32 adds the sum of the rows (ldx elements apart, rows of them) of the first 4 YMM vectors of columns of x into dst with AVX2, each column summed in the order of the rows.
+func colSum4F32(dst *float32, x *float32, ldx int, rows int)

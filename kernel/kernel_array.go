@@ -73,17 +73,14 @@ func sumOuterPart[T numT](dst, x []T, n, post int, q axisPart) {
 		sumRows(dst[q.p0:q.p1], x[q.p0*n:q.p1*n], n)
 		return
 	}
-	if post < 8 {
-		// short rows (a sum over the last axis has post = 1): each output accumulates in a
-		// register, in the same order, instead of a call of addTo per element
+	if post <= colSumMax {
+		// each output an addition chain in a register (vectors of columns in the AVX2
+		// kernels), not a call of addTo per row: a batch norm's per-channel sums of
+		// [8192, 16] took 90 µs as 8192 calls of a 16-element addition
 		for p := q.p0; p < q.p1; p++ {
-			for c := q.c0; c < q.c1; c++ {
-				var acc T
-				for i := range n {
-					acc += x[(p*n+i)*post+c]
-				}
-				dst[p*post+c] = acc
-			}
+			o := dst[p*post+q.c0 : p*post+q.c1]
+			clear(o)
+			colSums(o, x[p*n*post+q.c0:], post, n)
 		}
 		return
 	}
@@ -96,6 +93,10 @@ func sumOuterPart[T numT](dst, x []T, n, post int, q axisPart) {
 		}
 	}
 }
+
+// colSumMax is the longest row sumOuter sums by columns (colSums); longer rows are added
+// one after another into the output (addTo), which streams both.
+const colSumMax = 256
 
 // sumRows sets dst[p] to the sum of row p of x (rows of n > 0), each in order from zero:
 // four rows at a time, whose additions are independent chains (a single chain waits for

@@ -398,3 +398,39 @@ func axpyPlane[T floatT](d, s []T, v T) {
 		d[t] += T(s[t] * v)
 	}
 }
+
+// simdColSum adds the column sums of x's rows (rows of them, ldx elements apart) into dst for
+// the leading columns that fill whole vectors (dst[j] += x[j] + x[ldx+j] + …, each column
+// summed in the order of the rows, as the scalar loop), four vectors of columns a pass over
+// the rows, and returns how many columns it did (0 when it does not apply: no AVX2, another
+// dtype, fewer columns than a vector). x holds at least (rows-1)·ldx + len(dst) elements and
+// must not overlap dst.
+func simdColSum[T numT](dst, x []T, ldx, rows int) int {
+	if !hasVec || rows <= 0 {
+		return 0
+	}
+	switch d := any(dst).(type) {
+	case []float32:
+		xs := any(x).([]float32)
+		return colSumVec(d, xs, ldx, rows, 8, [4]func(*float32, *float32, int, int){colSum1F32, colSum2F32, colSum3F32, colSum4F32})
+	case []float64:
+		xs := any(x).([]float64)
+		return colSumVec(d, xs, ldx, rows, 4, [4]func(*float64, *float64, int, int){colSum1F64, colSum2F64, colSum3F64, colSum4F64})
+	}
+	return 0
+}
+
+// colSumVec is simdColSum for one float type: lanes elements a vector, f[k-1] the kernel of k
+// vectors.
+func colSumVec[F float32 | float64](d, x []F, ldx, rows, lanes int, f [4]func(*F, *F, int, int)) int {
+	n := len(d) - len(d)%lanes
+	if n == 0 || len(x) < (rows-1)*ldx+len(d) {
+		return 0
+	}
+	for j := 0; j < n; {
+		k := min((n-j)/lanes, 4)
+		f[k-1](&d[j], &x[j], ldx, rows)
+		j += k * lanes
+	}
+	return n
+}

@@ -32,3 +32,6 @@ func rowScalarsVec[T numT](op core.BinOp, o, v, s []T, vo, so, sv2, ss2, last in
 }
 
 func axpyPlane[T floatT](d, s []T, v T) { axpyUnit(d, s, v) }
+
+// simdColSum: no vector loops on this platform.
+func simdColSum[T numT](dst, x []T, ldx, rows int) int { return 0 }
