@@ -330,9 +330,16 @@ func scatterAffineRun[T elem](out, x []T, dom, st []int, base, r int, add func(a
 	if n := len(dom); r == 1 && n >= 2 && st[n-1] == 1 && st[n-2] == 0 && dom[n-1] <= colSumMax && reduceCols(out, x, dom, st, base) {
 		return
 	}
+	cols := r <= colSumMax && isNum[T]()
 	affineWalk(dom, st, base, func(p, off, count, stride int) {
 		if r == 1 {
 			addStrided(out, off, stride, x, p, 1, count, add)
+			return
+		}
+		if stride == 0 && cols {
+			// blocks reduced into one (a batch norm's per-channel sums of [b·h·w] rows
+			// of c channels, one call of addBlock per row of c before)
+			addCols(out[off*r:off*r+r], x[p*r:(p+count)*r], r, count)
 			return
 		}
 		for j := 0; j < count; j++ {
@@ -391,6 +398,24 @@ func reduceRows4[T numT](out, x []T, dom, st []int, base int) {
 			p += w
 			o += s
 		}
+	}
+}
+
+// isNum reports whether T is a numeric element type (not bool).
+func isNum[T elem]() bool {
+	_, b := any(*new(T)).(bool)
+	return !b
+}
+
+// addCols is colSums for the numeric element types (nothing for bool, which isNum excludes).
+func addCols[T elem](dst, x []T, ldx, rows int) {
+	switch d := any(dst).(type) {
+	case []float64:
+		colSums(d, any(x).([]float64), ldx, rows)
+	case []float32:
+		colSums(d, any(x).([]float32), ldx, rows)
+	case []int64:
+		colSums(d, any(x).([]int64), ldx, rows)
 	}
 }
 

@@ -99,34 +99,16 @@ func TestReductionPaths(t *testing.T) {
 			{[]int{3, 30, 12}, []int{0, 0, 1}, 1},      // outer blocks into the same row
 			{[]int{2, 3, 10, 9}, []int{9, 0, 0, 1}, 0}, // two outer dimensions
 		} {
-			n := 1
-			for _, d := range c.dom {
-				n *= d
-			}
-			x := randSlice[float64](r, n)
-			span := c.base
-			for k, d := range c.dom {
-				span += (d - 1) * c.st[k]
-			}
-			got := make([]float64, span+1)
-			want := make([]float64, span+1)
-			scatterAffine(got, x, c.dom, c.st, c.base, 1, addOf[float64]())
-			idx := make([]int64, len(c.dom))
-			for p := range x {
-				off := c.base
-				for k := range idx {
-					off += int(idx[k]) * c.st[k]
-				}
-				want[off] += x[p]
-				odometer(idx, c.dom)
-			}
-			for i := range want {
-				if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
-					t.Fatalf("scatter %v at %d: %v, want %v", c, i, got[i], want[i])
-				}
+			checkScatterAffine(t, r, c.dom, c.st, c.base, 1)
+		}
+		// blocks of rest elements: rows of blocks reduced into one block
+		for _, c := range []aff{{[]int{8192}, []int{0}, 0}, {[]int{5, 30}, []int{1, 0}, 2}, {[]int{30, 5}, []int{0, 1}, 0}} {
+			for _, rest := range []int{3, 32, 40} {
+				checkScatterAffine(t, r, c.dom, c.st, c.base, rest)
 			}
 		}
 	})
+
 	t.Run("gather", func(t *testing.T) {
 		for _, c := range []aff{
 			{[]int{32, 16, 16, 16}, []int{256, 16, 1, 0}, 0},
@@ -219,5 +201,36 @@ func checkRepeatedRows[T numT](t *testing.T, r *rand.Rand, k StridedBinary) {
 			t.Fatalf("%T %v %v at %d: %v, want %v", got[0], k.Op, k.Shape, p, got[p], want)
 		}
 		odometer(idx, k.Shape)
+	}
+}
+
+// checkScatterAffine compares scatterAffine over dom (strides st, blocks of rest elements)
+// with the serial definition, bit for bit.
+func checkScatterAffine(t *testing.T, r *rand.Rand, dom, st []int, base, rest int) {
+	t.Helper()
+	n, span := rest, base
+	for k, d := range dom {
+		n *= d
+		span += (d - 1) * st[k]
+	}
+	x := randSlice[float64](r, n)
+	got := make([]float64, (span+1)*rest)
+	want := make([]float64, (span+1)*rest)
+	scatterAffine(got, x, dom, st, base, rest, addOf[float64]())
+	idx := make([]int64, len(dom))
+	for p := 0; p < n; p += rest {
+		off := base
+		for k := range idx {
+			off += int(idx[k]) * st[k]
+		}
+		for j := range rest {
+			want[off*rest+j] += x[p+j]
+		}
+		odometer(idx, dom)
+	}
+	for i := range want {
+		if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+			t.Fatalf("scatter %v %v rest %d at %d: %v, want %v", dom, st, rest, i, got[i], want[i])
+		}
 	}
 }

@@ -448,6 +448,48 @@ func alongAxis(what string, out any, ins []any, pre, n, post int, f func(out, x 
 	return nil
 }
 
+// SumAround sums an operand viewed as [Pre, N, Post] along its first and last axes into [N]:
+// out[n] = Σ_p Σ_q x[p, n, q], each output's terms added in the order of (p, q) from zero,
+// which is the order, and so the bits, of sumOuter (reshape [Pre·Post, N] (tr [0,2,1] x)).
+// It is that sum without the transpose (a batch norm's per-channel sums of [b, c, h·w]:
+// each step of the transposition wrote and read the whole activation once more).
+type SumAround struct{ Pre, N, Post int }
+
+// Run implements Kernel.
+func (k SumAround) Run(out any, ins []any) error {
+	if len(ins) != 1 || k.Pre < 0 || k.N < 0 || k.Post < 0 || SliceLen(out) != k.N || SliceLen(ins[0]) != k.Pre*k.N*k.Post {
+		return errors.Errorf("kernel: sumAround: %d inputs, output of %d and input of %d elements for [%d %d %d] summed around the middle axis", len(ins), SliceLen(out), sliceLens(ins), k.Pre, k.N, k.Post)
+	}
+	dom, st := []int{k.Pre, k.N, k.Post}, []int{0, 1, 0}
+	switch o := out.(type) {
+	case []float64:
+		if x, ok := ins[0].([]float64); ok {
+			scatterAffine(o, x, dom, st, 0, 1, addOf[float64]())
+			return nil
+		}
+	case []float32:
+		if x, ok := ins[0].([]float32); ok {
+			scatterAffine(o, x, dom, st, 0, 1, addOf[float32]())
+			return nil
+		}
+	case []int64:
+		if x, ok := ins[0].([]int64); ok {
+			scatterAffine(o, x, dom, st, 0, 1, addOf[int64]())
+			return nil
+		}
+	}
+	return typeErr("sumAround", out, ins)
+}
+
+// sliceLens is the total length of the slices.
+func sliceLens(ins []any) int {
+	n := 0
+	for _, in := range ins {
+		n += SliceLen(in)
+	}
+	return n
+}
+
 // Axis is a sum (or, with Argmax, the argmax) along the middle axis of an operand viewed as
 // [Pre, N, Post]; the sum is sumOuter of a transpose that moves one axis to the front
 // (Gorgonia's Sum along an axis when no device).

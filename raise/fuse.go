@@ -326,6 +326,11 @@ func (pl *plan) sumOuter(t *core.SumOuter) (ref, error) {
 		return pl.simple(t, "sumOuter", kern.SumOuter{})
 	}
 	dev := pl.vk.Wants(xt.Dtype, "sum", "", xt.Shape.Size())
+	if pl.coarse && !dev {
+		if r, ok, err := pl.sumAround(t); ok {
+			return r, err
+		}
+	}
 	if tr, ok := pl.peel(t.X).(*core.Transpose); ok {
 		perm := fullPerm(tr.Perm, len(xt.Shape))
 		if a, ok := axisPerm(perm); ok && (dev || pl.coarse) {
@@ -349,6 +354,83 @@ func (pl *plan) sumOuter(t *core.SumOuter) (ref, error) {
 		return pl.simple(t, "sumOuter", kern.SumOuter{VK: pl.vk})
 	}
 	return pl.native(t, []core.Term{t.X}, func(k []*gorgonia.Node) (*gorgonia.Node, error) { return gorgonia.Sum(k[0], 0) })
+}
+
+// sumAround plans sumOuter (reshape [P, …] (tr perm z)) where the transpose's leading axes
+// (merged into P by the reshape) are summed and the rest are z's kept axes in their order,
+// lying together in z between summed ones (unit axes aside): z is then [Pre, N, Post] summed
+// around its middle, one kern.SumAround reading z where it lies instead of a transposed
+// copy (a batch norm's per-channel sums, Sum(x, 0, 2) of [b, c, h·w], and the same sums of
+// its gradient). ok is false for any other form.
+func (pl *plan) sumAround(t *core.SumOuter) (r ref, ok bool, err error) {
+	rs, isRs := pl.peel(t.X).(*core.Reshape)
+	if !isRs || len(rs.Shape) == 0 || !t.Type().Dtype.IsFloat() {
+		return ref{}, false, nil
+	}
+	tr, isTr := pl.peel(rs.X).(*core.Transpose)
+	if !isTr {
+		return ref{}, false, nil
+	}
+	zs := tr.X.Type().Shape
+	perm := fullPerm(tr.Perm, len(zs))
+	p, k := 1, 0 // the leading transposed axes perm[:k] merged into the summed dimension
+	for ; k < len(perm) && p < rs.Shape[0]; k++ {
+		p *= zs[perm[k]]
+	}
+	if p != rs.Shape[0] {
+		return ref{}, false, nil
+	}
+	// both the summed and the kept axes in z's order (unit axes aside): the merged summed
+	// index then runs through z's summed positions in z's row-major order, as SumAround adds
+	// them, and the result lies as z's kept axes do
+	if !increasing(perm[:k], zs) || !increasing(perm[k:], zs) {
+		return ref{}, false, nil
+	}
+	kept := make([]bool, len(zs))
+	for _, q := range perm[k:] {
+		kept[q] = true
+	}
+	// z's non-unit axes: summed ones, then the kept ones, then summed ones
+	dims := [3]int{1, 1, 1}
+	part := 0
+	for a, n := range zs {
+		if n == 1 {
+			continue
+		}
+		switch {
+		case kept[a] && part == 0:
+			part = 1
+		case !kept[a] && part == 1:
+			part = 2
+		case kept[a] && part == 2:
+			return ref{}, false, nil // kept axes apart
+		}
+		dims[part] *= n
+	}
+	kk := kern.SumAround{Pre: dims[0], N: dims[1], Post: dims[2]}
+	shape := rs.Shape.Clone()
+	r, err = pl.custom(t, "sumAround", []core.Term{tr.X}, func(vs []*core.Var) (core.Term, []*core.Var, error) {
+		var b core.Builder
+		s := b.SumOuter(b.Reshape(shape, b.Transpose(perm, vs[0])))
+		return s, vs, b.Err()
+	}, kk)
+	return r, true, err
+}
+
+// increasing reports whether the axes of shape sh listed in axes that have more than one
+// element come in increasing order.
+func increasing(axes []int, sh core.Shape) bool {
+	prev := -1
+	for _, a := range axes {
+		if sh[a] == 1 {
+			continue
+		}
+		if a < prev {
+			return false
+		}
+		prev = a
+	}
+	return true
 }
 
 // sumTransposed is sumOuter (tr perm y) over the variable y = vs[0].
@@ -398,6 +480,43 @@ func (pl *plan) argmaxOuter(t *core.ArgmaxOuter) (ref, error) {
 		a := b.ArgmaxOuter(b.Transpose(perm, vs[0]))
 		return a, vs, b.Err()
 	}, k)
+}
+
+// transpose plans tr perm x: x itself for the identity, a reshape when only axes of one
+// element move, a rewrite by transposeOf where one applies, else a transposition step.
+func (pl *plan) transpose(t *core.Transpose) (ref, error) {
+	xt := t.X.Type()
+	perm := make([]int, len(xt.Shape))
+	identity := true
+	for i := range perm {
+		perm[i] = i
+		if i < len(t.Perm) {
+			perm[i] = t.Perm[i]
+		}
+		if perm[i] != i {
+			identity = false
+		}
+	}
+	if identity {
+		return pl.term(t.X)
+	}
+	if increasing(perm, xt.Shape) {
+		// only axes of one element move: the elements keep their order, a reshape (the
+		// zoo MobileNet's batch norms on [b·h·w, c] rows transposed [b·h·w, c, 1] → [b·h·w,
+		// 1, c], a copy of the activation each)
+		if rs, err := core.NewReshape(t.Type().Shape, t.X); err == nil {
+			return pl.term(rs)
+		}
+	}
+	if u, ok := pl.transposeOf(t); ok {
+		return pl.term(u)
+	}
+	if xt.Dtype.IsFloat() && !pl.coarse && !pl.vk.Wants(xt.Dtype, "gather", "", xt.Shape.Size()) {
+		return pl.native(t, []core.Term{t.X}, func(k []*gorgonia.Node) (*gorgonia.Node, error) {
+			return gorgonia.Transpose(k[0], perm...)
+		})
+	}
+	return pl.simple(t, "tr", kern.Transpose{Perm: perm, Shape: xt.Shape, VK: pl.vk})
 }
 
 // gatherOfTranspose rewrites gather sh (tr perm y) f, when f indexes every dimension, as a

@@ -838,33 +838,6 @@ func (r *replacer) run(t core.Term, bound []*core.Var) (core.Term, error) {
 	return x, nil
 }
 
-func (pl *plan) transpose(t *core.Transpose) (ref, error) {
-	xt := t.X.Type()
-	perm := make([]int, len(xt.Shape))
-	identity := true
-	for i := range perm {
-		perm[i] = i
-		if i < len(t.Perm) {
-			perm[i] = t.Perm[i]
-		}
-		if perm[i] != i {
-			identity = false
-		}
-	}
-	if identity {
-		return pl.term(t.X)
-	}
-	if u, ok := pl.transposeOf(t); ok {
-		return pl.term(u)
-	}
-	if xt.Dtype.IsFloat() && !pl.coarse && !pl.vk.Wants(xt.Dtype, "gather", "", xt.Shape.Size()) {
-		return pl.native(t, []core.Term{t.X}, func(k []*gorgonia.Node) (*gorgonia.Node, error) {
-			return gorgonia.Transpose(k[0], perm...)
-		})
-	}
-	return pl.simple(t, "tr", kern.Transpose{Perm: perm, Shape: xt.Shape, VK: pl.vk})
-}
-
 // matmul plans matmul x y, batched or not, as one MatMul kernel: operands that transpose
 // their last two dimensions become its transpose flags.
 func (pl *plan) matmul(t *core.MatMul) (ref, error) {
