@@ -442,6 +442,18 @@ func sumTransposed(perm []int, vs []*core.Var) (core.Term, error) {
 
 // argmaxOuter plans argmaxOuter x; argmaxOuter (tr perm y) reduces along one axis of y.
 func (pl *plan) argmaxOuter(t *core.ArgmaxOuter) (ref, error) {
+	if r, ok := pl.argmaxOf[t.X]; ok {
+		return r, nil
+	}
+	r, err := pl.argmaxOuter1(t)
+	if err == nil {
+		pl.argmaxOf[t.X] = r
+	}
+	return r, err
+}
+
+// argmaxOuter1 is argmaxOuter for an operand not planned before.
+func (pl *plan) argmaxOuter1(t *core.ArgmaxOuter) (ref, error) {
 	// With a device, an argmax along one axis of a float array (a transpose moving it to the
 	// front) is argmaxK, which can dispatch; the strided view kernel stays on the CPU.
 	axisOfFloat := false

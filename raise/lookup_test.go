@@ -9,7 +9,9 @@ import (
 
 	kern "github.com/bulkad/bulkad/kernel"
 
+	"github.com/bulkad/bulkad/ad"
 	"github.com/bulkad/bulkad/core"
+	"github.com/bulkad/bulkad/lower"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -329,6 +331,55 @@ func TestArgmaxViewShared(t *testing.T) {
 		raisedEqualsEvalWith(t, p, args, 0, opt)
 		if kinds, _ := windowKinds(t, p, opt.Coarse, 0); kinds["argmaxOuter"] != 2 {
 			t.Errorf("coarse %v: %d argmax steps, want 2 (one per distinct window); steps %v", opt.Coarse, kinds["argmaxOuter"], kinds)
+		}
+	}
+}
+
+// TestArgmaxOperandShared: a padded max-pool (its windows read through a −∞ pad, so not a
+// strided view) and its gradient, whose index function takes the argmax of one window per
+// output point, raised coarsely after CSE: one argmax step of the whole operand, not the
+// forward's and a second compiled from the gradient's per-window argmax, and both results
+// equal core.Eval's.
+func TestArgmaxOperandShared(t *testing.T) {
+	for _, dt := range []core.Dtype{core.Float64, core.Float32} {
+		x, err := core.NewVar("x", core.Type{Shape: core.Shape{2, 3, 6, 6}, Dtype: dt})
+		if err != nil {
+			t.Fatal(err)
+		}
+		win := lower.Window{KH: 3, KW: 3, PadTop: 1, PadBottom: 1, PadLeft: 1, PadRight: 1, StrideH: 2, StrideW: 2}
+		y, err := lower.MaxPool2D(x, win)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := core.NewProgram([]*core.Var{x}, y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		art, err := ad.VJP(p, "x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		gp, err := core.CSE(art.Program())
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := rand.New(rand.NewSource(6))
+		args := map[string]*tensor.Dense{}
+		for _, v := range gp.Params {
+			n := v.Type().Shape.Size()
+			if dt == core.Float32 {
+				f := make([]float32, n)
+				for i := range f {
+					f[i] = float32(r.NormFloat64())
+				}
+				args[v.Name] = tensor.New(tensor.WithShape(v.Type().Shape...), tensor.WithBacking(f))
+				continue
+			}
+			args[v.Name] = tensor.New(tensor.WithShape(v.Type().Shape...), tensor.WithBacking(randF(r, n)))
+		}
+		raisedEqualsEvalWith(t, gp, args, 0, Options{Coarse: true})
+		if kinds, _ := windowKinds(t, gp, true, 0); kinds["argmaxOuter"] != 1 {
+			t.Errorf("%v: %d argmax steps, want 1; steps %v", dt, kinds["argmaxOuter"], kinds)
 		}
 	}
 }

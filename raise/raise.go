@@ -215,6 +215,10 @@ type plan struct {
 	// geometry (argmaxOfView): the max-pooling's forward and each gradient that needs its
 	// argmax state the same windows with differently named index variables
 	argmaxViews map[string]ref
+	// argmaxOf: the argmax steps planned, by their operand term: an index function's argmax
+	// of one window (a max-pool's gradient) is compiled as the argmax of the whole operand,
+	// a term of its own, which the forward's argmax of that operand already computes
+	argmaxOf map[core.Term]ref
 }
 
 // gemmWS is the plan's GEMM workspace, shared by its matmul kernels.
@@ -232,7 +236,7 @@ func newPlan(g *gorgonia.ExprGraph, p *core.Program, bind map[string]*gorgonia.N
 	if p == nil || p.Body == nil {
 		return nil, errors.New("raise: program: nil program or body")
 	}
-	pl := &plan{g: g, bind: bind, env: map[string]ref{}, memo: map[core.Term]ref{}, share: map[int]ref{}, ever: map[string]bool{}, lazy: map[string]core.Term{}, pushed: map[unKey]core.Term{}, slots: slots, argmaxViews: map[string]ref{}}
+	pl := &plan{g: g, bind: bind, env: map[string]ref{}, memo: map[core.Term]ref{}, share: map[int]ref{}, ever: map[string]bool{}, lazy: map[string]core.Term{}, pushed: map[unKey]core.Term{}, slots: slots, argmaxViews: map[string]ref{}, argmaxOf: map[core.Term]ref{}}
 	for _, v := range p.Params {
 		if _, ok := pl.slots[v.Name]; ok {
 			continue // checked when the plan's slots are set (pl.slotRef)
