@@ -2,6 +2,7 @@ package machine
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"sort"
 
@@ -21,6 +22,8 @@ type config struct {
 	bindDV  bool
 	dvNodes map[*gorgonia.Node]bool
 	reuse   bool
+	lean    bool
+	keep    map[*gorgonia.Node]bool
 }
 
 // ReuseValues makes every run write node values into the packed vector of the run before
@@ -32,6 +35,27 @@ type config struct {
 // (gorgonia.CloneValue) to keep it across runs.
 func ReuseValues() Option {
 	return func(c *config) { c.reuse = true }
+}
+
+// Lean makes every run fill the values of only the nodes a training step reads: the gradient
+// nodes (those that are the derivative of another node: their values feed the dual values of
+// BindDualValues, n.Grad() and every solver), the nodes read by gorgonia.Read statements, the
+// operands of raise's guard nodes, and the nodes listed in keep (the cost, the logits, any
+// node whose value the caller reads after a run). Every other node's value is left as it was
+// (nil when no run filled it). The plan then computes only what those values need: the
+// intermediate values of a Gorgonia-built layer (an im2col matrix, a broadcast product, a
+// transposed copy) are not written out, and the planner fuses across them where it can (a
+// depthwise convolution's windows, products and tap sums). Without Lean every node gets its
+// value, as on the TapeMachine.
+func Lean(keep ...*gorgonia.Node) Option {
+	return func(c *config) {
+		c.lean = true
+		for _, n := range keep {
+			if n != nil {
+				c.keep[n] = true
+			}
+		}
+	}
 }
 
 // BindDualValues is gorgonia.BindDualValues for a Machine: after each run, every gradient
@@ -111,7 +135,7 @@ func New(g *gorgonia.ExprGraph, opts ...Option) (m *Machine, err error) {
 	if g == nil {
 		return nil, errors.New("machine: new: graph is nil")
 	}
-	cfg := &config{dvNodes: map[*gorgonia.Node]bool{}}
+	cfg := &config{dvNodes: map[*gorgonia.Node]bool{}, keep: map[*gorgonia.Node]bool{}}
 	for _, o := range opts {
 		if o != nil {
 			o(cfg)
@@ -149,8 +173,12 @@ func New(g *gorgonia.ExprGraph, opts ...Option) (m *Machine, err error) {
 	if err := m.childrenOf(order); err != nil {
 		return nil, err
 	}
+	var needed func(*gorgonia.Node) bool
+	if cfg.lean {
+		needed = m.leanNeeds(cfg.keep)
+	}
 	if len(roots) > 0 {
-		if err := m.compile(roots, order); err != nil {
+		if err := m.compile(roots, order, needed); err != nil {
 			return nil, err
 		}
 		for _, pr := range m.plans {
@@ -172,8 +200,21 @@ func New(g *gorgonia.ExprGraph, opts ...Option) (m *Machine, err error) {
 	return m, nil
 }
 
-// compile translates the roots, finds the nodes run by their own op and plans the rest.
-func (m *Machine) compile(roots, order []*gorgonia.Node) error {
+// leanNeeds is Lean's choice of the nodes whose values a run fills: the gradient nodes, the
+// nodes in keep, and the operands of the Read statements and of the aux nodes.
+func (m *Machine) leanNeeds(keep map[*gorgonia.Node]bool) func(*gorgonia.Node) bool {
+	need := maps.Clone(keep)
+	for _, s := range append(append([]*gorgonia.Node(nil), m.reads...), m.aux...) {
+		for _, k := range m.kids[s] {
+			need[k] = true
+		}
+	}
+	return func(n *gorgonia.Node) bool { return need[n] || len(n.DerivOf()) > 0 }
+}
+
+// compile translates the roots, finds the nodes run by their own op and plans the rest: the
+// nodes needed reports (all when it is nil).
+func (m *Machine) compile(roots, order []*gorgonia.Node, needed func(*gorgonia.Node) bool) error {
 	tr, err := adapter.TranslateAll(roots, m.inputs...)
 	if err != nil {
 		return errors.Wrap(err, "machine: new: the graph cannot be run on bulkad's kernels (use gorgonia.NewTapeMachine)")
@@ -192,6 +233,9 @@ func (m *Machine) compile(roots, order []*gorgonia.Node) error {
 	for i, e := range elems {
 		if v, isVar := e.(*core.Var); isVar && tr.Params[v.Name] == roots[i] {
 			isPre[roots[i]] = true
+			continue
+		}
+		if needed != nil && !needed(roots[i]) {
 			continue
 		}
 		dt := e.Type().Dtype

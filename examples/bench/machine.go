@@ -167,7 +167,7 @@ func prepareMachine(s spec, dt tensor.Dtype) (*prepared, firstStep, error) {
 	p.nodes = after - before
 	p.setup.Nodes, p.setup.NodesAfter = before, after
 	t2 := time.Now()
-	vm, err := machine.New(m.G, machine.BindDualValues(m.Wrt...), machine.ReuseValues())
+	vm, err := machine.New(m.G, machine.BindDualValues(m.Wrt...), machine.ReuseValues(), machine.Lean(m.Cost))
 	if err != nil {
 		return nil, firstStep{}, err
 	}
@@ -253,7 +253,7 @@ func measureMachineSetup(row *Row, tape *prepared, s spec, dt tensor.Dtype) (*pr
 // printMachine prints the -machine table and its footnotes (models the machine refused,
 // first steps that differ from the TapeMachine's).
 func printMachine(w io.Writer, rows []Row) {
-	fmt.Fprintln(w, "bulkad.Grad's graph on machine.New with ReuseValues (one plan for the whole graph, values written in place) against the same graph on the TapeMachine:")
+	fmt.Fprintln(w, "bulkad.Grad's graph on machine.New with ReuseValues and Lean(cost) (one plan for the whole graph, values written in place, only the cost's and the gradients' values filled) against the same graph on the TapeMachine:")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, machineHeader)
 	var notes []string

@@ -45,8 +45,9 @@ type TorchvisionRow struct {
 	// gradient), PyTorch's, bulkad's forward pass alone (the cost's subgraph on its own
 	// TapeMachine) and PyTorch's (the loss with autograd recording, no backward).
 	Bulkad, Torch, Forward, TorchForward float64
-	// The same graph on machine.New (ReuseValues: the whole step, forward included, from one
-	// compiled plan, the forward's intermediate values shared with the gradient): its set-up
+	// The same graph on machine.New (ReuseValues and Lean(cost): the whole step, forward
+	// included, from one compiled plan, the forward's intermediate values shared with the
+	// gradient, only the cost's and the gradients' values filled): its set-up
 	// (machine.New and the first run, seconds), the median step and forward pass alone
 	// (machine.New of the cost's subgraph), milliseconds, and the relative difference of its
 	// first loss from the TapeMachine's.
@@ -204,7 +205,7 @@ func measureTorchvision(r *TorchvisionRow, dir string, rounds int, dt tensor.Dty
 		return err
 	}
 	t6 := time.Now()
-	mm, err := machine.New(m.Graph, machine.BindDualValues(m.Params...), machine.ReuseValues())
+	mm, err := machine.New(m.Graph, machine.BindDualValues(m.Params...), machine.ReuseValues(), machine.Lean(cost))
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,157 @@
+package machine
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/bulkad/bulkad/examples/models"
+	"github.com/bulkad/bulkad/internal/testutil"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// leanZoo is the zoo with the stacked CNNs, whose Gorgonia-built layers have the most
+// intermediate values.
+func leanZoo() []struct {
+	name string
+	mk   build
+} {
+	return append(zoo[:len(zoo):len(zoo)], []struct {
+		name string
+		mk   build
+	}{
+		{"resnet", func(dt tensor.Dtype) (*models.Model, error) { return models.ResNet(dt, 2, 6, 4, 1, 3, 5) }},
+		{"mobilenet", func(dt tensor.Dtype) (*models.Model, error) { return models.MobileNet(dt, 2, 6, 4, 1, 3, 6) }},
+	}...)
+}
+
+// TestLean: with Lean(cost) a run gives the cost and every learnable's gradient (dual values)
+// bit for bit as the machine filling every value does, fills the kept node and the gradient
+// nodes, and leaves the value of every other node with an op unset (they would all be set
+// without Lean), in both float dtypes.
+func TestLean(t *testing.T) {
+	for _, z := range leanZoo() {
+		for _, d := range dtypes {
+			t.Run(fmt.Sprintf("%s %v", z.name, d.dt), func(t *testing.T) {
+				full, err := z.mk(d.dt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				lean, err := z.mk(d.dt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				gradWith(t, full, false)
+				gradWith(t, lean, false)
+				vf, err := New(full.G, BindDualValues(full.Wrt...))
+				if err != nil {
+					t.Fatal(err)
+				}
+				vl, err := New(lean.G, BindDualValues(lean.Wrt...), Lean(lean.Cost))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := vf.RunAll(); err != nil {
+					t.Fatal(err)
+				}
+				if err := vl.RunAll(); err != nil {
+					t.Fatal(err)
+				}
+				sameBits(t, "cost", floats(t, lean.Cost.Value()), floats(t, full.Cost.Value()))
+				for i, w := range lean.Wrt {
+					gl, err := w.Grad()
+					if err != nil {
+						t.Fatal(err)
+					}
+					gf, err := full.Wrt[i].Grad()
+					if err != nil {
+						t.Fatal(err)
+					}
+					sameBits(t, "gradient of "+w.Name(), floats(t, gl), floats(t, gf))
+				}
+				unset := 0
+				fn := full.G.AllNodes()
+				for i, n := range lean.G.AllNodes() {
+					if n.Op() == nil || isConstant(n.Op()) || isStatement(n) || isPlanned(n.Op()) || isAux(n.Op()) {
+						continue
+					}
+					switch {
+					case n == lean.Cost || len(n.DerivOf()) > 0:
+						if n.Value() == nil {
+							t.Errorf("node %v (kept or a gradient) has no value", n)
+						}
+					case n.Value() == nil:
+						unset++
+						if fn[i].Value() == nil {
+							t.Errorf("node %v has no value without Lean either", fn[i])
+						}
+					}
+				}
+				if unset == 0 {
+					t.Errorf("Lean set the value of every node")
+				}
+			})
+		}
+	}
+}
+
+// sameBits fails unless got and want are equal element by element to the bit.
+func sameBits(t *testing.T, what string, got, want []float64) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d elements, want %d", what, len(got), len(want))
+	}
+	for i := range want {
+		if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+			t.Fatalf("%s[%d] = %v, without Lean %v", what, i, got[i], want[i])
+		}
+	}
+}
+
+// TestLeanFiniteDifferences: a lean machine's gradients of a ResNet block stack (float64)
+// agree with central finite differences of its cost, run on the same lean machine.
+func TestLeanFiniteDifferences(t *testing.T) {
+	m, err := models.ResNet(G.Float64, 2, 5, 3, 1, 3, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gradWith(t, m, false)
+	vm, err := New(m.G, BindDualValues(m.Wrt...), Lean(m.Cost))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func() float64 {
+		vm.Reset()
+		for _, w := range m.Wrt { // dual values accumulate: zero them before each run
+			if g, err := w.Grad(); err == nil && g != nil {
+				if d, ok := g.Data().([]float64); ok {
+					clear(d)
+				}
+			}
+		}
+		if err := vm.RunAll(); err != nil {
+			t.Fatal(err)
+		}
+		return floats(t, m.Cost.Value())[0]
+	}
+	run()
+	grads := make([][]float64, len(m.Wrt))
+	for i, w := range m.Wrt {
+		g, err := w.Grad()
+		if err != nil {
+			t.Fatal(err)
+		}
+		grads[i] = append([]float64(nil), floats(t, g)...)
+	}
+	const h = 1e-6
+	for i, w := range m.Wrt {
+		data := w.Value().Data().([]float64)
+		for _, j := range []int{0, len(data) / 2, len(data) - 1} {
+			fd := testutil.CentralDiff(data, j, h, run)
+			if math.Abs(fd-grads[i][j]) > 1e-6*math.Max(1, math.Abs(fd)) {
+				t.Errorf("d cost / d %v[%d] = %g, finite differences %g", w, j, grads[i][j], fd)
+			}
+		}
+	}
+}
