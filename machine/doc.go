@@ -40,8 +40,8 @@
 //     TapeMachine's own (unexported) bind after a shape and dtype check, including its
 //     handling of a node that already holds a dual value (only the value part is replaced).
 //     It is never given a tensor.Slice (which would change a slice node's op).
-//   - With Lean(keep...), only the gradient nodes, the nodes read by Read statements, the
-//     operands of raise's guard nodes and the nodes in keep get values; every other node's
+//   - With Lean(keep...), only the gradient nodes, the nodes read by Read statements and the
+//     nodes in keep get values; every other node's
 //     value is left as it was. The plan then skips writing those intermediate values and
 //     fuses across them (the zoo MobileNet's step 5–10% faster, the ResNet's 3–5%).
 //   - With BindDualValues, each gradient node (a node with DerivOf) adds its value into the

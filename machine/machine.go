@@ -39,8 +39,8 @@ func ReuseValues() Option {
 
 // Lean makes every run fill the values of only the nodes a training step reads: the gradient
 // nodes (those that are the derivative of another node: their values feed the dual values of
-// BindDualValues, n.Grad() and every solver), the nodes read by gorgonia.Read statements, the
-// operands of raise's guard nodes, and the nodes listed in keep (the cost, the logits, any
+// BindDualValues, n.Grad() and every solver), the nodes read by gorgonia.Read statements and
+// the nodes listed in keep (the cost, the logits, any
 // node whose value the caller reads after a run). Every other node's value is left as it was
 // (nil when no run filled it). The plan then computes only what those values need: the
 // intermediate values of a Gorgonia-built layer (an im2col matrix, a broadcast product, a
@@ -201,10 +201,11 @@ func New(g *gorgonia.ExprGraph, opts ...Option) (m *Machine, err error) {
 }
 
 // leanNeeds is Lean's choice of the nodes whose values a run fills: the gradient nodes, the
-// nodes in keep, and the operands of the Read statements and of the aux nodes.
+// nodes in keep, and the operands of the Read statements (raise's keepAlive and guard nodes
+// read no operand value).
 func (m *Machine) leanNeeds(keep map[*gorgonia.Node]bool) func(*gorgonia.Node) bool {
 	need := maps.Clone(keep)
-	for _, s := range append(append([]*gorgonia.Node(nil), m.reads...), m.aux...) {
+	for _, s := range m.reads {
 		for _, k := range m.kids[s] {
 			need[k] = true
 		}

@@ -90,7 +90,9 @@ func (m *Machine) doOp(n *gorgonia.Node) error {
 	kids := m.kids[n]
 	vs := make([]gorgonia.Value, len(kids))
 	for i, k := range kids {
-		if vs[i] = k.Value(); vs[i] == nil {
+		// raise's keepAlive and guard ops read no operand value (a guard checks its node's
+		// op): with Lean their operands may have none
+		if vs[i] = k.Value(); vs[i] == nil && !isAux(n.Op()) {
 			return errors.Errorf("machine: run: node %q (ID %d): operand %d (node %q) has no value", n.Name(), n.ID(), i, k.Name())
 		}
 	}
