@@ -12,16 +12,21 @@ import (
 
 // TestViewReadsMaterialisedTranspose: a let bound to a transpose that is already a value of
 // its own (a result, planned first) is read where it lies by a later element-wise op (a
-// ReLU's mask of it), contiguously, not through the transpose's strides; a transpose not yet
-// materialised is still read through its strides. Values against core.Eval.
+// ReLU's mask of it), contiguously, not through the transpose's strides; a small transpose not
+// yet materialised is still read through its strides, a large one (stridedRowsMin elements,
+// rows that the view would read with a stride) is transposed once and read contiguously.
+// Values against core.Eval.
 func TestViewReadsMaterialisedTranspose(t *testing.T) {
 	zero := "replicate 4 (replicate 3 (lit [] f64 [0.0]))"
+	zeroL := "replicate 128 (replicate 128 (lit [] f64 [0.0]))"
 	cases := []struct {
 		name, src  string
+		rows, cols int
 		contiguous bool
 	}{
-		{"transpose a result, planned first", "fn (x : [3,4] f64) => let t = tr [1,0] x in (t, cast f64 (t >= " + zero + ") * t)", true},
-		{"transpose only read by the mask", "fn (x : [3,4] f64) => let t = tr [1,0] x in cast f64 (t >= " + zero + ") * t", false},
+		{"transpose a result, planned first", "fn (x : [3,4] f64) => let t = tr [1,0] x in (t, cast f64 (t >= " + zero + ") * t)", 3, 4, true},
+		{"transpose only read by the mask", "fn (x : [3,4] f64) => let t = tr [1,0] x in cast f64 (t >= " + zero + ") * t", 3, 4, false},
+		{"large transpose only read by the mask", "fn (x : [128,128] f64) => let t = tr [1,0] x in cast f64 (t >= " + zeroL + ") * t", 128, 128, true},
 	}
 	r := rand.New(rand.NewSource(8))
 	for _, c := range cases {
@@ -29,10 +34,10 @@ func TestViewReadsMaterialisedTranspose(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		args := map[string]*tensor.Dense{"x": tensor.New(tensor.WithShape(3, 4), tensor.WithBacking(randF(r, 12)))}
+		args := map[string]*tensor.Dense{"x": tensor.New(tensor.WithShape(c.rows, c.cols), tensor.WithBacking(randF(r, c.rows*c.cols)))}
 		raisedEqualsEvalWith(t, p, args, 0, Options{Coarse: true})
 		g := gorgonia.NewGraph()
-		bind := map[string]*gorgonia.Node{"x": gorgonia.NewTensor(g, tensor.Float64, 2, gorgonia.WithShape(3, 4), gorgonia.WithName("x"))}
+		bind := map[string]*gorgonia.Node{"x": gorgonia.NewTensor(g, tensor.Float64, 2, gorgonia.WithShape(c.rows, c.cols), gorgonia.WithName("x"))}
 		pl, err := newPlan(g, p, bind, nil)
 		if err != nil {
 			t.Fatal(err)
