@@ -5556,6 +5556,40 @@ colSum4F64_done:
 	VZEROUPPER
 	RET
 
+// func transposeBlockF64(dst *float64, ldd int, src *float64, lds int)
+// Requires: AVX
+TEXT ·transposeBlockF64(SB), NOSPLIT, $0-32
+	MOVQ       dst+0(FP), AX
+	MOVQ       ldd+8(FP), CX
+	MOVQ       src+16(FP), DX
+	MOVQ       lds+24(FP), BX
+	SHLQ       $0x03, CX
+	SHLQ       $0x03, BX
+	VMOVUPS    (DX), Y0
+	ADDQ       BX, DX
+	VMOVUPS    (DX), Y1
+	ADDQ       BX, DX
+	VMOVUPS    (DX), Y2
+	ADDQ       BX, DX
+	VMOVUPS    (DX), Y3
+	VUNPCKLPD  Y1, Y0, Y4
+	VUNPCKHPD  Y1, Y0, Y0
+	VUNPCKLPD  Y3, Y2, Y1
+	VUNPCKHPD  Y3, Y2, Y2
+	VPERM2F128 $0x20, Y1, Y4, Y3
+	VPERM2F128 $0x20, Y2, Y0, Y5
+	VPERM2F128 $0x31, Y1, Y4, Y1
+	VPERM2F128 $0x31, Y2, Y0, Y0
+	VMOVUPS    Y3, (AX)
+	ADDQ       CX, AX
+	VMOVUPS    Y5, (AX)
+	ADDQ       CX, AX
+	VMOVUPS    Y1, (AX)
+	ADDQ       CX, AX
+	VMOVUPS    Y0, (AX)
+	VZEROUPPER
+	RET
+
 // func vecAddVVF32(dst *float32, x *float32, y *float32, n int)
 // Requires: AVX
 TEXT ·vecAddVVF32(SB), NOSPLIT, $0-32
@@ -6553,5 +6587,71 @@ colSum4F32_done:
 	VMOVUPS Y1, 32(AX)
 	VMOVUPS Y2, 64(AX)
 	VMOVUPS Y3, 96(AX)
+	VZEROUPPER
+	RET
+
+// func transposeBlockF32(dst *float32, ldd int, src *float32, lds int)
+// Requires: AVX
+TEXT ·transposeBlockF32(SB), NOSPLIT, $0-32
+	MOVQ       dst+0(FP), AX
+	MOVQ       ldd+8(FP), CX
+	MOVQ       src+16(FP), DX
+	MOVQ       lds+24(FP), BX
+	SHLQ       $0x02, CX
+	SHLQ       $0x02, BX
+	VMOVUPS    (DX), Y0
+	ADDQ       BX, DX
+	VMOVUPS    (DX), Y1
+	ADDQ       BX, DX
+	VMOVUPS    (DX), Y2
+	ADDQ       BX, DX
+	VMOVUPS    (DX), Y3
+	ADDQ       BX, DX
+	VMOVUPS    (DX), Y4
+	ADDQ       BX, DX
+	VMOVUPS    (DX), Y5
+	ADDQ       BX, DX
+	VMOVUPS    (DX), Y6
+	ADDQ       BX, DX
+	VMOVUPS    (DX), Y7
+	VUNPCKLPS  Y1, Y0, Y8
+	VUNPCKHPS  Y1, Y0, Y0
+	VUNPCKLPS  Y3, Y2, Y1
+	VUNPCKHPS  Y3, Y2, Y2
+	VUNPCKLPS  Y5, Y4, Y3
+	VUNPCKHPS  Y5, Y4, Y4
+	VUNPCKLPS  Y7, Y6, Y5
+	VUNPCKHPS  Y7, Y6, Y6
+	VSHUFPS    $0x44, Y1, Y8, Y7
+	VSHUFPS    $0xee, Y1, Y8, Y1
+	VSHUFPS    $0x44, Y2, Y0, Y8
+	VSHUFPS    $0xee, Y2, Y0, Y0
+	VSHUFPS    $0x44, Y5, Y3, Y2
+	VSHUFPS    $0xee, Y5, Y3, Y3
+	VSHUFPS    $0x44, Y6, Y4, Y5
+	VSHUFPS    $0xee, Y6, Y4, Y4
+	VPERM2F128 $0x20, Y2, Y7, Y6
+	VPERM2F128 $0x31, Y2, Y7, Y2
+	VPERM2F128 $0x20, Y3, Y1, Y7
+	VPERM2F128 $0x31, Y3, Y1, Y1
+	VPERM2F128 $0x20, Y5, Y8, Y3
+	VPERM2F128 $0x31, Y5, Y8, Y5
+	VPERM2F128 $0x20, Y4, Y0, Y8
+	VPERM2F128 $0x31, Y4, Y0, Y0
+	VMOVUPS    Y6, (AX)
+	ADDQ       CX, AX
+	VMOVUPS    Y7, (AX)
+	ADDQ       CX, AX
+	VMOVUPS    Y3, (AX)
+	ADDQ       CX, AX
+	VMOVUPS    Y8, (AX)
+	ADDQ       CX, AX
+	VMOVUPS    Y2, (AX)
+	ADDQ       CX, AX
+	VMOVUPS    Y1, (AX)
+	ADDQ       CX, AX
+	VMOVUPS    Y5, (AX)
+	ADDQ       CX, AX
+	VMOVUPS    Y0, (AX)
 	VZEROUPPER
 	RET

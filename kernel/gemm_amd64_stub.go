@@ -199,6 +199,9 @@ func colSum3F64(dst *float64, x *float64, ldx int, rows int)
 // colSum4F64 adds the sum of the rows (ldx elements apart, rows of them) of the first 4 YMM vectors of columns of x into dst with AVX2, each column summed in the order of the rows.
 func colSum4F64(dst *float64, x *float64, ldx int, rows int)
 
+// transposeBlockF64 writes the 4×4 block of src (rows lds elements apart) transposed into dst (rows ldd apart) with AVX.
+func transposeBlockF64(dst *float64, ldd int, src *float64, lds int)
+
 // vecAddVVF32 sets dst[i] = x[i] + y[i] with AVX2 for i below n rounded down to a multiple of 8.
 func vecAddVVF32(dst *float32, x *float32, y *float32, n int)
 
@@ -288,3 +291,6 @@ func colSum3F32(dst *float32, x *float32, ldx int, rows int)
 
 // colSum4F32 adds the sum of the rows (ldx elements apart, rows of them) of the first 4 YMM vectors of columns of x into dst with AVX2, each column summed in the order of the rows.
 func colSum4F32(dst *float32, x *float32, ldx int, rows int)
+
+// transposeBlockF32 writes the 8×8 block of src (rows lds elements apart) transposed into dst (rows ldd apart) with AVX.
+func transposeBlockF32(dst *float32, ldd int, src *float32, lds int)

@@ -69,6 +69,9 @@ func transposeTileRun[T elem](t transposeTiles, out, x []T, lo, hi int) {
 		i0, off := t.unit(u, [3][]int{t.st, t.ost}, [3]int{})
 		inOff, outOff := off[0], off[1]
 		i1 := min(i0+tileSide, na)
+		if transposeTileVec(out, outOff+i0*oa, oa, x, inOff+i0, sb, i1-i0, nb) {
+			continue
+		}
 		for j0 := 0; j0 < nb; j0 += tileSide {
 			j1 := min(j0+tileSide, nb)
 			for i := i0; i < i1; i++ {

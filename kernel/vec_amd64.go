@@ -434,3 +434,44 @@ func colSumVec[F float32 | float64](d, x []F, ldx, rows, lanes int, f [4]func(*F
 	}
 	return n
 }
+
+// transposeTileVec writes out[oo + i·oa + j] = x[xo + i + j·sb] for i < ni, j < nj (a tile of a
+// transposition: x's rows sb apart, out's rows oa apart) with the AVX block transpositions,
+// 8×8 float32 or 4×4 float64 at a time, the edges element by element; false (nothing done)
+// without AVX2, for another dtype, or when the tile does not lie within out and x.
+func transposeTileVec[T elem](out []T, oo, oa int, x []T, xo, sb, ni, nj int) bool {
+	if !hasVec || ni <= 0 || nj <= 0 || oa <= 0 || sb <= 0 || oo < 0 || xo < 0 ||
+		oo+(ni-1)*oa+nj > len(out) || xo+(nj-1)*sb+ni > len(x) {
+		return false
+	}
+	switch o := any(out).(type) {
+	case []float32:
+		transposeBlocks(o, oo, oa, any(x).([]float32), xo, sb, ni, nj, 8, transposeBlockF32)
+	case []float64:
+		transposeBlocks(o, oo, oa, any(x).([]float64), xo, sb, ni, nj, 4, transposeBlockF64)
+	default:
+		return false
+	}
+	return true
+}
+
+// transposeBlocks is transposeTileVec for one float type: b×b blocks by f, the rest one by
+// one (the tile was checked to lie within out and x).
+func transposeBlocks[F float32 | float64](out []F, oo, oa int, x []F, xo, sb, ni, nj, b int, f func(*F, int, *F, int)) {
+	bi, bj := ni-ni%b, nj-nj%b
+	for i := 0; i < bi; i += b {
+		for j := 0; j < bj; j += b {
+			f(&out[oo+i*oa+j], oa, &x[xo+j*sb+i], sb)
+		}
+		for j := bj; j < nj; j++ {
+			for ii := i; ii < i+b; ii++ {
+				out[oo+ii*oa+j] = x[xo+ii+j*sb]
+			}
+		}
+	}
+	for i := bi; i < ni; i++ {
+		for j := 0; j < nj; j++ {
+			out[oo+i*oa+j] = x[xo+i+j*sb]
+		}
+	}
+}

@@ -35,3 +35,6 @@ func axpyPlane[T floatT](d, s []T, v T) { axpyUnit(d, s, v) }
 
 // simdColSum: no vector loops on this platform.
 func simdColSum[T numT](dst, x []T, ldx, rows int) int { return 0 }
+
+// transposeTileVec: no vector loops on this platform.
+func transposeTileVec[T elem](out []T, oo, oa int, x []T, xo, sb, ni, nj int) bool { return false }
