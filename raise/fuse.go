@@ -79,7 +79,7 @@ func (pl *plan) view(t core.Term) view {
 			if _, isTr := pl.peel(t).(*core.Transpose); isTr {
 				return trivialView(t)
 			}
-		} else if tr, isTr := pl.peel(t).(*core.Transpose); isTr && pl.coarse && stridedRows(tr) {
+		} else if tr, isTr := pl.peel(t).(*core.Transpose); isTr && pl.coarse && stridedRows(tr) && pl.stridedView(tr) {
 			// A let bound to a transposition that moves the last axis, read element-wise,
 			// is transposed once (tiled) and read contiguously: through its strides every
 			// reader pays 2–3 ns an element (the zoo convnet's ReLU compared and masked its
@@ -178,6 +178,15 @@ func stridedRows(tr *core.Transpose) bool {
 		}
 	}
 	return false
+}
+
+// stridedView reports whether tr read through its view steps over elements of its base
+// along its last dimension (a stride above 1): a broadcast (stride 0) is cheaper read where
+// it lies than copied out.
+func (pl *plan) stridedView(tr *core.Transpose) bool {
+	v := pl.view(tr)
+	n := len(v.strides)
+	return !v.trivial && n > 0 && (v.strides[n-1] > 1 || v.strides[n-1] < 0)
 }
 
 // pushThrough pushes an element-wise operation of x (apply, identified by k without its base)
@@ -366,6 +375,11 @@ func (pl *plan) sumOuter(t *core.SumOuter) (ref, error) {
 	}
 	if tr, ok := pl.peel(t.X).(*core.Transpose); ok {
 		perm := fullPerm(tr.Perm, len(xt.Shape))
+		if a, ok := axisPerm(perm); ok && pl.coarse && !dev && a == len(perm)-1 {
+			if r, ok, err := pl.sumProdLast(t, tr, perm); ok {
+				return r, err
+			}
+		}
 		if a, ok := axisPerm(perm); ok && (dev || pl.coarse) {
 			// Bulkad's own sum along axis a (Gorgonia's Sum cannot use the device).
 			ysh := tr.X.Type().Shape
@@ -464,6 +478,31 @@ func increasing(axes []int, sh core.Shape) bool {
 		prev = a
 	}
 	return true
+}
+
+// sumProdLast plans sumOuter (tr perm (x * y)) with perm moving the last axis to the front
+// (a sum along the last axis of a product of floats) as one kern.SumProdLast reading x and y
+// through their views (a Gorgonia-built depthwise convolution's windows times its broadcast
+// filter, summed over the taps: the product array is never written); ok is false for any
+// other form.
+func (pl *plan) sumProdLast(t *core.SumOuter, tr *core.Transpose, perm []int) (r ref, ok bool, err error) {
+	prod, isBin := pl.peel(tr.X).(*core.Binary)
+	if !isBin || prod.Op != core.OpMul || !prod.Type().Dtype.IsFloat() {
+		return ref{}, false, nil
+	}
+	vx, vy := pl.uniform(pl.view(prod.X)), pl.uniform(pl.view(prod.Y))
+	k := kern.SumProdLast{Shape: prod.Type().Shape.Clone(), XS: vx.strides, YS: vy.strides, XO: vx.offset, YO: vy.offset}
+	views := []view{vx, vy}
+	r, err = pl.custom(t, "sumProdLast", bases(views), func(vs []*core.Var) (core.Term, []*core.Var, error) {
+		w, err := wrapAll(views, vs)
+		if err != nil {
+			return nil, nil, err
+		}
+		var b core.Builder
+		s := b.SumOuter(b.Transpose(perm, b.Binary(prod.Op, w[0], w[1])))
+		return s, vs, b.Err()
+	}, k)
+	return r, true, err
 }
 
 // sumTransposed is sumOuter (tr perm y) over the variable y = vs[0].

@@ -64,3 +64,38 @@ func TestViewReadsMaterialisedTranspose(t *testing.T) {
 		}
 	}
 }
+
+// TestSumProdLast: a sum along the last axis of a product (lower.Sum's sumOuter of the
+// transposed product, a Gorgonia-built depthwise convolution's taps: windows times a filter
+// broadcast over the rows) is one sumProdLast step, coarsely, with no product step, and
+// equals core.Eval bit for bit; a let-bound transposed broadcast read by a product stays a
+// view (no transposition step).
+func TestSumProdLast(t *testing.T) {
+	cases := []struct {
+		name, src    string
+		kind         string
+		shapeX       []int
+		shapeW       []int
+		wantSteps    int
+		wantTranspos int
+	}{
+		{"windows times a broadcast filter", "fn (x : [64,8,9] f64, w : [8,9] f64) => sumOuter (tr [2,0,1] (x * replicate 64 w))", "sumProdLast", []int{64, 8, 9}, []int{8, 9}, 1, 0},
+		{"a transposed broadcast let read by a product", "fn (x : [256,8,9] f64, w : [256,8] f64) => let b = tr [1,2,0] (replicate 9 w) in x * b", "mul", []int{256, 8, 9}, []int{256, 8}, 1, 0},
+	}
+	r := rand.New(rand.NewSource(12))
+	for _, c := range cases {
+		p, err := core.ParseProgram(c.src)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		args := map[string]*tensor.Dense{
+			"x": tensor.New(tensor.WithShape(c.shapeX...), tensor.WithBacking(randF(r, core.Shape(c.shapeX).Size()))),
+			"w": tensor.New(tensor.WithShape(c.shapeW...), tensor.WithBacking(randF(r, core.Shape(c.shapeW).Size()))),
+		}
+		raisedEqualsEvalWith(t, p, args, 0, Options{Coarse: true})
+		kinds, _ := windowKinds(t, p, true, 0)
+		if kinds[c.kind] != c.wantSteps || kinds["tr"] != c.wantTranspos || c.kind == "sumProdLast" && kinds["mul"] != 0 {
+			t.Errorf("%s: steps %v, want %d %s and %d transpositions", c.name, kinds, c.wantSteps, c.kind, c.wantTranspos)
+		}
+	}
+}
