@@ -230,6 +230,9 @@ func scatterAffine[T elem](out, x []T, dom, st []int, base, r int, add func(a, b
 	work := costOf(len(x), affineWeight(dom, st, r))
 	var bd, bs [maxMerge]int
 	dom, st = mergeAffine(dom, st, bd[:0], bs[:0])
+	if scatterReduceSplit(out, x, dom, st, base, r, costOf(len(x), wCheap)) {
+		return
+	}
 	if d, ok := disjointDim(dom, st); ok && workers(dom[d], work) > 1 {
 		// the domain with d moved to the front, and the block strides of x along it
 		pdom := append([]int{dom[d]}, dom[:d]...)
@@ -347,6 +350,96 @@ func scatterAffineRun[T elem](out, x []T, dom, st []int, base, r int, add func(a
 			off += stride
 		}
 	})
+}
+
+// scatterReduceSplit runs a scatter whose rows reduce into one element each (rows of the
+// targets' dimension: reduceRows) or into one row (reduceCols) with the row kernels, and
+// reports whether it did: when large (work weighted as a memory-bound loop, the row kernels'
+// speed) across goroutines, each on a range of targets (rows of the dimension before the
+// last, or columns of the last). Every target still receives its terms in the domain's
+// order. (The generic split walked such scatters element by element, four times slower than
+// one goroutine with the row kernels.)
+func scatterReduceSplit[T elem](out, x []T, dom, st []int, base, r, work int) bool {
+	n := len(dom)
+	if r != 1 || n < 2 || !isNum[T]() {
+		return false
+	}
+	var targets int
+	var cols bool
+	switch {
+	case st[n-1] == 0 && st[n-2] != 0 && dom[n-2] >= 4:
+		targets = dom[n-2]
+	case st[n-1] == 1 && st[n-2] == 0 && dom[n-1] <= colSumMax:
+		targets, cols = dom[n-1], true
+	default:
+		return false
+	}
+	if workers(targets, work) <= 1 {
+		scatterAffineRun(out, x, dom, st, base, r, addOf[T]()) // the row kernels, serially
+		return true
+	}
+	inParallel(targets, work, func(lo, hi int) { reduceRange(out, x, dom, st, base, lo, hi, cols) })
+	return true
+}
+
+// reduceRange is the serial reduceRows (cols false: the rows of targets lo … hi−1 of the
+// dimension before the last) or reduceCols (cols true: columns lo … hi−1 of the last) on one
+// range of targets.
+func reduceRange[T elem](out, x []T, dom, st []int, base, lo, hi int, cols bool) {
+	switch o := any(out).(type) {
+	case []float64:
+		reduceRangeNum(o, any(x).([]float64), dom, st, base, lo, hi, cols)
+	case []float32:
+		reduceRangeNum(o, any(x).([]float32), dom, st, base, lo, hi, cols)
+	case []int64:
+		reduceRangeNum(o, any(x).([]int64), dom, st, base, lo, hi, cols)
+	}
+}
+
+func reduceRangeNum[T numT](out, x []T, dom, st []int, base, lo, hi int, cols bool) {
+	n := len(dom)
+	h, w := dom[n-2], dom[n-1]
+	block := func(o, p int) { // one block of h rows of w from x[p], its targets from out[o]
+		if cols {
+			colSums(out[o+lo:o+hi], x[p+lo:], w, h)
+			return
+		}
+		s := st[n-2]
+		j := lo
+		for ; j+4 <= hi; j += 4 { // four rows at a time: independent addition chains
+			q := p + j*w
+			x0, x1, x2, x3 := x[q:q+w], x[q+w:q+2*w], x[q+2*w:q+3*w], x[q+3*w:q+4*w]
+			t := o + j*s
+			a0, a1, a2, a3 := out[t], out[t+s], out[t+2*s], out[t+3*s]
+			for i, v := range x0 {
+				a0 += v
+				a1 += x1[i]
+				a2 += x2[i]
+				a3 += x3[i]
+			}
+			out[t], out[t+s], out[t+2*s], out[t+3*s] = a0, a1, a2, a3
+		}
+		for ; j < hi; j++ {
+			a := out[o+j*s]
+			for _, v := range x[p+j*w : p+(j+1)*w] {
+				a += v
+			}
+			out[o+j*s] = a
+		}
+	}
+	if n == 2 {
+		block(base, 0)
+		return
+	}
+	rw := newRows(dom[:n-2], [3][]int{st[:n-2]}, [3]int{base})
+	for p := 0; rw.ok; rw.next() {
+		o := rw.off[0]
+		for range rw.last {
+			block(o, p)
+			p += h * w
+			o += rw.stride(0)
+		}
+	}
 }
 
 // reduceRows is the serial scatter of rows that each reduce into one element (stride 0

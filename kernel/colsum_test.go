@@ -234,3 +234,28 @@ func checkScatterAffine(t *testing.T, r *rand.Rand, dom, st []int, base, rest in
 		}
 	}
 }
+
+// TestReductionSplit: the row-reducing scatters large enough to split across goroutines
+// (rows into one element each, rows into one row, with outer blocks) give the serial run's
+// bits at GOMAXPROCS 2 and 3.
+func TestReductionSplit(t *testing.T) {
+	r := rand.New(rand.NewSource(4))
+	for _, c := range []struct{ dom, st []int }{
+		{[]int{64, 32, 512}, []int{0, 1, 0}},  // per-channel sums of [b, c, h·w]
+		{[]int{65536, 32}, []int{0, 1}},       // of channels-last rows
+		{[]int{4, 8192, 40}, []int{40, 0, 1}}, // a block of rows per output row
+		{[]int{3, 2, 40000, 5}, []int{5, 0, 0, 1}},
+	} {
+		n, span := 1, 0
+		for k, d := range c.dom {
+			n *= d
+			span += (d - 1) * c.st[k]
+		}
+		x := randSlice[float32](r, n)
+		checkSplit(t, fmt.Sprint(c.dom, c.st), func() any {
+			out := make([]float32, span+1)
+			scatterAffine(out, x, c.dom, c.st, 0, 1, addOf[float32]())
+			return out
+		})
+	}
+}

@@ -82,9 +82,29 @@ func (k SumProdLast) fits(nx, ny int) bool {
 	return span(k.XS, k.XO, nx) && span(k.YS, k.YO, ny)
 }
 
-// sumProdLast is SumProdLast for one float type: four outputs at a time along the innermost
-// output dimension, each its own addition chain.
+// sumProdLast is SumProdLast for one float type, split across goroutines along the first
+// output dimension of more than one value when large (each output is summed by one of them,
+// in its order).
 func sumProdLast[T floatT](k SumProdLast, out, x, y []T) {
+	n := len(k.Shape)
+	work := costOf(sizeOf(k.Shape), wCheap)
+	if d, ok := splitDim(k.Shape[:n-1], work); ok && n > 1 {
+		inParallel(k.Shape[d], work, func(lo, hi int) {
+			part := k
+			outer, p0, p1 := subDom(k.Shape[:n-1], d, lo, hi)
+			part.Shape = append(outer, k.Shape[n-1])
+			part.XS, part.YS = k.XS[d:], k.YS[d:]
+			part.XO, part.YO = k.XO+lo*k.XS[d], k.YO+lo*k.YS[d]
+			sumProdLastRun(part, out[p0:p1], x, y)
+		})
+		return
+	}
+	sumProdLastRun(k, out, x, y)
+}
+
+// sumProdLastRun is sumProdLast on the calling goroutine: four outputs at a time along the
+// innermost output dimension, each its own addition chain.
+func sumProdLastRun[T floatT](k SumProdLast, out, x, y []T) {
 	n := len(k.Shape)
 	kk, xk, yk := k.Shape[n-1], k.XS[n-1], k.YS[n-1]
 	dot := func(xo, yo int) T {

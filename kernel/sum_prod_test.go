@@ -69,3 +69,22 @@ func checkSumProdLast[T floatT](t *testing.T, r *rand.Rand, k SumProdLast) {
 		}
 	}
 }
+
+// TestSumProdLastSplit: a SumProdLast large enough to split across goroutines gives the
+// serial run's bits at GOMAXPROCS 2 and 3.
+func TestSumProdLastSplit(t *testing.T) {
+	r := rand.New(rand.NewSource(5))
+	for _, k := range []SumProdLast{
+		{Shape: []int{4096, 32, 9}, XS: []int{288, 9, 1}, YS: []int{0, 9, 1}},   // a broadcast filter
+		{Shape: []int{4096, 32, 9}, XS: []int{288, 9, 1}, YS: []int{288, 9, 1}}, // both move
+	} {
+		x, y := randSlice[float32](r, 4096*288), randSlice[float32](r, 4096*288)
+		checkSplit(t, fmt.Sprint("sumProdLast ", k.YS), func() any {
+			out := make([]float32, 4096*32)
+			if err := k.Run(out, []any{x, y}); err != nil {
+				t.Fatal(err)
+			}
+			return out
+		})
+	}
+}
