@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/bulkad/bulkad/examples/models"
-	"github.com/bulkad/bulkad/internal/testutil"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -121,37 +120,5 @@ func TestLeanFiniteDifferences(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := func() float64 {
-		vm.Reset()
-		for _, w := range m.Wrt { // dual values accumulate: zero them before each run
-			if g, err := w.Grad(); err == nil && g != nil {
-				if d, ok := g.Data().([]float64); ok {
-					clear(d)
-				}
-			}
-		}
-		if err := vm.RunAll(); err != nil {
-			t.Fatal(err)
-		}
-		return floats(t, m.Cost.Value())[0]
-	}
-	run()
-	grads := make([][]float64, len(m.Wrt))
-	for i, w := range m.Wrt {
-		g, err := w.Grad()
-		if err != nil {
-			t.Fatal(err)
-		}
-		grads[i] = append([]float64(nil), floats(t, g)...)
-	}
-	const h = 1e-6
-	for i, w := range m.Wrt {
-		data := w.Value().Data().([]float64)
-		for _, j := range []int{0, len(data) / 2, len(data) - 1} {
-			fd := testutil.CentralDiff(data, j, h, run)
-			if math.Abs(fd-grads[i][j]) > 1e-6*math.Max(1, math.Abs(fd)) {
-				t.Errorf("d cost / d %v[%d] = %g, finite differences %g", w, j, grads[i][j], fd)
-			}
-		}
-	}
+	checkFiniteDifferences(t, m, vm, 1e-6)
 }
