@@ -343,6 +343,7 @@ func (pl *plan) bindVar(name string, r ref) {
 	if _, had := pl.env[name]; had || pl.ever[name] {
 		pl.memo = map[core.Term]ref{}
 		pl.share = map[int]ref{}
+		pl.argmaxOf = map[core.Term]ref{} // keyed by terms too
 	}
 	pl.ever[name] = true
 	pl.env[name] = r
