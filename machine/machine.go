@@ -40,13 +40,13 @@ func ReuseValues() Option {
 // Lean makes every run fill the values of only the nodes a training step reads: the gradient
 // nodes (those that are the derivative of another node: their values feed the dual values of
 // BindDualValues, n.Grad() and every solver), the nodes read by gorgonia.Read statements and
-// the nodes listed in keep (the cost, the logits, any
-// node whose value the caller reads after a run). Every other node's value is left as it was
-// (nil when no run filled it). The plan then computes only what those values need: the
-// intermediate values of a Gorgonia-built layer (an im2col matrix, a broadcast product, a
-// transposed copy) are not written out, and the planner fuses across them where it can (a
-// depthwise convolution's windows, products and tap sums). Without Lean every node gets its
-// value, as on the TapeMachine.
+// the nodes listed in keep (the cost, the logits, any node whose value the caller reads after
+// a run). Every other node's value is left as it was (nil when no run filled it). The plan
+// then computes only what those values need: the intermediate values of a Gorgonia-built
+// layer (an im2col matrix, a broadcast product, a transposed copy) are not written out, and
+// the planner fuses across them where it can (a depthwise convolution's windows times its
+// filter, summed over the taps). Without Lean every node gets its value, as on the
+// TapeMachine.
 func Lean(keep ...*gorgonia.Node) Option {
 	return func(c *config) {
 		c.lean = true
