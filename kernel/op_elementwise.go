@@ -401,9 +401,9 @@ const repRows = 512
 // dimension (stride 0 there, contiguous along the row) and the other contiguous across those
 // rows, with rows shorter than repRows/2 (a batch norm's per-channel scale of channels-last
 // rows [b·h·w, c]): the row is repeated into a scratch of about repRows elements once per
-// block, and the block runs in calls of the element-wise loop over that many elements (0.66 →
-// ns an element on [8192, 32] float32 as one call per row of 32). It reports false (nothing
-// done) otherwise.
+// block, and the block runs in calls of the element-wise loop over that many elements (0.12 ns
+// an element on [8192, 32] float32, hot, against 0.66 as one call per row of 32). It reports
+// false (nothing done) otherwise.
 func repeatedRowsRun[T numT](k StridedBinary, out, x, y []T) bool {
 	n := len(k.Shape)
 	if n < 2 {
