@@ -231,6 +231,9 @@ type StridedBinary struct {
 	XS, YS []int
 	XO, YO int // offsets of the first element
 	VK     *Vulkan
+	// Scratch keeps the repeated rows of a short row operand between runs (nil: a new one
+	// each run)
+	Scratch *Scratch
 }
 
 // Merged is k over fewer, longer rows: dimensions of one element dropped, and each
@@ -417,9 +420,11 @@ func repeatedRowsRun[T numT](k StridedBinary, out, x, y []T) bool {
 	if !xRep && (k.YS[n-2] != 0 || k.XS[n-2] != last) {
 		return false
 	}
-	var scratch [repRows]T
 	per := repRows / last // rows a call
-	rep := scratch[:per*last]
+	rep, kept := numScratch[T](k.Scratch, per*last)
+	if kept {
+		defer k.Scratch.release()
+	}
 	r := newRows(k.Shape[:n-1], [3][]int{k.XS[:n-1], k.YS[:n-1]}, [3]int{k.XO, k.YO})
 	block := n2 * last
 	at := -1 // the offset of the row in rep

@@ -60,6 +60,19 @@ func scratchOf[T floatT](s *Scratch, n int) (out []T, kept bool) {
 	return out, true
 }
 
+// numScratch is scratchOf for every numeric T: a new slice for int64.
+func numScratch[T numT](s *Scratch, n int) (out []T, kept bool) {
+	switch any(T(0)).(type) {
+	case float64:
+		b, k := scratchOf[float64](s, n)
+		return any(b).([]T), k
+	case float32:
+		b, k := scratchOf[float32](s, n)
+		return any(b).([]T), k
+	}
+	return make([]T, n), false
+}
+
 // release gives s's buffer back after scratchOf.
 func (s *Scratch) release() {
 	s.mu.Lock()

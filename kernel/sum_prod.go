@@ -19,6 +19,8 @@ type SumProdLast struct {
 	Shape  []int
 	XS, YS []int
 	XO, YO int
+	// Scratch keeps the chunk of products between runs (nil: a new one each run)
+	Scratch *Scratch
 }
 
 // Run implements Kernel.
@@ -123,7 +125,10 @@ func sumProdLastRun[T floatT](k SumProdLast, out, x, y []T) {
 	if xk == 1 && yk == 1 && sx == kk && sy == kk && kk > 0 && kk <= sumProdChunk {
 		// a row's products are contiguous in both operands: multiplied a chunk at a time
 		// with the vector loop into a scratch, then summed row by row (four rows at a time)
-		var scratch [sumProdChunk]T
+		scratch, kept := scratchOf[T](k.Scratch, sumProdChunk)
+		if kept {
+			defer k.Scratch.release()
+		}
 		per := sumProdChunk / kk
 		for p := 0; r.ok; r.next() {
 			xo, yo := r.off[0], r.off[1]

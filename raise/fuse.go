@@ -324,7 +324,7 @@ func uniformLit(l *core.Lit) bool {
 // reading both bases through strides.
 func (pl *plan) stridedBinary(t *core.Binary, vx, vy view) (ref, error) {
 	vx, vy = pl.uniform(vx), pl.uniform(vy)
-	k := kern.StridedBinary{Op: t.Op, Shape: t.X.Type().Shape, XS: vx.strides, YS: vy.strides, XO: vx.offset, YO: vy.offset, VK: pl.vk}.Merged()
+	k := kern.StridedBinary{Op: t.Op, Shape: t.X.Type().Shape, XS: vx.strides, YS: vy.strides, XO: vx.offset, YO: vy.offset, VK: pl.vk, Scratch: &kern.Scratch{}}.Merged()
 	views := []view{vx, vy}
 	return pl.custom(t, t.Op.Word(), bases(views), func(vs []*core.Var) (core.Term, []*core.Var, error) {
 		w, err := wrapAll(views, vs)
@@ -491,7 +491,7 @@ func (pl *plan) sumProdLast(t *core.SumOuter, tr *core.Transpose, perm []int) (r
 		return ref{}, false, nil
 	}
 	vx, vy := pl.uniform(pl.view(prod.X)), pl.uniform(pl.view(prod.Y))
-	k := kern.SumProdLast{Shape: prod.Type().Shape.Clone(), XS: vx.strides, YS: vy.strides, XO: vx.offset, YO: vy.offset}
+	k := kern.SumProdLast{Shape: prod.Type().Shape.Clone(), XS: vx.strides, YS: vy.strides, XO: vx.offset, YO: vy.offset, Scratch: &kern.Scratch{}}
 	views := []view{vx, vy}
 	r, err = pl.custom(t, "sumProdLast", bases(views), func(vs []*core.Var) (core.Term, []*core.Var, error) {
 		w, err := wrapAll(views, vs)
