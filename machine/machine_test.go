@@ -442,7 +442,7 @@ func TestReuseValues(t *testing.T) {
 			fresh, reused, vf, vr := freshAndReused(t, d.dt, false)
 			sf, sr := G.NewAdamSolver(G.WithLearnRate(0.01)), G.NewAdamSolver(G.WithLearnRate(0.01))
 			var kept []float64
-			var keptVal G.Value
+			var keptVal, keptCost G.Value
 			for step := 0; step < 10; step++ {
 				for _, s := range []struct {
 					vm     *Machine
@@ -458,9 +458,15 @@ func TestReuseValues(t *testing.T) {
 					}
 				}
 				if step == 0 {
-					keptVal = reused.Out.Value()
+					keptVal, keptCost = reused.Out.Value(), reused.Cost.Value()
 					kept = floats(t, keptVal)
 				}
+			}
+			if reused.Out.Value() != keptVal || reused.Cost.Value() != keptCost {
+				t.Errorf("ReuseValues gave the output or the cost a new value object after the first run")
+			}
+			if c, ok := closeTo(floats(t, reused.Cost.Value()), floats(t, fresh.Cost.Value()), 0); !ok {
+				t.Errorf("the cost's reused value differs from the fresh machine's (element %d)", c)
 			}
 			for i, w := range reused.Wrt {
 				if k, ok := closeTo(floats(t, w.Value()), floats(t, fresh.Wrt[i].Value()), 0); !ok {
@@ -503,7 +509,7 @@ func TestReuseValues(t *testing.T) {
 // machine without ReuseValues. A Gorgonia reshape shares its operand's elements, as on the
 // TapeMachine (the convnet's im2col reshapes get no copy).
 func TestReuseValuesCopies(t *testing.T) {
-	fresh, _, vf, vr := freshAndReused(t, tensor.Float64, true)
+	fresh, reused, vf, vr := freshAndReused(t, tensor.Float64, true)
 	for _, pr := range vr.plans {
 		for _, r := range pr.outs {
 			if r.copy && isReshape(r.node) {
@@ -528,6 +534,12 @@ func TestReuseValuesCopies(t *testing.T) {
 	}
 	backing := make([]*float64, len(nodes))
 	for run := 0; run < 3; run++ {
+		for _, m := range []*models.Model{fresh, reused} { // new inputs: every value changes
+			x := m.Inputs[0].Value().Data().([]float64)
+			for i := range x {
+				x[i] += 0.1 * float64(run+1)
+			}
+		}
 		for _, vm := range []*Machine{vf, vr} {
 			vm.Reset()
 			if err := vm.RunAll(); err != nil {

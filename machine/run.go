@@ -132,6 +132,9 @@ func (pr *planRun) run() error {
 	}
 	for i := range pr.outs {
 		r := &pr.outs[i]
+		if pr.reuse && r.inPlace(out) {
+			continue // the node's value already shows this run's elements
+		}
 		var v gorgonia.Value
 		if pr.reuse && r.copy {
 			v = r.copyInto(out)
@@ -147,6 +150,58 @@ func (pr *planRun) run() error {
 		}
 	}
 	return nil
+}
+
+// inPlace reports whether r's node holds the value a reusing run gave it before, and makes it
+// show this run's elements without a new value: a dense view of out's range (written by the
+// plan already), the kept copy buffer (copied into again) or a float scalar (set through its
+// pointer). A steady state of ReuseValues then allocates no value at all.
+func (r *result) inPlace(out any) bool {
+	switch v := r.node.Value().(type) {
+	case *tensor.Dense:
+		if !v.Shape().Eq(r.node.Shape()) || v.IsView() {
+			return false
+		}
+		size := r.typ.Shape.Size()
+		switch o := out.(type) {
+		case []float64:
+			return sameRange(v, o, r, size)
+		case []float32:
+			return sameRange(v, o, r, size)
+		case []int64:
+			return sameRange(v, o, r, size)
+		case []bool:
+			return sameRange(v, o, r, size)
+		}
+	case *gorgonia.F64:
+		if o, ok := out.([]float64); ok && r.node.Dtype() == tensor.Float64 {
+			*v = gorgonia.F64(o[r.off])
+			return true
+		}
+	case *gorgonia.F32:
+		if o, ok := out.([]float32); ok && r.node.Dtype() == tensor.Float32 {
+			*v = gorgonia.F32(o[r.off])
+			return true
+		}
+	}
+	return false
+}
+
+// sameRange reports whether v's backing array is r's range of out (a view the plan wrote) or
+// r's kept copy buffer, which it then refills from out.
+func sameRange[T any](v *tensor.Dense, out []T, r *result, size int) bool {
+	d, ok := v.Data().([]T)
+	if !ok || len(d) != size || size == 0 {
+		return false
+	}
+	if !r.copy {
+		return &d[0] == &out[r.off]
+	}
+	if buf, ok := r.buf.([]T); ok && len(buf) == size && &buf[0] == &d[0] {
+		copy(buf, out[r.off:r.off+size])
+		return true
+	}
+	return false
 }
 
 // copyInto is the value of a result that needs its own copy, with ReuseValues: its range of
