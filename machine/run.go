@@ -152,10 +152,11 @@ func (pr *planRun) run() error {
 	return nil
 }
 
-// inPlace reports whether r's node holds the value a reusing run gave it before, and makes it
-// show this run's elements without a new value: a dense view of out's range (written by the
-// plan already), the kept copy buffer (copied into again) or a float scalar (set through its
-// pointer). A steady state of ReuseValues then allocates no value at all.
+// inPlace reports whether r's node holds the tensor value a reusing run gave it before, and
+// makes it show this run's elements without a new value: a dense view of out's range (written
+// by the plan already) or the kept copy buffer (copied into again). A steady state of
+// ReuseValues then allocates no tensor value (scalars, a loss kept from step to step, stay
+// new values of a few bytes).
 func (r *result) inPlace(out any) bool {
 	switch v := r.node.Value().(type) {
 	case *tensor.Dense:
@@ -173,18 +174,8 @@ func (r *result) inPlace(out any) bool {
 		case []bool:
 			return sameRange(v, o, r, size)
 		}
-	case *gorgonia.F64:
-		if o, ok := out.([]float64); ok && r.node.Dtype() == tensor.Float64 {
-			*v = gorgonia.F64(o[r.off])
-			return true
-		}
-	case *gorgonia.F32:
-		if o, ok := out.([]float32); ok && r.node.Dtype() == tensor.Float32 {
-			*v = gorgonia.F32(o[r.off])
-			return true
-		}
 	}
-	return false
+	return false // a scalar gets a new value each run: a loss kept from an earlier step stays
 }
 
 // sameRange reports whether v's backing array is r's range of out (a view the plan wrote) or
