@@ -184,6 +184,9 @@ func gemmSwapped[T floatT](ws *Workspace, mk micro[T], bl blocking, procs int, d
 		gemmTiledOrSmall(ws, mk, bl, procs, !tb, !ta, n, m, k, b, ldb, a, lda, ct, m)
 	}
 	rows := func(lo, hi int) {
+		if transposeTileVec(c, lo*ldc, ldc, ct, lo, m, hi-lo, n) {
+			return // in register blocks (a few-row filter gradient's 32×1152 c: 4× the product)
+		}
 		for i := lo; i < hi; i++ {
 			row := c[i*ldc : i*ldc+n : i*ldc+n]
 			for j := range row {
