@@ -363,20 +363,7 @@ func TestArgmaxOperandShared(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := rand.New(rand.NewSource(6))
-		args := map[string]*tensor.Dense{}
-		for _, v := range gp.Params {
-			n := v.Type().Shape.Size()
-			if dt == core.Float32 {
-				f := make([]float32, n)
-				for i := range f {
-					f[i] = float32(r.NormFloat64())
-				}
-				args[v.Name] = tensor.New(tensor.WithShape(v.Type().Shape...), tensor.WithBacking(f))
-				continue
-			}
-			args[v.Name] = tensor.New(tensor.WithShape(v.Type().Shape...), tensor.WithBacking(randF(r, n)))
-		}
+		args := randArgs(rand.New(rand.NewSource(6)), gp)
 		raisedEqualsEvalWith(t, gp, args, 0, Options{Coarse: true})
 		if kinds, _ := windowKinds(t, gp, true, 0); kinds["argmaxOuter"] != 1 {
 			t.Errorf("%v: %d argmax steps, want 1; steps %v", dt, kinds["argmaxOuter"], kinds)

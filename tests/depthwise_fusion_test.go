@@ -2,7 +2,6 @@ package tests
 
 import (
 	"fmt"
-	"math"
 	"math/rand"
 	"testing"
 
@@ -12,7 +11,6 @@ import (
 	kern "github.com/bulkad/bulkad/kernel"
 	"github.com/bulkad/bulkad/lower"
 	"github.com/bulkad/bulkad/raise"
-	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
 
@@ -70,25 +68,7 @@ func TestDepthwiseWindowFusion(t *testing.T) {
 			oh, ow := c.win.OutHW(c.h, c.w)
 			windows := c.win.KH * c.win.KW * c.b * c.o * oh * ow
 			for _, coarse := range []bool{false, true} {
-				g := G.NewGraph()
-				bind := map[string]*G.Node{}
-				for _, v := range gp.Params {
-					d := args[v.Name]
-					bind[v.Name] = G.NewTensor(g, d.Dtype(), d.Dims(), G.WithShape(d.Shape()...), G.WithName(v.Name), G.WithValue(d.Clone()))
-				}
-				outs, err := raise.RaiseWith(g, gp, bind, raise.Options{Coarse: coarse})
-				if err != nil {
-					t.Fatalf("%s coarse=%v: %v", what, coarse, err)
-				}
-				mustRunOnce(t, g, nil)
-				for i, n := range outs {
-					got, w := valuesOf(n.Value()), valuesOf(want[i])
-					for k := range w {
-						if math.Float64bits(got[k]) != math.Float64bits(w[k]) {
-							t.Fatalf("%s coarse=%v: result %d element %d = %v, core.Eval %v", what, coarse, i, k, got[k], w[k])
-						}
-					}
-				}
+				g := raisedSameBits(t, fmt.Sprintf("%s coarse=%v", what, coarse), gp, args, want, raise.Options{Coarse: coarse})
 				fused, big := 0, 0
 				for _, n := range g.AllNodes() {
 					switch op := n.Op().(type) {

@@ -96,25 +96,7 @@ func checkCoarseBits(t *testing.T, r *rand.Rand, what string, p *core.Program) (
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := G.NewGraph()
-	bind := map[string]*G.Node{}
-	for _, v := range p.Params {
-		d := args[v.Name]
-		bind[v.Name] = G.NewTensor(g, d.Dtype(), d.Dims(), G.WithShape(d.Shape()...), G.WithName(v.Name), G.WithValue(d.Clone()))
-	}
-	outs, err := raise.RaiseWith(g, p, bind, raise.Options{Coarse: true})
-	if err != nil {
-		t.Fatalf("%s: %v", what, err)
-	}
-	mustRunOnce(t, g, nil)
-	for i, n := range outs {
-		got, w := valuesOf(n.Value()), valuesOf(want[i])
-		for k := range w {
-			if math.Float64bits(got[k]) != math.Float64bits(w[k]) {
-				t.Fatalf("%s: result %d element %d = %v, core.Eval %v", what, i, k, got[k], w[k])
-			}
-		}
-	}
+	g := raisedSameBits(t, what, p, args, want, raise.Options{Coarse: true})
 	for _, n := range g.AllNodes() {
 		if op, ok := n.Op().(interface{ Plan() *kern.Plan }); ok {
 			kp := op.Plan()
@@ -129,4 +111,31 @@ func checkCoarseBits(t *testing.T, r *rand.Rand, what string, p *core.Program) (
 		}
 	}
 	return arounds, transposes
+}
+
+// raisedSameBits raises p with opt into a new graph whose inputs hold args, runs it once on a
+// TapeMachine and fails unless every result equals want (core.Eval's) bit for bit; it returns
+// the graph for the caller to inspect.
+func raisedSameBits(t *testing.T, what string, p *core.Program, args map[string]*tensor.Dense, want []*tensor.Dense, opt raise.Options) *G.ExprGraph {
+	t.Helper()
+	g := G.NewGraph()
+	bind := map[string]*G.Node{}
+	for _, v := range p.Params {
+		d := args[v.Name]
+		bind[v.Name] = G.NewTensor(g, d.Dtype(), d.Dims(), G.WithShape(d.Shape()...), G.WithName(v.Name), G.WithValue(d.Clone()))
+	}
+	outs, err := raise.RaiseWith(g, p, bind, opt)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	mustRunOnce(t, g, nil)
+	for i, n := range outs {
+		got, w := valuesOf(n.Value()), valuesOf(want[i])
+		for k := range w {
+			if math.Float64bits(got[k]) != math.Float64bits(w[k]) {
+				t.Fatalf("%s: result %d element %d = %v, core.Eval %v", what, i, k, got[k], w[k])
+			}
+		}
+	}
+	return g
 }
