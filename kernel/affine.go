@@ -1,6 +1,10 @@
 package kernel
 
-import "github.com/bulkad/bulkad/core"
+import (
+	"slices"
+
+	"github.com/bulkad/bulkad/core"
+)
 
 // Affine index functions (window extraction for convolution and pooling, shifts, strided
 // slices, broadcasts) are recognised when they are compiled (index.go): when every output is
@@ -145,13 +149,20 @@ func gatherAffine[T elem](out, x []T, dom, st []int, base, r int) {
 	var bd, bs [maxMerge]int
 	dom, st = mergeAffine(dom, st, bd[:0], bs[:0])
 	if d, ok := splitDim(dom, work); ok {
-		inParallel(dom[d], work, func(lo, hi int) {
-			part, p0, p1 := subDom(dom, d, lo, hi)
-			gatherAffineRun(out[p0*r:p1*r], x, part, st[d:], base+lo*st[d], r)
-		})
+		gatherAffineSplit(out, x, slices.Clone(dom), slices.Clone(st), d, base, r, work)
 		return
 	}
 	gatherAffineRun(out, x, dom, st, base, r)
+}
+
+// gatherAffineSplit is gatherAffine split along dimension d across goroutines. dom and st
+// are its own (the goroutines' closure keeps them): the merged domain on the caller's stack
+// stays there.
+func gatherAffineSplit[T elem](out, x []T, dom, st []int, d, base, r, work int) {
+	inParallel(dom[d], work, func(lo, hi int) {
+		part, p0, p1 := subDom(dom, d, lo, hi)
+		gatherAffineRun(out[p0*r:p1*r], x, part, st[d:], base+lo*st[d], r)
+	})
 }
 
 // shortRow is the longest contiguous row gatherAffineRun moves a block of rows at a time.
@@ -378,7 +389,8 @@ func scatterReduceSplit[T elem](out, x []T, dom, st []int, base, r, work int) bo
 		scatterAffineRun(out, x, dom, st, base, r, addOf[T]()) // the row kernels, serially
 		return true
 	}
-	inParallel(targets, work, func(lo, hi int) { reduceRange(out, x, dom, st, base, lo, hi, cols) })
+	pd, ps := slices.Clone(dom), slices.Clone(st) // the goroutines' own (see gatherAffineSplit)
+	inParallel(targets, work, func(lo, hi int) { reduceRange(out, x, pd, ps, base, lo, hi, cols) })
 	return true
 }
 

@@ -166,21 +166,25 @@ func gatherPadded[T floatT](pp *padPlan, dom []int, out, x []T, s *Scratch) {
 	if pp.rows {
 		block = h * w
 	}
-	run := func(out []T, part []int, base int) {
-		if pp.rows {
-			gatherRowBlocks(out, buf, part, ost[len(ost)-len(part):], base, h, pp.st[n-2], w)
-			return
-		}
-		windowRows(out, buf, part, ost[len(ost)-len(part):], base, pp.st[n-2], pp.st[n-1])
-	}
 	if d, ok := splitDim(outer, work); ok {
 		inParallel(outer[d], work, func(lo, hi int) {
 			part, p0, p1 := subDom(outer, d, lo, hi)
-			run(out[p0*block:p1*block], part, pp.base+lo*ost[d])
+			gatherPaddedRun(pp.rows, out[p0*block:p1*block], buf, part, ost, pp.base+lo*ost[d], h, w, pp.st[n-2], pp.st[n-1])
 		})
 		return
 	}
-	run(out, outer, pp.base)
+	gatherPaddedRun(pp.rows, out, buf, outer, ost, pp.base, h, w, pp.st[n-2], pp.st[n-1])
+}
+
+// gatherPaddedRun is gatherPadded's walk of the outer points part (their strides the last of
+// ost) from base, on the calling goroutine: h rows of w (rows), or 3×3 windows, sh and sw
+// apart.
+func gatherPaddedRun[T floatT](rows bool, out, buf []T, part, ost []int, base, h, w, sh, sw int) {
+	if rows {
+		gatherRowBlocks(out, buf, part, ost[len(ost)-len(part):], base, h, sh, w)
+		return
+	}
+	windowRows(out, buf, part, ost[len(ost)-len(part):], base, sh, sw)
 }
 
 // gatherRowBlocks copies, for each point of outer (offsets st from base in xp), h rows of w

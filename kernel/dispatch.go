@@ -11,18 +11,24 @@ import "github.com/bulkad/bulkad/core"
 func (v *buf) dtype() core.Dtype { return v.typ.Dtype }
 
 // bufOver wraps a flat slice as evaluator storage; nil for another value.
-func bufOver(s any) *buf {
+func bufOver(s any) *buf { return bufAt(new(buf), s) }
+
+// bufAt sets b to wrap a flat slice as evaluator storage and returns it; nil for another
+// value (bufOver without the allocation, for a caller that keeps b on its stack).
+func bufAt(b *buf, s any) *buf {
 	switch x := s.(type) {
 	case []float64:
-		return &buf{typ: core.Type{Dtype: core.Float64}, f64: x}
+		*b = buf{typ: core.Type{Dtype: core.Float64}, f64: x}
 	case []float32:
-		return &buf{typ: core.Type{Dtype: core.Float32}, f32: x}
+		*b = buf{typ: core.Type{Dtype: core.Float32}, f32: x}
 	case []int64:
-		return &buf{typ: core.Type{Dtype: core.Int64}, i64: x}
+		*b = buf{typ: core.Type{Dtype: core.Int64}, i64: x}
 	case []bool:
-		return &buf{typ: core.Type{Dtype: core.Bool}, b: x}
+		*b = buf{typ: core.Type{Dtype: core.Bool}, b: x}
+	default:
+		return nil
 	}
-	return nil
+	return b
 }
 
 // length is the number of elements of v's storage.

@@ -183,22 +183,24 @@ func gemmSwapped[T floatT](ws *Workspace, mk micro[T], bl blocking, procs int, d
 	} else {
 		gemmTiledOrSmall(ws, mk, bl, procs, !tb, !ta, n, m, k, b, ldb, a, lda, ct, m)
 	}
-	rows := func(lo, hi int) {
-		if transposeTileVec(c, lo*ldc, ldc, ct, lo, m, hi-lo, n) {
-			return // in register blocks (a few-row filter gradient's 32×1152 c: 4× the product)
-		}
-		for i := lo; i < hi; i++ {
-			row := c[i*ldc : i*ldc+n : i*ldc+n]
-			for j := range row {
-				row[j] = ct[j*m+i]
-			}
-		}
-	}
 	if work := costOf(m*n, wStrided); procs > 1 && workers(m, work) > 1 {
-		inParallel(m, work, rows)
+		inParallel(m, work, func(lo, hi int) { untranspose(c, ldc, ct, m, n, lo, hi) })
 		return
 	}
-	rows(0, m)
+	untranspose(c, ldc, ct, m, n, 0, m)
+}
+
+// untranspose writes rows lo … hi−1 of the m×n c (row stride ldc) from its transpose ct.
+func untranspose[T floatT](c []T, ldc int, ct []T, m, n, lo, hi int) {
+	if transposeTileVec(c, lo*ldc, ldc, ct, lo, m, hi-lo, n) {
+		return // in register blocks (a few-row filter gradient's 32×1152 c: 4× the product)
+	}
+	for i := lo; i < hi; i++ {
+		row := c[i*ldc : i*ldc+n : i*ldc+n]
+		for j := range row {
+			row[j] = ct[j*m+i]
+		}
+	}
 }
 
 // gemmDot computes c = a·op(b) for a narrow product (n below one column strip of the tiled

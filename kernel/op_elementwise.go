@@ -154,7 +154,32 @@ func repeat[T any](s []T, reps int) []T {
 
 // arithFunc is op on one pair of elements of T, with the semantics of the slice loops
 // (binaryArith, binaryFloat, binaryInt); nil when op is not an arithmetic operation of T.
+// The common operations are static functions (staticArith): a kernel picks one per run.
 func arithFunc[T numT](op core.BinOp) func(a, b T) T {
+	var f func(a, b T) T
+	switch op {
+	case core.OpAdd:
+		f = staticArith[T](addT[float64], addT[float32], addT[int64])
+	case core.OpSub:
+		f = staticArith[T](subT[float64], subT[float32], subT[int64])
+	case core.OpMul:
+		f = staticArith[T](mulT[float64], mulT[float32], mulT[int64])
+	case core.OpMax:
+		f = staticArith[T](maxOf[float64], maxOf[float32], maxOf[int64])
+	case core.OpMin:
+		f = staticArith[T](minOf[float64], minOf[float32], minOf[int64])
+	case core.OpDiv:
+		f = staticArith[T](divT[float64], divT[float32], nil) // ints: arithFuncRest
+	}
+	if f != nil {
+		return f
+	}
+	return arithFuncRest[T](op)
+}
+
+// arithFuncRest is arithFunc for the operations that have no static function, and for a T
+// that is not one of the three element types.
+func arithFuncRest[T numT](op core.BinOp) func(a, b T) T {
 	switch op {
 	case core.OpAdd:
 		return func(a, b T) T { return a + b }
@@ -188,9 +213,73 @@ func arithFunc[T numT](op core.BinOp) func(a, b T) T {
 	return tableFunc2[T](op)
 }
 
+// staticArith is the one of f64, f32 and i64 that is a function of T, or nil for another T.
+// An instantiation with a concrete type is a static closure, where a function literal (or a
+// generic function instantiated with T) inside a generic function captures its dictionary
+// and allocates each time it is made.
+func staticArith[T numT](f64 func(a, b float64) float64, f32 func(a, b float32) float32, i64 func(a, b int64) int64) func(a, b T) T {
+	var f any
+	switch any(*new(T)).(type) {
+	case float64:
+		f = f64
+	case float32:
+		f = f32
+	case int64:
+		f = i64
+	}
+	g, _ := f.(func(a, b T) T)
+	return g
+}
+
+// staticCmp is staticArith for comparisons.
+func staticCmp[T numT](f64 func(a, b float64) bool, f32 func(a, b float32) bool, i64 func(a, b int64) bool) func(a, b T) bool {
+	var f any
+	switch any(*new(T)).(type) {
+	case float64:
+		f = f64
+	case float32:
+		f = f32
+	case int64:
+		f = i64
+	}
+	g, _ := f.(func(a, b T) bool)
+	return g
+}
+
+func addT[T numT](a, b T) T   { return a + b }
+func subT[T numT](a, b T) T   { return a - b }
+func mulT[T numT](a, b T) T   { return a * b }
+func divT[T numT](a, b T) T   { return a / b }
+func ltT[T numT](a, b T) bool { return a < b }
+func leT[T numT](a, b T) bool { return a <= b }
+func gtT[T numT](a, b T) bool { return a > b }
+func geT[T numT](a, b T) bool { return a >= b }
+func eqT[T numT](a, b T) bool { return a == b }
+func neT[T numT](a, b T) bool { return a != b }
+
 // cmpFunc is the comparison op on one pair of elements (NaN compares unequal); nil when op is
 // not a comparison.
 func cmpFunc[T numT](op core.BinOp) func(a, b T) bool {
+	var f func(a, b T) bool
+	switch op {
+	case core.OpLt:
+		f = staticCmp[T](ltT[float64], ltT[float32], ltT[int64])
+	case core.OpLe:
+		f = staticCmp[T](leT[float64], leT[float32], leT[int64])
+	case core.OpGt:
+		f = staticCmp[T](gtT[float64], gtT[float32], gtT[int64])
+	case core.OpGe:
+		f = staticCmp[T](geT[float64], geT[float32], geT[int64])
+	case core.OpEq:
+		f = staticCmp[T](eqT[float64], eqT[float32], eqT[int64])
+	case core.OpNe:
+		f = staticCmp[T](neT[float64], neT[float32], neT[int64])
+	default:
+		return nil
+	}
+	if f != nil {
+		return f
+	}
 	switch op {
 	case core.OpLt:
 		return func(a, b T) bool { return a < b }
@@ -202,10 +291,8 @@ func cmpFunc[T numT](op core.BinOp) func(a, b T) bool {
 		return func(a, b T) bool { return a >= b }
 	case core.OpEq:
 		return func(a, b T) bool { return a == b }
-	case core.OpNe:
-		return func(a, b T) bool { return a != b }
 	}
-	return nil
+	return func(a, b T) bool { return a != b }
 }
 
 // boolFunc is a binary operation of booleans (and, or, ==, !=); nil for another.

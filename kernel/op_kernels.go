@@ -256,21 +256,24 @@ func scatterRun[T elem](k *Scatter, o []T, ins []any) error {
 	return nil
 }
 
-// addOf is how a scatter accumulates elements of T: + for numbers, || for booleans.
+// addOf is how a scatter accumulates elements of T: + for numbers, || for booleans. The
+// functions are static (see staticArith: a literal here would allocate at every call).
 func addOf[T elem]() func(a, b T) T {
 	var f any
 	switch any(*new(T)).(type) {
 	case float64:
-		f = func(a, b float64) float64 { return a + b }
+		f = addT[float64]
 	case float32:
-		f = func(a, b float32) float32 { return a + b }
+		f = addT[float32]
 	case int64:
-		f = func(a, b int64) int64 { return a + b }
+		f = addT[int64]
 	case bool:
-		f = func(a, b bool) bool { return a || b }
+		f = orBool
 	}
 	return f.(func(a, b T) T)
 }
+
+func orBool(a, b bool) bool { return a || b }
 
 func scatterLoop[T elem](k *Scatter, env *ixEnv, out, x []T, add func(a, b T) T) {
 	var zero T
@@ -434,15 +437,25 @@ func (k SumOuter) Run(out any, ins []any) error {
 	if n > 0 && len(ins) == 1 {
 		rows = SliceLen(ins[0]) / n
 	}
-	return alongAxis("sumOuter", out, ins, 1, rows, n, sumOuterBuf)
+	return alongAxis("sumOuter", out, ins, 1, rows, n, false)
 }
 
-// alongAxis runs f, a kernel along the middle axis of its operand viewed as [pre, n, post].
-func alongAxis(what string, out any, ins []any, pre, n, post int, f func(out, x *buf, pre, n, post int) bool) error {
+// alongAxis runs a sum (sumOuterBuf) or, with argmax, an argmax (argmaxOuterBuf) along the
+// middle axis of its operand viewed as [pre, n, post]. (The kernels are called directly, not
+// through a function value, so that the two buffers stay on the stack.)
+func alongAxis(what string, out any, ins []any, pre, n, post int, argmax bool) error {
 	if len(ins) != 1 {
 		return errors.Errorf("kernel: %s: %d inputs, want 1", what, len(ins))
 	}
-	if !f(bufOver(out), bufOver(ins[0]), pre, n, post) {
+	var ob, xb buf
+	o, x := bufAt(&ob, out), bufAt(&xb, ins[0])
+	ok := false
+	if argmax {
+		ok = argmaxOuterBuf(o, x, pre, n, post)
+	} else {
+		ok = sumOuterBuf(o, x, pre, n, post)
+	}
+	if !ok {
 		return errors.Errorf("kernel: %s: input %s[%d], output %s[%d] for [%d %d %d]", what, typeName(ins[0]), SliceLen(ins[0]), typeName(out), SliceLen(out), pre, n, post)
 	}
 	return nil
@@ -505,9 +518,9 @@ func (k Axis) Run(out any, ins []any) error {
 	case k.device(out, ins):
 		return nil
 	case k.Argmax:
-		return alongAxis("argmaxOuter", out, ins, k.Pre, k.N, k.Post, argmaxOuterBuf)
+		return alongAxis("argmaxOuter", out, ins, k.Pre, k.N, k.Post, true)
 	}
-	return alongAxis("sumOuter", out, ins, k.Pre, k.N, k.Post, sumOuterBuf)
+	return alongAxis("sumOuter", out, ins, k.Pre, k.N, k.Post, false)
 }
 
 // ---- casts ----
@@ -546,6 +559,10 @@ func (k *ArgmaxView) Run(out any, ins []any) error {
 func argmaxView[T num](k *ArgmaxView, out []int64, x []T) {
 	if len(k.Inner) == 0 || k.Inner[0] < 2 {
 		argmaxViewRange(k, out, x)
+		return
+	}
+	if workers(k.Inner[0], len(out)*len(k.OuterOff)) <= 1 {
+		argmaxViewRange(k, out, x) // (the split's closure would allocate)
 		return
 	}
 	rest := len(out) / k.Inner[0] // outputs per index of the first inner dimension

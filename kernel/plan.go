@@ -3,6 +3,7 @@ package kernel
 import (
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/bulkad/bulkad/core"
 	"github.com/pkg/errors"
@@ -35,6 +36,32 @@ type Plan struct {
 	copies []planCopy // slots copied into the packed output after the last step
 	bufs   []any      // step output buffers
 	views  []any      // per slot: its flat view during a run
+	// the slices the views were cut from at the last run (inputs, then out): a view boxed in
+	// an interface allocates, so a run whose slices are the last run's keeps its views
+	viewsOf []sliceKey
+	recut   []bool // per slice of viewsOf: it differs from the last run's (scratch of run)
+}
+
+// sliceKey identifies a flat slice: its element type, first element and length.
+type sliceKey struct {
+	dt  core.Dtype
+	ptr unsafe.Pointer
+	n   int
+}
+
+// keyOf is v's sliceKey (the zero key for a value that is not a flat slice).
+func keyOf(v any) sliceKey {
+	switch x := v.(type) {
+	case []float64:
+		return sliceKey{core.Float64, unsafe.Pointer(unsafe.SliceData(x)), len(x)}
+	case []float32:
+		return sliceKey{core.Float32, unsafe.Pointer(unsafe.SliceData(x)), len(x)}
+	case []int64:
+		return sliceKey{core.Int64, unsafe.Pointer(unsafe.SliceData(x)), len(x)}
+	case []bool:
+		return sliceKey{core.Bool, unsafe.Pointer(unsafe.SliceData(x)), len(x)}
+	}
+	return sliceKey{}
 }
 
 // Slot names a value of a plan under construction.
@@ -330,15 +357,31 @@ func (p *Plan) run(out any, ins []any, times []time.Duration) (err error) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if len(p.viewsOf) != len(ins)+1 {
+		p.viewsOf, p.recut = make([]sliceKey, len(ins)+1), make([]bool, len(ins)+1)
+	}
+	for k := range p.viewsOf { // the slices that differ from the last run's: their views are cut again
+		v := out
+		if k < len(ins) {
+			v = ins[k]
+		}
+		key := keyOf(v)
+		p.recut[k] = key.ptr == nil || key != p.viewsOf[k]
+		p.viewsOf[k] = key
+	}
 	for i, s := range p.slots {
 		switch {
 		case s.kind == slotInput:
 			if SliceDtype(ins[s.in]) != s.typ.Dtype {
 				return errors.Errorf("kernel: plan: input %d is %s, want %v", s.in, typeName(ins[s.in]), s.typ)
 			}
-			p.views[i] = subSlice(ins[s.in], s.off, s.typ.Shape.Size())
+			if p.recut[s.in] || p.views[i] == nil {
+				p.views[i] = subSlice(ins[s.in], s.off, s.typ.Shape.Size())
+			}
 		case s.kind == slotStep && s.packed:
-			p.views[i] = subSlice(out, s.off, s.typ.Shape.Size())
+			if p.recut[len(ins)] || p.views[i] == nil {
+				p.views[i] = subSlice(out, s.off, s.typ.Shape.Size())
+			}
 		}
 	}
 	for i, s := range p.slots {

@@ -1,7 +1,6 @@
 package kernel
 
 import (
-	"slices"
 	"sync"
 
 	"github.com/bulkad/bulkad/core"
@@ -124,7 +123,8 @@ func scatterMatmulRun[T floatT](k *ScatterMatMul, out, y, b []T, lk []int64) {
 		if kept {
 			defer k.S.release()
 		}
-		scatterPairs(k, k.part(0, 0, k.first()), lk, func(p, row, col int) { s[row*k.C+col] += y[p] })
+		var dom, pst [maxMerge]int
+		scatterPairs(k, k.whole(&dom, &pst), lk, func(p, row, col int) { s[row*k.C+col] += y[p] })
 		if GEMM(k.WS, true, false, k.C, kk, k.N, s, k.C, b, kk, out, kk) {
 			return
 		}
@@ -149,7 +149,8 @@ func scatterMatmulRun[T floatT](k *ScatterMatMul, out, y, b []T, lk []int64) {
 			return
 		}
 	}
-	scatterMatmulWalk(k, k.part(0, 0, k.first()), out, y, b, lk)
+	var dom, pst [maxMerge]int
+	scatterMatmulWalk(k, k.whole(&dom, &pst), out, y, b, lk)
 }
 
 // smPart is the part of a ScatterMatMul's domain one walk covers: the domain with dimension
@@ -170,7 +171,24 @@ func (k *ScatterMatMul) first() int {
 
 // part is the part [lo, hi) of the domain along d.
 func (k *ScatterMatMul) part(d, lo, hi int) smPart {
-	p := smPart{dom: slices.Clone(k.Dom), pst: core.Shape(k.Dom).Strides(), base: [3]int{k.RowP.Base, k.ColP.Base, 0}}
+	return k.partIn(d, lo, hi, nil, nil)
+}
+
+// whole is the part of the whole domain, its dims and strides in dom and pst (arrays of the
+// caller's, so that a serial run allocates nothing) when the rank allows.
+func (k *ScatterMatMul) whole(dom, pst *[maxMerge]int) smPart {
+	if len(k.Dom) > maxMerge {
+		return k.part(0, 0, k.first())
+	}
+	return k.partIn(0, 0, k.first(), dom[:0], pst[:0])
+}
+
+// partIn is part with its dims and strides appended to dom and pst.
+func (k *ScatterMatMul) partIn(d, lo, hi int, dom, pst []int) smPart {
+	p := smPart{dom: append(dom, k.Dom...), pst: append(pst, k.Dom...), base: [3]int{k.RowP.Base, k.ColP.Base, 0}}
+	for j, s := len(p.pst)-1, 1; j >= 0; j-- {
+		p.pst[j], s = s, s*k.Dom[j]
+	}
 	if len(p.dom) > 0 {
 		p.dom[d] = hi - lo
 		p.base[0] += lo * k.RowP.St[d]
@@ -213,7 +231,12 @@ func scatterMatmulWalk[T floatT](k *ScatterMatMul, part smPart, out, y, b []T, l
 		return
 	}
 	last := k.Dom[len(k.Dom)-1]
-	offs := make([]int, last)
+	var ob [64]int
+	offs := ob[:0]
+	if last > len(ob) {
+		offs = make([]int, last)
+	}
+	offs = offs[:last]
 	rs, rt := k.RowP.St[len(k.Dom)-1], k.RowP.Table
 	scatterRuns(k, part, func(p, row, col int) {
 		// The row offsets of the run, then the columns of B eight at a time with the sums

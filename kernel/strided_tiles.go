@@ -22,7 +22,7 @@ func stridedTilesFor(k StridedBinary) (tileGrid, bool) {
 	}
 	for d := n - 2; d >= 0; d-- {
 		if k.Shape[d] >= tileSide/2 && rowsContiguous(k.XS[d], k.YS[d]) && (k.XS[d] == 1 || k.YS[d] == 1) {
-			return newTileGrid(k.Shape, d), true
+			return newTileGrid(k.Shape, d)
 		}
 	}
 	return tileGrid{}, false
@@ -37,21 +37,27 @@ func stridedTiles[T numT](k StridedBinary, out, x, y []T, f func(a, b T) T) bool
 	}
 	work := costOf(len(out), max(wStrided, binaryWeight(k.Op)))
 	if workers(g.units, work) > 1 {
-		inParallel(g.units, work, func(lo, hi int) { stridedTilesRun(k, g, out, x, y, f, lo, hi) })
+		stridedTilesSplit(k, g, out, x, y, f, work)
 		return true
 	}
-	stridedTilesRun(k, g, out, x, y, f, 0, g.units)
+	stridedTilesRun(k, &g, out, x, y, f, 0, g.units)
 	return true
 }
 
+// stridedTilesSplit is stridedTiles across goroutines (g is its own copy: the goroutines'
+// closure keeps it, and the serial path's grid stays on the stack).
+func stridedTilesSplit[T numT](k StridedBinary, g tileGrid, out, x, y []T, f func(a, b T) T, work int) {
+	inParallel(g.units, work, func(lo, hi int) { stridedTilesRun(k, &g, out, x, y, f, lo, hi) })
+}
+
 // stridedTilesRun computes the tiles of units [lo, hi).
-func stridedTilesRun[T numT](k StridedBinary, g tileGrid, out, x, y []T, f func(a, b T) T, lo, hi int) {
+func stridedTilesRun[T numT](k StridedBinary, g *tileGrid, out, x, y []T, f func(a, b T) T, lo, hi int) {
 	n, a := len(k.Shape), g.a
 	na, nl := k.Shape[a], k.Shape[n-1]
 	oa, xa, ya := g.ost[a], k.XS[a], k.YS[a]
 	xl, yl := k.XS[n-1], k.YS[n-1]
 	for u := lo; u < hi; u++ {
-		i0, off := g.unit(u, [3][]int{k.XS, k.YS, g.ost}, [3]int{k.XO, k.YO, 0})
+		i0, off := g.unit(u, [3][]int{k.XS, k.YS, g.ost[:]}, [3]int{k.XO, k.YO, 0})
 		ni := min(tileSide, na-i0)
 		xo, yo, oo := off[0]+i0*xa, off[1]+i0*ya, off[2]+i0*oa
 		for j0 := 0; j0 < nl; j0 += tileSide {

@@ -1,7 +1,5 @@
 package kernel
 
-import "github.com/bulkad/bulkad/core"
-
 // tileSide is the side of the square tiles of the transposing walks (transposes, and
 // element-wise operations whose operands are transposed relative to the output): a tile's
 // input and output rows (16 × 16 elements, at most 32 cache lines) stay in the L1 while it is
@@ -14,34 +12,45 @@ const tileSide = 16
 // tileSide). Units of work, the goroutines' split, are the tiles' positions: the other
 // dimensions' index × the block of a.
 type tileGrid struct {
-	dom    []int
-	ost    []int // the output's strides (row-major over dom)
-	a      int
-	others []int // the dimensions other than a and the last, outermost first
-	blocks int   // tiles along a
-	units  int   // blocks × the others' extents
+	dom     []int
+	ost     [maxMerge]int // the output's strides (row-major over dom)
+	a       int
+	others  [maxMerge]int // the dimensions other than a and the last, outermost first
+	nothers int
+	blocks  int // tiles along a
+	units   int // blocks × the others' extents
 }
 
-// newTileGrid is the grid of dom tiled along a (not the last dimension).
-func newTileGrid(dom []int, a int) tileGrid {
-	g := tileGrid{dom: dom, ost: core.Shape(dom).Strides(), a: a}
+// newTileGrid is the grid of dom tiled along a (not the last dimension); false for a rank
+// above maxMerge (the grid keeps its strides in arrays, so that a serial walk allocates
+// nothing).
+func newTileGrid(dom []int, a int) (tileGrid, bool) {
+	if len(dom) > maxMerge {
+		return tileGrid{}, false
+	}
+	g := tileGrid{dom: dom, a: a}
+	for d, s := len(dom)-1, 1; d >= 0; d-- {
+		g.ost[d] = s
+		s *= dom[d]
+	}
 	g.blocks = (dom[a] + tileSide - 1) / tileSide
 	g.units = g.blocks
 	for d := 0; d < len(dom)-1; d++ {
 		if d != a {
-			g.others = append(g.others, d)
+			g.others[g.nothers] = d
+			g.nothers++
 			g.units *= dom[d]
 		}
 	}
-	return g
+	return g, true
 }
 
 // unit is the first index along a of unit u's tiles and the offsets of its origin through the
 // strides st[0..2] from base (the output's strides are g.ost).
-func (g tileGrid) unit(u int, st [3][]int, base [3]int) (i0 int, off [3]int) {
+func (g *tileGrid) unit(u int, st [3][]int, base [3]int) (i0 int, off [3]int) {
 	blk, rest := u%g.blocks, u/g.blocks
 	off = base
-	for i := len(g.others) - 1; i >= 0; i-- {
+	for i := g.nothers - 1; i >= 0; i-- {
 		d := g.others[i]
 		c := rest % g.dom[d]
 		rest /= g.dom[d]

@@ -1,6 +1,6 @@
 package kernel
 
-import "github.com/bulkad/bulkad/core"
+import "slices"
 
 // transposeLoop is the Transpose kernel for one element type: out's dimensions, merged
 // where x is contiguous across them (mergeAffine: a convolution's [b, h, w, c] → [b, c, h, w]
@@ -13,12 +13,19 @@ func transposeLoop[T elem](k Transpose, out []T, ins []any) error {
 	if !ok || len(x) != len(out) || len(k.Perm) != len(k.Shape) {
 		return typeErr("tr", out, ins)
 	}
-	inStr := core.Shape(k.Shape).Strides()
-	osh := make([]int, len(k.Perm))
-	str := make([]int, len(k.Perm)) // input stride of each output dimension
+	var bi, bo, bt [maxMerge]int
+	inStr, osh, str := bi[:0], bo[:0], bt[:0]
+	if len(k.Perm) > maxMerge {
+		inStr, osh, str = nil, nil, nil
+	}
+	inStr = append(inStr, k.Shape...)
+	for d, s := len(k.Shape)-1, 1; d >= 0; d-- {
+		inStr[d], s = s, s*k.Shape[d]
+	}
+	osh, str = append(osh, k.Shape...), append(str, k.Shape...)
 	for p, q := range k.Perm {
 		osh[p] = k.Shape[q]
-		str[p] = inStr[q]
+		str[p] = inStr[q] // input stride of each output dimension
 	}
 	var bd, bs [maxMerge]int
 	dom, st := mergeAffine(osh, str, bd[:0], bs[:0])
@@ -28,14 +35,22 @@ func transposeLoop[T elem](k Transpose, out []T, ins []any) error {
 	if t, ok := newTransposeTiles(dom, st); ok {
 		work := costOf(len(out), wStrided)
 		if workers(t.units, work) > 1 {
-			inParallel(t.units, work, func(lo, hi int) { transposeTileRun(t, out, x, lo, hi) })
+			transposeTilesSplit[T](slices.Clone(dom), slices.Clone(st), out, x, work)
 			return nil
 		}
-		transposeTileRun(t, out, x, 0, t.units)
+		transposeTileRun(&t, out, x, 0, t.units)
 		return nil
 	}
 	gatherAffine(out, x, dom, st, 0, 1)
 	return nil
+}
+
+// transposeTilesSplit is the tiled transposition over dom, st across goroutines (dom and st
+// are its own: the goroutines' closure keeps them, and the caller's merged domain stays on
+// its stack).
+func transposeTilesSplit[T elem](dom, st []int, out, x []T, work int) {
+	t, _ := newTransposeTiles(dom, st)
+	inParallel(t.units, work, func(lo, hi int) { transposeTileRun(&t, out, x, lo, hi) })
 }
 
 // transposeTiles is the tiled walk of a transposition whose output dimension a (not the
@@ -56,17 +71,18 @@ func newTransposeTiles(dom, st []int) (transposeTiles, bool) {
 	}
 	for d := n - 2; d >= 0; d-- {
 		if st[d] == 1 && dom[d] >= tileSide/2 {
-			return transposeTiles{tileGrid: newTileGrid(dom, d), st: st, last: dom[n-1], sb: st[n-1]}, true
+			g, ok := newTileGrid(dom, d)
+			return transposeTiles{tileGrid: g, st: st, last: dom[n-1], sb: st[n-1]}, ok
 		}
 	}
 	return transposeTiles{}, false
 }
 
 // transposeTileRun copies the tiles of units [lo, hi) of t.
-func transposeTileRun[T elem](t transposeTiles, out, x []T, lo, hi int) {
+func transposeTileRun[T elem](t *transposeTiles, out, x []T, lo, hi int) {
 	oa, na, sb, nb := t.ost[t.a], t.dom[t.a], t.sb, t.last
 	for u := lo; u < hi; u++ {
-		i0, off := t.unit(u, [3][]int{t.st, t.ost}, [3]int{})
+		i0, off := t.unit(u, [3][]int{t.st, t.ost[:]}, [3]int{})
 		inOff, outOff := off[0], off[1]
 		i1 := min(i0+tileSide, na)
 		if transposeTileVec(out, outOff+i0*oa, oa, x, inOff+i0, sb, i1-i0, nb) {

@@ -32,7 +32,12 @@ type config struct {
 // activations and gradients are tens of megabytes a step), but a value kept from one run is
 // overwritten by the next, as Gorgonia's TapeMachine does with the values of ops it runs
 // in place. Dual values (BindDualValues) are separate and not affected; copy a node's value
-// (gorgonia.CloneValue) to keep it across runs.
+// (gorgonia.CloneValue) to keep it across runs. Scalar nodes still get new values. Together
+// with Lean, a steady-state step at one thread allocates nothing but those scalars (two small
+// allocations each: the loss, a scalar learnable's gradient): the plan keeps the views it
+// cut from the last run's slices, inputs are read through the last run's slices while a node
+// keeps its value object over the same array, and dual values (tensors and scalars) are
+// added into in place.
 func ReuseValues() Option {
 	return func(c *config) { c.reuse = true }
 }
@@ -80,12 +85,15 @@ type Machine struct {
 	inputs  []*gorgonia.Node // nodes without an op, whose values a run reads
 	pre     []*gorgonia.Node // nodes run by their own op before the plans, in graph order
 	plans   []*planRun
-	aux     []*gorgonia.Node // raise's keepAlive and guard nodes, run by their op after the plans
-	reads   []*gorgonia.Node // Read statement nodes
-	grads   []gradLink       // dual-value registrations (BindDualValues)
+	aux     []*gorgonia.Node        // raise's keepAlive and guard nodes, run by their op after the plans
+	keeps   map[*gorgonia.Node]bool // the keepAlive nodes among aux: their value is a constant
+	reads   []*gorgonia.Node        // Read statement nodes
+	grads   []gradLink              // dual-value registrations (BindDualValues)
 	mutable map[*gorgonia.Node]string
+	windows map[*gorgonia.Node][3]int // the mutable slices' windows at New (raise.SliceWindow)
 	kids    map[*gorgonia.Node][]*gorgonia.Node
-	ran     bool // RunAll ran since the last Reset
+	args    map[*gorgonia.Node][]gorgonia.Value // doOp's operand values, one slice per node
+	ran     bool                                // RunAll ran since the last Reset
 	closed  bool
 }
 
@@ -95,6 +103,7 @@ type planRun struct {
 	dt   core.Dtype
 	ins  []source
 	outs []result
+	args []any // the flat inputs of a run (the slice is reused)
 	// reuse: buf, the packed vector of the last run, is the next run's (ReuseValues)
 	reuse bool
 	buf   any
@@ -104,15 +113,23 @@ type planRun struct {
 type source struct {
 	node  *gorgonia.Node
 	konst any
+	// the flat slice of the last run's value: a dense tensor's backing array is read again
+	// while the node keeps the same value object over the same array; a scalar's one-element
+	// slice is refilled (a run then allocates nothing for its inputs)
+	last gorgonia.Value
+	ptr  uintptr
+	size int
+	flat any
 }
 
 // result is a node whose value is elements off … off+size-1 of a plan's output.
 type result struct {
-	node *gorgonia.Node
-	off  int
-	typ  core.Type
-	copy bool // another result lies at the same elements: the node gets its own copy
-	buf  any  // with ReuseValues, the copy's buffer, reused by every run
+	node  *gorgonia.Node
+	off   int
+	typ   core.Type
+	copy  bool         // another result lies at the same elements: the node gets its own copy
+	buf   any          // with ReuseValues, the copy's buffer, reused by every run
+	shape tensor.Shape // the node's shape (n.Shape() clones it at every call)
 }
 
 // gradLink says that grad's value is added into src's dual value.
@@ -149,7 +166,7 @@ func New(g *gorgonia.ExprGraph, opts ...Option) (m *Machine, err error) {
 	for i, n := range sorted {
 		order[len(sorted)-1-i] = n
 	}
-	m = &Machine{g: g, kids: map[*gorgonia.Node][]*gorgonia.Node{}}
+	m = &Machine{g: g, kids: map[*gorgonia.Node][]*gorgonia.Node{}, args: map[*gorgonia.Node][]gorgonia.Value{}, keeps: map[*gorgonia.Node]bool{}}
 	var roots []*gorgonia.Node
 	for _, n := range order {
 		op := n.Op()
@@ -166,6 +183,7 @@ func New(g *gorgonia.ExprGraph, opts ...Option) (m *Machine, err error) {
 			// a coarse raise's packed vector: inlined by the adapter, read by its part nodes
 		case isAux(op):
 			m.aux = append(m.aux, n)
+			m.keeps[n] = fmt.Sprintf("%T", op) == "*raise.keepAlive"
 		default:
 			roots = append(roots, n)
 		}
@@ -221,6 +239,12 @@ func (m *Machine) compile(roots, order []*gorgonia.Node, needed func(*gorgonia.N
 		return errors.Wrap(err, "machine: new: the graph cannot be run on bulkad's kernels (use gorgonia.NewTapeMachine)")
 	}
 	m.mutable = tr.Mutable
+	m.windows = map[*gorgonia.Node][3]int{}
+	for n := range m.mutable {
+		if w, ok := raise.SliceWindow(n.Op()); ok {
+			m.windows[n] = w
+		}
+	}
 	_, body := core.LetChain(tr.Program.Body)
 	elems := core.Results(body)
 	if len(elems) != len(roots) {
@@ -313,7 +337,7 @@ func (m *Machine) plan(tr *adapter.Translation, roots []*gorgonia.Node, idx []in
 		if typ.Shape.Size() != n.Shape().TotalSize() && !(n.IsScalar() && typ.Shape.Size() == 1) {
 			return nil, errors.Errorf("machine: new: node %q (ID %d) has shape %v, its plan result %v (internal error)", n.Name(), n.ID(), n.Shape(), typ)
 		}
-		pr.outs = append(pr.outs, result{node: n, off: off, typ: typ})
+		pr.outs = append(pr.outs, result{node: n, off: off, typ: typ, shape: n.Shape()})
 	}
 	pop, ok := pn.Op().(interface{ Plan() *kern.Plan })
 	if !ok {

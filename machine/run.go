@@ -5,6 +5,7 @@ import (
 	"reflect"
 
 	kern "github.com/bulkad/bulkad/kernel"
+	"github.com/bulkad/bulkad/raise"
 
 	"github.com/pkg/errors"
 	"gorgonia.org/gorgonia"
@@ -30,6 +31,11 @@ func (m *Machine) RunAll() (err error) {
 		}
 	}()
 	for n, text := range m.mutable {
+		if w, ok := m.windows[n]; ok {
+			if now, ok := raise.SliceWindow(n.Op()); ok && now == w {
+				continue // the same window (compared without printing the op)
+			}
+		}
 		if now := fmt.Sprint(n.Op()); now != text {
 			return errors.Errorf("machine: run: node %q (ID %d) changed after machine.New (its op was %s, is now %s, e.g. by UnsafeLet): build a new machine", n.Name(), n.ID(), text, now)
 		}
@@ -50,6 +56,9 @@ func (m *Machine) RunAll() (err error) {
 		}
 	}
 	for _, n := range m.aux {
+		if m.keeps[n] && n.Value() != nil {
+			continue // a keepAlive's value is a constant zero, given by the first run
+		}
 		if err := m.doOp(n); err != nil {
 			return err
 		}
@@ -88,17 +97,26 @@ func (m *Machine) Close() error {
 // doOp runs n's own Gorgonia op on its operands' values and binds the result.
 func (m *Machine) doOp(n *gorgonia.Node) error {
 	kids := m.kids[n]
-	vs := make([]gorgonia.Value, len(kids))
+	vs, ok := m.args[n]
+	if !ok {
+		vs = make([]gorgonia.Value, len(kids))
+		m.args[n] = vs
+	}
+	_, aux := m.keeps[n]
 	for i, k := range kids {
 		// raise's keepAlive and guard ops read no operand value (a guard checks its node's
 		// op): with Lean their operands may have none
-		if vs[i] = k.Value(); vs[i] == nil && !isAux(n.Op()) {
+		if vs[i] = k.Value(); vs[i] == nil && !aux {
 			return errors.Errorf("machine: run: node %q (ID %d): operand %d (node %q) has no value", n.Name(), n.ID(), i, k.Name())
 		}
 	}
 	v, err := n.Op().Do(vs...)
+	clear(vs) // the slice outlives the run: it must not keep the operands' values alive
 	if err != nil {
 		return errors.Wrapf(err, "machine: run: node %q (ID %d) with op %v", n.Name(), n.ID(), n.Op())
+	}
+	if v != nil && v == n.Value() {
+		return nil // the op gave the value the node has (a guard's constant)
 	}
 	if err := gorgonia.UnsafeLet(n, v); err != nil {
 		return errors.Wrapf(err, "machine: run: binding the value of node %q (ID %d)", n.Name(), n.ID())
@@ -108,13 +126,17 @@ func (m *Machine) doOp(n *gorgonia.Node) error {
 
 // run runs one plan into a new packed vector and binds each result node to its range.
 func (pr *planRun) run() error {
-	ins := make([]any, len(pr.ins))
-	for i, s := range pr.ins {
+	if len(pr.args) != len(pr.ins) {
+		pr.args = make([]any, len(pr.ins))
+	}
+	ins := pr.args
+	for i := range pr.ins {
+		s := &pr.ins[i]
 		if s.node == nil {
 			ins[i] = s.konst
 			continue
 		}
-		v, err := Flat(s.node.Value())
+		v, err := s.read()
 		if err != nil {
 			return errors.Wrapf(err, "machine: run: reading node %q (ID %d)", s.node.Name(), s.node.ID())
 		}
@@ -152,6 +174,44 @@ func (pr *planRun) run() error {
 	return nil
 }
 
+// read is Flat of the source node's value, without allocating when the node holds the value
+// object of the last run over the same array, or a scalar (its slice is refilled).
+func (s *source) read() (any, error) {
+	switch v := s.node.Value().(type) {
+	case *tensor.Dense:
+		if v == s.last && s.flat != nil && !v.RequiresIterator() && v.Uintptr() == s.ptr && v.DataSize() == s.size {
+			return s.flat, nil
+		}
+		f, err := Flat(v)
+		if err != nil {
+			return nil, err
+		}
+		s.last, s.flat = v, f
+		if v.RequiresIterator() {
+			s.flat = nil // a view's materialised copy is not kept
+		} else {
+			s.ptr, s.size = v.Uintptr(), v.DataSize()
+		}
+		return f, nil
+	case *gorgonia.F64:
+		return refill(s, float64(*v)), nil
+	case *gorgonia.F32:
+		return refill(s, float32(*v)), nil
+	}
+	s.last, s.flat = nil, nil
+	return Flat(s.node.Value())
+}
+
+// refill is the source's kept one-element slice of T holding e (a new one the first time).
+func refill[T float64 | float32](s *source, e T) any {
+	if f, ok := s.flat.([]T); ok && len(f) == 1 && s.last == nil {
+		f[0] = e
+		return s.flat
+	}
+	s.last, s.flat = nil, []T{e}
+	return s.flat
+}
+
 // inPlace reports whether r's node holds the tensor value a reusing run gave it before, and
 // makes it show this run's elements without a new value: a dense view of out's range (written
 // by the plan already) or the kept copy buffer (copied into again). A steady state of
@@ -160,7 +220,7 @@ func (pr *planRun) run() error {
 func (r *result) inPlace(out any) bool {
 	switch v := r.node.Value().(type) {
 	case *tensor.Dense:
-		if !v.Shape().Eq(r.node.Shape()) || v.IsView() {
+		if !v.Shape().Eq(r.shape) || v.IsView() {
 			return false
 		}
 		size := r.typ.Shape.Size()
@@ -181,7 +241,7 @@ func (r *result) inPlace(out any) bool {
 // sameRange reports whether v's backing array is r's range of out (a view the plan wrote) or
 // r's kept copy buffer, which it then refills from out.
 func sameRange[T any](v *tensor.Dense, out []T, r *result, size int) bool {
-	d, ok := v.Data().([]T)
+	d, ok := denseData[T](v)
 	if !ok || len(d) != size || size == 0 {
 		return false
 	}
@@ -193,6 +253,32 @@ func sameRange[T any](v *tensor.Dense, out []T, r *result, size int) bool {
 		return true
 	}
 	return false
+}
+
+// denseData is v's backing array as a []T, through the typed accessor (Data boxes the slice
+// in an interface, which allocates); false when v's dtype is not T.
+func denseData[T any](v *tensor.Dense) ([]T, bool) {
+	var out []T
+	dt := v.Dtype()
+	switch p := any(&out).(type) {
+	case *[]float64:
+		if dt == tensor.Float64 {
+			*p = v.Float64s()
+		}
+	case *[]float32:
+		if dt == tensor.Float32 {
+			*p = v.Float32s()
+		}
+	case *[]int64:
+		if dt == tensor.Int64 {
+			*p = v.Int64s()
+		}
+	case *[]bool:
+		if dt == tensor.Bool {
+			*p = v.Bools()
+		}
+	}
+	return out, out != nil
 }
 
 // copyInto is the value of a result that needs its own copy, with ReuseValues: its range of
@@ -357,28 +443,55 @@ func addDual(src, grad *gorgonia.Node) (err error) {
 		}
 		d = gorgonia.ZeroValue(d)
 	}
+	had := d
 	sum, err := addInto(d, gv)
 	if err != nil {
 		return errors.Wrapf(err, "machine: run: dual value of node %q (ID %d): adding gradient node %q", src.Name(), src.ID(), grad.Name())
+	}
+	if sum == had && hasDual(src) {
+		return nil // added in place into the dual value the node holds
 	}
 	gorgonia.WithGrad(sum)(src)
 	return nil
 }
 
-// addInto adds g to d, in place for a tensor (d is returned), into a new scalar otherwise.
+// addInto adds g to d in place (d is returned; Gorgonia's solvers zero a scalar dual value in
+// place too).
 func addInto(d, g gorgonia.Value) (gorgonia.Value, error) {
+	if x, ok := d.(*tensor.Dense); ok && !x.RequiresIterator() {
+		if y, ok := g.(*tensor.Dense); ok && !y.RequiresIterator() && (addDense[float64](x, y) || addDense[float32](x, y)) {
+			return x, nil // without Flat, whose boxing of the slice allocates
+		}
+		if addOne[float64](x, g) || addOne[float32](x, g) {
+			return x, nil // a scalar's gradient into a dense dual value
+		}
+	}
+	switch x := d.(type) { // scalars without Flat's one-element slice
+	case *gorgonia.F64:
+		if y, ok := oneElement[float64](g); ok {
+			*x += gorgonia.F64(y)
+			return x, nil
+		}
+	case *gorgonia.F32:
+		if y, ok := oneElement[float32](g); ok {
+			*x += gorgonia.F32(y)
+			return x, nil
+		}
+	}
 	gs, err := Flat(g)
 	if err != nil {
 		return nil, err
 	}
 	switch x := d.(type) {
-	case *gorgonia.F64:
+	case *gorgonia.F64: // in place, as a tensor's (Gorgonia's solvers zero it in place)
 		if s, ok := gs.([]float64); ok && len(s) == 1 {
-			return gorgonia.NewF64(float64(*x) + s[0]), nil
+			*x += gorgonia.F64(s[0])
+			return x, nil
 		}
 	case *gorgonia.F32:
 		if s, ok := gs.([]float32); ok && len(s) == 1 {
-			return gorgonia.NewF32(float32(*x) + s[0]), nil
+			*x += gorgonia.F32(s[0])
+			return x, nil
 		}
 	case *tensor.Dense:
 		if x.RequiresIterator() {
@@ -409,6 +522,48 @@ func addInto(d, g gorgonia.Value) (gorgonia.Value, error) {
 		}
 	}
 	return nil, errors.Errorf("gradient %v %v does not fit the dual value %T %v", g.Dtype(), g.Shape(), d, d.Shape())
+}
+
+// oneElement is the element of a one-element value of T: a Gorgonia scalar or a dense
+// tensor (a gradient of a scalar may be either).
+func oneElement[T float64 | float32](v gorgonia.Value) (T, bool) {
+	switch y := v.(type) {
+	case *gorgonia.F64:
+		e, ok := any(float64(*y)).(T)
+		return e, ok
+	case *gorgonia.F32:
+		e, ok := any(float32(*y)).(T)
+		return e, ok
+	case *tensor.Dense:
+		if s, ok := denseData[T](y); ok && len(s) == 1 && !y.RequiresIterator() {
+			return s[0], true
+		}
+	}
+	return 0, false
+}
+
+// addOne adds the element of a one-element g into the one element of x, when both hold T.
+func addOne[T float64 | float32](x *tensor.Dense, g gorgonia.Value) bool {
+	xs, ok := denseData[T](x)
+	y, ok2 := oneElement[T](g)
+	if !ok || !ok2 || len(xs) != 1 {
+		return false
+	}
+	xs[0] += y
+	return true
+}
+
+// addDense adds y's elements into x's when both hold T and have as many elements.
+func addDense[T float64 | float32](x, y *tensor.Dense) bool {
+	xs, ok1 := denseData[T](x)
+	ys, ok2 := denseData[T](y)
+	if !ok1 || !ok2 || len(xs) != len(ys) {
+		return false
+	}
+	for i, v := range ys {
+		xs[i] += v
+	}
+	return true
 }
 
 // read fills a Read statement's target with a copy of its node's value (copied into the
