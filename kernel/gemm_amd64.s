@@ -5590,6 +5590,46 @@ TEXT ·transposeBlockF64(SB), NOSPLIT, $0-32
 	VZEROUPPER
 	RET
 
+// func addRowsF64(dst *float64, ldd int, src *float64, lds int, rows int, vecs int)
+// Requires: AVX
+TEXT ·addRowsF64(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), AX
+	MOVQ ldd+8(FP), CX
+	MOVQ src+16(FP), DX
+	MOVQ lds+24(FP), BX
+	MOVQ rows+32(FP), SI
+	MOVQ vecs+40(FP), DI
+	SHLQ $0x03, CX
+	SHLQ $0x03, BX
+
+addRowsF64_rows:
+	CMPQ SI, $0x00000000
+	JE   addRowsF64_done
+	MOVQ AX, R8
+	MOVQ DX, R9
+	MOVQ DI, R10
+
+addRowsF64_vecs:
+	CMPQ    R10, $0x00000000
+	JE      addRowsF64_next
+	VMOVUPD (R8), Y0
+	VADDPD  (R9), Y0, Y0
+	VMOVUPD Y0, (R8)
+	ADDQ    $0x00000020, R8
+	ADDQ    $0x00000020, R9
+	DECQ    R10
+	JMP     addRowsF64_vecs
+
+addRowsF64_next:
+	ADDQ CX, AX
+	ADDQ BX, DX
+	DECQ SI
+	JMP  addRowsF64_rows
+
+addRowsF64_done:
+	VZEROUPPER
+	RET
+
 // func vecAddVVF32(dst *float32, x *float32, y *float32, n int)
 // Requires: AVX
 TEXT ·vecAddVVF32(SB), NOSPLIT, $0-32
@@ -6653,5 +6693,45 @@ TEXT ·transposeBlockF32(SB), NOSPLIT, $0-32
 	VMOVUPS    Y5, (AX)
 	ADDQ       CX, AX
 	VMOVUPS    Y0, (AX)
+	VZEROUPPER
+	RET
+
+// func addRowsF32(dst *float32, ldd int, src *float32, lds int, rows int, vecs int)
+// Requires: AVX
+TEXT ·addRowsF32(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), AX
+	MOVQ ldd+8(FP), CX
+	MOVQ src+16(FP), DX
+	MOVQ lds+24(FP), BX
+	MOVQ rows+32(FP), SI
+	MOVQ vecs+40(FP), DI
+	SHLQ $0x02, CX
+	SHLQ $0x02, BX
+
+addRowsF32_rows:
+	CMPQ SI, $0x00000000
+	JE   addRowsF32_done
+	MOVQ AX, R8
+	MOVQ DX, R9
+	MOVQ DI, R10
+
+addRowsF32_vecs:
+	CMPQ    R10, $0x00000000
+	JE      addRowsF32_next
+	VMOVUPS (R8), Y0
+	VADDPS  (R9), Y0, Y0
+	VMOVUPS Y0, (R8)
+	ADDQ    $0x00000020, R8
+	ADDQ    $0x00000020, R9
+	DECQ    R10
+	JMP     addRowsF32_vecs
+
+addRowsF32_next:
+	ADDQ CX, AX
+	ADDQ BX, DX
+	DECQ SI
+	JMP  addRowsF32_rows
+
+addRowsF32_done:
 	VZEROUPPER
 	RET

@@ -202,6 +202,9 @@ func colSum4F64(dst *float64, x *float64, ldx int, rows int)
 // transposeBlockF64 writes the 4×4 block of src (rows lds elements apart) transposed into dst (rows ldd apart) with AVX.
 func transposeBlockF64(dst *float64, ldd int, src *float64, lds int)
 
+// addRowsF64 adds rows rows (lds elements apart) of vecs YMM vectors of src into the rows of dst (ldd elements apart) with AVX.
+func addRowsF64(dst *float64, ldd int, src *float64, lds int, rows int, vecs int)
+
 // vecAddVVF32 sets dst[i] = x[i] + y[i] with AVX2 for i below n rounded down to a multiple of 8.
 func vecAddVVF32(dst *float32, x *float32, y *float32, n int)
 
@@ -294,3 +297,6 @@ func colSum4F32(dst *float32, x *float32, ldx int, rows int)
 
 // transposeBlockF32 writes the 8×8 block of src (rows lds elements apart) transposed into dst (rows ldd apart) with AVX.
 func transposeBlockF32(dst *float32, ldd int, src *float32, lds int)
+
+// addRowsF32 adds rows rows (lds elements apart) of vecs YMM vectors of src into the rows of dst (ldd elements apart) with AVX.
+func addRowsF32(dst *float32, ldd int, src *float32, lds int, rows int, vecs int)

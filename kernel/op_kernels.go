@@ -112,6 +112,11 @@ func (p *IndexPlan) SetFastPaths(dom, outer []int) {
 	}
 }
 
+// PaddedRows reports whether the plan's clipped path runs on a zero-padded copy of the
+// addressed array in its rows mode: the domain's last variable walks contiguous rows of it
+// (after SetFastPaths).
+func (p *IndexPlan) PaddedRows() bool { return p.pad != nil && p.pad.rows }
+
 // ixPath is the CPU path a run of a Gather or a Scatter takes (IndexPlan.route).
 type ixPath int
 

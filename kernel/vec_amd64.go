@@ -300,16 +300,17 @@ func simdAxpy[T floatT](dst, x []T, s T) int {
 // bits of Go's d += v); false when it does not apply (no AVX2, another dtype, rows shorter
 // than a vector). xp and src must not overlap.
 func addRowsVec[T floatT](xp, src []T, o, h, s, w int) bool {
-	if !hasVec || w < vecMin {
-		return false
+	if !hasVec || w < vecMin || h == 0 {
+		return h == 0
 	}
 	switch d := any(xp).(type) {
 	case []float32:
 		x := any(src).([]float32)
 		n := w &^ 7
-		for i := range h {
+		_, _ = d[o+(h-1)*s+w-1], x[h*w-1]
+		addRowsF32(&d[o], s, &x[0], w, h, n/8) // the whole vectors of every row in one call
+		for i := 0; n < w && i < h; i++ {
 			r, v := d[o+i*s:o+i*s+w], x[i*w:(i+1)*w]
-			vecAddVVF32(&r[0], &r[0], &v[0], n)
 			for j := n; j < w; j++ {
 				r[j] += v[j]
 			}
@@ -317,9 +318,10 @@ func addRowsVec[T floatT](xp, src []T, o, h, s, w int) bool {
 	case []float64:
 		x := any(src).([]float64)
 		n := w &^ 3
-		for i := range h {
+		_, _ = d[o+(h-1)*s+w-1], x[h*w-1]
+		addRowsF64(&d[o], s, &x[0], w, h, n/4)
+		for i := 0; n < w && i < h; i++ {
 			r, v := d[o+i*s:o+i*s+w], x[i*w:(i+1)*w]
-			vecAddVVF64(&r[0], &r[0], &v[0], n)
 			for j := n; j < w; j++ {
 				r[j] += v[j]
 			}

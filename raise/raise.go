@@ -219,6 +219,11 @@ type plan struct {
 	// of one window (a max-pool's gradient) is compiled as the argmax of the whole operand,
 	// a term of its own, which the forward's argmax of that operand already computes
 	argmaxOf map[core.Term]ref
+	// body is the program planned; uses counts the references to its terms and varUses to
+	// its variables by name (made on first use: onlyUse)
+	body    core.Term
+	uses    map[core.Term]int
+	varUses map[string]int
 }
 
 // gemmWS is the plan's GEMM workspace, shared by its matmul kernels.
@@ -293,6 +298,7 @@ func (pl *plan) program(p *core.Program, opt Options) error {
 		distinct[l.Var.Name] = true
 	}
 	pl.chain, pl.needed, pl.live, pl.results, pl.lazyOK = chain, needed, live, results, lazyOK
+	pl.body, pl.uses, pl.varUses = p.Body, nil, nil
 	pl.paramVars = make(map[string]*core.Var, len(p.Params))
 	for _, v := range p.Params {
 		pl.paramVars[v.Name] = v
@@ -628,6 +634,9 @@ func (pl *plan) plan1(t core.Term) (ref, error) {
 		return pl.gatherScatter(t, t.Shape, t.X, t.Fn, false)
 	case *core.Scatter:
 		if r, ok, err := pl.windowScatter(t); ok {
+			return r, err
+		}
+		if r, ok, err := pl.transposedScatter(t); ok || err != nil {
 			return r, err
 		}
 		return pl.gatherScatter(t, t.Shape, t.X, t.Fn, true)

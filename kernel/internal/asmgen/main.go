@@ -78,6 +78,7 @@ func main() {
 			colSum(k, f32)
 		}
 		transpose(f32)
+		addRows(f32)
 	}
 	Generate()
 }
@@ -772,79 +773,6 @@ func colSum(k int, f32 bool) {
 	Label(name + "_done")
 	for i := range acc {
 		load(acc[i], Mem{Base: dst, Disp: 32 * i})
-	}
-	VZEROUPPER()
-	RET()
-}
-
-// transpose emits func(dst *T, ldd int, src *T, lds int): the square block of src (rows lds
-// elements apart) transposed into dst (rows ldd apart), 8×8 float32 or 4×4 float64 in YMM
-// registers with AVX (a copy: the bits move unchanged).
-func transpose(f32 bool) {
-	typ, lanes, t := elemType(f32)
-	name := "transposeBlock" + t
-	TEXT(name, NOSPLIT, fmt.Sprintf("func(dst *%s, ldd int, src *%s, lds int)", typ, typ))
-	Doc(fmt.Sprintf("%s writes the %d×%d block of src (rows lds elements apart) transposed into dst (rows ldd apart) with AVX.", name, lanes, lanes))
-	dst := Load(Param("dst"), GP64())
-	ldd := Load(Param("ldd"), GP64())
-	src := Load(Param("src"), GP64())
-	lds := Load(Param("lds"), GP64())
-	shift := U8(3)
-	if f32 {
-		shift = U8(2)
-	}
-	SHLQ(shift, ldd)
-	SHLQ(shift, lds)
-	r := make([]reg.VecVirtual, lanes)
-	p := GP64()
-	MOVQ(src, p)
-	for i := range r {
-		r[i] = YMM()
-		VMOVUPS(Mem{Base: p}, r[i])
-		if i < lanes-1 {
-			ADDQ(lds, p)
-		}
-	}
-	var out []reg.VecVirtual
-	if f32 {
-		tl := make([]reg.VecVirtual, 8)
-		for i := 0; i < 8; i += 2 {
-			tl[i], tl[i+1] = YMM(), YMM()
-			VUNPCKLPS(r[i+1], r[i], tl[i])   // r_i0 r_{i+1}0 r_i1 r_{i+1}1 | (high lane alike)
-			VUNPCKHPS(r[i+1], r[i], tl[i+1]) // r_i2 r_{i+1}2 r_i3 r_{i+1}3 | …
-		}
-		tt := make([]reg.VecVirtual, 8)
-		for q := 0; q < 8; q += 4 {
-			for h := 0; h < 2; h++ {
-				lo, hi := YMM(), YMM()
-				VSHUFPS(U8(0x44), tl[q+2+h], tl[q+h], lo)
-				VSHUFPS(U8(0xEE), tl[q+2+h], tl[q+h], hi)
-				tt[q+2*h], tt[q+2*h+1] = lo, hi
-			}
-		}
-		out = make([]reg.VecVirtual, 8)
-		for i := 0; i < 4; i++ {
-			out[i], out[i+4] = YMM(), YMM()
-			VPERM2F128(U8(0x20), tt[4+i], tt[i], out[i])
-			VPERM2F128(U8(0x31), tt[4+i], tt[i], out[i+4])
-		}
-	} else {
-		t0, t1, t2, t3 := YMM(), YMM(), YMM(), YMM()
-		VUNPCKLPD(r[1], r[0], t0)
-		VUNPCKHPD(r[1], r[0], t1)
-		VUNPCKLPD(r[3], r[2], t2)
-		VUNPCKHPD(r[3], r[2], t3)
-		out = []reg.VecVirtual{YMM(), YMM(), YMM(), YMM()}
-		VPERM2F128(U8(0x20), t2, t0, out[0])
-		VPERM2F128(U8(0x20), t3, t1, out[1])
-		VPERM2F128(U8(0x31), t2, t0, out[2])
-		VPERM2F128(U8(0x31), t3, t1, out[3])
-	}
-	for i, v := range out {
-		VMOVUPS(v, Mem{Base: dst})
-		if i < len(out)-1 {
-			ADDQ(ldd, dst)
-		}
 	}
 	VZEROUPPER()
 	RET()

@@ -1,0 +1,164 @@
+package tests
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"testing"
+
+	"github.com/bulkad/bulkad/core"
+	"github.com/bulkad/bulkad/core/tensors"
+	kern "github.com/bulkad/bulkad/kernel"
+	"github.com/bulkad/bulkad/raise"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// TestTransposedCol2im: Gorgonia's col2im — scatter [b, c, h, w] (reshape [b, oh, ow, c, kh,
+// kw] (δ · W)) with image index [b, c, oh·s + kh·d − p, ow·s + kw·d − p] — raised coarsely
+// gives the bits of the same plan without the transposed product (the product also a result,
+// so materialised as it lies), within rounding of core.Eval (a GEMM's fused multiply-adds), and where the product computed transposed lets the scatter
+// add whole rows (ow of at least 8, stride 1: the padded rows mode) the plan does so: its
+// scatter runs in that mode (the taps reversed, so that every image element receives its
+// terms in core.Eval's order). Stride 2, small maps and an unpadded window stay as they were.
+func TestTransposedCol2im(t *testing.T) {
+	cases := []struct {
+		b, c, o, h, k, s, d, p int
+		rows                   bool
+	}{
+		{2, 3, 4, 9, 3, 1, 1, 1, true},   // a 3×3 window, padding 1
+		{1, 2, 3, 12, 3, 1, 1, 0, false}, // no padding: in bounds, the affine path
+		{2, 2, 3, 10, 5, 1, 1, 2, true},  // a 5×5 window, padding 2
+		{2, 2, 2, 12, 3, 1, 2, 2, true},  // dilation 2
+		{2, 3, 4, 17, 3, 2, 1, 1, false}, // stride 2: rows 2 apart
+		{2, 3, 4, 5, 3, 1, 1, 1, false},  // 5×5 maps: rows shorter than 8
+		{2, 3, 4, 9, 1, 1, 1, 0, false},  // a 1×1 window: in bounds, affine already
+	}
+	r := rand.New(rand.NewSource(11))
+	for _, c := range cases {
+		for _, dt := range []core.Dtype{core.Float64, core.Float32} {
+			oh := (c.h+2*c.p-c.d*(c.k-1)-1)/c.s + 1
+			what := fmt.Sprintf("b %d c %d o %d h %d k %d s %d d %d p %d %v", c.b, c.c, c.o, c.h, c.k, c.s, c.d, c.p, dt)
+			p := col2imProgram(t, dt, c.b, c.c, c.o, c.h, oh, c.k, c.s, c.d, c.p, false)
+			// the same with the product also a result: materialised, the scatter reads it as
+			// it lies (the plan without the transposed product)
+			ref := col2imProgram(t, dt, c.b, c.c, c.o, c.h, oh, c.k, c.s, c.d, c.p, true)
+			args := map[string]*tensor.Dense{}
+			for _, v := range p.Params {
+				args[v.Name] = randFloats(r, v.Type().Dtype, v.Type().Shape)
+			}
+			eval, err := tensors.EvalTuple(p, args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, rows := raisedCol2im(t, what, p, args)
+			want, refRows := raisedCol2im(t, what+" (product materialised)", ref, args)
+			if refRows != 0 {
+				t.Fatalf("%s: the plan with the product materialised has %d scatters in the rows mode", what, refRows)
+			}
+			if got := rows > 0; got != c.rows {
+				t.Errorf("%s: %d scatters in the padded rows mode, want them %v", what, rows, c.rows)
+			}
+			tol := 1e-12
+			if dt == core.Float32 {
+				tol = 1e-4
+			}
+			g, w, e := valuesOf(got[0]), valuesOf(want[0]), valuesOf(eval[0])
+			for i := range e {
+				if math.Float64bits(g[i]) != math.Float64bits(w[i]) {
+					t.Fatalf("%s: element %d = %v, the plan without the transposed product %v", what, i, g[i], w[i])
+				}
+				if math.Abs(g[i]-e[i]) > tol*(1+math.Abs(e[i])) {
+					t.Fatalf("%s: element %d = %v, core.Eval %v", what, i, g[i], e[i])
+				}
+			}
+		}
+	}
+}
+
+// raisedCol2im raises p coarsely into a new graph whose inputs hold args, runs it once on a
+// TapeMachine, and returns its results and the number of its plan's scatters that run in the
+// padded rows mode.
+func raisedCol2im(t *testing.T, what string, p *core.Program, args map[string]*tensor.Dense) ([]G.Value, int) {
+	t.Helper()
+	g := G.NewGraph()
+	bind := map[string]*G.Node{}
+	for _, v := range p.Params {
+		d := args[v.Name]
+		bind[v.Name] = G.NewTensor(g, d.Dtype(), d.Dims(), G.WithShape(d.Shape()...), G.WithName(v.Name), G.WithValue(d.Clone()))
+	}
+	outs, err := raise.RaiseWith(g, p, bind, raise.Options{Coarse: true})
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	mustRunOnce(t, g, nil)
+	vals := make([]G.Value, len(outs))
+	for i, n := range outs {
+		vals[i] = n.Value()
+	}
+	rows := 0
+	for _, n := range g.AllNodes() {
+		if op, ok := n.Op().(interface{ Plan() *kern.Plan }); ok {
+			kp := op.Plan()
+			for i := 0; i < kp.Steps(); i++ {
+				if sk, ok := kp.StepKernel(i).(*kern.Scatter); ok && sk.IndexPlan.PaddedRows() {
+					rows++
+				}
+			}
+		}
+	}
+	return vals, rows
+}
+
+// col2imProgram is the program (δ, W) ↦ col2im(δ·W) of a convolution of [b, c, h, h] images
+// with o filters of k×k (stride s, dilation d, padding p; oh×oh outputs), as Gorgonia's
+// im2col lays the columns out: [b, oh, ow, c, kh, kw]; withProduct adds δ·W as a second result.
+func col2imProgram(t *testing.T, dt core.Dtype, b, c, o, h, oh, k, s, d, p int, withProduct bool) *core.Program {
+	t.Helper()
+	delta, _ := core.NewVar("delta", core.Type{Shape: core.Shape{b * oh * oh, o}, Dtype: dt})
+	w, _ := core.NewVar("w", core.Type{Shape: core.Shape{o, c * k * k}, Dtype: dt})
+	iv := make([]*core.Var, 6)
+	for j := range iv {
+		iv[j], _ = core.NewVar(fmt.Sprintf("i%d", j), core.Scalar(core.Int64))
+	}
+	lit := func(v int) core.Term {
+		l, err := core.NewLitI(core.Shape{}, []int64{int64(v)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	bin := func(op core.BinOp, x, y core.Term) core.Term {
+		z, err := core.NewBinary(op, x, y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return z
+	}
+	pos := func(o, tap *core.Var) core.Term { // o·s + tap·d − p
+		return bin(core.OpSub, bin(core.OpAdd, bin(core.OpMul, o, lit(s)), bin(core.OpMul, tap, lit(d))), lit(p))
+	}
+	fn, err := core.NewIndexFn(iv, []core.Term{iv[0], iv[3], pos(iv[1], iv[4]), pos(iv[2], iv[5])})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bd core.Builder
+	prod := bd.MatMul(delta, w)
+	cols := bd.Reshape(core.Shape{b, oh, oh, c, k, k}, prod)
+	if bd.Err() != nil {
+		t.Fatal(bd.Err())
+	}
+	img, err := core.NewScatter(core.Shape{b, c, h, h}, cols, fn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body core.Term = img
+	if withProduct {
+		body = bd.Tuple(img, prod)
+	}
+	prog, err := core.NewProgram([]*core.Var{delta, w}, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return prog
+}
