@@ -187,8 +187,8 @@ func (s *source) read() (any, error) {
 			return nil, err
 		}
 		s.last, s.flat = v, f
-		if v.RequiresIterator() {
-			s.flat = nil // a view's materialised copy is not kept
+		if !aliases(f, v) {
+			s.flat = nil // a copy (a view materialised, a scalar, ints) is made afresh each run
 		} else {
 			s.ptr, s.size = v.Uintptr(), v.DataSize()
 		}
@@ -200,6 +200,27 @@ func (s *source) read() (any, error) {
 	}
 	s.last, s.flat = nil, nil
 	return Flat(s.node.Value())
+}
+
+// aliases reports whether the flat slice f is v's backing array (not a copy of its elements).
+func aliases(f any, v *tensor.Dense) bool {
+	switch x := f.(type) {
+	case []float64:
+		return sameStart(x, v)
+	case []float32:
+		return sameStart(x, v)
+	case []int64:
+		return sameStart(x, v)
+	case []bool:
+		return sameStart(x, v)
+	}
+	return false
+}
+
+// sameStart reports whether x and v's backing array of T start at the same element.
+func sameStart[T any](x []T, v *tensor.Dense) bool {
+	d, ok := denseData[T](v)
+	return ok && len(x) > 0 && len(d) > 0 && &x[0] == &d[0]
 }
 
 // refill is the source's kept one-element slice of T holding e (a new one the first time).
