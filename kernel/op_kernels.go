@@ -117,6 +117,11 @@ func (p *IndexPlan) SetFastPaths(dom, outer []int) {
 // (after SetFastPaths).
 func (p *IndexPlan) PaddedRows() bool { return p.pad != nil && p.pad.rows }
 
+// PaddedWindows reports whether the plan's clipped path runs on a zero-padded copy of the
+// addressed array with the domain's last two variables a 3×3 window of it (after
+// SetFastPaths).
+func (p *IndexPlan) PaddedWindows() bool { return p.pad != nil && !p.pad.rows }
+
 // ixPath is the CPU path a run of a Gather or a Scatter takes (IndexPlan.route).
 type ixPath int
 

@@ -109,30 +109,48 @@ func sameBits(t *testing.T, what string, got, want []float64) {
 	}
 }
 
-// TestLeanFiniteDifferences: a lean machine's gradients of a ResNet block stack (float64)
-// agree with central finite differences of its cost, run on the same lean machine.
+// TestLeanFiniteDifferences: a lean machine's gradients of a ResNet block stack and of a
+// MobileNet (float64) agree with central finite differences of the cost, run on the same lean
+// machine. On 9×9 maps the ResNet's input gradients (col2im) run as transposed products
+// added a row at a time (raise's transposedScatter), and the MobileNet's depthwise input
+// gradients as products computed inside the scatter (kern.ScatterProduct): the test checks
+// that they do, so the differences check them too.
 func TestLeanFiniteDifferences(t *testing.T) {
-	m, err := models.ResNet(G.Float64, 2, 9, 3, 1, 3, 9)
-	if err != nil {
-		t.Fatal(err)
+	cases := []struct {
+		name string
+		mk   func() (*models.Model, error)
+		uses func(k kern.Kernel) bool
+	}{
+		{"resnet", func() (*models.Model, error) { return models.ResNet(G.Float64, 2, 9, 3, 1, 3, 9) }, func(k kern.Kernel) bool {
+			sk, ok := k.(*kern.Scatter)
+			return ok && sk.IndexPlan.PaddedRows()
+		}},
+		{"mobilenet", func() (*models.Model, error) { return models.MobileNet(G.Float64, 2, 9, 4, 1, 3, 9) }, func(k kern.Kernel) bool {
+			_, ok := k.(*kern.ScatterProduct)
+			return ok
+		}},
 	}
-	gradWith(t, m, false)
-	vm, err := New(m.G, BindDualValues(m.Wrt...), Lean(m.Cost))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// 9×9 maps: the blocks' input gradients (col2im) run as transposed products added a row
-	// at a time (raise's transposedScatter), which these differences check too
-	rows := 0
-	for _, pr := range vm.plans {
-		for i := 0; i < pr.kp.Steps(); i++ {
-			if sk, ok := pr.kp.StepKernel(i).(*kern.Scatter); ok && sk.IndexPlan.PaddedRows() {
-				rows++
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m, err := c.mk()
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
+			gradWith(t, m, false)
+			vm, err := New(m.G, BindDualValues(m.Wrt...), Lean(m.Cost))
+			if err != nil {
+				t.Fatal(err)
+			}
+			used := false
+			for _, pr := range vm.plans {
+				for i := 0; i < pr.kp.Steps(); i++ {
+					used = used || c.uses(pr.kp.StepKernel(i))
+				}
+			}
+			if !used {
+				t.Errorf("the lean plan does not run the kernel the test is meant to check")
+			}
+			checkFiniteDifferences(t, m, vm, 1e-6)
+		})
 	}
-	if rows == 0 {
-		t.Errorf("no scatter of the lean plan runs in the padded rows mode: the transposed col2im is not checked")
-	}
-	checkFiniteDifferences(t, m, vm, 1e-6)
 }

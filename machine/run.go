@@ -175,24 +175,20 @@ func (pr *planRun) run() error {
 }
 
 // read is Flat of the source node's value, without allocating when the node holds the value
-// object of the last run over the same array, or a scalar (its slice is refilled).
+// object of the last run over the same array (its backing array is read in place, a
+// scalar-shaped tensor's one element included), or a Gorgonia scalar (its slice is refilled).
 func (s *source) read() (any, error) {
 	switch v := s.node.Value().(type) {
 	case *tensor.Dense:
-		if v == s.last && s.flat != nil && !v.RequiresIterator() && v.Uintptr() == s.ptr && v.DataSize() == s.size {
+		if v == s.last && s.flat != nil && v.Uintptr() == s.ptr && v.DataSize() == s.size && !v.RequiresIterator() {
 			return s.flat, nil
 		}
-		f, err := Flat(v)
-		if err != nil {
-			return nil, err
+		if f := backing(v); f != nil {
+			s.last, s.flat, s.ptr, s.size = v, f, v.Uintptr(), v.DataSize()
+			return f, nil
 		}
-		s.last, s.flat = v, f
-		if !aliases(f, v) {
-			s.flat = nil // a copy (a view materialised, a scalar, ints) is made afresh each run
-		} else {
-			s.ptr, s.size = v.Uintptr(), v.DataSize()
-		}
-		return f, nil
+		s.last, s.flat = nil, nil
+		return Flat(v) // a view materialised, or ints converted: a copy each run
 	case *gorgonia.F64:
 		return refill(s, float64(*v)), nil
 	case *gorgonia.F32:
@@ -202,25 +198,23 @@ func (s *source) read() (any, error) {
 	return Flat(s.node.Value())
 }
 
-// aliases reports whether the flat slice f is v's backing array (not a copy of its elements).
-func aliases(f any, v *tensor.Dense) bool {
-	switch x := f.(type) {
-	case []float64:
-		return sameStart(x, v)
-	case []float32:
-		return sameStart(x, v)
-	case []int64:
-		return sameStart(x, v)
-	case []bool:
-		return sameStart(x, v)
+// backing is v's backing array as a flat slice of its dtype (float64, float32, int64 or
+// bool), or nil for a view or another dtype.
+func backing(v *tensor.Dense) any {
+	if v.RequiresIterator() {
+		return nil
 	}
-	return false
-}
-
-// sameStart reports whether x and v's backing array of T start at the same element.
-func sameStart[T any](x []T, v *tensor.Dense) bool {
-	d, ok := denseData[T](v)
-	return ok && len(x) > 0 && len(d) > 0 && &x[0] == &d[0]
+	switch v.Dtype() {
+	case tensor.Float64:
+		return v.Float64s()
+	case tensor.Float32:
+		return v.Float32s()
+	case tensor.Int64:
+		return v.Int64s()
+	case tensor.Bool:
+		return v.Bools()
+	}
+	return nil
 }
 
 // refill is the source's kept one-element slice of T holding e (a new one the first time).

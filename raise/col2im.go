@@ -26,11 +26,11 @@ import (
 // rows mode while the original does not. ok is false when it does not apply.
 func (pl *plan) transposedScatter(t *core.Scatter) (r ref, ok bool, err error) {
 	rs, ok := pl.peel(t.X).(*core.Reshape)
-	if !ok || pl.vk != nil || !pl.onlyUse(t.X) {
+	if !ok || pl.vk != nil {
 		return ref{}, false, nil
 	}
 	mm, ok := pl.peel(rs.X).(*core.MatMul)
-	if !ok || !mm.Type().Dtype.IsFloat() || len(mm.X.Type().Shape) != 2 || len(mm.Y.Type().Shape) != 2 || !pl.onlyUse(rs.X) {
+	if !ok || !mm.Type().Dtype.IsFloat() || len(mm.X.Type().Shape) != 2 || len(mm.Y.Type().Shape) != 2 || !pl.onlyUse(t.X) || !pl.onlyUse(rs.X) {
 		return ref{}, false, nil // (a product read elsewhere too is computed as it lies anyway)
 	}
 	sh, vars := rs.Shape, t.Fn.Vars
@@ -211,19 +211,20 @@ func (pl *plan) scatterRows(fn *core.IndexFn, dom, sh core.Shape) bool {
 // onlyUse reports whether t, and each share and lazily planned let variable peel looks
 // through from it, is referenced once in the program (by the term being planned).
 func (pl *plan) onlyUse(t core.Term) bool {
+	if pl.body == nil {
+		return false // no program to count in
+	}
 	if pl.uses == nil {
 		pl.uses, pl.varUses = map[core.Term]int{}, map[string]int{}
-		if pl.body != nil {
-			var kb [4]core.Term
-			core.PostOrder(pl.body, func(u core.Term) {
-				for _, c := range core.AppendChildren(kb[:0], u) {
-					pl.uses[c]++
-					if v, ok := c.(*core.Var); ok {
-						pl.varUses[v.Name]++
-					}
+		var kb [4]core.Term
+		core.PostOrder(pl.body, func(u core.Term) {
+			for _, c := range core.AppendChildren(kb[:0], u) {
+				pl.uses[c]++
+				if v, ok := c.(*core.Var); ok {
+					pl.varUses[v.Name]++
 				}
-			})
-		}
+			}
+		})
 	}
 	for i := 0; i < 1<<20; i++ {
 		if pl.uses[t] > 1 {
@@ -245,4 +246,63 @@ func (pl *plan) onlyUse(t core.Term) bool {
 		return true
 	}
 	return false
+}
+
+// productScatter plans t, a scatter of (a reshape of) a product x * y used nowhere else,
+// as kern.ScatterProduct when the scatter runs in the padded windows mode: each window's
+// nine products are computed as they are added, from x and y read through their strides
+// (a Gorgonia-built depthwise convolution's input gradient: δ spread over the taps times the
+// broadcast filter), instead of materialising the product. ok is false when it does not
+// apply.
+func (pl *plan) productScatter(t *core.Scatter) (r ref, ok bool, err error) {
+	if pl.vk != nil || !pl.onlyUse(t.X) {
+		return ref{}, false, nil
+	}
+	x := pl.peel(t.X)
+	dom := x.Type().Shape
+	rs, reshaped := x.(*core.Reshape)
+	if reshaped {
+		if !pl.onlyUse(rs.X) {
+			return ref{}, false, nil
+		}
+		x = pl.peel(rs.X)
+	}
+	prod, ok := x.(*core.Binary)
+	if !ok || prod.Op != core.OpMul || !prod.Type().Dtype.IsFloat() || len(t.Fn.Vars) != len(dom) {
+		return ref{}, false, nil
+	}
+	prog, err := kern.CompileIndexFn(t.Fn)
+	if err != nil || len(prog.Frees) > 0 || len(t.Fn.Out) > len(t.Shape) {
+		return ref{}, false, nil
+	}
+	sk := &kern.Scatter{Dom: dom, Dst: t.Shape[:len(t.Fn.Out)], Rest: 1}
+	sk.Fn = prog
+	sk.SetFastPaths(sk.Dom, sk.Dst)
+	if !sk.PaddedWindows() {
+		return ref{}, false, nil
+	}
+	vx, vy := pl.uniform(pl.view(prod.X)), pl.uniform(pl.view(prod.Y))
+	k, err := kern.NewScatterProduct(sk, prod.Type().Shape, vx.strides, vy.strides, vx.offset, vy.offset)
+	if err != nil {
+		return ref{}, false, nil // another geometry: the product is materialised
+	}
+	views := []view{vx, vy}
+	r, err = pl.customAvoid(t, "scatterProduct", bases(views), []*core.IndexFn{t.Fn}, func(vs []*core.Var) (core.Term, []*core.Var, error) {
+		w, err := wrapAll(views, vs)
+		if err != nil {
+			return nil, nil, err
+		}
+		var p core.Term
+		if p, err = core.NewBinary(core.OpMul, w[0], w[1]); err != nil {
+			return nil, nil, err
+		}
+		if reshaped {
+			if p, err = core.NewReshape(dom.Clone(), p); err != nil {
+				return nil, nil, err
+			}
+		}
+		s, err := core.NewScatter(t.Shape.Clone(), p, t.Fn)
+		return s, vs, err
+	}, k)
+	return r, true, err
 }

@@ -1,0 +1,162 @@
+package kernel
+
+import (
+	"github.com/bulkad/bulkad/core"
+	"github.com/pkg/errors"
+)
+
+// ScatterProduct is the scatter of a product of two strided views whose blocks are 3×3
+// windows of a padded image: scatter sh (reshape Dom (x * y)) fn, each factor read through
+// its strides (a broadcast filter, an activation gradient spread over the taps), with no
+// materialised product. It is a depthwise convolution's input gradient as a
+// Gorgonia-built graph has it — col2im of δ ⊗ w, [b, oh, ow, c, kh, kw] — whose product
+// (9.4 MB a layer of the zoo's MobileNet, float32) was written by one step and read back by
+// the next. Each product is rounded before it is added, and the window points are walked in
+// the domain's order, as the padded scatter walks the materialised product: the same bits.
+type ScatterProduct struct {
+	// Scatter is the scatter of the product over its domain Dom; its index plan must run
+	// in the padded windows mode (PaddedWindows).
+	Scatter *Scatter
+	// Shape is the product's shape, XS and YS the strides of its factors (0 along a
+	// broadcast dimension), XO and YO their offsets: x*y at i is x[XO + Σ i_d·XS_d] ·
+	// y[YO + Σ i_d·YS_d]. Its last dimension is the window's taps (kh·kw, row-major); its
+	// leading dimensions merge consecutive dimensions of the domain's outer ones.
+	Shape          []int
+	XS, YS         []int
+	XO, YO         int
+	outer, xs, ys  []int // per outer dimension of the domain: its strides in x and y
+	tapX, tapY, nt int   // the taps' strides in x and y, and their number
+}
+
+// NewScatterProduct checks k's geometry and returns the kernel, or an error naming what does
+// not fit: a domain whose window is not the product's last dimension, leading product
+// dimensions that do not merge consecutive outer dimensions of the domain, or a scatter
+// that does not run in the padded windows mode.
+func NewScatterProduct(s *Scatter, shape, xs, ys []int, xo, yo int) (*ScatterProduct, error) {
+	k := &ScatterProduct{Scatter: s, Shape: shape, XS: xs, YS: ys, XO: xo, YO: yo}
+	dom, n, m := s.Dom, len(s.Dom), len(shape)
+	if len(xs) != m || len(ys) != m {
+		return nil, errors.Errorf("kernel: scatterProduct: strides %v and %v for a product %v", xs, ys, shape)
+	}
+	if s.Rest != 1 || !s.PaddedWindows() || n < 3 || m < 1 {
+		return nil, errors.Errorf("kernel: scatterProduct: scatter of %v (rest %d) of a product %v: want one element a point, 3×3 windows of a padded image", dom, s.Rest, shape)
+	}
+	if shape[m-1] != dom[n-1]*dom[n-2] || core.Shape(shape).Size() != core.Shape(dom).Size() {
+		return nil, errors.Errorf("kernel: scatterProduct: product %v over the domain %v: want its last dimension the window's %d taps", shape, dom, dom[n-1]*dom[n-2])
+	}
+	k.outer, k.tapX, k.tapY, k.nt = dom[:n-2], xs[m-1], ys[m-1], shape[m-1]
+	k.xs, k.ys = make([]int, n-2), make([]int, n-2)
+	// each leading product dimension is a run of consecutive outer dimensions (innermost
+	// first): their strides step through it
+	j := n - 3
+	for d := m - 2; d >= 0; d-- {
+		size, sx, sy := 1, xs[d], ys[d]
+		for size < shape[d] && j >= 0 {
+			k.xs[j], k.ys[j] = sx*size, sy*size
+			size *= dom[j]
+			j--
+		}
+		if size != shape[d] {
+			return nil, errors.Errorf("kernel: scatterProduct: product %v over the domain %v: its dimension %d is no run of the domain's", shape, dom, d)
+		}
+	}
+	for ; j >= 0; j-- {
+		if dom[j] != 1 {
+			return nil, errors.Errorf("kernel: scatterProduct: product %v over the domain %v: dimensions left over", shape, dom)
+		}
+	}
+	return k, nil
+}
+
+// Run implements Kernel: ins are x and y (flat slices of one float dtype).
+func (k *ScatterProduct) Run(out any, ins []any) error {
+	if len(ins) == 2 {
+		switch o := out.(type) {
+		case []float64:
+			x, ok1 := ins[0].([]float64)
+			y, ok2 := ins[1].([]float64)
+			if ok1 && ok2 {
+				return scatterProduct(k, o, x, y)
+			}
+		case []float32:
+			x, ok1 := ins[0].([]float32)
+			y, ok2 := ins[1].([]float32)
+			if ok1 && ok2 {
+				return scatterProduct(k, o, x, y)
+			}
+		}
+	}
+	return typeErr("scatterProduct", out, ins)
+}
+
+func scatterProduct[T floatT](k *ScatterProduct, out, x, y []T) error {
+	s := k.Scatter
+	pp := s.pad
+	if err := s.Clip.check("pad", core.Shape(s.Dom).Size(), len(out), 1); err != nil {
+		return err
+	}
+	if core.Shape(k.Shape).Size() > 0 && (!k.fits(k.XO, k.XS, len(x)) || !k.fits(k.YO, k.YS, len(y))) {
+		return errors.Errorf("kernel: scatterProduct: factors of %d and %d elements for a product %v (strides %v, %v)", len(x), len(y), k.Shape, k.XS, k.YS)
+	}
+	buf, kept := scratchOf[T](s.padS, pp.size)
+	if kept {
+		defer s.padS.release()
+	}
+	n := len(s.Dom)
+	rs, t := pp.st[n-2], pp.st[n-1]
+	w := 2*t + 1
+	xt, yt := k.tapX, k.tapY
+	r := newRows(k.outer, [3][]int{pp.st[:n-2], k.xs, k.ys}, [3]int{pp.base, k.XO, k.YO})
+	so, sx, sy := r.stride(0), r.stride(1), r.stride(2)
+	for r.ok {
+		o, xo, yo := r.off[0], r.off[1], r.off[2]
+		for range r.last {
+			var v [9]T // each product rounded to T, as the materialised product
+			switch {
+			case xt == 0 && yt == 1: // a value spread over the taps, times a filter
+				d, f := x[xo], y[yo:yo+9:yo+9]
+				v = [9]T{T(d * f[0]), T(d * f[1]), T(d * f[2]), T(d * f[3]), T(d * f[4]), T(d * f[5]), T(d * f[6]), T(d * f[7]), T(d * f[8])}
+			case xt == 1 && yt == 0:
+				f, d := x[xo:xo+9:xo+9], y[yo]
+				v = [9]T{T(f[0] * d), T(f[1] * d), T(f[2] * d), T(f[3] * d), T(f[4] * d), T(f[5] * d), T(f[6] * d), T(f[7] * d), T(f[8] * d)}
+			default:
+				for i := range v {
+					v[i] = T(x[xo+i*xt] * y[yo+i*yt])
+				}
+			}
+			r0, r1, r2 := buf[o:o+w:o+w], buf[o+rs:o+rs+w:o+rs+w], buf[o+2*rs:o+2*rs+w:o+2*rs+w]
+			r0[0] += v[0]
+			r0[t] += v[1]
+			r0[2*t] += v[2]
+			r1[0] += v[3]
+			r1[t] += v[4]
+			r1[2*t] += v[5]
+			r2[0] += v[6]
+			r2[t] += v[7]
+			r2[2*t] += v[8]
+			o, xo, yo = o+so, xo+sx, yo+sy
+		}
+		r.next()
+	}
+	copyPadded(pp, buf, out, true)
+	return nil
+}
+
+// reach is the least and the largest offset a factor with offset off and strides st reads
+// over the product.
+func (k *ScatterProduct) reach(off int, st []int) (lo, hi int) {
+	lo, hi = off, off
+	for d, e := range k.Shape {
+		if e > 0 {
+			lo += min(0, (e-1)*st[d])
+			hi += max(0, (e-1)*st[d])
+		}
+	}
+	return lo, hi
+}
+
+// fits reports whether a factor of n elements covers every offset the product reads.
+func (k *ScatterProduct) fits(off int, st []int, n int) bool {
+	lo, hi := k.reach(off, st)
+	return lo >= 0 && hi < n
+}
