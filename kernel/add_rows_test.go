@@ -43,3 +43,47 @@ func testAddRows[T floatT](t *testing.T) {
 		}
 	}
 }
+
+// TestMulAddRep: mulAddRepVec (the whole vectors of every row in one assembly call, the rest
+// of each row in Go) adds each rounded product as the scalar loop d += T(x·y) does, to the
+// bit, for rows around the vector widths; it declines rows shorter than a vector.
+func TestMulAddRep(t *testing.T) {
+	testMulAddRep[float32](t)
+	testMulAddRep[float64](t)
+}
+
+func testMulAddRep[T floatT](t *testing.T) {
+	r := rand.New(rand.NewSource(5))
+	for _, reps := range []int{1, 3} {
+		for _, n := range []int{8, 9, 12, 16, 17, 32, 35} {
+			dst := make([]T, reps*n)
+			x, y := make([]T, n), make([]T, reps*n)
+			for i := range dst {
+				dst[i], y[i] = T(r.NormFloat64()), T(r.NormFloat64()*7)
+			}
+			for i := range x {
+				x[i] = T(r.NormFloat64() * 3)
+			}
+			want := append([]T(nil), dst...)
+			for i := range reps {
+				for j := range n {
+					want[i*n+j] += T(x[j] * y[i*n+j])
+				}
+			}
+			if !mulAddRepVec(dst, x, y, n, reps) {
+				if hasVec {
+					t.Fatalf("%T n %d reps %d: declined", dst[0], n, reps)
+				}
+				continue
+			}
+			for i := range dst {
+				if math.Float64bits(float64(dst[i])) != math.Float64bits(float64(want[i])) {
+					t.Fatalf("%T n %d reps %d: element %d = %v, want %v", dst[0], n, reps, i, dst[i], want[i])
+				}
+			}
+		}
+	}
+	if mulAddRepVec(make([]T, 3), make([]T, 3), make([]T, 3), 3, 1) {
+		t.Errorf("%T: a row of 3 taken", T(0))
+	}
+}

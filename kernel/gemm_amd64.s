@@ -5630,6 +5630,50 @@ addRowsF64_done:
 	VZEROUPPER
 	RET
 
+// func mulAddRepF64(dst *float64, x *float64, y *float64, n int, reps int)
+// Requires: AVX
+TEXT ·mulAddRepF64(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), AX
+	MOVQ x+8(FP), CX
+	MOVQ y+16(FP), DX
+	MOVQ n+24(FP), BX
+	MOVQ reps+32(FP), SI
+	MOVQ BX, DI
+	SHRQ $0x02, DI
+	SHLQ $0x03, BX
+
+mulAddRepF64_rows:
+	CMPQ SI, $0x00000000
+	JE   mulAddRepF64_done
+	MOVQ AX, R8
+	MOVQ DX, R9
+	MOVQ CX, R10
+	MOVQ DI, R11
+
+mulAddRepF64_vecs:
+	CMPQ    R11, $0x00000000
+	JE      mulAddRepF64_next
+	VMOVUPD (R10), Y0
+	VMULPD  (R9), Y0, Y0
+	VMOVUPD (R8), Y1
+	VADDPD  Y0, Y1, Y1
+	VMOVUPD Y1, (R8)
+	ADDQ    $0x00000020, R8
+	ADDQ    $0x00000020, R9
+	ADDQ    $0x00000020, R10
+	DECQ    R11
+	JMP     mulAddRepF64_vecs
+
+mulAddRepF64_next:
+	ADDQ BX, AX
+	ADDQ BX, DX
+	DECQ SI
+	JMP  mulAddRepF64_rows
+
+mulAddRepF64_done:
+	VZEROUPPER
+	RET
+
 // func vecAddVVF32(dst *float32, x *float32, y *float32, n int)
 // Requires: AVX
 TEXT ·vecAddVVF32(SB), NOSPLIT, $0-32
@@ -6733,5 +6777,49 @@ addRowsF32_next:
 	JMP  addRowsF32_rows
 
 addRowsF32_done:
+	VZEROUPPER
+	RET
+
+// func mulAddRepF32(dst *float32, x *float32, y *float32, n int, reps int)
+// Requires: AVX
+TEXT ·mulAddRepF32(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), AX
+	MOVQ x+8(FP), CX
+	MOVQ y+16(FP), DX
+	MOVQ n+24(FP), BX
+	MOVQ reps+32(FP), SI
+	MOVQ BX, DI
+	SHRQ $0x03, DI
+	SHLQ $0x02, BX
+
+mulAddRepF32_rows:
+	CMPQ SI, $0x00000000
+	JE   mulAddRepF32_done
+	MOVQ AX, R8
+	MOVQ DX, R9
+	MOVQ CX, R10
+	MOVQ DI, R11
+
+mulAddRepF32_vecs:
+	CMPQ    R11, $0x00000000
+	JE      mulAddRepF32_next
+	VMOVUPS (R10), Y0
+	VMULPS  (R9), Y0, Y0
+	VMOVUPS (R8), Y1
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS Y1, (R8)
+	ADDQ    $0x00000020, R8
+	ADDQ    $0x00000020, R9
+	ADDQ    $0x00000020, R10
+	DECQ    R11
+	JMP     mulAddRepF32_vecs
+
+mulAddRepF32_next:
+	ADDQ BX, AX
+	ADDQ BX, DX
+	DECQ SI
+	JMP  mulAddRepF32_rows
+
+mulAddRepF32_done:
 	VZEROUPPER
 	RET

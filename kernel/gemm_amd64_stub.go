@@ -205,6 +205,9 @@ func transposeBlockF64(dst *float64, ldd int, src *float64, lds int)
 // addRowsF64 adds rows rows (lds elements apart) of vecs YMM vectors of src into the rows of dst (ldd elements apart) with AVX.
 func addRowsF64(dst *float64, ldd int, src *float64, lds int, rows int, vecs int)
 
+// mulAddRepF64 adds x[j]*y[r*n+j] (the product rounded first) into dst[r*n+j] with AVX for r below reps and j below n rounded down to a multiple of 4.
+func mulAddRepF64(dst *float64, x *float64, y *float64, n int, reps int)
+
 // vecAddVVF32 sets dst[i] = x[i] + y[i] with AVX2 for i below n rounded down to a multiple of 8.
 func vecAddVVF32(dst *float32, x *float32, y *float32, n int)
 
@@ -300,3 +303,6 @@ func transposeBlockF32(dst *float32, ldd int, src *float32, lds int)
 
 // addRowsF32 adds rows rows (lds elements apart) of vecs YMM vectors of src into the rows of dst (ldd elements apart) with AVX.
 func addRowsF32(dst *float32, ldd int, src *float32, lds int, rows int, vecs int)
+
+// mulAddRepF32 adds x[j]*y[r*n+j] (the product rounded first) into dst[r*n+j] with AVX for r below reps and j below n rounded down to a multiple of 8.
+func mulAddRepF32(dst *float32, x *float32, y *float32, n int, reps int)

@@ -26,6 +26,12 @@ type ScatterProduct struct {
 	XO, YO         int
 	outer, xs, ys  []int // per outer dimension of the domain: its strides in x and y
 	tapX, tapY, nt int   // the taps' strides in x and y, and their number
+	// channels: the domain's last outer dimension (c) is contiguous in the image and x, x
+	// is spread over the taps, y does not vary over the other outer dimensions and the taps
+	// lie c apart: a window row's taps of all channels are one contiguous row of the image
+	// (channels-last), added in one call per window row (scatterProductRows)
+	channels bool
+	wt       *Scratch // y's taps transposed to [tap, c] (channels)
 }
 
 // NewScatterProduct checks k's geometry and returns the kernel, or an error naming what does
@@ -65,6 +71,14 @@ func NewScatterProduct(s *Scatter, shape, xs, ys []int, xo, yo int) (*ScatterPro
 			return nil, errors.Errorf("kernel: scatterProduct: product %v over the domain %v: dimensions left over", shape, dom)
 		}
 	}
+	pst := s.pad.st
+	k.channels = pst[n-3] == 1 && pst[n-1] == dom[n-3] && k.tapX == 0 && k.xs[n-3] == 1
+	for j := 0; j < n-3; j++ {
+		k.channels = k.channels && k.ys[j] == 0
+	}
+	if k.channels {
+		k.wt = &Scratch{}
+	}
 	return k, nil
 }
 
@@ -101,6 +115,11 @@ func scatterProduct[T floatT](k *ScatterProduct, out, x, y []T) error {
 	buf, kept := scratchOf[T](s.padS, pp.size)
 	if kept {
 		defer s.padS.release()
+	}
+	if k.channels {
+		scatterProductRows(k, buf, x, y)
+		copyPadded(pp, buf, out, true)
+		return nil
 	}
 	n := len(s.Dom)
 	rs, t := pp.st[n-2], pp.st[n-1]
@@ -140,6 +159,48 @@ func scatterProduct[T floatT](k *ScatterProduct, out, x, y []T) error {
 	}
 	copyPadded(pp, buf, out, true)
 	return nil
+}
+
+// scatterProductRows is scatterProduct for channels (see ScatterProduct.channels): for each
+// point of the domain but the channels and the taps, each window row of the image, its three
+// taps of every channel contiguous, receives x's row of channels times the filter's taps of
+// that window row (transposed to [tap, c] once a run) in one call. Each image element gets
+// at most one term from a point, so it receives its terms in the domain's order still.
+func scatterProductRows[T floatT](k *ScatterProduct, buf, x, y []T) {
+	s := k.Scatter
+	pp := s.pad
+	n := len(s.Dom)
+	c, rs := s.Dom[n-3], pp.st[n-2]
+	wt, kept := scratchOf[T](k.wt, 9*c)
+	if kept {
+		defer k.wt.release()
+	}
+	yc := k.ys[n-3]
+	for tap := range 9 {
+		for ch := range c {
+			wt[tap*c+ch] = y[k.YO+ch*yc+tap*k.tapY]
+		}
+	}
+	r := newRows(s.Dom[:n-3], [3][]int{pp.st[:n-3], k.xs[:n-3]}, [3]int{pp.base, k.XO})
+	so, sx := r.stride(0), r.stride(1)
+	for ; r.ok; r.next() {
+		o, xo := r.off[0], r.off[1]
+		for range r.last {
+			xr := x[xo : xo+c : xo+c]
+			for kh := range 3 {
+				d, f := buf[o+kh*rs:o+kh*rs+3*c:o+kh*rs+3*c], wt[kh*3*c:(kh+1)*3*c:(kh+1)*3*c]
+				if !mulAddRepVec(d, xr, f, c, 3) {
+					for kw := range 3 {
+						dr, fr := d[kw*c:(kw+1)*c], f[kw*c:(kw+1)*c]
+						for j, v := range xr {
+							dr[j] += T(v * fr[j])
+						}
+					}
+				}
+			}
+			o, xo = o+so, xo+sx
+		}
+	}
 }
 
 // reach is the least and the largest offset a factor with offset off and strides st reads

@@ -296,9 +296,9 @@ func simdAxpy[T floatT](dst, x []T, s T) int {
 }
 
 // addRowsVec adds h rows of w float elements of src (one after another) into xp, s apart
-// from offset o, with one call of the AVX2 addition per row (xp[o+i·s+j] + src[i·w+j]: the
-// bits of Go's d += v); false when it does not apply (no AVX2, another dtype, rows shorter
-// than a vector). xp and src must not overlap.
+// from offset o: the whole vectors of every row in one assembly call (addRows), the rest of
+// each row here (xp[o+i·s+j] + src[i·w+j]: the bits of Go's d += v); false when it does not
+// apply (no AVX2, another dtype, rows shorter than a vector). xp and src must not overlap.
 func addRowsVec[T floatT](xp, src []T, o, h, s, w int) bool {
 	if !hasVec || w < vecMin || h == 0 {
 		return h == 0
@@ -476,4 +476,31 @@ func transposeBlocks[F float32 | float64](out []F, oo, oa int, x []F, xo, sb, ni
 			out[oo+i*oa+j] = x[xo+i+j*sb]
 		}
 	}
+}
+
+// mulAddRepVec adds x[j]·y[r·n + j] (rounded, then added) into dst[r·n + j] for r < reps and
+// j < n: the whole vectors of every row in one assembly call, the rest of each row here. It
+// reports false (nothing done) without AVX2 or for a T it has no kernel for.
+func mulAddRepVec[T floatT](dst, x, y []T, n, reps int) bool {
+	if !hasVec || n < vecMin || reps <= 0 {
+		return false
+	}
+	_, _, _ = dst[reps*n-1], x[n-1], y[reps*n-1]
+	var lanes int
+	switch d := any(dst).(type) {
+	case []float32:
+		lanes = 8
+		mulAddRepF32(&d[0], &any(x).([]float32)[0], &any(y).([]float32)[0], n, reps)
+	case []float64:
+		lanes = 4
+		mulAddRepF64(&d[0], &any(x).([]float64)[0], &any(y).([]float64)[0], n, reps)
+	default:
+		return false
+	}
+	for r := 0; n%lanes != 0 && r < reps; r++ {
+		for j := n - n%lanes; j < n; j++ {
+			dst[r*n+j] += T(x[j] * y[r*n+j])
+		}
+	}
+	return true
 }

@@ -25,7 +25,12 @@ func simdCmp[T numT](op core.BinOp, o []bool, x []T, s T) int { return 0 }
 // simdAxpy: no vector loops on this platform.
 func simdAxpy[T floatT](dst, x []T, s T) int { return 0 }
 
+// hasVec is false: this build has no assembly loops.
+const hasVec = false
+
 func addRowsVec[T floatT](xp, src []T, o, h, s, w int) bool { return false }
+
+func mulAddRepVec[T floatT](dst, x, y []T, n, reps int) bool { return false }
 
 func rowScalarsVec[T numT](op core.BinOp, o, v, s []T, vo, so, sv2, ss2, last int, left bool) bool {
 	return false

@@ -29,6 +29,8 @@ func TestScatterProduct(t *testing.T) {
 	}{
 		{"channels-first", 2, 3, 9, false, false, false, false, true},
 		{"channels-last", 2, 5, 8, true, false, false, false, true},
+		{"channels-last, whole vectors", 2, 16, 8, true, false, false, false, true},
+		{"channels-last, vectors and a tail", 1, 11, 9, true, false, false, false, true},
 		{"filter first", 1, 4, 6, true, true, false, false, true},
 		{"both along the taps", 2, 3, 7, false, false, true, false, true},
 		{"product shared", 2, 3, 9, false, false, false, true, false},

@@ -130,3 +130,59 @@ func addRows(f32 bool) {
 	VZEROUPPER()
 	RET()
 }
+
+// mulAddRep emits func(dst, x, y *T, n, reps int): dst[r·n + j] = dst[r·n + j] + x[j]·y[r·n + j]
+// for r < reps and j below n rounded down to whole YMM vectors, the product rounded before
+// the sum (no fused multiply-add: Go's d += T(x*y)). One row of x against reps rows of y: a
+// depthwise input gradient's channels, one value of δ per channel against the taps of a
+// window row of the filter, added into the contiguous taps of a channels-last image row.
+func mulAddRep(f32 bool) {
+	typ, lanes, t := elemType(f32)
+	name := "mulAddRep" + t
+	TEXT(name, NOSPLIT, fmt.Sprintf("func(dst, x, y *%s, n, reps int)", typ))
+	Doc(fmt.Sprintf("%s adds x[j]*y[r*n+j] (the product rounded first) into dst[r*n+j] with AVX for r below reps and j below n rounded down to a multiple of %d.", name, lanes))
+	dst := Load(Param("dst"), GP64())
+	x := Load(Param("x"), GP64())
+	y := Load(Param("y"), GP64())
+	n := Load(Param("n"), GP64())
+	reps := Load(Param("reps"), GP64())
+	load, mul, add := VMOVUPD, VMULPD, VADDPD
+	shift := U8(3)
+	if f32 {
+		load, mul, add, shift = VMOVUPS, VMULPS, VADDPS, U8(2)
+	}
+	vecs := GP64()
+	MOVQ(n, vecs)
+	SHRQ(U8(map[int]uint8{4: 2, 8: 3}[lanes]), vecs) // whole vectors a row
+	SHLQ(shift, n)                                   // bytes a row
+	d, s, xp, c := GP64(), GP64(), GP64(), GP64()
+	Label(name + "_rows")
+	CMPQ(reps, U32(0))
+	JE(LabelRef(name + "_done"))
+	MOVQ(dst, d)
+	MOVQ(y, s)
+	MOVQ(x, xp)
+	MOVQ(vecs, c)
+	Label(name + "_vecs")
+	CMPQ(c, U32(0))
+	JE(LabelRef(name + "_next"))
+	p, a := YMM(), YMM()
+	load(Mem{Base: xp}, p)
+	mul(Mem{Base: s}, p, p) // x·y
+	load(Mem{Base: d}, a)
+	add(p, a, a) // dst + x·y
+	load(a, Mem{Base: d})
+	ADDQ(U32(32), d)
+	ADDQ(U32(32), s)
+	ADDQ(U32(32), xp)
+	DECQ(c)
+	JMP(LabelRef(name + "_vecs"))
+	Label(name + "_next")
+	ADDQ(n, dst)
+	ADDQ(n, y)
+	DECQ(reps)
+	JMP(LabelRef(name + "_rows"))
+	Label(name + "_done")
+	VZEROUPPER()
+	RET()
+}

@@ -79,6 +79,7 @@ func main() {
 		}
 		transpose(f32)
 		addRows(f32)
+		mulAddRep(f32)
 	}
 	Generate()
 }
