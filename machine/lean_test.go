@@ -113,8 +113,9 @@ func sameBits(t *testing.T, what string, got, want []float64) {
 // MobileNet (float64) agree with central finite differences of the cost, run on the same lean
 // machine. On 9×9 maps the ResNet's input gradients (col2im) run as transposed products
 // added a row at a time (raise's transposedScatter), and the MobileNet's depthwise input
-// gradients as products computed inside the scatter (kern.ScatterProduct): the test checks
-// that they do, so the differences check them too.
+// and filter gradients as products computed inside the scatter or the sum
+// (kern.ScatterProduct, kern.ReduceProduct): the test checks that they do, so the differences
+// check them too.
 func TestLeanFiniteDifferences(t *testing.T) {
 	cases := []struct {
 		name string
@@ -127,6 +128,10 @@ func TestLeanFiniteDifferences(t *testing.T) {
 		}},
 		{"mobilenet", func() (*models.Model, error) { return models.MobileNet(G.Float64, 2, 9, 4, 1, 3, 9) }, func(k kern.Kernel) bool {
 			_, ok := k.(*kern.ScatterProduct)
+			return ok
+		}},
+		{"mobilenet filter gradients", func() (*models.Model, error) { return models.MobileNet(G.Float64, 2, 9, 4, 1, 3, 9) }, func(k kern.Kernel) bool {
+			_, ok := k.(*kern.ReduceProduct)
 			return ok
 		}},
 	}

@@ -306,3 +306,63 @@ func (pl *plan) productScatter(t *core.Scatter) (r ref, ok bool, err error) {
 	}, k)
 	return r, true, err
 }
+
+// productReduce plans t, a scatter of a product x * y (used nowhere else) of shape
+// [lead…, C, T] whose index function sends every point to one block — the sum over the
+// leading dimensions, a Gorgonia-built depthwise convolution's filter gradient — as
+// kern.ReduceProduct, when x is spread over T (stride 0) and y is contiguous along [C, T]:
+// each product is added as it is computed instead of being materialised. ok is false when it
+// does not apply.
+func (pl *plan) productReduce(t *core.Scatter) (r ref, ok bool, err error) {
+	if pl.vk != nil || !pl.onlyUse(t.X) {
+		return ref{}, false, nil
+	}
+	prod, ok := pl.peel(t.X).(*core.Binary)
+	if !ok || prod.Op != core.OpMul || !prod.Type().Dtype.IsFloat() {
+		return ref{}, false, nil
+	}
+	ps := prod.Type().Shape
+	n, m := len(t.Fn.Vars), len(t.Fn.Out)
+	if len(ps) != n+2 || m > len(t.Shape) || len(t.Shape)-m != 2 || t.Shape[m] != ps[n] || t.Shape[m+1] != ps[n+1] {
+		return ref{}, false, nil
+	}
+	prog, err := kern.CompileIndexFn(t.Fn)
+	if err != nil || len(prog.Frees) > 0 {
+		return ref{}, false, nil
+	}
+	ip := kern.IndexPlan{Fn: prog}
+	ip.SetFastPaths(ps[:n], t.Shape[:m])
+	if !ip.Affine {
+		return ref{}, false, nil
+	}
+	for _, s := range ip.AffineStrides {
+		if s != 0 {
+			return ref{}, false, nil
+		}
+	}
+	vx, vy := pl.uniform(pl.view(prod.X)), pl.uniform(pl.view(prod.Y))
+	c, tt := ps[n], ps[n+1]
+	if vx.strides[n+1] != 0 || vy.strides[n+1] != 1 || vy.strides[n] != tt || vx.strides[n] < 0 {
+		if vy.strides[n+1] == 0 && vx.strides[n+1] == 1 && vx.strides[n] == tt && vy.strides[n] >= 0 {
+			vx, vy = vy, vx // the spread factor first
+		} else {
+			return ref{}, false, nil
+		}
+	}
+	k := &kern.ReduceProduct{Lead: ps[:n].Clone(), C: c, T: tt, XS: vx.strides[:n], YS: vy.strides[:n], XC: vx.strides[n], YC: vy.strides[n],
+		XO: vx.offset, YO: vy.offset, Out: t.Shape.Size(), OutAt: ip.AffineBase * c * tt}
+	views := []view{vx, vy}
+	r, err = pl.customAvoid(t, "reduceProduct", bases(views), []*core.IndexFn{t.Fn}, func(vs []*core.Var) (core.Term, []*core.Var, error) {
+		w, err := wrapAll(views, vs)
+		if err != nil {
+			return nil, nil, err
+		}
+		p, err := core.NewBinary(core.OpMul, w[0], w[1])
+		if err != nil {
+			return nil, nil, err
+		}
+		s, err := core.NewScatter(t.Shape.Clone(), p, t.Fn)
+		return s, vs, err
+	}, k)
+	return r, true, err
+}
