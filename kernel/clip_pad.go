@@ -369,6 +369,8 @@ func scatterPaddedRun[T floatT](pp *padPlan, dom, outer, st []int, base int, buf
 	for r.ok {
 		o := r.off[0]
 		for range last {
+			// written out here and in scatterProduct: a call per window (too large to
+			// inline) cost 70% more
 			v := x[p : p+9 : p+9]
 			r0, r1, r2 := buf[o:o+w:o+w], buf[o+rs:o+rs+w:o+rs+w], buf[o+2*rs:o+2*rs+w:o+2*rs+w]
 			r0[0] += v[0]

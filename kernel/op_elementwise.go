@@ -218,21 +218,17 @@ func arithFuncRest[T numT](op core.BinOp) func(a, b T) T {
 // generic function instantiated with T) inside a generic function captures its dictionary
 // and allocates each time it is made.
 func staticArith[T numT](f64 func(a, b float64) float64, f32 func(a, b float32) float32, i64 func(a, b int64) int64) func(a, b T) T {
-	var f any
-	switch any(*new(T)).(type) {
-	case float64:
-		f = f64
-	case float32:
-		f = f32
-	case int64:
-		f = i64
-	}
-	g, _ := f.(func(a, b T) T)
-	return g
+	return staticFunc[T, func(a, b T) T](f64, f32, i64)
 }
 
 // staticCmp is staticArith for comparisons.
 func staticCmp[T numT](f64 func(a, b float64) bool, f32 func(a, b float32) bool, i64 func(a, b int64) bool) func(a, b T) bool {
+	return staticFunc[T, func(a, b T) bool](f64, f32, i64)
+}
+
+// staticFunc is the one of f64, f32 and i64 (functions of float64, float32 and int64) that is
+// an F, chosen by T; the zero F for another T.
+func staticFunc[T numT, F any](f64, f32, i64 any) F {
 	var f any
 	switch any(*new(T)).(type) {
 	case float64:
@@ -242,7 +238,7 @@ func staticCmp[T numT](f64 func(a, b float64) bool, f32 func(a, b float32) bool,
 	case int64:
 		f = i64
 	}
-	g, _ := f.(func(a, b T) bool)
+	g, _ := f.(F)
 	return g
 }
 

@@ -24,23 +24,8 @@ type ReduceProduct struct {
 
 // Run implements Kernel: ins are x and y (flat slices of one float dtype).
 func (k *ReduceProduct) Run(out any, ins []any) error {
-	if len(ins) == 2 {
-		switch o := out.(type) {
-		case []float64:
-			x, ok1 := ins[0].([]float64)
-			y, ok2 := ins[1].([]float64)
-			if ok1 && ok2 {
-				return reduceProduct(k, o, x, y)
-			}
-		case []float32:
-			x, ok1 := ins[0].([]float32)
-			y, ok2 := ins[1].([]float32)
-			if ok1 && ok2 {
-				return reduceProduct(k, o, x, y)
-			}
-		}
-	}
-	return typeErr("reduceProduct", out, ins)
+	return floatPair("reduceProduct", out, ins, func(o, x, y []float64) error { return reduceProduct(k, o, x, y) },
+		func(o, x, y []float32) error { return reduceProduct(k, o, x, y) })
 }
 
 func reduceProduct[T floatT](k *ReduceProduct, out, x, y []T) error {

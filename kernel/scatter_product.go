@@ -84,23 +84,30 @@ func NewScatterProduct(s *Scatter, shape, xs, ys []int, xo, yo int) (*ScatterPro
 
 // Run implements Kernel: ins are x and y (flat slices of one float dtype).
 func (k *ScatterProduct) Run(out any, ins []any) error {
+	return floatPair("scatterProduct", out, ins, func(o, x, y []float64) error { return scatterProduct(k, o, x, y) },
+		func(o, x, y []float32) error { return scatterProduct(k, o, x, y) })
+}
+
+// floatPair runs f64 or f32 on out and the two inputs when all three are slices of that
+// float type; a type error naming what otherwise.
+func floatPair(what string, out any, ins []any, f64 func(o, x, y []float64) error, f32 func(o, x, y []float32) error) error {
 	if len(ins) == 2 {
 		switch o := out.(type) {
 		case []float64:
 			x, ok1 := ins[0].([]float64)
 			y, ok2 := ins[1].([]float64)
 			if ok1 && ok2 {
-				return scatterProduct(k, o, x, y)
+				return f64(o, x, y)
 			}
 		case []float32:
 			x, ok1 := ins[0].([]float32)
 			y, ok2 := ins[1].([]float32)
 			if ok1 && ok2 {
-				return scatterProduct(k, o, x, y)
+				return f32(o, x, y)
 			}
 		}
 	}
-	return typeErr("scatterProduct", out, ins)
+	return typeErr(what, out, ins)
 }
 
 func scatterProduct[T floatT](k *ScatterProduct, out, x, y []T) error {
@@ -144,7 +151,7 @@ func scatterProduct[T floatT](k *ScatterProduct, out, x, y []T) error {
 				}
 			}
 			r0, r1, r2 := buf[o:o+w:o+w], buf[o+rs:o+rs+w:o+rs+w], buf[o+2*rs:o+2*rs+w:o+2*rs+w]
-			r0[0] += v[0]
+			r0[0] += v[0] // as scatterPaddedRun adds a materialised window
 			r0[t] += v[1]
 			r0[2*t] += v[2]
 			r1[0] += v[3]

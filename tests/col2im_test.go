@@ -43,10 +43,7 @@ func TestTransposedCol2im(t *testing.T) {
 			// the same with the product also a result: materialised, the scatter reads it as
 			// it lies (the plan without the transposed product)
 			ref := col2imProgram(t, dt, c.b, c.c, c.o, c.h, oh, c.k, c.s, c.d, c.p, true)
-			args := map[string]*tensor.Dense{}
-			for _, v := range p.Params {
-				args[v.Name] = randFloats(r, v.Type().Dtype, v.Type().Shape)
-			}
+			args := randArgs(r, p)
 			eval, err := tensors.EvalTuple(p, args)
 			if err != nil {
 				t.Fatal(err)
@@ -96,17 +93,7 @@ func raisedCol2im(t *testing.T, what string, p *core.Program, args map[string]*t
 	for i, n := range outs {
 		vals[i] = n.Value()
 	}
-	rows := 0
-	for _, n := range g.AllNodes() {
-		if op, ok := n.Op().(interface{ Plan() *kern.Plan }); ok {
-			kp := op.Plan()
-			for i := 0; i < kp.Steps(); i++ {
-				if sk, ok := kp.StepKernel(i).(*kern.Scatter); ok && sk.IndexPlan.PaddedRows() {
-					rows++
-				}
-			}
-		}
-	}
+	rows := planSteps(g, func(k kern.Kernel) bool { sk, ok := k.(*kern.Scatter); return ok && sk.IndexPlan.PaddedRows() })
 	return vals, rows
 }
 
@@ -117,10 +104,7 @@ func col2imProgram(t *testing.T, dt core.Dtype, b, c, o, h, oh, k, s, d, p int, 
 	t.Helper()
 	delta, _ := core.NewVar("delta", core.Type{Shape: core.Shape{b * oh * oh, o}, Dtype: dt})
 	w, _ := core.NewVar("w", core.Type{Shape: core.Shape{o, c * k * k}, Dtype: dt})
-	iv := make([]*core.Var, 6)
-	for j := range iv {
-		iv[j], _ = core.NewVar(fmt.Sprintf("i%d", j), core.Scalar(core.Int64))
-	}
+	iv := indexVars(6)
 	lit := func(v int) core.Term {
 		l, err := core.NewLitI(core.Shape{}, []int64{int64(v)})
 		if err != nil {

@@ -6,10 +6,7 @@ import (
 	"testing"
 
 	"github.com/bulkad/bulkad/core"
-	"github.com/bulkad/bulkad/core/tensors"
 	kern "github.com/bulkad/bulkad/kernel"
-	"github.com/bulkad/bulkad/raise"
-	"gorgonia.org/tensor"
 )
 
 // TestReduceProduct: a depthwise convolution's filter gradient as a Gorgonia-built graph has
@@ -37,26 +34,7 @@ func TestReduceProduct(t *testing.T) {
 		for _, dt := range []core.Dtype{core.Float64, core.Float32} {
 			what := fmt.Sprintf("%s %v", c.name, dt)
 			p := filterGradProgram(t, dt, c.lead, c.c, c.swap, c.strided, c.shared)
-			args := map[string]*tensor.Dense{}
-			for _, v := range p.Params {
-				args[v.Name] = randFloats(r, v.Type().Dtype, v.Type().Shape)
-			}
-			want, err := tensors.EvalTuple(p, args)
-			if err != nil {
-				t.Fatal(err)
-			}
-			g := raisedSameBits(t, what, p, args, want, raise.Options{Coarse: true})
-			fused := 0
-			for _, n := range g.AllNodes() {
-				if op, ok := n.Op().(interface{ Plan() *kern.Plan }); ok {
-					kp := op.Plan()
-					for i := 0; i < kp.Steps(); i++ {
-						if _, ok := kp.StepKernel(i).(*kern.ReduceProduct); ok {
-							fused++
-						}
-					}
-				}
-			}
+			fused := planSteps(coarseSameBits(t, r, what, p), func(k kern.Kernel) bool { _, ok := k.(*kern.ReduceProduct); return ok })
 			if (fused > 0) != c.fused {
 				t.Errorf("%s: %d ReduceProduct steps, want them %v", what, fused, c.fused)
 			}
@@ -100,10 +78,7 @@ func filterGradProgram(t *testing.T, dt core.Dtype, lead core.Shape, c int, swap
 	if bd.Err() != nil {
 		t.Fatal(bd.Err())
 	}
-	iv := make([]*core.Var, l)
-	for j := range iv {
-		iv[j], _ = core.NewVar(fmt.Sprintf("i%d", j), core.Scalar(core.Int64))
-	}
+	iv := indexVars(l)
 	zero, _ := core.NewLitI(core.Shape{}, []int64{0})
 	fn, err := core.NewIndexFn(iv, []core.Term{zero})
 	if err != nil {

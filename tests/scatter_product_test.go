@@ -6,10 +6,7 @@ import (
 	"testing"
 
 	"github.com/bulkad/bulkad/core"
-	"github.com/bulkad/bulkad/core/tensors"
 	kern "github.com/bulkad/bulkad/kernel"
-	"github.com/bulkad/bulkad/raise"
-	"gorgonia.org/tensor"
 )
 
 // TestScatterProduct: a depthwise convolution's input gradient as a Gorgonia-built graph
@@ -40,26 +37,7 @@ func TestScatterProduct(t *testing.T) {
 		for _, dt := range []core.Dtype{core.Float64, core.Float32} {
 			what := fmt.Sprintf("%s %v", c.name, dt)
 			p := depthwiseGradProgram(t, dt, c.b, c.c, c.h, c.channelsLast, c.swap, c.tapsBoth, c.shared)
-			args := map[string]*tensor.Dense{}
-			for _, v := range p.Params {
-				args[v.Name] = randFloats(r, v.Type().Dtype, v.Type().Shape)
-			}
-			want, err := tensors.EvalTuple(p, args)
-			if err != nil {
-				t.Fatal(err)
-			}
-			g := raisedSameBits(t, what, p, args, want, raise.Options{Coarse: true})
-			fused := 0
-			for _, n := range g.AllNodes() {
-				if op, ok := n.Op().(interface{ Plan() *kern.Plan }); ok {
-					kp := op.Plan()
-					for i := 0; i < kp.Steps(); i++ {
-						if _, ok := kp.StepKernel(i).(*kern.ScatterProduct); ok {
-							fused++
-						}
-					}
-				}
-			}
+			fused := planSteps(coarseSameBits(t, r, what, p), func(k kern.Kernel) bool { _, ok := k.(*kern.ScatterProduct); return ok })
 			if (fused > 0) != c.fused {
 				t.Errorf("%s: %d ScatterProduct steps, want them %v", what, fused, c.fused)
 			}
@@ -95,10 +73,7 @@ func depthwiseGradProgram(t *testing.T, dt core.Dtype, b, c, h int, channelsLast
 	if bd.Err() != nil {
 		t.Fatal(bd.Err())
 	}
-	iv := make([]*core.Var, 6)
-	for j := range iv {
-		iv[j], _ = core.NewVar(fmt.Sprintf("i%d", j), core.Scalar(core.Int64))
-	}
+	iv := indexVars(6)
 	pos := func(o, tap *core.Var) core.Term { // o + tap − 1
 		one, _ := core.NewLitI(core.Shape{}, []int64{1})
 		s, err := core.NewBinary(core.OpAdd, o, tap)

@@ -88,29 +88,57 @@ func TestSumAround(t *testing.T) {
 // steps.
 func checkCoarseBits(t *testing.T, r *rand.Rand, what string, p *core.Program) (arounds, transposes int) {
 	t.Helper()
-	args := map[string]*tensor.Dense{}
-	for _, v := range p.Params {
-		args[v.Name] = randFloats(r, v.Type().Dtype, v.Type().Shape)
-	}
+	g := coarseSameBits(t, r, what, p)
+	arounds = planSteps(g, func(k kern.Kernel) bool { _, ok := k.(kern.SumAround); return ok })
+	transposes = planSteps(g, func(k kern.Kernel) bool { _, ok := k.(kern.Transpose); return ok })
+	return arounds, transposes
+}
+
+// coarseSameBits raises p coarsely on random arguments drawn from r, runs it on a
+// TapeMachine and fails unless every result equals core.Eval's bit for bit; it returns the
+// graph.
+func coarseSameBits(t *testing.T, r *rand.Rand, what string, p *core.Program) *G.ExprGraph {
+	t.Helper()
+	args := randArgs(r, p)
 	want, err := tensors.EvalTuple(p, args)
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := raisedSameBits(t, what, p, args, want, raise.Options{Coarse: true})
-	for _, n := range g.AllNodes() {
-		if op, ok := n.Op().(interface{ Plan() *kern.Plan }); ok {
+	return raisedSameBits(t, what, p, args, want, raise.Options{Coarse: true})
+}
+
+// randArgs draws a random array for each parameter of p.
+func randArgs(r *rand.Rand, p *core.Program) map[string]*tensor.Dense {
+	args := map[string]*tensor.Dense{}
+	for _, v := range p.Params {
+		args[v.Name] = randFloats(r, v.Type().Dtype, v.Type().Shape)
+	}
+	return args
+}
+
+// planSteps counts the steps of g's plan nodes whose kernel is holds for.
+func planSteps(g *G.ExprGraph, is func(kern.Kernel) bool) int {
+	n := 0
+	for _, node := range g.AllNodes() {
+		if op, ok := node.Op().(interface{ Plan() *kern.Plan }); ok {
 			kp := op.Plan()
 			for i := 0; i < kp.Steps(); i++ {
-				switch kp.StepKernel(i).(type) {
-				case kern.SumAround:
-					arounds++
-				case kern.Transpose:
-					transposes++
+				if is(kp.StepKernel(i)) {
+					n++
 				}
 			}
 		}
 	}
-	return arounds, transposes
+	return n
+}
+
+// indexVars are n int64 index variables i0 … i(n−1).
+func indexVars(n int) []*core.Var {
+	iv := make([]*core.Var, n)
+	for j := range iv {
+		iv[j], _ = core.NewVar(fmt.Sprintf("i%d", j), core.Scalar(core.Int64))
+	}
+	return iv
 }
 
 // raisedSameBits raises p with opt into a new graph whose inputs hold args, runs it once on a
