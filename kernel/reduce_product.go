@@ -41,13 +41,48 @@ func reduceProduct[T floatT](k *ReduceProduct, out, x, y []T) error {
 	if core.Shape(k.Lead).Size() == 0 {
 		return nil
 	}
+	// split over the channels: each output element is still summed by one goroutine, over
+	// the points in order
+	if work := costOf(core.Shape(k.Lead).Size()*c*t, wCheap); workers(c, work) > 1 {
+		reduceProductSplit(k, o, x, y, work)
+		return nil
+	}
+	reduceProductRange(k, o, x, y, 0, c)
+	return nil
+}
+
+// reduceProductSplit runs reduceProductRange on ranges of channels across goroutines.
+func reduceProductSplit[T floatT](k *ReduceProduct, o, x, y []T, work int) {
+	inParallel(k.C, work, func(lo, hi int) { reduceProductRange(k, o, x, y, lo, hi) })
+}
+
+// reduceProductRange sums the channels [lo, hi) of the block over all the points.
+func reduceProductRange[T floatT](k *ReduceProduct, o, x, y []T, lo, hi int) {
+	t := k.T
 	r := newRows(k.Lead, [3][]int{k.XS, k.YS}, [3]int{k.XO, k.YO})
 	sx, sy := r.stride(0), r.stride(1)
 	xc, yc := k.XC, k.YC
 	for ; r.ok; r.next() {
 		xo, yo := r.off[0], r.off[1]
 		for range r.last {
-			for ch := range c {
+			if t == 9 { // a 3×3 window written out: one bounds check a channel
+				for ch := lo; ch < hi; ch++ {
+					d := x[xo+ch*xc]
+					w, a := (*[9]T)(y[yo+ch*yc:yo+ch*yc+9]), (*[9]T)(o[ch*9:ch*9+9])
+					a[0] += T(d * w[0])
+					a[1] += T(d * w[1])
+					a[2] += T(d * w[2])
+					a[3] += T(d * w[3])
+					a[4] += T(d * w[4])
+					a[5] += T(d * w[5])
+					a[6] += T(d * w[6])
+					a[7] += T(d * w[7])
+					a[8] += T(d * w[8])
+				}
+				xo, yo = xo+sx, yo+sy
+				continue
+			}
+			for ch := lo; ch < hi; ch++ {
 				d := x[xo+ch*xc]
 				w := y[yo+ch*yc : yo+ch*yc+t : yo+ch*yc+t]
 				a := o[ch*t : ch*t+t : ch*t+t]
@@ -58,7 +93,6 @@ func reduceProduct[T floatT](k *ReduceProduct, out, x, y []T) error {
 			xo, yo = xo+sx, yo+sy
 		}
 	}
-	return nil
 }
 
 // fitsView reports whether a view with strides st over dom from off, plus up to extra more

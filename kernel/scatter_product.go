@@ -123,16 +123,71 @@ func scatterProduct[T floatT](k *ScatterProduct, out, x, y []T) error {
 	if kept {
 		defer s.padS.release()
 	}
+	n := len(s.Dom)
+	walked := k.outer // the points walked: without the channels with channels (rows)
 	if k.channels {
-		scatterProductRows(k, buf, x, y)
-		copyPadded(pp, buf, out, true)
-		return nil
+		walked = k.outer[:n-3]
 	}
+	var wt []T
+	if k.channels {
+		var kept bool
+		if wt, kept = scratchOf[T](k.wt, 9*s.Dom[n-3]); kept {
+			defer k.wt.release()
+		}
+		transposeTaps(k, wt, y)
+	}
+	// Parts along the first dimension walked whose slices reach disjoint parts of the padded
+	// image (pp.disjoint): each image element still receives its terms from one goroutine,
+	// in the domain's order.
+	work := costOf(core.Shape(k.Shape).Size(), wCheap)
+	if d, ok := splitDim(walked, work); ok && pp.disjoint(s.Dom, d) {
+		scatterProductSplit(k, buf, x, y, wt, walked, d, work)
+	} else {
+		scatterProductPart(k, buf, x, y, wt, walked, 0, pp.base, k.XO, k.YO)
+	}
+	copyPadded(pp, buf, out, true)
+	return nil
+}
+
+// scatterProductSplit runs the parts of walked along d across goroutines (its closure is
+// made only here: the serial path allocates nothing).
+func scatterProductSplit[T floatT](k *ScatterProduct, buf, x, y, wt []T, walked []int, d, work int) {
+	pp := k.Scatter.pad
+	productParts(walked, d, work, func(dom []int, lo int) {
+		scatterProductPart(k, buf, x, y, wt, dom, d, pp.base+lo*pp.st[d], k.XO+lo*k.xs[d], k.YO+lo*k.ys[d])
+	})
+}
+
+// scatterProductPart walks the points of dom, the walked dimensions from d on, from the
+// offsets o, xo and yo.
+func scatterProductPart[T floatT](k *ScatterProduct, buf, x, y, wt []T, dom []int, d, o, xo, yo int) {
+	pst := k.Scatter.pad.st
+	if k.channels {
+		scatterProductRows(k, buf, x, wt, dom, pst[d:], k.xs[d:], o, xo)
+		return
+	}
+	scatterProductWindows(k, buf, x, y, dom, pst[d:], k.xs[d:], k.ys[d:], o, xo, yo)
+}
+
+// productParts runs f on the parts of dom along d across goroutines: each part's dims (those
+// before d dropped) and its first index along d.
+func productParts(dom []int, d, work int, f func(dom []int, lo int)) {
+	inParallel(dom[d], work, func(lo, hi int) {
+		part, _, _ := subDom(dom, d, lo, hi)
+		f(part, lo)
+	})
+}
+
+// scatterProductWindows adds the windows of the points of dom (strides pst in the padded
+// image, xs and ys in the factors, from o, xo and yo) into buf.
+func scatterProductWindows[T floatT](k *ScatterProduct, buf, x, y []T, dom, pst, xs, ys []int, o0, xo0, yo0 int) {
+	s := k.Scatter
+	pp := s.pad
 	n := len(s.Dom)
 	rs, t := pp.st[n-2], pp.st[n-1]
 	w := 2*t + 1
 	xt, yt := k.tapX, k.tapY
-	r := newRows(k.outer, [3][]int{pp.st[:n-2], k.xs, k.ys}, [3]int{pp.base, k.XO, k.YO})
+	r := newRows(dom, [3][]int{pst[:len(dom)], xs[:len(dom)], ys[:len(dom)]}, [3]int{o0, xo0, yo0})
 	so, sx, sy := r.stride(0), r.stride(1), r.stride(2)
 	for r.ok {
 		o, xo, yo := r.off[0], r.off[1], r.off[2]
@@ -164,31 +219,30 @@ func scatterProduct[T floatT](k *ScatterProduct, out, x, y []T) error {
 		}
 		r.next()
 	}
-	copyPadded(pp, buf, out, true)
-	return nil
+}
+
+// transposeTaps writes y's taps transposed, [tap, c], into wt (channels).
+func transposeTaps[T floatT](k *ScatterProduct, wt, y []T) {
+	n := len(k.Scatter.Dom)
+	c, yc, yo, yt := k.Scatter.Dom[n-3], k.ys[n-3], k.YO, k.tapY
+	for tap := range 9 {
+		for ch := range c {
+			wt[tap*c+ch] = y[yo+ch*yc+tap*yt]
+		}
+	}
 }
 
 // scatterProductRows is scatterProduct for channels (see ScatterProduct.channels): for each
-// point of the domain but the channels and the taps, each window row of the image, its three
-// taps of every channel contiguous, receives x's row of channels times the filter's taps of
-// that window row (transposed to [tap, c] once a run) in one call. Each image element gets
-// at most one term from a point, so it receives its terms in the domain's order still.
-func scatterProductRows[T floatT](k *ScatterProduct, buf, x, y []T) {
+// point of dom (the domain but the channels and the taps; strides pst in the padded image
+// and xs in x, from o and xo), each window row of the image, its three taps of every channel
+// contiguous, receives x's row of channels times the filter's taps of that window row (wt:
+// transposed to [tap, c] once a run) in one call. Each image element gets at most one term
+// from a point, so it receives its terms in the domain's order still.
+func scatterProductRows[T floatT](k *ScatterProduct, buf, x, wt []T, dom, pst, xs []int, o0, xo0 int) {
 	s := k.Scatter
-	pp := s.pad
 	n := len(s.Dom)
-	c, rs := s.Dom[n-3], pp.st[n-2]
-	wt, kept := scratchOf[T](k.wt, 9*c)
-	if kept {
-		defer k.wt.release()
-	}
-	yc := k.ys[n-3]
-	for tap := range 9 {
-		for ch := range c {
-			wt[tap*c+ch] = y[k.YO+ch*yc+tap*k.tapY]
-		}
-	}
-	r := newRows(s.Dom[:n-3], [3][]int{pp.st[:n-3], k.xs[:n-3]}, [3]int{pp.base, k.XO})
+	c, rs := s.Dom[n-3], s.pad.st[n-2]
+	r := newRows(dom, [3][]int{pst[:len(dom)], xs[:len(dom)]}, [3]int{o0, xo0})
 	so, sx := r.stride(0), r.stride(1)
 	for ; r.ok; r.next() {
 		o, xo := r.off[0], r.off[1]
