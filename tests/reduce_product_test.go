@@ -21,19 +21,21 @@ func TestReduceProduct(t *testing.T) {
 		lead                  core.Shape
 		c                     int
 		swap, strided, shared bool
+		block                 bool
 		fused                 bool
 	}{
-		{"points", core.Shape{50}, 4, false, false, false, true},
-		{"windows first", core.Shape{37}, 3, true, false, false, true},
-		{"two leading dimensions", core.Shape{3, 7}, 5, false, false, false, true},
-		{"windows strided", core.Shape{20}, 4, false, true, false, false},
-		{"product shared", core.Shape{20}, 4, false, false, true, false},
+		{"points", core.Shape{50}, 4, false, false, false, false, true},
+		{"into the third block", core.Shape{30}, 4, false, false, false, true, true},
+		{"windows first", core.Shape{37}, 3, true, false, false, false, true},
+		{"two leading dimensions", core.Shape{3, 7}, 5, false, false, false, false, true},
+		{"windows strided", core.Shape{20}, 4, false, true, false, false, false},
+		{"product shared", core.Shape{20}, 4, false, false, true, false, false},
 	}
 	r := rand.New(rand.NewSource(23))
 	for _, c := range cases {
 		for _, dt := range []core.Dtype{core.Float64, core.Float32} {
 			what := fmt.Sprintf("%s %v", c.name, dt)
-			p := filterGradProgram(t, dt, c.lead, c.c, c.swap, c.strided, c.shared)
+			p := filterGradProgram(t, dt, c.lead, c.c, c.swap, c.strided, c.shared, c.block)
 			fused := planSteps(coarseSameBits(t, r, what, p), func(k kern.Kernel) bool { _, ok := k.(*kern.ReduceProduct); return ok })
 			if (fused > 0) != c.fused {
 				t.Errorf("%s: %d ReduceProduct steps, want them %v", what, fused, c.fused)
@@ -45,8 +47,8 @@ func TestReduceProduct(t *testing.T) {
 // filterGradProgram is (δ, win) ↦ Σ over lead of δ (spread over 9 taps) ⊙ win, as
 // scatter [1, c, 9] … \[lead vars] -> [0]: δ : lead ++ [c], win : lead ++ [c, 9] (or, with
 // strided, win : lead ++ [9, c] read transposed). swap multiplies win by δ; shared adds the
-// product as a second result.
-func filterGradProgram(t *testing.T, dt core.Dtype, lead core.Shape, c int, swap, strided, shared bool) *core.Program {
+// product as a second result; block sums into the last of three blocks, [3, c, 9].
+func filterGradProgram(t *testing.T, dt core.Dtype, lead core.Shape, c int, swap, strided, shared, block bool) *core.Program {
 	t.Helper()
 	dsh := append(lead.Clone(), c)
 	delta, _ := core.NewVar("delta", core.Type{Shape: dsh, Dtype: dt})
@@ -79,12 +81,16 @@ func filterGradProgram(t *testing.T, dt core.Dtype, lead core.Shape, c int, swap
 		t.Fatal(bd.Err())
 	}
 	iv := indexVars(l)
-	zero, _ := core.NewLitI(core.Shape{}, []int64{0})
-	fn, err := core.NewIndexFn(iv, []core.Term{zero})
+	at, blocks := int64(0), 1
+	if block {
+		at, blocks = 2, 3 // the sum lands in the third of three blocks, the others zero
+	}
+	target, _ := core.NewLitI(core.Shape{}, []int64{at})
+	fn, err := core.NewIndexFn(iv, []core.Term{target})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := core.NewScatter(core.Shape{1, c, 9}, prod, fn)
+	s, err := core.NewScatter(core.Shape{blocks, c, 9}, prod, fn)
 	if err != nil {
 		t.Fatal(err)
 	}
