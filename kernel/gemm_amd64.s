@@ -5590,35 +5590,50 @@ TEXT ·transposeBlockF64(SB), NOSPLIT, $0-32
 	VZEROUPPER
 	RET
 
-// func addRowsF64(dst *float64, ldd int, src *float64, lds int, rows int, vecs int)
+// func addRowsF64(dst *float64, ldd int, src *float64, lds int, rows int, vecs int, tail int)
 // Requires: AVX
-TEXT ·addRowsF64(SB), NOSPLIT, $0-48
+TEXT ·addRowsF64(SB), NOSPLIT, $0-56
 	MOVQ dst+0(FP), AX
 	MOVQ ldd+8(FP), CX
 	MOVQ src+16(FP), DX
 	MOVQ lds+24(FP), BX
 	MOVQ rows+32(FP), SI
 	MOVQ vecs+40(FP), DI
+	MOVQ tail+48(FP), R8
 	SHLQ $0x03, CX
 	SHLQ $0x03, BX
 
 addRowsF64_rows:
 	CMPQ SI, $0x00000000
 	JE   addRowsF64_done
-	MOVQ AX, R8
-	MOVQ DX, R9
-	MOVQ DI, R10
+	MOVQ AX, R9
+	MOVQ DX, R10
+	MOVQ DI, R11
 
 addRowsF64_vecs:
-	CMPQ    R10, $0x00000000
-	JE      addRowsF64_next
-	VMOVUPD (R8), Y0
-	VADDPD  (R9), Y0, Y0
-	VMOVUPD Y0, (R8)
-	ADDQ    $0x00000020, R8
+	CMPQ    R11, $0x00000000
+	JE      addRowsF64_tail
+	VMOVUPD (R9), Y0
+	VADDPD  (R10), Y0, Y0
+	VMOVUPD Y0, (R9)
 	ADDQ    $0x00000020, R9
-	DECQ    R10
+	ADDQ    $0x00000020, R10
+	DECQ    R11
 	JMP     addRowsF64_vecs
+
+addRowsF64_tail:
+	MOVQ R8, R11
+
+addRowsF64_elems:
+	CMPQ   R11, $0x00000000
+	JE     addRowsF64_next
+	VMOVSD (R9), X0
+	VADDSD (R10), X0, X0
+	VMOVSD X0, (R9)
+	ADDQ   $0x00000008, R9
+	ADDQ   $0x00000008, R10
+	DECQ   R11
+	JMP    addRowsF64_elems
 
 addRowsF64_next:
 	ADDQ CX, AX
@@ -6740,35 +6755,50 @@ TEXT ·transposeBlockF32(SB), NOSPLIT, $0-32
 	VZEROUPPER
 	RET
 
-// func addRowsF32(dst *float32, ldd int, src *float32, lds int, rows int, vecs int)
+// func addRowsF32(dst *float32, ldd int, src *float32, lds int, rows int, vecs int, tail int)
 // Requires: AVX
-TEXT ·addRowsF32(SB), NOSPLIT, $0-48
+TEXT ·addRowsF32(SB), NOSPLIT, $0-56
 	MOVQ dst+0(FP), AX
 	MOVQ ldd+8(FP), CX
 	MOVQ src+16(FP), DX
 	MOVQ lds+24(FP), BX
 	MOVQ rows+32(FP), SI
 	MOVQ vecs+40(FP), DI
+	MOVQ tail+48(FP), R8
 	SHLQ $0x02, CX
 	SHLQ $0x02, BX
 
 addRowsF32_rows:
 	CMPQ SI, $0x00000000
 	JE   addRowsF32_done
-	MOVQ AX, R8
-	MOVQ DX, R9
-	MOVQ DI, R10
+	MOVQ AX, R9
+	MOVQ DX, R10
+	MOVQ DI, R11
 
 addRowsF32_vecs:
-	CMPQ    R10, $0x00000000
-	JE      addRowsF32_next
-	VMOVUPS (R8), Y0
-	VADDPS  (R9), Y0, Y0
-	VMOVUPS Y0, (R8)
-	ADDQ    $0x00000020, R8
+	CMPQ    R11, $0x00000000
+	JE      addRowsF32_tail
+	VMOVUPS (R9), Y0
+	VADDPS  (R10), Y0, Y0
+	VMOVUPS Y0, (R9)
 	ADDQ    $0x00000020, R9
-	DECQ    R10
+	ADDQ    $0x00000020, R10
+	DECQ    R11
 	JMP     addRowsF32_vecs
+
+addRowsF32_tail:
+	MOVQ R8, R11
+
+addRowsF32_elems:
+	CMPQ   R11, $0x00000000
+	JE     addRowsF32_next
+	VMOVSS (R9), X0
+	VADDSS (R10), X0, X0
+	VMOVSS X0, (R9)
+	ADDQ   $0x00000004, R9
+	ADDQ   $0x00000004, R10
+	DECQ   R11
+	JMP    addRowsF32_elems
 
 addRowsF32_next:
 	ADDQ CX, AX

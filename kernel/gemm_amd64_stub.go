@@ -202,8 +202,8 @@ func colSum4F64(dst *float64, x *float64, ldx int, rows int)
 // transposeBlockF64 writes the 4×4 block of src (rows lds elements apart) transposed into dst (rows ldd apart) with AVX.
 func transposeBlockF64(dst *float64, ldd int, src *float64, lds int)
 
-// addRowsF64 adds rows rows (lds elements apart) of vecs YMM vectors of src into the rows of dst (ldd elements apart) with AVX.
-func addRowsF64(dst *float64, ldd int, src *float64, lds int, rows int, vecs int)
+// addRowsF64 adds rows rows (lds elements apart) of vecs YMM vectors and then tail more elements of src into the rows of dst (ldd elements apart) with AVX.
+func addRowsF64(dst *float64, ldd int, src *float64, lds int, rows int, vecs int, tail int)
 
 // mulAddRepF64 adds x[j]*y[r*n+j] (the product rounded first) into dst[r*n+j] with AVX for r below reps and j below n rounded down to a multiple of 4.
 func mulAddRepF64(dst *float64, x *float64, y *float64, n int, reps int)
@@ -301,8 +301,8 @@ func colSum4F32(dst *float32, x *float32, ldx int, rows int)
 // transposeBlockF32 writes the 8×8 block of src (rows lds elements apart) transposed into dst (rows ldd apart) with AVX.
 func transposeBlockF32(dst *float32, ldd int, src *float32, lds int)
 
-// addRowsF32 adds rows rows (lds elements apart) of vecs YMM vectors of src into the rows of dst (ldd elements apart) with AVX.
-func addRowsF32(dst *float32, ldd int, src *float32, lds int, rows int, vecs int)
+// addRowsF32 adds rows rows (lds elements apart) of vecs YMM vectors and then tail more elements of src into the rows of dst (ldd elements apart) with AVX.
+func addRowsF32(dst *float32, ldd int, src *float32, lds int, rows int, vecs int, tail int)
 
 // mulAddRepF32 adds x[j]*y[r*n+j] (the product rounded first) into dst[r*n+j] with AVX for r below reps and j below n rounded down to a multiple of 8.
 func mulAddRepF32(dst *float32, x *float32, y *float32, n int, reps int)

@@ -296,9 +296,10 @@ func simdAxpy[T floatT](dst, x []T, s T) int {
 }
 
 // addRowsVec adds h rows of w float elements of src (one after another) into xp, s apart
-// from offset o: the whole vectors of every row in one assembly call (addRows), the rest of
-// each row here (xp[o+i·s+j] + src[i·w+j]: the bits of Go's d += v); false when it does not
-// apply (no AVX2, another dtype, rows shorter than a vector). xp and src must not overlap.
+// from offset o, in one assembly call (addRows: the whole vectors of every row, then the
+// rest one element at a time; xp[o+i·s+j] + src[i·w+j]: the bits of Go's d += v); false when
+// it does not apply (no AVX2, another dtype, rows shorter than a vector). xp and src must not
+// overlap.
 func addRowsVec[T floatT](xp, src []T, o, h, s, w int) bool {
 	if !hasVec || w < vecMin || h == 0 {
 		return h == 0
@@ -308,24 +309,12 @@ func addRowsVec[T floatT](xp, src []T, o, h, s, w int) bool {
 		x := any(src).([]float32)
 		n := w &^ 7
 		_, _ = d[o+(h-1)*s+w-1], x[h*w-1]
-		addRowsF32(&d[o], s, &x[0], w, h, n/8) // the whole vectors of every row in one call
-		for i := 0; n < w && i < h; i++ {
-			r, v := d[o+i*s:o+i*s+w], x[i*w:(i+1)*w]
-			for j := n; j < w; j++ {
-				r[j] += v[j]
-			}
-		}
+		addRowsF32(&d[o], s, &x[0], w, h, n/8, w-n) // every row in one call
 	case []float64:
 		x := any(src).([]float64)
 		n := w &^ 3
 		_, _ = d[o+(h-1)*s+w-1], x[h*w-1]
-		addRowsF64(&d[o], s, &x[0], w, h, n/4)
-		for i := 0; n < w && i < h; i++ {
-			r, v := d[o+i*s:o+i*s+w], x[i*w:(i+1)*w]
-			for j := n; j < w; j++ {
-				r[j] += v[j]
-			}
-		}
+		addRowsF64(&d[o], s, &x[0], w, h, n/4, w-n)
 	default:
 		return false
 	}

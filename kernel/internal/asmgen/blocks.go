@@ -81,25 +81,27 @@ func transpose(f32 bool) {
 	RET()
 }
 
-// addRows emits func(dst *T, ldd int, src *T, lds, rows, vecs int): dst[r·ldd + j] =
-// dst[r·ldd + j] + src[r·lds + j] for r < rows and j below vecs whole YMM vectors: a block of
-// rows added in one call (col2im's planes added a row of 16 at a time cost a call of the
-// element-wise addition each, 5.6 ns). The same IEEE additions as Go's scalar loop.
+// addRows emits func(dst *T, ldd int, src *T, lds, rows, vecs, tail int): dst[r·ldd + j] =
+// dst[r·ldd + j] + src[r·lds + j] for r < rows and j below vecs whole YMM vectors plus tail
+// elements (one at a time): a block of rows added in one call (col2im's planes added a row
+// of 16 at a time cost a call of the element-wise addition each, 5.6 ns; rows of 14 left 6
+// elements a row to a Go loop). The same IEEE additions as Go's scalar loop.
 func addRows(f32 bool) {
 	typ, _, t := elemType(f32)
 	name := "addRows" + t
-	TEXT(name, NOSPLIT, fmt.Sprintf("func(dst *%s, ldd int, src *%s, lds, rows, vecs int)", typ, typ))
-	Doc(fmt.Sprintf("%s adds rows rows (lds elements apart) of vecs YMM vectors of src into the rows of dst (ldd elements apart) with AVX.", name))
+	TEXT(name, NOSPLIT, fmt.Sprintf("func(dst *%s, ldd int, src *%s, lds, rows, vecs, tail int)", typ, typ))
+	Doc(fmt.Sprintf("%s adds rows rows (lds elements apart) of vecs YMM vectors and then tail more elements of src into the rows of dst (ldd elements apart) with AVX.", name))
 	dst := Load(Param("dst"), GP64())
 	ldd := Load(Param("ldd"), GP64())
 	src := Load(Param("src"), GP64())
 	lds := Load(Param("lds"), GP64())
 	rows := Load(Param("rows"), GP64())
 	vecs := Load(Param("vecs"), GP64())
-	load, add := VMOVUPD, VADDPD
+	tail := Load(Param("tail"), GP64())
+	load, add, loadS, addS, size := VMOVUPD, VADDPD, VMOVSD, VADDSD, 8
 	shift := U8(3)
 	if f32 {
-		load, add, shift = VMOVUPS, VADDPS, U8(2)
+		load, add, loadS, addS, size, shift = VMOVUPS, VADDPS, VMOVSS, VADDSS, 4, U8(2)
 	}
 	SHLQ(shift, ldd)
 	SHLQ(shift, lds)
@@ -112,7 +114,7 @@ func addRows(f32 bool) {
 	MOVQ(vecs, c)
 	Label(name + "_vecs")
 	CMPQ(c, U32(0))
-	JE(LabelRef(name + "_next"))
+	JE(LabelRef(name + "_tail"))
 	v := YMM()
 	load(Mem{Base: d}, v)
 	add(Mem{Base: s}, v, v) // dst + src
@@ -121,6 +123,19 @@ func addRows(f32 bool) {
 	ADDQ(U32(32), s)
 	DECQ(c)
 	JMP(LabelRef(name + "_vecs"))
+	Label(name + "_tail") // the row's last elements one at a time, in this call
+	MOVQ(tail, c)
+	Label(name + "_elems")
+	CMPQ(c, U32(0))
+	JE(LabelRef(name + "_next"))
+	e := XMM()
+	loadS(Mem{Base: d}, e)
+	addS(Mem{Base: s}, e, e)
+	loadS(e, Mem{Base: d})
+	ADDQ(U32(size), d)
+	ADDQ(U32(size), s)
+	DECQ(c)
+	JMP(LabelRef(name + "_elems"))
 	Label(name + "_next")
 	ADDQ(ldd, dst)
 	ADDQ(lds, src)
