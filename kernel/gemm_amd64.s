@@ -5689,6 +5689,347 @@ mulAddRepF64_done:
 	VZEROUPPER
 	RET
 
+// func axpyTapsF64(dst *float64, rs int, x *float64, w *float64, n int)
+// Requires: AVX
+TEXT ·axpyTapsF64(SB), NOSPLIT, $0-40
+	MOVQ         dst+0(FP), AX
+	MOVQ         rs+8(FP), CX
+	MOVQ         x+16(FP), DX
+	MOVQ         w+24(FP), BX
+	MOVQ         n+32(FP), SI
+	SHLQ         $0x03, CX
+	MOVQ         SI, DI
+	SHRQ         $0x02, DI
+	ANDQ         $0x00000003, SI
+	VBROADCASTSD 16(BX), Y0
+	MOVQ         AX, R8
+	ADDQ         $0x00000010, R8
+	MOVQ         DX, R9
+	MOVQ         DI, R10
+
+axpyTapsF64_02_vecs:
+	CMPQ    R10, $0x00000000
+	JE      axpyTapsF64_02_tail
+	VMOVUPD (R9), Y1
+	VMULPD  Y0, Y1, Y1
+	VMOVUPD (R8), Y2
+	VADDPD  Y1, Y2, Y2
+	VMOVUPD Y2, (R8)
+	ADDQ    $0x00000020, R8
+	ADDQ    $0x00000020, R9
+	DECQ    R10
+	JMP     axpyTapsF64_02_vecs
+
+axpyTapsF64_02_tail:
+	MOVQ SI, R10
+
+axpyTapsF64_02_elems:
+	CMPQ   R10, $0x00000000
+	JE     axpyTapsF64_02_done
+	VMOVSD (R9), X1
+	VMULSD X0, X1, X1
+	VMOVSD (R8), X2
+	VADDSD X1, X2, X2
+	VMOVSD X2, (R8)
+	ADDQ   $0x00000008, R8
+	ADDQ   $0x00000008, R9
+	DECQ   R10
+	JMP    axpyTapsF64_02_elems
+
+axpyTapsF64_02_done:
+	VBROADCASTSD 8(BX), Y0
+	MOVQ         AX, R8
+	ADDQ         $0x00000008, R8
+	MOVQ         DX, R9
+	MOVQ         DI, R10
+
+axpyTapsF64_01_vecs:
+	CMPQ    R10, $0x00000000
+	JE      axpyTapsF64_01_tail
+	VMOVUPD (R9), Y1
+	VMULPD  Y0, Y1, Y1
+	VMOVUPD (R8), Y2
+	VADDPD  Y1, Y2, Y2
+	VMOVUPD Y2, (R8)
+	ADDQ    $0x00000020, R8
+	ADDQ    $0x00000020, R9
+	DECQ    R10
+	JMP     axpyTapsF64_01_vecs
+
+axpyTapsF64_01_tail:
+	MOVQ SI, R10
+
+axpyTapsF64_01_elems:
+	CMPQ   R10, $0x00000000
+	JE     axpyTapsF64_01_done
+	VMOVSD (R9), X1
+	VMULSD X0, X1, X1
+	VMOVSD (R8), X2
+	VADDSD X1, X2, X2
+	VMOVSD X2, (R8)
+	ADDQ   $0x00000008, R8
+	ADDQ   $0x00000008, R9
+	DECQ   R10
+	JMP    axpyTapsF64_01_elems
+
+axpyTapsF64_01_done:
+	VBROADCASTSD (BX), Y0
+	MOVQ         AX, R8
+	ADDQ         $0x00000000, R8
+	MOVQ         DX, R9
+	MOVQ         DI, R10
+
+axpyTapsF64_00_vecs:
+	CMPQ    R10, $0x00000000
+	JE      axpyTapsF64_00_tail
+	VMOVUPD (R9), Y1
+	VMULPD  Y0, Y1, Y1
+	VMOVUPD (R8), Y2
+	VADDPD  Y1, Y2, Y2
+	VMOVUPD Y2, (R8)
+	ADDQ    $0x00000020, R8
+	ADDQ    $0x00000020, R9
+	DECQ    R10
+	JMP     axpyTapsF64_00_vecs
+
+axpyTapsF64_00_tail:
+	MOVQ SI, R10
+
+axpyTapsF64_00_elems:
+	CMPQ   R10, $0x00000000
+	JE     axpyTapsF64_00_done
+	VMOVSD (R9), X1
+	VMULSD X0, X1, X1
+	VMOVSD (R8), X2
+	VADDSD X1, X2, X2
+	VMOVSD X2, (R8)
+	ADDQ   $0x00000008, R8
+	ADDQ   $0x00000008, R9
+	DECQ   R10
+	JMP    axpyTapsF64_00_elems
+
+axpyTapsF64_00_done:
+	ADDQ         CX, AX
+	VBROADCASTSD 40(BX), Y0
+	MOVQ         AX, R8
+	ADDQ         $0x00000010, R8
+	MOVQ         DX, R9
+	MOVQ         DI, R10
+
+axpyTapsF64_12_vecs:
+	CMPQ    R10, $0x00000000
+	JE      axpyTapsF64_12_tail
+	VMOVUPD (R9), Y1
+	VMULPD  Y0, Y1, Y1
+	VMOVUPD (R8), Y2
+	VADDPD  Y1, Y2, Y2
+	VMOVUPD Y2, (R8)
+	ADDQ    $0x00000020, R8
+	ADDQ    $0x00000020, R9
+	DECQ    R10
+	JMP     axpyTapsF64_12_vecs
+
+axpyTapsF64_12_tail:
+	MOVQ SI, R10
+
+axpyTapsF64_12_elems:
+	CMPQ   R10, $0x00000000
+	JE     axpyTapsF64_12_done
+	VMOVSD (R9), X1
+	VMULSD X0, X1, X1
+	VMOVSD (R8), X2
+	VADDSD X1, X2, X2
+	VMOVSD X2, (R8)
+	ADDQ   $0x00000008, R8
+	ADDQ   $0x00000008, R9
+	DECQ   R10
+	JMP    axpyTapsF64_12_elems
+
+axpyTapsF64_12_done:
+	VBROADCASTSD 32(BX), Y0
+	MOVQ         AX, R8
+	ADDQ         $0x00000008, R8
+	MOVQ         DX, R9
+	MOVQ         DI, R10
+
+axpyTapsF64_11_vecs:
+	CMPQ    R10, $0x00000000
+	JE      axpyTapsF64_11_tail
+	VMOVUPD (R9), Y1
+	VMULPD  Y0, Y1, Y1
+	VMOVUPD (R8), Y2
+	VADDPD  Y1, Y2, Y2
+	VMOVUPD Y2, (R8)
+	ADDQ    $0x00000020, R8
+	ADDQ    $0x00000020, R9
+	DECQ    R10
+	JMP     axpyTapsF64_11_vecs
+
+axpyTapsF64_11_tail:
+	MOVQ SI, R10
+
+axpyTapsF64_11_elems:
+	CMPQ   R10, $0x00000000
+	JE     axpyTapsF64_11_done
+	VMOVSD (R9), X1
+	VMULSD X0, X1, X1
+	VMOVSD (R8), X2
+	VADDSD X1, X2, X2
+	VMOVSD X2, (R8)
+	ADDQ   $0x00000008, R8
+	ADDQ   $0x00000008, R9
+	DECQ   R10
+	JMP    axpyTapsF64_11_elems
+
+axpyTapsF64_11_done:
+	VBROADCASTSD 24(BX), Y0
+	MOVQ         AX, R8
+	ADDQ         $0x00000000, R8
+	MOVQ         DX, R9
+	MOVQ         DI, R10
+
+axpyTapsF64_10_vecs:
+	CMPQ    R10, $0x00000000
+	JE      axpyTapsF64_10_tail
+	VMOVUPD (R9), Y1
+	VMULPD  Y0, Y1, Y1
+	VMOVUPD (R8), Y2
+	VADDPD  Y1, Y2, Y2
+	VMOVUPD Y2, (R8)
+	ADDQ    $0x00000020, R8
+	ADDQ    $0x00000020, R9
+	DECQ    R10
+	JMP     axpyTapsF64_10_vecs
+
+axpyTapsF64_10_tail:
+	MOVQ SI, R10
+
+axpyTapsF64_10_elems:
+	CMPQ   R10, $0x00000000
+	JE     axpyTapsF64_10_done
+	VMOVSD (R9), X1
+	VMULSD X0, X1, X1
+	VMOVSD (R8), X2
+	VADDSD X1, X2, X2
+	VMOVSD X2, (R8)
+	ADDQ   $0x00000008, R8
+	ADDQ   $0x00000008, R9
+	DECQ   R10
+	JMP    axpyTapsF64_10_elems
+
+axpyTapsF64_10_done:
+	ADDQ         CX, AX
+	VBROADCASTSD 64(BX), Y0
+	MOVQ         AX, R8
+	ADDQ         $0x00000010, R8
+	MOVQ         DX, R9
+	MOVQ         DI, R10
+
+axpyTapsF64_22_vecs:
+	CMPQ    R10, $0x00000000
+	JE      axpyTapsF64_22_tail
+	VMOVUPD (R9), Y1
+	VMULPD  Y0, Y1, Y1
+	VMOVUPD (R8), Y2
+	VADDPD  Y1, Y2, Y2
+	VMOVUPD Y2, (R8)
+	ADDQ    $0x00000020, R8
+	ADDQ    $0x00000020, R9
+	DECQ    R10
+	JMP     axpyTapsF64_22_vecs
+
+axpyTapsF64_22_tail:
+	MOVQ SI, R10
+
+axpyTapsF64_22_elems:
+	CMPQ   R10, $0x00000000
+	JE     axpyTapsF64_22_done
+	VMOVSD (R9), X1
+	VMULSD X0, X1, X1
+	VMOVSD (R8), X2
+	VADDSD X1, X2, X2
+	VMOVSD X2, (R8)
+	ADDQ   $0x00000008, R8
+	ADDQ   $0x00000008, R9
+	DECQ   R10
+	JMP    axpyTapsF64_22_elems
+
+axpyTapsF64_22_done:
+	VBROADCASTSD 56(BX), Y0
+	MOVQ         AX, R8
+	ADDQ         $0x00000008, R8
+	MOVQ         DX, R9
+	MOVQ         DI, R10
+
+axpyTapsF64_21_vecs:
+	CMPQ    R10, $0x00000000
+	JE      axpyTapsF64_21_tail
+	VMOVUPD (R9), Y1
+	VMULPD  Y0, Y1, Y1
+	VMOVUPD (R8), Y2
+	VADDPD  Y1, Y2, Y2
+	VMOVUPD Y2, (R8)
+	ADDQ    $0x00000020, R8
+	ADDQ    $0x00000020, R9
+	DECQ    R10
+	JMP     axpyTapsF64_21_vecs
+
+axpyTapsF64_21_tail:
+	MOVQ SI, R10
+
+axpyTapsF64_21_elems:
+	CMPQ   R10, $0x00000000
+	JE     axpyTapsF64_21_done
+	VMOVSD (R9), X1
+	VMULSD X0, X1, X1
+	VMOVSD (R8), X2
+	VADDSD X1, X2, X2
+	VMOVSD X2, (R8)
+	ADDQ   $0x00000008, R8
+	ADDQ   $0x00000008, R9
+	DECQ   R10
+	JMP    axpyTapsF64_21_elems
+
+axpyTapsF64_21_done:
+	VBROADCASTSD 48(BX), Y0
+	MOVQ         AX, BX
+	ADDQ         $0x00000000, BX
+	MOVQ         DI, DI
+
+axpyTapsF64_20_vecs:
+	CMPQ    DI, $0x00000000
+	JE      axpyTapsF64_20_tail
+	VMOVUPD (DX), Y1
+	VMULPD  Y0, Y1, Y1
+	VMOVUPD (BX), Y2
+	VADDPD  Y1, Y2, Y2
+	VMOVUPD Y2, (BX)
+	ADDQ    $0x00000020, BX
+	ADDQ    $0x00000020, DX
+	DECQ    DI
+	JMP     axpyTapsF64_20_vecs
+
+axpyTapsF64_20_tail:
+	MOVQ SI, DI
+
+axpyTapsF64_20_elems:
+	CMPQ   DI, $0x00000000
+	JE     axpyTapsF64_20_done
+	VMOVSD (DX), X1
+	VMULSD X0, X1, X1
+	VMOVSD (BX), X2
+	VADDSD X1, X2, X2
+	VMOVSD X2, (BX)
+	ADDQ   $0x00000008, BX
+	ADDQ   $0x00000008, DX
+	DECQ   DI
+	JMP    axpyTapsF64_20_elems
+
+axpyTapsF64_20_done:
+	ADDQ CX, AX
+	VZEROUPPER
+	RET
+
 // func vecAddVVF32(dst *float32, x *float32, y *float32, n int)
 // Requires: AVX
 TEXT ·vecAddVVF32(SB), NOSPLIT, $0-32
@@ -6851,5 +7192,346 @@ mulAddRepF32_next:
 	JMP  mulAddRepF32_rows
 
 mulAddRepF32_done:
+	VZEROUPPER
+	RET
+
+// func axpyTapsF32(dst *float32, rs int, x *float32, w *float32, n int)
+// Requires: AVX
+TEXT ·axpyTapsF32(SB), NOSPLIT, $0-40
+	MOVQ         dst+0(FP), AX
+	MOVQ         rs+8(FP), CX
+	MOVQ         x+16(FP), DX
+	MOVQ         w+24(FP), BX
+	MOVQ         n+32(FP), SI
+	SHLQ         $0x02, CX
+	MOVQ         SI, DI
+	SHRQ         $0x03, DI
+	ANDQ         $0x00000007, SI
+	VBROADCASTSS 8(BX), Y0
+	MOVQ         AX, R8
+	ADDQ         $0x00000008, R8
+	MOVQ         DX, R9
+	MOVQ         DI, R10
+
+axpyTapsF32_02_vecs:
+	CMPQ    R10, $0x00000000
+	JE      axpyTapsF32_02_tail
+	VMOVUPS (R9), Y1
+	VMULPS  Y0, Y1, Y1
+	VMOVUPS (R8), Y2
+	VADDPS  Y1, Y2, Y2
+	VMOVUPS Y2, (R8)
+	ADDQ    $0x00000020, R8
+	ADDQ    $0x00000020, R9
+	DECQ    R10
+	JMP     axpyTapsF32_02_vecs
+
+axpyTapsF32_02_tail:
+	MOVQ SI, R10
+
+axpyTapsF32_02_elems:
+	CMPQ   R10, $0x00000000
+	JE     axpyTapsF32_02_done
+	VMOVSS (R9), X1
+	VMULSS X0, X1, X1
+	VMOVSS (R8), X2
+	VADDSS X1, X2, X2
+	VMOVSS X2, (R8)
+	ADDQ   $0x00000004, R8
+	ADDQ   $0x00000004, R9
+	DECQ   R10
+	JMP    axpyTapsF32_02_elems
+
+axpyTapsF32_02_done:
+	VBROADCASTSS 4(BX), Y0
+	MOVQ         AX, R8
+	ADDQ         $0x00000004, R8
+	MOVQ         DX, R9
+	MOVQ         DI, R10
+
+axpyTapsF32_01_vecs:
+	CMPQ    R10, $0x00000000
+	JE      axpyTapsF32_01_tail
+	VMOVUPS (R9), Y1
+	VMULPS  Y0, Y1, Y1
+	VMOVUPS (R8), Y2
+	VADDPS  Y1, Y2, Y2
+	VMOVUPS Y2, (R8)
+	ADDQ    $0x00000020, R8
+	ADDQ    $0x00000020, R9
+	DECQ    R10
+	JMP     axpyTapsF32_01_vecs
+
+axpyTapsF32_01_tail:
+	MOVQ SI, R10
+
+axpyTapsF32_01_elems:
+	CMPQ   R10, $0x00000000
+	JE     axpyTapsF32_01_done
+	VMOVSS (R9), X1
+	VMULSS X0, X1, X1
+	VMOVSS (R8), X2
+	VADDSS X1, X2, X2
+	VMOVSS X2, (R8)
+	ADDQ   $0x00000004, R8
+	ADDQ   $0x00000004, R9
+	DECQ   R10
+	JMP    axpyTapsF32_01_elems
+
+axpyTapsF32_01_done:
+	VBROADCASTSS (BX), Y0
+	MOVQ         AX, R8
+	ADDQ         $0x00000000, R8
+	MOVQ         DX, R9
+	MOVQ         DI, R10
+
+axpyTapsF32_00_vecs:
+	CMPQ    R10, $0x00000000
+	JE      axpyTapsF32_00_tail
+	VMOVUPS (R9), Y1
+	VMULPS  Y0, Y1, Y1
+	VMOVUPS (R8), Y2
+	VADDPS  Y1, Y2, Y2
+	VMOVUPS Y2, (R8)
+	ADDQ    $0x00000020, R8
+	ADDQ    $0x00000020, R9
+	DECQ    R10
+	JMP     axpyTapsF32_00_vecs
+
+axpyTapsF32_00_tail:
+	MOVQ SI, R10
+
+axpyTapsF32_00_elems:
+	CMPQ   R10, $0x00000000
+	JE     axpyTapsF32_00_done
+	VMOVSS (R9), X1
+	VMULSS X0, X1, X1
+	VMOVSS (R8), X2
+	VADDSS X1, X2, X2
+	VMOVSS X2, (R8)
+	ADDQ   $0x00000004, R8
+	ADDQ   $0x00000004, R9
+	DECQ   R10
+	JMP    axpyTapsF32_00_elems
+
+axpyTapsF32_00_done:
+	ADDQ         CX, AX
+	VBROADCASTSS 20(BX), Y0
+	MOVQ         AX, R8
+	ADDQ         $0x00000008, R8
+	MOVQ         DX, R9
+	MOVQ         DI, R10
+
+axpyTapsF32_12_vecs:
+	CMPQ    R10, $0x00000000
+	JE      axpyTapsF32_12_tail
+	VMOVUPS (R9), Y1
+	VMULPS  Y0, Y1, Y1
+	VMOVUPS (R8), Y2
+	VADDPS  Y1, Y2, Y2
+	VMOVUPS Y2, (R8)
+	ADDQ    $0x00000020, R8
+	ADDQ    $0x00000020, R9
+	DECQ    R10
+	JMP     axpyTapsF32_12_vecs
+
+axpyTapsF32_12_tail:
+	MOVQ SI, R10
+
+axpyTapsF32_12_elems:
+	CMPQ   R10, $0x00000000
+	JE     axpyTapsF32_12_done
+	VMOVSS (R9), X1
+	VMULSS X0, X1, X1
+	VMOVSS (R8), X2
+	VADDSS X1, X2, X2
+	VMOVSS X2, (R8)
+	ADDQ   $0x00000004, R8
+	ADDQ   $0x00000004, R9
+	DECQ   R10
+	JMP    axpyTapsF32_12_elems
+
+axpyTapsF32_12_done:
+	VBROADCASTSS 16(BX), Y0
+	MOVQ         AX, R8
+	ADDQ         $0x00000004, R8
+	MOVQ         DX, R9
+	MOVQ         DI, R10
+
+axpyTapsF32_11_vecs:
+	CMPQ    R10, $0x00000000
+	JE      axpyTapsF32_11_tail
+	VMOVUPS (R9), Y1
+	VMULPS  Y0, Y1, Y1
+	VMOVUPS (R8), Y2
+	VADDPS  Y1, Y2, Y2
+	VMOVUPS Y2, (R8)
+	ADDQ    $0x00000020, R8
+	ADDQ    $0x00000020, R9
+	DECQ    R10
+	JMP     axpyTapsF32_11_vecs
+
+axpyTapsF32_11_tail:
+	MOVQ SI, R10
+
+axpyTapsF32_11_elems:
+	CMPQ   R10, $0x00000000
+	JE     axpyTapsF32_11_done
+	VMOVSS (R9), X1
+	VMULSS X0, X1, X1
+	VMOVSS (R8), X2
+	VADDSS X1, X2, X2
+	VMOVSS X2, (R8)
+	ADDQ   $0x00000004, R8
+	ADDQ   $0x00000004, R9
+	DECQ   R10
+	JMP    axpyTapsF32_11_elems
+
+axpyTapsF32_11_done:
+	VBROADCASTSS 12(BX), Y0
+	MOVQ         AX, R8
+	ADDQ         $0x00000000, R8
+	MOVQ         DX, R9
+	MOVQ         DI, R10
+
+axpyTapsF32_10_vecs:
+	CMPQ    R10, $0x00000000
+	JE      axpyTapsF32_10_tail
+	VMOVUPS (R9), Y1
+	VMULPS  Y0, Y1, Y1
+	VMOVUPS (R8), Y2
+	VADDPS  Y1, Y2, Y2
+	VMOVUPS Y2, (R8)
+	ADDQ    $0x00000020, R8
+	ADDQ    $0x00000020, R9
+	DECQ    R10
+	JMP     axpyTapsF32_10_vecs
+
+axpyTapsF32_10_tail:
+	MOVQ SI, R10
+
+axpyTapsF32_10_elems:
+	CMPQ   R10, $0x00000000
+	JE     axpyTapsF32_10_done
+	VMOVSS (R9), X1
+	VMULSS X0, X1, X1
+	VMOVSS (R8), X2
+	VADDSS X1, X2, X2
+	VMOVSS X2, (R8)
+	ADDQ   $0x00000004, R8
+	ADDQ   $0x00000004, R9
+	DECQ   R10
+	JMP    axpyTapsF32_10_elems
+
+axpyTapsF32_10_done:
+	ADDQ         CX, AX
+	VBROADCASTSS 32(BX), Y0
+	MOVQ         AX, R8
+	ADDQ         $0x00000008, R8
+	MOVQ         DX, R9
+	MOVQ         DI, R10
+
+axpyTapsF32_22_vecs:
+	CMPQ    R10, $0x00000000
+	JE      axpyTapsF32_22_tail
+	VMOVUPS (R9), Y1
+	VMULPS  Y0, Y1, Y1
+	VMOVUPS (R8), Y2
+	VADDPS  Y1, Y2, Y2
+	VMOVUPS Y2, (R8)
+	ADDQ    $0x00000020, R8
+	ADDQ    $0x00000020, R9
+	DECQ    R10
+	JMP     axpyTapsF32_22_vecs
+
+axpyTapsF32_22_tail:
+	MOVQ SI, R10
+
+axpyTapsF32_22_elems:
+	CMPQ   R10, $0x00000000
+	JE     axpyTapsF32_22_done
+	VMOVSS (R9), X1
+	VMULSS X0, X1, X1
+	VMOVSS (R8), X2
+	VADDSS X1, X2, X2
+	VMOVSS X2, (R8)
+	ADDQ   $0x00000004, R8
+	ADDQ   $0x00000004, R9
+	DECQ   R10
+	JMP    axpyTapsF32_22_elems
+
+axpyTapsF32_22_done:
+	VBROADCASTSS 28(BX), Y0
+	MOVQ         AX, R8
+	ADDQ         $0x00000004, R8
+	MOVQ         DX, R9
+	MOVQ         DI, R10
+
+axpyTapsF32_21_vecs:
+	CMPQ    R10, $0x00000000
+	JE      axpyTapsF32_21_tail
+	VMOVUPS (R9), Y1
+	VMULPS  Y0, Y1, Y1
+	VMOVUPS (R8), Y2
+	VADDPS  Y1, Y2, Y2
+	VMOVUPS Y2, (R8)
+	ADDQ    $0x00000020, R8
+	ADDQ    $0x00000020, R9
+	DECQ    R10
+	JMP     axpyTapsF32_21_vecs
+
+axpyTapsF32_21_tail:
+	MOVQ SI, R10
+
+axpyTapsF32_21_elems:
+	CMPQ   R10, $0x00000000
+	JE     axpyTapsF32_21_done
+	VMOVSS (R9), X1
+	VMULSS X0, X1, X1
+	VMOVSS (R8), X2
+	VADDSS X1, X2, X2
+	VMOVSS X2, (R8)
+	ADDQ   $0x00000004, R8
+	ADDQ   $0x00000004, R9
+	DECQ   R10
+	JMP    axpyTapsF32_21_elems
+
+axpyTapsF32_21_done:
+	VBROADCASTSS 24(BX), Y0
+	MOVQ         AX, BX
+	ADDQ         $0x00000000, BX
+	MOVQ         DI, DI
+
+axpyTapsF32_20_vecs:
+	CMPQ    DI, $0x00000000
+	JE      axpyTapsF32_20_tail
+	VMOVUPS (DX), Y1
+	VMULPS  Y0, Y1, Y1
+	VMOVUPS (BX), Y2
+	VADDPS  Y1, Y2, Y2
+	VMOVUPS Y2, (BX)
+	ADDQ    $0x00000020, BX
+	ADDQ    $0x00000020, DX
+	DECQ    DI
+	JMP     axpyTapsF32_20_vecs
+
+axpyTapsF32_20_tail:
+	MOVQ SI, DI
+
+axpyTapsF32_20_elems:
+	CMPQ   DI, $0x00000000
+	JE     axpyTapsF32_20_done
+	VMOVSS (DX), X1
+	VMULSS X0, X1, X1
+	VMOVSS (BX), X2
+	VADDSS X1, X2, X2
+	VMOVSS X2, (BX)
+	ADDQ   $0x00000004, BX
+	ADDQ   $0x00000004, DX
+	DECQ   DI
+	JMP    axpyTapsF32_20_elems
+
+axpyTapsF32_20_done:
+	ADDQ CX, AX
 	VZEROUPPER
 	RET

@@ -208,6 +208,9 @@ func addRowsF64(dst *float64, ldd int, src *float64, lds int, rows int, vecs int
 // mulAddRepF64 adds x[j]*y[r*n+j] (the product rounded first) into dst[r*n+j] with AVX for r below reps and j below n rounded down to a multiple of 4.
 func mulAddRepF64(dst *float64, x *float64, y *float64, n int, reps int)
 
+// axpyTapsF64 adds w[3*kh+kw]*x[j] (the product rounded first) into dst[kh*rs+kw+j] for the taps kh = 0…2, kw = 2…0, and j below n, with AVX.
+func axpyTapsF64(dst *float64, rs int, x *float64, w *float64, n int)
+
 // vecAddVVF32 sets dst[i] = x[i] + y[i] with AVX2 for i below n rounded down to a multiple of 8.
 func vecAddVVF32(dst *float32, x *float32, y *float32, n int)
 
@@ -306,3 +309,6 @@ func addRowsF32(dst *float32, ldd int, src *float32, lds int, rows int, vecs int
 
 // mulAddRepF32 adds x[j]*y[r*n+j] (the product rounded first) into dst[r*n+j] with AVX for r below reps and j below n rounded down to a multiple of 8.
 func mulAddRepF32(dst *float32, x *float32, y *float32, n int, reps int)
+
+// axpyTapsF32 adds w[3*kh+kw]*x[j] (the product rounded first) into dst[kh*rs+kw+j] for the taps kh = 0…2, kw = 2…0, and j below n, with AVX.
+func axpyTapsF32(dst *float32, rs int, x *float32, w *float32, n int)

@@ -31,7 +31,13 @@ type ScatterProduct struct {
 	// lie c apart: a window row's taps of all channels are one contiguous row of the image
 	// (channels-last), added in one call per window row (scatterProductRows)
 	channels bool
-	wt       *Scratch // y's taps transposed to [tap, c] (channels)
+	// planes: the domain is [b, oh, ow, c, kh, kw] into a channels-first image (ow and kw
+	// step 1 in it), x spread over the taps and y not varying over the points: for each
+	// (b, c, oh), x's row of ow, transposed to [b, c, oh, ow] once a run, times each tap of
+	// the filter is added into the image rows it reaches (scatterProductPlanes)
+	planes bool
+	wt     *Scratch // y's taps transposed to [tap, c] (channels), or [c, tap] (planes)
+	xt     *Scratch // x transposed to [b, c, oh, ow] (planes)
 }
 
 // NewScatterProduct checks k's geometry and returns the kernel, or an error naming what does
@@ -79,6 +85,10 @@ func NewScatterProduct(s *Scatter, shape, xs, ys []int, xo, yo int) (*ScatterPro
 	if k.channels {
 		k.wt = &Scratch{}
 	}
+	k.planes = !k.channels && n == 6 && pst[2] == 1 && pst[5] == 1 && k.tapX == 0 && k.ys[0] == 0 && k.ys[1] == 0 && k.ys[2] == 0
+	if k.planes {
+		k.wt, k.xt = &Scratch{}, &Scratch{}
+	}
 	return k, nil
 }
 
@@ -122,6 +132,11 @@ func scatterProduct[T floatT](k *ScatterProduct, out, x, y []T) error {
 	buf, kept := scratchOf[T](s.padS, pp.size)
 	if kept {
 		defer s.padS.release()
+	}
+	if k.planes {
+		scatterProductPlanes(k, buf, x, y)
+		copyPadded(pp, buf, out, true)
+		return nil
 	}
 	n := len(s.Dom)
 	walked := k.outer // the points walked: without the channels with channels (rows)
@@ -218,6 +233,84 @@ func scatterProductWindows[T floatT](k *ScatterProduct, buf, x, y []T, dom, pst,
 			o, xo, yo = o+so, xo+sx, yo+sy
 		}
 		r.next()
+	}
+}
+
+// scatterProductPlanes is scatterProduct for planes (see ScatterProduct.planes): for each
+// image b, channel c and output row oh, x's row of outputs (transposed to [b, c, oh, ow] once
+// a run) times each of the nine taps of c's filter is added into the three image rows it
+// reaches, the taps of a window row from the last (axpyTaps): an image element receives its
+// terms by ascending output row, then ascending output column, as the domain's walk adds
+// them. Split over the images across goroutines when their slices reach disjoint parts of
+// the padded image.
+func scatterProductPlanes[T floatT](k *ScatterProduct, buf, x, y []T) {
+	s := k.Scatter
+	pp := s.pad
+	d := s.Dom // [b, oh, ow, c, 3, 3]
+	b, oh, ow, c := d[0], d[1], d[2], d[3]
+	wt, kept := scratchOf[T](k.wt, 9*c)
+	if kept {
+		defer k.wt.release()
+	}
+	for ch := range c { // [c, tap]
+		for tap := range 9 {
+			wt[ch*9+tap] = y[k.YO+ch*k.ys[3]+tap*k.tapY]
+		}
+	}
+	xt, kept := scratchOf[T](k.xt, b*c*oh*ow)
+	if kept {
+		defer k.xt.release()
+	}
+	work := costOf(core.Shape(k.Shape).Size(), wCheap)
+	if workers(b, work) > 1 && pp.disjoint(d, 0) {
+		scatterProductPlanesSplit(k, buf, x, xt, wt, work)
+		return
+	}
+	scatterProductPlanesRange(k, buf, x, xt, wt, 0, b)
+}
+
+// scatterProductPlanesSplit runs scatterProductPlanesRange on ranges of images across
+// goroutines.
+func scatterProductPlanesSplit[T floatT](k *ScatterProduct, buf, x, xt, wt []T, work int) {
+	inParallel(k.Scatter.Dom[0], work, func(lo, hi int) { scatterProductPlanesRange(k, buf, x, xt, wt, lo, hi) })
+}
+
+// scatterProductPlanesRange is scatterProductPlanes for the images [lo, hi).
+func scatterProductPlanesRange[T floatT](k *ScatterProduct, buf, x, xt, wt []T, lo, hi int) {
+	d, pst := k.Scatter.Dom, k.Scatter.pad.st
+	oh, ow, c := d[1], d[2], d[3]
+	xs := k.xs
+	for bi := lo; bi < hi; bi++ { // x's rows of outputs for each channel of these images
+		for ch := range c {
+			for r := range oh {
+				row := xt[((bi*c+ch)*oh+r)*ow : ((bi*c+ch)*oh+r+1)*ow]
+				off := k.XO + bi*xs[0] + r*xs[1] + ch*xs[3]
+				for j := range row {
+					row[j] = x[off+j*xs[2]]
+				}
+			}
+		}
+	}
+	rs := pst[4]
+	for bi := lo; bi < hi; bi++ {
+		for ch := range c {
+			f := wt[ch*9 : ch*9+9 : ch*9+9]
+			for r := range oh {
+				o := k.Scatter.pad.base + bi*pst[0] + r*pst[1] + ch*pst[3]
+				row := xt[((bi*c+ch)*oh+r)*ow : ((bi*c+ch)*oh+r+1)*ow]
+				if axpyTapsVec(buf[o:], rs, row, f, ow) {
+					continue
+				}
+				for kh := range 3 {
+					for kw := 2; kw >= 0; kw-- {
+						dr, v := buf[o+kh*rs+kw:o+kh*rs+kw+ow], f[3*kh+kw]
+						for j, e := range row {
+							dr[j] += T(v * e)
+						}
+					}
+				}
+			}
+		}
 	}
 }
 

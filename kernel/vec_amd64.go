@@ -493,3 +493,22 @@ func mulAddRepVec[T floatT](dst, x, y []T, n, reps int) bool {
 	}
 	return true
 }
+
+// axpyTapsVec adds w[3·kh + kw]·x[j] (rounded, then added) into dst[kh·rs + kw + j] for the
+// nine taps (kh = 0…2, kw = 2…0) and j < n in one assembly call (axpyTaps); false (nothing
+// done) without AVX2 or for rows shorter than a vector.
+func axpyTapsVec[T floatT](dst []T, rs int, x, w []T, n int) bool {
+	if !hasVec || n < vecMin {
+		return false
+	}
+	_, _, _ = dst[2*rs+2+n-1], x[n-1], w[8]
+	switch d := any(dst).(type) {
+	case []float32:
+		axpyTapsF32(&d[0], rs, &any(x).([]float32)[0], &any(w).([]float32)[0], n)
+	case []float64:
+		axpyTapsF64(&d[0], rs, &any(x).([]float64)[0], &any(w).([]float64)[0], n)
+	default:
+		return false
+	}
+	return true
+}

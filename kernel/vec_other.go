@@ -32,6 +32,8 @@ func addRowsVec[T floatT](xp, src []T, o, h, s, w int) bool { return false }
 
 func mulAddRepVec[T floatT](dst, x, y []T, n, reps int) bool { return false }
 
+func axpyTapsVec[T floatT](dst []T, rs int, x, w []T, n int) bool { return false }
+
 func rowScalarsVec[T numT](op core.BinOp, o, v, s []T, vo, so, sv2, ss2, last int, left bool) bool {
 	return false
 }

@@ -25,6 +25,8 @@ func TestScatterProduct(t *testing.T) {
 		fused              bool
 	}{
 		{"channels-first", 2, 3, 9, false, false, false, false, true},
+		{"channels-first, short rows", 2, 3, 6, false, false, false, false, true},
+		{"channels-first, vectors and a tail", 1, 2, 19, false, false, false, false, true},
 		{"channels-last", 2, 5, 8, true, false, false, false, true},
 		{"channels-last, whole vectors", 2, 16, 8, true, false, false, false, true},
 		{"channels-last, vectors and a tail", 1, 11, 9, true, false, false, false, true},

@@ -201,3 +201,79 @@ func mulAddRep(f32 bool) {
 	VZEROUPPER()
 	RET()
 }
+
+// axpyTaps emits func(dst *T, rs int, x, w *T, n int): for the nine taps of a 3×3 window,
+// window rows kh = 0, 1, 2 and in each the taps kw = 2, 1, 0,
+// dst[kh·rs + kw + j] = dst[kh·rs + kw + j] + w[3·kh + kw]·x[j] for j below n (whole YMM
+// vectors, then one element at a time), the product rounded before the sum: a channels-first
+// depthwise input gradient's output row of δ spread over one channel's image rows. Within a
+// window row the taps run from the last, so that an image element receives its terms from
+// the output positions in ascending order, as the domain's walk adds them.
+func axpyTaps(f32 bool) {
+	typ, lanes, t := elemType(f32)
+	name := "axpyTaps" + t
+	TEXT(name, NOSPLIT, fmt.Sprintf("func(dst *%s, rs int, x, w *%s, n int)", typ, typ))
+	Doc(fmt.Sprintf("%s adds w[3*kh+kw]*x[j] (the product rounded first) into dst[kh*rs+kw+j] for the taps kh = 0…2, kw = 2…0, and j below n, with AVX.", name))
+	dst := Load(Param("dst"), GP64())
+	rs := Load(Param("rs"), GP64())
+	x := Load(Param("x"), GP64())
+	w := Load(Param("w"), GP64())
+	n := Load(Param("n"), GP64())
+	load, mul, add, loadS, mulS, addS, bcast, size := VMOVUPD, VMULPD, VADDPD, VMOVSD, VMULSD, VADDSD, VBROADCASTSD, 8
+	shift := U8(3)
+	if f32 {
+		load, mul, add, loadS, mulS, addS, bcast, size, shift = VMOVUPS, VMULPS, VADDPS, VMOVSS, VMULSS, VADDSS, VBROADCASTSS, 4, U8(2)
+	}
+	SHLQ(shift, rs)
+	vecs, tail := GP64(), GP64()
+	MOVQ(n, vecs)
+	SHRQ(U8(map[int]uint8{4: 2, 8: 3}[lanes]), vecs)
+	MOVQ(n, tail)
+	ANDQ(U32(lanes-1), tail)
+	row := GP64()
+	MOVQ(dst, row)
+	for kh := 0; kh < 3; kh++ {
+		for kw := 2; kw >= 0; kw-- {
+			lbl := fmt.Sprintf("%s_%d%d", name, kh, kw)
+			s := YMM()
+			bcast(Mem{Base: w, Disp: (3*kh + kw) * size}, s)
+			d, xp, c := GP64(), GP64(), GP64()
+			MOVQ(row, d)
+			ADDQ(U32(kw*size), d)
+			MOVQ(x, xp)
+			MOVQ(vecs, c)
+			Label(lbl + "_vecs")
+			CMPQ(c, U32(0))
+			JE(LabelRef(lbl + "_tail"))
+			p, a := YMM(), YMM()
+			load(Mem{Base: xp}, p)
+			mul(s, p, p) // w·x
+			load(Mem{Base: d}, a)
+			add(p, a, a)
+			load(a, Mem{Base: d})
+			ADDQ(U32(32), d)
+			ADDQ(U32(32), xp)
+			DECQ(c)
+			JMP(LabelRef(lbl + "_vecs"))
+			Label(lbl + "_tail")
+			MOVQ(tail, c)
+			Label(lbl + "_elems")
+			CMPQ(c, U32(0))
+			JE(LabelRef(lbl + "_done"))
+			e, f := XMM(), XMM()
+			loadS(Mem{Base: xp}, e)
+			mulS(s.AsX(), e, e)
+			loadS(Mem{Base: d}, f)
+			addS(e, f, f)
+			loadS(f, Mem{Base: d})
+			ADDQ(U32(size), d)
+			ADDQ(U32(size), xp)
+			DECQ(c)
+			JMP(LabelRef(lbl + "_elems"))
+			Label(lbl + "_done")
+		}
+		ADDQ(rs, row)
+	}
+	VZEROUPPER()
+	RET()
+}

@@ -80,6 +80,7 @@ func main() {
 		transpose(f32)
 		addRows(f32)
 		mulAddRep(f32)
+		axpyTaps(f32)
 	}
 	Generate()
 }
