@@ -5612,7 +5612,7 @@ addRowsF64_rows:
 
 addRowsF64_vecs:
 	CMPQ    R11, $0x00000000
-	JE      addRowsF64_tail
+	JE      addRowsF64_vecs_done
 	VMOVUPD (R9), Y0
 	VADDPD  (R10), Y0, Y0
 	VMOVUPD Y0, (R9)
@@ -5621,12 +5621,12 @@ addRowsF64_vecs:
 	DECQ    R11
 	JMP     addRowsF64_vecs
 
-addRowsF64_tail:
+addRowsF64_vecs_done:
 	MOVQ R8, R11
 
 addRowsF64_elems:
 	CMPQ   R11, $0x00000000
-	JE     addRowsF64_next
+	JE     addRowsF64_elems_done
 	VMOVSD (R9), X0
 	VADDSD (R10), X0, X0
 	VMOVSD X0, (R9)
@@ -5635,7 +5635,7 @@ addRowsF64_elems:
 	DECQ   R11
 	JMP    addRowsF64_elems
 
-addRowsF64_next:
+addRowsF64_elems_done:
 	ADDQ CX, AX
 	ADDQ BX, DX
 	DECQ SI
@@ -5667,7 +5667,7 @@ mulAddRepF64_rows:
 
 mulAddRepF64_vecs:
 	CMPQ    R11, $0x00000000
-	JE      mulAddRepF64_next
+	JE      mulAddRepF64_vecs_done
 	VMOVUPD (R10), Y0
 	VMULPD  (R9), Y0, Y0
 	VMOVUPD (R8), Y1
@@ -5679,7 +5679,7 @@ mulAddRepF64_vecs:
 	DECQ    R11
 	JMP     mulAddRepF64_vecs
 
-mulAddRepF64_next:
+mulAddRepF64_vecs_done:
 	ADDQ BX, AX
 	ADDQ BX, DX
 	DECQ SI
@@ -5709,7 +5709,7 @@ TEXT ·axpyTapsF64(SB), NOSPLIT, $0-40
 
 axpyTapsF64_02_vecs:
 	CMPQ    R10, $0x00000000
-	JE      axpyTapsF64_02_tail
+	JE      axpyTapsF64_02_vecs_done
 	VMOVUPD (R9), Y1
 	VMULPD  Y0, Y1, Y1
 	VMOVUPD (R8), Y2
@@ -5720,12 +5720,12 @@ axpyTapsF64_02_vecs:
 	DECQ    R10
 	JMP     axpyTapsF64_02_vecs
 
-axpyTapsF64_02_tail:
+axpyTapsF64_02_vecs_done:
 	MOVQ SI, R10
 
 axpyTapsF64_02_elems:
 	CMPQ   R10, $0x00000000
-	JE     axpyTapsF64_02_done
+	JE     axpyTapsF64_02_elems_done
 	VMOVSD (R9), X1
 	VMULSD X0, X1, X1
 	VMOVSD (R8), X2
@@ -5736,7 +5736,7 @@ axpyTapsF64_02_elems:
 	DECQ   R10
 	JMP    axpyTapsF64_02_elems
 
-axpyTapsF64_02_done:
+axpyTapsF64_02_elems_done:
 	VBROADCASTSD 8(BX), Y0
 	MOVQ         AX, R8
 	ADDQ         $0x00000008, R8
@@ -5745,7 +5745,7 @@ axpyTapsF64_02_done:
 
 axpyTapsF64_01_vecs:
 	CMPQ    R10, $0x00000000
-	JE      axpyTapsF64_01_tail
+	JE      axpyTapsF64_01_vecs_done
 	VMOVUPD (R9), Y1
 	VMULPD  Y0, Y1, Y1
 	VMOVUPD (R8), Y2
@@ -5756,12 +5756,12 @@ axpyTapsF64_01_vecs:
 	DECQ    R10
 	JMP     axpyTapsF64_01_vecs
 
-axpyTapsF64_01_tail:
+axpyTapsF64_01_vecs_done:
 	MOVQ SI, R10
 
 axpyTapsF64_01_elems:
 	CMPQ   R10, $0x00000000
-	JE     axpyTapsF64_01_done
+	JE     axpyTapsF64_01_elems_done
 	VMOVSD (R9), X1
 	VMULSD X0, X1, X1
 	VMOVSD (R8), X2
@@ -5772,7 +5772,7 @@ axpyTapsF64_01_elems:
 	DECQ   R10
 	JMP    axpyTapsF64_01_elems
 
-axpyTapsF64_01_done:
+axpyTapsF64_01_elems_done:
 	VBROADCASTSD (BX), Y0
 	MOVQ         AX, R8
 	ADDQ         $0x00000000, R8
@@ -5781,7 +5781,7 @@ axpyTapsF64_01_done:
 
 axpyTapsF64_00_vecs:
 	CMPQ    R10, $0x00000000
-	JE      axpyTapsF64_00_tail
+	JE      axpyTapsF64_00_vecs_done
 	VMOVUPD (R9), Y1
 	VMULPD  Y0, Y1, Y1
 	VMOVUPD (R8), Y2
@@ -5792,12 +5792,12 @@ axpyTapsF64_00_vecs:
 	DECQ    R10
 	JMP     axpyTapsF64_00_vecs
 
-axpyTapsF64_00_tail:
+axpyTapsF64_00_vecs_done:
 	MOVQ SI, R10
 
 axpyTapsF64_00_elems:
 	CMPQ   R10, $0x00000000
-	JE     axpyTapsF64_00_done
+	JE     axpyTapsF64_00_elems_done
 	VMOVSD (R9), X1
 	VMULSD X0, X1, X1
 	VMOVSD (R8), X2
@@ -5808,7 +5808,7 @@ axpyTapsF64_00_elems:
 	DECQ   R10
 	JMP    axpyTapsF64_00_elems
 
-axpyTapsF64_00_done:
+axpyTapsF64_00_elems_done:
 	ADDQ         CX, AX
 	VBROADCASTSD 40(BX), Y0
 	MOVQ         AX, R8
@@ -5818,7 +5818,7 @@ axpyTapsF64_00_done:
 
 axpyTapsF64_12_vecs:
 	CMPQ    R10, $0x00000000
-	JE      axpyTapsF64_12_tail
+	JE      axpyTapsF64_12_vecs_done
 	VMOVUPD (R9), Y1
 	VMULPD  Y0, Y1, Y1
 	VMOVUPD (R8), Y2
@@ -5829,12 +5829,12 @@ axpyTapsF64_12_vecs:
 	DECQ    R10
 	JMP     axpyTapsF64_12_vecs
 
-axpyTapsF64_12_tail:
+axpyTapsF64_12_vecs_done:
 	MOVQ SI, R10
 
 axpyTapsF64_12_elems:
 	CMPQ   R10, $0x00000000
-	JE     axpyTapsF64_12_done
+	JE     axpyTapsF64_12_elems_done
 	VMOVSD (R9), X1
 	VMULSD X0, X1, X1
 	VMOVSD (R8), X2
@@ -5845,7 +5845,7 @@ axpyTapsF64_12_elems:
 	DECQ   R10
 	JMP    axpyTapsF64_12_elems
 
-axpyTapsF64_12_done:
+axpyTapsF64_12_elems_done:
 	VBROADCASTSD 32(BX), Y0
 	MOVQ         AX, R8
 	ADDQ         $0x00000008, R8
@@ -5854,7 +5854,7 @@ axpyTapsF64_12_done:
 
 axpyTapsF64_11_vecs:
 	CMPQ    R10, $0x00000000
-	JE      axpyTapsF64_11_tail
+	JE      axpyTapsF64_11_vecs_done
 	VMOVUPD (R9), Y1
 	VMULPD  Y0, Y1, Y1
 	VMOVUPD (R8), Y2
@@ -5865,12 +5865,12 @@ axpyTapsF64_11_vecs:
 	DECQ    R10
 	JMP     axpyTapsF64_11_vecs
 
-axpyTapsF64_11_tail:
+axpyTapsF64_11_vecs_done:
 	MOVQ SI, R10
 
 axpyTapsF64_11_elems:
 	CMPQ   R10, $0x00000000
-	JE     axpyTapsF64_11_done
+	JE     axpyTapsF64_11_elems_done
 	VMOVSD (R9), X1
 	VMULSD X0, X1, X1
 	VMOVSD (R8), X2
@@ -5881,7 +5881,7 @@ axpyTapsF64_11_elems:
 	DECQ   R10
 	JMP    axpyTapsF64_11_elems
 
-axpyTapsF64_11_done:
+axpyTapsF64_11_elems_done:
 	VBROADCASTSD 24(BX), Y0
 	MOVQ         AX, R8
 	ADDQ         $0x00000000, R8
@@ -5890,7 +5890,7 @@ axpyTapsF64_11_done:
 
 axpyTapsF64_10_vecs:
 	CMPQ    R10, $0x00000000
-	JE      axpyTapsF64_10_tail
+	JE      axpyTapsF64_10_vecs_done
 	VMOVUPD (R9), Y1
 	VMULPD  Y0, Y1, Y1
 	VMOVUPD (R8), Y2
@@ -5901,12 +5901,12 @@ axpyTapsF64_10_vecs:
 	DECQ    R10
 	JMP     axpyTapsF64_10_vecs
 
-axpyTapsF64_10_tail:
+axpyTapsF64_10_vecs_done:
 	MOVQ SI, R10
 
 axpyTapsF64_10_elems:
 	CMPQ   R10, $0x00000000
-	JE     axpyTapsF64_10_done
+	JE     axpyTapsF64_10_elems_done
 	VMOVSD (R9), X1
 	VMULSD X0, X1, X1
 	VMOVSD (R8), X2
@@ -5917,7 +5917,7 @@ axpyTapsF64_10_elems:
 	DECQ   R10
 	JMP    axpyTapsF64_10_elems
 
-axpyTapsF64_10_done:
+axpyTapsF64_10_elems_done:
 	ADDQ         CX, AX
 	VBROADCASTSD 64(BX), Y0
 	MOVQ         AX, R8
@@ -5927,7 +5927,7 @@ axpyTapsF64_10_done:
 
 axpyTapsF64_22_vecs:
 	CMPQ    R10, $0x00000000
-	JE      axpyTapsF64_22_tail
+	JE      axpyTapsF64_22_vecs_done
 	VMOVUPD (R9), Y1
 	VMULPD  Y0, Y1, Y1
 	VMOVUPD (R8), Y2
@@ -5938,12 +5938,12 @@ axpyTapsF64_22_vecs:
 	DECQ    R10
 	JMP     axpyTapsF64_22_vecs
 
-axpyTapsF64_22_tail:
+axpyTapsF64_22_vecs_done:
 	MOVQ SI, R10
 
 axpyTapsF64_22_elems:
 	CMPQ   R10, $0x00000000
-	JE     axpyTapsF64_22_done
+	JE     axpyTapsF64_22_elems_done
 	VMOVSD (R9), X1
 	VMULSD X0, X1, X1
 	VMOVSD (R8), X2
@@ -5954,7 +5954,7 @@ axpyTapsF64_22_elems:
 	DECQ   R10
 	JMP    axpyTapsF64_22_elems
 
-axpyTapsF64_22_done:
+axpyTapsF64_22_elems_done:
 	VBROADCASTSD 56(BX), Y0
 	MOVQ         AX, R8
 	ADDQ         $0x00000008, R8
@@ -5963,7 +5963,7 @@ axpyTapsF64_22_done:
 
 axpyTapsF64_21_vecs:
 	CMPQ    R10, $0x00000000
-	JE      axpyTapsF64_21_tail
+	JE      axpyTapsF64_21_vecs_done
 	VMOVUPD (R9), Y1
 	VMULPD  Y0, Y1, Y1
 	VMOVUPD (R8), Y2
@@ -5974,12 +5974,12 @@ axpyTapsF64_21_vecs:
 	DECQ    R10
 	JMP     axpyTapsF64_21_vecs
 
-axpyTapsF64_21_tail:
+axpyTapsF64_21_vecs_done:
 	MOVQ SI, R10
 
 axpyTapsF64_21_elems:
 	CMPQ   R10, $0x00000000
-	JE     axpyTapsF64_21_done
+	JE     axpyTapsF64_21_elems_done
 	VMOVSD (R9), X1
 	VMULSD X0, X1, X1
 	VMOVSD (R8), X2
@@ -5990,7 +5990,7 @@ axpyTapsF64_21_elems:
 	DECQ   R10
 	JMP    axpyTapsF64_21_elems
 
-axpyTapsF64_21_done:
+axpyTapsF64_21_elems_done:
 	VBROADCASTSD 48(BX), Y0
 	MOVQ         AX, BX
 	ADDQ         $0x00000000, BX
@@ -5998,7 +5998,7 @@ axpyTapsF64_21_done:
 
 axpyTapsF64_20_vecs:
 	CMPQ    DI, $0x00000000
-	JE      axpyTapsF64_20_tail
+	JE      axpyTapsF64_20_vecs_done
 	VMOVUPD (DX), Y1
 	VMULPD  Y0, Y1, Y1
 	VMOVUPD (BX), Y2
@@ -6009,12 +6009,12 @@ axpyTapsF64_20_vecs:
 	DECQ    DI
 	JMP     axpyTapsF64_20_vecs
 
-axpyTapsF64_20_tail:
+axpyTapsF64_20_vecs_done:
 	MOVQ SI, DI
 
 axpyTapsF64_20_elems:
 	CMPQ   DI, $0x00000000
-	JE     axpyTapsF64_20_done
+	JE     axpyTapsF64_20_elems_done
 	VMOVSD (DX), X1
 	VMULSD X0, X1, X1
 	VMOVSD (BX), X2
@@ -6025,7 +6025,7 @@ axpyTapsF64_20_elems:
 	DECQ   DI
 	JMP    axpyTapsF64_20_elems
 
-axpyTapsF64_20_done:
+axpyTapsF64_20_elems_done:
 	ADDQ CX, AX
 	VZEROUPPER
 	RET
@@ -7118,7 +7118,7 @@ addRowsF32_rows:
 
 addRowsF32_vecs:
 	CMPQ    R11, $0x00000000
-	JE      addRowsF32_tail
+	JE      addRowsF32_vecs_done
 	VMOVUPS (R9), Y0
 	VADDPS  (R10), Y0, Y0
 	VMOVUPS Y0, (R9)
@@ -7127,12 +7127,12 @@ addRowsF32_vecs:
 	DECQ    R11
 	JMP     addRowsF32_vecs
 
-addRowsF32_tail:
+addRowsF32_vecs_done:
 	MOVQ R8, R11
 
 addRowsF32_elems:
 	CMPQ   R11, $0x00000000
-	JE     addRowsF32_next
+	JE     addRowsF32_elems_done
 	VMOVSS (R9), X0
 	VADDSS (R10), X0, X0
 	VMOVSS X0, (R9)
@@ -7141,7 +7141,7 @@ addRowsF32_elems:
 	DECQ   R11
 	JMP    addRowsF32_elems
 
-addRowsF32_next:
+addRowsF32_elems_done:
 	ADDQ CX, AX
 	ADDQ BX, DX
 	DECQ SI
@@ -7173,7 +7173,7 @@ mulAddRepF32_rows:
 
 mulAddRepF32_vecs:
 	CMPQ    R11, $0x00000000
-	JE      mulAddRepF32_next
+	JE      mulAddRepF32_vecs_done
 	VMOVUPS (R10), Y0
 	VMULPS  (R9), Y0, Y0
 	VMOVUPS (R8), Y1
@@ -7185,7 +7185,7 @@ mulAddRepF32_vecs:
 	DECQ    R11
 	JMP     mulAddRepF32_vecs
 
-mulAddRepF32_next:
+mulAddRepF32_vecs_done:
 	ADDQ BX, AX
 	ADDQ BX, DX
 	DECQ SI
@@ -7215,7 +7215,7 @@ TEXT ·axpyTapsF32(SB), NOSPLIT, $0-40
 
 axpyTapsF32_02_vecs:
 	CMPQ    R10, $0x00000000
-	JE      axpyTapsF32_02_tail
+	JE      axpyTapsF32_02_vecs_done
 	VMOVUPS (R9), Y1
 	VMULPS  Y0, Y1, Y1
 	VMOVUPS (R8), Y2
@@ -7226,12 +7226,12 @@ axpyTapsF32_02_vecs:
 	DECQ    R10
 	JMP     axpyTapsF32_02_vecs
 
-axpyTapsF32_02_tail:
+axpyTapsF32_02_vecs_done:
 	MOVQ SI, R10
 
 axpyTapsF32_02_elems:
 	CMPQ   R10, $0x00000000
-	JE     axpyTapsF32_02_done
+	JE     axpyTapsF32_02_elems_done
 	VMOVSS (R9), X1
 	VMULSS X0, X1, X1
 	VMOVSS (R8), X2
@@ -7242,7 +7242,7 @@ axpyTapsF32_02_elems:
 	DECQ   R10
 	JMP    axpyTapsF32_02_elems
 
-axpyTapsF32_02_done:
+axpyTapsF32_02_elems_done:
 	VBROADCASTSS 4(BX), Y0
 	MOVQ         AX, R8
 	ADDQ         $0x00000004, R8
@@ -7251,7 +7251,7 @@ axpyTapsF32_02_done:
 
 axpyTapsF32_01_vecs:
 	CMPQ    R10, $0x00000000
-	JE      axpyTapsF32_01_tail
+	JE      axpyTapsF32_01_vecs_done
 	VMOVUPS (R9), Y1
 	VMULPS  Y0, Y1, Y1
 	VMOVUPS (R8), Y2
@@ -7262,12 +7262,12 @@ axpyTapsF32_01_vecs:
 	DECQ    R10
 	JMP     axpyTapsF32_01_vecs
 
-axpyTapsF32_01_tail:
+axpyTapsF32_01_vecs_done:
 	MOVQ SI, R10
 
 axpyTapsF32_01_elems:
 	CMPQ   R10, $0x00000000
-	JE     axpyTapsF32_01_done
+	JE     axpyTapsF32_01_elems_done
 	VMOVSS (R9), X1
 	VMULSS X0, X1, X1
 	VMOVSS (R8), X2
@@ -7278,7 +7278,7 @@ axpyTapsF32_01_elems:
 	DECQ   R10
 	JMP    axpyTapsF32_01_elems
 
-axpyTapsF32_01_done:
+axpyTapsF32_01_elems_done:
 	VBROADCASTSS (BX), Y0
 	MOVQ         AX, R8
 	ADDQ         $0x00000000, R8
@@ -7287,7 +7287,7 @@ axpyTapsF32_01_done:
 
 axpyTapsF32_00_vecs:
 	CMPQ    R10, $0x00000000
-	JE      axpyTapsF32_00_tail
+	JE      axpyTapsF32_00_vecs_done
 	VMOVUPS (R9), Y1
 	VMULPS  Y0, Y1, Y1
 	VMOVUPS (R8), Y2
@@ -7298,12 +7298,12 @@ axpyTapsF32_00_vecs:
 	DECQ    R10
 	JMP     axpyTapsF32_00_vecs
 
-axpyTapsF32_00_tail:
+axpyTapsF32_00_vecs_done:
 	MOVQ SI, R10
 
 axpyTapsF32_00_elems:
 	CMPQ   R10, $0x00000000
-	JE     axpyTapsF32_00_done
+	JE     axpyTapsF32_00_elems_done
 	VMOVSS (R9), X1
 	VMULSS X0, X1, X1
 	VMOVSS (R8), X2
@@ -7314,7 +7314,7 @@ axpyTapsF32_00_elems:
 	DECQ   R10
 	JMP    axpyTapsF32_00_elems
 
-axpyTapsF32_00_done:
+axpyTapsF32_00_elems_done:
 	ADDQ         CX, AX
 	VBROADCASTSS 20(BX), Y0
 	MOVQ         AX, R8
@@ -7324,7 +7324,7 @@ axpyTapsF32_00_done:
 
 axpyTapsF32_12_vecs:
 	CMPQ    R10, $0x00000000
-	JE      axpyTapsF32_12_tail
+	JE      axpyTapsF32_12_vecs_done
 	VMOVUPS (R9), Y1
 	VMULPS  Y0, Y1, Y1
 	VMOVUPS (R8), Y2
@@ -7335,12 +7335,12 @@ axpyTapsF32_12_vecs:
 	DECQ    R10
 	JMP     axpyTapsF32_12_vecs
 
-axpyTapsF32_12_tail:
+axpyTapsF32_12_vecs_done:
 	MOVQ SI, R10
 
 axpyTapsF32_12_elems:
 	CMPQ   R10, $0x00000000
-	JE     axpyTapsF32_12_done
+	JE     axpyTapsF32_12_elems_done
 	VMOVSS (R9), X1
 	VMULSS X0, X1, X1
 	VMOVSS (R8), X2
@@ -7351,7 +7351,7 @@ axpyTapsF32_12_elems:
 	DECQ   R10
 	JMP    axpyTapsF32_12_elems
 
-axpyTapsF32_12_done:
+axpyTapsF32_12_elems_done:
 	VBROADCASTSS 16(BX), Y0
 	MOVQ         AX, R8
 	ADDQ         $0x00000004, R8
@@ -7360,7 +7360,7 @@ axpyTapsF32_12_done:
 
 axpyTapsF32_11_vecs:
 	CMPQ    R10, $0x00000000
-	JE      axpyTapsF32_11_tail
+	JE      axpyTapsF32_11_vecs_done
 	VMOVUPS (R9), Y1
 	VMULPS  Y0, Y1, Y1
 	VMOVUPS (R8), Y2
@@ -7371,12 +7371,12 @@ axpyTapsF32_11_vecs:
 	DECQ    R10
 	JMP     axpyTapsF32_11_vecs
 
-axpyTapsF32_11_tail:
+axpyTapsF32_11_vecs_done:
 	MOVQ SI, R10
 
 axpyTapsF32_11_elems:
 	CMPQ   R10, $0x00000000
-	JE     axpyTapsF32_11_done
+	JE     axpyTapsF32_11_elems_done
 	VMOVSS (R9), X1
 	VMULSS X0, X1, X1
 	VMOVSS (R8), X2
@@ -7387,7 +7387,7 @@ axpyTapsF32_11_elems:
 	DECQ   R10
 	JMP    axpyTapsF32_11_elems
 
-axpyTapsF32_11_done:
+axpyTapsF32_11_elems_done:
 	VBROADCASTSS 12(BX), Y0
 	MOVQ         AX, R8
 	ADDQ         $0x00000000, R8
@@ -7396,7 +7396,7 @@ axpyTapsF32_11_done:
 
 axpyTapsF32_10_vecs:
 	CMPQ    R10, $0x00000000
-	JE      axpyTapsF32_10_tail
+	JE      axpyTapsF32_10_vecs_done
 	VMOVUPS (R9), Y1
 	VMULPS  Y0, Y1, Y1
 	VMOVUPS (R8), Y2
@@ -7407,12 +7407,12 @@ axpyTapsF32_10_vecs:
 	DECQ    R10
 	JMP     axpyTapsF32_10_vecs
 
-axpyTapsF32_10_tail:
+axpyTapsF32_10_vecs_done:
 	MOVQ SI, R10
 
 axpyTapsF32_10_elems:
 	CMPQ   R10, $0x00000000
-	JE     axpyTapsF32_10_done
+	JE     axpyTapsF32_10_elems_done
 	VMOVSS (R9), X1
 	VMULSS X0, X1, X1
 	VMOVSS (R8), X2
@@ -7423,7 +7423,7 @@ axpyTapsF32_10_elems:
 	DECQ   R10
 	JMP    axpyTapsF32_10_elems
 
-axpyTapsF32_10_done:
+axpyTapsF32_10_elems_done:
 	ADDQ         CX, AX
 	VBROADCASTSS 32(BX), Y0
 	MOVQ         AX, R8
@@ -7433,7 +7433,7 @@ axpyTapsF32_10_done:
 
 axpyTapsF32_22_vecs:
 	CMPQ    R10, $0x00000000
-	JE      axpyTapsF32_22_tail
+	JE      axpyTapsF32_22_vecs_done
 	VMOVUPS (R9), Y1
 	VMULPS  Y0, Y1, Y1
 	VMOVUPS (R8), Y2
@@ -7444,12 +7444,12 @@ axpyTapsF32_22_vecs:
 	DECQ    R10
 	JMP     axpyTapsF32_22_vecs
 
-axpyTapsF32_22_tail:
+axpyTapsF32_22_vecs_done:
 	MOVQ SI, R10
 
 axpyTapsF32_22_elems:
 	CMPQ   R10, $0x00000000
-	JE     axpyTapsF32_22_done
+	JE     axpyTapsF32_22_elems_done
 	VMOVSS (R9), X1
 	VMULSS X0, X1, X1
 	VMOVSS (R8), X2
@@ -7460,7 +7460,7 @@ axpyTapsF32_22_elems:
 	DECQ   R10
 	JMP    axpyTapsF32_22_elems
 
-axpyTapsF32_22_done:
+axpyTapsF32_22_elems_done:
 	VBROADCASTSS 28(BX), Y0
 	MOVQ         AX, R8
 	ADDQ         $0x00000004, R8
@@ -7469,7 +7469,7 @@ axpyTapsF32_22_done:
 
 axpyTapsF32_21_vecs:
 	CMPQ    R10, $0x00000000
-	JE      axpyTapsF32_21_tail
+	JE      axpyTapsF32_21_vecs_done
 	VMOVUPS (R9), Y1
 	VMULPS  Y0, Y1, Y1
 	VMOVUPS (R8), Y2
@@ -7480,12 +7480,12 @@ axpyTapsF32_21_vecs:
 	DECQ    R10
 	JMP     axpyTapsF32_21_vecs
 
-axpyTapsF32_21_tail:
+axpyTapsF32_21_vecs_done:
 	MOVQ SI, R10
 
 axpyTapsF32_21_elems:
 	CMPQ   R10, $0x00000000
-	JE     axpyTapsF32_21_done
+	JE     axpyTapsF32_21_elems_done
 	VMOVSS (R9), X1
 	VMULSS X0, X1, X1
 	VMOVSS (R8), X2
@@ -7496,7 +7496,7 @@ axpyTapsF32_21_elems:
 	DECQ   R10
 	JMP    axpyTapsF32_21_elems
 
-axpyTapsF32_21_done:
+axpyTapsF32_21_elems_done:
 	VBROADCASTSS 24(BX), Y0
 	MOVQ         AX, BX
 	ADDQ         $0x00000000, BX
@@ -7504,7 +7504,7 @@ axpyTapsF32_21_done:
 
 axpyTapsF32_20_vecs:
 	CMPQ    DI, $0x00000000
-	JE      axpyTapsF32_20_tail
+	JE      axpyTapsF32_20_vecs_done
 	VMOVUPS (DX), Y1
 	VMULPS  Y0, Y1, Y1
 	VMOVUPS (BX), Y2
@@ -7515,12 +7515,12 @@ axpyTapsF32_20_vecs:
 	DECQ    DI
 	JMP     axpyTapsF32_20_vecs
 
-axpyTapsF32_20_tail:
+axpyTapsF32_20_vecs_done:
 	MOVQ SI, DI
 
 axpyTapsF32_20_elems:
 	CMPQ   DI, $0x00000000
-	JE     axpyTapsF32_20_done
+	JE     axpyTapsF32_20_elems_done
 	VMOVSS (DX), X1
 	VMULSS X0, X1, X1
 	VMOVSS (BX), X2
@@ -7531,7 +7531,7 @@ axpyTapsF32_20_elems:
 	DECQ   DI
 	JMP    axpyTapsF32_20_elems
 
-axpyTapsF32_20_done:
+axpyTapsF32_20_elems_done:
 	ADDQ CX, AX
 	VZEROUPPER
 	RET
