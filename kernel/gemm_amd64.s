@@ -6030,6 +6030,62 @@ axpyTapsF64_20_elems_done:
 	VZEROUPPER
 	RET
 
+// func reduceTaps9F64(o *float64, x *float64, y *float64, c int, points int, xs int, ys int)
+// Requires: AVX
+TEXT ·reduceTaps9F64(SB), NOSPLIT, $0-56
+	MOVQ o+0(FP), AX
+	MOVQ x+8(FP), CX
+	MOVQ y+16(FP), DX
+	MOVQ c+24(FP), BX
+	MOVQ points+32(FP), SI
+	MOVQ xs+40(FP), DI
+	MOVQ ys+48(FP), R8
+	SHLQ $0x03, DI
+	SHLQ $0x03, R8
+
+reduceTaps9F64_points:
+	CMPQ SI, $0x00000000
+	JE   reduceTaps9F64_points_done
+	MOVQ AX, R10
+	MOVQ CX, R11
+	MOVQ DX, R12
+	MOVQ BX, R9
+
+reduceTaps9F64_chans:
+	CMPQ         R9, $0x00000000
+	JE           reduceTaps9F64_chans_done
+	VBROADCASTSD (R11), Y0
+	VMOVUPD      (R12), Y1
+	VMULPD       Y0, Y1, Y1
+	VMOVUPD      (R10), Y2
+	VADDPD       Y1, Y2, Y2
+	VMOVUPD      Y2, (R10)
+	VMOVUPD      32(R12), Y1
+	VMULPD       Y0, Y1, Y1
+	VMOVUPD      32(R10), Y2
+	VADDPD       Y1, Y2, Y2
+	VMOVUPD      Y2, 32(R10)
+	VMOVSD       64(R12), X1
+	VMULSD       X0, X1, X1
+	VMOVSD       64(R10), X0
+	VADDSD       X1, X0, X0
+	VMOVSD       X0, 64(R10)
+	ADDQ         $0x00000048, R10
+	ADDQ         $0x00000048, R12
+	ADDQ         $0x00000008, R11
+	DECQ         R9
+	JMP          reduceTaps9F64_chans
+
+reduceTaps9F64_chans_done:
+	ADDQ DI, CX
+	ADDQ R8, DX
+	DECQ SI
+	JMP  reduceTaps9F64_points
+
+reduceTaps9F64_points_done:
+	VZEROUPPER
+	RET
+
 // func vecAddVVF32(dst *float32, x *float32, y *float32, n int)
 // Requires: AVX
 TEXT ·vecAddVVF32(SB), NOSPLIT, $0-32
@@ -7533,5 +7589,56 @@ axpyTapsF32_20_elems:
 
 axpyTapsF32_20_elems_done:
 	ADDQ CX, AX
+	VZEROUPPER
+	RET
+
+// func reduceTaps9F32(o *float32, x *float32, y *float32, c int, points int, xs int, ys int)
+// Requires: AVX
+TEXT ·reduceTaps9F32(SB), NOSPLIT, $0-56
+	MOVQ o+0(FP), AX
+	MOVQ x+8(FP), CX
+	MOVQ y+16(FP), DX
+	MOVQ c+24(FP), BX
+	MOVQ points+32(FP), SI
+	MOVQ xs+40(FP), DI
+	MOVQ ys+48(FP), R8
+	SHLQ $0x02, DI
+	SHLQ $0x02, R8
+
+reduceTaps9F32_points:
+	CMPQ SI, $0x00000000
+	JE   reduceTaps9F32_points_done
+	MOVQ AX, R10
+	MOVQ CX, R11
+	MOVQ DX, R12
+	MOVQ BX, R9
+
+reduceTaps9F32_chans:
+	CMPQ         R9, $0x00000000
+	JE           reduceTaps9F32_chans_done
+	VBROADCASTSS (R11), Y0
+	VMOVUPS      (R12), Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      (R10), Y2
+	VADDPS       Y1, Y2, Y2
+	VMOVUPS      Y2, (R10)
+	VMOVSS       32(R12), X1
+	VMULSS       X0, X1, X1
+	VMOVSS       32(R10), X0
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, 32(R10)
+	ADDQ         $0x00000024, R10
+	ADDQ         $0x00000024, R12
+	ADDQ         $0x00000004, R11
+	DECQ         R9
+	JMP          reduceTaps9F32_chans
+
+reduceTaps9F32_chans_done:
+	ADDQ DI, CX
+	ADDQ R8, DX
+	DECQ SI
+	JMP  reduceTaps9F32_points
+
+reduceTaps9F32_points_done:
 	VZEROUPPER
 	RET

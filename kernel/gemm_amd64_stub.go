@@ -211,6 +211,9 @@ func mulAddRepF64(dst *float64, x *float64, y *float64, n int, reps int)
 // axpyTapsF64 adds w[3*kh+kw]*x[j] (the product rounded first) into dst[kh*rs+kw+j] for the taps kh = 0…2, kw = 2…0, and j below n, with AVX.
 func axpyTapsF64(dst *float64, rs int, x *float64, w *float64, n int)
 
+// reduceTaps9F64 adds x[p*xs+ch]*y[p*ys+ch*9+t] (the product rounded first) into o[ch*9+t] for every point p below points, channel ch below c and tap t below 9, in the order of the points, with AVX.
+func reduceTaps9F64(o *float64, x *float64, y *float64, c int, points int, xs int, ys int)
+
 // vecAddVVF32 sets dst[i] = x[i] + y[i] with AVX2 for i below n rounded down to a multiple of 8.
 func vecAddVVF32(dst *float32, x *float32, y *float32, n int)
 
@@ -312,3 +315,6 @@ func mulAddRepF32(dst *float32, x *float32, y *float32, n int, reps int)
 
 // axpyTapsF32 adds w[3*kh+kw]*x[j] (the product rounded first) into dst[kh*rs+kw+j] for the taps kh = 0…2, kw = 2…0, and j below n, with AVX.
 func axpyTapsF32(dst *float32, rs int, x *float32, w *float32, n int)
+
+// reduceTaps9F32 adds x[p*xs+ch]*y[p*ys+ch*9+t] (the product rounded first) into o[ch*9+t] for every point p below points, channel ch below c and tap t below 9, in the order of the points, with AVX.
+func reduceTaps9F32(o *float32, x *float32, y *float32, c int, points int, xs int, ys int)

@@ -64,6 +64,9 @@ func reduceProductRange[T floatT](k *ReduceProduct, o, x, y []T, lo, hi int) {
 	xc, yc := k.XC, k.YC
 	for ; r.ok; r.next() {
 		xo, yo := r.off[0], r.off[1]
+		if t == 9 && xc == 1 && yc == 9 && reduceTaps9Vec(o[lo*9:hi*9], x[xo+lo:], y[yo+lo*9:], hi-lo, r.last, sx, sy) {
+			continue // the row of points in one call: channels and taps contiguous
+		}
 		for range r.last {
 			if t == 9 { // a 3×3 window written out: one bounds check a channel
 				for ch := lo; ch < hi; ch++ {

@@ -512,3 +512,22 @@ func axpyTapsVec[T floatT](dst []T, rs int, x, w []T, n int) bool {
 	}
 	return true
 }
+
+// reduceTaps9Vec adds x[p·xs + ch]·y[p·ys + 9·ch + t] (rounded, then added) into o[9·ch + t]
+// for p < points, ch < c and the nine taps t, point after point, in one assembly call
+// (reduceTaps9); false (nothing done) without AVX2, for negative strides or no work.
+func reduceTaps9Vec[T floatT](o, x, y []T, c, points, xs, ys int) bool {
+	if !hasVec || c <= 0 || points <= 0 || xs < 0 || ys < 0 {
+		return false
+	}
+	_, _, _ = o[9*c-1], x[(points-1)*xs+c-1], y[(points-1)*ys+9*c-1]
+	switch d := any(o).(type) {
+	case []float32:
+		reduceTaps9F32(&d[0], &any(x).([]float32)[0], &any(y).([]float32)[0], c, points, xs, ys)
+	case []float64:
+		reduceTaps9F64(&d[0], &any(x).([]float64)[0], &any(y).([]float64)[0], c, points, xs, ys)
+	default:
+		return false
+	}
+	return true
+}

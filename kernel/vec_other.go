@@ -34,6 +34,8 @@ func mulAddRepVec[T floatT](dst, x, y []T, n, reps int) bool { return false }
 
 func axpyTapsVec[T floatT](dst []T, rs int, x, w []T, n int) bool { return false }
 
+func reduceTaps9Vec[T floatT](o, x, y []T, c, points, xs, ys int) bool { return false }
+
 func rowScalarsVec[T numT](op core.BinOp, o, v, s []T, vo, so, sv2, ss2, last int, left bool) bool {
 	return false
 }

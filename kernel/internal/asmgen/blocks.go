@@ -258,3 +258,63 @@ func countLoop(label string, c reg.Register, n Op, ptrs []reg.Register, step int
 	JMP(LabelRef(label))
 	Label(label + "_done")
 }
+
+// reduceTaps9 emits func(o, x, y *T, c, points, xs, ys int): for each of points points (x's
+// rows xs elements apart, y's ys apart) and each channel ch < c, o[9·ch + t] = o[9·ch + t] +
+// x[ch]·y[9·ch + t] for the nine taps t, the product rounded before the sum: a depthwise
+// filter gradient, Σ over the points of δ spread over the taps times the windows, summed
+// point after point as the Go loop does (one broadcast a channel; the taps as whole YMM
+// vectors and a scalar rest).
+func reduceTaps9(f32 bool) {
+	typ, lanes, t := elemType(f32)
+	name := "reduceTaps9" + t
+	TEXT(name, NOSPLIT, fmt.Sprintf("func(o, x, y *%s, c, points, xs, ys int)", typ))
+	Doc(fmt.Sprintf("%s adds x[p*xs+ch]*y[p*ys+ch*9+t] (the product rounded first) into o[ch*9+t] for every point p below points, channel ch below c and tap t below 9, in the order of the points, with AVX.", name))
+	o := Load(Param("o"), GP64())
+	x := Load(Param("x"), GP64())
+	y := Load(Param("y"), GP64())
+	c := Load(Param("c"), GP64())
+	points := Load(Param("points"), GP64())
+	xs := Load(Param("xs"), GP64())
+	ys := Load(Param("ys"), GP64())
+	load, mul, add, loadS, mulS, addS, bcast, size := VMOVUPD, VMULPD, VADDPD, VMOVSD, VMULSD, VADDSD, VBROADCASTSD, 8
+	shift := U8(3)
+	if f32 {
+		load, mul, add, loadS, mulS, addS, bcast, size, shift = VMOVUPS, VMULPS, VADDPS, VMOVSS, VMULSS, VADDSS, VBROADCASTSS, 4, U8(2)
+	}
+	SHLQ(shift, xs)
+	SHLQ(shift, ys)
+	vecs := 9 / lanes // whole vectors of taps, then 9 − vecs·lanes scalars
+	p, ch, d, xp, yp := GP64(), GP64(), GP64(), GP64(), GP64()
+	countLoop(name+"_points", p, points, nil, 0, func() {
+		MOVQ(o, d)
+		MOVQ(x, xp)
+		MOVQ(y, yp)
+		countLoop(name+"_chans", ch, c, []reg.Register{xp}, size, func() {
+			s := YMM()
+			bcast(Mem{Base: xp}, s)
+			for v := 0; v < vecs; v++ {
+				q, a := YMM(), YMM()
+				load(Mem{Base: yp, Disp: 32 * v}, q)
+				mul(s, q, q) // x·y
+				load(Mem{Base: d, Disp: 32 * v}, a)
+				add(q, a, a)
+				load(a, Mem{Base: d, Disp: 32 * v})
+			}
+			for e := vecs * lanes; e < 9; e++ {
+				q, a := XMM(), XMM()
+				loadS(Mem{Base: yp, Disp: e * size}, q)
+				mulS(s.AsX(), q, q)
+				loadS(Mem{Base: d, Disp: e * size}, a)
+				addS(q, a, a)
+				loadS(a, Mem{Base: d, Disp: e * size})
+			}
+			ADDQ(U32(9*size), d)
+			ADDQ(U32(9*size), yp)
+		})
+		ADDQ(xs, x)
+		ADDQ(ys, y)
+	})
+	VZEROUPPER()
+	RET()
+}

@@ -81,6 +81,7 @@ func main() {
 		addRows(f32)
 		mulAddRep(f32)
 		axpyTaps(f32)
+		reduceTaps9(f32)
 	}
 	Generate()
 }
