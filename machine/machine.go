@@ -86,7 +86,7 @@ type Machine struct {
 	pre     []*gorgonia.Node // nodes run by their own op before the plans, in graph order
 	plans   []*planRun
 	aux     []*gorgonia.Node        // raise's keepAlive and guard nodes, run by their op after the plans
-	keeps   map[*gorgonia.Node]bool // the keepAlive nodes among aux: their value is a constant
+	keeps   map[*gorgonia.Node]bool // every node of aux: true for a keepAlive (its value is a constant), false for a guard
 	reads   []*gorgonia.Node        // Read statement nodes
 	grads   []gradLink              // dual-value registrations (BindDualValues)
 	mutable map[*gorgonia.Node]string

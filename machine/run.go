@@ -102,7 +102,7 @@ func (m *Machine) doOp(n *gorgonia.Node) error {
 		vs = make([]gorgonia.Value, len(kids))
 		m.args[n] = vs
 	}
-	_, aux := m.keeps[n]
+	_, aux := m.keeps[n] // raise's keepAlive or guard node
 	for i, k := range kids {
 		// raise's keepAlive and guard ops read no operand value (a guard checks its node's
 		// op): with Lean their operands may have none
