@@ -214,6 +214,21 @@ func axpyTapsF64(dst *float64, rs int, x *float64, w *float64, n int)
 // reduceTaps9F64 adds x[p*xs+ch]*y[p*ys+ch*9+t] (the product rounded first) into o[ch*9+t] for every point p below points, channel ch below c and tap t below 9, in the order of the points, with AVX.
 func reduceTaps9F64(o *float64, x *float64, y *float64, c int, points int, xs int, ys int)
 
+// winDotF64Z1 stores into the 8 rows of o (ldo elements apart) the 8-element sums over t < steps of x[tab[t]+idx[i]]·v[t·ldv …], in order of t with FMA.
+//
+//go:noescape
+func winDotF64Z1(steps int, tab *int64, x *float64, idx *[8]int64, v *float64, ldv int, o *float64, ldo int)
+
+// winDotF64Z2 stores into the 8 rows of o (ldo elements apart) the 16-element sums over t < steps of x[tab[t]+idx[i]]·v[t·ldv …], in order of t with FMA.
+//
+//go:noescape
+func winDotF64Z2(steps int, tab *int64, x *float64, idx *[8]int64, v *float64, ldv int, o *float64, ldo int)
+
+// winDotF64Y1 stores into the 8 rows of o (ldo elements apart) the 4-element sums over t < steps of x[tab[t]+idx[i]]·v[t·ldv …], in order of t with FMA.
+//
+//go:noescape
+func winDotF64Y1(steps int, tab *int64, x *float64, idx *[8]int64, v *float64, ldv int, o *float64, ldo int)
+
 // vecAddVVF32 sets dst[i] = x[i] + y[i] with AVX2 for i below n rounded down to a multiple of 8.
 func vecAddVVF32(dst *float32, x *float32, y *float32, n int)
 
@@ -318,3 +333,18 @@ func axpyTapsF32(dst *float32, rs int, x *float32, w *float32, n int)
 
 // reduceTaps9F32 adds x[p*xs+ch]*y[p*ys+ch*9+t] (the product rounded first) into o[ch*9+t] for every point p below points, channel ch below c and tap t below 9, in the order of the points, with AVX.
 func reduceTaps9F32(o *float32, x *float32, y *float32, c int, points int, xs int, ys int)
+
+// winDotF32Z1 stores into the 8 rows of o (ldo elements apart) the 16-element sums over t < steps of x[tab[t]+idx[i]]·v[t·ldv …], in order of t with FMA.
+//
+//go:noescape
+func winDotF32Z1(steps int, tab *int64, x *float32, idx *[8]int64, v *float32, ldv int, o *float32, ldo int)
+
+// winDotF32Z2 stores into the 8 rows of o (ldo elements apart) the 32-element sums over t < steps of x[tab[t]+idx[i]]·v[t·ldv …], in order of t with FMA.
+//
+//go:noescape
+func winDotF32Z2(steps int, tab *int64, x *float32, idx *[8]int64, v *float32, ldv int, o *float32, ldo int)
+
+// winDotF32Y1 stores into the 8 rows of o (ldo elements apart) the 8-element sums over t < steps of x[tab[t]+idx[i]]·v[t·ldv …], in order of t with FMA.
+//
+//go:noescape
+func winDotF32Y1(steps int, tab *int64, x *float32, idx *[8]int64, v *float32, ldv int, o *float32, ldo int)

@@ -531,3 +531,61 @@ func reduceTaps9Vec[T floatT](o, x, y []T, c, points, xs, ys int) bool {
 	}
 	return true
 }
+
+// winDotWidth is the number of elements of a row winDotVec computes for a product whose
+// other dimension is n: two AVX-512 vectors when n needs more than one, else one; one AVX2
+// vector without AVX-512; 0 without either (winDotVec does nothing: the caller loops in Go).
+func winDotWidth[T floatT](n int) int {
+	lanes := 32 / int(unsafe.Sizeof(T(0)))
+	switch {
+	case cpu.X86.HasAVX512F:
+		if n > 2*lanes {
+			return 4 * lanes
+		}
+		return 2 * lanes
+	case hasVec && cpu.X86.HasFMA:
+		return lanes
+	}
+	return 0
+}
+
+// winDotVec stores into the 8 rows of o (ldo apart) the w-element sums over t < steps of
+// x[tab[t]+idx[i]]·v[t·ldv : t·ldv+w] (winDot*: fused multiply-adds in order of t), w from
+// winDotWidth; false (nothing done) when w is not a width it has. The caller has checked that
+// every tab[t]+idx[i] is an index of x.
+func winDotVec[T floatT](steps int, tab []int64, x []T, idx *[8]int64, v []T, ldv int, o []T, ldo, w int) bool {
+	if steps <= 0 || w <= 0 {
+		return false
+	}
+	_, _, _ = tab[steps-1], v[(steps-1)*ldv+w-1], o[7*ldo+w-1]
+	lanes := 32 / int(unsafe.Sizeof(T(0)))
+	switch x := any(x).(type) {
+	case []float32:
+		v, o := any(v).([]float32), any(o).([]float32)
+		switch w {
+		case lanes:
+			winDotF32Y1(steps, &tab[0], &x[0], idx, &v[0], ldv, &o[0], ldo)
+		case 2 * lanes:
+			winDotF32Z1(steps, &tab[0], &x[0], idx, &v[0], ldv, &o[0], ldo)
+		case 4 * lanes:
+			winDotF32Z2(steps, &tab[0], &x[0], idx, &v[0], ldv, &o[0], ldo)
+		default:
+			return false
+		}
+	case []float64:
+		v, o := any(v).([]float64), any(o).([]float64)
+		switch w {
+		case lanes:
+			winDotF64Y1(steps, &tab[0], &x[0], idx, &v[0], ldv, &o[0], ldo)
+		case 2 * lanes:
+			winDotF64Z1(steps, &tab[0], &x[0], idx, &v[0], ldv, &o[0], ldo)
+		case 4 * lanes:
+			winDotF64Z2(steps, &tab[0], &x[0], idx, &v[0], ldv, &o[0], ldo)
+		default:
+			return false
+		}
+	default:
+		return false
+	}
+	return true
+}

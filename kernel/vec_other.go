@@ -47,3 +47,9 @@ func simdColSum[T numT](dst, x []T, ldx, rows int) int { return 0 }
 
 // transposeTileVec: no vector loops on this platform.
 func transposeTileVec[T elem](out []T, oo, oa int, x []T, xo, sb, ni, nj int) bool { return false }
+
+func winDotWidth[T floatT](n int) int { return 0 }
+
+func winDotVec[T floatT](steps int, tab []int64, x []T, idx *[8]int64, v []T, ldv int, o []T, ldo, w int) bool {
+	return false
+}

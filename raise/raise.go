@@ -866,6 +866,9 @@ func (pl *plan) matmul(t *core.MatMul) (ref, error) {
 	if r, ok, err := pl.scatterMatmul(t, a, ta, b, tb); ok {
 		return r, err
 	}
+	if r, ok, err := pl.windowMatmul(t, a, ta, b, tb); ok {
+		return r, err
+	}
 	xs, ys := t.X.Type().Shape, t.Y.Type().Shape
 	r := len(xs)
 	k := kern.BatchedMatMul(xs[:r-2].Size(), xs[r-2], xs[r-1], ys[r-1], ta, tb, pl.vk, pl.gemmWS())

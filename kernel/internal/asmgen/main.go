@@ -82,6 +82,9 @@ func main() {
 		mulAddRep(f32)
 		axpyTaps(f32)
 		reduceTaps9(f32)
+		winDot(f32, true, 1)
+		winDot(f32, true, 2)
+		winDot(f32, false, 1)
 	}
 	Generate()
 }

@@ -1,0 +1,357 @@
+package kernel
+
+import (
+	"sync"
+
+	"github.com/bulkad/bulkad/core"
+	"github.com/pkg/errors"
+)
+
+// WindowMatMul is a matrix product one of whose factors is a window matrix — the im2col of a
+// convolution, reshape [P, J] (gather dom x fn) with fn affine — read where its elements lie
+// instead of materialised. Gorgonia's convolution multiplies that matrix by the filter (the
+// forward pass) and, transposed, by the output's cotangent (the filter's gradient); each
+// reads P·J elements (9·C·H·W for a 3×3 convolution: 4.7 MB float32 a layer of the zoo's
+// ResNet, written by a gather and read back twice, the second time from memory).
+//
+// With the first q dimensions of dom forming P and the others J, the gather reads x at an
+// affine function of (p, j); in a copy of x padded with zeros wherever the gather reads out
+// of bounds (where it reads zeros), the element of (p, j) lies at offset U[p] + V[j]. Two
+// products are computed, for a matrix M:
+//
+//	rows:  c[P, N] = G · M,   M [J, N] (or, Trans, stored as [N, J])
+//	cols:  c[N, J] = M · G,   M [N, P] (or, Trans, stored as [P, N])
+//
+// both as eight rows (or columns) of G at a time against a block of M's columns held in
+// vector registers, summed in order of the product's inner index with fused multiply-adds
+// (winDot): per element of c, the sum runs from zero in order of j (rows) or p (cols),
+// whichever goroutine computes it, so the result is the same on any number of threads. It is
+// not the GEMM's order (which sums panels of kc products and adds them up): results agree
+// with a materialised product to rounding, not to the bit. Without the assembly (other
+// architectures, purego) the same loops run in Go with separate multiplies and adds.
+type WindowMatMul struct {
+	Src   []int   // x's shape
+	Lo    []int   // zeros before x's elements along each dimension of the padded copy
+	Pad   []int   // the padded copy's shape
+	U, V  []int64 // offsets into the padded copy: G[p, j] at U[p] + V[j]
+	N     int     // M's other dimension
+	Cols  bool    // c = M·G (else G·M)
+	Trans bool    // M stored transposed
+	buf   *padBuf
+}
+
+// padBuf is the padded copy of x, kept between runs: its padding is zeroed when it is
+// allocated and never written after (a run copies x into the interior only). A run that finds
+// it in use by another allocates its own.
+type padBuf struct {
+	mu   sync.Mutex
+	busy bool
+	f64  []float64
+	f32  []float32
+	pack Scratch // M packed into blocks of vector width
+}
+
+// NewWindowMatMul returns the product of the window matrix reshape [P, J] (gather dom x fn),
+// P the size of dom's first q dimensions, with a matrix of other dimension n (see
+// WindowMatMul), where acc is the gather's access of x (shape acc.Shape, one coefficient per
+// dimension of dom). It fails when the padded copy would be more than twice x's size plus
+// 64 Ki elements, or the offsets overflow.
+func NewWindowMatMul(dom []int, q int, acc WinAccess, n int, cols, trans bool) (*WindowMatMul, error) {
+	r := len(acc.Shape)
+	if q <= 0 || q >= len(dom) || n <= 0 || r == 0 || r > 8 || len(acc.Coef) != r || len(acc.C0) != r {
+		return nil, errors.Errorf("kernel: windowMatMul: domain %v split at %d, n %d, access of %v (supported: a split inside the domain, n ≥ 1, x of rank 1 to 8)", dom, q, n, acc.Shape)
+	}
+	for _, d := range dom {
+		if d <= 0 || d > winMax {
+			return nil, errors.Errorf("kernel: windowMatMul: domain %v (supported: positive extents)", dom)
+		}
+	}
+	k := &WindowMatMul{Src: append([]int(nil), acc.Shape...), Lo: make([]int, r), Pad: make([]int, r), N: n, Cols: cols, Trans: trans, buf: &padBuf{}}
+	size, padded := 1, 1
+	for d := range r {
+		if len(acc.Coef[d]) != len(dom) {
+			return nil, errors.Errorf("kernel: windowMatMul: access row %d has %d coefficients for a domain %v", d, len(acc.Coef[d]), dom)
+		}
+		lo, hi := acc.C0[d], acc.C0[d]
+		for i, c := range acc.Coef[d] {
+			if c < -winMax || c > winMax {
+				return nil, errors.Errorf("kernel: windowMatMul: coefficient %d out of range", c)
+			}
+			span := c * int64(dom[i]-1)
+			lo, hi = lo+min(span, 0), hi+max(span, 0)
+			if lo < -winMax || hi > winMax {
+				return nil, errors.Errorf("kernel: windowMatMul: access of %v out of range over %v", acc.Shape, dom)
+			}
+		}
+		k.Lo[d] = int(max(0, -lo))
+		k.Pad[d] = acc.Shape[d] + k.Lo[d] + int(max(0, hi-int64(acc.Shape[d]-1)))
+		size *= acc.Shape[d]
+		padded *= k.Pad[d]
+		if padded > 2*size+1<<16 && padded > 1<<16 {
+			return nil, errors.Errorf("kernel: windowMatMul: padding %v to %v exceeds twice its size", acc.Shape, k.Pad)
+		}
+	}
+	st := make([]int64, r)
+	for d, s := r-1, int64(1); d >= 0; d-- {
+		st[d], s = s, s*int64(k.Pad[d])
+	}
+	// U over dom[:q] (with the constants and the padding), V over dom[q:]
+	k.U = affineOffsets(dom[:q], func(i int) int64 {
+		var s int64
+		for d := range r {
+			s += st[d] * acc.Coef[d][i]
+		}
+		return s
+	}, func() int64 {
+		var s int64
+		for d := range r {
+			s += st[d] * (acc.C0[d] + int64(k.Lo[d]))
+		}
+		return s
+	}())
+	k.V = affineOffsets(dom[q:], func(i int) int64 {
+		var s int64
+		for d := range r {
+			s += st[d] * acc.Coef[d][q+i]
+		}
+		return s
+	}, 0)
+	return k, nil
+}
+
+// affineOffsets lists c0 + Σ_i step(i)·p_i over the points p of dom in row-major order.
+func affineOffsets(dom []int, step func(i int) int64, c0 int64) []int64 {
+	n := core.Shape(dom).Size()
+	out := make([]int64, 0, n)
+	steps := make([]int64, len(dom))
+	for i := range dom {
+		steps[i] = step(i)
+	}
+	idx := make([]int, len(dom))
+	off := c0
+	for range n {
+		out = append(out, off)
+		for i := len(dom) - 1; i >= 0; i-- {
+			idx[i]++
+			off += steps[i]
+			if idx[i] < dom[i] {
+				break
+			}
+			off -= steps[i] * int64(dom[i])
+			idx[i] = 0
+		}
+	}
+	return out
+}
+
+// Run implements Kernel: ins are x and M (flat slices of one float dtype).
+func (k *WindowMatMul) Run(out any, ins []any) error {
+	return floatPair("windowMatMul", out, ins, func(o, x, m []float64) error { return windowMatMul(k, o, x, m) },
+		func(o, x, m []float32) error { return windowMatMul(k, o, x, m) })
+}
+
+func windowMatMul[T floatT](k *WindowMatMul, out, x, m []T) error {
+	p, j, n := len(k.U), len(k.V), k.N
+	steps, other := j, p // rows: c [P, N], M [J, N]
+	if k.Cols {
+		steps, other = p, j // cols: c [N, J], M [N, P]
+	}
+	if len(x) != core.Shape(k.Src).Size() || len(m) != n*steps || len(out) != n*other {
+		return errors.Errorf("kernel: windowMatMul: x of %d elements (shape %v), matrix of %d, output of %d for a window matrix [%d %d] and n %d", len(x), k.Src, len(m), len(out), p, j, n)
+	}
+	xp, kept := padOf[T](k.buf, k.Pad)
+	if kept {
+		defer k.buf.release()
+	}
+	padInto(xp, x, k.Src, k.Lo, k.Pad)
+	w := winDotWidth[T](n)
+	if w == 0 {
+		w = 8
+	}
+	// M's blocks of w columns: in place when it is stored [steps, n] with n a multiple of w,
+	// else packed
+	mp, ldm := m, n
+	if trans := k.Cols != k.Trans; trans || n%w != 0 {
+		var mkept bool
+		mp, mkept = scratchOf[T](&k.buf.pack, roundUp(n, w)*steps)
+		if mkept {
+			defer k.buf.pack.release()
+		}
+		packBlocks(mp, m, steps, n, w, trans)
+		ldm = w
+	}
+	if k.Cols {
+		blocks := (j + 7) / 8
+		work := costOf(p*j*roundUp(n, w), wFused)
+		if workers(blocks, work) > 1 {
+			inParallel(blocks, work, func(lo, hi int) { winMatCols(k, out, xp, mp, ldm, w, lo, hi) })
+		} else {
+			winMatCols(k, out, xp, mp, ldm, w, 0, blocks)
+		}
+		return nil
+	}
+	blocks := (p + 7) / 8
+	work := costOf(p*j*roundUp(n, w), wFused)
+	if workers(blocks, work) > 1 {
+		inParallel(blocks, work, func(lo, hi int) { winMatRows(k, out, xp, mp, ldm, w, lo, hi) })
+	} else {
+		winMatRows(k, out, xp, mp, ldm, w, 0, blocks)
+	}
+	return nil
+}
+
+// packBlocks copies the steps × n matrix m (stored [steps, n], or [n, steps] when trans)
+// into blocks of w columns, each [steps, w] (zeros past n), one after another.
+func packBlocks[T floatT](dst, m []T, steps, n, w int, trans bool) {
+	for b0 := 0; b0 < n; b0 += w {
+		blk := dst[b0*steps : b0*steps+steps*w]
+		cw := min(w, n-b0)
+		for t := range steps {
+			row := blk[t*w : t*w+w]
+			if trans {
+				for l := range cw {
+					row[l] = m[(b0+l)*steps+t]
+				}
+			} else {
+				copy(row[:cw], m[t*n+b0:t*n+b0+cw])
+			}
+		}
+	}
+}
+
+// mBlock is the block of M's columns from b0 on: packed (ldm = w, blocks of steps × w one
+// after another) or in place (ldm = n).
+func mBlock[T floatT](mp []T, ldm, w, b0, steps int) []T {
+	if ldm == w {
+		return mp[b0*steps : b0*steps+steps*w]
+	}
+	return mp[b0:]
+}
+
+// winMatRows computes the row blocks [lo, hi) (eight rows each) of c = G·M, M's blocks
+// ldm apart (see mBlock).
+func winMatRows[T floatT](k *WindowMatMul, out, xp, mp []T, ldm, w, lo, hi int) {
+	p, j, n := len(k.U), len(k.V), k.N
+	var idx [8]int64
+	var tile [8 * 32]T
+	for b := lo; b < hi; b++ {
+		p0 := 8 * b
+		rows := min(8, p-p0)
+		for i := range 8 {
+			idx[i] = k.U[p0+min(i, rows-1)]
+		}
+		for b0 := 0; b0 < n; b0 += w {
+			blk := mBlock(mp, ldm, w, b0, j)
+			cw := min(w, n-b0)
+			if rows == 8 && cw == w {
+				winDot(j, k.V, xp, &idx, blk, ldm, out[p0*n+b0:], n, w)
+				continue
+			}
+			winDot(j, k.V, xp, &idx, blk, ldm, tile[:], w, w)
+			for i := range rows {
+				copy(out[(p0+i)*n+b0:(p0+i)*n+b0+cw], tile[i*w:i*w+cw])
+			}
+		}
+	}
+}
+
+// winMatCols computes the column blocks [lo, hi) (eight columns each) of c = M·G, M's
+// blocks ldm apart (see mBlock).
+func winMatCols[T floatT](k *WindowMatMul, out, xp, mp []T, ldm, w, lo, hi int) {
+	p, j, n := len(k.U), len(k.V), k.N
+	var idx [8]int64
+	var tile [8 * 32]T
+	for b := lo; b < hi; b++ {
+		j0 := 8 * b
+		cols := min(8, j-j0)
+		for i := range 8 {
+			idx[i] = k.V[j0+min(i, cols-1)]
+		}
+		for b0 := 0; b0 < n; b0 += w {
+			winDot(p, k.U, xp, &idx, mBlock(mp, ldm, w, b0, p), ldm, tile[:], w, w)
+			for l := range min(w, n-b0) {
+				row := out[(b0+l)*j+j0:]
+				for i := range cols {
+					row[i] = tile[i*w+l]
+				}
+			}
+		}
+	}
+}
+
+// winDot stores into the 8 rows of o (ldo apart) the w-element sums over t < steps of
+// x[tab[t]+idx[i]]·v[t·ldv …] in order of t: the assembly where there is one for w, else Go.
+func winDot[T floatT](steps int, tab []int64, x []T, idx *[8]int64, v []T, ldv int, o []T, ldo, w int) {
+	if winDotVec(steps, tab, x, idx, v, ldv, o, ldo, w) {
+		return
+	}
+	for i := range 8 {
+		row := o[i*ldo : i*ldo+w]
+		clear(row)
+		for t := range steps {
+			s := x[tab[t]+idx[i]]
+			vt := v[t*ldv : t*ldv+w]
+			for l := range row {
+				row[l] += s * vt[l]
+			}
+		}
+	}
+}
+
+// padOf returns the padded copy's buffer of shape pad: b's (kept is true, the caller
+// releases it), or a new zeroed one when b is in use.
+func padOf[T floatT](b *padBuf, pad []int) (out []T, kept bool) {
+	n := core.Shape(pad).Size()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.busy {
+		return make([]T, n), false
+	}
+	switch any(T(0)).(type) {
+	case float64:
+		if len(b.f64) != n {
+			b.f64 = make([]float64, n)
+		}
+		out = any(b.f64).([]T)
+	case float32:
+		if len(b.f32) != n {
+			b.f32 = make([]float32, n)
+		}
+		out = any(b.f32).([]T)
+	default:
+		return make([]T, n), false
+	}
+	b.busy = true
+	return out, true
+}
+
+// release marks b free.
+func (b *padBuf) release() {
+	b.mu.Lock()
+	b.busy = false
+	b.mu.Unlock()
+}
+
+// padInto copies x (shape src) into the interior of xp (shape pad, src's elements from lo
+// on along each dimension); the rest of xp is left as it is (zero).
+func padInto[T floatT](xp, x []T, src, lo, pad []int) {
+	r := len(src)
+	last := src[r-1]
+	var idx [8]int
+	rows := len(x) / max(last, 1)
+	for row := range rows {
+		off := 0
+		for d := range r - 1 {
+			off = off*pad[d] + idx[d] + lo[d]
+		}
+		off = off*pad[r-1] + lo[r-1]
+		copy(xp[off:off+last], x[row*last:row*last+last])
+		for d := r - 2; d >= 0; d-- {
+			idx[d]++
+			if idx[d] < src[d] {
+				break
+			}
+			idx[d] = 0
+		}
+	}
+}

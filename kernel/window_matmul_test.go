@@ -1,0 +1,158 @@
+package kernel
+
+import (
+	"math"
+	"math/rand"
+	"runtime"
+	"testing"
+)
+
+// convAccess is the access of x [b, c, h, w] by the im2col gather of a kh×kw convolution
+// (stride s, padding pad) over the domain [b, oh, ow, c, kh, kw].
+func convAccess(b, c, h, w, kh, kw, s, pad int) (dom []int, acc WinAccess) {
+	oh, ow := (h+2*pad-kh)/s+1, (w+2*pad-kw)/s+1
+	dom = []int{b, oh, ow, c, kh, kw}
+	acc = WinAccess{Shape: []int{b, c, h, w}, C0: []int64{0, 0, int64(-pad), int64(-pad)}, Coef: [][]int64{
+		{1, 0, 0, 0, 0, 0}, {0, 0, 0, 1, 0, 0}, {0, int64(s), 0, 0, 1, 0}, {0, 0, int64(s), 0, 0, 1}}}
+	return dom, acc
+}
+
+// windowMatrix materialises G [P, J] of acc over dom split at q, zeros out of bounds.
+func windowMatrix(dom []int, q int, acc WinAccess, x []float64) (g []float64, p, j int) {
+	p, j = 1, 1
+	for i, d := range dom {
+		if i < q {
+			p *= d
+		} else {
+			j *= d
+		}
+	}
+	g = make([]float64, p*j)
+	pt := make([]int, len(dom))
+	for e := range g {
+		r := e
+		for i := len(dom) - 1; i >= 0; i-- {
+			pt[i] = r % dom[i]
+			r /= dom[i]
+		}
+		off, in := 0, true
+		for d := range acc.Shape {
+			v := acc.C0[d]
+			for i, c := range acc.Coef[d] {
+				v += c * int64(pt[i])
+			}
+			if v < 0 || v >= int64(acc.Shape[d]) {
+				in = false
+			}
+			off = off*acc.Shape[d] + int(v)
+		}
+		if in {
+			g[e] = x[off]
+		}
+	}
+	return g, p, j
+}
+
+func TestWindowMatMul(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	for _, tc := range []struct {
+		name                      string
+		b, c, h, w, kh, kw, s, pd int
+		n                         int
+	}{
+		{"3x3 pad1 n16", 2, 3, 6, 7, 3, 3, 1, 1, 16},
+		{"3x3 pad1 n5", 2, 4, 5, 5, 3, 3, 1, 1, 5},
+		{"5x5 n40", 1, 2, 9, 8, 5, 5, 1, 2, 40},
+		{"stride2 n33", 3, 3, 8, 9, 3, 3, 2, 1, 33},
+		{"1x3 no pad n8", 2, 2, 4, 6, 1, 3, 1, 0, 8},
+	} {
+		dom, acc := convAccess(tc.b, tc.c, tc.h, tc.w, tc.kh, tc.kw, tc.s, tc.pd)
+		x := make([]float64, tc.b*tc.c*tc.h*tc.w)
+		for i := range x {
+			x[i] = rng.NormFloat64()
+		}
+		g, p, j := windowMatrix(dom, 3, acc, x)
+		for _, cols := range []bool{false, true} {
+			for _, trans := range []bool{false, true} {
+				steps, other := j, p
+				if cols {
+					steps, other = p, j
+				}
+				m := make([]float64, steps*tc.n)
+				for i := range m {
+					m[i] = rng.NormFloat64()
+				}
+				// mAt(t, l): M's element at step t (j or p) and other index l (n)
+				mAt := func(t, l int) float64 {
+					if cols != trans { // stored [n, steps]
+						return m[l*steps+t]
+					}
+					return m[t*tc.n+l]
+				}
+				want := make([]float64, other*tc.n)
+				for o := range other {
+					for l := range tc.n {
+						s := 0.0
+						for st := range steps {
+							if cols {
+								s += mAt(st, l) * g[st*j+o]
+							} else {
+								s += g[o*j+st] * mAt(st, l)
+							}
+						}
+						if cols {
+							want[l*j+o] = s
+						} else {
+							want[o*tc.n+l] = s
+						}
+					}
+				}
+				k, err := NewWindowMatMul(dom, 3, acc, tc.n, cols, trans)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := make([]float64, len(want))
+				for run := 0; run < 2; run++ { // the second run reuses the padded copy
+					if err := k.Run(got, []any{x, m}); err != nil {
+						t.Fatal(err)
+					}
+					for i := range want {
+						if math.Abs(got[i]-want[i]) > 1e-12*(1+math.Abs(want[i])) {
+							t.Fatalf("%s cols %v trans %v run %d: element %d = %v, want %v", tc.name, cols, trans, run, i, got[i], want[i])
+						}
+					}
+				}
+				// float32 against the same sums
+				x32, m32 := make([]float32, len(x)), make([]float32, len(m))
+				for i := range x {
+					x32[i] = float32(x[i])
+				}
+				for i := range m {
+					m32[i] = float32(m[i])
+				}
+				got32 := make([]float32, len(want))
+				if err := k.Run(got32, []any{x32, m32}); err != nil {
+					t.Fatal(err)
+				}
+				for i := range want {
+					if math.Abs(float64(got32[i])-want[i]) > 1e-4*(1+math.Abs(want[i])) {
+						t.Fatalf("%s float32 cols %v trans %v: element %d = %v, want %v", tc.name, cols, trans, i, got32[i], want[i])
+					}
+				}
+				// the same bits on more threads
+				prev := runtime.GOMAXPROCS(3)
+				again := make([]float32, len(want))
+				err = k.Run(again, []any{x32, m32})
+				runtime.GOMAXPROCS(prev)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := range again {
+					if math.Float32bits(again[i]) != math.Float32bits(got32[i]) {
+						t.Fatalf("%s cols %v trans %v: element %d differs at 3 threads", tc.name, cols, trans, i)
+					}
+				}
+			}
+		}
+	}
+}
