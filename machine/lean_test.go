@@ -114,8 +114,9 @@ func sameBits(t *testing.T, what string, got, want []float64) {
 // machine. On 9×9 maps the ResNet's input gradients (col2im) run as transposed products
 // added a row at a time (raise's transposedScatter), and the MobileNet's depthwise input
 // and filter gradients as products computed inside the scatter or the sum
-// (kern.ScatterProduct, kern.ReduceProduct): the test checks that they do, so the differences
-// check them too.
+// (kern.ScatterProduct, kern.ReduceProduct), and the ResNet's forward convolutions and filter
+// gradients read their window matrices in place (kern.WindowMatMul): the test checks that
+// they do, so the differences check them too.
 func TestLeanFiniteDifferences(t *testing.T) {
 	cases := []struct {
 		name string
@@ -125,6 +126,14 @@ func TestLeanFiniteDifferences(t *testing.T) {
 		{"resnet", func() (*models.Model, error) { return models.ResNet(G.Float64, 2, 9, 3, 1, 3, 9) }, func(k kern.Kernel) bool {
 			sk, ok := k.(*kern.Scatter)
 			return ok && sk.IndexPlan.PaddedRows()
+		}},
+		{"resnet forward windows", func() (*models.Model, error) { return models.ResNet(G.Float64, 2, 9, 3, 1, 3, 9) }, func(k kern.Kernel) bool {
+			wk, ok := k.(*kern.WindowMatMul)
+			return ok && !wk.Cols
+		}},
+		{"resnet filter gradients", func() (*models.Model, error) { return models.ResNet(G.Float64, 2, 9, 3, 1, 3, 9) }, func(k kern.Kernel) bool {
+			wk, ok := k.(*kern.WindowMatMul)
+			return ok && wk.Cols
 		}},
 		{"mobilenet", func() (*models.Model, error) { return models.MobileNet(G.Float64, 2, 9, 4, 1, 3, 9) }, func(k kern.Kernel) bool {
 			_, ok := k.(*kern.ScatterProduct)
