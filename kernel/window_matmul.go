@@ -37,7 +37,53 @@ type WindowMatMul struct {
 	N     int     // M's other dimension
 	Cols  bool    // c = M·G (else G·M)
 	Trans bool    // M stored transposed
-	buf   *padBuf
+	// Cols only (ScatterTo): c's element (n, j) is the output's element n·OutN + OutJ[j] of
+	// OutLen; nil OutJ: the output is c, [N, J].
+	OutN   int
+	OutJ   []int64
+	OutLen int
+	// Cols only (MatrixAt): M's element (n, p) is m[n·MN + MP[p]]; nil MP: M is [N, P] (or
+	// with Trans [P, N]).
+	MN  int
+	MP  []int64
+	buf *padBuf
+}
+
+// MatrixAt makes k (cols) read M's element (n, p) at m[strideN·n + offs[p]] (a filter stored
+// [K, C, taps] read as [C, taps·K]). Every such element must lie in the N·P elements of m.
+func (k *WindowMatMul) MatrixAt(strideN int, offs []int64) error {
+	size := int64(k.N) * int64(len(k.U))
+	if !k.Cols || len(offs) != len(k.U) || strideN < 0 {
+		return errors.Errorf("kernel: windowMatMul: M [%d %d] read by %d offsets (supported: cols, one offset a row of G)", k.N, len(k.U), len(offs))
+	}
+	for _, o := range offs {
+		if o < 0 || o+int64(k.N-1)*int64(strideN) >= size {
+			return errors.Errorf("kernel: windowMatMul: M [%d %d] read at %d + n·%d, out of its bounds", k.N, len(k.U), o, strideN)
+		}
+	}
+	k.MN, k.MP = strideN, offs
+	return nil
+}
+
+// ScatterTo makes k (cols) write c's element (n, j) to the element n·strideN + offs[j] of an
+// output of outLen elements (a convolution's input gradient, c [C, b·h·w], into the image
+// [b, C, h, w]). Every element of the output must be written exactly once.
+func (k *WindowMatMul) ScatterTo(outLen, strideN int, offs []int64) error {
+	if !k.Cols || len(offs) != len(k.V) || outLen != k.N*len(k.V) {
+		return errors.Errorf("kernel: windowMatMul: scatter of c [%d %d] into %d elements by %d offsets (supported: cols, one offset a column, as many elements as c)", k.N, len(k.V), outLen, len(offs))
+	}
+	seen := make([]bool, outLen)
+	for n := range k.N {
+		for _, o := range offs {
+			e := int64(n)*int64(strideN) + o
+			if e < 0 || e >= int64(outLen) || seen[e] {
+				return errors.Errorf("kernel: windowMatMul: scatter of c [%d %d] into %d elements (row stride %d) writes element %d twice or out of bounds", k.N, len(k.V), outLen, strideN, e)
+			}
+			seen[e] = true
+		}
+	}
+	k.OutN, k.OutJ, k.OutLen = strideN, offs, outLen
+	return nil
 }
 
 // padBuf is the padded copy of x, kept between runs: its padding is zeroed when it is
@@ -156,7 +202,7 @@ func windowMatMul[T floatT](k *WindowMatMul, out, x, m []T) error {
 	if k.Cols {
 		steps, other = p, j // cols: c [N, J], M [N, P]
 	}
-	if len(x) != core.Shape(k.Src).Size() || len(m) != n*steps || len(out) != n*other {
+	if len(x) != core.Shape(k.Src).Size() || len(m) != n*steps || len(out) != n*other || k.OutJ != nil && len(out) != k.OutLen {
 		return errors.Errorf("kernel: windowMatMul: x of %d elements (shape %v), matrix of %d, output of %d for a window matrix [%d %d] and n %d", len(x), k.Src, len(m), len(out), p, j, n)
 	}
 	xp, kept := padOf[T](k.buf, k.Pad)
@@ -171,7 +217,15 @@ func windowMatMul[T floatT](k *WindowMatMul, out, x, m []T) error {
 	// M's blocks of w columns: in place when it is stored [steps, n] with n a multiple of w,
 	// else packed
 	mp, ldm := m, n
-	if trans := k.Cols != k.Trans; trans || n%w != 0 {
+	if k.MP != nil {
+		var mkept bool
+		mp, mkept = scratchOf[T](&k.buf.pack, roundUp(n, w)*steps)
+		if mkept {
+			defer k.buf.pack.release()
+		}
+		packAt(mp, m, k.MN, k.MP, n, w)
+		ldm = w
+	} else if trans := k.Cols != k.Trans; trans || n%w != 0 {
 		var mkept bool
 		mp, mkept = scratchOf[T](&k.buf.pack, roundUp(n, w)*steps)
 		if mkept {
@@ -228,6 +282,21 @@ func mBlock[T floatT](mp []T, ldm, w, b0, steps int) []T {
 	return mp[b0:]
 }
 
+// packAt copies M (its element (n, t) at m[sn·n + offs[t]]) into blocks of w of its n
+// columns, each [steps, w] (zeros past n), one after another.
+func packAt[T floatT](dst, m []T, sn int, offs []int64, n, w int) {
+	steps := len(offs)
+	for b0 := 0; b0 < n; b0 += w {
+		blk := dst[b0*steps : b0*steps+steps*w]
+		for l := range min(w, n-b0) {
+			col := m[(b0+l)*sn:]
+			for t, o := range offs {
+				blk[t*w+l] = col[o]
+			}
+		}
+	}
+}
+
 // winMatRows computes the row blocks [lo, hi) (eight rows each) of c = G·M, M's blocks
 // ldm apart (see mBlock).
 func winMatRows[T floatT](k *WindowMatMul, out, xp, mp []T, ldm, w, lo, hi int) {
@@ -269,6 +338,16 @@ func winMatCols[T floatT](k *WindowMatMul, out, xp, mp []T, ldm, w, lo, hi int) 
 		}
 		for b0 := 0; b0 < n; b0 += w {
 			winDot(p, k.U, xp, &idx, mBlock(mp, ldm, w, b0, p), ldm, tile[:], w, w)
+			if k.OutJ != nil {
+				offs := k.OutJ[j0 : j0+cols]
+				for l := range min(w, n-b0) {
+					base := int64((b0 + l) * k.OutN)
+					for i, o := range offs {
+						out[base+o] = tile[i*w+l]
+					}
+				}
+				continue
+			}
 			for l := range min(w, n-b0) {
 				row := out[(b0+l)*j+j0:]
 				for i := range cols {

@@ -156,3 +156,104 @@ func TestWindowMatMul(t *testing.T) {
 		}
 	}
 }
+
+// TestWindowMatMulLayouts: cols with the output written through ScatterTo (c transposed into
+// [J, N]) and M read through MatrixAt (M stored transposed, [P, N]) gives c's elements where
+// the offsets put them.
+func TestWindowMatMulLayouts(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	dom, acc := convAccess(2, 3, 5, 6, 3, 3, 1, 1)
+	x := make([]float64, 2*3*5*6)
+	for i := range x {
+		x[i] = rng.NormFloat64()
+	}
+	g, p, j := windowMatrix(dom, 3, acc, x)
+	n := 5
+	m := make([]float64, p*n) // stored [P, N]
+	for i := range m {
+		m[i] = rng.NormFloat64()
+	}
+	k, err := NewWindowMatMul(dom, 3, acc, n, true, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mOffs, outOffs := make([]int64, p), make([]int64, j)
+	for i := range mOffs {
+		mOffs[i] = int64(i * n)
+	}
+	for i := range outOffs {
+		outOffs[i] = int64(i * n)
+	}
+	if err := k.MatrixAt(1, mOffs); err != nil {
+		t.Fatal(err)
+	}
+	if err := k.ScatterTo(j*n, 1, outOffs); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]float64, j*n)
+	if err := k.Run(got, []any{x, m}); err != nil {
+		t.Fatal(err)
+	}
+	for col := range j {
+		for l := range n {
+			s := 0.0
+			for st := range p {
+				s += m[st*n+l] * g[st*j+col]
+			}
+			if e := got[col*n+l]; math.Abs(e-s) > 1e-12*(1+math.Abs(s)) {
+				t.Fatalf("element (%d, %d) = %v, want %v", col, l, e, s)
+			}
+		}
+	}
+}
+
+// TestWindowMatMulErrors: malformed kernels and runs are errors, not panics.
+func TestWindowMatMulErrors(t *testing.T) {
+	dom, acc := convAccess(2, 3, 5, 6, 3, 3, 1, 1)
+	for _, tc := range []struct {
+		name string
+		f    func() error
+	}{
+		{"split at 0", func() error { _, err := NewWindowMatMul(dom, 0, acc, 4, false, false); return err }},
+		{"split past the end", func() error { _, err := NewWindowMatMul(dom, len(dom), acc, 4, false, false); return err }},
+		{"no columns", func() error { _, err := NewWindowMatMul(dom, 3, acc, 0, false, false); return err }},
+		{"short access row", func() error {
+			a := acc.clone()
+			a.Coef[1] = a.Coef[1][:3]
+			_, err := NewWindowMatMul(dom, 3, a, 4, false, false)
+			return err
+		}},
+		{"padding far out of bounds", func() error {
+			a := acc.clone()
+			a.C0[2] = -1 << 20
+			_, err := NewWindowMatMul(dom, 3, a, 4, false, false)
+			return err
+		}},
+		{"scatter twice into one element", func() error {
+			k, _ := NewWindowMatMul(dom, 3, acc, 4, true, false)
+			return k.ScatterTo(4*len(k.V), 0, make([]int64, len(k.V)))
+		}},
+		{"scatter on rows", func() error {
+			k, _ := NewWindowMatMul(dom, 3, acc, 4, false, false)
+			return k.ScatterTo(4*len(k.V), 1, make([]int64, len(k.V)))
+		}},
+		{"matrix out of bounds", func() error {
+			k, _ := NewWindowMatMul(dom, 3, acc, 4, true, false)
+			offs := make([]int64, len(k.U))
+			offs[0] = int64(4 * len(k.U))
+			return k.MatrixAt(1, offs)
+		}},
+		{"run with a short x", func() error {
+			k, _ := NewWindowMatMul(dom, 3, acc, 4, false, false)
+			return k.Run(make([]float64, len(k.U)*4), []any{make([]float64, 5), make([]float64, 4*len(k.V))})
+		}},
+		{"run with mixed dtypes", func() error {
+			k, _ := NewWindowMatMul(dom, 3, acc, 4, false, false)
+			return k.Run(make([]float64, len(k.U)*4), []any{make([]float32, 180), make([]float64, 4*len(k.V))})
+		}},
+	} {
+		if err := tc.f(); err == nil {
+			t.Errorf("%s: no error", tc.name)
+		}
+	}
+}

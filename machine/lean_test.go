@@ -111,8 +111,8 @@ func sameBits(t *testing.T, what string, got, want []float64) {
 
 // TestLeanFiniteDifferences: a lean machine's gradients of a ResNet block stack and of a
 // MobileNet (float64) agree with central finite differences of the cost, run on the same lean
-// machine. On 9×9 maps the ResNet's input gradients (col2im) run as transposed products
-// added a row at a time (raise's transposedScatter), and the MobileNet's depthwise input
+// machine. On 9×9 maps the ResNet's input gradients (col2im) run as products of the filter
+// with the cotangent's windows (raise's windowCol2im), and the MobileNet's depthwise input
 // and filter gradients as products computed inside the scatter or the sum
 // (kern.ScatterProduct, kern.ReduceProduct), and the ResNet's forward convolutions and filter
 // gradients read their window matrices in place (kern.WindowMatMul): the test checks that
@@ -123,9 +123,9 @@ func TestLeanFiniteDifferences(t *testing.T) {
 		mk   func() (*models.Model, error)
 		uses func(k kern.Kernel) bool
 	}{
-		{"resnet", func() (*models.Model, error) { return models.ResNet(G.Float64, 2, 9, 3, 1, 3, 9) }, func(k kern.Kernel) bool {
-			sk, ok := k.(*kern.Scatter)
-			return ok && sk.IndexPlan.PaddedRows()
+		{"resnet input gradients", func() (*models.Model, error) { return models.ResNet(G.Float64, 2, 9, 3, 1, 3, 9) }, func(k kern.Kernel) bool {
+			wk, ok := k.(*kern.WindowMatMul)
+			return ok && wk.OutJ != nil
 		}},
 		{"resnet forward windows", func() (*models.Model, error) { return models.ResNet(G.Float64, 2, 9, 3, 1, 3, 9) }, func(k kern.Kernel) bool {
 			wk, ok := k.(*kern.WindowMatMul)

@@ -60,6 +60,10 @@ type Options struct {
 	// Slots binds let names (and parameters) to a range of a node's elements: the packed
 	// value of a plan node raised with Tape (see Slot). Only coarse raising reads slots.
 	Slots map[string]Slot
+	// Materialised plans a convolution's window products (see window_matmul.go) as the
+	// gather and a GEMM, and its input gradient as a product and a scatter, as before
+	// kern.WindowMatMul: for comparisons, and for tests of those plans.
+	Materialised bool
 }
 
 // Slot is a typed range of a node's elements: Offset is the first element; the length and
@@ -113,7 +117,7 @@ func RaiseWith(g *gorgonia.ExprGraph, p *core.Program, bind map[string]*gorgonia
 	if err != nil {
 		return nil, err
 	}
-	pl.coarse = coarse
+	pl.coarse, pl.materialised = coarse, opt.Materialised
 	if opt.Vulkan.On() {
 		pl.vk = opt.Vulkan
 	}
@@ -201,7 +205,9 @@ type plan struct {
 	ws *kern.Workspace
 	// coarse: plan kernels only (no Gorgonia ops, no constant nodes), built by buildCoarse.
 	coarse bool
-	slots  map[string]Slot
+	// materialised: no window products (Options.Materialised)
+	materialised bool
+	slots        map[string]Slot
 	// what program() planned, for buildCoarse: the top-level lets, which of them are
 	// needed, the names the selected results read from outside the planned lets, and the
 	// selected results.
@@ -634,6 +640,9 @@ func (pl *plan) plan1(t core.Term) (ref, error) {
 		return pl.gatherScatter(t, t.Shape, t.X, t.Fn, false)
 	case *core.Scatter:
 		if r, ok, err := pl.windowScatter(t); ok {
+			return r, err
+		}
+		if r, ok, err := pl.windowCol2im(t); ok || err != nil {
 			return r, err
 		}
 		if r, ok, err := pl.transposedScatter(t); ok || err != nil {

@@ -84,7 +84,7 @@ func (pl *plan) windowFactor(t core.Term) (windowFactor, bool) {
 // ta, tb) as one kern.WindowMatMul when a factor is a window matrix read untransposed; ok
 // is false when t is not of that form.
 func (pl *plan) windowMatmul(t *core.MatMul, a core.Term, ta bool, b core.Term, tb bool) (r ref, ok bool, err error) {
-	if pl.vk != nil || !t.Type().Dtype.IsFloat() || len(t.Type().Shape) != 2 {
+	if pl.vk != nil || pl.materialised || !t.Type().Dtype.IsFloat() || len(t.Type().Shape) != 2 {
 		return ref{}, false, nil
 	}
 	w, cols := windowFactor{}, false
@@ -132,4 +132,379 @@ func (pl *plan) windowMatmul(t *core.MatMul, a core.Term, ta bool, b core.Term, 
 		return p, vs, err
 	}, k)
 	return r, true, err
+}
+
+// A convolution's input gradient is col2im of a product (Gorgonia's: the scatter of δ·W,
+// [b·oh·ow, c·kh·kw] viewed as [b, oh, ow, c, kh, kw], into the image [b, c, h, w]; raise's
+// transposedScatter computes it transposed). Read from the image's side, it is itself a
+// convolution, of the cotangent δ with the filter: dx[b, c, h, w] = Σ_{kh, kw, m}
+// W[(c, kh, kw), m] · δ[b, h − kh + 1, w − kw + 1, m], δ read as zero outside its positions —
+// a product of the filter, [c, kh·kw·m], with a window matrix of δ, [kh·kw·m, b·h·w], whose
+// column (b, h, w) lands in the image at b·C·H·W + h·W + w and row c C·H·W further on.
+// windowCol2im plans the scatter so, as one kern.WindowMatMul (cols, ScatterTo), when:
+//
+//   - the scatter's domain is the product's [rows…, cols…] and its index function affine
+//     with static constants, one output per dimension of the image;
+//   - every variable of more than one value either alone moves the image dimensions it moves
+//     (b, c), or is one of a pair, a row variable and a column variable that are the only two
+//     to move one image dimension and move no other (oh with kh, ow with kw);
+//   - on one side (the cotangent's: the one whose paired variables span more positions)
+//     every paired variable moves its dimension with coefficient 1, and on the other (the
+//     filter's) at most one variable is unpaired (the filter, however stored, is read as
+//     [C, taps·K]: kern.WindowMatMul.MatrixAt);
+//   - every element of the image is written once (its dimensions are all reached), and the
+//     window matrix has at least windowGain times the filter's elements.
+//
+// ok is false otherwise (transposedScatter and the other scatter plans then apply).
+func (pl *plan) windowCol2im(t *core.Scatter) (r ref, ok bool, err error) {
+	if pl.vk != nil || pl.materialised || !t.Type().Dtype.IsFloat() {
+		return ref{}, false, nil
+	}
+	rs, ok := pl.peel(t.X).(*core.Reshape)
+	if !ok {
+		return ref{}, false, nil
+	}
+	mm, ok := pl.peel(rs.X).(*core.MatMul)
+	if !ok || len(mm.X.Type().Shape) != 2 || len(mm.Y.Type().Shape) != 2 || !pl.onlyUse(t.X) || !pl.onlyUse(rs.X) {
+		return ref{}, false, nil
+	}
+	a, ta := pl.swapped(mm.X)
+	b, tb := pl.swapped(mm.Y)
+	c, ok := analyseCol2im(t, rs.Shape, mm, ta, tb)
+	if !ok {
+		return ref{}, false, nil
+	}
+	k, ok := c.kernel()
+	if !ok {
+		return ref{}, false, nil
+	}
+	ins := []core.Term{b, a} // the cotangent's factor (x of the kernel), then the filter's
+	if c.d.isRows {
+		ins = []core.Term{a, b}
+	}
+	sh, img := rs.Shape, t.Shape
+	r, err = pl.custom(t, "windowCol2im", ins, func(vs []*core.Var) (core.Term, []*core.Var, error) {
+		var x, y core.Term = vs[1], vs[0]
+		if c.d.isRows {
+			x, y = vs[0], vs[1]
+		}
+		var err error
+		if ta {
+			if x, err = core.NewTranspose([]int{1, 0}, x); err != nil {
+				return nil, nil, err
+			}
+		}
+		if tb {
+			if y, err = core.NewTranspose([]int{1, 0}, y); err != nil {
+				return nil, nil, err
+			}
+		}
+		p, err := core.NewMatMul(x, y)
+		if err != nil {
+			return nil, nil, err
+		}
+		v, err := core.NewReshape(sh.Clone(), p)
+		if err != nil {
+			return nil, nil, err
+		}
+		s, err := core.NewScatter(img.Clone(), v, t.Fn)
+		return s, vs, err
+	}, k)
+	return r, true, err
+}
+
+// col2imSide is one side of the product of windowCol2im: its variables [lo, hi) of the
+// scatter's domain, whether its factor is stored [K, side…] (else [side…, K]), and whether it
+// is the product's rows (matmul's first factor).
+type col2imSide struct {
+	lo, hi int
+	kFirst bool
+	isRows bool
+}
+
+// col2im is windowCol2im's analysis of a scatter: the domain sh, the image img, the index
+// function's coefficients and constants, the variables' pairs, the summed dimension's size,
+// the cotangent's side d and the filter's side f with its unpaired variable n (−1: none) and
+// paired variables taps (in order).
+type col2im struct {
+	sh, img core.Shape
+	coef    [][]int64
+	c0      []int64
+	vars    col2imVars
+	kk      int
+	d, f    col2imSide
+	n       int
+	taps    []int
+}
+
+// analyseCol2im checks the conditions of windowCol2im on the scatter t of reshape sh (mm),
+// mm reading its factors transposed when ta, tb.
+func analyseCol2im(t *core.Scatter, sh core.Shape, mm *core.MatMul, ta, tb bool) (col2im, bool) {
+	c := col2im{sh: sh, img: t.Shape, kk: mm.X.Type().Shape[1], n: -1}
+	rows := mm.X.Type().Shape[0]
+	split := 1
+	for split < len(sh) && sh[:split].Size() < rows {
+		split++
+	}
+	if split >= len(sh) || sh[:split].Size() != rows || len(t.Fn.Vars) != len(sh) || len(t.Fn.Out) != len(c.img) {
+		return col2im{}, false
+	}
+	prog, err := kern.CompileIndexFn(t.Fn)
+	if err != nil || len(prog.Frees) > 0 {
+		return col2im{}, false
+	}
+	var ok bool
+	if c.coef, c.c0, ok = prog.AffineForm(); !ok {
+		return col2im{}, false
+	}
+	if c.vars, ok = col2imPairs(c.coef, sh, split); !ok {
+		return col2im{}, false
+	}
+	span := func(lo, hi int) int {
+		s := 1
+		for j := lo; j < hi; j++ {
+			if c.vars.partner[j] >= 0 {
+				s *= sh[j]
+			}
+		}
+		return s
+	}
+	rowsSide, colsSide := col2imSide{0, split, ta, true}, col2imSide{split, len(sh), !tb, false}
+	c.d, c.f = colsSide, rowsSide
+	switch sr, sc := span(0, split), span(split, len(sh)); {
+	case sr > sc:
+		c.d, c.f = rowsSide, colsSide
+	case sr == sc:
+		return col2im{}, false
+	}
+	for j := c.f.lo; j < c.f.hi; j++ {
+		switch {
+		case sh[j] == 1:
+		case c.vars.partner[j] >= 0:
+			c.taps = append(c.taps, j)
+		case c.n >= 0:
+			return col2im{}, false // two unpaired variables: c would not be a matrix
+		default:
+			c.n = j
+		}
+	}
+	for j := c.d.lo; j < c.d.hi; j++ {
+		if c.vars.partner[j] >= 0 && c.coef[c.vars.dim[j]][j] != 1 {
+			return col2im{}, false
+		}
+	}
+	return c, true
+}
+
+// kernel is the WindowMatMul of c, its output laid out as the image; ok is false when the
+// window matrix is too small for it to pay or the image is not written exactly once.
+func (c col2im) kernel() (*kern.WindowMatMul, bool) {
+	dom, q, acc := c.access()
+	nn := 1
+	if c.n >= 0 {
+		nn = c.sh[c.n]
+	}
+	if dom.Size() < windowGain*nn*dom[:q].Size() {
+		return nil, false
+	}
+	k, err := kern.NewWindowMatMul(dom, q, acc, nn, true, false)
+	if err != nil {
+		return nil, false
+	}
+	strideN, offs := c.offsets(dom[q:])
+	if err := k.ScatterTo(c.img.Size(), strideN, offs); err != nil {
+		return nil, false
+	}
+	if err := k.MatrixAt(c.filterAt()); err != nil {
+		return nil, false
+	}
+	return k, true
+}
+
+// filterAt is where the filter's element (n, (taps…, k)) lies in its factor, stored [K,
+// side…] or [side…, K]: at strideN·n + offs[(taps…, k)].
+func (c col2im) filterAt() (strideN int, offs []int64) {
+	// the strides of the side's variables and of K in the factor as stored
+	st := make(map[int]int64, c.f.hi-c.f.lo)
+	s := int64(1)
+	var sk int64
+	if !c.f.kFirst {
+		sk, s = 1, int64(c.kk)
+	}
+	for j := c.f.hi - 1; j >= c.f.lo; j-- {
+		st[j], s = s, s*int64(c.sh[j])
+	}
+	if c.f.kFirst {
+		sk = s
+	}
+	dims := make(core.Shape, 0, len(c.taps)+1)
+	for _, j := range c.taps {
+		dims = append(dims, c.sh[j])
+	}
+	dims = append(dims, c.kk)
+	offs = affineColumns(dims, func(i int) int64 {
+		if i == len(c.taps) {
+			return sk
+		}
+		return st[c.taps[i]]
+	}, 0)
+	if c.n >= 0 {
+		strideN = int(st[c.n])
+	}
+	return strideN, offs
+}
+
+// access is the window domain — the filter's taps and K (the window matrix's rows), then one
+// dimension per variable of the cotangent's side (its columns: the variable's range, or for a
+// paired one its image dimension's) — split at q, and the access of the cotangent's factor
+// over it: position = image index − c0 − coef·tap along a paired dimension.
+func (c col2im) access() (dom core.Shape, q int, acc kern.WinAccess) {
+	tapAt := map[int]int{} // filter variable → its dimension of dom
+	for i, j := range c.taps {
+		tapAt[j] = i
+		dom = append(dom, c.sh[j])
+	}
+	dom = append(dom, c.kk)
+	q = len(dom)
+	for j := c.d.lo; j < c.d.hi; j++ {
+		if c.vars.partner[j] >= 0 {
+			dom = append(dom, c.img[c.vars.dim[j]])
+		} else {
+			dom = append(dom, c.sh[j])
+		}
+	}
+	add := func(n int, row []int64, c0 int64) {
+		acc.Shape, acc.Coef, acc.C0 = append(acc.Shape, n), append(acc.Coef, row), append(acc.C0, c0)
+	}
+	kRow := make([]int64, len(dom))
+	kRow[q-1] = 1
+	if c.d.kFirst {
+		add(c.kk, kRow, 0)
+	}
+	for i := range c.d.hi - c.d.lo {
+		j := c.d.lo + i
+		row := make([]int64, len(dom))
+		row[q+i] = 1
+		var k0 int64
+		if p := c.vars.partner[j]; p >= 0 {
+			d := c.vars.dim[j]
+			row[tapAt[p]] = -c.coef[d][p]
+			k0 = -c.c0[d]
+		}
+		add(c.sh[j], row, k0)
+	}
+	if !c.d.kFirst {
+		add(c.kk, kRow, 0)
+	}
+	return dom, q, acc
+}
+
+// offsets is where the window product's element (n, column) lands in the image: n·strideN
+// + offs[column], over the columns cols (the cotangent side's variables).
+func (c col2im) offsets(cols core.Shape) (strideN int, offs []int64) {
+	st := make([]int64, len(c.img))
+	for d, s := len(c.img)-1, int64(1); d >= 0; d-- {
+		st[d], s = s, s*int64(c.img[d])
+	}
+	paired := make([]bool, len(c.img))
+	for j := range c.sh {
+		if c.vars.partner[j] >= 0 {
+			paired[c.vars.dim[j]] = true
+		}
+	}
+	var sn, base int64
+	for d := range c.img {
+		if !paired[d] {
+			base += st[d] * c.c0[d]
+		}
+		if c.n >= 0 {
+			sn += st[d] * c.coef[d][c.n]
+		}
+	}
+	offs = affineColumns(cols, func(i int) int64 {
+		j := c.d.lo + i
+		if c.vars.partner[j] >= 0 {
+			return st[c.vars.dim[j]]
+		}
+		var s int64
+		for d := range c.img {
+			s += st[d] * c.coef[d][j]
+		}
+		return s
+	}, base)
+	return int(sn), offs
+}
+
+// col2imVars is, for each variable of windowCol2im's domain, its partner (−1: none) and,
+// when paired, the image dimension the pair moves.
+type col2imVars struct {
+	partner []int
+	dim     []int
+}
+
+// col2imPairs analyses windowCol2im's index function (coef[d][j]: image dimension d, domain
+// variable j over sh; the rows the first split variables). ok is false when a variable of
+// more than one value neither moves its dimensions alone nor is one of a pair.
+func col2imPairs(coef [][]int64, sh core.Shape, split int) (col2imVars, bool) {
+	c := col2imVars{partner: make([]int, len(sh)), dim: make([]int, len(sh))}
+	moves := func(j int) []int {
+		var ds []int
+		for d := range coef {
+			if coef[d][j] != 0 {
+				ds = append(ds, d)
+			}
+		}
+		return ds
+	}
+	for j := range sh {
+		c.partner[j], c.dim[j] = -1, -1
+		if sh[j] == 1 {
+			continue
+		}
+		ds := moves(j)
+		var others []int
+		for i := range sh {
+			if i == j || sh[i] == 1 {
+				continue
+			}
+			for _, d := range ds {
+				if coef[d][i] != 0 {
+					others = append(others, i)
+					break
+				}
+			}
+		}
+		switch {
+		case len(others) == 0:
+		case len(others) == 1 && len(ds) == 1 && len(moves(others[0])) == 1 && (j < split) != (others[0] < split):
+			c.partner[j], c.dim[j] = others[0], ds[0]
+		default:
+			return col2imVars{}, false
+		}
+	}
+	return c, true
+}
+
+// affineColumns lists c0 + Σ_i step(i)·p_i over the points p of dom in row-major order.
+func affineColumns(dom core.Shape, step func(i int) int64, c0 int64) []int64 {
+	out := make([]int64, 0, dom.Size())
+	idx := make([]int, len(dom))
+	steps := make([]int64, len(dom))
+	for i := range dom {
+		steps[i] = step(i)
+	}
+	off := c0
+	for range dom.Size() {
+		out = append(out, off)
+		for i := len(dom) - 1; i >= 0; i-- {
+			idx[i]++
+			off += steps[i]
+			if idx[i] < dom[i] {
+				break
+			}
+			off -= steps[i] * int64(dom[i])
+			idx[i] = 0
+		}
+	}
+	return out
 }

@@ -16,6 +16,7 @@ import (
 
 // TestTransposedCol2im: Gorgonia's col2im — scatter [b, c, h, w] (reshape [b, oh, ow, c, kh,
 // kw] (δ · W)) with image index [b, c, oh·s + kh·d − p, ow·s + kw·d − p] — raised coarsely
+// with the window products off (raise.Options.Materialised; TestWindowCol2im has them on)
 // gives the bits of the same plan without the transposed product (the product also a result,
 // so materialised as it lies), within rounding of core.Eval (a GEMM's fused multiply-adds), and where the product computed transposed lets the scatter
 // add whole rows (ow of at least 8, stride 1: the padded rows mode) the plan does so: its
@@ -48,8 +49,8 @@ func TestTransposedCol2im(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, rows := raisedCol2im(t, what, p, args)
-			want, refRows := raisedCol2im(t, what+" (product materialised)", ref, args)
+			got, rows, _ := raisedCol2im(t, what, p, args, true)
+			want, refRows, _ := raisedCol2im(t, what+" (product materialised)", ref, args, true)
 			if refRows != 0 {
 				t.Fatalf("%s: the plan with the product materialised has %d scatters in the rows mode", what, refRows)
 			}
@@ -76,7 +77,55 @@ func TestTransposedCol2im(t *testing.T) {
 // raisedCol2im raises p coarsely into a new graph whose inputs hold args, runs it once on a
 // TapeMachine, and returns its results and the number of its plan's scatters that run in the
 // padded rows mode.
-func raisedCol2im(t *testing.T, what string, p *core.Program, args map[string]*tensor.Dense) ([]G.Value, int) {
+// TestWindowCol2im: the col2im programs of TestTransposedCol2im raised coarsely as they are
+// by default agree with core.Eval to rounding (float64 1e-12, float32 1e-4, relative), and
+// where the cotangent's positions move with coefficient 1 (stride 1, any padding or
+// dilation) and its window matrix is large enough, the image is computed as one window
+// product (the filter times the cotangent's windows, kern.WindowMatMul with the image's
+// layout): the test checks which cases do, so that the comparison covers the kernel.
+func TestWindowCol2im(t *testing.T) {
+	cases := []struct {
+		b, c, o, h, k, s, d, p int
+		windows                bool
+	}{
+		{2, 3, 4, 9, 3, 1, 1, 1, true},   // a 3×3 window, padding 1
+		{1, 2, 3, 12, 3, 1, 1, 0, true},  // no padding
+		{2, 2, 3, 10, 5, 1, 1, 2, true},  // a 5×5 window, padding 2
+		{2, 2, 2, 12, 3, 1, 2, 2, true},  // dilation 2
+		{2, 3, 4, 17, 3, 2, 1, 1, false}, // stride 2: positions 2 apart, not a window
+		{2, 3, 4, 5, 3, 1, 1, 1, true},   // 5×5 maps
+		{1, 9, 2, 3, 3, 1, 1, 1, false},  // 3×3 maps of 9 channels: the windows are too few
+	}
+	r := rand.New(rand.NewSource(12))
+	for _, c := range cases {
+		for _, dt := range []core.Dtype{core.Float64, core.Float32} {
+			oh := (c.h+2*c.p-c.d*(c.k-1)-1)/c.s + 1
+			what := fmt.Sprintf("b %d c %d o %d h %d k %d s %d d %d p %d %v", c.b, c.c, c.o, c.h, c.k, c.s, c.d, c.p, dt)
+			p := col2imProgram(t, dt, c.b, c.c, c.o, c.h, oh, c.k, c.s, c.d, c.p, false)
+			args := randArgs(r, p)
+			eval, err := tensors.EvalTuple(p, args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _, windows := raisedCol2im(t, what, p, args, false)
+			if (windows > 0) != c.windows {
+				t.Errorf("%s: %d window products into the image, want them %v", what, windows, c.windows)
+			}
+			tol := 1e-12
+			if dt == core.Float32 {
+				tol = 1e-4
+			}
+			g, e := valuesOf(got[0]), valuesOf(eval[0])
+			for i := range e {
+				if math.Abs(g[i]-e[i]) > tol*(1+math.Abs(e[i])) {
+					t.Fatalf("%s: element %d = %v, core.Eval %v", what, i, g[i], e[i])
+				}
+			}
+		}
+	}
+}
+
+func raisedCol2im(t *testing.T, what string, p *core.Program, args map[string]*tensor.Dense, materialised bool) ([]G.Value, int, int) {
 	t.Helper()
 	g := G.NewGraph()
 	bind := map[string]*G.Node{}
@@ -84,7 +133,7 @@ func raisedCol2im(t *testing.T, what string, p *core.Program, args map[string]*t
 		d := args[v.Name]
 		bind[v.Name] = G.NewTensor(g, d.Dtype(), d.Dims(), G.WithShape(d.Shape()...), G.WithName(v.Name), G.WithValue(d.Clone()))
 	}
-	outs, err := raise.RaiseWith(g, p, bind, raise.Options{Coarse: true})
+	outs, err := raise.RaiseWith(g, p, bind, raise.Options{Coarse: true, Materialised: materialised})
 	if err != nil {
 		t.Fatalf("%s: %v", what, err)
 	}
@@ -94,7 +143,8 @@ func raisedCol2im(t *testing.T, what string, p *core.Program, args map[string]*t
 		vals[i] = n.Value()
 	}
 	rows := planSteps(g, func(k kern.Kernel) bool { sk, ok := k.(*kern.Scatter); return ok && sk.IndexPlan.PaddedRows() })
-	return vals, rows
+	windows := planSteps(g, func(k kern.Kernel) bool { wk, ok := k.(*kern.WindowMatMul); return ok && wk.OutJ != nil })
+	return vals, rows, windows
 }
 
 // col2imProgram is the program (δ, W) ↦ col2im(δ·W) of a convolution of [b, c, h, h] images
