@@ -153,7 +153,8 @@ func (pl *plan) windowMatmul(t *core.MatMul, a core.Term, ta bool, b core.Term, 
 //     filter's) at most one variable is unpaired (the filter, however stored, is read as
 //     [C, taps·K]: kern.WindowMatMul.MatrixAt);
 //   - every element of the image is written once (its dimensions are all reached), and the
-//     window matrix has at least windowGain times the filter's elements.
+//     window matrix has at least windowGain times the filter's elements and twice the
+//     cotangent's.
 //
 // ok is false otherwise (transposedScatter and the other scatter plans then apply).
 func (pl *plan) windowCol2im(t *core.Scatter) (r ref, ok bool, err error) {
@@ -304,7 +305,11 @@ func (c col2im) kernel() (*kern.WindowMatMul, bool) {
 	if c.n >= 0 {
 		nn = c.sh[c.n]
 	}
-	if dom.Size() < windowGain*nn*dom[:q].Size() {
+	// the window matrix must have windowGain times the filter's elements and expand the
+	// cotangent (at least twice its size): where the maps are smaller than the filter's taps
+	// (torchvision's resnet18 at batch 2, layer 4: 2×2 maps, 3×3 taps) the sides' spans
+	// mistake the filter for the cotangent, which this rejects
+	if dom.Size() < windowGain*nn*dom[:q].Size() || dom.Size() < 2*core.Shape(acc.Shape).Size() {
 		return nil, false
 	}
 	k, err := kern.NewWindowMatMul(dom, q, acc, nn, true, false)

@@ -95,6 +95,7 @@ func TestWindowCol2im(t *testing.T) {
 		{2, 3, 4, 17, 3, 2, 1, 1, false}, // stride 2: positions 2 apart, not a window
 		{2, 3, 4, 5, 3, 1, 1, 1, true},   // 5×5 maps
 		{1, 9, 2, 3, 3, 1, 1, 1, false},  // 3×3 maps of 9 channels: the windows are too few
+		{2, 16, 8, 2, 3, 1, 1, 1, false}, // 2×2 maps, 3×3 taps: not the filter's windows either
 	}
 	r := rand.New(rand.NewSource(12))
 	for _, c := range cases {
