@@ -872,10 +872,10 @@ func (r *replacer) run(t core.Term, bound []*core.Var) (core.Term, error) {
 func (pl *plan) matmul(t *core.MatMul) (ref, error) {
 	a, ta := pl.swapped(t.X)
 	b, tb := pl.swapped(t.Y)
-	if r, ok, err := pl.scatterMatmul(t, a, ta, b, tb); ok {
+	if r, ok, err := pl.windowMatmul(t, a, ta, b, tb); ok {
 		return r, err
 	}
-	if r, ok, err := pl.windowMatmul(t, a, ta, b, tb); ok {
+	if r, ok, err := pl.scatterMatmul(t, a, ta, b, tb); ok {
 		return r, err
 	}
 	xs, ys := t.X.Type().Shape, t.Y.Type().Shape
