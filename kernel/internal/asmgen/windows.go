@@ -27,10 +27,10 @@ func winDot(f32, avx512 bool, nvec int) {
 	TEXT(name, NOSPLIT, fmt.Sprintf("func(steps int, tab *int64, x *%s, idx *[8]int64, v *%s, ldv int, o *%s, ldo int)", typ, typ, typ))
 	Doc(fmt.Sprintf("%s stores into the 8 rows of o (ldo elements apart) the %d-element sums over t < steps of x[tab[t]+idx[i]]·v[t·ldv …], in order of t with FMA.", name, nvec*lanes))
 	Pragma("noescape") // keeps no pointer: the callers' index arrays and tiles stay on their stacks
-	bcast, load, store, fma, xor := VBROADCASTSD, VMOVUPD, VMOVUPD, VFMADD231PD, VXORPD
+	bcast, load, store, fma, fmaB, xor := VBROADCASTSD, VMOVUPD, VMOVUPD, VFMADD231PD, VFMADD231PD_BCST, VXORPD
 	scale := uint8(8)
 	if f32 {
-		bcast, load, store, fma, xor, scale = VBROADCASTSS, VMOVUPS, VMOVUPS, VFMADD231PS, VXORPS, 4
+		bcast, load, store, fma, fmaB, xor, scale = VBROADCASTSS, VMOVUPS, VMOVUPS, VFMADD231PS, VFMADD231PS_BCST, VXORPS, 4
 	}
 	x := Load(Param("x"), GP64())
 	ip := Load(Param("idx"), GP64())
@@ -62,8 +62,15 @@ func winDot(f32, avx512 bool, nvec int) {
 			load(Mem{Base: v, Disp: j * vecBytes}, vs[j])
 		}
 		for i := range acc {
+			src := Mem{Base: rows[i], Index: off, Scale: scale}
+			if avx512 { // the broadcast folded into the FMA
+				for j := range vs {
+					fmaB(src, vs[j], acc[i][j])
+				}
+				continue
+			}
 			b := vec()
-			bcast(Mem{Base: rows[i], Index: off, Scale: scale}, b)
+			bcast(src, b)
 			for j := range vs {
 				fma(vs[j], b, acc[i][j])
 			}
