@@ -340,6 +340,10 @@ func winMatCols[T floatT](k *WindowMatMul, out, xp, mp []T, ldm, w, lo, hi int) 
 			winDot(p, k.U, xp, &idx, mBlock(mp, ldm, w, b0, p), ldm, tile[:], w, w)
 			if k.OutJ != nil {
 				offs := k.OutJ[j0 : j0+cols]
+				if cols == 8 && contiguous8(offs) { // eight contiguous elements a row
+					tileColumns(out, tile[:8*w], int64(k.OutN), offs[0], w, min(w, n-b0), b0)
+					continue
+				}
 				for l := range min(w, n-b0) {
 					base := int64((b0 + l) * k.OutN)
 					for i, o := range offs {
@@ -355,6 +359,29 @@ func winMatCols[T floatT](k *WindowMatMul, out, xp, mp []T, ldm, w, lo, hi int) 
 				}
 			}
 		}
+	}
+}
+
+// contiguous8 reports whether the eight offsets are o, o+1, …, o+7.
+func contiguous8(offs []int64) bool {
+	_ = offs[7]
+	for i := 1; i < 8; i++ {
+		if offs[i] != offs[0]+int64(i) {
+			return false
+		}
+	}
+	return true
+}
+
+// tileColumns stores the columns l < ls of the 8 × w tile (rows w apart) as rows of eight
+// contiguous elements of out: column l at out[(b0+l)·sn + o0 …].
+func tileColumns[T floatT](out, tile []T, sn, o0 int64, w, ls, b0 int) {
+	_ = tile[7*w+ls-1]
+	for l := range ls {
+		at := int64(b0+l)*sn + o0
+		d := out[at : at+8 : at+8]
+		d[0], d[1], d[2], d[3] = tile[l], tile[w+l], tile[2*w+l], tile[3*w+l]
+		d[4], d[5], d[6], d[7] = tile[4*w+l], tile[5*w+l], tile[6*w+l], tile[7*w+l]
 	}
 }
 
