@@ -61,6 +61,16 @@
 // results equal core.Eval's bit for bit. Programs raised for a Vulkan device keep the
 // unfused kernels.
 //
+// Window matrices read in place (window_matmul.go): a matrix product one of whose factors
+// is reshape [P, J] (gather dom x fn), fn affine — the im2col of a convolution, times the
+// filter (the forward pass) or times the cotangent (the filter's gradient) — runs as one
+// kernel.WindowMatMul that reads x's elements in a zero-padded copy instead of the window
+// matrix, and col2im of a product (the input gradient) as the filter times the cotangent's
+// windows, written straight into the image. Only where the window matrix is at least four
+// times the other factor (Options.Materialised turns them off). The sums run in another
+// order than the GEMM's: results agree with the materialised plan to rounding, not to the
+// bit.
+//
 // Gathers and scatters whose index functions are affine and provably in bounds (convolution
 // and pooling windows, strided slices) run as strided copies without per-element closures.
 // So do those that add to such an affine offset a function of one argmax value looked up at
