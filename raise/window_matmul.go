@@ -23,12 +23,13 @@ import (
 // so results differ from the materialised product by rounding.
 
 // windowGain: a window matrix is read in place only when it has at least this many times
-// the elements of the other factor. The kernel holds a block of the other factor's columns
-// in registers and passes over the window matrix once per block: fast where the window
-// matrix is large and the other factor small (a filter of 16 channels: 8192×144 against
-// 144×16; the output's cotangent, 8192×16), slow where the other factor is the large one
-// (torchvision's resnet18 at batch 2, layer 4: a 4608×8 window matrix against a 512×4608
-// filter read transposed, 5.4 ms against 1.4 for the gather and the GEMM).
+// the elements of the other factor. The kernel packs the other factor into blocks of
+// vector width at every run and passes over the window matrix once per block: fast where
+// the window matrix is large and the other factor small (a filter of 16 channels: 8192×144
+// against 144×16; the output's cotangent, 8192×16), slow where the other factor is the
+// large one (torchvision's resnet18 at batch 2, layer 4: a 4608×8 window matrix against a
+// 512×4608 filter, packed transposed element by element: 5.4 ms against 1.4 for the gather
+// and the GEMM).
 const windowGain = 4
 
 // windowFactor is a window matrix factor of a product: the gather's source as the op reads
@@ -42,9 +43,8 @@ type windowFactor struct {
 }
 
 // windowFactor reports whether t (a matrix) is reshape [P, J] (gather dom x fn), through any
-// reshapes, with fn
-// affine with static constants, dom's leading dimensions making P, and the gather at least
-// twice the size of x.
+// reshapes, with fn affine with static constants, dom's leading dimensions making P, and the
+// gather at least twice the size of x.
 func (pl *plan) windowFactor(t core.Term) (windowFactor, bool) {
 	rs, ok := pl.peel(t).(*core.Reshape)
 	if !ok || len(rs.Shape) != 2 {
