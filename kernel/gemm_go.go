@@ -77,7 +77,7 @@ func gemmWithBlocking[T floatT](ws *Workspace, mk micro[T], bl blocking, procs i
 		}
 		return
 	}
-	if k <= smallK && !tb && n >= smallKRow {
+	if k <= smallK && !tb && n >= smallKRow || fewRowsStream(m, n, k, tb) {
 		gemmSmallK(ta, m, n, k, a, lda, b, ldb, c, ldc)
 		return
 	}
@@ -105,18 +105,65 @@ const (
 	smallKPiece = 512
 )
 
+// fewRowsStream reports whether the product c = op(a)·b of at most fewRows rows (b not
+// transposed, rows of at least fewRowsRow, k beyond smallK) runs as gemmSmallK too: a batch-2
+// classifier's input gradient δ·W reads W (1000×1280 float32, 5 MB) once, row after row,
+// where gemmSmallM read it in strips of 32 columns, 5 KB apart, and its micro-kernel's
+// eight rows held two.
+//
+// Measured (TestZZColdC's shapes, float32, one thread; hot, then after a 64 MB sweep of the
+// caches): 2×1280 by k 1000 196 / 236–289 µs against 214–296 / 666–745 with gemmSmallM,
+// 2×512 by 1000 88 / 115–125 against 77–80 / 390–394, 4×512 by 512 88–94 / 95–102 against
+// 39–89 / 206–221. Rows shorter than fewRowsRow lose to the call per row of b: 2×64 by 2048
+// 53 / 61 against 22–25 / 57–64.
+func fewRowsStream(m, n, k int, tb bool) bool {
+	return m <= fewRows && !tb && n >= fewRowsRow && k > smallK
+}
+
+// fewRows is the most rows fewRowsStream takes, fewRowsRow the shortest row of b.
+const (
+	fewRows    = 4
+	fewRowsRow = 256
+)
+
 // gemmSmallK computes c = op(a)·b (b not transposed, k ≤ smallK: a batch-2 classifier's weight
-// gradient, xᵀ·δ of two rows) row by row: row i of c is b's row 0 times a_i0, plus b's row p
-// times a_ip for p = 1 … k−1, each product rounded and the sums in order of p, along the row
-// with the vector loops (scalarArith, axpyUnit). The tiled kernel's packing and tiles cost
-// 2.5× the store of c at k = 2 (1000×1280 float32: 0.59 ms against 0.2); rows are split
-// across goroutines when large.
+// gradient, xᵀ·δ of two rows; or m ≤ fewRows, its input gradient) a piece of columns at a
+// time: in each piece, row i of c is b's row 0 times a_i0, plus b's row p times a_ip for
+// p = 1 … k−1, each product rounded and the sums in order of p, along the row with the vector
+// loops (scalarArith, axpyUnit), the rows of c interleaved so that b is read once, a row's
+// piece after another. The tiled kernel's packing and tiles cost 2.5× the store of c at k = 2
+// (1000×1280 float32: 0.59 ms against 0.2); pieces are split across goroutines when large.
 func gemmSmallK[T floatT](ta bool, m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
 	aAt := func(i, p int) T {
 		if ta {
 			return a[p*lda+i]
 		}
 		return a[i*lda+p]
+	}
+	if m <= fewRows {
+		// the rows interleaved, in pieces of columns that keep them in the L1
+		piece := max(smallKPiece, cacheL1/2/(m*int(unsafe.Sizeof(T(0))))/64*64)
+		pieces := func(lo, hi int) {
+			for j0 := lo * piece; j0 < min(hi*piece, n); j0 += piece {
+				j1 := min(j0+piece, n)
+				for i := range m {
+					scalarArith(core.OpMul, c[i*ldc+j0:i*ldc+j1], b[j0:j1], aAt(i, 0), false)
+				}
+				for p := 1; p < k; p++ {
+					bp := b[p*ldb+j0 : p*ldb+j1]
+					for i := range m {
+						axpyUnit(c[i*ldc+j0:i*ldc+j1], bp, aAt(i, p))
+					}
+				}
+			}
+		}
+		np := (n + piece - 1) / piece
+		if work := costOf(m*n, wCheap) * k; workers(np, work) > 1 {
+			inParallel(np, work, pieces)
+			return
+		}
+		pieces(0, np)
+		return
 	}
 	rows := func(lo, hi int) {
 		for i := lo; i < hi; i++ {

@@ -48,7 +48,10 @@ func TestGemmGo(t *testing.T) {
 		{2, 1000, 1280}, {1, 129, 200}, {4, 70, 301}, {7, 64, 64}, {31, 40, 128}, {32, 100, 64}, {48, 70, 300}, {64, 40, 33},
 		// k ≤ smallK with rows of at least smallKRow (b untransposed: scaled rows, gemmSmallK),
 		// a batch-2 classifier's weight gradient included
-		{300, 200, 2}, {17, 64, 1}, {33, 130, 3}, {40, 100, 4}, {1000, 1280, 2}}
+		{300, 200, 2}, {17, 64, 1}, {33, 130, 3}, {40, 100, 4}, {1000, 1280, 2},
+		// at most four rows, b untransposed (gemmSmallK, the rows interleaved): a batch-2
+		// classifier's input gradient, several pieces of columns, the shortest rows
+		{2, 1280, 1000}, {3, 5000, 9}, {4, 256, 5}}
 	for _, s := range shapes {
 		for _, tr := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
 			for _, pad := range []int{0, 3} {
@@ -130,6 +133,7 @@ func TestGemmSplit(t *testing.T) {
 		{20000, 8, 40, true, false, blocking{}},                        // the same, cᵀ's transposition split (GOMAXPROCS 3)
 		{32, 6272, 10, false, true, blocking{}},                        // few rows, b transposed: swapped, transposition split
 		{13, 750, 70, false, false, blocking{mc: 24, kc: 24, nc: 192}}, // few rows, a partial last strip, several panels
+		{3, 9000, 300, false, false, blocking{}},                       // at most four rows: b streamed, pieces split
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(3)) // gemmSwapped splits its transposition by GOMAXPROCS
 	for _, c := range cases {
