@@ -210,6 +210,10 @@ func windowMatMul[T floatT](k *WindowMatMul, out, x, m []T) error {
 		defer k.buf.release()
 	}
 	padInto(xp, x, k.Src, k.Lo, k.Pad)
+	if k.OutJ != nil && !allFinite(m) {
+		scatterExact(k, out, xp, m)
+		return nil
+	}
 	w := winDotWidth[T](n)
 	if w == 0 {
 		w = 8
@@ -252,6 +256,46 @@ func windowMatMul[T floatT](k *WindowMatMul, out, x, m []T) error {
 		winMatRows(k, out, xp, mp, ldm, w, 0, blocks)
 	}
 	return nil
+}
+
+// scatterExact is k's scatter (ScatterTo) term by term, leaving out the terms whose window
+// element lies in the padding. The scatter it stands for has no such terms: a padded
+// element is a position of the cotangent that does not exist, whose product with the
+// filter the scatter never adds. With a finite filter the product is ±0 and leaving it in
+// changes nothing; with an infinity or a NaN it would be NaN, so a filter that holds one
+// comes here.
+func scatterExact[T floatT](k *WindowMatMul, out, xp, m []T) {
+	r := len(k.Pad)
+	inside := func(off int64) bool {
+		for d := r - 1; d >= 0; d-- {
+			i := int(off % int64(k.Pad[d]))
+			off /= int64(k.Pad[d])
+			if i < k.Lo[d] || i >= k.Lo[d]+k.Src[d] {
+				return false
+			}
+		}
+		return true
+	}
+	for n := range k.N {
+		for jc, vj := range k.V {
+			var s T
+			for p, up := range k.U {
+				if off := up + vj; inside(off) {
+					var mv T
+					switch {
+					case k.MP != nil:
+						mv = m[int64(n*k.MN)+k.MP[p]]
+					case k.Trans:
+						mv = m[p*k.N+n]
+					default:
+						mv = m[n*len(k.U)+p]
+					}
+					s += T(mv * xp[off])
+				}
+			}
+			out[int64(n*k.OutN)+k.OutJ[jc]] = s
+		}
+	}
 }
 
 // packBlocks copies the steps × n matrix m (stored [steps, n], or [n, steps] when trans)

@@ -312,3 +312,72 @@ func testWinDotWidths[T floatT](t *testing.T, tol float64) {
 		t.Errorf("no width of winDotVec ran on a CPU with AVX2")
 	}
 }
+
+// TestWindowMatMulInfiniteScatter: a scatter (ScatterTo) whose M holds an infinity leaves out
+// the products with the window's padding, as the scatter it stands for has none: NaN and
+// infinities only where the in-bounds terms make them; M stored [N, P] and transposed.
+func TestWindowMatMulInfiniteScatter(t *testing.T) {
+	rng := rand.New(rand.NewSource(9))
+	dom, acc := convAccess(2, 3, 5, 6, 3, 3, 1, 1)
+	x := make([]float64, 2*3*5*6)
+	for i := range x {
+		x[i] = rng.NormFloat64()
+	}
+	g, p, j := windowMatrix(dom, 3, acc, x)
+	// in-bounds mask of the window matrix: the same walk with x all ones
+	ones := make([]float64, len(x))
+	for i := range ones {
+		ones[i] = 1
+	}
+	in, _, _ := windowMatrix(dom, 3, acc, ones)
+	n := 4
+	for _, trans := range []bool{false, true} {
+		m := make([]float64, p*n)
+		for i := range m {
+			m[i] = rng.NormFloat64()
+		}
+		m[5] = math.Inf(1)
+		mAt := func(l, st int) float64 {
+			if trans {
+				return m[st*n+l]
+			}
+			return m[l*p+st]
+		}
+		k, err := NewWindowMatMul(dom, 3, acc, n, true, trans)
+		if err != nil {
+			t.Fatal(err)
+		}
+		offs := make([]int64, j)
+		for i := range offs {
+			offs[i] = int64(i)
+		}
+		if err := k.ScatterTo(n*j, j, offs); err != nil {
+			t.Fatal(err)
+		}
+		got := make([]float64, n*j)
+		if err := k.Run(got, []any{x, m}); err != nil {
+			t.Fatal(err)
+		}
+		nonFinite := 0
+		for l := range n {
+			for col := range j {
+				s := 0.0
+				for st := range p {
+					if in[st*j+col] != 0 {
+						s += mAt(l, st) * g[st*j+col]
+					}
+				}
+				e := got[l*j+col]
+				if math.IsNaN(s) || math.IsInf(s, 0) {
+					nonFinite++
+				}
+				if math.IsNaN(s) != math.IsNaN(e) || (math.IsInf(s, 0) || math.IsInf(e, 0)) && s != e || !math.IsNaN(s) && !math.IsInf(s, 0) && math.Abs(e-s) > 1e-12*(1+math.Abs(s)) {
+					t.Fatalf("trans %v: element (%d, %d) = %v, want %v", trans, l, col, e, s)
+				}
+			}
+		}
+		if nonFinite == 0 || nonFinite == n*j {
+			t.Fatalf("trans %v: %d of %d elements not finite: the case does not test the padding", trans, nonFinite, n*j)
+		}
+	}
+}

@@ -116,13 +116,47 @@ func TestWindowCol2im(t *testing.T) {
 			if dt == core.Float32 {
 				tol = 1e-4
 			}
-			g, e := valuesOf(got[0]), valuesOf(eval[0])
-			for i := range e {
-				if math.Abs(g[i]-e[i]) > tol*(1+math.Abs(e[i])) {
-					t.Fatalf("%s: element %d = %v, core.Eval %v", what, i, g[i], e[i])
-				}
+			sameValues(t, what, valuesOf(got[0]), valuesOf(eval[0]), tol)
+			// an infinite filter element: the image elements it reaches are infinite or NaN
+			// as core.Eval's, the others finite (the padding's products are left out)
+			setFirst(args["w"], math.Inf(1))
+			if eval, err = tensors.EvalTuple(p, args); err != nil {
+				t.Fatal(err)
 			}
+			got, _, _ = raisedCol2im(t, what+" (infinite filter)", p, args, false)
+			sameValues(t, what+" (infinite filter)", valuesOf(got[0]), valuesOf(eval[0]), tol)
 		}
+	}
+}
+
+// sameValues compares got with want: NaN where want is NaN, the same infinity where it is
+// infinite, else within tol relative.
+func sameValues(t *testing.T, what string, got, want []float64, tol float64) {
+	t.Helper()
+	for i, e := range want {
+		g := got[i]
+		switch {
+		case math.IsNaN(e) || math.IsNaN(g):
+			if math.IsNaN(e) != math.IsNaN(g) {
+				t.Fatalf("%s: element %d = %v, core.Eval %v", what, i, g, e)
+			}
+		case math.IsInf(e, 0) || math.IsInf(g, 0):
+			if g != e {
+				t.Fatalf("%s: element %d = %v, core.Eval %v", what, i, g, e)
+			}
+		case math.Abs(g-e) > tol*(1+math.Abs(e)):
+			t.Fatalf("%s: element %d = %v, core.Eval %v", what, i, g, e)
+		}
+	}
+}
+
+// setFirst sets the first element of a float tensor to v.
+func setFirst(d *tensor.Dense, v float64) {
+	switch s := d.Data().(type) {
+	case []float64:
+		s[0] = v
+	case []float32:
+		s[0] = float32(v)
 	}
 }
 
