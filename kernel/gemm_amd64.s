@@ -6347,6 +6347,198 @@ winDotF64Y1_steps_done:
 	VZEROUPPER
 	RET
 
+// func dwForwardF64Z(points int, utab *int64, x *float64, vt *int64, taps int, f *float64, ldf int, o *float64, ldo int)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·dwForwardF64Z(SB), NOSPLIT, $0-72
+	MOVQ points+0(FP), AX
+	MOVQ utab+8(FP), CX
+	MOVQ x+16(FP), DX
+	MOVQ vt+24(FP), BX
+	MOVQ taps+32(FP), SI
+	MOVQ f+40(FP), DI
+	MOVQ ldf+48(FP), R8
+	SHLQ $0x03, R8
+	MOVQ o+56(FP), R9
+	MOVQ ldo+64(FP), R10
+	SHLQ $0x03, R10
+
+dwForwardF64Z_points:
+	CMPQ   AX, $0x00000000
+	JE     dwForwardF64Z_points_done
+	MOVQ   (CX), R11
+	LEAQ   (DX)(R11*8), R11
+	VXORPD Z0, Z0, Z0
+	MOVQ   BX, R13
+	MOVQ   DI, R14
+	MOVQ   SI, R12
+
+dwForwardF64Z_taps:
+	CMPQ    R12, $0x00000000
+	JE      dwForwardF64Z_taps_done
+	MOVQ    (R13), R15
+	VMOVUPD (R11)(R15*8), Z1
+	VMULPD  (R14), Z1, Z1
+	VADDPD  Z1, Z0, Z0
+	ADDQ    R8, R14
+	ADDQ    $0x00000008, R13
+	DECQ    R12
+	JMP     dwForwardF64Z_taps
+
+dwForwardF64Z_taps_done:
+	VMOVUPD Z0, (R9)
+	ADDQ    R10, R9
+	ADDQ    $0x00000008, CX
+	DECQ    AX
+	JMP     dwForwardF64Z_points
+
+dwForwardF64Z_points_done:
+	VZEROUPPER
+	RET
+
+// func dwFilterF64Z(points int, utab *int64, x *float64, vt *int64, taps int, d *float64, ldd int, acc *float64)
+// Requires: AVX, AVX512F
+TEXT ·dwFilterF64Z(SB), NOSPLIT, $0-64
+	MOVQ points+0(FP), AX
+	MOVQ utab+8(FP), CX
+	MOVQ x+16(FP), DX
+	MOVQ vt+24(FP), BX
+	MOVQ taps+32(FP), SI
+	MOVQ d+40(FP), DI
+	MOVQ ldd+48(FP), R8
+	SHLQ $0x03, R8
+	MOVQ acc+56(FP), R9
+
+dwFilterF64Z_points:
+	CMPQ    AX, $0x00000000
+	JE      dwFilterF64Z_points_done
+	MOVQ    (CX), R10
+	LEAQ    (DX)(R10*8), R10
+	VMOVUPD (DI), Z0
+	MOVQ    BX, R12
+	MOVQ    R9, R13
+	MOVQ    SI, R11
+
+dwFilterF64Z_taps:
+	CMPQ    R11, $0x00000000
+	JE      dwFilterF64Z_taps_done
+	MOVQ    (R12), R14
+	VMULPD  (R10)(R14*8), Z0, Z1
+	VMOVUPD (R13), Z2
+	VADDPD  Z1, Z2, Z2
+	VMOVUPD Z2, (R13)
+	ADDQ    $0x00000008, R12
+	ADDQ    $0x00000040, R13
+	ADDQ    $0x00000000, R12
+	ADDQ    $0x00000000, R13
+	DECQ    R11
+	JMP     dwFilterF64Z_taps
+
+dwFilterF64Z_taps_done:
+	ADDQ R8, DI
+	ADDQ $0x00000008, CX
+	DECQ AX
+	JMP  dwFilterF64Z_points
+
+dwFilterF64Z_points_done:
+	VZEROUPPER
+	RET
+
+// func dwForwardF64Y(points int, utab *int64, x *float64, vt *int64, taps int, f *float64, ldf int, o *float64, ldo int)
+// Requires: AVX
+TEXT ·dwForwardF64Y(SB), NOSPLIT, $0-72
+	MOVQ points+0(FP), AX
+	MOVQ utab+8(FP), CX
+	MOVQ x+16(FP), DX
+	MOVQ vt+24(FP), BX
+	MOVQ taps+32(FP), SI
+	MOVQ f+40(FP), DI
+	MOVQ ldf+48(FP), R8
+	SHLQ $0x03, R8
+	MOVQ o+56(FP), R9
+	MOVQ ldo+64(FP), R10
+	SHLQ $0x03, R10
+
+dwForwardF64Y_points:
+	CMPQ   AX, $0x00000000
+	JE     dwForwardF64Y_points_done
+	MOVQ   (CX), R11
+	LEAQ   (DX)(R11*8), R11
+	VXORPD Y0, Y0, Y0
+	MOVQ   BX, R13
+	MOVQ   DI, R14
+	MOVQ   SI, R12
+
+dwForwardF64Y_taps:
+	CMPQ    R12, $0x00000000
+	JE      dwForwardF64Y_taps_done
+	MOVQ    (R13), R15
+	VMOVUPD (R11)(R15*8), Y1
+	VMULPD  (R14), Y1, Y1
+	VADDPD  Y1, Y0, Y0
+	ADDQ    R8, R14
+	ADDQ    $0x00000008, R13
+	DECQ    R12
+	JMP     dwForwardF64Y_taps
+
+dwForwardF64Y_taps_done:
+	VMOVUPD Y0, (R9)
+	ADDQ    R10, R9
+	ADDQ    $0x00000008, CX
+	DECQ    AX
+	JMP     dwForwardF64Y_points
+
+dwForwardF64Y_points_done:
+	VZEROUPPER
+	RET
+
+// func dwFilterF64Y(points int, utab *int64, x *float64, vt *int64, taps int, d *float64, ldd int, acc *float64)
+// Requires: AVX
+TEXT ·dwFilterF64Y(SB), NOSPLIT, $0-64
+	MOVQ points+0(FP), AX
+	MOVQ utab+8(FP), CX
+	MOVQ x+16(FP), DX
+	MOVQ vt+24(FP), BX
+	MOVQ taps+32(FP), SI
+	MOVQ d+40(FP), DI
+	MOVQ ldd+48(FP), R8
+	SHLQ $0x03, R8
+	MOVQ acc+56(FP), R9
+
+dwFilterF64Y_points:
+	CMPQ    AX, $0x00000000
+	JE      dwFilterF64Y_points_done
+	MOVQ    (CX), R10
+	LEAQ    (DX)(R10*8), R10
+	VMOVUPD (DI), Y0
+	MOVQ    BX, R12
+	MOVQ    R9, R13
+	MOVQ    SI, R11
+
+dwFilterF64Y_taps:
+	CMPQ    R11, $0x00000000
+	JE      dwFilterF64Y_taps_done
+	MOVQ    (R12), R14
+	VMULPD  (R10)(R14*8), Y0, Y1
+	VMOVUPD (R13), Y2
+	VADDPD  Y1, Y2, Y2
+	VMOVUPD Y2, (R13)
+	ADDQ    $0x00000008, R12
+	ADDQ    $0x00000020, R13
+	ADDQ    $0x00000000, R12
+	ADDQ    $0x00000000, R13
+	DECQ    R11
+	JMP     dwFilterF64Y_taps
+
+dwFilterF64Y_taps_done:
+	ADDQ R8, DI
+	ADDQ $0x00000008, CX
+	DECQ AX
+	JMP  dwFilterF64Y_points
+
+dwFilterF64Y_points_done:
+	VZEROUPPER
+	RET
+
 // func vecAddVVF32(dst *float32, x *float32, y *float32, n int)
 // Requires: AVX
 TEXT ·vecAddVVF32(SB), NOSPLIT, $0-32
@@ -8162,5 +8354,197 @@ winDotF32Y1_steps_done:
 	ADDQ    CX, AX
 	VMOVUPS Y7, (AX)
 	ADDQ    CX, AX
+	VZEROUPPER
+	RET
+
+// func dwForwardF32Z(points int, utab *int64, x *float32, vt *int64, taps int, f *float32, ldf int, o *float32, ldo int)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·dwForwardF32Z(SB), NOSPLIT, $0-72
+	MOVQ points+0(FP), AX
+	MOVQ utab+8(FP), CX
+	MOVQ x+16(FP), DX
+	MOVQ vt+24(FP), BX
+	MOVQ taps+32(FP), SI
+	MOVQ f+40(FP), DI
+	MOVQ ldf+48(FP), R8
+	SHLQ $0x02, R8
+	MOVQ o+56(FP), R9
+	MOVQ ldo+64(FP), R10
+	SHLQ $0x02, R10
+
+dwForwardF32Z_points:
+	CMPQ   AX, $0x00000000
+	JE     dwForwardF32Z_points_done
+	MOVQ   (CX), R11
+	LEAQ   (DX)(R11*4), R11
+	VXORPS Z0, Z0, Z0
+	MOVQ   BX, R13
+	MOVQ   DI, R14
+	MOVQ   SI, R12
+
+dwForwardF32Z_taps:
+	CMPQ    R12, $0x00000000
+	JE      dwForwardF32Z_taps_done
+	MOVQ    (R13), R15
+	VMOVUPS (R11)(R15*4), Z1
+	VMULPS  (R14), Z1, Z1
+	VADDPS  Z1, Z0, Z0
+	ADDQ    R8, R14
+	ADDQ    $0x00000008, R13
+	DECQ    R12
+	JMP     dwForwardF32Z_taps
+
+dwForwardF32Z_taps_done:
+	VMOVUPS Z0, (R9)
+	ADDQ    R10, R9
+	ADDQ    $0x00000008, CX
+	DECQ    AX
+	JMP     dwForwardF32Z_points
+
+dwForwardF32Z_points_done:
+	VZEROUPPER
+	RET
+
+// func dwFilterF32Z(points int, utab *int64, x *float32, vt *int64, taps int, d *float32, ldd int, acc *float32)
+// Requires: AVX, AVX512F
+TEXT ·dwFilterF32Z(SB), NOSPLIT, $0-64
+	MOVQ points+0(FP), AX
+	MOVQ utab+8(FP), CX
+	MOVQ x+16(FP), DX
+	MOVQ vt+24(FP), BX
+	MOVQ taps+32(FP), SI
+	MOVQ d+40(FP), DI
+	MOVQ ldd+48(FP), R8
+	SHLQ $0x02, R8
+	MOVQ acc+56(FP), R9
+
+dwFilterF32Z_points:
+	CMPQ    AX, $0x00000000
+	JE      dwFilterF32Z_points_done
+	MOVQ    (CX), R10
+	LEAQ    (DX)(R10*4), R10
+	VMOVUPS (DI), Z0
+	MOVQ    BX, R12
+	MOVQ    R9, R13
+	MOVQ    SI, R11
+
+dwFilterF32Z_taps:
+	CMPQ    R11, $0x00000000
+	JE      dwFilterF32Z_taps_done
+	MOVQ    (R12), R14
+	VMULPS  (R10)(R14*4), Z0, Z1
+	VMOVUPS (R13), Z2
+	VADDPS  Z1, Z2, Z2
+	VMOVUPS Z2, (R13)
+	ADDQ    $0x00000008, R12
+	ADDQ    $0x00000040, R13
+	ADDQ    $0x00000000, R12
+	ADDQ    $0x00000000, R13
+	DECQ    R11
+	JMP     dwFilterF32Z_taps
+
+dwFilterF32Z_taps_done:
+	ADDQ R8, DI
+	ADDQ $0x00000008, CX
+	DECQ AX
+	JMP  dwFilterF32Z_points
+
+dwFilterF32Z_points_done:
+	VZEROUPPER
+	RET
+
+// func dwForwardF32Y(points int, utab *int64, x *float32, vt *int64, taps int, f *float32, ldf int, o *float32, ldo int)
+// Requires: AVX
+TEXT ·dwForwardF32Y(SB), NOSPLIT, $0-72
+	MOVQ points+0(FP), AX
+	MOVQ utab+8(FP), CX
+	MOVQ x+16(FP), DX
+	MOVQ vt+24(FP), BX
+	MOVQ taps+32(FP), SI
+	MOVQ f+40(FP), DI
+	MOVQ ldf+48(FP), R8
+	SHLQ $0x02, R8
+	MOVQ o+56(FP), R9
+	MOVQ ldo+64(FP), R10
+	SHLQ $0x02, R10
+
+dwForwardF32Y_points:
+	CMPQ   AX, $0x00000000
+	JE     dwForwardF32Y_points_done
+	MOVQ   (CX), R11
+	LEAQ   (DX)(R11*4), R11
+	VXORPS Y0, Y0, Y0
+	MOVQ   BX, R13
+	MOVQ   DI, R14
+	MOVQ   SI, R12
+
+dwForwardF32Y_taps:
+	CMPQ    R12, $0x00000000
+	JE      dwForwardF32Y_taps_done
+	MOVQ    (R13), R15
+	VMOVUPS (R11)(R15*4), Y1
+	VMULPS  (R14), Y1, Y1
+	VADDPS  Y1, Y0, Y0
+	ADDQ    R8, R14
+	ADDQ    $0x00000008, R13
+	DECQ    R12
+	JMP     dwForwardF32Y_taps
+
+dwForwardF32Y_taps_done:
+	VMOVUPS Y0, (R9)
+	ADDQ    R10, R9
+	ADDQ    $0x00000008, CX
+	DECQ    AX
+	JMP     dwForwardF32Y_points
+
+dwForwardF32Y_points_done:
+	VZEROUPPER
+	RET
+
+// func dwFilterF32Y(points int, utab *int64, x *float32, vt *int64, taps int, d *float32, ldd int, acc *float32)
+// Requires: AVX
+TEXT ·dwFilterF32Y(SB), NOSPLIT, $0-64
+	MOVQ points+0(FP), AX
+	MOVQ utab+8(FP), CX
+	MOVQ x+16(FP), DX
+	MOVQ vt+24(FP), BX
+	MOVQ taps+32(FP), SI
+	MOVQ d+40(FP), DI
+	MOVQ ldd+48(FP), R8
+	SHLQ $0x02, R8
+	MOVQ acc+56(FP), R9
+
+dwFilterF32Y_points:
+	CMPQ    AX, $0x00000000
+	JE      dwFilterF32Y_points_done
+	MOVQ    (CX), R10
+	LEAQ    (DX)(R10*4), R10
+	VMOVUPS (DI), Y0
+	MOVQ    BX, R12
+	MOVQ    R9, R13
+	MOVQ    SI, R11
+
+dwFilterF32Y_taps:
+	CMPQ    R11, $0x00000000
+	JE      dwFilterF32Y_taps_done
+	MOVQ    (R12), R14
+	VMULPS  (R10)(R14*4), Y0, Y1
+	VMOVUPS (R13), Y2
+	VADDPS  Y1, Y2, Y2
+	VMOVUPS Y2, (R13)
+	ADDQ    $0x00000008, R12
+	ADDQ    $0x00000020, R13
+	ADDQ    $0x00000000, R12
+	ADDQ    $0x00000000, R13
+	DECQ    R11
+	JMP     dwFilterF32Y_taps
+
+dwFilterF32Y_taps_done:
+	ADDQ R8, DI
+	ADDQ $0x00000008, CX
+	DECQ AX
+	JMP  dwFilterF32Y_points
+
+dwFilterF32Y_points_done:
 	VZEROUPPER
 	RET

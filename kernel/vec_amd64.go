@@ -589,3 +589,76 @@ func winDotVec[T floatT](steps int, tab []int64, x []T, idx *[8]int64, v []T, ld
 	}
 	return true
 }
+
+// dwWidth is the number of channels dwForwardVec and dwFilterVec take at once: an AVX-512
+// vector, an AVX2 vector without AVX-512, 0 without either.
+func dwWidth[T floatT]() int {
+	lanes := 32 / int(unsafe.Sizeof(T(0)))
+	switch {
+	case cpu.X86.HasAVX512F:
+		return 2 * lanes
+	case hasVec:
+		return lanes
+	}
+	return 0
+}
+
+// dwForwardVec is dwForward* for w channels (an AVX2 vector, or with AVX-512 two): o[p·ldo …] = Σ_t x[utab[p]+vt[t] …]·
+// f[t·ldf …] for p < len(utab); false (nothing done) for another width. The caller has
+// checked every index.
+func dwForwardVec[T floatT](utab []int64, x []T, vt []int64, f []T, ldf int, o []T, ldo, w int) bool {
+	lanes := 32 / int(unsafe.Sizeof(T(0)))
+	if len(utab) == 0 || len(vt) == 0 || !hasVec || w != lanes && (w != 2*lanes || !cpu.X86.HasAVX512F) {
+		return false
+	}
+	avx512 := w == 2*lanes
+	switch x := any(x).(type) {
+	case []float32:
+		f, o := any(f).([]float32), any(o).([]float32)
+		if avx512 {
+			dwForwardF32Z(len(utab), &utab[0], &x[0], &vt[0], len(vt), &f[0], ldf, &o[0], ldo)
+		} else {
+			dwForwardF32Y(len(utab), &utab[0], &x[0], &vt[0], len(vt), &f[0], ldf, &o[0], ldo)
+		}
+	case []float64:
+		f, o := any(f).([]float64), any(o).([]float64)
+		if avx512 {
+			dwForwardF64Z(len(utab), &utab[0], &x[0], &vt[0], len(vt), &f[0], ldf, &o[0], ldo)
+		} else {
+			dwForwardF64Y(len(utab), &utab[0], &x[0], &vt[0], len(vt), &f[0], ldf, &o[0], ldo)
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// dwFilterVec is dwFilter* for w channels (an AVX2 vector, or with AVX-512 two): acc[t·w …] += d[p·ldd …]·x[utab[p]+vt[t]
+// …] for p < len(utab) in order; false (nothing done) for another width. The caller has
+// checked every index.
+func dwFilterVec[T floatT](utab []int64, x []T, vt []int64, d []T, ldd int, acc []T, w int) bool {
+	lanes := 32 / int(unsafe.Sizeof(T(0)))
+	if len(utab) == 0 || len(vt) == 0 || !hasVec || w != lanes && (w != 2*lanes || !cpu.X86.HasAVX512F) {
+		return false
+	}
+	avx512 := w == 2*lanes
+	switch x := any(x).(type) {
+	case []float32:
+		d, acc := any(d).([]float32), any(acc).([]float32)
+		if avx512 {
+			dwFilterF32Z(len(utab), &utab[0], &x[0], &vt[0], len(vt), &d[0], ldd, &acc[0])
+		} else {
+			dwFilterF32Y(len(utab), &utab[0], &x[0], &vt[0], len(vt), &d[0], ldd, &acc[0])
+		}
+	case []float64:
+		d, acc := any(d).([]float64), any(acc).([]float64)
+		if avx512 {
+			dwFilterF64Z(len(utab), &utab[0], &x[0], &vt[0], len(vt), &d[0], ldd, &acc[0])
+		} else {
+			dwFilterF64Y(len(utab), &utab[0], &x[0], &vt[0], len(vt), &d[0], ldd, &acc[0])
+		}
+	default:
+		return false
+	}
+	return true
+}

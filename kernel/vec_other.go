@@ -53,3 +53,13 @@ func winDotWidth[T floatT](n int) int { return 0 }
 func winDotVec[T floatT](steps int, tab []int64, x []T, idx *[8]int64, v []T, ldv int, o []T, ldo, w int) bool {
 	return false
 }
+
+func dwWidth[T floatT]() int { return 0 }
+
+func dwForwardVec[T floatT](utab []int64, x []T, vt []int64, f []T, ldf int, o []T, ldo, w int) bool {
+	return false
+}
+
+func dwFilterVec[T floatT](utab []int64, x []T, vt []int64, d []T, ldd int, acc []T, w int) bool {
+	return false
+}

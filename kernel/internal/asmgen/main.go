@@ -85,6 +85,10 @@ func main() {
 		winDot(f32, true, 1)
 		winDot(f32, true, 2)
 		winDot(f32, false, 1)
+		for _, avx512 := range []bool{true, false} {
+			dwForward(f32, avx512)
+			dwFilter(f32, avx512)
+		}
 	}
 	Generate()
 }

@@ -90,3 +90,110 @@ func winDot(f32, avx512 bool, nvec int) {
 	VZEROUPPER()
 	RET()
 }
+
+// dwForward emits func(points int, utab *int64, x *T, vt *int64, taps int, f *T, ldf int, o
+// *T, ldo int): for each point p, the vector o[p·ldo …] = Σ_t x[utab[p] + vt[t] …]·f[t·ldf …],
+// each product rounded, then added in order of t from +0 (a depthwise convolution's
+// forward sums with its channels as lanes: kernel.DepthwiseWindows).
+func dwForward(f32, avx512 bool) {
+	typ, lanes, t := elemType(f32)
+	isa, vec := "Y", YMM
+	if avx512 {
+		isa, vec, lanes = "Z", ZMM, 2*lanes
+	}
+	name := fmt.Sprintf("dwForward%s%s", t, isa)
+	TEXT(name, NOSPLIT, fmt.Sprintf("func(points int, utab *int64, x *%s, vt *int64, taps int, f *%s, ldf int, o *%s, ldo int)", typ, typ, typ))
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s stores into o[p·ldo …] the %d-lane sums over t < taps of x[utab[p]+vt[t] …]·f[t·ldf …] for p < points, each product rounded, added in order of t from +0.", name, lanes))
+	load, mul, add, xor, shift := VMOVUPD, VMULPD, VADDPD, VXORPD, U8(3)
+	scale := uint8(8)
+	if f32 {
+		load, mul, add, xor, shift, scale = VMOVUPS, VMULPS, VADDPS, VXORPS, U8(2), 4
+	}
+	points := Load(Param("points"), GP64())
+	utab := Load(Param("utab"), GP64())
+	x := Load(Param("x"), GP64())
+	vt := Load(Param("vt"), GP64())
+	taps := Load(Param("taps"), GP64())
+	f := Load(Param("f"), GP64())
+	ldf := Load(Param("ldf"), GP64())
+	SHLQ(shift, ldf)
+	o := Load(Param("o"), GP64())
+	ldo := Load(Param("ldo"), GP64())
+	SHLQ(shift, ldo)
+	base, tc, vp, fp, off := GP64(), GP64(), GP64(), GP64(), GP64()
+	countLoop(name+"_points", points, points, nil, 0, func() {
+		MOVQ(Mem{Base: utab}, base)
+		LEAQ(Mem{Base: x, Index: base, Scale: scale}, base)
+		acc := vec()
+		xor(acc, acc, acc)
+		MOVQ(vt, vp)
+		MOVQ(f, fp)
+		countLoop(name+"_taps", tc, taps, []reg.Register{vp}, 8, func() {
+			MOVQ(Mem{Base: vp}, off)
+			xv := vec()
+			load(Mem{Base: base, Index: off, Scale: scale}, xv)
+			mul(Mem{Base: fp}, xv, xv)
+			add(xv, acc, acc)
+			ADDQ(ldf, fp)
+		})
+		load(acc, Mem{Base: o})
+		ADDQ(ldo, o)
+		ADDQ(U32(8), utab)
+	})
+	VZEROUPPER()
+	RET()
+}
+
+// dwFilter emits func(points int, utab *int64, x *T, vt *int64, taps int, d *T, ldd int, acc
+// *T): for each point p in order and each tap t, acc[t·lanes …] += d[p·ldd …]·x[utab[p] +
+// vt[t] …], the product rounded first (a depthwise convolution's filter gradient with its
+// channels as lanes: kernel.DepthwiseWindows).
+func dwFilter(f32, avx512 bool) {
+	typ, lanes, t := elemType(f32)
+	isa, vec, vecBytes := "Y", YMM, 32
+	if avx512 {
+		isa, vec, vecBytes, lanes = "Z", ZMM, 64, 2*lanes
+	}
+	name := fmt.Sprintf("dwFilter%s%s", t, isa)
+	TEXT(name, NOSPLIT, fmt.Sprintf("func(points int, utab *int64, x *%s, vt *int64, taps int, d *%s, ldd int, acc *%s)", typ, typ, typ))
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s adds d[p·ldd …]·x[utab[p]+vt[t] …] (%d lanes, the product rounded first) into acc[t·%d …] for p < points in order and t < taps.", name, lanes, lanes))
+	load, mul, add, shift := VMOVUPD, VMULPD, VADDPD, U8(3)
+	scale := uint8(8)
+	if f32 {
+		load, mul, add, shift, scale = VMOVUPS, VMULPS, VADDPS, U8(2), 4
+	}
+	points := Load(Param("points"), GP64())
+	utab := Load(Param("utab"), GP64())
+	x := Load(Param("x"), GP64())
+	vt := Load(Param("vt"), GP64())
+	taps := Load(Param("taps"), GP64())
+	d := Load(Param("d"), GP64())
+	ldd := Load(Param("ldd"), GP64())
+	SHLQ(shift, ldd)
+	acc := Load(Param("acc"), GP64())
+	base, tc, vp, ap, off := GP64(), GP64(), GP64(), GP64(), GP64()
+	countLoop(name+"_points", points, points, nil, 0, func() {
+		MOVQ(Mem{Base: utab}, base)
+		LEAQ(Mem{Base: x, Index: base, Scale: scale}, base)
+		dv := vec()
+		load(Mem{Base: d}, dv)
+		MOVQ(vt, vp)
+		MOVQ(acc, ap)
+		countLoop(name+"_taps", tc, taps, []reg.Register{vp, ap}, 0, func() {
+			MOVQ(Mem{Base: vp}, off)
+			xv, a := vec(), vec()
+			mul(Mem{Base: base, Index: off, Scale: scale}, dv, xv)
+			load(Mem{Base: ap}, a)
+			add(xv, a, a)
+			load(a, Mem{Base: ap})
+			ADDQ(U32(8), vp)
+			ADDQ(U32(vecBytes), ap)
+		})
+		ADDQ(ldd, d)
+		ADDQ(U32(8), utab)
+	})
+	VZEROUPPER()
+	RET()
+}

@@ -1,0 +1,297 @@
+package kernel
+
+import (
+	"github.com/bulkad/bulkad/core"
+	"github.com/pkg/errors"
+)
+
+// DepthwiseWindows computes the two window products of a depthwise convolution built from
+// an im2col — G = reshape [P, C, T] (gather dom x fn), fn affine, one window of T taps per
+// point p and channel c (Gorgonia has no grouped convolution: a user builds one from
+// Im2Col, a broadcast product and a sum) — without the windows:
+//
+//	forward:  out[p, c] = Σ_t G[p, c, t]·F[c, t]       (sumOuter over the taps)
+//	filter:   out[c, t] = Σ_p δ[p, c]·G[p, c, t]       (the filter's gradient)
+//
+// Materialised, G is T times x's size (9.4 MB float32 a layer of the zoo's MobileNet), written
+// by the gather and read by both. Here x is copied once per run into a staged array with its
+// channel dimension innermost, zero-padded wherever the gather reads out of bounds (where it
+// reads zeros), so that G[p, c, t] = Xs[U[p] + V[t] + c]: consecutive channels are
+// consecutive elements, and the kernel runs vectors of channels as lanes (dwForward,
+// dwFilter). Each lane is one destination, whose products are rounded and then added in the
+// reference's order from +0 (the taps in order for the forward, the points in order for the
+// filter), with the same terms (the padding's zeros are the gather's zeros): the results are
+// core.Eval's (and the materialised plan's) bit for bit. Channels past the last whole vector,
+// and CPUs without AVX2, run the same loops in Go.
+//
+// The other factor is read through a strided view of its input: the forward's filter at
+// MO + c·MC + t·MT, the filter gradient's cotangent at MO + p·MP + c·MC.
+type DepthwiseWindows struct {
+	Src    []int   // x's shape
+	Dc     int     // x's channel dimension
+	Lo     []int   // zeros before x's elements along each dimension of the staged array
+	Staged []int   // the staged array's shape: x's other dimensions padded, then the channels
+	U, V   []int64 // the window's element (p, c, t) at U[p] + V[t] + c of the staged array
+	C      int     // the channels
+	Filter bool    // the filter's gradient (else the forward sums)
+	// the other factor's view, and (Filter) the output's length and the block's offset in it
+	MO, MP, MC, MT int
+	Out, OutAt     int
+	buf            *padBuf
+	acc            Scratch
+}
+
+// NewDepthwiseWindows returns the kernel of the window products over the window domain dom
+// (P its first q dimensions, then the channel dimension q, then the taps) with the gather's
+// access acc of x. It fails unless the channel variable alone moves one dimension of x, with
+// coefficient 1 from 0, within its bounds, or when the staged array would be more than twice
+// x's size plus 64 Ki elements.
+func NewDepthwiseWindows(dom []int, q int, acc WinAccess, filter bool) (*DepthwiseWindows, error) {
+	r := len(acc.Shape)
+	if q <= 0 || q >= len(dom) || r == 0 || r > 8 || len(acc.Coef) != r || len(acc.C0) != r {
+		return nil, errors.Errorf("kernel: depthwiseWindows: domain %v with channels at %d, access of %v (supported: points, a channel dimension, taps; x of rank 1 to 8)", dom, q, acc.Shape)
+	}
+	dc := -1
+	for d := range r {
+		if len(acc.Coef[d]) != len(dom) {
+			return nil, errors.Errorf("kernel: depthwiseWindows: access row %d has %d coefficients for a domain %v", d, len(acc.Coef[d]), dom)
+		}
+		if acc.Coef[d][q] != 0 {
+			if dc >= 0 || acc.Coef[d][q] != 1 {
+				return nil, errors.Errorf("kernel: depthwiseWindows: the channel variable moves x's dimensions %d and %d or with a coefficient other than 1", dc, d)
+			}
+			dc = d
+		}
+	}
+	if dc < 0 || acc.C0[dc] != 0 || dom[q] > acc.Shape[dc] {
+		return nil, errors.Errorf("kernel: depthwiseWindows: the channel variable (%d values) does not index a dimension of x %v from 0", dom[q], acc.Shape)
+	}
+	for j, c := range acc.Coef[dc] {
+		if j != q && c != 0 && dom[j] > 1 {
+			return nil, errors.Errorf("kernel: depthwiseWindows: variable %d moves x's channel dimension too", j)
+		}
+	}
+	w, err := NewWindowMatMul(dom, q, acc, 1, false, false) // the padding of the other dimensions
+	if err != nil {
+		return nil, err
+	}
+	k := &DepthwiseWindows{Src: append([]int(nil), acc.Shape...), Dc: dc, Lo: w.Lo, C: dom[q], Filter: filter, buf: &padBuf{}}
+	for d := range r {
+		if d != dc {
+			k.Staged = append(k.Staged, w.Pad[d])
+		}
+	}
+	k.Staged = append(k.Staged, acc.Shape[dc])
+	// the staged strides of x's dimensions
+	st := make([]int64, r)
+	s := int64(acc.Shape[dc])
+	st[dc] = 1
+	for d := r - 1; d >= 0; d-- {
+		if d != dc {
+			st[d], s = s, s*int64(w.Pad[d])
+		}
+	}
+	step := func(j int) int64 {
+		var s int64
+		for d := range r {
+			if d != dc {
+				s += st[d] * acc.Coef[d][j]
+			}
+		}
+		return s
+	}
+	var c0 int64
+	for d := range r {
+		if d != dc {
+			c0 += st[d] * (acc.C0[d] + int64(k.Lo[d]))
+		}
+	}
+	k.U = affineOffsets(dom[:q], step, c0)
+	k.V = affineOffsets(dom[q+1:], func(i int) int64 { return step(q + 1 + i) }, 0)
+	return k, nil
+}
+
+// SetView sets the other factor's view: the forward's filter F[c, t] at mo + c·mc + t·mt, or
+// the filter gradient's cotangent δ[p, c] at mo + p·mp + c·mc; out and outAt (Filter) are
+// the output's length and the offset of the [C, T] block in it.
+func (k *DepthwiseWindows) SetView(mo, mp, mc, mt, out, outAt int) error {
+	if mo < 0 || mp < 0 || mc < 0 || mt < 0 || k.Filter && (outAt < 0 || outAt+k.C*len(k.V) > out) {
+		return errors.Errorf("kernel: depthwiseWindows: view at %d with strides %d, %d, %d, output block at %d of %d (supported: nonnegative, the block within the output)", mo, mp, mc, mt, outAt, out)
+	}
+	k.MO, k.MP, k.MC, k.MT, k.Out, k.OutAt = mo, mp, mc, mt, out, outAt
+	return nil
+}
+
+// Run implements Kernel: ins are x and the other factor's input (flat slices of one float
+// dtype).
+func (k *DepthwiseWindows) Run(out any, ins []any) error {
+	return floatPair("depthwiseWindows", out, ins, func(o, x, m []float64) error { return depthwiseWindows(k, o, x, m) },
+		func(o, x, m []float32) error { return depthwiseWindows(k, o, x, m) })
+}
+
+func depthwiseWindows[T floatT](k *DepthwiseWindows, out, x, m []T) error {
+	p, c, t := len(k.U), k.C, len(k.V)
+	last := k.MO + (c-1)*k.MC + (t-1)*k.MT
+	want := p * c
+	if k.Filter {
+		last, want = k.MO+(p-1)*k.MP+(c-1)*k.MC, k.Out
+	}
+	if len(x) != core.Shape(k.Src).Size() || len(out) != want || last >= len(m) {
+		return errors.Errorf("kernel: depthwiseWindows: x of %d elements (shape %v), factor of %d (read up to %d), output of %d for %d points, %d channels, %d taps", len(x), k.Src, len(m), last, len(out), p, c, t)
+	}
+	xs, kept := padOf[T](k.buf, k.Staged)
+	if kept {
+		defer k.buf.release()
+	}
+	stageChannels(k, xs, x)
+	if k.Filter {
+		clear(out)
+		dwFilterRun(k, out[k.OutAt:k.OutAt+c*t], xs, m)
+		return nil
+	}
+	// the filter as [T, C]
+	ft, fkept := scratchOf[T](&k.buf.pack, t*c)
+	if fkept {
+		defer k.buf.pack.release()
+	}
+	for ch := range c {
+		for tap := range t {
+			ft[tap*c+ch] = m[k.MO+ch*k.MC+tap*k.MT]
+		}
+	}
+	if work := costOf(p*c*t, wFused); workers(p, work) > 1 {
+		inParallel(p, work, func(lo, hi int) { dwForwardRange(k, out, xs, ft, lo, hi) })
+		return nil
+	}
+	dwForwardRange(k, out, xs, ft, 0, p)
+	return nil
+}
+
+// dwForwardRange computes the forward sums of the points [lo, hi).
+func dwForwardRange[T floatT](k *DepthwiseWindows, out, xs, ft []T, lo, hi int) {
+	c := k.C
+	w := dwWidth[T]()
+	whole := 0
+	if w > 0 {
+		whole = c - c%w
+	}
+	for c0 := 0; c0 < whole; c0 += w {
+		dwForwardVec(k.U[lo:hi], xs[c0:], k.V, ft[c0:], c, out[lo*c+c0:], c, w)
+	}
+	for p := lo; p < hi; p++ {
+		for ch := whole; ch < c; ch++ {
+			var s T
+			for tap, v := range k.V {
+				s += T(xs[k.U[p]+v+int64(ch)] * ft[tap*c+ch])
+			}
+			out[p*c+ch] = s
+		}
+	}
+}
+
+// dwFilterRun computes the filter gradient's block o [C, T] from the staged x and the
+// cotangent's input m.
+func dwFilterRun[T floatT](k *DepthwiseWindows, o, xs, m []T) {
+	c, t := k.C, len(k.V)
+	w := dwWidth[T]()
+	whole := 0
+	if w > 0 && k.MC == 1 {
+		whole = c - c%w
+	}
+	acc, kept := scratchOf[T](&k.acc, t*max(w, 1))
+	if kept {
+		defer k.acc.release()
+	}
+	for c0 := 0; c0 < whole; c0 += w {
+		clear(acc)
+		dwFilterVec(k.U, xs[c0:], k.V, m[k.MO+c0:], k.MP, acc, w)
+		for tap := range t {
+			for l := range w {
+				o[(c0+l)*t+tap] = acc[tap*w+l]
+			}
+		}
+	}
+	for ch := whole; ch < c; ch++ {
+		for tap, v := range k.V {
+			var s T
+			for p, u := range k.U {
+				s += T(m[k.MO+p*k.MP+ch*k.MC] * xs[u+v+int64(ch)])
+			}
+			o[ch*t+tap] = s
+		}
+	}
+}
+
+// stageChannels copies x into the interior of the staged array xs (x's dimensions but the
+// channels', each from Lo on, then the channels); the rest of xs is left as it is (zero).
+func stageChannels[T floatT](k *DepthwiseWindows, xs, x []T) {
+	r, dc, c := len(k.Src), k.Dc, k.Src[k.Dc]
+	xst := core.Shape(k.Src).Strides()
+	// the staged strides of x's dimensions
+	var sst [8]int
+	s := c
+	sst[dc] = 1
+	for d := r - 1; d >= 0; d-- {
+		if d != dc {
+			sst[d] = s
+			s *= k.Staged[stagedDim(d, dc)]
+		}
+	}
+	inner := r - 1 // the dimension walked by the tiles: the last, or the one before the channels'
+	if inner == dc {
+		inner--
+	}
+	var idx [8]int
+	for {
+		xo, so := 0, 0
+		for d := range r {
+			if d != dc && d != inner {
+				xo += idx[d] * xst[d]
+				so += (idx[d] + k.Lo[d]) * sst[d]
+			}
+		}
+		if inner < 0 { // x is the channels only
+			copy(xs[:c], x[:c])
+			return
+		}
+		so += k.Lo[inner] * sst[inner]
+		n := k.Src[inner]
+		// xs[so + i·sst[inner] + ch] = x[xo + i·xst[inner] + ch·xst[dc]]
+		if xst[inner] == 1 && sst[inner] == c {
+			if !transposeTileVec(xs, so, c, x, xo, xst[dc], n, c) {
+				for i := range n {
+					for ch := range c {
+						xs[so+i*c+ch] = x[xo+i+ch*xst[dc]]
+					}
+				}
+			}
+		} else {
+			for i := range n {
+				for ch := range c {
+					xs[so+i*sst[inner]+ch] = x[xo+i*xst[inner]+ch*xst[dc]]
+				}
+			}
+		}
+		d := r - 1
+		for ; d >= 0; d-- {
+			if d == dc || d == inner {
+				continue
+			}
+			if idx[d]++; idx[d] < k.Src[d] {
+				break
+			}
+			idx[d] = 0
+		}
+		if d < 0 {
+			return
+		}
+	}
+}
+
+// stagedDim is the staged array's dimension holding x's dimension d (≠ dc).
+func stagedDim(d, dc int) int {
+	if d > dc {
+		return d - 1
+	}
+	return d
+}

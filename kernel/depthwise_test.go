@@ -1,0 +1,211 @@
+package kernel
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"runtime"
+	"testing"
+	"unsafe"
+)
+
+// dwwCase is a depthwise convolution's window access: x [b, c, h, w] (or channels last, [b,
+// h, w, c]) over the domain [b, oh, ow, c, kh, kw], stride s, padding pd.
+type dwwCase struct {
+	b, c, h, w, k, s, pd int
+	last                 bool
+}
+
+func (d dwwCase) access() (dom []int, acc WinAccess) {
+	oh, ow := (d.h+2*d.pd-d.k)/d.s+1, (d.w+2*d.pd-d.k)/d.s+1
+	dom = []int{d.b, oh, ow, d.c, d.k, d.k}
+	s, p := int64(d.s), int64(-d.pd)
+	if d.last {
+		return dom, WinAccess{Shape: []int{d.b, d.h, d.w, d.c}, C0: []int64{0, p, p, 0}, Coef: [][]int64{
+			{1, 0, 0, 0, 0, 0}, {0, s, 0, 0, 1, 0}, {0, 0, s, 0, 0, 1}, {0, 0, 0, 1, 0, 0}}}
+	}
+	return dom, WinAccess{Shape: []int{d.b, d.c, d.h, d.w}, C0: []int64{0, 0, p, p}, Coef: [][]int64{
+		{1, 0, 0, 0, 0, 0}, {0, 0, 0, 1, 0, 0}, {0, s, 0, 0, 1, 0}, {0, 0, s, 0, 0, 1}}}
+}
+
+// dwWindow is the window element (p, c, t) of x: the gather's value, zero out of bounds.
+func dwWindow[T floatT](dom []int, acc WinAccess, x []T, p, c, t int) T {
+	nt := dom[4] * dom[5]
+	pt := []int{p / (dom[1] * dom[2]), p / dom[2] % dom[1], p % dom[2], c, t / dom[5], t % dom[5]}
+	_ = nt
+	off := 0
+	for d := range acc.Shape {
+		v := acc.C0[d]
+		for j, co := range acc.Coef[d] {
+			v += co * int64(pt[j])
+		}
+		if v < 0 || v >= int64(acc.Shape[d]) {
+			return 0
+		}
+		off = off*acc.Shape[d] + int(v)
+	}
+	return x[off]
+}
+
+// TestDepthwiseWindows: the forward sums and the filter gradient equal, bit for bit, the
+// reference's loops over the materialised windows (each product rounded, the taps, or the
+// points, added in order from +0), float32 and float64, channels first and last, channel
+// counts with and without a partial vector, the other factor read through several views,
+// on one thread and three.
+func TestDepthwiseWindows(t *testing.T) {
+	testDepthwiseWindows[float64](t)
+	testDepthwiseWindows[float32](t)
+}
+
+func testDepthwiseWindows[T floatT](t *testing.T) {
+	rng := rand.New(rand.NewSource(4))
+	for _, d := range []dwwCase{
+		{2, 32, 6, 7, 3, 1, 1, false}, {1, 20, 5, 5, 3, 1, 1, false}, {2, 16, 9, 8, 3, 2, 1, false},
+		{2, 24, 5, 6, 3, 1, 1, true}, {1, 3, 4, 4, 5, 1, 2, false}, {3, 40, 4, 5, 1, 1, 0, false},
+	} {
+		dom, acc := d.access()
+		x := make([]T, d.b*d.c*d.h*d.w)
+		for i := range x {
+			x[i] = T(rng.NormFloat64())
+		}
+		P, C, K := dom[0]*dom[1]*dom[2], d.c, d.k*d.k
+		for _, filter := range []bool{false, true} {
+			for _, view := range []int{0, 1} {
+				name := fmt.Sprintf("%+v filter %v view %d", d, filter, view)
+				var m []T
+				var mo, mp, mc, mt, outLen, outAt int
+				if filter { // δ [P, C] (view 0) or [C, P] after 3 unused elements (view 1)
+					m = make([]T, 3+P*C)
+					mo, mp, mc = 0, C, 1
+					if view == 1 {
+						mo, mp, mc = 3, 1, P
+					}
+					outLen, outAt = 2*C*K, C*K
+				} else { // F [C, T] (view 0) or [T, C] (view 1)
+					m = make([]T, C*K)
+					mc, mt = K, 1
+					if view == 1 {
+						mc, mt = 1, C
+					}
+				}
+				for i := range m {
+					m[i] = T(rng.NormFloat64())
+				}
+				k, err := NewDepthwiseWindows(dom, 3, acc, filter)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := k.SetView(mo, mp, mc, mt, outLen, outAt); err != nil {
+					t.Fatal(err)
+				}
+				var want []T
+				if filter {
+					want = make([]T, outLen)
+					for c := range C {
+						for tap := range K {
+							var s T
+							for p := range P {
+								s += T(m[mo+p*mp+c*mc] * dwWindow(dom, acc, x, p, c, tap))
+							}
+							want[outAt+c*K+tap] = s
+						}
+					}
+				} else {
+					want = make([]T, P*C)
+					for p := range P {
+						for c := range C {
+							var s T
+							for tap := range K {
+								s += T(dwWindow(dom, acc, x, p, c, tap) * m[mo+c*mc+tap*mt])
+							}
+							want[p*C+c] = s
+						}
+					}
+				}
+				for _, procs := range []int{1, 3} {
+					prev := runtime.GOMAXPROCS(procs)
+					got := make([]T, len(want))
+					for i := range got {
+						got[i] = 7 // overwritten
+					}
+					for run := range 2 {
+						if err := k.Run(got, []any{x, m}); err != nil {
+							runtime.GOMAXPROCS(prev)
+							t.Fatal(err)
+						}
+						for i := range want {
+							if math.Float64bits(float64(got[i])) != math.Float64bits(float64(want[i])) {
+								runtime.GOMAXPROCS(prev)
+								t.Fatalf("%s procs %d run %d: element %d = %v, want %v", name, procs, run, i, got[i], want[i])
+							}
+						}
+					}
+					runtime.GOMAXPROCS(prev)
+				}
+			}
+		}
+	}
+}
+
+// TestDwWidths: both vector widths of dwForward and dwFilter (AVX2, AVX-512), both dtypes,
+// give the Go loops' bits; a width the CPU lacks reports it and is skipped.
+func TestDwWidths(t *testing.T) {
+	testDwWidths[float64](t)
+	testDwWidths[float32](t)
+}
+
+func testDwWidths[T floatT](t *testing.T) {
+	rng := rand.New(rand.NewSource(8))
+	x := make([]T, 4000)
+	for i := range x {
+		x[i] = T(rng.NormFloat64())
+	}
+	utab, vt := []int64{0, 17, 400, 1000, 3}, []int64{0, 1, 40, 41, 200}
+	lanes := 32 / int(unsafe.Sizeof(T(0)))
+	ran := 0
+	for _, w := range []int{lanes, 2 * lanes} {
+		ld := w + 5
+		f := make([]T, len(vt)*ld)
+		d := make([]T, len(utab)*ld)
+		for i := range f {
+			f[i] = T(rng.NormFloat64())
+		}
+		for i := range d {
+			d[i] = T(rng.NormFloat64())
+		}
+		o := make([]T, len(utab)*ld)
+		acc := make([]T, len(vt)*w)
+		if !dwForwardVec(utab, x, vt, f, ld, o, ld, w) {
+			continue
+		}
+		if !dwFilterVec(utab, x, vt, d, ld, acc, w) {
+			t.Fatalf("width %d: the forward ran, the filter did not", w)
+		}
+		ran++
+		for p, u := range utab {
+			for l := range w {
+				var s T
+				for tap, v := range vt {
+					s += T(x[u+v+int64(l)] * f[tap*ld+l])
+				}
+				if o[p*ld+l] != s {
+					t.Fatalf("width %d forward: point %d lane %d = %v, want %v", w, p, l, o[p*ld+l], s)
+				}
+			}
+		}
+		for tap, v := range vt {
+			for l := range w {
+				var s T
+				for p, u := range utab {
+					s += T(d[p*ld+l] * x[u+v+int64(l)])
+				}
+				if acc[tap*w+l] != s {
+					t.Fatalf("width %d filter: tap %d lane %d = %v, want %v", w, tap, l, acc[tap*w+l], s)
+				}
+			}
+		}
+	}
+	if hasVec && ran == 0 {
+		t.Errorf("no width ran on a CPU with AVX2")
+	}
+}
