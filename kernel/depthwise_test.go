@@ -160,10 +160,15 @@ func testDwWidths[T floatT](t *testing.T) {
 	for i := range x {
 		x[i] = T(rng.NormFloat64())
 	}
-	utab, vt := []int64{0, 17, 400, 1000, 3}, []int64{0, 1, 40, 41, 200}
+	utab := []int64{0, 17, 400, 1000, 3}
 	lanes := 32 / int(unsafe.Sizeof(T(0)))
 	ran := 0
-	for _, w := range []int{lanes, 2 * lanes} {
+	for _, c := range []struct {
+		w  int
+		vt []int64
+	}{{lanes, []int64{0, 1, 40, 41, 200}}, {2 * lanes, []int64{0, 1, 40, 41, 200}},
+		{lanes, []int64{0, 1, 2, 40, 41, 42, 80, 81, 82}}, {2 * lanes, []int64{0, 1, 2, 40, 41, 42, 80, 81, 82}}} { // nine taps: dwFilter9
+		w, vt := c.w, c.vt
 		ld := w + 5
 		f := make([]T, len(vt)*ld)
 		d := make([]T, len(utab)*ld)
@@ -175,6 +180,9 @@ func testDwWidths[T floatT](t *testing.T) {
 		}
 		o := make([]T, len(utab)*ld)
 		acc := make([]T, len(vt)*w)
+		for i := range acc { // the sums go on from these
+			acc[i] = T(i % 3)
+		}
 		if !dwForwardVec(utab, x, vt, f, ld, o, ld, w) {
 			continue
 		}
@@ -195,7 +203,7 @@ func testDwWidths[T floatT](t *testing.T) {
 		}
 		for tap, v := range vt {
 			for l := range w {
-				var s T
+				s := T((tap*w + l) % 3)
 				for p, u := range utab {
 					s += T(d[p*ld+l] * x[u+v+int64(l)])
 				}

@@ -6350,45 +6350,100 @@ winDotF64Y1_steps_done:
 // func dwForwardF64Z(points int, utab *int64, x *float64, vt *int64, taps int, f *float64, ldf int, o *float64, ldo int)
 // Requires: AVX, AVX512DQ, AVX512F
 TEXT ·dwForwardF64Z(SB), NOSPLIT, $0-72
-	MOVQ points+0(FP), AX
-	MOVQ utab+8(FP), CX
-	MOVQ x+16(FP), DX
-	MOVQ vt+24(FP), BX
-	MOVQ taps+32(FP), SI
-	MOVQ f+40(FP), DI
-	MOVQ ldf+48(FP), R8
-	SHLQ $0x03, R8
-	MOVQ o+56(FP), R9
-	MOVQ ldo+64(FP), R10
-	SHLQ $0x03, R10
+	MOVQ utab+8(FP), AX
+	MOVQ ldf+48(FP), CX
+	SHLQ $0x03, CX
+	MOVQ o+56(FP), DX
+	MOVQ points+0(FP), R9
+	SHRQ $0x02, R9
+
+dwForwardF64Z_groups:
+	CMPQ   R9, $0x00000000
+	JE     dwForwardF64Z_groups_done
+	MOVQ   x+16(FP), R8
+	MOVQ   (AX), R10
+	LEAQ   (R8)(R10*8), R10
+	VXORPD Z0, Z0, Z0
+	MOVQ   8(AX), R11
+	LEAQ   (R8)(R11*8), R11
+	VXORPD Z1, Z1, Z1
+	MOVQ   16(AX), R12
+	LEAQ   (R8)(R12*8), R12
+	VXORPD Z2, Z2, Z2
+	MOVQ   24(AX), R13
+	LEAQ   (R8)(R13*8), R13
+	VXORPD Z3, Z3, Z3
+	MOVQ   vt+24(FP), SI
+	MOVQ   f+40(FP), DI
+	MOVQ   taps+32(FP), BX
+
+dwForwardF64Z_gtaps:
+	CMPQ    BX, $0x00000000
+	JE      dwForwardF64Z_gtaps_done
+	MOVQ    (SI), R8
+	VMOVUPD (DI), Z4
+	VMULPD  (R10)(R8*8), Z4, Z5
+	VADDPD  Z5, Z0, Z0
+	VMULPD  (R11)(R8*8), Z4, Z5
+	VADDPD  Z5, Z1, Z1
+	VMULPD  (R12)(R8*8), Z4, Z5
+	VADDPD  Z5, Z2, Z2
+	VMULPD  (R13)(R8*8), Z4, Z4
+	VADDPD  Z4, Z3, Z3
+	ADDQ    $0x00000008, SI
+	ADDQ    CX, DI
+	DECQ    BX
+	JMP     dwForwardF64Z_gtaps
+
+dwForwardF64Z_gtaps_done:
+	MOVQ    ldo+64(FP), R8
+	SHLQ    $0x03, R8
+	VMOVUPD Z0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Z1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Z2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Z3, (DX)
+	ADDQ    R8, DX
+	ADDQ    $0x00000020, AX
+	DECQ    R9
+	JMP     dwForwardF64Z_groups
+
+dwForwardF64Z_groups_done:
+	MOVQ points+0(FP), R9
+	ANDQ $0x00000003, R9
 
 dwForwardF64Z_points:
-	CMPQ   AX, $0x00000000
+	CMPQ   R9, $0x00000000
 	JE     dwForwardF64Z_points_done
-	MOVQ   (CX), R11
-	LEAQ   (DX)(R11*8), R11
+	MOVQ   x+16(FP), R8
+	MOVQ   (AX), R10
+	LEAQ   (R8)(R10*8), R10
 	VXORPD Z0, Z0, Z0
-	MOVQ   BX, R13
-	MOVQ   DI, R14
-	MOVQ   SI, R12
+	MOVQ   vt+24(FP), SI
+	MOVQ   f+40(FP), DI
+	MOVQ   taps+32(FP), BX
 
 dwForwardF64Z_taps:
-	CMPQ    R12, $0x00000000
+	CMPQ    BX, $0x00000000
 	JE      dwForwardF64Z_taps_done
-	MOVQ    (R13), R15
-	VMOVUPD (R11)(R15*8), Z1
-	VMULPD  (R14), Z1, Z1
+	MOVQ    (SI), R8
+	VMOVUPD (R10)(R8*8), Z1
+	VMULPD  (DI), Z1, Z1
 	VADDPD  Z1, Z0, Z0
-	ADDQ    R8, R14
-	ADDQ    $0x00000008, R13
-	DECQ    R12
+	ADDQ    $0x00000008, SI
+	ADDQ    CX, DI
+	DECQ    BX
 	JMP     dwForwardF64Z_taps
 
 dwForwardF64Z_taps_done:
-	VMOVUPD Z0, (R9)
-	ADDQ    R10, R9
-	ADDQ    $0x00000008, CX
-	DECQ    AX
+	VMOVUPD Z0, (DX)
+	MOVQ    ldo+64(FP), R8
+	SHLQ    $0x03, R8
+	ADDQ    R8, DX
+	ADDQ    $0x00000008, AX
+	DECQ    R9
 	JMP     dwForwardF64Z_points
 
 dwForwardF64Z_points_done:
@@ -6443,48 +6498,175 @@ dwFilterF64Z_points_done:
 	VZEROUPPER
 	RET
 
+// func dwFilter9F64Z(points int, utab *int64, x *float64, vt *[9]int64, d *float64, ldd int, acc *float64)
+// Requires: AVX, AVX512F
+TEXT ·dwFilter9F64Z(SB), NOSPLIT, $0-56
+	MOVQ    acc+48(FP), AX
+	VMOVUPD (AX), Z0
+	VMOVUPD 64(AX), Z1
+	VMOVUPD 128(AX), Z2
+	VMOVUPD 192(AX), Z3
+	VMOVUPD 256(AX), Z4
+	VMOVUPD 320(AX), Z5
+	VMOVUPD 384(AX), Z6
+	VMOVUPD 448(AX), Z7
+	VMOVUPD 512(AX), Z8
+	MOVQ    points+0(FP), CX
+	MOVQ    utab+8(FP), DX
+	MOVQ    x+16(FP), BX
+	MOVQ    vt+24(FP), SI
+	MOVQ    d+32(FP), DI
+	MOVQ    ldd+40(FP), R8
+	SHLQ    $0x03, R8
+
+dwFilter9F64Z_points:
+	CMPQ    CX, $0x00000000
+	JE      dwFilter9F64Z_points_done
+	MOVQ    (DX), R9
+	LEAQ    (BX)(R9*8), R9
+	VMOVUPD (DI), Z9
+	MOVQ    (SI), R10
+	VMULPD  (R9)(R10*8), Z9, Z10
+	VADDPD  Z10, Z0, Z0
+	MOVQ    8(SI), R10
+	VMULPD  (R9)(R10*8), Z9, Z10
+	VADDPD  Z10, Z1, Z1
+	MOVQ    16(SI), R10
+	VMULPD  (R9)(R10*8), Z9, Z10
+	VADDPD  Z10, Z2, Z2
+	MOVQ    24(SI), R10
+	VMULPD  (R9)(R10*8), Z9, Z10
+	VADDPD  Z10, Z3, Z3
+	MOVQ    32(SI), R10
+	VMULPD  (R9)(R10*8), Z9, Z10
+	VADDPD  Z10, Z4, Z4
+	MOVQ    40(SI), R10
+	VMULPD  (R9)(R10*8), Z9, Z10
+	VADDPD  Z10, Z5, Z5
+	MOVQ    48(SI), R10
+	VMULPD  (R9)(R10*8), Z9, Z10
+	VADDPD  Z10, Z6, Z6
+	MOVQ    56(SI), R10
+	VMULPD  (R9)(R10*8), Z9, Z10
+	VADDPD  Z10, Z7, Z7
+	MOVQ    64(SI), R10
+	VMULPD  (R9)(R10*8), Z9, Z9
+	VADDPD  Z9, Z8, Z8
+	ADDQ    R8, DI
+	ADDQ    $0x00000008, DX
+	DECQ    CX
+	JMP     dwFilter9F64Z_points
+
+dwFilter9F64Z_points_done:
+	VMOVUPD Z0, (AX)
+	VMOVUPD Z1, 64(AX)
+	VMOVUPD Z2, 128(AX)
+	VMOVUPD Z3, 192(AX)
+	VMOVUPD Z4, 256(AX)
+	VMOVUPD Z5, 320(AX)
+	VMOVUPD Z6, 384(AX)
+	VMOVUPD Z7, 448(AX)
+	VMOVUPD Z8, 512(AX)
+	VZEROUPPER
+	RET
+
 // func dwForwardF64Y(points int, utab *int64, x *float64, vt *int64, taps int, f *float64, ldf int, o *float64, ldo int)
 // Requires: AVX
 TEXT ·dwForwardF64Y(SB), NOSPLIT, $0-72
-	MOVQ points+0(FP), AX
-	MOVQ utab+8(FP), CX
-	MOVQ x+16(FP), DX
-	MOVQ vt+24(FP), BX
-	MOVQ taps+32(FP), SI
-	MOVQ f+40(FP), DI
-	MOVQ ldf+48(FP), R8
-	SHLQ $0x03, R8
-	MOVQ o+56(FP), R9
-	MOVQ ldo+64(FP), R10
-	SHLQ $0x03, R10
+	MOVQ utab+8(FP), AX
+	MOVQ ldf+48(FP), CX
+	SHLQ $0x03, CX
+	MOVQ o+56(FP), DX
+	MOVQ points+0(FP), R9
+	SHRQ $0x02, R9
+
+dwForwardF64Y_groups:
+	CMPQ   R9, $0x00000000
+	JE     dwForwardF64Y_groups_done
+	MOVQ   x+16(FP), R8
+	MOVQ   (AX), R10
+	LEAQ   (R8)(R10*8), R10
+	VXORPD Y0, Y0, Y0
+	MOVQ   8(AX), R11
+	LEAQ   (R8)(R11*8), R11
+	VXORPD Y1, Y1, Y1
+	MOVQ   16(AX), R12
+	LEAQ   (R8)(R12*8), R12
+	VXORPD Y2, Y2, Y2
+	MOVQ   24(AX), R13
+	LEAQ   (R8)(R13*8), R13
+	VXORPD Y3, Y3, Y3
+	MOVQ   vt+24(FP), SI
+	MOVQ   f+40(FP), DI
+	MOVQ   taps+32(FP), BX
+
+dwForwardF64Y_gtaps:
+	CMPQ    BX, $0x00000000
+	JE      dwForwardF64Y_gtaps_done
+	MOVQ    (SI), R8
+	VMOVUPD (DI), Y4
+	VMULPD  (R10)(R8*8), Y4, Y5
+	VADDPD  Y5, Y0, Y0
+	VMULPD  (R11)(R8*8), Y4, Y5
+	VADDPD  Y5, Y1, Y1
+	VMULPD  (R12)(R8*8), Y4, Y5
+	VADDPD  Y5, Y2, Y2
+	VMULPD  (R13)(R8*8), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	ADDQ    $0x00000008, SI
+	ADDQ    CX, DI
+	DECQ    BX
+	JMP     dwForwardF64Y_gtaps
+
+dwForwardF64Y_gtaps_done:
+	MOVQ    ldo+64(FP), R8
+	SHLQ    $0x03, R8
+	VMOVUPD Y0, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y1, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	ADDQ    R8, DX
+	VMOVUPD Y3, (DX)
+	ADDQ    R8, DX
+	ADDQ    $0x00000020, AX
+	DECQ    R9
+	JMP     dwForwardF64Y_groups
+
+dwForwardF64Y_groups_done:
+	MOVQ points+0(FP), R9
+	ANDQ $0x00000003, R9
 
 dwForwardF64Y_points:
-	CMPQ   AX, $0x00000000
+	CMPQ   R9, $0x00000000
 	JE     dwForwardF64Y_points_done
-	MOVQ   (CX), R11
-	LEAQ   (DX)(R11*8), R11
+	MOVQ   x+16(FP), R8
+	MOVQ   (AX), R10
+	LEAQ   (R8)(R10*8), R10
 	VXORPD Y0, Y0, Y0
-	MOVQ   BX, R13
-	MOVQ   DI, R14
-	MOVQ   SI, R12
+	MOVQ   vt+24(FP), SI
+	MOVQ   f+40(FP), DI
+	MOVQ   taps+32(FP), BX
 
 dwForwardF64Y_taps:
-	CMPQ    R12, $0x00000000
+	CMPQ    BX, $0x00000000
 	JE      dwForwardF64Y_taps_done
-	MOVQ    (R13), R15
-	VMOVUPD (R11)(R15*8), Y1
-	VMULPD  (R14), Y1, Y1
+	MOVQ    (SI), R8
+	VMOVUPD (R10)(R8*8), Y1
+	VMULPD  (DI), Y1, Y1
 	VADDPD  Y1, Y0, Y0
-	ADDQ    R8, R14
-	ADDQ    $0x00000008, R13
-	DECQ    R12
+	ADDQ    $0x00000008, SI
+	ADDQ    CX, DI
+	DECQ    BX
 	JMP     dwForwardF64Y_taps
 
 dwForwardF64Y_taps_done:
-	VMOVUPD Y0, (R9)
-	ADDQ    R10, R9
-	ADDQ    $0x00000008, CX
-	DECQ    AX
+	VMOVUPD Y0, (DX)
+	MOVQ    ldo+64(FP), R8
+	SHLQ    $0x03, R8
+	ADDQ    R8, DX
+	ADDQ    $0x00000008, AX
+	DECQ    R9
 	JMP     dwForwardF64Y_points
 
 dwForwardF64Y_points_done:
@@ -6536,6 +6718,78 @@ dwFilterF64Y_taps_done:
 	JMP  dwFilterF64Y_points
 
 dwFilterF64Y_points_done:
+	VZEROUPPER
+	RET
+
+// func dwFilter9F64Y(points int, utab *int64, x *float64, vt *[9]int64, d *float64, ldd int, acc *float64)
+// Requires: AVX
+TEXT ·dwFilter9F64Y(SB), NOSPLIT, $0-56
+	MOVQ    acc+48(FP), AX
+	VMOVUPD (AX), Y0
+	VMOVUPD 32(AX), Y1
+	VMOVUPD 64(AX), Y2
+	VMOVUPD 96(AX), Y3
+	VMOVUPD 128(AX), Y4
+	VMOVUPD 160(AX), Y5
+	VMOVUPD 192(AX), Y6
+	VMOVUPD 224(AX), Y7
+	VMOVUPD 256(AX), Y8
+	MOVQ    points+0(FP), CX
+	MOVQ    utab+8(FP), DX
+	MOVQ    x+16(FP), BX
+	MOVQ    vt+24(FP), SI
+	MOVQ    d+32(FP), DI
+	MOVQ    ldd+40(FP), R8
+	SHLQ    $0x03, R8
+
+dwFilter9F64Y_points:
+	CMPQ    CX, $0x00000000
+	JE      dwFilter9F64Y_points_done
+	MOVQ    (DX), R9
+	LEAQ    (BX)(R9*8), R9
+	VMOVUPD (DI), Y9
+	MOVQ    (SI), R10
+	VMULPD  (R9)(R10*8), Y9, Y10
+	VADDPD  Y10, Y0, Y0
+	MOVQ    8(SI), R10
+	VMULPD  (R9)(R10*8), Y9, Y10
+	VADDPD  Y10, Y1, Y1
+	MOVQ    16(SI), R10
+	VMULPD  (R9)(R10*8), Y9, Y10
+	VADDPD  Y10, Y2, Y2
+	MOVQ    24(SI), R10
+	VMULPD  (R9)(R10*8), Y9, Y10
+	VADDPD  Y10, Y3, Y3
+	MOVQ    32(SI), R10
+	VMULPD  (R9)(R10*8), Y9, Y10
+	VADDPD  Y10, Y4, Y4
+	MOVQ    40(SI), R10
+	VMULPD  (R9)(R10*8), Y9, Y10
+	VADDPD  Y10, Y5, Y5
+	MOVQ    48(SI), R10
+	VMULPD  (R9)(R10*8), Y9, Y10
+	VADDPD  Y10, Y6, Y6
+	MOVQ    56(SI), R10
+	VMULPD  (R9)(R10*8), Y9, Y10
+	VADDPD  Y10, Y7, Y7
+	MOVQ    64(SI), R10
+	VMULPD  (R9)(R10*8), Y9, Y9
+	VADDPD  Y9, Y8, Y8
+	ADDQ    R8, DI
+	ADDQ    $0x00000008, DX
+	DECQ    CX
+	JMP     dwFilter9F64Y_points
+
+dwFilter9F64Y_points_done:
+	VMOVUPD Y0, (AX)
+	VMOVUPD Y1, 32(AX)
+	VMOVUPD Y2, 64(AX)
+	VMOVUPD Y3, 96(AX)
+	VMOVUPD Y4, 128(AX)
+	VMOVUPD Y5, 160(AX)
+	VMOVUPD Y6, 192(AX)
+	VMOVUPD Y7, 224(AX)
+	VMOVUPD Y8, 256(AX)
 	VZEROUPPER
 	RET
 
@@ -8360,45 +8614,100 @@ winDotF32Y1_steps_done:
 // func dwForwardF32Z(points int, utab *int64, x *float32, vt *int64, taps int, f *float32, ldf int, o *float32, ldo int)
 // Requires: AVX, AVX512DQ, AVX512F
 TEXT ·dwForwardF32Z(SB), NOSPLIT, $0-72
-	MOVQ points+0(FP), AX
-	MOVQ utab+8(FP), CX
-	MOVQ x+16(FP), DX
-	MOVQ vt+24(FP), BX
-	MOVQ taps+32(FP), SI
-	MOVQ f+40(FP), DI
-	MOVQ ldf+48(FP), R8
-	SHLQ $0x02, R8
-	MOVQ o+56(FP), R9
-	MOVQ ldo+64(FP), R10
-	SHLQ $0x02, R10
+	MOVQ utab+8(FP), AX
+	MOVQ ldf+48(FP), CX
+	SHLQ $0x02, CX
+	MOVQ o+56(FP), DX
+	MOVQ points+0(FP), R9
+	SHRQ $0x02, R9
+
+dwForwardF32Z_groups:
+	CMPQ   R9, $0x00000000
+	JE     dwForwardF32Z_groups_done
+	MOVQ   x+16(FP), R8
+	MOVQ   (AX), R10
+	LEAQ   (R8)(R10*4), R10
+	VXORPS Z0, Z0, Z0
+	MOVQ   8(AX), R11
+	LEAQ   (R8)(R11*4), R11
+	VXORPS Z1, Z1, Z1
+	MOVQ   16(AX), R12
+	LEAQ   (R8)(R12*4), R12
+	VXORPS Z2, Z2, Z2
+	MOVQ   24(AX), R13
+	LEAQ   (R8)(R13*4), R13
+	VXORPS Z3, Z3, Z3
+	MOVQ   vt+24(FP), SI
+	MOVQ   f+40(FP), DI
+	MOVQ   taps+32(FP), BX
+
+dwForwardF32Z_gtaps:
+	CMPQ    BX, $0x00000000
+	JE      dwForwardF32Z_gtaps_done
+	MOVQ    (SI), R8
+	VMOVUPS (DI), Z4
+	VMULPS  (R10)(R8*4), Z4, Z5
+	VADDPS  Z5, Z0, Z0
+	VMULPS  (R11)(R8*4), Z4, Z5
+	VADDPS  Z5, Z1, Z1
+	VMULPS  (R12)(R8*4), Z4, Z5
+	VADDPS  Z5, Z2, Z2
+	VMULPS  (R13)(R8*4), Z4, Z4
+	VADDPS  Z4, Z3, Z3
+	ADDQ    $0x00000008, SI
+	ADDQ    CX, DI
+	DECQ    BX
+	JMP     dwForwardF32Z_gtaps
+
+dwForwardF32Z_gtaps_done:
+	MOVQ    ldo+64(FP), R8
+	SHLQ    $0x02, R8
+	VMOVUPS Z0, (DX)
+	ADDQ    R8, DX
+	VMOVUPS Z1, (DX)
+	ADDQ    R8, DX
+	VMOVUPS Z2, (DX)
+	ADDQ    R8, DX
+	VMOVUPS Z3, (DX)
+	ADDQ    R8, DX
+	ADDQ    $0x00000020, AX
+	DECQ    R9
+	JMP     dwForwardF32Z_groups
+
+dwForwardF32Z_groups_done:
+	MOVQ points+0(FP), R9
+	ANDQ $0x00000003, R9
 
 dwForwardF32Z_points:
-	CMPQ   AX, $0x00000000
+	CMPQ   R9, $0x00000000
 	JE     dwForwardF32Z_points_done
-	MOVQ   (CX), R11
-	LEAQ   (DX)(R11*4), R11
+	MOVQ   x+16(FP), R8
+	MOVQ   (AX), R10
+	LEAQ   (R8)(R10*4), R10
 	VXORPS Z0, Z0, Z0
-	MOVQ   BX, R13
-	MOVQ   DI, R14
-	MOVQ   SI, R12
+	MOVQ   vt+24(FP), SI
+	MOVQ   f+40(FP), DI
+	MOVQ   taps+32(FP), BX
 
 dwForwardF32Z_taps:
-	CMPQ    R12, $0x00000000
+	CMPQ    BX, $0x00000000
 	JE      dwForwardF32Z_taps_done
-	MOVQ    (R13), R15
-	VMOVUPS (R11)(R15*4), Z1
-	VMULPS  (R14), Z1, Z1
+	MOVQ    (SI), R8
+	VMOVUPS (R10)(R8*4), Z1
+	VMULPS  (DI), Z1, Z1
 	VADDPS  Z1, Z0, Z0
-	ADDQ    R8, R14
-	ADDQ    $0x00000008, R13
-	DECQ    R12
+	ADDQ    $0x00000008, SI
+	ADDQ    CX, DI
+	DECQ    BX
 	JMP     dwForwardF32Z_taps
 
 dwForwardF32Z_taps_done:
-	VMOVUPS Z0, (R9)
-	ADDQ    R10, R9
-	ADDQ    $0x00000008, CX
-	DECQ    AX
+	VMOVUPS Z0, (DX)
+	MOVQ    ldo+64(FP), R8
+	SHLQ    $0x02, R8
+	ADDQ    R8, DX
+	ADDQ    $0x00000008, AX
+	DECQ    R9
 	JMP     dwForwardF32Z_points
 
 dwForwardF32Z_points_done:
@@ -8453,48 +8762,175 @@ dwFilterF32Z_points_done:
 	VZEROUPPER
 	RET
 
+// func dwFilter9F32Z(points int, utab *int64, x *float32, vt *[9]int64, d *float32, ldd int, acc *float32)
+// Requires: AVX, AVX512F
+TEXT ·dwFilter9F32Z(SB), NOSPLIT, $0-56
+	MOVQ    acc+48(FP), AX
+	VMOVUPS (AX), Z0
+	VMOVUPS 64(AX), Z1
+	VMOVUPS 128(AX), Z2
+	VMOVUPS 192(AX), Z3
+	VMOVUPS 256(AX), Z4
+	VMOVUPS 320(AX), Z5
+	VMOVUPS 384(AX), Z6
+	VMOVUPS 448(AX), Z7
+	VMOVUPS 512(AX), Z8
+	MOVQ    points+0(FP), CX
+	MOVQ    utab+8(FP), DX
+	MOVQ    x+16(FP), BX
+	MOVQ    vt+24(FP), SI
+	MOVQ    d+32(FP), DI
+	MOVQ    ldd+40(FP), R8
+	SHLQ    $0x02, R8
+
+dwFilter9F32Z_points:
+	CMPQ    CX, $0x00000000
+	JE      dwFilter9F32Z_points_done
+	MOVQ    (DX), R9
+	LEAQ    (BX)(R9*4), R9
+	VMOVUPS (DI), Z9
+	MOVQ    (SI), R10
+	VMULPS  (R9)(R10*4), Z9, Z10
+	VADDPS  Z10, Z0, Z0
+	MOVQ    8(SI), R10
+	VMULPS  (R9)(R10*4), Z9, Z10
+	VADDPS  Z10, Z1, Z1
+	MOVQ    16(SI), R10
+	VMULPS  (R9)(R10*4), Z9, Z10
+	VADDPS  Z10, Z2, Z2
+	MOVQ    24(SI), R10
+	VMULPS  (R9)(R10*4), Z9, Z10
+	VADDPS  Z10, Z3, Z3
+	MOVQ    32(SI), R10
+	VMULPS  (R9)(R10*4), Z9, Z10
+	VADDPS  Z10, Z4, Z4
+	MOVQ    40(SI), R10
+	VMULPS  (R9)(R10*4), Z9, Z10
+	VADDPS  Z10, Z5, Z5
+	MOVQ    48(SI), R10
+	VMULPS  (R9)(R10*4), Z9, Z10
+	VADDPS  Z10, Z6, Z6
+	MOVQ    56(SI), R10
+	VMULPS  (R9)(R10*4), Z9, Z10
+	VADDPS  Z10, Z7, Z7
+	MOVQ    64(SI), R10
+	VMULPS  (R9)(R10*4), Z9, Z9
+	VADDPS  Z9, Z8, Z8
+	ADDQ    R8, DI
+	ADDQ    $0x00000008, DX
+	DECQ    CX
+	JMP     dwFilter9F32Z_points
+
+dwFilter9F32Z_points_done:
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, 64(AX)
+	VMOVUPS Z2, 128(AX)
+	VMOVUPS Z3, 192(AX)
+	VMOVUPS Z4, 256(AX)
+	VMOVUPS Z5, 320(AX)
+	VMOVUPS Z6, 384(AX)
+	VMOVUPS Z7, 448(AX)
+	VMOVUPS Z8, 512(AX)
+	VZEROUPPER
+	RET
+
 // func dwForwardF32Y(points int, utab *int64, x *float32, vt *int64, taps int, f *float32, ldf int, o *float32, ldo int)
 // Requires: AVX
 TEXT ·dwForwardF32Y(SB), NOSPLIT, $0-72
-	MOVQ points+0(FP), AX
-	MOVQ utab+8(FP), CX
-	MOVQ x+16(FP), DX
-	MOVQ vt+24(FP), BX
-	MOVQ taps+32(FP), SI
-	MOVQ f+40(FP), DI
-	MOVQ ldf+48(FP), R8
-	SHLQ $0x02, R8
-	MOVQ o+56(FP), R9
-	MOVQ ldo+64(FP), R10
-	SHLQ $0x02, R10
+	MOVQ utab+8(FP), AX
+	MOVQ ldf+48(FP), CX
+	SHLQ $0x02, CX
+	MOVQ o+56(FP), DX
+	MOVQ points+0(FP), R9
+	SHRQ $0x02, R9
+
+dwForwardF32Y_groups:
+	CMPQ   R9, $0x00000000
+	JE     dwForwardF32Y_groups_done
+	MOVQ   x+16(FP), R8
+	MOVQ   (AX), R10
+	LEAQ   (R8)(R10*4), R10
+	VXORPS Y0, Y0, Y0
+	MOVQ   8(AX), R11
+	LEAQ   (R8)(R11*4), R11
+	VXORPS Y1, Y1, Y1
+	MOVQ   16(AX), R12
+	LEAQ   (R8)(R12*4), R12
+	VXORPS Y2, Y2, Y2
+	MOVQ   24(AX), R13
+	LEAQ   (R8)(R13*4), R13
+	VXORPS Y3, Y3, Y3
+	MOVQ   vt+24(FP), SI
+	MOVQ   f+40(FP), DI
+	MOVQ   taps+32(FP), BX
+
+dwForwardF32Y_gtaps:
+	CMPQ    BX, $0x00000000
+	JE      dwForwardF32Y_gtaps_done
+	MOVQ    (SI), R8
+	VMOVUPS (DI), Y4
+	VMULPS  (R10)(R8*4), Y4, Y5
+	VADDPS  Y5, Y0, Y0
+	VMULPS  (R11)(R8*4), Y4, Y5
+	VADDPS  Y5, Y1, Y1
+	VMULPS  (R12)(R8*4), Y4, Y5
+	VADDPS  Y5, Y2, Y2
+	VMULPS  (R13)(R8*4), Y4, Y4
+	VADDPS  Y4, Y3, Y3
+	ADDQ    $0x00000008, SI
+	ADDQ    CX, DI
+	DECQ    BX
+	JMP     dwForwardF32Y_gtaps
+
+dwForwardF32Y_gtaps_done:
+	MOVQ    ldo+64(FP), R8
+	SHLQ    $0x02, R8
+	VMOVUPS Y0, (DX)
+	ADDQ    R8, DX
+	VMOVUPS Y1, (DX)
+	ADDQ    R8, DX
+	VMOVUPS Y2, (DX)
+	ADDQ    R8, DX
+	VMOVUPS Y3, (DX)
+	ADDQ    R8, DX
+	ADDQ    $0x00000020, AX
+	DECQ    R9
+	JMP     dwForwardF32Y_groups
+
+dwForwardF32Y_groups_done:
+	MOVQ points+0(FP), R9
+	ANDQ $0x00000003, R9
 
 dwForwardF32Y_points:
-	CMPQ   AX, $0x00000000
+	CMPQ   R9, $0x00000000
 	JE     dwForwardF32Y_points_done
-	MOVQ   (CX), R11
-	LEAQ   (DX)(R11*4), R11
+	MOVQ   x+16(FP), R8
+	MOVQ   (AX), R10
+	LEAQ   (R8)(R10*4), R10
 	VXORPS Y0, Y0, Y0
-	MOVQ   BX, R13
-	MOVQ   DI, R14
-	MOVQ   SI, R12
+	MOVQ   vt+24(FP), SI
+	MOVQ   f+40(FP), DI
+	MOVQ   taps+32(FP), BX
 
 dwForwardF32Y_taps:
-	CMPQ    R12, $0x00000000
+	CMPQ    BX, $0x00000000
 	JE      dwForwardF32Y_taps_done
-	MOVQ    (R13), R15
-	VMOVUPS (R11)(R15*4), Y1
-	VMULPS  (R14), Y1, Y1
+	MOVQ    (SI), R8
+	VMOVUPS (R10)(R8*4), Y1
+	VMULPS  (DI), Y1, Y1
 	VADDPS  Y1, Y0, Y0
-	ADDQ    R8, R14
-	ADDQ    $0x00000008, R13
-	DECQ    R12
+	ADDQ    $0x00000008, SI
+	ADDQ    CX, DI
+	DECQ    BX
 	JMP     dwForwardF32Y_taps
 
 dwForwardF32Y_taps_done:
-	VMOVUPS Y0, (R9)
-	ADDQ    R10, R9
-	ADDQ    $0x00000008, CX
-	DECQ    AX
+	VMOVUPS Y0, (DX)
+	MOVQ    ldo+64(FP), R8
+	SHLQ    $0x02, R8
+	ADDQ    R8, DX
+	ADDQ    $0x00000008, AX
+	DECQ    R9
 	JMP     dwForwardF32Y_points
 
 dwForwardF32Y_points_done:
@@ -8546,5 +8982,77 @@ dwFilterF32Y_taps_done:
 	JMP  dwFilterF32Y_points
 
 dwFilterF32Y_points_done:
+	VZEROUPPER
+	RET
+
+// func dwFilter9F32Y(points int, utab *int64, x *float32, vt *[9]int64, d *float32, ldd int, acc *float32)
+// Requires: AVX
+TEXT ·dwFilter9F32Y(SB), NOSPLIT, $0-56
+	MOVQ    acc+48(FP), AX
+	VMOVUPS (AX), Y0
+	VMOVUPS 32(AX), Y1
+	VMOVUPS 64(AX), Y2
+	VMOVUPS 96(AX), Y3
+	VMOVUPS 128(AX), Y4
+	VMOVUPS 160(AX), Y5
+	VMOVUPS 192(AX), Y6
+	VMOVUPS 224(AX), Y7
+	VMOVUPS 256(AX), Y8
+	MOVQ    points+0(FP), CX
+	MOVQ    utab+8(FP), DX
+	MOVQ    x+16(FP), BX
+	MOVQ    vt+24(FP), SI
+	MOVQ    d+32(FP), DI
+	MOVQ    ldd+40(FP), R8
+	SHLQ    $0x02, R8
+
+dwFilter9F32Y_points:
+	CMPQ    CX, $0x00000000
+	JE      dwFilter9F32Y_points_done
+	MOVQ    (DX), R9
+	LEAQ    (BX)(R9*4), R9
+	VMOVUPS (DI), Y9
+	MOVQ    (SI), R10
+	VMULPS  (R9)(R10*4), Y9, Y10
+	VADDPS  Y10, Y0, Y0
+	MOVQ    8(SI), R10
+	VMULPS  (R9)(R10*4), Y9, Y10
+	VADDPS  Y10, Y1, Y1
+	MOVQ    16(SI), R10
+	VMULPS  (R9)(R10*4), Y9, Y10
+	VADDPS  Y10, Y2, Y2
+	MOVQ    24(SI), R10
+	VMULPS  (R9)(R10*4), Y9, Y10
+	VADDPS  Y10, Y3, Y3
+	MOVQ    32(SI), R10
+	VMULPS  (R9)(R10*4), Y9, Y10
+	VADDPS  Y10, Y4, Y4
+	MOVQ    40(SI), R10
+	VMULPS  (R9)(R10*4), Y9, Y10
+	VADDPS  Y10, Y5, Y5
+	MOVQ    48(SI), R10
+	VMULPS  (R9)(R10*4), Y9, Y10
+	VADDPS  Y10, Y6, Y6
+	MOVQ    56(SI), R10
+	VMULPS  (R9)(R10*4), Y9, Y10
+	VADDPS  Y10, Y7, Y7
+	MOVQ    64(SI), R10
+	VMULPS  (R9)(R10*4), Y9, Y9
+	VADDPS  Y9, Y8, Y8
+	ADDQ    R8, DI
+	ADDQ    $0x00000008, DX
+	DECQ    CX
+	JMP     dwFilter9F32Y_points
+
+dwFilter9F32Y_points_done:
+	VMOVUPS Y0, (AX)
+	VMOVUPS Y1, 32(AX)
+	VMOVUPS Y2, 64(AX)
+	VMOVUPS Y3, 96(AX)
+	VMOVUPS Y4, 128(AX)
+	VMOVUPS Y5, 160(AX)
+	VMOVUPS Y6, 192(AX)
+	VMOVUPS Y7, 224(AX)
+	VMOVUPS Y8, 256(AX)
 	VZEROUPPER
 	RET

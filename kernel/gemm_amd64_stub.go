@@ -229,7 +229,7 @@ func winDotF64Z2(steps int, tab *int64, x *float64, idx *[8]int64, v *float64, l
 //go:noescape
 func winDotF64Y1(steps int, tab *int64, x *float64, idx *[8]int64, v *float64, ldv int, o *float64, ldo int)
 
-// dwForwardF64Z stores into o[p·ldo …] the 8-lane sums over t < taps of x[utab[p]+vt[t] …]·f[t·ldf …] for p < points, each product rounded, added in order of t from +0.
+// dwForwardF64Z stores into o[p·ldo …] the 8-lane sums over t < taps of x[utab[p]+vt[t] …]·f[t·ldf …] for p < points, each product rounded, added in order of t from +0; four points at a time (four independent chains of additions).
 //
 //go:noescape
 func dwForwardF64Z(points int, utab *int64, x *float64, vt *int64, taps int, f *float64, ldf int, o *float64, ldo int)
@@ -239,7 +239,12 @@ func dwForwardF64Z(points int, utab *int64, x *float64, vt *int64, taps int, f *
 //go:noescape
 func dwFilterF64Z(points int, utab *int64, x *float64, vt *int64, taps int, d *float64, ldd int, acc *float64)
 
-// dwForwardF64Y stores into o[p·ldo …] the 4-lane sums over t < taps of x[utab[p]+vt[t] …]·f[t·ldf …] for p < points, each product rounded, added in order of t from +0.
+// dwFilter9F64Z adds d[p·ldd …]·x[utab[p]+vt[t] …] (8 lanes, the product rounded first) into acc[t·8 …] for p < points in order and the nine taps t, the sums held in registers.
+//
+//go:noescape
+func dwFilter9F64Z(points int, utab *int64, x *float64, vt *[9]int64, d *float64, ldd int, acc *float64)
+
+// dwForwardF64Y stores into o[p·ldo …] the 4-lane sums over t < taps of x[utab[p]+vt[t] …]·f[t·ldf …] for p < points, each product rounded, added in order of t from +0; four points at a time (four independent chains of additions).
 //
 //go:noescape
 func dwForwardF64Y(points int, utab *int64, x *float64, vt *int64, taps int, f *float64, ldf int, o *float64, ldo int)
@@ -248,6 +253,11 @@ func dwForwardF64Y(points int, utab *int64, x *float64, vt *int64, taps int, f *
 //
 //go:noescape
 func dwFilterF64Y(points int, utab *int64, x *float64, vt *int64, taps int, d *float64, ldd int, acc *float64)
+
+// dwFilter9F64Y adds d[p·ldd …]·x[utab[p]+vt[t] …] (4 lanes, the product rounded first) into acc[t·4 …] for p < points in order and the nine taps t, the sums held in registers.
+//
+//go:noescape
+func dwFilter9F64Y(points int, utab *int64, x *float64, vt *[9]int64, d *float64, ldd int, acc *float64)
 
 // vecAddVVF32 sets dst[i] = x[i] + y[i] with AVX2 for i below n rounded down to a multiple of 8.
 func vecAddVVF32(dst *float32, x *float32, y *float32, n int)
@@ -369,7 +379,7 @@ func winDotF32Z2(steps int, tab *int64, x *float32, idx *[8]int64, v *float32, l
 //go:noescape
 func winDotF32Y1(steps int, tab *int64, x *float32, idx *[8]int64, v *float32, ldv int, o *float32, ldo int)
 
-// dwForwardF32Z stores into o[p·ldo …] the 16-lane sums over t < taps of x[utab[p]+vt[t] …]·f[t·ldf …] for p < points, each product rounded, added in order of t from +0.
+// dwForwardF32Z stores into o[p·ldo …] the 16-lane sums over t < taps of x[utab[p]+vt[t] …]·f[t·ldf …] for p < points, each product rounded, added in order of t from +0; four points at a time (four independent chains of additions).
 //
 //go:noescape
 func dwForwardF32Z(points int, utab *int64, x *float32, vt *int64, taps int, f *float32, ldf int, o *float32, ldo int)
@@ -379,7 +389,12 @@ func dwForwardF32Z(points int, utab *int64, x *float32, vt *int64, taps int, f *
 //go:noescape
 func dwFilterF32Z(points int, utab *int64, x *float32, vt *int64, taps int, d *float32, ldd int, acc *float32)
 
-// dwForwardF32Y stores into o[p·ldo …] the 8-lane sums over t < taps of x[utab[p]+vt[t] …]·f[t·ldf …] for p < points, each product rounded, added in order of t from +0.
+// dwFilter9F32Z adds d[p·ldd …]·x[utab[p]+vt[t] …] (16 lanes, the product rounded first) into acc[t·16 …] for p < points in order and the nine taps t, the sums held in registers.
+//
+//go:noescape
+func dwFilter9F32Z(points int, utab *int64, x *float32, vt *[9]int64, d *float32, ldd int, acc *float32)
+
+// dwForwardF32Y stores into o[p·ldo …] the 8-lane sums over t < taps of x[utab[p]+vt[t] …]·f[t·ldf …] for p < points, each product rounded, added in order of t from +0; four points at a time (four independent chains of additions).
 //
 //go:noescape
 func dwForwardF32Y(points int, utab *int64, x *float32, vt *int64, taps int, f *float32, ldf int, o *float32, ldo int)
@@ -388,3 +403,8 @@ func dwForwardF32Y(points int, utab *int64, x *float32, vt *int64, taps int, f *
 //
 //go:noescape
 func dwFilterF32Y(points int, utab *int64, x *float32, vt *int64, taps int, d *float32, ldd int, acc *float32)
+
+// dwFilter9F32Y adds d[p·ldd …]·x[utab[p]+vt[t] …] (8 lanes, the product rounded first) into acc[t·8 …] for p < points in order and the nine taps t, the sums held in registers.
+//
+//go:noescape
+func dwFilter9F32Y(points int, utab *int64, x *float32, vt *[9]int64, d *float32, ldd int, acc *float32)

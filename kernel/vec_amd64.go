@@ -633,7 +633,8 @@ func dwForwardVec[T floatT](utab []int64, x []T, vt []int64, f []T, ldf int, o [
 	return true
 }
 
-// dwFilterVec is dwFilter* for w channels (an AVX2 vector, or with AVX-512 two): acc[t·w …] += d[p·ldd …]·x[utab[p]+vt[t]
+// dwFilterVec is dwFilter* (dwFilter9* for nine taps) for w channels (an AVX2 vector, or
+// with AVX-512 two): acc[t·w …] += d[p·ldd …]·x[utab[p]+vt[t]
 // …] for p < len(utab) in order; false (nothing done) for another width. The caller has
 // checked every index.
 func dwFilterVec[T floatT](utab []int64, x []T, vt []int64, d []T, ldd int, acc []T, w int) bool {
@@ -642,6 +643,28 @@ func dwFilterVec[T floatT](utab []int64, x []T, vt []int64, d []T, ldd int, acc 
 		return false
 	}
 	avx512 := w == 2*lanes
+	if len(vt) == 9 {
+		vt9 := (*[9]int64)(vt)
+		switch x := any(x).(type) {
+		case []float32:
+			d, acc := any(d).([]float32), any(acc).([]float32)
+			if avx512 {
+				dwFilter9F32Z(len(utab), &utab[0], &x[0], vt9, &d[0], ldd, &acc[0])
+			} else {
+				dwFilter9F32Y(len(utab), &utab[0], &x[0], vt9, &d[0], ldd, &acc[0])
+			}
+		case []float64:
+			d, acc := any(d).([]float64), any(acc).([]float64)
+			if avx512 {
+				dwFilter9F64Z(len(utab), &utab[0], &x[0], vt9, &d[0], ldd, &acc[0])
+			} else {
+				dwFilter9F64Y(len(utab), &utab[0], &x[0], vt9, &d[0], ldd, &acc[0])
+			}
+		default:
+			return false
+		}
+		return true
+	}
 	switch x := any(x).(type) {
 	case []float32:
 		d, acc := any(d).([]float32), any(acc).([]float32)

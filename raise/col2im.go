@@ -340,6 +340,11 @@ func (pl *plan) productReduce(t *core.Scatter) (r ref, ok bool, err error) {
 			return ref{}, false, nil
 		}
 	}
+	if n == 1 {
+		if r, ok, err := pl.depthwiseFilter(t, prod, ip.AffineBase); ok {
+			return r, true, err
+		}
+	}
 	vx, vy := pl.uniform(pl.view(prod.X)), pl.uniform(pl.view(prod.Y))
 	c, tt := ps[n], ps[n+1]
 	if vx.strides[n+1] != 0 || vy.strides[n+1] != 1 || vy.strides[n] != tt || vx.strides[n] < 0 {

@@ -490,6 +490,9 @@ func (pl *plan) sumProdLast(t *core.SumOuter, tr *core.Transpose, perm []int) (r
 	if !isBin || prod.Op != core.OpMul || !prod.Type().Dtype.IsFloat() {
 		return ref{}, false, nil
 	}
+	if r, ok, err := pl.depthwiseSum(t, perm, prod); ok {
+		return r, true, err
+	}
 	vx, vy := pl.uniform(pl.view(prod.X)), pl.uniform(pl.view(prod.Y))
 	k := kern.SumProdLast{Shape: prod.Type().Shape.Clone(), XS: vx.strides, YS: vy.strides, XO: vx.offset, YO: vy.offset, Scratch: &kern.Scratch{}}
 	views := []view{vx, vy}

@@ -88,6 +88,7 @@ func main() {
 		for _, avx512 := range []bool{true, false} {
 			dwForward(f32, avx512)
 			dwFilter(f32, avx512)
+			dwFilter9(f32, avx512)
 		}
 	}
 	Generate()

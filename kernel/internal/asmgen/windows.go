@@ -104,43 +104,93 @@ func dwForward(f32, avx512 bool) {
 	name := fmt.Sprintf("dwForward%s%s", t, isa)
 	TEXT(name, NOSPLIT, fmt.Sprintf("func(points int, utab *int64, x *%s, vt *int64, taps int, f *%s, ldf int, o *%s, ldo int)", typ, typ, typ))
 	Pragma("noescape")
-	Doc(fmt.Sprintf("%s stores into o[p·ldo …] the %d-lane sums over t < taps of x[utab[p]+vt[t] …]·f[t·ldf …] for p < points, each product rounded, added in order of t from +0.", name, lanes))
+	Doc(fmt.Sprintf("%s stores into o[p·ldo …] the %d-lane sums over t < taps of x[utab[p]+vt[t] …]·f[t·ldf …] for p < points, each product rounded, added in order of t from +0; four points at a time (four independent chains of additions).", name, lanes))
 	load, mul, add, xor, shift := VMOVUPD, VMULPD, VADDPD, VXORPD, U8(3)
 	scale := uint8(8)
 	if f32 {
 		load, mul, add, xor, shift, scale = VMOVUPS, VMULPS, VADDPS, VXORPS, U8(2), 4
 	}
-	points := Load(Param("points"), GP64())
+	// registers: the parameters used in the loops only are reloaded from the frame where
+	// needed (twelve general registers are live at most)
 	utab := Load(Param("utab"), GP64())
-	x := Load(Param("x"), GP64())
-	vt := Load(Param("vt"), GP64())
-	taps := Load(Param("taps"), GP64())
-	f := Load(Param("f"), GP64())
 	ldf := Load(Param("ldf"), GP64())
 	SHLQ(shift, ldf)
 	o := Load(Param("o"), GP64())
-	ldo := Load(Param("ldo"), GP64())
-	SHLQ(shift, ldo)
-	base, tc, vp, fp, off := GP64(), GP64(), GP64(), GP64(), GP64()
-	countLoop(name+"_points", points, points, nil, 0, func() {
-		MOVQ(Mem{Base: utab}, base)
-		LEAQ(Mem{Base: x, Index: base, Scale: scale}, base)
-		acc := vec()
-		xor(acc, acc, acc)
-		MOVQ(vt, vp)
-		MOVQ(f, fp)
-		countLoop(name+"_taps", tc, taps, []reg.Register{vp}, 8, func() {
-			MOVQ(Mem{Base: vp}, off)
+	tc, vp, fp, off, cnt := GP64(), GP64(), GP64(), GP64(), GP64()
+	bases := []reg.Register{GP64(), GP64(), GP64(), GP64()}
+	taps := func(label string, body func()) {
+		Load(Param("vt"), vp)
+		Load(Param("f"), fp)
+		Load(Param("taps"), tc)
+		Label(label)
+		CMPQ(tc, U32(0))
+		JE(LabelRef(label + "_done"))
+		MOVQ(Mem{Base: vp}, off)
+		body()
+		ADDQ(U32(8), vp)
+		ADDQ(ldf, fp)
+		DECQ(tc)
+		JMP(LabelRef(label))
+		Label(label + "_done")
+	}
+	Load(Param("points"), cnt)
+	SHRQ(U8(2), cnt)
+	Label(name + "_groups")
+	CMPQ(cnt, U32(0))
+	JE(LabelRef(name + "_groups_done"))
+	accs := make([]reg.VecVirtual, 4)
+	Load(Param("x"), off)
+	for i, b := range bases {
+		MOVQ(Mem{Base: utab, Disp: 8 * i}, b)
+		LEAQ(Mem{Base: off, Index: b, Scale: scale}, b)
+		accs[i] = vec()
+		xor(accs[i], accs[i], accs[i])
+	}
+	taps(name+"_gtaps", func() {
+		fv := vec()
+		load(Mem{Base: fp}, fv)
+		for i, b := range bases {
 			xv := vec()
-			load(Mem{Base: base, Index: off, Scale: scale}, xv)
-			mul(Mem{Base: fp}, xv, xv)
-			add(xv, acc, acc)
-			ADDQ(ldf, fp)
-		})
-		load(acc, Mem{Base: o})
-		ADDQ(ldo, o)
-		ADDQ(U32(8), utab)
+			mul(Mem{Base: b, Index: off, Scale: scale}, fv, xv)
+			add(xv, accs[i], accs[i])
+		}
 	})
+	Load(Param("ldo"), off)
+	SHLQ(shift, off)
+	for i := range accs {
+		load(accs[i], Mem{Base: o})
+		ADDQ(off, o)
+	}
+	ADDQ(U32(32), utab)
+	DECQ(cnt)
+	JMP(LabelRef(name + "_groups"))
+	Label(name + "_groups_done")
+	// the last points % 4 one at a time
+	Load(Param("points"), cnt)
+	ANDQ(U32(3), cnt)
+	base := bases[0]
+	Label(name + "_points")
+	CMPQ(cnt, U32(0))
+	JE(LabelRef(name + "_points_done"))
+	Load(Param("x"), off)
+	MOVQ(Mem{Base: utab}, base)
+	LEAQ(Mem{Base: off, Index: base, Scale: scale}, base)
+	acc := vec()
+	xor(acc, acc, acc)
+	taps(name+"_taps", func() {
+		xv := vec()
+		load(Mem{Base: base, Index: off, Scale: scale}, xv)
+		mul(Mem{Base: fp}, xv, xv)
+		add(xv, acc, acc)
+	})
+	load(acc, Mem{Base: o})
+	Load(Param("ldo"), off)
+	SHLQ(shift, off)
+	ADDQ(off, o)
+	ADDQ(U32(8), utab)
+	DECQ(cnt)
+	JMP(LabelRef(name + "_points"))
+	Label(name + "_points_done")
 	VZEROUPPER()
 	RET()
 }
@@ -194,6 +244,59 @@ func dwFilter(f32, avx512 bool) {
 		ADDQ(ldd, d)
 		ADDQ(U32(8), utab)
 	})
+	VZEROUPPER()
+	RET()
+}
+
+// dwFilter9 emits dwFilter for nine taps with the nine sums in registers (a 3×3 filter):
+// func(points int, utab *int64, x *T, vt *[9]int64, d *T, ldd int, acc *T), acc read
+// before the points and written after.
+func dwFilter9(f32, avx512 bool) {
+	typ, lanes, t := elemType(f32)
+	isa, vec, vecBytes := "Y", YMM, 32
+	if avx512 {
+		isa, vec, vecBytes, lanes = "Z", ZMM, 64, 2*lanes
+	}
+	name := fmt.Sprintf("dwFilter9%s%s", t, isa)
+	TEXT(name, NOSPLIT, fmt.Sprintf("func(points int, utab *int64, x *%s, vt *[9]int64, d *%s, ldd int, acc *%s)", typ, typ, typ))
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s adds d[p·ldd …]·x[utab[p]+vt[t] …] (%d lanes, the product rounded first) into acc[t·%d …] for p < points in order and the nine taps t, the sums held in registers.", name, lanes, lanes))
+	load, mul, add, shift := VMOVUPD, VMULPD, VADDPD, U8(3)
+	scale := uint8(8)
+	if f32 {
+		load, mul, add, shift, scale = VMOVUPS, VMULPS, VADDPS, U8(2), 4
+	}
+	acc := Load(Param("acc"), GP64())
+	sums := make([]reg.VecVirtual, 9)
+	for i := range sums {
+		sums[i] = vec()
+		load(Mem{Base: acc, Disp: i * vecBytes}, sums[i])
+	}
+	points := Load(Param("points"), GP64())
+	utab := Load(Param("utab"), GP64())
+	x := Load(Param("x"), GP64())
+	vt := Load(Param("vt"), GP64())
+	d := Load(Param("d"), GP64())
+	ldd := Load(Param("ldd"), GP64())
+	SHLQ(shift, ldd)
+	base, off := GP64(), GP64()
+	countLoop(name+"_points", points, points, nil, 0, func() {
+		MOVQ(Mem{Base: utab}, base)
+		LEAQ(Mem{Base: x, Index: base, Scale: scale}, base)
+		dv := vec()
+		load(Mem{Base: d}, dv)
+		for i := range sums {
+			MOVQ(Mem{Base: vt, Disp: 8 * i}, off)
+			xv := vec()
+			mul(Mem{Base: base, Index: off, Scale: scale}, dv, xv)
+			add(xv, sums[i], sums[i])
+		}
+		ADDQ(ldd, d)
+		ADDQ(U32(8), utab)
+	})
+	for i := range sums {
+		load(sums[i], Mem{Base: acc, Disp: i * vecBytes})
+	}
 	VZEROUPPER()
 	RET()
 }
