@@ -67,7 +67,9 @@ func depthwiseProgram(t *testing.T, dt core.Dtype, b, c, h, k, s, p int, filter,
 		}
 		return z
 	}
-	pos := func(o, tap *core.Var) core.Term { return bin(core.OpSub, bin(core.OpAdd, bin(core.OpMul, o, lit(s)), tap), lit(p)) }
+	pos := func(o, tap *core.Var) core.Term {
+		return bin(core.OpSub, bin(core.OpAdd, bin(core.OpMul, o, lit(s)), tap), lit(p))
+	}
 	fn, err := core.NewIndexFn(iv, []core.Term{iv[0], iv[3], pos(iv[1], iv[4]), pos(iv[2], iv[5])})
 	if err != nil {
 		t.Fatal(err)
