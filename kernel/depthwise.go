@@ -257,7 +257,9 @@ func stageChannels[T floatT](k *DepthwiseWindows, xs, x []T) {
 		so += k.Lo[inner] * sst[inner]
 		n := k.Src[inner]
 		// xs[so + i·sst[inner] + ch] = x[xo + i·xst[inner] + ch·xst[dc]]
-		if xst[inner] == 1 && sst[inner] == c {
+		if dc == r-1 && xst[inner] == c && sst[inner] == c { // channels last already: one row
+			copy(xs[so:so+n*c], x[xo:xo+n*c])
+		} else if xst[inner] == 1 && sst[inner] == c {
 			if !transposeTileVec(xs, so, c, x, xo, xst[dc], n, c) {
 				for i := range n {
 					for ch := range c {

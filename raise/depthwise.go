@@ -52,6 +52,7 @@ func (pl *plan) depthwiseFactor(t core.Term) (depthwiseFactor, bool) {
 	if !ok {
 		return depthwiseFactor{}, false
 	}
+	o = pl.throughTranspose(o, g)
 	dom := g.Shape
 	if n := dom.Size(); n < 4096 || n < 2*o.in.Type().Shape.Size() {
 		return depthwiseFactor{}, false
@@ -162,4 +163,30 @@ func (pl *plan) depthwiseFilter(t *core.Scatter, prod *core.Binary, base int) (r
 		return s, vs, err
 	}, k)
 	return r, true, err
+}
+
+// throughTranspose reads a window factor's gather through a transposition of its input, x =
+// tr perm y: the access's rows move to y's dimensions (x's dimension i is y's perm[i]), so
+// that the kernel reads y where it lies and the transposition is not planned for it (the
+// zoo's MobileNet transposes each block's channels-last output to [b, c, h, w] for Im2Col;
+// DepthwiseWindows then stages it channels-last again). o is returned as it is when x is
+// not a transposition (or a reshape was already looked through).
+func (pl *plan) throughTranspose(o winOperand, g *core.Gather) winOperand {
+	tr, ok := pl.peel(o.in).(*core.Transpose)
+	if !ok || o.in != g.X {
+		return o
+	}
+	r := len(tr.Perm)
+	acc := kern.WinAccess{Shape: make([]int, r), Coef: make([][]int64, r), C0: make([]int64, r)}
+	for i, p := range tr.Perm {
+		acc.Shape[p], acc.Coef[p], acc.C0[p] = o.acc.Shape[i], o.acc.Coef[i], o.acc.C0[i]
+	}
+	perm := append([]int(nil), tr.Perm...)
+	return winOperand{in: tr.X, acc: acc, gather: g, wrap: func(v core.Term) (core.Term, error) {
+		x, err := core.NewTranspose(perm, v)
+		if err != nil {
+			return nil, err
+		}
+		return core.NewGather(g.Shape.Clone(), x, g.Fn)
+	}}
 }

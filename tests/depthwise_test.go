@@ -15,30 +15,37 @@ import (
 // replicate P f)) and the filter gradient scatter [1, C, 9] (δ spread over the taps * G)
 // \[p] -> [0] — raised coarsely equals core.Eval bit for bit, the windows read in place with
 // the channels as lanes (kern.DepthwiseWindows: the test checks it runs), also with the
-// factors swapped, with channel counts past whole vectors and with stride 2; windows too few
-// to expand x (a 1×1 window) stay materialised.
+// factors swapped, with channel counts past whole vectors, with stride 2 and with x
+// channels-last, transposed for the gather (read through the transposition); windows too
+// few to expand x (a 1×1 window) stay materialised.
 func TestDepthwiseWindows(t *testing.T) {
 	cases := []struct {
-		b, c, h, k, s, p int
-		filter, swap     bool
-		fused            bool
+		b, c, h, k, s, p    int
+		filter, swap, trans bool
+		fused               bool
 	}{
-		{2, 32, 9, 3, 1, 1, false, false, true},
-		{2, 32, 9, 3, 1, 1, true, false, true},
-		{2, 20, 8, 3, 1, 1, false, true, true},
-		{2, 20, 8, 3, 1, 1, true, true, true},
-		{1, 16, 12, 3, 2, 1, false, false, true},
-		{1, 16, 12, 3, 2, 1, true, false, true},
-		{2, 8, 16, 1, 1, 0, false, false, false}, // 1×1: the gather does not expand x
+		{2, 32, 9, 3, 1, 1, false, false, false, true},
+		{2, 32, 9, 3, 1, 1, true, false, false, true},
+		{2, 20, 8, 3, 1, 1, false, true, false, true},
+		{2, 20, 8, 3, 1, 1, true, true, false, true},
+		{1, 16, 12, 3, 2, 1, false, false, false, true},
+		{1, 16, 12, 3, 2, 1, true, false, false, true},
+		{2, 24, 7, 3, 1, 1, false, false, true, true}, // x channels-last, transposed for the gather
+		{2, 24, 7, 3, 1, 1, true, false, true, true},
+		{2, 8, 16, 1, 1, 0, false, false, false, false}, // 1×1: the gather does not expand x
 	}
 	r := rand.New(rand.NewSource(31))
 	for _, c := range cases {
 		for _, dt := range []core.Dtype{core.Float64, core.Float32} {
 			what := fmt.Sprintf("%+v %v", c, dt)
-			p := depthwiseProgram(t, dt, c.b, c.c, c.h, c.k, c.s, c.p, c.filter, c.swap)
-			fused := planSteps(coarseSameBits(t, r, what, p), func(k kern.Kernel) bool { _, ok := k.(*kern.DepthwiseWindows); return ok })
+			p := depthwiseProgram(t, dt, c.b, c.c, c.h, c.k, c.s, c.p, c.filter, c.swap, c.trans)
+			g := coarseSameBits(t, r, what, p)
+			fused := planSteps(g, func(k kern.Kernel) bool { _, ok := k.(*kern.DepthwiseWindows); return ok })
 			if (fused > 0) != c.fused {
 				t.Errorf("%s: %d DepthwiseWindows steps, want them %v", what, fused, c.fused)
+			}
+			if tr := planSteps(g, func(k kern.Kernel) bool { _, ok := k.(kern.Transpose); return ok }); c.trans && tr > 0 {
+				t.Errorf("%s: x transposed in %d steps, want it read through the transposition", what, tr)
 			}
 		}
 	}
@@ -46,12 +53,21 @@ func TestDepthwiseWindows(t *testing.T) {
 
 // depthwiseProgram is x, f ↦ the depthwise forward (filter false) or x, δ ↦ the filter
 // gradient (filter true) of a k×k window of stride s and padding p over x [b, c, h, h]; swap
-// puts the windows second in the product.
-func depthwiseProgram(t *testing.T, dt core.Dtype, b, c, h, k, s, p int, filter, swap bool) *core.Program {
+// puts the windows second in the product; trans takes x channels-last, [b, h, h, c], and
+// transposes it for the gather.
+func depthwiseProgram(t *testing.T, dt core.Dtype, b, c, h, k, s, p int, filter, swap, trans bool) *core.Program {
 	t.Helper()
 	oh := (h+2*p-k)/s + 1
 	pts := b * oh * oh
 	x, _ := core.NewVar("x", core.Type{Shape: core.Shape{b, c, h, h}, Dtype: dt})
+	var src core.Term = x
+	if trans {
+		x, _ = core.NewVar("x", core.Type{Shape: core.Shape{b, h, h, c}, Dtype: dt})
+		var err error
+		if src, err = core.NewTranspose([]int{0, 3, 1, 2}, x); err != nil {
+			t.Fatal(err)
+		}
+	}
 	iv := indexVars(6)
 	lit := func(v int) core.Term {
 		l, err := core.NewLitI(core.Shape{}, []int64{int64(v)})
@@ -74,7 +90,7 @@ func depthwiseProgram(t *testing.T, dt core.Dtype, b, c, h, k, s, p int, filter,
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := core.NewGather(core.Shape{b, oh, oh, c, k, k}, x, fn)
+	g, err := core.NewGather(core.Shape{b, oh, oh, c, k, k}, src, fn)
 	if err != nil {
 		t.Fatal(err)
 	}
