@@ -106,8 +106,8 @@ func NewDepthwiseWindows(dom []int, q int, acc WinAccess, filter bool) (*Depthwi
 			c0 += st[d] * (acc.C0[d] + int64(k.Lo[d]))
 		}
 	}
-	k.U = affineOffsets(dom[:q], step, c0)
-	k.V = affineOffsets(dom[q+1:], func(i int) int64 { return step(q + 1 + i) }, 0)
+	k.U = AffineOffsets(dom[:q], step, c0)
+	k.V = AffineOffsets(dom[q+1:], func(i int) int64 { return step(q + 1 + i) }, 0)
 	return k, nil
 }
 

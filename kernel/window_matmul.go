@@ -142,7 +142,7 @@ func NewWindowMatMul(dom []int, q int, acc WinAccess, n int, cols, trans bool) (
 		st[d], s = s, s*int64(k.Pad[d])
 	}
 	// U over dom[:q] (with the constants and the padding), V over dom[q:]
-	k.U = affineOffsets(dom[:q], func(i int) int64 {
+	k.U = AffineOffsets(dom[:q], func(i int) int64 {
 		var s int64
 		for d := range r {
 			s += st[d] * acc.Coef[d][i]
@@ -155,7 +155,7 @@ func NewWindowMatMul(dom []int, q int, acc WinAccess, n int, cols, trans bool) (
 		}
 		return s
 	}())
-	k.V = affineOffsets(dom[q:], func(i int) int64 {
+	k.V = AffineOffsets(dom[q:], func(i int) int64 {
 		var s int64
 		for d := range r {
 			s += st[d] * acc.Coef[d][q+i]
@@ -165,8 +165,8 @@ func NewWindowMatMul(dom []int, q int, acc WinAccess, n int, cols, trans bool) (
 	return k, nil
 }
 
-// affineOffsets lists c0 + Σ_i step(i)·p_i over the points p of dom in row-major order.
-func affineOffsets(dom []int, step func(i int) int64, c0 int64) []int64 {
+// AffineOffsets lists c0 + Σ_i step(i)·p_i over the points p of dom in row-major order.
+func AffineOffsets(dom []int, step func(i int) int64, c0 int64) []int64 {
 	n := core.Shape(dom).Size()
 	out := make([]int64, 0, n)
 	steps := make([]int64, len(dom))

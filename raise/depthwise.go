@@ -36,27 +36,12 @@ func (pl *plan) depthwiseFactor(t core.Term) (depthwiseFactor, bool) {
 	if pl.vk != nil || pl.materialised || len(sh) != 3 || !t.Type().Dtype.IsFloat() {
 		return depthwiseFactor{}, false
 	}
-	inner := pl.peel(t)
-	for {
-		r, isReshape := inner.(*core.Reshape)
-		if !isReshape {
-			break
-		}
-		inner = pl.peel(r.X)
-	}
-	g, ok := inner.(*core.Gather)
-	if !ok {
-		return depthwiseFactor{}, false
-	}
-	o, ok := winGather(pl, g)
+	g, o, ok := pl.expandingGather(t)
 	if !ok {
 		return depthwiseFactor{}, false
 	}
 	o = pl.throughTranspose(o, g)
 	dom := g.Shape
-	if n := dom.Size(); n < 4096 || n < 2*o.in.Type().Shape.Size() {
-		return depthwiseFactor{}, false
-	}
 	q := 1
 	for q < len(dom) && dom[:q].Size() < sh[0] {
 		q++

@@ -50,7 +50,26 @@ func (pl *plan) windowFactor(t core.Term) (windowFactor, bool) {
 	if !ok || len(rs.Shape) != 2 {
 		return windowFactor{}, false
 	}
-	inner := pl.peel(rs.X)
+	g, o, ok := pl.expandingGather(rs.X)
+	if !ok {
+		return windowFactor{}, false
+	}
+	dom := g.Shape
+	q := 1
+	for q < len(dom) && dom[:q].Size() < rs.Shape[0] {
+		q++
+	}
+	if q >= len(dom) || dom[:q].Size() != rs.Shape[0] {
+		return windowFactor{}, false
+	}
+	return windowFactor{winOperand: o, dom: dom, shape: rs.Shape, q: q}, true
+}
+
+// expandingGather reports whether t is, through any reshapes, a gather with an affine index
+// function of static constants (its access o) that has at least twice the elements of its
+// input, and 4096: the window matrix of a convolution.
+func (pl *plan) expandingGather(t core.Term) (*core.Gather, winOperand, bool) {
+	inner := pl.peel(t)
 	for {
 		r, isReshape := inner.(*core.Reshape)
 		if !isReshape {
@@ -60,24 +79,16 @@ func (pl *plan) windowFactor(t core.Term) (windowFactor, bool) {
 	}
 	g, ok := inner.(*core.Gather)
 	if !ok {
-		return windowFactor{}, false
+		return nil, winOperand{}, false
 	}
 	o, ok := winGather(pl, g)
 	if !ok {
-		return windowFactor{}, false
+		return nil, winOperand{}, false
 	}
-	dom := g.Shape
-	if n := dom.Size(); n < 4096 || n < 2*o.in.Type().Shape.Size() {
-		return windowFactor{}, false
+	if n := g.Shape.Size(); n < 4096 || n < 2*o.in.Type().Shape.Size() {
+		return nil, winOperand{}, false
 	}
-	q := 1
-	for q < len(dom) && dom[:q].Size() < rs.Shape[0] {
-		q++
-	}
-	if q >= len(dom) || dom[:q].Size() != rs.Shape[0] {
-		return windowFactor{}, false
-	}
-	return windowFactor{winOperand: o, dom: dom, shape: rs.Shape, q: q}, true
+	return g, o, true
 }
 
 // windowMatmul plans matmul x y (its factors a and b as matmul reads them, transposed when
@@ -347,7 +358,7 @@ func (c col2im) filterAt() (strideN int, offs []int64) {
 		dims = append(dims, c.sh[j])
 	}
 	dims = append(dims, c.kk)
-	offs = affineColumns(dims, func(i int) int64 {
+	offs = kern.AffineOffsets(dims, func(i int) int64 {
 		if i == len(c.taps) {
 			return sk
 		}
@@ -426,7 +437,7 @@ func (c col2im) offsets(cols core.Shape) (strideN int, offs []int64) {
 			sn += st[d] * c.coef[d][c.n]
 		}
 	}
-	offs = affineColumns(cols, func(i int) int64 {
+	offs = kern.AffineOffsets(cols, func(i int) int64 {
 		j := c.d.lo + i
 		if c.vars.partner[j] >= 0 {
 			return st[c.vars.dim[j]]
@@ -488,28 +499,4 @@ func col2imPairs(coef [][]int64, sh core.Shape, split int) (col2imVars, bool) {
 		}
 	}
 	return c, true
-}
-
-// affineColumns lists c0 + Σ_i step(i)·p_i over the points p of dom in row-major order.
-func affineColumns(dom core.Shape, step func(i int) int64, c0 int64) []int64 {
-	out := make([]int64, 0, dom.Size())
-	idx := make([]int, len(dom))
-	steps := make([]int64, len(dom))
-	for i := range dom {
-		steps[i] = step(i)
-	}
-	off := c0
-	for range dom.Size() {
-		out = append(out, off)
-		for i := len(dom) - 1; i >= 0; i-- {
-			idx[i]++
-			off += steps[i]
-			if idx[i] < dom[i] {
-				break
-			}
-			off -= steps[i] * int64(dom[i])
-			idx[i] = 0
-		}
-	}
-	return out
 }
