@@ -478,9 +478,34 @@ func reduceRows4[T numT](out, x []T, dom, st []int, base int) {
 	w, m := dom[n-1], dom[n-2]
 	r := newRows(dom[:n-1], [3][]int{st[:n-1]}, [3]int{base})
 	s := r.stride(0)
+	rows := rowSumsRows[T]()
+	lanes := rows / 2
 	for p := 0; r.ok; r.next() {
 		o := r.off[0]
 		j := 0
+		if rows > 0 && w >= 2*lanes {
+			// rows of vectors, transposed in registers (rowSumsVec), each row still summed in
+			// order; the last elements of each row after them
+			var acc [16]T
+			nb := w - w%lanes
+			for ; j+rows <= m; j += rows {
+				for i := range rows {
+					acc[i] = out[o+i*s]
+				}
+				if !rowSumsVec(acc[:rows], x[p:], w, nb) {
+					break
+				}
+				for i := range rows {
+					a := acc[i]
+					for _, v := range x[p+i*w+nb : p+i*w+w] {
+						a += v
+					}
+					out[o+i*s] = a
+				}
+				p += rows * w
+				o += rows * s
+			}
+		}
 		for ; j+4 <= m; j += 4 {
 			x0, x1, x2, x3 := x[p:p+w], x[p+w:p+2*w], x[p+2*w:p+3*w], x[p+3*w:p+4*w]
 			a0, a1, a2, a3 := out[o], out[o+s], out[o+2*s], out[o+3*s]

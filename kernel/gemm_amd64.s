@@ -5590,6 +5590,72 @@ TEXT ·transposeBlockF64(SB), NOSPLIT, $0-32
 	VZEROUPPER
 	RET
 
+// func rowSumsF64(o *float64, x *float64, ldx int, n int)
+// Requires: AVX
+TEXT ·rowSumsF64(SB), NOSPLIT, $0-32
+	MOVQ    o+0(FP), AX
+	MOVQ    x+8(FP), CX
+	MOVQ    ldx+16(FP), DX
+	SHLQ    $0x03, DX
+	MOVQ    n+24(FP), BX
+	SHRQ    $0x02, BX
+	VMOVUPD (AX), Y0
+	VMOVUPD 32(AX), Y1
+	LEAQ    (DX)(DX*2), SI
+
+rowSumsF64_blocks:
+	CMPQ       BX, $0x00000000
+	JE         rowSumsF64_blocks_done
+	MOVQ       CX, DI
+	VMOVUPD    (DI), Y2
+	VMOVUPD    (DI)(DX*1), Y3
+	VMOVUPD    (DI)(DX*2), Y4
+	VMOVUPD    (DI)(SI*1), Y5
+	LEAQ       (DI)(DX*4), DI
+	VUNPCKLPD  Y3, Y2, Y6
+	VUNPCKHPD  Y3, Y2, Y2
+	VUNPCKLPD  Y5, Y4, Y3
+	VUNPCKHPD  Y5, Y4, Y4
+	VPERM2F128 $0x20, Y3, Y6, Y5
+	VPERM2F128 $0x20, Y4, Y2, Y7
+	VPERM2F128 $0x31, Y3, Y6, Y3
+	VPERM2F128 $0x31, Y4, Y2, Y2
+	VADDPD     Y5, Y0, Y0
+	VADDPD     Y7, Y0, Y0
+	VADDPD     Y3, Y0, Y0
+	VADDPD     Y2, Y0, Y0
+	MOVQ       CX, DI
+	ADDQ       DX, DI
+	ADDQ       DX, DI
+	ADDQ       DX, DI
+	ADDQ       DX, DI
+	VMOVUPD    (DI), Y2
+	VMOVUPD    (DI)(DX*1), Y3
+	VMOVUPD    (DI)(DX*2), Y4
+	VMOVUPD    (DI)(SI*1), Y5
+	LEAQ       (DI)(DX*4), DI
+	VUNPCKLPD  Y3, Y2, Y6
+	VUNPCKHPD  Y3, Y2, Y2
+	VUNPCKLPD  Y5, Y4, Y3
+	VUNPCKHPD  Y5, Y4, Y4
+	VPERM2F128 $0x20, Y3, Y6, Y5
+	VPERM2F128 $0x20, Y4, Y2, Y7
+	VPERM2F128 $0x31, Y3, Y6, Y3
+	VPERM2F128 $0x31, Y4, Y2, Y2
+	VADDPD     Y5, Y1, Y1
+	VADDPD     Y7, Y1, Y1
+	VADDPD     Y3, Y1, Y1
+	VADDPD     Y2, Y1, Y1
+	ADDQ       $0x00000020, CX
+	DECQ       BX
+	JMP        rowSumsF64_blocks
+
+rowSumsF64_blocks_done:
+	VMOVUPD Y0, (AX)
+	VMOVUPD Y1, 32(AX)
+	VZEROUPPER
+	RET
+
 // func addRowsF64(dst *float64, ldd int, src *float64, lds int, rows int, vecs int, tail int)
 // Requires: AVX
 TEXT ·addRowsF64(SB), NOSPLIT, $0-56
@@ -7856,6 +7922,124 @@ TEXT ·transposeBlockF32(SB), NOSPLIT, $0-32
 	VMOVUPS    Y5, (AX)
 	ADDQ       CX, AX
 	VMOVUPS    Y0, (AX)
+	VZEROUPPER
+	RET
+
+// func rowSumsF32(o *float32, x *float32, ldx int, n int)
+// Requires: AVX
+TEXT ·rowSumsF32(SB), NOSPLIT, $0-32
+	MOVQ    o+0(FP), AX
+	MOVQ    x+8(FP), CX
+	MOVQ    ldx+16(FP), DX
+	SHLQ    $0x02, DX
+	MOVQ    n+24(FP), BX
+	SHRQ    $0x03, BX
+	VMOVUPS (AX), Y0
+	VMOVUPS 32(AX), Y1
+	LEAQ    (DX)(DX*2), SI
+
+rowSumsF32_blocks:
+	CMPQ       BX, $0x00000000
+	JE         rowSumsF32_blocks_done
+	MOVQ       CX, DI
+	VMOVUPS    (DI), Y2
+	VMOVUPS    (DI)(DX*1), Y3
+	VMOVUPS    (DI)(DX*2), Y4
+	VMOVUPS    (DI)(SI*1), Y5
+	LEAQ       (DI)(DX*4), DI
+	VMOVUPS    (DI), Y6
+	VMOVUPS    (DI)(DX*1), Y7
+	VMOVUPS    (DI)(DX*2), Y8
+	VMOVUPS    (DI)(SI*1), Y9
+	VUNPCKLPS  Y3, Y2, Y10
+	VUNPCKHPS  Y3, Y2, Y2
+	VUNPCKLPS  Y5, Y4, Y3
+	VUNPCKHPS  Y5, Y4, Y4
+	VUNPCKLPS  Y7, Y6, Y5
+	VUNPCKHPS  Y7, Y6, Y6
+	VUNPCKLPS  Y9, Y8, Y7
+	VUNPCKHPS  Y9, Y8, Y8
+	VSHUFPS    $0x44, Y3, Y10, Y9
+	VSHUFPS    $0xee, Y3, Y10, Y3
+	VSHUFPS    $0x44, Y4, Y2, Y10
+	VSHUFPS    $0xee, Y4, Y2, Y2
+	VSHUFPS    $0x44, Y7, Y5, Y4
+	VSHUFPS    $0xee, Y7, Y5, Y5
+	VSHUFPS    $0x44, Y8, Y6, Y7
+	VSHUFPS    $0xee, Y8, Y6, Y6
+	VPERM2F128 $0x20, Y4, Y9, Y8
+	VPERM2F128 $0x31, Y4, Y9, Y4
+	VPERM2F128 $0x20, Y5, Y3, Y9
+	VPERM2F128 $0x31, Y5, Y3, Y3
+	VPERM2F128 $0x20, Y7, Y10, Y5
+	VPERM2F128 $0x31, Y7, Y10, Y7
+	VPERM2F128 $0x20, Y6, Y2, Y10
+	VPERM2F128 $0x31, Y6, Y2, Y2
+	VADDPS     Y8, Y0, Y0
+	VADDPS     Y9, Y0, Y0
+	VADDPS     Y5, Y0, Y0
+	VADDPS     Y10, Y0, Y0
+	VADDPS     Y4, Y0, Y0
+	VADDPS     Y3, Y0, Y0
+	VADDPS     Y7, Y0, Y0
+	VADDPS     Y2, Y0, Y0
+	MOVQ       CX, DI
+	ADDQ       DX, DI
+	ADDQ       DX, DI
+	ADDQ       DX, DI
+	ADDQ       DX, DI
+	ADDQ       DX, DI
+	ADDQ       DX, DI
+	ADDQ       DX, DI
+	ADDQ       DX, DI
+	VMOVUPS    (DI), Y2
+	VMOVUPS    (DI)(DX*1), Y3
+	VMOVUPS    (DI)(DX*2), Y4
+	VMOVUPS    (DI)(SI*1), Y5
+	LEAQ       (DI)(DX*4), DI
+	VMOVUPS    (DI), Y6
+	VMOVUPS    (DI)(DX*1), Y7
+	VMOVUPS    (DI)(DX*2), Y8
+	VMOVUPS    (DI)(SI*1), Y9
+	VUNPCKLPS  Y3, Y2, Y10
+	VUNPCKHPS  Y3, Y2, Y2
+	VUNPCKLPS  Y5, Y4, Y3
+	VUNPCKHPS  Y5, Y4, Y4
+	VUNPCKLPS  Y7, Y6, Y5
+	VUNPCKHPS  Y7, Y6, Y6
+	VUNPCKLPS  Y9, Y8, Y7
+	VUNPCKHPS  Y9, Y8, Y8
+	VSHUFPS    $0x44, Y3, Y10, Y9
+	VSHUFPS    $0xee, Y3, Y10, Y3
+	VSHUFPS    $0x44, Y4, Y2, Y10
+	VSHUFPS    $0xee, Y4, Y2, Y2
+	VSHUFPS    $0x44, Y7, Y5, Y4
+	VSHUFPS    $0xee, Y7, Y5, Y5
+	VSHUFPS    $0x44, Y8, Y6, Y7
+	VSHUFPS    $0xee, Y8, Y6, Y6
+	VPERM2F128 $0x20, Y4, Y9, Y8
+	VPERM2F128 $0x31, Y4, Y9, Y4
+	VPERM2F128 $0x20, Y5, Y3, Y9
+	VPERM2F128 $0x31, Y5, Y3, Y3
+	VPERM2F128 $0x20, Y7, Y10, Y5
+	VPERM2F128 $0x31, Y7, Y10, Y7
+	VPERM2F128 $0x20, Y6, Y2, Y10
+	VPERM2F128 $0x31, Y6, Y2, Y2
+	VADDPS     Y8, Y1, Y1
+	VADDPS     Y9, Y1, Y1
+	VADDPS     Y5, Y1, Y1
+	VADDPS     Y10, Y1, Y1
+	VADDPS     Y4, Y1, Y1
+	VADDPS     Y3, Y1, Y1
+	VADDPS     Y7, Y1, Y1
+	VADDPS     Y2, Y1, Y1
+	ADDQ       $0x00000020, CX
+	DECQ       BX
+	JMP        rowSumsF32_blocks
+
+rowSumsF32_blocks_done:
+	VMOVUPS Y0, (AX)
+	VMOVUPS Y1, 32(AX)
 	VZEROUPPER
 	RET
 

@@ -202,6 +202,11 @@ func colSum4F64(dst *float64, x *float64, ldx int, rows int)
 // transposeBlockF64 writes the 4×4 block of src (rows lds elements apart) transposed into dst (rows ldd apart) with AVX.
 func transposeBlockF64(dst *float64, ldd int, src *float64, lds int)
 
+// rowSumsF64 adds to o[i] the elements x[i·ldx + j], j < n (a multiple of 4) in order, for the 8 rows i, with AVX (blocks transposed in registers).
+//
+//go:noescape
+func rowSumsF64(o *float64, x *float64, ldx int, n int)
+
 // addRowsF64 adds rows rows (lds elements apart) of vecs YMM vectors and then tail more elements of src into the rows of dst (ldd elements apart) with AVX.
 func addRowsF64(dst *float64, ldd int, src *float64, lds int, rows int, vecs int, tail int)
 
@@ -351,6 +356,11 @@ func colSum4F32(dst *float32, x *float32, ldx int, rows int)
 
 // transposeBlockF32 writes the 8×8 block of src (rows lds elements apart) transposed into dst (rows ldd apart) with AVX.
 func transposeBlockF32(dst *float32, ldd int, src *float32, lds int)
+
+// rowSumsF32 adds to o[i] the elements x[i·ldx + j], j < n (a multiple of 8) in order, for the 16 rows i, with AVX (blocks transposed in registers).
+//
+//go:noescape
+func rowSumsF32(o *float32, x *float32, ldx int, n int)
 
 // addRowsF32 adds rows rows (lds elements apart) of vecs YMM vectors and then tail more elements of src into the rows of dst (ldd elements apart) with AVX.
 func addRowsF32(dst *float32, ldd int, src *float32, lds int, rows int, vecs int, tail int)

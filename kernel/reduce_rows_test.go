@@ -68,6 +68,9 @@ func TestScatterReductions(t *testing.T) {
 		{"[3,5]", `fn (x : [3,5] f32) => scatter [1] x (\[i, j] -> [0])`},
 		{"[5,7,6,6]", `fn (x : [5,7,6,6] f32) => scatter [7,1,1] x (\[b, c, h, w] -> [c, 0, 0])`},
 		{"[2,13,1,3]", `fn (x : [2,13,1,3] f32) => scatter [13,1] x (\[b, c, h, w] -> [12 + (-1) * c, 0])`},
+		// rows of 100 (vectors transposed in registers, then the last 4 of each row), 37
+		// channels: two groups of 16 rows and 5 rows one at a time
+		{"[3,37,10,10]", `fn (x : [3,37,10,10] f32) => scatter [37,1,1] x (\[b, c, h, w] -> [c, 0, 0])`},
 	}
 	for _, c := range cases {
 		t.Run(c.prog, func(t *testing.T) {
@@ -391,5 +394,41 @@ func checkRowScalars[T float32 | float64](t *testing.T, rng *rand.Rand, op core.
 	}
 	if last >= pairRowMax && last <= rowScalarMax && !stridedPairsRun(k, got, x, y) {
 		t.Fatalf("%v rows of %d: not run a block at a time", op, last)
+	}
+}
+
+// TestSumAroundRows: kern.SumAround over [pre, n, post] with rows (post) long enough for the
+// register transpositions (rowSums) equals the sums taken element by element in order, bit
+// for bit, float64 and float32, with whole groups of rows, a partial one and short tails.
+func TestSumAroundRows(t *testing.T) {
+	testSumAroundRows[float64](t)
+	testSumAroundRows[float32](t)
+}
+
+func testSumAroundRows[T floatT](t *testing.T) {
+	rng := rand.New(rand.NewSource(6))
+	for _, sh := range [][3]int{{2, 16, 36}, {3, 37, 100}, {1, 8, 8}, {2, 19, 17}} {
+		pre, n, post := sh[0], sh[1], sh[2]
+		x := make([]T, pre*n*post)
+		for i := range x {
+			x[i] = T(rng.NormFloat64() * float64(int(1)<<uint(rng.Intn(20))))
+		}
+		want := make([]T, n)
+		for b := range pre {
+			for c := range n {
+				for _, v := range x[(b*n+c)*post : (b*n+c+1)*post] {
+					want[c] += v
+				}
+			}
+		}
+		got := make([]T, n)
+		if err := (SumAround{Pre: pre, N: n, Post: post}).Run(got, []any{x}); err != nil {
+			t.Fatal(err)
+		}
+		for c := range want {
+			if math.Float64bits(float64(got[c])) != math.Float64bits(float64(want[c])) {
+				t.Fatalf("%v: channel %d = %v, want %v", sh, c, got[c], want[c])
+			}
+		}
 	}
 }

@@ -685,3 +685,32 @@ func dwFilterVec[T floatT](utab []int64, x []T, vt []int64, d []T, ldd int, acc 
 	}
 	return true
 }
+
+// rowSumsRows is the number of rows rowSumsVec sums at once for T (0: none, T not a float).
+func rowSumsRows[T numT]() int {
+	switch any(T(0)).(type) {
+	case float32:
+		return 16
+	case float64:
+		return 8
+	}
+	return 0
+}
+
+// rowSumsVec adds to acc[i] the elements x[i·ldx + j], j < n, in order, for the
+// rowSumsRows rows i (rowSums*; n a multiple of the vector's lanes); false (nothing done)
+// without AVX2 or for another type.
+func rowSumsVec[T numT](acc, x []T, ldx, n int) bool {
+	rows := rowSumsRows[T]()
+	if !hasVec || rows == 0 || n <= 0 || len(acc) < rows || n%(rows/2) != 0 {
+		return false
+	}
+	_ = x[(rows-1)*ldx+n-1]
+	switch a := any(acc).(type) {
+	case []float32:
+		rowSumsF32(&a[0], &any(x).([]float32)[0], ldx, n)
+	case []float64:
+		rowSumsF64(&a[0], &any(x).([]float64)[0], ldx, n)
+	}
+	return true
+}

@@ -63,3 +63,7 @@ func dwForwardVec[T floatT](utab []int64, x []T, vt []int64, f []T, ldf int, o [
 func dwFilterVec[T floatT](utab []int64, x []T, vt []int64, d []T, ldd int, acc []T, w int) bool {
 	return false
 }
+
+func rowSumsRows[T numT]() int { return 0 }
+
+func rowSumsVec[T numT](acc, x []T, ldx, n int) bool { return false }

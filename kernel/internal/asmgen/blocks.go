@@ -36,41 +36,7 @@ func transpose(f32 bool) {
 			ADDQ(lds, p)
 		}
 	}
-	var out []reg.VecVirtual
-	if f32 {
-		tl := make([]reg.VecVirtual, 8)
-		for i := 0; i < 8; i += 2 {
-			tl[i], tl[i+1] = YMM(), YMM()
-			VUNPCKLPS(r[i+1], r[i], tl[i])   // r_i0 r_{i+1}0 r_i1 r_{i+1}1 | (high lane alike)
-			VUNPCKHPS(r[i+1], r[i], tl[i+1]) // r_i2 r_{i+1}2 r_i3 r_{i+1}3 | …
-		}
-		tt := make([]reg.VecVirtual, 8)
-		for q := 0; q < 8; q += 4 {
-			for h := 0; h < 2; h++ {
-				lo, hi := YMM(), YMM()
-				VSHUFPS(U8(0x44), tl[q+2+h], tl[q+h], lo)
-				VSHUFPS(U8(0xEE), tl[q+2+h], tl[q+h], hi)
-				tt[q+2*h], tt[q+2*h+1] = lo, hi
-			}
-		}
-		out = make([]reg.VecVirtual, 8)
-		for i := 0; i < 4; i++ {
-			out[i], out[i+4] = YMM(), YMM()
-			VPERM2F128(U8(0x20), tt[4+i], tt[i], out[i])
-			VPERM2F128(U8(0x31), tt[4+i], tt[i], out[i+4])
-		}
-	} else {
-		t0, t1, t2, t3 := YMM(), YMM(), YMM(), YMM()
-		VUNPCKLPD(r[1], r[0], t0)
-		VUNPCKHPD(r[1], r[0], t1)
-		VUNPCKLPD(r[3], r[2], t2)
-		VUNPCKHPD(r[3], r[2], t3)
-		out = []reg.VecVirtual{YMM(), YMM(), YMM(), YMM()}
-		VPERM2F128(U8(0x20), t2, t0, out[0])
-		VPERM2F128(U8(0x20), t3, t1, out[1])
-		VPERM2F128(U8(0x31), t2, t0, out[2])
-		VPERM2F128(U8(0x31), t3, t1, out[3])
-	}
+	out := transposeRegs(f32, r)
 	for i, v := range out {
 		VMOVUPS(v, Mem{Base: dst})
 		if i < len(out)-1 {
@@ -315,6 +281,108 @@ func reduceTaps9(f32 bool) {
 		ADDQ(xs, x)
 		ADDQ(ys, y)
 	})
+	VZEROUPPER()
+	RET()
+}
+
+// transposeRegs transposes the square block in the registers r (8 YMM of float32 or 4 of
+// float64, one row each) and returns the registers holding its columns.
+func transposeRegs(f32 bool, r []reg.VecVirtual) []reg.VecVirtual {
+	var out []reg.VecVirtual
+	if f32 {
+		tl := make([]reg.VecVirtual, 8)
+		for i := 0; i < 8; i += 2 {
+			tl[i], tl[i+1] = YMM(), YMM()
+			VUNPCKLPS(r[i+1], r[i], tl[i])   // r_i0 r_{i+1}0 r_i1 r_{i+1}1 | (high lane alike)
+			VUNPCKHPS(r[i+1], r[i], tl[i+1]) // r_i2 r_{i+1}2 r_i3 r_{i+1}3 | …
+		}
+		tt := make([]reg.VecVirtual, 8)
+		for q := 0; q < 8; q += 4 {
+			for h := 0; h < 2; h++ {
+				lo, hi := YMM(), YMM()
+				VSHUFPS(U8(0x44), tl[q+2+h], tl[q+h], lo)
+				VSHUFPS(U8(0xEE), tl[q+2+h], tl[q+h], hi)
+				tt[q+2*h], tt[q+2*h+1] = lo, hi
+			}
+		}
+		out = make([]reg.VecVirtual, 8)
+		for i := 0; i < 4; i++ {
+			out[i], out[i+4] = YMM(), YMM()
+			VPERM2F128(U8(0x20), tt[4+i], tt[i], out[i])
+			VPERM2F128(U8(0x31), tt[4+i], tt[i], out[i+4])
+		}
+	} else {
+		t0, t1, t2, t3 := YMM(), YMM(), YMM(), YMM()
+		VUNPCKLPD(r[1], r[0], t0)
+		VUNPCKHPD(r[1], r[0], t1)
+		VUNPCKLPD(r[3], r[2], t2)
+		VUNPCKHPD(r[3], r[2], t3)
+		out = []reg.VecVirtual{YMM(), YMM(), YMM(), YMM()}
+		VPERM2F128(U8(0x20), t2, t0, out[0])
+		VPERM2F128(U8(0x20), t3, t1, out[1])
+		VPERM2F128(U8(0x31), t2, t0, out[2])
+		VPERM2F128(U8(0x31), t3, t1, out[3])
+	}
+	return out
+}
+
+// rowSums emits func(o *T, x *T, ldx int, n int): for each of 2·lanes rows of x (rows ldx
+// elements apart), o[i] += x[i·ldx + j] for j < n (a multiple of lanes) in order of j, with
+// AVX: each group of lanes rows is read as square blocks, transposed in registers, and its
+// columns added in order to a vector of the group's sums (one lane a row), the two groups'
+// chains of additions interleaved.
+func rowSums(f32 bool) {
+	typ, lanes, t := elemType(f32)
+	name := "rowSums" + t
+	TEXT(name, NOSPLIT, fmt.Sprintf("func(o *%s, x *%s, ldx int, n int)", typ, typ))
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s adds to o[i] the elements x[i·ldx + j], j < n (a multiple of %d) in order, for the %d rows i, with AVX (blocks transposed in registers).", name, lanes, 2*lanes))
+	load, add := VMOVUPD, VADDPD
+	shift := U8(3)
+	if f32 {
+		load, add, shift = VMOVUPS, VADDPS, U8(2)
+	}
+	o := Load(Param("o"), GP64())
+	x := Load(Param("x"), GP64())
+	ldx := Load(Param("ldx"), GP64())
+	SHLQ(shift, ldx)
+	n := Load(Param("n"), GP64())
+	SHRQ(U8(map[bool]uint8{false: 2, true: 3}[f32]), n) // blocks
+	accs := []reg.VecVirtual{YMM(), YMM()}
+	for g, a := range accs {
+		load(Mem{Base: o, Disp: 32 * g}, a)
+	}
+	ld3 := GP64()
+	LEAQ(Mem{Base: ldx, Index: ldx, Scale: 2}, ld3)
+	p := GP64()
+	countLoop(name+"_blocks", n, n, []reg.Register{x}, 32, func() {
+		for g := range accs {
+			MOVQ(x, p)
+			if g == 1 {
+				for range lanes {
+					ADDQ(ldx, p)
+				}
+			}
+			r := make([]reg.VecVirtual, lanes)
+			for i := range r {
+				r[i] = YMM()
+				if i < 4 {
+					load(rowAt(p, ldx, ld3, i), r[i])
+				} else {
+					load(rowAt(p, ldx, ld3, i-4), r[i])
+				}
+				if i == 3 {
+					LEAQ(Mem{Base: p, Index: ldx, Scale: 4}, p)
+				}
+			}
+			for _, col := range transposeRegs(f32, r) {
+				add(col, accs[g], accs[g])
+			}
+		}
+	})
+	for g, a := range accs {
+		load(a, Mem{Base: o, Disp: 32 * g})
+	}
 	VZEROUPPER()
 	RET()
 }

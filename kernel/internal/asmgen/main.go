@@ -78,6 +78,7 @@ func main() {
 			colSum(k, f32)
 		}
 		transpose(f32)
+		rowSums(f32)
 		addRows(f32)
 		mulAddRep(f32)
 		axpyTaps(f32)
