@@ -200,6 +200,8 @@ func colSum3F64(dst *float64, x *float64, ldx int, rows int)
 func colSum4F64(dst *float64, x *float64, ldx int, rows int)
 
 // transposeBlockF64 writes the 4×4 block of src (rows lds elements apart) transposed into dst (rows ldd apart) with AVX.
+//
+//go:noescape
 func transposeBlockF64(dst *float64, ldd int, src *float64, lds int)
 
 // rowSumsF64 adds to o[i] the elements x[i·ldx + j], j < n (a multiple of 4) in order, for the 8 rows i, with AVX (blocks transposed in registers).
@@ -355,6 +357,8 @@ func colSum3F32(dst *float32, x *float32, ldx int, rows int)
 func colSum4F32(dst *float32, x *float32, ldx int, rows int)
 
 // transposeBlockF32 writes the 8×8 block of src (rows lds elements apart) transposed into dst (rows ldd apart) with AVX.
+//
+//go:noescape
 func transposeBlockF32(dst *float32, ldd int, src *float32, lds int)
 
 // rowSumsF32 adds to o[i] the elements x[i·ldx + j], j < n (a multiple of 8) in order, for the 16 rows i, with AVX (blocks transposed in registers).

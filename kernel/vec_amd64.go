@@ -437,22 +437,30 @@ func transposeTileVec[T elem](out []T, oo, oa int, x []T, xo, sb, ni, nj int) bo
 	}
 	switch o := any(out).(type) {
 	case []float32:
-		transposeBlocks(o, oo, oa, any(x).([]float32), xo, sb, ni, nj, 8, transposeBlockF32)
+		transposeBlocks(o, oo, oa, any(x).([]float32), xo, sb, ni, nj, 8)
 	case []float64:
-		transposeBlocks(o, oo, oa, any(x).([]float64), xo, sb, ni, nj, 4, transposeBlockF64)
+		transposeBlocks(o, oo, oa, any(x).([]float64), xo, sb, ni, nj, 4)
 	default:
 		return false
 	}
 	return true
 }
 
-// transposeBlocks is transposeTileVec for one float type: b×b blocks by f, the rest one by
-// one (the tile was checked to lie within out and x).
-func transposeBlocks[F float32 | float64](out []F, oo, oa int, x []F, xo, sb, ni, nj, b int, f func(*F, int, *F, int)) {
+// transposeBlocks is transposeTileVec for one float type: b×b blocks by transposeBlock*,
+// the rest one by one (the tile was checked to lie within out and x). The block kernels are
+// called directly, not through a function value, so that x and out do not escape (a tile on
+// the caller's stack stays there).
+func transposeBlocks[F float32 | float64](out []F, oo, oa int, x []F, xo, sb, ni, nj, b int) {
 	bi, bj := ni-ni%b, nj-nj%b
 	for i := 0; i < bi; i += b {
 		for j := 0; j < bj; j += b {
-			f(&out[oo+i*oa+j], oa, &x[xo+j*sb+i], sb)
+			d, s := &out[oo+i*oa+j], &x[xo+j*sb+i]
+			switch d := any(d).(type) {
+			case *float32:
+				transposeBlockF32(d, oa, any(s).(*float32), sb)
+			case *float64:
+				transposeBlockF64(d, oa, any(s).(*float64), sb)
+			}
 		}
 		for j := bj; j < nj; j++ {
 			for ii := i; ii < i+b; ii++ {

@@ -65,6 +65,22 @@ func (k *WindowMatMul) MatrixAt(strideN int, offs []int64) error {
 	return nil
 }
 
+// bijection checks that n·strideN + offs[i] over n < count and every i writes each of the
+// outLen elements of an output exactly once.
+func bijection(outLen, count, strideN int, offs []int64) error {
+	seen := make([]bool, outLen)
+	for n := range count {
+		for _, o := range offs {
+			e := int64(n)*int64(strideN) + o
+			if e < 0 || e >= int64(outLen) || seen[e] {
+				return errors.Errorf("kernel: windowMatMul: a layout of %d rows of %d offsets (row stride %d) into %d elements writes element %d twice or out of bounds", count, len(offs), strideN, outLen, e)
+			}
+			seen[e] = true
+		}
+	}
+	return nil
+}
+
 // ScatterTo makes k (cols) write c's element (n, j) to the element n·strideN + offs[j] of an
 // output of outLen elements (a convolution's input gradient, c [C, b·h·w], into the image
 // [b, C, h, w]). Every element of the output must be written exactly once.
@@ -72,15 +88,8 @@ func (k *WindowMatMul) ScatterTo(outLen, strideN int, offs []int64) error {
 	if !k.Cols || len(offs) != len(k.V) || outLen != k.N*len(k.V) {
 		return errors.Errorf("kernel: windowMatMul: scatter of c [%d %d] into %d elements by %d offsets (supported: cols, one offset a column, as many elements as c)", k.N, len(k.V), outLen, len(offs))
 	}
-	seen := make([]bool, outLen)
-	for n := range k.N {
-		for _, o := range offs {
-			e := int64(n)*int64(strideN) + o
-			if e < 0 || e >= int64(outLen) || seen[e] {
-				return errors.Errorf("kernel: windowMatMul: scatter of c [%d %d] into %d elements (row stride %d) writes element %d twice or out of bounds", k.N, len(k.V), outLen, strideN, e)
-			}
-			seen[e] = true
-		}
+	if err := bijection(outLen, k.N, strideN, offs); err != nil {
+		return err
 	}
 	k.OutN, k.OutJ, k.OutLen = strideN, offs, outLen
 	return nil
@@ -210,7 +219,7 @@ func windowMatMul[T floatT](k *WindowMatMul, out, x, m []T) error {
 		defer k.buf.release()
 	}
 	padInto(xp, x, k.Src, k.Lo, k.Pad)
-	if k.OutJ != nil && !allFinite(m) {
+	if k.Cols && k.OutJ != nil && !allFinite(m) {
 		scatterExact(k, out, xp, m)
 		return nil
 	}

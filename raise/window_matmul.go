@@ -91,57 +91,81 @@ func (pl *plan) expandingGather(t core.Term) (*core.Gather, winOperand, bool) {
 	return g, o, true
 }
 
+// windowProduct is a matrix product planned as a kern.WindowMatMul: the kernel, the window
+// factor, the other factor as stored (read transposed when trans), and whether the window
+// factor is the second (cols).
+type windowProduct struct {
+	k     *kern.WindowMatMul
+	w     windowFactor
+	other core.Term
+	cols  bool
+	trans bool
+}
+
+// windowProductOf returns the plan of matmul x y (its factors a and b as matmul reads them,
+// transposed when ta, tb) as a kern.WindowMatMul when a factor is a window matrix read
+// untransposed and at least windowGain times the other; ok is false otherwise.
+func (pl *plan) windowProductOf(t *core.MatMul, a core.Term, ta bool, b core.Term, tb bool) (wp windowProduct, ok bool) {
+	if pl.vk != nil || pl.materialised || !t.Type().Dtype.IsFloat() || len(t.Type().Shape) != 2 {
+		return windowProduct{}, false
+	}
+	if f, isWin := pl.windowFactor(a); isWin && !ta {
+		wp = windowProduct{w: f, other: b, trans: tb}
+	} else if f, isWin := pl.windowFactor(b); isWin && !tb {
+		wp = windowProduct{w: f, other: a, trans: ta, cols: true}
+	} else {
+		return windowProduct{}, false
+	}
+	n := t.Type().Shape[1]
+	if wp.cols {
+		n = t.Type().Shape[0]
+	}
+	if wp.w.shape.Size() < windowGain*wp.other.Type().Shape.Size() {
+		return windowProduct{}, false
+	}
+	k, err := kern.NewWindowMatMul(wp.w.dom, wp.w.q, wp.w.acc, n, wp.cols, wp.trans)
+	if err != nil {
+		return windowProduct{}, false
+	}
+	wp.k = k
+	return wp, true
+}
+
+// product is the product over the variables standing for the window factor's input and the
+// other factor.
+func (wp windowProduct) product(vs []*core.Var) (core.Term, error) {
+	g, err := wp.w.wrap(vs[0])
+	if err != nil {
+		return nil, err
+	}
+	win, err := core.NewReshape(wp.w.shape.Clone(), g)
+	if err != nil {
+		return nil, err
+	}
+	var m core.Term = vs[1]
+	if wp.trans {
+		if m, err = core.NewTranspose([]int{1, 0}, m); err != nil {
+			return nil, err
+		}
+	}
+	if wp.cols {
+		return core.NewMatMul(m, win)
+	}
+	return core.NewMatMul(win, m)
+}
+
 // windowMatmul plans matmul x y (its factors a and b as matmul reads them, transposed when
 // ta, tb) as one kern.WindowMatMul when a factor is a window matrix read untransposed; ok
 // is false when t is not of that form.
 func (pl *plan) windowMatmul(t *core.MatMul, a core.Term, ta bool, b core.Term, tb bool) (r ref, ok bool, err error) {
-	if pl.vk != nil || pl.materialised || !t.Type().Dtype.IsFloat() || len(t.Type().Shape) != 2 {
+	wp, ok := pl.windowProductOf(t, a, ta, b, tb)
+	if !ok {
 		return ref{}, false, nil
 	}
-	w, cols := windowFactor{}, false
-	var other core.Term
-	var trans bool
-	if f, isWin := pl.windowFactor(a); isWin && !ta {
-		w, other, trans = f, b, tb
-	} else if f, isWin := pl.windowFactor(b); isWin && !tb {
-		w, other, trans, cols = f, a, ta, true
-	} else {
-		return ref{}, false, nil
-	}
-	n := t.Type().Shape[1]
-	if cols {
-		n = t.Type().Shape[0]
-	}
-	if w.shape.Size() < windowGain*other.Type().Shape.Size() {
-		return ref{}, false, nil
-	}
-	k, err := kern.NewWindowMatMul(w.dom, w.q, w.acc, n, cols, trans)
-	if err != nil {
-		return ref{}, false, nil
-	}
-	r, err = pl.customAvoid(t, "windowMatMul", []core.Term{w.in, other}, winFns(w.winOperand), func(vs []*core.Var) (core.Term, []*core.Var, error) {
-		g, err := w.wrap(vs[0])
-		if err != nil {
-			return nil, nil, err
-		}
-		win, err := core.NewReshape(w.shape.Clone(), g)
-		if err != nil {
-			return nil, nil, err
-		}
-		var m core.Term = vs[1]
-		if trans {
-			if m, err = core.NewTranspose([]int{1, 0}, m); err != nil {
-				return nil, nil, err
-			}
-		}
-		var p core.Term
-		if cols {
-			p, err = core.NewMatMul(m, win)
-		} else {
-			p, err = core.NewMatMul(win, m)
-		}
+	r, err = pl.customAvoid(t, "windowMatMul", []core.Term{wp.w.in, wp.other}, winFns(wp.w.winOperand), func(vs []*core.Var) (core.Term, []*core.Var, error) {
+		p, err := wp.product(vs)
 		return p, vs, err
-	}, k)
+	}, wp.k)
 	return r, true, err
 }
 

@@ -15,6 +15,7 @@ func transpose(f32 bool) {
 	typ, lanes, t := elemType(f32)
 	name := "transposeBlock" + t
 	TEXT(name, NOSPLIT, fmt.Sprintf("func(dst *%s, ldd int, src *%s, lds int)", typ, typ))
+	Pragma("noescape") // keeps no pointer: a caller's tile on its stack stays there
 	Doc(fmt.Sprintf("%s writes the %d×%d block of src (rows lds elements apart) transposed into dst (rows ldd apart) with AVX.", name, lanes, lanes))
 	dst := Load(Param("dst"), GP64())
 	ldd := Load(Param("ldd"), GP64())
