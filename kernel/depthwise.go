@@ -34,11 +34,29 @@ type DepthwiseWindows struct {
 	U, V   []int64 // the window's element (p, c, t) at U[p] + V[t] + c of the staged array
 	C      int     // the channels
 	Filter bool    // the filter's gradient (else the forward sums)
+	Input  bool    // the input gradient (SetInput)
 	// the other factor's view, and (Filter) the output's length and the block's offset in it
 	MO, MP, MC, MT int
 	Out, OutAt     int
-	buf            *padBuf
-	acc            Scratch
+	// Input: the filter's view, F[c, t] at FO + c·FC + t·FT (the cotangent's is M*)
+	FO, FC, FT int
+	buf        *padBuf
+	acc        Scratch
+}
+
+// SetInput makes k the input gradient of its convolution, the scatter of δ ⊗ F into x's
+// shape (the access then being the scatter's): out[a(p, c, t)] += δ[p, c]·F[c, t] over the
+// points, channels and taps in the domain's order (out of bounds dropped), δ[p, c] at dO +
+// p·dP + c·dC and F[c, t] at fO + c·fC + t·fT of the two inputs. The products land in a
+// zeroed channels-last staged image, each channel a lane, in the reference's order for every
+// element, whose interior is then copied out: the reference's bits.
+func (k *DepthwiseWindows) SetInput(dO, dP, dC, fO, fC, fT int) error {
+	if k.Filter || dO < 0 || dP < 0 || dC < 0 || fO < 0 || fC < 0 || fT < 0 {
+		return errors.Errorf("kernel: depthwiseWindows: input gradient views at %d (%d, %d) and %d (%d, %d) (supported: nonnegative, not a filter gradient)", dO, dP, dC, fO, fC, fT)
+	}
+	k.Input = true
+	k.MO, k.MP, k.MC, k.FO, k.FC, k.FT = dO, dP, dC, fO, fC, fT
+	return nil
 }
 
 // NewDepthwiseWindows returns the kernel of the window products over the window domain dom
@@ -123,10 +141,55 @@ func (k *DepthwiseWindows) SetView(mo, mp, mc, mt, out, outAt int) error {
 }
 
 // Run implements Kernel: ins are x and the other factor's input (flat slices of one float
-// dtype).
+// dtype); for the input gradient, the cotangent's input and the filter's.
 func (k *DepthwiseWindows) Run(out any, ins []any) error {
+	if k.Input {
+		return floatPair("depthwiseWindows", out, ins, func(o, d, f []float64) error { return depthwiseInput(k, o, d, f) },
+			func(o, d, f []float32) error { return depthwiseInput(k, o, d, f) })
+	}
 	return floatPair("depthwiseWindows", out, ins, func(o, x, m []float64) error { return depthwiseWindows(k, o, x, m) },
 		func(o, x, m []float32) error { return depthwiseWindows(k, o, x, m) })
+}
+
+func depthwiseInput[T floatT](k *DepthwiseWindows, out, d, f []T) error {
+	p, c, t := len(k.U), k.C, len(k.V)
+	lastD, lastF := k.MO+(p-1)*k.MP+(c-1)*k.MC, k.FO+(c-1)*k.FC+(t-1)*k.FT
+	if len(out) != core.Shape(k.Src).Size() || lastD >= len(d) || lastF >= len(f) {
+		return errors.Errorf("kernel: depthwiseWindows: input gradient of %d elements (shape %v) from a cotangent of %d (read up to %d) and a filter of %d (up to %d)", len(out), k.Src, len(d), lastD, len(f), lastF)
+	}
+	ys, kept := scratchOf[T](&k.acc, core.Shape(k.Staged).Size()) // zeroed
+	if kept {
+		defer k.acc.release()
+	}
+	ft, fkept := scratchOf[T](&k.buf.pack, t*c)
+	if fkept {
+		defer k.buf.pack.release()
+	}
+	for ch := range c {
+		for tap := range t {
+			ft[tap*c+ch] = f[k.FO+ch*k.FC+tap*k.FT]
+		}
+	}
+	w := dwWidth[T]()
+	whole := 0
+	if w > 0 && k.MC == 1 {
+		whole = c - c%w
+	}
+	for c0 := 0; c0 < whole; c0 += w {
+		dwInputVec(k.U, ys[c0:], k.V, d[k.MO+c0:], k.MP, ft[c0:], c, w)
+	}
+	if whole < c {
+		for pt, u := range k.U {
+			for ch := whole; ch < c; ch++ {
+				dv := d[k.MO+pt*k.MP+ch*k.MC]
+				for tap, v := range k.V {
+					ys[u+v+int64(ch)] += T(dv * ft[tap*c+ch])
+				}
+			}
+		}
+	}
+	moveChannels(k, ys, out, true)
+	return nil
 }
 
 func depthwiseWindows[T floatT](k *DepthwiseWindows, out, x, m []T) error {
@@ -224,7 +287,11 @@ func dwFilterRun[T floatT](k *DepthwiseWindows, o, xs, m []T) {
 
 // stageChannels copies x into the interior of the staged array xs (x's dimensions but the
 // channels', each from Lo on, then the channels); the rest of xs is left as it is (zero).
-func stageChannels[T floatT](k *DepthwiseWindows, xs, x []T) {
+func stageChannels[T floatT](k *DepthwiseWindows, xs, x []T) { moveChannels(k, xs, x, false) }
+
+// moveChannels copies x into the interior of the staged array xs, or with back the interior
+// of xs into x.
+func moveChannels[T floatT](k *DepthwiseWindows, xs, x []T, back bool) {
 	r, dc, c := len(k.Src), k.Dc, k.Src[k.Dc]
 	xst := core.Shape(k.Src).Strides()
 	// the staged strides of x's dimensions
@@ -251,15 +318,24 @@ func stageChannels[T floatT](k *DepthwiseWindows, xs, x []T) {
 			}
 		}
 		if inner < 0 { // x is the channels only
-			copy(xs[:c], x[:c])
+			if back {
+				copy(x[:c], xs[:c])
+			} else {
+				copy(xs[:c], x[:c])
+			}
 			return
 		}
 		so += k.Lo[inner] * sst[inner]
 		n := k.Src[inner]
 		// xs[so + i·sst[inner] + ch] = x[xo + i·xst[inner] + ch·xst[dc]]
-		if dc == r-1 && xst[inner] == c && sst[inner] == c { // channels last already: one row
-			copy(xs[so:so+n*c], x[xo:xo+n*c])
-		} else if xst[inner] == 1 && sst[inner] == c {
+		switch {
+		case dc == r-1 && xst[inner] == c && sst[inner] == c: // channels last already: one row
+			if back {
+				copy(x[xo:xo+n*c], xs[so:so+n*c])
+			} else {
+				copy(xs[so:so+n*c], x[xo:xo+n*c])
+			}
+		case xst[inner] == 1 && sst[inner] == c && !back:
 			if !transposeTileVec(xs, so, c, x, xo, xst[dc], n, c) {
 				for i := range n {
 					for ch := range c {
@@ -267,10 +343,22 @@ func stageChannels[T floatT](k *DepthwiseWindows, xs, x []T) {
 					}
 				}
 			}
-		} else {
+		case xst[inner] == 1 && sst[inner] == c:
+			if !transposeTileVec(x, xo, xst[dc], xs, so, c, c, n) {
+				for i := range n {
+					for ch := range c {
+						x[xo+i+ch*xst[dc]] = xs[so+i*c+ch]
+					}
+				}
+			}
+		default:
 			for i := range n {
 				for ch := range c {
-					xs[so+i*sst[inner]+ch] = x[xo+i*xst[inner]+ch*xst[dc]]
+					if back {
+						x[xo+i*xst[inner]+ch*xst[dc]] = xs[so+i*sst[inner]+ch]
+					} else {
+						xs[so+i*sst[inner]+ch] = x[xo+i*xst[inner]+ch*xst[dc]]
+					}
 				}
 			}
 		}

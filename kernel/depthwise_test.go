@@ -147,7 +147,7 @@ func testDepthwiseWindows[T floatT](t *testing.T) {
 	}
 }
 
-// TestDwWidths: both vector widths of dwForward and dwFilter (AVX2, AVX-512), both dtypes,
+// TestDwWidths: both vector widths of dwForward, dwFilter and dwInput (AVX2, AVX-512), both dtypes,
 // give the Go loops' bits; a width the CPU lacks reports it and is skipped.
 func TestDwWidths(t *testing.T) {
 	testDwWidths[float64](t)
@@ -189,6 +189,23 @@ func testDwWidths[T floatT](t *testing.T) {
 		if !dwFilterVec(utab, x, vt, d, ld, acc, w) {
 			t.Fatalf("width %d: the forward ran, the filter did not", w)
 		}
+		// the input gradient into a copy of x: y[u + v …] += d[p …]·f[t …], points then taps
+		y, wantY := append([]T(nil), x...), append([]T(nil), x...)
+		if !dwInputVec(utab, y, vt, d, ld, f, ld, w) {
+			t.Fatalf("width %d: the forward ran, the input gradient did not", w)
+		}
+		for p, u := range utab {
+			for tap, v := range vt {
+				for l := range w {
+					wantY[u+v+int64(l)] += T(d[p*ld+l] * f[tap*ld+l])
+				}
+			}
+		}
+		for i := range wantY {
+			if y[i] != wantY[i] {
+				t.Fatalf("width %d input: element %d = %v, want %v", w, i, y[i], wantY[i])
+			}
+		}
 		ran++
 		for p, u := range utab {
 			for l := range w {
@@ -215,5 +232,84 @@ func testDwWidths[T floatT](t *testing.T) {
 	}
 	if hasVec && ran == 0 {
 		t.Errorf("no width ran on a CPU with AVX2")
+	}
+}
+
+// dwIndex is the element of x's shape the window access reaches at (p, c, t), or false out of
+// bounds.
+func dwIndex(dom []int, acc WinAccess, p, c, t int) (int, bool) {
+	pt := []int{p / (dom[1] * dom[2]), p / dom[2] % dom[1], p % dom[2], c, t / dom[5], t % dom[5]}
+	off := 0
+	for d := range acc.Shape {
+		v := acc.C0[d]
+		for j, co := range acc.Coef[d] {
+			v += co * int64(pt[j])
+		}
+		if v < 0 || v >= int64(acc.Shape[d]) {
+			return 0, false
+		}
+		off = off*acc.Shape[d] + int(v)
+	}
+	return off, true
+}
+
+// TestDepthwiseInput: the input gradient (SetInput) equals, bit for bit, the reference's
+// scatter of δ[p, c]·F[c, t] over the domain in order (out of bounds dropped), float32 and
+// float64, channels first and last, partial vectors, δ read across its channels (no
+// vectors), on one thread.
+func TestDepthwiseInput(t *testing.T) {
+	testDepthwiseInput[float64](t)
+	testDepthwiseInput[float32](t)
+}
+
+func testDepthwiseInput[T floatT](t *testing.T) {
+	rng := rand.New(rand.NewSource(12))
+	for _, d := range []dwwCase{
+		{2, 32, 6, 7, 3, 1, 1, false}, {1, 20, 5, 5, 3, 1, 1, true}, {2, 16, 9, 8, 3, 2, 1, false}, {1, 3, 4, 4, 5, 1, 2, false},
+	} {
+		for _, dview := range []int{0, 1} {
+			dom, acc := d.access()
+			P, C, K := dom[0]*dom[1]*dom[2], d.c, d.k*d.k
+			dl := make([]T, 2+P*C)
+			f := make([]T, C*K)
+			for i := range dl {
+				dl[i] = T(rng.NormFloat64())
+			}
+			for i := range f {
+				f[i] = T(rng.NormFloat64())
+			}
+			dO, dP, dC := 2, C, 1 // δ [P, C] after two unused elements, or [C, P]
+			if dview == 1 {
+				dO, dP, dC = 2, 1, P
+			}
+			want := make([]T, d.b*d.c*d.h*d.w)
+			for p := range P {
+				for c := range C {
+					for tap := range K {
+						if e, in := dwIndex(dom, acc, p, c, tap); in {
+							want[e] += T(dl[dO+p*dP+c*dC] * f[c*K+tap])
+						}
+					}
+				}
+			}
+			k, err := NewDepthwiseWindows(dom, 3, acc, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := k.SetInput(dO, dP, dC, 0, K, 1); err != nil {
+				t.Fatal(err)
+			}
+			got := make([]T, len(want))
+			for run := range 2 {
+				if err := k.Run(got, []any{dl, f}); err != nil {
+					t.Fatal(err)
+				}
+				for i := range want {
+					if math.Float64bits(float64(got[i])) != math.Float64bits(float64(want[i])) {
+						t.Fatalf("%+v δ view %d run %d: element %d = %v, want %v", d, dview, run, i, got[i], want[i])
+					}
+				}
+			}
+		}
 	}
 }

@@ -6636,6 +6636,52 @@ dwFilter9F64Z_points_done:
 	VZEROUPPER
 	RET
 
+// func dwInputF64Z(points int, utab *int64, y *float64, vt *int64, taps int, d *float64, ldd int, f *float64, ldf int)
+// Requires: AVX, AVX512F
+TEXT ·dwInputF64Z(SB), NOSPLIT, $0-72
+	MOVQ points+0(FP), AX
+	MOVQ utab+8(FP), CX
+	MOVQ d+40(FP), DX
+	MOVQ ldd+48(FP), BX
+	SHLQ $0x03, BX
+	MOVQ ldf+64(FP), SI
+	SHLQ $0x03, SI
+
+dwInputF64Z_points:
+	CMPQ    AX, $0x00000000
+	JE      dwInputF64Z_points_done
+	MOVQ    y+16(FP), R11
+	MOVQ    (CX), DI
+	LEAQ    (R11)(DI*8), DI
+	VMOVUPD (DX), Z0
+	MOVQ    vt+24(FP), R9
+	MOVQ    f+56(FP), R10
+	MOVQ    taps+32(FP), R11
+	MOVQ    R11, R8
+
+dwInputF64Z_taps:
+	CMPQ    R8, $0x00000000
+	JE      dwInputF64Z_taps_done
+	MOVQ    (R9), R11
+	VMULPD  (R10), Z0, Z1
+	VMOVUPD (DI)(R11*8), Z2
+	VADDPD  Z1, Z2, Z2
+	VMOVUPD Z2, (DI)(R11*8)
+	ADDQ    SI, R10
+	ADDQ    $0x00000008, R9
+	DECQ    R8
+	JMP     dwInputF64Z_taps
+
+dwInputF64Z_taps_done:
+	ADDQ BX, DX
+	ADDQ $0x00000008, CX
+	DECQ AX
+	JMP  dwInputF64Z_points
+
+dwInputF64Z_points_done:
+	VZEROUPPER
+	RET
+
 // func dwForwardF64Y(points int, utab *int64, x *float64, vt *int64, taps int, f *float64, ldf int, o *float64, ldo int)
 // Requires: AVX
 TEXT ·dwForwardF64Y(SB), NOSPLIT, $0-72
@@ -6856,6 +6902,52 @@ dwFilter9F64Y_points_done:
 	VMOVUPD Y6, 192(AX)
 	VMOVUPD Y7, 224(AX)
 	VMOVUPD Y8, 256(AX)
+	VZEROUPPER
+	RET
+
+// func dwInputF64Y(points int, utab *int64, y *float64, vt *int64, taps int, d *float64, ldd int, f *float64, ldf int)
+// Requires: AVX
+TEXT ·dwInputF64Y(SB), NOSPLIT, $0-72
+	MOVQ points+0(FP), AX
+	MOVQ utab+8(FP), CX
+	MOVQ d+40(FP), DX
+	MOVQ ldd+48(FP), BX
+	SHLQ $0x03, BX
+	MOVQ ldf+64(FP), SI
+	SHLQ $0x03, SI
+
+dwInputF64Y_points:
+	CMPQ    AX, $0x00000000
+	JE      dwInputF64Y_points_done
+	MOVQ    y+16(FP), R11
+	MOVQ    (CX), DI
+	LEAQ    (R11)(DI*8), DI
+	VMOVUPD (DX), Y0
+	MOVQ    vt+24(FP), R9
+	MOVQ    f+56(FP), R10
+	MOVQ    taps+32(FP), R11
+	MOVQ    R11, R8
+
+dwInputF64Y_taps:
+	CMPQ    R8, $0x00000000
+	JE      dwInputF64Y_taps_done
+	MOVQ    (R9), R11
+	VMULPD  (R10), Y0, Y1
+	VMOVUPD (DI)(R11*8), Y2
+	VADDPD  Y1, Y2, Y2
+	VMOVUPD Y2, (DI)(R11*8)
+	ADDQ    SI, R10
+	ADDQ    $0x00000008, R9
+	DECQ    R8
+	JMP     dwInputF64Y_taps
+
+dwInputF64Y_taps_done:
+	ADDQ BX, DX
+	ADDQ $0x00000008, CX
+	DECQ AX
+	JMP  dwInputF64Y_points
+
+dwInputF64Y_points_done:
 	VZEROUPPER
 	RET
 
@@ -9018,6 +9110,52 @@ dwFilter9F32Z_points_done:
 	VZEROUPPER
 	RET
 
+// func dwInputF32Z(points int, utab *int64, y *float32, vt *int64, taps int, d *float32, ldd int, f *float32, ldf int)
+// Requires: AVX, AVX512F
+TEXT ·dwInputF32Z(SB), NOSPLIT, $0-72
+	MOVQ points+0(FP), AX
+	MOVQ utab+8(FP), CX
+	MOVQ d+40(FP), DX
+	MOVQ ldd+48(FP), BX
+	SHLQ $0x02, BX
+	MOVQ ldf+64(FP), SI
+	SHLQ $0x02, SI
+
+dwInputF32Z_points:
+	CMPQ    AX, $0x00000000
+	JE      dwInputF32Z_points_done
+	MOVQ    y+16(FP), R11
+	MOVQ    (CX), DI
+	LEAQ    (R11)(DI*4), DI
+	VMOVUPS (DX), Z0
+	MOVQ    vt+24(FP), R9
+	MOVQ    f+56(FP), R10
+	MOVQ    taps+32(FP), R11
+	MOVQ    R11, R8
+
+dwInputF32Z_taps:
+	CMPQ    R8, $0x00000000
+	JE      dwInputF32Z_taps_done
+	MOVQ    (R9), R11
+	VMULPS  (R10), Z0, Z1
+	VMOVUPS (DI)(R11*4), Z2
+	VADDPS  Z1, Z2, Z2
+	VMOVUPS Z2, (DI)(R11*4)
+	ADDQ    SI, R10
+	ADDQ    $0x00000008, R9
+	DECQ    R8
+	JMP     dwInputF32Z_taps
+
+dwInputF32Z_taps_done:
+	ADDQ BX, DX
+	ADDQ $0x00000008, CX
+	DECQ AX
+	JMP  dwInputF32Z_points
+
+dwInputF32Z_points_done:
+	VZEROUPPER
+	RET
+
 // func dwForwardF32Y(points int, utab *int64, x *float32, vt *int64, taps int, f *float32, ldf int, o *float32, ldo int)
 // Requires: AVX
 TEXT ·dwForwardF32Y(SB), NOSPLIT, $0-72
@@ -9238,5 +9376,51 @@ dwFilter9F32Y_points_done:
 	VMOVUPS Y6, 192(AX)
 	VMOVUPS Y7, 224(AX)
 	VMOVUPS Y8, 256(AX)
+	VZEROUPPER
+	RET
+
+// func dwInputF32Y(points int, utab *int64, y *float32, vt *int64, taps int, d *float32, ldd int, f *float32, ldf int)
+// Requires: AVX
+TEXT ·dwInputF32Y(SB), NOSPLIT, $0-72
+	MOVQ points+0(FP), AX
+	MOVQ utab+8(FP), CX
+	MOVQ d+40(FP), DX
+	MOVQ ldd+48(FP), BX
+	SHLQ $0x02, BX
+	MOVQ ldf+64(FP), SI
+	SHLQ $0x02, SI
+
+dwInputF32Y_points:
+	CMPQ    AX, $0x00000000
+	JE      dwInputF32Y_points_done
+	MOVQ    y+16(FP), R11
+	MOVQ    (CX), DI
+	LEAQ    (R11)(DI*4), DI
+	VMOVUPS (DX), Y0
+	MOVQ    vt+24(FP), R9
+	MOVQ    f+56(FP), R10
+	MOVQ    taps+32(FP), R11
+	MOVQ    R11, R8
+
+dwInputF32Y_taps:
+	CMPQ    R8, $0x00000000
+	JE      dwInputF32Y_taps_done
+	MOVQ    (R9), R11
+	VMULPS  (R10), Y0, Y1
+	VMOVUPS (DI)(R11*4), Y2
+	VADDPS  Y1, Y2, Y2
+	VMOVUPS Y2, (DI)(R11*4)
+	ADDQ    SI, R10
+	ADDQ    $0x00000008, R9
+	DECQ    R8
+	JMP     dwInputF32Y_taps
+
+dwInputF32Y_taps_done:
+	ADDQ BX, DX
+	ADDQ $0x00000008, CX
+	DECQ AX
+	JMP  dwInputF32Y_points
+
+dwInputF32Y_points_done:
 	VZEROUPPER
 	RET

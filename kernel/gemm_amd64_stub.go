@@ -251,6 +251,11 @@ func dwFilterF64Z(points int, utab *int64, x *float64, vt *int64, taps int, d *f
 //go:noescape
 func dwFilter9F64Z(points int, utab *int64, x *float64, vt *[9]int64, d *float64, ldd int, acc *float64)
 
+// dwInputF64Z adds d[p·ldd …]·f[t·ldf …] (8 lanes, the product rounded first) into y[utab[p]+vt[t] …] for p < points and t < taps, in order.
+//
+//go:noescape
+func dwInputF64Z(points int, utab *int64, y *float64, vt *int64, taps int, d *float64, ldd int, f *float64, ldf int)
+
 // dwForwardF64Y stores into o[p·ldo …] the 4-lane sums over t < taps of x[utab[p]+vt[t] …]·f[t·ldf …] for p < points, each product rounded, added in order of t from +0; four points at a time (four independent chains of additions).
 //
 //go:noescape
@@ -265,6 +270,11 @@ func dwFilterF64Y(points int, utab *int64, x *float64, vt *int64, taps int, d *f
 //
 //go:noescape
 func dwFilter9F64Y(points int, utab *int64, x *float64, vt *[9]int64, d *float64, ldd int, acc *float64)
+
+// dwInputF64Y adds d[p·ldd …]·f[t·ldf …] (4 lanes, the product rounded first) into y[utab[p]+vt[t] …] for p < points and t < taps, in order.
+//
+//go:noescape
+func dwInputF64Y(points int, utab *int64, y *float64, vt *int64, taps int, d *float64, ldd int, f *float64, ldf int)
 
 // vecAddVVF32 sets dst[i] = x[i] + y[i] with AVX2 for i below n rounded down to a multiple of 8.
 func vecAddVVF32(dst *float32, x *float32, y *float32, n int)
@@ -408,6 +418,11 @@ func dwFilterF32Z(points int, utab *int64, x *float32, vt *int64, taps int, d *f
 //go:noescape
 func dwFilter9F32Z(points int, utab *int64, x *float32, vt *[9]int64, d *float32, ldd int, acc *float32)
 
+// dwInputF32Z adds d[p·ldd …]·f[t·ldf …] (16 lanes, the product rounded first) into y[utab[p]+vt[t] …] for p < points and t < taps, in order.
+//
+//go:noescape
+func dwInputF32Z(points int, utab *int64, y *float32, vt *int64, taps int, d *float32, ldd int, f *float32, ldf int)
+
 // dwForwardF32Y stores into o[p·ldo …] the 8-lane sums over t < taps of x[utab[p]+vt[t] …]·f[t·ldf …] for p < points, each product rounded, added in order of t from +0; four points at a time (four independent chains of additions).
 //
 //go:noescape
@@ -422,3 +437,8 @@ func dwFilterF32Y(points int, utab *int64, x *float32, vt *int64, taps int, d *f
 //
 //go:noescape
 func dwFilter9F32Y(points int, utab *int64, x *float32, vt *[9]int64, d *float32, ldd int, acc *float32)
+
+// dwInputF32Y adds d[p·ldd …]·f[t·ldf …] (8 lanes, the product rounded first) into y[utab[p]+vt[t] …] for p < points and t < taps, in order.
+//
+//go:noescape
+func dwInputF32Y(points int, utab *int64, y *float32, vt *int64, taps int, d *float32, ldd int, f *float32, ldf int)

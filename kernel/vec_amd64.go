@@ -722,3 +722,33 @@ func rowSumsVec[T numT](acc, x []T, ldx, n int) bool {
 	}
 	return true
 }
+
+// dwInputVec is dwInput* for w channels (an AVX2 vector, or with AVX-512 two): y[utab[p] +
+// vt[t] …] += d[p·ldd …]·f[t·ldf …] for p < len(utab), t < len(vt), in order; false (nothing
+// done) for another width. The caller has checked every index.
+func dwInputVec[T floatT](utab []int64, y []T, vt []int64, d []T, ldd int, f []T, ldf, w int) bool {
+	lanes := 32 / int(unsafe.Sizeof(T(0)))
+	if len(utab) == 0 || len(vt) == 0 || !hasVec || w != lanes && (w != 2*lanes || !cpu.X86.HasAVX512F) {
+		return false
+	}
+	avx512 := w == 2*lanes
+	switch y := any(y).(type) {
+	case []float32:
+		d, f := any(d).([]float32), any(f).([]float32)
+		if avx512 {
+			dwInputF32Z(len(utab), &utab[0], &y[0], &vt[0], len(vt), &d[0], ldd, &f[0], ldf)
+		} else {
+			dwInputF32Y(len(utab), &utab[0], &y[0], &vt[0], len(vt), &d[0], ldd, &f[0], ldf)
+		}
+	case []float64:
+		d, f := any(d).([]float64), any(f).([]float64)
+		if avx512 {
+			dwInputF64Z(len(utab), &utab[0], &y[0], &vt[0], len(vt), &d[0], ldd, &f[0], ldf)
+		} else {
+			dwInputF64Y(len(utab), &utab[0], &y[0], &vt[0], len(vt), &d[0], ldd, &f[0], ldf)
+		}
+	default:
+		return false
+	}
+	return true
+}

@@ -67,3 +67,7 @@ func dwFilterVec[T floatT](utab []int64, x []T, vt []int64, d []T, ldd int, acc 
 func rowSumsRows[T numT]() int { return 0 }
 
 func rowSumsVec[T numT](acc, x []T, ldx, n int) bool { return false }
+
+func dwInputVec[T floatT](utab []int64, y []T, vt []int64, d []T, ldd int, f []T, ldf, w int) bool {
+	return false
+}

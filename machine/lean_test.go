@@ -112,9 +112,8 @@ func sameBits(t *testing.T, what string, got, want []float64) {
 // TestLeanFiniteDifferences: a lean machine's gradients of a ResNet block stack and of a
 // MobileNet (float64) agree with central finite differences of the cost, run on the same lean
 // machine. On 9×9 maps the ResNet's input gradients (col2im) run as products of the filter
-// with the cotangent's windows (raise's windowCol2im), the MobileNet's depthwise input
-// gradients as products computed inside the scatter (kern.ScatterProduct), its depthwise
-// forward sums and filter gradients with the channels as vector lanes
+// with the cotangent's windows (raise's windowCol2im), the MobileNet's depthwise forward
+// sums and input and filter gradients with the channels as vector lanes
 // (kern.DepthwiseWindows), and the ResNet's forward convolutions and filter gradients read
 // their window matrices in place (kern.WindowMatMul): the test checks that they do, so the
 // differences check them too.
@@ -137,8 +136,8 @@ func TestLeanFiniteDifferences(t *testing.T) {
 			return ok && wk.Cols
 		}},
 		{"mobilenet", func() (*models.Model, error) { return models.MobileNet(G.Float64, 2, 9, 4, 1, 3, 9) }, func(k kern.Kernel) bool {
-			_, ok := k.(*kern.ScatterProduct)
-			return ok
+			dk, ok := k.(*kern.DepthwiseWindows)
+			return ok && dk.Input
 		}},
 		{"mobilenet filter gradients", func() (*models.Model, error) { return models.MobileNet(G.Float64, 2, 9, 4, 1, 3, 9) }, func(k kern.Kernel) bool {
 			dk, ok := k.(*kern.DepthwiseWindows)

@@ -271,6 +271,9 @@ func (pl *plan) productScatter(t *core.Scatter) (r ref, ok bool, err error) {
 	if !ok || prod.Op != core.OpMul || !prod.Type().Dtype.IsFloat() || len(t.Fn.Vars) != len(dom) {
 		return ref{}, false, nil
 	}
+	if r, ok, err := pl.depthwiseInput(t, prod, dom, reshaped); ok {
+		return r, true, err
+	}
 	prog, err := kern.CompileIndexFn(t.Fn)
 	if err != nil || len(prog.Frees) > 0 || len(t.Fn.Out) > len(t.Shape) {
 		return ref{}, false, nil

@@ -175,3 +175,60 @@ func (pl *plan) throughTranspose(o winOperand, g *core.Gather) winOperand {
 		return core.NewGather(g.Shape.Clone(), x, g.Fn)
 	}}
 }
+
+// depthwiseInput plans scatter sh (reshape dom (δ * F)) fn — a depthwise convolution's input
+// gradient, the products [P, C, T] scattered by the im2col's index function into the image
+// — as a kern.DepthwiseWindows (SetInput) when δ is a view constant over the taps and F one
+// constant over the points, the channel variable alone moves one image dimension, and the
+// domain has 4096 points; ok is false otherwise (productScatter's plan then applies).
+func (pl *plan) depthwiseInput(t *core.Scatter, prod *core.Binary, dom core.Shape, reshaped bool) (r ref, ok bool, err error) {
+	ps := prod.Type().Shape
+	if pl.vk != nil || pl.materialised || len(ps) != 3 || dom.Size() < 4096 {
+		return ref{}, false, nil
+	}
+	q := 1
+	for q < len(dom) && dom[:q].Size() < ps[0] {
+		q++
+	}
+	if q+1 >= len(dom) || dom[:q].Size() != ps[0] || dom[q] != ps[1] || dom[q+1:].Size() != ps[2] {
+		return ref{}, false, nil
+	}
+	acc, ok := affineAccess(t.Fn, t.Shape, len(dom))
+	if !ok {
+		return ref{}, false, nil
+	}
+	vd, vf := pl.uniform(pl.view(prod.X)), pl.uniform(pl.view(prod.Y))
+	if vd.strides[2] != 0 {
+		vd, vf = vf, vd
+	}
+	if vd.strides[2] != 0 || vf.strides[0] != 0 || vd.strides[0] < 0 || vd.strides[1] < 0 || vf.strides[1] < 0 || vf.strides[2] < 0 {
+		return ref{}, false, nil
+	}
+	k, err := kern.NewDepthwiseWindows(dom, q, acc, false)
+	if err != nil || k.SetInput(vd.offset, vd.strides[0], vd.strides[1], vf.offset, vf.strides[1], vf.strides[2]) != nil {
+		return ref{}, false, nil
+	}
+	views := []view{vd, vf}
+	r, err = pl.customAvoid(t, "depthwiseInput", bases(views), []*core.IndexFn{t.Fn}, func(vs []*core.Var) (core.Term, []*core.Var, error) {
+		w, err := wrapAll(views, vs)
+		if err != nil {
+			return nil, nil, err
+		}
+		x, y := w[0], w[1]
+		if pl.uniform(pl.view(prod.X)).strides[2] != 0 { // δ is the second factor
+			x, y = y, x
+		}
+		var p core.Term
+		if p, err = core.NewBinary(core.OpMul, x, y); err != nil {
+			return nil, nil, err
+		}
+		if reshaped {
+			if p, err = core.NewReshape(dom.Clone(), p); err != nil {
+				return nil, nil, err
+			}
+		}
+		s, err := core.NewScatter(t.Shape.Clone(), p, t.Fn)
+		return s, vs, err
+	}, k)
+	return r, true, err
+}

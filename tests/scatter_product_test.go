@@ -6,7 +6,9 @@ import (
 	"testing"
 
 	"github.com/bulkad/bulkad/core"
+	"github.com/bulkad/bulkad/core/tensors"
 	kern "github.com/bulkad/bulkad/kernel"
+	"github.com/bulkad/bulkad/raise"
 )
 
 // TestScatterProduct: a depthwise convolution's input gradient as a Gorgonia-built graph
@@ -15,7 +17,9 @@ import (
 // coarsely equals core.Eval bit for bit, with the product computed inside the scatter
 // (kern.ScatterProduct) and never materialised; so do the factors in the other order and
 // two factors that both vary along the taps. A product used by another result too is
-// materialised as before.
+// materialised as before. ScatterProduct is checked with the window products off
+// (raise.Options.Materialised); by default the larger cases run with the channels as vector
+// lanes (kern.DepthwiseWindows' input gradient), to the same bits.
 func TestScatterProduct(t *testing.T) {
 	cases := []struct {
 		name               string
@@ -39,9 +43,23 @@ func TestScatterProduct(t *testing.T) {
 		for _, dt := range []core.Dtype{core.Float64, core.Float32} {
 			what := fmt.Sprintf("%s %v", c.name, dt)
 			p := depthwiseGradProgram(t, dt, c.b, c.c, c.h, c.channelsLast, c.swap, c.tapsBoth, c.shared)
-			fused := planSteps(coarseSameBits(t, r, what, p), func(k kern.Kernel) bool { _, ok := k.(*kern.ScatterProduct); return ok })
+			args := randArgs(r, p)
+			want, err := tensors.EvalTuple(p, args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// window products off: ScatterProduct's own plan
+			g := raisedSameBits(t, what, p, args, want, raise.Options{Coarse: true, Materialised: true})
+			fused := planSteps(g, func(k kern.Kernel) bool { _, ok := k.(*kern.ScatterProduct); return ok })
 			if (fused > 0) != c.fused {
 				t.Errorf("%s: %d ScatterProduct steps, want them %v", what, fused, c.fused)
+			}
+			// by default: the channels as lanes (kern.DepthwiseWindows) where the domain has
+			// 4096 points and δ does not vary along the taps
+			g = raisedSameBits(t, what+" (default)", p, args, want, raise.Options{Coarse: true})
+			lanes := planSteps(g, func(k kern.Kernel) bool { dk, ok := k.(*kern.DepthwiseWindows); return ok && dk.Input })
+			if wantLanes := c.fused && !c.tapsBoth && c.b*c.h*c.h*c.c*9 >= 4096; (lanes > 0) != wantLanes {
+				t.Errorf("%s: %d DepthwiseWindows input steps, want them %v", what, lanes, wantLanes)
 			}
 		}
 	}

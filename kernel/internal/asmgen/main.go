@@ -90,6 +90,7 @@ func main() {
 			dwForward(f32, avx512)
 			dwFilter(f32, avx512)
 			dwFilter9(f32, avx512)
+			dwInput(f32, avx512)
 		}
 	}
 	Generate()

@@ -300,3 +300,55 @@ func dwFilter9(f32, avx512 bool) {
 	VZEROUPPER()
 	RET()
 }
+
+// dwInput emits func(points int, utab *int64, y *T, vt *int64, taps int, d *T, ldd int, f *T,
+// ldf int): for each point p in order and each tap t in order, y[utab[p] + vt[t] …] +=
+// d[p·ldd …]·f[t·ldf …], the product rounded first (a depthwise convolution's input gradient
+// with its channels as lanes, scattered into a staged image: kernel.DepthwiseWindows).
+func dwInput(f32, avx512 bool) {
+	typ, lanes, t := elemType(f32)
+	isa, vec := "Y", YMM
+	if avx512 {
+		isa, vec, lanes = "Z", ZMM, 2*lanes
+	}
+	name := fmt.Sprintf("dwInput%s%s", t, isa)
+	TEXT(name, NOSPLIT, fmt.Sprintf("func(points int, utab *int64, y *%s, vt *int64, taps int, d *%s, ldd int, f *%s, ldf int)", typ, typ, typ))
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s adds d[p·ldd …]·f[t·ldf …] (%d lanes, the product rounded first) into y[utab[p]+vt[t] …] for p < points and t < taps, in order.", name, lanes))
+	load, mul, add, shift := VMOVUPD, VMULPD, VADDPD, U8(3)
+	scale := uint8(8)
+	if f32 {
+		load, mul, add, shift, scale = VMOVUPS, VMULPS, VADDPS, U8(2), 4
+	}
+	points := Load(Param("points"), GP64())
+	utab := Load(Param("utab"), GP64())
+	d := Load(Param("d"), GP64())
+	ldd := Load(Param("ldd"), GP64())
+	SHLQ(shift, ldd)
+	ldf := Load(Param("ldf"), GP64())
+	SHLQ(shift, ldf)
+	base, tc, vp, fp, off := GP64(), GP64(), GP64(), GP64(), GP64()
+	countLoop(name+"_points", points, points, nil, 0, func() {
+		Load(Param("y"), off)
+		MOVQ(Mem{Base: utab}, base)
+		LEAQ(Mem{Base: off, Index: base, Scale: scale}, base)
+		dv := vec()
+		load(Mem{Base: d}, dv)
+		Load(Param("vt"), vp)
+		Load(Param("f"), fp)
+		Load(Param("taps"), off)
+		countLoop(name+"_taps", tc, off, []reg.Register{vp}, 8, func() {
+			MOVQ(Mem{Base: vp}, off)
+			pv, a := vec(), vec()
+			mul(Mem{Base: fp}, dv, pv)
+			load(Mem{Base: base, Index: off, Scale: scale}, a)
+			add(pv, a, a)
+			load(a, Mem{Base: base, Index: off, Scale: scale})
+			ADDQ(ldf, fp)
+		})
+		ADDQ(ldd, d)
+		ADDQ(U32(8), utab)
+	})
+	VZEROUPPER()
+	RET()
+}
