@@ -198,7 +198,8 @@ func (pl *plan) depthwiseInput(t *core.Scatter, prod *core.Binary, dom core.Shap
 		return ref{}, false, nil
 	}
 	vd, vf := pl.uniform(pl.view(prod.X)), pl.uniform(pl.view(prod.Y))
-	if vd.strides[2] != 0 {
+	swapped := vd.strides[2] != 0 // δ is the second factor
+	if swapped {
 		vd, vf = vf, vd
 	}
 	if vd.strides[2] != 0 || vf.strides[0] != 0 || vd.strides[0] < 0 || vd.strides[1] < 0 || vf.strides[1] < 0 || vf.strides[2] < 0 {
@@ -215,7 +216,7 @@ func (pl *plan) depthwiseInput(t *core.Scatter, prod *core.Binary, dom core.Shap
 			return nil, nil, err
 		}
 		x, y := w[0], w[1]
-		if pl.uniform(pl.view(prod.X)).strides[2] != 0 { // δ is the second factor
+		if swapped {
 			x, y = y, x
 		}
 		var p core.Term
