@@ -175,8 +175,13 @@ func depthwiseInput[T floatT](k *DepthwiseWindows, out, d, f []T) error {
 	if w > 0 && k.MC == 1 {
 		whole = c - c%w
 	}
-	for c0 := 0; c0 < whole; c0 += w {
-		dwInputVec(k.U, ys[c0:], k.V, d[k.MO+c0:], k.MP, ft[c0:], c, w)
+	if blocks := whole / max(w, 1); blocks > 0 {
+		// channel blocks split across goroutines: each writes its own lanes of ys
+		if work := costOf(p*whole*t, wFused); workers(blocks, work) > 1 {
+			inParallel(blocks, work, func(lo, hi int) { dwInputBlocks(k, ys, d, ft, w, lo, hi) })
+		} else {
+			dwInputBlocks(k, ys, d, ft, w, 0, blocks)
+		}
 	}
 	if whole < c {
 		for pt, u := range k.U {
@@ -258,20 +263,15 @@ func dwFilterRun[T floatT](k *DepthwiseWindows, o, xs, m []T) {
 	c, t := k.C, len(k.V)
 	w := dwWidth[T]()
 	whole := 0
-	if w > 0 && k.MC == 1 {
+	if w > 0 && k.MC == 1 && t*w <= dwAccMax {
 		whole = c - c%w
 	}
-	acc, kept := scratchOf[T](&k.acc, t*max(w, 1))
-	if kept {
-		defer k.acc.release()
-	}
-	for c0 := 0; c0 < whole; c0 += w {
-		clear(acc)
-		dwFilterVec(k.U, xs[c0:], k.V, m[k.MO+c0:], k.MP, acc, w)
-		for tap := range t {
-			for l := range w {
-				o[(c0+l)*t+tap] = acc[tap*w+l]
-			}
+	if blocks := whole / max(w, 1); blocks > 0 {
+		// channel blocks split across goroutines: each block's sums are its own
+		if work := costOf(len(k.U)*whole*t, wFused); workers(blocks, work) > 1 {
+			inParallel(blocks, work, func(lo, hi int) { dwFilterBlocks(k, o, xs, m, w, lo, hi) })
+		} else {
+			dwFilterBlocks(k, o, xs, m, w, 0, blocks)
 		}
 	}
 	for ch := whole; ch < c; ch++ {
@@ -281,6 +281,36 @@ func dwFilterRun[T floatT](k *DepthwiseWindows, o, xs, m []T) {
 				s += T(m[k.MO+p*k.MP+ch*k.MC] * xs[u+v+int64(ch)])
 			}
 			o[ch*t+tap] = s
+		}
+	}
+}
+
+// dwInputBlocks scatters the products of the channel blocks [lo, hi) (w channels each) into
+// the staged image ys.
+func dwInputBlocks[T floatT](k *DepthwiseWindows, ys, d, ft []T, w, lo, hi int) {
+	for c0 := lo * w; c0 < hi*w; c0 += w {
+		dwInputVec(k.U, ys[c0:], k.V, d[k.MO+c0:], k.MP, ft[c0:], k.C, w)
+	}
+}
+
+// dwAccMax bounds the filter gradient's sums of one block of channels (taps × lanes), kept on
+// the stack.
+const dwAccMax = 512
+
+// dwFilterBlocks computes the filter gradient of the channel blocks [lo, hi) (w channels
+// each).
+func dwFilterBlocks[T floatT](k *DepthwiseWindows, o, xs, m []T, w, lo, hi int) {
+	t := len(k.V)
+	var buf [dwAccMax]T
+	acc := buf[:t*w]
+	for b := lo; b < hi; b++ {
+		c0 := b * w
+		clear(acc)
+		dwFilterVec(k.U, xs[c0:], k.V, m[k.MO+c0:], k.MP, acc, w)
+		for tap := range t {
+			for l := range w {
+				o[(c0+l)*t+tap] = acc[tap*w+l]
+			}
 		}
 	}
 }

@@ -313,3 +313,52 @@ func testDepthwiseInput[T floatT](t *testing.T) {
 		}
 	}
 }
+
+// TestDepthwiseSplits: the three depthwise products split across goroutines (points for the
+// forward, channel blocks for the two gradients) give the bits of one goroutine.
+func TestDepthwiseSplits(t *testing.T) {
+	d := dwwCase{16, 64, 12, 12, 3, 1, 1, false} // enough work to split (parallelMin)
+	dom, acc := d.access()
+	rng := rand.New(rand.NewSource(13))
+	P, C, K := dom[0]*dom[1]*dom[2], d.c, 9
+	x := make([]float32, d.b*d.c*d.h*d.w)
+	m := make([]float32, P*C)
+	f := make([]float32, C*K)
+	for _, s := range [][]float32{x, m, f} {
+		for i := range s {
+			s[i] = float32(rng.NormFloat64())
+		}
+	}
+	fwd, _ := NewDepthwiseWindows(dom, 3, acc, false)
+	fwd.SetView(0, 0, K, 1, 0, 0)
+	filt, _ := NewDepthwiseWindows(dom, 3, acc, true)
+	filt.SetView(0, C, 1, 0, C*K, 0)
+	in, _ := NewDepthwiseWindows(dom, 3, acc, false)
+	in.SetInput(0, C, 1, 0, K, 1)
+	for _, c := range []struct {
+		name string
+		k    *DepthwiseWindows
+		n    int
+		ins  []any
+	}{{"forward", fwd, P * C, []any{x, f}}, {"filter", filt, C * K, []any{x, m}}, {"input", in, len(x), []any{m, f}}} {
+		var first []float32
+		for _, procs := range []int{1, 2, 3} {
+			prev := runtime.GOMAXPROCS(procs)
+			got := make([]float32, c.n)
+			err := c.k.Run(got, c.ins)
+			runtime.GOMAXPROCS(prev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if procs == 1 {
+				first = got
+				continue
+			}
+			for i := range got {
+				if math.Float32bits(got[i]) != math.Float32bits(first[i]) {
+					t.Fatalf("%s at %d goroutines: element %d = %v, one goroutine %v", c.name, procs, i, got[i], first[i])
+				}
+			}
+		}
+	}
+}
