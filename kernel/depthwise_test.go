@@ -30,21 +30,10 @@ func (d dwwCase) access() (dom []int, acc WinAccess) {
 
 // dwWindow is the window element (p, c, t) of x: the gather's value, zero out of bounds.
 func dwWindow[T floatT](dom []int, acc WinAccess, x []T, p, c, t int) T {
-	nt := dom[4] * dom[5]
-	pt := []int{p / (dom[1] * dom[2]), p / dom[2] % dom[1], p % dom[2], c, t / dom[5], t % dom[5]}
-	_ = nt
-	off := 0
-	for d := range acc.Shape {
-		v := acc.C0[d]
-		for j, co := range acc.Coef[d] {
-			v += co * int64(pt[j])
-		}
-		if v < 0 || v >= int64(acc.Shape[d]) {
-			return 0
-		}
-		off = off*acc.Shape[d] + int(v)
+	if e, in := dwIndex(dom, acc, p, c, t); in {
+		return x[e]
 	}
-	return x[off]
+	return 0
 }
 
 // TestDepthwiseWindows: the forward sums and the filter gradient equal, bit for bit, the

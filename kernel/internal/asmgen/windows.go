@@ -91,25 +91,44 @@ func winDot(f32, avx512 bool, nvec int) {
 	RET()
 }
 
+// dwISA is what the depthwise generators need of an element type and an instruction set:
+// the Go type, the lanes of a vector, the name suffix, the vectors, and the instructions.
+type dwISA struct {
+	typ, suffix     string
+	lanes, vecBytes int
+	vec             func() reg.VecVirtual
+	load, mul, add  func(...Op)
+	xor             func(...Op)
+	shift           U8
+	scale           uint8
+}
+
+// dwISAOf is the dwISA of float32 or float64 with AVX-512 (ZMM, suffix "Z") or AVX2 (YMM, "Y").
+func dwISAOf(f32, avx512 bool) dwISA {
+	typ, lanes, t := elemType(f32)
+	d := dwISA{typ: typ, lanes: lanes, suffix: t + "Y", vecBytes: 32, vec: YMM,
+		load: VMOVUPD, mul: VMULPD, add: VADDPD, xor: VXORPD, shift: U8(3), scale: 8}
+	if avx512 {
+		d.lanes, d.suffix, d.vecBytes, d.vec = 2*lanes, t+"Z", 64, ZMM
+	}
+	if f32 {
+		d.load, d.mul, d.add, d.xor, d.shift, d.scale = VMOVUPS, VMULPS, VADDPS, VXORPS, U8(2), 4
+	}
+	return d
+}
+
 // dwForward emits func(points int, utab *int64, x *T, vt *int64, taps int, f *T, ldf int, o
 // *T, ldo int): for each point p, the vector o[p·ldo …] = Σ_t x[utab[p] + vt[t] …]·f[t·ldf …],
 // each product rounded, then added in order of t from +0 (a depthwise convolution's
 // forward sums with its channels as lanes: kernel.DepthwiseWindows).
 func dwForward(f32, avx512 bool) {
-	typ, lanes, t := elemType(f32)
-	isa, vec := "Y", YMM
-	if avx512 {
-		isa, vec, lanes = "Z", ZMM, 2*lanes
-	}
-	name := fmt.Sprintf("dwForward%s%s", t, isa)
+	is := dwISAOf(f32, avx512)
+	typ, lanes, vec := is.typ, is.lanes, is.vec
+	name := "dwForward" + is.suffix
 	TEXT(name, NOSPLIT, fmt.Sprintf("func(points int, utab *int64, x *%s, vt *int64, taps int, f *%s, ldf int, o *%s, ldo int)", typ, typ, typ))
 	Pragma("noescape")
 	Doc(fmt.Sprintf("%s stores into o[p·ldo …] the %d-lane sums over t < taps of x[utab[p]+vt[t] …]·f[t·ldf …] for p < points, each product rounded, added in order of t from +0; four points at a time (four independent chains of additions).", name, lanes))
-	load, mul, add, xor, shift := VMOVUPD, VMULPD, VADDPD, VXORPD, U8(3)
-	scale := uint8(8)
-	if f32 {
-		load, mul, add, xor, shift, scale = VMOVUPS, VMULPS, VADDPS, VXORPS, U8(2), 4
-	}
+	load, mul, add, xor, shift, scale := is.load, is.mul, is.add, is.xor, is.shift, is.scale
 	// registers: the parameters used in the loops only are reloaded from the frame where
 	// needed (twelve general registers are live at most)
 	utab := Load(Param("utab"), GP64())
@@ -200,20 +219,13 @@ func dwForward(f32, avx512 bool) {
 // vt[t] …], the product rounded first (a depthwise convolution's filter gradient with its
 // channels as lanes: kernel.DepthwiseWindows).
 func dwFilter(f32, avx512 bool) {
-	typ, lanes, t := elemType(f32)
-	isa, vec, vecBytes := "Y", YMM, 32
-	if avx512 {
-		isa, vec, vecBytes, lanes = "Z", ZMM, 64, 2*lanes
-	}
-	name := fmt.Sprintf("dwFilter%s%s", t, isa)
+	is := dwISAOf(f32, avx512)
+	typ, lanes, vec, vecBytes := is.typ, is.lanes, is.vec, is.vecBytes
+	name := "dwFilter" + is.suffix
 	TEXT(name, NOSPLIT, fmt.Sprintf("func(points int, utab *int64, x *%s, vt *int64, taps int, d *%s, ldd int, acc *%s)", typ, typ, typ))
 	Pragma("noescape")
 	Doc(fmt.Sprintf("%s adds d[p·ldd …]·x[utab[p]+vt[t] …] (%d lanes, the product rounded first) into acc[t·%d …] for p < points in order and t < taps.", name, lanes, lanes))
-	load, mul, add, shift := VMOVUPD, VMULPD, VADDPD, U8(3)
-	scale := uint8(8)
-	if f32 {
-		load, mul, add, shift, scale = VMOVUPS, VMULPS, VADDPS, U8(2), 4
-	}
+	load, mul, add, shift, scale := is.load, is.mul, is.add, is.shift, is.scale
 	points := Load(Param("points"), GP64())
 	utab := Load(Param("utab"), GP64())
 	x := Load(Param("x"), GP64())
@@ -252,20 +264,13 @@ func dwFilter(f32, avx512 bool) {
 // func(points int, utab *int64, x *T, vt *[9]int64, d *T, ldd int, acc *T), acc read
 // before the points and written after.
 func dwFilter9(f32, avx512 bool) {
-	typ, lanes, t := elemType(f32)
-	isa, vec, vecBytes := "Y", YMM, 32
-	if avx512 {
-		isa, vec, vecBytes, lanes = "Z", ZMM, 64, 2*lanes
-	}
-	name := fmt.Sprintf("dwFilter9%s%s", t, isa)
+	is := dwISAOf(f32, avx512)
+	typ, lanes, vec, vecBytes := is.typ, is.lanes, is.vec, is.vecBytes
+	name := "dwFilter9" + is.suffix
 	TEXT(name, NOSPLIT, fmt.Sprintf("func(points int, utab *int64, x *%s, vt *[9]int64, d *%s, ldd int, acc *%s)", typ, typ, typ))
 	Pragma("noescape")
 	Doc(fmt.Sprintf("%s adds d[p·ldd …]·x[utab[p]+vt[t] …] (%d lanes, the product rounded first) into acc[t·%d …] for p < points in order and the nine taps t, the sums held in registers.", name, lanes, lanes))
-	load, mul, add, shift := VMOVUPD, VMULPD, VADDPD, U8(3)
-	scale := uint8(8)
-	if f32 {
-		load, mul, add, shift, scale = VMOVUPS, VMULPS, VADDPS, U8(2), 4
-	}
+	load, mul, add, shift, scale := is.load, is.mul, is.add, is.shift, is.scale
 	acc := Load(Param("acc"), GP64())
 	sums := make([]reg.VecVirtual, 9)
 	for i := range sums {
@@ -306,20 +311,13 @@ func dwFilter9(f32, avx512 bool) {
 // d[p·ldd …]·f[t·ldf …], the product rounded first (a depthwise convolution's input gradient
 // with its channels as lanes, scattered into a staged image: kernel.DepthwiseWindows).
 func dwInput(f32, avx512 bool) {
-	typ, lanes, t := elemType(f32)
-	isa, vec := "Y", YMM
-	if avx512 {
-		isa, vec, lanes = "Z", ZMM, 2*lanes
-	}
-	name := fmt.Sprintf("dwInput%s%s", t, isa)
+	is := dwISAOf(f32, avx512)
+	typ, lanes, vec := is.typ, is.lanes, is.vec
+	name := "dwInput" + is.suffix
 	TEXT(name, NOSPLIT, fmt.Sprintf("func(points int, utab *int64, y *%s, vt *int64, taps int, d *%s, ldd int, f *%s, ldf int)", typ, typ, typ))
 	Pragma("noescape")
 	Doc(fmt.Sprintf("%s adds d[p·ldd …]·f[t·ldf …] (%d lanes, the product rounded first) into y[utab[p]+vt[t] …] for p < points and t < taps, in order.", name, lanes))
-	load, mul, add, shift := VMOVUPD, VMULPD, VADDPD, U8(3)
-	scale := uint8(8)
-	if f32 {
-		load, mul, add, shift, scale = VMOVUPS, VMULPS, VADDPS, U8(2), 4
-	}
+	load, mul, add, shift, scale := is.load, is.mul, is.add, is.shift, is.scale
 	points := Load(Param("points"), GP64())
 	utab := Load(Param("utab"), GP64())
 	d := Load(Param("d"), GP64())
