@@ -5556,6 +5556,164 @@ colSum4F64_done:
 	VZEROUPPER
 	RET
 
+// func colSum5F64(dst *float64, x *float64, ldx int, rows int)
+// Requires: AVX
+TEXT ·colSum5F64(SB), NOSPLIT, $0-32
+	MOVQ    dst+0(FP), AX
+	MOVQ    x+8(FP), CX
+	MOVQ    ldx+16(FP), DX
+	MOVQ    rows+24(FP), BX
+	SHLQ    $0x03, DX
+	VMOVUPD (AX), Y0
+	VMOVUPD 32(AX), Y1
+	VMOVUPD 64(AX), Y2
+	VMOVUPD 96(AX), Y3
+	VMOVUPD 128(AX), Y4
+
+colSum5F64_loop:
+	CMPQ   BX, $0x00000000
+	JE     colSum5F64_done
+	VADDPD (CX), Y0, Y0
+	VADDPD 32(CX), Y1, Y1
+	VADDPD 64(CX), Y2, Y2
+	VADDPD 96(CX), Y3, Y3
+	VADDPD 128(CX), Y4, Y4
+	ADDQ   DX, CX
+	DECQ   BX
+	JMP    colSum5F64_loop
+
+colSum5F64_done:
+	VMOVUPD Y0, (AX)
+	VMOVUPD Y1, 32(AX)
+	VMOVUPD Y2, 64(AX)
+	VMOVUPD Y3, 96(AX)
+	VMOVUPD Y4, 128(AX)
+	VZEROUPPER
+	RET
+
+// func colSum6F64(dst *float64, x *float64, ldx int, rows int)
+// Requires: AVX
+TEXT ·colSum6F64(SB), NOSPLIT, $0-32
+	MOVQ    dst+0(FP), AX
+	MOVQ    x+8(FP), CX
+	MOVQ    ldx+16(FP), DX
+	MOVQ    rows+24(FP), BX
+	SHLQ    $0x03, DX
+	VMOVUPD (AX), Y0
+	VMOVUPD 32(AX), Y1
+	VMOVUPD 64(AX), Y2
+	VMOVUPD 96(AX), Y3
+	VMOVUPD 128(AX), Y4
+	VMOVUPD 160(AX), Y5
+
+colSum6F64_loop:
+	CMPQ   BX, $0x00000000
+	JE     colSum6F64_done
+	VADDPD (CX), Y0, Y0
+	VADDPD 32(CX), Y1, Y1
+	VADDPD 64(CX), Y2, Y2
+	VADDPD 96(CX), Y3, Y3
+	VADDPD 128(CX), Y4, Y4
+	VADDPD 160(CX), Y5, Y5
+	ADDQ   DX, CX
+	DECQ   BX
+	JMP    colSum6F64_loop
+
+colSum6F64_done:
+	VMOVUPD Y0, (AX)
+	VMOVUPD Y1, 32(AX)
+	VMOVUPD Y2, 64(AX)
+	VMOVUPD Y3, 96(AX)
+	VMOVUPD Y4, 128(AX)
+	VMOVUPD Y5, 160(AX)
+	VZEROUPPER
+	RET
+
+// func colSum7F64(dst *float64, x *float64, ldx int, rows int)
+// Requires: AVX
+TEXT ·colSum7F64(SB), NOSPLIT, $0-32
+	MOVQ    dst+0(FP), AX
+	MOVQ    x+8(FP), CX
+	MOVQ    ldx+16(FP), DX
+	MOVQ    rows+24(FP), BX
+	SHLQ    $0x03, DX
+	VMOVUPD (AX), Y0
+	VMOVUPD 32(AX), Y1
+	VMOVUPD 64(AX), Y2
+	VMOVUPD 96(AX), Y3
+	VMOVUPD 128(AX), Y4
+	VMOVUPD 160(AX), Y5
+	VMOVUPD 192(AX), Y6
+
+colSum7F64_loop:
+	CMPQ   BX, $0x00000000
+	JE     colSum7F64_done
+	VADDPD (CX), Y0, Y0
+	VADDPD 32(CX), Y1, Y1
+	VADDPD 64(CX), Y2, Y2
+	VADDPD 96(CX), Y3, Y3
+	VADDPD 128(CX), Y4, Y4
+	VADDPD 160(CX), Y5, Y5
+	VADDPD 192(CX), Y6, Y6
+	ADDQ   DX, CX
+	DECQ   BX
+	JMP    colSum7F64_loop
+
+colSum7F64_done:
+	VMOVUPD Y0, (AX)
+	VMOVUPD Y1, 32(AX)
+	VMOVUPD Y2, 64(AX)
+	VMOVUPD Y3, 96(AX)
+	VMOVUPD Y4, 128(AX)
+	VMOVUPD Y5, 160(AX)
+	VMOVUPD Y6, 192(AX)
+	VZEROUPPER
+	RET
+
+// func colSum8F64(dst *float64, x *float64, ldx int, rows int)
+// Requires: AVX
+TEXT ·colSum8F64(SB), NOSPLIT, $0-32
+	MOVQ    dst+0(FP), AX
+	MOVQ    x+8(FP), CX
+	MOVQ    ldx+16(FP), DX
+	MOVQ    rows+24(FP), BX
+	SHLQ    $0x03, DX
+	VMOVUPD (AX), Y0
+	VMOVUPD 32(AX), Y1
+	VMOVUPD 64(AX), Y2
+	VMOVUPD 96(AX), Y3
+	VMOVUPD 128(AX), Y4
+	VMOVUPD 160(AX), Y5
+	VMOVUPD 192(AX), Y6
+	VMOVUPD 224(AX), Y7
+
+colSum8F64_loop:
+	CMPQ   BX, $0x00000000
+	JE     colSum8F64_done
+	VADDPD (CX), Y0, Y0
+	VADDPD 32(CX), Y1, Y1
+	VADDPD 64(CX), Y2, Y2
+	VADDPD 96(CX), Y3, Y3
+	VADDPD 128(CX), Y4, Y4
+	VADDPD 160(CX), Y5, Y5
+	VADDPD 192(CX), Y6, Y6
+	VADDPD 224(CX), Y7, Y7
+	ADDQ   DX, CX
+	DECQ   BX
+	JMP    colSum8F64_loop
+
+colSum8F64_done:
+	VMOVUPD Y0, (AX)
+	VMOVUPD Y1, 32(AX)
+	VMOVUPD Y2, 64(AX)
+	VMOVUPD Y3, 96(AX)
+	VMOVUPD Y4, 128(AX)
+	VMOVUPD Y5, 160(AX)
+	VMOVUPD Y6, 192(AX)
+	VMOVUPD Y7, 224(AX)
+	VZEROUPPER
+	RET
+
 // func transposeBlockF64(dst *float64, ldd int, src *float64, lds int)
 // Requires: AVX
 TEXT ·transposeBlockF64(SB), NOSPLIT, $0-32
@@ -7948,6 +8106,164 @@ colSum4F32_done:
 	VMOVUPS Y1, 32(AX)
 	VMOVUPS Y2, 64(AX)
 	VMOVUPS Y3, 96(AX)
+	VZEROUPPER
+	RET
+
+// func colSum5F32(dst *float32, x *float32, ldx int, rows int)
+// Requires: AVX
+TEXT ·colSum5F32(SB), NOSPLIT, $0-32
+	MOVQ    dst+0(FP), AX
+	MOVQ    x+8(FP), CX
+	MOVQ    ldx+16(FP), DX
+	MOVQ    rows+24(FP), BX
+	SHLQ    $0x02, DX
+	VMOVUPS (AX), Y0
+	VMOVUPS 32(AX), Y1
+	VMOVUPS 64(AX), Y2
+	VMOVUPS 96(AX), Y3
+	VMOVUPS 128(AX), Y4
+
+colSum5F32_loop:
+	CMPQ   BX, $0x00000000
+	JE     colSum5F32_done
+	VADDPS (CX), Y0, Y0
+	VADDPS 32(CX), Y1, Y1
+	VADDPS 64(CX), Y2, Y2
+	VADDPS 96(CX), Y3, Y3
+	VADDPS 128(CX), Y4, Y4
+	ADDQ   DX, CX
+	DECQ   BX
+	JMP    colSum5F32_loop
+
+colSum5F32_done:
+	VMOVUPS Y0, (AX)
+	VMOVUPS Y1, 32(AX)
+	VMOVUPS Y2, 64(AX)
+	VMOVUPS Y3, 96(AX)
+	VMOVUPS Y4, 128(AX)
+	VZEROUPPER
+	RET
+
+// func colSum6F32(dst *float32, x *float32, ldx int, rows int)
+// Requires: AVX
+TEXT ·colSum6F32(SB), NOSPLIT, $0-32
+	MOVQ    dst+0(FP), AX
+	MOVQ    x+8(FP), CX
+	MOVQ    ldx+16(FP), DX
+	MOVQ    rows+24(FP), BX
+	SHLQ    $0x02, DX
+	VMOVUPS (AX), Y0
+	VMOVUPS 32(AX), Y1
+	VMOVUPS 64(AX), Y2
+	VMOVUPS 96(AX), Y3
+	VMOVUPS 128(AX), Y4
+	VMOVUPS 160(AX), Y5
+
+colSum6F32_loop:
+	CMPQ   BX, $0x00000000
+	JE     colSum6F32_done
+	VADDPS (CX), Y0, Y0
+	VADDPS 32(CX), Y1, Y1
+	VADDPS 64(CX), Y2, Y2
+	VADDPS 96(CX), Y3, Y3
+	VADDPS 128(CX), Y4, Y4
+	VADDPS 160(CX), Y5, Y5
+	ADDQ   DX, CX
+	DECQ   BX
+	JMP    colSum6F32_loop
+
+colSum6F32_done:
+	VMOVUPS Y0, (AX)
+	VMOVUPS Y1, 32(AX)
+	VMOVUPS Y2, 64(AX)
+	VMOVUPS Y3, 96(AX)
+	VMOVUPS Y4, 128(AX)
+	VMOVUPS Y5, 160(AX)
+	VZEROUPPER
+	RET
+
+// func colSum7F32(dst *float32, x *float32, ldx int, rows int)
+// Requires: AVX
+TEXT ·colSum7F32(SB), NOSPLIT, $0-32
+	MOVQ    dst+0(FP), AX
+	MOVQ    x+8(FP), CX
+	MOVQ    ldx+16(FP), DX
+	MOVQ    rows+24(FP), BX
+	SHLQ    $0x02, DX
+	VMOVUPS (AX), Y0
+	VMOVUPS 32(AX), Y1
+	VMOVUPS 64(AX), Y2
+	VMOVUPS 96(AX), Y3
+	VMOVUPS 128(AX), Y4
+	VMOVUPS 160(AX), Y5
+	VMOVUPS 192(AX), Y6
+
+colSum7F32_loop:
+	CMPQ   BX, $0x00000000
+	JE     colSum7F32_done
+	VADDPS (CX), Y0, Y0
+	VADDPS 32(CX), Y1, Y1
+	VADDPS 64(CX), Y2, Y2
+	VADDPS 96(CX), Y3, Y3
+	VADDPS 128(CX), Y4, Y4
+	VADDPS 160(CX), Y5, Y5
+	VADDPS 192(CX), Y6, Y6
+	ADDQ   DX, CX
+	DECQ   BX
+	JMP    colSum7F32_loop
+
+colSum7F32_done:
+	VMOVUPS Y0, (AX)
+	VMOVUPS Y1, 32(AX)
+	VMOVUPS Y2, 64(AX)
+	VMOVUPS Y3, 96(AX)
+	VMOVUPS Y4, 128(AX)
+	VMOVUPS Y5, 160(AX)
+	VMOVUPS Y6, 192(AX)
+	VZEROUPPER
+	RET
+
+// func colSum8F32(dst *float32, x *float32, ldx int, rows int)
+// Requires: AVX
+TEXT ·colSum8F32(SB), NOSPLIT, $0-32
+	MOVQ    dst+0(FP), AX
+	MOVQ    x+8(FP), CX
+	MOVQ    ldx+16(FP), DX
+	MOVQ    rows+24(FP), BX
+	SHLQ    $0x02, DX
+	VMOVUPS (AX), Y0
+	VMOVUPS 32(AX), Y1
+	VMOVUPS 64(AX), Y2
+	VMOVUPS 96(AX), Y3
+	VMOVUPS 128(AX), Y4
+	VMOVUPS 160(AX), Y5
+	VMOVUPS 192(AX), Y6
+	VMOVUPS 224(AX), Y7
+
+colSum8F32_loop:
+	CMPQ   BX, $0x00000000
+	JE     colSum8F32_done
+	VADDPS (CX), Y0, Y0
+	VADDPS 32(CX), Y1, Y1
+	VADDPS 64(CX), Y2, Y2
+	VADDPS 96(CX), Y3, Y3
+	VADDPS 128(CX), Y4, Y4
+	VADDPS 160(CX), Y5, Y5
+	VADDPS 192(CX), Y6, Y6
+	VADDPS 224(CX), Y7, Y7
+	ADDQ   DX, CX
+	DECQ   BX
+	JMP    colSum8F32_loop
+
+colSum8F32_done:
+	VMOVUPS Y0, (AX)
+	VMOVUPS Y1, 32(AX)
+	VMOVUPS Y2, 64(AX)
+	VMOVUPS Y3, 96(AX)
+	VMOVUPS Y4, 128(AX)
+	VMOVUPS Y5, 160(AX)
+	VMOVUPS Y6, 192(AX)
+	VMOVUPS Y7, 224(AX)
 	VZEROUPPER
 	RET
 

@@ -199,6 +199,18 @@ func colSum3F64(dst *float64, x *float64, ldx int, rows int)
 // colSum4F64 adds the sum of the rows (ldx elements apart, rows of them) of the first 4 YMM vectors of columns of x into dst with AVX2, each column summed in the order of the rows.
 func colSum4F64(dst *float64, x *float64, ldx int, rows int)
 
+// colSum5F64 adds the sum of the rows (ldx elements apart, rows of them) of the first 5 YMM vectors of columns of x into dst with AVX2, each column summed in the order of the rows.
+func colSum5F64(dst *float64, x *float64, ldx int, rows int)
+
+// colSum6F64 adds the sum of the rows (ldx elements apart, rows of them) of the first 6 YMM vectors of columns of x into dst with AVX2, each column summed in the order of the rows.
+func colSum6F64(dst *float64, x *float64, ldx int, rows int)
+
+// colSum7F64 adds the sum of the rows (ldx elements apart, rows of them) of the first 7 YMM vectors of columns of x into dst with AVX2, each column summed in the order of the rows.
+func colSum7F64(dst *float64, x *float64, ldx int, rows int)
+
+// colSum8F64 adds the sum of the rows (ldx elements apart, rows of them) of the first 8 YMM vectors of columns of x into dst with AVX2, each column summed in the order of the rows.
+func colSum8F64(dst *float64, x *float64, ldx int, rows int)
+
 // transposeBlockF64 writes the 4×4 block of src (rows lds elements apart) transposed into dst (rows ldd apart) with AVX.
 //
 //go:noescape
@@ -365,6 +377,18 @@ func colSum3F32(dst *float32, x *float32, ldx int, rows int)
 
 // colSum4F32 adds the sum of the rows (ldx elements apart, rows of them) of the first 4 YMM vectors of columns of x into dst with AVX2, each column summed in the order of the rows.
 func colSum4F32(dst *float32, x *float32, ldx int, rows int)
+
+// colSum5F32 adds the sum of the rows (ldx elements apart, rows of them) of the first 5 YMM vectors of columns of x into dst with AVX2, each column summed in the order of the rows.
+func colSum5F32(dst *float32, x *float32, ldx int, rows int)
+
+// colSum6F32 adds the sum of the rows (ldx elements apart, rows of them) of the first 6 YMM vectors of columns of x into dst with AVX2, each column summed in the order of the rows.
+func colSum6F32(dst *float32, x *float32, ldx int, rows int)
+
+// colSum7F32 adds the sum of the rows (ldx elements apart, rows of them) of the first 7 YMM vectors of columns of x into dst with AVX2, each column summed in the order of the rows.
+func colSum7F32(dst *float32, x *float32, ldx int, rows int)
+
+// colSum8F32 adds the sum of the rows (ldx elements apart, rows of them) of the first 8 YMM vectors of columns of x into dst with AVX2, each column summed in the order of the rows.
+func colSum8F32(dst *float32, x *float32, ldx int, rows int)
 
 // transposeBlockF32 writes the 8×8 block of src (rows lds elements apart) transposed into dst (rows ldd apart) with AVX.
 //

@@ -403,23 +403,24 @@ func simdColSum[T numT](dst, x []T, ldx, rows int) int {
 	switch d := any(dst).(type) {
 	case []float32:
 		xs := any(x).([]float32)
-		return colSumVec(d, xs, ldx, rows, 8, [4]func(*float32, *float32, int, int){colSum1F32, colSum2F32, colSum3F32, colSum4F32})
+		return colSumVec(d, xs, ldx, rows, 8, [8]func(*float32, *float32, int, int){colSum1F32, colSum2F32, colSum3F32, colSum4F32, colSum5F32, colSum6F32, colSum7F32, colSum8F32})
 	case []float64:
 		xs := any(x).([]float64)
-		return colSumVec(d, xs, ldx, rows, 4, [4]func(*float64, *float64, int, int){colSum1F64, colSum2F64, colSum3F64, colSum4F64})
+		return colSumVec(d, xs, ldx, rows, 4, [8]func(*float64, *float64, int, int){colSum1F64, colSum2F64, colSum3F64, colSum4F64, colSum5F64, colSum6F64, colSum7F64, colSum8F64})
 	}
 	return 0
 }
 
 // colSumVec is simdColSum for one float type: lanes elements a vector, f[k-1] the kernel of k
-// vectors.
-func colSumVec[F float32 | float64](d, x []F, ldx, rows, lanes int, f [4]func(*F, *F, int, int)) int {
+// vectors (up to eight in one pass over the rows: 32 float64 channels of a batch norm were
+// two passes, 110 µs a sum of 8192 rows, four times float32's).
+func colSumVec[F float32 | float64](d, x []F, ldx, rows, lanes int, f [8]func(*F, *F, int, int)) int {
 	n := len(d) - len(d)%lanes
 	if n == 0 || len(x) < (rows-1)*ldx+len(d) {
 		return 0
 	}
 	for j := 0; j < n; {
-		k := min((n-j)/lanes, 4)
+		k := min((n-j)/lanes, 8)
 		f[k-1](&d[j], &x[j], ldx, rows)
 		j += k * lanes
 	}

@@ -74,7 +74,7 @@ func main() {
 			cmpVS(cmp, f32)
 		}
 		axpy(f32)
-		for k := 1; k <= 4; k++ {
+		for k := 1; k <= 8; k++ {
 			colSum(k, f32)
 		}
 		transpose(f32)
