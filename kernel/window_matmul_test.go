@@ -381,3 +381,57 @@ func TestWindowMatMulInfiniteScatter(t *testing.T) {
 		}
 	}
 }
+
+// TestWindowMatMulSplits: rows, columns and a col2im-like scatter (ScatterTo) split across
+// goroutines (row or column blocks) give the bits of one goroutine.
+func TestWindowMatMulSplits(t *testing.T) {
+	rng := rand.New(rand.NewSource(14))
+	dom, acc := convAccess(8, 16, 16, 16, 3, 3, 1, 1) // enough work to split (parallelMin)
+	x := make([]float32, 8*16*16*16)
+	for i := range x {
+		x[i] = float32(rng.NormFloat64())
+	}
+	rows, _ := NewWindowMatMul(dom, 3, acc, 16, false, false)
+	cols, _ := NewWindowMatMul(dom, 3, acc, 16, true, true)
+	scat, _ := NewWindowMatMul(dom, 3, acc, 16, true, false)
+	offs := make([]int64, len(scat.V))
+	for i := range offs {
+		offs[i] = int64(i)
+	}
+	if err := scat.ScatterTo(16*len(offs), len(offs), offs); err != nil {
+		t.Fatal(err)
+	}
+	p, j := len(rows.U), len(rows.V)
+	mRows, mCols := make([]float32, j*16), make([]float32, p*16)
+	for _, s := range [][]float32{mRows, mCols} {
+		for i := range s {
+			s[i] = float32(rng.NormFloat64())
+		}
+	}
+	for _, c := range []struct {
+		name string
+		k    *WindowMatMul
+		m    []float32
+		n    int
+	}{{"rows", rows, mRows, p * 16}, {"cols", cols, mCols, 16 * j}, {"scatter", scat, mCols, 16 * j}} {
+		var first []float32
+		for _, procs := range []int{1, 2, 3} {
+			prev := runtime.GOMAXPROCS(procs)
+			got := make([]float32, c.n)
+			err := c.k.Run(got, []any{x, c.m})
+			runtime.GOMAXPROCS(prev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if procs == 1 {
+				first = got
+				continue
+			}
+			for i := range got {
+				if math.Float32bits(got[i]) != math.Float32bits(first[i]) {
+					t.Fatalf("%s at %d goroutines: element %d = %v, one goroutine %v", c.name, procs, i, got[i], first[i])
+				}
+			}
+		}
+	}
+}
