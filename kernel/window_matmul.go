@@ -350,18 +350,25 @@ func packAt[T floatT](dst, m []T, sn int, offs []int64, n, w int) {
 	}
 }
 
+// blockOffsets fills idx with the offsets tab[from …] of a block of eight rows or columns
+// (the last repeated past the end of tab) and returns how many are real.
+func blockOffsets(idx *[8]int64, tab []int64, from int) int {
+	n := min(8, len(tab)-from)
+	for i := range idx {
+		idx[i] = tab[from+min(i, n-1)]
+	}
+	return n
+}
+
 // winMatRows computes the row blocks [lo, hi) (eight rows each) of c = G·M, M's blocks
 // ldm apart (see mBlock).
 func winMatRows[T floatT](k *WindowMatMul, out, xp, mp []T, ldm, w, lo, hi int) {
-	p, j, n := len(k.U), len(k.V), k.N
+	j, n := len(k.V), k.N
 	var idx [8]int64
 	var tile [8 * 32]T
 	for b := lo; b < hi; b++ {
 		p0 := 8 * b
-		rows := min(8, p-p0)
-		for i := range 8 {
-			idx[i] = k.U[p0+min(i, rows-1)]
-		}
+		rows := blockOffsets(&idx, k.U, p0)
 		for b0 := 0; b0 < n; b0 += w {
 			blk := mBlock(mp, ldm, w, b0, j)
 			cw := min(w, n-b0)
@@ -385,10 +392,7 @@ func winMatCols[T floatT](k *WindowMatMul, out, xp, mp []T, ldm, w, lo, hi int) 
 	var tile [8 * 32]T
 	for b := lo; b < hi; b++ {
 		j0 := 8 * b
-		cols := min(8, j-j0)
-		for i := range 8 {
-			idx[i] = k.V[j0+min(i, cols-1)]
-		}
+		cols := blockOffsets(&idx, k.V, j0)
 		for b0 := 0; b0 < n; b0 += w {
 			winDot(p, k.U, xp, &idx, mBlock(mp, ldm, w, b0, p), ldm, tile[:], w, w)
 			if k.OutJ != nil {

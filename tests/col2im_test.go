@@ -182,21 +182,12 @@ func raisedCol2im(t *testing.T, what string, p *core.Program, args map[string]*t
 	return vals, rows, windows
 }
 
-// col2imProgram is the program (δ, W) ↦ col2im(δ·W) of a convolution of [b, c, h, h] images
-// with o filters of k×k (stride s, dilation d, padding p; oh×oh outputs), as Gorgonia's
-// im2col lays the columns out: [b, oh, ow, c, kh, kw]; withProduct adds δ·W as a second result.
-func col2imProgram(t *testing.T, dt core.Dtype, b, c, o, h, oh, k, s, d, p int, withProduct bool) *core.Program {
+// convWindowFn is the im2col's index function \[b, oh, ow, c, kh, kw] -> [b, c, oh·s + kh·d − p,
+// ow·s + kw·d − p] of a convolution of stride s, dilation d and padding p.
+func convWindowFn(t *testing.T, s, d, p int) *core.IndexFn {
 	t.Helper()
-	delta, _ := core.NewVar("delta", core.Type{Shape: core.Shape{b * oh * oh, o}, Dtype: dt})
-	w, _ := core.NewVar("w", core.Type{Shape: core.Shape{o, c * k * k}, Dtype: dt})
 	iv := indexVars(6)
-	lit := func(v int) core.Term {
-		l, err := core.NewLitI(core.Shape{}, []int64{int64(v)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return l
-	}
+	lit := func(v int) core.Term { return litIndex(t, v) }
 	bin := func(op core.BinOp, x, y core.Term) core.Term {
 		z, err := core.NewBinary(op, x, y)
 		if err != nil {
@@ -211,6 +202,27 @@ func col2imProgram(t *testing.T, dt core.Dtype, b, c, o, h, oh, k, s, d, p int, 
 	if err != nil {
 		t.Fatal(err)
 	}
+	return fn
+}
+
+// litIndex is the index literal v.
+func litIndex(t *testing.T, v int) core.Term {
+	t.Helper()
+	l, err := core.NewLitI(core.Shape{}, []int64{int64(v)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// col2imProgram is the program (δ, W) ↦ col2im(δ·W) of a convolution of [b, c, h, h] images
+// with o filters of k×k (stride s, dilation d, padding p; oh×oh outputs), as Gorgonia's
+// im2col lays the columns out: [b, oh, ow, c, kh, kw]; withProduct adds δ·W as a second result.
+func col2imProgram(t *testing.T, dt core.Dtype, b, c, o, h, oh, k, s, d, p int, withProduct bool) *core.Program {
+	t.Helper()
+	delta, _ := core.NewVar("delta", core.Type{Shape: core.Shape{b * oh * oh, o}, Dtype: dt})
+	w, _ := core.NewVar("w", core.Type{Shape: core.Shape{o, c * k * k}, Dtype: dt})
+	fn := convWindowFn(t, s, d, p)
 	var bd core.Builder
 	prod := bd.MatMul(delta, w)
 	cols := bd.Reshape(core.Shape{b, oh, oh, c, k, k}, prod)

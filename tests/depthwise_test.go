@@ -68,28 +68,7 @@ func depthwiseProgram(t *testing.T, dt core.Dtype, b, c, h, k, s, p int, filter,
 			t.Fatal(err)
 		}
 	}
-	iv := indexVars(6)
-	lit := func(v int) core.Term {
-		l, err := core.NewLitI(core.Shape{}, []int64{int64(v)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return l
-	}
-	bin := func(op core.BinOp, x, y core.Term) core.Term {
-		z, err := core.NewBinary(op, x, y)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return z
-	}
-	pos := func(o, tap *core.Var) core.Term {
-		return bin(core.OpSub, bin(core.OpAdd, bin(core.OpMul, o, lit(s)), tap), lit(p))
-	}
-	fn, err := core.NewIndexFn(iv, []core.Term{iv[0], iv[3], pos(iv[1], iv[4]), pos(iv[2], iv[5])})
-	if err != nil {
-		t.Fatal(err)
-	}
+	fn := convWindowFn(t, s, 1, p)
 	g, err := core.NewGather(core.Shape{b, oh, oh, c, k, k}, src, fn)
 	if err != nil {
 		t.Fatal(err)
@@ -114,7 +93,7 @@ func depthwiseProgram(t *testing.T, dt core.Dtype, b, c, h, k, s, p int, filter,
 	}
 	if filter {
 		v := indexVars(1)
-		zero, err := core.NewIndexFn(v, []core.Term{lit(0)})
+		zero, err := core.NewIndexFn(v, []core.Term{litIndex(t, 0)})
 		if err != nil {
 			t.Fatal(err)
 		}
