@@ -4990,6 +4990,45 @@ vecRdivVSF64_done:
 	VZEROUPPER
 	RET
 
+// func vecNegF64(dst *float64, x *float64, n int)
+// Requires: AVX, AVX2
+TEXT ·vecNegF64(SB), NOSPLIT, $0-24
+	MOVQ     dst+0(FP), AX
+	MOVQ     x+8(FP), CX
+	MOVQ     n+16(FP), DX
+	VPCMPEQD Y0, Y0, Y0
+	VPSLLQ   $0x3f, Y0, Y0
+
+vecNegF64_four:
+	CMPQ    DX, $0x00000010
+	JL      vecNegF64_one
+	VXORPS  (CX), Y0, Y1
+	VMOVUPS Y1, (AX)
+	VXORPS  32(CX), Y0, Y1
+	VMOVUPS Y1, 32(AX)
+	VXORPS  64(CX), Y0, Y1
+	VMOVUPS Y1, 64(AX)
+	VXORPS  96(CX), Y0, Y1
+	VMOVUPS Y1, 96(AX)
+	ADDQ    $0x00000080, AX
+	ADDQ    $0x00000080, CX
+	SUBQ    $0x00000010, DX
+	JMP     vecNegF64_four
+
+vecNegF64_one:
+	CMPQ    DX, $0x00000004
+	JL      vecNegF64_done
+	VXORPS  (CX), Y0, Y1
+	VMOVUPS Y1, (AX)
+	ADDQ    $0x00000020, AX
+	ADDQ    $0x00000020, CX
+	SUBQ    $0x00000004, DX
+	JMP     vecNegF64_one
+
+vecNegF64_done:
+	VZEROUPPER
+	RET
+
 // func vecBoolF64(dst *float64, src *bool, n int)
 // Requires: AVX
 TEXT ·vecBoolF64(SB), NOSPLIT, $0-24
@@ -7540,6 +7579,45 @@ vecRdivVSF32_one:
 	JMP     vecRdivVSF32_one
 
 vecRdivVSF32_done:
+	VZEROUPPER
+	RET
+
+// func vecNegF32(dst *float32, x *float32, n int)
+// Requires: AVX, AVX2
+TEXT ·vecNegF32(SB), NOSPLIT, $0-24
+	MOVQ     dst+0(FP), AX
+	MOVQ     x+8(FP), CX
+	MOVQ     n+16(FP), DX
+	VPCMPEQD Y0, Y0, Y0
+	VPSLLD   $0x1f, Y0, Y0
+
+vecNegF32_four:
+	CMPQ    DX, $0x00000020
+	JL      vecNegF32_one
+	VXORPS  (CX), Y0, Y1
+	VMOVUPS Y1, (AX)
+	VXORPS  32(CX), Y0, Y1
+	VMOVUPS Y1, 32(AX)
+	VXORPS  64(CX), Y0, Y1
+	VMOVUPS Y1, 64(AX)
+	VXORPS  96(CX), Y0, Y1
+	VMOVUPS Y1, 96(AX)
+	ADDQ    $0x00000080, AX
+	ADDQ    $0x00000080, CX
+	SUBQ    $0x00000020, DX
+	JMP     vecNegF32_four
+
+vecNegF32_one:
+	CMPQ    DX, $0x00000008
+	JL      vecNegF32_done
+	VXORPS  (CX), Y0, Y1
+	VMOVUPS Y1, (AX)
+	ADDQ    $0x00000020, AX
+	ADDQ    $0x00000020, CX
+	SUBQ    $0x00000008, DX
+	JMP     vecNegF32_one
+
+vecNegF32_done:
 	VZEROUPPER
 	RET
 

@@ -139,6 +139,9 @@ func vecDivVSF64(dst *float64, x *float64, s float64, n int)
 // vecRdivVSF64 sets dst[i] = s / x[i] with AVX2 for i below n rounded down to a multiple of 4.
 func vecRdivVSF64(dst *float64, x *float64, s float64, n int)
 
+// vecNegF64 sets dst[i] = -x[i] (the sign bit flipped) with AVX2 for i below n rounded down to a multiple of 4.
+func vecNegF64(dst *float64, x *float64, n int)
+
 // vecBoolF64 sets dst[i] = 1 where src[i] and 0 elsewhere with AVX2 for i below n rounded down to a multiple of 4.
 func vecBoolF64(dst *float64, src *bool, n int)
 
@@ -317,6 +320,9 @@ func vecDivVSF32(dst *float32, x *float32, s float32, n int)
 
 // vecRdivVSF32 sets dst[i] = s / x[i] with AVX2 for i below n rounded down to a multiple of 8.
 func vecRdivVSF32(dst *float32, x *float32, s float32, n int)
+
+// vecNegF32 sets dst[i] = -x[i] (the sign bit flipped) with AVX2 for i below n rounded down to a multiple of 8.
+func vecNegF32(dst *float32, x *float32, n int)
 
 // vecBoolF32 sets dst[i] = 1 where src[i] and 0 elsewhere with AVX2 for i below n rounded down to a multiple of 8.
 func vecBoolF32(dst *float32, src *bool, n int)

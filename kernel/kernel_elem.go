@@ -24,9 +24,15 @@ func unaryFloat[T floatT](op core.UnOp, dst, x []T) {
 	x = x[:len(dst)]
 	switch op {
 	case core.OpNeg:
-		mapTo(dst, x, func(v T) T { return -v })
+		done := simdNeg(dst, x)
+		for i, v := range x[done:] {
+			dst[done+i] = -v
+		}
 	case core.OpRecip:
-		mapTo(dst, x, func(v T) T { return 1 / v })
+		done := simdScalar(core.OpDiv, dst, x, 1, true)
+		for i, v := range x[done:] {
+			dst[done+i] = 1 / v
+		}
 	case core.OpExp, core.OpLog, core.OpTanh, core.OpSigmoid, core.OpErf:
 		if vectorised(op, dst, x) {
 			return

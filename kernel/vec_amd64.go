@@ -64,6 +64,31 @@ func simdBinary[T numT](op core.BinOp, dst, x, y []T) int {
 	return 0
 }
 
+// simdNeg computes dst[i] = -x[i] like simdBinary.
+func simdNeg[T floatT](dst, x []T) int {
+	n := len(dst)
+	if !hasVec || n < vecMin {
+		return 0
+	}
+	switch d := any(dst).(type) {
+	case []float32:
+		xs := any(x).([]float32)[:n]
+		if overlapsPartly(d, xs) {
+			return 0
+		}
+		vecNegF32(&d[0], &xs[0], n)
+		return n &^ 7
+	case []float64:
+		xs := any(x).([]float64)[:n]
+		if overlapsPartly(d, xs) {
+			return 0
+		}
+		vecNegF64(&d[0], &xs[0], n)
+		return n &^ 3
+	}
+	return 0
+}
+
 // simdScalar computes dst[i] = v[i] op s (s op v[i] when left) like simdBinary.
 func simdScalar[T numT](op core.BinOp, dst, v []T, s T, left bool) int {
 	n := len(dst)

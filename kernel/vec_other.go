@@ -8,6 +8,9 @@ import "github.com/bulkad/bulkad/core"
 // element.
 func simdBinary[T numT](op core.BinOp, dst, x, y []T) int { return 0 }
 
+// simdNeg: no vector loops on this platform.
+func simdNeg[T floatT](dst, x []T) int { return 0 }
+
 // simdScalar: no vector loops on this platform.
 func simdScalar[T numT](op core.BinOp, dst, v []T, s T, left bool) int { return 0 }
 

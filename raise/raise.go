@@ -614,6 +614,9 @@ func (pl *plan) plan1(t core.Term) (ref, error) {
 		if t.Op == core.OpStopGrad { // the identity in a forward pass
 			return pl.term(t.X)
 		}
+		if r, ok, err := pl.elementwise(t); ok {
+			return r, err
+		}
 		if f, ok := nativeFor(nativeUnary, t.Op, t.X.Type().Dtype); ok && !pl.coarse && !pl.vk.Wants(t.X.Type().Dtype, "unary", t.Op.String(), t.Type().Shape.Size()) {
 			return pl.native(t, []core.Term{t.X}, func(k []*gorgonia.Node) (*gorgonia.Node, error) { return f(k[0]) })
 		}
@@ -705,27 +708,6 @@ func litName(l *core.Lit) string {
 	h := fnv.New64a()
 	fmt.Fprint(h, l.F, l.I, l.B)
 	return fmt.Sprintf("bulkad: lit %v #%x", t, h.Sum64())
-}
-
-func (pl *plan) binary(t *core.Binary) (ref, error) {
-	if r, ok, err := pl.concatSum(t); ok {
-		return r, err
-	}
-	if r, ok, err := pl.maskedScatter(t); ok {
-		return r, err
-	}
-	if r, ok, err := pl.maskMul(t); ok {
-		return r, err
-	}
-	// Fusion: operands that are replicates and transposes (of unary functions) of smaller
-	// arrays are read through strides instead of being materialised.
-	if vx, vy := pl.uniform(pl.view(t.X)), pl.uniform(pl.view(t.Y)); !vx.trivial || !vy.trivial {
-		return pl.stridedBinary(t, vx, vy)
-	}
-	if f, ok := nativeFor(nativeBinary, t.Op, t.X.Type().Dtype); ok && !pl.coarse && !pl.vk.Wants(t.X.Type().Dtype, "binary", t.Op.String(), t.Type().Shape.Size()) {
-		return pl.native(t, []core.Term{t.X, t.Y}, func(k []*gorgonia.Node) (*gorgonia.Node, error) { return f(k[0], k[1]) })
-	}
-	return pl.simple(t, t.Op.Word(), kern.Binary{Op: t.Op, VK: pl.vk})
 }
 
 func (pl *plan) index(t *core.Index) (ref, error) {

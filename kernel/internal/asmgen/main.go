@@ -62,6 +62,7 @@ func main() {
 		for _, op := range []string{"add", "sub", "rsub", "mul", "div", "rdiv"} {
 			elemVS(op, f32)
 		}
+		neg(f32)
 		boolTo(f32)
 		for _, cmp := range []string{"gt", "ge", "lt", "le"} {
 			maskVS(cmp, f32)
@@ -495,6 +496,29 @@ func elemLoops(name string, lanes int, n reg.Register, ptrs []reg.Register, body
 	Label(name + "_done")
 	VZEROUPPER()
 	RET()
+}
+
+// neg emits func(dst, x *T, n int): dst[i] = −x[i] (the sign bit flipped, as Go's negation
+// does, NaNs and zeros included) for i < n rounded down to whole vectors.
+func neg(f32 bool) {
+	typ, lanes, t := elemType(f32)
+	name := "vecNeg" + t
+	TEXT(name, NOSPLIT, fmt.Sprintf("func(dst, x *%s, n int)", typ))
+	Doc(fmt.Sprintf("%s sets dst[i] = -x[i] (the sign bit flipped) with AVX2 for i below n rounded down to a multiple of %d.", name, lanes))
+	dst := Load(Param("dst"), GP64())
+	x := Load(Param("x"), GP64())
+	n := Load(Param("n"), GP64())
+	sign := YMM()
+	VPCMPEQD(sign, sign, sign)
+	if f32 {
+		VPSLLD(U8(31), sign, sign)
+	} else {
+		VPSLLQ(U8(63), sign, sign)
+	}
+	elemLoops(name, lanes, n, []reg.Register{dst, x}, func(off int, v reg.VecVirtual) {
+		VXORPS(Mem{Base: x, Disp: off}, sign, v)
+		VMOVUPS(v, Mem{Base: dst, Disp: off})
+	})
 }
 
 // boolTo emits func(dst *T, src *bool, n int): dst[i] = 1 if src[i] else 0 (Go's bools are the

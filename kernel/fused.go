@@ -1,0 +1,668 @@
+package kernel
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/bulkad/bulkad/core"
+	"github.com/pkg/errors"
+)
+
+// Fused evaluates a tree of element-wise float operations in one pass over its output: the
+// batch norms of a Gorgonia-built CNN (x − mean, times the inverse deviation, times γ, plus β;
+// their gradients' chains of products, negations and sums) were one kernel and one array
+// written and read back per operation. The tree is postfix code over leaves, each an input
+// read through strides (0 along broadcast dimensions, contiguous or broadcast along the
+// last); the output is walked in blocks of fusedBlock elements, each leaf's block read in
+// place or copied into a small buffer, and the operations run on the blocks with the
+// element-wise loops of the unfused kernels: every element is the same operations on the same
+// values, so the result has the unfused plan's bits.
+type Fused struct {
+	shape  []int // merged (see NewFused)
+	code   []FusedIns
+	leaves []FusedLeaf // merged strides
+	kinds  []leafKind
+	walked []int // the leaves whose row offsets the walk keeps (leafFill, leafRow)
+	depth  int   // most operands on the stack at once
+	rows   int   // rows of the last dimension a block covers (0: a block is part of one row)
+	weight int   // work weight of one output element (costOf)
+
+	mu   sync.Mutex
+	busy bool
+	st32 *fusedState[float32]
+	st64 *fusedState[float64]
+}
+
+// FusedKind is the kind of one instruction of a Fused kernel's code.
+type FusedKind uint8
+
+const (
+	// FuseLeaf pushes the block of leaf Leaf (input Leaf read through Leaves[Leaf]).
+	FuseLeaf FusedKind = iota
+	// FuseUnary applies Un to the top operand.
+	FuseUnary
+	// FuseBinary applies Bin to the two top operands (the deeper one is the left operand).
+	FuseBinary
+	// FuseCmp is cast (a Bin b) to the float dtype: 1 where the comparison holds, else 0.
+	FuseCmp
+	// FuseMaskMul is z · cast (p Bin q) over the operands p, q, z (z pushed last): z times 1
+	// or 0, so z's NaN and signed zeros are kept as the product keeps them.
+	FuseMaskMul
+)
+
+// FusedIns is one instruction of a Fused kernel's postfix code.
+type FusedIns struct {
+	Kind FusedKind
+	Un   core.UnOp  // FuseUnary
+	Bin  core.BinOp // FuseBinary's operation, FuseCmp's and FuseMaskMul's comparison
+	Leaf int        // FuseLeaf
+}
+
+// FusedLeaf is how a Fused kernel reads one input: the element of the output at index
+// (i_0, …, i_{n−1}) reads input element Off + Σ i_d·Strides[d].
+type FusedLeaf struct {
+	Strides []int
+	Off     int
+}
+
+// fusedBlock is the number of output elements a Fused kernel computes an operation on at a
+// time: its blocks stay in the L1 cache.
+const fusedBlock = 1024
+
+// fusedRowMin is the least row a block of a Fused kernel is part of; shorter rows are
+// grouped fusedBlock/row to a block.
+const fusedRowMin = 256
+
+// FusedMaxLeaves bounds the leaves (inputs) of a Fused kernel.
+const FusedMaxLeaves = 16
+
+type leafKind uint8
+
+const (
+	leafFill      leafKind = iota // copied into a buffer row by row
+	leafDirect                    // contiguous like the output: read in place
+	leafInvariant                 // the same block everywhere (strides 0 but along the rows)
+	leafRow                       // a block within one row, the row contiguous: in place
+	leafScalar                    // one element for the whole block (the row's, or the array's)
+)
+
+func (in FusedIns) arity() int {
+	switch in.Kind {
+	case FuseLeaf:
+		return 0
+	case FuseUnary:
+		return 1
+	case FuseMaskMul:
+		return 3
+	}
+	return 2
+}
+
+// FusedReadable reports whether NewFused accepts leaves read through these strides over
+// shape: every leaf contiguous or broadcast along the last dimension that is not merged away,
+// and, where those rows are short (grouped into blocks), none broadcast along them but not
+// everywhere (each row would be a call filling a few elements: a strided kernel's tiles are
+// faster there).
+func FusedReadable(shape []int, leaves []FusedLeaf) bool {
+	sh, ls := mergeFused(shape, leaves)
+	n := len(sh)
+	for _, l := range ls {
+		s := l.Strides[n-1]
+		if s != 0 && s != 1 {
+			return false
+		}
+		if s == 0 && sh[n-1] < fusedRowMin && slices.ContainsFunc(l.Strides[:n-1], func(v int) bool { return v != 0 }) {
+			return false
+		}
+	}
+	return true
+}
+
+// mergeFused drops the dimensions of one element and merges each dimension into the one
+// before it where every leaf steps through both as through one (as StridedBinary.Merged); a
+// rank-0 or all-ones shape becomes one dimension of one element.
+func mergeFused(shape []int, leaves []FusedLeaf) ([]int, []FusedLeaf) {
+	var d []int
+	st := make([][]int, len(leaves))
+	for i, n := range shape {
+		if n == 1 {
+			continue
+		}
+		if m := len(d); m > 0 && mergeable(leaves, st, m-1, i, n) {
+			d[m-1] *= n
+			for l := range leaves {
+				st[l][m-1] = leaves[l].Strides[i]
+			}
+			continue
+		}
+		d = append(d, n)
+		for l := range leaves {
+			st[l] = append(st[l], leaves[l].Strides[i])
+		}
+	}
+	if len(d) == 0 {
+		d = []int{core.Shape(shape).Size()}
+		for l := range st {
+			st[l] = []int{0}
+		}
+	}
+	out := make([]FusedLeaf, len(leaves))
+	for l := range leaves {
+		out[l] = FusedLeaf{Strides: st[l], Off: leaves[l].Off}
+	}
+	return d, out
+}
+
+func mergeable(leaves []FusedLeaf, st [][]int, prev, i, n int) bool {
+	for l := range leaves {
+		if st[l][prev] != leaves[l].Strides[i]*n {
+			return false
+		}
+	}
+	return true
+}
+
+// NewFused is the Fused kernel computing code over leaves (input i read through leaves[i])
+// into an output of the given shape. It returns an error when the code does not leave exactly
+// one operand, names a missing leaf, has a comparison outside FuseCmp and FuseMaskMul, or a
+// leaf that FusedReadable rejects.
+func NewFused(shape []int, code []FusedIns, leaves []FusedLeaf) (*Fused, error) {
+	if len(leaves) == 0 || len(leaves) > FusedMaxLeaves {
+		return nil, errors.Errorf("kernel: fused: %d leaves (1 to %d supported)", len(leaves), FusedMaxLeaves)
+	}
+	for i, l := range leaves {
+		if len(l.Strides) != len(shape) {
+			return nil, errors.Errorf("kernel: fused: leaf %d has %d strides for shape %v", i, len(l.Strides), shape)
+		}
+	}
+	sp, depth, weight := 0, 0, 0
+	for pc, in := range code {
+		switch in.Kind {
+		case FuseLeaf:
+			if in.Leaf < 0 || in.Leaf >= len(leaves) {
+				return nil, errors.Errorf("kernel: fused: instruction %d reads leaf %d of %d", pc, in.Leaf, len(leaves))
+			}
+		case FuseUnary:
+			weight += fusedWeight(unaryWeight(in.Un))
+		case FuseBinary:
+			if in.Bin.IsComparison() {
+				return nil, errors.Errorf("kernel: fused: instruction %d: comparison %v outside a mask", pc, in.Bin)
+			}
+			weight += fusedWeight(binaryWeight(in.Bin))
+		case FuseCmp, FuseMaskMul:
+			if !in.Bin.IsComparison() {
+				return nil, errors.Errorf("kernel: fused: instruction %d: %v is not a comparison", pc, in.Bin)
+			}
+			weight += 2 * wFused
+		default:
+			return nil, errors.Errorf("kernel: fused: instruction %d of unknown kind %d", pc, in.Kind)
+		}
+		if sp < in.arity() {
+			return nil, errors.Errorf("kernel: fused: instruction %d needs %d operands, %d on the stack", pc, in.arity(), sp)
+		}
+		sp += 1 - in.arity()
+		depth = max(depth, sp)
+	}
+	if sp != 1 || len(code) < 2 {
+		return nil, errors.Errorf("kernel: fused: code of %d instructions leaves %d operands", len(code), sp)
+	}
+	sh, ls := mergeFused(shape, leaves)
+	if !FusedReadable(shape, leaves) {
+		return nil, errors.Errorf("kernel: fused: a leaf is read across the rows of %v (supported: contiguous or broadcast rows)", sh)
+	}
+	k := &Fused{shape: sh, code: append([]FusedIns(nil), code...), leaves: ls, depth: depth, weight: max(weight, wFused)}
+	last := sh[len(sh)-1]
+	if last < fusedRowMin {
+		k.rows = fusedBlock / last
+	}
+	rm := core.Shape(sh).Strides()
+	k.kinds = make([]leafKind, len(ls))
+	for i, l := range ls {
+		k.kinds[i] = k.kindOf(l, rm)
+		if kd := k.kinds[i]; kd == leafFill || kd == leafRow || kd == leafScalar && k.rows == 0 {
+			k.walked = append(k.walked, i)
+		}
+	}
+	return k, nil
+}
+
+// kindOf classifies how a leaf's blocks are read.
+func (k *Fused) kindOf(l FusedLeaf, rm []int) leafKind {
+	n := len(k.shape)
+	direct, invariant := true, true
+	for d := range n {
+		if l.Strides[d] != rm[d] {
+			direct = false
+		}
+		if d < n-1 && l.Strides[d] != 0 {
+			invariant = false
+		}
+	}
+	switch {
+	case direct:
+		return leafDirect
+	case k.rows == 0 && l.Strides[n-1] == 1:
+		return leafRow
+	case k.rows == 0 || invariant && l.Strides[n-1] == 0:
+		return leafScalar // along the row (rows 0), or everywhere
+	case invariant:
+		return leafInvariant
+	}
+	return leafFill
+}
+
+// fusedState is the scratch of one run: per worker, the operand stack and the block buffers
+// of the stack and of the leaves; and the invariant leaves' blocks, shared.
+type fusedState[T floatT] struct {
+	xs      [][]T // the run's inputs
+	inv     [][]T // per leaf: its invariant block (nil for other leaves)
+	workers []*fusedWorker[T]
+}
+
+type fusedWorker[T floatT] struct {
+	tmp  [][]T             // depth stack buffers
+	cur  []fusedOperand[T] // the operand stack
+	leaf [][]T             // per leaf: its block buffer
+	idx  []int             // the outer index of the current row
+	off  []int             // per leaf: the offset of the current row
+	lv   []fusedOperand[T] // per leaf: its block (a view of leaf or of the input) or scalar
+	one  [4][]T            // slices of one element for operations on scalars
+	q    []T               // one element: a mask's broadcast comparand
+}
+
+// fusedOperand is a block of values or one value standing for all of them.
+type fusedOperand[T floatT] struct {
+	s      []T
+	v      T
+	scalar bool
+}
+
+// state returns k's state for T with at least w workers, and whether it is k's own (then the
+// caller gives it back with release); a run while another holds it gets a new one.
+func fusedStateOf[T floatT](k *Fused, w int) (*fusedState[T], bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.busy {
+		return newFusedState[T](k, w), false
+	}
+	var st *fusedState[T]
+	switch p := any(&st).(type) {
+	case **fusedState[float32]:
+		if k.st32 == nil || len(k.st32.workers) < w {
+			k.st32 = newFusedState[float32](k, w)
+		}
+		*p = k.st32
+	case **fusedState[float64]:
+		if k.st64 == nil || len(k.st64.workers) < w {
+			k.st64 = newFusedState[float64](k, w)
+		}
+		*p = k.st64
+	}
+	k.busy = true
+	return st, true
+}
+
+func (k *Fused) release() {
+	k.mu.Lock()
+	k.busy = false
+	k.mu.Unlock()
+}
+
+func newFusedState[T floatT](k *Fused, w int) *fusedState[T] {
+	st := &fusedState[T]{xs: make([][]T, len(k.leaves)), inv: make([][]T, len(k.leaves))}
+	for i, kind := range k.kinds {
+		if kind == leafInvariant {
+			st.inv[i] = make([]T, min(k.rows, k.outer())*k.shape[len(k.shape)-1])
+		}
+	}
+	for range w {
+		wk := &fusedWorker[T]{
+			tmp: make([][]T, k.depth), cur: make([]fusedOperand[T], k.depth+1),
+			leaf: make([][]T, len(k.leaves)), lv: make([]fusedOperand[T], len(k.leaves)),
+			idx: make([]int, len(k.shape)), off: make([]int, len(k.leaves)),
+		}
+		for i := range wk.tmp {
+			wk.tmp[i] = make([]T, fusedBlock)
+		}
+		for i := range wk.one {
+			wk.one[i] = make([]T, 1)
+		}
+		wk.q = make([]T, 1)
+		for i, kind := range k.kinds {
+			if kind == leafFill {
+				wk.leaf[i] = make([]T, fusedBlock)
+			}
+		}
+		st.workers = append(st.workers, wk)
+	}
+	return st
+}
+
+// Run implements Kernel.
+func (k *Fused) Run(out any, ins []any) error {
+	if len(ins) != len(k.leaves) {
+		return errors.Errorf("kernel: fused: %d inputs for %d leaves", len(ins), len(k.leaves))
+	}
+	switch o := out.(type) {
+	case []float32:
+		return fusedRun(k, o, ins)
+	case []float64:
+		return fusedRun(k, o, ins)
+	}
+	return typeErr("fused", out, ins)
+}
+
+func fusedRun[T floatT](k *Fused, out []T, ins []any) error {
+	n := core.Shape(k.shape).Size()
+	if len(out) != n {
+		return errors.Errorf("kernel: fused: output of %d elements for shape %v", len(out), k.shape)
+	}
+	for i, in := range ins {
+		x, ok := in.([]T)
+		if !ok {
+			return typeErr("fused", out, ins)
+		}
+		if hi := k.reach(i); n > 0 && hi >= len(x) {
+			return errors.Errorf("kernel: fused: leaf %d reads element %d of %d (shape %v, strides %v)", i, hi, len(x), k.shape, k.leaves[i].Strides)
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	nb := k.blocks()
+	work := costOf(n, k.weight)
+	w := workers(nb, work)
+	st, own := fusedStateOf[T](k, w)
+	if own {
+		defer k.release()
+	}
+	for i, in := range ins {
+		st.xs[i] = in.([]T)
+	}
+	for i, inv := range st.inv {
+		if inv != nil {
+			fillInvariant(k, inv, st.xs[i], i)
+		}
+	}
+	if w > 1 {
+		fusedSplit(k, st, out, nb, w, work)
+	} else {
+		fusedBlocks(k, st, st.workers[0], out, 0, nb)
+	}
+	clear(st.xs) // the state keeps no input alive
+	return nil
+}
+
+// fusedSplit runs the blocks across w goroutines (each with its own buffers).
+func fusedSplit[T floatT](k *Fused, st *fusedState[T], out []T, nb, w, work int) {
+	inParallel(w, work, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			fusedBlocks(k, st, st.workers[i], out, nb*i/w, nb*(i+1)/w)
+		}
+	})
+}
+
+// reach is the largest input element leaf i reads.
+func (k *Fused) reach(i int) int {
+	l := k.leaves[i]
+	hi := l.Off
+	for d, s := range l.Strides {
+		if s > 0 {
+			hi += s * (k.shape[d] - 1)
+		}
+	}
+	return hi
+}
+
+// outer is the number of rows of the output.
+func (k *Fused) outer() int { return core.Shape(k.shape[:len(k.shape)-1]).Size() }
+
+// blocks is the number of blocks of the output: groups of k.rows rows, or the parts of each
+// row.
+func (k *Fused) blocks() int {
+	n := len(k.shape)
+	last := k.shape[n-1]
+	outer := core.Shape(k.shape[:n-1]).Size()
+	if k.rows > 0 {
+		return (outer + k.rows - 1) / k.rows
+	}
+	return outer * ((last + fusedBlock - 1) / fusedBlock)
+}
+
+// fillInvariant writes leaf i's block (k.rows rows) once a run.
+func fillInvariant[T floatT](k *Fused, dst, x []T, i int) {
+	l := k.leaves[i]
+	last := k.shape[len(k.shape)-1]
+	s := l.Strides[len(k.shape)-1]
+	for r := range len(dst) / last {
+		rowRead(dst[r*last:(r+1)*last], x, l.Off, s)
+	}
+}
+
+// rowRead copies a row of a leaf (stride s: 1 contiguous, 0 one element repeated).
+func rowRead[T floatT](dst, x []T, off, s int) {
+	if s == 0 {
+		v := x[off]
+		for j := range dst {
+			dst[j] = v
+		}
+		return
+	}
+	copy(dst, x[off:off+len(dst)])
+}
+
+// seek positions wk at row r of the output (the row's outer index and every leaf's offset).
+func (wk *fusedWorker[T]) seek(k *Fused, r int) {
+	n := len(k.shape)
+	for d := n - 2; d >= 0; d-- {
+		wk.idx[d] = r % k.shape[d]
+		r /= k.shape[d]
+	}
+	for _, i := range k.walked {
+		l := k.leaves[i]
+		o := l.Off
+		for d := 0; d < n-1; d++ {
+			o += wk.idx[d] * l.Strides[d]
+		}
+		wk.off[i] = o
+	}
+}
+
+// next moves wk to the next row.
+func (wk *fusedWorker[T]) next(k *Fused) {
+	for d := len(k.shape) - 2; d >= 0; d-- {
+		wk.idx[d]++
+		if wk.idx[d] < k.shape[d] {
+			for _, i := range k.walked {
+				wk.off[i] += k.leaves[i].Strides[d]
+			}
+			return
+		}
+		wk.idx[d] = 0
+		for _, i := range k.walked {
+			wk.off[i] -= k.leaves[i].Strides[d] * (k.shape[d] - 1)
+		}
+	}
+}
+
+// fusedBlocks computes blocks [lo, hi) on the calling goroutine.
+func fusedBlocks[T floatT](k *Fused, st *fusedState[T], wk *fusedWorker[T], out []T, lo, hi int) {
+	xs := st.xs
+	n := len(k.shape)
+	last := k.shape[n-1]
+	if k.rows > 0 {
+		outer := len(out) / last
+		wk.seek(k, lo*k.rows)
+		for b := lo; b < hi; b++ {
+			r0 := b * k.rows
+			nr := min(k.rows, outer-r0)
+			p, m := r0*last, nr*last
+			for i, kind := range k.kinds {
+				l := &k.leaves[i]
+				switch kind {
+				case leafDirect:
+					wk.lv[i] = fusedOperand[T]{s: xs[i][l.Off+p : l.Off+p+m]}
+				case leafInvariant:
+					wk.lv[i] = fusedOperand[T]{s: st.inv[i][:m]}
+				case leafScalar:
+					wk.lv[i] = fusedOperand[T]{v: xs[i][l.Off], scalar: true}
+				default:
+					wk.lv[i] = fusedOperand[T]{s: wk.leaf[i][:m]}
+				}
+			}
+			for r := 0; r < nr && len(k.walked) > 0; r++ {
+				for _, i := range k.walked {
+					rowRead(wk.leaf[i][r*last:(r+1)*last], xs[i], wk.off[i], k.leaves[i].Strides[n-1])
+				}
+				wk.next(k)
+			}
+			fusedCode(k, wk, out[p:p+m])
+		}
+		return
+	}
+	per := (last + fusedBlock - 1) / fusedBlock // blocks a row
+	wk.seek(k, lo/per)
+	for b := lo; b < hi; b++ {
+		r, c := b/per, b%per*fusedBlock
+		m := min(fusedBlock, last-c)
+		p := r*last + c
+		for i, kind := range k.kinds {
+			switch kind {
+			case leafDirect:
+				o := k.leaves[i].Off + p
+				wk.lv[i] = fusedOperand[T]{s: xs[i][o : o+m]}
+			case leafRow:
+				o := wk.off[i] + c
+				wk.lv[i] = fusedOperand[T]{s: xs[i][o : o+m]}
+			default: // broadcast along the row
+				wk.lv[i] = fusedOperand[T]{v: xs[i][wk.off[i]], scalar: true}
+			}
+		}
+		fusedCode(k, wk, out[p:p+m])
+		if c+m == last && len(k.walked) > 0 {
+			wk.next(k)
+		}
+	}
+}
+
+// fusedCode runs k's code on one block, the leaves' blocks in wk.lv, the result into dst.
+// An operation on scalars only is a scalar, computed by the same loops on one element.
+func fusedCode[T floatT](k *Fused, wk *fusedWorker[T], dst []T) {
+	m := len(dst)
+	sp := 0
+	lastPC := len(k.code) - 1
+	for pc, in := range k.code {
+		if in.Kind == FuseLeaf {
+			wk.cur[sp] = wk.lv[in.Leaf]
+			sp++
+			continue
+		}
+		ar := in.arity()
+		base := sp - ar
+		a := wk.cur[base:sp]
+		allScalar := true
+		for _, o := range a {
+			allScalar = allScalar && o.scalar
+		}
+		if allScalar {
+			wk.cur[base] = fusedOperand[T]{v: fusedScalar(in, a, &wk.one), scalar: true}
+		} else {
+			d := dst
+			if pc != lastPC {
+				d = wk.tmp[base][:m]
+			}
+			fusedBlock1(in, d, a, wk.tmp[base:], wk.q, m)
+			wk.cur[base] = fusedOperand[T]{s: d}
+		}
+		sp = base + 1
+	}
+	if r := wk.cur[0]; r.scalar {
+		for j := range dst {
+			dst[j] = r.v
+		}
+	}
+}
+
+// fusedScalar is instruction in on scalar operands (the block loops on one element).
+func fusedScalar[T floatT](in FusedIns, a []fusedOperand[T], one *[4][]T) T {
+	for i, o := range a {
+		one[i][0] = o.v
+	}
+	fusedSlices(in, one[3], one[0], one[1], one[2])
+	return one[3][0]
+}
+
+// fusedBlock1 is instruction in on operands a of which at least one is a block: a scalar
+// operand of an arithmetic operation is read as a scalar, one of a mask's comparison as its
+// broadcast; any other is spread over tmp[i] (the free buffer of its stack slot). d may be
+// tmp[0].
+func fusedBlock1[T floatT](in FusedIns, d []T, a []fusedOperand[T], tmp [][]T, q []T, m int) {
+	if len(a) > 1 {
+		q[0] = a[1].v
+	}
+	switch {
+	case in.Kind == FuseBinary && a[1].scalar && scalarArith(in.Bin, d, a[0].s, a[1].v, false):
+		return
+	case in.Kind == FuseBinary && a[0].scalar && scalarArith(in.Bin, d, a[1].s, a[0].v, true):
+		return
+	case in.Kind == FuseMaskMul && !a[0].scalar && a[1].scalar && !a[2].scalar &&
+		maskRow(in.Bin, d, a[0].s, q, true, a[2].s):
+		return
+	}
+	var s [3][]T
+	for i, o := range a {
+		s[i] = o.s
+		if o.scalar {
+			t := tmp[i][:m] // i = 0: d itself, which the operation reads element by element
+			for j := range t {
+				t[j] = o.v
+			}
+			s[i] = t
+		}
+	}
+	fusedSlices(in, d, s[0], s[1], s[2])
+}
+
+// fusedSlices is instruction in on blocks (y and z unused by the operations that take fewer).
+func fusedSlices[T floatT](in FusedIns, d, x, y, z []T) {
+	switch in.Kind {
+	case FuseUnary:
+		unaryFloat(in.Un, d, x)
+	case FuseBinary:
+		binaryFloat(in.Bin, d, x, y)
+	case FuseCmp:
+		cmpMask(in.Bin, d, x, y)
+	case FuseMaskMul:
+		if !maskRow(in.Bin, d, x, y, false, z) {
+			cmpMask(in.Bin, d, x, y)
+			binaryFloat(core.OpMul, d, d, z)
+		}
+	}
+}
+
+// String describes k: its merged shape, each leaf's strides and offset, and its code.
+func (k *Fused) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "fused %v rows %d:", k.shape, k.rows)
+	for i, l := range k.leaves {
+		fmt.Fprintf(&b, " leaf%d%v+%d/%d", i, l.Strides, l.Off, k.kinds[i])
+	}
+	b.WriteString(" code")
+	for _, in := range k.code {
+		switch in.Kind {
+		case FuseLeaf:
+			fmt.Fprintf(&b, " %d", in.Leaf)
+		case FuseUnary:
+			fmt.Fprintf(&b, " %v", in.Un)
+		case FuseBinary:
+			fmt.Fprintf(&b, " %v", in.Bin)
+		case FuseCmp:
+			fmt.Fprintf(&b, " cmp%v", in.Bin)
+		case FuseMaskMul:
+			fmt.Fprintf(&b, " mask%v", in.Bin)
+		}
+	}
+	return b.String()
+}

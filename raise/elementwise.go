@@ -1,0 +1,279 @@
+package raise
+
+import (
+	"slices"
+
+	"github.com/bulkad/bulkad/core"
+	kern "github.com/bulkad/bulkad/kernel"
+	"gorgonia.org/gorgonia"
+)
+
+// Element-wise trees as one kernel (coarse plans on the CPU). A float binary or unary
+// operation whose operands are themselves element-wise operations used nowhere else (through
+// lazily planned lets too) is planned with them as one kern.Fused: the batch norms of a
+// Gorgonia-built CNN and their gradients were chains of three to six kernels, each writing an
+// array the next read back. The leaves are views (replicates, transposes, affine gathers of
+// smaller arrays, read through strides) or planned terms; a ReLU mask times a cotangent,
+// cast (p cmp q) · z, is one instruction that reads p and q. A tree is fused only when it has
+// at least two operations (one is what the other kernels already do) and every leaf reads its
+// rows contiguously or broadcast (a transposed leaf keeps the tiled kernels). The kernel runs
+// each operation with the unfused kernels' loops: the bits are the unfused plan's.
+
+// binary plans a binary operation: the special forms first (a concatenation's sum of
+// gathers, a ReLU mask times a scatter), then a fused tree, a mask product, operands read
+// through strides, and the plain kernel.
+func (pl *plan) binary(t *core.Binary) (ref, error) {
+	if r, ok, err := pl.concatSum(t); ok {
+		return r, err
+	}
+	if r, ok, err := pl.maskedScatter(t); ok {
+		return r, err
+	}
+	if r, ok, err := pl.elementwise(t); ok {
+		return r, err
+	}
+	if r, ok, err := pl.maskMul(t); ok {
+		return r, err
+	}
+	// Fusion: operands that are replicates and transposes (of unary functions) of smaller
+	// arrays are read through strides instead of being materialised.
+	if vx, vy := pl.uniform(pl.view(t.X)), pl.uniform(pl.view(t.Y)); !vx.trivial || !vy.trivial {
+		return pl.stridedBinary(t, vx, vy)
+	}
+	if f, ok := nativeFor(nativeBinary, t.Op, t.X.Type().Dtype); ok && !pl.coarse && !pl.vk.Wants(t.X.Type().Dtype, "binary", t.Op.String(), t.Type().Shape.Size()) {
+		return pl.native(t, []core.Term{t.X, t.Y}, func(k []*gorgonia.Node) (*gorgonia.Node, error) { return f(k[0], k[1]) })
+	}
+	return pl.simple(t, t.Op.Word(), kern.Binary{Op: t.Op, VK: pl.vk})
+}
+
+// fuseTree collects the tree of one fused kernel.
+type fuseTree struct {
+	pl    *plan
+	dt    core.Dtype
+	code  []kern.FusedIns
+	views []view
+	left  []bool // per instruction: a FuseMaskMul whose mask was the product's left operand
+	ops   int
+}
+
+// elementwise plans t (a float Binary or Unary) as a fused tree when that applies.
+func (pl *plan) elementwise(t core.Term) (ref, bool, error) {
+	dt := t.Type().Dtype
+	if !pl.coarse || pl.vk != nil || !dt.IsFloat() {
+		return ref{}, false, nil
+	}
+	ft := &fuseTree{pl: pl, dt: dt}
+	if !ft.node(t) || ft.ops < 2 {
+		return ref{}, false, nil
+	}
+	sh := t.Type().Shape
+	leaves := make([]kern.FusedLeaf, len(ft.views))
+	for i, v := range ft.views {
+		leaves[i] = kern.FusedLeaf{Strides: v.strides, Off: v.offset}
+	}
+	if !kern.FusedReadable(sh, leaves) {
+		return ref{}, false, nil
+	}
+	k, err := kern.NewFused(sh, ft.code, leaves)
+	if err != nil {
+		return ref{}, true, termErr(t, "%v", err)
+	}
+	r, err := pl.custom(t, "fused", bases(ft.views), func(vs []*core.Var) (core.Term, []*core.Var, error) {
+		w, err := wrapAll(ft.views, vs)
+		if err != nil {
+			return nil, nil, err
+		}
+		b, err := ft.program(w)
+		return b, vs, err
+	}, k)
+	return r, true, err
+}
+
+// program rebuilds the tree's term over the leaves' terms w.
+func (ft *fuseTree) program(w []core.Term) (core.Term, error) {
+	var b core.Builder
+	var stack []core.Term
+	for pc, in := range ft.code {
+		switch in.Kind {
+		case kern.FuseLeaf:
+			stack = append(stack, w[in.Leaf])
+			continue
+		case kern.FuseUnary:
+			n := len(stack) - 1
+			stack[n] = b.Unary(in.Un, stack[n])
+		case kern.FuseBinary:
+			n := len(stack) - 2
+			stack = append(stack[:n], b.Binary(in.Bin, stack[n], stack[n+1]))
+		case kern.FuseCmp:
+			n := len(stack) - 2
+			stack = append(stack[:n], b.Cast(ft.dt, b.Binary(in.Bin, stack[n], stack[n+1])))
+		case kern.FuseMaskMul:
+			n := len(stack) - 3
+			m := b.Cast(ft.dt, b.Binary(in.Bin, stack[n], stack[n+1]))
+			x, y := m, stack[n+2]
+			if !ft.left[pc] {
+				x, y = y, x
+			}
+			stack = append(stack[:n], b.Mul(x, y))
+		}
+	}
+	return stack[0], b.Err()
+}
+
+// emit appends an operation.
+func (ft *fuseTree) emit(in kern.FusedIns, left bool) {
+	ft.code = append(ft.code, in)
+	ft.left = append(ft.left, left)
+	ft.ops++
+}
+
+// node adds u, an operation of the tree, and reports false when it is not one the kernel
+// computes (then nothing is fused).
+func (ft *fuseTree) node(u core.Term) bool {
+	switch u := u.(type) {
+	case *core.Unary:
+		if u.X.Type().Dtype != ft.dt || u.Type().Dtype != ft.dt {
+			return false
+		}
+		if u.Op == core.OpStopGrad { // the identity in a forward pass
+			return ft.operand(u.X)
+		}
+		if !ft.operand(u.X) {
+			return false
+		}
+		ft.emit(kern.FusedIns{Kind: kern.FuseUnary, Un: u.Op}, false)
+		return true
+	case *core.Binary:
+		if u.Op.IsComparison() || u.X.Type().Dtype != ft.dt || u.Type().Dtype != ft.dt {
+			return false
+		}
+		if u.Op == core.OpMul {
+			for side := 0; side < 2; side++ {
+				mask, z := u.X, u.Y
+				if side == 1 {
+					mask, z = u.Y, u.X
+				}
+				if cmp, ok := ft.maskOf(mask); ok {
+					if !ft.operand(cmp.X) || !ft.operand(cmp.Y) || !ft.operand(z) {
+						return false
+					}
+					ft.emit(kern.FusedIns{Kind: kern.FuseMaskMul, Bin: cmp.Op}, side == 0)
+					return true
+				}
+			}
+		}
+		if !ft.operand(u.X) || !ft.operand(u.Y) {
+			return false
+		}
+		ft.emit(kern.FusedIns{Kind: kern.FuseBinary, Bin: u.Op}, false)
+		return true
+	case *core.Cast:
+		cmp, ok := ft.maskOf(u)
+		if !ok {
+			return false
+		}
+		if !ft.operand(cmp.X) || !ft.operand(cmp.Y) {
+			return false
+		}
+		ft.emit(kern.FusedIns{Kind: kern.FuseCmp, Bin: cmp.Op}, false)
+		return true
+	}
+	return false
+}
+
+// maskOf returns the comparison of t = cast ρ (p cmp q), p and q of the tree's dtype ρ.
+func (ft *fuseTree) maskOf(t core.Term) (*core.Binary, bool) {
+	c, ok := ft.pl.peel(t).(*core.Cast)
+	if !ok || c.To != ft.dt {
+		return nil, false
+	}
+	cmp, ok := ft.pl.peel(c.X).(*core.Binary)
+	if !ok || !cmp.Op.IsComparison() || cmp.X.Type().Dtype != ft.dt {
+		return nil, false
+	}
+	return cmp, true
+}
+
+// operand adds u, an operand of an operation of the tree: an operation of the tree itself
+// when it can be (absorbed), else a leaf.
+func (ft *fuseTree) operand(u core.Term) bool {
+	pl := ft.pl
+	v := pl.uniform(pl.view(u))
+	if v.trivial && len(ft.views) < kern.FusedMaxLeaves {
+		if ft.absorbs(u) {
+			return ft.node(pl.peel(u))
+		}
+	}
+	for i, w := range ft.views {
+		if w.base == v.base && w.offset == v.offset && slices.Equal(w.strides, v.strides) {
+			ft.code = append(ft.code, kern.FusedIns{Kind: kern.FuseLeaf, Leaf: i})
+			ft.left = append(ft.left, false)
+			return true
+		}
+	}
+	if len(ft.views) == kern.FusedMaxLeaves {
+		return false
+	}
+	ft.code = append(ft.code, kern.FusedIns{Kind: kern.FuseLeaf, Leaf: len(ft.views)})
+	ft.left = append(ft.left, false)
+	ft.views = append(ft.views, v)
+	return true
+}
+
+// absorbs reports whether the tree computes u itself: an element-wise operation of its dtype
+// that nothing else reads, is not planned yet, and is not a form another kernel plans better
+// (a ReLU mask times a scatter, a concatenation's sum of gathers). Recomputing an operation
+// read twice (a batch norm's x − mean, squared for the variance and scaled for the output)
+// was tried: no faster on the zoo ResNet and MobileNet, whose element-wise kernels are bound
+// by memory traffic that recomputing does not reduce.
+func (ft *fuseTree) absorbs(u core.Term) bool {
+	pl := ft.pl
+	if _, done := pl.memo[u]; done {
+		return false
+	}
+	if v, ok := u.(*core.Var); ok {
+		if _, done := pl.env[v.Name]; done {
+			return false
+		}
+	}
+	p := pl.peel(u)
+	if _, done := pl.memo[p]; done {
+		return false
+	}
+	if !ft.absorbable(p) {
+		return false
+	}
+	return pl.onlyUse(u)
+}
+
+// absorbable reports whether the tree can compute p (see absorbs).
+func (ft *fuseTree) absorbable(p core.Term) bool {
+	pl := ft.pl
+	if p.Type().Dtype != ft.dt {
+		return false
+	}
+	switch p := p.(type) {
+	case *core.Unary:
+		if p.X.Type().Dtype != ft.dt {
+			return false
+		}
+	case *core.Binary:
+		if p.Op.IsComparison() || p.X.Type().Dtype != ft.dt {
+			return false
+		}
+		if _, ok := pl.maskedScatterTerm(p); ok {
+			return false
+		}
+		var leaves []core.Term
+		if p.Op == core.OpAdd && pl.addLeaves(p, &leaves) {
+			return false
+		}
+	case *core.Cast:
+		if _, ok := ft.maskOf(p); !ok {
+			return false
+		}
+	default:
+		return false
+	}
+	return true
+}
