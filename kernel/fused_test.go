@@ -1,0 +1,326 @@
+package kernel
+
+import (
+	"math"
+	"math/rand"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/bulkad/bulkad/core"
+)
+
+// fusedRef evaluates a Fused kernel's code element by element with Go's scalar arithmetic
+// and core's scalar functions: the reference the kernel's block loops must equal.
+func fusedRef[T floatT](shape []int, code []FusedIns, leaves []FusedLeaf, xs [][]T) []T {
+	n := core.Shape(shape).Size()
+	out := make([]T, n)
+	idx := make([]int, len(shape))
+	for p := range n {
+		q := p
+		for d := len(shape) - 1; d >= 0; d-- {
+			idx[d] = q % shape[d]
+			q /= shape[d]
+		}
+		var st []T
+		pop := func() T { v := st[len(st)-1]; st = st[:len(st)-1]; return v }
+		for _, in := range code {
+			switch in.Kind {
+			case FuseLeaf:
+				l := leaves[in.Leaf]
+				off := l.Off
+				for d, s := range l.Strides {
+					off += idx[d] * s
+				}
+				st = append(st, xs[in.Leaf][off])
+			case FuseUnary:
+				st = append(st, refUnary(in.Un, pop()))
+			case FuseBinary:
+				b, a := pop(), pop()
+				st = append(st, refBinary(in.Bin, a, b))
+			case FuseCmp:
+				b, a := pop(), pop()
+				st = append(st, refMask[T](in.Bin, a, b))
+			case FuseMaskMul:
+				z, b, a := pop(), pop(), pop()
+				st = append(st, refMask[T](in.Bin, a, b)*z)
+			}
+		}
+		out[p] = st[0]
+	}
+	return out
+}
+
+func refUnary[T floatT](op core.UnOp, v T) T {
+	if f, ok := any(v).(float32); ok {
+		return T(op.Float32Func()(f))
+	}
+	return T(op.FloatFunc()(float64(v)))
+}
+
+func refBinary[T floatT](op core.BinOp, a, b T) T {
+	switch op {
+	case core.OpAdd:
+		return a + b
+	case core.OpSub:
+		return a - b
+	case core.OpMul:
+		return a * b
+	case core.OpDiv:
+		return a / b
+	case core.OpMax: // core's max and min: NaN wins, also against an infinity
+		if a != a || b != b {
+			return T(math.NaN())
+		}
+		return T(math.Max(float64(a), float64(b)))
+	case core.OpMin:
+		if a != a || b != b {
+			return T(math.NaN())
+		}
+		return T(math.Min(float64(a), float64(b)))
+	}
+	panic("refBinary: " + op.String())
+}
+
+func refMask[T floatT](op core.BinOp, a, b T) T {
+	var c bool
+	switch op {
+	case core.OpLt:
+		c = a < b
+	case core.OpLe:
+		c = a <= b
+	case core.OpGt:
+		c = a > b
+	case core.OpGe:
+		c = a >= b
+	case core.OpEq:
+		c = a == b
+	case core.OpNe:
+		c = a != b
+	}
+	if c {
+		return 1
+	}
+	return 0
+}
+
+// fusedData is n values with the edge cases mixed in: NaN, ±Inf, ±0, a subnormal.
+func fusedData[T floatT](rng *rand.Rand, n int) []T {
+	special := []float64{math.NaN(), math.Inf(1), math.Inf(-1), 0, math.Copysign(0, -1), 1e-310, 1, -1}
+	x := make([]T, n)
+	for i := range x {
+		if rng.Intn(8) == 0 {
+			x[i] = T(special[rng.Intn(len(special))])
+		} else {
+			x[i] = T(rng.NormFloat64())
+		}
+	}
+	return x
+}
+
+// sameFloats reports the first position where got and want differ in bits (NaNs of any
+// payload are equal), or -1.
+func sameFloats[T floatT](got, want []T) int {
+	if len(got) != len(want) {
+		return 0
+	}
+	for i := range got {
+		g, w := float64(got[i]), float64(want[i])
+		if g != g && w != w {
+			continue
+		}
+		if math.Float64bits(g) != math.Float64bits(w) {
+			return i
+		}
+	}
+	return -1
+}
+
+func leaf(off int, strides ...int) FusedLeaf { return FusedLeaf{Strides: strides, Off: off} }
+
+func ins(k FusedKind, leaf int) FusedIns { return FusedIns{Kind: k, Leaf: leaf} }
+
+func un(op core.UnOp) FusedIns { return FusedIns{Kind: FuseUnary, Un: op} }
+
+func bin(op core.BinOp) FusedIns { return FusedIns{Kind: FuseBinary, Bin: op} }
+
+type fusedCase struct {
+	name   string
+	shape  []int
+	leaves []FusedLeaf
+	code   []FusedIns
+	kinds  []leafKind // how NewFused reads each leaf (after merging)
+}
+
+func fusedCases() []fusedCase {
+	L := func(i int) FusedIns { return ins(FuseLeaf, i) }
+	return []fusedCase{
+		{"contiguous odd", []int{3, 5, 7}, []FusedLeaf{leaf(0, 35, 7, 1), leaf(2, 35, 7, 1), leaf(0, 35, 7, 1)},
+			[]FusedIns{L(0), L(1), bin(core.OpMul), L(2), un(core.OpNeg), bin(core.OpSub)}, []leafKind{leafDirect, leafDirect, leafDirect}},
+		{"short rows: repeated row, scalar, rows of a wider array", []int{64, 24},
+			[]FusedLeaf{leaf(0, 24, 1), leaf(3, 0, 1), leaf(5, 0, 0), leaf(1, 48, 1)},
+			[]FusedIns{L(0), L(1), bin(core.OpSub), L(2), bin(core.OpMul), L(3), bin(core.OpAdd), un(core.OpRecip)},
+			[]leafKind{leafDirect, leafInvariant, leafScalar, leafFill}},
+		{"long rows in parts, a scalar a row", []int{3, 2000},
+			[]FusedLeaf{leaf(7, 4000, 1), leaf(0, 1, 0), leaf(0, 2000, 1)},
+			[]FusedIns{L(0), L(1), bin(core.OpDiv), L(2), bin(core.OpMax), L(1), bin(core.OpMin)},
+			[]leafKind{leafRow, leafScalar, leafDirect}},
+		{"rows of 300, channels first broadcast", []int{2, 5, 300},
+			[]FusedLeaf{leaf(0, 1500, 300, 1), leaf(0, 0, 1, 0), leaf(4, 0, 1, 0)},
+			[]FusedIns{L(1), L(0), bin(core.OpSub), L(2), bin(core.OpMul), un(core.OpExp)},
+			[]leafKind{leafDirect, leafScalar, leafScalar}},
+		{"relu mask, broadcast zero", []int{40, 33},
+			[]FusedLeaf{leaf(0, 33, 1), leaf(0, 0, 0), leaf(0, 33, 1), leaf(1, 0, 1)},
+			[]FusedIns{L(0), L(1), L(2), {Kind: FuseMaskMul, Bin: core.OpGe}, L(3), bin(core.OpMul)},
+			[]leafKind{leafDirect, leafScalar, leafDirect, leafInvariant}},
+		{"masks of every comparison", []int{9, 700},
+			[]FusedLeaf{leaf(0, 700, 1), leaf(0, 0, 0), leaf(3, 700, 1)},
+			[]FusedIns{L(0), L(1), L(2), {Kind: FuseMaskMul, Bin: core.OpGt}, L(2), L(0), L(0), {Kind: FuseMaskMul, Bin: core.OpLe},
+				L(2), L(0), L(2), {Kind: FuseMaskMul, Bin: core.OpEq}, L(0), L(2), {Kind: FuseCmp, Bin: core.OpNe},
+				bin(core.OpAdd), bin(core.OpAdd), bin(core.OpAdd), L(0), L(1), {Kind: FuseCmp, Bin: core.OpLt}, bin(core.OpSub)},
+			[]leafKind{leafDirect, leafScalar, leafDirect}},
+		{"scalars only", []int{10, 40}, []FusedLeaf{leaf(0, 0, 0), leaf(1, 0, 0)},
+			[]FusedIns{L(0), L(1), bin(core.OpAdd), un(core.OpTanh)}, []leafKind{leafScalar, leafScalar}},
+		{"rank 0", nil, []FusedLeaf{leaf(2), leaf(0)},
+			[]FusedIns{L(0), L(1), bin(core.OpMul), un(core.OpNeg)}, []leafKind{leafScalar, leafScalar}},
+	}
+}
+
+// TestFused checks every leaf kind, block shape and instruction against the element-wise
+// reference, bit for bit, in both float types, on data with NaNs, infinities, signed zeros
+// and subnormals.
+func TestFused(t *testing.T) {
+	for _, c := range fusedCases() {
+		t.Run(c.name, func(t *testing.T) {
+			runFusedCase[float64](t, c)
+			runFusedCase[float32](t, c)
+		})
+	}
+}
+
+func runFusedCase[T floatT](t *testing.T, c fusedCase) {
+	t.Helper()
+	k, err := NewFused(c.shape, c.code, c.leaves)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range c.kinds {
+		if k.kinds[i] != want {
+			t.Fatalf("%s: leaf %d read as kind %d, want %d", k, i, k.kinds[i], want)
+		}
+	}
+	rng := rand.New(rand.NewSource(int64(len(c.code))))
+	xs := make([][]T, len(c.leaves))
+	in := make([]any, len(c.leaves))
+	for i := range xs {
+		xs[i] = fusedData[T](rng, k.reach(i)+1)
+		in[i] = xs[i]
+	}
+	want := fusedRef(c.shape, c.code, c.leaves, xs)
+	for run := 0; run < 2; run++ { // the second run reuses the kernel's state
+		got := make([]T, len(want))
+		if err := k.Run(got, in); err != nil {
+			t.Fatal(err)
+		}
+		if i := sameFloats(got, want); i >= 0 {
+			t.Fatalf("%T run %d: element %d = %v, want %v (%s)", got, run, i, got[i], want[i], k)
+		}
+	}
+}
+
+// TestFusedSplits checks that a Fused kernel split across goroutines computes the same
+// elements as on one (and as the reference).
+func TestFusedSplits(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	L := func(i int) FusedIns { return ins(FuseLeaf, i) }
+	for _, c := range []fusedCase{
+		{"short rows", []int{8192, 40}, []FusedLeaf{leaf(0, 40, 1), leaf(0, 0, 1), leaf(1, 80, 1)},
+			[]FusedIns{L(0), L(1), bin(core.OpMul), L(2), bin(core.OpDiv), un(core.OpSigmoid)}, nil},
+		{"long rows", []int{3, 100003}, []FusedLeaf{leaf(0, 100003, 1), leaf(0, 1, 0)},
+			[]FusedIns{L(0), L(1), bin(core.OpSub), un(core.OpExp)}, nil},
+	} {
+		rng := rand.New(rand.NewSource(7))
+		k, err := NewFused(c.shape, c.code, c.leaves)
+		if err != nil {
+			t.Fatal(err)
+		}
+		xs := make([][]float32, len(c.leaves))
+		in := make([]any, len(c.leaves))
+		for i := range xs {
+			xs[i] = fusedData[float32](rng, k.reach(i)+1)
+			in[i] = xs[i]
+		}
+		want := fusedRef(c.shape, c.code, c.leaves, xs)
+		for _, procs := range []int{1, 2, 3} {
+			runtime.GOMAXPROCS(procs)
+			if w := workers(k.blocks(), costOf(len(want), k.weight)); procs > 1 && w != procs {
+				t.Fatalf("%s: %d goroutines at GOMAXPROCS %d: the case does not split", c.name, w, procs)
+			}
+			got := make([]float32, len(want))
+			if err := k.Run(got, in); err != nil {
+				t.Fatal(err)
+			}
+			if i := sameFloats(got, want); i >= 0 {
+				t.Fatalf("%s at %d goroutines: element %d = %v, want %v", c.name, procs, i, got[i], want[i])
+			}
+		}
+	}
+}
+
+// TestFusedErrors checks that malformed code, leaves and inputs are errors naming the fault.
+func TestFusedErrors(t *testing.T) {
+	L := func(i int) FusedIns { return ins(FuseLeaf, i) }
+	sh := []int{4, 8}
+	row := leaf(0, 8, 1)
+	add := []FusedIns{L(0), L(0), bin(core.OpAdd)}
+	many := make([]FusedLeaf, FusedMaxLeaves+1)
+	for i := range many {
+		many[i] = row
+	}
+	for _, c := range []struct {
+		name   string
+		leaves []FusedLeaf
+		code   []FusedIns
+		want   string
+	}{
+		{"no leaves", nil, add, "0 leaves"},
+		{"too many leaves", many, add, "17 leaves"},
+		{"strides", []FusedLeaf{leaf(0, 1)}, add, "1 strides"},
+		{"missing leaf", []FusedLeaf{row}, []FusedIns{L(0), L(1), bin(core.OpAdd)}, "reads leaf 1"},
+		{"comparison", []FusedLeaf{row}, []FusedIns{L(0), L(0), bin(core.OpLt)}, "outside a mask"},
+		{"not a comparison", []FusedLeaf{row}, []FusedIns{L(0), L(0), {Kind: FuseCmp, Bin: core.OpAdd}}, "not a comparison"},
+		{"underflow", []FusedLeaf{row}, []FusedIns{L(0), bin(core.OpAdd)}, "needs 2 operands"},
+		{"two results", []FusedLeaf{row}, []FusedIns{L(0), L(0), L(0), bin(core.OpAdd)}, "leaves 2 operands"},
+		{"no operation", []FusedLeaf{row}, []FusedIns{L(0)}, "code of 1"},
+		{"unknown kind", []FusedLeaf{row}, []FusedIns{L(0), {Kind: 9}}, "unknown kind"},
+		{"transposed", []FusedLeaf{row, leaf(0, 1, 4)}, []FusedIns{L(0), L(1), bin(core.OpAdd)}, "across the rows"},
+		{"broadcast along short rows", []FusedLeaf{row, leaf(0, 1, 0)}, []FusedIns{L(0), L(1), bin(core.OpAdd)}, "across the rows"},
+	} {
+		_, err := NewFused(sh, c.code, c.leaves)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
+		}
+	}
+	k, err := NewFused(sh, add, []FusedLeaf{row})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := make([]float64, 32)
+	for _, c := range []struct {
+		name string
+		out  any
+		ins  []any
+		want string
+	}{
+		{"inputs", make([]float64, 32), []any{x, x}, "2 inputs"},
+		{"dtype", make([]float64, 32), []any{make([]float32, 32)}, "fused"},
+		{"ints", make([]int64, 32), []any{make([]int64, 32)}, "fused"},
+		{"output", make([]float64, 31), []any{x}, "31 elements"},
+		{"short input", make([]float64, 32), []any{x[:31]}, "reads element 31 of 31"},
+	} {
+		err := k.Run(c.out, c.ins)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
+		}
+	}
+}

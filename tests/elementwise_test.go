@@ -1,0 +1,95 @@
+package tests
+
+import (
+	"fmt"
+	"math/rand"
+	"testing"
+
+	"github.com/bulkad/bulkad/core"
+	kern "github.com/bulkad/bulkad/kernel"
+)
+
+// TestFusedElementwise: trees of element-wise operations raised coarsely equal core.Eval bit
+// for bit, and run as one kern.Fused exactly when the tree has two operations or more whose
+// inner ones nothing else reads and whose leaves are read along contiguous or broadcast rows:
+// a batch norm's normalisation over [b, c, h·w] with per-channel broadcasts, a ReLU mask
+// times a scaled cotangent, a unary root, a let read once (absorbed) or twice (planned on its
+// own, its readers fused around it), and a transposed leaf (not fused).
+func TestFusedElementwise(t *testing.T) {
+	type build func(b *core.Builder, x, y *core.Var, c *core.Var) core.Term
+	bc := func(b *core.Builder, c core.Term, sh core.Shape) core.Term { // [c] broadcast over [b, c, hw]
+		return b.Replicate(sh[0], b.Transpose([]int{1, 0}, b.Replicate(sh[2], c)))
+	}
+	sh := core.Shape{3, 5, 300}
+	cases := []struct {
+		name   string
+		body   build
+		fused  int // Fused steps
+		others int // other element-wise steps (Binary, StridedBinary, MaskMul, Unary)
+	}{
+		{"batch norm", func(b *core.Builder, x, y, c *core.Var) core.Term {
+			return b.Add(b.Mul(b.Mul(b.Sub(x, bc(b, c, sh)), bc(b, b.Unary(core.OpRecip, c), sh)), y), bc(b, b.Unary(core.OpNeg, c), sh))
+		}, 1, 2},
+		{"relu mask times scaled cotangent", func(b *core.Builder, x, y, c *core.Var) core.Term {
+			zero := b.Replicate(sh[0], b.Replicate(sh[1], b.Replicate(sh[2], core.ScalarF(x.Type().Dtype, 0))))
+			return b.Mul(b.Cast(x.Type().Dtype, b.Binary(core.OpGe, x, zero)), b.Mul(y, bc(b, c, sh)))
+		}, 1, 0},
+		{"unary root", func(b *core.Builder, x, y, c *core.Var) core.Term {
+			return b.Unary(core.OpNeg, b.Div(b.Unary(core.OpExp, x), y))
+		}, 1, 0},
+		{"let read once", func(b *core.Builder, x, y, c *core.Var) core.Term {
+			u := b.Var("u", x.Type())
+			return b.Let(u, b.Mul(x, y), b.Sub(b.Unary(core.OpTanh, u), x))
+		}, 1, 0},
+		{"let read twice", func(b *core.Builder, x, y, c *core.Var) core.Term {
+			u := b.Var("u", x.Type())
+			return b.Let(u, b.Mul(x, y), b.Tuple(b.Sub(b.Mul(u, u), x), b.Add(b.Unary(core.OpNeg, u), y)))
+		}, 2, 1},
+		{"one operation", func(b *core.Builder, x, y, c *core.Var) core.Term {
+			return b.Mul(x, bc(b, c, sh))
+		}, 0, 1},
+		{"broadcast along short rows", func(b *core.Builder, x, y, c *core.Var) core.Term {
+			short := core.Shape{sh[0] * sh[1] * sh[2] / 20, 20}
+			xs, cs := b.Reshape(short, x), b.Transpose([]int{1, 0}, b.Replicate(20, b.Reshape(core.Shape{short[0]}, b.Replicate(short[0]/sh[1], c))))
+			return b.Reshape(sh, b.Mul(b.Sub(xs, cs), xs))
+		}, 0, 2},
+		{"transposed leaf", func(b *core.Builder, x, y, c *core.Var) core.Term {
+			return b.Mul(b.Add(x, b.Transpose([]int{0, 2, 1}, y)), x)
+		}, 0, 2},
+	}
+	r := rand.New(rand.NewSource(13))
+	elementwise := func(k kern.Kernel) bool {
+		switch k.(type) {
+		case kern.Binary, kern.StridedBinary, kern.MaskMul, kern.Unary:
+			return true
+		}
+		return false
+	}
+	for _, c := range cases {
+		for _, dt := range []core.Dtype{core.Float64, core.Float32} {
+			what := fmt.Sprintf("%s %v", c.name, dt)
+			var b core.Builder
+			x := b.Var("x", core.Type{Shape: sh, Dtype: dt})
+			ysh := sh
+			if c.name == "transposed leaf" {
+				ysh = core.Shape{sh[0], sh[2], sh[1]}
+			}
+			y := b.Var("y", core.Type{Shape: ysh, Dtype: dt})
+			cv := b.Var("c", core.Type{Shape: core.Shape{sh[1]}, Dtype: dt})
+			body := c.body(&b, x, y, cv)
+			if b.Err() != nil {
+				t.Fatal(b.Err())
+			}
+			p, err := core.NewProgram([]*core.Var{x, y, cv}, body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := coarseSameBits(t, r, what, p)
+			fused := planSteps(g, func(k kern.Kernel) bool { _, ok := k.(*kern.Fused); return ok })
+			others := planSteps(g, elementwise)
+			if fused != c.fused || others != c.others {
+				t.Errorf("%s: %d Fused and %d other element-wise steps, want %d and %d", what, fused, others, c.fused, c.others)
+			}
+		}
+	}
+}
