@@ -15,7 +15,8 @@
 // IndexProgram.ClipPlan: strided runs clipped to the in-bounds interval of each row, for an
 // affine function that reaches out of bounds such as a padded convolution's window, walked
 // with a contiguous variable innermost when rows are short (clip_across.go) or, for a small
-// domain with short rows, by a table of offsets (clip_table.go); LookupPlan: an affine offset plus a table over an argmax value), Unary, Binary, StridedBinary (operands read through strides), MaskMul, Cast, Cond,
+// domain with short rows, by a table of offsets (clip_table.go); LookupPlan: an affine offset plus a table over an argmax value), Unary, Binary, StridedBinary (operands read through strides), MaskMul, Fused (a tree of
+// element-wise operations in one pass, blocks of 1024 elements, fused.go), Cast, Cond,
 // Concat, Transpose, Index, SumOuter, Axis (sum or argmax along an axis), ArgmaxView, MatMul (the one GEMM entry
 // point; with a batch count, one product per batch position of a batched matmul),
 // ScatterMatMul (the product of a sparse scatter with a matrix), WindowDot (a sum or

@@ -50,6 +50,12 @@
 // into its index function. Top-level lets are planned lazily, so a let used only through such
 // fusions never becomes a node, and lets the selected results do not need are not raised.
 //
+// Element-wise trees (coarse plans on the CPU, elementwise.go): a float operation whose
+// operands are element-wise operations nothing else reads is planned with them as one
+// kern.Fused that computes the tree block by block, its leaves read through strides, so the
+// intermediate arrays are never written; the bits are the unfused kernels'. Only trees of two
+// operations or more whose leaves are read along contiguous or broadcast rows.
+//
 // Sums of products over windows: sumOuter of a product (or of a reshape merging its
 // leading dimensions into the summed one) and a scatter of a product by an affine index
 // function, when a factor is a gather with an affine index function (the other such a
