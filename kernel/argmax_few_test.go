@@ -26,12 +26,14 @@ func naiveArgmax(col []float64) int64 {
 }
 
 // The branch-free argmax over pooling windows against the definition, on columns drawn from
-// NaN, ±Inf, ±0 and ±1 (so ties, signed zeros and NaN columns are frequent), in f64 and f32.
+// NaN, ±Inf, ±0 and ±1 (so ties, signed zeros and NaN columns are frequent), in f64 and f32
+// (whose 2×2 windows of stride 2 run eight at a time in vector registers: simdArgmax4).
 func TestArgmaxViewFew(t *testing.T) {
 	levels := []float64{math.NaN(), math.Inf(-1), -1, math.Copysign(0, -1), 0, 1, math.Inf(1)}
 	r := rand.New(rand.NewSource(4))
-	// x : [3, 6, 6]; windows 2×3 at stride (2, 3): outer offsets over [6,6], inner [3,3,2]
-	const b, h, w = 3, 6, 6
+	// x : [3, 6, 36]; windows 2×3 at stride (2, 3): outer offsets over [6,36], inner [3,3,12];
+	// rows of 18 2×2 windows cross the eight-window vector steps of the float32 pool
+	const b, h, w = 3, 6, 36
 	x := make([]float64, b*h*w)
 	for i := range x {
 		x[i] = levels[r.Intn(len(levels))]

@@ -7621,6 +7621,85 @@ vecNegF32_done:
 	VZEROUPPER
 	RET
 
+// func argmax4F32(dst *int64, a *float32, b *float32, n int)
+// Requires: AVX, AVX2
+TEXT ·argmax4F32(SB), NOSPLIT, $0-32
+	MOVQ     dst+0(FP), AX
+	MOVQ     a+8(FP), CX
+	MOVQ     b+16(FP), DX
+	MOVQ     n+24(FP), BX
+	VPCMPEQD Y0, Y0, Y0
+	VPSRLD   $0x01, Y0, Y1
+	VPSLLD   $0x1f, Y0, Y2
+	VXORPS   Y3, Y3, Y3
+	VPSUBD   Y0, Y3, Y0
+	VPADDD   Y0, Y0, Y4
+	VPADDD   Y0, Y4, Y5
+
+argmax4F32_loop:
+	CMPQ         BX, $0x00000008
+	JL           argmax4F32_done
+	VMOVUPS      (CX), Y6
+	VMOVUPS      32(CX), Y7
+	VSHUFPS      $0x88, Y7, Y6, Y8
+	VSHUFPS      $0xdd, Y7, Y6, Y6
+	VPERMPD      $0xd8, Y8, Y8
+	VPERMPD      $0xd8, Y6, Y6
+	VMOVUPS      (DX), Y7
+	VMOVUPS      32(DX), Y9
+	VSHUFPS      $0x88, Y9, Y7, Y10
+	VSHUFPS      $0xdd, Y9, Y7, Y7
+	VPERMPD      $0xd8, Y10, Y10
+	VPERMPD      $0xd8, Y7, Y7
+	VADDPS       Y3, Y8, Y8
+	VCMPPS       $0x03, Y8, Y8, Y11
+	VPSRAD       $0x1f, Y8, Y9
+	VPAND        Y1, Y9, Y9
+	VPXOR        Y9, Y8, Y8
+	VBLENDVPS    Y11, Y2, Y8, Y8
+	VADDPS       Y3, Y6, Y6
+	VCMPPS       $0x03, Y6, Y6, Y11
+	VPSRAD       $0x1f, Y6, Y9
+	VPAND        Y1, Y9, Y9
+	VPXOR        Y9, Y6, Y6
+	VBLENDVPS    Y11, Y2, Y6, Y6
+	VADDPS       Y3, Y10, Y10
+	VCMPPS       $0x03, Y10, Y10, Y11
+	VPSRAD       $0x1f, Y10, Y9
+	VPAND        Y1, Y9, Y9
+	VPXOR        Y9, Y10, Y10
+	VBLENDVPS    Y11, Y2, Y10, Y10
+	VADDPS       Y3, Y7, Y7
+	VCMPPS       $0x03, Y7, Y7, Y11
+	VPSRAD       $0x1f, Y7, Y9
+	VPAND        Y1, Y9, Y9
+	VPXOR        Y9, Y7, Y7
+	VBLENDVPS    Y11, Y2, Y7, Y7
+	VXORPS       Y9, Y9, Y9
+	VPCMPGTD     Y8, Y6, Y11
+	VPBLENDVB    Y11, Y0, Y9, Y9
+	VPMAXSD      Y6, Y8, Y8
+	VPCMPGTD     Y8, Y10, Y6
+	VPBLENDVB    Y6, Y4, Y9, Y9
+	VPMAXSD      Y10, Y8, Y8
+	VPCMPGTD     Y8, Y7, Y6
+	VPBLENDVB    Y6, Y5, Y9, Y9
+	VPMAXSD      Y7, Y8, Y8
+	VPMOVZXDQ    X9, Y6
+	VEXTRACTI128 $0x01, Y9, X7
+	VPMOVZXDQ    X7, Y7
+	VMOVDQU      Y6, (AX)
+	VMOVDQU      Y7, 32(AX)
+	ADDQ         $0x00000040, CX
+	ADDQ         $0x00000040, DX
+	ADDQ         $0x00000040, AX
+	SUBQ         $0x00000008, BX
+	JMP          argmax4F32_loop
+
+argmax4F32_done:
+	VZEROUPPER
+	RET
+
 // func vecBoolF32(dst *float32, src *bool, n int)
 // Requires: AVX, AVX2
 TEXT ·vecBoolF32(SB), NOSPLIT, $0-24

@@ -324,6 +324,9 @@ func vecRdivVSF32(dst *float32, x *float32, s float32, n int)
 // vecNegF32 sets dst[i] = -x[i] (the sign bit flipped) with AVX2 for i below n rounded down to a multiple of 8.
 func vecNegF32(dst *float32, x *float32, n int)
 
+// argmax4F32 sets dst[j] to the first position k of the greatest key among a[2j], a[2j+1], b[2j], b[2j+1] (argmaxFewKeys' order) with AVX2 for j below n rounded down to a multiple of 8.
+func argmax4F32(dst *int64, a *float32, b *float32, n int)
+
 // vecBoolF32 sets dst[i] = 1 where src[i] and 0 elsewhere with AVX2 for i below n rounded down to a multiple of 8.
 func vecBoolF32(dst *float32, src *bool, n int)
 

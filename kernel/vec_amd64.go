@@ -64,6 +64,20 @@ func simdBinary[T numT](op core.BinOp, dst, x, y []T) int {
 	return 0
 }
 
+// simdArgmax4 sets o[j] to the argmax of the 2×2 window (xs[a+2j], xs[a+2j+1], xs[b+2j],
+// xs[b+2j+1]) as argmaxKeysRow does, for float32 and the leading j below len(o) rounded down
+// to 8, and returns how many it did.
+func simdArgmax4[T floatT](o []int64, xs []T, a, b int) int {
+	n := len(o) &^ 7
+	x, ok := any(xs).([]float32)
+	if !hasVec || !ok || n == 0 {
+		return 0
+	}
+	_, _ = x[a+2*n-1], x[b+2*n-1] // in bounds: the kernel reads 2n elements from each
+	argmax4F32(&o[0], &x[a], &x[b], n)
+	return n
+}
+
 // simdNeg computes dst[i] = -x[i] like simdBinary.
 func simdNeg[T floatT](dst, x []T) int {
 	n := len(dst)

@@ -8,6 +8,9 @@ import "github.com/bulkad/bulkad/core"
 // element.
 func simdBinary[T numT](op core.BinOp, dst, x, y []T) int { return 0 }
 
+// simdArgmax4: no vector loops on this platform.
+func simdArgmax4[T floatT](o []int64, xs []T, a, b int) int { return 0 }
+
 // simdNeg: no vector loops on this platform.
 func simdNeg[T floatT](dst, x []T) int { return 0 }
 
