@@ -517,7 +517,7 @@ func argmax4() {
 	n := Load(Param("n"), GP64())
 	ones, mag, minI, zero := YMM(), YMM(), YMM(), YMM()
 	VPCMPEQD(ones, ones, ones)
-	VPSRLD(U8(1), ones, mag)  // 0x7fffffff
+	VPSRLD(U8(1), ones, mag)   // 0x7fffffff
 	VPSLLD(U8(31), ones, minI) // 0x80000000
 	VXORPS(zero, zero, zero)
 	idx := [4]reg.VecVirtual{zero, YMM(), YMM(), YMM()}
