@@ -46,6 +46,11 @@ func (pl *plan) binary(t *core.Binary) (ref, error) {
 	return pl.simple(t, t.Op.Word(), kern.Binary{Op: t.Op, VK: pl.vk})
 }
 
+// maxFusedCode bounds the instructions of a fused tree: operands past it are leaves, so
+// that planning a long chain that is not fused in the end (a transposed leaf at its bottom)
+// walks a bounded part of it at each of its operations, not the rest of the chain.
+const maxFusedCode = 64
+
 // fuseTree collects the tree of one fused kernel.
 type fuseTree struct {
 	pl    *plan
@@ -199,7 +204,7 @@ func (ft *fuseTree) maskOf(t core.Term) (*core.Binary, bool) {
 func (ft *fuseTree) operand(u core.Term) bool {
 	pl := ft.pl
 	v := pl.uniform(pl.view(u))
-	if v.trivial && len(ft.views) < kern.FusedMaxLeaves {
+	if v.trivial && len(ft.views) < kern.FusedMaxLeaves && len(ft.code) < maxFusedCode {
 		if ft.absorbs(u) {
 			return ft.node(pl.peel(u))
 		}
