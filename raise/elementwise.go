@@ -9,8 +9,8 @@ import (
 )
 
 // Element-wise trees as one kernel (coarse plans on the CPU). A float binary or unary
-// operation whose operands are themselves element-wise operations used nowhere else (through
-// lazily planned lets too) is planned with them as one kern.Fused: the batch norms of a
+// operation whose operands are themselves element-wise operations used nowhere else (inline
+// subterms: lets are planned on their own) is planned with them as one kern.Fused: the batch norms of a
 // Gorgonia-built CNN and their gradients were chains of three to six kernels, each writing an
 // array the next read back. The leaves are views (replicates, transposes, affine gathers of
 // smaller arrays, read through strides) or planned terms; a ReLU mask times a cotangent,
@@ -209,6 +209,11 @@ func (ft *fuseTree) operand(u core.Term) bool {
 			return ft.node(pl.peel(u))
 		}
 	}
+	return ft.addLeaf(v)
+}
+
+// addLeaf adds the leaf v (once: an equal view is read again).
+func (ft *fuseTree) addLeaf(v view) bool {
 	for i, w := range ft.views {
 		if w.base == v.base && w.offset == v.offset && slices.Equal(w.strides, v.strides) {
 			ft.code = append(ft.code, kern.FusedIns{Kind: kern.FuseLeaf, Leaf: i})
@@ -236,11 +241,13 @@ func (ft *fuseTree) absorbs(u core.Term) bool {
 	if _, done := pl.memo[u]; done {
 		return false
 	}
-	if v, ok := u.(*core.Var); ok {
-		if _, done := pl.env[v.Name]; done {
-			return false
-		}
+	if _, isVar := u.(*core.Var); isVar {
+		// A let is planned on its own: absorbing lets read once recomputed torchvision
+		// resnet18's forward convolutions in its gradient's plan (9 → 14 window products),
+		// the let's value being needed by the forward as well.
+		return false
 	}
+
 	p := pl.peel(u)
 	if _, done := pl.memo[p]; done {
 		return false
