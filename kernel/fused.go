@@ -50,6 +50,9 @@ const (
 	// FuseMaskMul is z · cast (p Bin q) over the operands p, q, z (z pushed last): z times 1
 	// or 0, so z's NaN and signed zeros are kept as the product keeps them.
 	FuseMaskMul
+	// FuseDup pushes the top operand again (a subterm read twice by one operation: the
+	// derivative of a square, c·x + c·x).
+	FuseDup
 )
 
 // FusedIns is one instruction of a Fused kernel's postfix code.
@@ -92,7 +95,7 @@ func (in FusedIns) arity() int {
 	switch in.Kind {
 	case FuseLeaf:
 		return 0
-	case FuseUnary:
+	case FuseUnary, FuseDup:
 		return 1
 	case FuseMaskMul:
 		return 3
@@ -196,6 +199,7 @@ func NewFused(shape []int, code []FusedIns, leaves []FusedLeaf) (*Fused, error) 
 				return nil, errors.Errorf("kernel: fused: instruction %d: %v is not a comparison", pc, in.Bin)
 			}
 			weight += 2 * wFused
+		case FuseDup:
 		default:
 			return nil, errors.Errorf("kernel: fused: instruction %d of unknown kind %d", pc, in.Kind)
 		}
@@ -203,6 +207,9 @@ func NewFused(shape []int, code []FusedIns, leaves []FusedLeaf) (*Fused, error) 
 			return nil, errors.Errorf("kernel: fused: instruction %d needs %d operands, %d on the stack", pc, in.arity(), sp)
 		}
 		sp += 1 - in.arity()
+		if in.Kind == FuseDup {
+			sp++ // it leaves its operand and a copy
+		}
 		depth = max(depth, sp)
 	}
 	if sp != 1 || len(code) < 2 {
@@ -554,8 +561,13 @@ func fusedCode[T floatT](k *Fused, wk *fusedWorker[T], dst []T) {
 	sp := 0
 	lastPC := len(k.code) - 1
 	for pc, in := range k.code {
-		if in.Kind == FuseLeaf {
+		switch in.Kind {
+		case FuseLeaf:
 			wk.cur[sp] = wk.lv[in.Leaf]
+			sp++
+			continue
+		case FuseDup:
+			wk.cur[sp] = wk.cur[sp-1]
 			sp++
 			continue
 		}
@@ -662,6 +674,8 @@ func (k *Fused) String() string {
 			fmt.Fprintf(&b, " cmp%v", in.Bin)
 		case FuseMaskMul:
 			fmt.Fprintf(&b, " mask%v", in.Bin)
+		case FuseDup:
+			b.WriteString(" dup")
 		}
 	}
 	return b.String()

@@ -44,6 +44,8 @@ func fusedRef[T floatT](shape []int, code []FusedIns, leaves []FusedLeaf, xs [][
 			case FuseMaskMul:
 				z, b, a := pop(), pop(), pop()
 				st = append(st, refMask[T](in.Bin, a, b)*z)
+			case FuseDup:
+				st = append(st, st[len(st)-1])
 			}
 		}
 		out[p] = st[0]
@@ -179,6 +181,9 @@ func fusedCases() []fusedCase {
 				L(2), L(0), L(2), {Kind: FuseMaskMul, Bin: core.OpEq}, L(0), L(2), {Kind: FuseCmp, Bin: core.OpNe},
 				bin(core.OpAdd), bin(core.OpAdd), bin(core.OpAdd), L(0), L(1), {Kind: FuseCmp, Bin: core.OpLt}, bin(core.OpSub)},
 			[]leafKind{leafDirect, leafScalar, leafDirect}},
+		{"a subterm read twice", []int{50, 64}, []FusedLeaf{leaf(0, 64, 1), leaf(0, 0, 1), leaf(0, 0, 0)},
+			[]FusedIns{L(0), L(1), bin(core.OpMul), {Kind: FuseDup}, bin(core.OpAdd), L(2), {Kind: FuseDup}, bin(core.OpMul), bin(core.OpSub), L(0), {Kind: FuseDup}, bin(core.OpDiv), bin(core.OpMul)},
+			[]leafKind{leafDirect, leafInvariant, leafScalar}},
 		{"scalars only", []int{10, 40}, []FusedLeaf{leaf(0, 0, 0), leaf(1, 0, 0)},
 			[]FusedIns{L(0), L(1), bin(core.OpAdd), un(core.OpTanh)}, []leafKind{leafScalar, leafScalar}},
 		{"rank 0", nil, []FusedLeaf{leaf(2), leaf(0)},
@@ -293,6 +298,8 @@ func TestFusedErrors(t *testing.T) {
 		{"two results", []FusedLeaf{row}, []FusedIns{L(0), L(0), L(0), bin(core.OpAdd)}, "leaves 2 operands"},
 		{"no operation", []FusedLeaf{row}, []FusedIns{L(0)}, "code of 1"},
 		{"unknown kind", []FusedLeaf{row}, []FusedIns{L(0), {Kind: 9}}, "unknown kind"},
+		{"dup of nothing", []FusedLeaf{row}, []FusedIns{{Kind: FuseDup}, bin(core.OpAdd)}, "needs 1 operands"},
+		{"dup left over", []FusedLeaf{row}, []FusedIns{L(0), {Kind: FuseDup}, {Kind: FuseDup}, bin(core.OpAdd)}, "leaves 2 operands"},
 		{"transposed", []FusedLeaf{row, leaf(0, 1, 4)}, []FusedIns{L(0), L(1), bin(core.OpAdd)}, "across the rows"},
 		{"broadcast along short rows", []FusedLeaf{row, leaf(0, 1, 0)}, []FusedIns{L(0), L(1), bin(core.OpAdd)}, "across the rows"},
 	} {

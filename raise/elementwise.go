@@ -103,6 +103,9 @@ func (ft *fuseTree) program(w []core.Term) (core.Term, error) {
 		case kern.FuseLeaf:
 			stack = append(stack, w[in.Leaf])
 			continue
+		case kern.FuseDup:
+			stack = append(stack, stack[len(stack)-1])
+			continue
 		case kern.FuseUnary:
 			n := len(stack) - 1
 			stack[n] = b.Unary(in.Un, stack[n])
@@ -123,6 +126,11 @@ func (ft *fuseTree) program(w []core.Term) (core.Term, error) {
 		}
 	}
 	return stack[0], b.Err()
+}
+
+// room reports whether the tree may grow by an operation and its operands.
+func (ft *fuseTree) room() bool {
+	return len(ft.views) < kern.FusedMaxLeaves && len(ft.code) < maxFusedCode
 }
 
 // emit appends an operation.
@@ -167,7 +175,13 @@ func (ft *fuseTree) node(u core.Term) bool {
 				}
 			}
 		}
-		if !ft.operand(u.X) || !ft.operand(u.Y) {
+		if u.X == u.Y && ft.room() && ft.absorbsTwice(u.X) {
+			if !ft.node(ft.pl.peel(u.X)) {
+				return false
+			}
+			ft.code = append(ft.code, kern.FusedIns{Kind: kern.FuseDup})
+			ft.left = append(ft.left, false)
+		} else if !ft.operand(u.X) || !ft.operand(u.Y) {
 			return false
 		}
 		ft.emit(kern.FusedIns{Kind: kern.FuseBinary, Bin: u.Op}, false)
@@ -204,7 +218,7 @@ func (ft *fuseTree) maskOf(t core.Term) (*core.Binary, bool) {
 func (ft *fuseTree) operand(u core.Term) bool {
 	pl := ft.pl
 	v := pl.uniform(pl.view(u))
-	if v.trivial && len(ft.views) < kern.FusedMaxLeaves && len(ft.code) < maxFusedCode {
+	if v.trivial && ft.room() {
 		if ft.absorbs(u) {
 			return ft.node(pl.peel(u))
 		}
@@ -237,6 +251,21 @@ func (ft *fuseTree) addLeaf(v view) bool {
 // was tried: no faster on the zoo ResNet and MobileNet, whose element-wise kernels are bound
 // by memory traffic that recomputing does not reduce.
 func (ft *fuseTree) absorbs(u core.Term) bool {
+	return ft.computable(u) && ft.pl.onlyUse(u)
+}
+
+// absorbsTwice reports whether the tree computes u, read twice by one operation of the tree
+// (x op x) and nowhere else, once (then FuseDup): the derivative of a square, c·x + c·x.
+func (ft *fuseTree) absorbsTwice(u core.Term) bool {
+	if _, shared := u.(*core.Share); shared || !ft.computable(u) || ft.pl.onlyUse(u) {
+		return false
+	}
+	return ft.pl.uses[u] == 2 // counted by onlyUse
+}
+
+// computable reports whether the tree can compute u itself: an element-wise operation of its
+// dtype, not a let, not planned yet, and not a form another kernel plans better.
+func (ft *fuseTree) computable(u core.Term) bool {
 	pl := ft.pl
 	if _, done := pl.memo[u]; done {
 		return false
@@ -247,15 +276,11 @@ func (ft *fuseTree) absorbs(u core.Term) bool {
 		// the let's value being needed by the forward as well.
 		return false
 	}
-
 	p := pl.peel(u)
 	if _, done := pl.memo[p]; done {
 		return false
 	}
-	if !ft.absorbable(p) {
-		return false
-	}
-	return pl.onlyUse(u)
+	return ft.absorbable(p)
 }
 
 // absorbable reports whether the tree can compute p (see absorbs).

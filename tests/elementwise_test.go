@@ -14,7 +14,9 @@ import (
 // inner ones nothing else reads and whose leaves are read along contiguous or broadcast rows:
 // a batch norm's normalisation over [b, c, h·w] with per-channel broadcasts, a ReLU mask
 // times a scaled cotangent, a unary root, a let read once or twice (planned on its own, its
-// readers fused around it), and a transposed leaf (not fused).
+// readers fused around it), a product read twice by one sum (computed once: FuseDup) or
+// also elsewhere (a let: planned on its own, fused, then the sum and the negation), and a
+// transposed leaf (not fused).
 func TestFusedElementwise(t *testing.T) {
 	type build func(b *core.Builder, x, y *core.Var, c *core.Var) core.Term
 	bc := func(b *core.Builder, c core.Term, sh core.Shape) core.Term { // [c] broadcast over [b, c, hw]
@@ -45,6 +47,14 @@ func TestFusedElementwise(t *testing.T) {
 			u := b.Var("u", x.Type())
 			return b.Let(u, b.Mul(x, y), b.Tuple(b.Sub(b.Mul(u, u), x), b.Add(b.Unary(core.OpNeg, u), y)))
 		}, 2, 1},
+		{"a product read twice by one sum", func(b *core.Builder, x, y, c *core.Var) core.Term {
+			m := b.Mul(b.Sub(x, y), bc(b, c, sh))
+			return b.Add(m, m)
+		}, 1, 0},
+		{"a product read twice, once elsewhere", func(b *core.Builder, x, y, c *core.Var) core.Term {
+			m := b.Mul(b.Sub(x, y), bc(b, c, sh))
+			return b.Tuple(b.Add(m, m), b.Unary(core.OpNeg, m))
+		}, 1, 2},
 		{"one operation", func(b *core.Builder, x, y, c *core.Var) core.Term {
 			return b.Mul(x, bc(b, c, sh))
 		}, 0, 1},
