@@ -271,9 +271,11 @@ func (ft *fuseTree) computable(u core.Term) bool {
 		return false
 	}
 	if _, isVar := u.(*core.Var); isVar {
-		// A let is planned on its own: absorbing lets read once recomputed torchvision
-		// resnet18's forward convolutions in its gradient's plan (9 → 14 window products),
-		// the let's value being needed by the forward as well.
+		// A let is planned on its own: its value may be read by another program (a
+		// gradient reads the forward's lets, which Options.Tape packs for it), which the
+		// counts of this program's uses do not see. Absorbing the lets read once here had
+		// torchvision resnet18's gradient recompute the forward's convolutions (9 → 14
+		// window products).
 		return false
 	}
 	p := pl.peel(u)
