@@ -28,6 +28,7 @@ type Fused struct {
 	depth  int   // most operands on the stack at once
 	rows   int   // rows of the last dimension a block covers (0: a block is part of one row)
 	weight int   // work weight of one output element (costOf)
+	sum    bool  // the output is the sum of the tree's rows (NewFusedSum)
 
 	mu   sync.Mutex
 	busy bool
@@ -109,7 +110,17 @@ func (in FusedIns) arity() int {
 // everywhere (each row would be a call filling a few elements: a strided kernel's tiles are
 // faster there).
 func FusedReadable(shape []int, leaves []FusedLeaf) bool {
-	sh, ls := mergeFused(shape, leaves)
+	return readable(mergeFused(shape, leaves))
+}
+
+// FusedSumReadable is FusedReadable for NewFusedSum: the dimensions from split on also merge
+// into one.
+func FusedSumReadable(shape []int, leaves []FusedLeaf, split int) bool {
+	sh, ls, ok := mergeSum(shape, leaves, split)
+	return ok && readable(sh, ls)
+}
+
+func readable(sh []int, ls []FusedLeaf) bool {
 	n := len(sh)
 	for _, l := range ls {
 		s := l.Strides[n-1]
@@ -123,17 +134,47 @@ func FusedReadable(shape []int, leaves []FusedLeaf) bool {
 	return true
 }
 
+// mergeSum merges shape for a sum over its dimensions before split: those merged among
+// themselves, and the kept ones into exactly one last dimension; ok is false when the kept
+// ones do not merge into one or hold one element.
+func mergeSum(shape []int, leaves []FusedLeaf, split int) ([]int, []FusedLeaf, bool) {
+	if split < 0 || split > len(shape) {
+		return nil, nil, false
+	}
+	sh, ls := mergeFusedAt(shape, leaves, split)
+	lead := 0 // merged dimensions from before split
+	for i, p := 0, 1; i < len(sh) && p < core.Shape(shape[:split]).Size(); i++ {
+		p *= sh[i]
+		lead = i + 1
+	}
+	if len(sh)-lead != 1 || sh[len(sh)-1] < 2 {
+		return nil, nil, false // a total sum is one chain: nothing to vectorise
+	}
+	return sh, ls, true
+}
+
 // mergeFused drops the dimensions of one element and merges each dimension into the one
 // before it where every leaf steps through both as through one (as StridedBinary.Merged); a
 // rank-0 or all-ones shape becomes one dimension of one element.
 func mergeFused(shape []int, leaves []FusedLeaf) ([]int, []FusedLeaf) {
+	return mergeFusedAt(shape, leaves, len(shape))
+}
+
+// mergeFusedAt is mergeFused where no dimension from split on merges into one before split.
+func mergeFusedAt(shape []int, leaves []FusedLeaf, split int) ([]int, []FusedLeaf) {
 	var d []int
 	st := make([][]int, len(leaves))
+	keptFrom := -1 // the merged index of the first dimension from split on (once reached)
 	for i, n := range shape {
+		if i == split {
+			keptFrom = len(d)
+		}
 		if n == 1 {
 			continue
 		}
-		if m := len(d); m > 0 && mergeable(leaves, st, m-1, i, n) {
+		m := len(d)
+		sameSide := keptFrom < 0 || m-1 >= keptFrom
+		if m > 0 && sameSide && mergeable(leaves, st, m-1, i, n) {
 			d[m-1] *= n
 			for l := range leaves {
 				st[l][m-1] = leaves[l].Strides[i]
@@ -172,6 +213,24 @@ func mergeable(leaves []FusedLeaf, st [][]int, prev, i, n int) bool {
 // one operand, names a missing leaf, has a comparison outside FuseCmp and FuseMaskMul, or a
 // leaf that FusedReadable rejects.
 func NewFused(shape []int, code []FusedIns, leaves []FusedLeaf) (*Fused, error) {
+	return newFused(shape, code, leaves, -1)
+}
+
+// NewFusedSum is the kernel summing the value of code over leaves (a tree of the given shape,
+// as NewFused computes it) over its dimensions before split: out[j] = Σ_i tree[i, j] over the
+// tree viewed as [size(shape[:split]), size(shape[split:])], each out[j] one addition chain
+// from +0 in the order of i (the order of sumOuter and of a scatter into [1, …]), so the bits
+// are those of the tree's array summed by the unfused kernels. The tree's array is never
+// written. The kept dimensions must merge into one of two elements or more (FusedSumReadable).
+func NewFusedSum(shape []int, code []FusedIns, leaves []FusedLeaf, split int) (*Fused, error) {
+	if split < 0 || split > len(shape) {
+		return nil, errors.Errorf("kernel: fused sum: split %d of shape %v", split, shape)
+	}
+	return newFused(shape, code, leaves, split)
+}
+
+// newFused is NewFused (split < 0) or NewFusedSum.
+func newFused(shape []int, code []FusedIns, leaves []FusedLeaf, split int) (*Fused, error) {
 	if len(leaves) == 0 || len(leaves) > FusedMaxLeaves {
 		return nil, errors.Errorf("kernel: fused: %d leaves (1 to %d supported)", len(leaves), FusedMaxLeaves)
 	}
@@ -216,10 +275,16 @@ func NewFused(shape []int, code []FusedIns, leaves []FusedLeaf) (*Fused, error) 
 		return nil, errors.Errorf("kernel: fused: code of %d instructions leaves %d operands", len(code), sp)
 	}
 	sh, ls := mergeFused(shape, leaves)
-	if !FusedReadable(shape, leaves) {
+	if split >= 0 {
+		var ok bool
+		if sh, ls, ok = mergeSum(shape, leaves, split); !ok {
+			return nil, errors.Errorf("kernel: fused sum: the dimensions %v of %v kept by the sum are not read as one row of two elements or more", shape[split:], shape)
+		}
+	}
+	if !readable(sh, ls) {
 		return nil, errors.Errorf("kernel: fused: a leaf is read across the rows of %v (supported: contiguous or broadcast rows)", sh)
 	}
-	k := &Fused{shape: sh, code: append([]FusedIns(nil), code...), leaves: ls, depth: depth, weight: max(weight, wFused)}
+	k := &Fused{shape: sh, code: append([]FusedIns(nil), code...), leaves: ls, depth: depth, weight: max(weight, wFused), sum: split >= 0}
 	last := sh[len(sh)-1]
 	if last < fusedRowMin {
 		k.rows = fusedBlock / last
@@ -277,6 +342,7 @@ type fusedWorker[T floatT] struct {
 	lv   []fusedOperand[T] // per leaf: its block (a view of leaf or of the input) or scalar
 	one  [4][]T            // slices of one element for operations on scalars
 	q    []T               // one element: a mask's broadcast comparand
+	res  []T               // a sum's block of the tree (NewFusedSum)
 }
 
 // fusedOperand is a block of values or one value standing for all of them.
@@ -336,6 +402,9 @@ func newFusedState[T floatT](k *Fused, w int) *fusedState[T] {
 		for i := range wk.one {
 			wk.one[i] = make([]T, 1)
 		}
+		if k.sum {
+			wk.res = make([]T, fusedBlock)
+		}
 		wk.q = make([]T, 1)
 		for i, kind := range k.kinds {
 			if kind == leafFill {
@@ -363,8 +432,8 @@ func (k *Fused) Run(out any, ins []any) error {
 
 func fusedRun[T floatT](k *Fused, out []T, ins []any) error {
 	n := core.Shape(k.shape).Size()
-	if len(out) != n {
-		return errors.Errorf("kernel: fused: output of %d elements for shape %v", len(out), k.shape)
+	if want := k.outLen(); len(out) != want {
+		return errors.Errorf("kernel: fused: output of %d elements for %d (shape %v, sum %v)", len(out), want, k.shape, k.sum)
 	}
 	for i, in := range ins {
 		x, ok := in.([]T)
@@ -381,6 +450,10 @@ func fusedRun[T floatT](k *Fused, out []T, ins []any) error {
 	nb := k.blocks()
 	work := costOf(n, k.weight)
 	w := workers(nb, work)
+	if k.sum {
+		w = 1 // one addition chain an output element, in order
+		clear(out)
+	}
 	st, own := fusedStateOf[T](k, w)
 	if own {
 		defer k.release()
@@ -421,6 +494,17 @@ func (k *Fused) reach(i int) int {
 		}
 	}
 	return hi
+}
+
+// Sums reports whether k sums its tree's rows (NewFusedSum) rather than writing the tree.
+func (k *Fused) Sums() bool { return k.sum }
+
+// outLen is the number of elements k writes: the tree's, or for a sum its last dimension's.
+func (k *Fused) outLen() int {
+	if k.sum {
+		return k.shape[len(k.shape)-1]
+	}
+	return core.Shape(k.shape).Size()
 }
 
 // outer is the number of rows of the output.
@@ -500,7 +584,7 @@ func fusedBlocks[T floatT](k *Fused, st *fusedState[T], wk *fusedWorker[T], out 
 	n := len(k.shape)
 	last := k.shape[n-1]
 	if k.rows > 0 {
-		outer := len(out) / last
+		outer := k.outer()
 		wk.seek(k, lo*k.rows)
 		for b := lo; b < hi; b++ {
 			r0 := b * k.rows
@@ -525,7 +609,12 @@ func fusedBlocks[T floatT](k *Fused, st *fusedState[T], wk *fusedWorker[T], out 
 				}
 				wk.next(k)
 			}
-			fusedCode(k, wk, out[p:p+m])
+			if k.sum {
+				fusedCode(k, wk, wk.res[:m])
+				colSums(out, wk.res[:m], last, nr)
+			} else {
+				fusedCode(k, wk, out[p:p+m])
+			}
 		}
 		return
 	}
@@ -547,7 +636,12 @@ func fusedBlocks[T floatT](k *Fused, st *fusedState[T], wk *fusedWorker[T], out 
 				wk.lv[i] = fusedOperand[T]{v: xs[i][wk.off[i]], scalar: true}
 			}
 		}
-		fusedCode(k, wk, out[p:p+m])
+		if k.sum {
+			fusedCode(k, wk, wk.res[:m])
+			colSums(out[c:c+m], wk.res[:m], m, 1)
+		} else {
+			fusedCode(k, wk, out[p:p+m])
+		}
 		if c+m == last && len(k.walked) > 0 {
 			wk.next(k)
 		}
@@ -658,6 +752,9 @@ func fusedSlices[T floatT](in FusedIns, d, x, y, z []T) {
 func (k *Fused) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "fused %v rows %d:", k.shape, k.rows)
+	if k.sum {
+		b.WriteString(" (column sums)")
+	}
 	for i, l := range k.leaves {
 		fmt.Fprintf(&b, " leaf%d%v+%d/%d", i, l.Strides, l.Off, k.kinds[i])
 	}

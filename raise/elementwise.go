@@ -316,3 +316,62 @@ func (ft *fuseTree) absorbable(p core.Term) bool {
 	}
 	return true
 }
+
+// fusedSum plans t, the sum of z over z's dimensions before split (sumOuter of a reshape, or
+// a scatter into [1, …]), as one kern.Fused summing z's rows when z is an element-wise tree
+// nothing else reads: z's array (a batch norm's (x − mean)², its gradient's c·x̂) is never
+// written. wrap rebuilds t around the tree's term (the op's program).
+func (pl *plan) fusedSum(t, z core.Term, split int, wrap func(b *core.Builder, z core.Term) core.Term) (ref, bool, error) {
+	dt := t.Type().Dtype
+	if !pl.coarse || pl.vk != nil || !dt.IsFloat() || z.Type().Dtype != dt {
+		return ref{}, false, nil
+	}
+	ft := &fuseTree{pl: pl, dt: dt}
+	if !ft.absorbs(z) || !ft.node(pl.peel(z)) {
+		return ref{}, false, nil
+	}
+	zs := z.Type().Shape
+	leaves := make([]kern.FusedLeaf, len(ft.views))
+	for i, v := range ft.views {
+		leaves[i] = kern.FusedLeaf{Strides: v.strides, Off: v.offset}
+	}
+	if !kern.FusedSumReadable(zs, leaves, split) {
+		return ref{}, false, nil
+	}
+	k, err := kern.NewFusedSum(zs, ft.code, leaves, split)
+	if err != nil {
+		return ref{}, true, termErr(t, "%v", err)
+	}
+	r, err := pl.custom(t, "fusedSum", bases(ft.views), func(vs []*core.Var) (core.Term, []*core.Var, error) {
+		w, err := wrapAll(ft.views, vs)
+		if err != nil {
+			return nil, nil, err
+		}
+		tree, err := ft.program(w)
+		if err != nil {
+			return nil, nil, err
+		}
+		var b core.Builder
+		s := wrap(&b, tree)
+		return s, vs, b.Err()
+	}, k)
+	return r, true, err
+}
+
+// scatterSum plans scatter [1, …, 1, rest] x (\[i…] -> [0, …, 0]), the sum of x over its
+// leading dimensions, as fusedSum when that applies.
+func (pl *plan) scatterSum(t *core.Scatter) (ref, bool, error) {
+	n, m := len(t.Fn.Vars), len(t.Fn.Out)
+	xs := t.X.Type().Shape
+	if n == 0 || n > len(xs) || !t.Shape[m:].Equal(xs[n:]) {
+		return ref{}, false, nil
+	}
+	for i, o := range t.Fn.Out {
+		if l, ok := o.(*core.Lit); !ok || len(l.I) != 1 || l.I[0] != 0 || t.Shape[i] != 1 {
+			return ref{}, false, nil
+		}
+	}
+	return pl.fusedSum(t, t.X, n, func(b *core.Builder, z core.Term) core.Term {
+		return b.Scatter(t.Shape.Clone(), z, t.Fn)
+	})
+}

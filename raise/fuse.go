@@ -454,8 +454,20 @@ func (pl *plan) sumAround(t *core.SumOuter) (r ref, ok bool, err error) {
 		}
 		dims[part] *= n
 	}
-	kk := kern.SumAround{Pre: dims[0], N: dims[1], Post: dims[2]}
 	shape := rs.Shape.Clone()
+	if dims[2] == 1 { // the kept axes last: z's column sums, computed with z when z is a tree
+		split := 0
+		for zs[split:].Size() != dims[1] {
+			split++
+		}
+		r, ok, err := pl.fusedSum(t, tr.X, split, func(b *core.Builder, z core.Term) core.Term {
+			return b.SumOuter(b.Reshape(shape, b.Transpose(perm, z)))
+		})
+		if ok || err != nil {
+			return r, true, err
+		}
+	}
+	kk := kern.SumAround{Pre: dims[0], N: dims[1], Post: dims[2]}
 	r, err = pl.custom(t, "sumAround", []core.Term{tr.X}, func(vs []*core.Var) (core.Term, []*core.Var, error) {
 		var b core.Builder
 		s := b.SumOuter(b.Reshape(shape, b.Transpose(perm, vs[0])))

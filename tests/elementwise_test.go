@@ -103,3 +103,58 @@ func TestFusedElementwise(t *testing.T) {
 		}
 	}
 }
+
+// TestFusedSums: sums of element-wise trees over their leading dimensions — a batch norm's
+// variance Σ (x − mean)² as lower.Sum writes it (sumOuter of a reshaped transpose) and its
+// gradient's Σ c·x̂ as a scatter into [1, C] — raised coarsely equal core.Eval bit for bit and
+// run as one summing kern.Fused exactly where the kept axes are last and the tree is read
+// nowhere else; channels-first sums (kept axes in the middle) keep SumAround.
+func TestFusedSums(t *testing.T) {
+	type build func(b *core.Builder, x, y *core.Var, c *core.Var) core.Term
+	sh := core.Shape{4, 64, 24}
+	bcl := func(b *core.Builder, c core.Term) core.Term { return b.Replicate(sh[0], b.Replicate(sh[1], c)) }
+	cases := []struct {
+		name  string
+		body  build
+		fused int // summing Fused steps
+	}{
+		{"variance, channels last", func(b *core.Builder, x, y, c *core.Var) core.Term {
+			d := b.Sub(x, bcl(b, c))
+			return b.SumOuter(b.Reshape(core.Shape{sh[0] * sh[1], sh[2]}, b.Transpose([]int{0, 1, 2}, b.Mul(d, d))))
+		}, 1},
+		{"scatter of a product", func(b *core.Builder, x, y, c *core.Var) core.Term {
+			flat := core.Shape{sh[0] * sh[1], sh[2]}
+			i := b.Var("i", core.Scalar(core.Int64))
+			return b.Scatter(core.Shape{1, sh[2]}, b.Mul(b.Reshape(flat, x), b.Reshape(flat, y)), b.IndexFn([]*core.Var{i}, core.ScalarI(0)))
+		}, 1},
+		{"product read elsewhere", func(b *core.Builder, x, y, c *core.Var) core.Term {
+			m := b.Mul(x, y)
+			return b.Tuple(b.SumOuter(b.Reshape(core.Shape{sh[0] * sh[1], sh[2]}, b.Transpose([]int{0, 1, 2}, m))), b.Unary(core.OpNeg, m))
+		}, 0},
+		{"channels first", func(b *core.Builder, x, y, c *core.Var) core.Term {
+			return b.SumOuter(b.Reshape(core.Shape{sh[0] * sh[2], sh[1]}, b.Transpose([]int{0, 2, 1}, b.Mul(x, y))))
+		}, 0},
+	}
+	r := rand.New(rand.NewSource(17))
+	for _, c := range cases {
+		for _, dt := range []core.Dtype{core.Float64, core.Float32} {
+			what := fmt.Sprintf("%s %v", c.name, dt)
+			var b core.Builder
+			x := b.Var("x", core.Type{Shape: sh, Dtype: dt})
+			y := b.Var("y", core.Type{Shape: sh, Dtype: dt})
+			cv := b.Var("c", core.Type{Shape: core.Shape{sh[2]}, Dtype: dt})
+			body := c.body(&b, x, y, cv)
+			if b.Err() != nil {
+				t.Fatal(b.Err())
+			}
+			p, err := core.NewProgram([]*core.Var{x, y, cv}, body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := coarseSameBits(t, r, what, p)
+			if n := planSteps(g, func(k kern.Kernel) bool { f, ok := k.(*kern.Fused); return ok && f.Sums() }); n != c.fused {
+				t.Errorf("%s: %d summing Fused steps, want %d", what, n, c.fused)
+			}
+		}
+	}
+}

@@ -77,19 +77,24 @@ func TestSumAround(t *testing.T) {
 			}
 			arounds, _ := checkCoarseBits(t, r, what, art.Program())
 			if arounds < 2 {
-				t.Errorf("%s: %d SumAround steps, want the forward's two per-channel sums at least", what, arounds)
+				t.Errorf("%s: %d SumAround steps (or fused sums), want the forward's two per-channel sums at least", what, arounds)
 			}
 		}
 	}
 }
 
 // checkCoarseBits raises p coarsely on random arguments, runs it on a TapeMachine, compares
-// every result with core.Eval's bit for bit and counts the plan's SumAround and Transpose
-// steps.
+// every result with core.Eval's bit for bit and counts the plan's SumAround steps (with the
+// sums of fused trees, kern.Fused.Sums: the same reduction computing its operand) and
+// Transpose steps.
 func checkCoarseBits(t *testing.T, r *rand.Rand, what string, p *core.Program) (arounds, transposes int) {
 	t.Helper()
 	g := coarseSameBits(t, r, what, p)
-	arounds = planSteps(g, func(k kern.Kernel) bool { _, ok := k.(kern.SumAround); return ok })
+	arounds = planSteps(g, func(k kern.Kernel) bool {
+		f, fused := k.(*kern.Fused)
+		_, ok := k.(kern.SumAround)
+		return ok || fused && f.Sums()
+	})
 	transposes = planSteps(g, func(k kern.Kernel) bool { _, ok := k.(kern.Transpose); return ok })
 	return arounds, transposes
 }
