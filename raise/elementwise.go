@@ -10,7 +10,7 @@ import (
 
 // Element-wise trees as one kernel (coarse plans on the CPU). A float binary or unary
 // operation whose operands are themselves element-wise operations used nowhere else (inline
-// subterms: lets are planned on their own) is planned with them as one kern.Fused: the batch norms of a
+// or lazily planned lets, unless the plan packs its lets for a later program) is planned with them as one kern.Fused: the batch norms of a
 // Gorgonia-built CNN and their gradients were chains of three to six kernels, each writing an
 // array the next read back. The leaves are views (replicates, transposes, affine gathers of
 // smaller arrays, read through strides) or planned terms; a ReLU mask times a cotangent,
@@ -270,13 +270,14 @@ func (ft *fuseTree) computable(u core.Term) bool {
 	if _, done := pl.memo[u]; done {
 		return false
 	}
-	if _, isVar := u.(*core.Var); isVar {
-		// A let is planned on its own: its value may be read by another program (a
-		// gradient reads the forward's lets, which Options.Tape packs for it), which the
-		// counts of this program's uses do not see. Absorbing the lets read once here had
-		// torchvision resnet18's gradient recompute the forward's convolutions (9 → 14
-		// window products).
-		return false
+	if v, isVar := u.(*core.Var); isVar {
+		// A let's value may be read by a later program when the plan packs its lets
+		// (Options.Tape: a gradient reads the forward's lets), which this program's counts
+		// of uses do not see: absorbing lets read once there had torchvision resnet18's
+		// gradient recompute the forward's convolutions (9 → 14 window products).
+		if _, done := pl.env[v.Name]; done || pl.tape || pl.isBound(v.Name) {
+			return false
+		}
 	}
 	p := pl.peel(u)
 	if _, done := pl.memo[p]; done {

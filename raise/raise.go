@@ -117,7 +117,7 @@ func RaiseWith(g *gorgonia.ExprGraph, p *core.Program, bind map[string]*gorgonia
 	if err != nil {
 		return nil, err
 	}
-	pl.coarse, pl.materialised = coarse, opt.Materialised
+	pl.coarse, pl.materialised, pl.tape = coarse, opt.Materialised, coarse && opt.Tape
 	if opt.Vulkan.On() {
 		pl.vk = opt.Vulkan
 	}
@@ -207,6 +207,8 @@ type plan struct {
 	coarse bool
 	// materialised: no window products (Options.Materialised)
 	materialised bool
+	// tape: the plan packs its lets for later programs (Options.Tape with Coarse)
+	tape bool
 	slots        map[string]Slot
 	// what program() planned, for buildCoarse: the top-level lets, which of them are
 	// needed, the names the selected results read from outside the planned lets, and the
