@@ -9,15 +9,19 @@ import (
 )
 
 // Element-wise trees as one kernel (coarse plans on the CPU). A float binary or unary
-// operation whose operands are themselves element-wise operations used nowhere else (inline
-// or lazily planned lets, unless the plan packs its lets for a later program) is planned with them as one kern.Fused: the batch norms of a
-// Gorgonia-built CNN and their gradients were chains of three to six kernels, each writing an
-// array the next read back. The leaves are views (replicates, transposes, affine gathers of
-// smaller arrays, read through strides) or planned terms; a ReLU mask times a cotangent,
-// cast (p cmp q) · z, is one instruction that reads p and q. A tree is fused only when it has
-// at least two operations (one is what the other kernels already do) and every leaf reads its
-// rows contiguously or broadcast (a transposed leaf keeps the tiled kernels). The kernel runs
-// each operation with the unfused kernels' loops: the bits are the unfused plan's.
+// operation whose operands are themselves element-wise operations used nowhere else (inline,
+// or lazily planned lets unless the plan packs its lets for a later program) is planned with
+// them as one kern.Fused: the batch norms of a Gorgonia-built CNN and their gradients were
+// chains of three to six kernels, each writing an array the next read back. The leaves are
+// views (replicates, transposes, affine gathers of smaller arrays, read through strides) or
+// planned terms; a ReLU mask times a cotangent, cast (p cmp q) · z, is one instruction that
+// reads p and q; a subterm read twice by one operation (c·x + c·x) is computed once. A tree
+// is fused only when it has at least two operations (one is what the other kernels already
+// do) and every leaf reads its rows contiguously or broadcast (a transposed leaf keeps the
+// tiled kernels). A sum of such a tree over its leading dimensions (a batch norm's Σ (x − m)²,
+// its gradient's Σ c·x̂) runs with the tree (fusedSum), the tree's array never written. The
+// kernel runs each operation with the unfused kernels' loops: the bits are the unfused
+// plan's.
 
 // binary plans a binary operation: the special forms first (a concatenation's sum of
 // gathers, a ReLU mask times a scatter), then a fused tree, a mask product, operands read
@@ -260,11 +264,15 @@ func (ft *fuseTree) absorbsTwice(u core.Term) bool {
 	if _, shared := u.(*core.Share); shared || !ft.computable(u) || ft.pl.onlyUse(u) {
 		return false
 	}
+	if v, isVar := u.(*core.Var); isVar && ft.pl.varUses[v.Name] != 2 {
+		return false // the let is read elsewhere too (by another variable of its name)
+	}
 	return ft.pl.uses[u] == 2 // counted by onlyUse
 }
 
 // computable reports whether the tree can compute u itself: an element-wise operation of its
-// dtype, not a let, not planned yet, and not a form another kernel plans better.
+// dtype (inline or a lazily planned let, the plan not packing its lets), not planned yet, and
+// not a form another kernel plans better.
 func (ft *fuseTree) computable(u core.Term) bool {
 	pl := ft.pl
 	if _, done := pl.memo[u]; done {

@@ -208,8 +208,8 @@ type plan struct {
 	// materialised: no window products (Options.Materialised)
 	materialised bool
 	// tape: the plan packs its lets for later programs (Options.Tape with Coarse)
-	tape bool
-	slots        map[string]Slot
+	tape  bool
+	slots map[string]Slot
 	// what program() planned, for buildCoarse: the top-level lets, which of them are
 	// needed, the names the selected results read from outside the planned lets, and the
 	// selected results.
