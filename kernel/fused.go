@@ -342,6 +342,7 @@ type fusedWorker[T floatT] struct {
 	lv   []fusedOperand[T] // per leaf: its block (a view of leaf or of the input) or scalar
 	one  [4][]T            // slices of one element for operations on scalars
 	q    []T               // one element: a mask's broadcast comparand
+	ones []T               // fusedBlock ones: the factor of a comparison's mask (maskRow)
 	res  []T               // a sum's block of the tree (NewFusedSum)
 }
 
@@ -406,6 +407,10 @@ func newFusedState[T floatT](k *Fused, w int) *fusedState[T] {
 			wk.res = make([]T, fusedBlock)
 		}
 		wk.q = make([]T, 1)
+		wk.ones = make([]T, fusedBlock)
+		for i := range wk.ones {
+			wk.ones[i] = 1
+		}
 		for i, kind := range k.kinds {
 			if kind == leafFill {
 				wk.leaf[i] = make([]T, fusedBlock)
@@ -673,13 +678,13 @@ func fusedCode[T floatT](k *Fused, wk *fusedWorker[T], dst []T) {
 			allScalar = allScalar && o.scalar
 		}
 		if allScalar {
-			wk.cur[base] = fusedOperand[T]{v: fusedScalar(in, a, &wk.one), scalar: true}
+			wk.cur[base] = fusedOperand[T]{v: fusedScalar(in, a, &wk.one, wk.ones[:1]), scalar: true}
 		} else {
 			d := dst
 			if pc != lastPC {
 				d = wk.tmp[base][:m]
 			}
-			fusedBlock1(in, d, a, wk.tmp[base:], wk.q, m)
+			fusedBlock1(in, d, a, wk.tmp[base:], wk, m)
 			wk.cur[base] = fusedOperand[T]{s: d}
 		}
 		sp = base + 1
@@ -692,30 +697,46 @@ func fusedCode[T floatT](k *Fused, wk *fusedWorker[T], dst []T) {
 }
 
 // fusedScalar is instruction in on scalar operands (the block loops on one element).
-func fusedScalar[T floatT](in FusedIns, a []fusedOperand[T], one *[4][]T) T {
+func fusedScalar[T floatT](in FusedIns, a []fusedOperand[T], one *[4][]T, ones []T) T {
 	for i, o := range a {
 		one[i][0] = o.v
 	}
-	fusedSlices(in, one[3], one[0], one[1], one[2])
+	fusedSlices(in, one[3], one[0], one[1], one[2], ones)
 	return one[3][0]
 }
 
 // fusedBlock1 is instruction in on operands a of which at least one is a block: a scalar
-// operand of an arithmetic operation is read as a scalar, one of a mask's comparison as its
-// broadcast; any other is spread over tmp[i] (the free buffer of its stack slot). d may be
-// tmp[0].
-func fusedBlock1[T floatT](in FusedIns, d []T, a []fusedOperand[T], tmp [][]T, q []T, m int) {
-	if len(a) > 1 {
-		q[0] = a[1].v
-	}
+// operand of an arithmetic operation is read as a scalar, one of a comparison as its
+// broadcast (the comparison flipped when the scalar is on the left: 0 >= x as x <= 0, the
+// same for NaN); any other is spread over tmp[i] (the free buffer of its stack slot). d may
+// be tmp[0].
+func fusedBlock1[T floatT](in FusedIns, d []T, a []fusedOperand[T], tmp [][]T, wk *fusedWorker[T], m int) {
+	q, ones := wk.q, wk.ones[:m]
 	switch {
 	case in.Kind == FuseBinary && a[1].scalar && scalarArith(in.Bin, d, a[0].s, a[1].v, false):
 		return
 	case in.Kind == FuseBinary && a[0].scalar && scalarArith(in.Bin, d, a[1].s, a[0].v, true):
 		return
-	case in.Kind == FuseMaskMul && !a[0].scalar && a[1].scalar && !a[2].scalar &&
-		maskRow(in.Bin, d, a[0].s, q, true, a[2].s):
-		return
+	case in.Kind == FuseCmp || in.Kind == FuseMaskMul:
+		z := ones
+		if in.Kind == FuseMaskMul {
+			if a[2].scalar {
+				break
+			}
+			z = a[2].s
+		}
+		switch {
+		case !a[0].scalar && a[1].scalar:
+			q[0] = a[1].v
+			if maskRow(in.Bin, d, a[0].s, q, true, z) {
+				return
+			}
+		case a[0].scalar && !a[1].scalar:
+			q[0] = a[0].v
+			if maskRow(flipCmp(in.Bin), d, a[1].s, q, true, z) {
+				return
+			}
+		}
 	}
 	var s [3][]T
 	for i, o := range a {
@@ -728,18 +749,36 @@ func fusedBlock1[T floatT](in FusedIns, d []T, a []fusedOperand[T], tmp [][]T, q
 			s[i] = t
 		}
 	}
-	fusedSlices(in, d, s[0], s[1], s[2])
+	fusedSlices(in, d, s[0], s[1], s[2], ones)
 }
 
-// fusedSlices is instruction in on blocks (y and z unused by the operations that take fewer).
-func fusedSlices[T floatT](in FusedIns, d, x, y, z []T) {
+// flipCmp is the comparison with its operands swapped: a op b is b flipCmp(op) a.
+func flipCmp(op core.BinOp) core.BinOp {
+	switch op {
+	case core.OpLt:
+		return core.OpGt
+	case core.OpGt:
+		return core.OpLt
+	case core.OpLe:
+		return core.OpGe
+	case core.OpGe:
+		return core.OpLe
+	}
+	return op // == and != are symmetric
+}
+
+// fusedSlices is instruction in on blocks (y and z unused by the operations that take
+// fewer); ones holds len(d) ones (a comparison's mask is 1 or 0 times one).
+func fusedSlices[T floatT](in FusedIns, d, x, y, z, ones []T) {
 	switch in.Kind {
 	case FuseUnary:
 		unaryFloat(in.Un, d, x)
 	case FuseBinary:
 		binaryFloat(in.Bin, d, x, y)
 	case FuseCmp:
-		cmpMask(in.Bin, d, x, y)
+		if !maskRow(in.Bin, d, x, y, false, ones[:len(d)]) {
+			cmpMask(in.Bin, d, x, y)
+		}
 	case FuseMaskMul:
 		if !maskRow(in.Bin, d, x, y, false, z) {
 			cmpMask(in.Bin, d, x, y)

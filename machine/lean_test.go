@@ -147,6 +147,15 @@ func TestLeanFiniteDifferences(t *testing.T) {
 			dk, ok := k.(*kern.DepthwiseWindows)
 			return ok && !dk.Filter
 		}},
+		// batch norms over 16·16·16·32 elements: their element-wise trees and sums fused
+		{"mobilenet fused element-wise trees", func() (*models.Model, error) { return models.MobileNet(G.Float64, 16, 16, 32, 1, 3, 9) }, func(k kern.Kernel) bool {
+			fk, ok := k.(*kern.Fused)
+			return ok && !fk.Sums()
+		}},
+		{"mobilenet fused sums", func() (*models.Model, error) { return models.MobileNet(G.Float64, 16, 16, 32, 1, 3, 9) }, func(k kern.Kernel) bool {
+			fk, ok := k.(*kern.Fused)
+			return ok && fk.Sums()
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

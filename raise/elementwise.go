@@ -50,6 +50,12 @@ func (pl *plan) binary(t *core.Binary) (ref, error) {
 	return pl.simple(t, t.Op.Word(), kern.Binary{Op: t.Op, VK: pl.vk})
 }
 
+// fuseMin is the least size of a fused tree: below it the arrays stay in the L2 cache, where
+// the unfused kernels' vector loops, one call an operation, beat the fused kernel's block
+// loop (torchvision densenet121 at batch 2, arrays of 4 Ki to 64 Ki elements, was 4% slower
+// fused; the zoo's batch norms over 128 Ki and 256 Ki elements are faster).
+const fuseMin = 1 << 17
+
 // maxFusedCode bounds the instructions of a fused tree: operands past it are leaves, so
 // that planning a long chain that is not fused in the end (a transposed leaf at its bottom)
 // walks a bounded part of it at each of its operations, not the rest of the chain.
@@ -68,7 +74,7 @@ type fuseTree struct {
 // elementwise plans t (a float Binary or Unary) as a fused tree when that applies.
 func (pl *plan) elementwise(t core.Term) (ref, bool, error) {
 	dt := t.Type().Dtype
-	if !pl.coarse || pl.vk != nil || !dt.IsFloat() {
+	if !pl.coarse || pl.vk != nil || !dt.IsFloat() || t.Type().Shape.Size() < fuseMin {
 		return ref{}, false, nil
 	}
 	ft := &fuseTree{pl: pl, dt: dt}
@@ -332,7 +338,7 @@ func (ft *fuseTree) absorbable(p core.Term) bool {
 // written. wrap rebuilds t around the tree's term (the op's program).
 func (pl *plan) fusedSum(t, z core.Term, split int, wrap func(b *core.Builder, z core.Term) core.Term) (ref, bool, error) {
 	dt := t.Type().Dtype
-	if !pl.coarse || pl.vk != nil || !dt.IsFloat() || z.Type().Dtype != dt {
+	if !pl.coarse || pl.vk != nil || !dt.IsFloat() || z.Type().Dtype != dt || z.Type().Shape.Size() < fuseMin {
 		return ref{}, false, nil
 	}
 	ft := &fuseTree{pl: pl, dt: dt}

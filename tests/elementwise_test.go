@@ -25,7 +25,7 @@ func TestFusedElementwise(t *testing.T) {
 	bc := func(b *core.Builder, c core.Term, sh core.Shape) core.Term { // [c] broadcast over [b, c, hw]
 		return b.Replicate(sh[0], b.Transpose([]int{1, 0}, b.Replicate(sh[2], c)))
 	}
-	sh := core.Shape{3, 5, 300}
+	sh := core.Shape{4, 32, 1024} // fuseMin elements: smaller trees are not fused
 	cases := []struct {
 		name   string
 		body   build
@@ -67,8 +67,8 @@ func TestFusedElementwise(t *testing.T) {
 			return b.Mul(x, bc(b, c, sh))
 		}, 0, 1, false},
 		{"broadcast along short rows", func(b *core.Builder, x, y, c *core.Var) core.Term {
-			short := core.Shape{sh[0] * sh[1] * sh[2] / 20, 20}
-			xs, cs := b.Reshape(short, x), b.Transpose([]int{1, 0}, b.Replicate(20, b.Reshape(core.Shape{short[0]}, b.Replicate(short[0]/sh[1], c))))
+			short := core.Shape{sh[0] * sh[1] * sh[2] / 16, 16}
+			xs, cs := b.Reshape(short, x), b.Transpose([]int{1, 0}, b.Replicate(16, b.Reshape(core.Shape{short[0]}, b.Replicate(short[0]/sh[1], c))))
 			return b.Reshape(sh, b.Mul(b.Sub(xs, cs), xs))
 		}, 0, 2, false},
 		{"transposed leaf", func(b *core.Builder, x, y, c *core.Var) core.Term {
@@ -124,7 +124,7 @@ func TestFusedElementwise(t *testing.T) {
 // nowhere else; channels-first sums (kept axes in the middle) keep SumAround.
 func TestFusedSums(t *testing.T) {
 	type build func(b *core.Builder, x, y *core.Var, c *core.Var) core.Term
-	sh := core.Shape{4, 64, 24}
+	sh := core.Shape{8, 256, 64} // fuseMin elements
 	bcl := func(b *core.Builder, c core.Term) core.Term { return b.Replicate(sh[0], b.Replicate(sh[1], c)) }
 	cases := []struct {
 		name  string
