@@ -75,9 +75,13 @@ type FusedLeaf struct {
 // time: its blocks stay in the L1 cache.
 const fusedBlock = 1024
 
+// fusedFillMin is the least row along which a leaf broadcast across rows is read (its value
+// spread over the row once a block): shorter rows are a call a few elements.
+const fusedFillMin = 256
+
 // fusedRowMin is the least row a block of a Fused kernel is part of; shorter rows are
 // grouped fusedBlock/row to a block.
-const fusedRowMin = 256
+const fusedRowMin = fusedBlock
 
 // FusedMaxLeaves bounds the leaves (inputs) of a Fused kernel.
 const FusedMaxLeaves = 16
@@ -127,7 +131,7 @@ func readable(sh []int, ls []FusedLeaf) bool {
 		if s != 0 && s != 1 {
 			return false
 		}
-		if s == 0 && sh[n-1] < fusedRowMin && slices.ContainsFunc(l.Strides[:n-1], func(v int) bool { return v != 0 }) {
+		if s == 0 && sh[n-1] < fusedFillMin && slices.ContainsFunc(l.Strides[:n-1], func(v int) bool { return v != 0 }) {
 			return false
 		}
 	}
@@ -540,13 +544,18 @@ func fillInvariant[T floatT](k *Fused, dst, x []T, i int) {
 // rowRead copies a row of a leaf (stride s: 1 contiguous, 0 one element repeated).
 func rowRead[T floatT](dst, x []T, off, s int) {
 	if s == 0 {
-		v := x[off]
-		for j := range dst {
-			dst[j] = v
-		}
+		fillWith(dst, x[off])
 		return
 	}
 	copy(dst, x[off:off+len(dst)])
+}
+
+// fillWith sets every element of dst to v.
+func fillWith[T floatT](dst []T, v T) {
+	done := simdFill(dst, v)
+	for j := range dst[done:] {
+		dst[done+j] = v
+	}
 }
 
 // seek positions wk at row r of the output (the row's outer index and every leaf's offset).
@@ -690,9 +699,7 @@ func fusedCode[T floatT](k *Fused, wk *fusedWorker[T], dst []T) {
 		sp = base + 1
 	}
 	if r := wk.cur[0]; r.scalar {
-		for j := range dst {
-			dst[j] = r.v
-		}
+		fillWith(dst, r.v)
 	}
 }
 
@@ -743,9 +750,7 @@ func fusedBlock1[T floatT](in FusedIns, d []T, a []fusedOperand[T], tmp [][]T, w
 		s[i] = o.s
 		if o.scalar {
 			t := tmp[i][:m] // i = 0: d itself, which the operation reads element by element
-			for j := range t {
-				t[j] = o.v
-			}
+			fillWith(t, o.v)
 			s[i] = t
 		}
 	}

@@ -170,7 +170,11 @@ func fusedCases() []fusedCase {
 		{"rows of 300, channels first broadcast", []int{2, 5, 300},
 			[]FusedLeaf{leaf(0, 1500, 300, 1), leaf(0, 0, 1, 0), leaf(4, 0, 1, 0)},
 			[]FusedIns{L(1), L(0), bin(core.OpSub), L(2), bin(core.OpMul), un(core.OpExp)},
-			[]leafKind{leafDirect, leafScalar, leafScalar}},
+			[]leafKind{leafDirect, leafFill, leafFill}}, // rows grouped three to a block, the channel spread
+		{"rows of 1500, channels first broadcast", []int{2, 3, 1500},
+			[]FusedLeaf{leaf(0, 9000, 3000, 1), leaf(0, 0, 1, 0), leaf(2, 0, 1, 0)},
+			[]FusedIns{L(1), L(0), bin(core.OpSub), L(2), bin(core.OpMul), un(core.OpExp)},
+			[]leafKind{leafRow, leafScalar, leafScalar}}, // parts of a row, the channel a scalar
 		{"relu mask, broadcast zero", []int{40, 33},
 			[]FusedLeaf{leaf(0, 33, 1), leaf(0, 0, 0), leaf(0, 33, 1), leaf(1, 0, 1)},
 			[]FusedIns{L(0), L(1), L(2), {Kind: FuseMaskMul, Bin: core.OpGe}, L(3), bin(core.OpMul)},

@@ -5029,6 +5029,37 @@ vecNegF64_done:
 	VZEROUPPER
 	RET
 
+// func vecFillF64(dst *float64, v float64, n int)
+// Requires: AVX, AVX2, SSE2
+TEXT ·vecFillF64(SB), NOSPLIT, $0-24
+	MOVQ         dst+0(FP), AX
+	MOVQ         n+16(FP), CX
+	MOVSD        v+8(FP), X0
+	VBROADCASTSD X0, Y0
+
+vecFillF64_four:
+	CMPQ    CX, $0x00000010
+	JL      vecFillF64_one
+	VMOVUPS Y0, (AX)
+	VMOVUPS Y0, 32(AX)
+	VMOVUPS Y0, 64(AX)
+	VMOVUPS Y0, 96(AX)
+	ADDQ    $0x00000080, AX
+	SUBQ    $0x00000010, CX
+	JMP     vecFillF64_four
+
+vecFillF64_one:
+	CMPQ    CX, $0x00000004
+	JL      vecFillF64_done
+	VMOVUPS Y0, (AX)
+	ADDQ    $0x00000020, AX
+	SUBQ    $0x00000004, CX
+	JMP     vecFillF64_one
+
+vecFillF64_done:
+	VZEROUPPER
+	RET
+
 // func vecBoolF64(dst *float64, src *bool, n int)
 // Requires: AVX
 TEXT ·vecBoolF64(SB), NOSPLIT, $0-24
@@ -7618,6 +7649,37 @@ vecNegF32_one:
 	JMP     vecNegF32_one
 
 vecNegF32_done:
+	VZEROUPPER
+	RET
+
+// func vecFillF32(dst *float32, v float32, n int)
+// Requires: AVX, AVX2, SSE
+TEXT ·vecFillF32(SB), NOSPLIT, $0-24
+	MOVQ         dst+0(FP), AX
+	MOVQ         n+16(FP), CX
+	MOVSS        v+8(FP), X0
+	VBROADCASTSS X0, Y0
+
+vecFillF32_four:
+	CMPQ    CX, $0x00000020
+	JL      vecFillF32_one
+	VMOVUPS Y0, (AX)
+	VMOVUPS Y0, 32(AX)
+	VMOVUPS Y0, 64(AX)
+	VMOVUPS Y0, 96(AX)
+	ADDQ    $0x00000080, AX
+	SUBQ    $0x00000020, CX
+	JMP     vecFillF32_four
+
+vecFillF32_one:
+	CMPQ    CX, $0x00000008
+	JL      vecFillF32_done
+	VMOVUPS Y0, (AX)
+	ADDQ    $0x00000020, AX
+	SUBQ    $0x00000008, CX
+	JMP     vecFillF32_one
+
+vecFillF32_done:
 	VZEROUPPER
 	RET
 

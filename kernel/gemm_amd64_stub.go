@@ -142,6 +142,9 @@ func vecRdivVSF64(dst *float64, x *float64, s float64, n int)
 // vecNegF64 sets dst[i] = -x[i] (the sign bit flipped) with AVX2 for i below n rounded down to a multiple of 4.
 func vecNegF64(dst *float64, x *float64, n int)
 
+// vecFillF64 sets dst[i] = v with AVX2 for i below n rounded down to a multiple of 4.
+func vecFillF64(dst *float64, v float64, n int)
+
 // vecBoolF64 sets dst[i] = 1 where src[i] and 0 elsewhere with AVX2 for i below n rounded down to a multiple of 4.
 func vecBoolF64(dst *float64, src *bool, n int)
 
@@ -323,6 +326,9 @@ func vecRdivVSF32(dst *float32, x *float32, s float32, n int)
 
 // vecNegF32 sets dst[i] = -x[i] (the sign bit flipped) with AVX2 for i below n rounded down to a multiple of 8.
 func vecNegF32(dst *float32, x *float32, n int)
+
+// vecFillF32 sets dst[i] = v with AVX2 for i below n rounded down to a multiple of 8.
+func vecFillF32(dst *float32, v float32, n int)
 
 // argmax4F32 sets dst[j] to the first position k of the greatest key among a[2j], a[2j+1], b[2j], b[2j+1] (argmaxFewKeys' order) with AVX2 for j below n rounded down to a multiple of 8.
 func argmax4F32(dst *int64, a *float32, b *float32, n int)

@@ -78,6 +78,24 @@ func simdArgmax4[T floatT](o []int64, xs []T, a, b int) int {
 	return n
 }
 
+// simdFill sets the leading elements of dst to v, as many as whole vectors hold, and
+// returns how many.
+func simdFill[T floatT](dst []T, v T) int {
+	n := len(dst)
+	if !hasVec || n < vecMin {
+		return 0
+	}
+	switch d := any(dst).(type) {
+	case []float32:
+		vecFillF32(&d[0], any(v).(float32), n)
+		return n &^ 7
+	case []float64:
+		vecFillF64(&d[0], any(v).(float64), n)
+		return n &^ 3
+	}
+	return 0
+}
+
 // simdNeg computes dst[i] = -x[i] like simdBinary.
 func simdNeg[T floatT](dst, x []T) int {
 	n := len(dst)

@@ -11,6 +11,9 @@ func simdBinary[T numT](op core.BinOp, dst, x, y []T) int { return 0 }
 // simdArgmax4: no vector loops on this platform.
 func simdArgmax4[T floatT](o []int64, xs []T, a, b int) int { return 0 }
 
+// simdFill: no vector loops on this platform.
+func simdFill[T floatT](dst []T, v T) int { return 0 }
+
 // simdNeg: no vector loops on this platform.
 func simdNeg[T floatT](dst, x []T) int { return 0 }
 

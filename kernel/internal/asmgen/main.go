@@ -63,6 +63,7 @@ func main() {
 			elemVS(op, f32)
 		}
 		neg(f32)
+		fill(f32)
 		if f32 {
 			argmax4()
 		}
@@ -576,6 +577,20 @@ func argmax4() {
 	Label(name + "_done")
 	VZEROUPPER()
 	RET()
+}
+
+// fill emits func(dst *T, v T, n int): dst[i] = v for i < n rounded down to whole vectors.
+func fill(f32 bool) {
+	typ, lanes, t := elemType(f32)
+	name := "vecFill" + t
+	TEXT(name, NOSPLIT, fmt.Sprintf("func(dst *%s, v %s, n int)", typ, typ))
+	Doc(fmt.Sprintf("%s sets dst[i] = v with AVX2 for i below n rounded down to a multiple of %d.", name, lanes))
+	dst := Load(Param("dst"), GP64())
+	n := Load(Param("n"), GP64())
+	v := bcastParam("v", f32)
+	elemLoops(name, lanes, n, []reg.Register{dst}, func(off int, _ reg.VecVirtual) {
+		VMOVUPS(v, Mem{Base: dst, Disp: off})
+	})
 }
 
 // neg emits func(dst, x *T, n int): dst[i] = −x[i] (the sign bit flipped, as Go's negation
