@@ -18,7 +18,10 @@ import (
 // last); the output is walked in blocks of fusedBlock elements, each leaf's block read in
 // place or copied into a small buffer, and the operations run on the blocks with the
 // element-wise loops of the unfused kernels: every element is the same operations on the same
-// values, so the result has the unfused plan's bits.
+// values, so the result has the unfused plan's bits. A Fused kernel made by NewFusedSum sums
+// the tree's rows instead of writing them (a batch norm's Σ (x − mean)²).
+//
+// A Fused kernel keeps its block buffers between runs (a concurrent run allocates its own).
 type Fused struct {
 	shape  []int // merged (see NewFused)
 	code   []FusedIns
@@ -110,9 +113,9 @@ func (in FusedIns) arity() int {
 
 // FusedReadable reports whether NewFused accepts leaves read through these strides over
 // shape: every leaf contiguous or broadcast along the last dimension that is not merged away,
-// and, where those rows are short (grouped into blocks), none broadcast along them but not
-// everywhere (each row would be a call filling a few elements: a strided kernel's tiles are
-// faster there).
+// and, where those rows are shorter than fusedFillMin, none broadcast along them but not
+// everywhere (each row would be a call filling a few elements: StridedBinary's pair and tile
+// loops are faster there).
 func FusedReadable(shape []int, leaves []FusedLeaf) bool {
 	return readable(mergeFused(shape, leaves))
 }
