@@ -21,7 +21,7 @@ import (
 // also elsewhere (a let: planned on its own, fused, then the sum and the negation), and a
 // transposed leaf (not fused).
 func TestFusedElementwise(t *testing.T) {
-	type build func(b *core.Builder, x, y *core.Var, c *core.Var) core.Term
+	type build = func(b *core.Builder, x, y, c *core.Var) core.Term
 	bc := func(b *core.Builder, c core.Term, sh core.Shape) core.Term { // [c] broadcast over [b, c, hw]
 		return b.Replicate(sh[0], b.Transpose([]int{1, 0}, b.Replicate(sh[2], c)))
 	}
@@ -86,22 +86,11 @@ func TestFusedElementwise(t *testing.T) {
 	for _, c := range cases {
 		for _, dt := range []core.Dtype{core.Float64, core.Float32} {
 			what := fmt.Sprintf("%s %v", c.name, dt)
-			var b core.Builder
-			x := b.Var("x", core.Type{Shape: sh, Dtype: dt})
 			ysh := sh
 			if c.name == "transposed leaf" {
 				ysh = core.Shape{sh[0], sh[2], sh[1]}
 			}
-			y := b.Var("y", core.Type{Shape: ysh, Dtype: dt})
-			cv := b.Var("c", core.Type{Shape: core.Shape{sh[1]}, Dtype: dt})
-			body := c.body(&b, x, y, cv)
-			if b.Err() != nil {
-				t.Fatal(b.Err())
-			}
-			p, err := core.NewProgram([]*core.Var{x, y, cv}, body)
-			if err != nil {
-				t.Fatal(err)
-			}
+			p := xycProgram(t, dt, sh, ysh, core.Shape{sh[1]}, c.body)
 			args := randArgs(r, p)
 			want, err := tensors.EvalTuple(p, args)
 			if err != nil {
@@ -123,7 +112,7 @@ func TestFusedElementwise(t *testing.T) {
 // run as one summing kern.Fused exactly where the kept axes are last and the tree is read
 // nowhere else; channels-first sums (kept axes in the middle) keep SumAround.
 func TestFusedSums(t *testing.T) {
-	type build func(b *core.Builder, x, y *core.Var, c *core.Var) core.Term
+	type build = func(b *core.Builder, x, y, c *core.Var) core.Term
 	sh := core.Shape{8, 256, 64} // fuseMin elements
 	bcl := func(b *core.Builder, c core.Term) core.Term { return b.Replicate(sh[0], b.Replicate(sh[1], c)) }
 	cases := []struct {
@@ -152,22 +141,29 @@ func TestFusedSums(t *testing.T) {
 	for _, c := range cases {
 		for _, dt := range []core.Dtype{core.Float64, core.Float32} {
 			what := fmt.Sprintf("%s %v", c.name, dt)
-			var b core.Builder
-			x := b.Var("x", core.Type{Shape: sh, Dtype: dt})
-			y := b.Var("y", core.Type{Shape: sh, Dtype: dt})
-			cv := b.Var("c", core.Type{Shape: core.Shape{sh[2]}, Dtype: dt})
-			body := c.body(&b, x, y, cv)
-			if b.Err() != nil {
-				t.Fatal(b.Err())
-			}
-			p, err := core.NewProgram([]*core.Var{x, y, cv}, body)
-			if err != nil {
-				t.Fatal(err)
-			}
+			p := xycProgram(t, dt, sh, sh, core.Shape{sh[2]}, c.body)
 			g := coarseSameBits(t, r, what, p)
 			if n := planSteps(g, func(k kern.Kernel) bool { f, ok := k.(*kern.Fused); return ok && f.Sums() }); n != c.fused {
 				t.Errorf("%s: %d summing Fused steps, want %d", what, n, c.fused)
 			}
 		}
 	}
+}
+
+// xycProgram is the program x, y, c ↦ body(x, y, c) over arrays of the shapes xs, ys, cs.
+func xycProgram(t *testing.T, dt core.Dtype, xs, ys, cs core.Shape, body func(b *core.Builder, x, y, c *core.Var) core.Term) *core.Program {
+	t.Helper()
+	var b core.Builder
+	x := b.Var("x", core.Type{Shape: xs, Dtype: dt})
+	y := b.Var("y", core.Type{Shape: ys, Dtype: dt})
+	c := b.Var("c", core.Type{Shape: cs, Dtype: dt})
+	e := body(&b, x, y, c)
+	if b.Err() != nil {
+		t.Fatal(b.Err())
+	}
+	p, err := core.NewProgram([]*core.Var{x, y, c}, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
