@@ -452,8 +452,8 @@ func fusedRun[T floatT](k *Fused, out []T, ins []any) error {
 		if !ok {
 			return typeErr("fused", out, ins)
 		}
-		if hi := k.reach(i); n > 0 && hi >= len(x) {
-			return errors.Errorf("kernel: fused: leaf %d reads element %d of %d (shape %v, strides %v)", i, hi, len(x), k.shape, k.leaves[i].Strides)
+		if lo, hi := k.span(i); n > 0 && (lo < 0 || hi >= len(x)) {
+			return errors.Errorf("kernel: fused: leaf %d reads elements %d to %d of %d (shape %v, strides %v)", i, lo, hi, len(x), k.shape, k.leaves[i].Strides)
 		}
 	}
 	if n == 0 {
@@ -498,14 +498,23 @@ func fusedSplit[T floatT](k *Fused, st *fusedState[T], out []T, nb, w, work int)
 
 // reach is the largest input element leaf i reads.
 func (k *Fused) reach(i int) int {
+	_, hi := k.span(i)
+	return hi
+}
+
+// span is the least and the largest input element leaf i reads (negative strides, a reversed
+// view, read below Off).
+func (k *Fused) span(i int) (lo, hi int) {
 	l := k.leaves[i]
-	hi := l.Off
+	lo, hi = l.Off, l.Off
 	for d, s := range l.Strides {
 		if s > 0 {
 			hi += s * (k.shape[d] - 1)
+		} else {
+			lo += s * (k.shape[d] - 1)
 		}
 	}
-	return hi
+	return lo, hi
 }
 
 // Sums reports whether k sums its tree's rows (NewFusedSum) rather than writing the tree.

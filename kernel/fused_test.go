@@ -194,6 +194,8 @@ func fusedCases() []fusedCase {
 		{"a subterm read twice", []int{50, 64}, []FusedLeaf{leaf(0, 64, 1), leaf(0, 0, 1), leaf(0, 0, 0)},
 			[]FusedIns{L(0), L(1), bin(core.OpMul), {Kind: FuseDup}, bin(core.OpAdd), L(2), {Kind: FuseDup}, bin(core.OpMul), bin(core.OpSub), L(0), {Kind: FuseDup}, bin(core.OpDiv), bin(core.OpMul)},
 			[]leafKind{leafDirect, leafInvariant, leafScalar}},
+		{"reversed rows", []int{6, 40}, []FusedLeaf{leaf(200, -40, 1), leaf(0, 40, 1)},
+			[]FusedIns{L(0), L(1), bin(core.OpSub), un(core.OpNeg)}, []leafKind{leafFill, leafDirect}},
 		{"scalars only", []int{10, 40}, []FusedLeaf{leaf(0, 0, 0), leaf(1, 0, 0)},
 			[]FusedIns{L(0), L(1), bin(core.OpAdd), un(core.OpTanh)}, []leafKind{leafScalar, leafScalar}},
 		{"rank 0", nil, []FusedLeaf{leaf(2), leaf(0)},
@@ -318,6 +320,13 @@ func TestFusedErrors(t *testing.T) {
 			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
 		}
 	}
+	rev, err := NewFused(sh, add, []FusedLeaf{leaf(2, -8, 1)}) // rows reversed, starting too low
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rev.Run(make([]float64, 32), []any{make([]float64, 32)}); err == nil || !strings.Contains(err.Error(), "reads elements -22 to 9") {
+		t.Errorf("reversed rows below the input: error %v", err)
+	}
 	k, err := NewFused(sh, add, []FusedLeaf{row})
 	if err != nil {
 		t.Fatal(err)
@@ -333,7 +342,7 @@ func TestFusedErrors(t *testing.T) {
 		{"dtype", make([]float64, 32), []any{make([]float32, 32)}, "fused"},
 		{"ints", make([]int64, 32), []any{make([]int64, 32)}, "fused"},
 		{"output", make([]float64, 31), []any{x}, "31 elements"},
-		{"short input", make([]float64, 32), []any{x[:31]}, "reads element 31 of 31"},
+		{"short input", make([]float64, 32), []any{x[:31]}, "reads elements 0 to 31 of 31"},
 	} {
 		err := k.Run(c.out, c.ins)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
