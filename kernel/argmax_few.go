@@ -55,7 +55,7 @@ func argmaxKeysRow[T floatT](o []int64, xs []T, offs []int, io, stride int) {
 	if len(offs) == 4 { // 2×2 windows, the common pool: unrolled
 		o0, o1, o2, o3 := offs[0], offs[1], offs[2], offs[3]
 		if stride == 2 && o1 == o0+1 && o3 == o2+1 {
-			// a max-pool of stride 2: eight windows a step in vector registers
+			// a max-pool of stride 2: eight (then four) windows a step in vector registers
 			done := simdArgmax4(o, xs, o0+io, o2+io)
 			o, io = o[done:], io+2*done
 		}

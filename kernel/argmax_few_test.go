@@ -130,3 +130,30 @@ func TestArgmaxOuterAgainstDefinition(t *testing.T) {
 		}
 	}
 }
+
+// TestArgmaxPoolRows: the 2×2 max-pool of stride 2 on rows of 3, 4, 7, 8, 13 and 16 windows
+// (the vector loop's eight- and four-window steps and the scalar rest) against the
+// definition, in float32, on values drawn from NaN, ±Inf, ±0 and ±1.
+func TestArgmaxPoolRows(t *testing.T) {
+	levels := []float64{math.NaN(), math.Inf(-1), -1, math.Copysign(0, -1), 0, 1, math.Inf(1)}
+	r := rand.New(rand.NewSource(9))
+	for _, ow := range []int{3, 4, 7, 8, 13, 16} {
+		const b, oh = 3, 5
+		w, h := 2*ow, 2*oh
+		x := make([]float32, b*h*w)
+		for i := range x {
+			x[i] = float32(levels[r.Intn(len(levels))])
+		}
+		k := &ArgmaxView{Inner: []int{b, oh, ow}, InnerSt: []int{h * w, 2 * w, 2}, OuterOff: []int{0, 1, w, w + 1}}
+		got := make([]int64, b*oh*ow)
+		argmaxView(k, got, x)
+		for p := range got {
+			bb, i, j := p/(oh*ow), p/ow%oh, p%ow
+			at := bb*h*w + 2*i*w + 2*j
+			col := []float64{float64(x[at]), float64(x[at+1]), float64(x[at+w]), float64(x[at+w+1])}
+			if want := naiveArgmax(col); got[p] != want {
+				t.Fatalf("rows of %d windows, window %d: %d, want %d (%v)", ow, p, got[p], want, col)
+			}
+		}
+	}
+}

@@ -7698,9 +7698,9 @@ TEXT ·argmax4F32(SB), NOSPLIT, $0-32
 	VPADDD   Y0, Y0, Y4
 	VPADDD   Y0, Y4, Y5
 
-argmax4F32_loop:
+argmax4F32_8:
 	CMPQ         BX, $0x00000008
-	JL           argmax4F32_done
+	JL           argmax4F32_8_done
 	VMOVUPS      (CX), Y6
 	VMOVUPS      32(CX), Y7
 	VSHUFPS      $0x88, Y7, Y6, Y8
@@ -7756,9 +7756,61 @@ argmax4F32_loop:
 	ADDQ         $0x00000040, DX
 	ADDQ         $0x00000040, AX
 	SUBQ         $0x00000008, BX
-	JMP          argmax4F32_loop
+	JMP          argmax4F32_8
 
-argmax4F32_done:
+argmax4F32_8_done:
+	CMPQ      BX, $0x00000004
+	JL        argmax4F32_4_done
+	VMOVUPS   (CX), X6
+	VMOVUPS   16(CX), X7
+	VSHUFPS   $0x88, X7, X6, X8
+	VSHUFPS   $0xdd, X7, X6, X6
+	VMOVUPS   (DX), X7
+	VMOVUPS   16(DX), X9
+	VSHUFPS   $0x88, X9, X7, X10
+	VSHUFPS   $0xdd, X9, X7, X7
+	VADDPS    X3, X8, X8
+	VCMPPS    $0x03, X8, X8, X11
+	VPSRAD    $0x1f, X8, X9
+	VPAND     X1, X9, X9
+	VPXOR     X9, X8, X8
+	VBLENDVPS X11, X2, X8, X8
+	VADDPS    X3, X6, X6
+	VCMPPS    $0x03, X6, X6, X11
+	VPSRAD    $0x1f, X6, X9
+	VPAND     X1, X9, X9
+	VPXOR     X9, X6, X6
+	VBLENDVPS X11, X2, X6, X6
+	VADDPS    X3, X10, X10
+	VCMPPS    $0x03, X10, X10, X11
+	VPSRAD    $0x1f, X10, X9
+	VPAND     X1, X9, X9
+	VPXOR     X9, X10, X10
+	VBLENDVPS X11, X2, X10, X10
+	VADDPS    X3, X7, X7
+	VCMPPS    $0x03, X7, X7, X9
+	VPSRAD    $0x1f, X7, X3
+	VPAND     X1, X3, X3
+	VPXOR     X3, X7, X7
+	VBLENDVPS X9, X2, X7, X7
+	VXORPS    X1, X1, X1
+	VPCMPGTD  X8, X6, X2
+	VPBLENDVB X2, X0, X1, X1
+	VPMAXSD   X6, X8, X8
+	VPCMPGTD  X8, X10, X0
+	VPBLENDVB X0, X4, X1, X1
+	VPMAXSD   X10, X8, X8
+	VPCMPGTD  X8, X7, X0
+	VPBLENDVB X0, X5, X1, X1
+	VPMAXSD   X7, X8, X8
+	VPMOVZXDQ X1, Y0
+	VMOVDQU   Y0, (AX)
+	ADDQ      $0x00000020, CX
+	ADDQ      $0x00000020, DX
+	ADDQ      $0x00000020, AX
+	SUBQ      $0x00000004, BX
+
+argmax4F32_4_done:
 	VZEROUPPER
 	RET
 

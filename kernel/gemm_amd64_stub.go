@@ -330,7 +330,7 @@ func vecNegF32(dst *float32, x *float32, n int)
 // vecFillF32 sets dst[i] = v with AVX2 for i below n rounded down to a multiple of 8.
 func vecFillF32(dst *float32, v float32, n int)
 
-// argmax4F32 sets dst[j] to the first position k of the greatest key among a[2j], a[2j+1], b[2j], b[2j+1] (argmaxFewKeys' order) with AVX2 for j below n rounded down to a multiple of 8.
+// argmax4F32 sets dst[j] to the first position k of the greatest key among a[2j], a[2j+1], b[2j], b[2j+1] (argmaxFewKeys' order) with AVX2 for j below n rounded down to a multiple of 4.
 func argmax4F32(dst *int64, a *float32, b *float32, n int)
 
 // vecBoolF32 sets dst[i] = 1 where src[i] and 0 elsewhere with AVX2 for i below n rounded down to a multiple of 8.

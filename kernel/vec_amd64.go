@@ -66,9 +66,9 @@ func simdBinary[T numT](op core.BinOp, dst, x, y []T) int {
 
 // simdArgmax4 sets o[j] to the argmax of the 2×2 window (xs[a+2j], xs[a+2j+1], xs[b+2j],
 // xs[b+2j+1]) as argmaxKeysRow does, for float32 and the leading j below len(o) rounded down
-// to 8, and returns how many it did.
+// to 4, and returns how many it did.
 func simdArgmax4[T floatT](o []int64, xs []T, a, b int) int {
-	n := len(o) &^ 7
+	n := len(o) &^ 3
 	x, ok := any(xs).([]float32)
 	if !hasVec || !ok || n == 0 {
 		return 0
