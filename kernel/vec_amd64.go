@@ -673,11 +673,10 @@ func dwWidth[T floatT]() int {
 // f[t·ldf …] for p < len(utab); false (nothing done) for another width. The caller has
 // checked every index.
 func dwForwardVec[T floatT](utab []int64, x []T, vt []int64, f []T, ldf int, o []T, ldo, w int) bool {
-	lanes := 32 / int(unsafe.Sizeof(T(0)))
-	if len(utab) == 0 || len(vt) == 0 || !hasVec || w != lanes && (w != 2*lanes || !cpu.X86.HasAVX512F) {
+	avx512, ok := dwVecWidth[T](w)
+	if !ok || len(utab) == 0 || len(vt) == 0 {
 		return false
 	}
-	avx512 := w == 2*lanes
 	switch x := any(x).(type) {
 	case []float32:
 		f, o := any(f).([]float32), any(o).([]float32)
@@ -699,16 +698,30 @@ func dwForwardVec[T floatT](utab []int64, x []T, vt []int64, f []T, ldf int, o [
 	return true
 }
 
+// dwVecWidth reports whether the depthwise kernels have a loop for w channels of T (one AVX2
+// vector, or two with AVX-512) and whether it is the AVX-512 one.
+func dwVecWidth[T floatT](w int) (avx512, ok bool) {
+	lanes := 32 / int(unsafe.Sizeof(T(0)))
+	switch {
+	case !hasVec:
+		return false, false
+	case w == lanes:
+		return false, true
+	case w == 2*lanes && cpu.X86.HasAVX512F:
+		return true, true
+	}
+	return false, false
+}
+
 // dwFilterVec is dwFilter* (dwFilter9* for nine taps) for w channels (an AVX2 vector, or
 // with AVX-512 two): acc[t·w …] += d[p·ldd …]·x[utab[p]+vt[t]
 // …] for p < len(utab) in order; false (nothing done) for another width. The caller has
 // checked every index.
 func dwFilterVec[T floatT](utab []int64, x []T, vt []int64, d []T, ldd int, acc []T, w int) bool {
-	lanes := 32 / int(unsafe.Sizeof(T(0)))
-	if len(utab) == 0 || len(vt) == 0 || !hasVec || w != lanes && (w != 2*lanes || !cpu.X86.HasAVX512F) {
+	avx512, ok := dwVecWidth[T](w)
+	if !ok || len(utab) == 0 || len(vt) == 0 {
 		return false
 	}
-	avx512 := w == 2*lanes
 	if len(vt) == 9 {
 		vt9 := (*[9]int64)(vt)
 		switch x := any(x).(type) {
@@ -785,11 +798,10 @@ func rowSumsVec[T numT](acc, x []T, ldx, n int) bool {
 // vt[t] …] += d[p·ldd …]·f[t·ldf …] for p < len(utab), t < len(vt), in order; false (nothing
 // done) for another width. The caller has checked every index.
 func dwInputVec[T floatT](utab []int64, y []T, vt []int64, d []T, ldd int, f []T, ldf, w int) bool {
-	lanes := 32 / int(unsafe.Sizeof(T(0)))
-	if len(utab) == 0 || len(vt) == 0 || !hasVec || w != lanes && (w != 2*lanes || !cpu.X86.HasAVX512F) {
+	avx512, ok := dwVecWidth[T](w)
+	if !ok || len(utab) == 0 || len(vt) == 0 {
 		return false
 	}
-	avx512 := w == 2*lanes
 	switch y := any(y).(type) {
 	case []float32:
 		d, f := any(d).([]float32), any(f).([]float32)
