@@ -330,24 +330,6 @@ func TestDepthwiseSplits(t *testing.T) {
 		n    int
 		ins  []any
 	}{{"forward", fwd, P * C, []any{x, f}}, {"filter", filt, C * K, []any{x, m}}, {"input", in, len(x), []any{m, f}}} {
-		var first []float32
-		for _, procs := range []int{1, 2, 3} {
-			prev := runtime.GOMAXPROCS(procs)
-			got := make([]float32, c.n)
-			err := c.k.Run(got, c.ins)
-			runtime.GOMAXPROCS(prev)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if procs == 1 {
-				first = got
-				continue
-			}
-			for i := range got {
-				if math.Float32bits(got[i]) != math.Float32bits(first[i]) {
-					t.Fatalf("%s at %d goroutines: element %d = %v, one goroutine %v", c.name, procs, i, got[i], first[i])
-				}
-			}
-		}
+		sameBitsAcrossProcs(t, c.name, c.n, func(out []float32) error { return c.k.Run(out, c.ins) })
 	}
 }

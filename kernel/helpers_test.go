@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"math"
+	"runtime"
 	"testing"
 
 	"github.com/bulkad/bulkad/core"
@@ -69,4 +70,29 @@ func evalF(t *testing.T, p *core.Program, args map[string]*tensor.Dense) []float
 		t.Fatalf("Eval %s: %v", p, err)
 	}
 	return floats(t, r)
+}
+
+// sameBitsAcrossProcs runs run into a fresh output of n elements at GOMAXPROCS 1, 2 and 3 and
+// fails unless the splits give the one-goroutine bits (the determinism of a split kernel).
+func sameBitsAcrossProcs(t *testing.T, name string, n int, run func(out []float32) error) {
+	t.Helper()
+	var first []float32
+	for _, procs := range []int{1, 2, 3} {
+		prev := runtime.GOMAXPROCS(procs)
+		got := make([]float32, n)
+		err := run(got)
+		runtime.GOMAXPROCS(prev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if procs == 1 {
+			first = got
+			continue
+		}
+		for i := range got {
+			if math.Float32bits(got[i]) != math.Float32bits(first[i]) {
+				t.Fatalf("%s at %d goroutines: element %d = %v, one goroutine %v", name, procs, i, got[i], first[i])
+			}
+		}
+	}
 }

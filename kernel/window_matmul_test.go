@@ -414,24 +414,6 @@ func TestWindowMatMulSplits(t *testing.T) {
 		m    []float32
 		n    int
 	}{{"rows", rows, mRows, p * 16}, {"cols", cols, mCols, 16 * j}, {"scatter", scat, mCols, 16 * j}} {
-		var first []float32
-		for _, procs := range []int{1, 2, 3} {
-			prev := runtime.GOMAXPROCS(procs)
-			got := make([]float32, c.n)
-			err := c.k.Run(got, []any{x, c.m})
-			runtime.GOMAXPROCS(prev)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if procs == 1 {
-				first = got
-				continue
-			}
-			for i := range got {
-				if math.Float32bits(got[i]) != math.Float32bits(first[i]) {
-					t.Fatalf("%s at %d goroutines: element %d = %v, one goroutine %v", c.name, procs, i, got[i], first[i])
-				}
-			}
-		}
+		sameBitsAcrossProcs(t, c.name, c.n, func(out []float32) error { return c.k.Run(out, []any{x, c.m}) })
 	}
 }
