@@ -295,16 +295,7 @@ func (pl *plan) productScatter(t *core.Scatter) (r ref, ok bool, err error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		var p core.Term
-		if p, err = core.NewBinary(core.OpMul, w[0], w[1]); err != nil {
-			return nil, nil, err
-		}
-		if reshaped {
-			if p, err = core.NewReshape(dom.Clone(), p); err != nil {
-				return nil, nil, err
-			}
-		}
-		s, err := core.NewScatter(t.Shape.Clone(), p, t.Fn)
+		s, err := scatterOfProduct(t, w[0], w[1], reshaped, dom)
 		return s, vs, err
 	}, k)
 	return r, true, err
@@ -373,4 +364,20 @@ func (pl *plan) productReduce(t *core.Scatter) (r ref, ok bool, err error) {
 		return s, vs, err
 	}, k)
 	return r, true, err
+}
+
+// scatterOfProduct is t's scatter (its shape and index function) of x * y, reshaped to dom
+// first when reshaped: the program of an op that computes such a scatter without the product.
+func scatterOfProduct(t *core.Scatter, x, y core.Term, reshaped bool, dom core.Shape) (core.Term, error) {
+	var p core.Term
+	p, err := core.NewBinary(core.OpMul, x, y)
+	if err != nil {
+		return nil, err
+	}
+	if reshaped {
+		if p, err = core.NewReshape(dom.Clone(), p); err != nil {
+			return nil, err
+		}
+	}
+	return core.NewScatter(t.Shape.Clone(), p, t.Fn)
 }

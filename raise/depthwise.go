@@ -219,16 +219,7 @@ func (pl *plan) depthwiseInput(t *core.Scatter, prod *core.Binary, dom core.Shap
 		if swapped {
 			x, y = y, x
 		}
-		var p core.Term
-		if p, err = core.NewBinary(core.OpMul, x, y); err != nil {
-			return nil, nil, err
-		}
-		if reshaped {
-			if p, err = core.NewReshape(dom.Clone(), p); err != nil {
-				return nil, nil, err
-			}
-		}
-		s, err := core.NewScatter(t.Shape.Clone(), p, t.Fn)
+		s, err := scatterOfProduct(t, x, y, reshaped, dom)
 		return s, vs, err
 	}, k)
 	return r, true, err
