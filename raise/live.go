@@ -1,6 +1,8 @@
 package raise
 
 import (
+	"slices"
+
 	"github.com/bulkad/bulkad/core"
 )
 
@@ -53,4 +55,17 @@ func liveLets(chain []*core.Let, results []core.Term, bound func(string) bool) (
 		walk(l.Bound)
 	}
 	return needed, live
+}
+
+// plannedTerms returns what a plan computes as one tuple: the results and the bound terms of
+// the needed lets not bound to existing nodes. A term's references are counted in it (onlyUse):
+// a let that only an unselected result reads (a node value a lean machine drops) is read once.
+func plannedTerms(chain []*core.Let, needed []bool, results []core.Term, bound func(string) bool) core.Term {
+	elems := slices.Clone(results)
+	for i, l := range chain {
+		if needed[i] && !bound(l.Var.Name) {
+			elems = append(elems, l.Bound)
+		}
+	}
+	return &core.Tuple{Elems: elems}
 }

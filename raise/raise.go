@@ -227,8 +227,10 @@ type plan struct {
 	// of one window (a max-pool's gradient) is compiled as the argmax of the whole operand,
 	// a term of its own, which the forward's argmax of that operand already computes
 	argmaxOf map[core.Term]ref
-	// body is the program planned; uses counts the references to its terms and varUses to
-	// its variables by name (made on first use: onlyUse)
+	// body holds what is planned: the selected results and the bound terms of the lets they
+	// need (a tuple of them; not the whole program, whose other results, a machine's unneeded
+	// node values, would count as readers). uses counts the references to its terms and
+	// varUses to its variables by name (made on first use: onlyUse)
 	body    core.Term
 	uses    map[core.Term]int
 	varUses map[string]int
@@ -306,7 +308,7 @@ func (pl *plan) program(p *core.Program, opt Options) error {
 		distinct[l.Var.Name] = true
 	}
 	pl.chain, pl.needed, pl.live, pl.results, pl.lazyOK = chain, needed, live, results, lazyOK
-	pl.body, pl.uses, pl.varUses = p.Body, nil, nil
+	pl.body, pl.uses, pl.varUses = plannedTerms(chain, needed, results, pl.isBound), nil, nil
 	pl.paramVars = make(map[string]*core.Var, len(p.Params))
 	for _, v := range p.Params {
 		pl.paramVars[v.Name] = v

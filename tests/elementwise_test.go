@@ -16,7 +16,8 @@ import (
 // inner ones nothing else reads and whose leaves are read along contiguous or broadcast rows:
 // a batch norm's normalisation over [b, c, h·w] with per-channel broadcasts, a ReLU mask
 // times a scaled cotangent, a unary root, a let read once (absorbed; planned on its own when
-// the plan packs its lets for a later program, Options.Tape) or twice (planned on its own,
+// the plan packs its lets for a later program, Options.Tape, or when it is also a result
+// raised, but not when the result is one Options.Components leaves out) or twice (planned on its own,
 // its readers fused around it), a product read twice by one sum (computed once: FuseDup) or
 // also elsewhere (a let: planned on its own, fused, then the sum and the negation), and a
 // transposed leaf (not fused).
@@ -32,48 +33,59 @@ func TestFusedElementwise(t *testing.T) {
 		fused  int // Fused steps
 		others int // other element-wise steps (Binary, StridedBinary, MaskMul, Unary)
 		tape   bool
+		comps  []int // the results raised (Options.Components; nil: all)
 	}{
 		{"batch norm", func(b *core.Builder, x, y, c *core.Var) core.Term {
 			return b.Add(b.Mul(b.Mul(b.Sub(x, bc(b, c, sh)), bc(b, b.Unary(core.OpRecip, c), sh)), y), bc(b, b.Unary(core.OpNeg, c), sh))
-		}, 1, 2, false},
+		}, 1, 2, false, nil},
 		{"relu mask times scaled cotangent", func(b *core.Builder, x, y, c *core.Var) core.Term {
 			zero := b.Replicate(sh[0], b.Replicate(sh[1], b.Replicate(sh[2], core.ScalarF(x.Type().Dtype, 0))))
 			return b.Mul(b.Cast(x.Type().Dtype, b.Binary(core.OpGe, x, zero)), b.Mul(y, bc(b, c, sh)))
-		}, 1, 0, false},
+		}, 1, 0, false, nil},
 		{"unary root", func(b *core.Builder, x, y, c *core.Var) core.Term {
 			return b.Unary(core.OpNeg, b.Div(b.Unary(core.OpExp, x), y))
-		}, 1, 0, false},
+		}, 1, 0, false, nil},
 		{"let read once", func(b *core.Builder, x, y, c *core.Var) core.Term {
 			u := b.Var("u", x.Type())
 			return b.Let(u, b.Mul(x, y), b.Sub(b.Unary(core.OpTanh, u), x))
-		}, 1, 0, false},
+		}, 1, 0, false, nil},
 		{"let read once, lets packed for a later program", func(b *core.Builder, x, y, c *core.Var) core.Term {
 			u := b.Var("u", x.Type())
 			return b.Let(u, b.Mul(x, y), b.Sub(b.Unary(core.OpTanh, u), x))
-		}, 1, 1, true},
+		}, 1, 1, true, nil},
+		{"let read once and a result", func(b *core.Builder, x, y, c *core.Var) core.Term {
+			u := b.Var("u", x.Type())
+			return b.Let(u, b.Mul(x, y), b.Tuple(b.Sub(b.Unary(core.OpTanh, u), x), u))
+		}, 1, 1, false, nil},
+		// a result not raised (a node value a lean machine drops) is no reader: the let is
+		// absorbed
+		{"let read once and an unselected result", func(b *core.Builder, x, y, c *core.Var) core.Term {
+			u := b.Var("u", x.Type())
+			return b.Let(u, b.Mul(x, y), b.Tuple(b.Sub(b.Unary(core.OpTanh, u), x), u))
+		}, 1, 0, false, []int{0}},
 		{"let read twice", func(b *core.Builder, x, y, c *core.Var) core.Term {
 			u := b.Var("u", x.Type())
 			return b.Let(u, b.Mul(x, y), b.Tuple(b.Sub(b.Mul(u, u), x), b.Add(b.Unary(core.OpNeg, u), y)))
-		}, 2, 1, false},
+		}, 2, 1, false, nil},
 		{"a product read twice by one sum", func(b *core.Builder, x, y, c *core.Var) core.Term {
 			m := b.Mul(b.Sub(x, y), bc(b, c, sh))
 			return b.Add(m, m)
-		}, 1, 0, false},
+		}, 1, 0, false, nil},
 		{"a product read twice, once elsewhere", func(b *core.Builder, x, y, c *core.Var) core.Term {
 			m := b.Mul(b.Sub(x, y), bc(b, c, sh))
 			return b.Tuple(b.Add(m, m), b.Unary(core.OpNeg, m))
-		}, 1, 2, false},
+		}, 1, 2, false, nil},
 		{"one operation", func(b *core.Builder, x, y, c *core.Var) core.Term {
 			return b.Mul(x, bc(b, c, sh))
-		}, 0, 1, false},
+		}, 0, 1, false, nil},
 		{"broadcast along short rows", func(b *core.Builder, x, y, c *core.Var) core.Term {
 			short := core.Shape{sh[0] * sh[1] * sh[2] / 16, 16}
 			xs, cs := b.Reshape(short, x), b.Transpose([]int{1, 0}, b.Replicate(16, b.Reshape(core.Shape{short[0]}, b.Replicate(short[0]/sh[1], c))))
 			return b.Reshape(sh, b.Mul(b.Sub(xs, cs), xs))
-		}, 0, 2, false},
+		}, 0, 2, false, nil},
 		{"transposed leaf", func(b *core.Builder, x, y, c *core.Var) core.Term {
 			return b.Mul(b.Add(x, b.Transpose([]int{0, 2, 1}, y)), x)
-		}, 0, 2, false},
+		}, 0, 2, false, nil},
 	}
 	r := rand.New(rand.NewSource(13))
 	elementwise := func(k kern.Kernel) bool {
@@ -96,7 +108,7 @@ func TestFusedElementwise(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			g := raisedSameBits(t, what, p, args, want, raise.Options{Coarse: true, Tape: c.tape})
+			g := raisedSameBits(t, what, p, args, want, raise.Options{Coarse: true, Tape: c.tape, Components: c.comps})
 			fused := planSteps(g, func(k kern.Kernel) bool { _, ok := k.(*kern.Fused); return ok })
 			others := planSteps(g, elementwise)
 			if fused != c.fused || others != c.others {
