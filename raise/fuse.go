@@ -107,9 +107,6 @@ func (pl *plan) view(t core.Term) view {
 		// An affine gather proved in bounds (a broadcast or a window of the operand) is a
 		// strided read of its operand.
 		xv := pl.view(u.X)
-		if !xv.trivial {
-			break
-		}
 		n, m := len(u.Fn.Vars), len(u.Fn.Out)
 		xsh := u.X.Type().Shape
 		prog, err := kern.CompileIndexFn(u.Fn)
@@ -126,6 +123,17 @@ func (pl *plan) view(t core.Term) view {
 			strides = append(strides, a*r)
 		}
 		strides = append(strides, xsh[m:].Strides()...)
+		if !xv.trivial {
+			// A gather of a view (Gorgonia's Repeat along one axis after another: a batch
+			// norm's γ [1, C, 1, 1] repeated over b, h and w as three gathers) is a view of
+			// the inner base where each of its strides moves one coordinate of the operand
+			// within its bounds.
+			st, off, ok := composeStrides(u.Shape, strides, base*r, xsh, xv)
+			if !ok {
+				break
+			}
+			return view{base: xv.base, strides: st, offset: off, steps: append([]viewStep{{gather: u}}, xv.steps...)}
+		}
 		return view{base: u.X, strides: strides, offset: base * r, steps: []viewStep{{gather: u}}}
 	case *core.Reshape:
 		// A reshape of a cyclic read (outer replicates of a contiguous base, e.g. of a
@@ -298,6 +306,60 @@ func (pl *plan) uniform(v view) view {
 	}
 	v.strides, v.offset, v.trivial = make([]int, len(v.strides)), 0, false
 	return v
+}
+
+// composeStrides reads, through the view xv of an operand of shape xsh, the read of that
+// operand at row-major position off + Σ i_e·strides[e] for 0 ≤ i_e < ext[e]: it returns the
+// strides and offset of the same read in xv's base. ok is false unless every nonzero stride
+// moves exactly one coordinate of the operand (one row-major digit) and every coordinate
+// stays within its dimension over the whole index space, where the composition is exact.
+func composeStrides(ext []int, strides []int, off int, xsh core.Shape, xv view) ([]int, int, bool) {
+	r := len(xsh)
+	if len(ext) != len(strides) || len(xv.strides) != r || xsh.Size() == 0 || off < 0 || off >= xsh.Size() {
+		return nil, 0, false
+	}
+	rm := xsh.Strides()
+	digits := func(p int, c []int) {
+		for d := range r {
+			c[d], p = p/rm[d], p%rm[d]
+		}
+	}
+	hi := make([]int, r) // the largest coordinate reached along each dimension
+	digits(off, hi)
+	out := make([]int, len(strides))
+	c := make([]int, r)
+	for e, s := range strides {
+		if s == 0 || ext[e] == 1 {
+			continue
+		}
+		if s < 0 {
+			return nil, 0, false
+		}
+		digits(s, c)
+		dim := -1
+		for d, k := range c {
+			if k != 0 {
+				if dim >= 0 {
+					return nil, 0, false // the stride moves two coordinates
+				}
+				dim = d
+			}
+		}
+		if dim < 0 {
+			return nil, 0, false // beyond the operand
+		}
+		hi[dim] += (ext[e] - 1) * c[dim]
+		out[e] = c[dim] * xv.strides[dim]
+	}
+	pos := xv.offset
+	digits(off, c)
+	for d := range r {
+		if hi[d] >= xsh[d] {
+			return nil, 0, false
+		}
+		pos += c[d] * xv.strides[d]
+	}
+	return out, pos, true
 }
 
 // uniformLit reports whether every element of l has the first one's bits.

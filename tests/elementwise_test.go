@@ -20,7 +20,8 @@ import (
 // raised, but not when the result is one Options.Components leaves out) or twice (planned on its own,
 // its readers fused around it), a product read twice by one sum (computed once: FuseDup) or
 // also elsewhere (a let: planned on its own, fused, then the sum and the negation), and a
-// transposed leaf (not fused).
+// transposed leaf (not fused), and a factor broadcast by a chain of gathers (read through all
+// of them).
 func TestFusedElementwise(t *testing.T) {
 	type build = func(b *core.Builder, x, y, c *core.Var) core.Term
 	bc := func(b *core.Builder, c core.Term, sh core.Shape) core.Term { // [c] broadcast over [b, c, hw]
@@ -63,6 +64,17 @@ func TestFusedElementwise(t *testing.T) {
 			u := b.Var("u", x.Type())
 			return b.Let(u, b.Mul(x, y), b.Tuple(b.Sub(b.Unary(core.OpTanh, u), x), u))
 		}, 1, 0, false, []int{0}},
+		// Gorgonia's Repeat along one axis after another (γ [1, C, 1, 1] over b, then h, then
+		// w) is three gathers: read through all three, γ is a leaf broadcast along rows of
+		// h·w, not a materialised [b, C, h, 1] broadcast along rows of w
+		{"scale by chained repeats", func(b *core.Builder, x, y, c *core.Var) core.Term {
+			sh4 := core.Shape{sh[0], sh[1], 32, sh[2] / 32}
+			i, j, k := b.Var("i", core.Scalar(core.Int64)), b.Var("j", core.Scalar(core.Int64)), b.Var("k", core.Scalar(core.Int64))
+			g := b.Gather(core.Shape{sh[0], sh[1], 1, 1}, b.Reshape(core.Shape{1, sh[1], 1, 1}, c), b.IndexFn([]*core.Var{i}, core.ScalarI(0)))
+			g = b.Gather(core.Shape{sh[0], sh[1], sh4[2], 1}, g, b.IndexFn([]*core.Var{i, j, k}, i, j, core.ScalarI(0)))
+			g = b.Gather(sh4, g, b.IndexFn([]*core.Var{i, j, k, b.Var("l", core.Scalar(core.Int64))}, i, j, k, core.ScalarI(0)))
+			return b.Add(b.Mul(g, b.Reshape(sh4, x)), b.Reshape(sh4, y))
+		}, 1, 0, false, nil},
 		{"let read twice", func(b *core.Builder, x, y, c *core.Var) core.Term {
 			u := b.Var("u", x.Type())
 			return b.Let(u, b.Mul(x, y), b.Tuple(b.Sub(b.Mul(u, u), x), b.Add(b.Unary(core.OpNeg, u), y)))
