@@ -238,14 +238,15 @@ func median(ds []time.Duration) float64 {
 
 // measure runs bulkad, Gorgonia, the forward pass, the Hessian-vector graph and (with an
 // anchor) PyTorch alternating (A B C D E A B C D E …) for rounds rounds after one warm-up
-// round, and reports medians.
+// round, and reports medians. Each turn runs burst steps in a row and times the last.
 // With vm options (such as accel.Engine), every machine of the row gets them. With baseline,
 // a fifth machine steps gorgonia.Grad's graph on Gorgonia's defaults: gonum's BLAS installed
 // for its step only (whatever -blas installed is put back after it) and no vm options. With
 // mach, bulkad.Grad's graph is also stepped on machine.New (which takes no vm options); a
 // model the machine refuses gets row.Machine.Error and is measured without it.
-func measure(s spec, dt tensor.Dtype, rounds int, torch *anchor, baseline, mach bool, vm ...G.VMOpt) (Row, error) {
+func measure(s spec, dt tensor.Dtype, rounds, burst int, torch *anchor, baseline, mach bool, vm ...G.VMOpt) (Row, error) {
 	row := Row{Model: s.Name, Dtype: dt.String()}
+	burst = max(burst, 1)
 	a, err := prepare(s, dt, bulkad.Grad, vm...)
 	if err != nil {
 		return row, err
@@ -293,9 +294,11 @@ func measure(s spec, dt tensor.Dtype, rounds int, torch *anchor, baseline, mach 
 	var ma, mb, me float64
 	for r := 0; r <= rounds; r++ {
 		if torch != nil && s.Key != "" {
-			ms, err := torch.number("step %s %s", s.Key, dt)
-			if err != nil {
-				return row, err
+			var ms float64
+			for range burst { // the last step of the turn is timed
+				if ms, err = torch.number("step %s %s", s.Key, dt); err != nil {
+					return row, err
+				}
 			}
 			if r > 0 {
 				tt = append(tt, time.Duration(ms*float64(time.Millisecond)))
@@ -304,6 +307,11 @@ func measure(s spec, dt tensor.Dtype, rounds int, torch *anchor, baseline, mach 
 		for k, p := range machines {
 			if p == nil {
 				continue
+			}
+			for range burst - 1 { // untimed steps before the timed one
+				if _, err := p.step(); err != nil {
+					return row, errors.Wrapf(err, "%s: step", s.Name)
+				}
 			}
 			var ms0, ms1 runtimeMem
 			ms0.read()

@@ -196,6 +196,7 @@ func TestParseFlags(t *testing.T) {
 		wantErr       string
 		steps, growth bool
 		machine       bool
+		burst         int // 0: the default, 1
 	}{
 		{args: []string{"-h"}, help: true},
 		{args: nil, steps: true},
@@ -204,6 +205,8 @@ func TestParseFlags(t *testing.T) {
 		{args: []string{"-machine", "-model", "mlp"}, steps: true, machine: true},
 		{args: []string{"-growth", "-model", "mlp"}, wantErr: "exclude each other"},
 		{args: []string{"-rounds", "0"}, wantErr: "-rounds 0"},
+		{args: []string{"-machine", "-burst", "4"}, steps: true, machine: true, burst: 4},
+		{args: []string{"-burst", "0"}, wantErr: "-burst 0"},
 		{args: []string{"-model", "nosuch"}, wantErr: `-model "nosuch": no zoo model`},
 		{args: []string{"stray"}, wantErr: "stray"},
 	} {
@@ -223,6 +226,12 @@ func TestParseFlags(t *testing.T) {
 				t.Errorf("%v: error %v, want one containing %q", c.args, err, c.wantErr)
 			}
 			continue
+		}
+		if c.burst == 0 {
+			c.burst = 1
+		}
+		if err == nil && got.o.burst != c.burst {
+			t.Errorf("%v: burst %d, want %d", c.args, got.o.burst, c.burst)
 		}
 		if err != nil || got.o.steps != c.steps || got.o.growth != c.growth || got.o.machine != c.machine {
 			t.Errorf("%v: steps %v growth %v machine %v (%v), want steps %v growth %v machine %v", c.args, got.o.steps, got.o.growth, got.o.machine, err, c.steps, c.growth, c.machine)

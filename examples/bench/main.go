@@ -25,6 +25,7 @@
 //	go run ./examples/bench -torch     # also PyTorch's step (1 thread each) and a GEMM table
 //	go run ./examples/bench -torch -threads 2 -blas -engine
 //	go run ./examples/bench -machine -torch -blas -engine  # also bulkad.Grad's graph on machine.New
+//	go run ./examples/bench -machine -torch -burst 4  # each turn four steps in a row, the last timed
 //	go run ./examples/bench -gemm      # only the GEMM table (bulkad, gonum; numpy with -torch)
 //	go run ./examples/bench -torchvision all -threads 1 -blas  # torchvision's models against PyTorch
 //
@@ -42,6 +43,11 @@
 // PyTorch's and OpenBLAS's thread counts (default with -torch: 1; without: GOMAXPROCS as is).
 //
 // Ratios measured in one run are meaningful; absolute times depend on the machine's load.
+// A turn's first step runs after the other variants' turns, during which PyTorch's process
+// sat idle: on the VM where this was written, the machine's MobileNet step was 30–60% slower
+// that way (17–23 ms) than in a loop of steps (13.5–14.5 ms), and a 150 ms sleep between steps
+// did the same while a busy loop did not. -burst N runs N steps a turn (every variant and
+// PyTorch alike) and times the last: the steady state of a training loop.
 package main
 
 import (
@@ -79,6 +85,7 @@ type options struct {
 	steps                           bool // the step-time tables of the zoo models
 	growth                          bool // the growth tables (differentiation and set-up against graph size)
 	rounds, threads                 int
+	burst                           int    // -burst: steps a turn, the last timed
 	only                            string // -model: only zoo models whose name starts with this
 }
 
@@ -101,6 +108,7 @@ func parseFlags(args []string, out io.Writer) (c command, help bool, err error) 
 	fs := train.NewFlagSet("bench", about, out)
 	fs.BoolVar(&c.o.small, "small", false, "tiny models (smoke test)")
 	fs.IntVar(&c.o.rounds, "rounds", 15, "measured rounds per model (after one warm-up)")
+	fs.IntVar(&c.o.burst, "burst", 1, "steps each machine (and PyTorch) runs in a row at its turn, only the last timed: 1 times a step after the other variants' turns (caches cold, PyTorch idle meanwhile); more times a training loop's steady state")
 	fs.BoolVar(&c.asJSON, "json", false, "print JSON")
 	fs.StringVar(&c.o.only, "model", "", "only the zoo models whose name starts with this")
 	growthOnly := fs.Bool("growth", false, "only the growth tables (differentiation and set-up time on growing graphs; no step times)")
@@ -121,6 +129,9 @@ func parseFlags(args []string, out io.Writer) (c command, help bool, err error) 
 	}
 	if *growthOnly && c.o.only != "" {
 		return c, false, errors.New("bench: -growth and -model exclude each other (-model picks step-time models; -growth has none)")
+	}
+	if c.o.burst <= 0 {
+		return c, false, errors.Errorf("bench: -burst %d: want at least one step a turn", c.o.burst)
 	}
 	if c.o.rounds <= 0 {
 		return c, false, errors.Errorf("bench: -rounds %d: want at least one measured round", c.o.rounds)
@@ -234,7 +245,7 @@ func run(o options) (*Result, error) {
 			continue
 		}
 		for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
-			row, err := measure(s, dt, o.rounds, torch, o.baseline, o.machine, o.vmOpts()...)
+			row, err := measure(s, dt, o.rounds, o.burst, torch, o.baseline, o.machine, o.vmOpts()...)
 			if err != nil {
 				return nil, err
 			}
