@@ -28,6 +28,7 @@ type Fused struct {
 	leaves []FusedLeaf // merged strides
 	kinds  []leafKind
 	walked []int // the leaves whose row offsets the walk keeps (leafFill, leafRow)
+	period []int // per leaf: the rows after which a leafPeriodic leaf's rows repeat
 	depth  int   // most operands on the stack at once
 	rows   int   // rows of the last dimension a block covers (0: a block is part of one row)
 	weight int   // work weight of one output element (costOf)
@@ -97,6 +98,7 @@ const (
 	leafInvariant                 // the same block everywhere (strides 0 but along the rows)
 	leafRow                       // a block within one row, the row contiguous: in place
 	leafScalar                    // one element for the whole block (the row's, or the array's)
+	leafPeriodic                  // rows grouped, the leaf's rows repeating every period[i] rows: read in place from its rows written once a run
 )
 
 func (in FusedIns) arity() int {
@@ -298,14 +300,44 @@ func newFused(shape []int, code []FusedIns, leaves []FusedLeaf, split int) (*Fus
 	}
 	rm := core.Shape(sh).Strides()
 	k.kinds = make([]leafKind, len(ls))
+	k.period = make([]int, len(ls))
 	for i, l := range ls {
 		k.kinds[i] = k.kindOf(l, rm)
+		if k.kinds[i] == leafFill {
+			if p := k.periodOf(l); p > 0 {
+				k.kinds[i], k.period[i] = leafPeriodic, p
+			}
+		}
 		if kd := k.kinds[i]; kd == leafFill || kd == leafRow || kd == leafScalar && k.rows == 0 {
 			k.walked = append(k.walked, i)
 		}
 	}
 	return k, nil
 }
+
+// fusedPeriodMax bounds the elements of a leafPeriodic leaf's rows written once a run.
+const fusedPeriodMax = 1 << 16
+
+// periodOf is the number of rows after which the rows of leaf l repeat (rows grouped): the
+// rows of the dimensions from the first along which l moves, when the rows of a period and
+// of one block more fit in fusedPeriodMax elements (then a block of rows is a slice of them);
+// else 0.
+func (k *Fused) periodOf(l FusedLeaf) int {
+	n := len(k.shape)
+	q := 0
+	for q < n-1 && l.Strides[q] == 0 {
+		q++
+	}
+	p := core.Shape(k.shape[q : n-1]).Size()
+	if p == 0 || k.periodRows(p)*k.shape[n-1] > fusedPeriodMax {
+		return 0
+	}
+	return p
+}
+
+// periodRows is the number of rows a leafPeriodic leaf of period p keeps: a block starting
+// anywhere in the period, or every row when the period is all of them.
+func (k *Fused) periodRows(p int) int { return min(p+k.rows-1, k.outer()) }
 
 // kindOf classifies how a leaf's blocks are read.
 func (k *Fused) kindOf(l FusedLeaf, rm []int) leafKind {
@@ -394,8 +426,11 @@ func (k *Fused) release() {
 func newFusedState[T floatT](k *Fused, w int) *fusedState[T] {
 	st := &fusedState[T]{xs: make([][]T, len(k.leaves)), inv: make([][]T, len(k.leaves))}
 	for i, kind := range k.kinds {
-		if kind == leafInvariant {
+		switch kind {
+		case leafInvariant:
 			st.inv[i] = make([]T, min(k.rows, k.outer())*k.shape[len(k.shape)-1])
+		case leafPeriodic:
+			st.inv[i] = make([]T, k.periodRows(k.period[i])*k.shape[len(k.shape)-1])
 		}
 	}
 	for range w {
@@ -543,13 +578,20 @@ func (k *Fused) blocks() int {
 	return outer * ((last + fusedBlock - 1) / fusedBlock)
 }
 
-// fillInvariant writes leaf i's block (k.rows rows) once a run.
+// fillInvariant writes leaf i's block (k.rows rows) once a run, or a leafPeriodic leaf's rows
+// (its period and the rows of a block more, repeating).
 func fillInvariant[T floatT](k *Fused, dst, x []T, i int) {
 	l := k.leaves[i]
-	last := k.shape[len(k.shape)-1]
-	s := l.Strides[len(k.shape)-1]
+	n := len(k.shape)
+	last := k.shape[n-1]
+	s := l.Strides[n-1]
 	for r := range len(dst) / last {
-		rowRead(dst[r*last:(r+1)*last], x, l.Off, s)
+		o, q := l.Off, r // the row's offset (the dimensions before the period move nothing)
+		for d := n - 2; d >= 0 && q > 0; d-- {
+			o += q % k.shape[d] * l.Strides[d]
+			q /= k.shape[d]
+		}
+		rowRead(dst[r*last:(r+1)*last], x, o, s)
 	}
 }
 
@@ -623,6 +665,9 @@ func fusedBlocks[T floatT](k *Fused, st *fusedState[T], wk *fusedWorker[T], out 
 					wk.lv[i] = fusedOperand[T]{s: xs[i][l.Off+p : l.Off+p+m]}
 				case leafInvariant:
 					wk.lv[i] = fusedOperand[T]{s: st.inv[i][:m]}
+				case leafPeriodic:
+					at := r0 % k.period[i] * last
+					wk.lv[i] = fusedOperand[T]{s: st.inv[i][at : at+m]}
 				case leafScalar:
 					wk.lv[i] = fusedOperand[T]{v: xs[i][l.Off], scalar: true}
 				default:
