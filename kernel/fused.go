@@ -2,7 +2,6 @@ package kernel
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 
@@ -33,6 +32,7 @@ type Fused struct {
 	rows   int   // rows of the last dimension a block covers (0: a block is part of one row)
 	weight int   // work weight of one output element (costOf)
 	sum    bool  // the output is the sum of the tree's rows (NewFusedSum)
+	rowSum bool  // the output is each row's sum (NewFusedRowSum)
 
 	mu   sync.Mutex
 	busy bool
@@ -113,110 +113,6 @@ func (in FusedIns) arity() int {
 	return 2
 }
 
-// FusedReadable reports whether NewFused accepts leaves read through these strides over
-// shape: every leaf contiguous or broadcast along the last dimension that is not merged away,
-// and, where those rows are shorter than fusedFillMin, none broadcast along them but not
-// everywhere (each row would be a call filling a few elements: StridedBinary's pair and tile
-// loops are faster there).
-func FusedReadable(shape []int, leaves []FusedLeaf) bool {
-	return readable(mergeFused(shape, leaves))
-}
-
-// FusedSumReadable is FusedReadable for NewFusedSum: the dimensions from split on also merge
-// into one.
-func FusedSumReadable(shape []int, leaves []FusedLeaf, split int) bool {
-	sh, ls, ok := mergeSum(shape, leaves, split)
-	return ok && readable(sh, ls)
-}
-
-func readable(sh []int, ls []FusedLeaf) bool {
-	n := len(sh)
-	for _, l := range ls {
-		s := l.Strides[n-1]
-		if s != 0 && s != 1 {
-			return false
-		}
-		if s == 0 && sh[n-1] < fusedFillMin && slices.ContainsFunc(l.Strides[:n-1], func(v int) bool { return v != 0 }) {
-			return false
-		}
-	}
-	return true
-}
-
-// mergeSum merges shape for a sum over its dimensions before split: those merged among
-// themselves, and the kept ones into exactly one last dimension; ok is false when the kept
-// ones do not merge into one or hold one element.
-func mergeSum(shape []int, leaves []FusedLeaf, split int) ([]int, []FusedLeaf, bool) {
-	if split < 0 || split > len(shape) {
-		return nil, nil, false
-	}
-	sh, ls := mergeFusedAt(shape, leaves, split)
-	lead := 0 // merged dimensions from before split
-	for i, p := 0, 1; i < len(sh) && p < core.Shape(shape[:split]).Size(); i++ {
-		p *= sh[i]
-		lead = i + 1
-	}
-	if len(sh)-lead != 1 || sh[len(sh)-1] < 2 {
-		return nil, nil, false // a total sum is one chain: nothing to vectorise
-	}
-	return sh, ls, true
-}
-
-// mergeFused drops the dimensions of one element and merges each dimension into the one
-// before it where every leaf steps through both as through one (as StridedBinary.Merged); a
-// rank-0 or all-ones shape becomes one dimension of one element.
-func mergeFused(shape []int, leaves []FusedLeaf) ([]int, []FusedLeaf) {
-	return mergeFusedAt(shape, leaves, len(shape))
-}
-
-// mergeFusedAt is mergeFused where no dimension from split on merges into one before split.
-func mergeFusedAt(shape []int, leaves []FusedLeaf, split int) ([]int, []FusedLeaf) {
-	var d []int
-	st := make([][]int, len(leaves))
-	keptFrom := -1 // the merged index of the first dimension from split on (once reached)
-	for i, n := range shape {
-		if i == split {
-			keptFrom = len(d)
-		}
-		if n == 1 {
-			continue
-		}
-		m := len(d)
-		sameSide := keptFrom < 0 || m-1 >= keptFrom
-		if m > 0 && sameSide && mergeable(leaves, st, m-1, i, n) {
-			d[m-1] *= n
-			for l := range leaves {
-				st[l][m-1] = leaves[l].Strides[i]
-			}
-			continue
-		}
-		d = append(d, n)
-		for l := range leaves {
-			st[l] = append(st[l], leaves[l].Strides[i])
-		}
-	}
-	if len(d) == 0 {
-		d = []int{core.Shape(shape).Size()}
-		for l := range st {
-			st[l] = []int{0}
-		}
-	}
-	out := make([]FusedLeaf, len(leaves))
-	for l := range leaves {
-		out[l] = FusedLeaf{Strides: st[l], Off: leaves[l].Off}
-	}
-	return d, out
-}
-
-func mergeable(leaves []FusedLeaf, st [][]int, prev, i, n int) bool {
-	for l := range leaves {
-		if st[l][prev] != leaves[l].Strides[i]*n {
-			return false
-		}
-	}
-	return true
-}
-
 // NewFused is the Fused kernel computing code over leaves (input i read through leaves[i])
 // into an output of the given shape. It returns an error when the code does not leave exactly
 // one operand, names a missing leaf, has a comparison outside FuseCmp and FuseMaskMul, or a
@@ -238,7 +134,20 @@ func NewFusedSum(shape []int, code []FusedIns, leaves []FusedLeaf, split int) (*
 	return newFused(shape, code, leaves, split)
 }
 
-// newFused is NewFused (split < 0) or NewFusedSum.
+// NewFusedRowSum is the kernel summing the value of code over leaves (a tree of the given
+// shape, as NewFused computes it) along its last dimension: out[r] = Σ_j tree[r, j], each one
+// addition chain from +0 in the order of j (the order of sumOuter along the last axis and of
+// a scatter summing that axis into one element: Gorgonia's Repeat gradient), so the bits are
+// those of the tree's array summed by the unfused kernels. The tree's array is never written.
+// The last dimension must be 2 to fusedRowMin − 1 elements long (FusedRowSumReadable).
+func NewFusedRowSum(shape []int, code []FusedIns, leaves []FusedLeaf) (*Fused, error) {
+	return newFused(shape, code, leaves, rowSumSplit)
+}
+
+// rowSumSplit is newFused's split for NewFusedRowSum.
+const rowSumSplit = -2
+
+// newFused is NewFused (split −1), NewFusedSum (split ≥ 0) or NewFusedRowSum (rowSumSplit).
 func newFused(shape []int, code []FusedIns, leaves []FusedLeaf, split int) (*Fused, error) {
 	if len(leaves) == 0 || len(leaves) > FusedMaxLeaves {
 		return nil, errors.Errorf("kernel: fused: %d leaves (1 to %d supported)", len(leaves), FusedMaxLeaves)
@@ -284,7 +193,13 @@ func newFused(shape []int, code []FusedIns, leaves []FusedLeaf, split int) (*Fus
 		return nil, errors.Errorf("kernel: fused: code of %d instructions leaves %d operands", len(code), sp)
 	}
 	sh, ls := mergeFused(shape, leaves)
-	if split >= 0 {
+	switch {
+	case split == rowSumSplit:
+		var ok bool
+		if sh, ls, ok = mergeRows(shape, leaves); !ok {
+			return nil, errors.Errorf("kernel: fused row sum: shape %v (supported: rows of 2 to %d elements)", shape, fusedRowMin-1)
+		}
+	case split >= 0:
 		var ok bool
 		if sh, ls, ok = mergeSum(shape, leaves, split); !ok {
 			return nil, errors.Errorf("kernel: fused sum: the dimensions %v of %v kept by the sum are not read as one row of two elements or more", shape[split:], shape)
@@ -293,7 +208,7 @@ func newFused(shape []int, code []FusedIns, leaves []FusedLeaf, split int) (*Fus
 	if !readable(sh, ls) {
 		return nil, errors.Errorf("kernel: fused: a leaf is read across the rows of %v (supported: contiguous or broadcast rows)", sh)
 	}
-	k := &Fused{shape: sh, code: append([]FusedIns(nil), code...), leaves: ls, depth: depth, weight: max(weight, wFused), sum: split >= 0}
+	k := &Fused{shape: sh, code: append([]FusedIns(nil), code...), leaves: ls, depth: depth, weight: max(weight, wFused), sum: split >= 0, rowSum: split == rowSumSplit}
 	last := sh[len(sh)-1]
 	if last < fusedRowMin {
 		k.rows = fusedBlock / last
@@ -445,7 +360,7 @@ func newFusedState[T floatT](k *Fused, w int) *fusedState[T] {
 		for i := range wk.one {
 			wk.one[i] = make([]T, 1)
 		}
-		if k.sum {
+		if k.sum || k.rowSum {
 			wk.res = make([]T, fusedBlock)
 		}
 		wk.q = make([]T, 1)
@@ -555,10 +470,17 @@ func (k *Fused) span(i int) (lo, hi int) {
 // Sums reports whether k sums its tree's rows (NewFusedSum) rather than writing the tree.
 func (k *Fused) Sums() bool { return k.sum }
 
-// outLen is the number of elements k writes: the tree's, or for a sum its last dimension's.
+// RowSums reports whether k sums each row of its tree (NewFusedRowSum).
+func (k *Fused) RowSums() bool { return k.rowSum }
+
+// outLen is the number of elements k writes: the tree's, for a sum its last dimension's, for
+// row sums its rows'.
 func (k *Fused) outLen() int {
-	if k.sum {
+	switch {
+	case k.sum:
 		return k.shape[len(k.shape)-1]
+	case k.rowSum:
+		return k.outer()
 	}
 	return core.Shape(k.shape).Size()
 }
@@ -680,10 +602,14 @@ func fusedBlocks[T floatT](k *Fused, st *fusedState[T], wk *fusedWorker[T], out 
 				}
 				wk.next(k)
 			}
-			if k.sum {
+			switch {
+			case k.sum:
 				fusedCode(k, wk, wk.res[:m])
 				colSums(out, wk.res[:m], last, nr)
-			} else {
+			case k.rowSum:
+				fusedCode(k, wk, wk.res[:m])
+				sumRows(out[r0:r0+nr], wk.res[:m], last)
+			default:
 				fusedCode(k, wk, out[p:p+m])
 			}
 		}
@@ -855,6 +781,9 @@ func (k *Fused) String() string {
 	fmt.Fprintf(&b, "fused %v rows %d:", k.shape, k.rows)
 	if k.sum {
 		b.WriteString(" (column sums)")
+	}
+	if k.rowSum {
+		b.WriteString(" (row sums)")
 	}
 	for i, l := range k.leaves {
 		fmt.Fprintf(&b, " leaf%d%v+%d/%d", i, l.Strides, l.Off, k.kinds[i])

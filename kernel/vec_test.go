@@ -286,14 +286,16 @@ func testSIMDCompare[T floatT](t *testing.T) {
 	}
 }
 
-// TestSumRows checks the sums along the last axis (Axis with Post 1, four rows at a time)
-// against each row summed in order from zero, bit for bit, on operands of magnitudes 2^±60
-// with specials (a sum in another order rounds differently), float32, float64 and int64,
-// row lengths 1 to 20 and row counts that leave every remainder of four.
+// TestSumRows checks the sums along the last axis (Axis with Post 1: sixteen float32 or
+// eight float64 rows at a time in vector lanes where the rows are a multiple of 8 or 4 long,
+// then four rows at a time) against each row summed in order from zero, bit for bit, on
+// operands of magnitudes 2^±60 with specials (a sum in another order rounds differently),
+// float32, float64 and int64, row lengths 1 to 20 and row counts past two vector blocks that
+// leave every remainder of four.
 func TestSumRows(t *testing.T) {
 	rng := rand.New(rand.NewSource(53))
 	for n := 1; n <= 20; n++ {
-		for rows := 0; rows <= 9; rows++ {
+		for rows := 0; rows <= 37; rows++ {
 			x64 := vecOperands[float64](rng, rows*n)
 			x32 := vecOperands[float32](rng, rows*n)
 			xi := make([]int64, rows*n)

@@ -333,7 +333,8 @@ func (ft *fuseTree) absorbable(p core.Term) bool {
 }
 
 // fusedSum plans t, the sum of z over z's dimensions before split (sumOuter of a reshape, or
-// a scatter into [1, …]), as one kern.Fused summing z's rows when z is an element-wise tree
+// a scatter into [1, …]) or with split rowSums along z's last dimension (a scatter summing it:
+// Gorgonia's Repeat gradient), as one kern.Fused summing z when z is an element-wise tree
 // nothing else reads: z's array (a batch norm's (x − mean)², its gradient's c·x̂) is never
 // written. wrap rebuilds t around the tree's term (the op's program).
 func (pl *plan) fusedSum(t, z core.Term, split int, wrap func(b *core.Builder, z core.Term) core.Term) (ref, bool, error) {
@@ -350,10 +351,16 @@ func (pl *plan) fusedSum(t, z core.Term, split int, wrap func(b *core.Builder, z
 	for i, v := range ft.views {
 		leaves[i] = kern.FusedLeaf{Strides: v.strides, Off: v.offset}
 	}
-	if !kern.FusedSumReadable(zs, leaves, split) {
+	var k *kern.Fused
+	var err error
+	switch {
+	case split == rowSums && kern.FusedRowSumReadable(zs, leaves):
+		k, err = kern.NewFusedRowSum(zs, ft.code, leaves)
+	case split != rowSums && kern.FusedSumReadable(zs, leaves, split):
+		k, err = kern.NewFusedSum(zs, ft.code, leaves, split)
+	default:
 		return ref{}, false, nil
 	}
-	k, err := kern.NewFusedSum(zs, ft.code, leaves, split)
 	if err != nil {
 		return ref{}, true, termErr(t, "%v", err)
 	}
@@ -373,6 +380,9 @@ func (pl *plan) fusedSum(t, z core.Term, split int, wrap func(b *core.Builder, z
 	return r, true, err
 }
 
+// rowSums is fusedSum's split for a sum along the last dimension.
+const rowSums = -1
+
 // scatterSum plans scatter [1, …, 1, rest] x (\[i…] -> [0, …, 0]), the sum of x over its
 // leading dimensions, as fusedSum when that applies.
 func (pl *plan) scatterSum(t *core.Scatter) (ref, bool, error) {
@@ -389,4 +399,49 @@ func (pl *plan) scatterSum(t *core.Scatter) (ref, bool, error) {
 	return pl.fusedSum(t, t.X, n, func(b *core.Builder, z core.Term) core.Term {
 		return b.Scatter(t.Shape.Clone(), z, t.Fn)
 	})
+}
+
+// axisScatter plans scatter sh x (\[i…] -> [i_0, …, 0, …, i_{m−1}]), x summed along one
+// axis a into a dimension of one element (the gradient of Gorgonia's Repeat, rows of w summed
+// for a batch norm's γ and β), as the sum along that axis (kern.Axis) in a coarse or device
+// plan, or along the last axis of an element-wise tree (c·x̂) as a fused row sum (fusedSum):
+// each output the axis's elements added in order from +0, the scatter's order, so the bits are
+// the scatter's. ok is false for any other scatter.
+func (pl *plan) axisScatter(t *core.Scatter) (ref, bool, error) {
+	xt := t.X.Type()
+	xs := xt.Shape
+	n := len(t.Fn.Vars)
+	if !xt.Dtype.IsFloat() || n == 0 || n != len(t.Fn.Out) || len(t.Shape) != len(xs) || !t.Shape[n:].Equal(xs[n:]) {
+		return ref{}, false, nil
+	}
+	if !pl.coarse && !pl.vk.Wants(xt.Dtype, "sum", "", xs.Size()) {
+		return ref{}, false, nil
+	}
+	a := -1
+	for d, o := range t.Fn.Out {
+		if v, ok := o.(*core.Var); ok && v.Name == t.Fn.Vars[d].Name && t.Shape[d] == xs[d] {
+			continue
+		}
+		if l, ok := o.(*core.Lit); ok && a < 0 && len(l.I) == 1 && l.I[0] == 0 && t.Shape[d] == 1 {
+			a = d
+			continue
+		}
+		return ref{}, false, nil
+	}
+	if a < 0 {
+		return ref{}, false, nil
+	}
+	if a == n-1 && n == len(xs) {
+		if r, ok, err := pl.fusedSum(t, t.X, rowSums, func(b *core.Builder, z core.Term) core.Term {
+			return b.Scatter(t.Shape.Clone(), z, t.Fn)
+		}); ok {
+			return r, true, err
+		}
+	}
+	k := kern.Axis{Pre: xs[:a].Size(), N: xs[a], Post: xs[a+1:].Size(), VK: pl.vk}
+	r, err := pl.custom(t, "scatter", []core.Term{t.X}, func(vs []*core.Var) (core.Term, []*core.Var, error) {
+		s, err := core.NewScatter(t.Shape, vs[0], t.Fn)
+		return s, vs, err
+	}, k)
+	return r, true, err
 }

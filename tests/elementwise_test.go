@@ -134,32 +134,49 @@ func TestFusedElementwise(t *testing.T) {
 // variance Σ (x − mean)² as lower.Sum writes it (sumOuter of a reshaped transpose) and its
 // gradient's Σ c·x̂ as a scatter into [1, C] — raised coarsely equal core.Eval bit for bit and
 // run as one summing kern.Fused exactly where the kept axes are last and the tree is read
-// nowhere else; channels-first sums (kept axes in the middle) keep SumAround.
+// nowhere else; channels-first sums (kept axes in the middle) keep SumAround. Scatters that
+// sum one axis into a dimension of one (Gorgonia's Repeat gradient) run as the sum along that
+// axis (kern.Axis), or, along the last axis of a tree, as a fused row sum.
 func TestFusedSums(t *testing.T) {
 	type build = func(b *core.Builder, x, y, c *core.Var) core.Term
 	sh := core.Shape{8, 256, 64} // fuseMin elements
 	bcl := func(b *core.Builder, c core.Term) core.Term { return b.Replicate(sh[0], b.Replicate(sh[1], c)) }
+	lastSum := func(b *core.Builder, z core.Term) core.Term { // Gorgonia's Repeat gradient along the last axis
+		i, j, k := b.Var("i", core.Scalar(core.Int64)), b.Var("j", core.Scalar(core.Int64)), b.Var("k", core.Scalar(core.Int64))
+		return b.Scatter(core.Shape{sh[0], sh[1], 1}, z, b.IndexFn([]*core.Var{i, j, k}, i, j, core.ScalarI(0)))
+	}
 	cases := []struct {
 		name  string
 		body  build
-		fused int // summing Fused steps
+		fused int // summing Fused steps (column or row sums)
+		axis  int // Axis steps
 	}{
 		{"variance, channels last", func(b *core.Builder, x, y, c *core.Var) core.Term {
 			d := b.Sub(x, bcl(b, c))
 			return b.SumOuter(b.Reshape(core.Shape{sh[0] * sh[1], sh[2]}, b.Transpose([]int{0, 1, 2}, b.Mul(d, d))))
-		}, 1},
+		}, 1, 0},
 		{"scatter of a product", func(b *core.Builder, x, y, c *core.Var) core.Term {
 			flat := core.Shape{sh[0] * sh[1], sh[2]}
 			i := b.Var("i", core.Scalar(core.Int64))
 			return b.Scatter(core.Shape{1, sh[2]}, b.Mul(b.Reshape(flat, x), b.Reshape(flat, y)), b.IndexFn([]*core.Var{i}, core.ScalarI(0)))
-		}, 1},
+		}, 1, 0},
 		{"product read elsewhere", func(b *core.Builder, x, y, c *core.Var) core.Term {
 			m := b.Mul(x, y)
 			return b.Tuple(b.SumOuter(b.Reshape(core.Shape{sh[0] * sh[1], sh[2]}, b.Transpose([]int{0, 1, 2}, m))), b.Unary(core.OpNeg, m))
-		}, 0},
+		}, 0, 0},
 		{"channels first", func(b *core.Builder, x, y, c *core.Var) core.Term {
 			return b.SumOuter(b.Reshape(core.Shape{sh[0] * sh[2], sh[1]}, b.Transpose([]int{0, 2, 1}, b.Mul(x, y))))
-		}, 0},
+		}, 0, 0},
+		{"last axis of a product", func(b *core.Builder, x, y, c *core.Var) core.Term {
+			return lastSum(b, b.Mul(x, y))
+		}, 1, 0},
+		{"last axis of an operand", func(b *core.Builder, x, y, c *core.Var) core.Term {
+			return lastSum(b, x)
+		}, 0, 1},
+		{"middle axis of an operand", func(b *core.Builder, x, y, c *core.Var) core.Term {
+			i, j, k := b.Var("i", core.Scalar(core.Int64)), b.Var("j", core.Scalar(core.Int64)), b.Var("k", core.Scalar(core.Int64))
+			return b.Scatter(core.Shape{sh[0], 1, sh[2]}, x, b.IndexFn([]*core.Var{i, j, k}, i, core.ScalarI(0), k))
+		}, 0, 1},
 	}
 	r := rand.New(rand.NewSource(17))
 	for _, c := range cases {
@@ -167,8 +184,11 @@ func TestFusedSums(t *testing.T) {
 			what := fmt.Sprintf("%s %v", c.name, dt)
 			p := xycProgram(t, dt, sh, sh, core.Shape{sh[2]}, c.body)
 			g := coarseSameBits(t, r, what, p)
-			if n := planSteps(g, func(k kern.Kernel) bool { f, ok := k.(*kern.Fused); return ok && f.Sums() }); n != c.fused {
+			if n := planSteps(g, func(k kern.Kernel) bool { f, ok := k.(*kern.Fused); return ok && (f.Sums() || f.RowSums()) }); n != c.fused {
 				t.Errorf("%s: %d summing Fused steps, want %d", what, n, c.fused)
+			}
+			if n := planSteps(g, func(k kern.Kernel) bool { _, ok := k.(kern.Axis); return ok }); n != c.axis {
+				t.Errorf("%s: %d Axis steps, want %d", what, n, c.axis)
 			}
 		}
 	}
