@@ -243,3 +243,64 @@ func col2imProgram(t *testing.T, dt core.Dtype, b, c, o, h, oh, k, s, d, p int, 
 	}
 	return prog
 }
+
+// TestWindowFilterGradients: a convolution's filter gradient, δᵀ times the window matrix of
+// the image (Gorgonia's im2col), raised coarsely equals core.Eval within rounding, and reads
+// the windows in place (kern.WindowMatMul, no gather) when the window matrix has windowGain
+// times δ's elements or the product is at most 16 filters wide (a stem convolution: three
+// channels, few filters, a long cotangent), not for 32 filters over three channels.
+func TestWindowFilterGradients(t *testing.T) {
+	cases := []struct {
+		b, c, h, o int
+		windows    bool
+	}{
+		{2, 3, 16, 8, true},   // [512, 27] windows against a [512, 8] cotangent: narrow
+		{2, 3, 16, 16, true},  // sixteen filters: still one vector block
+		{2, 3, 16, 32, false}, // thirty-two: the cotangent is the larger factor
+		{2, 32, 16, 32, true}, // [512, 288] windows: over four times the cotangent
+	}
+	r := rand.New(rand.NewSource(21))
+	for _, c := range cases {
+		for _, dt := range []core.Dtype{core.Float64, core.Float32} {
+			what := fmt.Sprintf("b %d c %d h %d o %d %v", c.b, c.c, c.h, c.o, dt)
+			x, _ := core.NewVar("x", core.Type{Shape: core.Shape{c.b, c.c, c.h, c.h}, Dtype: dt})
+			delta, _ := core.NewVar("delta", core.Type{Shape: core.Shape{c.b * c.h * c.h, c.o}, Dtype: dt})
+			var bd core.Builder
+			win := bd.Reshape(core.Shape{c.b * c.h * c.h, c.c * 9}, bd.Gather(core.Shape{c.b, c.h, c.h, c.c, 3, 3}, x, convWindowFn(t, 1, 1, 1)))
+			body := bd.MatMul(bd.Transpose([]int{1, 0}, delta), win)
+			if bd.Err() != nil {
+				t.Fatal(bd.Err())
+			}
+			p, err := core.NewProgram([]*core.Var{x, delta}, body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			args := randArgs(r, p)
+			eval, err := tensors.EvalTuple(p, args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := G.NewGraph()
+			bind := map[string]*G.Node{}
+			for _, v := range p.Params {
+				d := args[v.Name]
+				bind[v.Name] = G.NewTensor(g, d.Dtype(), d.Dims(), G.WithShape(d.Shape()...), G.WithName(v.Name), G.WithValue(d.Clone()))
+			}
+			outs, err := raise.RaiseWith(g, p, bind, raise.Options{Coarse: true})
+			if err != nil {
+				t.Fatalf("%s: %v", what, err)
+			}
+			mustRunOnce(t, g, nil)
+			tol := 1e-12
+			if dt == core.Float32 {
+				tol = 1e-4
+			}
+			sameValues(t, what, valuesOf(outs[0].Value()), valuesOf(eval[0]), tol)
+			windows := planSteps(g, func(k kern.Kernel) bool { _, ok := k.(*kern.WindowMatMul); return ok })
+			gathers := planSteps(g, func(k kern.Kernel) bool { _, ok := k.(*kern.Gather); return ok })
+			if (windows == 1 && gathers == 0) != c.windows {
+				t.Errorf("%s: %d window products and %d gathers, want the windows read in place %v", what, windows, gathers, c.windows)
+			}
+		}
+	}
+}
