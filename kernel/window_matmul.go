@@ -42,6 +42,9 @@ type WindowMatMul struct {
 	OutN   int
 	OutJ   []int64
 	OutLen int
+	// Rows only (ScatterRows): c's element (p, n) is the output's element OutP[p] + n·OutN of
+	// OutLen; nil OutP: the output is c, [P, N].
+	OutP []int64
 	// Cols only (MatrixAt): M's element (n, p) is m[n·MN + MP[p]]; nil MP: M is [N, P] (or
 	// with Trans [P, N]).
 	MN  int
@@ -92,6 +95,21 @@ func (k *WindowMatMul) ScatterTo(outLen, strideN int, offs []int64) error {
 		return err
 	}
 	k.OutN, k.OutJ, k.OutLen = strideN, offs, outLen
+	return nil
+}
+
+// ScatterRows makes k (rows) write c's element (p, n) to the element offs[p] + n·strideN of
+// an output of outLen elements (a convolution's output, c [b·h·w, C], into the image [b, C,
+// h, w] that Gorgonia's transpose of it makes). Every element of the output must be written
+// exactly once.
+func (k *WindowMatMul) ScatterRows(outLen, strideN int, offs []int64) error {
+	if k.Cols || len(offs) != len(k.U) || outLen != k.N*len(k.U) {
+		return errors.Errorf("kernel: windowMatMul: scatter of c [%d %d] into %d elements by %d offsets (supported: rows, one offset a row, as many elements as c)", len(k.U), k.N, outLen, len(offs))
+	}
+	if err := bijection(outLen, k.N, strideN, offs); err != nil {
+		return err
+	}
+	k.OutN, k.OutP, k.OutLen = strideN, offs, outLen
 	return nil
 }
 
@@ -211,7 +229,7 @@ func windowMatMul[T floatT](k *WindowMatMul, out, x, m []T) error {
 	if k.Cols {
 		steps, other = p, j // cols: c [N, J], M [N, P]
 	}
-	if len(x) != core.Shape(k.Src).Size() || len(m) != n*steps || len(out) != n*other || k.OutJ != nil && len(out) != k.OutLen {
+	if len(x) != core.Shape(k.Src).Size() || len(m) != n*steps || len(out) != n*other || (k.OutJ != nil || k.OutP != nil) && len(out) != k.OutLen {
 		return errors.Errorf("kernel: windowMatMul: x of %d elements (shape %v), matrix of %d, output of %d for a window matrix [%d %d] and n %d", len(x), k.Src, len(m), len(out), p, j, n)
 	}
 	xp, kept := padOf[T](k.buf, k.Pad)
@@ -363,6 +381,10 @@ func blockOffsets(idx *[8]int64, tab []int64, from int) int {
 // winMatRows computes the row blocks [lo, hi) (eight rows each) of c = G·M, M's blocks
 // ldm apart (see mBlock).
 func winMatRows[T floatT](k *WindowMatMul, out, xp, mp []T, ldm, w, lo, hi int) {
+	if k.OutP != nil {
+		winMatRowsTo(k, out, xp, mp, ldm, w, lo, hi)
+		return
+	}
 	j, n := len(k.V), k.N
 	var idx [8]int64
 	var tile [8 * 32]T
@@ -382,6 +404,44 @@ func winMatRows[T floatT](k *WindowMatMul, out, xp, mp []T, ldm, w, lo, hi int) 
 			}
 		}
 	}
+}
+
+// winMatRowsTo is winMatRows writing c's rows through OutP (ScatterRows): each tile of eight
+// points goes to the output transposed, a row of the tile's points a channel (the AVX block
+// transpositions where the points are consecutive in the output), else element by element.
+func winMatRowsTo[T floatT](k *WindowMatMul, out, xp, mp []T, ldm, w, lo, hi int) {
+	j, n := len(k.V), k.N
+	var idx [8]int64
+	var tile [8 * 32]T
+	for b := lo; b < hi; b++ {
+		p0 := 8 * b
+		rows := blockOffsets(&idx, k.U, p0)
+		offs := k.OutP[p0 : p0+rows]
+		whole := rows == 8 && contiguousN(offs)
+		for b0 := 0; b0 < n; b0 += w {
+			cw := min(w, n-b0)
+			winDot(j, k.V, xp, &idx, mBlock(mp, ldm, w, b0, j), ldm, tile[:], w, w)
+			if whole && transposeTileVec(out, b0*k.OutN+int(offs[0]), k.OutN, tile[:8*w], 0, w, cw, 8) {
+				continue
+			}
+			for l := range cw {
+				base := int64((b0 + l) * k.OutN)
+				for i, o := range offs {
+					out[base+o] = tile[i*w+l]
+				}
+			}
+		}
+	}
+}
+
+// contiguousN reports whether offs are consecutive.
+func contiguousN(offs []int64) bool {
+	for i := 1; i < len(offs); i++ {
+		if offs[i] != offs[0]+int64(i) {
+			return false
+		}
+	}
+	return true
 }
 
 // winMatCols computes the column blocks [lo, hi) (eight columns each) of c = M·G, M's

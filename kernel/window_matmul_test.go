@@ -208,6 +208,72 @@ func TestWindowMatMulLayouts(t *testing.T) {
 	}
 }
 
+// TestWindowMatMulScatterRows: rows with the output written through ScatterRows (c [P, N],
+// the points of a [b, h, w] image, into the channels-first image [b, N, h, w] that the
+// transpose of a channels-last convolution output makes) gives c's elements where the
+// offsets put them: rows of the image 8 points long (the tile written in columns), 5 long
+// (tiles across rows), float32 and float64, one thread and three, n of a partial vector.
+func TestWindowMatMulScatterRows(t *testing.T) {
+	for _, tc := range []struct{ b, c, h, w, n int }{{2, 3, 8, 8, 16}, {3, 2, 5, 5, 20}, {1, 4, 9, 16, 7}} {
+		rng := rand.New(rand.NewSource(int64(tc.w)))
+		dom, acc := convAccess(tc.b, tc.c, tc.h, tc.w, 3, 3, 1, 1)
+		x := make([]float64, tc.b*tc.c*tc.h*tc.w)
+		for i := range x {
+			x[i] = rng.NormFloat64()
+		}
+		g, p, j := windowMatrix(dom, 3, acc, x)
+		m := make([]float64, j*tc.n)
+		for i := range m {
+			m[i] = rng.NormFloat64()
+		}
+		hw := tc.h * tc.w
+		offs := make([]int64, p)
+		for pt := range offs {
+			offs[pt] = int64(pt/hw*tc.n*hw + pt%hw)
+		}
+		want := make([]float64, p*tc.n)
+		for pt := range p {
+			for l := range tc.n {
+				s := 0.0
+				for st := range j {
+					s += g[pt*j+st] * m[st*tc.n+l]
+				}
+				want[offs[pt]+int64(l*hw)] = s
+			}
+		}
+		k, err := NewWindowMatMul(dom, 3, acc, tc.n, false, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := k.ScatterRows(p*tc.n, hw, offs); err != nil {
+			t.Fatal(err)
+		}
+		x32, m32 := make([]float32, len(x)), make([]float32, len(m))
+		for i := range x {
+			x32[i] = float32(x[i])
+		}
+		for i := range m {
+			m32[i] = float32(m[i])
+		}
+		for _, procs := range []int{1, 3} {
+			prev := runtime.GOMAXPROCS(procs)
+			got := make([]float64, len(want))
+			got32 := make([]float32, len(want))
+			err64 := k.Run(got, []any{x, m})
+			err32 := k.Run(got32, []any{x32, m32})
+			runtime.GOMAXPROCS(prev)
+			if err64 != nil || err32 != nil {
+				t.Fatal(err64, err32)
+			}
+			for i, e := range want {
+				if math.Abs(got[i]-e) > 1e-12*(1+math.Abs(e)) || math.Abs(float64(got32[i])-e) > 1e-4*(1+math.Abs(e)) {
+					t.Fatalf("%+v procs %d: element %d = %v (float32 %v), want %v", tc, procs, i, got[i], got32[i], e)
+				}
+			}
+		}
+	}
+}
+
 // TestWindowMatMulErrors: malformed kernels and runs are errors, not panics.
 func TestWindowMatMulErrors(t *testing.T) {
 	dom, acc := convAccess(2, 3, 5, 6, 3, 3, 1, 1)
@@ -237,6 +303,14 @@ func TestWindowMatMulErrors(t *testing.T) {
 		{"scatter on rows", func() error {
 			k, _ := NewWindowMatMul(dom, 3, acc, 4, false, false)
 			return k.ScatterTo(4*len(k.V), 1, make([]int64, len(k.V)))
+		}},
+		{"scatter rows on cols", func() error {
+			k, _ := NewWindowMatMul(dom, 3, acc, 4, true, false)
+			return k.ScatterRows(4*len(k.U), 1, make([]int64, len(k.U)))
+		}},
+		{"scatter rows twice into one element", func() error {
+			k, _ := NewWindowMatMul(dom, 3, acc, 4, false, false)
+			return k.ScatterRows(4*len(k.U), 0, make([]int64, len(k.U)))
 		}},
 		{"matrix out of bounds", func() error {
 			k, _ := NewWindowMatMul(dom, 3, acc, 4, true, false)

@@ -280,7 +280,12 @@ func (ft *fuseTree) absorbsTwice(u core.Term) bool {
 // dtype (inline or a lazily planned let, the plan not packing its lets), not planned yet, and
 // not a form another kernel plans better.
 func (ft *fuseTree) computable(u core.Term) bool {
-	pl := ft.pl
+	return ft.pl.unplanned(u) && ft.absorbable(ft.pl.peel(u))
+}
+
+// unplanned reports whether a step may compute u itself (inline, or a lazily planned let):
+// it is not planned yet, and not a let bound to a node or packed for a later program.
+func (pl *plan) unplanned(u core.Term) bool {
 	if _, done := pl.memo[u]; done {
 		return false
 	}
@@ -293,11 +298,8 @@ func (ft *fuseTree) computable(u core.Term) bool {
 			return false
 		}
 	}
-	p := pl.peel(u)
-	if _, done := pl.memo[p]; done {
-		return false
-	}
-	return ft.absorbable(p)
+	_, done := pl.memo[pl.peel(u)]
+	return !done
 }
 
 // absorbable reports whether the tree can compute p (see absorbs).

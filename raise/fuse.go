@@ -669,6 +669,9 @@ func (pl *plan) transpose(t *core.Transpose) (ref, error) {
 			return pl.term(rs)
 		}
 	}
+	if r, ok, err := pl.windowTransposed(t, perm); ok {
+		return r, err
+	}
 	if u, ok := pl.transposeOf(t); ok {
 		return pl.term(u)
 	}

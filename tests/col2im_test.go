@@ -304,3 +304,70 @@ func TestWindowFilterGradients(t *testing.T) {
 		}
 	}
 }
+
+// TestWindowTransposedOutput: a convolution's output as Gorgonia builds it — the window
+// product [b·h·w, o] reshaped [b, h, w, o] and transposed to [b, o, h, w] — raised coarsely
+// equals core.Eval within rounding; in float64 the window product writes the transposed
+// image itself (kern.WindowMatMul.ScatterRows, no transpose step), in float32, or when the
+// channels-last output is also a result, the transpose stays a step of its own.
+func TestWindowTransposedOutput(t *testing.T) {
+	cases := []struct {
+		b, c, h, o int
+		dt         core.Dtype
+		alsoLast   bool // the channels-last output is a result too
+		scattered  bool
+	}{
+		{2, 4, 16, 16, core.Float64, false, true},
+		{3, 2, 10, 7, core.Float64, false, true}, // 100 points an image: tiles across images
+		{2, 4, 16, 16, core.Float32, false, false},
+		{2, 4, 16, 16, core.Float64, true, false},
+	}
+	r := rand.New(rand.NewSource(22))
+	for _, c := range cases {
+		what := fmt.Sprintf("b %d c %d h %d o %d %v also channels-last %v", c.b, c.c, c.h, c.o, c.dt, c.alsoLast)
+		x, _ := core.NewVar("x", core.Type{Shape: core.Shape{c.b, c.c, c.h, c.h}, Dtype: c.dt})
+		w, _ := core.NewVar("w", core.Type{Shape: core.Shape{c.o, c.c * 9}, Dtype: c.dt})
+		var bd core.Builder
+		win := bd.Reshape(core.Shape{c.b * c.h * c.h, c.c * 9}, bd.Gather(core.Shape{c.b, c.h, c.h, c.c, 3, 3}, x, convWindowFn(t, 1, 1, 1)))
+		last := bd.Reshape(core.Shape{c.b, c.h, c.h, c.o}, bd.MatMul(win, bd.Transpose([]int{1, 0}, w)))
+		var body core.Term = bd.Transpose([]int{0, 3, 1, 2}, last)
+		if c.alsoLast {
+			body = bd.Tuple(body, last)
+		}
+		if bd.Err() != nil {
+			t.Fatal(bd.Err())
+		}
+		p, err := core.NewProgram([]*core.Var{x, w}, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		args := randArgs(r, p)
+		eval, err := tensors.EvalTuple(p, args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := G.NewGraph()
+		bind := map[string]*G.Node{}
+		for _, v := range p.Params {
+			d := args[v.Name]
+			bind[v.Name] = G.NewTensor(g, d.Dtype(), d.Dims(), G.WithShape(d.Shape()...), G.WithName(v.Name), G.WithValue(d.Clone()))
+		}
+		outs, err := raise.RaiseWith(g, p, bind, raise.Options{Coarse: true})
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		mustRunOnce(t, g, nil)
+		tol := 1e-12
+		if c.dt == core.Float32 {
+			tol = 1e-4
+		}
+		for i, n := range outs {
+			sameValues(t, what, valuesOf(n.Value()), valuesOf(eval[i]), tol)
+		}
+		scattered := planSteps(g, func(k kern.Kernel) bool { wk, ok := k.(*kern.WindowMatMul); return ok && wk.OutP != nil })
+		transposes := planSteps(g, func(k kern.Kernel) bool { _, ok := k.(kern.Transpose); return ok })
+		if (scattered == 1 && transposes == 0) != c.scattered || scattered+transposes != 1 {
+			t.Errorf("%s: %d window products writing the image and %d transposes, want the image written by the product %v", what, scattered, transposes, c.scattered)
+		}
+	}
+}
