@@ -117,3 +117,129 @@ func composedMismatch(ext, strides []int, off int, xsh core.Shape, xv view, st [
 		}
 	}
 }
+
+// TestReshapeStrides: a strided read reshaped reads, at every index of the new shape, the
+// base element the old read gives at the same row-major position (checked by enumeration);
+// reshapes that merge dimensions not stepped through evenly (a transpose's) are refused, and
+// the random reads' refusals are never checked wrong where accepted.
+func TestReshapeStrides(t *testing.T) {
+	cases := []struct {
+		name     string
+		old      core.Shape
+		st       []int
+		nw       core.Shape
+		ok       bool
+		wantLast int
+	}{
+		{"split a broadcast", core.Shape{32, 16, 256}, []int{16, 1, 0}, core.Shape{32, 16, 16, 16}, true, 0},
+		{"merge contiguous", core.Shape{4, 3, 5}, []int{15, 5, 1}, core.Shape{12, 5}, true, 1},
+		{"unit dimensions anywhere", core.Shape{4, 1, 6}, []int{6, 99, 1}, core.Shape{1, 4, 2, 1, 3}, true, 0},
+		{"merge broadcasts", core.Shape{3, 4, 5}, []int{0, 0, 1}, core.Shape{12, 5}, true, 1},
+		{"merge a transpose", core.Shape{3, 4}, []int{1, 3}, core.Shape{12}, false, 0},
+		{"merge a broadcast into a row", core.Shape{3, 4}, []int{4, 0}, core.Shape{12}, false, 0},
+		{"sizes differ", core.Shape{3, 4}, []int{4, 1}, core.Shape{13}, false, 0},
+	}
+	for _, c := range cases {
+		st, ok := reshapeStrides(c.old, c.st, c.nw)
+		if ok != c.ok {
+			t.Errorf("%s: ok %v, want %v", c.name, ok, c.ok)
+			continue
+		}
+		if ok {
+			if msg := reshapedMismatch(c.old, c.st, c.nw, st); msg != "" {
+				t.Errorf("%s: %s", c.name, msg)
+			}
+			if c.name != "unit dimensions anywhere" && st[len(st)-1] != c.wantLast {
+				t.Errorf("%s: last stride %d, want %d", c.name, st[len(st)-1], c.wantLast)
+			}
+		}
+	}
+	r := rand.New(rand.NewSource(9))
+	accepted := 0
+	for range 3000 {
+		old := make(core.Shape, 1+r.Intn(4))
+		for d := range old {
+			old[d] = 1 + r.Intn(4)
+		}
+		st := make([]int, len(old))
+		switch r.Intn(3) {
+		case 0: // row-major, maybe with broadcasts
+			copy(st, old.Strides())
+			for d := range st {
+				if r.Intn(3) == 0 {
+					st[d] = 0
+				}
+			}
+		case 1: // a permutation's strides
+			perm := r.Perm(len(old))
+			rm := old.Strides()
+			for d := range st {
+				st[d] = rm[perm[d]]
+			}
+		default:
+			for d := range st {
+				st[d] = r.Intn(7)
+			}
+		}
+		// a new shape of the same size: the old extents' factors regrouped
+		var factors []int
+		for _, d := range old {
+			for f := 2; d > 1; {
+				if d%f == 0 {
+					factors = append(factors, f)
+					d /= f
+				} else {
+					f++
+				}
+			}
+		}
+		var nw core.Shape
+		for len(factors) > 0 {
+			k := 1 + r.Intn(len(factors))
+			p := 1
+			for _, f := range factors[:k] {
+				p *= f
+			}
+			nw = append(nw, p)
+			factors = factors[k:]
+			if r.Intn(4) == 0 {
+				nw = append(nw, 1)
+			}
+		}
+		if len(nw) == 0 {
+			nw = core.Shape{1}
+		}
+		got, ok := reshapeStrides(old, st, nw)
+		if !ok {
+			continue
+		}
+		accepted++
+		if msg := reshapedMismatch(old, st, nw, got); msg != "" {
+			t.Fatalf("old %v strides %v new %v: strides %v: %s", old, st, nw, got, msg)
+		}
+	}
+	if accepted < 500 {
+		t.Errorf("only %d of 3000 random reshapes accepted: the test checks too little", accepted)
+	}
+}
+
+// reshapedMismatch enumerates the new shape and returns a description of the first index
+// whose read through st differs from the old read at the same row-major position.
+func reshapedMismatch(old core.Shape, ost []int, nw core.Shape, st []int) string {
+	rm := old.Strides()
+	for pos := range nw.Size() {
+		want, p := 0, pos
+		for d := range old {
+			want += p / rm[d] % old[d] * ost[d]
+		}
+		got, q := 0, pos
+		for d := len(nw) - 1; d >= 0; d-- {
+			got += q % nw[d] * st[d]
+			q /= nw[d]
+		}
+		if got != want {
+			return "element differs"
+		}
+	}
+	return ""
+}

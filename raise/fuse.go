@@ -139,7 +139,17 @@ func (pl *plan) view(t core.Term) view {
 		// A reshape of a cyclic read (outer replicates of a contiguous base, e.g. of a
 		// scalar) stays cyclic when the new shape ends in dimensions covering the base.
 		v := pl.view(u.X)
-		if v.trivial || v.offset != 0 || !cyclic(v, u.X.Type().Shape) {
+		if !v.trivial && (v.offset != 0 || !cyclic(v, u.X.Type().Shape)) {
+			// A reshape that splits or merges dimensions the view steps through evenly is
+			// a view with other strides, kept when its rows are read contiguously or
+			// broadcast (a ReLU's cotangent from a global average pool, [b, c] spread over
+			// h·w and reshaped [b, c, h, w], was transposed into an array to be read).
+			if st, ok := reshapeStrides(u.X.Type().Shape, v.strides, u.Shape); ok && len(st) > 0 && (st[len(st)-1] == 0 || st[len(st)-1] == 1) {
+				return view{base: v.base, strides: st, offset: v.offset, steps: append([]viewStep{{shape: u.Shape.Clone()}}, v.steps...)}
+			}
+			break
+		}
+		if v.trivial {
 			break
 		}
 		p := v.base.Type().Shape.Size()
@@ -306,60 +316,6 @@ func (pl *plan) uniform(v view) view {
 	}
 	v.strides, v.offset, v.trivial = make([]int, len(v.strides)), 0, false
 	return v
-}
-
-// composeStrides reads, through the view xv of an operand of shape xsh, the read of that
-// operand at row-major position off + Σ i_e·strides[e] for 0 ≤ i_e < ext[e]: it returns the
-// strides and offset of the same read in xv's base. ok is false unless every nonzero stride
-// moves exactly one coordinate of the operand (one row-major digit) and every coordinate
-// stays within its dimension over the whole index space, where the composition is exact.
-func composeStrides(ext []int, strides []int, off int, xsh core.Shape, xv view) ([]int, int, bool) {
-	r := len(xsh)
-	if len(ext) != len(strides) || len(xv.strides) != r || xsh.Size() == 0 || off < 0 || off >= xsh.Size() {
-		return nil, 0, false
-	}
-	rm := xsh.Strides()
-	digits := func(p int, c []int) {
-		for d := range r {
-			c[d], p = p/rm[d], p%rm[d]
-		}
-	}
-	hi := make([]int, r) // the largest coordinate reached along each dimension
-	digits(off, hi)
-	out := make([]int, len(strides))
-	c := make([]int, r)
-	for e, s := range strides {
-		if s == 0 || ext[e] == 1 {
-			continue
-		}
-		if s < 0 {
-			return nil, 0, false
-		}
-		digits(s, c)
-		dim := -1
-		for d, k := range c {
-			if k != 0 {
-				if dim >= 0 {
-					return nil, 0, false // the stride moves two coordinates
-				}
-				dim = d
-			}
-		}
-		if dim < 0 {
-			return nil, 0, false // beyond the operand
-		}
-		hi[dim] += (ext[e] - 1) * c[dim]
-		out[e] = c[dim] * xv.strides[dim]
-	}
-	pos := xv.offset
-	digits(off, c)
-	for d := range r {
-		if hi[d] >= xsh[d] {
-			return nil, 0, false
-		}
-		pos += c[d] * xv.strides[d]
-	}
-	return out, pos, true
 }
 
 // uniformLit reports whether every element of l has the first one's bits.

@@ -20,8 +20,9 @@ import (
 // raised, but not when the result is one Options.Components leaves out) or twice (planned on its own,
 // its readers fused around it), a product read twice by one sum (computed once: FuseDup) or
 // also elsewhere (a let: planned on its own, fused, then the sum and the negation), and a
-// transposed leaf (not fused), and a factor broadcast by a chain of gathers (read through all
-// of them).
+// transposed leaf (not fused), a factor broadcast by a chain of gathers (read through all
+// of them), and a mask times a per-channel value spread over the image through a transpose and
+// a reshape (one mask product, fused: read once a run).
 func TestFusedElementwise(t *testing.T) {
 	type build = func(b *core.Builder, x, y, c *core.Var) core.Term
 	bc := func(b *core.Builder, c core.Term, sh core.Shape) core.Term { // [c] broadcast over [b, c, hw]
@@ -74,6 +75,15 @@ func TestFusedElementwise(t *testing.T) {
 			g = b.Gather(core.Shape{sh[0], sh[1], sh4[2], 1}, g, b.IndexFn([]*core.Var{i, j, k}, i, j, core.ScalarI(0)))
 			g = b.Gather(sh4, g, b.IndexFn([]*core.Var{i, j, k, b.Var("l", core.Scalar(core.Int64))}, i, j, k, core.ScalarI(0)))
 			return b.Add(b.Mul(g, b.Reshape(sh4, x)), b.Reshape(sh4, y))
+		}, 1, 0, false, nil},
+		// a ReLU's cotangent from a global average pool: [b, c] spread over h·w, transposed
+		// and reshaped to the image's shape, read once a run, not transposed into an array
+		{"mask times a pooled cotangent", func(b *core.Builder, x, y, c *core.Var) core.Term {
+			sh4 := core.Shape{sh[0], sh[1], 32, sh[2] / 32}
+			pooled := b.Reshape(core.Shape{sh[0], sh[1]}, b.Replicate(sh[0], c)) // [b, C]
+			spread := b.Reshape(sh4, b.Transpose([]int{1, 2, 0}, b.Replicate(sh[2], pooled)))
+			zero := b.Replicate(sh[0], b.Replicate(sh[1], b.Replicate(32, b.Replicate(sh[2]/32, core.ScalarF(x.Type().Dtype, 0)))))
+			return b.Mul(spread, b.Cast(x.Type().Dtype, b.Binary(core.OpGe, b.Reshape(sh4, x), zero)))
 		}, 1, 0, false, nil},
 		{"let read twice", func(b *core.Builder, x, y, c *core.Var) core.Term {
 			u := b.Var("u", x.Type())
