@@ -433,31 +433,14 @@ func runFusedRowSum[T floatT](t *testing.T, name string, shape []int, leaves []F
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	rng := rand.New(rand.NewSource(int64(len(shape))))
-	xs := make([][]T, len(leaves))
-	in := make([]any, len(leaves))
-	for i := range xs {
-		xs[i] = fusedData[T](rng, k.reach(i)+1)
-		in[i] = xs[i]
-	}
-	tree := fusedRef(shape, code, leaves, xs)
 	last := shape[len(shape)-1]
-	want := make([]T, len(tree)/last)
-	for i, v := range tree {
-		want[i/last] += v
-	}
-	for run := 0; run < 2; run++ {
-		got := make([]T, len(want))
-		for i := range got {
-			got[i] = 7
+	checkFusedSum(t, name, k, shape, leaves, code, func(tree []T) []T {
+		want := make([]T, len(tree)/last)
+		for i, v := range tree {
+			want[i/last] += v
 		}
-		if err := k.Run(got, in); err != nil {
-			t.Fatal(err)
-		}
-		if i := sameFloats(got, want); i >= 0 {
-			t.Fatalf("%s %T: row %d = %v, want %v (%s)", name, got, i, got[i], want[i], k)
-		}
-	}
+		return want
+	})
 }
 
 func runFusedSum[T floatT](t *testing.T, name string, shape []int, split int, leaves []FusedLeaf, code []FusedIns) {
@@ -466,6 +449,21 @@ func runFusedSum[T floatT](t *testing.T, name string, shape []int, split int, le
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
+	n := core.Shape(shape[split:]).Size()
+	checkFusedSum(t, name, k, shape, leaves, code, func(tree []T) []T {
+		want := make([]T, n)
+		for i, v := range tree {
+			want[i%n] += v
+		}
+		return want
+	})
+}
+
+// checkFusedSum runs the summing kernel k twice on random leaves (its output starting from 7
+// each time: the kernel starts from +0) and compares it bit for bit with sum of the reference
+// tree (each output one chain in the reference's order).
+func checkFusedSum[T floatT](t *testing.T, name string, k *Fused, shape []int, leaves []FusedLeaf, code []FusedIns, sum func(tree []T) []T) {
+	t.Helper()
 	rng := rand.New(rand.NewSource(int64(len(shape))))
 	xs := make([][]T, len(leaves))
 	in := make([]any, len(leaves))
@@ -473,16 +471,11 @@ func runFusedSum[T floatT](t *testing.T, name string, shape []int, split int, le
 		xs[i] = fusedData[T](rng, k.reach(i)+1)
 		in[i] = xs[i]
 	}
-	tree := fusedRef(shape, code, leaves, xs)
-	n := core.Shape(shape[split:]).Size()
-	want := make([]T, n)
-	for i, v := range tree {
-		want[i%n] += v
-	}
+	want := sum(fusedRef(shape, code, leaves, xs))
 	for run := 0; run < 2; run++ {
-		got := make([]T, n)
+		got := make([]T, len(want))
 		for i := range got {
-			got[i] = 7 // the kernel starts from +0, whatever the output held
+			got[i] = 7
 		}
 		if err := k.Run(got, in); err != nil {
 			t.Fatal(err)

@@ -280,17 +280,7 @@ func TestWindowFilterGradients(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			g := G.NewGraph()
-			bind := map[string]*G.Node{}
-			for _, v := range p.Params {
-				d := args[v.Name]
-				bind[v.Name] = G.NewTensor(g, d.Dtype(), d.Dims(), G.WithShape(d.Shape()...), G.WithName(v.Name), G.WithValue(d.Clone()))
-			}
-			outs, err := raise.RaiseWith(g, p, bind, raise.Options{Coarse: true})
-			if err != nil {
-				t.Fatalf("%s: %v", what, err)
-			}
-			mustRunOnce(t, g, nil)
+			g, outs := coarseRun(t, what, p, args)
 			tol := 1e-12
 			if dt == core.Float32 {
 				tol = 1e-4
@@ -346,17 +336,7 @@ func TestWindowTransposedOutput(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		g := G.NewGraph()
-		bind := map[string]*G.Node{}
-		for _, v := range p.Params {
-			d := args[v.Name]
-			bind[v.Name] = G.NewTensor(g, d.Dtype(), d.Dims(), G.WithShape(d.Shape()...), G.WithName(v.Name), G.WithValue(d.Clone()))
-		}
-		outs, err := raise.RaiseWith(g, p, bind, raise.Options{Coarse: true})
-		if err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-		mustRunOnce(t, g, nil)
+		g, outs := coarseRun(t, what, p, args)
 		tol := 1e-12
 		if c.dt == core.Float32 {
 			tol = 1e-4
@@ -370,4 +350,22 @@ func TestWindowTransposedOutput(t *testing.T) {
 			t.Errorf("%s: %d window products writing the image and %d transposes, want the image written by the product %v", what, scattered, transposes, c.scattered)
 		}
 	}
+}
+
+// coarseRun raises p coarsely over input nodes holding args and runs the graph once: the
+// graph and p's result nodes.
+func coarseRun(t *testing.T, what string, p *core.Program, args map[string]*tensor.Dense) (*G.ExprGraph, []*G.Node) {
+	t.Helper()
+	g := G.NewGraph()
+	bind := map[string]*G.Node{}
+	for _, v := range p.Params {
+		d := args[v.Name]
+		bind[v.Name] = G.NewTensor(g, d.Dtype(), d.Dims(), G.WithShape(d.Shape()...), G.WithName(v.Name), G.WithValue(d.Clone()))
+	}
+	outs, err := raise.RaiseWith(g, p, bind, raise.Options{Coarse: true})
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	mustRunOnce(t, g, nil)
+	return g, outs
 }
