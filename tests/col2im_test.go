@@ -162,17 +162,7 @@ func setFirst(d *tensor.Dense, v float64) {
 
 func raisedCol2im(t *testing.T, what string, p *core.Program, args map[string]*tensor.Dense, materialised bool) ([]G.Value, int, int) {
 	t.Helper()
-	g := G.NewGraph()
-	bind := map[string]*G.Node{}
-	for _, v := range p.Params {
-		d := args[v.Name]
-		bind[v.Name] = G.NewTensor(g, d.Dtype(), d.Dims(), G.WithShape(d.Shape()...), G.WithName(v.Name), G.WithValue(d.Clone()))
-	}
-	outs, err := raise.RaiseWith(g, p, bind, raise.Options{Coarse: true, Materialised: materialised})
-	if err != nil {
-		t.Fatalf("%s: %v", what, err)
-	}
-	mustRunOnce(t, g, nil)
+	g, outs := coarseRun(t, what, p, args, raise.Options{Coarse: true, Materialised: materialised})
 	vals := make([]G.Value, len(outs))
 	for i, n := range outs {
 		vals[i] = n.Value()
@@ -268,19 +258,8 @@ func TestWindowFilterGradients(t *testing.T) {
 			var bd core.Builder
 			win := bd.Reshape(core.Shape{c.b * c.h * c.h, c.c * 9}, bd.Gather(core.Shape{c.b, c.h, c.h, c.c, 3, 3}, x, convWindowFn(t, 1, 1, 1)))
 			body := bd.MatMul(bd.Transpose([]int{1, 0}, delta), win)
-			if bd.Err() != nil {
-				t.Fatal(bd.Err())
-			}
-			p, err := core.NewProgram([]*core.Var{x, delta}, body)
-			if err != nil {
-				t.Fatal(err)
-			}
-			args := randArgs(r, p)
-			eval, err := tensors.EvalTuple(p, args)
-			if err != nil {
-				t.Fatal(err)
-			}
-			g, outs := coarseRun(t, what, p, args)
+			p, args, eval := programEval(t, r, &bd, []*core.Var{x, delta}, body)
+			g, outs := coarseRun(t, what, p, args, raise.Options{Coarse: true})
 			tol := 1e-12
 			if dt == core.Float32 {
 				tol = 1e-4
@@ -324,19 +303,8 @@ func TestWindowTransposedOutput(t *testing.T) {
 		if c.alsoLast {
 			body = bd.Tuple(body, last)
 		}
-		if bd.Err() != nil {
-			t.Fatal(bd.Err())
-		}
-		p, err := core.NewProgram([]*core.Var{x, w}, body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		args := randArgs(r, p)
-		eval, err := tensors.EvalTuple(p, args)
-		if err != nil {
-			t.Fatal(err)
-		}
-		g, outs := coarseRun(t, what, p, args)
+		p, args, eval := programEval(t, r, &bd, []*core.Var{x, w}, body)
+		g, outs := coarseRun(t, what, p, args, raise.Options{Coarse: true})
 		tol := 1e-12
 		if c.dt == core.Float32 {
 			tol = 1e-4
@@ -352,9 +320,9 @@ func TestWindowTransposedOutput(t *testing.T) {
 	}
 }
 
-// coarseRun raises p coarsely over input nodes holding args and runs the graph once: the
+// coarseRun raises p (with opt) over input nodes holding args and runs the graph once: the
 // graph and p's result nodes.
-func coarseRun(t *testing.T, what string, p *core.Program, args map[string]*tensor.Dense) (*G.ExprGraph, []*G.Node) {
+func coarseRun(t *testing.T, what string, p *core.Program, args map[string]*tensor.Dense, opt raise.Options) (*G.ExprGraph, []*G.Node) {
 	t.Helper()
 	g := G.NewGraph()
 	bind := map[string]*G.Node{}
@@ -362,10 +330,29 @@ func coarseRun(t *testing.T, what string, p *core.Program, args map[string]*tens
 		d := args[v.Name]
 		bind[v.Name] = G.NewTensor(g, d.Dtype(), d.Dims(), G.WithShape(d.Shape()...), G.WithName(v.Name), G.WithValue(d.Clone()))
 	}
-	outs, err := raise.RaiseWith(g, p, bind, raise.Options{Coarse: true})
+	outs, err := raise.RaiseWith(g, p, bind, opt)
 	if err != nil {
 		t.Fatalf("%s: %v", what, err)
 	}
 	mustRunOnce(t, g, nil)
 	return g, outs
+}
+
+// programEval makes the program params ↦ body (bd's first error fails the test), random
+// arguments for it and core.Eval's results.
+func programEval(t *testing.T, r *rand.Rand, bd *core.Builder, params []*core.Var, body core.Term) (*core.Program, map[string]*tensor.Dense, []*tensor.Dense) {
+	t.Helper()
+	if bd.Err() != nil {
+		t.Fatal(bd.Err())
+	}
+	p, err := core.NewProgram(params, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := randArgs(r, p)
+	eval, err := tensors.EvalTuple(p, args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, args, eval
 }

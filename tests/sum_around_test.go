@@ -151,17 +151,7 @@ func indexVars(n int) []*core.Var {
 // the graph for the caller to inspect.
 func raisedSameBits(t *testing.T, what string, p *core.Program, args map[string]*tensor.Dense, want []*tensor.Dense, opt raise.Options) *G.ExprGraph {
 	t.Helper()
-	g := G.NewGraph()
-	bind := map[string]*G.Node{}
-	for _, v := range p.Params {
-		d := args[v.Name]
-		bind[v.Name] = G.NewTensor(g, d.Dtype(), d.Dims(), G.WithShape(d.Shape()...), G.WithName(v.Name), G.WithValue(d.Clone()))
-	}
-	outs, err := raise.RaiseWith(g, p, bind, opt)
-	if err != nil {
-		t.Fatalf("%s: %v", what, err)
-	}
-	mustRunOnce(t, g, nil)
+	g, outs := coarseRun(t, what, p, args, opt)
 	for i, n := range outs {
 		got, w := valuesOf(n.Value()), valuesOf(want[i])
 		for k := range w {
