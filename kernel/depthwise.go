@@ -1,6 +1,9 @@
 package kernel
 
 import (
+	"slices"
+	"unsafe"
+
 	"github.com/bulkad/bulkad/core"
 	"github.com/pkg/errors"
 )
@@ -42,6 +45,28 @@ type DepthwiseWindows struct {
 	FO, FC, FT int
 	buf        *padBuf
 	acc        Scratch
+	shared     bool // buf is shared with the other product of the same x (ShareStaging)
+}
+
+// SharesStaging reports whether k shares its staged copy of x with another kernel
+// (ShareStaging).
+func (k *DepthwiseWindows) SharesStaging() bool { return k.shared }
+
+// ShareStaging makes k and other — the forward sums and the filter gradient of one
+// convolution, reading the same x through the same padding — use one staged copy of x: the
+// forward kernel stages x at each run and records it, and the filter kernel, finding the
+// record of the same x slice, reads that copy instead of staging its own, then clears the
+// record (a record is read once: a filter kernel run without the forward before it stages x
+// itself). Only for kernels of one plan, whose values do not change between its steps (a
+// kernel.Plan's): the forward's step comes before the filter gradient's, which reads its
+// output's cotangent. It fails when the kernels are not such a pair.
+func (k *DepthwiseWindows) ShareStaging(other *DepthwiseWindows) error {
+	if k.Input || other.Input || k.Filter == other.Filter || k.Dc != other.Dc || !slices.Equal(k.Src, other.Src) ||
+		!slices.Equal(k.Lo, other.Lo) || !slices.Equal(k.Staged, other.Staged) {
+		return errors.Errorf("kernel: depthwiseWindows: staging of x %v (staged %v) shared with x %v (staged %v) (supported: a forward and a filter gradient of one x)", k.Src, k.Staged, other.Src, other.Staged)
+	}
+	k.buf, k.shared, other.shared = other.buf, true, true
+	return nil
 }
 
 // SetInput makes k the input gradient of its convolution, the scatter of δ ⊗ F into x's
@@ -211,7 +236,17 @@ func depthwiseWindows[T floatT](k *DepthwiseWindows, out, x, m []T) error {
 	if kept {
 		defer k.buf.release()
 	}
-	stageChannels(k, xs, x)
+	id, n := unsafe.Pointer(unsafe.SliceData(x)), len(x)
+	if !(k.shared && k.Filter && kept && k.buf.staged == id && k.buf.stagedLen == n) {
+		stageChannels(k, xs, x)
+	}
+	if k.shared && kept {
+		if k.Filter {
+			k.buf.staged, k.buf.stagedLen = nil, 0
+		} else {
+			k.buf.staged, k.buf.stagedLen = id, n
+		}
+	}
 	if k.Filter {
 		clear(out)
 		dwFilterRun(k, out[k.OutAt:k.OutAt+c*t], xs, m)

@@ -333,3 +333,73 @@ func TestDepthwiseSplits(t *testing.T) {
 		sameBitsAcrossProcs(t, c.name, c.n, func(out []float32) error { return c.k.Run(out, c.ins) })
 	}
 }
+
+// TestDepthwiseSharedStaging: a forward and a filter-gradient kernel sharing x's staged copy
+// give the filter gradient of a kernel staging its own, bit for bit: after the forward on the
+// same x; run again without the forward after x changed in place (the record was read once:
+// the filter stages x itself); after the forward on another x. Kernels that are not such a
+// pair refuse to share.
+func TestDepthwiseSharedStaging(t *testing.T) {
+	d := dwwCase{4, 16, 6, 6, 3, 1, 1, false}
+	dom, acc := d.access()
+	rng := rand.New(rand.NewSource(31))
+	P, C, K := dom[0]*dom[1]*dom[2], d.c, 9
+	fill := func(s []float32) {
+		for i := range s {
+			s[i] = float32(rng.NormFloat64())
+		}
+	}
+	x, x2 := make([]float32, d.b*d.c*d.h*d.w), make([]float32, d.b*d.c*d.h*d.w)
+	m, f := make([]float32, P*C), make([]float32, C*K)
+	fill(x)
+	fill(x2)
+	fill(m)
+	fill(f)
+	fwd, _ := NewDepthwiseWindows(dom, 3, acc, false)
+	fwd.SetView(0, 0, K, 1, 0, 0)
+	filt, _ := NewDepthwiseWindows(dom, 3, acc, true)
+	filt.SetView(0, C, 1, 0, C*K, 0)
+	own, _ := NewDepthwiseWindows(dom, 3, acc, true)
+	own.SetView(0, C, 1, 0, C*K, 0)
+	if err := filt.ShareStaging(fwd); err != nil {
+		t.Fatal(err)
+	}
+	out := make([]float32, P*C)
+	check := func(what string, xs []float32) {
+		t.Helper()
+		got, want := make([]float32, C*K), make([]float32, C*K)
+		if err := filt.Run(got, []any{xs, m}); err != nil {
+			t.Fatal(err)
+		}
+		if err := own.Run(want, []any{xs, m}); err != nil {
+			t.Fatal(err)
+		}
+		for i := range want {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("%s: element %d = %v, want %v", what, i, got[i], want[i])
+			}
+		}
+	}
+	if err := fwd.Run(out, []any{x, f}); err != nil {
+		t.Fatal(err)
+	}
+	check("after the forward", x)
+	fill(x) // the same slice, other values, no forward run
+	check("x changed, no forward", x)
+	if err := fwd.Run(out, []any{x2, f}); err != nil {
+		t.Fatal(err)
+	}
+	check("the forward on another x", x)
+	in, _ := NewDepthwiseWindows(dom, 3, acc, false)
+	in.SetInput(0, C, 1, 0, K, 1)
+	odom, oacc := dwwCase{4, 16, 7, 6, 3, 1, 1, false}.access()
+	other, _ := NewDepthwiseWindows(odom, 3, oacc, false)
+	for _, c := range []struct {
+		name string
+		a, b *DepthwiseWindows
+	}{{"two filters", own, filt}, {"an input gradient", in, fwd}, {"another x", other, own}} {
+		if c.a != nil && c.a.ShareStaging(c.b) == nil {
+			t.Errorf("%s: shared", c.name)
+		}
+	}
+}

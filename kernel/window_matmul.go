@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"sync"
+	"unsafe"
 
 	"github.com/bulkad/bulkad/core"
 	"github.com/pkg/errors"
@@ -122,6 +123,11 @@ type padBuf struct {
 	f64  []float64
 	f32  []float32
 	pack Scratch // M packed into blocks of vector width
+	// staged: the x (first element, length) whose copy the buffer holds for a kernel sharing
+	// it (DepthwiseWindows.ShareStaging), set by the forward kernel and cleared by the filter
+	// gradient's when it reads it; read and written only while the buffer is held
+	staged    unsafe.Pointer
+	stagedLen int
 }
 
 // NewWindowMatMul returns the product of the window matrix reshape [P, J] (gather dom x fn),

@@ -147,6 +147,11 @@ func TestLeanFiniteDifferences(t *testing.T) {
 			dk, ok := k.(*kern.DepthwiseWindows)
 			return ok && !dk.Filter
 		}},
+		// the filter gradient reading the copy of x the forward staged
+		{"mobilenet shared staging", func() (*models.Model, error) { return models.MobileNet(G.Float64, 2, 9, 4, 1, 3, 9) }, func(k kern.Kernel) bool {
+			dk, ok := k.(*kern.DepthwiseWindows)
+			return ok && dk.Filter && dk.SharesStaging()
+		}},
 		// batch norms over 16·16·16·32 elements: their element-wise trees and sums fused
 		{"mobilenet fused element-wise trees", func() (*models.Model, error) { return models.MobileNet(G.Float64, 16, 16, 32, 1, 3, 9) }, func(k kern.Kernel) bool {
 			fk, ok := k.(*kern.Fused)

@@ -89,6 +89,7 @@ func (pl *plan) depthwiseSum(t *core.SumOuter, perm []int, prod *core.Binary) (r
 	if err != nil || k.SetView(v.offset, 0, v.strides[1], v.strides[2], 0, 0) != nil {
 		return ref{}, false, nil
 	}
+	pl.shareStaging(f.in, k)
 	r, err = pl.customAvoid(t, "depthwiseSum", []core.Term{f.in, v.base}, winFns(f.winOperand), func(vs []*core.Var) (core.Term, []*core.Var, error) {
 		g, err := f.rebuild(vs[0])
 		if err != nil {
@@ -127,6 +128,7 @@ func (pl *plan) depthwiseFilter(t *core.Scatter, prod *core.Binary, base int) (r
 	if err != nil || k.SetView(v.offset, v.strides[0], v.strides[1], 0, t.Shape.Size(), base*c*tt) != nil {
 		return ref{}, false, nil
 	}
+	pl.shareStaging(f.in, k)
 	r, err = pl.customAvoid(t, "depthwiseFilter", []core.Term{f.in, v.base}, append(winFns(f.winOperand), t.Fn), func(vs []*core.Var) (core.Term, []*core.Var, error) {
 		g, err := f.rebuild(vs[0])
 		if err != nil {
@@ -148,6 +150,26 @@ func (pl *plan) depthwiseFilter(t *core.Scatter, prod *core.Binary, base int) (r
 		return s, vs, err
 	}, k)
 	return r, true, err
+}
+
+// shareStaging lets the forward sums and the filter gradient of one depthwise convolution in a
+// coarse plan — kernels reading the same x — share one staged copy of x (ShareStaging): the
+// zoo MobileNet staged each layer's input twice a step (≈ 0.1 ms a layer in float32) and kept
+// two padded copies. Kernels that cannot share (another padding) keep their own.
+func (pl *plan) shareStaging(x core.Term, k *kern.DepthwiseWindows) {
+	if !pl.coarse {
+		return
+	}
+	if pl.dwStaging == nil {
+		pl.dwStaging = map[core.Term]*kern.DepthwiseWindows{}
+	}
+	if o, ok := pl.dwStaging[x]; ok && o.Filter != k.Filter {
+		if k.ShareStaging(o) == nil {
+			delete(pl.dwStaging, x)
+		}
+		return
+	}
+	pl.dwStaging[x] = k
 }
 
 // throughTranspose reads a window factor's gather through a transposition of its input, x =

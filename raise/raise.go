@@ -227,6 +227,9 @@ type plan struct {
 	// of one window (a max-pool's gradient) is compiled as the argmax of the whole operand,
 	// a term of its own, which the forward's argmax of that operand already computes
 	argmaxOf map[core.Term]ref
+	// dwStaging: per x read by a depthwise product, the first such kernel planned, which a
+	// second one (the forward's or the filter gradient's pair) shares x's staged copy with
+	dwStaging map[core.Term]*kern.DepthwiseWindows
 	// body holds what is planned: the selected results and the bound terms of the lets they
 	// need (a tuple of them; not the whole program, whose other results, a machine's unneeded
 	// node values, would count as readers). uses counts the references to its terms and
