@@ -108,6 +108,8 @@ func TestVulkanKernelsMatchCPU(t *testing.T) {
 			want := c.dev32
 			if dt == "f64" {
 				want = c.dev64
+			} else if !dev.Info().Float32Subnormals {
+				want = -1 // float32 element-wise kernels and argmax are declined: maybe nothing runs there
 			}
 			t.Run(dt+"/"+src, func(t *testing.T) {
 				p, err := core.ParseProgram("fn (" + params + ") => " + src)

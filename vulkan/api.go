@@ -75,6 +75,14 @@ type Info struct {
 	// host-visible ones inside each submission (discrete GPUs); transfers then count as
 	// Compute time in Timings, except the host-side copies.
 	Staging bool
+	// Float32Subnormals: float32 subnormal operands and results are kept, not flushed to
+	// zero — the shaders run with SPV_KHR_float_controls' DenormPreserve, or the device is a
+	// CPU implementation (lavapipe keeps them). Without it the float32 element-wise kernels,
+	// which promise core.Eval's results, are declined (ErrUnsupported) and run on the CPU.
+	Float32Subnormals bool
+	// SignedZeros: the shaders run with SignedZeroInfNanPreserve (the driver may not treat
+	// -0 as +0 or assume no NaN and infinity). The kernels do not rely on it.
+	SignedZeros bool
 }
 
 // Timings accumulates where a device's kernel calls spent their time.
@@ -129,6 +137,40 @@ const maxElements = math.MaxInt32
 func is64[T Float]() bool {
 	var z T
 	return unsafe.Sizeof(z) == 8
+}
+
+// elementwiseShader is the unary or binary (kind) shader for T on d: float64's, or for float32
+// the variant that divides and takes square roots in float64 where the device has float64.
+// Rounding a correctly rounded double quotient or root to float gives the correctly rounded
+// float one (53 >= 2·24 + 2 bits), and devices round double division and square roots
+// correctly, while Vulkan lets float division be 2.5 ulp off and GPUs use that (the H100's
+// driver gives 1/x and sqrt 1 ulp off).
+func elementwiseShader[T Float](d *Device, kind string) string {
+	switch {
+	case is64[T]():
+		return kind + "_f64"
+	case d.SupportsFloat64() && !d.plainFloat32Shaders():
+		return kind + "_f32x"
+	}
+	return kind + "_f32"
+}
+
+// exactCheck declines (ErrUnsupported) the float32 kernels that promise core.Eval's exact
+// results where d could not give them: the element-wise kernels and argmax wherever the
+// device may flush float32 subnormals (Info.Float32Subnormals), and division, reciprocal and
+// square root on the shaders without float64 (elementwiseShader).
+func exactCheck[T Float](d *Device, name, op string) error {
+	if d == nil || is64[T]() {
+		return nil
+	}
+	info := d.Info()
+	if !info.Float32Subnormals {
+		return unsupported("vulkan: %s: %s may flush float32 subnormals (no DenormPreserve for float32)", name, info.Name)
+	}
+	if (op == "/" || op == "recip" || op == "sqrt") && elementwiseShader[T](d, "unary") == "unary_f32" {
+		return unsupported("vulkan: %s: float32 %s is rounded correctly through float64, which %s lacks (or tests turned off)", name, op, info.Name)
+	}
+	return nil
 }
 
 func suffix[T Float]() string {
@@ -216,16 +258,25 @@ func Supports[T Float](d *Device, kernel, op string) bool {
 		if !ok || (is64[T]() && !f64) {
 			return false
 		}
-		shader = "unary" + suffix[T]()
+		if exactCheck[T](d, "unary "+op, op) != nil {
+			return false
+		}
+		shader = elementwiseShader[T](d, "unary")
 	case "binary":
 		_, f64, ok := binaryCode(op)
 		if !ok || (is64[T]() && !f64) {
 			return false
 		}
-		shader = "binary" + suffix[T]()
+		if exactCheck[T](d, "binary "+op, op) != nil {
+			return false
+		}
+		shader = elementwiseShader[T](d, "binary")
 	case "sum":
 		shader = "sum_thread" + suffix[T]()
 	case "argmax":
+		if exactCheck[T](d, "argmax", "argmax") != nil {
+			return false
+		}
 		shader = "argmax_thread" + suffix[T]()
 	case "matmul":
 		shader = "matmul" + suffix[T]()
@@ -262,7 +313,10 @@ func Unary[T Float](d *Device, op string, dst, src []T) error {
 	if len(dst) == 0 {
 		return nil
 	}
-	return d.run(job{op: name, shader: "unary" + suffix[T](), spec: []uint32{code}, passes: onePass(len(dst), 256, uint32(len(dst))),
+	if err := exactCheck[T](d, name, op); err != nil {
+		return err
+	}
+	return d.run(job{op: name, shader: elementwiseShader[T](d, "unary"), spec: []uint32{code}, passes: onePass(len(dst), 256, uint32(len(dst))),
 		args: []arg{argOf(dst, false, true), argOf(src, true, false)}})
 }
 
@@ -286,11 +340,14 @@ func Binary[T Float](d *Device, op string, dst, x, y []T) error {
 	if err := checkLen(name, n); err != nil {
 		return err
 	}
+	if err := exactCheck[T](d, name, op); err != nil {
+		return err
+	}
 	mode := uint32(0)
 	if len(x) != n || len(y) != n {
 		mode = 1
 	}
-	return d.run(job{op: name, shader: "binary" + suffix[T](), spec: []uint32{code, mode},
+	return d.run(job{op: name, shader: elementwiseShader[T](d, "binary"), spec: []uint32{code, mode},
 		passes: onePass(n, 256, uint32(n), uint32(len(x)), uint32(len(y)), 0),
 		args:   []arg{argOf(dst, false, true), argOf(x, true, false), argOf(y, true, false)}})
 }
@@ -347,6 +404,9 @@ func BinaryStrided[T Float](d *Device, op string, dst, x, y []T, shape, xStrides
 	if err := checkLen(name, n, len(x), len(y)); err != nil {
 		return err
 	}
+	if err := exactCheck[T](d, name, op); err != nil {
+		return err
+	}
 	sh, xs, ys := mergeDims(shape, xStrides, yStrides)
 	if len(sh) > maxStridedRank {
 		return unsupported("vulkan: %s: %d dimensions after merging (shape %v), the shader takes %d", name, len(sh), shape, maxStridedRank)
@@ -356,7 +416,7 @@ func BinaryStrided[T Float](d *Device, op string, dst, x, y []T, shape, xStrides
 	for k := range sh {
 		push[4+k], push[4+maxStridedRank+k], push[4+2*maxStridedRank+k] = uint32(sh[k]), uint32(xs[k]), uint32(ys[k])
 	}
-	return d.run(job{op: name, shader: "binary" + suffix[T](), spec: []uint32{code, 2}, passes: []pass{{push: push, items: n, perGroup: 256}},
+	return d.run(job{op: name, shader: elementwiseShader[T](d, "binary"), spec: []uint32{code, 2}, passes: []pass{{push: push, items: n, perGroup: 256}},
 		args: []arg{argOf(dst, false, true), argOf(x, true, false), argOf(y, true, false)}})
 }
 
@@ -503,6 +563,9 @@ func ArgmaxOuter[I Index, T Float](d *Device, dst []I, src []T) error {
 func argmaxAxis[I Index, T Float](d *Device, dst []I, src []T, outer, n, inner, mode int) error {
 	j, segs, err := axisJob(d, "argmaxAxis", "argmax", dst, src, outer, n, inner, mode)
 	if err != nil || segs == 0 {
+		return err
+	}
+	if err := exactCheck[T](d, "argmaxAxis", "argmax"); err != nil {
 		return err
 	}
 	out, direct := any(dst).([]int32)

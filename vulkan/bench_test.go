@@ -1,6 +1,7 @@
 package vulkan
 
 import (
+	"errors"
 	"math"
 	"math/rand"
 	"testing"
@@ -21,7 +22,9 @@ func benchBoth(b *testing.B, kernel func(d *Device) error, cpu func()) {
 		if d.Type() == CPU {
 			b.Logf("device %q is a CPU implementation (lavapipe): correctness run only, not a speed claim", d.Name())
 		}
-		if err := kernel(d); err != nil { // warm-up: pipeline creation, buffer growth
+		if err := kernel(d); errors.Is(err, ErrUnsupported) {
+			b.Skip(err)
+		} else if err != nil { // warm-up: pipeline creation, buffer growth
 			b.Fatal(err)
 		}
 		d.ResetTimings()

@@ -54,7 +54,11 @@ type Device struct {
 	family                            uint32
 	info                              Info
 	needs                             int // feature bits (need*) the device satisfies
-	maxGroups                         uint32
+	fc                                floatControls
+	// plainFloat32: run float32 element-wise kernels on the shaders without float64 even when
+	// the device has float64 (set by tests, to run those shaders on lavapipe).
+	plainFloat32 bool
+	maxGroups    uint32
 	// staging: buffers the shaders use live in device-local memory and are copied to and
 	// from host-visible ones inside the submission (set when host-visible memory is not
 	// device-local, i.e. discrete GPUs).
@@ -235,8 +239,31 @@ func (d *Device) createDevice(api, devAPI uint32) error {
 	if float64OK && int64Atomics {
 		d.needs |= needFloat64Atomics
 	}
+	d.fc = queryFloatControls(v, d.physical, api, devAPI)
+	d.info.Float32Subnormals = d.fc.denorm[32] || d.info.Type == CPU
+	d.info.SignedZeros = d.fc.signedZero[32]
 	v.getDeviceQueue(d.device, d.family, 0, unsafe.Pointer(&d.queue))
 	return d.createObjects()
+}
+
+// queryFloatControls reads VkPhysicalDeviceFloatControlsProperties where both the instance
+// and the device speak Vulkan 1.2 (where it and SPV_KHR_float_controls are core); otherwise
+// the device promises nothing and the shaders run without float-control modes.
+func queryFloatControls(v *vk, pd uintptr, api, devAPI uint32) floatControls {
+	fc := floatControls{denorm: map[uint32]bool{}, signedZero: map[uint32]bool{}, independence: fcIndependenceNone}
+	if v.getPhysicalDeviceProperties2 == nil || api < makeVersion(1, 2) || devAPI < makeVersion(1, 2) {
+		return fc
+	}
+	props := &vkPhysicalDeviceFloatControlsProperties{sType: stPhysicalDeviceFloatControlsProps}
+	p2 := &vkPhysicalDeviceProperties2{sType: stPhysicalDeviceProperties2, pNext: unsafe.Pointer(props)}
+	v.getPhysicalDeviceProperties2(pd, unsafe.Pointer(p2))
+	runtime.KeepAlive(props)
+	fc.independence = props.denormBehaviorIndependence
+	fc.signedZero[32] = props.flags[fcSignedZero32] != 0
+	fc.signedZero[64] = props.flags[fcSignedZero64] != 0
+	fc.denorm[32] = props.flags[fcDenormPreserve32] != 0
+	fc.denorm[64] = props.flags[fcDenormPreserve64] != 0
+	return fc
 }
 
 // featureChain is a VkPhysicalDeviceFeatures2 and the extension feature structures the
@@ -518,6 +545,17 @@ func (d *Device) freeSlot(i int) {
 	*s = slot{}
 }
 
+// floatControlled adds the float-control execution modes the device allows for the module's
+// float widths (floatModes): float32 subnormals kept and the signs of zeros respected where
+// the driver would otherwise flush or ignore them.
+func (d *Device) floatControlled(code []uint32) ([]uint32, error) {
+	ins, err := spvInstructions(code)
+	if err != nil {
+		return nil, err
+	}
+	return withFloatControls(code, floatModes(floatWidths(ins), d.fc))
+}
+
 // pipeline returns the cached compute pipeline of a shader with the given specialization
 // constants (ids 0, 1, …), creating it on first use.
 func (d *Device) pipeline(shader string, spec []uint32) (uintptr, error) {
@@ -531,6 +569,9 @@ func (d *Device) pipeline(shader string, spec []uint32) (uintptr, error) {
 	code, err := shaderWords(shader)
 	if err != nil {
 		return 0, err
+	}
+	if code, err = d.floatControlled(code); err != nil {
+		return 0, errors.Wrapf(err, "vulkan: shader %s", shader)
 	}
 	v := d.v
 	smci := &vkShaderModuleCreateInfo{sType: stShaderModuleCreateInfo, codeSize: uintptr(4 * len(code)), pCode: &code[0]}
@@ -762,6 +803,9 @@ func (d *Device) Info() Info {
 	defer d.mu.Unlock()
 	return d.info
 }
+
+// plainFloat32Shaders reports whether tests asked for the float32 shaders without float64.
+func (d *Device) plainFloat32Shaders() bool { return d != nil && d.plainFloat32 }
 
 // SupportsFloat64 reports whether float64 arithmetic kernels run on the device.
 func (d *Device) SupportsFloat64() bool { return d != nil && d.needs&needFloat64 != 0 }

@@ -42,7 +42,17 @@
 // pow scale subnormal arguments (lavapipe reads them as 2^-127) and pow computes y·log2 x in
 // float-float arithmetic; results that are subnormal are scaled by a multiplication. No
 // float64 transcendental runs on the device (GLSL has none): Supports declines them and the
-// caller's CPU kernel runs. Sums, matmul and scatter-add are within 1e-5 of the sum of the
+// caller's CPU kernel runs. Two things GPUs do by default would break these promises, so the
+// float32 shaders avoid them: Vulkan lets float division (and so 1/x and sqrt) be 2.5 ulp
+// off, so on devices with float64 those three go through double, whose correctly rounded
+// result rounds to the correctly rounded float (53 >= 2·24 + 2 bits); without float64 they
+// are declined. Drivers may flush float32 subnormals to zero (NVIDIA's does, measured on an
+// H100), so the shaders run with SPV_KHR_float_controls' DenormPreserve where the device
+// offers it (Vulkan 1.2's float-controls properties), and where it does not — and the device
+// is not a CPU implementation — the float32 element-wise kernels are declined
+// (Info.Float32Subnormals). The signs of zeros in max and min are combined bitwise, not by
+// arithmetic on zeros, which drivers may fold (SignedZeroInfNanPreserve is added where
+// offered). Sums, matmul and scatter-add are within 1e-5 of the sum of the
 // magnitudes of their terms (float32), since the summation order differs (scatter-add is
 // atomic, in no fixed order).
 //

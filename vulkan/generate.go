@@ -6,8 +6,10 @@ package vulkan
 
 //go:generate glslc --target-env=vulkan1.0 -O -o shaders/unary_f32.spv shaders/unary.comp
 //go:generate glslc --target-env=vulkan1.0 -O -DF64 -o shaders/unary_f64.spv shaders/unary.comp
+//go:generate glslc --target-env=vulkan1.0 -O -DEXACT -o shaders/unary_f32x.spv shaders/unary.comp
 //go:generate glslc --target-env=vulkan1.0 -O -o shaders/binary_f32.spv shaders/binary.comp
 //go:generate glslc --target-env=vulkan1.0 -O -DF64 -o shaders/binary_f64.spv shaders/binary.comp
+//go:generate glslc --target-env=vulkan1.0 -O -DEXACT -o shaders/binary_f32x.spv shaders/binary.comp
 //go:generate glslc --target-env=vulkan1.0 -O -o shaders/sum_thread_f32.spv shaders/sum_thread.comp
 //go:generate glslc --target-env=vulkan1.0 -O -DF64 -o shaders/sum_thread_f64.spv shaders/sum_thread.comp
 //go:generate glslc --target-env=vulkan1.0 -O -o shaders/sum_group_f32.spv shaders/sum_group.comp

@@ -100,18 +100,10 @@ func ownDevice(t *testing.T) *Device {
 func TestGridStride(t *testing.T) {
 	d := ownDevice(t)
 	d.maxGroups = 3
+	eitherType(t, d, func() { gridStrideNegArgmax[float32](t, d) }, func() { gridStrideNegArgmax[float64](t, d) })
 	rng := rand.New(rand.NewSource(3))
 	n := 100003
 	src := uniform[float32](rng, n, -2, 2)
-	dst := make([]float32, n)
-	if err := Unary(d, "neg", dst, src); err != nil {
-		t.Fatal(err)
-	}
-	for i := range src {
-		if dst[i] != -src[i] {
-			t.Fatalf("neg with 3 workgroups: out[%d] = %v, want %v", i, dst[i], -src[i])
-		}
-	}
 	for _, mode := range []int{reduceThread, reduceGroup} {
 		outer, m, inner := 7, 300, 33
 		s := uniform[float32](rng, outer*m*inner, -1, 1)
@@ -122,16 +114,6 @@ func TestGridStride(t *testing.T) {
 		want, mag := sumRef(s, outer, m, inner)
 		if i := firstOff(out, want, mag, 1e-5); i >= 0 {
 			t.Fatalf("sum mode %d with 3 workgroups: out[%d] = %v, want %v", mode, i, out[i], want[i])
-		}
-		am := make([]int64, outer*inner)
-		if err := argmaxAxis(d, am, s, outer, m, inner, mode); err != nil {
-			t.Fatal(err)
-		}
-		wantA := argmaxRef(s, outer, m, inner)
-		for i := range am {
-			if am[i] != wantA[i] {
-				t.Fatalf("argmax mode %d with 3 workgroups: out[%d] = %v, want %v", mode, i, am[i], wantA[i])
-			}
 		}
 	}
 	a := uniform[float32](rng, 70*20, -1, 1)
@@ -158,6 +140,37 @@ func TestGridStride(t *testing.T) {
 	}
 }
 
+// gridStrideNegArgmax runs neg and argmax on d (set to few workgroups) over several turns of
+// the grid-stride loop.
+func gridStrideNegArgmax[T Float](t *testing.T, d *Device) {
+	rng := rand.New(rand.NewSource(3))
+	n := 100003
+	src := uniform[T](rng, n, -2, 2)
+	dst := make([]T, n)
+	if err := Unary(d, "neg", dst, src); err != nil {
+		t.Fatal(err)
+	}
+	for i := range src {
+		if dst[i] != -src[i] {
+			t.Fatalf("neg with 3 workgroups: out[%d] = %v, want %v", i, dst[i], -src[i])
+		}
+	}
+	for _, mode := range []int{reduceThread, reduceGroup} {
+		outer, m, inner := 7, 300, 33
+		s := uniform[T](rng, outer*m*inner, -1, 1)
+		am := make([]int64, outer*inner)
+		if err := argmaxAxis(d, am, s, outer, m, inner, mode); err != nil {
+			t.Fatal(err)
+		}
+		wantA := argmaxRef(s, outer, m, inner)
+		for i := range am {
+			if am[i] != wantA[i] {
+				t.Fatalf("argmax mode %d with 3 workgroups: out[%d] = %v, want %v", mode, i, am[i], wantA[i])
+			}
+		}
+	}
+}
+
 // TestStagingPath forces the discrete-GPU path (device-local buffers filled and drained by
 // copies inside the submission) on whatever device there is.
 func TestStagingPath(t *testing.T) {
@@ -171,16 +184,7 @@ func TestStagingPath(t *testing.T) {
 	rng := rand.New(rand.NewSource(11))
 	n := 10007
 	x := uniform[float32](rng, n, -2, 2)
-	y := uniform[float32](rng, n, -2, 2)
-	dst := make([]float32, n)
-	if err := Binary(d, "*", dst, x, y); err != nil {
-		t.Fatal(err)
-	}
-	for i := range dst {
-		if dst[i] != x[i]*y[i] {
-			t.Fatalf("staged multiply: out[%d] = %v, want %v", i, dst[i], x[i]*y[i])
-		}
-	}
+	eitherType(t, d, func() { stagedMultiply[float32](t, d) }, func() { stagedMultiply[float64](t, d) })
 	if d.slots[0].devBuffer == 0 {
 		t.Fatal("staging requested but the slot has no device-local buffer")
 	}
@@ -207,6 +211,23 @@ func TestStagingPath(t *testing.T) {
 	wantC, magC := matmulRef(a, b, 40, 300, 24, false, true)
 	if i := firstOff(c, wantC, magC, 1e-5); i >= 0 {
 		t.Fatalf("staged matmul: out[%d] = %v, want %v", i, c[i], wantC[i])
+	}
+}
+
+// stagedMultiply multiplies on d (set to stage through device-local buffers).
+func stagedMultiply[T Float](t *testing.T, d *Device) {
+	rng := rand.New(rand.NewSource(12))
+	n := 10007
+	x := uniform[T](rng, n, -2, 2)
+	y := uniform[T](rng, n, -2, 2)
+	dst := make([]T, n)
+	if err := Binary(d, "*", dst, x, y); err != nil {
+		t.Fatal(err)
+	}
+	for i := range dst {
+		if dst[i] != x[i]*y[i] {
+			t.Fatalf("staged multiply: out[%d] = %v, want %v", i, dst[i], x[i]*y[i])
+		}
 	}
 }
 

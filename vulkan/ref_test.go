@@ -162,8 +162,8 @@ func dot(ix, st []int) int {
 }
 
 // stridedRef evaluates x op y over shape with strides (float32 ops in float32).
-func stridedRef(op string, x, y []float32, shape, xs, ys []int) []float32 {
-	var out []float32
+func stridedRef[T Float](op string, x, y []T, shape, xs, ys []int) []T {
+	var out []T
 	rowMajor(shape, func(ix []int) {
 		out = append(out, binaryRef(op, x[dot(ix, xs)], y[dot(ix, ys)]))
 	})
@@ -177,4 +177,12 @@ func affineRef(dom, st []int, base int) []int {
 		out = append(out, base+dot(ix, st))
 	})
 	return out
+}
+
+// sameBits reports whether a and b have the same bits.
+func sameBits[T Float](a, b T) bool {
+	if is64[T]() {
+		return math.Float64bits(float64(a)) == math.Float64bits(float64(b))
+	}
+	return math.Float32bits(float32(a)) == math.Float32bits(float32(b))
 }

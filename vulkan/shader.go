@@ -22,7 +22,7 @@ func shaderNeeds(name string) (needs int, ok bool) {
 	case "unary_f32", "binary_f32", "sum_thread_f32", "sum_group_f32", "argmax_thread_f32",
 		"argmax_group_f32", "matmul_f32", "matmul_simple_f32", "gather", "replicate", "scatter_cas_f32":
 		return 0, true
-	case "unary_f64", "binary_f64", "sum_thread_f64", "sum_group_f64", "argmax_thread_f64",
+	case "unary_f64", "binary_f64", "unary_f32x", "binary_f32x", "sum_thread_f64", "sum_group_f64", "argmax_thread_f64",
 		"argmax_group_f64", "matmul_f64", "matmul_simple_f64":
 		return needFloat64, true
 	case "scatter_atomic_f32":

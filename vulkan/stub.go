@@ -29,6 +29,8 @@ func (d *Device) Info() Info { return Info{} }
 // SupportsFloat64 is false in this build.
 func (d *Device) SupportsFloat64() bool { return false }
 
+func (d *Device) plainFloat32Shaders() bool { return false }
+
 // Timings is empty in this build.
 func (d *Device) Timings() Timings { return Timings{} }
 

@@ -43,6 +43,8 @@ const (
 	stCommandBufferBeginInfo           = 42
 	stMemoryBarrier                    = 46
 	stPhysicalDeviceFeatures2          = 1000059000
+	stPhysicalDeviceProperties2        = 1000059001
+	stPhysicalDeviceFloatControlsProps = 1000197000
 	stPhysicalDeviceAtomicInt64        = 1000180000
 	stPhysicalDeviceAtomicFloatFeature = 1000260000
 
@@ -154,6 +156,34 @@ type vkPhysicalDeviceFeatures2 struct {
 	pNext    unsafe.Pointer
 	features vkPhysicalDeviceFeatures
 }
+
+type vkPhysicalDeviceProperties2 struct {
+	sType      uint32
+	pNext      unsafe.Pointer
+	properties vkPhysicalDeviceProperties
+}
+
+// vkPhysicalDeviceFloatControlsProperties is Vulkan 1.2's VkPhysicalDeviceFloatControlsProperties.
+type vkPhysicalDeviceFloatControlsProperties struct {
+	sType                      uint32
+	pNext                      unsafe.Pointer
+	denormBehaviorIndependence uint32
+	roundingModeIndependence   uint32
+	// shaderSignedZeroInfNanPreserveFloat16, 32, 64, shaderDenormPreserveFloat16, 32, 64,
+	// then DenormFlushToZero, RoundingModeRTE and RoundingModeRTZ, each for 16, 32, 64.
+	flags [15]uint32
+}
+
+// Indices into vkPhysicalDeviceFloatControlsProperties.flags, and its independence values.
+const (
+	fcSignedZero32       = 1
+	fcSignedZero64       = 2
+	fcDenormPreserve32   = 4
+	fcDenormPreserve64   = 5
+	fcIndependence32Only = 0
+	fcIndependenceAll    = 1
+	fcIndependenceNone   = 2
+)
 
 type vkPhysicalDeviceShaderAtomicFloatFeatures struct {
 	sType uint32
@@ -402,6 +432,7 @@ type vk struct {
 	getPhysicalDeviceMemoryProperties  func(pd uintptr, out unsafe.Pointer)
 	getPhysicalDeviceFeatures          func(pd uintptr, out unsafe.Pointer)
 	getPhysicalDeviceFeatures2         func(pd uintptr, out unsafe.Pointer) // nil before Vulkan 1.1
+	getPhysicalDeviceProperties2       func(pd uintptr, out unsafe.Pointer) // nil before Vulkan 1.1
 	enumerateDeviceExtensionProperties func(pd uintptr, layer, count, out unsafe.Pointer) int32
 	createDevice                       func(pd uintptr, info, alloc, out unsafe.Pointer) int32
 	destroyDevice                      func(device uintptr, alloc unsafe.Pointer)
@@ -492,6 +523,7 @@ func loadVKFrom(names []string) (*vk, error) {
 		{&v.getPhysicalDeviceMemoryProperties, "vkGetPhysicalDeviceMemoryProperties", false},
 		{&v.getPhysicalDeviceFeatures, "vkGetPhysicalDeviceFeatures", false},
 		{&v.getPhysicalDeviceFeatures2, "vkGetPhysicalDeviceFeatures2", true},
+		{&v.getPhysicalDeviceProperties2, "vkGetPhysicalDeviceProperties2", true},
 		{&v.enumerateDeviceExtensionProperties, "vkEnumerateDeviceExtensionProperties", false},
 		{&v.createDevice, "vkCreateDevice", false},
 		{&v.destroyDevice, "vkDestroyDevice", false},

@@ -143,12 +143,23 @@ float powG(float a, float b) {
 }
 #endif
 
+// zeroAnd and zeroOr combine two zeros' bits: +0 unless both are -0, and -0 if either is.
+// Arithmetic on zeros (-0 + +0 = +0) would do only where the device keeps the signs of zeros,
+// which Vulkan leaves to it (NVIDIA's driver drops them without SignedZeroInfNanPreserve).
+#ifdef F64
+T zeroAnd(T a, T b) { return packDouble2x32(unpackDouble2x32(a) & unpackDouble2x32(b)); }
+T zeroOr(T a, T b) { return packDouble2x32(unpackDouble2x32(a) | unpackDouble2x32(b)); }
+#else
+T zeroAnd(T a, T b) { return uintBitsToFloat(floatBitsToUint(a) & floatBitsToUint(b)); }
+T zeroOr(T a, T b) { return uintBitsToFloat(floatBitsToUint(a) | floatBitsToUint(b)); }
+#endif
+
 T maxG(T a, T b) {
 	if (isnan(a) || isnan(b)) {
 		return a + b;
 	}
 	if (a == b) {
-		return a == T(0) ? a + b : a; // -0 + +0 = +0
+		return a == T(0) ? zeroAnd(a, b) : a; // +0 unless both are -0
 	}
 	return a > b ? a : b;
 }
@@ -158,7 +169,7 @@ T minG(T a, T b) {
 		return a + b;
 	}
 	if (a == b) {
-		return a == T(0) ? -((-a) + (-b)) : a; // -(+0 + -0) = -0
+		return a == T(0) ? zeroOr(a, b) : a; // -0 if either is -0
 	}
 	return a < b ? a : b;
 }
@@ -168,7 +179,11 @@ T apply(T a, T b) {
 	case 0u: return a + b;
 	case 1u: return a - b;
 	case 2u: return a * b;
+#ifdef EXACT
+	case 3u: return float(double(a) / double(b)); // correctly rounded: see unary.comp
+#else
 	case 3u: return a / b;
+#endif
 	case 4u: return maxG(a, b);
 	case 5u: return minG(a, b);
 #ifndef F64

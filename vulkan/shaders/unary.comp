@@ -146,8 +146,16 @@ T apply(T x) {
 	case 2u: return signG(x);
 	case 3u: return floor(x);
 	case 4u: return ceil(x);
+#ifdef EXACT
+	// Through double, whose division and square root the devices round correctly (a
+	// double result rounded to float is then the correctly rounded float: 53 >= 2*24 + 2);
+	// Vulkan lets float division be 2.5 ulp off, and GPUs use that.
+	case 5u: return float(1.0lf / double(x));
+	case 6u: return x < T(0) ? nanT() : float(sqrt(double(x)));
+#else
 	case 5u: return T(1) / x;
 	case 6u: return x < T(0) ? nanT() : sqrt(x);
+#endif
 #ifndef F64
 	case 7u: return expG(x);
 	case 8u: return logG(x);
