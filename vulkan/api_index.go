@@ -36,11 +36,45 @@ func scatterShader[T Float](d *Device) string {
 	return "scatter_cas_f32"
 }
 
+// casContentionMax is the most source blocks a compare-and-swap scatter (float64, or float32
+// without VK_EXT_shader_atomic_float) adds into one block of dst on a GPU: its threads retry
+// until each has won its swap, so heavy contention serialises them badly (a million additions
+// into one element took 37 s on an H100, against about a millisecond on the CPU). Beyond it
+// the scatter is ErrUnsupported and the caller's CPU kernel runs; CPU implementations
+// (lavapipe), which run few invocations at once, take any.
+const casContentionMax = 64
+
+// casDeclines returns ErrUnsupported when shader is a compare-and-swap scatter, d is not a CPU
+// implementation and most (the most source blocks that add into one block) exceeds
+// casContentionMax.
+func casDeclines(d *Device, name, shader string, most int) error {
+	if shader == "scatter_atomic_f32" || most <= casContentionMax || d.Info().Type == CPU {
+		return nil
+	}
+	return unsupported("vulkan: %s: %d source blocks add into one block of dst; compare-and-swap loops on %s serialise more than %d",
+		name, most, d.Info().Name, casContentionMax)
+}
+
+// mostPerTarget is the most indices of idx that fall on one of the targets blocks (those out of
+// range are dropped, so they count for none).
+func mostPerTarget(idx []int32, targets int) int {
+	count := make([]int32, targets)
+	most := 0
+	for _, i := range idx {
+		if i >= 0 && int(i) < targets {
+			count[i]++
+			most = max(most, int(count[i]))
+		}
+	}
+	return most
+}
+
 // ScatterAdd accumulates blocks of block consecutive elements: block idx[i] of dst gets block
 // i of src added, for 0 <= idx[i] < len(dst)/block (other blocks are dropped). dst keeps its
 // previous contents (zero it for a plain scatter). len(src) = len(idx)*block. Repeated indices
 // accumulate atomically, in an unspecified order (results may differ from a sequential loop
-// by float rounding).
+// by float rounding). On a GPU without float32 atomic add (and always for float64), more than
+// casContentionMax indices on one block is ErrUnsupported.
 func ScatterAdd[T Float](d *Device, dst, src []T, idx []int32, block int) error {
 	const name = "scatterAdd"
 	if block < 1 || len(src) != len(idx)*block || len(dst)%block != 0 {
@@ -53,7 +87,13 @@ func ScatterAdd[T Float](d *Device, dst, src []T, idx []int32, block int) error 
 	if len(src) == 0 || len(dst) == 0 {
 		return nil
 	}
-	return d.run(job{op: name, shader: scatterShader[T](d), spec: []uint32{0},
+	shader := scatterShader[T](d)
+	if shader != "scatter_atomic_f32" && d.Info().Type != CPU {
+		if err := casDeclines(d, name, shader, mostPerTarget(idx, len(dst)/block)); err != nil {
+			return err
+		}
+	}
+	return d.run(job{op: name, shader: shader, spec: []uint32{0},
 		passes: onePass(len(src), 256, uint32(len(src)), uint32(block), uint32(len(dst)/block), 0, 0),
 		args:   []arg{argOf(dst, true, true), argOf(src, true, false), argOf(idx, true, false)}})
 }
@@ -138,7 +178,9 @@ func GatherAffine[T Float](d *Device, dst, src []T, dom, strides []int, base, bl
 // ScatterAddAffine is ScatterAdd with an affine index map: src is row-major over dom (times
 // block elements), and block p = (c_1..c_r) of src is added to block base + Σ c_k·strides[k]
 // of dst, dropped when that is outside dst. Several points may hit one block (overlapping
-// windows): the additions are atomic. dst keeps its previous contents.
+// windows): the additions are atomic. dst keeps its previous contents. On a GPU without
+// float32 atomic add (and always for float64), a map whose dimensions of stride 0 put more than
+// casContentionMax points on one block is ErrUnsupported.
 func ScatterAddAffine[T Float](d *Device, dst, src []T, dom, strides []int, base, block int) error {
 	const name = "scatterAddAffine"
 	if block < 1 || len(dst)%block != 0 {
@@ -154,7 +196,19 @@ func ScatterAddAffine[T Float](d *Device, dst, src []T, dom, strides []int, base
 	if len(src) == 0 || len(dst) == 0 {
 		return nil
 	}
-	return d.run(job{op: name, shader: scatterShader[T](d), spec: []uint32{1},
+	// the points that differ only along dimensions of stride 0 all add into one block (a bias
+	// gradient's sum over a batch); overlapping windows add a few more
+	most := 1
+	for k, e := range dom {
+		if strides[k] == 0 {
+			most *= e
+		}
+	}
+	shader := scatterShader[T](d)
+	if err := casDeclines(d, name, shader, most); err != nil {
+		return err
+	}
+	return d.run(job{op: name, shader: shader, spec: []uint32{1},
 		passes: []pass{{push: push, items: len(src), perGroup: 256}},
 		args:   []arg{argOf(dst, true, true), argOf(src, true, false)}})
 }
