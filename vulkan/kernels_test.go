@@ -703,4 +703,3 @@ func TestScatterContention(t *testing.T) {
 		}
 	}
 }
-
