@@ -80,8 +80,9 @@ type Info struct {
 	// CPU implementation (lavapipe keeps them). Without it the float32 element-wise kernels,
 	// which promise core.Eval's results, are declined (ErrUnsupported) and run on the CPU.
 	Float32Subnormals bool
-	// SignedZeros: the shaders run with SignedZeroInfNanPreserve (the driver may not treat
-	// -0 as +0 or assume no NaN and infinity). The kernels do not rely on it.
+	// SignedZeros: the shaders run with SignedZeroInfNanPreserve, so the driver keeps the
+	// signs of zeros and does not assume NaN and infinities away. The kernels do not rely on
+	// it (max and min combine the signs of zeros bitwise).
 	SignedZeros bool
 }
 
@@ -168,7 +169,7 @@ func exactCheck[T Float](d *Device, name, op string) error {
 		return unsupported("vulkan: %s: %s may flush float32 subnormals (no DenormPreserve for float32)", name, info.Name)
 	}
 	if (op == "/" || op == "recip" || op == "sqrt") && elementwiseShader[T](d, "unary") == "unary_f32" {
-		return unsupported("vulkan: %s: float32 %s is rounded correctly through float64, which %s lacks (or tests turned off)", name, op, info.Name)
+		return unsupported("vulkan: %s: float32 %s is rounded correctly through float64, which %s lacks (or its float64 shaders are turned off)", name, op, info.Name)
 	}
 	return nil
 }

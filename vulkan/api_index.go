@@ -88,7 +88,7 @@ func ScatterAdd[T Float](d *Device, dst, src []T, idx []int32, block int) error 
 		return nil
 	}
 	shader := scatterShader[T](d)
-	if shader != "scatter_atomic_f32" && d.Info().Type != CPU {
+	if shader != "scatter_atomic_f32" && d.Info().Type != CPU { // (only then count the indices)
 		if err := casDeclines(d, name, shader, mostPerTarget(idx, len(dst)/block)); err != nil {
 			return err
 		}

@@ -257,6 +257,7 @@ func queryFloatControls(v *vk, pd uintptr, api, devAPI uint32) floatControls {
 	props := &vkPhysicalDeviceFloatControlsProperties{sType: stPhysicalDeviceFloatControlsProps}
 	p2 := &vkPhysicalDeviceProperties2{sType: stPhysicalDeviceProperties2, pNext: unsafe.Pointer(props)}
 	v.getPhysicalDeviceProperties2(pd, unsafe.Pointer(p2))
+	runtime.KeepAlive(p2)
 	runtime.KeepAlive(props)
 	fc.independence = props.denormBehaviorIndependence
 	fc.signedZero[32] = props.flags[fcSignedZero32] != 0
