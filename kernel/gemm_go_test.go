@@ -343,6 +343,8 @@ func TestGemmPathsSameBits(t *testing.T) {
 		{32, 512, 600, false, false}, {32, 300, 600, false, false}, {24, 300, 130, true, false}, {29, 100, 40, false, false}, {32, 2048, 256, true, false},
 		// up to 16 row strips when b is wider than two column strips; narrower: tiled
 		{128, 512, 784, false, false}, {101, 300, 600, true, false}, {128, 784, 512, false, false}, {100, 64, 300, false, false},
+		// three or four row strips against one or two column strips: tiled; two row strips: gemmSmallM
+		{32, 32, 700, true, false}, {24, 40, 300, false, false}, {16, 32, 500, true, false},
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(3)) // gemmSwapped splits its transposition by GOMAXPROCS
 	for _, c := range cases {
@@ -352,6 +354,29 @@ func TestGemmPathsSameBits(t *testing.T) {
 		for _, mk := range gemmMicros[float32]() {
 			t.Run(fmt.Sprintf("%+v/f32/%dx%d", c, mk.mr, mk.nr), func(t *testing.T) { checkSameBits(t, mk, c.ta, c.tb, c.m, c.n, c.k) })
 		}
+	}
+}
+
+// TestSmallMChoice: which products gemmSmallM takes (AVX-512 shapes: mr 8, nr 32 float32).
+func TestSmallMChoice(t *testing.T) {
+	mk := micro[float32]{mr: 8, nr: 32, runB: func(int, []float32, []float32, int, []float32, int, bool) {}}
+	for _, c := range []struct {
+		m, n int
+		tb   bool
+		want bool
+	}{
+		{8, 32, false, true}, {16, 32, false, true}, {16, 64, false, true}, // up to two row strips
+		{24, 32, false, false}, {32, 32, false, false}, {32, 64, false, false}, // three or four, narrow b: tiled
+		{32, 65, false, true}, {128, 512, false, true}, {129, 512, false, false}, // wide b: up to 16 strips
+		{8, 31, false, false}, {8, 32, true, false}, // less than a column strip; b transposed
+	} {
+		if got := smallM(mk, c.tb, c.m, c.n); got != c.want {
+			t.Errorf("smallM(m %d, n %d, tb %v) = %v, want %v", c.m, c.n, c.tb, got, c.want)
+		}
+	}
+	mk.runB = nil
+	if smallM(mk, false, 8, 64) {
+		t.Error("smallM without a kernel that reads b in place")
 	}
 }
 

@@ -11,7 +11,7 @@ package kernel
 // micro-kernel's order of products are those of gemmTiled, so the results are the same to
 // the bit.
 //
-// Up to four row strips always, up to smallMStrips when op(b) is wider than two column strips
+// Up to two row strips always, up to smallMStrips when op(b) is wider than two column strips
 // (narrower products read op(a) in place on the tiled path, which is faster there:
 // [100,64]·k2000 float32 93 against 78 GFLOP/s). Measured against the tiled kernel (session
 // 13, one thread, hot, alternating builds; GFLOP/s float64 / float32): [32,512]·k128 38 → 53
@@ -23,9 +23,16 @@ const smallMStrips = 16
 
 // smallM reports whether gemmSmallM computes the m×n product: op(b) not transposed (its rows
 // are contiguous), a micro-kernel that reads b in place, at least one full column strip, and
-// at most four row strips, or at most smallMStrips when op(b) is wider than two column strips.
+// at most two row strips, or at most smallMStrips when op(b) is wider than two column strips.
+// Three or four row strips against at most two column strips go to the tiled kernel, which
+// reads op(a) in place there (a narrow product) and packs op(b) once for all of them, where
+// gemmSmallM packs op(a) for one or two uses: a pointwise convolution's filter gradient,
+// [32, 32] by k = 8192, ran at 70 GFLOP/s float32 and 86 tiled; [24, 32] by 4096 72 and 82,
+// [32, 48] by 8192 57 and 62, [32, 16] by 8192 float64 34 and 39 (kernel benchmarks, one
+// thread, session 19; at two row strips and at four column strips the two are even, at one
+// row strip gemmSmallM wins: [8, 32] by 8192 73 against 53).
 func smallM[T floatT](mk micro[T], tb bool, m, n int) bool {
-	return mk.runB != nil && !tb && n >= mk.nr && (m <= 4*mk.mr || m <= smallMStrips*mk.mr && n > 2*mk.nr)
+	return mk.runB != nil && !tb && n >= mk.nr && (m <= 2*mk.mr || m <= smallMStrips*mk.mr && n > 2*mk.nr)
 }
 
 // gemmTiledOrSmall is gemmSmallM where smallM applies and gemmTiled otherwise.
