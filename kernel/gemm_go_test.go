@@ -339,6 +339,7 @@ func TestGemmPathsSameBits(t *testing.T) {
 		{8, 4608, 512, true, false}, {8, 300, 700, false, false}, {13, 100, 40, true, false}, {16, 64, 1000, false, false},
 		{4608, 8, 512, true, false}, {2304, 3, 256, true, true}, {700, 20, 33, true, false}, {300, 1, 600, true, true},
 		{32, 300, 200, false, true}, {64, 129, 77, true, true}, // few rows, b transposed: cᵀ by the tiled kernel
+		{32, 300, 10, false, true}, {16, 200, 31, false, true}, {32, 100, 40, true, true}, // and short k: untransposed
 		// three and four row strips (AVX-512 kernels: mr = 8), several panels, partial strips
 		{32, 512, 600, false, false}, {32, 300, 600, false, false}, {24, 300, 130, true, false}, {29, 100, 40, false, false}, {32, 2048, 256, true, false},
 		// up to 16 row strips when b is wider than two column strips; narrower: tiled
@@ -377,6 +378,36 @@ func TestSmallMChoice(t *testing.T) {
 	mk.runB = nil
 	if smallM(mk, false, 8, 64) {
 		t.Error("smallM without a kernel that reads b in place")
+	}
+}
+
+// TestFewRowsSwapChoice: products with whole column strips of rows and b transposed run
+// transposed only from fewRowsSwapK terms per element (AVX-512 shapes: nr 32 float32, 16
+// float64).
+func TestFewRowsSwapChoice(t *testing.T) {
+	m32 := micro[float32]{mr: 8, nr: 32}
+	m64 := micro[float64]{mr: 8, nr: 16}
+	for _, c := range []struct {
+		m, n, k int
+		f64     bool
+		want    bool
+	}{
+		{32, 6272, 10, false, false}, {64, 2048, 20, false, false}, {32, 2048, 31, false, false},
+		{32, 1000, 32, false, true}, {64, 2048, 40, false, true}, {32, 1000, 256, false, true},
+		{32, 2048, 32, true, false}, {16, 2048, 39, true, false}, {32, 2048, 40, true, true}, {16, 2048, 64, true, true},
+	} {
+		var got bool
+		if c.f64 {
+			got, _ = fewRowsSwaps(m64, true, c.m, c.n, c.k)
+		} else {
+			got, _ = fewRowsSwaps(m32, true, c.m, c.n, c.k)
+		}
+		if got != c.want {
+			t.Errorf("fewRowsSwaps(m %d, n %d, k %d, float64 %v) = %v, want %v", c.m, c.n, c.k, c.f64, got, c.want)
+		}
+	}
+	if swap, _ := fewRowsSwaps(m32, false, 32, 1000, 256); swap {
+		t.Error("b not transposed: swapped")
 	}
 }
 
