@@ -190,10 +190,14 @@ func micro(k kernel) {
 		return rowAt(base, lda, lda3, i)
 	}
 	b := Load(Param("b"), GP64())
-	var ldb reg.Register
+	var ldb, ahead reg.Register
 	if k.unpackedB {
 		ldb = Load(Param("ldb"), GP64())
 		SHLQ(U8(map[bool]uint8{false: 3, true: 2}[k.f32]), ldb)
+		// rows of b lie ldb apart: fetch the row prefetchRows ahead into the L1
+		ahead = GP64()
+		MOVQ(ldb, ahead)
+		SHLQ(U8(3), ahead)
 	}
 	c := Load(Param("c"), GP64())
 	ldc := Load(Param("ldc"), GP64())
@@ -226,6 +230,10 @@ func micro(k kernel) {
 	TESTQ(kc, kc)
 	JE(LabelRef(k.name + "_done"))
 	b0, b1 := vec(), vec()
+	if k.unpackedB {
+		PREFETCHT0(Mem{Base: b, Index: ahead, Scale: 1})
+		PREFETCHT0(Mem{Base: b, Index: ahead, Scale: 1, Disp: vecBytes})
+	}
 	load(Mem{Base: b}, b0)
 	load(Mem{Base: b, Disp: vecBytes}, b1)
 	for i := range acc {
