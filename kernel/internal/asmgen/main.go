@@ -195,7 +195,7 @@ func micro(k kernel) {
 		ldb = Load(Param("ldb"), GP64())
 		SHLQ(U8(map[bool]uint8{false: 3, true: 2}[k.f32]), ldb)
 		// rows of b lie ldb apart: fetch the row eight ahead into the L1 (a cold b, read in
-		// place from memory, runs 10–15% faster: BenchmarkZZMnist, session 19)
+		// place from memory, runs 10–15% faster: BenchmarkGemmCold, session 19)
 		ahead = GP64()
 		MOVQ(ldb, ahead)
 		SHLQ(U8(3), ahead)
