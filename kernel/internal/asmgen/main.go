@@ -192,13 +192,7 @@ func micro(k kernel) {
 	b := Load(Param("b"), GP64())
 	var ldb, ahead reg.Register
 	if k.unpackedB {
-		ldb = Load(Param("ldb"), GP64())
-		SHLQ(U8(map[bool]uint8{false: 3, true: 2}[k.f32]), ldb)
-		// rows of b lie ldb apart: fetch the row eight ahead into the L1 (a cold b, read in
-		// place from memory, runs 10–15% faster: BenchmarkGemmCold, session 19)
-		ahead = GP64()
-		MOVQ(ldb, ahead)
-		SHLQ(U8(3), ahead)
+		ldb, ahead = bRows(k.f32)
 	}
 	c := Load(Param("c"), GP64())
 	ldc := Load(Param("ldc"), GP64())
@@ -279,6 +273,19 @@ func micro(k kernel) {
 	}
 	VZEROUPPER()
 	RET()
+}
+
+// bRows loads ldb (elements → bytes) for a micro-kernel that reads b in place, and the
+// distance of the row eight ahead, which the kernel prefetches into the L1: rows of b lie ldb
+// apart, and a cold b read in place from memory runs 10–15% faster so (BenchmarkGemmCold,
+// session 19).
+func bRows(f32 bool) (ldb, ahead reg.Register) {
+	ldb = Load(Param("ldb"), GP64())
+	SHLQ(U8(map[bool]uint8{false: 3, true: 2}[f32]), ldb)
+	ahead = GP64()
+	MOVQ(ldb, ahead)
+	SHLQ(U8(3), ahead)
+	return ldb, ahead
 }
 
 // dotKernel describes one dot-product tile: rows × cols elements of c, each Σ_p a[i,p]·b[j,p].
