@@ -357,8 +357,13 @@ func packStrips[T floatT](w int, tr bool, x []T, ld, r0, nrows, pc, kc int, dst 
 			}
 			continue
 		}
-		// Each row of the strip is contiguous in x: four rows at a time, so that each p
-		// writes four neighbouring elements (2× faster than one row at a time).
+		// Each row of the strip is contiguous in x: a transposition of the strip's nv rows of
+		// kc elements, in AVX blocks where there are (transposeTileVec), else four rows at a
+		// time, so that each p writes four neighbouring elements (2× faster than one row at
+		// a time).
+		if transposeTileVec(d, 0, w, x, (r0+s)*ld+pc, ld, kc, nv) {
+			continue
+		}
 		r := 0
 		for ; r+4 <= nv; r += 4 {
 			o := (r0+s+r)*ld + pc
