@@ -346,6 +346,8 @@ func TestGemmPathsSameBits(t *testing.T) {
 		{128, 512, 784, false, false}, {101, 300, 600, true, false}, {128, 784, 512, false, false}, {100, 64, 300, false, false},
 		// three or four row strips against one or two column strips: tiled; two row strips: gemmSmallM
 		{32, 32, 700, true, false}, {24, 40, 300, false, false}, {16, 32, 500, true, false},
+		// b's rows 4 KiB apart (float64 512, float32 1024) and k ≤ 32: tiled
+		{128, 512, 32, true, false}, {64, 1024, 20, false, false},
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(3)) // gemmSwapped splits its transposition by GOMAXPROCS
 	for _, c := range cases {
@@ -378,6 +380,24 @@ func TestSmallMChoice(t *testing.T) {
 	mk.runB = nil
 	if smallM(mk, false, 8, 64) {
 		t.Error("smallM without a kernel that reads b in place")
+	}
+	for _, c := range []struct {
+		ldb, k int
+		f64    bool
+		want   bool
+	}{
+		{512, 32, true, true}, {1024, 16, true, true}, {500, 32, true, false}, {512, 33, true, false},
+		{1024, 32, false, true}, {512, 32, false, false}, {2048, 8, false, true},
+	} {
+		var got bool
+		if c.f64 {
+			got = aliased4K[float64](c.ldb, c.k)
+		} else {
+			got = aliased4K[float32](c.ldb, c.k)
+		}
+		if got != c.want {
+			t.Errorf("aliased4K(ldb %d, k %d, float64 %v) = %v, want %v", c.ldb, c.k, c.f64, got, c.want)
+		}
 	}
 }
 

@@ -1,5 +1,7 @@
 package kernel
 
+import "unsafe"
+
 // Products with few rows (a batch-2 layer's transposed input gradient, cᵀ of a narrow
 // product, a small batch's forward rows, a recurrent layer's step at batch 32, an MLP's
 // batch of 128) use each element of op(b) for a few row strips only, so packing op(b) — a
@@ -35,9 +37,22 @@ func smallM[T floatT](mk micro[T], tb bool, m, n int) bool {
 	return mk.runB != nil && !tb && n >= mk.nr && (m <= 2*mk.mr || m <= smallMStrips*mk.mr && n > 2*mk.nr)
 }
 
+// aliased4K reports whether rows of b lie a multiple of 4 KiB apart and the product is short
+// (k ≤ aliasMaxK): then the micro-kernel's loads of b's rows in place and its stores of c's
+// tiles share their low twelve address bits often enough for the CPU's 4K-aliasing stalls to
+// cost more than packing b (float64 [128, 512]·k32 with ldb 512: 39 GFLOP/s in place, 49 tiled;
+// ldb 500: 52 and 49; float32 with ldb 1024: 80 and 99; at k = 64 and 128 in place is even or
+// ahead; kernel benchmarks, one thread, session 19).
+func aliased4K[T floatT](ldb, k int) bool {
+	return k <= aliasMaxK && ldb*int(unsafe.Sizeof(T(0)))%4096 == 0
+}
+
+// aliasMaxK is the longest product aliased4K sends to the tiled kernel.
+const aliasMaxK = 32
+
 // gemmTiledOrSmall is gemmSmallM where smallM applies and gemmTiled otherwise.
 func gemmTiledOrSmall[T floatT](ws *Workspace, mk micro[T], bl blocking, procs int, ta, tb bool, m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
-	if smallM(mk, tb, m, n) {
+	if smallM(mk, tb, m, n) && !aliased4K[T](ldb, k) {
 		gemmSmallM(ws, mk, bl, procs, ta, m, n, k, a, lda, b, ldb, c, ldc)
 		return
 	}
