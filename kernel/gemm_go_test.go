@@ -414,6 +414,7 @@ func TestFewRowsSwapChoice(t *testing.T) {
 	}{
 		{32, 6272, 10, false, false}, {64, 2048, 20, false, false}, {32, 2048, 31, false, false},
 		{32, 1000, 32, false, true}, {64, 2048, 40, false, true}, {32, 1000, 256, false, true},
+		{64, 64, 32, false, false}, {64, 2048, 32, false, false}, // k not above m/2
 		{32, 2048, 32, true, false}, {16, 2048, 39, true, false}, {32, 2048, 40, true, true}, {16, 2048, 64, true, true},
 	} {
 		var got bool
