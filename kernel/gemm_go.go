@@ -218,14 +218,14 @@ func fewRowsSwaps[T floatT](mk micro[T], tb bool, m, n, k int) (swap, dot bool) 
 }
 
 // fewRowsSwapK is the shortest k from which fewRowsSwaps computes a product with whole column
-// strips of rows transposed, and then only for k above m/2: below, packing op(b) (n·k elements)
-// costs the tiled kernel less than untransposing c (m·n) costs the swap (an attention head's
-// scores, [64, 64]·k32 float32: 4.8 µs transposed, 3.6 untransposed; [64, 2048]·k40 119 and
-// 132). A dense layer's input gradient δ·Wᵀ at 10
-// classes, [32, 6272] by k = 10, took 141 µs transposed and 72 untransposed (float32); at
-// [32, 2048] float32 the swap wins from k = 32 (k = 24: 176 against 152 µs, k = 32 on
-// [32, 1000]: 23 against 33), float64 from k = 48 (k = 32: 161 against 115, k = 48: 139
-// against 160; kernel benchmarks, one thread, session 19).
+// strips of rows transposed, and then only for k above m/2: below, packing op(b) (n·k
+// elements) costs the tiled kernel less than untransposing c (m·n) costs the swap. A dense
+// layer's input gradient δ·Wᵀ at 10 classes, [32, 6272] by k = 10, took 141 µs transposed and
+// 72 untransposed (float32); at [32, 2048] float32 the swap wins from k = 32 (k = 24: 176
+// against 152 µs, k = 32 on [32, 1000]: 23 against 33), float64 from k = 48 (k = 32: 161
+// against 115, k = 48: 139 against 160); an attention head's scores, [64, 64]·k32 float32,
+// 4.8 µs transposed and 3.6 untransposed, [64, 2048]·k40 119 and 132 (kernel benchmarks, one
+// thread, session 19).
 func fewRowsSwapK[T floatT]() int {
 	if unsafe.Sizeof(T(0)) == 4 {
 		return 32

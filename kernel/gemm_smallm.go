@@ -50,7 +50,8 @@ func aliased4K[T floatT](ldb, k int) bool {
 // aliasMaxK is the longest product aliased4K sends to the tiled kernel.
 const aliasMaxK = 32
 
-// gemmTiledOrSmall is gemmSmallM where smallM applies and gemmTiled otherwise.
+// gemmTiledOrSmall is gemmSmallM where smallM applies (unless b's rows alias for a short
+// product: aliased4K) and gemmTiled otherwise.
 func gemmTiledOrSmall[T floatT](ws *Workspace, mk micro[T], bl blocking, procs int, ta, tb bool, m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
 	if smallM(mk, tb, m, n) && !aliased4K[T](ldb, k) {
 		gemmSmallM(ws, mk, bl, procs, ta, m, n, k, a, lda, b, ldb, c, ldc)
