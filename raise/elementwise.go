@@ -401,6 +401,28 @@ func (pl *plan) fusedSum(t, z core.Term, split int, wrap func(b *core.Builder, z
 	return r, true, err
 }
 
+// negatedScatter plans scatter sh (neg x) fn, in a coarse plan, as 0 − scatter sh x fn: the
+// negation moves from every element of x (a whole pass over an activation, where a batch
+// norm's gradient sums a negated product per channel) onto the scatter's outputs, and the
+// scatter itself may then fuse or read x in place. The bits are the scatter's, NaN's sign
+// apart: round-to-nearest is symmetric, and a running sum from +0 is never −0, so each
+// running sum of the negated elements is the negated running sum where that is not zero and
+// +0 where it is, which is what 0 − s gives (0 − (+0) = +0, where neg would give −0). ok is
+// false for any other scatter.
+func (pl *plan) negatedScatter(t *core.Scatter) (ref, bool, error) {
+	u, isNeg := pl.peel(t.X).(*core.Unary)
+	if !pl.coarse || !isNeg || u.Op != core.OpNeg || !t.Type().Dtype.IsFloat() {
+		return ref{}, false, nil
+	}
+	var b core.Builder
+	s := b.Sub(b.Full(t.Type(), 0), b.Scatter(t.Shape.Clone(), u.X, t.Fn))
+	if err := b.Err(); err != nil {
+		return ref{}, true, termErr(t, "%v", err)
+	}
+	r, err := pl.term(s)
+	return r, true, err
+}
+
 // rowSums is fusedSum's split for a sum along the last dimension.
 const rowSums = -1
 

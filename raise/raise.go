@@ -649,6 +649,9 @@ func (pl *plan) plan1(t core.Term) (ref, error) {
 		}
 		return pl.gatherScatter(t, t.Shape, t.X, t.Fn, false)
 	case *core.Scatter:
+		if r, ok, err := pl.negatedScatter(t); ok {
+			return r, err
+		}
 		if r, ok, err := pl.scatterSum(t); ok {
 			return r, err
 		}
