@@ -19,14 +19,18 @@ const parallelMin = 1 << 17
 // 2^19 elements for memory-bound loops (+ - * and comparisons, casts, copies, strided binary
 // operations along rows: in cache, two goroutines do not run them faster), 2^18 for
 // divisions and fused chains of cheap operations, 2^17 for transposing (strided) copies,
-// 2^16 for transcendental functions and 2^15 for reductions along an axis.
+// 2^16 for transcendental functions. Reductions along an axis split from 2^19 elements read
+// like the memory-bound loops: the 2^15 measured then lost on the device machine's 16-core
+// KVM host (session 21, the zoo's plans stepped at one and two threads alternately, min of 16
+// runs a step): the plans' sums of 2^15 to 2^18 elements took 0.53–0.79× their serial time
+// split — starting a goroutine costs about 22 µs there (the scheduler wakes an idle thread).
 const (
 	wFused   = 1  // one cheap instruction of a fused chain (its operands stay in cache)
 	wCheap   = 2  // a memory-bound element-wise operation or copy
 	wDiv     = 4  // division, quot, rem
 	wStrided = 8  // a copy or operation reading across rows (transposing)
 	wHeavy   = 16 // a transcendental function (exp, log, tanh, pow, …)
-	wReduce  = 32 // sums and argmaxes along an axis (elements read)
+	wReduce  = 2  // sums and argmaxes along an axis (elements read)
 )
 
 // costOf is the work of n elements of weight w.

@@ -337,10 +337,16 @@ func TestFusedParallel(t *testing.T) {
 }
 
 func TestReductionsParallel(t *testing.T) {
-	for _, sh := range [][3]int{{1, 700, 613}, {6, 300, 613}, {3, 200, 613}, {1500, 300, 1}, {5, 40000, 1}} {
+	for _, sh := range [][3]int{{1, 1400, 613}, {6, 300, 613}, {3, 400, 613}, {1500, 400, 1}, {5, 120000, 1}} {
 		pre, n, post := sh[0], sh[1], sh[2]
 		x := splitData(pre*n*post, 13)
 		name := fmt.Sprintf("%v", sh)
+		prev := runtime.GOMAXPROCS(2)
+		w := workers(max(pre, post), costOf(pre*n*post, wReduce))
+		runtime.GOMAXPROCS(prev)
+		if w < 2 {
+			t.Fatalf("sum %s: one goroutine at GOMAXPROCS 2: the test needs an input that splits", name)
+		}
 		got := checkSplit(t, "sum "+name, runOp(t, Axis{Pre: pre, N: n, Post: post}, make([]float64, pre*post), x)).([]float64)
 		for p := range pre {
 			for c := range post {
