@@ -137,6 +137,7 @@ type gemmCall[T floatT] struct {
 	mode          gemmMode
 	workers       int
 	nt            bool   // full tiles of c stored non-temporally (ntWorth)
+	acc           bool   // the first panel's products are added to c too (gemmAcc)
 	shared        [2][]T // the shared operand's packing, two groups of panels in turn
 	priv          [][]T  // per worker: its own packing and a scratch tile
 	// barrier
@@ -210,12 +211,12 @@ func (g *gemmCall[T]) part(w, extent, unit int) (x0, x1 int) {
 
 // gemmTiled computes c = op(a)·op(b) (see gemmGo) with the tiled micro-kernel mk, the
 // blocking bl and up to procs workers.
-func gemmTiled[T floatT](ws *Workspace, mk micro[T], bl blocking, procs int, ta, tb bool, m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
+func gemmTiled[T floatT](ws *Workspace, mk micro[T], bl blocking, procs int, acc, ta, tb bool, m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
 	g := take[T](ws)
 	defer give(ws, g)
-	g.mk, g.bl, g.ta, g.tb, g.m, g.n, g.k = mk, bl, ta, tb, m, n, k
+	g.mk, g.bl, g.ta, g.tb, g.m, g.n, g.k, g.acc = mk, bl, ta, tb, m, n, k, acc
 	g.a, g.lda, g.b, g.ldb, g.c, g.ldc = a, lda, b, ldb, c, ldc
-	g.nt = ntWorth(mk, bl, m, n, k, c, ldc)
+	g.nt = !acc && ntWorth(mk, bl, m, n, k, c, ldc)
 	mr, nr := mk.mr, mk.nr
 	sm, sn := (m+mr-1)/mr, (n+nr-1)/nr
 	if !gemmSplits(m, n, k) {
@@ -359,7 +360,7 @@ func (g *gemmCall[T]) packGroup(w, pg, pe, r int, tr bool, x []T, ld, lo, ext, w
 func (g *gemmCall[T]) block(ic, mc, jc, nc, pc, kc int, ap, bp, tile []T, direct bool) {
 	mk, c, ldc := g.mk, g.c, g.ldc
 	mr, nr := mk.mr, mk.nr
-	add := pc > 0
+	add := pc > 0 || g.acc
 	for jr := 0; jr < nc; jr += nr {
 		bs := bp[jr*kc : jr*kc+kc*nr]
 		nj := min(nr, nc-jr)

@@ -68,32 +68,56 @@ func gemmWith[T floatT](ws *Workspace, mk micro[T], ta, tb bool, m, n, k int, a 
 // gemmWithBlocking is gemmWith with the blocking bl (of the tiled kernel) and up to procs
 // goroutines.
 func gemmWithBlocking[T floatT](ws *Workspace, mk micro[T], bl blocking, procs int, ta, tb bool, m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
-	if m == 0 || n == 0 {
-		return
-	}
-	if k == 0 {
+	switch gemmPathOf(mk, ta, tb, m, n, k) {
+	case pathEmpty:
+	case pathZeroK:
 		for i := 0; i < m; i++ {
 			clear(c[i*ldc : i*ldc+n])
 		}
-		return
-	}
-	if k <= smallK && !tb && n >= smallKRow || fewRowsStream(m, n, k, tb) {
+	case pathSmallK:
 		gemmSmallK(ta, m, n, k, a, lda, b, ldb, c, ldc)
-		return
-	}
-	if mk.dot != nil && !ta && n < mk.nr && k >= 4*mk.lanes {
+	case pathDot:
 		gemmDot(ws, mk, procs, tb, m, n, k, a, lda, b, ldb, c, ldc)
-		return
-	}
-	if swap, dot := fewRowsSwaps(mk, tb, m, n, k); swap {
-		gemmSwapped(ws, mk, bl, procs, dot, ta, tb, m, n, k, a, lda, b, ldb, c, ldc)
-		return
-	}
-	if narrowSwaps(mk, m, n, k) {
+	case pathSwappedDot:
+		gemmSwapped(ws, mk, bl, procs, true, ta, tb, m, n, k, a, lda, b, ldb, c, ldc)
+	case pathSwapped:
 		gemmSwapped(ws, mk, bl, procs, false, ta, tb, m, n, k, a, lda, b, ldb, c, ldc)
-		return
+	default:
+		gemmTiledOrSmall(ws, mk, bl, procs, false, ta, tb, m, n, k, a, lda, b, ldb, c, ldc)
 	}
-	gemmTiledOrSmall(ws, mk, bl, procs, ta, tb, m, n, k, a, lda, b, ldb, c, ldc)
+}
+
+// gemmPath is the way gemmWithBlocking computes a product (gemmPathOf).
+type gemmPath int
+
+const (
+	pathEmpty      gemmPath = iota // c has no elements
+	pathZeroK                      // k = 0: c is cleared
+	pathSmallK                     // gemmSmallK
+	pathDot                        // gemmDot
+	pathSwappedDot                 // gemmSwapped by the dot-product tiles
+	pathSwapped                    // gemmSwapped by the tiled kernel
+	pathTiled                      // gemmTiledOrSmall: the tiled kernel or gemmSmallM
+)
+
+// gemmPathOf is the path of an m×n×k product with the micro-kernel mk.
+func gemmPathOf[T floatT](mk micro[T], ta, tb bool, m, n, k int) gemmPath {
+	switch {
+	case m == 0 || n == 0:
+		return pathEmpty
+	case k == 0:
+		return pathZeroK
+	case k <= smallK && !tb && n >= smallKRow || fewRowsStream(m, n, k, tb):
+		return pathSmallK
+	case mk.dot != nil && !ta && n < mk.nr && k >= 4*mk.lanes:
+		return pathDot
+	}
+	if swap, dot := fewRowsSwaps(mk, tb, m, n, k); swap && dot {
+		return pathSwappedDot
+	} else if swap || narrowSwaps(mk, m, n, k) {
+		return pathSwapped
+	}
+	return pathTiled
 }
 
 // smallK and smallKRow: products of at most smallK terms per element with rows of op(b) of at
@@ -244,7 +268,7 @@ func gemmSwapped[T floatT](ws *Workspace, mk micro[T], bl blocking, procs int, d
 	if dot {
 		gemmDot(ws, mk, procs, !ta, n, m, k, b, ldb, a, lda, ct, m)
 	} else {
-		gemmTiledOrSmall(ws, mk, bl, procs, !tb, !ta, n, m, k, b, ldb, a, lda, ct, m)
+		gemmTiledOrSmall(ws, mk, bl, procs, false, !tb, !ta, n, m, k, b, ldb, a, lda, ct, m)
 	}
 	if work := costOf(m*n, wStrided); procs > 1 && workers(m, work) > 1 {
 		inParallel(m, work, func(lo, hi int) { untranspose(c, ldc, ct, m, n, lo, hi) })

@@ -437,7 +437,7 @@ func checkSameBits[T floatT](t *testing.T, mk micro[T], ta, tb bool, m, n, k int
 	bl := blockingFor(mk.mr, mk.nr, int(unsafe.Sizeof(T(0))))
 	ws := &Workspace{}
 	want := make([]T, m*n)
-	gemmTiled(ws, mk, bl, 1, ta, tb, m, n, k, a, lda, b, ldb, want, n)
+	gemmTiled(ws, mk, bl, 1, false, ta, tb, m, n, k, a, lda, b, ldb, want, n)
 	for procs := 1; procs <= 2; procs++ {
 		got := make([]T, m*n)
 		gemmWithBlocking(ws, mk, bl, procs, ta, tb, m, n, k, a, lda, b, ldb, got, n)
@@ -488,7 +488,7 @@ func BenchmarkGemmFewRows(b *testing.B) {
 					for range b.N {
 						switch path {
 						case "tiled":
-							gemmTiledOrSmall(ws, mk, bl, 1, false, true, m, n, k, a, lda, w, ldb, c, n)
+							gemmTiledOrSmall(ws, mk, bl, 1, false, false, true, m, n, k, a, lda, w, ldb, c, n)
 						case "dot":
 							gemmSwapped(ws, mk, bl, 1, true, false, true, m, n, k, a, lda, w, ldb, c, n)
 						case "swap":

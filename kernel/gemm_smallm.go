@@ -52,20 +52,20 @@ const aliasMaxK = 32
 
 // gemmTiledOrSmall is gemmSmallM where smallM applies (unless b's rows alias for a short
 // product: aliased4K) and gemmTiled otherwise.
-func gemmTiledOrSmall[T floatT](ws *Workspace, mk micro[T], bl blocking, procs int, ta, tb bool, m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
+func gemmTiledOrSmall[T floatT](ws *Workspace, mk micro[T], bl blocking, procs int, acc, ta, tb bool, m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
 	if smallM(mk, tb, m, n) && !aliased4K[T](ldb, k) {
-		gemmSmallM(ws, mk, bl, procs, ta, m, n, k, a, lda, b, ldb, c, ldc)
+		gemmSmallM(ws, mk, bl, procs, acc, ta, m, n, k, a, lda, b, ldb, c, ldc)
 		return
 	}
-	gemmTiled(ws, mk, bl, procs, ta, tb, m, n, k, a, lda, b, ldb, c, ldc)
+	gemmTiled(ws, mk, bl, procs, acc, ta, tb, m, n, k, a, lda, b, ldb, c, ldc)
 }
 
 // gemmSmallM computes c = op(a)·b (b not transposed, m ≤ smallMStrips·mr) with the column strips split
 // across up to procs workers.
-func gemmSmallM[T floatT](ws *Workspace, mk micro[T], bl blocking, procs int, ta bool, m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
+func gemmSmallM[T floatT](ws *Workspace, mk micro[T], bl blocking, procs int, acc, ta bool, m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
 	g := take[T](ws)
 	defer give(ws, g)
-	g.mk, g.bl, g.ta, g.tb, g.m, g.n, g.k = mk, bl, ta, false, m, n, k
+	g.mk, g.bl, g.ta, g.tb, g.m, g.n, g.k, g.acc = mk, bl, ta, false, m, n, k, acc
 	g.a, g.lda, g.b, g.ldb, g.c, g.ldc = a, lda, b, ldb, c, ldc
 	if !gemmSplits(m, n, k) {
 		procs = 1
@@ -89,7 +89,7 @@ func (g *gemmCall[T]) workSmallM(w int) {
 	for pc := 0; pc < k; pc += kc {
 		kcur := min(kc, k-pc)
 		packStrips(mr, g.ta, g.a, g.lda, 0, m, pc, kcur, ap)
-		add := pc > 0
+		add := pc > 0 || g.acc
 		for jr := j0; jr < j1; jr += nr {
 			nj := min(nr, j1-jr)
 			if nj < nr {

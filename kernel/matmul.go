@@ -91,12 +91,20 @@ func matmulK[T floatT](dst, x, y []T, m, k, n int) {
 // hold Batch such matrices each, one after the other (a batched core.MatMul, the transposes
 // swapping the last two dimensions), and out[p] = op(a[p]) · op(b[p]) for every p (the
 // products split across goroutines when they are small; see gemmBatched).
+//
+// With Acc the kernel accumulates: it takes three inputs x, a, b and computes out = x +
+// op(a)·op(b) for one product (Batch 0 or 1), each element x's plus the product's rounded
+// once — the bits of the product and a separate addition, NaN payloads aside — and may
+// write over x (see InPlace); a chain of gradient contributions W̄ = Σ_t h_tᵀ·δ_t (an RNN's
+// weights) then adds each product into one array instead of writing it and adding it.
 type MatMul struct {
 	TransA, TransB bool
 	M, N, K        int
 	Batch          int // number of products (0 and 1: one)
 	VK             *Vulkan
 	WS             *Workspace // GEMM packing buffers (nil: allocated per call)
+	Acc            bool       // out = ins[0] + op(ins[1])·op(ins[2])
+	S              *Scratch   // Acc: the product's buffer when it is not added in place (nil: allocated per call)
 }
 
 // BatchedMatMul is the MatMul kernel of batch products op(a_p) · op(b_p) of [m,k]·[k,n]
@@ -114,6 +122,9 @@ func (g MatMul) batch() int { return max(g.Batch, 1) }
 
 // Run implements Kernel.
 func (g MatMul) Run(out any, ins []any) error {
+	if g.Acc {
+		return g.runAcc(out, ins)
+	}
 	if len(ins) != 2 {
 		return errors.Errorf("kernel: matmul: %d inputs, want 2", len(ins))
 	}
@@ -180,4 +191,19 @@ func matmulRun[T floatT](g MatMul, o []T, ins []any, na, nb int) error {
 	}
 	gemmBatched(g.WS, g.TransA, g.TransB, n, g.M, g.N, g.K, a, b, o)
 	return nil
+}
+
+// runAcc is Run with Acc.
+func (g MatMul) runAcc(out any, ins []any) error {
+	if len(ins) != 3 {
+		return errors.Errorf("kernel: matmul accumulate: %d inputs, want 3 (x, a, b)", len(ins))
+	}
+	na, nb := g.M*g.K, g.K*g.N
+	switch o := out.(type) {
+	case []float64:
+		return matmulAccRun(g, o, ins, na, nb)
+	case []float32:
+		return matmulAccRun(g, o, ins, na, nb)
+	}
+	return typeErr("matmul accumulate", out, ins)
 }

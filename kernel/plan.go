@@ -243,7 +243,10 @@ func (b *PlanBuilder) Build(dt core.Dtype, layout []Slot) (*Plan, []int, error) 
 	free := map[key][]int{}
 	for i, st := range p.steps {
 		os := &p.slots[st.out]
-		if !os.packed {
+		reused := Slot(-1) // the input whose buffer the output takes over (InPlace)
+		if o, ok := b.inPlace(st, i, last); ok && !os.packed {
+			os.buf, reused = p.slots[o].buf, o
+		} else if !os.packed {
 			k := key{os.typ.Dtype, os.typ.Shape.Size()}
 			if fs := free[k]; len(fs) > 0 {
 				os.buf, free[k] = fs[len(fs)-1], fs[:len(fs)-1]
@@ -253,7 +256,7 @@ func (b *PlanBuilder) Build(dt core.Dtype, layout []Slot) (*Plan, []int, error) 
 			}
 		}
 		release := func(o Slot) {
-			if s := p.slots[o]; s.kind == slotStep && !s.packed && last[o] <= i {
+			if s := p.slots[o]; o != reused && s.kind == slotStep && !s.packed && last[o] <= i {
 				k := key{s.typ.Dtype, s.typ.Shape.Size()}
 				free[k] = append(free[k], s.buf)
 			}
@@ -282,6 +285,29 @@ func (b *PlanBuilder) Build(dt core.Dtype, layout []Slot) (*Plan, []int, error) 
 	}
 	b.p = nil
 	return p, offs, nil
+}
+
+// inPlace reports whether step i's output may take over the buffer of its first input
+// (returned, as the owner slot): the kernel writes over its first input (InPlace), which is
+// an unpacked step output of the output's dtype and size that step i is the last to read
+// and that no other input of step i shares.
+func (b *PlanBuilder) inPlace(st planStep, i int, last []int) (Slot, bool) {
+	ip, ok := st.k.(InPlace)
+	if !ok || !ip.InPlace() || len(st.ins) == 0 {
+		return -1, false
+	}
+	p := b.p
+	o := b.owner(st.ins[0])
+	s, out := p.slots[o], p.slots[st.out]
+	if s.kind != slotStep || s.packed || last[o] != i || s.typ.Dtype != out.typ.Dtype || s.typ.Shape.Size() != out.typ.Shape.Size() {
+		return -1, false
+	}
+	for _, x := range st.ins[1:] {
+		if b.owner(x) == o {
+			return -1, false
+		}
+	}
+	return o, true
 }
 
 // alignMin is the size (elements) from which a slot of the packed output starts on a 64-byte

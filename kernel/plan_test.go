@@ -211,3 +211,49 @@ func TestSliceDtype(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanInPlace: a step whose kernel writes over its first input (an accumulating
+// MatMul) takes over that input's buffer when no later step reads the input, and not
+// otherwise; the values are those of the chain x + a·b + a·b computed here in plain Go.
+func TestPlanInPlace(t *testing.T) {
+	f64 := func(n ...int) core.Type { return vecType(core.Float64, n...) }
+	for _, readLater := range []bool{false, true} {
+		b := NewPlanBuilder(2)
+		a := b.Input(0, 0, f64(2, 3))
+		w := b.Input(1, 0, f64(3, 2))
+		p0 := b.Step(MatMul{M: 2, K: 3, N: 2}, nil, f64(2, 2), a, w)                // a·w
+		p1 := b.Step(MatMul{M: 2, K: 3, N: 2, Acc: true}, nil, f64(2, 2), p0, a, w) // p0 + a·w
+		p2 := b.Step(MatMul{M: 2, K: 3, N: 2, Acc: true}, nil, f64(2, 2), p1, a, w) // p1 + a·w
+		layout := []Slot{p2}
+		if readLater {
+			layout = append(layout, b.Step(Unary{Op: core.OpNeg}, nil, f64(2, 2), p0)) // p0 read after p1
+		}
+		p, _, err := b.Build(core.Float64, layout)
+		if err != nil {
+			t.Fatal(err)
+		}
+		shared := p.slots[p1].buf == p.slots[p0].buf
+		if shared == readLater {
+			t.Errorf("p0 read later %v: p1 shares p0's buffer: %v", readLater, shared)
+		}
+		as, ws := []float64{1, 2, 3, 4, 5, 6}, []float64{0.5, -1, 2, 0.25, -3, 1}
+		out := make([]float64, p.OutLen())
+		if err := p.Run(out, []any{as, ws}); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 2 {
+			for j := range 2 {
+				var s float64
+				for k := range 3 {
+					s += as[i*3+k] * ws[k*2+j]
+				}
+				if got, want := out[i*2+j], s+s+s; got != want {
+					t.Errorf("p0 read later %v: element (%d, %d) = %v, want %v", readLater, i, j, got, want)
+				}
+				if readLater && out[4+i*2+j] != -s {
+					t.Errorf("p0 read later: −p0 (%d, %d) = %v, want %v", i, j, out[4+i*2+j], -s)
+				}
+			}
+		}
+	}
+}

@@ -33,6 +33,9 @@ func (pl *plan) binary(t *core.Binary) (ref, error) {
 	if r, ok, err := pl.maskedScatter(t); ok {
 		return r, err
 	}
+	if r, ok, err := pl.matmulAcc(t); ok {
+		return r, err
+	}
 	if r, ok, err := pl.elementwise(t); ok {
 		return r, err
 	}
