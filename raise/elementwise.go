@@ -447,6 +447,51 @@ func (pl *plan) scatterSum(t *core.Scatter) (ref, bool, error) {
 	})
 }
 
+// sumScatter plans a scatter that sums x along its leading dimensions (leadingSum) or one
+// axis (axisScatter).
+func (pl *plan) sumScatter(t *core.Scatter) (ref, bool, error) {
+	if r, ok, err := pl.leadingSum(t); ok {
+		return r, true, err
+	}
+	return pl.axisScatter(t)
+}
+
+// leadingSum plans scatter sh x (\[i_0, …, i_{n−1}] -> [i_p, …, i_{n−1}]), x summed over its
+// leading p dimensions into the rest (a batch norm's gradient Σ_b dy·x̂ over [b·h·w, c, 1], its
+// per-channel sums), as fusedSum when x is an element-wise tree nothing else reads: the
+// product is never written (the zoo MobileNet's float32 gradient wrote and read it, 113 µs,
+// then summed it). The scatter adds each output's terms in the domain's order, which is
+// fusedSum's (rows in order from +0): its bits. Another x, in a coarse or device plan, is
+// summed as the column sums of [N, rest] (kern.Axis, the same order). ok is false for any
+// other scatter.
+func (pl *plan) leadingSum(t *core.Scatter) (ref, bool, error) {
+	n, m := len(t.Fn.Vars), len(t.Fn.Out)
+	xs := t.X.Type().Shape
+	p := n - m
+	if p < 1 || n > len(xs) || !t.Shape.Equal(xs[p:]) {
+		return ref{}, false, nil
+	}
+	for j, o := range t.Fn.Out {
+		if v, ok := o.(*core.Var); !ok || v.Name != t.Fn.Vars[p+j].Name {
+			return ref{}, false, nil
+		}
+	}
+	if r, ok, err := pl.fusedSum(t, t.X, p, func(b *core.Builder, z core.Term) core.Term {
+		return b.Scatter(t.Shape.Clone(), z, t.Fn)
+	}); ok {
+		return r, true, err
+	}
+	if !t.Type().Dtype.IsFloat() || !pl.coarse && !pl.vk.Wants(t.Type().Dtype, "sum", "", xs.Size()) {
+		return ref{}, false, nil
+	}
+	k := kern.Axis{Pre: 1, N: xs[:p].Size(), Post: xs[p:].Size(), VK: pl.vk}
+	r, err := pl.custom(t, "scatter", []core.Term{t.X}, func(vs []*core.Var) (core.Term, []*core.Var, error) {
+		s, err := core.NewScatter(t.Shape, vs[0], t.Fn)
+		return s, vs, err
+	}, k)
+	return r, true, err
+}
+
 // axisScatter plans scatter sh x (\[i…] -> [i_0, …, 0, …, i_{m−1}]), x summed along one
 // axis a into a dimension of one element (the gradient of Gorgonia's Repeat, rows of w summed
 // for a batch norm's γ and β), as the sum along that axis (kern.Axis) in a coarse or device

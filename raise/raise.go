@@ -670,7 +670,7 @@ func (pl *plan) plan1(t core.Term) (ref, error) {
 		if r, ok, err := pl.productReduce(t); ok || err != nil {
 			return r, err
 		}
-		if r, ok, err := pl.axisScatter(t); ok {
+		if r, ok, err := pl.sumScatter(t); ok {
 			return r, err
 		}
 		return pl.gatherScatter(t, t.Shape, t.X, t.Fn, true)
