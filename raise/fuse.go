@@ -181,7 +181,10 @@ func (pl *plan) view(t core.Term) view {
 const stridedRowsMin = 1 << 14
 
 // stridedRows reports whether tr moves its operand's last axis (its rows would be read with
-// a stride) and has stridedRowsMin elements or more.
+// a stride) and has stridedRowsMin elements or more. Axes of one element do not count: a
+// transpose moving only those moves no element (a batch norm's gradient reads its
+// per-channel coefficients as tr [0,2,1] (reshape [b·h·w, 1, c] (replicate …)), a broadcast
+// that was copied out, [b·h·w, c], to be read).
 func stridedRows(tr *core.Transpose) bool {
 	xs := tr.X.Type().Shape
 	n := len(xs)
@@ -189,7 +192,14 @@ func stridedRows(tr *core.Transpose) bool {
 		return false
 	}
 	perm := fullPerm(tr.Perm, n)
-	last := perm[n-1]
+	j := n - 1 // the output's last axis of more than one element
+	for j >= 0 && xs[perm[j]] == 1 {
+		j--
+	}
+	if j < 0 {
+		return false
+	}
+	last := perm[j]
 	if last == n-1 {
 		return false
 	}
@@ -202,12 +212,16 @@ func stridedRows(tr *core.Transpose) bool {
 }
 
 // stridedView reports whether tr read through its view steps over elements of its base
-// along its last dimension (a stride above 1): a broadcast (stride 0) is cheaper read where
-// it lies than copied out.
+// along its last dimension of more than one element (a stride above 1): a broadcast (stride
+// 0) is cheaper read where it lies than copied out.
 func (pl *plan) stridedView(tr *core.Transpose) bool {
 	v := pl.view(tr)
-	n := len(v.strides)
-	return !v.trivial && n > 0 && (v.strides[n-1] > 1 || v.strides[n-1] < 0)
+	sh := tr.Type().Shape
+	j := len(v.strides) - 1 // the last dimension of more than one element
+	for j >= 0 && j < len(sh) && sh[j] == 1 {
+		j--
+	}
+	return !v.trivial && j >= 0 && (v.strides[j] > 1 || v.strides[j] < 0)
 }
 
 // pushThrough pushes an element-wise operation of x (apply, identified by k without its base)
