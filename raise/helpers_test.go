@@ -233,3 +233,36 @@ func randArgs(r *rand.Rand, p *core.Program) map[string]*tensor.Dense {
 	}
 	return args
 }
+
+// coarseRun raises p coarsely (Options{Coarse: true, FreshResults: true}) with its parameters
+// bound to nodes holding args, runs it and returns its first result's flat values, core.Eval's
+// (flat) and the kernel plans of the raised graph.
+func coarseRun(t *testing.T, p *core.Program, args map[string]*tensor.Dense) (got, want any, plans []*kern.Plan) {
+	t.Helper()
+	ws, err := tensors.EvalTuple(p, args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := gorgonia.NewGraph()
+	bind := map[string]*gorgonia.Node{}
+	for _, v := range p.Params {
+		bind[v.Name] = inputNode(t, g, v.Name, v.Type().Shape, args[v.Name])
+	}
+	outs := runWith(t, g, p, bind, Options{Coarse: true, FreshResults: true})
+	for _, n := range outs[0].Graph().AllNodes() {
+		if op, ok := n.Op().(*planOp); ok {
+			plans = append(plans, op.Plan())
+		}
+	}
+	return values(t, outs[0]), ws[0].Data(), plans
+}
+
+// setElem sets element i of a float64 or float32 tensor to v (rounded to float32).
+func setElem(x *tensor.Dense, i int, v float64) {
+	switch d := x.Data().(type) {
+	case []float64:
+		d[i] = v
+	case []float32:
+		d[i] = float32(v)
+	}
+}

@@ -6,10 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
-	"github.com/bulkad/bulkad/core/tensors"
 	kern "github.com/bulkad/bulkad/kernel"
 )
 
@@ -32,26 +30,12 @@ func TestLeadingSum(t *testing.T) {
 			p := parseProgram(t, strings.ReplaceAll(tc.params, "%s", dt), tc.src)
 			args := randArgs(rand.New(rand.NewSource(5)), p)
 			leadingSpecial(args["x"])
-			want, err := tensors.EvalTuple(p, args)
-			if err != nil {
-				t.Fatal(err)
-			}
-			g := gorgonia.NewGraph()
-			bind := map[string]*gorgonia.Node{}
-			for _, v := range p.Params {
-				bind[v.Name] = inputNode(t, g, v.Name, v.Type().Shape, args[v.Name])
-			}
-			outs := runWith(t, g, p, bind, Options{Coarse: true, FreshResults: true})
-			if d := bitsEqual(values(t, outs[0]), want[0].Data()); d != "" {
+			got, want, plans := coarseRun(t, p, args)
+			if d := bitsEqual(got, want); d != "" {
 				t.Errorf("%s %s: %s", tc.name, dt, d)
 			}
 			fused, axis, big := 0, 0, 0
-			for _, n := range outs[0].Graph().AllNodes() {
-				op, ok := n.Op().(*planOp)
-				if !ok {
-					continue
-				}
-				kp := op.Plan()
+			for _, kp := range plans {
 				for i := 0; i < kp.Steps(); i++ {
 					switch kp.StepKernel(i).(type) {
 					case *kern.Fused:
@@ -64,8 +48,8 @@ func TestLeadingSum(t *testing.T) {
 					}
 				}
 			}
-			got := map[bool]string{fused == 1: "fused", axis == 1: "axis"}[true]
-			if got != tc.kind || tc.kind != "" && big != 0 {
+			kind := map[bool]string{fused == 1: "fused", axis == 1: "axis"}[true]
+			if kind != tc.kind || tc.kind != "" && big != 0 {
 				t.Errorf("%s %s: %d fused sums, %d Axis sums, %d steps writing an array of x's size; want the %q kind and no such step", tc.name, dt, fused, axis, big, tc.kind)
 			}
 		}
@@ -75,14 +59,7 @@ func TestLeadingSum(t *testing.T) {
 // leadingSpecial puts into x (columns of 32 or 1) a column of signed zeros, one whose elements
 // cancel exactly and an infinity.
 func leadingSpecial(x *tensor.Dense) {
-	set := func(i int, v float64) {
-		switch d := x.Data().(type) {
-		case []float64:
-			d[i] = v
-		case []float32:
-			d[i] = float32(v)
-		}
-	}
+	set := func(i int, v float64) { setElem(x, i, v) }
 	n := x.Shape().TotalSize()
 	rows := n / 32
 	for r := 0; r < rows; r++ {

@@ -39,19 +39,7 @@ func (pl *plan) matmulAcc(t *core.Binary) (ref, bool, error) {
 	m, n, k := mm.Type().Shape[0], mm.Type().Shape[1], mm.X.Type().Shape[1]
 	kk := kern.MatMul{M: m, N: n, K: k, TransA: ta, TransB: tb, WS: pl.gemmWS(), Acc: true, S: &kern.Scratch{}}
 	r, err := pl.custom(t, "matmulAcc", []core.Term{x, a, b}, func(vs []*core.Var) (core.Term, []*core.Var, error) {
-		var fa, fb core.Term = vs[1], vs[2]
-		var err error
-		if ta {
-			if fa, err = core.NewTranspose([]int{1, 0}, fa); err != nil {
-				return nil, nil, err
-			}
-		}
-		if tb {
-			if fb, err = core.NewTranspose([]int{1, 0}, fb); err != nil {
-				return nil, nil, err
-			}
-		}
-		p, err := core.NewMatMul(fa, fb)
+		p, err := opProduct(vs[1], vs[2], ta, tb)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -76,4 +64,21 @@ func (pl *plan) accProduct(u core.Term) *core.MatMul {
 		return nil
 	}
 	return mm
+}
+
+// opProduct is matmul op(x) op(y), op transposing the last two dimensions when ta (for x)
+// or tb (for y) is set: a product kernel's program over its inputs as stored.
+func opProduct(x, y core.Term, ta, tb bool) (*core.MatMul, error) {
+	var err error
+	if ta {
+		if x, err = core.NewTranspose(core.SwapLastTwo(len(x.Type().Shape)), x); err != nil {
+			return nil, err
+		}
+	}
+	if tb {
+		if y, err = core.NewTranspose(core.SwapLastTwo(len(y.Type().Shape)), y); err != nil {
+			return nil, err
+		}
+	}
+	return core.NewMatMul(x, y)
 }

@@ -5,10 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"gorgonia.org/gorgonia"
-
 	"github.com/bulkad/bulkad/core"
-	"github.com/bulkad/bulkad/core/tensors"
 	kern "github.com/bulkad/bulkad/kernel"
 )
 
@@ -35,16 +32,7 @@ func TestMatMulAcc(t *testing.T) {
 		for _, dt := range []string{"f64", "f32"} {
 			p := parseProgram(t, strings.ReplaceAll(tc.params, "%s", dt), tc.src)
 			args := randArgs(rand.New(rand.NewSource(11)), p)
-			want, err := tensors.EvalTuple(p, args)
-			if err != nil {
-				t.Fatal(err)
-			}
-			g := gorgonia.NewGraph()
-			bind := map[string]*gorgonia.Node{}
-			for _, v := range p.Params {
-				bind[v.Name] = inputNode(t, g, v.Name, v.Type().Shape, args[v.Name])
-			}
-			outs := runWith(t, g, p, bind, Options{Coarse: true, FreshResults: true})
+			got, want, plans := coarseRun(t, p, args)
 			tol := 1e-13
 			if dt == "f32" {
 				tol = 1e-5
@@ -52,16 +40,11 @@ func TestMatMulAcc(t *testing.T) {
 			// the plan's GEMM and core.Eval's loop sum the products in different orders
 			// (kernel.TestMatMulAcc checks the accumulation's bits against the product and
 			// an addition)
-			if d := compareScaled(values(t, outs[0]), want[0].Data(), tol); d != "" {
+			if d := compareScaled(got, want, tol); d != "" {
 				t.Errorf("%s %s: %s", tc.name, dt, d)
 			}
 			accs, adds := 0, 0
-			for _, n := range outs[0].Graph().AllNodes() {
-				op, ok := n.Op().(*planOp)
-				if !ok {
-					continue
-				}
-				kp := op.Plan()
+			for _, kp := range plans {
 				for i := 0; i < kp.Steps(); i++ {
 					switch k := kp.StepKernel(i).(type) {
 					case kern.MatMul:

@@ -6,11 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
 	"github.com/bulkad/bulkad/core"
-	"github.com/bulkad/bulkad/core/tensors"
 	kern "github.com/bulkad/bulkad/kernel"
 )
 
@@ -34,25 +32,11 @@ func TestNegatedScatter(t *testing.T) {
 			r := rand.New(rand.NewSource(7))
 			args := randArgs(r, p)
 			special(args["x"])
-			want, err := tensors.EvalTuple(p, args)
-			if err != nil {
-				t.Fatal(err)
-			}
-			g := gorgonia.NewGraph()
-			bind := map[string]*gorgonia.Node{}
-			for _, v := range p.Params {
-				bind[v.Name] = inputNode(t, g, v.Name, v.Type().Shape, args[v.Name])
-			}
-			outs := runWith(t, g, p, bind, Options{Coarse: true, FreshResults: true})
-			if d := bitsEqual(values(t, outs[0]), want[0].Data()); d != "" {
+			got, want, plans := coarseRun(t, p, args)
+			if d := bitsEqual(got, want); d != "" {
 				t.Errorf("%s %s: %s", tc.name, dt, d)
 			}
-			for _, n := range outs[0].Graph().AllNodes() {
-				op, ok := n.Op().(*planOp)
-				if !ok {
-					continue
-				}
-				kp := op.Plan()
+			for _, kp := range plans {
 				for i := 0; i < kp.Steps(); i++ {
 					if u, ok := kp.StepKernel(i).(kern.Unary); ok && u.Op == core.OpNeg && kp.StepTerm(i).Type().Shape.Size() == 60 {
 						t.Errorf("%s %s: step %d negates the whole operand: %v", tc.name, dt, i, kp.StepTerm(i))
@@ -66,14 +50,7 @@ func TestNegatedScatter(t *testing.T) {
 // special puts signed zeros, an exact cancellation and an infinity into x [4,3,5]: channel 0
 // all ±0, channel 1 summing to exactly zero, and one +Inf in channel 2.
 func special(x *tensor.Dense) {
-	set := func(i int, v float64) {
-		switch d := x.Data().(type) {
-		case []float64:
-			d[i] = v
-		case []float32:
-			d[i] = float32(v)
-		}
-	}
+	set := func(i int, v float64) { setElem(x, i, v) }
 	for b := 0; b < 4; b++ {
 		for k := 0; k < 5; k++ {
 			z := 0.0

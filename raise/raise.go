@@ -880,19 +880,7 @@ func (pl *plan) matmul(t *core.MatMul) (ref, error) {
 	r := len(xs)
 	k := kern.BatchedMatMul(xs[:r-2].Size(), xs[r-2], xs[r-1], ys[r-1], ta, tb, pl.vk, pl.gemmWS())
 	return pl.custom(t, "matmul", []core.Term{a, b}, func(vs []*core.Var) (core.Term, []*core.Var, error) {
-		var x, y core.Term = vs[0], vs[1]
-		var err error
-		if ta {
-			if x, err = core.NewTranspose(core.SwapLastTwo(r), x); err != nil {
-				return nil, nil, err
-			}
-		}
-		if tb {
-			if y, err = core.NewTranspose(core.SwapLastTwo(r), y); err != nil {
-				return nil, nil, err
-			}
-		}
-		m, err := core.NewMatMul(x, y)
+		m, err := opProduct(vs[0], vs[1], ta, tb)
 		return m, vs, err
 	}, k)
 }

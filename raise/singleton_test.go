@@ -5,9 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"gorgonia.org/gorgonia"
-
-	"github.com/bulkad/bulkad/core/tensors"
 	kern "github.com/bulkad/bulkad/kernel"
 )
 
@@ -26,26 +23,12 @@ func TestSingletonTranspose(t *testing.T) {
 		for _, dt := range []string{"f64", "f32"} {
 			p := parseProgram(t, strings.ReplaceAll("v : [32] %s, p : [8192,32,1] %s", "%s", dt), tc.src)
 			args := randArgs(rand.New(rand.NewSource(3)), p)
-			want, err := tensors.EvalTuple(p, args)
-			if err != nil {
-				t.Fatal(err)
-			}
-			g := gorgonia.NewGraph()
-			bind := map[string]*gorgonia.Node{}
-			for _, v := range p.Params {
-				bind[v.Name] = inputNode(t, g, v.Name, v.Type().Shape, args[v.Name])
-			}
-			outs := runWith(t, g, p, bind, Options{Coarse: true, FreshResults: true})
-			if d := bitsEqual(values(t, outs[0]), want[0].Data()); d != "" {
+			got, want, plans := coarseRun(t, p, args)
+			if d := bitsEqual(got, want); d != "" {
 				t.Errorf("%s %s: %s", tc.name, dt, d)
 			}
 			big := 0
-			for _, n := range outs[0].Graph().AllNodes() {
-				op, ok := n.Op().(*planOp)
-				if !ok {
-					continue
-				}
-				kp := op.Plan()
+			for _, kp := range plans {
 				for i := 0; i < kp.Steps(); i++ {
 					if kp.StepTerm(i).Type().Shape.Size() == 8192*32 {
 						big++

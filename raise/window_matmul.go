@@ -307,18 +307,7 @@ func (pl *plan) windowCol2im(t *core.Scatter) (r ref, ok bool, err error) {
 		if c.d.isRows {
 			x, y = vs[0], vs[1]
 		}
-		var err error
-		if ta {
-			if x, err = core.NewTranspose([]int{1, 0}, x); err != nil {
-				return nil, nil, err
-			}
-		}
-		if tb {
-			if y, err = core.NewTranspose([]int{1, 0}, y); err != nil {
-				return nil, nil, err
-			}
-		}
-		p, err := core.NewMatMul(x, y)
+		p, err := opProduct(x, y, ta, tb)
 		if err != nil {
 			return nil, nil, err
 		}
