@@ -237,6 +237,18 @@ func median(ds []time.Duration) float64 {
 	return float64(s[len(s)/2]) / float64(time.Millisecond)
 }
 
+// beforeTurn prepares the timed turn of a variant: the machine's starts after a garbage
+// collection. It allocates nothing per step, so in a training loop of its own no collection
+// runs during its steps; here the other variants' garbage would be collected during its timed
+// step (at two threads the collector's worker took the second core from its splits: on the
+// device host the MNIST convnet's float32 step sped up 1.11× from one to two threads in the
+// bench, the sum of its kernels' times 1.54× in a process of its own).
+func beforeTurn(variant string) {
+	if variant == "machine" {
+		runtime.GC()
+	}
+}
+
 // machineAlloc is the KiB the machine p allocates a step, over steps run one after another:
 // its timed steps follow a garbage collection, and across those the process's allocation
 // grew by about 1 KiB a step (the collection's aftermath, not the plans: 0 back to back,
@@ -335,15 +347,7 @@ func measure(s spec, dt tensor.Dtype, rounds, burst int, torch *anchor, baseline
 					return row, errors.Wrapf(err, "%s: step", s.Name)
 				}
 			}
-			if variants[k] == "machine" {
-				// The machine allocates nothing per step, so in a training loop of its own
-				// no collection runs during its steps; here the other variants' garbage
-				// would be collected during its timed step (at two threads the collector's
-				// worker took the second core from its splits: on the device host the MNIST
-				// convnet's float32 step sped up 1.11× from one to two threads in the bench,
-				// the sum of its kernels' times 1.54× in a process of its own).
-				runtime.GC()
-			}
+			beforeTurn(variants[k])
 			var ms0, ms1 runtimeMem
 			ms0.read()
 			var d time.Duration
