@@ -101,3 +101,10 @@ func accInPlace[T floatT](ta, tb bool, m, n, k int) bool {
 	mk := gemmMicro[T]()
 	return k <= blockingFor(mk.mr, mk.nr, int(unsafe.Sizeof(T(0)))).kc && gemmPathOf(mk, ta, tb, m, n, k) == pathTiled
 }
+
+// AddTo adds src into dst element by element (dst[i] += src[i] for i < len(src); dst holds at
+// least as many elements), with the vector loops where the CPU has them: each element
+// dst[i] + src[i] rounded once, as Go's += (NaN payloads aside). It allocates nothing.
+func AddTo[T ~float32 | ~float64](dst, src []T) {
+	addTo(dst[:len(src)], src)
+}

@@ -130,3 +130,39 @@ func TestMatMulAccErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestAddTo: AddTo gives Go's += element by element, bit for bit (±0, infinities, subnormals,
+// lengths around the vector widths), float32 and float64, and leaves dst past len(src) alone.
+func TestAddTo(t *testing.T) {
+	for _, n := range []int{0, 1, 7, 8, 15, 16, 17, 33, 1000} {
+		checkAddTo[float64](t, n)
+		checkAddTo[float32](t, n)
+	}
+}
+
+func checkAddTo[T floatT](t *testing.T, n int) {
+	t.Helper()
+	rng := rand.New(rand.NewSource(int64(n)))
+	special := []float64{0, math.Copysign(0, -1), math.Inf(1), math.Inf(-1), 5e-324, 1e-45, -3}
+	dst, src := make([]T, n+3), make([]T, n)
+	for i := range dst {
+		dst[i] = T(rng.NormFloat64())
+	}
+	for i := range src {
+		src[i] = T(rng.NormFloat64())
+		if i%5 == 0 {
+			src[i] = T(special[i%len(special)])
+			dst[i] = T(special[(i/5)%len(special)])
+		}
+	}
+	want := append([]T(nil), dst...)
+	for i, v := range src {
+		want[i] += v
+	}
+	AddTo(dst, src)
+	for i := range want {
+		if bitsOf(dst[i]) != bitsOf(want[i]) && !(dst[i] != dst[i] && want[i] != want[i]) {
+			t.Fatalf("n=%d %T: element %d = %v, want %v", n, dst[i], i, dst[i], want[i])
+		}
+	}
+}

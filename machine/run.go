@@ -568,16 +568,16 @@ func addOne[T float64 | float32](x *tensor.Dense, g gorgonia.Value) bool {
 	return true
 }
 
-// addDense adds y's elements into x's when both hold T and have as many elements.
+// addDense adds y's elements into x's when both hold T and have as many elements, with the
+// kernels' vector loops (the MLP's first-layer gradient, 401408 float64s added into its dual
+// value every step: 238 µs a scalar loop, 96 µs vectorised, hot).
 func addDense[T float64 | float32](x, y *tensor.Dense) bool {
 	xs, ok1 := denseData[T](x)
 	ys, ok2 := denseData[T](y)
 	if !ok1 || !ok2 || len(xs) != len(ys) {
 		return false
 	}
-	for i, v := range ys {
-		xs[i] += v
-	}
+	kern.AddTo(xs, ys)
 	return true
 }
 
