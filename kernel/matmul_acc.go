@@ -33,24 +33,26 @@ func matmulAccRun[T floatT](g MatMul, o []T, ins []any, na, nb int) error {
 		return errors.Errorf("kernel: matmul accumulate: x + [%d,%d]·[%d,%d] (transA=%v transB=%v, batch %d; supported: one product) needs x and an output of %d elements and factors of %d and %d, got %d, %d, %d and %d",
 			g.M, g.K, g.K, g.N, g.TransA, g.TransB, g.batch(), g.M*g.N, na, nb, len(x), len(o), len(a), len(b))
 	}
+	if overlapsPartly(o, x) {
+		return errors.Errorf("kernel: matmul accumulate: the output overlaps x without starting at its first element")
+	}
 	if len(o) > 0 && unsafe.SliceData(o) != unsafe.SliceData(x) {
-		if overlaps(o, x) {
-			return errors.Errorf("kernel: matmul accumulate: the output overlaps x without starting at its first element")
-		}
 		copy(o, x)
 	}
 	gemmAcc(g.WS, g.S, g.TransA, g.TransB, g.M, g.N, g.K, a, b, o)
 	return nil
 }
 
-// overlaps reports whether two slices share an element.
-func overlaps[T floatT](p, q []T) bool {
-	if len(p) == 0 || len(q) == 0 {
+// overlapsPartly reports whether a and b share memory without starting at the same element
+// (a vector loop reads b ahead of writing a, so only exact aliasing, an operation done in
+// place, keeps the scalar loop's results).
+func overlapsPartly[T floatT](a, b []T) bool {
+	if len(a) == 0 || len(b) == 0 {
 		return false
 	}
-	size := unsafe.Sizeof(T(0))
-	p0, q0 := uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(unsafe.Pointer(unsafe.SliceData(q)))
-	return p0 < q0+uintptr(len(q))*size && q0 < p0+uintptr(len(p))*size
+	size := unsafe.Sizeof(a[0])
+	pa, pb := uintptr(unsafe.Pointer(unsafe.SliceData(a))), uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	return pa != pb && pa < pb+uintptr(len(b))*size && pb < pa+uintptr(len(a))*size
 }
 
 // gemmAcc sets c (m×n, row-major, holding x) to x + op(a)·op(b): each element is x's element

@@ -16,18 +16,6 @@ var hasVec = cpu.X86.HasAVX2
 // vecMin is the length from which an element-wise loop calls the assembly.
 const vecMin = 8
 
-// overlapsPartly reports whether a and b share memory without starting at the same element
-// (a vector loop reads b ahead of writing a, so only exact aliasing, an operation done in
-// place, keeps the scalar loop's results).
-func overlapsPartly[T floatT](a, b []T) bool {
-	if len(a) == 0 || len(b) == 0 {
-		return false
-	}
-	size := unsafe.Sizeof(a[0])
-	pa, pb := uintptr(unsafe.Pointer(unsafe.SliceData(a))), uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-	return pa != pb && pa < pb+uintptr(len(b))*size && pb < pa+uintptr(len(a))*size
-}
-
 // simdBinary computes dst[i] = x[i] op y[i] (+ − · ÷ max min, float) for the leading elements that
 // fill whole vectors, with the AVX2 loops, and returns how many it did (0 when it does not
 // apply: another operation or dtype, a short slice, no AVX2, partly overlapping slices). The

@@ -522,16 +522,12 @@ func addInto(d, g gorgonia.Value) (gorgonia.Value, error) {
 		switch ds := data.(type) {
 		case []float64:
 			if s, ok := gs.([]float64); ok && len(s) == len(ds) {
-				for i := range ds {
-					ds[i] += s[i]
-				}
+				kern.AddTo(ds, s)
 				return x, nil
 			}
 		case []float32:
 			if s, ok := gs.([]float32); ok && len(s) == len(ds) {
-				for i := range ds {
-					ds[i] += s[i]
-				}
+				kern.AddTo(ds, s)
 				return x, nil
 			}
 		}

@@ -155,10 +155,7 @@ func raisedEqualsEvalWith(t *testing.T, p *core.Program, args map[string]*tensor
 		t.Fatalf("core.EvalTuple: %v", err)
 	}
 	g := gorgonia.NewGraph()
-	bind := map[string]*gorgonia.Node{}
-	for _, v := range p.Params {
-		bind[v.Name] = inputNode(t, g, v.Name, v.Type().Shape, args[v.Name])
-	}
+	bind := bindParams(t, g, p, args)
 	outs := runWith(t, g, p, bind, opt)
 	got, err := flat(outs[0].Value())
 	if err != nil {
@@ -179,10 +176,7 @@ func raisedEqualsEvalWith(t *testing.T, p *core.Program, args map[string]*tensor
 func raiseRun(t *testing.T, p *core.Program, args map[string]*tensor.Dense, v *kern.Vulkan) any {
 	t.Helper()
 	g := gorgonia.NewGraph()
-	bind := map[string]*gorgonia.Node{}
-	for _, pv := range p.Params {
-		bind[pv.Name] = inputNode(t, g, pv.Name, pv.Type().Shape, args[pv.Name])
-	}
+	bind := bindParams(t, g, p, args)
 	return values(t, runWith(t, g, p, bind, Options{Vulkan: v})[0])
 }
 
@@ -244,10 +238,7 @@ func coarseRun(t *testing.T, p *core.Program, args map[string]*tensor.Dense) (go
 		t.Fatal(err)
 	}
 	g := gorgonia.NewGraph()
-	bind := map[string]*gorgonia.Node{}
-	for _, v := range p.Params {
-		bind[v.Name] = inputNode(t, g, v.Name, v.Type().Shape, args[v.Name])
-	}
+	bind := bindParams(t, g, p, args)
 	outs := runWith(t, g, p, bind, Options{Coarse: true, FreshResults: true})
 	for _, n := range outs[0].Graph().AllNodes() {
 		if op, ok := n.Op().(*planOp); ok {
@@ -265,4 +256,14 @@ func setElem(x *tensor.Dense, i int, v float64) {
 	case []float32:
 		d[i] = float32(v)
 	}
+}
+
+// bindParams binds each of p's parameters to a new input node of g holding args[name].
+func bindParams(t *testing.T, g *gorgonia.ExprGraph, p *core.Program, args map[string]*tensor.Dense) map[string]*gorgonia.Node {
+	t.Helper()
+	bind := make(map[string]*gorgonia.Node, len(p.Params))
+	for _, v := range p.Params {
+		bind[v.Name] = inputNode(t, g, v.Name, v.Type().Shape, args[v.Name])
+	}
+	return bind
 }

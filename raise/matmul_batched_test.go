@@ -49,10 +49,7 @@ func TestBatchedMatMulRaise(t *testing.T) {
 				t.Fatal(err)
 			}
 			g := gorgonia.NewGraph()
-			bind := map[string]*gorgonia.Node{}
-			for _, v := range p.Params {
-				bind[v.Name] = inputNode(t, g, v.Name, v.Type().Shape, args[v.Name])
-			}
+			bind := bindParams(t, g, p, args)
 			outs := run(t, g, p, bind)
 			want, err := tensors.Eval(p, args)
 			if err != nil {

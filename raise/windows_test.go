@@ -153,10 +153,7 @@ func TestWindowDotFusion(t *testing.T) {
 				}{{"ops", Options{}}, {"coarse", Options{Coarse: true}}} {
 					what := fmt.Sprintf("%s %s swap=%v %s", c.name, dt, swap, mode.name)
 					g := gorgonia.NewGraph()
-					bind := map[string]*gorgonia.Node{}
-					for _, v := range p.Params {
-						bind[v.Name] = inputNode(t, g, v.Name, v.Type().Shape, args[v.Name])
-					}
+					bind := bindParams(t, g, p, args)
 					outs := runWith(t, g, p, bind, mode.opt)
 					for i, n := range outs {
 						got, err := flat(n.Value())
@@ -205,10 +202,7 @@ func TestWindowDotNonFinite(t *testing.T) {
 	}
 	for _, opt := range []Options{{}, {Coarse: true}} {
 		g := gorgonia.NewGraph()
-		bind := map[string]*gorgonia.Node{}
-		for _, v := range p.Params {
-			bind[v.Name] = inputNode(t, g, v.Name, v.Type().Shape, args[v.Name])
-		}
+		bind := bindParams(t, g, p, args)
 		outs := runWith(t, g, p, bind, opt)
 		nan := 0
 		for i, n := range outs {
