@@ -87,3 +87,64 @@ func testMulAddRep[T floatT](t *testing.T) {
 		t.Errorf("%T: a row of 3 taken", T(0))
 	}
 }
+
+// TestPadInto: padInto (a plane of x at a time through the AVX row copy, offsets kept
+// incrementally) puts every element of x where its index plus lo puts it in the padded
+// array, leaving the rest as it was (a sentinel here), for ranks 1 to 5, rows around the
+// vector widths, padding on either side or none, and an empty plane.
+func TestPadInto(t *testing.T) {
+	testPadInto[float32](t)
+	testPadInto[float64](t)
+}
+
+func testPadInto[T floatT](t *testing.T) {
+	r := rand.New(rand.NewSource(7))
+	cases := []struct{ src, lo, hi []int }{
+		{[]int{5}, []int{2}, []int{1}},
+		{[]int{3, 16}, []int{1, 1}, []int{1, 1}},
+		{[]int{4, 7}, []int{0, 2}, []int{3, 0}},
+		{[]int{2, 3, 16, 16}, []int{0, 0, 1, 1}, []int{0, 0, 1, 1}},
+		{[]int{2, 3, 5, 9}, []int{1, 0, 2, 0}, []int{0, 1, 0, 3}},
+		{[]int{2, 2, 3, 4, 17}, []int{0, 1, 1, 0, 2}, []int{1, 0, 1, 2, 1}},
+		{[]int{3, 4, 33}, []int{0, 0, 0}, []int{0, 0, 0}},
+		{[]int{2, 0, 8}, []int{0, 1, 1}, []int{0, 1, 1}},
+	}
+	for _, c := range cases {
+		n := len(c.src)
+		pad := make([]int, n)
+		size := 1
+		for d := range n {
+			pad[d] = c.lo[d] + c.src[d] + c.hi[d]
+			size *= c.src[d]
+		}
+		padded := 1
+		for _, p := range pad {
+			padded *= p
+		}
+		x := make([]T, size)
+		for i := range x {
+			x[i] = T(r.NormFloat64())
+		}
+		xp := make([]T, padded)
+		for i := range xp {
+			xp[i] = -7
+		}
+		want := append([]T(nil), xp...)
+		for i := range x {
+			// x's index of element i, moved by lo, as an offset in pad
+			rem, off, st := i, 0, 1
+			for d := n - 1; d >= 0; d-- {
+				off += (rem%c.src[d] + c.lo[d]) * st
+				rem /= c.src[d]
+				st *= pad[d]
+			}
+			want[off] = x[i]
+		}
+		padInto(xp, x, c.src, c.lo, pad)
+		for i := range xp {
+			if xp[i] != want[i] {
+				t.Fatalf("%T %v lo %v: element %d = %v, want %v", x[0], c.src, c.lo, i, xp[i], want[i])
+			}
+		}
+	}
+}

@@ -45,7 +45,8 @@ type DepthwiseWindows struct {
 	FO, FC, FT int
 	buf        *padBuf
 	acc        Scratch
-	shared     bool // buf is shared with the other product of the same x (ShareStaging)
+	shared     bool              // buf is shared with the other product of the same x (ShareStaging)
+	stager     *DepthwiseWindows // the forward kernel whose staged copy a filter kernel reads
 }
 
 // SharesStaging reports whether k shares its staged copy of x with another kernel
@@ -59,14 +60,33 @@ func (k *DepthwiseWindows) SharesStaging() bool { return k.shared }
 // record (a record is read once: a filter kernel run without the forward before it stages x
 // itself). Only for kernels of one plan, whose values do not change between its steps (a
 // kernel.Plan's): the forward's step comes before the filter gradient's, which reads its
-// output's cotangent. It fails when the kernels are not such a pair.
+// output's cotangent; a plan that runs them the other way round gives the filter kernel a
+// copy of its own (PlanBuilder.Build). It fails when the kernels are not such a pair.
 func (k *DepthwiseWindows) ShareStaging(other *DepthwiseWindows) error {
 	if k.Input || other.Input || k.Filter == other.Filter || k.Dc != other.Dc || !slices.Equal(k.Src, other.Src) ||
 		!slices.Equal(k.Lo, other.Lo) || !slices.Equal(k.Staged, other.Staged) {
 		return errors.Errorf("kernel: depthwiseWindows: staging of x %v (staged %v) shared with x %v (staged %v) (supported: a forward and a filter gradient of one x)", k.Src, k.Staged, other.Src, other.Staged)
 	}
 	k.buf, k.shared, other.shared = other.buf, true, true
+	if k.Filter {
+		k.stager = other
+	} else {
+		other.stager = k
+	}
 	return nil
+}
+
+func (k *DepthwiseWindows) stagingFrom() Kernel {
+	if k.stager == nil {
+		return nil
+	}
+	return k.stager
+}
+
+// unshareStaging gives the filter kernel a staged copy of its own (its plan runs it before
+// the forward kernel).
+func (k *DepthwiseWindows) unshareStaging() {
+	k.buf, k.shared, k.stager = &padBuf{}, false, nil
 }
 
 // SetInput makes k the input gradient of its convolution, the scatter of δ ⊗ F into x's

@@ -5947,6 +5947,59 @@ addRowsF64_done:
 	VZEROUPPER
 	RET
 
+// func copyRowsF64(dst *float64, ldd int, src *float64, lds int, rows int, vecs int, tail int)
+// Requires: AVX
+TEXT ·copyRowsF64(SB), NOSPLIT, $0-56
+	MOVQ dst+0(FP), AX
+	MOVQ ldd+8(FP), CX
+	MOVQ src+16(FP), DX
+	MOVQ lds+24(FP), BX
+	MOVQ rows+32(FP), SI
+	MOVQ vecs+40(FP), DI
+	MOVQ tail+48(FP), R8
+	SHLQ $0x03, CX
+	SHLQ $0x03, BX
+
+copyRowsF64_rows:
+	CMPQ SI, $0x00000000
+	JE   copyRowsF64_done
+	MOVQ AX, R9
+	MOVQ DX, R10
+	MOVQ DI, R11
+
+copyRowsF64_vecs:
+	CMPQ    R11, $0x00000000
+	JE      copyRowsF64_vecs_done
+	VMOVUPD (R10), Y0
+	VMOVUPD Y0, (R9)
+	ADDQ    $0x00000020, R9
+	ADDQ    $0x00000020, R10
+	DECQ    R11
+	JMP     copyRowsF64_vecs
+
+copyRowsF64_vecs_done:
+	MOVQ R8, R11
+
+copyRowsF64_elems:
+	CMPQ   R11, $0x00000000
+	JE     copyRowsF64_elems_done
+	VMOVSD (R10), X0
+	VMOVSD X0, (R9)
+	ADDQ   $0x00000008, R9
+	ADDQ   $0x00000008, R10
+	DECQ   R11
+	JMP    copyRowsF64_elems
+
+copyRowsF64_elems_done:
+	ADDQ CX, AX
+	ADDQ BX, DX
+	DECQ SI
+	JMP  copyRowsF64_rows
+
+copyRowsF64_done:
+	VZEROUPPER
+	RET
+
 // func mulAddRepF64(dst *float64, x *float64, y *float64, n int, reps int)
 // Requires: AVX
 TEXT ·mulAddRepF64(SB), NOSPLIT, $0-40
@@ -8782,6 +8835,59 @@ addRowsF32_elems_done:
 	JMP  addRowsF32_rows
 
 addRowsF32_done:
+	VZEROUPPER
+	RET
+
+// func copyRowsF32(dst *float32, ldd int, src *float32, lds int, rows int, vecs int, tail int)
+// Requires: AVX
+TEXT ·copyRowsF32(SB), NOSPLIT, $0-56
+	MOVQ dst+0(FP), AX
+	MOVQ ldd+8(FP), CX
+	MOVQ src+16(FP), DX
+	MOVQ lds+24(FP), BX
+	MOVQ rows+32(FP), SI
+	MOVQ vecs+40(FP), DI
+	MOVQ tail+48(FP), R8
+	SHLQ $0x02, CX
+	SHLQ $0x02, BX
+
+copyRowsF32_rows:
+	CMPQ SI, $0x00000000
+	JE   copyRowsF32_done
+	MOVQ AX, R9
+	MOVQ DX, R10
+	MOVQ DI, R11
+
+copyRowsF32_vecs:
+	CMPQ    R11, $0x00000000
+	JE      copyRowsF32_vecs_done
+	VMOVUPS (R10), Y0
+	VMOVUPS Y0, (R9)
+	ADDQ    $0x00000020, R9
+	ADDQ    $0x00000020, R10
+	DECQ    R11
+	JMP     copyRowsF32_vecs
+
+copyRowsF32_vecs_done:
+	MOVQ R8, R11
+
+copyRowsF32_elems:
+	CMPQ   R11, $0x00000000
+	JE     copyRowsF32_elems_done
+	VMOVSS (R10), X0
+	VMOVSS X0, (R9)
+	ADDQ   $0x00000004, R9
+	ADDQ   $0x00000004, R10
+	DECQ   R11
+	JMP    copyRowsF32_elems
+
+copyRowsF32_elems_done:
+	ADDQ CX, AX
+	ADDQ BX, DX
+	DECQ SI
+	JMP  copyRowsF32_rows
+
+copyRowsF32_done:
 	VZEROUPPER
 	RET
 

@@ -230,6 +230,9 @@ func rowSumsF64(o *float64, x *float64, ldx int, n int)
 // addRowsF64 adds rows rows (lds elements apart) of vecs YMM vectors and then tail more elements of src into the rows of dst (ldd elements apart) with AVX.
 func addRowsF64(dst *float64, ldd int, src *float64, lds int, rows int, vecs int, tail int)
 
+// copyRowsF64 copies rows rows (lds elements apart) of vecs YMM vectors and then tail more elements of src into the rows of dst (ldd elements apart) with AVX.
+func copyRowsF64(dst *float64, ldd int, src *float64, lds int, rows int, vecs int, tail int)
+
 // mulAddRepF64 adds x[j]*y[r*n+j] (the product rounded first) into dst[r*n+j] with AVX for r below reps and j below n rounded down to a multiple of 4.
 func mulAddRepF64(dst *float64, x *float64, y *float64, n int, reps int)
 
@@ -417,6 +420,9 @@ func rowSumsF32(o *float32, x *float32, ldx int, n int)
 
 // addRowsF32 adds rows rows (lds elements apart) of vecs YMM vectors and then tail more elements of src into the rows of dst (ldd elements apart) with AVX.
 func addRowsF32(dst *float32, ldd int, src *float32, lds int, rows int, vecs int, tail int)
+
+// copyRowsF32 copies rows rows (lds elements apart) of vecs YMM vectors and then tail more elements of src into the rows of dst (ldd elements apart) with AVX.
+func copyRowsF32(dst *float32, ldd int, src *float32, lds int, rows int, vecs int, tail int)
 
 // mulAddRepF32 adds x[j]*y[r*n+j] (the product rounded first) into dst[r*n+j] with AVX for r below reps and j below n rounded down to a multiple of 8.
 func mulAddRepF32(dst *float32, x *float32, y *float32, n int, reps int)

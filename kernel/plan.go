@@ -96,6 +96,29 @@ type planStep struct {
 	args []any // the inputs' views during a run
 }
 
+// stagingReader is a kernel that may read a copy of its input staged by another kernel of
+// its plan (WindowMatMul.ShareStaging, DepthwiseWindows.ShareStaging).
+type stagingReader interface {
+	stagingFrom() Kernel // the stager, nil when the kernel stages its own copy
+	unshareStaging()     // make the kernel stage its own copy
+}
+
+// unshareLate gives every kernel that reads a staged copy, but whose stager's step does not
+// come before its own, a copy of its own: it would otherwise read the copy of an earlier run.
+func unshareLate(steps []planStep) {
+	seen := map[Kernel]bool{} // only kernels of the staging types (pointers: comparable)
+	for _, st := range steps {
+		r, ok := st.k.(stagingReader)
+		if !ok {
+			continue
+		}
+		if s := r.stagingFrom(); s != nil && !seen[s] {
+			r.unshareStaging()
+		}
+		seen[st.k] = true
+	}
+}
+
 type planCopy struct {
 	from Slot
 	off  int
@@ -199,6 +222,7 @@ func (b *PlanBuilder) Build(dt core.Dtype, layout []Slot) (*Plan, []int, error) 
 	}
 	p := b.p
 	p.dtype = dt
+	unshareLate(p.steps)
 	offs := make([]int, len(layout))
 	at := map[Slot]int{} // owner → its offset in the packed output
 	for i, s := range layout {

@@ -366,6 +366,31 @@ func addRowsVec[T floatT](xp, src []T, o, h, s, w int) bool {
 	return true
 }
 
+// copyRowsVec copies h rows of w float elements of src (one after another) into xp, s apart
+// from offset o, in one assembly call (copyRows: the whole vectors of every row, then the
+// rest one element at a time); false when it does not apply (no AVX2, another dtype, rows
+// shorter than a vector). xp and src must not overlap.
+func copyRowsVec[T floatT](xp, src []T, o, h, s, w int) bool {
+	if !hasVec || w < vecMin || h == 0 {
+		return h == 0
+	}
+	switch d := any(xp).(type) {
+	case []float32:
+		x := any(src).([]float32)
+		n := w &^ 7
+		_, _ = d[o+(h-1)*s+w-1], x[h*w-1]
+		copyRowsF32(&d[o], s, &x[0], w, h, n/8, w-n)
+	case []float64:
+		x := any(src).([]float64)
+		n := w &^ 3
+		_, _ = d[o+(h-1)*s+w-1], x[h*w-1]
+		copyRowsF64(&d[o], s, &x[0], w, h, n/4, w-n)
+	default:
+		return false
+	}
+	return true
+}
+
 // rowScalarsVec is rowScalars (rows of last elements of v, row i from vo + i·sv2, against
 // s[so + i·ss2]; s op v when left) with one call of the AVX2 loop per row, for float rows
 // that are whole vectors (a multiple of 8 float32s or 4 float64s); false when it does not

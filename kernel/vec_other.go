@@ -39,6 +39,8 @@ const hasVec = false
 
 func addRowsVec[T floatT](xp, src []T, o, h, s, w int) bool { return false }
 
+func copyRowsVec[T floatT](xp, src []T, o, h, s, w int) bool { return false }
+
 func mulAddRepVec[T floatT](dst, x, y []T, n, reps int) bool { return false }
 
 func axpyTapsVec[T floatT](dst []T, rs int, x, w []T, n int) bool { return false }

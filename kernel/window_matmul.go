@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"slices"
 	"sync"
 	"unsafe"
 
@@ -51,6 +52,10 @@ type WindowMatMul struct {
 	MN  int
 	MP  []int64
 	buf *padBuf
+	// ShareStaging: stages, a kernel whose padded copy of x a later kernel reads; stager,
+	// the kernel whose copy this one reads
+	stages bool
+	stager *WindowMatMul
 }
 
 // MatrixAt makes k (cols) read M's element (n, p) at m[strideN·n + offs[p]] (a filter stored
@@ -67,6 +72,38 @@ func (k *WindowMatMul) MatrixAt(strideN int, offs []int64) error {
 	}
 	k.MN, k.MP = strideN, offs
 	return nil
+}
+
+// ShareStaging makes reader use k's padded copy of x: two products of one plan reading the
+// same x through the same padding (a convolution's forward product and its filter
+// gradient), k's step before reader's. k copies x into the padded buffer at each run and
+// records the x slice it copied; reader, finding the record of the same slice, reads that
+// copy instead of making its own and clears the record (a record is read once). Only for
+// kernels of one plan, whose values do not change between its steps (a kernel.Plan's); a
+// plan that runs reader before k gives reader a copy of its own (PlanBuilder.Build). It
+// fails when the two do not pad x alike, or either already shares.
+func (k *WindowMatMul) ShareStaging(reader *WindowMatMul) error {
+	if k == reader || k.stages || k.stager != nil || reader.stages || reader.stager != nil ||
+		!slices.Equal(k.Src, reader.Src) || !slices.Equal(k.Lo, reader.Lo) || !slices.Equal(k.Pad, reader.Pad) {
+		return errors.Errorf("kernel: windowMatMul: padded copy of x %v (padded %v) shared with x %v (padded %v) (supported: two kernels padding x alike, neither sharing yet)", k.Src, k.Pad, reader.Src, reader.Pad)
+	}
+	k.stages, reader.stager, reader.buf = true, k, k.buf
+	return nil
+}
+
+// SharesStaging reports whether k reads another kernel's padded copy of x (ShareStaging).
+func (k *WindowMatMul) SharesStaging() bool { return k.stager != nil }
+
+func (k *WindowMatMul) stagingFrom() Kernel {
+	if k.stager == nil {
+		return nil
+	}
+	return k.stager
+}
+
+// unshareStaging gives k a padded copy of its own (its plan runs it before its stager).
+func (k *WindowMatMul) unshareStaging() {
+	k.buf, k.stager = &padBuf{}, nil
 }
 
 // bijection checks that n·strideN + offs[i] over n < count and every i writes each of the
@@ -242,7 +279,16 @@ func windowMatMul[T floatT](k *WindowMatMul, out, x, m []T) error {
 	if kept {
 		defer k.buf.release()
 	}
-	padInto(xp, x, k.Src, k.Lo, k.Pad)
+	id := unsafe.Pointer(unsafe.SliceData(x))
+	if !(k.stager != nil && kept && k.buf.staged == id && k.buf.stagedLen == len(x)) {
+		padInto(xp, x, k.Src, k.Lo, k.Pad)
+	}
+	switch {
+	case k.stager != nil && kept:
+		k.buf.staged, k.buf.stagedLen = nil, 0
+	case k.stages && kept:
+		k.buf.staged, k.buf.stagedLen = id, len(x)
+	}
 	if k.Cols && k.OutJ != nil && !allFinite(m) {
 		scatterExact(k, out, xp, m)
 		return nil
@@ -562,25 +608,46 @@ func (b *padBuf) release() {
 }
 
 // padInto copies x (shape src) into the interior of xp (shape pad, src's elements from lo
-// on along each dimension); the rest of xp is left as it is (zero).
+// on along each dimension); the rest of xp is left as it is (zero). Each plane of x (its
+// last two dimensions) is copied in one call of the AVX row copy, its offset in xp kept up to
+// date incrementally (a convolution's rows are a few tens of elements: a memmove a row and
+// recomputing the row's offset from its index moved 7 GB/s).
 func padInto[T floatT](xp, x []T, src, lo, pad []int) {
 	r := len(src)
 	last := src[r-1]
-	var idx [8]int
-	rows := len(x) / max(last, 1)
-	for row := range rows {
-		off := 0
-		for d := range r - 1 {
-			off = off*pad[d] + idx[d] + lo[d]
-		}
-		off = off*pad[r-1] + lo[r-1]
-		copy(xp[off:off+last], x[row*last:row*last+last])
-		for d := r - 2; d >= 0; d-- {
-			idx[d]++
-			if idx[d] < src[d] {
-				break
+	if r == 1 || last == 0 {
+		copy(xp[lo[0]:lo[0]+len(x)], x)
+		return
+	}
+	var st, idx [8]int
+	off := 0
+	for d, s := r-1, 1; d >= 0; d-- {
+		st[d] = s
+		off += lo[d] * s
+		s *= pad[d]
+	}
+	h, ld := src[r-2], st[r-2]
+	plane := h * last
+	if plane == 0 {
+		return
+	}
+	for p := range len(x) / plane {
+		xs := x[p*plane : p*plane+plane]
+		if !copyRowsVec(xp, xs, off, h, ld, last) {
+			for i := range h {
+				copy(xp[off+i*ld:off+i*ld+last], xs[i*last:i*last+last])
 			}
+		}
+		if r == 2 {
+			return
+		}
+		d := r - 3
+		off += st[d]
+		for idx[d]++; idx[d] == src[d] && d > 0; idx[d]++ {
+			off -= st[d] * src[d]
 			idx[d] = 0
+			d--
+			off += st[d]
 		}
 	}
 }

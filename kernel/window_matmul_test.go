@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"testing"
 	"unsafe"
+
+	"github.com/bulkad/bulkad/core"
 )
 
 // convAccess is the access of x [b, c, h, w] by the im2col gather of a kh×kw convolution
@@ -489,5 +491,131 @@ func TestWindowMatMulSplits(t *testing.T) {
 		n    int
 	}{{"rows", rows, mRows, p * 16}, {"cols", cols, mCols, 16 * j}, {"scatter", scat, mCols, 16 * j}} {
 		sameBitsAcrossProcs(t, c.name, c.n, func(out []float32) error { return c.k.Run(out, []any{x, c.m}) })
+	}
+}
+
+// TestWindowMatMulSharedStaging: a filter gradient reading the forward product's padded copy
+// of x (ShareStaging) computes what one padding its own copy does, to the bit: after the
+// forward, after x changed in place with no forward run since (the record is read once),
+// and after a forward on another x. Kernels padding x otherwise, or already sharing, are
+// refused.
+func TestWindowMatMulSharedStaging(t *testing.T) {
+	dom, acc := convAccess(2, 3, 6, 7, 3, 3, 1, 1)
+	rng := rand.New(rand.NewSource(41))
+	fill := func(s []float32) {
+		for i := range s {
+			s[i] = float32(rng.NormFloat64())
+		}
+	}
+	P, J, n := 2*6*7, 3*9, 8
+	x, x2 := make([]float32, 2*3*6*7), make([]float32, 2*3*6*7)
+	w, d := make([]float32, n*J), make([]float32, P*n)
+	fill(x)
+	fill(x2)
+	fill(w)
+	fill(d)
+	fwd, _ := NewWindowMatMul(dom, 3, acc, n, false, true) // G·Wᵀ
+	filt, _ := NewWindowMatMul(dom, 3, acc, n, true, true) // δᵀ·G, δ [P, n]
+	own, _ := NewWindowMatMul(dom, 3, acc, n, true, true)
+	if err := fwd.ShareStaging(filt); err != nil {
+		t.Fatal(err)
+	}
+	out := make([]float32, P*n)
+	check := func(what string, xs []float32) {
+		t.Helper()
+		got, want := make([]float32, n*J), make([]float32, n*J)
+		if err := filt.Run(got, []any{xs, d}); err != nil {
+			t.Fatal(err)
+		}
+		if err := own.Run(want, []any{xs, d}); err != nil {
+			t.Fatal(err)
+		}
+		for i := range want {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("%s: element %d = %v, want %v", what, i, got[i], want[i])
+			}
+		}
+	}
+	if err := fwd.Run(out, []any{x, w}); err != nil {
+		t.Fatal(err)
+	}
+	check("after the forward", x)
+	fill(x) // the same slice, other values, no forward run
+	check("x changed, no forward", x)
+	if err := fwd.Run(out, []any{x2, w}); err != nil {
+		t.Fatal(err)
+	}
+	check("the forward on another x", x)
+	odom, oacc := convAccess(2, 3, 6, 7, 3, 3, 1, 0)
+	other, _ := NewWindowMatMul(odom, 3, oacc, n, true, true)
+	fresh, _ := NewWindowMatMul(dom, 3, acc, n, false, true)
+	for _, c := range []struct {
+		name string
+		a, b *WindowMatMul
+	}{{"itself", own, own}, {"another padding", fresh, other}, {"a stager again", fwd, own}, {"a reader again", own, filt}} {
+		if c.a.ShareStaging(c.b) == nil {
+			t.Errorf("%s: shared", c.name)
+		}
+	}
+}
+
+// TestPlanUnsharesLateReader: a plan whose steps run a kernel reading a staged copy before
+// its stager gives the reader a copy of its own (else the reader of a second run would read
+// the first run's copy of an x changed in place since); in the other order it keeps sharing.
+func TestPlanUnsharesLateReader(t *testing.T) {
+	dom, acc := convAccess(1, 2, 5, 5, 3, 3, 1, 1)
+	P, J, n := 25, 18, 4
+	f32 := func(s ...int) core.Type { return core.Type{Dtype: core.Float32, Shape: core.Shape(s)} }
+	for _, readerFirst := range []bool{true, false} {
+		fwd, _ := NewWindowMatMul(dom, 3, acc, n, false, true)
+		filt, _ := NewWindowMatMul(dom, 3, acc, n, true, true)
+		own, _ := NewWindowMatMul(dom, 3, acc, n, true, true)
+		if err := fwd.ShareStaging(filt); err != nil {
+			t.Fatal(err)
+		}
+		b := NewPlanBuilder(3)
+		xs := b.Input(0, 0, f32(1, 2, 5, 5))
+		ws := b.Input(1, 0, f32(n, J))
+		ds := b.Input(2, 0, f32(P, n))
+		var layout []Slot
+		if readerFirst {
+			g := b.Step(filt, nil, f32(n, J), xs, ds)
+			layout = []Slot{g, b.Step(fwd, nil, f32(P, n), xs, ws)}
+		} else {
+			f := b.Step(fwd, nil, f32(P, n), xs, ws)
+			layout = []Slot{b.Step(filt, nil, f32(n, J), xs, ds), f}
+		}
+		p, _, err := b.Build(core.Float32, layout)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if shares := filt.stagingFrom() != nil; shares == readerFirst {
+			t.Errorf("reader first %v: still shares %v", readerFirst, shares)
+		}
+		rng := rand.New(rand.NewSource(5))
+		x, w, d := make([]float32, 50), make([]float32, n*J), make([]float32, P*n)
+		for _, s := range [][]float32{x, w, d} {
+			for i := range s {
+				s[i] = float32(rng.NormFloat64())
+			}
+		}
+		out := make([]float32, p.OutLen())
+		for run := range 2 {
+			for i := range x {
+				x[i] = float32(rng.NormFloat64()) // x changed in place between the runs
+			}
+			if err := p.Run(out, []any{x, w, d}); err != nil {
+				t.Fatal(err)
+			}
+			want := make([]float32, n*J)
+			if err := own.Run(want, []any{x, d}); err != nil {
+				t.Fatal(err)
+			}
+			for i, v := range want {
+				if math.Float32bits(out[i]) != math.Float32bits(v) {
+					t.Fatalf("reader first %v, run %d: element %d = %v, want %v", readerFirst, run, i, out[i], v)
+				}
+			}
+		}
 	}
 }

@@ -135,6 +135,11 @@ func TestLeanFiniteDifferences(t *testing.T) {
 			wk, ok := k.(*kern.WindowMatMul)
 			return ok && wk.Cols
 		}},
+		// the filter gradient reading the padded copy of x the forward product made
+		{"resnet shared padding", func() (*models.Model, error) { return models.ResNet(G.Float64, 2, 9, 3, 1, 3, 9) }, func(k kern.Kernel) bool {
+			wk, ok := k.(*kern.WindowMatMul)
+			return ok && wk.Cols && wk.SharesStaging()
+		}},
 		{"mobilenet", func() (*models.Model, error) { return models.MobileNet(G.Float64, 2, 9, 4, 1, 3, 9) }, func(k kern.Kernel) bool {
 			dk, ok := k.(*kern.DepthwiseWindows)
 			return ok && dk.Input

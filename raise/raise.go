@@ -230,6 +230,9 @@ type plan struct {
 	// dwStaging: per x read by a depthwise product, the first such kernel planned, which a
 	// second one (the forward's or the filter gradient's pair) shares x's staged copy with
 	dwStaging map[core.Term]*kern.DepthwiseWindows
+	// winStaging: per x read by a window product, the first such kernel planned, which a
+	// window product of the other form shares its padded copy with (shareWindowStaging)
+	winStaging map[core.Term]*kern.WindowMatMul
 	// body holds what is planned: the selected results and the bound terms of the lets they
 	// need (a tuple of them; not the whole program, whose other results, a machine's unneeded
 	// node values, would count as readers). uses counts the references to its terms and

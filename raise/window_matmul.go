@@ -170,6 +170,7 @@ func (pl *plan) windowMatmul(t *core.MatMul, a core.Term, ta bool, b core.Term, 
 	if !ok {
 		return ref{}, false, nil
 	}
+	pl.shareWindowStaging(wp.w.in, wp.k)
 	r, err = pl.customAvoid(t, "windowMatMul", []core.Term{wp.w.in, wp.other}, winFns(wp.w.winOperand), func(vs []*core.Var) (core.Term, []*core.Var, error) {
 		p, err := wp.product(vs)
 		return p, vs, err
@@ -237,6 +238,7 @@ func (pl *plan) windowTransposed(t *core.Transpose, perm []int) (ref, bool, erro
 	if err := wp.k.ScatterRows(P*N, S[last], offs); err != nil {
 		return ref{}, false, nil
 	}
+	pl.shareWindowStaging(wp.w.in, wp.k)
 	r, err := pl.customAvoid(t, "windowMatMul", []core.Term{wp.w.in, wp.other}, winFns(wp.w.winOperand), func(vs []*core.Var) (core.Term, []*core.Var, error) {
 		p, err := wp.product(vs)
 		if err != nil {
@@ -250,6 +252,35 @@ func (pl *plan) windowTransposed(t *core.Transpose, perm []int) (ref, bool, erro
 		return tp, vs, err
 	}, wp.k)
 	return r, true, err
+}
+
+// shareWindowStaging lets the forward product (rows) and the filter gradient (cols) of one
+// convolution in a coarse plan — window products of the same x — share one padded copy of x
+// (kern.WindowMatMul.ShareStaging): the zoo ResNet copied each layer's input twice a step,
+// ≈ 64 µs a copy in float32, bound by memory. The first window product of x planned waits
+// in pl.winStaging for one of the other form.
+func (pl *plan) shareWindowStaging(x core.Term, k *kern.WindowMatMul) {
+	if !pl.coarse {
+		return
+	}
+	if pl.winStaging == nil {
+		pl.winStaging = map[core.Term]*kern.WindowMatMul{}
+	}
+	o, ok := pl.winStaging[x]
+	if !ok {
+		pl.winStaging[x] = k
+		return
+	}
+	if o.Cols == k.Cols {
+		return
+	}
+	stager, reader := o, k
+	if o.Cols {
+		stager, reader = k, o
+	}
+	if stager.ShareStaging(reader) == nil {
+		delete(pl.winStaging, x)
+	}
 }
 
 // A convolution's input gradient is col2im of a product (Gorgonia's: the scatter of δ·W,

@@ -85,6 +85,7 @@ func main() {
 		transpose(f32)
 		rowSums(f32)
 		addRows(f32)
+		copyRows(f32)
 		mulAddRep(f32)
 		axpyTaps(f32)
 		reduceTaps9(f32)
