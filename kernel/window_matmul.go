@@ -510,7 +510,10 @@ func winMatCols[T floatT](k *WindowMatMul, out, xp, mp []T, ldm, w, lo, hi int) 
 			if k.OutJ != nil {
 				offs := k.OutJ[j0 : j0+cols]
 				if cols == 8 && contiguous8(offs) { // eight contiguous elements a row
-					tileColumns(out, tile[:8*w], int64(k.OutN), offs[0], w, min(w, n-b0), b0)
+					ls := min(w, n-b0)
+					if !transposeTileVec(out, b0*k.OutN+int(offs[0]), k.OutN, tile[:8*w], 0, w, ls, 8) {
+						tileColumns(out, tile[:8*w], int64(k.OutN), offs[0], w, ls, b0)
+					}
 					continue
 				}
 				for l := range min(w, n-b0) {

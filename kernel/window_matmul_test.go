@@ -619,3 +619,58 @@ func TestPlanUnsharesLateReader(t *testing.T) {
 		}
 	}
 }
+
+// TestWindowMatMulScatterToTiles: cols written through ScatterTo with consecutive offsets (a
+// col2im into the image: each tile of eight points lands as rows of eight contiguous
+// elements, transposed in registers) gives c's elements where the offsets put them, in both
+// dtypes, for n below, at and around the vector widths and a partial last tile of points.
+func TestWindowMatMulScatterToTiles(t *testing.T) {
+	testScatterToTiles[float32](t, 1e-4)
+	testScatterToTiles[float64](t, 1e-12)
+}
+
+func testScatterToTiles[T floatT](t *testing.T, tol float64) {
+	rng := rand.New(rand.NewSource(17))
+	dom, acc := convAccess(2, 3, 5, 6, 3, 3, 1, 1)
+	xf := make([]float64, 2*3*5*6)
+	for i := range xf {
+		xf[i] = rng.NormFloat64()
+	}
+	g, p, j := windowMatrix(dom, 3, acc, xf)
+	x := make([]T, len(xf))
+	for i, v := range xf {
+		x[i] = T(v)
+	}
+	for _, n := range []int{5, 8, 16, 20, 40} {
+		m := make([]T, n*p) // [N, P] read transposed (stored [P, N])
+		for i := range m {
+			m[i] = T(rng.NormFloat64())
+		}
+		k, err := NewWindowMatMul(dom, 3, acc, n, true, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		offs := make([]int64, j)
+		for i := range offs {
+			offs[i] = int64(i)
+		}
+		if err := k.ScatterTo(n*j, j, offs); err != nil {
+			t.Fatal(err)
+		}
+		got := make([]T, n*j)
+		if err := k.Run(got, []any{x, m}); err != nil {
+			t.Fatal(err)
+		}
+		for l := range n {
+			for col := range j {
+				s := 0.0
+				for st := range p {
+					s += float64(m[st*n+l]) * float64(T(g[st*j+col]))
+				}
+				if e := float64(got[l*j+col]); math.Abs(e-s) > tol*(1+math.Abs(s)) {
+					t.Fatalf("%T n %d: element (%d, %d) = %v, want %v", x[0], n, l, col, e, s)
+				}
+			}
+		}
+	}
+}
