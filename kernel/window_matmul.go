@@ -56,6 +56,9 @@ type WindowMatMul struct {
 	// the kernel whose copy this one reads
 	stages bool
 	stager *WindowMatMul
+	// padShared: the padded buffer is shared with kernels padding another x alike
+	// (SharePadding), so it holds nothing between runs
+	padShared bool
 }
 
 // MatrixAt makes k (cols) read M's element (n, p) at m[strideN·n + offs[p]] (a filter stored
@@ -83,13 +86,32 @@ func (k *WindowMatMul) MatrixAt(strideN int, offs []int64) error {
 // plan that runs reader before k gives reader a copy of its own (PlanBuilder.Build). It
 // fails when the two do not pad x alike, or either already shares.
 func (k *WindowMatMul) ShareStaging(reader *WindowMatMul) error {
-	if k == reader || k.stages || k.stager != nil || reader.stages || reader.stager != nil ||
+	if k == reader || k.stages || k.stager != nil || reader.stages || reader.stager != nil || k.padShared || reader.padShared ||
 		!slices.Equal(k.Src, reader.Src) || !slices.Equal(k.Lo, reader.Lo) || !slices.Equal(k.Pad, reader.Pad) {
 		return errors.Errorf("kernel: windowMatMul: padded copy of x %v (padded %v) shared with x %v (padded %v) (supported: two kernels padding x alike, neither sharing yet)", k.Src, k.Pad, reader.Src, reader.Pad)
 	}
 	k.stages, reader.stager, reader.buf = true, k, k.buf
 	return nil
 }
+
+// SharePadding makes k pad its x in other's padded buffer: two kernels of one plan, at
+// different steps, padding their inputs alike (the input gradients of a network's
+// convolutions of one shape), neither of which keeps a copy between runs (ShareStaging).
+// One buffer instead of one each: less memory, and a buffer the caches still hold. A run
+// that finds the buffer in use by the other pads into a new one. It fails when the two pad
+// otherwise or either shares staging.
+func (k *WindowMatMul) SharePadding(other *WindowMatMul) error {
+	if k == other || k.stages || k.stager != nil || other.stages || other.stager != nil ||
+		!slices.Equal(k.Src, other.Src) || !slices.Equal(k.Lo, other.Lo) || !slices.Equal(k.Pad, other.Pad) {
+		return errors.Errorf("kernel: windowMatMul: padded buffer of x %v (padded %v) shared with x %v (padded %v) (supported: two kernels padding alike, neither sharing a staged copy)", k.Src, k.Pad, other.Src, other.Pad)
+	}
+	k.buf, k.padShared, other.padShared = other.buf, true, true
+	return nil
+}
+
+// SharesPadding reports whether k shares its padded buffer with kernels padding another x
+// alike (SharePadding).
+func (k *WindowMatMul) SharesPadding() bool { return k.padShared }
 
 // SharesStaging reports whether k reads another kernel's padded copy of x (ShareStaging).
 func (k *WindowMatMul) SharesStaging() bool { return k.stager != nil }

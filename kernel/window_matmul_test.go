@@ -674,3 +674,71 @@ func testScatterToTiles[T floatT](t *testing.T, tol float64) {
 		}
 	}
 }
+
+// TestWindowMatMulSharePadding: two col2im-like products padding their inputs in one buffer
+// (SharePadding), run in turn on different inputs, give the bits of products with buffers of
+// their own; a kernel padding otherwise, or one sharing a staged copy, is refused (and one
+// sharing a padded buffer cannot then share staging).
+func TestWindowMatMulSharePadding(t *testing.T) {
+	dom, acc := convAccess(2, 3, 6, 7, 3, 3, 1, 1)
+	rng := rand.New(rand.NewSource(43))
+	n := 5
+	mk := func() *WindowMatMul {
+		k, err := NewWindowMatMul(dom, 3, acc, n, true, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		offs := make([]int64, len(k.V))
+		for i := range offs {
+			offs[i] = int64(i)
+		}
+		if err := k.ScatterTo(n*len(offs), len(offs), offs); err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	a, b, ownA, ownB := mk(), mk(), mk(), mk()
+	if err := a.SharePadding(b); err != nil {
+		t.Fatal(err)
+	}
+	if !a.SharesPadding() || !b.SharesPadding() || ownA.SharesPadding() {
+		t.Fatal("SharesPadding does not report the sharing")
+	}
+	P, J := len(a.U), len(a.V)
+	for round := range 3 {
+		for _, pair := range [][2]*WindowMatMul{{a, ownA}, {b, ownB}} {
+			x, m := make([]float32, 2*3*6*7), make([]float32, P*n)
+			for _, s := range [][]float32{x, m} {
+				for i := range s {
+					s[i] = float32(rng.NormFloat64())
+				}
+			}
+			got, want := make([]float32, n*J), make([]float32, n*J)
+			if err := pair[0].Run(got, []any{x, m}); err != nil {
+				t.Fatal(err)
+			}
+			if err := pair[1].Run(want, []any{x, m}); err != nil {
+				t.Fatal(err)
+			}
+			for i := range want {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("round %d: element %d = %v, want %v", round, i, got[i], want[i])
+				}
+			}
+		}
+	}
+	odom, oacc := convAccess(2, 3, 6, 7, 3, 3, 1, 0)
+	other, _ := NewWindowMatMul(odom, 3, oacc, n, true, true)
+	fwd, _ := NewWindowMatMul(dom, 3, acc, n, false, true)
+	filt, _ := NewWindowMatMul(dom, 3, acc, n, true, true)
+	if err := fwd.ShareStaging(filt); err != nil {
+		t.Fatal(err)
+	}
+	if ownA.SharePadding(other) == nil || ownA.SharePadding(ownA) == nil || ownA.SharePadding(fwd) == nil || filt.SharePadding(ownA) == nil {
+		t.Error("a kernel padding otherwise, itself, or one sharing staging was accepted")
+	}
+	fresh, _ := NewWindowMatMul(dom, 3, acc, n, false, true)
+	if fresh.ShareStaging(a) == nil {
+		t.Error("a kernel sharing its padded buffer was made to read a staged copy")
+	}
+}

@@ -140,6 +140,11 @@ func TestLeanFiniteDifferences(t *testing.T) {
 			wk, ok := k.(*kern.WindowMatMul)
 			return ok && wk.Cols && wk.SharesStaging()
 		}},
+		// the input gradients of the block's two convolutions padding in one buffer
+		{"resnet shared input-gradient padding", func() (*models.Model, error) { return models.ResNet(G.Float64, 2, 9, 3, 1, 3, 9) }, func(k kern.Kernel) bool {
+			wk, ok := k.(*kern.WindowMatMul)
+			return ok && wk.OutJ != nil && wk.SharesPadding()
+		}},
 		{"mobilenet", func() (*models.Model, error) { return models.MobileNet(G.Float64, 2, 9, 4, 1, 3, 9) }, func(k kern.Kernel) bool {
 			dk, ok := k.(*kern.DepthwiseWindows)
 			return ok && dk.Input

@@ -233,6 +233,9 @@ type plan struct {
 	// winStaging: per x read by a window product, the first such kernel planned, which a
 	// window product of the other form shares its padded copy with (shareWindowStaging)
 	winStaging map[core.Term]*kern.WindowMatMul
+	// winPads: the input gradients' window products, one of each padding, whose padded
+	// buffer the next of the same padding shares (sharePadding)
+	winPads []*kern.WindowMatMul
 	// body holds what is planned: the selected results and the bound terms of the lets they
 	// need (a tuple of them; not the whole program, whose other results, a machine's unneeded
 	// node values, would count as readers). uses counts the references to its terms and

@@ -283,6 +283,21 @@ func (pl *plan) shareWindowStaging(x core.Term, k *kern.WindowMatMul) {
 	}
 }
 
+// sharePadding lets the input gradients of a coarse plan's convolutions of one shape pad
+// their cotangents in one buffer (kern.WindowMatMul.SharePadding): the zoo ResNet's four
+// kept four padded copies (663 KB each in float32), each written from cold at its step.
+func (pl *plan) sharePadding(k *kern.WindowMatMul) {
+	if !pl.coarse {
+		return
+	}
+	for _, o := range pl.winPads {
+		if k.SharePadding(o) == nil {
+			return
+		}
+	}
+	pl.winPads = append(pl.winPads, k)
+}
+
 // A convolution's input gradient is col2im of a product (Gorgonia's: the scatter of δ·W,
 // [b·oh·ow, c·kh·kw] viewed as [b, oh, ow, c, kh, kw], into the image [b, c, h, w]; raise's
 // transposedScatter computes it transposed). Read from the image's side, it is itself a
@@ -328,6 +343,7 @@ func (pl *plan) windowCol2im(t *core.Scatter) (r ref, ok bool, err error) {
 	if !ok {
 		return ref{}, false, nil
 	}
+	pl.sharePadding(k)
 	ins := []core.Term{b, a} // the cotangent's factor (x of the kernel), then the filter's
 	if c.d.isRows {
 		ins = []core.Term{a, b}
