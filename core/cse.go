@@ -43,7 +43,7 @@ func CSE(p *Program) (*Program, error) {
 		top[l.Var.Name] = true
 	}
 	c := &cse{top: top, chain: map[*node]bool{}, free: map[*node][]string{}, memo: map[cseKey]Term{},
-		vars: map[string]*Var{}, buckets: map[uint64][]Term{}, class: map[*node]int{}, seed: maphash.MakeSeed()}
+		vars: map[string]*Var{}, buckets: map[uint64][]Term{}, class: map[*node]int{}, lets: map[string]int{}, seed: maphash.MakeSeed()}
 	for _, l := range chain {
 		c.chain[l.base()] = true
 	}
@@ -80,6 +80,7 @@ type cse struct {
 	buckets map[uint64][]Term  // the first term of each class, by hash
 	class   map[*node]int      // the class of each walked term
 	reps    []Term             // each class's first term
+	lets    map[string]int     // per top-level let: the class of its bound term
 	eq      eqCache            // shallow comparison
 	seed    maphash.Seed
 }
@@ -214,6 +215,9 @@ func (c *cse) rename(t Term, env map[string]string, depth int) (Term, error) {
 		if err != nil {
 			return nil, err
 		}
+		if l, isLet := t.(*Let); isLet && i == 0 && c.chain[t.base()] {
+			c.lets[l.Var.Name] = c.class[o.base()] // its uses are of its bound term's class
+		}
 		nk[i] = o
 		changed = changed || o != k
 	}
@@ -247,6 +251,16 @@ func envKey(free []string, env map[string]string) string {
 // the class's first term when t is closed, t itself otherwise: open terms are matched (their
 // classes make their parents comparable) but never replaced.
 func (c *cse) share(t Term, closed bool) Term {
+	if v, isVar := t.(*Var); isVar {
+		if id, isLet := c.lets[v.Name]; isLet {
+			// a use of a top-level let is of its bound term's class, so that a term reading
+			// the let and one computing its bound inline are found equal (a gradient's
+			// primal lets recompute a batch norm's statistics the forward computes inline),
+			// but stays the use: the let's value is read, never its term planned again
+			c.class[t.base()] = id
+			return t
+		}
+	}
 	id, ok := c.class[t.base()]
 	if !ok {
 		id = -1

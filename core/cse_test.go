@@ -32,8 +32,9 @@ func isGather(t core.Term) bool { _, ok := t.(*core.Gather); return ok }
 func isArgmax(t core.Term) bool { _, ok := t.(*core.ArgmaxOuter); return ok }
 func isBinary(t core.Term) bool { _, ok := t.(*core.Binary); return ok }
 
-// TestCSE: equal closed subterms, up to the names of index variables, become one term and
-// the program computes the same bits (core.Eval before and after); terms under a binder that
+// TestCSE: equal closed subterms, up to the names of index variables and with a use of a
+// top-level let equal to its bound term, become one term and the program computes the same
+// bits (core.Eval before and after); terms under a binder that
 // refer to it stay apart; literals equal as numbers but not to the bit (−0 and +0) stay
 // apart; CSE is idempotent; a program whose binders hide a top-level name is returned
 // unchanged.
@@ -57,6 +58,11 @@ func TestCSE(t *testing.T) {
 			`fn (x : [6] f64) => (x + lit [6] f64 [1.0, 1.0, 2.0, 3.0, 4.0, 0.0], x + lit [6] f64 [1.0, 1.0, 2.0, 3.0, 4.0, -0.0])`, 0, 0, 2, false},
 		{"lets",
 			`fn (x : [3] f64) => let a = x * x in let b = x * x in (a + b, sumOuter (x * x))`, 0, 0, 2, false},
+		// a use of a top-level let is of its bound term's class: r·r is x·x read through r
+		{"a let's uses and its bound term inline",
+			`fn (x : [3] f64) => let a = x * x in let r = x in (a + x * x, r * r + x * x)`, 0, 0, 2, false},
+		{"a let of a view and the view inline",
+			`fn (x : [2,3] f64) => let r = tr [1,0] x in (tr [1,0] x * tr [1,0] x, r * r)`, 0, 0, 1, false},
 		{"a binder hiding a top-level name",
 			`fn (x : [3] f64) => let a = x * x in (build1 3 (\a -> x * x), x * x + a)`, 0, 0, -1, true},
 	}

@@ -278,12 +278,55 @@ func (ft *fuseTree) addLeaf(v view) bool {
 
 // absorbs reports whether the tree computes u itself: an element-wise operation of its dtype
 // that nothing else reads, is not planned yet, and is not a form another kernel plans better
-// (a ReLU mask times a scatter, a concatenation's sum of gathers). Recomputing an operation
-// read twice (a batch norm's x − mean, squared for the variance and scaled for the output)
-// was tried: no faster on the zoo ResNet and MobileNet, whose element-wise kernels are bound
-// by memory traffic that recomputing does not reduce.
+// (a ReLU mask times a scatter, a concatenation's sum of gathers), or one that others read
+// too but that is cheaper recomputed than written and read back (recomputes). Recomputing
+// any operation read twice was tried (session 16): no faster on the zoo ResNet and MobileNet,
+// whose element-wise kernels are bound by memory traffic; once the gradient's batch-norm
+// terms became the forward's (core.CSE, session 22), x − mean was read by both, and
+// recomputing it (never writing it) took the zoo ResNet float32 from 304 steps and 2.89 M
+// buffer elements to 259 and 2.76 M.
 func (ft *fuseTree) absorbs(u core.Term) bool {
-	return ft.computable(u) && ft.pl.onlyUse(u)
+	return ft.computable(u) && (ft.pl.onlyUse(u) || ft.recomputes(u))
+}
+
+// recomputes reports whether the tree computes u although other steps read it too: u is one
+// binary operation of an array that exists anyway (a planned term, a parameter, a let, a step
+// of its own) with a broadcast of a smaller array constant along the rows (constantRows), such
+// as a batch norm's x − mean, which the
+// forward's variance and normalisation and the gradient's terms all read once common
+// subterms are one term (core.CSE). Each reader then reads x and the per-channel mean instead
+// of an array of x's size, and that array is never written. Other operations read twice stay
+// one step: recomputing a tanh or a product of two arrays costs more than reading it back
+// (the zoo transformer's GELU, float64, 0.5 ms slower so).
+func (ft *fuseTree) recomputes(u core.Term) bool {
+	pl := ft.pl
+	p, ok := pl.peel(u).(*core.Binary)
+	if !ok {
+		return false
+	}
+	size := p.Type().Shape.Size()
+	broadcast := false
+	for _, o := range []core.Term{p.X, p.Y} {
+		v := pl.uniform(pl.view(o))
+		if v.trivial && ft.computable(o) {
+			return false // an element-wise operation the tree would compute too
+		}
+		if !v.trivial && v.base.Type().Shape.Size() < size && constantRows(o.Type().Shape, v.strides) {
+			broadcast = true
+		}
+	}
+	return broadcast
+}
+
+// constantRows reports whether a view of shape sh with strides st is constant along its last
+// dimension (stride 0 or one element): one value a row of the fused loop, such as a per-channel
+// mean over [b, c, h·w]. A vector repeated along the rows (a bias over a matrix's rows) makes
+// every tree that recomputes the operation a loop over rows with a vector leaf, which measured
+// slower than reading the operation's array back (the zoo transformer's GELU float64: its tanh
+// tree 0.41 → 0.67 ms recomputing the bias addition).
+func constantRows(sh core.Shape, st []int) bool {
+	n := len(sh)
+	return n == 0 || sh[n-1] == 1 || st[n-1] == 0
 }
 
 // absorbsTwice reports whether the tree computes u, read twice by one operation of the tree
