@@ -291,13 +291,12 @@ func (ft *fuseTree) absorbs(u core.Term) bool {
 
 // recomputes reports whether the tree computes u although other steps read it too: u is one
 // binary operation of an array that exists anyway (a planned term, a parameter, a let, a step
-// of its own) with a broadcast of a smaller array constant along the rows (constantRows), such
-// as a batch norm's x − mean, which the
-// forward's variance and normalisation and the gradient's terms all read once common
-// subterms are one term (core.CSE). Each reader then reads x and the per-channel mean instead
-// of an array of x's size, and that array is never written. Other operations read twice stay
-// one step: recomputing a tanh or a product of two arrays costs more than reading it back
-// (the zoo transformer's GELU, float64, 0.5 ms slower so).
+// of its own) with a broadcast of a smaller array constant along the rows (constantRows),
+// such as a batch norm's x − mean, which the forward's variance and normalisation and the
+// gradient's terms all read once common subterms are one term (core.CSE). Each reader then
+// reads x and the per-channel mean instead of an array of x's size, and that array is never
+// written. Other operations read twice stay one step: recomputing a tanh or a product of two
+// arrays costs more than reading it back.
 func (ft *fuseTree) recomputes(u core.Term) bool {
 	pl := ft.pl
 	p, ok := pl.peel(u).(*core.Binary)
