@@ -346,31 +346,16 @@ func simdAxpy[T floatT](dst, x []T, s T) int {
 // it does not apply (no AVX2, another dtype, rows shorter than a vector). xp and src must not
 // overlap.
 func addRowsVec[T floatT](xp, src []T, o, h, s, w int) bool {
-	if !hasVec || w < vecMin || h == 0 {
-		return h == 0
-	}
-	switch d := any(xp).(type) {
-	case []float32:
-		x := any(src).([]float32)
-		n := w &^ 7
-		_, _ = d[o+(h-1)*s+w-1], x[h*w-1]
-		addRowsF32(&d[o], s, &x[0], w, h, n/8, w-n) // every row in one call
-	case []float64:
-		x := any(src).([]float64)
-		n := w &^ 3
-		_, _ = d[o+(h-1)*s+w-1], x[h*w-1]
-		addRowsF64(&d[o], s, &x[0], w, h, n/4, w-n)
-	default:
-		return false
-	}
-	return true
+	return rowsVec(xp, src, o, h, s, w, true)
 }
 
-// copyRowsVec copies h rows of w float elements of src (one after another) into xp, s apart
-// from offset o, in one assembly call (copyRows: the whole vectors of every row, then the
-// rest one element at a time); false when it does not apply (no AVX2, another dtype, rows
-// shorter than a vector). xp and src must not overlap.
+// copyRowsVec is addRowsVec copying the rows (copyRows) instead of adding them.
 func copyRowsVec[T floatT](xp, src []T, o, h, s, w int) bool {
+	return rowsVec(xp, src, o, h, s, w, false)
+}
+
+// rowsVec is addRowsVec (add) or copyRowsVec.
+func rowsVec[T floatT](xp, src []T, o, h, s, w int, add bool) bool {
 	if !hasVec || w < vecMin || h == 0 {
 		return h == 0
 	}
@@ -379,12 +364,20 @@ func copyRowsVec[T floatT](xp, src []T, o, h, s, w int) bool {
 		x := any(src).([]float32)
 		n := w &^ 7
 		_, _ = d[o+(h-1)*s+w-1], x[h*w-1]
-		copyRowsF32(&d[o], s, &x[0], w, h, n/8, w-n)
+		if add { // direct calls, not a function value: the slices do not escape
+			addRowsF32(&d[o], s, &x[0], w, h, n/8, w-n) // every row in one call
+		} else {
+			copyRowsF32(&d[o], s, &x[0], w, h, n/8, w-n)
+		}
 	case []float64:
 		x := any(src).([]float64)
 		n := w &^ 3
 		_, _ = d[o+(h-1)*s+w-1], x[h*w-1]
-		copyRowsF64(&d[o], s, &x[0], w, h, n/4, w-n)
+		if add {
+			addRowsF64(&d[o], s, &x[0], w, h, n/4, w-n)
+		} else {
+			copyRowsF64(&d[o], s, &x[0], w, h, n/4, w-n)
+		}
 	default:
 		return false
 	}

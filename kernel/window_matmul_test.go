@@ -419,17 +419,7 @@ func TestWindowMatMulInfiniteScatter(t *testing.T) {
 			}
 			return m[l*p+st]
 		}
-		k, err := NewWindowMatMul(dom, 3, acc, n, true, trans)
-		if err != nil {
-			t.Fatal(err)
-		}
-		offs := make([]int64, j)
-		for i := range offs {
-			offs[i] = int64(i)
-		}
-		if err := k.ScatterTo(n*j, j, offs); err != nil {
-			t.Fatal(err)
-		}
+		k := col2imKernel(t, dom, acc, n, trans)
 		got := make([]float64, n*j)
 		if err := k.Run(got, []any{x, m}); err != nil {
 			t.Fatal(err)
@@ -646,17 +636,7 @@ func testScatterToTiles[T floatT](t *testing.T, tol float64) {
 		for i := range m {
 			m[i] = T(rng.NormFloat64())
 		}
-		k, err := NewWindowMatMul(dom, 3, acc, n, true, true)
-		if err != nil {
-			t.Fatal(err)
-		}
-		offs := make([]int64, j)
-		for i := range offs {
-			offs[i] = int64(i)
-		}
-		if err := k.ScatterTo(n*j, j, offs); err != nil {
-			t.Fatal(err)
-		}
+		k := col2imKernel(t, dom, acc, n, true)
 		got := make([]T, n*j)
 		if err := k.Run(got, []any{x, m}); err != nil {
 			t.Fatal(err)
@@ -683,20 +663,7 @@ func TestWindowMatMulSharePadding(t *testing.T) {
 	dom, acc := convAccess(2, 3, 6, 7, 3, 3, 1, 1)
 	rng := rand.New(rand.NewSource(43))
 	n := 5
-	mk := func() *WindowMatMul {
-		k, err := NewWindowMatMul(dom, 3, acc, n, true, true)
-		if err != nil {
-			t.Fatal(err)
-		}
-		offs := make([]int64, len(k.V))
-		for i := range offs {
-			offs[i] = int64(i)
-		}
-		if err := k.ScatterTo(n*len(offs), len(offs), offs); err != nil {
-			t.Fatal(err)
-		}
-		return k
-	}
+	mk := func() *WindowMatMul { return col2imKernel(t, dom, acc, n, true) }
 	a, b, ownA, ownB := mk(), mk(), mk(), mk()
 	if err := a.SharePadding(b); err != nil {
 		t.Fatal(err)
@@ -741,4 +708,23 @@ func TestWindowMatMulSharePadding(t *testing.T) {
 	if fresh.ShareStaging(a) == nil {
 		t.Error("a kernel sharing its padded buffer was made to read a staged copy")
 	}
+}
+
+// col2imKernel is the cols product of the window matrix of acc over dom (split at 3) with an
+// n-row matrix (stored transposed when trans), its output c [n, J] written through ScatterTo
+// at consecutive offsets (as a col2im writes an image's points).
+func col2imKernel(t *testing.T, dom []int, acc WinAccess, n int, trans bool) *WindowMatMul {
+	t.Helper()
+	k, err := NewWindowMatMul(dom, 3, acc, n, true, trans)
+	if err != nil {
+		t.Fatal(err)
+	}
+	offs := make([]int64, len(k.V))
+	for i := range offs {
+		offs[i] = int64(i)
+	}
+	if err := k.ScatterTo(n*len(offs), len(offs), offs); err != nil {
+		t.Fatal(err)
+	}
+	return k
 }

@@ -53,62 +53,24 @@ func transpose(f32 bool) {
 // elements (one at a time): a block of rows added in one call (col2im's planes added a row
 // of 16 at a time cost a call of the element-wise addition each, 5.6 ns; rows of 14 left 6
 // elements a row to a Go loop). The same IEEE additions as Go's scalar loop.
-func addRows(f32 bool) {
-	typ, _, t := elemType(f32)
-	name := "addRows" + t
-	TEXT(name, NOSPLIT, fmt.Sprintf("func(dst *%s, ldd int, src *%s, lds, rows, vecs, tail int)", typ, typ))
-	Doc(fmt.Sprintf("%s adds rows rows (lds elements apart) of vecs YMM vectors and then tail more elements of src into the rows of dst (ldd elements apart) with AVX.", name))
-	dst := Load(Param("dst"), GP64())
-	ldd := Load(Param("ldd"), GP64())
-	src := Load(Param("src"), GP64())
-	lds := Load(Param("lds"), GP64())
-	rows := Load(Param("rows"), GP64())
-	vecs := Load(Param("vecs"), GP64())
-	tail := Load(Param("tail"), GP64())
-	load, add, loadS, addS, size := VMOVUPD, VADDPD, VMOVSD, VADDSD, 8
-	shift := U8(3)
-	if f32 {
-		load, add, loadS, addS, size, shift = VMOVUPS, VADDPS, VMOVSS, VADDSS, 4, U8(2)
-	}
-	SHLQ(shift, ldd)
-	SHLQ(shift, lds)
-	d, s, c := GP64(), GP64(), GP64()
-	Label(name + "_rows")
-	CMPQ(rows, U32(0))
-	JE(LabelRef(name + "_done"))
-	MOVQ(dst, d)
-	MOVQ(src, s)
-	countLoop(name+"_vecs", c, vecs, []reg.Register{d, s}, 32, func() {
-		v := YMM()
-		load(Mem{Base: d}, v)
-		add(Mem{Base: s}, v, v) // dst + src
-		load(v, Mem{Base: d})
-	})
-	countLoop(name+"_elems", c, tail, []reg.Register{d, s}, size, func() { // the row's last elements
-		e := XMM()
-		loadS(Mem{Base: d}, e)
-		addS(Mem{Base: s}, e, e)
-		loadS(e, Mem{Base: d})
-	})
-	ADDQ(ldd, dst)
-	ADDQ(lds, src)
-	DECQ(rows)
-	JMP(LabelRef(name + "_rows"))
-	Label(name + "_done")
-	VZEROUPPER()
-	RET()
-}
+func addRows(f32 bool) { rowsOf(f32, true) }
 
 // copyRows emits func(dst *T, ldd int, src *T, lds, rows, vecs, tail int): dst[r·ldd + j] =
 // src[r·lds + j] for r < rows and j below vecs whole YMM vectors plus tail elements (one at a
 // time): a block of short rows copied in one call (a convolution's image copied into the
 // interior of its zero-padded copy: rows of 16 float32s through memmove, a call each, moved
 // 7 GB/s).
-func copyRows(f32 bool) {
+func copyRows(f32 bool) { rowsOf(f32, false) }
+
+// rowsOf emits addRows (add) or copyRows.
+func rowsOf(f32, add bool) {
 	typ, _, t := elemType(f32)
-	name := "copyRows" + t
+	name, verb := "addRows"+t, "adds"
+	if !add {
+		name, verb = "copyRows"+t, "copies"
+	}
 	TEXT(name, NOSPLIT, fmt.Sprintf("func(dst *%s, ldd int, src *%s, lds, rows, vecs, tail int)", typ, typ))
-	Doc(fmt.Sprintf("%s copies rows rows (lds elements apart) of vecs YMM vectors and then tail more elements of src into the rows of dst (ldd elements apart) with AVX.", name))
+	Doc(fmt.Sprintf("%s %s rows rows (lds elements apart) of vecs YMM vectors and then tail more elements of src into the rows of dst (ldd elements apart) with AVX.", name, verb))
 	dst := Load(Param("dst"), GP64())
 	ldd := Load(Param("ldd"), GP64())
 	src := Load(Param("src"), GP64())
@@ -116,10 +78,10 @@ func copyRows(f32 bool) {
 	rows := Load(Param("rows"), GP64())
 	vecs := Load(Param("vecs"), GP64())
 	tail := Load(Param("tail"), GP64())
-	load, loadS, size := VMOVUPD, VMOVSD, 8
+	load, vadd, loadS, addS, size := VMOVUPD, VADDPD, VMOVSD, VADDSD, 8
 	shift := U8(3)
 	if f32 {
-		load, loadS, size, shift = VMOVUPS, VMOVSS, 4, U8(2)
+		load, vadd, loadS, addS, size, shift = VMOVUPS, VADDPS, VMOVSS, VADDSS, 4, U8(2)
 	}
 	SHLQ(shift, ldd)
 	SHLQ(shift, lds)
@@ -131,12 +93,22 @@ func copyRows(f32 bool) {
 	MOVQ(src, s)
 	countLoop(name+"_vecs", c, vecs, []reg.Register{d, s}, 32, func() {
 		v := YMM()
-		load(Mem{Base: s}, v)
+		if add {
+			load(Mem{Base: d}, v)
+			vadd(Mem{Base: s}, v, v) // dst + src
+		} else {
+			load(Mem{Base: s}, v)
+		}
 		load(v, Mem{Base: d})
 	})
-	countLoop(name+"_elems", c, tail, []reg.Register{d, s}, size, func() {
+	countLoop(name+"_elems", c, tail, []reg.Register{d, s}, size, func() { // the row's last elements
 		e := XMM()
-		loadS(Mem{Base: s}, e)
+		if add {
+			loadS(Mem{Base: d}, e)
+			addS(Mem{Base: s}, e, e)
+		} else {
+			loadS(Mem{Base: s}, e)
+		}
 		loadS(e, Mem{Base: d})
 	})
 	ADDQ(ldd, dst)
