@@ -75,7 +75,15 @@
 // windows, written straight into the image. Only where the window matrix is at least four
 // times the other factor (Options.Materialised turns them off). The sums run in another
 // order than the GEMM's: results agree with the materialised plan to rounding, not to the
-// bit.
+// bit. In a coarse plan the filter gradient reads the padded copy of x that the forward
+// product of the same x made, and the input gradients of convolutions of one padding pad
+// their cotangents in one buffer (kernel.WindowMatMul's ShareStaging and SharePadding).
+//
+// Common subterms (core.CSE, coarse plans): a use of a top-level let counts as its bound
+// term, so that the gradient's primal lets and the forward's inline terms they recompute (a
+// batch norm's mean and variance) are one term, planned once; an element-wise operation of an
+// array with a per-row broadcast that several fused trees then read (x − mean) is computed in
+// each tree rather than written and read back.
 //
 // Gathers and scatters whose index functions are affine and provably in bounds (convolution
 // and pooling windows, strided slices) run as strided copies without per-element closures.
