@@ -86,8 +86,7 @@ func (k *WindowMatMul) MatrixAt(strideN int, offs []int64) error {
 // plan that runs reader before k gives reader a copy of its own (PlanBuilder.Build). It
 // fails when the two do not pad x alike, or either already shares.
 func (k *WindowMatMul) ShareStaging(reader *WindowMatMul) error {
-	if k == reader || k.stages || k.stager != nil || reader.stages || reader.stager != nil || k.padShared || reader.padShared ||
-		!slices.Equal(k.Src, reader.Src) || !slices.Equal(k.Lo, reader.Lo) || !slices.Equal(k.Pad, reader.Pad) {
+	if k == reader || k.staging() || reader.staging() || k.padShared || reader.padShared || !k.padsLike(reader) {
 		return errors.Errorf("kernel: windowMatMul: padded copy of x %v (padded %v) shared with x %v (padded %v) (supported: two kernels padding x alike, neither sharing yet)", k.Src, k.Pad, reader.Src, reader.Pad)
 	}
 	k.stages, reader.stager, reader.buf = true, k, k.buf
@@ -101,12 +100,20 @@ func (k *WindowMatMul) ShareStaging(reader *WindowMatMul) error {
 // that finds the buffer in use by the other pads into a new one. It fails when the two pad
 // otherwise or either shares staging.
 func (k *WindowMatMul) SharePadding(other *WindowMatMul) error {
-	if k == other || k.stages || k.stager != nil || other.stages || other.stager != nil ||
-		!slices.Equal(k.Src, other.Src) || !slices.Equal(k.Lo, other.Lo) || !slices.Equal(k.Pad, other.Pad) {
+	if k == other || k.staging() || other.staging() || !k.padsLike(other) {
 		return errors.Errorf("kernel: windowMatMul: padded buffer of x %v (padded %v) shared with x %v (padded %v) (supported: two kernels padding alike, neither sharing a staged copy)", k.Src, k.Pad, other.Src, other.Pad)
 	}
 	k.buf, k.padShared, other.padShared = other.buf, true, true
 	return nil
+}
+
+// staging reports whether k stages a copy another kernel reads, or reads one (ShareStaging).
+func (k *WindowMatMul) staging() bool { return k.stages || k.stager != nil }
+
+// padsLike reports whether k and o copy x of one shape into the same padded shape at the same
+// place.
+func (k *WindowMatMul) padsLike(o *WindowMatMul) bool {
+	return slices.Equal(k.Src, o.Src) && slices.Equal(k.Lo, o.Lo) && slices.Equal(k.Pad, o.Pad)
 }
 
 // SharesPadding reports whether k shares its padded buffer with kernels padding another x
