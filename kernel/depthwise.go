@@ -298,8 +298,11 @@ func dwForwardRange[T floatT](k *DepthwiseWindows, out, xs, ft []T, lo, hi int) 
 	if w > 0 {
 		whole = c - c%w
 	}
-	for c0 := 0; c0 < whole; c0 += w {
-		dwForwardVec(k.U[lo:hi], xs[c0:], k.V, ft[c0:], c, out[lo*c+c0:], c, w)
+	for p0 := lo; p0 < hi && whole > 0; p0 += dwTile {
+		p1 := min(p0+dwTile, hi)
+		for c0 := 0; c0 < whole; c0 += w {
+			dwForwardVec(k.U[p0:p1], xs[c0:], k.V, ft[c0:], c, out[p0*c+c0:], c, w)
+		}
 	}
 	for p := lo; p < hi; p++ {
 		for ch := whole; ch < c; ch++ {
@@ -318,15 +321,20 @@ func dwFilterRun[T floatT](k *DepthwiseWindows, o, xs, m []T) {
 	c, t := k.C, len(k.V)
 	w := dwWidth[T]()
 	whole := 0
-	if w > 0 && k.MC == 1 && t*w <= dwAccMax {
+	if w > 0 && k.MC == 1 {
 		whole = c - c%w
 	}
 	if blocks := whole / max(w, 1); blocks > 0 {
+		// the sums of every block, [blocks][T][w]
+		acc, kept := scratchOf[T](&k.acc, whole*t)
+		if kept {
+			defer k.acc.release()
+		}
 		// channel blocks split across goroutines: each block's sums are its own
 		if work := costOf(len(k.U)*whole*t, wFused); workers(blocks, work) > 1 {
-			inParallel(blocks, work, func(lo, hi int) { dwFilterBlocks(k, o, xs, m, w, lo, hi) })
+			inParallel(blocks, work, func(lo, hi int) { dwFilterBlocks(k, o, xs, m, acc, w, lo, hi) })
 		} else {
-			dwFilterBlocks(k, o, xs, m, w, 0, blocks)
+			dwFilterBlocks(k, o, xs, m, acc, w, 0, blocks)
 		}
 	}
 	for ch := whole; ch < c; ch++ {
@@ -343,28 +351,35 @@ func dwFilterRun[T floatT](k *DepthwiseWindows, o, xs, m []T) {
 // dwInputBlocks scatters the products of the channel blocks [lo, hi) (w channels each) into
 // the staged image ys.
 func dwInputBlocks[T floatT](k *DepthwiseWindows, ys, d, ft []T, w, lo, hi int) {
-	for c0 := lo * w; c0 < hi*w; c0 += w {
-		dwInputVec(k.U, ys[c0:], k.V, d[k.MO+c0:], k.MP, ft[c0:], k.C, w)
+	for p0 := 0; p0 < len(k.U); p0 += dwTile {
+		p1 := min(p0+dwTile, len(k.U))
+		for c0 := lo * w; c0 < hi*w; c0 += w {
+			dwInputVec(k.U[p0:p1], ys[c0:], k.V, d[k.MO+p0*k.MP+c0:], k.MP, ft[c0:], k.C, w)
+		}
 	}
 }
 
-// dwAccMax bounds the filter gradient's sums of one block of channels (taps × lanes), kept on
-// the stack.
-const dwAccMax = 512
+// dwTile is the number of points the depthwise kernels take through every block of channels
+// before the next points: the windows of a tile, read for each block, stay in the L1 cache
+// (x, and the cotangent, are read from memory once, not once per block).
+const dwTile = 64
 
 // dwFilterBlocks computes the filter gradient of the channel blocks [lo, hi) (w channels
-// each).
-func dwFilterBlocks[T floatT](k *DepthwiseWindows, o, xs, m []T, w, lo, hi int) {
+// each), block b's sums in acc[b·T·w …] (zeroed), the points a tile at a time.
+func dwFilterBlocks[T floatT](k *DepthwiseWindows, o, xs, m, acc []T, w, lo, hi int) {
 	t := len(k.V)
-	var buf [dwAccMax]T
-	acc := buf[:t*w]
+	for p0 := 0; p0 < len(k.U); p0 += dwTile {
+		p1 := min(p0+dwTile, len(k.U))
+		for b := lo; b < hi; b++ {
+			c0 := b * w
+			dwFilterVec(k.U[p0:p1], xs[c0:], k.V, m[k.MO+p0*k.MP+c0:], k.MP, acc[b*t*w:(b+1)*t*w], w)
+		}
+	}
 	for b := lo; b < hi; b++ {
 		c0 := b * w
-		clear(acc)
-		dwFilterVec(k.U, xs[c0:], k.V, m[k.MO+c0:], k.MP, acc, w)
 		for tap := range t {
 			for l := range w {
-				o[(c0+l)*t+tap] = acc[tap*w+l]
+				o[(c0+l)*t+tap] = acc[b*t*w+tap*w+l]
 			}
 		}
 	}

@@ -51,6 +51,7 @@ func testDepthwiseWindows[T floatT](t *testing.T) {
 	for _, d := range []dwwCase{
 		{2, 32, 6, 7, 3, 1, 1, false}, {1, 20, 5, 5, 3, 1, 1, false}, {2, 16, 9, 8, 3, 2, 1, false},
 		{2, 24, 5, 6, 3, 1, 1, true}, {1, 3, 4, 4, 5, 1, 2, false}, {3, 40, 4, 5, 1, 1, 0, false},
+		{3, 40, 8, 9, 3, 1, 1, false}, // several tiles of points (dwTile), channel blocks and a tail
 	} {
 		dom, acc := d.access()
 		x := make([]T, d.b*d.c*d.h*d.w)
@@ -255,6 +256,7 @@ func testDepthwiseInput[T floatT](t *testing.T) {
 	rng := rand.New(rand.NewSource(12))
 	for _, d := range []dwwCase{
 		{2, 32, 6, 7, 3, 1, 1, false}, {1, 20, 5, 5, 3, 1, 1, true}, {2, 16, 9, 8, 3, 2, 1, false}, {1, 3, 4, 4, 5, 1, 2, false},
+		{3, 40, 8, 9, 3, 1, 1, false}, // several tiles of points (dwTile), channel blocks and a tail
 	} {
 		for _, dview := range []int{0, 1} {
 			dom, acc := d.access()
