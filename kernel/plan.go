@@ -265,6 +265,7 @@ func (b *PlanBuilder) Build(dt core.Dtype, layout []Slot) (*Plan, []int, error) 
 		n  int
 	}
 	free := map[key][]int{}
+	var sizes []bufSize // the buffers' (allocBuffers)
 	for i, st := range p.steps {
 		os := &p.slots[st.out]
 		reused := Slot(-1) // the input whose buffer the output takes over (InPlace)
@@ -275,8 +276,8 @@ func (b *PlanBuilder) Build(dt core.Dtype, layout []Slot) (*Plan, []int, error) 
 			if fs := free[k]; len(fs) > 0 {
 				os.buf, free[k] = fs[len(fs)-1], fs[:len(fs)-1]
 			} else {
-				os.buf = len(p.bufs)
-				p.bufs = append(p.bufs, makeSlice(os.typ.Dtype, k.n))
+				os.buf = len(sizes)
+				sizes = append(sizes, bufSize{os.typ.Dtype, k.n})
 			}
 		}
 		release := func(o Slot) {
@@ -296,6 +297,7 @@ func (b *PlanBuilder) Build(dt core.Dtype, layout []Slot) (*Plan, []int, error) 
 			release(st.out) // never read
 		}
 	}
+	p.bufs = allocBuffers(sizes)
 	p.views = make([]any, len(p.slots))
 	for i, s := range p.slots {
 		switch s.kind {
