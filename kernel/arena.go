@@ -16,7 +16,7 @@ type bufSize struct {
 // hugeMin the size in bytes from which an arena is placed on such pages (hugeSlice).
 const (
 	hugePage = 2 << 20
-	hugeMin  = 4 << 20
+	hugeMin  = 1 << 20
 )
 
 // allocBuffers allocates a plan's buffers. Those of each float dtype are carved from one
@@ -65,7 +65,7 @@ func carve[T float64 | float32](sizes []bufSize, dt core.Dtype, out []any) {
 // by transparent huge pages (adviseHuge: Linux's madvise(MADV_HUGEPAGE), which its default
 // "madvise" setting needs; nothing elsewhere), before anything touches them. Go's heap
 // does not ask for huge pages itself.
-func hugeSlice[T float64 | float32](n int) []T {
+func hugeSlice[T floatT](n int) []T {
 	size := int(unsafe.Sizeof(T(0)))
 	if n*size < hugeMin || !hugeAdvice {
 		return make([]T, n)
