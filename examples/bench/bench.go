@@ -231,6 +231,23 @@ func (p *prepared) step() (time.Duration, error) {
 	return d, nil
 }
 
+// pairedRatio is the median over the rounds of a[r]/b[r] (0 unless both have a step every
+// round).
+func pairedRatio(a, b []time.Duration) float64 {
+	if len(a) == 0 || len(a) != len(b) {
+		return 0
+	}
+	rs := make([]float64, len(a))
+	for r := range a {
+		if b[r] <= 0 {
+			return 0
+		}
+		rs[r] = float64(a[r]) / float64(b[r])
+	}
+	sort.Float64s(rs)
+	return rs[len(rs)/2]
+}
+
 func median(ds []time.Duration) float64 {
 	s := append([]time.Duration{}, ds...)
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
@@ -417,6 +434,7 @@ func measure(s spec, dt tensor.Dtype, rounds, burst int, torch *anchor, baseline
 		}
 		if row.TorchStepMS > 0 {
 			row.Machine.OverTorch = row.Machine.StepMS / row.TorchStepMS
+			row.Machine.PairedOverTorch = pairedRatio(te, tt)
 		}
 	}
 	return row, nil

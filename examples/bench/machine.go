@@ -19,9 +19,13 @@ import (
 type MachineRow struct {
 	StepMS float64 `json:"step_ms"`
 	// OverBulkad divides StepMS by bulkad.Grad's step on the TapeMachine (Row.BulkadStepMS);
-	// OverTorch by PyTorch's step (with -torch).
-	OverBulkad float64 `json:"over_bulkad"`
-	OverTorch  float64 `json:"over_torch,omitempty"`
+	// OverTorch by PyTorch's step (with -torch). PairedOverTorch is the median over the
+	// rounds of each round's machine step over its PyTorch step: this VM's speed drifts by
+	// up to 1.5× within minutes, which moves both steps of a round alike but the two
+	// medians of OverTorch apart when they fall in different stretches.
+	OverBulkad      float64 `json:"over_bulkad"`
+	OverTorch       float64 `json:"over_torch,omitempty"`
+	PairedOverTorch float64 `json:"paired_over_torch,omitempty"`
 	// Setup times build, bulkad.Grad, machine.New (CompileMS) and the first run.
 	Setup   Setup   `json:"setup"`
 	AllocKB float64 `json:"alloc_kb_per_step"`
@@ -190,7 +194,7 @@ func prepareMachine(s spec, dt tensor.Dtype) (*prepared, firstStep, error) {
 }
 
 // machineHeader heads the -machine table.
-const machineHeader = "| model | dtype | bulkad step ms (TapeMachine) | machine step ms | machine/bulkad | PyTorch step ms | machine/PyTorch | machine set-up ms: build / Grad / machine.New / first run = total | bulkad set-up ms (TapeMachine) | alloc KiB/step machine / bulkad | first-step loss machine (its rel. diff; largest grad diff / largest grad entry) against the TapeMachine |\n|---|---|---|---|---|---|---|---|---|---|---|"
+const machineHeader = "| model | dtype | bulkad step ms (TapeMachine) | machine step ms | machine/bulkad | PyTorch step ms | machine/PyTorch (paired: the median of the rounds' ratios) | machine set-up ms: build / Grad / machine.New / first run = total | bulkad set-up ms (TapeMachine) | alloc KiB/step machine / bulkad | first-step loss machine (its rel. diff; largest grad diff / largest grad entry) against the TapeMachine |\n|---|---|---|---|---|---|---|---|---|---|---|"
 
 // fmtMachineRow formats r's -machine measurement; a refused model gets "—" and a footnote
 // mark (note), whose text fmtMachineNotes prints.
@@ -205,6 +209,9 @@ func fmtMachineRow(r Row, note int) string {
 	}
 	if m.OverTorch > 0 {
 		mt = fmt.Sprintf("**%.2f**", m.OverTorch)
+		if m.PairedOverTorch > 0 {
+			mt += fmt.Sprintf(" (%.2f)", m.PairedOverTorch)
+		}
 	}
 	check := fmt.Sprintf("%.6g (%.1g; %.1g)", m.Loss, math.Abs(m.Loss-m.TapeLoss)/math.Abs(m.TapeLoss), m.GradDiff)
 	if m.Mismatch != "" {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"gorgonia.org/tensor"
 )
@@ -87,13 +88,13 @@ func TestCompareFirst(t *testing.T) {
 func TestFmtMachineRefused(t *testing.T) {
 	rows := []Row{
 		{Model: "a", Dtype: "float64", BulkadStepMS: 2, Machine: &MachineRow{Error: "machine: new: node \"x\" (op Dropout): use gorgonia.NewTapeMachine"}},
-		{Model: "b", Dtype: "float32", BulkadStepMS: 2, TorchStepMS: 4, Machine: &MachineRow{StepMS: 1, OverBulkad: 0.5, OverTorch: 0.25, Loss: 1, TapeLoss: 1}},
+		{Model: "b", Dtype: "float32", BulkadStepMS: 2, TorchStepMS: 4, Machine: &MachineRow{StepMS: 1, OverBulkad: 0.5, OverTorch: 0.25, PairedOverTorch: 0.3, Loss: 1, TapeLoss: 1}},
 	}
 	var buf bytes.Buffer
 	printMachine(&buf, rows)
 	out := buf.String()
 	for _, want := range []string{"| a | float64 | 2.00 | — [1] |", "[1] a float64: machine.New or its run failed: machine: new: node \"x\" (op Dropout)",
-		"| b | float32 | 2.00 | 1.00 | **0.50** | 4.00 | **0.25** |"} {
+		"| b | float32 | 2.00 | 1.00 | **0.50** | 4.00 | **0.25** (0.30) |"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in\n%s", want, out)
 		}
@@ -111,6 +112,33 @@ func TestTolerance(t *testing.T) {
 	}{{tensor.Float64, 0x1p-52}, {tensor.Float32, 0x1p-23}} {
 		if k := tolerance(c.dt) / c.eps; !(k >= 100 && k <= 1e8) {
 			t.Errorf("%v: tolerance %v is %v roundings", c.dt, tolerance(c.dt), k)
+		}
+	}
+}
+
+// TestPairedRatio checks the median of per-round ratios against hand-computed values.
+func TestPairedRatio(t *testing.T) {
+	ms := func(xs ...float64) []time.Duration {
+		var d []time.Duration
+		for _, x := range xs {
+			d = append(d, time.Duration(x*float64(time.Millisecond)))
+		}
+		return d
+	}
+	for _, c := range []struct {
+		name string
+		a, b []time.Duration
+		want float64
+	}{
+		// the medians' ratio would be 20/10 = 2; the rounds' ratios are 1, 1, 3
+		{"drift", ms(10, 20, 30), ms(10, 20, 10), 1},
+		{"odd", ms(2, 9, 4), ms(1, 3, 1), 3},
+		{"lengths differ", ms(1, 2), ms(1), 0},
+		{"none", nil, nil, 0},
+		{"a zero step", ms(1, 2, 3), ms(1, 0, 1), 0},
+	} {
+		if got := pairedRatio(c.a, c.b); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("%s: pairedRatio = %g, want %g", c.name, got, c.want)
 		}
 	}
 }
