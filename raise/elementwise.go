@@ -81,7 +81,7 @@ func (pl *plan) elementwise(t core.Term) (ref, bool, error) {
 		return ref{}, false, nil
 	}
 	ft := &fuseTree{pl: pl, dt: dt}
-	if !ft.node(t) || ft.ops < 2 && !ft.maskOfRowBroadcast() {
+	if !ft.node(t) || ft.ops < 2 && !ft.maskOfRowBroadcast() && !ft.mask() {
 		return ref{}, false, nil
 	}
 	sh := t.Type().Shape
@@ -158,6 +158,13 @@ func (ft *fuseTree) maskOfRowBroadcast() bool {
 		}
 	}
 	return false
+}
+
+// mask reports whether the tree is one comparison cast to its dtype (FuseCmp: a ReLU's
+// mask, cast ρ (x ≥ 0)): one pass, where the unfused plan writes the comparison's bool array
+// (StridedBinary or Binary) and casts it in a second step (the zoo MNIST convnet's three).
+func (ft *fuseTree) mask() bool {
+	return ft.ops == 1 && ft.code[len(ft.code)-1].Kind == kern.FuseCmp
 }
 
 // room reports whether the tree may grow by an operation and its operands.

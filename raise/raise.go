@@ -640,6 +640,9 @@ func (pl *plan) plan1(t core.Term) (ref, error) {
 		if t.To == t.X.Type().Dtype {
 			return pl.term(t.X)
 		}
+		if r, ok, err := pl.elementwise(t); ok { // a mask: cast ρ (p cmp q) in one pass
+			return r, err
+		}
 		return pl.simple(t, "cast", kern.Cast{})
 	case *core.Cond:
 		return pl.simple(t, "cond", kern.Cond{})

@@ -1,0 +1,59 @@
+package raise
+
+import (
+	"math"
+	"math/rand"
+	"strings"
+	"testing"
+
+	kern "github.com/bulkad/bulkad/kernel"
+)
+
+// TestMaskOnePass: a comparison cast to its operands' float dtype (a ReLU's mask) plans as one
+// fused step, not a comparison writing bools and a cast, with core.Eval's bits where the
+// operands are equal, NaN, infinite or zeros of either sign; a cast to another dtype, or an
+// operand read across its rows, keeps the two steps.
+func TestMaskOnePass(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		steps     int // steps of the plan
+		fused     bool
+	}{
+		{"x >= z", "cast %s (x >= z)", 1, true},
+		{"x < a broadcast scalar", "cast %s (x < gather [32,16,256] s (\\[i, j, k] -> [0]))", 1, true},
+		{"a transposed operand (the fused kernel reads rows)", "cast %s (tr [0,2,1] y > z)", 2, false},
+		{"to the other dtype", "cast %o (x >= z)", 2, false},
+	} {
+		for _, dt := range []string{"f64", "f32"} {
+			other := map[string]string{"f64": "f32", "f32": "f64"}[dt]
+			src := strings.ReplaceAll(strings.ReplaceAll(tc.src, "%s", dt), "%o", other)
+			p := parseProgram(t, strings.ReplaceAll("x : [32,16,256] %s, y : [32,256,16] %s, z : [32,16,256] %s, s : [1] %s", "%s", dt), src)
+			args := randArgs(rand.New(rand.NewSource(9)), p)
+			for i, v := range []float64{math.NaN(), 0, math.Copysign(0, -1), math.Inf(1), math.Inf(-1)} {
+				setElem(args["x"], 7*i, v)
+				setElem(args["z"], 7*i+1, v)
+				setElem(args["y"], 7*i+2, v)
+				setElem(args["x"], 7*i+3, v)
+				setElem(args["z"], 7*i+3, v) // equal operands (NaN: unequal)
+			}
+			setElem(args["x"], 100, 0)
+			setElem(args["z"], 100, math.Copysign(0, -1)) // +0 ≥ −0
+			got, want, plans := coarseRun(t, p, args)
+			if d := bitsEqual(got, want); d != "" {
+				t.Errorf("%s %s: %s", tc.name, dt, d)
+			}
+			steps := 0
+			for _, kp := range plans {
+				steps += kp.Steps()
+				for i := 0; i < kp.Steps(); i++ {
+					if _, ok := kp.StepKernel(i).(*kern.Fused); ok != tc.fused {
+						t.Errorf("%s %s: step %d is %T", tc.name, dt, i, kp.StepKernel(i))
+					}
+				}
+			}
+			if steps != tc.steps {
+				t.Errorf("%s %s: %d steps, want %d", tc.name, dt, steps, tc.steps)
+			}
+		}
+	}
+}
