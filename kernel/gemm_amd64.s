@@ -6385,6 +6385,90 @@ axpyTapsF64_20_elems_done:
 	VZEROUPPER
 	RET
 
+// func gatherAxpyF64(n int, v *float64, offs *int, b *float64, out *float64, vecs int)
+// Requires: AVX
+TEXT ·gatherAxpyF64(SB), NOSPLIT, $0-48
+	MOVQ n+0(FP), AX
+	MOVQ v+8(FP), CX
+	MOVQ offs+16(FP), DX
+	MOVQ b+24(FP), BX
+	MOVQ out+32(FP), SI
+	MOVQ vecs+40(FP), DI
+	MOVQ DI, R8
+	SHRQ $0x01, R8
+
+gatherAxpyF64_pairs:
+	CMPQ   R8, $0x00000000
+	JE     gatherAxpyF64_pairs_done
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	MOVQ   CX, R10
+	MOVQ   DX, R11
+	MOVQ   AX, R9
+
+gatherAxpyF64_pq:
+	CMPQ         R9, $0x00000000
+	JE           gatherAxpyF64_pq_done
+	MOVQ         (R11), R12
+	VBROADCASTSD (R10), Y2
+	VMULPD       (BX)(R12*8), Y2, Y3
+	VADDPD       Y3, Y0, Y0
+	VMULPD       32(BX)(R12*8), Y2, Y2
+	VADDPD       Y2, Y1, Y1
+	ADDQ         $0x00000008, R11
+	ADDQ         $0x00000008, R10
+	DECQ         R9
+	JMP          gatherAxpyF64_pq
+
+gatherAxpyF64_pq_done:
+	VMOVUPD (SI), Y2
+	VADDPD  Y0, Y2, Y2
+	VMOVUPD Y2, (SI)
+	VMOVUPD 32(SI), Y0
+	VADDPD  Y1, Y0, Y0
+	VMOVUPD Y0, 32(SI)
+	ADDQ    $0x00000040, BX
+	ADDQ    $0x00000040, SI
+	DECQ    R8
+	JMP     gatherAxpyF64_pairs
+
+gatherAxpyF64_pairs_done:
+	ANDQ $0x00000001, DI
+	MOVQ DI, R8
+
+gatherAxpyF64_odd:
+	CMPQ   R8, $0x00000000
+	JE     gatherAxpyF64_odd_done
+	VXORPS Y0, Y0, Y0
+	MOVQ   CX, R10
+	MOVQ   DX, R11
+	MOVQ   AX, R9
+
+gatherAxpyF64_oq:
+	CMPQ         R9, $0x00000000
+	JE           gatherAxpyF64_oq_done
+	MOVQ         (R11), R12
+	VBROADCASTSD (R10), Y1
+	VMULPD       (BX)(R12*8), Y1, Y1
+	VADDPD       Y1, Y0, Y0
+	ADDQ         $0x00000008, R11
+	ADDQ         $0x00000008, R10
+	DECQ         R9
+	JMP          gatherAxpyF64_oq
+
+gatherAxpyF64_oq_done:
+	VMOVUPD (SI), Y1
+	VADDPD  Y0, Y1, Y1
+	VMOVUPD Y1, (SI)
+	ADDQ    $0x00000020, BX
+	ADDQ    $0x00000020, SI
+	DECQ    R8
+	JMP     gatherAxpyF64_odd
+
+gatherAxpyF64_odd_done:
+	VZEROUPPER
+	RET
+
 // func reduceTaps9F64(o *float64, x *float64, y *float64, c int, points int, xs int, ys int)
 // Requires: AVX
 TEXT ·reduceTaps9F64(SB), NOSPLIT, $0-56
@@ -9273,6 +9357,90 @@ axpyTapsF32_20_elems:
 
 axpyTapsF32_20_elems_done:
 	ADDQ CX, AX
+	VZEROUPPER
+	RET
+
+// func gatherAxpyF32(n int, v *float32, offs *int, b *float32, out *float32, vecs int)
+// Requires: AVX
+TEXT ·gatherAxpyF32(SB), NOSPLIT, $0-48
+	MOVQ n+0(FP), AX
+	MOVQ v+8(FP), CX
+	MOVQ offs+16(FP), DX
+	MOVQ b+24(FP), BX
+	MOVQ out+32(FP), SI
+	MOVQ vecs+40(FP), DI
+	MOVQ DI, R8
+	SHRQ $0x01, R8
+
+gatherAxpyF32_pairs:
+	CMPQ   R8, $0x00000000
+	JE     gatherAxpyF32_pairs_done
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	MOVQ   CX, R10
+	MOVQ   DX, R11
+	MOVQ   AX, R9
+
+gatherAxpyF32_pq:
+	CMPQ         R9, $0x00000000
+	JE           gatherAxpyF32_pq_done
+	MOVQ         (R11), R12
+	VBROADCASTSS (R10), Y2
+	VMULPS       (BX)(R12*4), Y2, Y3
+	VADDPS       Y3, Y0, Y0
+	VMULPS       32(BX)(R12*4), Y2, Y2
+	VADDPS       Y2, Y1, Y1
+	ADDQ         $0x00000008, R11
+	ADDQ         $0x00000004, R10
+	DECQ         R9
+	JMP          gatherAxpyF32_pq
+
+gatherAxpyF32_pq_done:
+	VMOVUPS (SI), Y2
+	VADDPS  Y0, Y2, Y2
+	VMOVUPS Y2, (SI)
+	VMOVUPS 32(SI), Y0
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y0, 32(SI)
+	ADDQ    $0x00000040, BX
+	ADDQ    $0x00000040, SI
+	DECQ    R8
+	JMP     gatherAxpyF32_pairs
+
+gatherAxpyF32_pairs_done:
+	ANDQ $0x00000001, DI
+	MOVQ DI, R8
+
+gatherAxpyF32_odd:
+	CMPQ   R8, $0x00000000
+	JE     gatherAxpyF32_odd_done
+	VXORPS Y0, Y0, Y0
+	MOVQ   CX, R10
+	MOVQ   DX, R11
+	MOVQ   AX, R9
+
+gatherAxpyF32_oq:
+	CMPQ         R9, $0x00000000
+	JE           gatherAxpyF32_oq_done
+	MOVQ         (R11), R12
+	VBROADCASTSS (R10), Y1
+	VMULPS       (BX)(R12*4), Y1, Y1
+	VADDPS       Y1, Y0, Y0
+	ADDQ         $0x00000008, R11
+	ADDQ         $0x00000004, R10
+	DECQ         R9
+	JMP          gatherAxpyF32_oq
+
+gatherAxpyF32_oq_done:
+	VMOVUPS (SI), Y1
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS Y1, (SI)
+	ADDQ    $0x00000020, BX
+	ADDQ    $0x00000020, SI
+	DECQ    R8
+	JMP     gatherAxpyF32_odd
+
+gatherAxpyF32_odd_done:
 	VZEROUPPER
 	RET
 

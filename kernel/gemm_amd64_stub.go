@@ -239,6 +239,11 @@ func mulAddRepF64(dst *float64, x *float64, y *float64, n int, reps int)
 // axpyTapsF64 adds w[3*kh+kw]*x[j] (the product rounded first) into dst[kh*rs+kw+j] for the taps kh = 0…2, kw = 2…0, and j below n, with AVX.
 func axpyTapsF64(dst *float64, rs int, x *float64, w *float64, n int)
 
+// gatherAxpyF64 adds to out[j] the sum over q below n of v[q]*b[offs[q]+j] (each product rounded, the sum from +0 in the order of q) for the 4·vecs columns j, with AVX.
+//
+//go:noescape
+func gatherAxpyF64(n int, v *float64, offs *int, b *float64, out *float64, vecs int)
+
 // reduceTaps9F64 adds x[p*xs+ch]*y[p*ys+ch*9+t] (the product rounded first) into o[ch*9+t] for every point p below points, channel ch below c and tap t below 9, in the order of the points, with AVX.
 func reduceTaps9F64(o *float64, x *float64, y *float64, c int, points int, xs int, ys int)
 
@@ -429,6 +434,11 @@ func mulAddRepF32(dst *float32, x *float32, y *float32, n int, reps int)
 
 // axpyTapsF32 adds w[3*kh+kw]*x[j] (the product rounded first) into dst[kh*rs+kw+j] for the taps kh = 0…2, kw = 2…0, and j below n, with AVX.
 func axpyTapsF32(dst *float32, rs int, x *float32, w *float32, n int)
+
+// gatherAxpyF32 adds to out[j] the sum over q below n of v[q]*b[offs[q]+j] (each product rounded, the sum from +0 in the order of q) for the 8·vecs columns j, with AVX.
+//
+//go:noescape
+func gatherAxpyF32(n int, v *float32, offs *int, b *float32, out *float32, vecs int)
 
 // reduceTaps9F32 adds x[p*xs+ch]*y[p*ys+ch*9+t] (the product rounded first) into o[ch*9+t] for every point p below points, channel ch below c and tap t below 9, in the order of the points, with AVX.
 func reduceTaps9F32(o *float32, x *float32, y *float32, c int, points int, xs int, ys int)

@@ -828,3 +828,29 @@ func dwInputVec[T floatT](utab []int64, y []T, vt []int64, d []T, ldd int, f []T
 	}
 	return true
 }
+
+// gatherAxpyVec adds to out[j] the sum over q < len(v) of v[q]·b[offs[q] + j] (each product
+// rounded, the sum from +0 in the order of q, then added to out[j]) for the columns j of
+// vecs whole AVX2 vectors (gatherAxpy*); false (nothing done) without AVX2, for another type
+// or when an offset reads outside b.
+func gatherAxpyVec[T floatT](v []T, offs []int, b, out []T, vecs int) bool {
+	lanes := 32 / int(unsafe.Sizeof(T(0)))
+	w := vecs * lanes
+	if !hasVec || vecs <= 0 || len(v) == 0 || len(offs) < len(v) || len(out) < w {
+		return false
+	}
+	for _, o := range offs[:len(v)] {
+		if o < 0 || o+w > len(b) {
+			return false
+		}
+	}
+	switch x := any(v).(type) {
+	case []float32:
+		gatherAxpyF32(len(x), &x[0], &offs[0], &any(b).([]float32)[0], &any(out).([]float32)[0], vecs)
+	case []float64:
+		gatherAxpyF64(len(x), &x[0], &offs[0], &any(b).([]float64)[0], &any(out).([]float64)[0], vecs)
+	default:
+		return false
+	}
+	return true
+}

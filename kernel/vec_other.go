@@ -82,3 +82,5 @@ func rowSumsVec[T numT](acc, x []T, ldx, n int) bool { return false }
 func dwInputVec[T floatT](utab []int64, y []T, vt []int64, d []T, ldd int, f []T, ldf, w int) bool {
 	return false
 }
+
+func gatherAxpyVec[T floatT](v []T, offs []int, b, out []T, vecs int) bool { return false }

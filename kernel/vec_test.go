@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand"
 	"testing"
+	"unsafe"
 
 	"github.com/bulkad/bulkad/core"
 )
@@ -354,6 +355,56 @@ func testSIMDAxpy[T floatT](t *testing.T) {
 				if !sameBitsOrNaN(d[i], want[i], d0[i], s[i]*v) {
 					t.Fatalf("%T n=%d v=%v: element %d: %v + %v·%v = %v, want %v", d, n, v, i, d0[i], s[i], v, d[i], want[i])
 				}
+			}
+		}
+	}
+}
+
+// TestGatherAxpy checks gatherAxpyVec against the loop it replaces (each column's products in
+// the order of q from +0, then added to out) bit for bit, NaNs aside, with special values in
+// v and b; the columns past its vectors are left alone, and offsets reading outside b are
+// refused.
+func TestGatherAxpy(t *testing.T) {
+	testGatherAxpy[float32](t)
+	testGatherAxpy[float64](t)
+}
+
+func testGatherAxpy[T floatT](t *testing.T) {
+	rng := rand.New(rand.NewSource(61))
+	lanes := 32 / int(unsafe.Sizeof(T(0)))
+	for _, n := range []int{1, 2, 3, 14, 33} {
+		for _, vecs := range []int{1, 2, 3} {
+			width := vecs*lanes + rng.Intn(lanes) // b's rows, and out: a scalar rest past the vectors
+			rows := 7
+			b := vecOperands[T](rng, rows*width)
+			v := vecOperands[T](rng, n)
+			offs := make([]int, n)
+			for q := range offs {
+				offs[q] = rng.Intn(rows) * width
+			}
+			out := vecOperands[T](rng, width)
+			want := append([]T(nil), out...)
+			for j := 0; j < vecs*lanes; j++ {
+				var a T
+				for q := range v {
+					a += v[q] * b[offs[q]+j]
+				}
+				want[j] += a
+			}
+			if !gatherAxpyVec(v, offs, b, out, vecs) {
+				if hasVec {
+					t.Fatalf("%T n=%d vecs=%d: refused", b, n, vecs)
+				}
+				return
+			}
+			for j := range out {
+				if out[j] != want[j] && !(out[j] != out[j] && want[j] != want[j]) {
+					t.Fatalf("%T n=%d vecs=%d: column %d = %v, want %v", b, n, vecs, j, out[j], want[j])
+				}
+			}
+			offs[n-1] = rows*width - vecs*lanes + 1 // the last row's vectors run past b
+			if gatherAxpyVec(v, offs, b, out, vecs) {
+				t.Fatalf("%T n=%d vecs=%d: an offset past b accepted", b, n, vecs)
 			}
 		}
 	}

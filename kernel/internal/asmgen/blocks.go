@@ -408,3 +408,63 @@ func rowSums(f32 bool) {
 	VZEROUPPER()
 	RET()
 }
+
+// gatherAxpy emits func(n int, v *T, offs *int, b *T, out *T, vecs int): for each of vecs
+// YMM vectors of columns j, out[j] = out[j] + Σ_{q<n} v[q]·b[offs[q] + j], each product
+// rounded, the sum from +0 in the order of q, then added to out (a scatter's values against
+// the rows of B they land on: kernel.ScatterMatMul's runs). Vectors go two at a time (two
+// chains of additions in flight), then the odd one.
+func gatherAxpy(f32 bool) {
+	typ, lanes, t := elemType(f32)
+	name := "gatherAxpy" + t
+	TEXT(name, NOSPLIT, fmt.Sprintf("func(n int, v *%s, offs *int, b *%s, out *%s, vecs int)", typ, typ, typ))
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s adds to out[j] the sum over q below n of v[q]*b[offs[q]+j] (each product rounded, the sum from +0 in the order of q) for the %d·vecs columns j, with AVX.", name, lanes))
+	n := Load(Param("n"), GP64())
+	v := Load(Param("v"), GP64())
+	offs := Load(Param("offs"), GP64())
+	b := Load(Param("b"), GP64())
+	out := Load(Param("out"), GP64())
+	vecs := Load(Param("vecs"), GP64())
+	load, mul, add, bcast, size, scale := VMOVUPD, VMULPD, VADDPD, VBROADCASTSD, 8, uint8(8)
+	if f32 {
+		load, mul, add, bcast, size, scale = VMOVUPS, VMULPS, VADDPS, VBROADCASTSS, 4, 4
+	}
+	c, q, vp, op, off := GP64(), GP64(), GP64(), GP64(), GP64()
+	// w vectors of columns from b and out: their sums over q, added to out
+	columns := func(label string, w int) {
+		accs := make([]reg.VecVirtual, w)
+		for i := range accs {
+			accs[i] = YMM()
+			VXORPS(accs[i], accs[i], accs[i]) // +0
+		}
+		MOVQ(v, vp)
+		MOVQ(offs, op)
+		countLoop(label, q, n, nil, 0, func() {
+			MOVQ(Mem{Base: op}, off)
+			bc := YMM()
+			bcast(Mem{Base: vp}, bc)
+			for i, a := range accs {
+				x := YMM()
+				mul(Mem{Base: b, Index: off, Scale: scale, Disp: 32 * i}, bc, x) // v[q]·b[…]
+				add(x, a, a)                                                      // the sum + the product
+			}
+			ADDQ(U32(8), op)
+			ADDQ(U32(size), vp)
+		})
+		for i, a := range accs {
+			o := YMM()
+			load(Mem{Base: out, Disp: 32 * i}, o)
+			add(a, o, o) // out + the sum
+			load(o, Mem{Base: out, Disp: 32 * i})
+		}
+	}
+	pairs := GP64()
+	MOVQ(vecs, pairs)
+	SHRQ(U8(1), pairs)
+	countLoop(name+"_pairs", c, pairs, []reg.Register{b, out}, 64, func() { columns(name+"_pq", 2) })
+	ANDQ(U32(1), vecs)
+	countLoop(name+"_odd", c, vecs, []reg.Register{b, out}, 32, func() { columns(name+"_oq", 1) })
+	VZEROUPPER()
+	RET()
+}

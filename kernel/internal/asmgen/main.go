@@ -88,6 +88,7 @@ func main() {
 		copyRows(f32)
 		mulAddRep(f32)
 		axpyTaps(f32)
+		gatherAxpy(f32)
 		reduceTaps9(f32)
 		winDot(f32, true, 1)
 		winDot(f32, true, 2)
