@@ -447,7 +447,7 @@ func gatherAxpy(f32 bool) {
 			for i, a := range accs {
 				x := YMM()
 				mul(Mem{Base: b, Index: off, Scale: scale, Disp: 32 * i}, bc, x) // v[q]·b[…]
-				add(x, a, a)                                                      // the sum + the product
+				add(x, a, a)                                                     // the sum + the product
 			}
 			ADDQ(U32(8), op)
 			ADDQ(U32(size), vp)
