@@ -254,10 +254,11 @@ func median(ds []time.Duration) float64 {
 	return float64(s[len(s)/2]) / float64(time.Millisecond)
 }
 
-// beforeTurn prepares the timed turn of a variant: the machine's starts after a garbage
-// collection. It allocates nothing per step, so in a training loop of its own no collection
-// runs during its steps; here the other variants' garbage would be collected during its timed
-// step (at two threads the collector's worker took the second core from its splits: on the
+// beforeTurn prepares the turn of a variant: the machine's starts after a garbage
+// collection (before its untimed steps with -burst, which allocate nothing: the timed step
+// follows steps, as in a training loop, not the collector's walk of the heap). It allocates
+// nothing per step, so in a training loop of its own no collection runs during its steps;
+// here the other variants' garbage would be collected during its timed step (at two threads the collector's worker took the second core from its splits: on the
 // device host the MNIST convnet's float32 step sped up 1.11× from one to two threads in the
 // bench, the sum of its kernels' times 1.54× in a process of its own).
 func beforeTurn(variant string) {
@@ -359,12 +360,14 @@ func measure(s spec, dt tensor.Dtype, rounds, burst int, torch *anchor, baseline
 			if p == nil {
 				continue
 			}
+			// the collection before the turn's steps: with -burst the timed step follows
+			// steps of its own, not the collector's walk of the heap
+			beforeTurn(variants[k])
 			for range burst - 1 { // untimed steps before the timed one
 				if _, err := p.step(); err != nil {
 					return row, errors.Wrapf(err, "%s: step", s.Name)
 				}
 			}
-			beforeTurn(variants[k])
 			var ms0, ms1 runtimeMem
 			ms0.read()
 			var d time.Duration
