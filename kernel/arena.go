@@ -16,7 +16,7 @@ type bufSize struct {
 // hugeMin the size in bytes from which an arena is placed on such pages (hugeSlice).
 const (
 	hugePage = 2 << 20
-	hugeMin  = 1 << 20
+	hugeMin  = 4 << 20
 )
 
 // allocBuffers allocates a plan's buffers. Those of each float dtype are carved from one

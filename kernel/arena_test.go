@@ -76,6 +76,9 @@ func nonzero[T float32 | float64](x []T) bool {
 // TestHugeSlice checks hugeSlice's alignment and, on Linux, that the system took the advice
 // for its whole huge pages ("hg" among the flags of the mapping holding them).
 func TestHugeSlice(t *testing.T) {
+	if hugeMin < hugePage {
+		t.Fatalf("hugeMin %d is below a huge page (%d): a slice of hugeMin bytes holds no whole huge page to advise", hugeMin, hugePage)
+	}
 	for _, n := range []int{10, hugeMin/4 - 1, hugeMin / 4, 3*hugePage/4 + 5} {
 		b := hugeSlice[float32](n)
 		if len(b) != n || cap(b) != n || nonzero(b) {
