@@ -50,6 +50,12 @@
 // the same IEEE operations as the scalar loops, so the results are equal to the bit, NaN
 // payloads included (vec_test.go); -tags purego and CPUs without AVX2 keep the scalar loops.
 //
+// A Plan (plan.go) gives its step outputs buffers reused once their last reader has run; the
+// float buffers are carved from one arena per dtype (arena.go), which from 4 MiB on starts on
+// a 2 MiB boundary and is advised onto transparent huge pages (Linux's madvise): a plan's
+// buffers are its working set at every step, and on small pages tens of megabytes of them
+// missed the data TLB.
+//
 // Clipped 3×3 windows and clipped rows (im2col and col2im: the gathers and scatters of a
 // convolution with padding) run on a zero-padded copy of the image (clip_pad.go), in bounds
 // everywhere; a scatter adds in the domain's order into a zeroed padded image, so its sums are
