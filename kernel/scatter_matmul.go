@@ -241,8 +241,8 @@ func scatterMatmulWalk[T floatT](k *ScatterMatMul, part smPart, out, y, b []T, l
 	rs, rt := k.RowP.St[len(k.Dom)-1], k.RowP.Table
 	lanes := 32 / int(unsafe.Sizeof(T(0)))
 	scatterRuns(k, part, func(p, row, col int) {
-		// The row offsets of the run, then the columns of B eight at a time with the sums
-		// in registers.
+		// The row offsets of the run, then the columns of B a vector at a time
+		// (gatherAxpyVec), the rest eight at a time with the sums in registers.
 		for q := range offs {
 			rr := row
 			if rt != nil {

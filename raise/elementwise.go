@@ -74,7 +74,8 @@ type fuseTree struct {
 	ops   int
 }
 
-// elementwise plans t (a float Binary or Unary) as a fused tree when that applies.
+// elementwise plans t (a float Binary or Unary, or a Cast of a comparison: a mask) as a fused
+// tree when that applies.
 func (pl *plan) elementwise(t core.Term) (ref, bool, error) {
 	dt := t.Type().Dtype
 	if !pl.coarse || pl.vk != nil || !dt.IsFloat() || t.Type().Shape.Size() < fuseMin {
