@@ -158,3 +158,44 @@ func TestArgmaxPoolRows(t *testing.T) {
 		}
 	}
 }
+
+// TestArgmaxViewRows: an ArgmaxView whose positions are a contiguous row of each output (a
+// softmax's argmax along its last axis, through a transpose) against the definition, on
+// values drawn from NaN, ±Inf, ±0 and ±1, in f64 and f32, rows longer than argmaxFewOuter,
+// with and without an offset.
+func TestArgmaxViewRows(t *testing.T) {
+	levels := []float64{math.NaN(), math.Inf(-1), -1, math.Copysign(0, -1), 0, 1, math.Inf(1)}
+	r := rand.New(rand.NewSource(10))
+	for _, n := range []int{17, 64, 100} {
+		for _, off := range []int{0, 3} {
+			const pre, m = 3, 5
+			x := make([]float64, off+pre*m*n)
+			for i := range x {
+				x[i] = levels[r.Intn(len(levels))]
+			}
+			if n == 64 {
+				for i := off; i < off+n; i++ {
+					x[i] = math.NaN() // an all-NaN row: position 0
+				}
+			}
+			x32 := make([]float32, len(x))
+			for i, v := range x {
+				x32[i] = float32(v)
+			}
+			outer := make([]int, n)
+			for i := range outer {
+				outer[i] = off + i
+			}
+			k := &ArgmaxView{Inner: []int{pre, m}, InnerSt: []int{m * n, n}, OuterOff: outer}
+			got, got32 := make([]int64, pre*m), make([]int64, pre*m)
+			argmaxView(k, got, x)
+			argmaxView(k, got32, x32)
+			for j := range got {
+				want := naiveArgmax(x[off+j*n : off+(j+1)*n])
+				if got[j] != want || got32[j] != want {
+					t.Fatalf("rows of %d at %d, output %d: f64 %d, f32 %d, want %d", n, off, j, got[j], got32[j], want)
+				}
+			}
+		}
+	}
+}

@@ -588,10 +588,47 @@ func argmaxView[T num](k *ArgmaxView, out []int64, x []T) {
 	})
 }
 
+// contiguousOffsets reports whether offs are consecutive positions (offs[i] = offs[0] + i).
+func contiguousOffsets(offs []int) bool {
+	for i, o := range offs {
+		if o != offs[0]+i {
+			return false
+		}
+	}
+	return len(offs) > 0
+}
+
+// rowArgmax is the first position of row's maximum under argmaxOuter's rules: a strict
+// comparison (the first of equal maxima, −0 and +0 equal), a number always beating a NaN, an
+// all-NaN row giving 0.
+func rowArgmax[T num](row []T) int64 {
+	best, bi := row[0], 0
+	for i, v := range row[1:] {
+		if v > best || (best != best && v == v) {
+			best, bi = v, i+1
+		}
+	}
+	return int64(bi)
+}
+
 // argmaxViewRange is argmaxView on the calling goroutine.
 func argmaxViewRange[T num](k *ArgmaxView, out []int64, x []T) {
 	if len(k.OuterOff) <= argmaxFewOuter && len(k.Inner) > 0 {
 		argmaxViewFew(k, out, x)
+		return
+	}
+	if n := len(k.OuterOff); contiguousOffsets(k.OuterOff) {
+		// each output's positions are a contiguous row (the argmax of a softmax along its
+		// last axis, read through tr [2,0,1]): one pass along it, where the loop below walks
+		// every output once per position (the zoo transformer's [16, 64, 64] scores: 2.9 ns
+		// an element)
+		at := k.Off + k.OuterOff[0]
+		affineWalk(k.Inner, k.InnerSt, 0, func(p, io, count, stride int) {
+			for j := p; j < p+count; j++ {
+				out[j] = rowArgmax(x[at+io : at+io+n])
+				io += stride
+			}
+		})
 		return
 	}
 	clear(out)
