@@ -162,13 +162,18 @@ func TestArgmaxPoolRows(t *testing.T) {
 // TestArgmaxViewRows: an ArgmaxView whose positions are a contiguous row of each output (a
 // softmax's argmax along its last axis, through a transpose) against the definition, on
 // values drawn from NaN, ±Inf, ±0 and ±1, in f64 and f32, rows longer than argmaxFewOuter,
-// with and without an offset.
+// with and without an offset, and (rows of 16384: enough work to split) on two goroutines.
 func TestArgmaxViewRows(t *testing.T) {
 	levels := []float64{math.NaN(), math.Inf(-1), -1, math.Copysign(0, -1), 0, 1, math.Inf(1)}
 	r := rand.New(rand.NewSource(10))
-	for _, n := range []int{17, 64, 100} {
+	old := runtime.GOMAXPROCS(2)
+	defer runtime.GOMAXPROCS(old)
+	for _, n := range []int{17, 64, 100, 16384} {
 		for _, off := range []int{0, 3} {
 			const pre, m = 3, 5
+			if n == 16384 && workers(pre, pre*m*n) < 2 {
+				t.Fatalf("rows of %d: the argmax is not split", n)
+			}
 			x := make([]float64, off+pre*m*n)
 			for i := range x {
 				x[i] = levels[r.Intn(len(levels))]
