@@ -37,13 +37,13 @@ func allocBuffers(sizes []bufSize) []any {
 	return out
 }
 
-// carve sets out[i] for the buffers of dtype dt (of element type T) to slices of one arena.
+// carve sets out[i] for the buffers of dtype dt (of element type T) to slices of one arena,
+// each at an offset on a 64-byte line (alignOffset, as the packed output's slots).
 func carve[T float64 | float32](sizes []bufSize, dt core.Dtype, out []any) {
-	line := 64 / int(unsafe.Sizeof(T(0)))
 	total := 0
 	for _, s := range sizes {
 		if s.dt == dt {
-			total += (s.n + line - 1) / line * line
+			total = alignOffset(total, dt) + s.n
 		}
 	}
 	if total == 0 {
@@ -53,28 +53,33 @@ func carve[T float64 | float32](sizes []bufSize, dt core.Dtype, out []any) {
 	off := 0
 	for i, s := range sizes {
 		if s.dt == dt {
+			off = alignOffset(off, dt)
 			out[i] = arena[off : off+s.n : off+s.n]
-			off += (s.n + line - 1) / line * line
+			off += s.n
 		}
 	}
 }
 
-// hugeSlice returns n zeroed elements. From hugeMin bytes on they start on a hugePage
-// boundary of a larger allocation (up to hugePage bytes of it unused, and not touched when
-// the memory is fresh from the system) and their whole huge pages are advised to be backed
-// by transparent huge pages (adviseHuge: Linux's madvise(MADV_HUGEPAGE), which its default
-// "madvise" setting needs; nothing elsewhere), before anything touches them. Go's heap
-// does not ask for huge pages itself.
+// hugeSlice returns n zeroed elements starting on a 64-byte line. From hugeMin bytes on they
+// start on a hugePage boundary of a larger allocation (up to hugePage bytes of it unused, and
+// not touched when the memory is fresh from the system) and their whole huge pages are
+// advised to be backed by transparent huge pages (adviseHuge: Linux's madvise(MADV_HUGEPAGE),
+// which its default "madvise" setting needs; nothing elsewhere), before anything touches
+// them. Go's heap does not ask for huge pages itself.
 func hugeSlice[T floatT](n int) []T {
 	size := int(unsafe.Sizeof(T(0)))
-	if n*size < hugeMin || !hugeAdvice {
-		return make([]T, n)
+	huge := n*size >= hugeMin && hugeAdvice
+	align := 64
+	if huge {
+		align = hugePage
 	}
-	b := make([]T, n+hugePage/size)
+	b := make([]T, n+align/size)
 	addr := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-	skip := int((hugePage - addr%hugePage) % hugePage / uintptr(size))
+	skip := int((uintptr(align) - addr%uintptr(align)) % uintptr(align) / uintptr(size))
 	b = b[skip : skip+n : skip+n]
-	whole := n * size / hugePage * hugePage
-	_ = adviseHuge(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(b))), whole)) // advice only
+	if huge {
+		whole := n * size / hugePage * hugePage
+		_ = adviseHuge(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(b))), whole)) // advice only
+	}
 	return b
 }

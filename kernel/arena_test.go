@@ -73,7 +73,7 @@ func nonzero[T float32 | float64](x []T) bool {
 	return false
 }
 
-// TestHugeSlice checks hugeSlice's alignment and, on Linux, that the system took the advice
+// TestHugeSlice checks hugeSlice's alignment (64-byte lines, huge pages from hugeMin) and, on Linux, that the system took the advice
 // for its whole huge pages ("hg" among the flags of the mapping holding them).
 func TestHugeSlice(t *testing.T) {
 	if hugeMin < hugePage {
@@ -86,6 +86,9 @@ func TestHugeSlice(t *testing.T) {
 		}
 		addr := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
 		big := n*4 >= hugeMin && hugeAdvice
+		if addr%64 != 0 {
+			t.Fatalf("%d elements at %#x: not on a 64-byte line", n, addr)
+		}
 		if big && addr%hugePage != 0 {
 			t.Fatalf("%d elements at %#x: not on a huge page", n, addr)
 		}

@@ -2,7 +2,6 @@ package kernel
 
 import (
 	"sync"
-	"unsafe"
 
 	"github.com/bulkad/bulkad/core"
 	"github.com/pkg/errors"
@@ -239,7 +238,6 @@ func scatterMatmulWalk[T floatT](k *ScatterMatMul, part smPart, out, y, b []T, l
 	}
 	offs = offs[:last]
 	rs, rt := k.RowP.St[len(k.Dom)-1], k.RowP.Table
-	lanes := 32 / int(unsafe.Sizeof(T(0)))
 	scatterRuns(k, part, func(p, row, col int) {
 		// The row offsets of the run, then the columns of B a vector at a time
 		// (gatherAxpyVec), the rest eight at a time with the sums in registers.
@@ -253,10 +251,7 @@ func scatterMatmulWalk[T floatT](k *ScatterMatMul, part smPart, out, y, b []T, l
 		}
 		ys := y[p : p+last]
 		o := out[col*kk : col*kk+kk]
-		j := 0
-		if vecs := kk / lanes; vecs > 0 && gatherAxpyVec(ys, offs, b, o, vecs) {
-			j = vecs * lanes // the columns of whole AVX2 vectors, each summed in the same order
-		}
+		j := gatherAxpyVec(ys, offs, b, o, kk) // whole AVX2 vectors of columns, each in the same order
 		for ; j+8 <= kk; j += 8 {
 			var a0, a1, a2, a3, a4, a5, a6, a7 T
 			for q, v := range ys {

@@ -830,18 +830,19 @@ func dwInputVec[T floatT](utab []int64, y []T, vt []int64, d []T, ldd int, f []T
 }
 
 // gatherAxpyVec adds to out[j] the sum over q < len(v) of v[q]·b[offs[q] + j] (each product
-// rounded, the sum from +0 in the order of q, then added to out[j]) for the columns j of
-// vecs whole AVX2 vectors (gatherAxpy*); false (nothing done) without AVX2, for another type
-// or when an offset reads outside b.
-func gatherAxpyVec[T floatT](v []T, offs []int, b, out []T, vecs int) bool {
+// rounded, the sum from +0 in the order of q, then added to out[j]) for the columns j of the
+// whole AVX2 vectors in the first cols (gatherAxpy*), and returns how many columns it did: 0
+// without AVX2, for another type, fewer columns than a vector or an offset reading outside b.
+func gatherAxpyVec[T floatT](v []T, offs []int, b, out []T, cols int) int {
 	lanes := 32 / int(unsafe.Sizeof(T(0)))
+	vecs := cols / lanes
 	w := vecs * lanes
 	if !hasVec || vecs <= 0 || len(v) == 0 || len(offs) < len(v) || len(out) < w {
-		return false
+		return 0
 	}
 	for _, o := range offs[:len(v)] {
 		if o < 0 || o+w > len(b) {
-			return false
+			return 0
 		}
 	}
 	switch x := any(v).(type) {
@@ -850,7 +851,7 @@ func gatherAxpyVec[T floatT](v []T, offs []int, b, out []T, vecs int) bool {
 	case []float64:
 		gatherAxpyF64(len(x), &x[0], &offs[0], &any(b).([]float64)[0], &any(out).([]float64)[0], vecs)
 	default:
-		return false
+		return 0
 	}
-	return true
+	return w
 }

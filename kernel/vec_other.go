@@ -83,4 +83,4 @@ func dwInputVec[T floatT](utab []int64, y []T, vt []int64, d []T, ldd int, f []T
 	return false
 }
 
-func gatherAxpyVec[T floatT](v []T, offs []int, b, out []T, vecs int) bool { return false }
+func gatherAxpyVec[T floatT](v []T, offs []int, b, out []T, cols int) int { return 0 }
