@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/big"
 	"math/rand"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -163,6 +165,23 @@ func sliceIsScalar[F float32 | float64](t *testing.T, in []F, fs []fn[F]) {
 			if !bitsEqual(out[i], fn.scalar(x)) {
 				t.Fatalf("%s(%v): slice %#x scalar %#x", fn.name, x, bitsOf(out[i]), bitsOf(fn.scalar(x)))
 			}
+		}
+	}
+}
+
+// TestAVX2Registers asserts that the generated assembly uses only the registers AVX2
+// encodes, Y0–Y15: its functions run on CPUs without AVX-512, and avo's register allocator
+// hands out Y16–Y31 too when a main loop interleaves more vectors than those hold (the
+// unroll of each function in internal/asmgen is chosen to fit).
+func TestAVX2Registers(t *testing.T) {
+	src, err := os.ReadFile("vmath_amd64.s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := regexp.MustCompile(`\b(Y(1[6-9]|2[0-9]|3[01])|Z[0-9]+|X(1[6-9]|2[0-9]|3[01])|K[1-7])\b`)
+	for i, line := range strings.Split(string(src), "\n") {
+		if r := bad.FindString(line); r != "" {
+			t.Errorf("vmath_amd64.s:%d: %s needs AVX-512: %s", i+1, r, strings.TrimSpace(line))
 		}
 	}
 }
