@@ -44,6 +44,16 @@
 //     rounds to 1. All coefficients are computed by the generator from their definitions in
 //     math/big (Taylor coefficients, Hermite polynomials for erf's derivatives).
 //
+// # Speed
+//
+// Each assembly loop computes two or three vectors an iteration (exp and tanh three, erf64
+// one, the others two: as many as the 16 YMM registers of AVX2 hold), their instructions
+// interleaved, so that the long dependent chains of the polynomials overlap; the vectors left
+// run one at a time, the last elements through the scalar function. BenchmarkVmath, one
+// thread, 65,536 elements, ns an element (alternating builds; one vector an iteration before):
+// exp64 1.7 → 1.2–1.3, tanh64 2.4–2.8 → 1.8–1.95, sigmoid64 2.8–3.0 → 1.9–2.0, tanh32
+// 0.93–1.11 → 0.66–0.70, sigmoid32 0.95–1.07 → 0.71–0.76; math.Exp 9–13, math.Tanh 12–18.
+//
 // # Accuracy (measured, and asserted by the tests)
 //
 // Largest error in ulps (distance in representable values, subnormals counted) over every
