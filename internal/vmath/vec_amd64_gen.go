@@ -4,112 +4,192 @@
 
 package vmath
 
-// vecExp64 runs the assembly exp64AVX2 on the whole vectors of x and returns how many elements it did.
-func vecExp64(dst, x []float64) int {
-	n := len(x) &^ 3
-	if n == 0 || !useAVX2() {
-		return 0
+// vecExp64 runs the assembly kernels on the whole vectors of x and returns how many elements they did.
+func vecExp64(dst, x []float64) int { return vecExp64With(dst, x, useAVX512()) }
+
+// vecExp64With runs exp64AVX512 (with z) on the whole 512-bit vectors of x, then exp64AVX2 on the whole 256-bit vectors left, and returns how many elements they did.
+func vecExp64With(dst, x []float64, z bool) int {
+	done := 0
+	if n := len(x) &^ 7; z && n > 0 {
+		_ = dst[n-1]
+		exp64AVX512(&dst[0], &x[0], n)
+		done = n
 	}
-	_ = dst[n-1]
-	exp64AVX2(&dst[0], &x[0], n)
-	return n
+	if n := (len(x) - done) &^ 3; n > 0 && useAVX2() {
+		_ = dst[done+n-1]
+		exp64AVX2(&dst[done], &x[done], n)
+		done += n
+	}
+	return done
 }
 
-// vecExp32 runs the assembly exp32AVX2 on the whole vectors of x and returns how many elements it did.
-func vecExp32(dst, x []float32) int {
-	n := len(x) &^ 7
-	if n == 0 || !useAVX2() {
-		return 0
+// vecExp32 runs the assembly kernels on the whole vectors of x and returns how many elements they did.
+func vecExp32(dst, x []float32) int { return vecExp32With(dst, x, useAVX512()) }
+
+// vecExp32With runs exp32AVX512 (with z) on the whole 512-bit vectors of x, then exp32AVX2 on the whole 256-bit vectors left, and returns how many elements they did.
+func vecExp32With(dst, x []float32, z bool) int {
+	done := 0
+	if n := len(x) &^ 15; z && n > 0 {
+		_ = dst[n-1]
+		exp32AVX512(&dst[0], &x[0], n)
+		done = n
 	}
-	_ = dst[n-1]
-	exp32AVX2(&dst[0], &x[0], n)
-	return n
+	if n := (len(x) - done) &^ 7; n > 0 && useAVX2() {
+		_ = dst[done+n-1]
+		exp32AVX2(&dst[done], &x[done], n)
+		done += n
+	}
+	return done
 }
 
-// vecLog64 runs the assembly log64AVX2 on the whole vectors of x and returns how many elements it did.
-func vecLog64(dst, x []float64) int {
-	n := len(x) &^ 3
-	if n == 0 || !useAVX2() {
-		return 0
+// vecLog64 runs the assembly kernels on the whole vectors of x and returns how many elements they did.
+func vecLog64(dst, x []float64) int { return vecLog64With(dst, x, useAVX512()) }
+
+// vecLog64With runs log64AVX512 (with z) on the whole 512-bit vectors of x, then log64AVX2 on the whole 256-bit vectors left, and returns how many elements they did.
+func vecLog64With(dst, x []float64, z bool) int {
+	done := 0
+	if n := len(x) &^ 7; z && n > 0 {
+		_ = dst[n-1]
+		log64AVX512(&dst[0], &x[0], n)
+		done = n
 	}
-	_ = dst[n-1]
-	log64AVX2(&dst[0], &x[0], n)
-	return n
+	if n := (len(x) - done) &^ 3; n > 0 && useAVX2() {
+		_ = dst[done+n-1]
+		log64AVX2(&dst[done], &x[done], n)
+		done += n
+	}
+	return done
 }
 
-// vecLog32 runs the assembly log32AVX2 on the whole vectors of x and returns how many elements it did.
-func vecLog32(dst, x []float32) int {
-	n := len(x) &^ 7
-	if n == 0 || !useAVX2() {
-		return 0
+// vecLog32 runs the assembly kernels on the whole vectors of x and returns how many elements they did.
+func vecLog32(dst, x []float32) int { return vecLog32With(dst, x, useAVX512()) }
+
+// vecLog32With runs log32AVX512 (with z) on the whole 512-bit vectors of x, then log32AVX2 on the whole 256-bit vectors left, and returns how many elements they did.
+func vecLog32With(dst, x []float32, z bool) int {
+	done := 0
+	if n := len(x) &^ 15; z && n > 0 {
+		_ = dst[n-1]
+		log32AVX512(&dst[0], &x[0], n)
+		done = n
 	}
-	_ = dst[n-1]
-	log32AVX2(&dst[0], &x[0], n)
-	return n
+	if n := (len(x) - done) &^ 7; n > 0 && useAVX2() {
+		_ = dst[done+n-1]
+		log32AVX2(&dst[done], &x[done], n)
+		done += n
+	}
+	return done
 }
 
-// vecTanh64 runs the assembly tanh64AVX2 on the whole vectors of x and returns how many elements it did.
-func vecTanh64(dst, x []float64) int {
-	n := len(x) &^ 3
-	if n == 0 || !useAVX2() {
-		return 0
+// vecTanh64 runs the assembly kernels on the whole vectors of x and returns how many elements they did.
+func vecTanh64(dst, x []float64) int { return vecTanh64With(dst, x, useAVX512()) }
+
+// vecTanh64With runs tanh64AVX512 (with z) on the whole 512-bit vectors of x, then tanh64AVX2 on the whole 256-bit vectors left, and returns how many elements they did.
+func vecTanh64With(dst, x []float64, z bool) int {
+	done := 0
+	if n := len(x) &^ 7; z && n > 0 {
+		_ = dst[n-1]
+		tanh64AVX512(&dst[0], &x[0], n)
+		done = n
 	}
-	_ = dst[n-1]
-	tanh64AVX2(&dst[0], &x[0], n)
-	return n
+	if n := (len(x) - done) &^ 3; n > 0 && useAVX2() {
+		_ = dst[done+n-1]
+		tanh64AVX2(&dst[done], &x[done], n)
+		done += n
+	}
+	return done
 }
 
-// vecTanh32 runs the assembly tanh32AVX2 on the whole vectors of x and returns how many elements it did.
-func vecTanh32(dst, x []float32) int {
-	n := len(x) &^ 7
-	if n == 0 || !useAVX2() {
-		return 0
+// vecTanh32 runs the assembly kernels on the whole vectors of x and returns how many elements they did.
+func vecTanh32(dst, x []float32) int { return vecTanh32With(dst, x, useAVX512()) }
+
+// vecTanh32With runs tanh32AVX512 (with z) on the whole 512-bit vectors of x, then tanh32AVX2 on the whole 256-bit vectors left, and returns how many elements they did.
+func vecTanh32With(dst, x []float32, z bool) int {
+	done := 0
+	if n := len(x) &^ 15; z && n > 0 {
+		_ = dst[n-1]
+		tanh32AVX512(&dst[0], &x[0], n)
+		done = n
 	}
-	_ = dst[n-1]
-	tanh32AVX2(&dst[0], &x[0], n)
-	return n
+	if n := (len(x) - done) &^ 7; n > 0 && useAVX2() {
+		_ = dst[done+n-1]
+		tanh32AVX2(&dst[done], &x[done], n)
+		done += n
+	}
+	return done
 }
 
-// vecSigmoid64 runs the assembly sigmoid64AVX2 on the whole vectors of x and returns how many elements it did.
-func vecSigmoid64(dst, x []float64) int {
-	n := len(x) &^ 3
-	if n == 0 || !useAVX2() {
-		return 0
+// vecSigmoid64 runs the assembly kernels on the whole vectors of x and returns how many elements they did.
+func vecSigmoid64(dst, x []float64) int { return vecSigmoid64With(dst, x, useAVX512()) }
+
+// vecSigmoid64With runs sigmoid64AVX512 (with z) on the whole 512-bit vectors of x, then sigmoid64AVX2 on the whole 256-bit vectors left, and returns how many elements they did.
+func vecSigmoid64With(dst, x []float64, z bool) int {
+	done := 0
+	if n := len(x) &^ 7; z && n > 0 {
+		_ = dst[n-1]
+		sigmoid64AVX512(&dst[0], &x[0], n)
+		done = n
 	}
-	_ = dst[n-1]
-	sigmoid64AVX2(&dst[0], &x[0], n)
-	return n
+	if n := (len(x) - done) &^ 3; n > 0 && useAVX2() {
+		_ = dst[done+n-1]
+		sigmoid64AVX2(&dst[done], &x[done], n)
+		done += n
+	}
+	return done
 }
 
-// vecSigmoid32 runs the assembly sigmoid32AVX2 on the whole vectors of x and returns how many elements it did.
-func vecSigmoid32(dst, x []float32) int {
-	n := len(x) &^ 7
-	if n == 0 || !useAVX2() {
-		return 0
+// vecSigmoid32 runs the assembly kernels on the whole vectors of x and returns how many elements they did.
+func vecSigmoid32(dst, x []float32) int { return vecSigmoid32With(dst, x, useAVX512()) }
+
+// vecSigmoid32With runs sigmoid32AVX512 (with z) on the whole 512-bit vectors of x, then sigmoid32AVX2 on the whole 256-bit vectors left, and returns how many elements they did.
+func vecSigmoid32With(dst, x []float32, z bool) int {
+	done := 0
+	if n := len(x) &^ 15; z && n > 0 {
+		_ = dst[n-1]
+		sigmoid32AVX512(&dst[0], &x[0], n)
+		done = n
 	}
-	_ = dst[n-1]
-	sigmoid32AVX2(&dst[0], &x[0], n)
-	return n
+	if n := (len(x) - done) &^ 7; n > 0 && useAVX2() {
+		_ = dst[done+n-1]
+		sigmoid32AVX2(&dst[done], &x[done], n)
+		done += n
+	}
+	return done
 }
 
-// vecErf64 runs the assembly erf64AVX2 on the whole vectors of x and returns how many elements it did.
-func vecErf64(dst, x []float64) int {
-	n := len(x) &^ 3
-	if n == 0 || !useAVX2() {
-		return 0
+// vecErf64 runs the assembly kernels on the whole vectors of x and returns how many elements they did.
+func vecErf64(dst, x []float64) int { return vecErf64With(dst, x, useAVX512()) }
+
+// vecErf64With runs erf64AVX512 (with z) on the whole 512-bit vectors of x, then erf64AVX2 on the whole 256-bit vectors left, and returns how many elements they did.
+func vecErf64With(dst, x []float64, z bool) int {
+	done := 0
+	if n := len(x) &^ 7; z && n > 0 {
+		_ = dst[n-1]
+		erf64AVX512(&dst[0], &x[0], n)
+		done = n
 	}
-	_ = dst[n-1]
-	erf64AVX2(&dst[0], &x[0], n)
-	return n
+	if n := (len(x) - done) &^ 3; n > 0 && useAVX2() {
+		_ = dst[done+n-1]
+		erf64AVX2(&dst[done], &x[done], n)
+		done += n
+	}
+	return done
 }
 
-// vecErf32 runs the assembly erf32AVX2 on the whole vectors of x and returns how many elements it did.
-func vecErf32(dst, x []float32) int {
-	n := len(x) &^ 7
-	if n == 0 || !useAVX2() {
-		return 0
+// vecErf32 runs the assembly kernels on the whole vectors of x and returns how many elements they did.
+func vecErf32(dst, x []float32) int { return vecErf32With(dst, x, useAVX512()) }
+
+// vecErf32With runs erf32AVX512 (with z) on the whole 512-bit vectors of x, then erf32AVX2 on the whole 256-bit vectors left, and returns how many elements they did.
+func vecErf32With(dst, x []float32, z bool) int {
+	done := 0
+	if n := len(x) &^ 15; z && n > 0 {
+		_ = dst[n-1]
+		erf32AVX512(&dst[0], &x[0], n)
+		done = n
 	}
-	_ = dst[n-1]
-	erf32AVX2(&dst[0], &x[0], n)
-	return n
+	if n := (len(x) - done) &^ 7; n > 0 && useAVX2() {
+		_ = dst[done+n-1]
+		erf32AVX2(&dst[done], &x[done], n)
+		done += n
+	}
+	return done
 }

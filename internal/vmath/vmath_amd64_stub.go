@@ -7,29 +7,59 @@ package vmath
 // exp64AVX2 sets dst[i] = Exp64(x[i]) for i < n (n a multiple of 4) with AVX2 and FMA.
 func exp64AVX2(dst *float64, x *float64, n int)
 
+// exp64AVX512 sets dst[i] = Exp64(x[i]) for i < n (n a multiple of 8) with AVX-512F.
+func exp64AVX512(dst *float64, x *float64, n int)
+
 // exp32AVX2 sets dst[i] = Exp32(x[i]) for i < n (n a multiple of 8) with AVX2 and FMA.
 func exp32AVX2(dst *float32, x *float32, n int)
+
+// exp32AVX512 sets dst[i] = Exp32(x[i]) for i < n (n a multiple of 16) with AVX-512F.
+func exp32AVX512(dst *float32, x *float32, n int)
 
 // log64AVX2 sets dst[i] = Log64(x[i]) for i < n (n a multiple of 4) with AVX2 and FMA.
 func log64AVX2(dst *float64, x *float64, n int)
 
+// log64AVX512 sets dst[i] = Log64(x[i]) for i < n (n a multiple of 8) with AVX-512F.
+func log64AVX512(dst *float64, x *float64, n int)
+
 // log32AVX2 sets dst[i] = Log32(x[i]) for i < n (n a multiple of 8) with AVX2 and FMA.
 func log32AVX2(dst *float32, x *float32, n int)
+
+// log32AVX512 sets dst[i] = Log32(x[i]) for i < n (n a multiple of 16) with AVX-512F.
+func log32AVX512(dst *float32, x *float32, n int)
 
 // tanh64AVX2 sets dst[i] = Tanh64(x[i]) for i < n (n a multiple of 4) with AVX2 and FMA.
 func tanh64AVX2(dst *float64, x *float64, n int)
 
+// tanh64AVX512 sets dst[i] = Tanh64(x[i]) for i < n (n a multiple of 8) with AVX-512F.
+func tanh64AVX512(dst *float64, x *float64, n int)
+
 // tanh32AVX2 sets dst[i] = Tanh32(x[i]) for i < n (n a multiple of 8) with AVX2 and FMA.
 func tanh32AVX2(dst *float32, x *float32, n int)
+
+// tanh32AVX512 sets dst[i] = Tanh32(x[i]) for i < n (n a multiple of 16) with AVX-512F.
+func tanh32AVX512(dst *float32, x *float32, n int)
 
 // sigmoid64AVX2 sets dst[i] = Sigmoid64(x[i]) for i < n (n a multiple of 4) with AVX2 and FMA.
 func sigmoid64AVX2(dst *float64, x *float64, n int)
 
+// sigmoid64AVX512 sets dst[i] = Sigmoid64(x[i]) for i < n (n a multiple of 8) with AVX-512F.
+func sigmoid64AVX512(dst *float64, x *float64, n int)
+
 // sigmoid32AVX2 sets dst[i] = Sigmoid32(x[i]) for i < n (n a multiple of 8) with AVX2 and FMA.
 func sigmoid32AVX2(dst *float32, x *float32, n int)
+
+// sigmoid32AVX512 sets dst[i] = Sigmoid32(x[i]) for i < n (n a multiple of 16) with AVX-512F.
+func sigmoid32AVX512(dst *float32, x *float32, n int)
 
 // erf64AVX2 sets dst[i] = Erf64(x[i]) for i < n (n a multiple of 4) with AVX2 and FMA.
 func erf64AVX2(dst *float64, x *float64, n int)
 
+// erf64AVX512 sets dst[i] = Erf64(x[i]) for i < n (n a multiple of 8) with AVX-512F.
+func erf64AVX512(dst *float64, x *float64, n int)
+
 // erf32AVX2 sets dst[i] = Erf32(x[i]) for i < n (n a multiple of 8) with AVX2 and FMA.
 func erf32AVX2(dst *float32, x *float32, n int)
+
+// erf32AVX512 sets dst[i] = Erf32(x[i]) for i < n (n a multiple of 16) with AVX-512F.
+func erf32AVX512(dst *float32, x *float32, n int)

@@ -9,10 +9,13 @@ import (
 	"github.com/mmcloughlin/avo/reg"
 )
 
-// asmGen emits one function's IR as an AVX2+FMA loop over whole vectors.
+// asmGen emits one function's IR as an AVX2+FMA loop over whole vectors, or (z) an AVX-512F
+// loop: 64-byte vectors, compares into opmask registers, blends under them.
 type asmGen struct {
 	f     *fn
 	f32   bool
+	z     bool        // AVX-512F
+	vb    int         // vector bytes: 32, or 64 with z
 	data  Mem         // the function's constants, 32 bytes each
 	cOff  map[int]int // constant node → offset in data
 	val   []Op        // node → its operand (a register, or memory for constants)
@@ -30,9 +33,12 @@ func (g *asmGen) pick(pd, ps func(...Op)) func(...Op) {
 	return pd
 }
 
-func emitAsm(f *fn) {
-	g := &asmGen{f: f, f32: f.f32, cOff: map[int]int{}, lut: map[int][2]reg.VecVirtual{}}
-	name := asmName(f)
+func emitAsm(f *fn, z bool) {
+	g := &asmGen{f: f, f32: f.f32, z: z, vb: 32, cOff: map[int]int{}, lut: map[int][2]reg.VecVirtual{}}
+	if z {
+		g.vb = 64
+	}
+	name := asmName(f, z)
 	n := namesOf(f.f32)
 	// constants
 	g.data = GLOBL(name+"Data", RODATA|NOPTR)
@@ -47,7 +53,10 @@ func emitAsm(f *fn) {
 				for k, v := range tab {
 					DATA(off+4*k, U32(math.Float32bits(float32(v))))
 				}
-				g.nData += 32
+				for k := len(tab); k < g.vb/4; k++ {
+					DATA(off+4*k, U32(0))
+				}
+				g.nData += g.vb
 				g.cOff[i] = off
 			} else {
 				off := g.nData
@@ -73,12 +82,16 @@ func emitAsm(f *fn) {
 	}
 	g.last[g.root[f.out]] = len(f.nodes)
 
-	lanes := 4
+	lanes := g.vb / 8
 	if f.f32 {
-		lanes = 8
+		lanes = g.vb / 4
+	}
+	isa := "AVX2 and FMA"
+	if z {
+		isa = "AVX-512F"
 	}
 	TEXT(name, NOSPLIT, fmt.Sprintf("func(dst, x *%s, n int)", n.t))
-	Doc(fmt.Sprintf("%s sets dst[i] = %s%s(x[i]) for i < n (n a multiple of %d) with AVX2 and FMA.", name, f.name, n.suffix, lanes))
+	Doc(fmt.Sprintf("%s sets dst[i] = %s%s(x[i]) for i < n (n a multiple of %d) with %s.", name, f.name, n.suffix, lanes, isa))
 	dst := Load(Param("dst"), GP64())
 	x := Load(Param("x"), GP64())
 	cnt := Load(Param("n"), GP64())
@@ -92,16 +105,16 @@ func emitAsm(f *fn) {
 	CMPQ(cnt, U32(un*lanes))
 	JL(LabelRef(one))
 	g.body(dst, x, un)
-	ADDQ(U32(32*un), x)
-	ADDQ(U32(32*un), dst)
+	ADDQ(U32(g.vb*un), x)
+	ADDQ(U32(g.vb*un), dst)
 	SUBQ(U32(un*lanes), cnt)
 	JMP(LabelRef(loop))
 	Label(one)
 	CMPQ(cnt, U32(lanes))
 	JL(LabelRef(done))
 	g.body(dst, x, 1)
-	ADDQ(U32(32), x)
-	ADDQ(U32(32), dst)
+	ADDQ(U32(g.vb), x)
+	ADDQ(U32(g.vb), dst)
 	SUBQ(U32(lanes), cnt)
 	JMP(LabelRef(one))
 	Label(done)
@@ -116,6 +129,9 @@ func emitAsm(f *fn) {
 // 1.18–1.31 ns an element, tanh64 2.41–2.83 → 1.80–1.95, sigmoid64 2.82–3.00 → 1.89–1.99,
 // tanh32 0.93–1.11 → 0.66–0.70 (one vector an iteration before).
 func (g *asmGen) unroll() int {
+	if g.z {
+		return g.unrollZ()
+	}
 	switch g.f.name {
 	case "Exp", "Tanh":
 		return 3
@@ -127,8 +143,18 @@ func (g *asmGen) unroll() int {
 	return 2
 }
 
+// unrollZ is unroll for the AVX-512 loops: their 32 registers hold more vectors in flight
+// (opmask registers, seven, bound the ones with long-lived compares).
+func (g *asmGen) unrollZ() int {
+	switch g.f.name {
+	case "Log", "Erf":
+		return 2
+	}
+	return 4
+}
+
 // body emits un vectors' computation, instruction by instruction interleaved: vector u
-// reads x at 32·u bytes and writes dst there.
+// reads x at vb·u bytes and writes dst there.
 func (g *asmGen) body(dst, x reg.Register, un int) {
 	f := g.f
 	vals := make([][]Op, un)
@@ -136,8 +162,8 @@ func (g *asmGen) body(dst, x reg.Register, un int) {
 	for u := range vals {
 		vals[u] = make([]Op, len(f.nodes))
 		luts[u] = map[int][2]reg.VecVirtual{}
-		in := YMM()
-		g.pick(wrap(VMOVUPD), wrap(VMOVUPS))(Mem{Base: x, Disp: 32 * u}, in)
+		in := g.vec()
+		g.pick(wrap(VMOVUPD), wrap(VMOVUPS))(Mem{Base: x, Disp: g.vb * u}, in)
 		vals[u][0] = in
 	}
 	for i := 1; i < len(f.nodes); i++ {
@@ -148,7 +174,7 @@ func (g *asmGen) body(dst, x reg.Register, un int) {
 	}
 	for u := range vals {
 		g.val = vals[u]
-		g.pick(wrap(VMOVUPD), wrap(VMOVUPS))(g.reg(f.out), Mem{Base: dst, Disp: 32 * u})
+		g.pick(wrap(VMOVUPD), wrap(VMOVUPS))(g.reg(f.out), Mem{Base: dst, Disp: g.vb * u})
 	}
 }
 
@@ -177,18 +203,26 @@ func (g *asmGen) constBits(nd node) uint64 {
 	return math.Float64bits(nd.f)
 }
 
-// emitData writes a 32-byte vector of the constant c in every lane and returns its offset.
+// emitData writes a vector (vb bytes) of the constant c in every lane and returns its offset.
 func (g *asmGen) emitData(c uint64) int {
 	off := g.nData
-	for k := 0; k < 4; k++ {
+	for k := 0; k < g.vb/8; k++ {
 		if g.f32 {
 			DATA(off+8*k, U64(c|c<<32))
 		} else {
 			DATA(off+8*k, U64(c))
 		}
 	}
-	g.nData += 32
+	g.nData += g.vb
 	return off
+}
+
+// vec is a new vector register of the loop's width.
+func (g *asmGen) vec() reg.VecVirtual {
+	if g.z {
+		return ZMM()
+	}
+	return YMM()
 }
 
 func (g *asmGen) isConst(i int) bool {
@@ -207,7 +241,7 @@ func (g *asmGen) op(i int) Op {
 // reg is node i in a register (constants are loaded).
 func (g *asmGen) reg(i int) reg.VecVirtual {
 	if g.isConst(i) {
-		r := YMM()
+		r := g.vec()
 		VMOVUPS(g.op(i), r)
 		return r
 	}
@@ -236,13 +270,18 @@ func (g *asmGen) node(i int) {
 		g.lookup(i, a[0])
 		return
 	case oSel:
-		// VBLENDV mask, true (may be memory), false, dst
-		d := YMM()
-		g.pick(wrap(VBLENDVPD), wrap(VBLENDVPS))(g.reg(a[0]), g.op(a[1]), g.reg(a[2]), d)
+		d := g.vec()
+		if g.z {
+			// VBLENDM true (may be memory), false, mask, dst
+			g.pick(wrap(VBLENDMPD), wrap(VBLENDMPS))(g.op(a[1]), g.reg(a[2]), g.val[a[0]], d)
+		} else {
+			// VBLENDV mask, true (may be memory), false, dst
+			g.pick(wrap(VBLENDVPD), wrap(VBLENDVPS))(g.reg(a[0]), g.op(a[1]), g.reg(a[2]), d)
+		}
 		g.val[i] = d
 		return
 	case oShl, oShr:
-		d := YMM()
+		d := g.vec()
 		ins := map[bool]map[opc]func(...Op){
 			false: {oShl: wrap(VPSLLQ), oShr: wrap(VPSRLQ)},
 			true:  {oShl: wrap(VPSLLD), oShr: wrap(VPSRLD)},
@@ -275,11 +314,31 @@ func (g *asmGen) node(i int) {
 		oUnord:  cmp(0x03), // UNORD_Q
 		oAndNot: {},
 	}
-	d := YMM()
+	if g.z {
+		switch nd.op {
+		case oLT, oEQ, oNotLT, oUnord:
+			// a compare into an opmask register: VCMP pred, src2 (may be memory), src1, k
+			k := K()
+			g.val[i] = k
+			pred := map[opc]uint8{oLT: 0x11, oEQ: 0x00, oNotLT: 0x15, oUnord: 0x03}[nd.op]
+			g.pick(func(o ...Op) { VCMPPD(o...) }, func(o ...Op) { VCMPPS(o...) })(U8(pred), g.op(a[1]), g.reg(a[0]), k)
+			return
+		case oAnd, oOr:
+			ops[nd.op] = bin{wrap(VPANDQ), wrap(VPANDQ), true}
+			if nd.op == oOr {
+				ops[nd.op] = bin{wrap(VPORQ), wrap(VPORQ), true}
+			}
+		}
+	}
+	d := g.vec()
 	g.val[i] = d
 	if nd.op == oAndNot {
 		// VPANDN src2, src1, dst = ^src1 & src2: a &^ b = ^b & a
-		VPANDN(g.op(a[0]), g.reg(a[1]), d)
+		if g.z {
+			VPANDNQ(g.op(a[0]), g.reg(a[1]), d)
+		} else {
+			VPANDN(g.op(a[0]), g.reg(a[1]), d)
+		}
 		return
 	}
 	o, ok := ops[nd.op]
@@ -320,7 +379,7 @@ func (g *asmGen) fma(i, x, y, z int, neg bool) {
 		f213(g.op(z), g.reg(x), d)
 		g.val[i] = d
 	default:
-		d := YMM()
+		d := g.vec()
 		if g.isConst(z) {
 			VMOVUPS(g.op(z), d)
 		} else {
@@ -336,10 +395,14 @@ func (g *asmGen) fma(i, x, y, z int, neg bool) {
 // blend on bit 2 of k picks one.
 func (g *asmGen) lookup(i, idx int) {
 	tab := g.data.Offset(g.cOff[i])
-	d := YMM()
+	d := g.vec()
 	g.val[i] = d
 	if g.f32 {
 		VPERMPS(tab, g.reg(idx), d)
+		return
+	}
+	if g.z {
+		VPERMPD(tab, g.reg(idx), d) // the low three bits of each 64-bit index
 		return
 	}
 	pm, ok := g.lut[idx]

@@ -185,9 +185,12 @@ func vecFiles(fns []*fn) (amd64, other []byte) {
 		if f.f32 {
 			lanes = 8
 		}
-		fmt.Fprintf(&a, "// vec%s runs the assembly %s on the whole vectors of x and returns how many elements it did.\n", name, asmName(f))
-		fmt.Fprintf(&a, "func vec%s(dst, x []%s) int {\n\tn := len(x) &^ %d\n\tif n == 0 || !useAVX2() {\n\t\treturn 0\n\t}\n", name, n.t, lanes-1)
-		fmt.Fprintf(&a, "\t_ = dst[n-1]\n\t%s(&dst[0], &x[0], n)\n\treturn n\n}\n\n", asmName(f))
+		fmt.Fprintf(&a, "// vec%s runs the assembly kernels on the whole vectors of x and returns how many elements they did.\n", name)
+		fmt.Fprintf(&a, "func vec%s(dst, x []%s) int { return vec%sWith(dst, x, useAVX512()) }\n\n", name, n.t, name)
+		fmt.Fprintf(&a, "// vec%sWith runs %s (with z) on the whole 512-bit vectors of x, then %s on the whole 256-bit vectors left, and returns how many elements they did.\n", name, asmName(f, true), asmName(f, false))
+		fmt.Fprintf(&a, "func vec%sWith(dst, x []%s, z bool) int {\n\tdone := 0\n", name, n.t)
+		fmt.Fprintf(&a, "\tif n := len(x) &^ %d; z && n > 0 {\n\t\t_ = dst[n-1]\n\t\t%s(&dst[0], &x[0], n)\n\t\tdone = n\n\t}\n", 2*lanes-1, asmName(f, true))
+		fmt.Fprintf(&a, "\tif n := (len(x) - done) &^ %d; n > 0 && useAVX2() {\n\t\t_ = dst[done+n-1]\n\t\t%s(&dst[done], &x[done], n)\n\t\tdone += n\n\t}\n\treturn done\n}\n\n", lanes-1, asmName(f, false))
 		fmt.Fprintf(&o, "// vec%s has no vector kernel on this platform.\n", name)
 		fmt.Fprintf(&o, "func vec%s(dst, x []%s) int { return 0 }\n\n", name, n.t)
 	}
@@ -203,4 +206,10 @@ func vecFiles(fns []*fn) (amd64, other []byte) {
 }
 
 // asmName is the name of f's assembly kernel.
-func asmName(f *fn) string { return lowerFirst(f.name) + namesOf(f.f32).suffix + "AVX2" }
+func asmName(f *fn, z bool) string {
+	isa := "AVX2"
+	if z {
+		isa = "AVX512"
+	}
+	return lowerFirst(f.name) + namesOf(f.f32).suffix + isa
+}

@@ -1,6 +1,6 @@
 // Command asmgen writes package vmath's kernels from one description of each algorithm (an
-// IR of IEEE operations, algs.go): the AVX2+FMA assembly with avo (vmath_amd64.s and its
-// stubs) and the scalar Go functions that compute the same operations in the same order
+// IR of IEEE operations, algs.go): the AVX2+FMA and AVX-512F assembly with avo
+// (vmath_amd64.s and its stubs) and the scalar Go functions that compute the same operations in the same order
 // (scalar_gen.go), so the two agree bit for bit. It is a separate module so that building
 // bulkad needs neither avo nor this generator: run `go generate ./internal/vmath/` after
 // changing it and commit the generated files.
@@ -27,7 +27,8 @@ func main() {
 		}
 	}
 	for _, f := range fns {
-		emitAsm(f)
+		emitAsm(f, false)
+		emitAsm(f, true)
 	}
 	if *goDir != "" {
 		write := func(name string, b []byte) {
