@@ -15,9 +15,14 @@ import (
 // convnet's plan). Lowered from 2^21 multiply-adds in session 13, when the zoo convnet's
 // step scaled 1.2× from one to two threads on the device machine's 16-core host and its
 // small products were among the steps that started no goroutine; with this and the other
-// splits of that session it scaled 1.5× there (alternating builds, medians).
+// splits of that session it scaled 1.5× there (alternating builds, medians). Raised to 2^21
+// in session 24: the MLP's 128×512×10 (1.7 M by this count; 32 µs float64, 16 µs float32
+// serial) ran 0.86–0.91× as fast split in two on this 2-vCPU VM (TestZZGemmPar: serial and
+// split alternating, minima), and on that host a goroutine starts about 22 µs after its go
+// statement (session 21), more than such a product's half; the convnet's [32,6272] from
+// k = 10 (5.2 M) still splits.
 const (
-	gemmParallel  = 1 << 20
+	gemmParallel  = 1 << 21
 	gemmStoreWork = 16
 )
 
