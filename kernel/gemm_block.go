@@ -345,11 +345,16 @@ func (g *gemmCall[T]) packGroup(w, pg, pe, r int, tr bool, x []T, ld, lo, ext, w
 	kc, k := g.bl.kc, g.k
 	ns, np := wide/r, (pe-pg+kc-1)/kc
 	x0, x1 := np*ns*w/g.workers, np*ns*(w+1)/g.workers
-	for it := x0; it < x1; it++ {
+	for it := x0; it < x1; {
+		// the worker's strips of one panel in one call (packStrips reads a transposed x
+		// row after row across them)
 		t, s := it/ns, it%ns
+		e := min(x1, (t+1)*ns) // past the worker's last strip of panel t
 		pc := pg + t*kc
 		kcur := min(kc, k-pc)
-		packStrips(r, tr, x, ld, lo+s*r, min(r, ext-s*r), pc, kcur, dst[t*kc*wide+s*r*kcur:])
+		rows := min((e-it)*r, ext-s*r)
+		packStrips(r, tr, x, ld, lo+s*r, rows, pc, kcur, dst[t*kc*wide+s*r*kcur:])
+		it = e
 	}
 }
 

@@ -367,26 +367,15 @@ func roundUp(x, r int) int { return (x + r - 1) / r * r }
 // entries. Element (r, p) is x[r*ld+p], or x[p*ld+r] when tr. op(a) is packed as rows of
 // a's block (tr = ta), op(b) as rows of op(b)ᵀ (tr = !tb).
 func packStrips[T floatT](w int, tr bool, x []T, ld, r0, nrows, pc, kc int, dst []T) {
+	if tr {
+		packRuns(w, x, ld, r0, nrows, pc, kc, dst)
+		return
+	}
 	for s := 0; s < nrows; s += w {
 		d := dst[s*kc : s*kc+kc*w]
 		nv := min(w, nrows-s)
 		if nv < w {
 			clear(d)
-		}
-		if tr { // element (r, p) at x[p*ld+r]: each p is a contiguous run of the strip's rows
-			if nv == 8 { // a row strip of the AVX-512 kernels: no call per run
-				for p := 0; p < kc; p++ {
-					o := (pc+p)*ld + r0 + s
-					src, dp := x[o:o+8:o+8], d[p*w:p*w+8:p*w+8]
-					dp[0], dp[1], dp[2], dp[3], dp[4], dp[5], dp[6], dp[7] = src[0], src[1], src[2], src[3], src[4], src[5], src[6], src[7]
-				}
-				continue
-			}
-			for p := 0; p < kc; p++ {
-				o := (pc+p)*ld + r0 + s
-				copy(d[p*w:p*w+nv], x[o:o+nv])
-			}
-			continue
 		}
 		// Each row of the strip is contiguous in x: a transposition of the strip's nv rows of
 		// kc elements, in AVX blocks where there are (transposeTileVec), else four rows at a
@@ -409,6 +398,35 @@ func packStrips[T floatT](w int, tr bool, x []T, ld, r0, nrows, pc, kc int, dst 
 			for p, v := range row {
 				d[p*w+r] = v
 			}
+		}
+	}
+}
+
+// packRuns is packStrips with tr: element (r, p) at x[p*ld+r], so each p is a contiguous run
+// of the block's rows. The runs are copied p by p across all the strips, reading x row after
+// row (strip by strip, each p read one or two cache lines of another row of x).
+func packRuns[T floatT](w int, x []T, ld, r0, nrows, pc, kc int, dst []T) {
+	full := nrows / w * w
+	for p := 0; p < kc; p++ {
+		o := (pc+p)*ld + r0
+		run := x[o : o+nrows]
+		if w == 8 { // a row strip of the AVX-512 kernels: no call per run
+			for s := 0; s < full; s += 8 {
+				src, dp := run[s:s+8:s+8], dst[s*kc+p*8:s*kc+p*8+8:s*kc+p*8+8]
+				dp[0], dp[1], dp[2], dp[3], dp[4], dp[5], dp[6], dp[7] = src[0], src[1], src[2], src[3], src[4], src[5], src[6], src[7]
+			}
+			continue
+		}
+		for s := 0; s < full; s += w {
+			copy(dst[s*kc+p*w:s*kc+p*w+w], run[s:s+w])
+		}
+	}
+	if nv := nrows - full; nv > 0 { // the last strip, padded with zeros
+		d := dst[full*kc : full*kc+kc*w]
+		clear(d)
+		for p := 0; p < kc; p++ {
+			o := (pc+p)*ld + r0 + full
+			copy(d[p*w:p*w+nv], x[o:o+nv])
 		}
 	}
 }

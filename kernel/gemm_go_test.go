@@ -529,7 +529,7 @@ func BenchmarkGemmTransposedA(b *testing.B) {
 // float32 and float64, through gemmWith's choice; -cpu 1 for one thread.
 func BenchmarkGemmCold(b *testing.B) {
 	sweep := make([]byte, 64<<20)
-	for _, s := range [][5]int{{50, 625, 1152, 0, 0}, {50, 1152, 625, 0, 1}, {1152, 625, 50, 1, 0}, {128, 512, 784, 0, 0}, {256, 512, 128, 0, 0}, {512, 128, 256, 1, 0}, {256, 128, 512, 0, 0}} {
+	for _, s := range [][5]int{{50, 625, 1152, 0, 0}, {50, 1152, 625, 0, 1}, {1152, 625, 50, 1, 0}, {128, 512, 784, 0, 0}, {256, 512, 128, 0, 0}, {512, 128, 256, 1, 0}, {256, 128, 512, 0, 0}, {784, 512, 128, 1, 0}} {
 		b.Run(fmt.Sprintf("%dx%dx%d/f32", s[0], s[1], s[2]), func(b *testing.B) { gemmCold[float32](b, sweep, s) })
 		b.Run(fmt.Sprintf("%dx%dx%d/f64", s[0], s[1], s[2]), func(b *testing.B) { gemmCold[float64](b, sweep, s) })
 	}
