@@ -16,7 +16,7 @@ type asmGen struct {
 	f32   bool
 	z     bool        // AVX-512F
 	vb    int         // vector bytes: 32, or 64 with z
-	data  Mem         // the function's constants, 32 bytes each
+	data  Mem         // the function's constants, a vector (vb bytes) each
 	cOff  map[int]int // constant node → offset in data
 	val   []Op        // node → its operand (a register, or memory for constants)
 	root  []int       // node → the node whose register it shares (Bits/Float are free)
@@ -294,6 +294,8 @@ func (g *asmGen) node(i int) {
 		pd, ps  func(...Op)
 		commute bool
 	}
+	// the compare predicates: LT_OQ, EQ_OQ, NLT_UQ, UNORD_Q
+	preds := map[opc]uint8{oLT: 0x11, oEQ: 0x00, oNotLT: 0x15, oUnord: 0x03}
 	cmp := func(pred uint8) bin {
 		return bin{func(o ...Op) { VCMPPD(U8(pred), o[0], o[1], o[2]) }, func(o ...Op) { VCMPPS(U8(pred), o[0], o[1], o[2]) }, false}
 	}
@@ -308,10 +310,10 @@ func (g *asmGen) node(i int) {
 		oOr:     {wrap(VPOR), wrap(VPOR), true},
 		oIAdd:   {wrap(VPADDQ), wrap(VPADDD), true},
 		oISub:   {wrap(VPSUBQ), wrap(VPSUBD), false},
-		oLT:     cmp(0x11), // LT_OQ
-		oEQ:     cmp(0x00), // EQ_OQ
-		oNotLT:  cmp(0x15), // NLT_UQ
-		oUnord:  cmp(0x03), // UNORD_Q
+		oLT:     cmp(preds[oLT]),
+		oEQ:     cmp(preds[oEQ]),
+		oNotLT:  cmp(preds[oNotLT]),
+		oUnord:  cmp(preds[oUnord]),
 		oAndNot: {},
 	}
 	if g.z {
@@ -320,14 +322,12 @@ func (g *asmGen) node(i int) {
 			// a compare into an opmask register: VCMP pred, src2 (may be memory), src1, k
 			k := K()
 			g.val[i] = k
-			pred := map[opc]uint8{oLT: 0x11, oEQ: 0x00, oNotLT: 0x15, oUnord: 0x03}[nd.op]
-			g.pick(func(o ...Op) { VCMPPD(o...) }, func(o ...Op) { VCMPPS(o...) })(U8(pred), g.op(a[1]), g.reg(a[0]), k)
+			g.pick(func(o ...Op) { VCMPPD(o...) }, func(o ...Op) { VCMPPS(o...) })(U8(preds[nd.op]), g.op(a[1]), g.reg(a[0]), k)
 			return
-		case oAnd, oOr:
-			ops[nd.op] = bin{wrap(VPANDQ), wrap(VPANDQ), true}
-			if nd.op == oOr {
-				ops[nd.op] = bin{wrap(VPORQ), wrap(VPORQ), true}
-			}
+		case oAnd: // VPAND and VPOR have no EVEX form
+			ops[oAnd] = bin{wrap(VPANDQ), wrap(VPANDQ), true}
+		case oOr:
+			ops[oOr] = bin{wrap(VPORQ), wrap(VPORQ), true}
 		}
 	}
 	d := g.vec()
