@@ -205,7 +205,7 @@ func vecFiles(fns []*fn) (amd64, other []byte) {
 	return fa, fo
 }
 
-// asmName is the name of f's assembly kernel.
+// asmName is the name of f's AVX2 assembly kernel, or with z its AVX-512 one.
 func asmName(f *fn, z bool) string {
 	isa := "AVX2"
 	if z {
