@@ -586,3 +586,34 @@ func (pl *plan) axisScatter(t *core.Scatter) (ref, bool, error) {
 	}, k)
 	return r, true, err
 }
+
+// gatherOfMask rewrites gather sh (cast ρ (p cmp q)) f — a ReLU's mask read at a max-pool's
+// argmax in the pool's gradient — as cast ρ ((gather sh p f) cmp q′) when q is one value
+// everywhere (q′: that value replicated to sh): the mask of the pooled positions only.
+func (pl *plan) gatherOfMask(t *core.Gather) (core.Term, bool) {
+	if !pl.coarse {
+		return nil, false
+	}
+	c, ok := pl.peel(t.X).(*core.Cast)
+	if !ok || !c.To.IsFloat() {
+		return nil, false
+	}
+	cmp, ok := pl.peel(c.X).(*core.Binary)
+	if !ok || !cmp.Op.IsComparison() || !cmp.X.Type().Shape.Equal(c.Type().Shape) {
+		return nil, false
+	}
+	v := pl.uniform(pl.view(cmp.Y))
+	if v.trivial || v.base.Type().Shape.Size() != 1 || slices.ContainsFunc(v.strides, func(s int) bool { return s != 0 }) {
+		return nil, false // q is not one value broadcast everywhere
+	}
+	var b core.Builder
+	q := core.Term(v.base)
+	if len(v.base.Type().Shape) > 0 {
+		q = b.Reshape(core.Shape{}, q)
+	}
+	for d := len(t.Shape) - 1; d >= 0; d-- {
+		q = b.Replicate(t.Shape[d], q)
+	}
+	r := b.Cast(c.To, b.Binary(cmp.Op, b.Gather(t.Shape, cmp.X, t.Fn), q))
+	return r, b.Err() == nil
+}

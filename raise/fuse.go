@@ -663,6 +663,9 @@ func (pl *plan) gatherOfTranspose(t *core.Gather) (core.Term, bool) {
 	if !ok || len(t.Fn.Out) != len(t.X.Type().Shape) {
 		return nil, false
 	}
+	if _, done := pl.memo[pl.peel(t.X)]; done && pl.coarse {
+		return nil, false // the transpose is written anyway: read it in its order
+	}
 	perm := fullPerm(tr.Perm, len(t.X.Type().Shape))
 	out := make([]core.Term, len(perm))
 	for p, q := range perm {

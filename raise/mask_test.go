@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	kern "github.com/bulkad/bulkad/kernel"
+	"gorgonia.org/tensor"
 )
 
 // TestMaskOnePass: a comparison cast to its operands' float dtype (a ReLU's mask) plans as one
@@ -53,6 +54,52 @@ func TestMaskOnePass(t *testing.T) {
 			}
 			if steps != tc.steps {
 				t.Errorf("%s %s: %d steps, want %d", tc.name, dt, steps, tc.steps)
+			}
+		}
+	}
+}
+
+// TestGatherOfMask: a ReLU's mask read at an index array (a max-pool's gradient reads it at
+// the argmax) plans as the gather of the mask's operand and a comparison of the gathered
+// elements — no step writes the whole mask — with core.Eval's bits, NaN and signed zeros at
+// the gathered positions included; a mask against an array (not one broadcast value) is
+// gathered whole as before.
+func TestGatherOfMask(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		big       bool // a step writes an array of the mask's full size (4·64·64)
+	}{
+		{"x >= a broadcast zero", "gather [4,64] (cast %s (x >= gather [4,64,64] s (\\[i, j, k] -> [0]))) (\\[i, j] -> [i, j, index am [i, j]])", false},
+		{"x > z", "gather [4,64] (cast %s (x > z)) (\\[i, j] -> [i, j, index am [i, j]])", true},
+	} {
+		for _, dt := range []string{"f64", "f32"} {
+			src := strings.ReplaceAll(tc.src, "%s", dt)
+			p := parseProgram(t, strings.ReplaceAll("x : [4,64,64] %s, z : [4,64,64] %s, s : [1] %s, am : [4,64] i64", "%s", dt), src)
+			r := rand.New(rand.NewSource(5))
+			args := randArgs(r, p)
+			am := make([]int64, 4*64)
+			for i := range am {
+				am[i] = int64(r.Intn(64))
+			}
+			args["am"] = tensor.New(tensor.WithShape(4, 64), tensor.WithBacking(am))
+			setElem(args["s"], 0, 0)
+			for i, v := range []float64{math.NaN(), 0, math.Copysign(0, -1), math.Inf(-1)} {
+				setElem(args["x"], i*64+int(am[i]), v) // gathered positions (row 0, column i)
+			}
+			got, want, plans := coarseRun(t, p, args)
+			if d := bitsEqual(got, want); d != "" {
+				t.Errorf("%s %s: %s", tc.name, dt, d)
+			}
+			big := false
+			for _, kp := range plans {
+				for i := 0; i < kp.Steps(); i++ {
+					if kp.StepTerm(i).Type().Shape.Size() == 4*64*64 {
+						big = true
+					}
+				}
+			}
+			if big != tc.big {
+				t.Errorf("%s %s: a step writes the whole mask: %v, want %v", tc.name, dt, big, tc.big)
 			}
 		}
 	}

@@ -656,6 +656,9 @@ func (pl *plan) plan1(t core.Term) (ref, error) {
 		if g, ok := pl.gatherOfTranspose(t); ok {
 			return pl.term(g)
 		}
+		if g, ok := pl.gatherOfMask(t); ok {
+			return pl.term(g)
+		}
 		return pl.gatherScatter(t, t.Shape, t.X, t.Fn, false)
 	case *core.Scatter:
 		if r, ok, err := pl.negatedScatter(t); ok {
