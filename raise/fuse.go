@@ -663,7 +663,8 @@ func (pl *plan) gatherOfTranspose(t *core.Gather) (core.Term, bool) {
 	if !ok || len(t.Fn.Out) != len(t.X.Type().Shape) {
 		return nil, false
 	}
-	if _, done := pl.memo[pl.peel(t.X)]; done && pl.coarse {
+	_, planned := pl.memo[t.X]
+	if _, done := pl.memo[pl.peel(t.X)]; pl.coarse && (planned || done) {
 		return nil, false // the transpose is written anyway: read it in its order
 	}
 	perm := fullPerm(tr.Perm, len(t.X.Type().Shape))
