@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bulkad/bulkad/core"
 	kern "github.com/bulkad/bulkad/kernel"
 	"gorgonia.org/tensor"
 )
@@ -100,6 +101,36 @@ func TestGatherOfMask(t *testing.T) {
 			}
 			if big != tc.big {
 				t.Errorf("%s %s: a step writes the whole mask: %v, want %v", tc.name, dt, big, tc.big)
+			}
+		}
+	}
+}
+
+// TestGatherOfTransposeWritten: a gather of a transpose reads the transpose's source through
+// a permuted index function, unless a coarse plan writes the transpose anyway (it is planned
+// already): then the gather reads that array in its order (a permuted read of the MNIST
+// convnet's channels-last convolution output took 2.3 ms more than the contiguous one).
+func TestGatherOfTransposeWritten(t *testing.T) {
+	p, err := core.ParseProgram("fn (y : [4,64,64] f64, am : [4,64] i64) => gather [4,64] (tr [0,2,1] y) (\\[i, j] -> [i, j, index am [i, j]])")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := p.Body.(*core.Gather)
+	for _, tc := range []struct {
+		coarse, written, rewrite bool
+	}{{true, false, true}, {true, true, false}, {false, true, true}} {
+		pl := &plan{coarse: tc.coarse, memo: map[core.Term]ref{}}
+		if tc.written {
+			pl.memo[g.X] = ref{}
+		}
+		r, ok := pl.gatherOfTranspose(g)
+		if ok != tc.rewrite {
+			t.Errorf("coarse %v, transpose written %v: rewritten %v, want %v", tc.coarse, tc.written, ok, tc.rewrite)
+			continue
+		}
+		if ok {
+			if _, isTr := r.(*core.Gather).X.(*core.Transpose); isTr {
+				t.Errorf("coarse %v: the rewritten gather still reads the transpose", tc.coarse)
 			}
 		}
 	}
